@@ -1,0 +1,29 @@
+# The front door: `make test` runs every test, `make lab` opens the lab.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.kslab-installed
+
+.PHONY: test lint lab bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check kslab tests bench
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+lab: $(STAMP)
+	@echo "make lab arrives with the notebook issue: JupyterLab on notebooks/ with a local broker."
+	@exit 1
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
