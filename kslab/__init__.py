@@ -1,0 +1,61 @@
+"""kslab: a Jupyter-first interactive stream lab with Kafka Streams semantics, in Python."""
+
+from kslab.errors import (
+    KslabError,
+    NoSuchElementError,
+    SerdeError,
+    StoreError,
+    StreamsError,
+    TopologyError,
+)
+from kslab.processor import (
+    Cancellable,
+    FixedKeyProcessor,
+    FixedKeyProcessorContext,
+    Processor,
+    ProcessorContext,
+    PunctuationType,
+)
+from kslab.records import (
+    FixedKeyRecord,
+    Header,
+    Headers,
+    KeyValue,
+    Record,
+    RecordMetadata,
+    TaskId,
+    TestRecord,
+    ValueAndTimestamp,
+    VersionedRecord,
+    Window,
+    Windowed,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Cancellable",
+    "FixedKeyProcessor",
+    "FixedKeyProcessorContext",
+    "FixedKeyRecord",
+    "Header",
+    "Headers",
+    "KeyValue",
+    "KslabError",
+    "NoSuchElementError",
+    "Processor",
+    "ProcessorContext",
+    "PunctuationType",
+    "Record",
+    "RecordMetadata",
+    "SerdeError",
+    "StoreError",
+    "StreamsError",
+    "TaskId",
+    "TestRecord",
+    "TopologyError",
+    "ValueAndTimestamp",
+    "VersionedRecord",
+    "Window",
+    "Windowed",
+]

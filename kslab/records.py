@@ -1,0 +1,316 @@
+"""The value types records travel in: Record, headers, key-value pairs and their stored forms.
+
+A ``Record`` is immutable: ``with_value`` and friends return a shallow copy, as Kafka's
+``Record.withValue`` does, so a processor can forward a changed record without touching its input.
+Every type here compares by value and is hashable where its fields are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+__all__ = [
+    "FixedKeyRecord",
+    "Header",
+    "Headers",
+    "KeyValue",
+    "Record",
+    "RecordMetadata",
+    "TaskId",
+    "TestRecord",
+    "ValueAndTimestamp",
+    "VersionedRecord",
+    "Window",
+    "Windowed",
+]
+
+
+class Header(NamedTuple):
+    """One record header: a string key and raw bytes (or ``None``)."""
+
+    key: str
+    value: bytes | None
+
+
+class Headers:
+    """Ordered record headers; duplicate keys are allowed, as on the wire.
+
+    Iterates as ``(key, value)`` pairs. ``last_header(key)`` is the one Kafka reads when a key
+    repeats.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Iterable[tuple[str, bytes | None]] | None = None) -> None:
+        self._items: list[Header] = []
+        if items is not None:
+            for key, value in items.items() if isinstance(items, dict) else items:
+                self.add(key, value)
+
+    def add(self, key: str, value: bytes | str | None) -> Headers:
+        """Append a header; a ``str`` value is stored as its UTF-8 bytes."""
+        if not isinstance(key, str):
+            msg = f"header key {key!r} must be a str; got {type(key).__name__}"
+            raise TypeError(msg)
+        if isinstance(value, str):
+            value = value.encode()
+        elif value is not None and not isinstance(value, bytes):
+            value = bytes(value)
+        self._items.append(Header(key, value))
+        return self
+
+    def remove(self, key: str) -> Headers:
+        """Drop every header with this key."""
+        self._items = [h for h in self._items if h.key != key]
+        return self
+
+    def last_header(self, key: str) -> Header | None:
+        """The last header with this key, or ``None``."""
+        for header in reversed(self._items):
+            if header.key == key:
+                return header
+        return None
+
+    def headers(self, key: str) -> list[Header]:
+        """Every header with this key, in order."""
+        return [h for h in self._items if h.key == key]
+
+    def to_list(self) -> list[tuple[str, bytes | None]]:
+        """The headers as a plain list of pairs."""
+        return [(h.key, h.value) for h in self._items]
+
+    def copy(self) -> Headers:
+        """A new ``Headers`` with the same entries."""
+        new = Headers()
+        new._items = list(self._items)
+        return new
+
+    def __iter__(self) -> Iterator[Header]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Headers):
+            return self._items == other._items
+        if isinstance(other, list | tuple):
+            return [tuple(h) for h in self._items] == [tuple(h) for h in other]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._items))
+
+    def __repr__(self) -> str:
+        return f"Headers({[tuple(h) for h in self._items]!r})"
+
+
+def as_headers(headers: Headers | Iterable[tuple[str, bytes | None]] | None) -> Headers:
+    """Coerce ``None``, a list of pairs or a dict to ``Headers``."""
+    if headers is None:
+        return Headers()
+    if isinstance(headers, Headers):
+        return headers
+    return Headers(headers)
+
+
+class Record:
+    """One record inside a topology: key, value, timestamp (ms) and headers. Immutable."""
+
+    __slots__ = ("_headers", "key", "timestamp", "value")
+
+    def __init__(
+        self,
+        key: Any,
+        value: Any,
+        timestamp: int,
+        headers: Headers | Iterable[tuple[str, bytes | None]] | None = None,
+    ) -> None:
+        _set_key(self, key)
+        _set_value(self, value)
+        _set_timestamp(self, timestamp)
+        _set_headers(
+            self, headers if headers is None or isinstance(headers, Headers) else Headers(headers)
+        )
+
+    @property
+    def headers(self) -> Headers:
+        """The record's headers (an empty ``Headers`` when it has none)."""
+        headers = self._headers
+        if headers is None:
+            headers = Headers()
+            _set_headers(self, headers)
+        return headers
+
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = f"{type(self).__name__} is immutable; use with_{name}(...) to get a changed copy"
+        raise AttributeError(msg)
+
+    def _copy(self, key: Any, value: Any, timestamp: int, headers: Headers | None) -> Record:
+        new = object.__new__(type(self))
+        _set_key(new, key)
+        _set_value(new, value)
+        _set_timestamp(new, timestamp)
+        _set_headers(new, headers)
+        return new
+
+    def with_key(self, key: Any) -> Record:
+        """A copy with another key."""
+        return self._copy(key, self.value, self.timestamp, self._headers)
+
+    def with_value(self, value: Any) -> Record:
+        """A copy with another value."""
+        return self._copy(self.key, value, self.timestamp, self._headers)
+
+    def with_timestamp(self, timestamp: int) -> Record:
+        """A copy with another timestamp (ms); negative timestamps are refused as in Kafka."""
+        if timestamp < 0:
+            msg = f"timestamp {timestamp} is negative; record timestamps must be >= 0"
+            raise ValueError(msg)
+        return self._copy(self.key, self.value, timestamp, self._headers)
+
+    def with_headers(self, headers: Headers | Iterable[tuple[str, bytes | None]] | None) -> Record:
+        """A copy with other headers."""
+        return self._copy(self.key, self.value, self.timestamp, as_headers(headers))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        return (
+            self.key == other.key
+            and self.value == other.value
+            and self.timestamp == other.timestamp
+            and self.headers == other.headers
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.value, self.timestamp))
+
+    def __repr__(self) -> str:
+        extra = f", headers={self._headers!r}" if self._headers else ""
+        return (
+            f"{type(self).__name__}(key={self.key!r}, value={self.value!r}, "
+            f"timestamp={self.timestamp}{extra})"
+        )
+
+
+# Slot setters: records are immutable to users but built on the hot path without __setattr__.
+_set_key = Record.key.__set__  # type: ignore[attr-defined]
+_set_value = Record.value.__set__  # type: ignore[attr-defined]
+_set_timestamp = Record.timestamp.__set__  # type: ignore[attr-defined]
+_set_headers = Record._headers.__set__  # type: ignore[attr-defined]
+
+
+class FixedKeyRecord(Record):
+    """A record whose key cannot change: what a ``FixedKeyProcessor`` receives and forwards."""
+
+    __slots__ = ()
+
+    def with_key(self, key: Any) -> Record:  # type: ignore[override]
+        msg = "FixedKeyRecord has no with_key: a FixedKeyProcessor cannot change the key; use process() instead of process_values() to re-key"  # noqa: E501
+        raise AttributeError(msg)
+
+
+class KeyValue(NamedTuple):
+    """A key and a value; plain tuples are accepted wherever one is expected."""
+
+    key: Any
+    value: Any
+
+
+class ValueAndTimestamp(NamedTuple):
+    """What a timestamped store holds: the value and the timestamp of its last update."""
+
+    value: Any
+    timestamp: int
+
+
+class VersionedRecord(NamedTuple):
+    """One version from a versioned store: valid from ``timestamp`` until ``valid_to``."""
+
+    value: Any
+    timestamp: int
+    valid_to: int | None = None
+
+
+class Window(NamedTuple):
+    """A time window ``[start, end)`` (session windows: ``[start, end]``) in ms."""
+
+    start: int
+    end: int
+
+
+class Windowed(NamedTuple):
+    """A key together with the window its aggregate belongs to."""
+
+    key: Any
+    window: Window
+
+    def __str__(self) -> str:
+        return f"[{self.key}@{self.window.start}/{self.window.end}]"
+
+
+class TaskId(NamedTuple):
+    """One task: a sub-topology run on one partition. Prints as Kafka does, ``0_1``."""
+
+    subtopology: int
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.subtopology}_{self.partition}"
+
+
+class RecordMetadata(NamedTuple):
+    """Where the record being processed came from."""
+
+    topic: str
+    partition: int
+    offset: int
+
+
+class TestRecord:
+    """A record as the test driver reads it back: key, value, timestamp and headers."""
+
+    __slots__ = ("headers", "key", "timestamp", "value")
+    __test__ = False  # not a pytest class
+
+    def __init__(
+        self,
+        key: Any = None,
+        value: Any = None,
+        timestamp: int | None = None,
+        headers: Headers | Iterable[tuple[str, bytes | None]] | None = None,
+    ) -> None:
+        self.key = key
+        self.value = value
+        self.timestamp = timestamp
+        self.headers = as_headers(headers)
+
+    @property
+    def record_time(self) -> int | None:
+        """Java's ``getRecordTime``."""
+        return self.timestamp
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TestRecord):
+            return NotImplemented
+        return (self.key, self.value, self.timestamp, self.headers) == (
+            other.key,
+            other.value,
+            other.timestamp,
+            other.headers,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.value, self.timestamp))
+
+    def __repr__(self) -> str:
+        extra = f", headers={self.headers!r}" if self.headers else ""
+        return (
+            f"TestRecord(key={self.key!r}, value={self.value!r}, "
+            f"timestamp={self.timestamp}{extra})"
+        )
