@@ -1,0 +1,344 @@
+"""The processor context of one task: the current node, the current record's origin, forwarding.
+
+One ``TaskContext`` serves every processor of a task, as Kafka's ``ProcessorContextImpl`` does:
+the task points ``current`` at the node that runs, and ``forward`` walks the children depth
+first, restoring ``current`` and the record timestamp afterwards. Invariant: outside a
+``forward`` call, ``current`` is the node whose user code is running (or ``None``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kslab.errors import StoreError, StreamsError
+from kslab.processor import FixedKeyProcessorContext, ProcessorContext, PunctuationType
+from kslab.records import FixedKeyRecord, Record, RecordMetadata, TaskId
+
+if TYPE_CHECKING:
+    from kslab.core.nodes import RuntimeNode, SinkRuntime
+    from kslab.core.punctuation import Schedule
+    from kslab.core.task import StreamTask
+
+__all__ = ["FixedKeyContext", "RecordContext", "TaskContext"]
+
+
+class RecordContext:
+    """What a topic extractor or partitioner may know of the record: where it came from."""
+
+    __slots__ = ("headers", "offset", "partition", "timestamp", "topic")
+
+    def __init__(self, topic: str | None, partition: int, offset: int, timestamp: int, headers):
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.timestamp = timestamp
+        self.headers = headers
+
+
+class TaskContext(ProcessorContext):
+    """The ``ProcessorContext`` and ``StoreContext`` of one task."""
+
+    def __init__(self, task: StreamTask) -> None:
+        self._task = task
+        self.current: RuntimeNode | None = None
+        self.topic: str | None = None
+        self.partition = -1
+        self.offset = -1
+        self.timestamp = 0
+        self.headers: Any = None
+
+    # -- forwarding -------------------------------------------------------------------------------
+
+    def forward(self, record: Record, child_name: str | None = None) -> None:
+        """Send ``record`` to every child of the current node, or only to ``child_name``."""
+        node = self.current
+        if node is None:
+            msg = "forward() was called outside process() and punctuation; forward from those"
+            raise StreamsError(msg)
+        if child_name is None:
+            children = node.children
+        else:
+            child = node.children_by_name.get(child_name)
+            if child is None:
+                known = ", ".join(repr(c) for c in node.children_by_name) or "none"
+                msg = (
+                    f"Unknown downstream node: '{child_name}' either does not exist or is not "
+                    f"connected to this processor ('{node.name}'); its children are: {known}"
+                )
+                raise StreamsError(msg, node=node.name)
+            children = (child,)
+        previous_ts, previous_headers = self.timestamp, self.headers
+        self.timestamp = record.timestamp
+        self.headers = record._headers
+        try:
+            for child in children:
+                self.current = child
+                child.process(record)
+        finally:
+            self.current = node
+            self.timestamp, self.headers = previous_ts, previous_headers
+
+    def for_node(self, node: RuntimeNode) -> ProcessorContext:
+        """The context handed to ``node``'s processor in ``init``."""
+        self.current = node
+        if getattr(node, "fixed_key", False):
+            return FixedKeyContext(self, node)
+        return self
+
+    # -- scheduling -------------------------------------------------------------------------------
+
+    def schedule(
+        self, interval: Any, punctuation_type: PunctuationType, punctuator: Any
+    ) -> Schedule:
+        """Call ``punctuator(timestamp)`` every ``interval`` of stream or wall-clock time."""
+        node = self.current
+        if node is None:
+            msg = "schedule() needs a current node; call it from init(), process() or a punctuator"
+            raise StreamsError(msg)
+        if isinstance(interval, timedelta):
+            interval = int(interval.total_seconds() * 1000)
+        if not isinstance(interval, int) or interval < 1:
+            msg = (
+                f"processor '{node.name}' scheduled a punctuation every {interval!r} ms; the "
+                "minimum supported scheduling interval is 1 millisecond"
+            )
+            raise StreamsError(msg, node=node.name)
+        if not isinstance(punctuation_type, PunctuationType):
+            msg = (
+                f"processor '{node.name}' passed {punctuation_type!r} as the punctuation type; "
+                "use ks.PunctuationType.STREAM_TIME or WALL_CLOCK_TIME"
+            )
+            raise StreamsError(msg, node=node.name)
+        if not callable(punctuator):
+            punctuate = getattr(punctuator, "punctuate", None)
+            if punctuate is None:
+                msg = f"punctuator {punctuator!r} of '{node.name}' is not callable"
+                raise StreamsError(msg, node=node.name)
+            punctuator = punctuate
+        return self._task.schedule(node, interval, punctuation_type, punctuator)
+
+    # -- stores -----------------------------------------------------------------------------------
+
+    def get_state_store(self, name: str) -> Any:
+        """The typed store ``name``, if the current processor is connected to it."""
+        task = self._task
+        node = self.current
+        store = task.global_stores.get(name)
+        if store is not None:
+            return store
+        allowed = getattr(node, "stores", ())
+        if name in allowed:
+            return task.stores[name]
+        node_name = node.name if node is not None else "?"
+        visible = sorted({*allowed, *task.global_stores})
+        if name in task.stores or name in task.topology.state_stores:
+            msg = (
+                f"Processor '{node_name}' has no access to StateStore '{name}' as the store is "
+                "not connected to the processor; connect it with "
+                f"add_state_store(builder, '{node_name}') or connect_processor_and_state_stores"
+                f"('{node_name}', '{name}') (stores it can see: {visible or 'none'})"
+            )
+        else:
+            msg = (
+                f"Processor '{node_name}' asked for unknown StateStore '{name}'; stores it can "
+                f"see: {visible or 'none'} — check the name, or add the store to the topology"
+            )
+        raise StoreError(msg)
+
+    # -- metadata ---------------------------------------------------------------------------------
+
+    def commit(self) -> None:
+        """Ask the engine to commit soon."""
+        self._task.commit_requested = True
+
+    @property
+    def application_id(self) -> str:
+        """The ``application.id``."""
+        return self._task.application_id
+
+    @property
+    def task_id(self) -> TaskId:
+        """This task's id."""
+        return self._task.id
+
+    def record_metadata(self) -> RecordMetadata | None:
+        """Topic, partition and offset of the record being processed; ``None`` in punctuation."""
+        if self.topic is None:
+            return None
+        return RecordMetadata(self.topic, self.partition, self.offset)
+
+    def current_stream_time_ms(self) -> int:
+        """The task's stream time."""
+        return self._task.stream_time
+
+    def current_system_time_ms(self) -> int:
+        """The engine's wall clock."""
+        return self._task.clock()
+
+    def app_configs(self) -> dict[str, Any]:
+        """The configuration as given."""
+        return self._task.config.as_dict()
+
+    @property
+    def state_dir(self) -> Path | None:
+        """This task's directory for persistent stores."""
+        return self._task.state_dir
+
+    # -- the StoreContext side ----------------------------------------------------------------
+
+    @property
+    def default_key_serde(self) -> Any:
+        """The configured default key serde."""
+        return self._task.default_key_serde
+
+    @property
+    def default_value_serde(self) -> Any:
+        """The configured default value serde."""
+        return self._task.default_value_serde
+
+    def changelog_topic(self, store_name: str) -> str:
+        """``<application.id>-<store>-changelog`` (or the topic a read-only store reuses)."""
+        topic = self._task.changelog_topics.get(store_name)
+        return topic or f"{self._task.application_id}-{store_name}-changelog"
+
+    def log_change(self, store_name: str, key: bytes, value: bytes | None) -> None:
+        """Send a store write to its changelog, stamped with the current record's time."""
+        task = self._task
+        topic = task.changelog_topics.get(store_name)
+        if topic is None:
+            return
+        task.collector.send(topic, key, value, None, self.timestamp, task.id.partition, None)
+
+    # -- helpers for runtime nodes -------------------------------------------------------------
+
+    def processing_error(self, node: str, record: Record, exc: BaseException) -> StreamsError:
+        """A ``StreamsError`` for ``exc`` raised by ``node`` while handling ``record``."""
+        where = (
+            f"topic '{self.topic}', partition {self.partition}, offset {self.offset}"
+            if self.topic is not None
+            else "a punctuation"
+        )
+        msg = (
+            f"Exception caught in process. taskId={self._task.id}, processor={node}, {where}, "
+            f"key={record.key!r}, value={record.value!r}: {exc!r}; fix the processor or "
+            "filter the record before it"
+        )
+        return StreamsError(
+            msg, node=node, topic=self.topic, partition=self.partition, offset=self.offset,
+            key=record.key, value=record.value,
+        )
+
+    def extract_topic(self, sink: SinkRuntime, record: Record) -> str:
+        """Ask a sink's topic extractor where ``record`` goes."""
+        try:
+            topic = sink.topic_extractor(record.key, record.value, self._record_context())
+        except Exception as exc:
+            raise self.processing_error(sink.name, record, exc) from exc
+        if not isinstance(topic, str) or not topic:
+            msg = (
+                f"the topic extractor of sink '{sink.name}' returned {topic!r}; it must return "
+                "a topic name"
+            )
+            raise StreamsError(msg, node=sink.name, key=record.key, value=record.value)
+        return self._task.resolve_topic(topic)
+
+    def custom_partition(self, sink: SinkRuntime, topic: str, key: Any, value: Any) -> Any:
+        """The partition(s) a sink's partitioner picks, or ``None`` for the default."""
+        count = self._task.collector.partitions_for(topic)
+        return sink.partitioner(topic, key, value, count)
+
+    def send(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        headers: Any,
+        timestamp: int,
+        partition: Any,
+        sink: str,
+    ) -> None:
+        """Hand a serialized record to the engine."""
+        self._task.collector.send(topic, key, value, headers, timestamp, partition, sink)
+
+    def _record_context(self) -> RecordContext:
+        return RecordContext(self.topic, self.partition, self.offset, self.timestamp, self.headers)
+
+    def run_punctuation(self, schedule: Schedule, now: int) -> None:
+        """Fire ``schedule`` at ``now`` with no record context, as Kafka does."""
+        saved = (self.current, self.topic, self.partition, self.offset, self.timestamp,
+                 self.headers)
+        self.current = schedule.node
+        self.topic, self.partition, self.offset = None, -1, -1
+        self.timestamp, self.headers = now, None
+        try:
+            schedule.punctuator(now)
+        except (StreamsError, StoreError):
+            raise
+        except Exception as exc:
+            msg = (
+                f"Exception caught while punctuating processor '{schedule.node.name}' at {now}: "
+                f"{exc!r}; fix the punctuator"
+            )
+            raise StreamsError(msg, node=schedule.node.name) from exc
+        finally:
+            (self.current, self.topic, self.partition, self.offset, self.timestamp,
+             self.headers) = saved
+
+
+class FixedKeyContext(FixedKeyProcessorContext):
+    """The context of a ``FixedKeyProcessor``: forwards only ``FixedKeyRecord``s."""
+
+    def __init__(self, inner: TaskContext, node: RuntimeNode) -> None:
+        self._inner = inner
+        self._node = node
+
+    def forward(self, record: FixedKeyRecord, child_name: str | None = None) -> None:
+        """Forward a ``FixedKeyRecord`` (made from the input with ``with_value``)."""
+        if not isinstance(record, FixedKeyRecord):
+            msg = (
+                f"FixedKeyProcessor '{self._node.name}' forwarded a {type(record).__name__}; "
+                "forward record.with_value(...) of the record it received, or use process() "
+                "to change keys"
+            )
+            raise StreamsError(msg, node=self._node.name)
+        self._inner.forward(record, child_name)
+
+    def schedule(self, interval: Any, punctuation_type: PunctuationType, punctuator: Any):
+        """As ``ProcessorContext.schedule``."""
+        return self._inner.schedule(interval, punctuation_type, punctuator)
+
+    def get_state_store(self, name: str) -> Any:
+        """As ``ProcessorContext.get_state_store``."""
+        return self._inner.get_state_store(name)
+
+    def commit(self) -> None:
+        """As ``ProcessorContext.commit``."""
+        self._inner.commit()
+
+    @property
+    def application_id(self) -> str:
+        """The ``application.id``."""
+        return self._inner.application_id
+
+    @property
+    def task_id(self) -> TaskId:
+        """This task's id."""
+        return self._inner.task_id
+
+    def record_metadata(self) -> RecordMetadata | None:
+        """As ``ProcessorContext.record_metadata``."""
+        return self._inner.record_metadata()
+
+    def current_stream_time_ms(self) -> int:
+        """The task's stream time."""
+        return self._inner.current_stream_time_ms()
+
+    def current_system_time_ms(self) -> int:
+        """The engine's wall clock."""
+        return self._inner.current_system_time_ms()
+
+    def app_configs(self) -> dict[str, Any]:
+        """The configuration as given."""
+        return self._inner.app_configs()

@@ -1,0 +1,190 @@
+"""Running nodes: what a task builds from the topology's node records to move records along.
+
+A runtime node owns one processor instance (or a source's serdes, or a sink's), its children
+as runtime nodes, and the error wrapping for its user code: the innermost node where user code
+raised turns the exception into a ``StreamsError`` naming itself and the record; outer nodes let
+it pass, so the error always names the node that failed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kslab.errors import KslabError, SerdeError, StreamsError
+from kslab.records import FixedKeyRecord, Record
+
+if TYPE_CHECKING:
+    from kslab.core.context import TaskContext
+
+__all__ = ["ProcessorRuntime", "RuntimeNode", "SinkRuntime", "SourceRuntime"]
+
+
+class RuntimeNode:
+    """A node as it runs in one task: a name, children, and ``process(record)``."""
+
+    __slots__ = ("children", "children_by_name", "context", "name")
+
+    def __init__(self, name: str, context: TaskContext) -> None:
+        self.name = name
+        self.context = context
+        self.children: list[RuntimeNode] = []
+        self.children_by_name: dict[str, RuntimeNode] = {}
+
+    def add_child(self, child: RuntimeNode) -> None:
+        """Connect ``child`` downstream of this node."""
+        self.children.append(child)
+        self.children_by_name[child.name] = child
+
+    def init(self) -> None:
+        """Prepare to process; processors call their user ``init`` here."""
+
+    def close(self) -> None:
+        """Release what ``init`` acquired."""
+
+    def process(self, record: Record) -> None:
+        """Handle one record."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class SourceRuntime(RuntimeNode):
+    """Hands records read from its topics to its children."""
+
+    __slots__ = ("key_serde", "value_serde")
+
+    def __init__(self, name: str, context: TaskContext, key_serde: Any, value_serde: Any):
+        super().__init__(name, context)
+        self.key_serde = key_serde
+        self.value_serde = value_serde
+
+    def process(self, record: Record) -> None:
+        """Forward to every child."""
+        self.context.forward(record)
+
+
+class ProcessorRuntime(RuntimeNode):
+    """Runs one instance of a user processor."""
+
+    __slots__ = ("fixed_key", "processor", "stores", "supplier")
+
+    def __init__(
+        self,
+        name: str,
+        context: TaskContext,
+        supplier: Any,
+        stores: list[str],
+        *,
+        fixed_key: bool = False,
+    ) -> None:
+        super().__init__(name, context)
+        self.supplier = supplier
+        self.stores = stores
+        self.fixed_key = fixed_key
+        self.processor: Any = None
+
+    def init(self) -> None:
+        """Create the processor from its supplier and call its ``init``."""
+        processor = self.supplier()
+        if processor is None or not hasattr(processor, "process"):
+            msg = (
+                f"the supplier of processor '{self.name}' returned {processor!r}, not a "
+                "Processor; pass a class or a function that returns a new Processor instance"
+            )
+            raise StreamsError(msg, node=self.name)
+        self.processor = processor
+        init = getattr(processor, "init", None)
+        if init is not None:
+            try:
+                init(self.context.for_node(self))
+            except KslabError:
+                raise
+            except Exception as exc:
+                msg = f"init() of processor '{self.name}' raised {exc!r}; fix the processor's init"
+                raise StreamsError(msg, node=self.name) from exc
+
+    def close(self) -> None:
+        """Call the processor's ``close``."""
+        close = getattr(self.processor, "close", None)
+        if close is not None:
+            close()
+
+    def process(self, record: Record) -> None:
+        """Run the user's ``process``; turn what it raises into a located ``StreamsError``."""
+        if self.fixed_key and type(record) is not FixedKeyRecord:
+            record = FixedKeyRecord(record.key, record.value, record.timestamp, record._headers)
+        try:
+            self.processor.process(record)
+        except KslabError:
+            raise
+        except Exception as exc:
+            raise self.context.processing_error(self.name, record, exc) from exc
+
+
+class SinkRuntime(RuntimeNode):
+    """Serializes what reaches it and hands it to the engine's record collector."""
+
+    __slots__ = ("_key_ser", "_value_ser", "key_serde", "partitioner", "topic", "topic_extractor",
+                 "value_serde")
+
+    def __init__(
+        self,
+        name: str,
+        context: TaskContext,
+        topic: str | None,
+        topic_extractor: Any,
+        key_serde: Any,
+        value_serde: Any,
+        partitioner: Any,
+    ) -> None:
+        super().__init__(name, context)
+        self.topic = topic
+        self.topic_extractor = topic_extractor
+        self.key_serde = key_serde
+        self.value_serde = value_serde
+        self._key_ser = key_serde.serialize
+        self._value_ser = value_serde.serialize
+        self.partitioner = partitioner
+
+    def process(self, record: Record) -> None:
+        """Write ``record`` to this sink's topic."""
+        context = self.context
+        key, value, timestamp = record.key, record.value, record.timestamp
+        topic = self.topic
+        if topic is None:
+            topic = context.extract_topic(self, record)
+        headers = record._headers
+        try:
+            key_bytes = self._key_ser(topic, key, headers)
+        except Exception as exc:
+            raise self._serde_error(topic, "key", key, self.key_serde, exc) from exc
+        try:
+            value_bytes = self._value_ser(topic, value, headers)
+        except Exception as exc:
+            raise self._serde_error(topic, "value", value, self.value_serde, exc) from exc
+        if timestamp < 0:
+            msg = (
+                f"sink '{self.name}' got a record with negative timestamp {timestamp} for topic "
+                f"'{topic}'; forward records with timestamps >= 0"
+            )
+            raise StreamsError(msg, node=self.name, key=key, value=value)
+        partition = None
+        if self.partitioner is not None:
+            partition = context.custom_partition(self, topic, key, value)
+        context.send(topic, key_bytes, value_bytes, headers, timestamp, partition, self.name)
+
+    def _serde_error(
+        self, topic: str, what: str, obj: Any, serde: Any, exc: Exception
+    ) -> SerdeError:
+        detail = str(exc) if isinstance(exc, KslabError) else repr(exc)
+        msg = (
+            f"sink '{self.name}' cannot serialize the {what} {obj!r} "
+            f"({type(obj).__name__}) for topic '{topic}' with {serde!r}: {detail}; "
+            f"give the sink a matching {what}_serde (e.g. Produced.with_(...)) or set "
+            f"default.{what}.serde"
+        )
+        context = self.context
+        return SerdeError(
+            msg, topic=topic, partition=context.partition, offset=context.offset,
+        )

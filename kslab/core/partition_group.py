@@ -1,0 +1,61 @@
+"""The input partitions of one task and the stream time they define.
+
+Invariant (Kafka's ``PartitionGroup``): the next record is the head with the smallest timestamp
+across the task's partitions, and stream time — the largest timestamp the task has taken — never
+decreases. Ties go to the partition registered first, so runs are deterministic.
+"""
+
+from __future__ import annotations
+
+from kslab.core.record_queue import UNKNOWN, RecordQueue, StampedRecord
+
+__all__ = ["UNKNOWN", "PartitionGroup"]
+
+
+class PartitionGroup:
+    """Chooses the next record for a task from its partition queues."""
+
+    __slots__ = ("_queues", "_single", "queues", "stream_time")
+
+    def __init__(self, queues: dict[tuple[str, int], RecordQueue]) -> None:
+        self.queues = queues
+        self._queues = list(queues.values())
+        self._single = self._queues[0] if len(self._queues) == 1 else None
+        self.stream_time = UNKNOWN
+
+    def next_record(self) -> tuple[RecordQueue, StampedRecord] | None:
+        """Take the oldest head record and advance stream time; ``None`` when all are empty."""
+        best = self._single
+        if best is not None:
+            if best.load_head() is None:
+                return None
+        else:
+            best_ts = 0
+            for queue in self._queues:
+                head = queue.load_head()
+                if head is not None and (best is None or head.timestamp < best_ts):
+                    best, best_ts = queue, head.timestamp
+            if best is None:
+                return None
+        record = best.poll()
+        if record.timestamp > self.stream_time:
+            self.stream_time = record.timestamp
+        return best, record
+
+    def has_records(self) -> bool:
+        """True when any partition holds a record (valid or not yet deserialized)."""
+        return any(len(q) for q in self._queues)
+
+    def num_buffered(self) -> int:
+        """Records waiting across all partitions."""
+        return sum(len(q) for q in self._queues)
+
+    def snapshot(self) -> tuple[int, dict[tuple[str, int], tuple]]:
+        """Stream time and every queue's contents, for ``restore``."""
+        return self.stream_time, {tp: q.snapshot() for tp, q in self.queues.items()}
+
+    def restore(self, snapshot: tuple[int, dict[tuple[str, int], tuple]]) -> None:
+        """Put back what ``snapshot`` saw."""
+        self.stream_time, queues = snapshot
+        for tp, queue_snapshot in queues.items():
+            self.queues[tp].restore(queue_snapshot)

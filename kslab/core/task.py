@@ -1,0 +1,372 @@
+"""A stream task: one set of sub-topology nodes run for one partition, with its stores and clocks.
+
+The task owns its partition group (so its stream time), its two punctuation queues, its processor
+instances and its stores. Engines feed it raw records with ``add_record`` and drive it with
+``process`` / ``maybe_punctuate_*`` / ``commit``; it hands serialized output to the engine's
+``RecordCollector``. Invariant: one ``process`` call handles exactly one input record, depth first
+through the graph, before anything else happens in the task.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from kslab.config import StreamsConfig
+from kslab.core.context import TaskContext
+from kslab.core.nodes import ProcessorRuntime, RuntimeNode, SinkRuntime, SourceRuntime
+from kslab.core.partition_group import UNKNOWN, PartitionGroup
+from kslab.core.punctuation import PunctuationQueue, Schedule
+from kslab.core.record_queue import ConsumerRecord, RecordDeserializer, RecordQueue
+from kslab.errors import KslabError, StreamsError
+from kslab.processor import PunctuationType
+from kslab.records import Record, TaskId
+from kslab.serdes import resolve as resolve_serde
+from kslab.topology._nodes import ProcessorNode, SinkNode, SourceNode
+from kslab.topology.topology import Topology
+
+__all__ = ["RecordCollector", "StreamTask", "TaskMetrics"]
+
+log = logging.getLogger("kslab.core")
+
+
+class RecordCollector(Protocol):
+    """Where a task's output goes: the engine's producer (or the driver's in-memory topics)."""
+
+    def send(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        headers: Any,
+        timestamp: int,
+        partition: Any,
+        sink: str | None,
+    ) -> None:
+        """Write one serialized record; ``partition`` ``None`` means the default partitioner."""
+
+    def partitions_for(self, topic: str) -> int:
+        """How many partitions ``topic`` has."""
+
+
+class TaskMetrics:
+    """Counters of one task, read by ``metrics()`` in every engine."""
+
+    __slots__ = ("dropped_records", "processed", "punctuated")
+
+    def __init__(self) -> None:
+        self.processed = 0
+        self.dropped_records = 0
+        self.punctuated = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The counters by Kafka-like metric name."""
+        return {
+            "process-total": self.processed,
+            "dropped-records-total": self.dropped_records,
+            "punctuate-total": self.punctuated,
+        }
+
+
+class StreamTask:
+    """Runs ``node_names`` of ``topology`` for one partition."""
+
+    def __init__(
+        self,
+        task_id: TaskId,
+        topology: Topology,
+        node_names: Iterable[str],
+        *,
+        config: StreamsConfig,
+        application_id: str,
+        collector: RecordCollector,
+        clock: Callable[[], int],
+        input_partitions: Iterable[tuple[str, int]],
+        state_dir: Path | None = None,
+        global_stores: dict[str, Any] | None = None,
+        context_factory: Callable[[StreamTask], TaskContext] = TaskContext,
+        on_skip: Callable[[ConsumerRecord, BaseException], None] | None = None,
+    ) -> None:
+        self.id = task_id
+        self.topology = topology
+        self.config = config
+        self.application_id = application_id
+        self.collector = collector
+        self.clock = clock
+        self.state_dir = state_dir
+        self.global_stores: dict[str, Any] = global_stores if global_stores is not None else {}
+        self.metrics = TaskMetrics()
+        self.commit_requested = False
+        self._on_skip_hook = on_skip
+        self.default_key_serde = resolve_serde(config.get("default.key.serde"))
+        self.default_value_serde = resolve_serde(config.get("default.value.serde"))
+        self._handler = _handler_name(config)
+        self.context = context_factory(self)
+        self.stream_time_queue = PunctuationQueue()
+        self.wall_clock_queue = PunctuationQueue()
+
+        self.node_names = [n for n in topology.nodes if n in set(node_names)]
+        self.nodes: dict[str, RuntimeNode] = {}
+        self._build_nodes()
+        self.stores: dict[str, Any] = {}
+        self.changelog_topics: dict[str, str] = {}
+        self._queues = self._build_queues(input_partitions)
+        self.partition_group = PartitionGroup(self._queues)
+        self._initialized = False
+        self.closed = False
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _serde(self, serde: Any, default: Any) -> Any:
+        return default if serde is None else resolve_serde(serde)
+
+    def resolve_topic(self, topic: str) -> str:
+        """A topic's real name (internal topics carry the application id)."""
+        return self.topology.resolve_topic(topic, self.application_id)
+
+    def _build_nodes(self) -> None:
+        context = self.context
+        for name in self.node_names:
+            node = self.topology.nodes[name]
+            if isinstance(node, SourceNode):
+                runtime: RuntimeNode = SourceRuntime(
+                    name, context,
+                    self._serde(node.key_serde, self.default_key_serde),
+                    self._serde(node.value_serde, self.default_value_serde),
+                )
+            elif isinstance(node, ProcessorNode):
+                runtime = ProcessorRuntime(
+                    name, context, node.supplier, list(node.stores), fixed_key=node.fixed_key
+                )
+            elif isinstance(node, SinkNode):
+                runtime = SinkRuntime(
+                    name, context,
+                    None if node.topic is None else self.resolve_topic(node.topic),
+                    node.topic_extractor,
+                    self._serde(node.key_serde, self.default_key_serde),
+                    self._serde(node.value_serde, self.default_value_serde),
+                    node.partitioner,
+                )
+            else:  # pragma: no cover - the topology only holds these three kinds
+                msg = f"unknown node kind {node!r}"
+                raise KslabError(msg)
+            self.nodes[name] = runtime
+        for name in self.node_names:
+            for child in self.topology.nodes[name].children:
+                if child in self.nodes:
+                    self.nodes[name].add_child(self.nodes[child])
+
+    def _build_queues(
+        self, input_partitions: Iterable[tuple[str, int]]
+    ) -> dict[tuple[str, int], RecordQueue]:
+        queues: dict[tuple[str, int], RecordQueue] = {}
+        deserializers: dict[str, RecordDeserializer] = {}
+        default_extractor = self.config.get("default.timestamp.extractor")
+        for topic, partition in input_partitions:
+            source = self._source_for(topic)
+            deserializer = deserializers.get(source.name)
+            if deserializer is None:
+                node = self.topology.nodes[source.name]
+                deserializer = RecordDeserializer(
+                    source.name,
+                    source.key_serde,
+                    source.value_serde,
+                    node.timestamp_extractor or default_extractor,  # type: ignore[union-attr]
+                    self._handler,
+                    self._skipped,
+                )
+                deserializers[source.name] = deserializer
+            queues[(topic, partition)] = RecordQueue(topic, partition, source, deserializer)
+        return queues
+
+    def _source_for(self, topic: str) -> SourceRuntime:
+        for name, runtime in self.nodes.items():
+            if isinstance(runtime, SourceRuntime):
+                node = self.topology.nodes[name]
+                if isinstance(node, SourceNode) and (
+                    node.matches(topic)
+                    or any(self.resolve_topic(t) == topic for t in node.topics)
+                ):
+                    return runtime
+        msg = f"task {self.id} has no source for topic '{topic}'"
+        raise KslabError(msg)
+
+    def initialize(self) -> None:
+        """Create and open the stores, then call every processor's ``init``, in node order."""
+        if self._initialized:
+            return
+        self._initialized = True
+        for name in self.node_names:
+            node = self.topology.nodes[name]
+            if isinstance(node, ProcessorNode):
+                for store_name in node.stores:
+                    if store_name not in self.stores and store_name not in self.global_stores:
+                        self._open_store(store_name)
+        for runtime in self.nodes.values():
+            self.context.current = runtime
+            runtime.init()
+        self.context.current = None
+
+    def _open_store(self, store_name: str) -> None:
+        builder = self.topology.state_stores.get(store_name)
+        if builder is None:
+            msg = (
+                f"processor uses store '{store_name}' but no such store was added; add it with "
+                "Topology.add_state_store"
+            )
+            raise KslabError(msg)
+        changelog = self.topology.changelog_topic_for(store_name, self.application_id)
+        if changelog is not None:
+            self.changelog_topics[store_name] = changelog
+        store = builder.build()
+        store.init(self.context)
+        self.stores[store_name] = store
+
+    # -- input --------------------------------------------------------------------------------
+
+    def add_record(self, record: ConsumerRecord) -> None:
+        """Queue a raw record read from one of this task's partitions."""
+        self._queues[(record.topic, record.partition)].add(record)
+
+    def has_records(self) -> bool:
+        """True when any input partition holds a record."""
+        return self.partition_group.has_records()
+
+    @property
+    def input_partitions(self) -> list[tuple[str, int]]:
+        """The (topic, partition) pairs this task reads."""
+        return list(self._queues)
+
+    @property
+    def stream_time(self) -> int:
+        """The largest timestamp this task has processed (-1 before the first record)."""
+        return self.partition_group.stream_time
+
+    # -- processing ---------------------------------------------------------------------------
+
+    def process(self) -> bool:
+        """Process the next record (smallest head timestamp); ``False`` if there was none."""
+        nxt = self.partition_group.next_record()
+        if nxt is None:
+            return False
+        queue, stamped = nxt
+        raw = stamped.raw
+        context = self.context
+        context.topic = raw.topic
+        context.partition = raw.partition
+        context.offset = raw.offset
+        context.timestamp = stamped.timestamp
+        context.headers = raw.headers
+        source = queue.source
+        context.current = source
+        try:
+            source.process(Record(stamped.key, stamped.value, stamped.timestamp, raw.headers))
+        finally:
+            context.current = None
+        self.metrics.processed += 1
+        return True
+
+    def schedule(
+        self, node: RuntimeNode, interval: int, kind: PunctuationType, punctuator: Any
+    ) -> Schedule:
+        """Register a punctuation for ``node`` (stream time aligned to 0, wall clock to now)."""
+        if kind is PunctuationType.STREAM_TIME:
+            return self.stream_time_queue.schedule(Schedule(node, 0, interval, punctuator))
+        return self.wall_clock_queue.schedule(
+            Schedule(node, self.clock() + interval, interval, punctuator)
+        )
+
+    def maybe_punctuate_stream_time(self) -> bool:
+        """Fire the stream-time punctuations that are due; nothing before the first record."""
+        stream_time = self.partition_group.stream_time
+        if stream_time == UNKNOWN:
+            return False
+        return self.stream_time_queue.maybe_punctuate(stream_time, self._punctuate)
+
+    def maybe_punctuate_wall_clock(self) -> bool:
+        """Fire the wall-clock punctuations that are due at the engine's clock."""
+        return self.wall_clock_queue.maybe_punctuate(self.clock(), self._punctuate)
+
+    def _punctuate(self, schedule: Schedule, now: int) -> None:
+        self.metrics.punctuated += 1
+        self.context.run_punctuation(schedule, now)
+
+    def _skipped(self, record: ConsumerRecord, error: BaseException) -> None:
+        self.metrics.dropped_records += 1
+        if self._on_skip_hook is not None:
+            self._on_skip_hook(record, error)
+
+    def commit(self) -> None:
+        """Make processed work durable: flush store caches (engines commit offsets after)."""
+        self.commit_requested = False
+
+    def flush(self) -> None:
+        """Flush every store to its backend (disk for persistent stores)."""
+        for store in self.stores.values():
+            store.flush()
+
+    def close(self) -> None:
+        """Close processors, then stores."""
+        if self.closed:
+            return
+        self.closed = True
+        errors: list[BaseException] = []
+        for runtime in self.nodes.values():
+            try:
+                runtime.close()
+            except Exception as exc:  # noqa: BLE001 - close everything, report the first
+                errors.append(exc)
+        for store in self.stores.values():
+            try:
+                store.flush()
+                store.close()
+            except Exception as exc:  # noqa: BLE001
+                errors.append(exc)
+        if errors:
+            msg = f"closing task {self.id} failed: {errors[0]!r}"
+            raise StreamsError(msg) from errors[0]
+
+    # -- snapshots ----------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """Stream time, queued records, punctuation schedules and store contents."""
+        return {
+            "group": self.partition_group.snapshot(),
+            "stream_punctuation": self.stream_time_queue.snapshot(),
+            "wall_punctuation": self.wall_clock_queue.snapshot(),
+            "stores": {name: store._snapshot() for name, store in self.stores.items()},
+            "metrics": (self.metrics.processed, self.metrics.dropped_records,
+                        self.metrics.punctuated),
+        }
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Roll back to ``snapshot``; processor instances are kept."""
+        self.partition_group.restore(snapshot["group"])
+        self.stream_time_queue.restore(snapshot["stream_punctuation"])
+        self.wall_clock_queue.restore(snapshot["wall_punctuation"])
+        for name, store_snapshot in snapshot["stores"].items():
+            self.stores[name]._restore_snapshot(store_snapshot)
+        (self.metrics.processed, self.metrics.dropped_records,
+         self.metrics.punctuated) = snapshot["metrics"]
+
+    def __repr__(self) -> str:
+        return f"<StreamTask {self.id}: {len(self.nodes)} nodes, {len(self._queues)} partitions>"
+
+
+def _handler_name(config: StreamsConfig) -> str:
+    handler = config.get("deserialization.exception.handler") or config.get(
+        "default.deserialization.exception.handler"
+    )
+    name = handler if isinstance(handler, str) else getattr(handler, "__name__", str(handler))
+    lowered = name.lower().replace("_", "").replace("-", "")
+    if "continue" in lowered:
+        return "log_and_continue"
+    if "fail" in lowered:
+        return "log_and_fail"
+    msg = (
+        f"unknown deserialization exception handler {handler!r}; use 'log_and_fail' or "
+        "'log_and_continue'"
+    )
+    raise KslabError(msg)
