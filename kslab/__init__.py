@@ -30,6 +30,8 @@ from kslab.records import (
     Window,
     Windowed,
 )
+from kslab.testing import TestInputTopic, TestOutputTopic, TopologyTestDriver
+from kslab.topology import Topology
 
 __version__ = "0.1.0"
 
@@ -52,8 +54,12 @@ __all__ = [
     "StoreError",
     "StreamsError",
     "TaskId",
+    "TestInputTopic",
+    "TestOutputTopic",
     "TestRecord",
+    "Topology",
     "TopologyError",
+    "TopologyTestDriver",
     "ValueAndTimestamp",
     "VersionedRecord",
     "Window",

@@ -80,6 +80,10 @@ class TaskContext(ProcessorContext):
             self.current = node
             self.timestamp, self.headers = previous_ts, previous_headers
 
+    def process_source(self, source: RuntimeNode, record: Record) -> None:
+        """Hand a freshly read record to its source node (a seam for tracing)."""
+        source.process(record)
+
     def for_node(self, node: RuntimeNode) -> ProcessorContext:
         """The context handed to ``node``'s processor in ``init``."""
         self.current = node

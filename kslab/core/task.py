@@ -211,6 +211,13 @@ class StreamTask:
 
     def _open_store(self, store_name: str) -> None:
         builder = self.topology.state_stores.get(store_name)
+        global_spec = self.topology.global_stores.get(store_name)
+        if builder is None and global_spec is not None:
+            # the global task owns global stores: their source topic is their changelog
+            store = global_spec.store_builder.build()
+            store.init(self.context)
+            self.stores[store_name] = store
+            return
         if builder is None:
             msg = (
                 f"processor uses store '{store_name}' but no such store was added; add it with "
@@ -229,6 +236,22 @@ class StreamTask:
     def add_record(self, record: ConsumerRecord) -> None:
         """Queue a raw record read from one of this task's partitions."""
         self._queues[(record.topic, record.partition)].add(record)
+
+    def add_input_partition(self, topic: str, partition: int) -> None:
+        """Start reading another partition (a new topic matching a source pattern)."""
+        if (topic, partition) in self._queues:
+            return
+        source = self._source_for(topic)
+        existing = next((q for q in self._queues.values() if q.source is source), None)
+        deserializer = existing._deserializer if existing is not None else RecordDeserializer(
+            source.name, source.key_serde, source.value_serde,
+            self.topology.nodes[source.name].timestamp_extractor,  # type: ignore[union-attr]
+            self._handler, self._skipped,
+        )
+        self._queues[(topic, partition)] = RecordQueue(topic, partition, source, deserializer)
+        stream_time = self.partition_group.stream_time
+        self.partition_group = PartitionGroup(self._queues)
+        self.partition_group.stream_time = stream_time
 
     def has_records(self) -> bool:
         """True when any input partition holds a record."""
@@ -262,7 +285,9 @@ class StreamTask:
         source = queue.source
         context.current = source
         try:
-            source.process(Record(stamped.key, stamped.value, stamped.timestamp, raw.headers))
+            context.process_source(
+                source, Record(stamped.key, stamped.value, stamped.timestamp, raw.headers)
+            )
         finally:
             context.current = None
         self.metrics.processed += 1

@@ -96,6 +96,12 @@ class TracingContext(TaskContext):
                                 record.timestamp, node.name)
         super().forward(record, child_name)
 
+    def process_source(self, source: Any, record: Record) -> None:
+        """Note that the source read the record, then process it."""
+        self.tracer.add(self._task.id, source.name, "receive", record.key, record.value,
+                        record.timestamp, self.topic)
+        super().process_source(source, record)
+
     def send(self, topic, key, value, headers, timestamp, partition, sink) -> None:
         """Send, noting the topic."""
         self.tracer.add(self._task.id, sink, "send", key, value, timestamp, topic)

@@ -1,0 +1,666 @@
+"""TopologyTestDriver: the real execution core over in-memory topics and a mocked wall clock.
+
+Like Kafka's driver it processes each piped record at once, checks stream-time punctuation and
+commits after every record, loops records sent to internal (or any source) topics back in,
+and fires wall-clock punctuation only on ``advance_wall_clock_time``. With every topic at one
+partition it runs the whole topology as task 0_0, exactly as Kafka's driver does; with
+``partitions=`` it runs one task per sub-topology and partition, as the live runtime does.
+Beyond Java: ``history``, ``snapshot``/``restore``, ``replay``, ``trace`` and DataFrames.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import tempfile
+from collections import defaultdict, deque
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kslab.config import StreamsConfig
+from kslab.core.partitioner import default_partition
+from kslab.core.record_queue import ConsumerRecord
+from kslab.core.task import StreamTask
+from kslab.core.tracing import TraceLog, Tracer, TracingContext
+from kslab.errors import KslabError
+from kslab.records import TaskId
+from kslab.serdes import resolve as resolve_serde
+from kslab.testing.frames import frame_kind, frame_rows, records_frame, to_millis
+from kslab.testing.topics import TestInputTopic, TestOutputTopic
+from kslab.topology._nodes import SinkNode, SourceNode
+from kslab.topology.topology import Topology
+
+__all__ = ["HistoryStep", "Snapshot", "TopologyTestDriver"]
+
+DEFAULT_APPLICATION_ID = "topology-test-driver"
+_GLOBAL_TASK = TaskId(-1, -1)
+
+
+class HistoryStep(NamedTuple):
+    """One thing driven into the driver: a piped record or a wall-clock advance."""
+
+    kind: str  # "record" | "wall_clock"
+    topic: str | None
+    key: bytes | None
+    value: bytes | None
+    headers: Any
+    timestamp: int
+    partition: int | None
+
+
+class Snapshot(NamedTuple):
+    """Everything ``restore`` needs to roll a driver back."""
+
+    history_length: int
+    wall_clock: int
+    tasks: dict[TaskId, Any]
+    outputs: dict[str, tuple[Any, ...]]
+    offsets: dict[tuple[str, int], int]
+    round_robin: dict[str, int]
+    trace_length: int
+    produced: frozenset[str]
+
+
+class _Collector:
+    """The driver's producer: keeps every output and queues records for source topics."""
+
+    def __init__(self, driver: TopologyTestDriver) -> None:
+        self._driver = driver
+        self.outputs: dict[str, deque[tuple[Any, ...]]] = defaultdict(deque)
+        self.pending: deque[tuple[str, int, Any, Any, Any, int]] = deque()
+        self.produced: set[str] = set()
+
+    def send(self, topic, key, value, headers, timestamp, partition, sink) -> None:
+        """Store the record and queue it for loop-back when a task reads ``topic``."""
+        driver = self._driver
+        count = driver.partition_count(topic)
+        if partition is None:
+            partition = driver._default_partition(topic, key, count)
+        elif isinstance(partition, set | frozenset | list | tuple):
+            for p in sorted(partition):
+                self.send(topic, key, value, headers, timestamp, p, sink)
+            return
+        if not 0 <= partition < count:
+            msg = (
+                f"sink '{sink}' chose partition {partition} of topic '{topic}', which has "
+                f"{count} partition(s); return a partition in range from the partitioner"
+            )
+            raise KslabError(msg)
+        self.outputs[topic].append((key, value, headers, timestamp, partition))
+        self.produced.add(topic)
+        if topic in driver._loopback_topics:
+            self.pending.append((topic, partition, key, value, headers, timestamp))
+
+    def partitions_for(self, topic: str) -> int:
+        """The partition count of ``topic`` in this driver."""
+        return self._driver.partition_count(topic)
+
+
+class TopologyTestDriver:
+    """Drives a topology with records and time, in process, with no broker.
+
+    >>> import kslab as ks
+    >>> topo = ks.Topology().add_source("src", "in").add_sink("out", "out", "src")
+    >>> with ks.TopologyTestDriver(topo) as driver:
+    ...     driver.create_input_topic("in").pipe_input("k", "v", 5)
+    ...     driver.create_output_topic("out").read_key_value()
+    KeyValue(key='k', value='v')
+    """
+
+    def __init__(
+        self,
+        topology: Any,
+        config: Mapping[str, Any] | None = None,
+        initial_wall_clock_time: Any = 0,
+        *,
+        partitions: Mapping[str, int] | None = None,
+        trace: bool = False,
+    ) -> None:
+        if hasattr(topology, "build") and not isinstance(topology, Topology):
+            topology = topology.build(config)
+        if not isinstance(topology, Topology):
+            msg = f"TopologyTestDriver needs a ks.Topology; got {type(topology).__name__}"
+            raise KslabError(msg)
+        self._topology = topology
+        self._config_props = dict(config or {})
+        self.config = StreamsConfig(self._config_props)
+        self.application_id = self.config.get("application.id") or DEFAULT_APPLICATION_ID
+        self._initial_wall_clock = to_millis(initial_wall_clock_time) or 0
+        self._wall_clock = self._initial_wall_clock
+        self._partitions = dict(partitions or {})
+        self._trace_enabled = trace
+        self._tracer = Tracer() if trace else None
+        self._history: list[HistoryStep] = []
+        self._offsets: dict[tuple[str, int], int] = defaultdict(int)
+        self._round_robin: dict[str, int] = defaultdict(int)
+        self._collector = _Collector(self)
+        self._closed = False
+        self._own_state_dir: Path | None = None
+        state_dir = self.config.get("state.dir")
+        if state_dir is None:
+            self._own_state_dir = Path(tempfile.mkdtemp(prefix="kslab-driver-"))
+            state_dir = self._own_state_dir
+        self._state_root = Path(state_dir) / self.application_id
+
+        _validate(topology)
+        self._java_mode = all(n == 1 for n in self._partitions.values())
+        self._global_stores: dict[str, Any] = {}
+        self._global_task: StreamTask | None = None
+        self._global_topics: dict[str, str] = {}
+        self.tasks: dict[TaskId, StreamTask] = {}
+        self._task_for: dict[tuple[str, int], StreamTask] = {}
+        self._pattern_sources: list[SourceNode] = []
+        self._build_tasks()
+        self._loopback_topics = set(self._task_for_topics()) | set(self._global_topics)
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _task(self, task_id: TaskId, nodes: list[str], inputs: list[tuple[str, int]]) -> StreamTask:
+        tracer = self._tracer
+        factory = (lambda t: TracingContext(t, tracer)) if tracer is not None else None
+        kwargs: dict[str, Any] = {"context_factory": factory} if factory else {}
+        return StreamTask(
+            task_id,
+            self._topology,
+            nodes,
+            config=self.config,
+            application_id=self.application_id,
+            collector=self._collector,
+            clock=self._clock,
+            input_partitions=inputs,
+            state_dir=self._state_root / str(task_id),
+            global_stores=self._global_stores,
+            **kwargs,
+        )
+
+    def _build_tasks(self) -> None:
+        topo = self._topology
+        global_nodes: set[str] = set()
+        for spec in topo.global_stores.values():
+            global_nodes.update((spec.source_name, spec.processor_name))
+            self._global_topics[spec.topic] = spec.source_name
+        if global_nodes:
+            inputs = [(t, 0) for t in self._global_topics]
+            task = self._task(_GLOBAL_TASK, sorted(global_nodes), inputs)
+            self._global_task = task
+            task.initialize()
+            self._global_stores.update(task.stores)
+        stream_nodes = [n for n, node in topo.nodes.items()
+                        if n not in global_nodes and not node.is_global]
+        if not stream_nodes:
+            return
+        if self._java_mode:
+            inputs = []
+            for name in stream_nodes:
+                node = topo.nodes[name]
+                if isinstance(node, SourceNode):
+                    if node.pattern is not None:
+                        self._pattern_sources.append(node)
+                    inputs.extend((topo.resolve_topic(t, self.application_id), 0)
+                                  for t in node.topics)
+            task = self._task(TaskId(0, 0), stream_nodes, inputs)
+            for tp in inputs:
+                self._task_for[tp] = task
+            self.tasks[task.id] = task
+        else:
+            self._build_partitioned_tasks(stream_nodes)
+        for task in self.tasks.values():
+            task.initialize()
+
+    def _build_partitioned_tasks(self, stream_nodes: list[str]) -> None:
+        from kslab.topology._subtopologies import subtopologies
+
+        topo = self._topology
+        groups = [g for g in subtopologies(topo) if not g.is_global]
+        counts: dict[int, int] = {}
+        for _ in range(len(groups) + 1):  # internal topics take their writer's task count
+            for group in groups:
+                sources = [self.partition_count(topo.resolve_topic(t, self.application_id))
+                           for t in group.source_topics]
+                counts[group.id] = max(sources or [1])
+                for topic in group.sink_topics:
+                    internal = topo.internal_topics.get(topic)
+                    if internal is not None and internal.partitions is None:
+                        real = topo.resolve_topic(topic, self.application_id)
+                        self._partitions[real] = counts[group.id]
+        for group in groups:
+            for node_name in group.nodes:
+                node = topo.nodes[node_name]
+                if isinstance(node, SourceNode) and node.pattern is not None:
+                    msg = (
+                        f"source '{node_name}' reads a pattern; patterns need partitions=None "
+                        "(one task) in the test driver"
+                    )
+                    raise KslabError(msg)
+            topics = [topo.resolve_topic(t, self.application_id) for t in group.source_topics]
+            for partition in range(counts[group.id]):
+                inputs = [(t, partition) for t in topics if partition < self.partition_count(t)]
+                task = self._task(TaskId(group.id, partition), list(group.nodes), inputs)
+                self.tasks[task.id] = task
+                for tp in inputs:
+                    self._task_for[tp] = task
+
+    def _task_for_topics(self) -> list[str]:
+        return sorted({t for t, _ in self._task_for})
+
+    def _clock(self) -> int:
+        return self._wall_clock
+
+    # -- topics -------------------------------------------------------------------------------
+
+    def partition_count(self, topic: str) -> int:
+        """How many partitions ``topic`` has in this driver (1 unless configured)."""
+        return self._partitions.get(topic, 1)
+
+    def _default_partition(self, topic: str, key: bytes | None, count: int) -> int:
+        if count == 1:
+            return 0
+        if key is None:
+            n = self._round_robin[topic]
+            self._round_robin[topic] = n + 1
+            return n % count
+        return default_partition(key, count)
+
+    def _source_node(self, topic: str) -> SourceNode | None:
+        topo = self._topology
+        for node in topo.nodes.values():
+            if isinstance(node, SourceNode) and (
+                node.matches(topic)
+                or any(topo.resolve_topic(t, self.application_id) == topic for t in node.topics)
+            ):
+                return node
+        return None
+
+    def create_input_topic(
+        self,
+        name: str,
+        key_serde: Any = None,
+        value_serde: Any = None,
+        start_timestamp: Any = 0,
+        auto_advance: Any = 0,
+    ) -> TestInputTopic:
+        """An input topic; serdes default to those of the source reading ``name``."""
+        source = self._source_node(name)
+        if source is None:
+            known = sorted({*self._task_for_topics(), *self._global_topics})
+            msg = f"Unknown topic: '{name}'; the topology reads {known}"
+            raise KslabError(msg)
+        return TestInputTopic(
+            self,
+            name,
+            self._serde(key_serde, source.key_serde, "default.key.serde"),
+            self._serde(value_serde, source.value_serde, "default.value.serde"),
+            start_timestamp,
+            auto_advance,
+        )
+
+    def create_output_topic(
+        self, name: str, key_serde: Any = None, value_serde: Any = None
+    ) -> TestOutputTopic:
+        """An output topic; serdes default to those of the sink writing ``name``."""
+        sink = next(
+            (n for n in self._topology.nodes.values() if isinstance(n, SinkNode)
+             and n.topic is not None
+             and self._topology.resolve_topic(n.topic, self.application_id) == name),
+            None,
+        )
+        return TestOutputTopic(
+            self,
+            name,
+            self._serde(key_serde, sink.key_serde if sink else None, "default.key.serde"),
+            self._serde(value_serde, sink.value_serde if sink else None, "default.value.serde"),
+        )
+
+    def _serde(self, given: Any, node_serde: Any, config_key: str) -> Any:
+        for candidate in (given, node_serde):
+            if candidate is not None:
+                return resolve_serde(candidate)
+        return resolve_serde(self.config.get(config_key))
+
+    def _output_queue(self, topic: str) -> deque[tuple[Any, ...]]:
+        return self._collector.outputs[topic]
+
+    def produced_topic_names(self) -> set[str]:
+        """Every topic the topology has written to, internal and changelog topics included."""
+        return set(self._collector.produced)
+
+    # -- driving ------------------------------------------------------------------------------
+
+    def _pipe_raw(self, topic: str, key: bytes | None, value: bytes | None, headers: Any,
+                  timestamp: int, partition: int | None) -> None:
+        self._check_open()
+        task, partition = self._route_input(topic, key, partition)
+        self._history.append(HistoryStep("record", topic, key, value, headers, timestamp,
+                                         partition))
+        if self._tracer is not None:
+            self._tracer.step = len(self._history) - 1
+        if task is self._global_task:
+            self._process_global(topic, key, value, headers, timestamp)
+            return
+        self._enqueue(task, topic, partition, key, value, headers, timestamp)
+        self._complete_all_work()
+
+    def _route_input(self, topic: str, key: bytes | None,
+                     partition: int | None) -> tuple[StreamTask, int]:
+        if topic in self._global_topics:
+            assert self._global_task is not None
+            return self._global_task, 0
+        count = self.partition_count(topic)
+        if partition is None:
+            partition = self._default_partition(topic, key, count)
+        elif not 0 <= partition < count:
+            msg = f"partition {partition} of topic '{topic}' does not exist (it has {count})"
+            raise KslabError(msg)
+        task = self._task_for.get((topic, partition))
+        if task is None:
+            task = self._pattern_task(topic, partition)
+        return task, partition
+
+    def _pattern_task(self, topic: str, partition: int) -> StreamTask:
+        for source in self._pattern_sources:
+            if source.matches(topic):
+                task = self.tasks[TaskId(0, 0)]
+                task.add_input_partition(topic, partition)
+                self._task_for[(topic, partition)] = task
+                self._loopback_topics.add(topic)
+                return task
+        known = sorted({*self._task_for_topics(), *self._global_topics})
+        msg = f"Unknown topic: '{topic}'; the topology reads {known}"
+        raise KslabError(msg)
+
+    def _enqueue(self, task: StreamTask, topic: str, partition: int, key: Any, value: Any,
+                 headers: Any, timestamp: int) -> None:
+        tp = (topic, partition)
+        offset = self._offsets[tp]
+        self._offsets[tp] = offset + 1
+        task.add_record(ConsumerRecord(topic, partition, offset, timestamp, key, value, headers))
+
+    def _process_global(self, topic: str, key: Any, value: Any, headers: Any,
+                        timestamp: int) -> None:
+        task = self._global_task
+        assert task is not None
+        self._enqueue(task, topic, 0, key, value, headers, timestamp)
+        while task.has_records():
+            task.process()
+        task.commit()
+
+    def _capture(self) -> None:
+        pending = self._collector.pending
+        while pending:
+            topic, partition, key, value, headers, timestamp = pending.popleft()
+            if topic in self._global_topics:
+                self._process_global(topic, key, value, headers, timestamp)
+                continue
+            task = self._task_for.get((topic, partition))
+            if task is not None:
+                self._enqueue(task, topic, partition, key, value, headers, timestamp)
+
+    def _complete_all_work(self) -> None:
+        self._capture()
+        tasks = list(self.tasks.values())
+        if len(tasks) == 1:
+            task = tasks[0]
+            while task.has_records():
+                if task.process():
+                    task.maybe_punctuate_stream_time()
+                task.commit()
+                if self._collector.pending:
+                    self._capture()
+            return
+        progressed = True
+        while progressed:
+            progressed = False
+            for task in tasks:
+                if task.has_records():
+                    progressed = True
+                    if task.process():
+                        task.maybe_punctuate_stream_time()
+                    task.commit()
+                    self._capture()
+
+    def advance_wall_clock_time(self, advance: Any) -> None:
+        """Move the mocked wall clock forward; fires the wall-clock punctuations that are due."""
+        self._check_open()
+        ms = to_millis(advance)
+        if ms is None or ms < 0:
+            msg = f"advance {advance!r} must be a non-negative duration"
+            raise KslabError(msg)
+        self._history.append(HistoryStep("wall_clock", None, None, None, None, ms, None))
+        if self._tracer is not None:
+            self._tracer.step = len(self._history) - 1
+        self._wall_clock += ms
+        for task in self.tasks.values():
+            task.maybe_punctuate_wall_clock()
+            task.commit()
+        self._complete_all_work()
+
+    @property
+    def wall_clock_time(self) -> int:
+        """The mocked wall clock (ms)."""
+        return self._wall_clock
+
+    def run(self, inputs: Mapping[str, Any], *, include_internal: bool = False,
+            **columns: Any) -> dict[str, Any]:
+        """Pipe several frames merged in timestamp order; return every output topic as a frame.
+
+        Rows without a timestamp keep their frame's order after the timestamped ones before
+        them. ``columns`` are passed to ``pipe_dataframe`` (``key=``, ``value=``, ...).
+        """
+        kind = "pandas"
+        merged: list[tuple[int, int, int, str, tuple[Any, ...]]] = []
+        topics: dict[str, TestInputTopic] = {}
+        for n, (topic, df) in enumerate(inputs.items()):
+            kind = frame_kind(df) if n == 0 else kind
+            topics[topic] = self.create_input_topic(topic)
+            partition = columns.get("partition")
+            if partition is None and "partition" in df.columns and \
+                    self.partition_count(topic) > 1:
+                partition = "partition"
+            rows = frame_rows(
+                df,
+                key=columns.get("key", "key"),
+                value=columns.get("value", "value"),
+                timestamp=columns.get("timestamp", "timestamp"),
+                headers=columns.get("headers"),
+                partition=partition,
+            )
+            for i, row in enumerate(rows):
+                ts = row[2] if row[2] is not None else -1
+                merged.append((ts, n, i, topic, row))
+        merged.sort(key=lambda r: (r[0], r[1], r[2]))
+        for _, _, _, topic, (k, v, ts, h, p) in merged:
+            topics[topic]._pipe(k, v, ts, h, p)
+        result: dict[str, Any] = {}
+        for topic in sorted(self._collector.outputs):
+            if not include_internal and self._is_internal(topic):
+                continue
+            out = self.create_output_topic(topic)
+            result[topic] = out.to_polars() if kind == "polars" else out.to_pandas()
+        return result
+
+    def _is_internal(self, topic: str) -> bool:
+        prefix = f"{self.application_id}-"
+        return topic.startswith(prefix) and topic.endswith(("-changelog", "-repartition"))
+
+    # -- stores -------------------------------------------------------------------------------
+
+    def get_all_state_stores(self) -> dict[str, Any]:
+        """Every store by name (global ones included)."""
+        names = dict.fromkeys(self._global_stores)
+        for task in self.tasks.values():
+            names.update(dict.fromkeys(task.stores))
+        return {name: self.get_state_store(name) for name in names}
+
+    def get_state_store(self, name: str) -> Any:
+        """The store ``name`` or ``None`` (as Kafka's driver); partitioned stores merged."""
+        store = self._global_stores.get(name)
+        if store is not None:
+            return store
+        found = [task.stores[name] for task in self.tasks.values() if name in task.stores]
+        if not found:
+            return None
+        if len(found) == 1:
+            return found[0]
+        from kslab.testing._composite import CompositeStoreView
+
+        return CompositeStoreView(name, found)
+
+    def _typed(self, name: str, kind: str) -> Any:
+        store = self.get_state_store(name)
+        if store is None:
+            return None
+        store_kind = getattr(store, "store_kind", None)
+        if kind == "key_value" and store_kind == "timestamped_key_value":
+            return store.plain_view() if hasattr(store, "plain_view") else store
+        if store_kind is not None and store_kind != kind:
+            return None
+        return store
+
+    def get_key_value_store(self, name: str) -> Any:
+        """A key-value store (timestamped stores seen without their timestamps), or ``None``."""
+        return self._typed(name, "key_value")
+
+    def get_timestamped_key_value_store(self, name: str) -> Any:
+        """A timestamped key-value store, or ``None``."""
+        return self._typed(name, "timestamped_key_value")
+
+    def get_versioned_key_value_store(self, name: str) -> Any:
+        """A versioned key-value store, or ``None``."""
+        return self._typed(name, "versioned_key_value")
+
+    def get_window_store(self, name: str) -> Any:
+        """A window store, or ``None``."""
+        return self._typed(name, "window")
+
+    def get_timestamped_window_store(self, name: str) -> Any:
+        """A timestamped window store, or ``None``."""
+        return self._typed(name, "timestamped_window")
+
+    def get_session_store(self, name: str) -> Any:
+        """A session store, or ``None``."""
+        return self._typed(name, "session")
+
+    # -- history, snapshots, replay, trace --------------------------------------------------
+
+    @property
+    def history(self) -> list[HistoryStep]:
+        """Everything driven in so far, in order (records as bytes, and clock advances)."""
+        return list(self._history)
+
+    @property
+    def trace(self) -> TraceLog:
+        """What each driven record did (``trace=True`` only)."""
+        if self._tracer is None:
+            msg = "tracing is off; create the driver with TopologyTestDriver(..., trace=True)"
+            raise KslabError(msg)
+        return self._tracer.events
+
+    def snapshot(self) -> Snapshot:
+        """Capture state, stream time, wall clock, queued output and history position."""
+        self._check_open()
+        tasks = {tid: task.snapshot() for tid, task in self.tasks.items()}
+        if self._global_task is not None:
+            tasks[_GLOBAL_TASK] = self._global_task.snapshot()
+        return Snapshot(
+            len(self._history),
+            self._wall_clock,
+            tasks,
+            {t: tuple(q) for t, q in self._collector.outputs.items()},
+            dict(self._offsets),
+            dict(self._round_robin),
+            len(self._tracer.events) if self._tracer else 0,
+            frozenset(self._collector.produced),
+        )
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Roll everything back to ``snapshot``; history is cut back to that point.
+
+        State in stores, stream time, punctuation schedules, offsets and output queues roll
+        back; plain attributes of processor objects do not (use ``replay`` for those).
+        """
+        self._check_open()
+        for tid, task_snapshot in snapshot.tasks.items():
+            task = self._global_task if tid == _GLOBAL_TASK else self.tasks[tid]
+            assert task is not None
+            task.restore(task_snapshot)
+        self._wall_clock = snapshot.wall_clock
+        outputs = self._collector.outputs
+        outputs.clear()
+        for topic, rows in snapshot.outputs.items():
+            outputs[topic] = deque(rows)
+        self._collector.produced = set(snapshot.produced)
+        self._offsets = defaultdict(int, snapshot.offsets)
+        self._round_robin = defaultdict(int, snapshot.round_robin)
+        del self._history[snapshot.history_length:]
+        if self._tracer is not None:
+            del self._tracer.events[snapshot.trace_length:]
+
+    def replay(self, topology: Any = None, until: int | None = None) -> TopologyTestDriver:
+        """A new driver that re-runs this history (on ``topology`` if given) up to ``until``."""
+        driver = TopologyTestDriver(
+            topology if topology is not None else self._topology,
+            self._config_props,
+            self._initial_wall_clock,
+            partitions=self._partitions_as_given(),
+            trace=self._trace_enabled,
+        )
+        steps = self._history if until is None else self._history[:until]
+        for step in steps:
+            if step.kind == "wall_clock":
+                driver.advance_wall_clock_time(step.timestamp)
+            else:
+                driver._pipe_raw(step.topic, step.key, step.value, step.headers,  # type: ignore[arg-type]
+                                 step.timestamp, step.partition)
+        return driver
+
+    def _partitions_as_given(self) -> dict[str, int]:
+        return {t: n for t, n in self._partitions.items() if not self._is_internal(t)}
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            msg = "this TopologyTestDriver is closed; create a new one (or use replay())"
+            raise KslabError(msg)
+
+    def metrics(self) -> dict[str, dict[str, int]]:
+        """Per-task counters: processed, dropped and punctuated records."""
+        out = {str(tid): task.metrics.as_dict() for tid, task in self.tasks.items()}
+        if self._global_task is not None:
+            out["global"] = self._global_task.metrics.as_dict()
+        return out
+
+    def close(self) -> None:
+        """Close every task and store; remove the driver's temporary state directory."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            for task in itertools.chain(self.tasks.values(), [self._global_task]):
+                if task is not None:
+                    task.close()
+        finally:
+            if self._own_state_dir is not None:
+                shutil.rmtree(self._own_state_dir, ignore_errors=True)
+
+    def __enter__(self) -> TopologyTestDriver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"<TopologyTestDriver app={self.application_id!r} tasks={len(self.tasks)} "
+                f"history={len(self._history)}>")
+
+
+def _validate(topology: Topology) -> None:
+    try:
+        from kslab.topology._subtopologies import validate
+    except ImportError:  # pragma: no cover - during bootstrap
+        if not topology.nodes:
+            msg = "the topology is empty; add a source with add_source(name, topic)"
+            raise KslabError(msg) from None
+        return
+    validate(topology)

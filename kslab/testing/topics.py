@@ -1,0 +1,269 @@
+"""The test driver's input and output topics: typed pipes in, typed reads out.
+
+An input topic serializes what it is given with its serdes (by default the source's) and keeps
+its own clock for records piped without a timestamp, as Kafka's ``TestInputTopic`` does. An
+output topic reads from the driver's queue for that topic, so two output-topic objects on one
+topic share the records: each read takes one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from kslab.errors import KslabError, NoSuchElementError, SerdeError
+from kslab.records import Headers, KeyValue, TestRecord, as_headers
+from kslab.testing.frames import frame_rows, records_frame, to_millis
+
+if TYPE_CHECKING:
+    from kslab.testing.driver import TopologyTestDriver
+
+__all__ = ["TestInputTopic", "TestOutputTopic"]
+
+_MISSING = object()
+
+
+class TestInputTopic:
+    """Pipes records into one topic of a ``TopologyTestDriver``."""
+
+    __test__ = False
+
+    def __init__(
+        self,
+        driver: TopologyTestDriver,
+        name: str,
+        key_serde: Any,
+        value_serde: Any,
+        start_timestamp: Any = 0,
+        auto_advance: Any = 0,
+    ) -> None:
+        self.name = name
+        self._driver = driver
+        self.key_serde = key_serde
+        self.value_serde = value_serde
+        self._time = to_millis(start_timestamp) or 0
+        advance = to_millis(auto_advance) or 0
+        if advance < 0:
+            msg = f"auto_advance {auto_advance!r} is negative; it must be >= 0"
+            raise KslabError(msg)
+        self._advance = advance
+
+    def advance_time(self, advance: Any) -> None:
+        """Move this topic's clock forward by ``advance`` ms (records piped without time)."""
+        ms = to_millis(advance)
+        if ms is None or ms < 0:
+            msg = f"advance {advance!r} must be a non-negative duration"
+            raise KslabError(msg)
+        self._time += ms
+
+    def _next_time(self, timestamp: Any) -> int:
+        if timestamp is not None:
+            return to_millis(timestamp)  # type: ignore[return-value]
+        ts = self._time
+        self._time += self._advance
+        return ts
+
+    def pipe_input(self, *args: Any, timestamp: Any = None, headers: Any = None,
+                   partition: int | None = None) -> None:
+        """Pipe one record: ``(value)``, ``(key, value)``, ``(key, value, timestamp)``, ...
+
+        One positional argument is the value with a ``None`` key, or a ``TestRecord``.
+        """
+        if len(args) == 1:
+            if isinstance(args[0], TestRecord):
+                rec = args[0]
+                self._pipe(rec.key, rec.value, rec.timestamp, rec.headers, partition)
+                return
+            key, value = None, args[0]
+        elif 2 <= len(args) <= 4:
+            key, value = args[0], args[1]
+            if len(args) >= 3:
+                timestamp = args[2]
+            if len(args) == 4:
+                headers = args[3]
+        else:
+            msg = (
+                f"pipe_input takes (value), (key, value), (key, value, timestamp) or "
+                f"(key, value, timestamp, headers); got {len(args)} positional arguments"
+            )
+            raise TypeError(msg)
+        self._pipe(key, value, timestamp, headers, partition)
+
+    def _pipe(self, key: Any, value: Any, timestamp: Any, headers: Any,
+              partition: int | None) -> None:
+        hdrs = as_headers(headers) if headers is not None else None
+        topic = self.name
+        try:
+            key_bytes = self.key_serde.serialize(topic, key, hdrs)
+        except Exception as exc:
+            msg = (
+                f"input topic '{topic}' cannot serialize key {key!r} with {self.key_serde!r}: "
+                f"{exc}; pass key_serde= to create_input_topic"
+            )
+            raise SerdeError(msg, topic=topic) from exc
+        try:
+            value_bytes = self.value_serde.serialize(topic, value, hdrs)
+        except Exception as exc:
+            msg = (
+                f"input topic '{topic}' cannot serialize value {value!r} with "
+                f"{self.value_serde!r}: {exc}; pass value_serde= to create_input_topic"
+            )
+            raise SerdeError(msg, topic=topic) from exc
+        self._driver._pipe_raw(
+            topic, key_bytes, value_bytes, hdrs, self._next_time(timestamp), partition
+        )
+
+    def pipe_value_list(self, values: Iterable[Any], start_timestamp: Any = None,
+                        advance: Any = None) -> None:
+        """Pipe values with ``None`` keys; optionally from ``start_timestamp`` every ``advance``."""
+        self._pipe_many(((None, v) for v in values), start_timestamp, advance)
+
+    def pipe_key_value_list(self, pairs: Iterable[Any], start_timestamp: Any = None,
+                            advance: Any = None) -> None:
+        """Pipe ``(key, value)`` pairs (or ``KeyValue``s)."""
+        self._pipe_many(pairs, start_timestamp, advance)
+
+    def _pipe_many(self, pairs: Iterable[Any], start: Any, advance: Any) -> None:
+        ts = to_millis(start)
+        step = to_millis(advance) or 0
+        for key, value in pairs:
+            self._pipe(key, value, ts, None, None)
+            if ts is not None:
+                ts += step
+
+    def pipe_record_list(self, records: Iterable[TestRecord]) -> None:
+        """Pipe ``TestRecord``s (a ``None`` timestamp takes the topic's clock)."""
+        for rec in records:
+            self._pipe(rec.key, rec.value, rec.timestamp, rec.headers, None)
+
+    def pipe_dataframe(
+        self,
+        df: Any,
+        key: str | None = "key",
+        value: str | Sequence[str] | None = "value",
+        timestamp: str | None = "timestamp",
+        headers: str | None = None,
+        partition: str | None = None,
+    ) -> int:
+        """Pipe every row of a pandas or polars frame; returns the number of rows piped.
+
+        ``value=None`` (or a list of columns) makes each row's other (or listed) columns a dict.
+        A missing ``timestamp`` column means the topic's clock, as for ``pipe_input``.
+        """
+        if partition is None and "partition" in df.columns and \
+                self._driver.partition_count(self.name) > 1:
+            partition = "partition"
+        rows = frame_rows(df, key=key, value=value, timestamp=timestamp, headers=headers,
+                          partition=partition)
+        for k, v, ts, h, p in rows:
+            self._pipe(k, v, ts, h, p)
+        return len(rows)
+
+    def __repr__(self) -> str:
+        return f"TestInputTopic('{self.name}', key_serde={self.key_serde!r}, " \
+               f"value_serde={self.value_serde!r})"
+
+
+class TestOutputTopic:
+    """Reads, deserializes and removes the records a driver produced to one topic."""
+
+    __test__ = False
+
+    def __init__(self, driver: TopologyTestDriver, name: str, key_serde: Any, value_serde: Any):
+        self.name = name
+        self._driver = driver
+        self.key_serde = key_serde
+        self.value_serde = value_serde
+
+    def _take(self) -> tuple[Any, ...]:
+        queue = self._driver._output_queue(self.name)
+        if not queue:
+            msg = f"output topic '{self.name}' is empty; check is_empty() before reading"
+            raise NoSuchElementError(msg)
+        return queue.popleft()
+
+    def _decode(self, raw: tuple[Any, ...]) -> TestRecord:
+        key_bytes, value_bytes, headers, timestamp, _partition = raw
+        topic = self.name
+        try:
+            key = self.key_serde.deserialize(topic, key_bytes, headers)
+            value = self.value_serde.deserialize(topic, value_bytes, headers)
+        except Exception as exc:
+            msg = (
+                f"output topic '{topic}' cannot deserialize a record with "
+                f"{self.key_serde!r}/{self.value_serde!r}: {exc}; pass the topic's serdes to "
+                "create_output_topic(name, key_serde=..., value_serde=...)"
+            )
+            raise SerdeError(msg, topic=topic, raw=value_bytes) from exc
+        return TestRecord(key, value, timestamp, headers if headers is not None else Headers())
+
+    def read_value(self) -> Any:
+        """The next record's value."""
+        return self.read_record().value
+
+    def read_key_value(self) -> KeyValue:
+        """The next record as ``KeyValue(key, value)``."""
+        rec = self.read_record()
+        return KeyValue(rec.key, rec.value)
+
+    def read_record(self) -> TestRecord:
+        """The next record with key, value, timestamp and headers."""
+        return self._decode(self._take())
+
+    def read_values_to_list(self) -> list[Any]:
+        """Every remaining value."""
+        return [r.value for r in self.read_records_to_list()]
+
+    def read_key_values_to_list(self) -> list[KeyValue]:
+        """Every remaining record as ``KeyValue``."""
+        return [KeyValue(r.key, r.value) for r in self.read_records_to_list()]
+
+    def read_key_values_to_map(self) -> dict[Any, Any]:
+        """The last value per key (a tombstone leaves ``None``); ``None`` keys are refused."""
+        out: dict[Any, Any] = {}
+        for rec in self.read_records_to_list():
+            if rec.key is None:
+                msg = (
+                    f"output topic '{self.name}' has a record with a None key; "
+                    "read_key_values_to_map needs keys — use read_key_values_to_list"
+                )
+                raise KslabError(msg)
+            out[rec.key] = rec.value
+        return out
+
+    def read_records_to_list(self) -> list[TestRecord]:
+        """Every remaining record."""
+        queue = self._driver._output_queue(self.name)
+        out = [self._decode(raw) for raw in queue]
+        queue.clear()
+        return out
+
+    def _drain_rows(self) -> list[tuple[Any, ...]]:
+        queue = self._driver._output_queue(self.name)
+        rows = []
+        for raw in queue:
+            rec = self._decode(raw)
+            rows.append((rec.key, rec.value, rec.timestamp, rec.headers, raw[4]))
+        queue.clear()
+        return rows
+
+    def to_pandas(self, expand: bool = False) -> Any:
+        """Drain into a pandas frame (``key``, ``value``, ``timestamp``, ``headers``)."""
+        return records_frame(self._drain_rows(), kind="pandas", expand=expand,
+                             with_partition=self._driver.partition_count(self.name) > 1)
+
+    def to_polars(self, expand: bool = False) -> Any:
+        """Drain into a polars frame."""
+        return records_frame(self._drain_rows(), kind="polars", expand=expand,
+                             with_partition=self._driver.partition_count(self.name) > 1)
+
+    def is_empty(self) -> bool:
+        """True when nothing is left to read."""
+        return not self._driver._output_queue(self.name)
+
+    def get_queue_size(self) -> int:
+        """How many records are left to read."""
+        return len(self._driver._output_queue(self.name))
+
+    def __repr__(self) -> str:
+        return f"TestOutputTopic('{self.name}', size={self.get_queue_size()})"

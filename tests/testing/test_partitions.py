@@ -1,0 +1,102 @@
+"""Multi-partition driving: why a key-changing step needs a repartition before a stateful one."""
+
+from __future__ import annotations
+
+import kslab as ks
+from kslab import serdes
+from kslab.core.partitioner import default_partition
+
+
+class KeyByWord(ks.Processor):
+    def init(self, context):
+        self.context = context
+
+    def process(self, record):
+        self.context.forward(record.with_key(record.value))
+
+
+class CountByKey(ks.Processor):
+    def init(self, context):
+        self.context = context
+        self.store = context.get_state_store("counts")
+
+    def process(self, record):
+        n = (self.store.get(record.key) or 0) + 1
+        self.store.put(record.key, n)
+        self.context.forward(record.with_value(n))
+
+
+def counts_store():
+    return ks.Stores.key_value_store_builder(
+        ks.Stores.in_memory_key_value_store("counts"), serdes.String(), serdes.Long()
+    )
+
+
+def without_repartition():
+    """Re-key and count in the same task: the count only sees its own input partition."""
+    topo = ks.Topology()
+    topo.add_source("src", "clicks", key_serde="string", value_serde="string")
+    topo.add_processor("by-word", KeyByWord, "src")
+    topo.add_processor("count", CountByKey, "by-word")
+    topo.add_state_store(counts_store(), "count")
+    topo.add_sink("out", "counts", "count", key_serde="string", value_serde="long")
+    return topo
+
+
+def with_repartition():
+    """Re-key, write to a topic partitioned by the new key, count from that topic."""
+    topo = ks.Topology()
+    topo.add_source("src", "clicks", key_serde="string", value_serde="string")
+    topo.add_processor("by-word", KeyByWord, "src")
+    topo.add_sink("to-rekeyed", "clicks-by-word", "by-word", key_serde="string",
+                  value_serde="string")
+    topo.add_source("rekeyed", "clicks-by-word", key_serde="string", value_serde="string")
+    topo.add_processor("count", CountByKey, "rekeyed")
+    topo.add_state_store(counts_store(), "count")
+    topo.add_sink("out", "counts", "count", key_serde="string", value_serde="long")
+    return topo
+
+
+USERS = ["alice", "bob", "carol", "dave", "erin", "frank"]
+WORDS = ["kafka", "streams", "python", "lab"]
+CLICKS = [(USERS[i % 6], WORDS[(i * 7) % 4], i) for i in range(48)]
+
+
+def final_counts(topology, partitions):
+    with ks.TopologyTestDriver(topology, partitions=partitions) as driver:
+        inp = driver.create_input_topic("clicks")
+        for user, word, ts in CLICKS:
+            inp.pipe_input(user, word, ts)
+        out = driver.create_output_topic("counts")
+        return out.read_key_values_to_map(), driver
+
+
+def test_users_land_on_several_partitions():
+    parts = {default_partition(serdes.String().serialize("clicks", u), 4) for u in USERS}
+    assert len(parts) > 1  # otherwise the example would prove nothing
+
+
+def test_single_partition_counts_every_click_of_a_word():
+    counts, _ = final_counts(without_repartition(), None)
+    assert counts == {"kafka": 12, "streams": 12, "python": 12, "lab": 12}
+
+
+def test_key_change_without_repartition_splits_counts_across_partitions():
+    counts, driver = final_counts(without_repartition(), {"clicks": 4})
+    assert len(driver.tasks) == 4
+    # each partition counted only its own users' clicks: the last count per word is partial
+    assert counts != {"kafka": 12, "streams": 12, "python": 12, "lab": 12}
+    assert all(n < 12 for n in counts.values())
+    store = driver.get_key_value_store("counts")
+    assert sorted(store.all()) != [("kafka", 12), ("lab", 12), ("python", 12), ("streams", 12)]
+
+
+def test_repartition_by_new_key_makes_counts_equal_to_single_partition():
+    counts, driver = final_counts(with_repartition(), {"clicks": 4, "clicks-by-word": 4})
+    assert counts == {"kafka": 12, "streams": 12, "python": 12, "lab": 12}
+    assert len(driver.tasks) == 8  # two sub-topologies x four partitions
+    for word in WORDS:
+        key = serdes.String().serialize("clicks-by-word", word)
+        partition = default_partition(key, 4)
+        sub = driver.tasks[ks.TaskId(1, partition)]
+        assert sub.stores["counts"].get(word) == 12
