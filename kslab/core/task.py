@@ -100,8 +100,8 @@ class StreamTask:
         self.metrics = TaskMetrics()
         self.commit_requested = False
         self._on_skip_hook = on_skip
-        self.default_key_serde = resolve_serde(config.get("default.key.serde"))
-        self.default_value_serde = resolve_serde(config.get("default.value.serde"))
+        self.default_key_serde = resolve_serde(config.get("default.key.serde"), is_key=True)
+        self.default_value_serde = resolve_serde(config.get("default.value.serde"), is_key=False)
         self._handler = _handler_name(config)
         self.context = context_factory(self)
         self.stream_time_queue = PunctuationQueue()
@@ -120,7 +120,8 @@ class StreamTask:
     # -- construction -------------------------------------------------------------------------
 
     def _serde(self, serde: Any, default: Any) -> Any:
-        return default if serde is None else resolve_serde(serde)
+        is_key = default is self.default_key_serde
+        return default if serde is None else resolve_serde(serde, is_key=is_key)
 
     def resolve_topic(self, topic: str) -> str:
         """A topic's real name (internal topics carry the application id)."""

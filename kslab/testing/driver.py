@@ -313,10 +313,11 @@ class TopologyTestDriver:
         )
 
     def _serde(self, given: Any, node_serde: Any, config_key: str) -> Any:
+        is_key = config_key == "default.key.serde"
         for candidate in (given, node_serde):
             if candidate is not None:
-                return resolve_serde(candidate)
-        return resolve_serde(self.config.get(config_key))
+                return resolve_serde(candidate, is_key=is_key)
+        return resolve_serde(self.config.get(config_key), is_key=is_key)
 
     def _output_queue(self, topic: str) -> deque[tuple[Any, ...]]:
         return self._collector.outputs[topic]

@@ -1,0 +1,300 @@
+"""The driver's Java-compatible surface: pipes, reads, clocks, routing, stores, frames."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pandas as pd
+import polars as pl
+
+import kslab as ks
+from kslab import serdes
+
+
+class Route(ks.Processor):
+    """Sends even values to child 'even', others to 'odd'."""
+
+    def init(self, context):
+        self.context = context
+
+    def process(self, record):
+        child = "even" if record.value % 2 == 0 else "odd"
+        self.context.forward(record, child_name=child)
+
+
+class WallClockTicker(ks.Processor):
+    def init(self, context):
+        self.context = context
+        context.schedule(timedelta(seconds=1), ks.PunctuationType.WALL_CLOCK_TIME, self.tick)
+        self.cancellable = context.schedule(
+            500, ks.PunctuationType.WALL_CLOCK_TIME, self.half
+        )
+
+    def tick(self, ts):
+        self.context.forward(ks.Record("tick", ts, ts))
+
+    def half(self, ts):
+        self.context.forward(ks.Record("half", ts, ts))
+        if ts >= 2000:
+            self.cancellable.cancel()
+
+    def process(self, record):
+        pass
+
+
+class Upper(ks.FixedKeyProcessor):
+    def init(self, context):
+        self.context = context
+
+    def process(self, record):
+        self.context.forward(record.with_value(record.value.upper()))
+
+
+class ReKey(ks.FixedKeyProcessor):
+    def init(self, context):
+        self.context = context
+
+    def process(self, record):
+        self.context.forward(ks.Record("other", record.value, record.timestamp))
+
+
+def passthrough(key_serde="string", value_serde="string"):
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde=key_serde, value_serde=value_serde)
+    topo.add_sink("out", "out", "src", key_serde=key_serde, value_serde=value_serde)
+    return topo
+
+
+def test_pipe_forms_and_topic_clock():
+    with ks.TopologyTestDriver(passthrough()) as driver:
+        inp = driver.create_input_topic("in", start_timestamp=100, auto_advance=10)
+        out = driver.create_output_topic("out")
+        inp.pipe_input("v1")
+        inp.pipe_input("k", "v2")
+        inp.pipe_input("k", "v3", 5)
+        inp.advance_time(1000)
+        inp.pipe_input("k", "v4", headers=[("h", b"1")])
+        inp.pipe_value_list(["a", "b"])
+        inp.pipe_key_value_list([("x", "1"), ks.KeyValue("y", "2")], 0, 7)
+        inp.pipe_record_list([ks.TestRecord("r", "3", 42)])
+        inp.pipe_input("dt", "v5", datetime(1970, 1, 1, 0, 0, 1, tzinfo=timezone.utc))
+        records = out.read_records_to_list()
+    assert [(r.key, r.value, r.timestamp) for r in records] == [
+        (None, "v1", 100), ("k", "v2", 110), ("k", "v3", 5), ("k", "v4", 1120),
+        (None, "a", 1130), (None, "b", 1140), ("x", "1", 0), ("y", "2", 7), ("r", "3", 42),
+        ("dt", "v5", 1000),
+    ]
+    assert records[3].headers == ks.Headers([("h", b"1")])
+    assert records[3].headers.last_header("h").value == b"1"
+
+
+def test_child_name_routing_and_produced_topics():
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde="string", value_serde="long")
+    topo.add_processor("route", Route, "src")
+    topo.add_sink("even", "evens", "route", key_serde="string", value_serde="long")
+    topo.add_sink("odd", "odds", "route", key_serde="string", value_serde="long")
+    with ks.TopologyTestDriver(topo) as driver:
+        inp = driver.create_input_topic("in")
+        for i in range(5):
+            inp.pipe_input("k", i, i)
+        assert driver.create_output_topic("evens").read_values_to_list() == [0, 2, 4]
+        assert driver.create_output_topic("odds").read_values_to_list() == [1, 3]
+        assert driver.produced_topic_names() == {"evens", "odds"}
+
+
+def test_wall_clock_punctuation_only_on_advance_and_cancel():
+    topo = ks.Topology()
+    topo.add_source("src", "in")
+    topo.add_processor("p", WallClockTicker, "src")
+    topo.add_sink("out", "out", "p", key_serde="string", value_serde="long")
+    with ks.TopologyTestDriver(topo, initial_wall_clock_time=0) as driver:
+        out = driver.create_output_topic("out")
+        driver.create_input_topic("in").pipe_input("k", "v", 10_000)
+        assert out.is_empty()  # records never fire wall-clock punctuation
+        driver.advance_wall_clock_time(499)
+        assert out.is_empty()
+        driver.advance_wall_clock_time(1)
+        assert out.read_key_values_to_list() == [("half", 500)]
+        driver.advance_wall_clock_time(1500)  # at 2000: both due; 'half' missed 1000, 1500
+        assert out.read_key_values_to_list() == [("tick", 2000), ("half", 2000)]
+        driver.advance_wall_clock_time(1000)  # 'half' cancelled itself at 2000
+        assert out.read_key_values_to_list() == [("tick", 3000)]
+
+
+def test_fixed_key_processor_changes_value_and_cannot_change_key():
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde="string", value_serde="string")
+    topo._add_processor("up", Upper, ["src"], fixed_key=True)
+    topo.add_sink("out", "out", "up", key_serde="string", value_serde="string")
+    with ks.TopologyTestDriver(topo) as driver:
+        driver.create_input_topic("in").pipe_input("k", "abc", 0)
+        assert driver.create_output_topic("out").read_key_value() == ("k", "ABC")
+
+    bad = ks.Topology()
+    bad.add_source("src", "in")
+    bad._add_processor("rekey", ReKey, ["src"], fixed_key=True)
+    bad.add_sink("out", "out", "rekey")
+    with ks.TopologyTestDriver(bad) as driver:
+        try:
+            driver.create_input_topic("in").pipe_input("k", "abc", 0)
+        except ks.StreamsError as err:
+            assert "FixedKeyProcessor 'rekey' forwarded a Record" in str(err)
+        else:
+            raise AssertionError("re-keying in a FixedKeyProcessor must fail")
+
+
+def test_record_metadata_and_task_id_inside_process():
+    seen = []
+
+    class Meta(ks.Processor):
+        def init(self, context):
+            self.context = context
+            seen.append(("init", context.task_id, context.application_id))
+
+        def process(self, record):
+            seen.append((self.context.record_metadata(), self.context.current_stream_time_ms()))
+
+    topo = ks.Topology().add_source("src", "in").add_processor("m", Meta, "src")
+    with ks.TopologyTestDriver(topo, {"application.id": "app"}) as driver:
+        inp = driver.create_input_topic("in")
+        inp.pipe_input("k", "v", 7)
+        inp.pipe_input("k", "v", 3)
+    assert seen == [
+        ("init", ks.TaskId(0, 0), "app"),
+        (ks.RecordMetadata("in", 0, 0), 7),
+        (ks.RecordMetadata("in", 0, 1), 7),
+    ]
+
+
+def test_internal_topic_sink_loops_back_into_source():
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde="string", value_serde="string")
+    topo.add_sink("to-mid", "mid", "src", key_serde="string", value_serde="string")
+    topo.add_source("mid-src", "mid", key_serde="string", value_serde="string")
+    topo.add_sink("out", "out", "mid-src", key_serde="string", value_serde="string")
+    with ks.TopologyTestDriver(topo) as driver:
+        driver.create_input_topic("in").pipe_input("k", "v", 3)
+        assert driver.create_output_topic("out").read_record() == ks.TestRecord("k", "v", 3)
+        assert driver.create_output_topic("mid").read_key_value() == ("k", "v")
+
+
+def test_global_store_is_filled_from_its_topic_and_readable_by_processors():
+    class Fill(ks.Processor):
+        def init(self, context):
+            self.store = context.get_state_store("users")
+
+        def process(self, record):
+            self.store.put(record.key, record.value)
+
+    class Enrich(ks.Processor):
+        def init(self, context):
+            self.context = context
+            self.users = context.get_state_store("users")
+
+        def process(self, record):
+            name = self.users.get(record.key) or "unknown"
+            self.context.forward(record.with_value(f"{record.value} by {name}"))
+
+    users = ks.Stores.key_value_store_builder(
+        ks.Stores.in_memory_key_value_store("users"), "string", "string"
+    ).with_logging_disabled()
+    topo = ks.Topology()
+    topo.add_global_store(users, "users-src", "users", "users-fill", Fill,
+                          key_serde="string", value_serde="string")
+    topo.add_source("orders", "orders", key_serde="string", value_serde="string")
+    topo.add_processor("enrich", Enrich, "orders")
+    topo.add_sink("out", "enriched", "enrich", key_serde="string", value_serde="string")
+    with ks.TopologyTestDriver(topo) as driver:
+        driver.create_input_topic("users").pipe_input("u1", "Ada", 0)
+        orders = driver.create_input_topic("orders")
+        orders.pipe_input("u1", "book", 1)
+        orders.pipe_input("u2", "pen", 2)
+        assert driver.create_output_topic("enriched").read_values_to_list() == [
+            "book by Ada", "pen by unknown"
+        ]
+        assert driver.get_key_value_store("users").get("u1") == "Ada"
+
+
+def test_changelog_records_are_kept_for_logged_stores():
+    class Put(ks.Processor):
+        def init(self, context):
+            self.store = context.get_state_store("s")
+
+        def process(self, record):
+            self.store.put(record.key, record.value)
+
+    topo = ks.Topology().add_source("src", "in", key_serde="string", value_serde="long")
+    topo.add_processor("put", Put, "src")
+    topo.add_state_store(
+        ks.Stores.key_value_store_builder(ks.Stores.in_memory_key_value_store("s"),
+                                          "string", "long"),
+        "put",
+    )
+    with ks.TopologyTestDriver(topo, {"application.id": "app"}) as driver:
+        inp = driver.create_input_topic("in")
+        inp.pipe_input("a", 1, 10)
+        inp.pipe_input("a", None, 20)
+        assert driver.produced_topic_names() == {"app-s-changelog"}
+        changelog = driver.create_output_topic("app-s-changelog", serdes.String(),
+                                               serdes.Long())
+        assert changelog.read_records_to_list() == [
+            ks.TestRecord("a", 1, 10), ks.TestRecord("a", None, 20)
+        ]
+
+
+def test_pipe_dataframe_pandas_and_polars_with_dict_values_and_datetimes():
+    topo = passthrough("string", "json")
+    frame = pd.DataFrame({
+        "key": ["a", "b"],
+        "amount": [5, 7],
+        "country": ["NL", "FR"],
+        "timestamp": pd.to_datetime(["1970-01-01T00:00:01", "1970-01-01T00:00:02"]),
+    })
+    with ks.TopologyTestDriver(topo) as driver:
+        assert driver.create_input_topic("in").pipe_dataframe(frame, value=None) == 2
+        out = driver.create_output_topic("out").to_pandas(expand=True)
+    assert out.to_dict("list") == {
+        "key": ["a", "b"], "amount": [5, 7], "country": ["NL", "FR"],
+        "timestamp": [1000, 2000], "headers": [[], []],
+    }
+    polars_frame = pl.DataFrame({"key": ["x"], "value": [{"n": 1}], "timestamp": [9]})
+    with ks.TopologyTestDriver(topo) as driver:
+        driver.create_input_topic("in").pipe_dataframe(polars_frame)
+        out = driver.create_output_topic("out").to_polars()
+    assert out.to_dicts() == [{"key": "x", "value": {"n": 1}, "timestamp": 9, "headers": []}]
+
+
+def test_run_merges_frames_in_timestamp_order():
+    topo = ks.Topology()
+    topo.add_source("a", "left", key_serde="string", value_serde="string")
+    topo.add_source("b", "right", key_serde="string", value_serde="string")
+    topo.add_sink("out", "out", "a", "b", key_serde="string", value_serde="string")
+    left = pd.DataFrame({"key": ["l1", "l2"], "value": ["L1", "L2"], "timestamp": [1, 5]})
+    right = pd.DataFrame({"key": ["r1"], "value": ["R1"], "timestamp": [3]})
+    with ks.TopologyTestDriver(topo) as driver:
+        result = driver.run({"left": left, "right": right})
+    assert list(result) == ["out"]
+    assert result["out"]["value"].tolist() == ["L1", "R1", "L2"]
+    assert result["out"]["timestamp"].tolist() == [1, 3, 5]
+
+
+def test_store_frames():
+    class Put(ks.Processor):
+        def init(self, context):
+            self.store = context.get_state_store("s")
+
+        def process(self, record):
+            self.store.put(record.key, record.value)
+
+    topo = ks.Topology().add_source("src", "in", key_serde="string", value_serde="long")
+    topo.add_processor("put", Put, "src")
+    topo.add_state_store(
+        ks.Stores.key_value_store_builder(ks.Stores.in_memory_key_value_store("s"),
+                                          "string", "long"),
+        "put",
+    )
+    with ks.TopologyTestDriver(topo) as driver:
+        driver.create_input_topic("in").pipe_key_value_list([("b", 2), ("a", 1)])
+        frame = driver.get_key_value_store("s").to_pandas()
+    assert frame.to_dict("list") == {"key": ["a", "b"], "value": [1, 2]}

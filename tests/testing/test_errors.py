@@ -1,0 +1,174 @@
+"""Bad input and bad code surface as located, actionable errors; nothing is dropped silently."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+import kslab as ks
+from kslab import serdes
+
+
+class Boom(ks.Processor):
+    def init(self, context):
+        self.context = context
+
+    def process(self, record):
+        if record.value == "bad":
+            raise ValueError("cannot handle bad")
+        self.context.forward(record)
+
+
+class AsksForStore(ks.Processor):
+    def init(self, context):
+        self.store = context.get_state_store("cuonts")
+
+    def process(self, record):
+        pass
+
+
+def long_topology(**config_unused):
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde="string", value_serde="long")
+    topo.add_sink("out", "out", "src", key_serde="string", value_serde="long")
+    return topo
+
+
+def test_unreadable_bytes_raise_serde_error_naming_topic_partition_offset():
+    with ks.TopologyTestDriver(long_topology()) as driver:
+        good = driver.create_input_topic("in")
+        bad = driver.create_input_topic("in", value_serde=serdes.String())
+        good.pipe_input("k", 1, 0)
+        with pytest.raises(ks.SerdeError) as info:
+            bad.pipe_input("k", "abc", 1)
+    err = info.value
+    assert (err.topic, err.partition, err.offset) == ("in", 0, 1)
+    assert err.raw == b"abc"
+    assert "source 'src'" in str(err)
+    assert "topic 'in', partition 0, offset 1" in str(err)
+    assert "log_and_continue" in str(err)
+
+
+def test_log_and_continue_skips_counts_and_logs(caplog):
+    config = {"default.deserialization.exception.handler": "log_and_continue"}
+    with ks.TopologyTestDriver(long_topology(), config) as driver:
+        good = driver.create_input_topic("in")
+        bad = driver.create_input_topic("in", value_serde=serdes.String())
+        with caplog.at_level(logging.WARNING, logger="kslab.core"):
+            good.pipe_input("a", 1, 0)
+            bad.pipe_input("b", "abc", 1)
+            good.pipe_input("c", 3, 2)
+        out = driver.create_output_topic("out")
+        assert out.read_key_values_to_list() == [("a", 1), ("c", 3)]
+        assert driver.metrics()["0_0"]["dropped-records-total"] == 1
+        assert driver.metrics()["0_0"]["process-total"] == 2
+    assert any("offset 1" in r.getMessage() for r in caplog.records)
+
+
+def test_exception_in_processor_is_streams_error_with_record_and_node():
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde="string", value_serde="string")
+    topo.add_processor("boom", Boom, "src")
+    topo.add_sink("out", "out", "boom", key_serde="string", value_serde="string")
+    with ks.TopologyTestDriver(topo) as driver:
+        inp = driver.create_input_topic("in")
+        inp.pipe_input("k1", "fine", 0)
+        with pytest.raises(ks.StreamsError) as info:
+            inp.pipe_input("k2", "bad", 5)
+    err = info.value
+    assert (err.node, err.topic, err.partition, err.offset, err.key, err.value) == (
+        "boom", "in", 0, 1, "k2", "bad"
+    )
+    assert isinstance(err.__cause__, ValueError)
+    assert "processor=boom" in str(err)
+
+
+def test_unknown_store_names_processor_and_visible_stores():
+    topo = ks.Topology()
+    topo.add_source("src", "in")
+    topo.add_processor("p", AsksForStore, "src")
+    topo.add_state_store(
+        ks.Stores.key_value_store_builder(ks.Stores.in_memory_key_value_store("counts"),
+                                          "string", "long"),
+        "p",
+    )
+    with pytest.raises(ks.StoreError) as info:
+        ks.TopologyTestDriver(topo)
+    assert "'p'" in str(info.value)
+    assert "cuonts" in str(info.value)
+    assert "['counts']" in str(info.value)
+
+
+def test_store_not_connected_to_processor_is_named():
+    class UsesOther(ks.Processor):
+        def init(self, context):
+            context.get_state_store("other")
+
+        def process(self, record):
+            pass
+
+    topo = ks.Topology()
+    topo.add_source("src", "in")
+    topo.add_processor("p", UsesOther, "src")
+    topo.add_processor("q", Boom, "src")
+    topo.add_state_store(
+        ks.Stores.key_value_store_builder(ks.Stores.in_memory_key_value_store("other"),
+                                          "string", "long"),
+        "q",
+    )
+    with pytest.raises(ks.StoreError, match="not connected to the processor"):
+        ks.TopologyTestDriver(topo)
+
+
+def test_sink_serde_mismatch_names_sink_and_topic():
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde="string", value_serde="string")
+    topo.add_sink("out", "numbers", "src", key_serde="string", value_serde="long")
+    with ks.TopologyTestDriver(topo) as driver:
+        with pytest.raises(ks.SerdeError) as info:
+            driver.create_input_topic("in").pipe_input("k", "not a number", 0)
+    assert "sink 'out'" in str(info.value)
+    assert "'numbers'" in str(info.value)
+
+
+def test_unknown_input_topic_lists_what_the_topology_reads():
+    with ks.TopologyTestDriver(long_topology()) as driver:
+        with pytest.raises(ks.KslabError, match=r"Unknown topic: 'nope'.*\['in'\]"):
+            driver.create_input_topic("nope")
+
+
+def test_reading_empty_output_topic_raises_no_such_element():
+    with ks.TopologyTestDriver(long_topology()) as driver:
+        out = driver.create_output_topic("out")
+        with pytest.raises(ks.NoSuchElementError):
+            out.read_value()
+        assert out.read_values_to_list() == []
+
+
+def test_negative_timestamp_is_refused_with_a_fix():
+    with ks.TopologyTestDriver(long_topology()) as driver:
+        with pytest.raises(ks.StreamsError, match="negative"):
+            driver.create_input_topic("in").pipe_input("k", 1, -5)
+
+
+def test_unknown_config_key_suggests_the_right_one():
+    with pytest.raises(ks.KslabError, match="did you mean 'application.id'"):
+        ks.TopologyTestDriver(long_topology(), {"aplication.id": "x"})
+
+
+def test_forward_to_unknown_child_names_children():
+    class ToChild(ks.Processor):
+        def init(self, context):
+            self.context = context
+
+        def process(self, record):
+            self.context.forward(record, child_name="nope")
+
+    topo = ks.Topology()
+    topo.add_source("src", "in")
+    topo.add_processor("p", ToChild, "src")
+    topo.add_sink("a", "a", "p")
+    with ks.TopologyTestDriver(topo) as driver:
+        with pytest.raises(ks.StreamsError, match="Unknown downstream node: 'nope'.*'a'"):
+            driver.create_input_topic("in").pipe_input("k", "v", 0)
