@@ -1,0 +1,59 @@
+"""Serdes: how keys and values become bytes at every topic boundary, byte-compatible with the JVM.
+
+Every serde maps ``None`` to ``None`` both ways (tombstones) and raises ``kslab.SerdeError``
+naming itself, the topic, what it expected and what to do when it cannot read or write::
+
+    >>> from kslab import serdes
+    >>> serdes.Long().serialize("orders", 1).hex()
+    '0000000000000001'
+    >>> serdes.resolve("org.apache.kafka.common.serialization.Serdes$StringSerde")
+    String()
+
+Serdes that depend on their position (``Avro`` picks the ``<topic>-key`` or ``<topic>-value``
+subject) learn it from ``configure(is_key)``, which the framework calls through
+``resolve(serde, is_key=...)``; ``located`` adds partition and offset to a ``SerdeError``.
+"""
+
+from kslab.serdes._avro import Avro
+from kslab.serdes._base import Serde, located
+from kslab.serdes._functions import FunctionSerde, from_functions
+from kslab.serdes._json import Json
+from kslab.serdes._primitives import (
+    UUID,
+    Boolean,
+    Bytes,
+    Double,
+    Float,
+    Integer,
+    Long,
+    Short,
+    String,
+)
+from kslab.serdes._resolve import resolve
+from kslab.serdes._windowed import SessionWindowed, TimeWindowed
+
+__all__ = [
+    "UUID",
+    "Avro",
+    "Boolean",
+    "Bytes",
+    "Double",
+    "Float",
+    "FunctionSerde",
+    "Integer",
+    "Json",
+    "Long",
+    "Serde",
+    "SessionWindowed",
+    "Short",
+    "String",
+    "TimeWindowed",
+    "from_functions",
+    "located",
+    "resolve",
+]
+
+# Users meet these as kslab.serdes.X, so reprs and tracebacks should say so.
+for _name in __all__:
+    globals()[_name].__module__ = __name__
+del _name

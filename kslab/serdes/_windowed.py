@@ -1,0 +1,175 @@
+"""The serdes for windowed keys: a key's bytes, then its window's bounds, laid out as the JVM does.
+
+Invariant: the layouts are Kafka's ``WindowKeySchema.toBinary`` (key + 8-byte start) and
+``SessionKeySchema.toBinary`` (key + 8-byte end + 8-byte start), big-endian, so windowed output
+topics written by kslab read back in Java and vice versa.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import struct
+from typing import Any
+
+from kslab.errors import SerdeError
+from kslab.records import Window, Windowed
+from kslab.serdes._base import Serde, deserialize_error, plural, serialize_error
+from kslab.serdes._resolve import resolve
+
+__all__ = ["SessionWindowed", "TimeWindowed"]
+
+LONG_MAX = 2**63 - 1
+
+_pack_start = struct.Struct(">q").pack
+_unpack_start = struct.Struct(">q").unpack_from
+_pack_end_start = struct.Struct(">qq").pack
+_unpack_end_start = struct.Struct(">qq").unpack_from
+_EXPECTED_VALUE = "a Windowed(key, Window(start, end))"
+# Builds the named tuples without their Python-level __new__: reads happen once per record.
+_tuple_new = tuple.__new__
+
+
+class TimeWindowed(Serde):
+    """A ``Windowed`` key of a tumbling or hopping window: inner key bytes + 8-byte start.
+
+    The end is not on the wire; reads rebuild it as ``start + window_size`` (capped at Long.MAX,
+    as Java does), so reading needs ``window_size`` just as Java's ``TimeWindowedDeserializer``
+    needs ``window.size.ms``. Writing does not.
+    """
+
+    __slots__ = ("_inner", "_window_size")
+
+    def __init__(self, inner: Any, window_size: int | dt.timedelta | None = None) -> None:
+        self._inner = resolve(inner)
+        self._window_size = _as_window_size(window_size)
+
+    @property
+    def inner(self) -> Serde:
+        """The serde of the key inside the window."""
+        return self._inner
+
+    @property
+    def window_size(self) -> int | None:
+        """The window size in ms that reads use to compute each window's end."""
+        return self._window_size
+
+    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
+        """The inner serde's bytes of ``data.key`` followed by ``data.window.start``."""
+        if data is None:
+            return None
+        try:
+            key, window = data
+            start = _pack_start(window[0])
+        except (TypeError, ValueError, IndexError, struct.error) as e:
+            raise serialize_error(self, topic, data, _EXPECTED_VALUE, e) from e
+        return _key_bytes(self, topic, key, data, headers) + start
+
+    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
+        """The ``Windowed(key, Window(start, start + window_size))`` in ``data``; b'' is None."""
+        if not data:
+            return None  # Java's deserializer also turns empty bytes into null
+        size = self._window_size
+        if size is None or len(data) < 8:
+            raise _read_error(self, topic, data, 8)
+        cut = len(data) - 8
+        start = _unpack_start(data, cut)[0]
+        end = start + size
+        window = _tuple_new(Window, (start, end if end <= LONG_MAX else LONG_MAX))
+        return _tuple_new(Windowed, (self._inner.deserialize(topic, data[:cut], headers), window))
+
+    def configure(self, is_key: bool) -> Serde:
+        """This serde with its inner serde configured the same way."""
+        inner = self._inner.configure(is_key) if hasattr(self._inner, "configure") else self._inner
+        return self if inner is self._inner else TimeWindowed(inner, self._window_size)
+
+    def _config(self) -> tuple[Any, ...]:
+        return (self._inner, self._window_size)
+
+    def _repr_args(self) -> str:
+        size = "" if self._window_size is None else f", window_size={self._window_size}"
+        return f"{self._inner!r}{size}"
+
+
+class SessionWindowed(Serde):
+    """A ``Windowed`` key of a session window: inner key bytes + 8-byte end + 8-byte start."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = resolve(inner)
+
+    @property
+    def inner(self) -> Serde:
+        """The serde of the key inside the session."""
+        return self._inner
+
+    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
+        """The inner serde's bytes of ``data.key``, then the window's end, then its start."""
+        if data is None:
+            return None
+        try:
+            key, (start, end) = data
+            bounds = _pack_end_start(end, start)
+        except (TypeError, ValueError, struct.error) as e:
+            raise serialize_error(self, topic, data, _EXPECTED_VALUE, e) from e
+        return _key_bytes(self, topic, key, data, headers) + bounds
+
+    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
+        """The ``Windowed(key, Window(start, end))`` in ``data``; ``b''`` reads as None."""
+        if not data:
+            return None  # Java's deserializer also turns empty bytes into null
+        if len(data) < 16:
+            raise _read_error(self, topic, data, 16)
+        cut = len(data) - 16
+        end, start = _unpack_end_start(data, cut)
+        window = _tuple_new(Window, (start, end))
+        return _tuple_new(Windowed, (self._inner.deserialize(topic, data[:cut], headers), window))
+
+    def configure(self, is_key: bool) -> Serde:
+        """This serde with its inner serde configured the same way."""
+        inner = self._inner.configure(is_key) if hasattr(self._inner, "configure") else self._inner
+        return self if inner is self._inner else SessionWindowed(inner)
+
+    def _config(self) -> tuple[Any, ...]:
+        return (self._inner,)
+
+    def _repr_args(self) -> str:
+        return repr(self._inner)
+
+
+def _key_bytes(serde: Serde, topic: str, key: Any, data: Any, headers: Any) -> bytes:
+    """The inner serde's bytes for the windowed key, which must not be None."""
+    raw = serde._inner.serialize(topic, key, headers)  # type: ignore[attr-defined]
+    if raw is None:
+        expected = "a Windowed whose key is not None (Java cannot write a null windowed key)"
+        raise serialize_error(serde, topic, data, expected)
+    return raw
+
+
+def _read_error(serde: Serde, topic: str, data: bytes, width: int) -> SerdeError:
+    """The error for bytes too short to hold window bounds, or a read without a window size."""
+    if isinstance(serde, TimeWindowed) and serde.window_size is None:
+        msg = (
+            f"{serde!r} cannot deserialize {plural(len(data), 'byte')} from topic {topic!r}: "
+            "a window's end is not on the wire and is computed from the window size, which is "
+            f"not set; pass TimeWindowed({serde.inner!r}, window_size=<ms>) with the windowed "
+            "aggregation's size"
+        )
+        return SerdeError(msg, topic=topic, raw=bytes(data))
+    expected = f"a windowed key ends with {width} bytes of window bounds"
+    return deserialize_error(serde, topic, data, expected)
+
+
+def _as_window_size(window_size: int | dt.timedelta | None) -> int | None:
+    """The window size in ms; a ``timedelta`` is converted, negatives are refused."""
+    if window_size is None:
+        return None
+    if isinstance(window_size, dt.timedelta):
+        window_size = window_size // dt.timedelta(milliseconds=1)
+    if not isinstance(window_size, int) or isinstance(window_size, bool) or window_size < 0:
+        msg = (
+            f"TimeWindowed window_size={window_size!r} is invalid; pass a duration in ms >= 0 "
+            "or a timedelta"
+        )
+        raise ValueError(msg)
+    return window_size
