@@ -2,8 +2,9 @@
 
 One ``TaskContext`` serves every processor of a task, as Kafka's ``ProcessorContextImpl`` does:
 the task points ``current`` at the node that runs, and ``forward`` walks the children depth
-first, restoring ``current`` and the record timestamp afterwards. Invariant: outside a
-``forward`` call, ``current`` is the node whose user code is running (or ``None``).
+first and restores ``current`` afterwards; each processor node sets ``record`` to the record it
+handles, so stores stamp changelog writes with it, as Kafka's record context does. Invariant:
+outside a ``forward`` call, ``current`` is the node whose user code is running (or ``None``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["FixedKeyContext", "RecordContext", "TaskContext"]
 
 
+_NO_RECORD = Record(None, None, 0)
+
+
 class RecordContext:
     """What a topic extractor or partitioner may know of the record: where it came from."""
 
@@ -42,47 +46,54 @@ class TaskContext(ProcessorContext):
 
     def __init__(self, task: StreamTask) -> None:
         self._task = task
+        if type(self).send is TaskContext.send:
+            self.send = task.collector.send  # type: ignore[method-assign] # skip a hop
         self.current: RuntimeNode | None = None
         self.topic: str | None = None
         self.partition = -1
         self.offset = -1
-        self.timestamp = 0
-        self.headers: Any = None
+        self.record: Record = _NO_RECORD
+
+    @property
+    def timestamp(self) -> int:
+        """The timestamp of the record being handled (the fire time inside a punctuation)."""
+        return self.record.timestamp
+
+    @property
+    def headers(self) -> Any:
+        """The headers of the record being handled."""
+        return self.record._headers
 
     # -- forwarding -------------------------------------------------------------------------------
 
     def forward(self, record: Record, child_name: str | None = None) -> None:
         """Send ``record`` to every child of the current node, or only to ``child_name``."""
         node = self.current
-        if node is None:
-            msg = "forward() was called outside process() and punctuation; forward from those"
-            raise StreamsError(msg)
         if child_name is None:
-            children = node.children
+            try:
+                children = node.children  # type: ignore[union-attr]
+            except AttributeError:
+                msg = "forward() was called outside process() and punctuation; forward from those"
+                raise StreamsError(msg) from None
         else:
-            child = node.children_by_name.get(child_name)
+            child = node.children_by_name.get(child_name) if node is not None else None
             if child is None:
-                known = ", ".join(repr(c) for c in node.children_by_name) or "none"
+                known = ", ".join(repr(c) for c in node.children_by_name) if node else "none"
                 msg = (
                     f"Unknown downstream node: '{child_name}' either does not exist or is not "
-                    f"connected to this processor ('{node.name}'); its children are: {known}"
+                    f"connected to this processor ('{node.name if node else '?'}'); its "
+                    f"children are: {known or 'none'}"
                 )
-                raise StreamsError(msg, node=node.name)
+                raise StreamsError(msg, node=node.name if node else None)
             children = (child,)
-        previous_ts, previous_headers = self.timestamp, self.headers
-        self.timestamp = record.timestamp
-        self.headers = record._headers
-        try:
-            for child in children:
-                self.current = child
-                child.process(record)
-        finally:
-            self.current = node
-            self.timestamp, self.headers = previous_ts, previous_headers
+        for child in children:
+            self.current = child
+            child.process(record)
+        self.current = node
 
-    def process_source(self, source: RuntimeNode, record: Record) -> None:
-        """Hand a freshly read record to its source node (a seam for tracing)."""
-        source.process(record)
+    # A source only forwards: handing it a freshly read record is a forward from it. This
+    # name is the seam where tracing notes the source (``current`` is the source).
+    process_source = forward
 
     def for_node(self, node: RuntimeNode) -> ProcessorContext:
         """The context handed to ``node``'s processor in ``init``."""
@@ -213,7 +224,8 @@ class TaskContext(ProcessorContext):
         topic = task.changelog_topics.get(store_name)
         if topic is None:
             return
-        task.collector.send(topic, key, value, None, self.timestamp, task.id.partition, None)
+        task.collector.send(topic, key, value, None, self.record.timestamp, task.id.partition,
+                            None)
 
     # -- helpers for runtime nodes -------------------------------------------------------------
 
@@ -267,15 +279,16 @@ class TaskContext(ProcessorContext):
         self._task.collector.send(topic, key, value, headers, timestamp, partition, sink)
 
     def _record_context(self) -> RecordContext:
-        return RecordContext(self.topic, self.partition, self.offset, self.timestamp, self.headers)
+        record = self.record
+        return RecordContext(self.topic, self.partition, self.offset, record.timestamp,
+                             record._headers)
 
     def run_punctuation(self, schedule: Schedule, now: int) -> None:
         """Fire ``schedule`` at ``now`` with no record context, as Kafka does."""
-        saved = (self.current, self.topic, self.partition, self.offset, self.timestamp,
-                 self.headers)
+        saved = (self.current, self.topic, self.partition, self.offset, self.record)
         self.current = schedule.node
         self.topic, self.partition, self.offset = None, -1, -1
-        self.timestamp, self.headers = now, None
+        self.record = Record(None, None, now)
         try:
             schedule.punctuator(now)
         except (StreamsError, StoreError):
@@ -287,8 +300,7 @@ class TaskContext(ProcessorContext):
             )
             raise StreamsError(msg, node=schedule.node.name) from exc
         finally:
-            (self.current, self.topic, self.partition, self.offset, self.timestamp,
-             self.headers) = saved
+            self.current, self.topic, self.partition, self.offset, self.record = saved
 
 
 class FixedKeyContext(FixedKeyProcessorContext):

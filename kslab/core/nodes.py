@@ -16,7 +16,9 @@ from kslab.records import FixedKeyRecord, Record
 if TYPE_CHECKING:
     from kslab.core.context import TaskContext
 
-__all__ = ["ProcessorRuntime", "RuntimeNode", "SinkRuntime", "SourceRuntime"]
+__all__ = [
+    "FixedKeyProcessorRuntime", "ProcessorRuntime", "RuntimeNode", "SinkRuntime", "SourceRuntime",
+]
 
 
 class RuntimeNode:
@@ -112,14 +114,28 @@ class ProcessorRuntime(RuntimeNode):
 
     def process(self, record: Record) -> None:
         """Run the user's ``process``; turn what it raises into a located ``StreamsError``."""
-        if self.fixed_key and type(record) is not FixedKeyRecord:
-            record = FixedKeyRecord(record.key, record.value, record.timestamp, record._headers)
+        context = self.context
+        previous = context.record
+        context.record = record
         try:
             self.processor.process(record)
         except KslabError:
             raise
         except Exception as exc:
-            raise self.context.processing_error(self.name, record, exc) from exc
+            raise context.processing_error(self.name, record, exc) from exc
+        context.record = previous
+
+
+class FixedKeyProcessorRuntime(ProcessorRuntime):
+    """Runs a ``FixedKeyProcessor``: what it receives is a ``FixedKeyRecord``."""
+
+    __slots__ = ()
+
+    def process(self, record: Record) -> None:
+        """Hand the processor a ``FixedKeyRecord`` view of ``record``."""
+        if type(record) is not FixedKeyRecord:
+            record = FixedKeyRecord(record.key, record.value, record.timestamp, record._headers)
+        ProcessorRuntime.process(self, record)
 
 
 class SinkRuntime(RuntimeNode):
@@ -173,6 +189,7 @@ class SinkRuntime(RuntimeNode):
         if self.partitioner is not None:
             partition = context.custom_partition(self, topic, key, value)
         context.send(topic, key_bytes, value_bytes, headers, timestamp, partition, self.name)
+
 
     def _serde_error(
         self, topic: str, what: str, obj: Any, serde: Any, exc: Exception

@@ -33,18 +33,25 @@ class PartitionGroup:
             best_ts = 0
             for queue in self._queues:
                 head = queue.load_head()
-                if head is not None and (best is None or head.timestamp < best_ts):
-                    best, best_ts = queue, head.timestamp
+                if head is not None and (best is None or head[0] < best_ts):
+                    best, best_ts = queue, head[0]
             if best is None:
                 return None
         record = best.poll()
-        if record.timestamp > self.stream_time:
-            self.stream_time = record.timestamp
+        if record[0] > self.stream_time:
+            self.stream_time = record[0]
         return best, record
 
     def has_records(self) -> bool:
         """True when any partition holds a record (valid or not yet deserialized)."""
+        single = self._single
+        if single is not None:
+            return single.head is not None or bool(single._raw)
         return any(len(q) for q in self._queues)
+
+    def is_empty(self) -> bool:
+        """True when no partition holds anything."""
+        return not self.has_records()
 
     def num_buffered(self) -> int:
         """Records waiting across all partitions."""

@@ -36,12 +36,12 @@ class ConsumerRecord(NamedTuple):
 
 
 class StampedRecord(NamedTuple):
-    """A deserialized record and the timestamp its extractor gave it."""
+    """A deserialized record and its timestamp (the hot path uses plain tuples of this shape)."""
 
     timestamp: int
     key: Any
     value: Any
-    raw: ConsumerRecord
+    raw: tuple
 
 
 class RecordDeserializer:
@@ -65,28 +65,39 @@ class RecordDeserializer:
         self._continue = handler == "log_and_continue"
         self._on_skip = on_skip
 
-    def deserialize(self, raw: ConsumerRecord, partition_time: int) -> StampedRecord | None:
-        """The stamped record, or ``None`` when it was skipped (and counted)."""
-        topic = raw.topic
+    def deserialize(self, raw: tuple, partition_time: int) -> tuple | None:
+        """``(timestamp, key, value, raw)``, or ``None`` when skipped (and counted).
+
+        ``raw`` is a ``ConsumerRecord`` or a plain tuple in its field order: the hot path
+        indexes instead of building named tuples.
+        """
+        topic, _partition, _offset, timestamp, key_bytes, value_bytes, headers = raw
         try:
-            key = self._key(topic, raw.key, raw.headers)
-            value = self._value(topic, raw.value, raw.headers)
+            key = self._key(topic, key_bytes, headers)
+            value = self._value(topic, value_bytes, headers)
         except Exception as exc:  # noqa: BLE001 - any serde failure goes to the handler
-            return self._fail(raw, exc)
-        extractor = self._extractor
-        if extractor is None:
-            timestamp = raw.timestamp
+            return self._fail(ConsumerRecord(*raw), exc)
+        if self._extractor is None:
             if timestamp < 0:
-                msg = (
-                    f"Input record from topic '{topic}', partition {raw.partition}, offset "
-                    f"{raw.offset} has invalid (negative) timestamp {timestamp}; give the source "
-                    "a timestamp_extractor that handles it"
-                )
-                raise StreamsError(
-                    msg, node=self.source_name, topic=topic, partition=raw.partition,
-                    offset=raw.offset, key=key, value=value,
-                )
-            return StampedRecord(timestamp, key, value, raw)
+                self._negative(ConsumerRecord(*raw), key, value)
+            return (timestamp, key, value, raw)
+        return self._extract(ConsumerRecord(*raw), key, value, partition_time)
+
+    def _negative(self, raw: ConsumerRecord, key: Any, value: Any) -> None:
+        msg = (
+            f"Input record from topic '{raw.topic}', partition {raw.partition}, offset "
+            f"{raw.offset} has invalid (negative) timestamp {raw.timestamp}; give the source "
+            "a timestamp_extractor that handles it"
+        )
+        raise StreamsError(
+            msg, node=self.source_name, topic=raw.topic, partition=raw.partition,
+            offset=raw.offset, key=key, value=value,
+        )
+
+    def _extract(self, raw: ConsumerRecord, key: Any, value: Any,
+                 partition_time: int) -> tuple | None:
+        extractor = self._extractor
+        topic = raw.topic
         try:
             timestamp = extractor(raw._replace(key=key, value=value), partition_time)
         except Exception as exc:
@@ -107,7 +118,7 @@ class RecordDeserializer:
             )
             self._on_skip(raw, ValueError(f"negative extracted timestamp {timestamp}"))
             return None
-        return StampedRecord(timestamp, key, value, raw)
+        return (timestamp, key, value, raw)
 
     def _fail(self, raw: ConsumerRecord, exc: Exception) -> None:
         where = f"topic '{raw.topic}', partition {raw.partition}, offset {raw.offset}"
@@ -154,14 +165,20 @@ class RecordQueue:
             self._update_head()
         return self.head
 
-    def poll(self) -> StampedRecord:
+    def poll(self) -> tuple:
         """Take the head record (``load_head`` must have returned it)."""
         head = self.head
-        assert head is not None
-        if head.timestamp > self.partition_time:
-            self.partition_time = head.timestamp
+        if head[0] > self.partition_time:
+            self.partition_time = head[0]
         self.head = None
         return head
+
+    def take_now(self, raw: tuple) -> tuple | None:
+        """Stamp ``raw`` directly, bypassing the queue (only when the queue is empty)."""
+        stamped = self._deserializer.deserialize(raw, self.partition_time)
+        if stamped is not None and stamped[0] > self.partition_time:
+            self.partition_time = stamped[0]
+        return stamped
 
     def _update_head(self) -> None:
         raw = self._raw

@@ -16,7 +16,13 @@ from typing import Any, Protocol
 
 from kslab.config import StreamsConfig
 from kslab.core.context import TaskContext
-from kslab.core.nodes import ProcessorRuntime, RuntimeNode, SinkRuntime, SourceRuntime
+from kslab.core.nodes import (
+    FixedKeyProcessorRuntime,
+    ProcessorRuntime,
+    RuntimeNode,
+    SinkRuntime,
+    SourceRuntime,
+)
 from kslab.core.partition_group import UNKNOWN, PartitionGroup
 from kslab.core.punctuation import PunctuationQueue, Schedule
 from kslab.core.record_queue import ConsumerRecord, RecordDeserializer, RecordQueue
@@ -138,7 +144,8 @@ class StreamTask:
                     self._serde(node.value_serde, self.default_value_serde),
                 )
             elif isinstance(node, ProcessorNode):
-                runtime = ProcessorRuntime(
+                kind = FixedKeyProcessorRuntime if node.fixed_key else ProcessorRuntime
+                runtime = kind(
                     name, context, node.supplier, list(node.stores), fixed_key=node.fixed_key
                 )
             elif isinstance(node, SinkNode):
@@ -234,9 +241,9 @@ class StreamTask:
 
     # -- input --------------------------------------------------------------------------------
 
-    def add_record(self, record: ConsumerRecord) -> None:
-        """Queue a raw record read from one of this task's partitions."""
-        self._queues[(record.topic, record.partition)].add(record)
+    def add_record(self, record: tuple) -> None:
+        """Queue a raw record (a ``ConsumerRecord`` or a tuple in its field order)."""
+        self._queues[(record[0], record[1])].add(record)
 
     def add_input_partition(self, topic: str, partition: int) -> None:
         """Start reading another partition (a new topic matching a source pattern)."""
@@ -276,23 +283,47 @@ class StreamTask:
         if nxt is None:
             return False
         queue, stamped = nxt
-        raw = stamped.raw
+        self._run(queue.source, stamped)
+        return True
+
+    def process_now(self, raw: tuple) -> bool:
+        """Process ``raw`` at once, as ``add_record`` + ``process`` would when nothing is queued.
+
+        ``raw`` is a ``ConsumerRecord`` (or a tuple in its field order). Engines use this fast
+        path for the common case of an idle task; the caller checks ``has_records()`` first.
+        """
+        queue = self._queues[(raw[0], raw[1])]
+        stamped = queue._deserializer.deserialize(raw, queue.partition_time)
+        if stamped is None:
+            return False
+        timestamp = stamped[0]
+        if timestamp > queue.partition_time:
+            queue.partition_time = timestamp
+        group = self.partition_group
+        if timestamp > group.stream_time:
+            group.stream_time = timestamp
         context = self.context
-        context.topic = raw.topic
-        context.partition = raw.partition
-        context.offset = raw.offset
-        context.timestamp = stamped.timestamp
-        context.headers = raw.headers
-        source = queue.source
-        context.current = source
+        context.topic, context.partition, context.offset = raw[0], raw[1], raw[2]
+        record = context.record = Record(stamped[1], stamped[2], timestamp, raw[6])
+        context.current = queue.source
         try:
-            context.process_source(
-                source, Record(stamped.key, stamped.value, stamped.timestamp, raw.headers)
-            )
+            context.process_source(record)
         finally:
             context.current = None
         self.metrics.processed += 1
         return True
+
+    def _run(self, source: SourceRuntime, stamped: tuple) -> None:
+        timestamp, key, value, raw = stamped
+        context = self.context
+        context.topic, context.partition, context.offset = raw[0], raw[1], raw[2]
+        record = context.record = Record(key, value, timestamp, raw[6])
+        context.current = source
+        try:
+            context.process_source(record)
+        finally:
+            context.current = None
+        self.metrics.processed += 1
 
     def schedule(
         self, node: RuntimeNode, interval: int, kind: PunctuationType, punctuator: Any
@@ -307,7 +338,7 @@ class StreamTask:
     def maybe_punctuate_stream_time(self) -> bool:
         """Fire the stream-time punctuations that are due; nothing before the first record."""
         stream_time = self.partition_group.stream_time
-        if stream_time == UNKNOWN:
+        if stream_time == UNKNOWN or not self.stream_time_queue._heap:
             return False
         return self.stream_time_queue.maybe_punctuate(stream_time, self._punctuate)
 

@@ -96,11 +96,11 @@ class TracingContext(TaskContext):
                                 record.timestamp, node.name)
         super().forward(record, child_name)
 
-    def process_source(self, source: Any, record: Record) -> None:
-        """Note that the source read the record, then process it."""
-        self.tracer.add(self._task.id, source.name, "receive", record.key, record.value,
+    def process_source(self, record: Record, child_name: str | None = None) -> None:
+        """Note that the source (``current``) read the record, then forward it."""
+        self.tracer.add(self._task.id, self.current.name, "receive", record.key, record.value,
                         record.timestamp, self.topic)
-        super().process_source(source, record)
+        self.forward(record)
 
     def send(self, topic, key, value, headers, timestamp, partition, sink) -> None:
         """Send, noting the topic."""
@@ -131,7 +131,7 @@ class _TracedStore:
     def _note(self, event: str, key: Any, value: Any) -> None:
         context = self._context
         node = context.current.name if context.current is not None else "?"
-        context.tracer.add(context._task.id, node, event, key, value, context.timestamp,
+        context.tracer.add(context._task.id, node, event, key, value, context.record.timestamp,
                            self._store.name)
 
     def put(self, key: Any, value: Any, *args: Any) -> Any:

@@ -20,7 +20,6 @@ from typing import Any, NamedTuple
 
 from kslab.config import StreamsConfig
 from kslab.core.partitioner import default_partition
-from kslab.core.record_queue import ConsumerRecord
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import KslabError
@@ -70,9 +69,17 @@ class _Collector:
         self.outputs: dict[str, deque[tuple[Any, ...]]] = defaultdict(deque)
         self.pending: deque[tuple[str, int, Any, Any, Any, int]] = deque()
         self.produced: set[str] = set()
+        self.single_partition = False
+        self.loopback: set[str] = set()
 
     def send(self, topic, key, value, headers, timestamp, partition, sink) -> None:
         """Store the record and queue it for loop-back when a task reads ``topic``."""
+        if partition is None and self.single_partition:
+            self.outputs[topic].append((key, value, headers, timestamp, 0))
+            self.produced.add(topic)
+            if topic in self.loopback:
+                self.pending.append((topic, 0, key, value, headers, timestamp))
+            return
         driver = self._driver
         count = driver.partition_count(topic)
         if partition is None:
@@ -89,7 +96,7 @@ class _Collector:
             raise KslabError(msg)
         self.outputs[topic].append((key, value, headers, timestamp, partition))
         self.produced.add(topic)
-        if topic in driver._loopback_topics:
+        if topic in self.loopback:
             self.pending.append((topic, partition, key, value, headers, timestamp))
 
     def partitions_for(self, topic: str) -> int:
@@ -131,11 +138,12 @@ class TopologyTestDriver:
         self._partitions = dict(partitions or {})
         self._trace_enabled = trace
         self._tracer = Tracer() if trace else None
-        self._history: list[HistoryStep] = []
+        self._history: list[tuple[Any, ...]] = []  # HistoryStep fields, as plain tuples
         self._offsets: dict[tuple[str, int], int] = defaultdict(int)
         self._round_robin: dict[str, int] = defaultdict(int)
         self._collector = _Collector(self)
         self._closed = False
+        self._settled = True  # no task holds a queued record: piped records may skip queues
         self._own_state_dir: Path | None = None
         state_dir = self.config.get("state.dir")
         if state_dir is None:
@@ -152,7 +160,12 @@ class TopologyTestDriver:
         self._task_for: dict[tuple[str, int], StreamTask] = {}
         self._pattern_sources: list[SourceNode] = []
         self._build_tasks()
-        self._loopback_topics = set(self._task_for_topics()) | set(self._global_topics)
+        self._collector.single_partition = self._java_mode
+        self._collector.loopback = set(self._task_for_topics()) | set(self._global_topics)
+        self._fast: dict[str, StreamTask] = (
+            {topic: task for (topic, _), task in self._task_for.items()}
+            if self._java_mode and len(self.tasks) == 1 else {}
+        )
 
     # -- construction -------------------------------------------------------------------------
 
@@ -330,10 +343,15 @@ class TopologyTestDriver:
 
     def _pipe_raw(self, topic: str, key: bytes | None, value: bytes | None, headers: Any,
                   timestamp: int, partition: int | None) -> None:
-        self._check_open()
+        if self._closed:
+            self._check_open()
+        task = self._fast.get(topic)
+        if task is not None and not partition and self._settled:
+            # the common case: one idle task reads this topic, so process the record at once
+            self._process_fast(task, topic, key, value, headers, timestamp)
+            return
         task, partition = self._route_input(topic, key, partition)
-        self._history.append(HistoryStep("record", topic, key, value, headers, timestamp,
-                                         partition))
+        self._history.append(("record", topic, key, value, headers, timestamp, partition))
         if self._tracer is not None:
             self._tracer.step = len(self._history) - 1
         if task is self._global_task:
@@ -341,6 +359,38 @@ class TopologyTestDriver:
             return
         self._enqueue(task, topic, partition, key, value, headers, timestamp)
         self._complete_all_work()
+
+    def _process_fast(self, task: StreamTask, topic: str, key: bytes | None,
+                      value: bytes | None, headers: Any, timestamp: int) -> None:
+        tp = (topic, 0)
+        offset = self._offsets[tp]
+        self._offsets[tp] = offset + 1
+        history = self._history
+        history.append(("record", topic, key, value, headers, timestamp, 0))
+        if self._tracer is not None:
+            self._tracer.step = len(history) - 1
+        self._settled = False
+        if task.process_now((topic, 0, offset, timestamp, key, value, headers)) and \
+                task.stream_time_queue._heap:
+            task.maybe_punctuate_stream_time()
+        task.commit()
+        if self._collector.pending:
+            self._complete_all_work()
+        self._settled = True
+
+    def _pipe_raw_many(self, topic: str, rows: list[tuple[Any, ...]]) -> None:
+        """Pipe serialized ``(key, value, headers, timestamp, partition)`` rows in order."""
+        task = self._fast.get(topic)
+        if task is None or self._closed:
+            for key, value, headers, timestamp, partition in rows:
+                self._pipe_raw(topic, key, value, headers, timestamp, partition)
+            return
+        process = self._process_fast
+        for key, value, headers, timestamp, partition in rows:
+            if partition or not self._settled:
+                self._pipe_raw(topic, key, value, headers, timestamp, partition)
+            else:
+                process(task, topic, key, value, headers, timestamp)
 
     def _route_input(self, topic: str, key: bytes | None,
                      partition: int | None) -> tuple[StreamTask, int]:
@@ -364,7 +414,7 @@ class TopologyTestDriver:
                 task = self.tasks[TaskId(0, 0)]
                 task.add_input_partition(topic, partition)
                 self._task_for[(topic, partition)] = task
-                self._loopback_topics.add(topic)
+                self._collector.loopback.add(topic)
                 return task
         known = sorted({*self._task_for_topics(), *self._global_topics})
         msg = f"Unknown topic: '{topic}'; the topology reads {known}"
@@ -375,7 +425,7 @@ class TopologyTestDriver:
         tp = (topic, partition)
         offset = self._offsets[tp]
         self._offsets[tp] = offset + 1
-        task.add_record(ConsumerRecord(topic, partition, offset, timestamp, key, value, headers))
+        task.add_record((topic, partition, offset, timestamp, key, value, headers))
 
     def _process_global(self, topic: str, key: Any, value: Any, headers: Any,
                         timestamp: int) -> None:
@@ -398,6 +448,7 @@ class TopologyTestDriver:
                 self._enqueue(task, topic, partition, key, value, headers, timestamp)
 
     def _complete_all_work(self) -> None:
+        self._settled = False
         self._capture()
         tasks = list(self.tasks.values())
         if len(tasks) == 1:
@@ -408,6 +459,7 @@ class TopologyTestDriver:
                 task.commit()
                 if self._collector.pending:
                     self._capture()
+            self._settled = True
             return
         progressed = True
         while progressed:
@@ -419,6 +471,7 @@ class TopologyTestDriver:
                         task.maybe_punctuate_stream_time()
                     task.commit()
                     self._capture()
+        self._settled = True
 
     def advance_wall_clock_time(self, advance: Any) -> None:
         """Move the mocked wall clock forward; fires the wall-clock punctuations that are due."""
@@ -427,7 +480,7 @@ class TopologyTestDriver:
         if ms is None or ms < 0:
             msg = f"advance {advance!r} must be a non-negative duration"
             raise KslabError(msg)
-        self._history.append(HistoryStep("wall_clock", None, None, None, None, ms, None))
+        self._history.append(("wall_clock", None, None, None, None, ms, None))
         if self._tracer is not None:
             self._tracer.step = len(self._history) - 1
         self._wall_clock += ms
@@ -547,7 +600,7 @@ class TopologyTestDriver:
     @property
     def history(self) -> list[HistoryStep]:
         """Everything driven in so far, in order (records as bytes, and clock advances)."""
-        return list(self._history)
+        return [HistoryStep(*step) for step in self._history]
 
     @property
     def trace(self) -> TraceLog:
@@ -607,12 +660,11 @@ class TopologyTestDriver:
             trace=self._trace_enabled,
         )
         steps = self._history if until is None else self._history[:until]
-        for step in steps:
-            if step.kind == "wall_clock":
-                driver.advance_wall_clock_time(step.timestamp)
+        for kind, topic, key, value, headers, timestamp, partition in steps:
+            if kind == "wall_clock":
+                driver.advance_wall_clock_time(timestamp)
             else:
-                driver._pipe_raw(step.topic, step.key, step.value, step.headers,  # type: ignore[arg-type]
-                                 step.timestamp, step.partition)
+                driver._pipe_raw(topic, key, value, headers, timestamp, partition)
         return driver
 
     def _partitions_as_given(self) -> dict[str, int]:

@@ -56,19 +56,15 @@ class TestInputTopic:
             raise KslabError(msg)
         self._time += ms
 
-    def _next_time(self, timestamp: Any) -> int:
-        if timestamp is not None:
-            return to_millis(timestamp)  # type: ignore[return-value]
-        ts = self._time
-        self._time += self._advance
-        return ts
-
     def pipe_input(self, *args: Any, timestamp: Any = None, headers: Any = None,
                    partition: int | None = None) -> None:
         """Pipe one record: ``(value)``, ``(key, value)``, ``(key, value, timestamp)``, ...
 
         One positional argument is the value with a ``None`` key, or a ``TestRecord``.
         """
+        if len(args) == 3:
+            self._pipe(args[0], args[1], args[2], headers, partition)
+            return
         if len(args) == 1:
             if isinstance(args[0], TestRecord):
                 rec = args[0]
@@ -91,8 +87,13 @@ class TestInputTopic:
 
     def _pipe(self, key: Any, value: Any, timestamp: Any, headers: Any,
               partition: int | None) -> None:
-        hdrs = as_headers(headers) if headers is not None else None
+        hdrs = None if headers is None else as_headers(headers)
         topic = self.name
+        if timestamp is None:
+            timestamp = self._time
+            self._time += self._advance
+        elif type(timestamp) is not int:
+            timestamp = to_millis(timestamp)
         try:
             key_bytes = self.key_serde.serialize(topic, key, hdrs)
         except Exception as exc:
@@ -109,9 +110,7 @@ class TestInputTopic:
                 f"{self.value_serde!r}: {exc}; pass value_serde= to create_input_topic"
             )
             raise SerdeError(msg, topic=topic) from exc
-        self._driver._pipe_raw(
-            topic, key_bytes, value_bytes, hdrs, self._next_time(timestamp), partition
-        )
+        self._driver._pipe_raw(topic, key_bytes, value_bytes, hdrs, timestamp, partition)
 
     def pipe_value_list(self, values: Iterable[Any], start_timestamp: Any = None,
                         advance: Any = None) -> None:
@@ -126,15 +125,41 @@ class TestInputTopic:
     def _pipe_many(self, pairs: Iterable[Any], start: Any, advance: Any) -> None:
         ts = to_millis(start)
         step = to_millis(advance) or 0
+        rows = []
         for key, value in pairs:
-            self._pipe(key, value, ts, None, None)
+            rows.append((key, value, ts, None, None))
             if ts is not None:
                 ts += step
+        self._pipe_rows(rows)
+
+    def _pipe_rows(self, rows: Iterable[tuple[Any, Any, Any, Any, Any]]) -> None:
+        """Serialize ``(key, value, timestamp, headers, partition)`` rows, then pipe them all.
+
+        The batch goes in through the driver's fast path; a serde error pipes the rows before
+        the bad one and then raises, as piping them one by one would.
+        """
+        topic = self.name
+        key_ser, value_ser = self.key_serde.serialize, self.value_serde.serialize
+        raw = []
+        for key, value, timestamp, headers, partition in rows:
+            hdrs = None if headers is None else as_headers(headers)
+            if timestamp is None:
+                timestamp = self._time
+                self._time += self._advance
+            elif type(timestamp) is not int:
+                timestamp = to_millis(timestamp)
+            try:
+                kb, vb = key_ser(topic, key, hdrs), value_ser(topic, value, hdrs)
+            except Exception:  # noqa: BLE001 - redo this one on the slow path for the message
+                self._driver._pipe_raw_many(topic, raw)
+                self._pipe(key, value, timestamp, hdrs, partition)
+                raise AssertionError("unreachable: _pipe raises") from None
+            raw.append((kb, vb, hdrs, timestamp, partition))
+        self._driver._pipe_raw_many(topic, raw)
 
     def pipe_record_list(self, records: Iterable[TestRecord]) -> None:
         """Pipe ``TestRecord``s (a ``None`` timestamp takes the topic's clock)."""
-        for rec in records:
-            self._pipe(rec.key, rec.value, rec.timestamp, rec.headers, None)
+        self._pipe_rows((r.key, r.value, r.timestamp, r.headers, None) for r in records)
 
     def pipe_dataframe(
         self,
@@ -155,8 +180,7 @@ class TestInputTopic:
             partition = "partition"
         rows = frame_rows(df, key=key, value=value, timestamp=timestamp, headers=headers,
                           partition=partition)
-        for k, v, ts, h, p in rows:
-            self._pipe(k, v, ts, h, p)
+        self._pipe_rows(rows)
         return len(rows)
 
     def __repr__(self) -> str:
@@ -216,7 +240,15 @@ class TestOutputTopic:
 
     def read_key_values_to_list(self) -> list[KeyValue]:
         """Every remaining record as ``KeyValue``."""
-        return [KeyValue(r.key, r.value) for r in self.read_records_to_list()]
+        queue = self._driver._output_queue(self.name)
+        topic = self.name
+        key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
+        try:
+            out = [KeyValue(key_de(topic, k, h), value_de(topic, v, h)) for k, v, h, _, _ in queue]
+        except Exception:  # noqa: BLE001 - fall back to the record path for a located error
+            return [KeyValue(r.key, r.value) for r in self.read_records_to_list()]
+        queue.clear()
+        return out
 
     def read_key_values_to_map(self) -> dict[Any, Any]:
         """The last value per key (a tombstone leaves ``None``); ``None`` keys are refused."""
