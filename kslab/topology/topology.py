@@ -11,10 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kslab.errors import TopologyError
 from kslab.topology._nodes import GlobalStoreSpec, Node, ProcessorNode, SinkNode, SourceNode
+
+if TYPE_CHECKING:
+    import networkx
+
+    from kslab.topology.description import TopologyDescription
 
 __all__ = ["InternalTopic", "Topology"]
 
@@ -295,11 +300,23 @@ class Topology:
             return f"{application_id}-{topic}"
         return topic
 
-    def describe(self) -> Any:
+    def describe(self) -> TopologyDescription:
         """Kafka Streams' TopologyDescription of this topology; ``str()`` gives its text."""
         from kslab.topology.description import describe
 
         return describe(self)
+
+    def to_networkx(self) -> networkx.DiGraph:
+        """The topology as a networkx graph of nodes, topics and stores, for analysis."""
+        from kslab.topology.rendering import to_networkx
+
+        return to_networkx(self)
+
+    def to_dot(self, highlight: str | Iterable[str] | None = None) -> str:
+        """Graphviz source drawing the topology; ``highlight`` names node(s) to fill."""
+        from kslab.topology.rendering import to_dot
+
+        return to_dot(self, highlight=highlight)
 
     # -- internals used by the DSL --------------------------------------------------------------
 
@@ -379,8 +396,10 @@ class Topology:
                 raise TopologyError(msg)
 
     def _register_source_topics(self, node: SourceNode) -> None:
-        for topic in node.topics:
+        for index, topic in enumerate(node.topics):
             owner = self._topic_to_source.get(topic)
+            if owner is None and topic in node.topics[:index]:
+                owner = node.name
             if owner is not None:
                 msg = (
                     f"Topic '{topic}' has already been registered by another source "
