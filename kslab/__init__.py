@@ -31,7 +31,7 @@ from kslab.records import (
     Windowed,
 )
 from kslab.testing import TestInputTopic, TestOutputTopic, TopologyTestDriver
-from kslab.topology import Topology
+from kslab.topology import Topology, TopologyDescription
 
 __version__ = "0.1.0"
 
@@ -58,6 +58,7 @@ __all__ = [
     "TestOutputTopic",
     "TestRecord",
     "Topology",
+    "TopologyDescription",
     "TopologyError",
     "TopologyTestDriver",
     "ValueAndTimestamp",
