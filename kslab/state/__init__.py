@@ -1,0 +1,29 @@
+"""State stores: typed key-value views over byte backends, their suppliers, builders and contracts.
+
+``Stores`` makes suppliers and builders; a builder's ``build()`` gives a ``StateStore`` that the
+engine initializes with a ``StoreContext``. ``base`` holds the contracts, ``backends`` one module
+per storage engine.
+"""
+
+from kslab.state.base import StateStore, StoreBuilder, StoreContext, StoreSupplier
+from kslab.state.builders import KeyValueStoreBuilder, TimestampedKeyValueStoreBuilder
+from kslab.state.iterators import KeyValueIterator
+from kslab.state.keyvalue import KeyValueStore
+from kslab.state.stores import Stores
+from kslab.state.suppliers import KeyValueBytesStoreSupplier
+from kslab.state.timestamped import KeyValueStoreFacade, TimestampedKeyValueStore
+
+__all__ = [
+    "KeyValueBytesStoreSupplier",
+    "KeyValueIterator",
+    "KeyValueStore",
+    "KeyValueStoreBuilder",
+    "KeyValueStoreFacade",
+    "StateStore",
+    "StoreBuilder",
+    "StoreContext",
+    "StoreSupplier",
+    "Stores",
+    "TimestampedKeyValueStore",
+    "TimestampedKeyValueStoreBuilder",
+]

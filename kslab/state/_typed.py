@@ -1,0 +1,381 @@
+"""What every typed store shares: its lifecycle, serde binding, changelog hook and open iterators.
+
+Invariant: a store is usable only between ``init`` and ``close``. Outside that window every
+backend and serde slot holds an ``_Unready`` stand-in that raises ``StoreError``, so the hot paths
+(``get``/``put``) never test a flag: an uninitialized or closed store fails on the call itself.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NoReturn
+
+from kslab.errors import StoreError
+from kslab.state.base import (
+    KeyValueBackend,
+    SerdeLike,
+    StateStore,
+    StoreContext,
+    check_serde_spec,
+    check_store_name,
+)
+from kslab.state.iterators import KeyValueIterator
+
+__all__ = ["TypedStore", "preview", "resolve_serde"]
+
+_PREVIEW_CHARS = 60
+
+
+class _Unready:
+    """Stands in for the backend and serdes of a store that is not open."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def fail(self, *args: object, **kwargs: object) -> NoReturn:
+        raise StoreError(self.message)
+
+    def __getattr__(self, name: str) -> Any:
+        return self.fail
+
+
+class TypedStore(StateStore):
+    """A store that turns objects into bytes with serdes over one ``KeyValueBackend``."""
+
+    __slots__ = (
+        "_backend",
+        "_bdelete",
+        "_bget",
+        "_bput",
+        "_caching_enabled",
+        "_impl",
+        "_iterators",
+        "_kdes",
+        "_key_serde",
+        "_key_spec",
+        "_kser",
+        "_log",
+        "_logging_enabled",
+        "_name",
+        "_open",
+        "_topic",
+        "_value_serde",
+        "_value_spec",
+        "_vdes",
+        "_vser",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        backend: KeyValueBackend,
+        key_serde: Any = None,
+        value_serde: Any = None,
+        *,
+        logging_enabled: bool = True,
+        caching_enabled: bool = False,
+    ) -> None:
+        self._name = check_store_name(name, type(self).__name__)
+        self._impl = backend
+        self._key_spec = check_serde_spec(key_serde, "key_serde", name)
+        self._value_spec = check_serde_spec(value_serde, "value_serde", name)
+        self._logging_enabled = logging_enabled
+        self._caching_enabled = caching_enabled
+        self._key_serde: SerdeLike | None = None
+        self._value_serde: SerdeLike | None = None
+        self._topic = ""
+        self._iterators: weakref.WeakSet[KeyValueIterator] = weakref.WeakSet()
+        self._detach(
+            f"Store '{name}' is not initialized; the engine initializes it when its task starts, "
+            "so get it from driver.get_key_value_store() or context.get_state_store(), or call "
+            "store.init(context) first"
+        )
+
+    # -- StateStore --------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The store name."""
+        return self._name
+
+    @property
+    def persistent(self) -> bool:
+        """True when the backend keeps data on disk (RocksDB)."""
+        return self._impl.persistent
+
+    @property
+    def is_open(self) -> bool:
+        """True between ``init`` and ``close``."""
+        return self._open
+
+    @property
+    def logging_enabled(self) -> bool:
+        """True when writes go to the changelog."""
+        return self._logging_enabled
+
+    @property
+    def caching_enabled(self) -> bool:
+        """True when the builder asked for caching (recorded only)."""
+        return self._caching_enabled
+
+    @property
+    def key_serde(self) -> SerdeLike | None:
+        """The key serde in use; ``None`` before ``init``."""
+        return self._key_serde
+
+    @property
+    def value_serde(self) -> SerdeLike | None:
+        """The value serde in use (timestamped stores: of the plain value); ``None`` before init."""
+        return self._value_serde
+
+    @property
+    def changelog_topic(self) -> str | None:
+        """The topic serdes see and the changelog is written to; ``None`` before ``init``."""
+        return self._topic or None
+
+    def init(self, context: StoreContext) -> None:
+        """Open the backend and bind serdes and the changelog for the owning task."""
+        name = self._name
+        if self._open:
+            msg = (
+                f"Store '{name}' is already initialized; a store instance belongs to one task, "
+                "so build() another one from its builder"
+            )
+            raise StoreError(msg)
+        directory = None
+        if self._impl.persistent:
+            state_dir = context.state_dir
+            if state_dir is None:
+                msg = (
+                    f"Store '{name}' is persistent but this engine runs without a state "
+                    "directory; use Stores.in_memory_key_value_store("
+                    f"'{name}') or give the engine a state.dir"
+                )
+                raise StoreError(msg)
+            directory = Path(state_dir) / name
+        self._key_serde = resolve_serde(
+            self._key_spec, context.default_key_serde, name, is_key=True
+        )
+        self._value_serde = resolve_serde(
+            self._value_spec, context.default_value_serde, name, is_key=False
+        )
+        self._topic = context.changelog_topic(name)
+        self._impl.open(directory)
+        self._log = context.log_change if self._logging_enabled else None
+        self._impl.on_evict = self._log_eviction if self._logging_enabled else None
+        self._attach()
+
+    def flush(self) -> None:
+        """Make written data durable in the backend."""
+        self._backend.flush()
+
+    def close(self) -> None:
+        """Close open iterators, then the backend; closing twice is harmless."""
+        if not self._open:
+            return
+        for iterator in list(self._iterators):
+            iterator._invalidate(f"store '{self._name}' was closed")
+        self._detach(
+            f"Store '{self._name}' is closed; stores close with their task (driver.close()), "
+            "so create a new driver, or call store.init(context) to reopen it"
+        )
+        self._impl.on_evict = None
+        self._impl.close()
+
+    def _snapshot(self) -> object:
+        """A copy of the stored bytes."""
+        return self._backend.snapshot()
+
+    def _restore_snapshot(self, snapshot: object) -> None:
+        """Replace the stored bytes with ``snapshot``; nothing is logged."""
+        self._backend.restore_snapshot(snapshot)
+
+    def __repr__(self) -> str:
+        state = "open" if self._open else "not open"
+        kind = type(self._impl).__name__.removesuffix("KeyValueBackend")
+        return f"<{type(self).__name__} '{self._name}' ({kind}, {state})>"
+
+    # -- shared plumbing ---------------------------------------------------------------------
+
+    def _attach(self) -> None:
+        backend = self._impl
+        self._backend = backend
+        self._bget = backend.get
+        self._bput = backend.put
+        self._bdelete = backend.delete
+        self._kser = self._key_serde.serialize  # type: ignore[union-attr]
+        self._kdes = self._key_serde.deserialize  # type: ignore[union-attr]
+        self._vser = self._value_serde.serialize  # type: ignore[union-attr]
+        self._vdes = self._value_serde.deserialize  # type: ignore[union-attr]
+        self._open = True
+
+    def _detach(self, message: str) -> None:
+        unready = _Unready(message)
+        self._backend = unready
+        self._bget = self._bput = self._bdelete = unready.fail
+        self._kser = self._kdes = self._vser = self._vdes = unready.fail
+        self._log = None
+        self._open = False
+
+    def _log_eviction(self, key: bytes, value: bytes) -> None:
+        # Java's ChangeLoggingKeyValueBytesStore logs a tombstone for each LRU eviction.
+        self._log(self._name, key, None)  # type: ignore[misc]
+
+    def _iterator(
+        self, source: Iterator[tuple[bytes, bytes]], decode_value: Any = None
+    ) -> KeyValueIterator:
+        iterator = KeyValueIterator(
+            source, self._decode_key, decode_value or self._decode_value, self._name
+        )
+        self._iterators.add(iterator)
+        return iterator
+
+    def _serialize_key(self, key: Any) -> bytes:
+        try:
+            key_bytes = self._kser(self._topic, key)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._key_failure(key, exc) from exc
+        if key_bytes.__class__ is not bytes:
+            key_bytes = self._key_bytes(key_bytes, key)
+        return key_bytes
+
+    def _serialize_value(self, value: Any) -> bytes | None:
+        if value is None:
+            return None
+        try:
+            value_bytes = self._vser(self._topic, value)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._value_failure(value, exc) from exc
+        if value_bytes.__class__ is not bytes:
+            value_bytes = self._value_bytes(value_bytes, value)
+        return value_bytes
+
+    def _decode_key(self, key_bytes: bytes) -> Any:
+        try:
+            return self._kdes(self._topic, key_bytes)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._key_read_failure(key_bytes, exc) from exc
+
+    def _decode_value(self, value_bytes: bytes) -> Any:
+        try:
+            return self._vdes(self._topic, value_bytes)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._value_read_failure(value_bytes, exc) from exc
+
+    def _key_bytes(self, key_bytes: object, key: Any) -> bytes:
+        """Slow path for a key serializer that returned something other than ``bytes``."""
+        if isinstance(key_bytes, bytearray | memoryview):
+            return bytes(key_bytes)
+        if key is None or key_bytes is None:
+            msg = (
+                f"Store '{self._name}' got a None key; state stores cannot hold None keys, so "
+                "filter or re-key such records before the store"
+            )
+            raise StoreError(msg)
+        msg = (
+            f"Store '{self._name}': key serde {self._key_serde!r} returned "
+            f"{type(key_bytes).__name__} for key {preview(key)}, not bytes; fix the serde's "
+            "serialize() to return bytes"
+        )
+        raise StoreError(msg)
+
+    def _value_bytes(self, value_bytes: object, value: Any) -> bytes | None:
+        """Slow path for a value serializer that returned something other than ``bytes``."""
+        if value_bytes is None:
+            return None  # Java: a value that serializes to null is a delete
+        if isinstance(value_bytes, bytearray | memoryview):
+            return bytes(value_bytes)
+        msg = (
+            f"Store '{self._name}': value serde {self._value_serde!r} returned "
+            f"{type(value_bytes).__name__} for value {preview(value)}, not bytes; fix the "
+            "serde's serialize() to return bytes"
+        )
+        raise StoreError(msg)
+
+    def _key_failure(self, key: Any, exc: Exception) -> StoreError:
+        if key is None:
+            msg = (
+                f"Store '{self._name}' got a None key; state stores cannot hold None keys, so "
+                "filter or re-key such records before the store"
+            )
+            return StoreError(msg)
+        msg = (
+            f"Store '{self._name}' cannot serialize key {preview(key)} "
+            f"({type(key).__name__}) with key serde {self._key_serde!r}: {exc}; give the store "
+            f"builder a key serde for {type(key).__name__} keys, e.g. "
+            "Stores.key_value_store_builder(supplier, key_serde, value_serde)"
+        )
+        return StoreError(msg)
+
+    def _value_failure(self, value: Any, exc: Exception) -> StoreError:
+        msg = (
+            f"Store '{self._name}' cannot serialize value {preview(value)} "
+            f"({type(value).__name__}) with value serde {self._value_serde!r}: {exc}; give the "
+            f"store builder a value serde for {type(value).__name__} values, e.g. "
+            "Stores.key_value_store_builder(supplier, key_serde, value_serde)"
+        )
+        return StoreError(msg)
+
+    def _key_read_failure(self, data: bytes, exc: Exception) -> StoreError:
+        return self._read_failure("key", data, self._key_serde, exc)
+
+    def _value_read_failure(self, data: bytes, exc: Exception) -> StoreError:
+        return self._read_failure("value", data, self._value_serde, exc)
+
+    def _read_failure(
+        self, what: str, data: bytes, serde: SerdeLike | None, exc: Exception
+    ) -> StoreError:
+        msg = (
+            f"Store '{self._name}' cannot deserialize {what} bytes {data[:24].hex()} with "
+            f"{what} serde {serde!r}: {exc}; the store holds data written with another serde, "
+            f"so use the same {what} serde for writing and reading"
+        )
+        return StoreError(msg)
+
+
+def preview(value: Any) -> str:
+    """``repr(value)``, cut to a length an error message can quote."""
+    text = repr(value)
+    return text if len(text) <= _PREVIEW_CHARS else text[: _PREVIEW_CHARS - 3] + "..."
+
+
+def resolve_serde(spec: Any, default: Any, store_name: str, *, is_key: bool) -> SerdeLike:
+    """The serde object for a builder's ``spec``, falling back to the context's ``default``."""
+    role = "key" if is_key else "value"
+    chosen = default if spec is None else spec
+    if chosen is None:
+        msg = (
+            f"Store '{store_name}' has no {role} serde and the engine configures no default; "
+            f"pass one to the store builder or set default.{role}.serde"
+        )
+        raise StoreError(msg)
+    try:
+        # Imported here so that kslab.state never needs kslab.serdes at import time.
+        from kslab.serdes import resolve
+    except ImportError:
+        resolve = None
+    if resolve is not None:
+        try:
+            return resolve(chosen, is_key=is_key)
+        except Exception as exc:
+            msg = f"Store '{store_name}' cannot use {chosen!r} as its {role} serde: {exc}"
+            raise StoreError(msg) from exc
+    if isinstance(chosen, str | type):
+        msg = (
+            f"Store '{store_name}' names its {role} serde {chosen!r}, but kslab.serdes cannot "
+            "resolve names here; pass a serde object instead"
+        )
+        raise StoreError(msg)
+    return chosen

@@ -1,0 +1,122 @@
+"""The in-memory sorted key-value backend: a dict for point operations, a sorted key list for scans.
+
+Invariant: ``_keys`` holds exactly the keys of ``_map``, sorted as unsigned bytes. Updating an
+existing key touches only the dict, so the per-record hot path (get, put of a known key) is a
+dict operation; the sorted list changes only when a key is added or removed. ``_map`` is never
+replaced, because ``get`` is bound straight to ``_map.get``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from sortedcontainers import SortedList
+
+from kslab.state.backends._keys import increment, is_inverted
+from kslab.state.base import KeyValueBackend
+
+__all__ = ["InMemoryKeyValueBackend"]
+
+
+class InMemoryKeyValueBackend(KeyValueBackend):
+    """Java's ``InMemoryKeyValueStore`` over bytes: sorted, unbounded, gone when closed."""
+
+    persistent = False
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self._map: dict[bytes, bytes] = {}
+        self._keys: SortedList = SortedList()
+        # The typed view calls backend.get once per record: skip a Python frame.
+        self.get = self._map.get  # type: ignore[method-assign]
+
+    def open(self, directory: Path | None) -> None:
+        """Nothing to open: memory is ready."""
+
+    def close(self) -> None:
+        """Drop every entry, as Java's in-memory store does on close."""
+        self._map.clear()
+        self._keys.clear()
+
+    def flush(self) -> None:
+        """Nothing to flush."""
+
+    def get(self, key: bytes) -> bytes | None:  # replaced per instance by _map.get
+        """The value at ``key``, or ``None``."""
+        return self._map.get(key)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        """Write ``value`` at ``key``; only a new key touches the sorted list."""
+        entries = self._map
+        if key not in entries:
+            self._keys.add(key)
+        entries[key] = value
+
+    def put_if_absent(self, key: bytes, value: bytes) -> bytes | None:
+        """Write only when ``key`` is absent; return the value that was there."""
+        old = self._map.get(key)
+        if old is None:
+            self.put(key, value)
+        return old
+
+    def put_all(self, entries: Iterable[tuple[bytes, bytes | None]]) -> None:
+        """Write every pair in order; a ``None`` value deletes."""
+        for key, value in entries:
+            if value is None:
+                self.delete(key)
+            else:
+                self.put(key, value)
+
+    def delete(self, key: bytes) -> bytes | None:
+        """Remove ``key``; return the value that was there."""
+        old = self._map.pop(key, None)
+        if old is not None:
+            self._keys.remove(key)
+        return old
+
+    def range(self, from_key: bytes | None, to_key: bytes | None) -> Iterator[tuple[bytes, bytes]]:
+        """Pairs with ``from_key <= key <= to_key``, ascending."""
+        if is_inverted(self.name, from_key, to_key):
+            return iter(())
+        return self._scan(list(self._keys.irange(from_key, to_key)))
+
+    def reverse_range(
+        self, from_key: bytes | None, to_key: bytes | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Pairs with ``from_key <= key <= to_key``, descending."""
+        if is_inverted(self.name, from_key, to_key):
+            return iter(())
+        return self._scan(list(self._keys.irange(from_key, to_key, reverse=True)))
+
+    def prefix_scan(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
+        """Pairs whose key starts with ``prefix``, ascending."""
+        end = increment(prefix)
+        return self._scan(list(self._keys.irange(prefix, end, inclusive=(True, False))))
+
+    def approximate_num_entries(self) -> int:
+        """The exact number of keys."""
+        return len(self._map)
+
+    def snapshot(self) -> dict[bytes, bytes]:
+        """A shallow copy of the dict (bytes are immutable, so it is a full copy)."""
+        return dict(self._map)
+
+    def restore_snapshot(self, snapshot: object) -> None:
+        """Replace the contents with a dict from ``snapshot``."""
+        if not isinstance(snapshot, dict):
+            msg = f"snapshot for in-memory store '{self.name}' must be a dict, got {snapshot!r}"
+            raise TypeError(msg)
+        self._map.clear()
+        self._map.update(snapshot)
+        self._keys.clear()
+        self._keys.update(snapshot)
+
+    def _scan(self, keys: list[bytes]) -> Iterator[tuple[bytes, bytes]]:
+        # Keys are fixed when the scan starts; values are read as it goes, and keys deleted
+        # meanwhile are skipped, as Java's InMemoryKeyValueIterator does.
+        entries = self._map
+        for key in keys:
+            value = entries.get(key)
+            if value is not None:
+                yield key, value

@@ -1,0 +1,350 @@
+"""The contracts of the state layer: store context, stores, byte backends, suppliers, builders.
+
+A store is a typed view over a byte backend, as in Kafka Streams (``Metered`` over ``bytes``).
+Invariant: a backend holds only ``bytes`` keys and values and orders keys by unsigned
+lexicographic byte order (Python's ``bytes`` order, RocksDB's default comparator, Java's
+``Bytes.compareTo``), so every backend answers a range scan with the same keys in the same order.
+
+Window, session and versioned stores follow the same pattern: a supplier names a backend and makes
+a fresh one per ``get()``, a builder adds serdes and the logging/caching flags, and ``build()``
+returns a typed ``StateStore``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, Self
+
+from kslab.errors import StoreError
+
+if TYPE_CHECKING:
+    from kslab.records import TaskId
+
+__all__ = [
+    "KeyValueBackend",
+    "SerdeLike",
+    "StateStore",
+    "StoreBuilder",
+    "StoreContext",
+    "StoreSupplier",
+    "check_serde_spec",
+    "check_store_name",
+]
+
+
+class SerdeLike(Protocol):
+    """What a store needs of a serde: ``kslab.serdes.Serde`` or any object with these methods."""
+
+    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
+        """Bytes for ``data``; ``None`` for ``None``."""
+
+    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
+        """The value in ``data``; ``None`` for ``None``."""
+
+
+class StoreContext(Protocol):
+    """What a store needs from the task that owns it; the execution core implements it.
+
+    ``log_change`` sends one changelog record: the core adds the partition (the task's) and the
+    timestamp, which is ``timestamp`` when given (timestamped stores pass the value's timestamp,
+    as Java's ``ChangeLoggingTimestampedKeyValueBytesStore`` does) and otherwise the time of the
+    record being processed. ``value=None`` is a tombstone.
+    """
+
+    @property
+    def application_id(self) -> str:
+        """The ``application.id``."""
+
+    @property
+    def task_id(self) -> TaskId:
+        """The task this store instance belongs to."""
+
+    @property
+    def state_dir(self) -> Path | None:
+        """This task's directory; a persistent store lives in ``state_dir / store_name``."""
+
+    @property
+    def default_key_serde(self) -> SerdeLike:
+        """Used when a builder's key serde is ``None``."""
+
+    @property
+    def default_value_serde(self) -> SerdeLike:
+        """Used when a builder's value serde is ``None``."""
+
+    def changelog_topic(self, store_name: str) -> str:
+        """``<application.id>-<store>-changelog``, or the topic a read-only store reuses."""
+
+    def log_change(
+        self, store_name: str, key: bytes, value: bytes | None, timestamp: int | None = None
+    ) -> None:
+        """Send one changelog record for ``store_name``."""
+
+
+class StateStore(ABC):
+    """A store a task owns: opened by ``init``, flushed on commit, closed with the task.
+
+    The underscored methods are the engine's hooks: ``_snapshot``/``_restore_snapshot`` copy and
+    roll back the stored bytes (the test driver's ``snapshot()``), and ``_restore_batch`` replays
+    changelog records into the backend without logging them again. ``store_kind`` tells engines
+    which typed accessor serves the store (``"key_value"``, ``"timestamped_key_value"``, later
+    ``"window"``, ``"session"``, ...).
+    """
+
+    __slots__ = ()
+
+    store_kind: str = ""
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """The store name, unique within a topology."""
+
+    @property
+    @abstractmethod
+    def persistent(self) -> bool:
+        """True when the store keeps its data on disk across restarts."""
+
+    @property
+    @abstractmethod
+    def is_open(self) -> bool:
+        """True between ``init`` and ``close``."""
+
+    @abstractmethod
+    def init(self, context: StoreContext) -> None:
+        """Open the backend and bind serdes and the changelog for the owning task."""
+
+    @abstractmethod
+    def flush(self) -> None:
+        """Make written data durable in the backend (called on every commit)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Close open iterators and the backend; closing twice is harmless."""
+
+    @abstractmethod
+    def _snapshot(self) -> object:
+        """A copy of the stored bytes, to give back to ``_restore_snapshot`` of this store."""
+
+    @abstractmethod
+    def _restore_snapshot(self, snapshot: object) -> None:
+        """Replace the stored bytes with ``snapshot``; nothing is logged."""
+
+    @abstractmethod
+    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+        """Apply changelog records ``(key, value)`` or ``(key, value, timestamp)``, unlogged."""
+
+
+class KeyValueBackend(ABC):
+    """Sorted ``bytes`` → ``bytes`` storage under a key-value store; no serdes, no changelog.
+
+    ``put`` takes ``bytes`` only (the typed view turns ``None`` into ``delete``); ``put_all`` and
+    ``restore_batch`` take ``(key, value_or_None)`` pairs. Scans are inclusive on both bounds, a
+    ``None`` bound is open, and ``from > to`` yields nothing. Backends that drop entries on their
+    own (the LRU map) call ``on_evict(key, value)`` for each one.
+    """
+
+    persistent: bool = False
+    on_evict: Callable[[bytes, bytes], None] | None = None
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @abstractmethod
+    def open(self, directory: Path | None) -> None:
+        """Open (or create) the storage; ``directory`` is given to persistent backends only."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the storage; in-memory backends drop their data, as Java's do."""
+
+    @abstractmethod
+    def flush(self) -> None:
+        """Make written data durable."""
+
+    @abstractmethod
+    def get(self, key: bytes) -> bytes | None:
+        """The value at ``key``, or ``None``."""
+
+    @abstractmethod
+    def put(self, key: bytes, value: bytes) -> None:
+        """Write ``value`` at ``key``."""
+
+    @abstractmethod
+    def put_if_absent(self, key: bytes, value: bytes) -> bytes | None:
+        """Write only when ``key`` is absent; return the value that was there."""
+
+    @abstractmethod
+    def put_all(self, entries: Iterable[tuple[bytes, bytes | None]]) -> None:
+        """Write every pair in order; a ``None`` value deletes."""
+
+    @abstractmethod
+    def delete(self, key: bytes) -> bytes | None:
+        """Remove ``key``; return the value that was there."""
+
+    @abstractmethod
+    def range(self, from_key: bytes | None, to_key: bytes | None) -> Iterator[tuple[bytes, bytes]]:
+        """Pairs with ``from_key <= key <= to_key``, ascending."""
+
+    @abstractmethod
+    def reverse_range(
+        self, from_key: bytes | None, to_key: bytes | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Pairs with ``from_key <= key <= to_key``, descending."""
+
+    @abstractmethod
+    def prefix_scan(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
+        """Pairs whose key starts with ``prefix``, ascending."""
+
+    @abstractmethod
+    def approximate_num_entries(self) -> int:
+        """How many keys the backend holds (an estimate for RocksDB)."""
+
+    @abstractmethod
+    def snapshot(self) -> object:
+        """A copy of the contents, cheap to take and to give back to ``restore_snapshot``."""
+
+    @abstractmethod
+    def restore_snapshot(self, snapshot: object) -> None:
+        """Replace the contents with ``snapshot``."""
+
+    def all(self) -> Iterator[tuple[bytes, bytes]]:
+        """Every pair, ascending."""
+        return self.range(None, None)
+
+    def reverse_all(self) -> Iterator[tuple[bytes, bytes]]:
+        """Every pair, descending."""
+        return self.reverse_range(None, None)
+
+    def restore_batch(self, entries: Iterable[tuple[bytes, bytes | None]]) -> None:
+        """Write changelog pairs; unlike ``put_all`` this never reports evictions."""
+        self.put_all(entries)
+
+
+class StoreSupplier(ABC):
+    """Names a backend kind and makes a fresh backend per ``get()`` (Java's ``StoreSupplier``)."""
+
+    metrics_scope: str = ""
+    persistent: bool = False
+
+    def __init__(self, name: str) -> None:
+        self.name = check_store_name(name, type(self).__name__)
+
+    @abstractmethod
+    def get(self) -> Any:
+        """A new, unopened backend; the store opens it in ``init``."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class StoreBuilder(ABC):
+    """Makes a typed store from a supplier and serdes, with changelog and cache flags.
+
+    Logging is on and caching off until changed, as in Java. Caching is only recorded for now:
+    kslab has no record cache yet, so every write reaches the backend and the changelog at once
+    (the test driver commits after every record, where Java's cache would be flushed anyway).
+    """
+
+    def __init__(self, name: str, key_serde: Any = None, value_serde: Any = None) -> None:
+        self._name = check_store_name(name, type(self).__name__)
+        self._key_serde = check_serde_spec(key_serde, "key_serde", self._name)
+        self._value_serde = check_serde_spec(value_serde, "value_serde", self._name)
+        self._logging_enabled = True
+        self._log_config: dict[str, str] = {}
+        self._caching_enabled = False
+
+    @property
+    def name(self) -> str:
+        """The name of the stores this builder makes."""
+        return self._name
+
+    @property
+    def key_serde(self) -> Any:
+        """The key serde as given (``None``: the context's default)."""
+        return self._key_serde
+
+    @property
+    def value_serde(self) -> Any:
+        """The value serde as given (``None``: the context's default)."""
+        return self._value_serde
+
+    @property
+    def logging_enabled(self) -> bool:
+        """True when built stores write a changelog."""
+        return self._logging_enabled
+
+    @property
+    def log_config(self) -> dict[str, str]:
+        """Topic configs for the changelog (a copy)."""
+        return dict(self._log_config)
+
+    @property
+    def caching_enabled(self) -> bool:
+        """True when caching was asked for (recorded only; see the class docstring)."""
+        return self._caching_enabled
+
+    @property
+    @abstractmethod
+    def persistent(self) -> bool:
+        """True when built stores keep their data on disk."""
+
+    def with_logging_enabled(self, topic_config: dict[str, Any] | None = None) -> Self:
+        """Write a changelog; ``topic_config`` entries are added to its topic configs."""
+        if topic_config is not None and not isinstance(topic_config, dict):
+            msg = (
+                f"with_logging_enabled for store '{self._name}' got {topic_config!r}; "
+                "pass a dict of topic configs, e.g. {'min.insync.replicas': '1'}"
+            )
+            raise StoreError(msg)
+        self._logging_enabled = True
+        self._log_config.update({str(k): str(v) for k, v in (topic_config or {}).items()})
+        return self
+
+    def with_logging_disabled(self) -> Self:
+        """Write no changelog (the store is then not fault tolerant) and drop topic configs."""
+        self._logging_enabled = False
+        self._log_config.clear()
+        return self
+
+    def with_caching_enabled(self) -> Self:
+        """Ask for a record cache in front of the store."""
+        self._caching_enabled = True
+        return self
+
+    def with_caching_disabled(self) -> Self:
+        """No record cache."""
+        self._caching_enabled = False
+        return self
+
+    @abstractmethod
+    def build(self) -> StateStore:
+        """A new, uninitialized store; every call returns an independent instance."""
+
+    def __repr__(self) -> str:
+        return (
+            f"<{type(self).__name__} '{self._name}' logging={self._logging_enabled} "
+            f"caching={self._caching_enabled}>"
+        )
+
+
+def check_store_name(name: object, what: str) -> str:
+    """``name`` if it is a non-empty ``str``; otherwise a ``StoreError`` saying so."""
+    if not isinstance(name, str) or not name:
+        msg = f"{what} got store name {name!r}; pass a non-empty str such as 'counts'"
+        raise StoreError(msg)
+    return name
+
+
+def check_serde_spec(spec: Any, role: str, store_name: str) -> Any:
+    """``spec`` if it can name a serde (``None``, a name, a class, a serde); else ``StoreError``."""
+    if spec is None or isinstance(spec, str | type):
+        return spec
+    if callable(getattr(spec, "serialize", None)) and callable(getattr(spec, "deserialize", None)):
+        return spec
+    msg = (
+        f"Store '{store_name}' got {role}={spec!r}, which is not a serde; pass a serde such as "
+        "serdes.String(), a name such as 'string', or None for the configured default"
+    )
+    raise StoreError(msg)

@@ -1,0 +1,128 @@
+"""The iterator a store scan returns: typed ``KeyValue`` pairs over a backend's byte pairs.
+
+Invariant: once closed (by ``close``, by ``with``, or by closing its store) an iterator never
+yields again and never holds the backend's scan, so a persistent store can always be closed and
+reopened. Exhausting an iterator releases the scan too. Which keys a scan visits is fixed when
+it starts (in-memory stores copy the key range, RocksDB reads a snapshot), so writing to the store
+while iterating is safe; in-memory scans read each value when they reach it and skip keys deleted
+meanwhile, as Java's do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from types import TracebackType
+from typing import Any
+
+from kslab.errors import NoSuchElementError, StoreError
+from kslab.records import KeyValue
+
+__all__ = ["KeyValueIterator"]
+
+
+class KeyValueIterator:
+    """An open scan of a store yielding ``KeyValue(key, value)``; use it in ``with`` or close it.
+
+    Python iteration is primary (``for kv in it``); Java's ``has_next()``, ``next()`` and
+    ``peek_next_key()`` are there too.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_closed_because",
+        "_decode_key",
+        "_decode_value",
+        "_pending",
+        "_source",
+        "_store_name",
+    )
+
+    def __init__(
+        self,
+        source: Iterator[tuple[bytes, bytes]],
+        decode_key: Callable[[bytes], Any],
+        decode_value: Callable[[bytes], Any],
+        store_name: str,
+    ) -> None:
+        self._source: Iterator[tuple[bytes, bytes]] | None = source
+        self._decode_key = decode_key
+        self._decode_value = decode_value
+        self._store_name = store_name
+        self._pending: tuple[bytes, bytes] | None = None
+        self._closed_because: str | None = None
+
+    def __iter__(self) -> KeyValueIterator:
+        return self
+
+    def __next__(self) -> KeyValue:
+        entry = self._pending
+        if entry is None:
+            entry = self._pull()
+            if entry is None:
+                raise StopIteration
+        else:
+            self._pending = None
+        return KeyValue(self._decode_key(entry[0]), self._decode_value(entry[1]))
+
+    def has_next(self) -> bool:
+        """True when another pair follows."""
+        if self._pending is None:
+            self._pending = self._pull()
+        return self._pending is not None
+
+    def next(self) -> KeyValue:
+        """The next pair; ``NoSuchElementError`` at the end (Java's ``next()``)."""
+        if not self.has_next():
+            msg = f"iterator over store '{self._store_name}' has no more entries; check has_next()"
+            raise NoSuchElementError(msg)
+        return self.__next__()
+
+    def peek_next_key(self) -> Any:
+        """The key ``next()`` would return, without moving; ``NoSuchElementError`` at the end."""
+        if not self.has_next():
+            msg = f"iterator over store '{self._store_name}' has no more entries; check has_next()"
+            raise NoSuchElementError(msg)
+        return self._decode_key(self._pending[0])  # type: ignore[index]
+
+    def close(self) -> None:
+        """Release the scan; later reads raise ``StoreError``. Closing twice is harmless."""
+        self._invalidate("it was closed")
+
+    def __enter__(self) -> KeyValueIterator:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed_because else "open"
+        return f"<KeyValueIterator over store '{self._store_name}' ({state})>"
+
+    def _invalidate(self, reason: str) -> None:
+        if self._closed_because is None:
+            self._closed_because = reason
+        self._pending = None
+        source, self._source = self._source, None
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+
+    def _pull(self) -> tuple[bytes, bytes] | None:
+        source = self._source
+        if source is None:
+            if self._closed_because is not None:
+                msg = (
+                    f"iterator over store '{self._store_name}' is closed because "
+                    f"{self._closed_because}; open a new one with range(), all() or prefix_scan()"
+                )
+                raise StoreError(msg)
+            return None
+        entry = next(source, None)
+        if entry is None:
+            self._source = None  # exhausted: let go of the backend's scan
+        return entry

@@ -1,0 +1,69 @@
+"""``Stores``: the factory of store suppliers and builders, as Java's ``state.Stores``.
+
+Invariant: every factory validates its arguments when called, so a bad name or size fails on the
+line that wrote it, not when a task later opens the store.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kslab.state.base import check_store_name
+from kslab.state.builders import KeyValueStoreBuilder, TimestampedKeyValueStoreBuilder
+from kslab.state.suppliers import (
+    InMemoryKeyValueBytesStoreSupplier,
+    KeyValueBytesStoreSupplier,
+    LRUKeyValueBytesStoreSupplier,
+    RocksDBKeyValueBytesStoreSupplier,
+)
+
+__all__ = ["Stores"]
+
+
+class Stores:
+    """Suppliers name a backend; builders add serdes, changelog and caching flags.
+
+    >>> builder = Stores.key_value_store_builder(
+    ...     Stores.persistent_key_value_store("counts"), "string", "long"
+    ... ).with_logging_disabled()
+    >>> builder.name, builder.persistent, builder.logging_enabled
+    ('counts', True, False)
+    """
+
+    @staticmethod
+    def in_memory_key_value_store(name: str) -> InMemoryKeyValueBytesStoreSupplier:
+        """A supplier of sorted in-memory key-value backends."""
+        check_store_name(name, "in_memory_key_value_store")
+        return InMemoryKeyValueBytesStoreSupplier(name)
+
+    @staticmethod
+    def persistent_key_value_store(name: str) -> RocksDBKeyValueBytesStoreSupplier:
+        """A supplier of RocksDB key-value backends."""
+        check_store_name(name, "persistent_key_value_store")
+        return RocksDBKeyValueBytesStoreSupplier(name, timestamped=False)
+
+    @staticmethod
+    def persistent_timestamped_key_value_store(name: str) -> RocksDBKeyValueBytesStoreSupplier:
+        """A supplier of RocksDB backends meant for timestamped values."""
+        check_store_name(name, "persistent_timestamped_key_value_store")
+        return RocksDBKeyValueBytesStoreSupplier(name, timestamped=True)
+
+    @staticmethod
+    def lru_map(name: str, max_cache_size: int) -> LRUKeyValueBytesStoreSupplier:
+        """A supplier of in-memory maps that keep the ``max_cache_size`` most recently used keys."""
+        check_store_name(name, "lru_map")
+        return LRUKeyValueBytesStoreSupplier(name, max_cache_size)
+
+    @staticmethod
+    def key_value_store_builder(
+        supplier: KeyValueBytesStoreSupplier, key_serde: Any = None, value_serde: Any = None
+    ) -> KeyValueStoreBuilder:
+        """A builder of ``KeyValueStore``s; ``None`` serdes mean the configured defaults."""
+        return KeyValueStoreBuilder(supplier, key_serde, value_serde)
+
+    @staticmethod
+    def timestamped_key_value_store_builder(
+        supplier: KeyValueBytesStoreSupplier, key_serde: Any = None, value_serde: Any = None
+    ) -> TimestampedKeyValueStoreBuilder:
+        """A builder of ``TimestampedKeyValueStore``s; ``None`` serdes mean the defaults."""
+        return TimestampedKeyValueStoreBuilder(supplier, key_serde, value_serde)

@@ -1,0 +1,439 @@
+"""The timestamped key-value store (what KTables materialize into) and its plain-value facade.
+
+Invariant: the backend holds ``8-byte big-endian signed timestamp + value bytes`` (Java's
+``ValueAndTimestampSerializer``), while the changelog gets what Java's
+``ChangeLoggingTimestampedKeyValueBytesStore`` sends: the plain value bytes, with the value's
+timestamp as the record timestamp. So a changelog restore needs each record's timestamp, and a
+source topic can double as the changelog of a table's store.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from kslab.errors import StoreError
+from kslab.records import ValueAndTimestamp
+from kslab.state._frames import to_pandas, to_polars
+from kslab.state._typed import preview
+from kslab.state.base import KeyValueBackend, StoreContext
+from kslab.state.iterators import KeyValueIterator
+from kslab.state.keyvalue import KeyValueStore
+
+__all__ = [
+    "NO_TIMESTAMP",
+    "KeyValueStoreFacade",
+    "TimestampDroppingBackend",
+    "TimestampedKeyValueStore",
+]
+
+NO_TIMESTAMP = -1
+"""Kafka's ``RecordBatch.NO_TIMESTAMP``: what the facade writes and timestamp-less stores read."""
+
+_TIMESTAMP = struct.Struct(">q")
+_pack_timestamp = _TIMESTAMP.pack
+_unpack_timestamp = _TIMESTAMP.unpack_from
+_NO_TIMESTAMP_BYTES = _pack_timestamp(NO_TIMESTAMP)
+# NamedTuple.__new__ is a Python function; building the tuple directly halves the cost per read.
+_new_tuple = tuple.__new__
+
+
+class TimestampedKeyValueStore(KeyValueStore):
+    """Java's ``TimestampedKeyValueStore<K, V>``: values are ``ValueAndTimestamp(value, ts)``.
+
+    A ``ValueAndTimestamp`` whose value is ``None`` is stored as a delete, as Java's
+    ``ValueAndTimestamp.make(null, ts)`` is ``null``.
+    """
+
+    __slots__ = ()
+
+    store_kind = "timestamped_key_value"
+
+    def get(self, key: Any) -> ValueAndTimestamp | None:
+        """The ``ValueAndTimestamp`` stored for ``key``, or ``None``."""
+        topic = self._topic
+        try:
+            key_bytes = self._kser(topic, key)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._key_failure(key, exc) from exc
+        if key_bytes.__class__ is not bytes:
+            key_bytes = self._key_bytes(key_bytes, key)
+        stored = self._bget(key_bytes)
+        if stored is None:
+            return None
+        try:
+            return _new_tuple(
+                ValueAndTimestamp, (self._vdes(topic, stored[8:]), _unpack_timestamp(stored)[0])
+            )
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._value_read_failure(stored, exc) from exc
+
+    def put(self, key: Any, value_and_timestamp: ValueAndTimestamp | None) -> None:
+        """Store ``ValueAndTimestamp(value, timestamp)`` for ``key``; ``None`` deletes."""
+        topic = self._topic
+        try:
+            key_bytes = self._kser(topic, key)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._key_failure(key, exc) from exc
+        if key_bytes.__class__ is not bytes:
+            key_bytes = self._key_bytes(key_bytes, key)
+        if value_and_timestamp.__class__ is not ValueAndTimestamp:
+            # None, a subclass, or a mistake: the general path sorts them out.
+            encoded = self._encode(value_and_timestamp)
+            if encoded is None:
+                self._delete_bytes(key_bytes)
+                return
+            stored, raw, timestamp = encoded
+        else:
+            value, timestamp = value_and_timestamp
+            if value is None:
+                self._delete_bytes(key_bytes)
+                return
+            try:
+                raw = self._vser(topic, value)
+                if raw.__class__ is not bytes:
+                    raise TypeError(raw)
+                stored = _pack_timestamp(timestamp) + raw
+            except Exception:
+                # Serde failures, non-bytes results and bad timestamps get their messages here.
+                encoded = self._encode(value_and_timestamp)
+                if encoded is None:
+                    self._delete_bytes(key_bytes)
+                    return
+                stored, raw, timestamp = encoded
+        self._bput(key_bytes, stored)
+        log = self._log
+        if log is not None:
+            log(self._name, key_bytes, raw, timestamp)
+
+    def put_if_absent(
+        self, key: Any, value_and_timestamp: ValueAndTimestamp | None
+    ) -> ValueAndTimestamp | None:
+        """Store only if ``key`` has no value; return the ``ValueAndTimestamp`` that was there."""
+        key_bytes = self._serialize_key(key)
+        encoded = self._encode(value_and_timestamp)
+        if encoded is None:
+            old = self._bget(key_bytes)
+        else:
+            old = self._backend.put_if_absent(key_bytes, encoded[0])
+        if old is not None:
+            return self._decode_value(old)
+        self._log_encoded(key_bytes, encoded)
+        return None
+
+    def put_all(self, entries: Iterable[tuple[Any, ValueAndTimestamp | None]]) -> None:
+        """Store every ``(key, ValueAndTimestamp)`` pair in order; all are checked first."""
+        encoded = [(self._serialize_key(k), self._encode(v)) for k, v in entries]
+        self._backend.put_all([(kb, None if e is None else e[0]) for kb, e in encoded])
+        if self._log is not None:
+            for key_bytes, entry in encoded:
+                self._log_encoded(key_bytes, entry)
+
+    def delete(self, key: Any) -> ValueAndTimestamp | None:
+        """Remove ``key``; return the ``ValueAndTimestamp`` that was there."""
+        return super().delete(key)  # type: ignore[no-any-return]
+
+    def plain_view(self) -> KeyValueStoreFacade:
+        """This store seen as a plain key-value store, as Java's test driver shows it."""
+        return KeyValueStoreFacade(self)
+
+    def to_pandas(self) -> Any:
+        """The contents as a pandas DataFrame: ``key``, ``value``, ``timestamp``, in key order."""
+        return to_pandas(self._columns())
+
+    def to_polars(self) -> Any:
+        """The contents as a polars DataFrame: ``key``, ``value``, ``timestamp``, in key order."""
+        return to_polars(self._columns())
+
+    # -- engine hooks -------------------------------------------------------------------------
+
+    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+        """Apply changelog ``(key, value, timestamp)`` records, unlogged; ``None`` deletes."""
+        pairs: list[tuple[bytes, bytes | None]] = []
+        for record in records:
+            if len(record) < 3 or not isinstance(record[2], int):
+                msg = (
+                    f"Store '{self._name}' is timestamped and restores from (key, value, "
+                    f"timestamp) records, got {preview(record)}; pass each changelog record's "
+                    "timestamp too"
+                )
+                raise StoreError(msg)
+            key, value, timestamp = record[0], record[1], record[2]
+            pairs.append((key, None if value is None else _pack_timestamp(timestamp) + value))
+        self._backend.restore_batch(pairs)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _encode(self, value_and_timestamp: Any) -> tuple[bytes, bytes, int] | None:
+        """``(stored, raw value, timestamp)``, or ``None`` when the write is a delete."""
+        if value_and_timestamp is None:
+            return None
+        if not isinstance(value_and_timestamp, ValueAndTimestamp):
+            msg = (
+                f"Store '{self._name}' is timestamped and got {preview(value_and_timestamp)}; "
+                "put ValueAndTimestamp(value, timestamp) (or use store.plain_view().put)"
+            )
+            raise StoreError(msg)
+        value, timestamp = value_and_timestamp
+        raw = self._serialize_value(value)
+        if raw is None:
+            return None
+        try:
+            return _pack_timestamp(timestamp) + raw, raw, timestamp
+        except struct.error as exc:
+            msg = (
+                f"Store '{self._name}' got timestamp {timestamp!r} in {value_and_timestamp!r}: "
+                f"{exc}; timestamps are int milliseconds"
+            )
+            raise StoreError(msg) from exc
+
+    def _log_encoded(self, key_bytes: bytes, encoded: tuple[bytes, bytes, int] | None) -> None:
+        log = self._log
+        if log is None:
+            return
+        if encoded is None:
+            log(self._name, key_bytes, None)
+        else:
+            log(self._name, key_bytes, encoded[1], encoded[2])
+
+    def _decode_value(self, value_bytes: bytes) -> ValueAndTimestamp:
+        return _new_tuple(
+            ValueAndTimestamp,
+            (super()._decode_value(value_bytes[8:]), _unpack_timestamp(value_bytes)[0]),
+        )
+
+    def _decode_plain_value(self, value_bytes: bytes) -> Any:
+        return super()._decode_value(value_bytes[8:])
+
+    def _columns(self) -> dict[str, list[Any]]:
+        keys: list[Any] = []
+        values: list[Any] = []
+        timestamps: list[int] = []
+        with self.all() as entries:
+            for key, (value, timestamp) in entries:
+                keys.append(key)
+                values.append(value)
+                timestamps.append(timestamp)
+        return {"key": keys, "value": values, "timestamp": timestamps}
+
+
+class KeyValueStoreFacade:
+    """A timestamped store seen as a plain key-value store (Java's test-driver facade).
+
+    Reads drop the timestamp; writes store ``NO_TIMESTAMP`` (-1) as the timestamp, as
+    ``TopologyTestDriver.KeyValueStoreFacade`` does.
+    """
+
+    __slots__ = ("_inner",)
+
+    store_kind = "key_value"
+
+    def __init__(self, inner: TimestampedKeyValueStore) -> None:
+        self._inner = inner
+
+    @property
+    def name(self) -> str:
+        """The store name."""
+        return self._inner.name
+
+    @property
+    def persistent(self) -> bool:
+        """True when the store keeps data on disk."""
+        return self._inner.persistent
+
+    @property
+    def is_open(self) -> bool:
+        """True between ``init`` and ``close``."""
+        return self._inner.is_open
+
+    @property
+    def key_serde(self) -> Any:
+        """The key serde in use."""
+        return self._inner.key_serde
+
+    @property
+    def changelog_topic(self) -> str | None:
+        """The store's changelog topic."""
+        return self._inner.changelog_topic
+
+    @property
+    def timestamped_store(self) -> TimestampedKeyValueStore:
+        """The store behind this facade."""
+        return self._inner
+
+    def init(self, context: StoreContext) -> None:
+        """Initialize the store behind the facade."""
+        self._inner.init(context)
+
+    def flush(self) -> None:
+        """Flush the store behind the facade."""
+        self._inner.flush()
+
+    def close(self) -> None:
+        """Close the store behind the facade."""
+        self._inner.close()
+
+    def get(self, key: Any) -> Any:
+        """The value stored for ``key`` (without its timestamp), or ``None``."""
+        found = self._inner.get(key)
+        return None if found is None else found.value
+
+    def put(self, key: Any, value: Any) -> None:
+        """Store ``value`` with timestamp -1; ``None`` deletes."""
+        self._inner.put(key, None if value is None else ValueAndTimestamp(value, NO_TIMESTAMP))
+
+    def put_if_absent(self, key: Any, value: Any) -> Any:
+        """Store ``value`` (timestamp -1) only if ``key`` has none; return the old value."""
+        old = self._inner.put_if_absent(
+            key, None if value is None else ValueAndTimestamp(value, NO_TIMESTAMP)
+        )
+        return None if old is None else old.value
+
+    def put_all(self, entries: Iterable[tuple[Any, Any]]) -> None:
+        """Store every ``(key, value)`` pair in order, each with timestamp -1."""
+        for key, value in entries:
+            self.put(key, value)
+
+    def delete(self, key: Any) -> Any:
+        """Remove ``key``; return its old value."""
+        old = self._inner.delete(key)
+        return None if old is None else old.value
+
+    def range(self, from_key: Any = None, to_key: Any = None) -> KeyValueIterator:
+        """As ``KeyValueStore.range``, with plain values."""
+        inner = self._inner
+        return self._plain(inner._backend.range(*inner._bounds(from_key, to_key)))
+
+    def reverse_range(self, from_key: Any = None, to_key: Any = None) -> KeyValueIterator:
+        """As ``KeyValueStore.reverse_range``, with plain values."""
+        inner = self._inner
+        return self._plain(inner._backend.reverse_range(*inner._bounds(from_key, to_key)))
+
+    def all(self) -> KeyValueIterator:
+        """Every entry in key order, with plain values."""
+        return self._plain(self._inner._backend.all())
+
+    def reverse_all(self) -> KeyValueIterator:
+        """Every entry from the largest key down, with plain values."""
+        return self._plain(self._inner._backend.reverse_all())
+
+    def prefix_scan(self, prefix: Any, prefix_serde: Any = None) -> KeyValueIterator:
+        """As ``KeyValueStore.prefix_scan``, with plain values."""
+        inner = self._inner
+        return self._plain(inner._backend.prefix_scan(inner._prefix_bytes(prefix, prefix_serde)))
+
+    def approximate_num_entries(self) -> int:
+        """How many keys the store holds."""
+        return self._inner.approximate_num_entries()
+
+    def to_pandas(self) -> Any:
+        """The contents as a pandas DataFrame with columns ``key`` and ``value``."""
+        return to_pandas(self._columns())
+
+    def to_polars(self) -> Any:
+        """The contents as a polars DataFrame with columns ``key`` and ``value``."""
+        return to_polars(self._columns())
+
+    def __repr__(self) -> str:
+        return f"<KeyValueStoreFacade over {self._inner!r}>"
+
+    def _plain(self, source: Iterator[tuple[bytes, bytes]]) -> KeyValueIterator:
+        return self._inner._iterator(source, self._inner._decode_plain_value)
+
+    def _columns(self) -> dict[str, list[Any]]:
+        keys: list[Any] = []
+        values: list[Any] = []
+        with self.all() as entries:
+            for key, value in entries:
+                keys.append(key)
+                values.append(value)
+        return {"key": keys, "value": values}
+
+
+class TimestampDroppingBackend(KeyValueBackend):
+    """Java's ``KeyValueToTimestampedKeyValueByteStoreAdapter``: a plain persistent backend
+    under a timestamped store keeps values only, and reads come back with timestamp -1.
+    """
+
+    def __init__(self, inner: KeyValueBackend) -> None:
+        super().__init__(inner.name)
+        self._inner = inner
+        self.persistent = inner.persistent
+
+    def open(self, directory: Path | None) -> None:
+        """Open the plain backend."""
+        self._inner.open(directory)
+
+    def close(self) -> None:
+        """Close the plain backend."""
+        self._inner.close()
+
+    def flush(self) -> None:
+        """Flush the plain backend."""
+        self._inner.flush()
+
+    def get(self, key: bytes) -> bytes | None:
+        """The stored value with a -1 timestamp in front."""
+        value = self._inner.get(key)
+        return None if value is None else _NO_TIMESTAMP_BYTES + value
+
+    def put(self, key: bytes, value: bytes) -> None:
+        """Store the value without its timestamp."""
+        self._inner.put(key, value[8:])
+
+    def put_if_absent(self, key: bytes, value: bytes) -> bytes | None:
+        """As ``put``, only when ``key`` is absent."""
+        old = self._inner.put_if_absent(key, value[8:])
+        return None if old is None else _NO_TIMESTAMP_BYTES + old
+
+    def put_all(self, entries: Iterable[tuple[bytes, bytes | None]]) -> None:
+        """Store every pair without timestamps."""
+        self._inner.put_all([(k, None if v is None else v[8:]) for k, v in entries])
+
+    def restore_batch(self, entries: Iterable[tuple[bytes, bytes | None]]) -> None:
+        """Restore every pair without timestamps."""
+        self._inner.restore_batch([(k, None if v is None else v[8:]) for k, v in entries])
+
+    def delete(self, key: bytes) -> bytes | None:
+        """Remove ``key``; its old value comes back with a -1 timestamp."""
+        old = self._inner.delete(key)
+        return None if old is None else _NO_TIMESTAMP_BYTES + old
+
+    def range(self, from_key: bytes | None, to_key: bytes | None) -> Iterator[tuple[bytes, bytes]]:
+        """Ascending pairs, each value with a -1 timestamp."""
+        return _with_no_timestamp(self._inner.range(from_key, to_key))
+
+    def reverse_range(
+        self, from_key: bytes | None, to_key: bytes | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Descending pairs, each value with a -1 timestamp."""
+        return _with_no_timestamp(self._inner.reverse_range(from_key, to_key))
+
+    def prefix_scan(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
+        """Prefix pairs, each value with a -1 timestamp."""
+        return _with_no_timestamp(self._inner.prefix_scan(prefix))
+
+    def approximate_num_entries(self) -> int:
+        """As the plain backend."""
+        return self._inner.approximate_num_entries()
+
+    def snapshot(self) -> object:
+        """The plain backend's snapshot."""
+        return self._inner.snapshot()
+
+    def restore_snapshot(self, snapshot: object) -> None:
+        """Restore the plain backend's snapshot."""
+        self._inner.restore_snapshot(snapshot)
+
+
+def _with_no_timestamp(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
+    for key, value in pairs:
+        yield key, _NO_TIMESTAMP_BYTES + value
