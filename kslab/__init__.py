@@ -30,6 +30,14 @@ from kslab.records import (
     Window,
     Windowed,
 )
+from kslab.state import (
+    KeyValueIterator,
+    KeyValueStore,
+    StateStore,
+    StoreBuilder,
+    Stores,
+    TimestampedKeyValueStore,
+)
 from kslab.testing import TestInputTopic, TestOutputTopic, TopologyTestDriver
 from kslab.topology import Topology, TopologyDescription
 
@@ -43,6 +51,8 @@ __all__ = [
     "Header",
     "Headers",
     "KeyValue",
+    "KeyValueIterator",
+    "KeyValueStore",
     "KslabError",
     "NoSuchElementError",
     "Processor",
@@ -51,12 +61,16 @@ __all__ = [
     "Record",
     "RecordMetadata",
     "SerdeError",
+    "StateStore",
+    "StoreBuilder",
     "StoreError",
+    "Stores",
     "StreamsError",
     "TaskId",
     "TestInputTopic",
     "TestOutputTopic",
     "TestRecord",
+    "TimestampedKeyValueStore",
     "Topology",
     "TopologyDescription",
     "TopologyError",

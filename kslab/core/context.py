@@ -218,14 +218,16 @@ class TaskContext(ProcessorContext):
         topic = self._task.changelog_topics.get(store_name)
         return topic or f"{self._task.application_id}-{store_name}-changelog"
 
-    def log_change(self, store_name: str, key: bytes, value: bytes | None) -> None:
-        """Send a store write to its changelog, stamped with the current record's time."""
+    def log_change(self, store_name: str, key: bytes, value: bytes | None,
+                   timestamp: int | None = None) -> None:
+        """Send a store write to its changelog, stamped ``timestamp`` or the record's time."""
         task = self._task
         topic = task.changelog_topics.get(store_name)
         if topic is None:
             return
-        task.collector.send(topic, key, value, None, self.record.timestamp, task.id.partition,
-                            None)
+        if timestamp is None:
+            timestamp = self.record.timestamp
+        task.collector.send(topic, key, value, None, timestamp, task.id.partition, None)
 
     # -- helpers for runtime nodes -------------------------------------------------------------
 

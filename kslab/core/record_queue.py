@@ -75,7 +75,7 @@ class RecordDeserializer:
         try:
             key = self._key(topic, key_bytes, headers)
             value = self._value(topic, value_bytes, headers)
-        except Exception as exc:  # noqa: BLE001 - any serde failure goes to the handler
+        except Exception as exc:
             return self._fail(ConsumerRecord(*raw), exc)
         if self._extractor is None:
             if timestamp < 0:

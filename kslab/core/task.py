@@ -373,13 +373,13 @@ class StreamTask:
         for runtime in self.nodes.values():
             try:
                 runtime.close()
-            except Exception as exc:  # noqa: BLE001 - close everything, report the first
+            except Exception as exc:
                 errors.append(exc)
         for store in self.stores.values():
             try:
                 store.flush()
                 store.close()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 errors.append(exc)
         if errors:
             msg = f"closing task {self.id} failed: {errors[0]!r}"

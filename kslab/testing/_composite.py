@@ -32,7 +32,10 @@ class CompositeStoreView:
                 return value
         return None
 
-    def _merged(self, iterators: list[Any], reverse: bool = False) -> Iterator[KeyValue]:
+    def _merged(self, iterators: list[Any], reverse: bool = False) -> _MergedIterator:
+        return _MergedIterator(self._merge(iterators, reverse))
+
+    def _merge(self, iterators: list[Any], reverse: bool) -> Iterator[KeyValue]:
         key_serde = getattr(self._stores[0], "key_serde", None)
         topic = getattr(self._stores[0], "changelog_topic", self.name)
 
@@ -49,15 +52,15 @@ class CompositeStoreView:
                 if close is not None:
                     close()
 
-    def all(self) -> Iterator[KeyValue]:
+    def all(self) -> _MergedIterator:
         """Every entry across partitions, in key-byte order."""
         return self._merged([s.all() for s in self._stores])
 
-    def reverse_all(self) -> Iterator[KeyValue]:
+    def reverse_all(self) -> _MergedIterator:
         """Every entry across partitions, in reverse key-byte order."""
         return self._merged([s.reverse_all() for s in self._stores], reverse=True)
 
-    def range(self, from_key: Any, to_key: Any) -> Iterator[KeyValue]:
+    def range(self, from_key: Any, to_key: Any) -> _MergedIterator:
         """Entries with keys in ``[from_key, to_key]`` across partitions."""
         return self._merged([s.range(from_key, to_key) for s in self._stores])
 
@@ -88,3 +91,26 @@ class CompositeStoreView:
             )
             raise StoreError(msg)
         raise AttributeError(name)
+
+
+class _MergedIterator:
+    """Iterates merged entries; a context manager that closes the underlying iterators."""
+
+    def __init__(self, entries: Iterator[KeyValue]) -> None:
+        self._entries = entries
+
+    def __iter__(self) -> _MergedIterator:
+        return self
+
+    def __next__(self) -> KeyValue:
+        return next(self._entries)
+
+    def close(self) -> None:
+        """Close the per-partition iterators."""
+        self._entries.close()  # type: ignore[attr-defined]
+
+    def __enter__(self) -> _MergedIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

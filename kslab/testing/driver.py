@@ -25,7 +25,7 @@ from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import KslabError
 from kslab.records import TaskId
 from kslab.serdes import resolve as resolve_serde
-from kslab.testing.frames import frame_kind, frame_rows, records_frame, to_millis
+from kslab.testing.frames import frame_kind, frame_rows, to_millis
 from kslab.testing.topics import TestInputTopic, TestOutputTopic
 from kslab.topology._nodes import SinkNode, SourceNode
 from kslab.topology.topology import Topology
@@ -238,6 +238,10 @@ class TopologyTestDriver:
                         real = topo.resolve_topic(topic, self.application_id)
                         self._partitions[real] = counts[group.id]
         for group in groups:
+            for store in group.stores:  # a changelog has one partition per task
+                changelog = topo.changelog_topic_for(store, self.application_id)
+                if changelog is not None and changelog not in self._partitions:
+                    self._partitions[changelog] = counts[group.id]
             for node_name in group.nodes:
                 node = topo.nodes[node_name]
                 if isinstance(node, SourceNode) and node.pattern is not None:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from kslab.errors import KslabError
 
 __all__ = ["frame_kind", "frame_rows", "records_frame", "to_millis"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def frame_kind(df: Any) -> str:
@@ -42,7 +42,7 @@ def to_millis(value: Any) -> int | None:
         return value
     if isinstance(value, datetime):
         if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
+            value = value.replace(tzinfo=UTC)
         delta = value - _EPOCH
         return (delta.days * 86_400_000 + delta.seconds * 1000 + delta.microseconds // 1000)
     if hasattr(value, "total_seconds"):

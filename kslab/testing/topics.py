@@ -150,10 +150,11 @@ class TestInputTopic:
                 timestamp = to_millis(timestamp)
             try:
                 kb, vb = key_ser(topic, key, hdrs), value_ser(topic, value, hdrs)
-            except Exception:  # noqa: BLE001 - redo this one on the slow path for the message
+            except Exception:
                 self._driver._pipe_raw_many(topic, raw)
                 self._pipe(key, value, timestamp, hdrs, partition)
-                raise AssertionError("unreachable: _pipe raises") from None
+                msg = "unreachable: _pipe raises for the row that failed here"
+                raise AssertionError(msg) from None
             raw.append((kb, vb, hdrs, timestamp, partition))
         self._driver._pipe_raw_many(topic, raw)
 
@@ -245,7 +246,7 @@ class TestOutputTopic:
         key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
         try:
             out = [KeyValue(key_de(topic, k, h), value_de(topic, v, h)) for k, v, h, _, _ in queue]
-        except Exception:  # noqa: BLE001 - fall back to the record path for a located error
+        except Exception:
             return [KeyValue(r.key, r.value) for r in self.read_records_to_list()]
         queue.clear()
         return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 import polars as pl
@@ -77,7 +77,7 @@ def test_pipe_forms_and_topic_clock():
         inp.pipe_value_list(["a", "b"])
         inp.pipe_key_value_list([("x", "1"), ks.KeyValue("y", "2")], 0, 7)
         inp.pipe_record_list([ks.TestRecord("r", "3", 42)])
-        inp.pipe_input("dt", "v5", datetime(1970, 1, 1, 0, 0, 1, tzinfo=timezone.utc))
+        inp.pipe_input("dt", "v5", datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC))
         records = out.read_records_to_list()
     assert [(r.key, r.value, r.timestamp) for r in records] == [
         (None, "v1", 100), ("k", "v2", 110), ("k", "v3", 5), ("k", "v4", 1120),

@@ -125,17 +125,17 @@ def test_sink_serde_mismatch_names_sink_and_topic():
     topo = ks.Topology()
     topo.add_source("src", "in", key_serde="string", value_serde="string")
     topo.add_sink("out", "numbers", "src", key_serde="string", value_serde="long")
-    with ks.TopologyTestDriver(topo) as driver:
-        with pytest.raises(ks.SerdeError) as info:
-            driver.create_input_topic("in").pipe_input("k", "not a number", 0)
+    with ks.TopologyTestDriver(topo) as driver, pytest.raises(ks.SerdeError) as info:
+        driver.create_input_topic("in").pipe_input("k", "not a number", 0)
     assert "sink 'out'" in str(info.value)
     assert "'numbers'" in str(info.value)
 
 
 def test_unknown_input_topic_lists_what_the_topology_reads():
-    with ks.TopologyTestDriver(long_topology()) as driver:
-        with pytest.raises(ks.KslabError, match=r"Unknown topic: 'nope'.*\['in'\]"):
-            driver.create_input_topic("nope")
+    with ks.TopologyTestDriver(long_topology()) as driver, pytest.raises(
+        ks.KslabError, match=r"Unknown topic: 'nope'.*\['in'\]"
+    ):
+        driver.create_input_topic("nope")
 
 
 def test_reading_empty_output_topic_raises_no_such_element():
@@ -147,13 +147,14 @@ def test_reading_empty_output_topic_raises_no_such_element():
 
 
 def test_negative_timestamp_is_refused_with_a_fix():
-    with ks.TopologyTestDriver(long_topology()) as driver:
-        with pytest.raises(ks.StreamsError, match="negative"):
-            driver.create_input_topic("in").pipe_input("k", 1, -5)
+    with ks.TopologyTestDriver(long_topology()) as driver, pytest.raises(
+        ks.StreamsError, match="negative"
+    ):
+        driver.create_input_topic("in").pipe_input("k", 1, -5)
 
 
 def test_unknown_config_key_suggests_the_right_one():
-    with pytest.raises(ks.KslabError, match="did you mean 'application.id'"):
+    with pytest.raises(ks.KslabError, match=r"did you mean 'application\.id'"):
         ks.TopologyTestDriver(long_topology(), {"aplication.id": "x"})
 
 
@@ -169,6 +170,7 @@ def test_forward_to_unknown_child_names_children():
     topo.add_source("src", "in")
     topo.add_processor("p", ToChild, "src")
     topo.add_sink("a", "a", "p")
-    with ks.TopologyTestDriver(topo) as driver:
-        with pytest.raises(ks.StreamsError, match="Unknown downstream node: 'nope'.*'a'"):
-            driver.create_input_topic("in").pipe_input("k", "v", 0)
+    with ks.TopologyTestDriver(topo) as driver, pytest.raises(
+        ks.StreamsError, match=r"Unknown downstream node: 'nope'.*'a'"
+    ):
+        driver.create_input_topic("in").pipe_input("k", "v", 0)

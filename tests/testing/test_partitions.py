@@ -63,12 +63,17 @@ CLICKS = [(USERS[i % 6], WORDS[(i * 7) % 4], i) for i in range(48)]
 
 
 def final_counts(topology, partitions):
+    """The last count per word, the merged store contents, and the tasks' store contents."""
     with ks.TopologyTestDriver(topology, partitions=partitions) as driver:
         inp = driver.create_input_topic("clicks")
         for user, word, ts in CLICKS:
             inp.pipe_input(user, word, ts)
         out = driver.create_output_topic("counts")
-        return out.read_key_values_to_map(), driver
+        with driver.get_key_value_store("counts").all() as entries:
+            merged = sorted(entries)
+        per_task = {tid: dict(task.stores["counts"].all()) for tid, task in driver.tasks.items()
+                    if "counts" in task.stores}
+        return out.read_key_values_to_map(), merged, per_task
 
 
 def test_users_land_on_several_partitions():
@@ -76,27 +81,33 @@ def test_users_land_on_several_partitions():
     assert len(parts) > 1  # otherwise the example would prove nothing
 
 
+EXPECTED = {"kafka": 12, "streams": 12, "python": 12, "lab": 12}
+
+
 def test_single_partition_counts_every_click_of_a_word():
-    counts, _ = final_counts(without_repartition(), None)
-    assert counts == {"kafka": 12, "streams": 12, "python": 12, "lab": 12}
+    counts, merged, per_task = final_counts(without_repartition(), None)
+    assert counts == EXPECTED
+    assert merged == sorted(EXPECTED.items())
+    assert list(per_task) == [ks.TaskId(0, 0)]
 
 
 def test_key_change_without_repartition_splits_counts_across_partitions():
-    counts, driver = final_counts(without_repartition(), {"clicks": 4})
-    assert len(driver.tasks) == 4
-    # each partition counted only its own users' clicks: the last count per word is partial
-    assert counts != {"kafka": 12, "streams": 12, "python": 12, "lab": 12}
+    counts, _, per_task = final_counts(without_repartition(), {"clicks": 4})
+    assert sorted(per_task) == [ks.TaskId(0, p) for p in range(4)]
+    # each partition counted only its own users' clicks: every word is split, no total is right
     assert all(n < 12 for n in counts.values())
-    store = driver.get_key_value_store("counts")
-    assert sorted(store.all()) != [("kafka", 12), ("lab", 12), ("python", 12), ("streams", 12)]
+    for word, total in EXPECTED.items():
+        parts = [store[word] for store in per_task.values() if word in store]
+        assert len(parts) > 1
+        assert sum(parts) == total
 
 
 def test_repartition_by_new_key_makes_counts_equal_to_single_partition():
-    counts, driver = final_counts(with_repartition(), {"clicks": 4, "clicks-by-word": 4})
-    assert counts == {"kafka": 12, "streams": 12, "python": 12, "lab": 12}
-    assert len(driver.tasks) == 8  # two sub-topologies x four partitions
+    counts, merged, per_task = final_counts(with_repartition(),
+                                            {"clicks": 4, "clicks-by-word": 4})
+    assert counts == EXPECTED
+    assert merged == sorted(EXPECTED.items())
+    assert len(per_task) == 4  # the counting sub-topology (1) on each of four partitions
     for word in WORDS:
-        key = serdes.String().serialize("clicks-by-word", word)
-        partition = default_partition(key, 4)
-        sub = driver.tasks[ks.TaskId(1, partition)]
-        assert sub.stores["counts"].get(word) == 12
+        partition = default_partition(serdes.String().serialize("clicks-by-word", word), 4)
+        assert per_task[ks.TaskId(1, partition)][word] == 12
