@@ -95,7 +95,7 @@ class FixedKeyProcessorContext(ProcessorContext):
     """The context of a ``FixedKeyProcessor``: it forwards ``FixedKeyRecord``s only."""
 
 
-class Processor(ABC):  # noqa: B024 - init/close are optional hooks, process is the contract
+class Processor(ABC):
     """A node that handles one record at a time and may forward any number of records.
 
     Subclass it and pass a zero-argument supplier (the class itself, or a lambda) to
@@ -113,7 +113,7 @@ class Processor(ABC):  # noqa: B024 - init/close are optional hooks, process is 
         """Release what ``init`` set up. Stores are closed by kslab, not here."""
 
 
-class FixedKeyProcessor(ABC):  # noqa: B024
+class FixedKeyProcessor(ABC):
     """A processor that may change values but never keys: it receives ``FixedKeyRecord``s."""
 
     def init(self, context: FixedKeyProcessorContext) -> None:  # noqa: B027
