@@ -26,7 +26,7 @@ from kslab.core.nodes import (
 from kslab.core.partition_group import UNKNOWN, PartitionGroup
 from kslab.core.punctuation import PunctuationQueue, Schedule
 from kslab.core.record_queue import ConsumerRecord, RecordDeserializer, RecordQueue
-from kslab.errors import KslabError, StreamsError
+from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import PunctuationType
 from kslab.records import Record, TaskId
 from kslab.serdes import resolve as resolve_serde
@@ -127,7 +127,12 @@ class StreamTask:
 
     def _serde(self, serde: Any, default: Any) -> Any:
         is_key = default is self.default_key_serde
-        return default if serde is None else resolve_serde(serde, is_key=is_key)
+        if serde is None:
+            return default
+        bind_default = getattr(serde, "bind_default", None)
+        if bind_default is not None:  # a wrapper (the DSL's change serde) over the default
+            return bind_default(default)
+        return resolve_serde(serde, is_key=is_key)
 
     def resolve_topic(self, topic: str) -> str:
         """A topic's real name (internal topics carry the application id)."""
@@ -238,6 +243,24 @@ class StreamTask:
         store = builder.build()
         store.init(self.context)
         self.stores[store_name] = store
+
+    def restore_changelog(self, store_name: str, records: Iterable[tuple[Any, ...]]) -> int:
+        """Write changelog records ``(key_bytes, value_bytes, timestamp)`` into a store, unlogged.
+
+        This is the restore path of every engine: on assignment a task replays its stores'
+        changelogs before it processes input. Returns the number of records applied.
+        """
+        store = self.stores.get(store_name)
+        if store is None:
+            known = sorted(self.stores) or "none"
+            msg = (
+                f"task {self.id} has no store '{store_name}' to restore (its stores: {known}); "
+                "check the store name"
+            )
+            raise StoreError(msg)
+        batch = list(records)
+        store._restore_batch(batch)
+        return len(batch)
 
     # -- input --------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from kslab.core.partitioner import default_partition
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import KslabError
-from kslab.records import TaskId
+from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
 from kslab.testing.frames import frame_kind, frame_rows, to_millis
 from kslab.testing.topics import TestInputTopic, TestOutputTopic
@@ -598,6 +598,34 @@ class TopologyTestDriver:
     def get_session_store(self, name: str) -> Any:
         """A session store, or ``None``."""
         return self._typed(name, "session")
+
+    def restore_from_changelog(self, store_name: str, records: Any) -> int:
+        """Fill a store from changelog records, as a restarted instance would, before driving.
+
+        ``records`` are ``TestRecord``s read from a changelog topic (serialized again with the
+        store's serdes) or ``(key_bytes, value_bytes, timestamp)`` triples. With several
+        partitions, pass triples with the partition as a fourth element.
+        """
+        owners = [t for t in self.tasks.values() if store_name in t.stores]
+        if not owners:
+            known = sorted(self.get_all_state_stores()) or "none"
+            msg = f"no store '{store_name}' in this topology (stores: {known}); check the name"
+            raise KslabError(msg)
+        store = owners[0].stores[store_name]
+        topic = getattr(store, "changelog_topic", store_name)
+        by_partition: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
+        for rec in records:
+            if isinstance(rec, TestRecord):
+                key = store.key_serde.serialize(topic, rec.key)
+                value = None if rec.value is None else store.value_serde.serialize(topic, rec.value)
+                by_partition[0].append((key, value, rec.timestamp))
+            else:
+                partition = rec[3] if len(rec) > 3 else 0
+                by_partition[partition].append(tuple(rec[:3]))
+        restored = 0
+        for task in owners:
+            restored += task.restore_changelog(store_name, by_partition.get(task.id.partition, []))
+        return restored
 
     # -- history, snapshots, replay, trace --------------------------------------------------
 

@@ -298,3 +298,45 @@ def test_store_frames():
         driver.create_input_topic("in").pipe_key_value_list([("b", 2), ("a", 1)])
         frame = driver.get_key_value_store("s").to_pandas()
     assert frame.to_dict("list") == {"key": ["a", "b"], "value": [1, 2]}
+
+
+def test_store_restored_from_the_changelog_the_driver_kept():
+    class Sum(ks.Processor):
+        def init(self, context):
+            self.context = context
+            self.store = context.get_state_store("sums")
+
+        def process(self, record):
+            old = self.store.get(record.key)
+            total = (old.value if old else 0) + record.value
+            self.store.put(record.key, ks.ValueAndTimestamp(total, record.timestamp))
+            self.context.forward(record.with_value(total))
+
+    def topology():
+        topo = ks.Topology().add_source("src", "in", key_serde="string", value_serde="long")
+        topo.add_processor("sum", Sum, "src")
+        topo.add_state_store(
+            ks.Stores.timestamped_key_value_store_builder(
+                ks.Stores.persistent_timestamped_key_value_store("sums"), "string", "long"
+            ),
+            "sum",
+        )
+        topo.add_sink("out", "out", "sum", key_serde="string", value_serde="long")
+        return topo
+
+    config = {"application.id": "app"}
+    with ks.TopologyTestDriver(topology(), config) as first:
+        inp = first.create_input_topic("in")
+        for key, value, ts in [("a", 1, 10), ("b", 5, 20), ("a", 2, 30)]:
+            inp.pipe_input(key, value, ts)
+        changelog = first.create_output_topic("app-sums-changelog", "string", "long")
+        records = changelog.read_records_to_list()
+    # the changelog holds plain values stamped with the value's timestamp, as Kafka writes it
+    assert records == [ks.TestRecord("a", 1, 10), ks.TestRecord("b", 5, 20),
+                       ks.TestRecord("a", 3, 30)]
+    with ks.TopologyTestDriver(topology(), config) as second:
+        assert second.restore_from_changelog("sums", records) == 3
+        store = second.get_timestamped_key_value_store("sums")
+        assert store.get("a") == ks.ValueAndTimestamp(3, 30)
+        second.create_input_topic("in").pipe_input("a", 4, 40)
+        assert second.create_output_topic("out").read_key_value() == ("a", 7)
