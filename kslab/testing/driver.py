@@ -25,6 +25,7 @@ from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import KslabError
 from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
+from kslab.testing._log import RecordLog
 from kslab.testing.frames import frame_kind, frame_rows, to_millis
 from kslab.testing.topics import TestInputTopic, TestOutputTopic
 from kslab.topology._nodes import SinkNode, SourceNode
@@ -33,6 +34,7 @@ from kslab.topology.topology import Topology
 __all__ = ["HistoryStep", "Snapshot", "TopologyTestDriver"]
 
 DEFAULT_APPLICATION_ID = "topology-test-driver"
+_CLOCK = -2  # the partition that marks a wall-clock advance in the history log
 _GLOBAL_TASK = TaskId(-1, -1)
 
 
@@ -54,7 +56,7 @@ class Snapshot(NamedTuple):
     history_length: int
     wall_clock: int
     tasks: dict[TaskId, Any]
-    outputs: dict[str, tuple[Any, ...]]
+    outputs: dict[str, tuple[int, int]]
     offsets: dict[tuple[str, int], int]
     round_robin: dict[str, int]
     trace_length: int
@@ -66,7 +68,7 @@ class _Collector:
 
     def __init__(self, driver: TopologyTestDriver) -> None:
         self._driver = driver
-        self.outputs: dict[str, deque[tuple[Any, ...]]] = defaultdict(deque)
+        self.outputs: dict[str, RecordLog] = defaultdict(RecordLog)
         self.pending: deque[tuple[str, int, Any, Any, Any, int]] = deque()
         self.produced: set[str] = set()
         self.single_partition = False
@@ -75,7 +77,7 @@ class _Collector:
     def send(self, topic, key, value, headers, timestamp, partition, sink) -> None:
         """Store the record and queue it for loop-back when a task reads ``topic``."""
         if partition is None and self.single_partition:
-            self.outputs[topic].append((key, value, headers, timestamp, 0))
+            self.outputs[topic].append(key, value, headers, timestamp, 0)
             self.produced.add(topic)
             if topic in self.loopback:
                 self.pending.append((topic, 0, key, value, headers, timestamp))
@@ -94,7 +96,7 @@ class _Collector:
                 f"{count} partition(s); return a partition in range from the partitioner"
             )
             raise KslabError(msg)
-        self.outputs[topic].append((key, value, headers, timestamp, partition))
+        self.outputs[topic].append(key, value, headers, timestamp, partition)
         self.produced.add(topic)
         if topic in self.loopback:
             self.pending.append((topic, partition, key, value, headers, timestamp))
@@ -138,7 +140,8 @@ class TopologyTestDriver:
         self._partitions = dict(partitions or {})
         self._trace_enabled = trace
         self._tracer = Tracer() if trace else None
-        self._history: list[tuple[Any, ...]] = []  # HistoryStep fields, as plain tuples
+        # records with their topic; clock advances as partition _CLOCK with the ms as timestamp
+        self._history = RecordLog(with_topics=True)
         self._offsets: dict[tuple[str, int], int] = defaultdict(int)
         self._round_robin: dict[str, int] = defaultdict(int)
         self._collector = _Collector(self)
@@ -336,7 +339,7 @@ class TopologyTestDriver:
                 return resolve_serde(candidate, is_key=is_key)
         return resolve_serde(self.config.get(config_key), is_key=is_key)
 
-    def _output_queue(self, topic: str) -> deque[tuple[Any, ...]]:
+    def _output_queue(self, topic: str) -> RecordLog:
         return self._collector.outputs[topic]
 
     def produced_topic_names(self) -> set[str]:
@@ -355,9 +358,9 @@ class TopologyTestDriver:
             self._process_fast(task, topic, key, value, headers, timestamp)
             return
         task, partition = self._route_input(topic, key, partition)
-        self._history.append(("record", topic, key, value, headers, timestamp, partition))
+        self._history.append(key, value, headers, timestamp, partition, topic)
         if self._tracer is not None:
-            self._tracer.step = len(self._history) - 1
+            self._tracer.step = self._history.total - 1
         if task is self._global_task:
             self._process_global(topic, key, value, headers, timestamp)
             return
@@ -366,35 +369,43 @@ class TopologyTestDriver:
 
     def _process_fast(self, task: StreamTask, topic: str, key: bytes | None,
                       value: bytes | None, headers: Any, timestamp: int) -> None:
-        tp = (topic, 0)
-        offset = self._offsets[tp]
-        self._offsets[tp] = offset + 1
-        history = self._history
-        history.append(("record", topic, key, value, headers, timestamp, 0))
-        if self._tracer is not None:
-            self._tracer.step = len(history) - 1
-        self._settled = False
-        if task.process_now((topic, 0, offset, timestamp, key, value, headers)) and \
-                task.stream_time_queue._heap:
-            task.maybe_punctuate_stream_time()
-        task.commit()
-        if self._collector.pending:
-            self._complete_all_work()
-        self._settled = True
+        self._pipe_raw_many(topic, [(key, value, headers, timestamp, None)], task)
 
-    def _pipe_raw_many(self, topic: str, rows: list[tuple[Any, ...]]) -> None:
-        """Pipe serialized ``(key, value, headers, timestamp, partition)`` rows in order."""
-        task = self._fast.get(topic)
+    def _pipe_raw_many(self, topic: str, rows: list[tuple[Any, ...]],
+                       task: StreamTask | None = None) -> None:
+        """Pipe serialized ``(key, value, headers, timestamp, partition)`` rows in order.
+
+        The hot loop of the driver: while one idle task reads ``topic`` each record is processed
+        at once (no queue), punctuated and committed, exactly as the general path would.
+        """
+        task = task or self._fast.get(topic)
         if task is None or self._closed:
             for key, value, headers, timestamp, partition in rows:
                 self._pipe_raw(topic, key, value, headers, timestamp, partition)
             return
-        process = self._process_fast
+        tp = (topic, 0)
+        offsets = self._offsets
+        remember = self._history.append
+        process_now = task.process_now
+        punctuation = task.stream_time_queue._heap
+        collector = self._collector
+        tracer = self._tracer
         for key, value, headers, timestamp, partition in rows:
             if partition or not self._settled:
                 self._pipe_raw(topic, key, value, headers, timestamp, partition)
-            else:
-                process(task, topic, key, value, headers, timestamp)
+                continue
+            offset = offsets[tp]
+            offsets[tp] = offset + 1
+            remember(key, value, headers, timestamp, 0, topic)
+            if tracer is not None:
+                tracer.step = self._history.total - 1
+            self._settled = False
+            if process_now((topic, 0, offset, timestamp, key, value, headers)) and punctuation:
+                task.maybe_punctuate_stream_time()
+            task.commit()
+            if collector.pending:
+                self._complete_all_work()
+            self._settled = True
 
     def _route_input(self, topic: str, key: bytes | None,
                      partition: int | None) -> tuple[StreamTask, int]:
@@ -484,9 +495,9 @@ class TopologyTestDriver:
         if ms is None or ms < 0:
             msg = f"advance {advance!r} must be a non-negative duration"
             raise KslabError(msg)
-        self._history.append(("wall_clock", None, None, None, None, ms, None))
+        self._history.append(None, None, None, ms, _CLOCK, "")
         if self._tracer is not None:
-            self._tracer.step = len(self._history) - 1
+            self._tracer.step = self._history.total - 1
         self._wall_clock += ms
         for task in self.tasks.values():
             task.maybe_punctuate_wall_clock()
@@ -632,7 +643,8 @@ class TopologyTestDriver:
     @property
     def history(self) -> list[HistoryStep]:
         """Everything driven in so far, in order (records as bytes, and clock advances)."""
-        return [HistoryStep(*step) for step in self._history]
+        log = self._history
+        return [_history_step(log, i) for i in range(log.total)]
 
     @property
     def trace(self) -> TraceLog:
@@ -649,10 +661,10 @@ class TopologyTestDriver:
         if self._global_task is not None:
             tasks[_GLOBAL_TASK] = self._global_task.snapshot()
         return Snapshot(
-            len(self._history),
+            self._history.total,
             self._wall_clock,
             tasks,
-            {t: tuple(q) for t, q in self._collector.outputs.items()},
+            {t: log.mark() for t, log in self._collector.outputs.items()},
             dict(self._offsets),
             dict(self._round_robin),
             len(self._tracer.events) if self._tracer else 0,
@@ -671,14 +683,12 @@ class TopologyTestDriver:
             assert task is not None
             task.restore(task_snapshot)
         self._wall_clock = snapshot.wall_clock
-        outputs = self._collector.outputs
-        outputs.clear()
-        for topic, rows in snapshot.outputs.items():
-            outputs[topic] = deque(rows)
+        for topic, log in self._collector.outputs.items():
+            log.truncate(snapshot.outputs.get(topic, (0, 0)))
         self._collector.produced = set(snapshot.produced)
         self._offsets = defaultdict(int, snapshot.offsets)
         self._round_robin = defaultdict(int, snapshot.round_robin)
-        del self._history[snapshot.history_length:]
+        self._history.truncate((snapshot.history_length, 0))
         if self._tracer is not None:
             del self._tracer.events[snapshot.trace_length:]
 
@@ -691,12 +701,14 @@ class TopologyTestDriver:
             partitions=self._partitions_as_given(),
             trace=self._trace_enabled,
         )
-        steps = self._history if until is None else self._history[:until]
-        for kind, topic, key, value, headers, timestamp, partition in steps:
-            if kind == "wall_clock":
+        log = self._history
+        for index in range(log.total if until is None else min(until, log.total)):
+            key, value, headers, timestamp, partition = log.record(index)
+            if partition == _CLOCK:
                 driver.advance_wall_clock_time(timestamp)
             else:
-                driver._pipe_raw(topic, key, value, headers, timestamp, partition)
+                driver._pipe_raw(log.topic(index), key, value, headers,  # type: ignore[arg-type]
+                                 timestamp, partition)
         return driver
 
     def _partitions_as_given(self) -> dict[str, int]:
@@ -737,7 +749,14 @@ class TopologyTestDriver:
 
     def __repr__(self) -> str:
         return (f"<TopologyTestDriver app={self.application_id!r} tasks={len(self.tasks)} "
-                f"history={len(self._history)}>")
+                f"history={self._history.total}>")
+
+
+def _history_step(log: RecordLog, index: int) -> HistoryStep:
+    key, value, headers, timestamp, partition = log.record(index)
+    if partition == _CLOCK:
+        return HistoryStep("wall_clock", None, None, None, None, timestamp, None)
+    return HistoryStep("record", log.topic(index), key, value, headers, timestamp, partition)
 
 
 def _validate(topology: Topology) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TestInputTopic", "TestOutputTopic"]
 
-_MISSING = object()
+_CHUNK = 256  # rows serialized ahead of processing in batched pipes
 
 
 class TestInputTopic:
@@ -133,14 +133,16 @@ class TestInputTopic:
         self._pipe_rows(rows)
 
     def _pipe_rows(self, rows: Iterable[tuple[Any, Any, Any, Any, Any]]) -> None:
-        """Serialize ``(key, value, timestamp, headers, partition)`` rows, then pipe them all.
+        """Serialize ``(key, value, timestamp, headers, partition)`` rows and pipe them in order.
 
-        The batch goes in through the driver's fast path; a serde error pipes the rows before
-        the bad one and then raises, as piping them one by one would.
+        Rows go in chunks through the driver's fast path (small chunks keep memory flat); a
+        serde error pipes the rows before the bad one and then raises, as piping them one by
+        one would.
         """
         topic = self.name
         key_ser, value_ser = self.key_serde.serialize, self.value_serde.serialize
-        raw = []
+        pipe_many = self._driver._pipe_raw_many
+        raw: list[tuple[Any, ...]] = []
         for key, value, timestamp, headers, partition in rows:
             hdrs = None if headers is None else as_headers(headers)
             if timestamp is None:
@@ -150,13 +152,16 @@ class TestInputTopic:
                 timestamp = to_millis(timestamp)
             try:
                 kb, vb = key_ser(topic, key, hdrs), value_ser(topic, value, hdrs)
-            except Exception:
-                self._driver._pipe_raw_many(topic, raw)
+            except Exception:  # redo this one on the slow path, which raises with the message
+                pipe_many(topic, raw)
                 self._pipe(key, value, timestamp, hdrs, partition)
                 msg = "unreachable: _pipe raises for the row that failed here"
                 raise AssertionError(msg) from None
             raw.append((kb, vb, hdrs, timestamp, partition))
-        self._driver._pipe_raw_many(topic, raw)
+            if len(raw) == _CHUNK:
+                pipe_many(topic, raw)
+                raw = []
+        pipe_many(topic, raw)
 
     def pipe_record_list(self, records: Iterable[TestRecord]) -> None:
         """Pipe ``TestRecord``s (a ``None`` timestamp takes the topic's clock)."""

@@ -1,0 +1,51 @@
+"""The driver's compact record log: append, read as a queue, truncate back to a mark."""
+
+from __future__ import annotations
+
+import pytest
+
+from kslab.records import Headers
+from kslab.testing._log import RecordLog
+
+
+def test_records_round_trip_with_null_keys_values_and_headers():
+    log = RecordLog()
+    headers = Headers([("h", b"1")])
+    log.append(b"k1", b"v1", None, 10, 0)
+    log.append(None, b"v2", headers, 20, 1)
+    log.append(b"k3", None, None, 30, 2)
+    log.append(b"", b"", None, 40, 0)
+    assert list(log) == [
+        (b"k1", b"v1", None, 10, 0),
+        (None, b"v2", headers, 20, 1),
+        (b"k3", None, None, 30, 2),
+        (b"", b"", None, 40, 0),
+    ]
+
+
+def test_queue_reads_move_a_cursor():
+    log = RecordLog()
+    log.append(b"a", b"1", None, 1, 0)
+    log.append(b"b", b"2", None, 2, 0)
+    assert log.popleft() == (b"a", b"1", None, 1, 0)
+    assert len(log) == 1
+    log.clear()
+    assert not log
+    assert log.total == 2
+    with pytest.raises(IndexError):
+        log.popleft()
+
+
+def test_truncate_drops_later_appends_and_unreads_later_reads():
+    log = RecordLog(with_topics=True)
+    log.append(b"a", b"1", None, 1, 0, "t1")
+    mark = log.mark()
+    log.append(b"b", b"2", Headers([("x", None)]), 2, 0, "t2")
+    log.popleft()
+    log.popleft()
+    log.truncate(mark)
+    assert list(log) == [(b"a", b"1", None, 1, 0)]
+    assert log.topic(0) == "t1"
+    log.append(b"c", b"3", None, 3, 0, "t2")
+    assert [log.topic(i) for i in range(log.total)] == ["t1", "t2"]
+    assert log.record(1) == (b"c", b"3", None, 3, 0)
