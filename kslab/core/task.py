@@ -117,6 +117,7 @@ class StreamTask:
         self.nodes: dict[str, RuntimeNode] = {}
         self._build_nodes()
         self.stores: dict[str, Any] = {}
+        self._caches: list[Any] = []  # stores with a record cache, flushed on commit
         self.changelog_topics: dict[str, str] = {}
         self._queues = self._build_queues(input_partitions)
         self.partition_group = PartitionGroup(self._queues)
@@ -243,6 +244,8 @@ class StreamTask:
         store = builder.build()
         store.init(self.context)
         self.stores[store_name] = store
+        if hasattr(store, "flush_cache"):
+            self._caches.append(store)
 
     def restore_changelog(self, store_name: str, records: Iterable[tuple[Any, ...]]) -> int:
         """Write changelog records ``(key_bytes, value_bytes, timestamp)`` into a store, unlogged.
@@ -381,6 +384,8 @@ class StreamTask:
     def commit(self) -> None:
         """Make processed work durable: flush store caches (engines commit offsets after)."""
         self.commit_requested = False
+        for store in self._caches:  # a flush forwards the cached updates downstream
+            store.flush_cache()
 
     def flush(self) -> None:
         """Flush every store to its backend (disk for persistent stores)."""

@@ -1,0 +1,45 @@
+"""The KStream / KTable DSL: a builder of graph nodes lowered onto the Processor API.
+
+``StreamsBuilder`` hands out ``KStream`` / ``KTable`` / ``GlobalKTable`` handles; their
+operators add graph nodes that ``build()`` writes into a ``kslab.Topology`` with Kafka Streams'
+names, so every engine runs DSL programs through the same core.
+"""
+
+from kslab.dsl.builder import StreamsBuilder
+from kslab.dsl.config import (
+    Branched,
+    Consumed,
+    Grouped,
+    Joined,
+    Materialized,
+    Named,
+    Printed,
+    Produced,
+    Repartitioned,
+    StreamJoined,
+    TableJoined,
+)
+from kslab.dsl.grouped import KGroupedStream, KGroupedTable
+from kslab.dsl.kstream import BranchedKStream, KStream
+from kslab.dsl.ktable import GlobalKTable, KTable
+
+__all__ = [
+    "Branched",
+    "BranchedKStream",
+    "Consumed",
+    "GlobalKTable",
+    "Grouped",
+    "Joined",
+    "KGroupedStream",
+    "KGroupedTable",
+    "KStream",
+    "KTable",
+    "Materialized",
+    "Named",
+    "Printed",
+    "Produced",
+    "Repartitioned",
+    "StreamJoined",
+    "StreamsBuilder",
+    "TableJoined",
+]

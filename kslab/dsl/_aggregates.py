@@ -1,0 +1,230 @@
+"""The processors behind ``count`` / ``reduce`` / ``aggregate`` of grouped streams and tables.
+
+Stream aggregations fold each record into the stored aggregate of its key; table aggregations
+first subtract the old value of a changed row, then add the new one, so a row moving between
+groups leaves the old group and joins the new. Invariant: the aggregate's timestamp is the
+largest timestamp of the records folded into it, as in Java.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kslab.dsl._change import Change
+from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
+from kslab.errors import StreamsError
+from kslab.processor import Processor, ProcessorContext
+from kslab.records import Record, ValueAndTimestamp
+
+__all__ = [
+    "AggregateSupplier",
+    "RepartitionMapSupplier",
+    "TableAggregateSupplier",
+    "count_adder",
+    "count_initializer",
+    "count_subtractor",
+]
+
+
+def count_initializer() -> int:
+    """A count starts at 0."""
+    return 0
+
+
+def count_adder(key: Any, value: Any, aggregate: int) -> int:
+    """One more."""
+    return aggregate + 1
+
+
+def count_subtractor(key: Any, value: Any, aggregate: int) -> int:
+    """One less."""
+    return aggregate - 1
+
+
+class AggregateSupplier:
+    """Java's ``KStreamAggregate`` (and ``KStreamReduce`` when ``reducer`` is given)."""
+
+    def __init__(self, store_name: str, initializer: Callable[[], Any] | None,
+                 aggregator: Callable[[Any, Any, Any], Any] | None,
+                 reducer: Callable[[Any, Any], Any] | None = None) -> None:
+        self.store_name = store_name
+        self.initializer = initializer
+        self.aggregator = aggregator
+        self.reducer = reducer
+        self.send_old_values = False
+
+    def view(self) -> StoreGetterSupplier:
+        """Getters reading the aggregate store."""
+        return StoreGetterSupplier(self.store_name)
+
+    def __call__(self) -> Processor:
+        return _StreamAggregateProcessor(self)
+
+
+class _StreamAggregateProcessor(Processor):
+    def __init__(self, supplier: AggregateSupplier) -> None:
+        self.s = supplier
+
+    def init(self, context: ProcessorContext) -> None:
+        self.store = context.get_state_store(self.s.store_name)
+        self.forwarder = TupleForwarder(self.store, context, self.s.send_old_values)
+
+    def process(self, record: Record) -> None:
+        key, value = record.key, record.value
+        if key is None or value is None:
+            return  # Java drops these ("Skipping record due to null key or value")
+        s = self.s
+        stored = self.store.get(key)
+        old = None if stored is None else stored.value
+        if old is None:
+            timestamp = record.timestamp
+            new = value if s.reducer is not None else s.aggregator(  # type: ignore[misc]
+                key, value, s.initializer())  # type: ignore[misc]
+        else:
+            timestamp = max(record.timestamp, stored.timestamp)
+            new = s.reducer(old, value) if s.reducer is not None else s.aggregator(  # type: ignore[misc]
+                key, value, old)
+        self.store.put(key, ValueAndTimestamp(new, timestamp))
+        old_sent = old if s.send_old_values else None
+        self.forwarder.maybe_forward(Record(key, Change(new, old_sent), timestamp,
+                                            record._headers))
+
+
+class RepartitionMapSupplier:
+    """Java's ``KTableRepartitionMap``: re-keys table changes for ``KTable.group_by``.
+
+    Since Kafka 3.5 a change that keeps its group key goes out as one ``Change(new, old)``;
+    otherwise the old pair is retracted under the old key and the new pair added under the new.
+    """
+
+    def __init__(self, parent: Any, selector: Callable[[Any, Any], Any]) -> None:
+        self.parent = parent
+        self.selector = selector
+
+    def enable_sending_old_values(self, force_materialization: bool) -> bool:
+        """Always sends old values: a group-by needs them."""
+        return True
+
+    def view(self) -> Any:
+        """Not readable: the re-keyed rows live in another sub-topology."""
+        msg = "Underlying state store not accessible due to repartitioning."
+        raise StreamsError(msg)
+
+    def __call__(self) -> Processor:
+        return _RepartitionMapProcessor(self.selector)
+
+
+def _usable(pair: Any) -> bool:
+    return pair is not None and pair[0] is not None and pair[1] is not None
+
+
+class _RepartitionMapProcessor(Processor):
+    def __init__(self, selector: Callable[[Any, Any], Any]) -> None:
+        self.selector = selector
+
+    def init(self, context: ProcessorContext) -> None:
+        self.ctx = context
+        upgrade = context.app_configs().get("upgrade.from")
+        self.single_change = upgrade is None or not _before_3_5(str(upgrade))
+
+    def process(self, record: Record) -> None:
+        key, change = record.key, record.value
+        if key is None:
+            msg = "Record key for the grouping KTable should not be null."
+            raise StreamsError(msg)
+        new_pair = None if change.new_value is None else self.selector(key, change.new_value)
+        old_pair = None if change.old_value is None else self.selector(key, change.old_value)
+        old_ok, new_ok = _usable(old_pair), _usable(new_pair)
+        forward = self.ctx.forward
+        if self.single_change and old_ok and new_ok and old_pair[0] == new_pair[0]:
+            forward(record.with_key(old_pair[0]).with_value(Change(new_pair[1], old_pair[1])))
+            return
+        if old_ok:
+            forward(record.with_key(old_pair[0]).with_value(Change(None, old_pair[1])))
+        if new_ok:
+            forward(record.with_key(new_pair[0]).with_value(Change(new_pair[1], None)))
+
+
+def _before_3_5(version: str) -> bool:
+    parts = version.split(".")
+    try:
+        major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        return False
+    return (major, minor) < (3, 5)
+
+
+class TableAggregateSupplier:
+    """Java's ``KTableAggregate`` / ``KTableReduce``: subtract the old row, add the new one."""
+
+    def __init__(self, store_name: str, initializer: Callable[[], Any] | None,
+                 adder: Callable[..., Any], subtractor: Callable[..., Any], *,
+                 reduce: bool = False) -> None:
+        self.store_name = store_name
+        self.initializer = initializer
+        self.adder = adder
+        self.subtractor = subtractor
+        self.reduce = reduce
+        self.send_old_values = False
+
+    def enable_sending_old_values(self, force_materialization: bool) -> bool:
+        """Always possible: the aggregate is stored."""
+        self.send_old_values = True
+        return True
+
+    def view(self) -> StoreGetterSupplier:
+        """Getters reading the aggregate store."""
+        return StoreGetterSupplier(self.store_name)
+
+    def __call__(self) -> Processor:
+        return _TableAggregateProcessor(self)
+
+
+class _TableAggregateProcessor(Processor):
+    def __init__(self, supplier: TableAggregateSupplier) -> None:
+        self.s = supplier
+
+    def init(self, context: ProcessorContext) -> None:
+        self.store = context.get_state_store(self.s.store_name)
+        self.forwarder = TupleForwarder(self.store, context, self.s.send_old_values)
+
+    def process(self, record: Record) -> None:
+        s = self.s
+        key, change = record.key, record.value
+        if key is None:
+            op = "reduce" if s.reduce else "aggregate"
+            msg = (
+                f"Record key for KTable {op} operator with state {s.store_name} should not be "
+                "null."
+            )
+            raise StreamsError(msg)
+        stored = self.store.get(key)
+        old = None if stored is None else stored.value
+        timestamp = record.timestamp
+        if change.old_value is not None and old is not None:
+            if s.reduce:
+                intermediate = s.subtractor(old, change.old_value)
+            else:
+                intermediate = s.subtractor(key, change.old_value, old)
+            timestamp = max(record.timestamp, stored.timestamp)
+        else:
+            intermediate = old
+        if change.new_value is not None:
+            if s.reduce:
+                if intermediate is None:
+                    new = change.new_value
+                else:
+                    new = s.adder(intermediate, change.new_value)
+                    timestamp = max(record.timestamp, stored.timestamp)
+            else:
+                start = s.initializer() if intermediate is None else intermediate  # type: ignore[misc]
+                new = s.adder(key, change.new_value, start)
+                if stored is not None:
+                    timestamp = max(record.timestamp, stored.timestamp)
+        else:
+            new = intermediate
+        self.store.put(key, ValueAndTimestamp(new, timestamp))
+        old_sent = old if s.send_old_values else None
+        self.forwarder.maybe_forward(Record(key, Change(new, old_sent), timestamp,
+                                            record._headers))

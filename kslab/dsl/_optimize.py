@@ -1,0 +1,225 @@
+"""Graph rewrites done at ``build()``: duplicate sources, repartition filters, optimizations.
+
+``topology.optimization=all`` reuses a table's source topic as its changelog and merges the
+repartition topics that follow one key-changing operation into one, as Kafka's
+``InternalStreamsBuilder`` does. Invariant: rewrites only relink graph nodes and never rename an
+existing node; the only new names come from ``new_repartition_node`` via the builder's counter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from kslab.dsl._graph import GraphNode, RepartitionNode, StreamSourceNode
+from kslab.dsl._processors import Filter, NotNullKey, Supplier
+from kslab.errors import TopologyError
+
+if TYPE_CHECKING:
+    from kslab.dsl.builder import StreamsBuilder
+    from kslab.topology.topology import Topology
+
+__all__ = [
+    "check_copartitioning",
+    "find_parent",
+    "key_changing_parent",
+    "merge_duplicate_sources",
+    "new_repartition_node",
+    "optimize",
+]
+
+REPARTITION_SUFFIX = "-repartition"
+_GENERATED = re.compile(r"KSTREAM.*-[0-9]{10}")
+_ALL = ("reuse.ktable.source.topics", "merge.repartition.topics", "single.store.self.join")
+
+
+def _pass_all(key: Any, value: Any) -> bool:
+    return True
+
+
+def new_repartition_node(
+    builder: StreamsBuilder,
+    key_serde: Any,
+    value_serde: Any,
+    prefix: str,
+    *,
+    partitioner: Callable[..., Any] | None = None,
+    partitions: int | None = None,
+    optimizable: bool = True,
+) -> RepartitionNode:
+    """Java's ``createRepartitionedSource``: uses three indexes; user prefixes name the nodes."""
+    topic = prefix if prefix.endswith(REPARTITION_SUFFIX) else prefix + REPARTITION_SUFFIX
+    sink = builder.new_processor_name("KSTREAM-SINK-")
+    filter_name = builder.new_processor_name("KSTREAM-FILTER-")
+    source = builder.new_processor_name("KSTREAM-SOURCE-")
+    if not _GENERATED.fullmatch(prefix):
+        sink, source, filter_name = topic + "-sink", topic + "-source", topic + "-filter"
+    return RepartitionNode(
+        source, sink, filter_name, topic, key_serde, value_serde,
+        filter_supplier=Supplier(Filter, _pass_all, False), partitioner=partitioner,
+        partitions=partitions, optimizable=optimizable,
+    )
+
+
+def find_parent(node: GraphNode, predicate: Callable[[GraphNode], bool]) -> GraphNode | None:
+    """Java's ``findParentNodeMatching``: ``node`` itself, a parent, or the deepest match."""
+    if predicate(node):
+        return node
+    found = None
+    for parent in node.parents:
+        if predicate(parent):
+            return parent
+        found = find_parent(parent, predicate)
+    return found
+
+
+def key_changing_parent(node: GraphNode) -> GraphNode | None:
+    """The key-changing node a repartition belongs to, unless a value change comes between."""
+    nearest = find_parent(node, lambda n: n.key_changing or n.value_changing)
+    key_changer = find_parent(node, lambda n: n.key_changing)
+    if nearest is not None and nearest is key_changer:
+        return key_changer
+    return None
+
+
+def merge_duplicate_sources(builder: StreamsBuilder) -> None:
+    """Fold a second ``stream()`` of the same topics (or pattern) into the first source."""
+    by_topic: dict[str, StreamSourceNode] = {}
+    by_pattern: dict[tuple[str, int], StreamSourceNode] = {}
+    for node in list(builder.root.children):
+        if not isinstance(node, StreamSourceNode):
+            continue
+        if isinstance(node.topics, re.Pattern):
+            key = (node.topics.pattern, node.topics.flags)
+            main = by_pattern.setdefault(key, node)
+            if main is not node:
+                main.merge(node)
+                builder.root.remove_child(node)
+            continue
+        for topic in node.topics:
+            main = by_topic.setdefault(topic, node)
+            if main is node:
+                continue
+            if main.topics != node.topics:
+                msg = (
+                    "Two source nodes are subscribed to overlapping but not equal input topics "
+                    f"('{main.name}' {main.topics} and '{node.name}' {node.topics}); read the "
+                    "same list of topics in both, or split them"
+                )
+                raise TopologyError(msg)
+            main.merge(node)
+            builder.root.remove_child(node)
+
+
+def _optimizations(props: dict[str, Any] | None) -> set[str]:
+    value = (props or {}).get("topology.optimization")
+    if value is None:
+        return set()
+    names = {v.strip() for v in str(value).split(",") if v.strip()}
+    if "all" in names:
+        return set(_ALL)
+    if "none" in names:
+        return set()
+    unknown = names - set(_ALL)
+    if unknown:
+        msg = (
+            f"Unrecognized config value for topology.optimization: {sorted(unknown)}; use "
+            "'all', 'none' or a comma-separated list of " + ", ".join(_ALL)
+        )
+        raise TopologyError(msg)
+    return names
+
+
+def optimize(builder: StreamsBuilder, props: dict[str, Any] | None) -> None:
+    """Apply the optimizations ``props`` asks for, then the null-key repartition filters."""
+    chosen = _optimizations(props)
+    if "reuse.ktable.source.topics" in chosen:
+        for node in builder.table_sources:
+            node.reuse_source_topic = True
+    if "merge.repartition.topics" in chosen:
+        _merge_repartition_topics(builder)
+    _rewrite_repartition_filters(builder.root)
+
+
+def _rewrite_repartition_filters(root: GraphNode) -> None:
+    # Every DSL repartition drops null keys, except before a join that accepts them (left joins).
+    visited: set[int] = set()
+    relaxed: set[int] = set()
+    nodes: list[GraphNode] = []
+
+    def walk(node: GraphNode) -> None:
+        if id(node) in visited:
+            return
+        for child in node.children:
+            walk(child)
+            if child.relaxed_null_key_join or id(child) in relaxed:
+                relaxed.add(id(node))
+        visited.add(id(node))
+        nodes.append(node)
+
+    walk(root)
+    for node in nodes:
+        if isinstance(node, RepartitionNode) and id(node) not in relaxed:
+            node.filter_supplier = Supplier(NotNullKey)
+
+
+def _merge_repartition_topics(builder: StreamsBuilder) -> None:
+    _group_repartitions_by_merge_node(builder)
+    for key_changer, repartitions in list(builder.key_changing.items()):
+        if not repartitions:
+            continue
+        key_serde = next((r.key_serde for r in repartitions if r.key_serde is not None), None)
+        value_serde = next((r.value_serde for r in repartitions if r.value_serde is not None),
+                           None)
+        merged = new_repartition_node(builder, key_serde, value_serde, repartitions[0].topic)
+        merged.build_priority = key_changer.build_priority
+        for old in repartitions:
+            child = find_parent(old, lambda n, k=key_changer: k in n.parents)  # type: ignore[misc]
+            if child is None:
+                msg = f"Found a null keyChangingChild node for {old!r}"
+                raise TopologyError(msg)
+            merged.add_child(child)
+            key_changer.remove_child(child)
+            for grandchild in list(old.children):
+                for parent in list(old.parents):
+                    parent.add_child(grandchild)
+            for parent in list(old.parents):
+                parent.remove_child(old)
+            for grandchild in list(old.children):
+                old.remove_child(grandchild)
+            for group in builder.copartition_groups:
+                if old.name in group:
+                    group.discard(old.name)
+                    group.add(merged.name)
+        key_changer.add_child(merged)
+        del builder.key_changing[key_changer]
+
+
+def _group_repartitions_by_merge_node(builder: StreamsBuilder) -> None:
+    moved: dict[GraphNode, list[GraphNode]] = {}
+    for merge in builder.merge_nodes:
+        moved[merge] = []
+        for key_changer, repartitions in builder.key_changing.items():
+            below = all(
+                find_parent(r, lambda n, m=merge: m in n.parents) is not None  # type: ignore[misc]
+                for r in repartitions
+            )
+            if below and find_parent(merge, lambda n, k=key_changer: k in n.parents) is not None:
+                moved[merge].append(key_changer)
+    removed: set[GraphNode] = set()
+    for merge, key_changers in moved.items():
+        combined: list[RepartitionNode] = []
+        for key_changer in key_changers:
+            combined.extend(r for r in builder.key_changing[key_changer] if r not in combined)
+            removed.add(key_changer)
+        builder.key_changing[merge] = combined
+    for key_changer in removed:
+        builder.key_changing.pop(key_changer, None)
+
+
+def check_copartitioning(topology: Topology) -> None:
+    """Java's ``validateCopartition``: repartition topics of one group need equal partitions."""
+    from kslab.topology._subtopologies import _check_copartitions
+
+    _check_copartitions(topology)

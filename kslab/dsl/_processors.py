@@ -1,0 +1,252 @@
+"""The Processor API processors behind the stateless KStream operators.
+
+One small class per Java processor (``KStreamFilter``, ``KStreamMap``, ``KStreamBranch``...);
+each DSL call wraps one in a graph node, so user-function errors name the operator's node.
+Invariant: these processors keep no state between records; ``Supplier`` makes a new instance for
+every task, as a ``ProcessorSupplier`` must.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kslab.processor import Processor, ProcessorContext
+from kslab.records import Record
+
+__all__ = [
+    "Branch",
+    "Filter",
+    "FlatMap",
+    "FlatMapValues",
+    "Foreach",
+    "Map",
+    "MapValues",
+    "PassThrough",
+    "Peek",
+    "Print",
+    "Supplier",
+    "java_str",
+]
+
+
+class Supplier:
+    """A processor supplier: ``Supplier(Filter, predicate, False)()`` makes a new ``Filter``."""
+
+    __slots__ = ("args", "kind")
+
+    def __init__(self, kind: type, *args: Any) -> None:
+        self.kind = kind
+        self.args = args
+
+    def __call__(self) -> Any:
+        return self.kind(*self.args)
+
+    def __repr__(self) -> str:
+        return f"<supplier of {self.kind.__name__}>"
+
+
+class _Stateless(Processor):
+    """Keeps the context; subclasses only implement ``process``."""
+
+    ctx: ProcessorContext
+
+    def init(self, context: ProcessorContext) -> None:
+        """Keep the context for forwarding."""
+        self.ctx = context
+
+
+class Filter(_Stateless):
+    """Java's ``KStreamFilter``: forward when ``predicate`` holds (or fails, for filter_not)."""
+
+    def __init__(self, predicate: Callable[[Any, Any], bool], negate: bool) -> None:
+        self.predicate = predicate
+        self.negate = negate
+
+    def process(self, record: Record) -> None:
+        """Forward ``record`` if it passes."""
+        if bool(self.predicate(record.key, record.value)) is not self.negate:
+            self.ctx.forward(record)
+
+
+class NotNullKey(_Stateless):
+    """The filter before a repartition topic: records with a ``None`` key are dropped."""
+
+    def process(self, record: Record) -> None:
+        """Forward records that have a key."""
+        if record.key is not None:
+            self.ctx.forward(record)
+
+
+class Map(_Stateless):
+    """Java's ``KStreamMap``: ``mapper(key, value) -> (new_key, new_value)``."""
+
+    def __init__(self, mapper: Callable[[Any, Any], Any]) -> None:
+        self.mapper = mapper
+
+    def process(self, record: Record) -> None:
+        """Forward the mapped pair."""
+        key, value = self.mapper(record.key, record.value)
+        self.ctx.forward(record.with_key(key).with_value(value))
+
+
+class SelectKey(_Stateless):
+    """``select_key`` / ``group_by``: ``selector(key, value) -> new_key`` (Java's KStreamMap)."""
+
+    def __init__(self, selector: Callable[[Any, Any], Any]) -> None:
+        self.selector = selector
+
+    def process(self, record: Record) -> None:
+        """Forward the record under its new key."""
+        self.ctx.forward(record.with_key(self.selector(record.key, record.value)))
+
+
+class MapValues(_Stateless):
+    """Java's ``KStreamMapValues``: a new value from the value (or the key and value)."""
+
+    def __init__(self, mapper: Callable[..., Any], with_key: bool) -> None:
+        self.mapper = mapper
+        self.with_key = with_key
+
+    def process(self, record: Record) -> None:
+        """Forward the record with its mapped value."""
+        if self.with_key:
+            value = self.mapper(record.key, record.value)
+        else:
+            value = self.mapper(record.value)
+        self.ctx.forward(record.with_value(value))
+
+
+class FlatMap(_Stateless):
+    """Java's ``KStreamFlatMap``: zero or more ``(key, value)`` pairs per record."""
+
+    def __init__(self, mapper: Callable[[Any, Any], Any]) -> None:
+        self.mapper = mapper
+
+    def process(self, record: Record) -> None:
+        """Forward every pair the mapper returns."""
+        forward = self.ctx.forward
+        for key, value in self.mapper(record.key, record.value):
+            forward(record.with_key(key).with_value(value))
+
+
+class FlatMapValues(_Stateless):
+    """Java's ``KStreamFlatMapValues``: zero or more values per record, same key."""
+
+    def __init__(self, mapper: Callable[..., Any], with_key: bool) -> None:
+        self.mapper = mapper
+        self.with_key = with_key
+
+    def process(self, record: Record) -> None:
+        """Forward one record per returned value."""
+        if self.with_key:
+            values = self.mapper(record.key, record.value)
+        else:
+            values = self.mapper(record.value)
+        forward = self.ctx.forward
+        for value in values:
+            forward(record.with_value(value))
+
+
+class Peek(_Stateless):
+    """Java's ``KStreamPeek``: call ``action(key, value)`` and forward unchanged."""
+
+    def __init__(self, action: Callable[[Any, Any], None]) -> None:
+        self.action = action
+
+    def process(self, record: Record) -> None:
+        """Run the action, then forward."""
+        self.action(record.key, record.value)
+        self.ctx.forward(record)
+
+
+class Foreach(_Stateless):
+    """Java's ``ForeachProcessor``: call ``action(key, value)``; a terminal operation."""
+
+    def __init__(self, action: Callable[[Any, Any], None]) -> None:
+        self.action = action
+
+    def process(self, record: Record) -> None:
+        """Run the action."""
+        self.action(record.key, record.value)
+
+
+class PassThrough(_Stateless):
+    """Forwards every record unchanged (merge nodes, branch children)."""
+
+    def process(self, record: Record) -> None:
+        """Forward."""
+        self.ctx.forward(record)
+
+
+class Branch(_Stateless):
+    """Java's ``KStreamBranch``: the first matching predicate picks the child; else the default."""
+
+    def __init__(self, predicates: Sequence[Callable[[Any, Any], bool]],
+                 children: Sequence[str]) -> None:
+        self.predicates = predicates
+        self.children = children
+
+    def process(self, record: Record) -> None:
+        """Forward to the first branch whose predicate holds, or to the default branch."""
+        for index, predicate in enumerate(self.predicates):
+            if predicate(record.key, record.value):
+                self.ctx.forward(record, self.children[index])
+                return
+        if len(self.children) > len(self.predicates):
+            self.ctx.forward(record, self.children[-1])
+
+
+def java_str(value: Any) -> str:
+    """``String.valueOf`` for the values a topology carries: ``None`` prints as ``null``."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return str(value)
+
+
+class Print(_Stateless):
+    """Java's ``KStreamPrint``: ``[label]: key, value`` per record, to stdout or a file."""
+
+    def __init__(self, label: str, path: str | None,
+                 mapper: Callable[[Any, Any], Any] | None) -> None:
+        self.label = label
+        self.path = path
+        self.mapper = mapper
+        self._file: Any = None
+
+    def init(self, context: ProcessorContext) -> None:
+        """Open the output file, if any."""
+        super().init(context)
+        if self.path is not None:
+            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+    def process(self, record: Record) -> None:
+        """Print one line."""
+        if self.mapper is not None:
+            text = java_str(self.mapper(record.key, record.value))
+        else:
+            text = f"{java_str(record.key)}, {java_str(record.value)}"
+        out = self._file if self._file is not None else sys.stdout
+        print(f"[{self.label}]: {text}", file=out, flush=True)
+
+    def close(self) -> None:
+        """Close the output file."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def require_callable(fn: Any, param: str, op: str) -> None:
+    """Raise ``TopologyError`` naming ``param`` of ``op`` when ``fn`` is not callable."""
+    if not callable(fn):
+        from kslab.errors import TopologyError
+
+        msg = f"{op}() got {param}={fn!r}, which is not callable; pass a function"
+        raise TopologyError(msg)
+
+

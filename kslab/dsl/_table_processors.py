@@ -1,0 +1,279 @@
+"""The processors behind KTable sources, filters and value mappers, and the table value getters.
+
+A table supplier (Java's ``KTableProcessorSupplier``) makes processors, offers a ``view()`` whose
+getters read the table's current value by key, and can be asked to send old values. Invariant:
+materialization and ``send_old_values`` are decided while the DSL graph is built and never change
+once a processor exists; processors read them in ``init``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kslab.dsl._change import Change
+from kslab.dsl._stores import forward_flushed
+from kslab.processor import Processor, ProcessorContext
+from kslab.records import Record, ValueAndTimestamp
+
+__all__ = [
+    "FilterSupplier",
+    "MapValuesSupplier",
+    "StoreGetterSupplier",
+    "TableSource",
+    "TupleForwarder",
+]
+
+
+class TupleForwarder:
+    """Java's ``TimestampedTupleForwarder``: forward now, or let the cache do it on flush."""
+
+    __slots__ = ("cached", "ctx", "send_old_values")
+
+    def __init__(self, store: Any, context: Any, send_old_values: bool) -> None:
+        self.ctx = context
+        self.send_old_values = send_old_values
+        set_listener = getattr(store, "set_flush_listener", None)
+        self.cached = bool(
+            set_listener is not None
+            and set_listener(forward_flushed(context, context.current), send_old_values)
+        )
+
+    def maybe_forward(self, record: Record) -> None:
+        """Forward ``record`` (a ``Change``) unless the cache will; old values only if asked."""
+        if self.cached:
+            return
+        if self.send_old_values:
+            self.ctx.forward(record)
+        else:
+            self.ctx.forward(record.with_value(Change(record.value.new_value, None)))
+
+
+class StoreGetterSupplier:
+    """Getters reading a materialized table's store (Java's materialized value getter)."""
+
+    def __init__(self, store_name: str) -> None:
+        self.store_name = store_name
+
+    def get(self) -> StoreGetter:
+        """A getter for one processor."""
+        return StoreGetter(self.store_name)
+
+    def store_names(self) -> list[str]:
+        """The store the getters read."""
+        return [self.store_name]
+
+
+class StoreGetter:
+    """Reads ``ValueAndTimestamp``s from a store the processor is connected to."""
+
+    def __init__(self, store_name: str) -> None:
+        self.store_name = store_name
+        self.store: Any = None
+
+    def init(self, context: ProcessorContext) -> None:
+        """Find the store."""
+        self.store = context.get_state_store(self.store_name)
+
+    def get(self, key: Any) -> ValueAndTimestamp | None:
+        """The current value and timestamp of ``key``, or ``None``."""
+        return self.store.get(key)
+
+
+class TableSource:
+    """Java's ``KTableSource``: turns records into changes, keeping them in a store if needed."""
+
+    def __init__(self, store_name: str | None, queryable_name: str | None) -> None:
+        self.store_name = store_name
+        self.queryable_name = queryable_name
+        self.send_old_values = False
+
+    @property
+    def materialized(self) -> bool:
+        """True when the table keeps a store."""
+        return self.queryable_name is not None
+
+    def materialize(self) -> None:
+        """Keep a store (a join or another reader needs one)."""
+        self.queryable_name = self.store_name
+
+    def enable_sending_old_values(self) -> None:
+        """Send old values, which needs the store."""
+        self.send_old_values = True
+        self.queryable_name = self.store_name
+
+    def __call__(self) -> Processor:
+        return _TableSourceProcessor(self)
+
+
+class _TableSourceProcessor(Processor):
+    def __init__(self, supplier: TableSource) -> None:
+        self.supplier = supplier
+        self.store: Any = None
+        self.forwarder: TupleForwarder | None = None
+
+    def init(self, context: ProcessorContext) -> None:
+        self.ctx = context
+        name = self.supplier.queryable_name
+        if name is not None:
+            self.store = context.get_state_store(name)
+            self.forwarder = TupleForwarder(self.store, context, self.supplier.send_old_values)
+
+    def process(self, record: Record) -> None:
+        key = record.key
+        if key is None:
+            return  # Java logs "Skipping record due to null key" and drops it
+        if self.forwarder is None:
+            self.ctx.forward(record.with_value(Change(record.value, None)))
+            return
+        old = self.store.get(key)
+        self.store.put(key, ValueAndTimestamp(record.value, record.timestamp))
+        self.forwarder.maybe_forward(
+            record.with_value(Change(record.value, None if old is None else old.value))
+        )
+
+
+class _TableOpSupplier:
+    """Shared logic of table operators that may keep their own store (filter, map_values)."""
+
+    def __init__(self, parent: Any, queryable_name: str | None) -> None:
+        self.parent = parent
+        self.queryable_name = queryable_name
+        self.send_old_values = False
+
+    def enable_sending_old_values(self, force_materialization: bool) -> bool:
+        """Ask for old values; without a store of its own the parent must send them."""
+        if self.queryable_name is not None:
+            self.send_old_values = True
+            return True
+        if self.parent.enable_sending_old_values(force_materialization):
+            self.send_old_values = True
+        return self.send_old_values
+
+    def view(self) -> Any:
+        """Getters of this table's values: its store, or the parent's view transformed."""
+        if self.queryable_name is not None:
+            return StoreGetterSupplier(self.queryable_name)
+        return _DerivedGetterSupplier(self.parent.value_getter_supplier(), self.compute_stamped)
+
+    def compute(self, key: Any, value: Any) -> Any:
+        """The value this operator makes of ``value`` (``None`` when it has none)."""
+        raise NotImplementedError
+
+    def compute_stamped(self, key: Any, stamped: ValueAndTimestamp | None
+                        ) -> ValueAndTimestamp | None:
+        """``compute`` on a stored value, keeping its timestamp."""
+        if stamped is None:
+            return None
+        value = self.compute(key, stamped.value)
+        return None if value is None else ValueAndTimestamp(value, stamped.timestamp)
+
+
+class _DerivedGetterSupplier:
+    def __init__(self, parent: Any, transform: Callable[[Any, Any], Any]) -> None:
+        self.parent = parent
+        self.transform = transform
+
+    def get(self) -> Any:
+        return _DerivedGetter(self.parent.get(), self.transform)
+
+    def store_names(self) -> list[str]:
+        return self.parent.store_names()
+
+
+class _DerivedGetter:
+    def __init__(self, parent: Any, transform: Callable[[Any, Any], Any]) -> None:
+        self.parent = parent
+        self.transform = transform
+
+    def init(self, context: ProcessorContext) -> None:
+        self.parent.init(context)
+
+    def get(self, key: Any) -> ValueAndTimestamp | None:
+        return self.transform(key, self.parent.get(key))
+
+
+class FilterSupplier(_TableOpSupplier):
+    """Java's ``KTableFilter``: rows that stop matching become tombstones."""
+
+    def __init__(self, parent: Any, predicate: Callable[[Any, Any], bool], negate: bool,
+                 queryable_name: str | None) -> None:
+        super().__init__(parent, queryable_name)
+        self.predicate = predicate
+        self.negate = negate
+        self.send_old_values = parent.enable_sending_old_values(False)
+
+    def compute(self, key: Any, value: Any) -> Any:
+        """``value`` if it passes, else ``None``."""
+        if value is not None and bool(self.predicate(key, value)) is not self.negate:
+            return value
+        return None
+
+    def compute_stamped(self, key: Any, stamped: ValueAndTimestamp | None
+                        ) -> ValueAndTimestamp | None:
+        """The stored value if it passes (predicate sees it even when ``None``-valued)."""
+        if stamped is not None and bool(self.predicate(key, stamped.value)) is not self.negate:
+            return stamped
+        return None
+
+    def __call__(self) -> Processor:
+        return _TableOpProcessor(self, skip_empty=True)
+
+
+class MapValuesSupplier(_TableOpSupplier):
+    """Java's ``KTableMapValues``: ``mapper(value)`` (or ``mapper(key, value)``) per row."""
+
+    def __init__(self, parent: Any, mapper: Callable[..., Any], with_key: bool,
+                 queryable_name: str | None) -> None:
+        super().__init__(parent, queryable_name)
+        self.mapper = mapper
+        self.with_key = with_key
+
+    def compute(self, key: Any, value: Any) -> Any:
+        """The mapped value, or ``None`` for a deleted row."""
+        if value is None:
+            return None
+        return self.mapper(key, value) if self.with_key else self.mapper(value)
+
+    def __call__(self) -> Processor:
+        return _TableOpProcessor(self, skip_empty=False)
+
+
+class _TableOpProcessor(Processor):
+    def __init__(self, supplier: _TableOpSupplier, *, skip_empty: bool) -> None:
+        self.supplier = supplier
+        self.skip_empty = skip_empty
+        self.store: Any = None
+        self.forwarder: TupleForwarder | None = None
+
+    def init(self, context: ProcessorContext) -> None:
+        self.ctx = context
+        s = self.supplier
+        self.send_old_values = s.send_old_values
+        if s.queryable_name is not None:
+            self.store = context.get_state_store(s.queryable_name)
+            self.forwarder = TupleForwarder(self.store, context, s.send_old_values)
+
+    def process(self, record: Record) -> None:
+        s = self.supplier
+        key, change = record.key, record.value
+        new = s.compute(key, change.new_value)
+        old = None
+        if self.send_old_values:
+            if self.store is not None:
+                stamped = self.store.get(key)
+                old = None if stamped is None else stamped.value
+            else:
+                old = s.compute(key, change.old_value)
+        if self.skip_empty and self.send_old_values and old is None and new is None:
+            return  # the row neither matched before nor matches now
+        if self.forwarder is not None:
+            self.store.put(key, ValueAndTimestamp(new, record.timestamp))
+            self.forwarder.maybe_forward(record.with_value(Change(new, old)))
+        else:
+            self.ctx.forward(record.with_value(Change(new, old, change.is_latest)))
+
+
+def new_value_only(change: Change) -> Any:
+    """``to_stream``: a table change becomes its new value (``None`` for a deleted row)."""
+    return change.new_value

@@ -1,0 +1,598 @@
+"""The DSL's config objects: Consumed, Produced, Grouped, Materialized, Joined and friends.
+
+Each mirrors its Java class: the static factories (``Materialized.as_("counts")``) and the
+``with_...`` refinements are the same methods, callable on the class (starting from the empty
+config) or on an instance. Invariant: a config object is never changed in place; every method
+returns a new object, so one ``Materialized`` can be shared by several operators safely.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from kslab.errors import TopologyError
+
+__all__ = [
+    "Branched",
+    "Consumed",
+    "Grouped",
+    "Joined",
+    "Materialized",
+    "Named",
+    "Printed",
+    "Produced",
+    "Repartitioned",
+    "StreamJoined",
+    "TableJoined",
+]
+
+_LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
+_MAX_NAME_LENGTH = 249
+
+
+class _hybrid:  # noqa: N801 - a descriptor used like a decorator
+    """A method callable on the class (on a fresh default instance) or on an instance."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def __get__(self, obj: Any, cls: type) -> Callable[..., Any]:
+        return functools.partial(self.fn, obj if obj is not None else cls())
+
+
+def _replace(obj: Any, **fields: Any) -> Any:
+    new = copy.copy(obj)
+    for field, value in fields.items():
+        setattr(new, "_" + field, value)
+    return new
+
+
+def check_name(name: str | None, what: str = "Named") -> str | None:
+    """``name`` if Kafka accepts it as a processor or topic name part; else ``TopologyError``."""
+    if name is None:
+        return None
+    if not isinstance(name, str) or not name:
+        msg = f"{what} got name {name!r}; pass a non-empty str"
+        raise TopologyError(msg)
+    if len(name) > _MAX_NAME_LENGTH:
+        msg = (
+            f"Name is illegal, it can't be longer than {_MAX_NAME_LENGTH} characters, "
+            f"name: {name}; shorten it"
+        )
+        raise TopologyError(msg)
+    if not _LEGAL_NAME.fullmatch(name):
+        msg = (
+            f"Name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, "
+            "'.', '_' and '-'; rename it"
+        )
+        raise TopologyError(msg)
+    return name
+
+
+def _millis(duration: Any, what: str) -> int | None:
+    if duration is None:
+        return None
+    if isinstance(duration, timedelta):
+        return int(duration.total_seconds() * 1000)
+    if isinstance(duration, bool) or not isinstance(duration, int) or duration < 0:
+        msg = f"{what} got {duration!r}; pass milliseconds as a non-negative int or a timedelta"
+        raise TopologyError(msg)
+    return duration
+
+
+class _Config:
+    """Shared repr for config objects."""
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{k.lstrip('_')}={v!r}" for k, v in vars(self).items() if v not in (None, {}, ())
+        )
+        return f"{type(self).__name__}({fields})"
+
+
+class Named(_Config):
+    """A user-given name for the processor an operator creates."""
+
+    def __init__(self, name: str | None = None) -> None:
+        self._name = check_name(name)
+
+    @staticmethod
+    def as_(name: str) -> Named:
+        """A ``Named`` with ``name``."""
+        return Named(name)
+
+    @_hybrid
+    def with_name(self, name: str) -> Named:
+        """A copy named ``name``."""
+        return Named(name)
+
+    @property
+    def name(self) -> str | None:
+        """The name, or ``None`` to let Kafka's rules generate one."""
+        return self._name
+
+
+class Consumed(_Config):
+    """How a source topic is read: serdes, timestamp extractor, offset reset, source name."""
+
+    def __init__(self) -> None:
+        self._key_serde: Any = None
+        self._value_serde: Any = None
+        self._timestamp_extractor: Callable[..., int] | None = None
+        self._offset_reset: str | None = None
+        self._name: str | None = None
+
+    @staticmethod
+    def with_(
+        key_serde: Any = None,
+        value_serde: Any = None,
+        timestamp_extractor: Callable[..., int] | None = None,
+        offset_reset: str | None = None,
+    ) -> Consumed:
+        """Serdes, and optionally a timestamp extractor and an offset reset policy."""
+        return _replace(
+            Consumed(), key_serde=key_serde, value_serde=value_serde,
+            timestamp_extractor=timestamp_extractor, offset_reset=offset_reset,
+        )
+
+    @_hybrid
+    def as_(self, name: str) -> Consumed:
+        """Name the source node."""
+        return _replace(self, name=check_name(name, "Consumed"))
+
+    with_name = as_
+
+    @_hybrid
+    def with_key_serde(self, serde: Any) -> Consumed:
+        """Read keys with ``serde``."""
+        return _replace(self, key_serde=serde)
+
+    @_hybrid
+    def with_value_serde(self, serde: Any) -> Consumed:
+        """Read values with ``serde``."""
+        return _replace(self, value_serde=serde)
+
+    @_hybrid
+    def with_timestamp_extractor(self, extractor: Callable[..., int]) -> Consumed:
+        """Take record timestamps from ``extractor(record, partition_time)``."""
+        return _replace(self, timestamp_extractor=extractor)
+
+    @_hybrid
+    def with_offset_reset_policy(self, policy: str) -> Consumed:
+        """``"earliest"`` or ``"latest"``."""
+        return _replace(self, offset_reset=policy)
+
+    @property
+    def name(self) -> str | None:
+        """The source node name, if given."""
+        return self._name
+
+
+class Produced(_Config):
+    """How a stream is written to a topic: serdes, partitioner, sink name."""
+
+    def __init__(self) -> None:
+        self._key_serde: Any = None
+        self._value_serde: Any = None
+        self._partitioner: Callable[..., Any] | None = None
+        self._name: str | None = None
+
+    @staticmethod
+    def with_(key_serde: Any = None, value_serde: Any = None,
+              partitioner: Callable[..., Any] | None = None) -> Produced:
+        """Serdes and optionally a partitioner ``(topic, key, value, num_partitions)``."""
+        return _replace(Produced(), key_serde=key_serde, value_serde=value_serde,
+                        partitioner=partitioner)
+
+    @_hybrid
+    def as_(self, name: str) -> Produced:
+        """Name the sink node."""
+        return _replace(self, name=check_name(name, "Produced"))
+
+    with_name = as_
+
+    @_hybrid
+    def key_serde(self, serde: Any) -> Produced:
+        """Write keys with ``serde``."""
+        return _replace(self, key_serde=serde)
+
+    with_key_serde = key_serde
+
+    @_hybrid
+    def value_serde(self, serde: Any) -> Produced:
+        """Write values with ``serde``."""
+        return _replace(self, value_serde=serde)
+
+    with_value_serde = value_serde
+
+    @_hybrid
+    def stream_partitioner(self, partitioner: Callable[..., Any]) -> Produced:
+        """Choose partitions with ``partitioner(topic, key, value, num_partitions)``."""
+        return _replace(self, partitioner=partitioner)
+
+    with_stream_partitioner = stream_partitioner
+
+
+class Grouped(_Config):
+    """Serdes and a name for the repartition topic a grouping may need."""
+
+    def __init__(self) -> None:
+        self._key_serde: Any = None
+        self._value_serde: Any = None
+        self._name: str | None = None
+
+    @staticmethod
+    def with_(key_serde: Any = None, value_serde: Any = None, name: str | None = None) -> Grouped:
+        """Serdes (and optionally a name) for the grouped records."""
+        return _replace(Grouped(), key_serde=key_serde, value_serde=value_serde,
+                        name=check_name(name, "Grouped"))
+
+    @_hybrid
+    def as_(self, name: str) -> Grouped:
+        """Name the repartition topic (``<name>-repartition``) and its nodes."""
+        return _replace(self, name=check_name(name, "Grouped"))
+
+    with_name = as_
+
+    @_hybrid
+    def key_serde(self, serde: Any) -> Grouped:
+        """Group keys use ``serde``."""
+        return _replace(self, key_serde=serde)
+
+    with_key_serde = key_serde
+
+    @_hybrid
+    def value_serde(self, serde: Any) -> Grouped:
+        """Grouped values use ``serde``."""
+        return _replace(self, value_serde=serde)
+
+    with_value_serde = value_serde
+
+
+class Materialized(_Config):
+    """How a KTable is kept in a store: name, serdes, store type, changelog and caching."""
+
+    def __init__(self) -> None:
+        self._store_name: str | None = None
+        self._supplier: Any = None
+        self._key_serde: Any = None
+        self._value_serde: Any = None
+        self._logging = True
+        self._log_config: dict[str, str] = {}
+        self._caching = True
+        self._retention: int | None = None
+        self._store_type: str | None = None
+        self._history_retention: int | None = None
+
+    @_hybrid
+    def as_(self, name_or_supplier: Any) -> Materialized:
+        """Name the store (``str``) or give the store supplier to use."""
+        if isinstance(name_or_supplier, str):
+            return _replace(self, store_name=check_name(name_or_supplier, "Materialized"))
+        if name_or_supplier is None or not hasattr(name_or_supplier, "get"):
+            msg = (
+                f"Materialized.as_ got {name_or_supplier!r}; pass a store name or a store "
+                "supplier such as ks.Stores.in_memory_key_value_store('name')"
+            )
+            raise TopologyError(msg)
+        return _replace(self, supplier=name_or_supplier)
+
+    @staticmethod
+    def as_versioned(name: str, history_retention: Any) -> Materialized:
+        """A versioned store (recorded; versioned tables come with a later issue)."""
+        return _replace(Materialized(), store_name=check_name(name, "Materialized"),
+                        history_retention=_millis(history_retention, "as_versioned"))
+
+    @staticmethod
+    def with_(key_serde: Any = None, value_serde: Any = None) -> Materialized:
+        """Serdes for an anonymous store."""
+        return _replace(Materialized(), key_serde=key_serde, value_serde=value_serde)
+
+    @_hybrid
+    def with_key_serde(self, serde: Any) -> Materialized:
+        """Store keys with ``serde`` (``None``: the upstream or default serde)."""
+        return _replace(self, key_serde=serde)
+
+    @_hybrid
+    def with_value_serde(self, serde: Any) -> Materialized:
+        """Store values with ``serde`` (``None``: the upstream or default serde)."""
+        return _replace(self, value_serde=serde)
+
+    @_hybrid
+    def with_logging_enabled(self, config: dict[str, Any] | None = None) -> Materialized:
+        """Write a changelog topic, with ``config`` as its topic configs."""
+        return _replace(self, logging=True, log_config={str(k): str(v)
+                                                        for k, v in (config or {}).items()})
+
+    @_hybrid
+    def with_logging_disabled(self) -> Materialized:
+        """Write no changelog (the store is then not fault tolerant)."""
+        return _replace(self, logging=False, log_config={})
+
+    @_hybrid
+    def with_caching_enabled(self) -> Materialized:
+        """Put a record cache in front of the store (the default)."""
+        return _replace(self, caching=True)
+
+    @_hybrid
+    def with_caching_disabled(self) -> Materialized:
+        """Forward every update downstream at once."""
+        return _replace(self, caching=False)
+
+    @_hybrid
+    def with_retention(self, retention: Any) -> Materialized:
+        """Retention of a window or session store."""
+        return _replace(self, retention=_millis(retention, "with_retention"))
+
+    @_hybrid
+    def with_store_type(self, store_type: str) -> Materialized:
+        """``"in_memory"`` or ``"persistent"`` (``"rocks_db"``)."""
+        kind = str(store_type).lower().replace("-", "_")
+        kind = {"rocks_db": "persistent", "rocksdb": "persistent", "inmemory": "in_memory"}.get(
+            kind, kind
+        )
+        if kind not in ("in_memory", "persistent"):
+            msg = f"Materialized got store type {store_type!r}; use 'in_memory' or 'persistent'"
+            raise TopologyError(msg)
+        return _replace(self, store_type=kind)
+
+    @property
+    def store_name(self) -> str | None:
+        """The store name given by the user (or its supplier's), else ``None``."""
+        if self._supplier is not None:
+            return self._supplier.name
+        return self._store_name
+
+
+class Joined(_Config):
+    """Serdes and a name for a stream-table join (and its repartition topic)."""
+
+    def __init__(self) -> None:
+        self._key_serde: Any = None
+        self._value_serde: Any = None
+        self._other_value_serde: Any = None
+        self._name: str | None = None
+        self._grace_period: int | None = None
+
+    @staticmethod
+    def with_(key_serde: Any = None, value_serde: Any = None, other_value_serde: Any = None,
+              name: str | None = None, grace_period: Any = None) -> Joined:
+        """Serdes of the key, the stream's values and the table's values."""
+        return _replace(Joined(), key_serde=key_serde, value_serde=value_serde,
+                        other_value_serde=other_value_serde, name=check_name(name, "Joined"),
+                        grace_period=_millis(grace_period, "Joined"))
+
+    @_hybrid
+    def as_(self, name: str) -> Joined:
+        """Name the join processor and its repartition topic."""
+        return _replace(self, name=check_name(name, "Joined"))
+
+    with_name = as_
+
+    @_hybrid
+    def key_serde(self, serde: Any) -> Joined:
+        """The key serde."""
+        return _replace(self, key_serde=serde)
+
+    with_key_serde = key_serde
+
+    @_hybrid
+    def value_serde(self, serde: Any) -> Joined:
+        """The stream-side value serde."""
+        return _replace(self, value_serde=serde)
+
+    with_value_serde = value_serde
+
+    @_hybrid
+    def other_value_serde(self, serde: Any) -> Joined:
+        """The table-side value serde."""
+        return _replace(self, other_value_serde=serde)
+
+    with_other_value_serde = other_value_serde
+
+    @_hybrid
+    def with_grace_period(self, grace_period: Any) -> Joined:
+        """A grace period for versioned-table joins."""
+        return _replace(self, grace_period=_millis(grace_period, "with_grace_period"))
+
+
+class StreamJoined(_Config):
+    """Serdes and names for a stream-stream join (its stores and processors)."""
+
+    def __init__(self) -> None:
+        self._key_serde: Any = None
+        self._value_serde: Any = None
+        self._other_value_serde: Any = None
+        self._name: str | None = None
+        self._store_name: str | None = None
+        self._logging = True
+
+    @staticmethod
+    def with_(key_serde: Any = None, value_serde: Any = None,
+              other_value_serde: Any = None) -> StreamJoined:
+        """Serdes of the key and of both sides' values."""
+        return _replace(StreamJoined(), key_serde=key_serde, value_serde=value_serde,
+                        other_value_serde=other_value_serde)
+
+    @_hybrid
+    def as_(self, store_name: str) -> StreamJoined:
+        """Name the join's window stores."""
+        return _replace(self, store_name=check_name(store_name, "StreamJoined"))
+
+    @_hybrid
+    def with_name(self, name: str) -> StreamJoined:
+        """Name the join processors and repartition topics."""
+        return _replace(self, name=check_name(name, "StreamJoined"))
+
+    @_hybrid
+    def with_store_name(self, store_name: str) -> StreamJoined:
+        """Name the join's window stores."""
+        return _replace(self, store_name=check_name(store_name, "StreamJoined"))
+
+    @_hybrid
+    def with_key_serde(self, serde: Any) -> StreamJoined:
+        """The key serde."""
+        return _replace(self, key_serde=serde)
+
+    @_hybrid
+    def with_value_serde(self, serde: Any) -> StreamJoined:
+        """This side's value serde."""
+        return _replace(self, value_serde=serde)
+
+    @_hybrid
+    def with_other_value_serde(self, serde: Any) -> StreamJoined:
+        """The other side's value serde."""
+        return _replace(self, other_value_serde=serde)
+
+    @_hybrid
+    def with_logging_disabled(self) -> StreamJoined:
+        """No changelogs for the join stores."""
+        return _replace(self, logging=False)
+
+
+class TableJoined(_Config):
+    """Partitioners and a name for a foreign-key table join."""
+
+    def __init__(self) -> None:
+        self._partitioner: Callable[..., Any] | None = None
+        self._other_partitioner: Callable[..., Any] | None = None
+        self._name: str | None = None
+
+    @staticmethod
+    def with_(partitioner: Callable[..., Any] | None = None,
+              other_partitioner: Callable[..., Any] | None = None) -> TableJoined:
+        """Partitioners of this table's and the other table's topics."""
+        return _replace(TableJoined(), partitioner=partitioner,
+                        other_partitioner=other_partitioner)
+
+    @_hybrid
+    def as_(self, name: str) -> TableJoined:
+        """Name the join's processors, stores and internal topics."""
+        return _replace(self, name=check_name(name, "TableJoined"))
+
+    with_name = as_
+
+    @_hybrid
+    def with_partitioner(self, partitioner: Callable[..., Any]) -> TableJoined:
+        """This table's partitioner."""
+        return _replace(self, partitioner=partitioner)
+
+    @_hybrid
+    def with_other_partitioner(self, partitioner: Callable[..., Any]) -> TableJoined:
+        """The other table's partitioner."""
+        return _replace(self, other_partitioner=partitioner)
+
+
+class Repartitioned(_Config):
+    """Name, serdes, partition count and partitioner of an explicit repartition topic."""
+
+    def __init__(self) -> None:
+        self._name: str | None = None
+        self._key_serde: Any = None
+        self._value_serde: Any = None
+        self._partitions: int | None = None
+        self._partitioner: Callable[..., Any] | None = None
+
+    @staticmethod
+    def with_(key_serde: Any = None, value_serde: Any = None) -> Repartitioned:
+        """Serdes of the repartition topic."""
+        return _replace(Repartitioned(), key_serde=key_serde, value_serde=value_serde)
+
+    @_hybrid
+    def as_(self, name: str) -> Repartitioned:
+        """Name the topic ``<application.id>-<name>-repartition`` and its nodes."""
+        return _replace(self, name=check_name(name, "Repartitioned"))
+
+    with_name = as_
+
+    @_hybrid
+    def with_number_of_partitions(self, partitions: int) -> Repartitioned:
+        """Create the topic with ``partitions`` partitions."""
+        if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+            msg = f"Repartitioned got {partitions!r} partitions; pass an int >= 1"
+            raise TopologyError(msg)
+        return _replace(self, partitions=partitions)
+
+    number_of_partitions = with_number_of_partitions
+
+    @_hybrid
+    def with_stream_partitioner(self, partitioner: Callable[..., Any]) -> Repartitioned:
+        """Choose partitions with ``partitioner(topic, key, value, num_partitions)``."""
+        return _replace(self, partitioner=partitioner)
+
+    stream_partitioner = with_stream_partitioner
+
+    @_hybrid
+    def with_key_serde(self, serde: Any) -> Repartitioned:
+        """The key serde."""
+        return _replace(self, key_serde=serde)
+
+    @_hybrid
+    def with_value_serde(self, serde: Any) -> Repartitioned:
+        """The value serde."""
+        return _replace(self, value_serde=serde)
+
+
+class Branched(_Config):
+    """A branch's name suffix and what to do with the branch stream."""
+
+    def __init__(self) -> None:
+        self._name: str | None = None
+        self._function: Callable[[Any], Any] | None = None
+        self._consumer: Callable[[Any], None] | None = None
+
+    @staticmethod
+    def as_(name: str) -> Branched:
+        """Name the branch (``<split name><name>``)."""
+        return _replace(Branched(), name=check_name(name, "Branched"))
+
+    @staticmethod
+    def with_function(fn: Callable[[Any], Any], name: str | None = None) -> Branched:
+        """Put ``fn(branch)`` (a stream or ``None``) in the result instead of the branch."""
+        return _replace(Branched(), function=fn, name=check_name(name, "Branched"))
+
+    @staticmethod
+    def with_consumer(fn: Callable[[Any], None], name: str | None = None) -> Branched:
+        """Hand the branch to ``fn``; the branch is then left out of the result."""
+        return _replace(Branched(), consumer=fn, name=check_name(name, "Branched"))
+
+
+class Printed(_Config):
+    """Where ``print_`` writes (stdout or a file), with a label and a line format."""
+
+    def __init__(self) -> None:
+        self._label: str | None = None
+        self._path: str | None = None
+        self._mapper: Callable[[Any, Any], str] | None = None
+        self._name: str | None = None
+
+    @staticmethod
+    def to_sys_out() -> Printed:
+        """Print to standard output."""
+        return Printed()
+
+    @staticmethod
+    def to_file(path: str) -> Printed:
+        """Append lines to the file at ``path``."""
+        return _replace(Printed(), path=str(path))
+
+    @_hybrid
+    def with_label(self, label: str) -> Printed:
+        """Start each line with ``[label]: ``."""
+        return _replace(self, label=label)
+
+    @_hybrid
+    def with_key_value_mapper(self, mapper: Callable[[Any, Any], str]) -> Printed:
+        """Format each record as ``mapper(key, value)``."""
+        return _replace(self, mapper=mapper)
+
+    @_hybrid
+    def with_name(self, name: str) -> Printed:
+        """Name the printer node."""
+        return _replace(self, name=check_name(name, "Printed"))
