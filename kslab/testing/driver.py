@@ -25,7 +25,7 @@ from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import KslabError
 from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
-from kslab.testing._log import RecordLog
+from kslab.testing._log import RecordLog, gc_paused
 from kslab.testing.frames import frame_kind, frame_rows, to_millis
 from kslab.testing.topics import TestInputTopic, TestOutputTopic
 from kslab.topology._nodes import SinkNode, SourceNode
@@ -60,7 +60,6 @@ class Snapshot(NamedTuple):
     offsets: dict[tuple[str, int], int]
     round_robin: dict[str, int]
     trace_length: int
-    produced: frozenset[str]
 
 
 class _Collector:
@@ -70,7 +69,6 @@ class _Collector:
         self._driver = driver
         self.outputs: dict[str, RecordLog] = defaultdict(RecordLog)
         self.pending: deque[tuple[str, int, Any, Any, Any, int]] = deque()
-        self.produced: set[str] = set()
         self.single_partition = False
         self.loopback: set[str] = set()
 
@@ -78,7 +76,6 @@ class _Collector:
         """Store the record and queue it for loop-back when a task reads ``topic``."""
         if partition is None and self.single_partition:
             self.outputs[topic].append(key, value, headers, timestamp, 0)
-            self.produced.add(topic)
             if topic in self.loopback:
                 self.pending.append((topic, 0, key, value, headers, timestamp))
             return
@@ -97,13 +94,19 @@ class _Collector:
             )
             raise KslabError(msg)
         self.outputs[topic].append(key, value, headers, timestamp, partition)
-        self.produced.add(topic)
         if topic in self.loopback:
             self.pending.append((topic, partition, key, value, headers, timestamp))
 
     def partitions_for(self, topic: str) -> int:
         """The partition count of ``topic`` in this driver."""
         return self._driver.partition_count(topic)
+
+    def writer(self, topic: str) -> Any:
+        """Append straight to ``topic``'s log when nothing reads it back and it has one
+        partition."""
+        if not self.single_partition or topic in self.loopback:
+            return None
+        return self.outputs[topic].append
 
 
 class TopologyTestDriver:
@@ -162,9 +165,8 @@ class TopologyTestDriver:
         self.tasks: dict[TaskId, StreamTask] = {}
         self._task_for: dict[tuple[str, int], StreamTask] = {}
         self._pattern_sources: list[SourceNode] = []
-        self._build_tasks()
         self._collector.single_partition = self._java_mode
-        self._collector.loopback = set(self._task_for_topics()) | set(self._global_topics)
+        self._build_tasks()
         self._fast: dict[str, StreamTask] = (
             {topic: task for (topic, _), task in self._task_for.items()}
             if self._java_mode and len(self.tasks) == 1 else {}
@@ -205,6 +207,7 @@ class TopologyTestDriver:
         stream_nodes = [n for n, node in topo.nodes.items()
                         if n not in global_nodes and not node.is_global]
         if not stream_nodes:
+            self._collector.loopback = set(self._global_topics)
             return
         if self._java_mode:
             inputs = []
@@ -221,6 +224,8 @@ class TopologyTestDriver:
             self.tasks[task.id] = task
         else:
             self._build_partitioned_tasks(stream_nodes)
+        # sinks ask the collector for direct writers when they initialize: loop-back first
+        self._collector.loopback = set(self._task_for_topics()) | set(self._global_topics)
         for task in self.tasks.values():
             task.initialize()
 
@@ -344,7 +349,7 @@ class TopologyTestDriver:
 
     def produced_topic_names(self) -> set[str]:
         """Every topic the topology has written to, internal and changelog topics included."""
-        return set(self._collector.produced)
+        return {topic for topic, log in self._collector.outputs.items() if log.total}
 
     # -- driving ------------------------------------------------------------------------------
 
@@ -383,6 +388,10 @@ class TopologyTestDriver:
             for key, value, headers, timestamp, partition in rows:
                 self._pipe_raw(topic, key, value, headers, timestamp, partition)
             return
+        with gc_paused():
+            self._pipe_fast(task, topic, rows)
+
+    def _pipe_fast(self, task: StreamTask, topic: str, rows: list[tuple[Any, ...]]) -> None:
         tp = (topic, 0)
         offsets = self._offsets
         remember = self._history.append
@@ -668,7 +677,6 @@ class TopologyTestDriver:
             dict(self._offsets),
             dict(self._round_robin),
             len(self._tracer.events) if self._tracer else 0,
-            frozenset(self._collector.produced),
         )
 
     def restore(self, snapshot: Snapshot) -> None:
@@ -685,7 +693,6 @@ class TopologyTestDriver:
         self._wall_clock = snapshot.wall_clock
         for topic, log in self._collector.outputs.items():
             log.truncate(snapshot.outputs.get(topic, (0, 0)))
-        self._collector.produced = set(snapshot.produced)
         self._offsets = defaultdict(int, snapshot.offsets)
         self._round_robin = defaultdict(int, snapshot.round_robin)
         self._history.truncate((snapshot.history_length, 0))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kslab.errors import KslabError, NoSuchElementError, SerdeError
 from kslab.records import Headers, KeyValue, TestRecord, as_headers
+from kslab.testing._log import gc_paused
 from kslab.testing.frames import frame_rows, records_frame, to_millis
 
 if TYPE_CHECKING:
@@ -242,48 +243,55 @@ class TestOutputTopic:
 
     def read_values_to_list(self) -> list[Any]:
         """Every remaining value."""
-        return [r.value for r in self.read_records_to_list()]
+        return self._drain()[1]
 
     def read_key_values_to_list(self) -> list[KeyValue]:
         """Every remaining record as ``KeyValue``."""
-        queue = self._driver._output_queue(self.name)
-        topic = self.name
-        key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
-        try:
-            out = [KeyValue(key_de(topic, k, h), value_de(topic, v, h)) for k, v, h, _, _ in queue]
-        except Exception:
-            return [KeyValue(r.key, r.value) for r in self.read_records_to_list()]
-        queue.clear()
-        return out
+        keys, values, _, _, _ = self._drain()
+        new = tuple.__new__
+        with gc_paused():
+            return [new(KeyValue, pair) for pair in zip(keys, values, strict=True)]
 
     def read_key_values_to_map(self) -> dict[Any, Any]:
         """The last value per key (a tombstone leaves ``None``); ``None`` keys are refused."""
-        out: dict[Any, Any] = {}
-        for rec in self.read_records_to_list():
-            if rec.key is None:
-                msg = (
-                    f"output topic '{self.name}' has a record with a None key; "
-                    "read_key_values_to_map needs keys — use read_key_values_to_list"
-                )
-                raise KslabError(msg)
-            out[rec.key] = rec.value
-        return out
+        keys, values, _, _, _ = self._drain()
+        if None in keys:
+            msg = (
+                f"output topic '{self.name}' has a record with a None key; "
+                "read_key_values_to_map needs keys — use read_key_values_to_list"
+            )
+            raise KslabError(msg)
+        return dict(zip(keys, values, strict=True))
 
     def read_records_to_list(self) -> list[TestRecord]:
         """Every remaining record."""
-        queue = self._driver._output_queue(self.name)
-        out = [self._decode(raw) for raw in queue]
-        queue.clear()
-        return out
+        keys, values, headers, timestamps, _ = self._drain()
+        with gc_paused():
+            return [TestRecord(k, v, ts, h if h is not None else Headers())
+                    for k, v, ts, h in zip(keys, values, timestamps, headers, strict=True)]
+
+    def _drain(self) -> tuple[list[Any], list[Any], list[Any], list[int], list[int]]:
+        """Every remaining record, decoded, as columns; a bad record raises with its location
+        after the good ones before it were read, as one-by-one reads would."""
+        log = self._driver._output_queue(self.name)
+        mark = log.mark()
+        topic = self.name
+        key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
+        with gc_paused():
+            keys, values, headers, timestamps, partitions = log.drain_columns()
+            try:
+                keys = [key_de(topic, k, h) for k, h in zip(keys, headers, strict=True)]
+                values = [value_de(topic, v, h) for v, h in zip(values, headers, strict=True)]
+            except Exception:  # undo the drain and read one by one up to the bad record
+                log.truncate(mark)
+                while log:
+                    self.read_record()
+                raise
+        return keys, values, headers, timestamps, partitions
 
     def _drain_rows(self) -> list[tuple[Any, ...]]:
-        queue = self._driver._output_queue(self.name)
-        rows = []
-        for raw in queue:
-            rec = self._decode(raw)
-            rows.append((rec.key, rec.value, rec.timestamp, rec.headers, raw[4]))
-        queue.clear()
-        return rows
+        keys, values, headers, timestamps, partitions = self._drain()
+        return list(zip(keys, values, timestamps, headers, partitions, strict=True))
 
     def to_pandas(self, expand: bool = False) -> Any:
         """Drain into a pandas frame (``key``, ``value``, ``timestamp``, ``headers``)."""
