@@ -280,6 +280,15 @@ class TaskContext(ProcessorContext):
         """Hand a serialized record to the engine."""
         self._task.collector.send(topic, key, value, headers, timestamp, partition, sink)
 
+    def writer(self, topic: str) -> Any:
+        """The collector's direct writer for ``topic`` (``writer(k, v, headers, ts, 0)``), if any.
+
+        Engines may offer one for topics where the default partitioner always picks partition 0
+        and nothing else must happen on a send; sinks then skip ``send``'s general path.
+        """
+        make = getattr(self._task.collector, "writer", None)
+        return None if make is None else make(topic)
+
     def _record_context(self) -> RecordContext:
         record = self.record
         return RecordContext(self.topic, self.partition, self.offset, record.timestamp,

@@ -141,8 +141,8 @@ class FixedKeyProcessorRuntime(ProcessorRuntime):
 class SinkRuntime(RuntimeNode):
     """Serializes what reaches it and hands it to the engine's record collector."""
 
-    __slots__ = ("_key_ser", "_value_ser", "key_serde", "partitioner", "topic", "topic_extractor",
-                 "value_serde")
+    __slots__ = ("_key_ser", "_value_ser", "_writer", "key_serde", "partitioner", "topic",
+                 "topic_extractor", "value_serde")
 
     def __init__(
         self,
@@ -162,6 +162,12 @@ class SinkRuntime(RuntimeNode):
         self._key_ser = key_serde.serialize
         self._value_ser = value_serde.serialize
         self.partitioner = partitioner
+        self._writer: Any = None
+
+    def init(self) -> None:
+        """Ask the engine for a direct writer to a fixed topic, if it offers one."""
+        if self.topic is not None and self.partitioner is None:
+            self._writer = self.context.writer(self.topic)
 
     def process(self, record: Record) -> None:
         """Write ``record`` to this sink's topic."""
@@ -185,11 +191,14 @@ class SinkRuntime(RuntimeNode):
                 f"'{topic}'; forward records with timestamps >= 0"
             )
             raise StreamsError(msg, node=self.name, key=key, value=value)
+        writer = self._writer
+        if writer is not None:
+            writer(key_bytes, value_bytes, headers, timestamp, 0)
+            return
         partition = None
         if self.partitioner is not None:
             partition = context.custom_partition(self, topic, key, value)
         context.send(topic, key_bytes, value_bytes, headers, timestamp, partition, self.name)
-
 
     def _serde_error(
         self, topic: str, what: str, obj: Any, serde: Any, exc: Exception

@@ -56,6 +56,9 @@ class RecordCollector(Protocol):
     def partitions_for(self, topic: str) -> int:
         """How many partitions ``topic`` has."""
 
+    # Optional: ``writer(topic)`` returning ``append(key, value, headers, timestamp, 0)`` for
+    # topics that always take partition 0 and need nothing else on send (the driver's logs).
+
 
 class TaskMetrics:
     """Counters of one task, read by ``metrics()`` in every engine."""
@@ -312,13 +315,18 @@ class StreamTask:
         self._run(queue.source, stamped)
         return True
 
-    def process_now(self, raw: tuple) -> bool:
+    def queue_for(self, topic: str, partition: int) -> RecordQueue:
+        """The queue of one input partition (engines keep it for ``process_now``)."""
+        return self._queues[(topic, partition)]
+
+    def process_now(self, raw: tuple, queue: RecordQueue | None = None) -> bool:
         """Process ``raw`` at once, as ``add_record`` + ``process`` would when nothing is queued.
 
         ``raw`` is a ``ConsumerRecord`` (or a tuple in its field order). Engines use this fast
         path for the common case of an idle task; the caller checks ``has_records()`` first.
         """
-        queue = self._queues[(raw[0], raw[1])]
+        if queue is None:
+            queue = self._queues[(raw[0], raw[1])]
         stamped = queue._deserializer.deserialize(raw, queue.partition_time)
         if stamped is None:
             return False

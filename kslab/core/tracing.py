@@ -107,6 +107,10 @@ class TracingContext(TaskContext):
         self.tracer.add(self._task.id, sink, "send", key, value, timestamp, topic)
         super().send(topic, key, value, headers, timestamp, partition, sink)
 
+    def writer(self, topic: str) -> Any:
+        """No direct writers: every send goes through ``send`` so that it is traced."""
+        return None
+
     def get_state_store(self, name: str) -> Any:
         """The store, wrapped so that writes are traced."""
         store = super().get_state_store(name)

@@ -62,6 +62,30 @@ class RecordLog:
         if value:
             data += value
 
+    def extend(self, rows: list[tuple[Any, ...]], topic: str | None = None) -> None:
+        """Append ``(key, value, headers, timestamp, partition)`` rows, all of ``topic``."""
+        data = self._data
+        positions = self._positions
+        topic_id = 0
+        if self._topics is not None:
+            topic_id = self._topics_by_name.get(topic, -1)
+            if topic_id < 0:
+                topic_id = self._topics_by_name[topic] = len(self._topics)
+                self._topics.append(topic)  # type: ignore[arg-type]
+        index = len(positions)
+        for key, value, headers, timestamp, partition in rows:
+            positions.append(len(data))
+            if headers:
+                self._headers[index] = headers
+            index += 1
+            data += _pack(_NULL if key is None else len(key),
+                          _NULL if value is None else len(value), timestamp, partition or 0,
+                          topic_id)
+            if key:
+                data += key
+            if value:
+                data += value
+
     def _fields(self, index: int) -> tuple[Any, ...]:
         position = self._positions[index]
         data = self._data

@@ -392,29 +392,40 @@ class TopologyTestDriver:
             self._pipe_fast(task, topic, rows)
 
     def _pipe_fast(self, task: StreamTask, topic: str, rows: list[tuple[Any, ...]]) -> None:
+        if not self._settled or any(row[4] for row in rows):
+            for key, value, headers, timestamp, partition in rows:
+                self._pipe_raw(topic, key, value, headers, timestamp, partition)
+            return
         tp = (topic, 0)
         offsets = self._offsets
-        remember = self._history.append
+        history = self._history
+        first = history.total
+        history.extend(rows, topic)  # one call per chunk; cut back below if a record fails
         process_now = task.process_now
+        queue = task.queue_for(topic, 0)
         punctuation = task.stream_time_queue._heap
         collector = self._collector
         tracer = self._tracer
-        for key, value, headers, timestamp, partition in rows:
-            if partition or not self._settled:
-                self._pipe_raw(topic, key, value, headers, timestamp, partition)
-                continue
-            offset = offsets[tp]
-            offsets[tp] = offset + 1
-            remember(key, value, headers, timestamp, 0, topic)
-            if tracer is not None:
-                tracer.step = self._history.total - 1
-            self._settled = False
-            if process_now((topic, 0, offset, timestamp, key, value, headers)) and punctuation:
-                task.maybe_punctuate_stream_time()
-            task.commit()
-            if collector.pending:
-                self._complete_all_work()
-            self._settled = True
+        offset = offsets[tp]
+        done = 0
+        try:
+            for key, value, headers, timestamp, _ in rows:
+                offsets[tp] = offset + 1
+                if tracer is not None:
+                    tracer.step = first + done
+                self._settled = False
+                if process_now((topic, 0, offset, timestamp, key, value, headers), queue) \
+                        and punctuation:
+                    task.maybe_punctuate_stream_time()
+                task.commit()
+                if collector.pending:
+                    self._complete_all_work()
+                self._settled = True
+                offset += 1
+                done += 1
+        except BaseException:
+            history.truncate((first + done + 1, 0))
+            raise
 
     def _route_input(self, topic: str, key: bytes | None,
                      partition: int | None) -> tuple[StreamTask, int]:
