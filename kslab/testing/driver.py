@@ -408,24 +408,25 @@ class TopologyTestDriver:
         tracer = self._tracer
         offset = offsets[tp]
         done = 0
+        self._settled = False  # until the chunk is through: a failure leaves work queued
         try:
             for key, value, headers, timestamp, _ in rows:
                 offsets[tp] = offset + 1
                 if tracer is not None:
                     tracer.step = first + done
-                self._settled = False
                 if process_now((topic, 0, offset, timestamp, key, value, headers), queue) \
                         and punctuation:
                     task.maybe_punctuate_stream_time()
                 task.commit()
                 if collector.pending:
                     self._complete_all_work()
-                self._settled = True
+                    self._settled = False
                 offset += 1
                 done += 1
         except BaseException:
             history.truncate((first + done + 1, 0))
             raise
+        self._settled = True
 
     def _route_input(self, topic: str, key: bytes | None,
                      partition: int | None) -> tuple[StreamTask, int]:
