@@ -13,29 +13,29 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kslab.config import StreamsConfig
-from kslab.core.partitioner import default_partition
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import KslabError
 from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
+from kslab.testing._collector import DriverCollector
+from kslab.testing._layout import GLOBAL_TASK, TaskLayout
 from kslab.testing._log import RecordLog, gc_paused
 from kslab.testing.frames import frame_kind, frame_rows, to_millis
 from kslab.testing.topics import TestInputTopic, TestOutputTopic
-from kslab.topology._nodes import SinkNode, SourceNode
+from kslab.topology._nodes import SinkNode
 from kslab.topology.topology import Topology
 
 __all__ = ["HistoryStep", "Snapshot", "TopologyTestDriver"]
 
 DEFAULT_APPLICATION_ID = "topology-test-driver"
 _CLOCK = -2  # the partition that marks a wall-clock advance in the history log
-_GLOBAL_TASK = TaskId(-1, -1)
 
 
 class HistoryStep(NamedTuple):
@@ -60,53 +60,6 @@ class Snapshot(NamedTuple):
     offsets: dict[tuple[str, int], int]
     round_robin: dict[str, int]
     trace_length: int
-
-
-class _Collector:
-    """The driver's producer: keeps every output and queues records for source topics."""
-
-    def __init__(self, driver: TopologyTestDriver) -> None:
-        self._driver = driver
-        self.outputs: dict[str, RecordLog] = defaultdict(RecordLog)
-        self.pending: deque[tuple[str, int, Any, Any, Any, int]] = deque()
-        self.single_partition = False
-        self.loopback: set[str] = set()
-
-    def send(self, topic, key, value, headers, timestamp, partition, sink) -> None:
-        """Store the record and queue it for loop-back when a task reads ``topic``."""
-        if partition is None and self.single_partition:
-            self.outputs[topic].append(key, value, headers, timestamp, 0)
-            if topic in self.loopback:
-                self.pending.append((topic, 0, key, value, headers, timestamp))
-            return
-        driver = self._driver
-        count = driver.partition_count(topic)
-        if partition is None:
-            partition = driver._default_partition(topic, key, count)
-        elif isinstance(partition, set | frozenset | list | tuple):
-            for p in sorted(partition):
-                self.send(topic, key, value, headers, timestamp, p, sink)
-            return
-        if not 0 <= partition < count:
-            msg = (
-                f"sink '{sink}' chose partition {partition} of topic '{topic}', which has "
-                f"{count} partition(s); return a partition in range from the partitioner"
-            )
-            raise KslabError(msg)
-        self.outputs[topic].append(key, value, headers, timestamp, partition)
-        if topic in self.loopback:
-            self.pending.append((topic, partition, key, value, headers, timestamp))
-
-    def partitions_for(self, topic: str) -> int:
-        """The partition count of ``topic`` in this driver."""
-        return self._driver.partition_count(topic)
-
-    def writer(self, topic: str) -> Any:
-        """Append straight to ``topic``'s log when nothing reads it back and it has one
-        partition."""
-        if not self.single_partition or topic in self.loopback:
-            return None
-        return self.outputs[topic].append
 
 
 class TopologyTestDriver:
@@ -140,14 +93,11 @@ class TopologyTestDriver:
         self.application_id = self.config.get("application.id") or DEFAULT_APPLICATION_ID
         self._initial_wall_clock = to_millis(initial_wall_clock_time) or 0
         self._wall_clock = self._initial_wall_clock
-        self._partitions = dict(partitions or {})
         self._trace_enabled = trace
         self._tracer = Tracer() if trace else None
         # records with their topic; clock advances as partition _CLOCK with the ms as timestamp
         self._history = RecordLog(with_topics=True)
         self._offsets: dict[tuple[str, int], int] = defaultdict(int)
-        self._round_robin: dict[str, int] = defaultdict(int)
-        self._collector = _Collector(self)
         self._closed = False
         self._settled = True  # no task holds a queued record: piped records may skip queues
         self._own_state_dir: Path | None = None
@@ -158,18 +108,15 @@ class TopologyTestDriver:
         self._state_root = Path(state_dir) / self.application_id
 
         _validate(topology)
-        self._java_mode = all(n == 1 for n in self._partitions.values())
         self._global_stores: dict[str, Any] = {}
-        self._global_task: StreamTask | None = None
-        self._global_topics: dict[str, str] = {}
-        self.tasks: dict[TaskId, StreamTask] = {}
-        self._task_for: dict[tuple[str, int], StreamTask] = {}
-        self._pattern_sources: list[SourceNode] = []
-        self._collector.single_partition = self._java_mode
-        self._build_tasks()
+        self._layout = TaskLayout(topology, self.application_id, partitions, self._task)
+        self._collector = DriverCollector(self._layout)
+        self._layout.build()
+        self._initialize_tasks()
+        layout = self._layout
         self._fast: dict[str, StreamTask] = (
-            {topic: task for (topic, _), task in self._task_for.items()}
-            if self._java_mode and len(self.tasks) == 1 else {}
+            {topic: task for (topic, _), task in layout.task_for.items()}
+            if layout.java_mode and len(layout.tasks) == 1 else {}
         )
 
     # -- construction -------------------------------------------------------------------------
@@ -192,82 +139,20 @@ class TopologyTestDriver:
             **kwargs,
         )
 
-    def _build_tasks(self) -> None:
-        topo = self._topology
-        global_nodes: set[str] = set()
-        for spec in topo.global_stores.values():
-            global_nodes.update((spec.source_name, spec.processor_name))
-            self._global_topics[spec.topic] = spec.source_name
-        if global_nodes:
-            inputs = [(t, 0) for t in self._global_topics]
-            task = self._task(_GLOBAL_TASK, sorted(global_nodes), inputs)
-            self._global_task = task
-            task.initialize()
-            self._global_stores.update(task.stores)
-        stream_nodes = [n for n, node in topo.nodes.items()
-                        if n not in global_nodes and not node.is_global]
-        if not stream_nodes:
-            self._collector.loopback = set(self._global_topics)
-            return
-        if self._java_mode:
-            inputs = []
-            for name in stream_nodes:
-                node = topo.nodes[name]
-                if isinstance(node, SourceNode):
-                    if node.pattern is not None:
-                        self._pattern_sources.append(node)
-                    inputs.extend((topo.resolve_topic(t, self.application_id), 0)
-                                  for t in node.topics)
-            task = self._task(TaskId(0, 0), stream_nodes, inputs)
-            for tp in inputs:
-                self._task_for[tp] = task
-            self.tasks[task.id] = task
-        else:
-            self._build_partitioned_tasks(stream_nodes)
+    def _initialize_tasks(self) -> None:
+        layout = self._layout
+        if layout.global_task is not None:  # global stores are filled before anything reads them
+            layout.global_task.initialize()
+            self._global_stores.update(layout.global_task.stores)
         # sinks ask the collector for direct writers when they initialize: loop-back first
-        self._collector.loopback = set(self._task_for_topics()) | set(self._global_topics)
-        for task in self.tasks.values():
+        self._collector.loopback = set(layout.read_topics())
+        for task in layout.tasks.values():
             task.initialize()
 
-    def _build_partitioned_tasks(self, stream_nodes: list[str]) -> None:
-        from kslab.topology._subtopologies import subtopologies
-
-        topo = self._topology
-        groups = [g for g in subtopologies(topo) if not g.is_global]
-        counts: dict[int, int] = {}
-        for _ in range(len(groups) + 1):  # internal topics take their writer's task count
-            for group in groups:
-                sources = [self.partition_count(topo.resolve_topic(t, self.application_id))
-                           for t in group.source_topics]
-                counts[group.id] = max(sources or [1])
-                for topic in group.sink_topics:
-                    internal = topo.internal_topics.get(topic)
-                    if internal is not None and internal.partitions is None:
-                        real = topo.resolve_topic(topic, self.application_id)
-                        self._partitions[real] = counts[group.id]
-        for group in groups:
-            for store in group.stores:  # a changelog has one partition per task
-                changelog = topo.changelog_topic_for(store, self.application_id)
-                if changelog is not None and changelog not in self._partitions:
-                    self._partitions[changelog] = counts[group.id]
-            for node_name in group.nodes:
-                node = topo.nodes[node_name]
-                if isinstance(node, SourceNode) and node.pattern is not None:
-                    msg = (
-                        f"source '{node_name}' reads a pattern; patterns need partitions=None "
-                        "(one task) in the test driver"
-                    )
-                    raise KslabError(msg)
-            topics = [topo.resolve_topic(t, self.application_id) for t in group.source_topics]
-            for partition in range(counts[group.id]):
-                inputs = [(t, partition) for t in topics if partition < self.partition_count(t)]
-                task = self._task(TaskId(group.id, partition), list(group.nodes), inputs)
-                self.tasks[task.id] = task
-                for tp in inputs:
-                    self._task_for[tp] = task
-
-    def _task_for_topics(self) -> list[str]:
-        return sorted({t for t, _ in self._task_for})
+    @property
+    def tasks(self) -> dict[TaskId, StreamTask]:
+        """The stream tasks by id (one, 0_0, unless ``partitions=`` asked for more)."""
+        return self._layout.tasks
 
     def _clock(self) -> int:
         return self._wall_clock
@@ -276,26 +161,7 @@ class TopologyTestDriver:
 
     def partition_count(self, topic: str) -> int:
         """How many partitions ``topic`` has in this driver (1 unless configured)."""
-        return self._partitions.get(topic, 1)
-
-    def _default_partition(self, topic: str, key: bytes | None, count: int) -> int:
-        if count == 1:
-            return 0
-        if key is None:
-            n = self._round_robin[topic]
-            self._round_robin[topic] = n + 1
-            return n % count
-        return default_partition(key, count)
-
-    def _source_node(self, topic: str) -> SourceNode | None:
-        topo = self._topology
-        for node in topo.nodes.values():
-            if isinstance(node, SourceNode) and (
-                node.matches(topic)
-                or any(topo.resolve_topic(t, self.application_id) == topic for t in node.topics)
-            ):
-                return node
-        return None
+        return self._layout.partition_count(topic)
 
     def create_input_topic(
         self,
@@ -306,10 +172,9 @@ class TopologyTestDriver:
         auto_advance: Any = 0,
     ) -> TestInputTopic:
         """An input topic; serdes default to those of the source reading ``name``."""
-        source = self._source_node(name)
+        source = self._layout.source_node(name)
         if source is None:
-            known = sorted({*self._task_for_topics(), *self._global_topics})
-            msg = f"Unknown topic: '{name}'; the topology reads {known}"
+            msg = f"Unknown topic: '{name}'; the topology reads {self._layout.read_topics()}"
             raise KslabError(msg)
         return TestInputTopic(
             self,
@@ -362,11 +227,13 @@ class TopologyTestDriver:
             # the common case: one idle task reads this topic, so process the record at once
             self._process_fast(task, topic, key, value, headers, timestamp)
             return
-        task, partition = self._route_input(topic, key, partition)
+        task, partition, joined = self._layout.route(topic, key, partition)
+        if joined:
+            self._collector.loopback.add(topic)
         self._history.append(key, value, headers, timestamp, partition, topic)
         if self._tracer is not None:
             self._tracer.step = self._history.total - 1
-        if task is self._global_task:
+        if task is self._layout.global_task:
             self._process_global(topic, key, value, headers, timestamp)
             return
         self._enqueue(task, topic, partition, key, value, headers, timestamp)
@@ -428,34 +295,6 @@ class TopologyTestDriver:
             raise
         self._settled = True
 
-    def _route_input(self, topic: str, key: bytes | None,
-                     partition: int | None) -> tuple[StreamTask, int]:
-        if topic in self._global_topics:
-            assert self._global_task is not None
-            return self._global_task, 0
-        count = self.partition_count(topic)
-        if partition is None:
-            partition = self._default_partition(topic, key, count)
-        elif not 0 <= partition < count:
-            msg = f"partition {partition} of topic '{topic}' does not exist (it has {count})"
-            raise KslabError(msg)
-        task = self._task_for.get((topic, partition))
-        if task is None:
-            task = self._pattern_task(topic, partition)
-        return task, partition
-
-    def _pattern_task(self, topic: str, partition: int) -> StreamTask:
-        for source in self._pattern_sources:
-            if source.matches(topic):
-                task = self.tasks[TaskId(0, 0)]
-                task.add_input_partition(topic, partition)
-                self._task_for[(topic, partition)] = task
-                self._collector.loopback.add(topic)
-                return task
-        known = sorted({*self._task_for_topics(), *self._global_topics})
-        msg = f"Unknown topic: '{topic}'; the topology reads {known}"
-        raise KslabError(msg)
-
     def _enqueue(self, task: StreamTask, topic: str, partition: int, key: Any, value: Any,
                  headers: Any, timestamp: int) -> None:
         tp = (topic, partition)
@@ -465,7 +304,7 @@ class TopologyTestDriver:
 
     def _process_global(self, topic: str, key: Any, value: Any, headers: Any,
                         timestamp: int) -> None:
-        task = self._global_task
+        task = self._layout.global_task
         assert task is not None
         self._enqueue(task, topic, 0, key, value, headers, timestamp)
         while task.has_records():
@@ -476,10 +315,10 @@ class TopologyTestDriver:
         pending = self._collector.pending
         while pending:
             topic, partition, key, value, headers, timestamp = pending.popleft()
-            if topic in self._global_topics:
+            if topic in self._layout.global_topics:
                 self._process_global(topic, key, value, headers, timestamp)
                 continue
-            task = self._task_for.get((topic, partition))
+            task = self._layout.task_for.get((topic, partition))
             if task is not None:
                 self._enqueue(task, topic, partition, key, value, headers, timestamp)
 
@@ -679,15 +518,15 @@ class TopologyTestDriver:
         """Capture state, stream time, wall clock, queued output and history position."""
         self._check_open()
         tasks = {tid: task.snapshot() for tid, task in self.tasks.items()}
-        if self._global_task is not None:
-            tasks[_GLOBAL_TASK] = self._global_task.snapshot()
+        if self._layout.global_task is not None:
+            tasks[GLOBAL_TASK] = self._layout.global_task.snapshot()
         return Snapshot(
             self._history.total,
             self._wall_clock,
             tasks,
             {t: log.mark() for t, log in self._collector.outputs.items()},
             dict(self._offsets),
-            dict(self._round_robin),
+            dict(self._layout.round_robin),
             len(self._tracer.events) if self._tracer else 0,
         )
 
@@ -699,14 +538,14 @@ class TopologyTestDriver:
         """
         self._check_open()
         for tid, task_snapshot in snapshot.tasks.items():
-            task = self._global_task if tid == _GLOBAL_TASK else self.tasks[tid]
+            task = self._layout.global_task if tid == GLOBAL_TASK else self.tasks[tid]
             assert task is not None
             task.restore(task_snapshot)
         self._wall_clock = snapshot.wall_clock
         for topic, log in self._collector.outputs.items():
             log.truncate(snapshot.outputs.get(topic, (0, 0)))
         self._offsets = defaultdict(int, snapshot.offsets)
-        self._round_robin = defaultdict(int, snapshot.round_robin)
+        self._layout.round_robin = defaultdict(int, snapshot.round_robin)
         self._history.truncate((snapshot.history_length, 0))
         if self._tracer is not None:
             del self._tracer.events[snapshot.trace_length:]
@@ -717,7 +556,7 @@ class TopologyTestDriver:
             topology if topology is not None else self._topology,
             self._config_props,
             self._initial_wall_clock,
-            partitions=self._partitions_as_given(),
+            partitions=self._layout.partitions_as_given(),
             trace=self._trace_enabled,
         )
         log = self._history
@@ -730,9 +569,6 @@ class TopologyTestDriver:
                                  timestamp, partition)
         return driver
 
-    def _partitions_as_given(self) -> dict[str, int]:
-        return {t: n for t, n in self._partitions.items() if not self._is_internal(t)}
-
     # -- lifecycle ----------------------------------------------------------------------------
 
     def _check_open(self) -> None:
@@ -743,8 +579,8 @@ class TopologyTestDriver:
     def metrics(self) -> dict[str, dict[str, int]]:
         """Per-task counters: processed, dropped and punctuated records."""
         out = {str(tid): task.metrics.as_dict() for tid, task in self.tasks.items()}
-        if self._global_task is not None:
-            out["global"] = self._global_task.metrics.as_dict()
+        if self._layout.global_task is not None:
+            out["global"] = self._layout.global_task.metrics.as_dict()
         return out
 
     def close(self) -> None:
@@ -753,7 +589,7 @@ class TopologyTestDriver:
             return
         self._closed = True
         try:
-            for task in itertools.chain(self.tasks.values(), [self._global_task]):
+            for task in itertools.chain(self.tasks.values(), [self._layout.global_task]):
                 if task is not None:
                     task.close()
         finally:

@@ -1,0 +1,180 @@
+"""Which tasks a test driver runs, and which task reads each topic partition.
+
+With every topic at one partition the whole topology is one task, 0_0, exactly as Kafka's
+driver runs it; with ``partitions=`` each sub-topology runs one task per partition, as the live
+runtime does, internal topics take the partition count of the sub-topology that writes them and
+changelogs one partition per task. Invariant: each (topic, partition) is read by one task.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kslab.core.partitioner import default_partition
+from kslab.core.task import StreamTask
+from kslab.errors import KslabError
+from kslab.records import TaskId
+from kslab.topology._nodes import SourceNode
+from kslab.topology.topology import Topology
+
+__all__ = ["GLOBAL_TASK", "TaskLayout"]
+
+GLOBAL_TASK = TaskId(-1, -1)
+
+MakeTask = Callable[[TaskId, list[str], list[tuple[str, int]]], StreamTask]
+
+
+class TaskLayout:
+    """The driver's tasks, their input partitions and the partition counts of topics."""
+
+    def __init__(self, topology: Topology, application_id: str,
+                 partitions: Mapping[str, int] | None, make_task: MakeTask) -> None:
+        self.topology = topology
+        self.application_id = application_id
+        self.configured = dict(partitions or {})
+        self.partitions = dict(self.configured)
+        self.java_mode = all(n == 1 for n in self.partitions.values())
+        self.round_robin: dict[str, int] = defaultdict(int)
+        self.tasks: dict[TaskId, StreamTask] = {}
+        self.task_for: dict[tuple[str, int], StreamTask] = {}
+        self.global_task: StreamTask | None = None
+        self.global_topics: dict[str, str] = {}
+        self.pattern_sources: list[SourceNode] = []
+        self._make_task = make_task
+
+    # -- building -------------------------------------------------------------------------------
+
+    def build(self) -> None:
+        """Create the global task and the stream tasks (not initialized yet)."""
+        topo = self.topology
+        global_nodes: set[str] = set()
+        for spec in topo.global_stores.values():
+            global_nodes.update((spec.source_name, spec.processor_name))
+            self.global_topics[spec.topic] = spec.source_name
+        if global_nodes:
+            inputs = [(t, 0) for t in self.global_topics]
+            self.global_task = self._make_task(GLOBAL_TASK, sorted(global_nodes), inputs)
+        stream_nodes = [n for n, node in topo.nodes.items()
+                        if n not in global_nodes and not node.is_global]
+        if not stream_nodes:
+            return
+        if self.java_mode:
+            self._build_single_task(stream_nodes)
+        else:
+            self._build_partitioned_tasks()
+
+    def _build_single_task(self, stream_nodes: list[str]) -> None:
+        topo = self.topology
+        inputs = []
+        for name in stream_nodes:
+            node = topo.nodes[name]
+            if isinstance(node, SourceNode):
+                if node.pattern is not None:
+                    self.pattern_sources.append(node)
+                inputs.extend((topo.resolve_topic(t, self.application_id), 0)
+                              for t in node.topics)
+        task = self._make_task(TaskId(0, 0), stream_nodes, inputs)
+        for tp in inputs:
+            self.task_for[tp] = task
+        self.tasks[task.id] = task
+
+    def _build_partitioned_tasks(self) -> None:
+        from kslab.topology._subtopologies import subtopologies
+
+        topo = self.topology
+        groups = [g for g in subtopologies(topo) if not g.is_global]
+        counts: dict[int, int] = {}
+        for _ in range(len(groups) + 1):  # internal topics take their writer's task count
+            for group in groups:
+                sources = [self.partition_count(topo.resolve_topic(t, self.application_id))
+                           for t in group.source_topics]
+                counts[group.id] = max(sources or [1])
+                for topic in group.sink_topics:
+                    internal = topo.internal_topics.get(topic)
+                    if internal is not None and internal.partitions is None:
+                        real = topo.resolve_topic(topic, self.application_id)
+                        self.partitions[real] = counts[group.id]
+        for group in groups:
+            for store in group.stores:  # a changelog has one partition per task
+                changelog = topo.changelog_topic_for(store, self.application_id)
+                if changelog is not None and changelog not in self.partitions:
+                    self.partitions[changelog] = counts[group.id]
+            for node_name in group.nodes:
+                node = topo.nodes[node_name]
+                if isinstance(node, SourceNode) and node.pattern is not None:
+                    msg = (
+                        f"source '{node_name}' reads a pattern; patterns need partitions=None "
+                        "(one task) in the test driver"
+                    )
+                    raise KslabError(msg)
+            topics = [topo.resolve_topic(t, self.application_id) for t in group.source_topics]
+            for partition in range(counts[group.id]):
+                inputs = [(t, partition) for t in topics if partition < self.partition_count(t)]
+                task = self._make_task(TaskId(group.id, partition), list(group.nodes), inputs)
+                self.tasks[task.id] = task
+                for tp in inputs:
+                    self.task_for[tp] = task
+
+    # -- topics and routing ---------------------------------------------------------------------
+
+    def read_topics(self) -> list[str]:
+        """Every topic some task or the global task reads, sorted."""
+        return sorted({*(t for t, _ in self.task_for), *self.global_topics})
+
+    def partition_count(self, topic: str) -> int:
+        """How many partitions ``topic`` has (1 unless configured or derived)."""
+        return self.partitions.get(topic, 1)
+
+    def default_partition(self, topic: str, key: bytes | None, count: int) -> int:
+        """Kafka's default partitioner: murmur2 of the key; round robin for ``None`` keys."""
+        if count == 1:
+            return 0
+        if key is None:
+            n = self.round_robin[topic]
+            self.round_robin[topic] = n + 1
+            return n % count
+        return default_partition(key, count)
+
+    def source_node(self, topic: str) -> SourceNode | None:
+        """The source reading ``topic`` (by name, internal name or pattern)."""
+        topo = self.topology
+        for node in topo.nodes.values():
+            if isinstance(node, SourceNode) and (
+                node.matches(topic)
+                or any(topo.resolve_topic(t, self.application_id) == topic for t in node.topics)
+            ):
+                return node
+        return None
+
+    def route(self, topic: str, key: bytes | None,
+              partition: int | None) -> tuple[StreamTask, int, bool]:
+        """The task and partition for an input record, and whether a new pattern topic joined."""
+        if topic in self.global_topics:
+            assert self.global_task is not None
+            return self.global_task, 0, False
+        count = self.partition_count(topic)
+        if partition is None:
+            partition = self.default_partition(topic, key, count)
+        elif not 0 <= partition < count:
+            msg = f"partition {partition} of topic '{topic}' does not exist (it has {count})"
+            raise KslabError(msg)
+        task = self.task_for.get((topic, partition))
+        if task is not None:
+            return task, partition, False
+        return self._pattern_task(topic, partition), partition, True
+
+    def _pattern_task(self, topic: str, partition: int) -> StreamTask:
+        for source in self.pattern_sources:
+            if source.matches(topic):
+                task = self.tasks[TaskId(0, 0)]
+                task.add_input_partition(topic, partition)
+                self.task_for[(topic, partition)] = task
+                return task
+        msg = f"Unknown topic: '{topic}'; the topology reads {self.read_topics()}"
+        raise KslabError(msg)
+
+    def partitions_as_given(self) -> dict[str, Any]:
+        """The ``partitions=`` the driver was made with."""
+        return dict(self.configured)
