@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
+from kslab.errors import StreamsError
+
 __all__ = [
     "FixedKeyRecord",
     "Header",
@@ -130,6 +132,8 @@ class Record:
         timestamp: int,
         headers: Headers | Iterable[tuple[str, bytes | None]] | None = None,
     ) -> None:
+        if timestamp < 0:
+            _negative_timestamp(timestamp)
         _set_key(self, key)
         _set_value(self, value)
         _set_timestamp(self, timestamp)
@@ -169,8 +173,7 @@ class Record:
     def with_timestamp(self, timestamp: int) -> Record:
         """A copy with another timestamp (ms); negative timestamps are refused as in Kafka."""
         if timestamp < 0:
-            msg = f"timestamp {timestamp} is negative; record timestamps must be >= 0"
-            raise ValueError(msg)
+            _negative_timestamp(timestamp)
         return self._copy(self.key, self.value, timestamp, self._headers)
 
     def with_headers(self, headers: Headers | Iterable[tuple[str, bytes | None]] | None) -> Record:
@@ -196,6 +199,14 @@ class Record:
             f"{type(self).__name__}(key={self.key!r}, value={self.value!r}, "
             f"timestamp={self.timestamp}{extra})"
         )
+
+
+def _negative_timestamp(timestamp: int) -> None:
+    msg = (
+        f"Malformed Record: timestamp may not be negative, got {timestamp}; forward records "
+        "with timestamps >= 0 (ms since the epoch)"
+    )
+    raise StreamsError(msg)
 
 
 # Slot setters: records are immutable to users but built on the hot path without __setattr__.

@@ -340,3 +340,37 @@ def test_store_restored_from_the_changelog_the_driver_kept():
         assert store.get("a") == ks.ValueAndTimestamp(3, 30)
         second.create_input_topic("in").pipe_input("a", 4, 40)
         assert second.create_output_topic("out").read_key_value() == ("a", 7)
+
+
+def test_supplier_that_declares_its_stores_gets_them_connected():
+    store = ks.Stores.key_value_store_builder(
+        ks.Stores.in_memory_key_value_store("seen"), "string", "long"
+    )
+
+    class Dedupe(ks.Processor):
+        def init(self, context):
+            self.context = context
+            self.seen = context.get_state_store("seen")
+
+        def process(self, record):
+            if self.seen.put_if_absent(record.key, record.timestamp) is None:
+                self.context.forward(record)
+
+    class DedupeSupplier:
+        """Java's ConnectedStoreProvider: the supplier owns its store."""
+
+        def __call__(self):
+            return Dedupe()
+
+        def stores(self):
+            return [store]
+
+    topo = ks.Topology().add_source("src", "in", key_serde="string", value_serde="string")
+    topo.add_processor("dedupe", DedupeSupplier(), "src")
+    topo.add_sink("out", "out", "dedupe", key_serde="string", value_serde="string")
+    assert topo.nodes["dedupe"].stores == ["seen"]
+    with ks.TopologyTestDriver(topo) as driver:
+        driver.create_input_topic("in").pipe_key_value_list(
+            [("a", "1"), ("b", "2"), ("a", "3")]
+        )
+        assert driver.create_output_topic("out").read_values_to_list() == ["1", "2"]

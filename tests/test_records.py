@@ -1,0 +1,55 @@
+"""Records, headers and the small value types: immutability, copies, equality."""
+
+from __future__ import annotations
+
+import pytest
+
+import kslab as ks
+
+
+def test_record_is_immutable_and_with_methods_copy():
+    record = ks.Record("k", "v", 5, [("h", b"1")])
+    with pytest.raises(AttributeError, match="with_value"):
+        record.value = "x"
+    assert record.with_value("w") == ks.Record("k", "w", 5, [("h", b"1")])
+    assert record.with_key("j").key == "j"
+    assert record.with_timestamp(7).timestamp == 7
+    assert record.with_headers(None).headers == ks.Headers()
+    assert record.value == "v"  # the original is untouched
+
+
+def test_negative_timestamps_are_malformed_records():
+    with pytest.raises(ks.StreamsError, match="Malformed Record"):
+        ks.Record("k", "v", -1)
+    with pytest.raises(ks.StreamsError, match="Malformed Record"):
+        ks.Record("k", "v", 0).with_timestamp(-5)
+
+
+def test_fixed_key_record_refuses_a_new_key():
+    record = ks.FixedKeyRecord("k", 1, 0)
+    assert record.with_value(2) == ks.FixedKeyRecord("k", 2, 0)
+    with pytest.raises(AttributeError, match="cannot change the key"):
+        record.with_key("other")
+
+
+def test_headers_keep_order_and_duplicates():
+    headers = ks.Headers()
+    headers.add("a", b"1").add("b", "two").add("a", None)
+    assert list(headers) == [("a", b"1"), ("b", b"two"), ("a", None)]
+    assert headers.last_header("a") == ks.Header("a", None)
+    assert headers.last_header("zz") is None
+    headers.remove("a")
+    assert headers.to_list() == [("b", b"two")]
+    with pytest.raises(TypeError, match="must be a str"):
+        headers.add(1, b"x")
+
+
+def test_value_types_compare_by_value_and_hash():
+    assert ks.KeyValue("a", 1) == ("a", 1)
+    assert {ks.Windowed("k", ks.Window(0, 10))} == {ks.Windowed("k", ks.Window(0, 10))}
+    assert str(ks.Windowed("k", ks.Window(0, 10))) == "[k@0/10]"
+    assert ks.ValueAndTimestamp(3, 9) == (3, 9)
+    assert ks.VersionedRecord("v", 1) == ks.VersionedRecord("v", 1, None)
+    assert str(ks.TaskId(1, 3)) == "1_3"
+    assert ks.TestRecord("k", "v", 1) == ks.TestRecord("k", "v", 1, ks.Headers())
+    assert ks.TestRecord("k", "v", 1) != ks.TestRecord("k", "v", 2)
