@@ -129,10 +129,12 @@ class RecordDeserializer:
             )
             self._on_skip(raw, exc)
             return None
-        detail = str(exc) if isinstance(exc, KslabError) else repr(exc)
+        if isinstance(exc, KslabError):  # the serde already said what to check
+            detail = f"{exc}; or set"
+        else:
+            detail = f"{exc!r}; check the source's key/value serdes, or set"
         msg = (
-            f"source '{self.source_name}' cannot deserialize the record at {where}: {detail}; "
-            "check the source's key/value serdes, or set "
+            f"source '{self.source_name}' cannot deserialize the record at {where}: {detail} "
             "default.deserialization.exception.handler=log_and_continue to skip bad records"
         )
         raise SerdeError(
