@@ -3,6 +3,8 @@
 from kslab.dsl import (
     Branched,
     BranchedKStream,
+    Change,
+    CogroupedKStream,
     Consumed,
     GlobalKTable,
     Grouped,
@@ -67,6 +69,8 @@ __all__ = [
     "Branched",
     "BranchedKStream",
     "Cancellable",
+    "Change",
+    "CogroupedKStream",
     "Consumed",
     "FixedKeyProcessor",
     "FixedKeyProcessorContext",

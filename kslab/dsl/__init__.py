@@ -5,7 +5,9 @@ operators add graph nodes that ``build()`` writes into a ``kslab.Topology`` with
 names, so every engine runs DSL programs through the same core.
 """
 
+from kslab.dsl._change import Change
 from kslab.dsl.builder import StreamsBuilder
+from kslab.dsl.cogrouped import CogroupedKStream
 from kslab.dsl.config import (
     Branched,
     Consumed,
@@ -26,6 +28,8 @@ from kslab.dsl.ktable import GlobalKTable, KTable
 __all__ = [
     "Branched",
     "BranchedKStream",
+    "Change",
+    "CogroupedKStream",
     "Consumed",
     "GlobalKTable",
     "Grouped",

@@ -82,7 +82,17 @@ class StreamSourceNode(GraphNode):
         self.consumed = consumed
 
     def merge(self, other: StreamSourceNode) -> None:
-        """Adopt the children of a second source over the same topics."""
+        """Adopt the children of a second source over the same topics (same reset policy)."""
+        mine, theirs = self.consumed._offset_reset, other.consumed._offset_reset
+        if mine != theirs:
+            from kslab.errors import TopologyError
+
+            msg = (
+                "Can't configure different offset reset policies on the same input topic(s) "
+                f"(sources '{self.name}': {mine!r} and '{other.name}': {theirs!r}); give both "
+                "streams the same Consumed offset reset policy"
+            )
+            raise TopologyError(msg)
         for child in list(other.children):
             other.remove_child(child)
             self.add_child(child)

@@ -101,7 +101,7 @@ def merge_duplicate_sources(builder: StreamsBuilder) -> None:
             main = by_topic.setdefault(topic, node)
             if main is node:
                 continue
-            if main.topics != node.topics:
+            if set(main.topics) != set(node.topics):
                 msg = (
                     "Two source nodes are subscribed to overlapping but not equal input topics "
                     f"('{main.name}' {main.topics} and '{node.name}' {node.topics}); read the "

@@ -9,6 +9,7 @@ returns a new object, so one ``Materialized`` can be shared by several operators
 from __future__ import annotations
 
 import copy
+import enum
 import functools
 import re
 from collections.abc import Callable
@@ -27,6 +28,7 @@ __all__ = [
     "Printed",
     "Produced",
     "Repartitioned",
+    "StoreType",
     "StreamJoined",
     "TableJoined",
 ]
@@ -255,8 +257,17 @@ class Grouped(_Config):
     with_value_serde = value_serde
 
 
+class StoreType(enum.StrEnum):
+    """The store kinds ``Materialized`` can ask for (Java's ``Materialized.StoreType``)."""
+
+    IN_MEMORY = "in_memory"
+    ROCKS_DB = "persistent"
+
+
 class Materialized(_Config):
     """How a KTable is kept in a store: name, serdes, store type, changelog and caching."""
+
+    StoreType = StoreType
 
     def __init__(self) -> None:
         self._store_name: str | None = None
@@ -272,7 +283,9 @@ class Materialized(_Config):
 
     @_hybrid
     def as_(self, name_or_supplier: Any) -> Materialized:
-        """Name the store (``str``) or give the store supplier to use."""
+        """Name the store (``str``), give the store supplier to use, or just a ``StoreType``."""
+        if isinstance(name_or_supplier, StoreType):
+            return _replace(self, store_type=name_or_supplier.value)
         if isinstance(name_or_supplier, str):
             return _replace(self, store_name=check_name(name_or_supplier, "Materialized"))
         if name_or_supplier is None or not hasattr(name_or_supplier, "get"):

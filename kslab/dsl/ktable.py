@@ -82,6 +82,10 @@ class KTable:
         self.send_old_values = True
         return True
 
+    def sending_old_value_enabled(self) -> bool:
+        """True when this table forwards old values with its changes."""
+        return self.send_old_values
+
     def query_table_name(self) -> str | None:
         """The name of the store to query this table in, if it was named."""
         return self.queryable_store_name
