@@ -87,7 +87,7 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
     sink = SinkGraphNode(named("-subscription-registration-sink", "KTABLE-SINK-"), sub_topic,
                          fk_serde, _SubscriptionSerde(), sub_partitioner)
     b.add_node(send, sink)
-    source = StreamSourceNode(named("-subscription-registration-source", "KSTREAM-SOURCE-"),
+    source = StreamSourceNode(named("-subscription-registration-source", "KTABLE-SOURCE-"),
                               [sub_topic], Consumed.with_(fk_serde, _SubscriptionSerde()))
     b.add_node(sink, source)
     b.copartition(other.source_nodes | {source.name})
@@ -128,7 +128,7 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
                                   response_partitioner)
     b.add_node([join_foreign, foreign_join], response_sink)
     response_source = StreamSourceNode(
-        named("-subscription-response-source", "KSTREAM-SOURCE-"), [response_topic],
+        named("-subscription-response-source", "KTABLE-SOURCE-"), [response_topic],
         Consumed.with_(pk_serde, _ResponseSerde()))
     b.add_node(response_sink, response_source)
     result_sources = this.source_nodes | {response_source.name}

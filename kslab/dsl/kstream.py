@@ -15,7 +15,7 @@ from kslab.dsl import _processors as p
 from kslab.dsl._graph import GraphNode, ProcessorGraphNode, SinkGraphNode, TableProcessorNode
 from kslab.dsl._naming import or_generate, resolve_config, resolve_materialized, resolve_name
 from kslab.dsl._optimize import new_repartition_node
-from kslab.dsl.config import Branched, Grouped, Printed, Produced, Repartitioned
+from kslab.dsl.config import Branched, Grouped, Named, Printed, Produced, Repartitioned
 from kslab.errors import TopologyError
 
 __all__ = ["BranchedKStream", "KStream"]
@@ -328,10 +328,13 @@ class KStream:
         return self._process(supplier, store_names, resolve_name(named, name, "process_values"),
                              fixed_key=True)
 
-    def _process(self, supplier: Callable[[], Any], store_names: tuple[str, ...],
+    def _process(self, supplier: Callable[[], Any], store_names: tuple[Any, ...],
                  name: str | None, *, fixed_key: bool) -> KStream:
         op = "process_values" if fixed_key else "process"
         _check(supplier, "supplier", op)
+        if store_names and isinstance(store_names[0], Named):  # process(supplier, named, ...)
+            name = resolve_name(store_names[0], name, op)
+            store_names = store_names[1:]
         for store in store_names:
             if not isinstance(store, str) or not store:
                 msg = f"{op}() got store name {store!r}; pass store names as str"

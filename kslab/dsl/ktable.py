@@ -160,6 +160,8 @@ class KTable:
         """The table's updates as a stream (deleted rows as ``None`` values)."""
         from kslab.dsl.kstream import KStream
 
+        if isinstance(key_mapper, Named | str) and named is None:  # Java's toStream(Named)
+            key_mapper, named = None, key_mapper
         node_name = or_generate(self.builder, resolve_name(named, name, "to_stream"),
                                 "KTABLE-TOSTREAM-")
         node = ProcessorGraphNode(node_name, p.Supplier(p.MapValues, new_value_only, False))
