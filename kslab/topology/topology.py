@@ -269,6 +269,18 @@ class Topology:
         """The processors connected to a store, in connection order."""
         return list(self._store_users.get(store_name, ()))
 
+    def copartition_groups(self) -> list[set[str]]:
+        """The topics each join (or cogroup) needs co-partitioned, one set per group."""
+        groups = []
+        for group in self._copartition_groups:
+            topics: set[str] = set()
+            for name in group:
+                node = self._nodes.get(name)
+                if isinstance(node, SourceNode):
+                    topics.update(node.topics)
+            groups.append(topics)
+        return groups
+
     def source_topics(self) -> list[str]:
         """Every named (non-pattern) source topic, in registration order."""
         return list(self._topic_to_source)
