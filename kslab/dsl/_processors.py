@@ -48,13 +48,14 @@ class Supplier:
 
 
 class _Stateless(Processor):
-    """Keeps the context; subclasses only implement ``process``."""
+    """Keeps the context (and its bound ``forward``); subclasses only implement ``process``."""
 
     ctx: ProcessorContext
 
     def init(self, context: ProcessorContext) -> None:
         """Keep the context for forwarding."""
         self.ctx = context
+        self.forward = context.forward
 
 
 class Filter(_Stateless):
@@ -67,7 +68,7 @@ class Filter(_Stateless):
     def process(self, record: Record) -> None:
         """Forward ``record`` if it passes."""
         if bool(self.predicate(record.key, record.value)) is not self.negate:
-            self.ctx.forward(record)
+            self.forward(record)
 
 
 class NotNullKey(_Stateless):
@@ -76,7 +77,7 @@ class NotNullKey(_Stateless):
     def process(self, record: Record) -> None:
         """Forward records that have a key."""
         if record.key is not None:
-            self.ctx.forward(record)
+            self.forward(record)
 
 
 class Map(_Stateless):
@@ -88,7 +89,7 @@ class Map(_Stateless):
     def process(self, record: Record) -> None:
         """Forward the mapped pair."""
         key, value = self.mapper(record.key, record.value)
-        self.ctx.forward(record.with_key(key).with_value(value))
+        self.forward(record.with_key(key).with_value(value))
 
 
 class SelectKey(_Stateless):
@@ -99,7 +100,7 @@ class SelectKey(_Stateless):
 
     def process(self, record: Record) -> None:
         """Forward the record under its new key."""
-        self.ctx.forward(record.with_key(self.selector(record.key, record.value)))
+        self.forward(record.with_key(self.selector(record.key, record.value)))
 
 
 class MapValues(_Stateless):
@@ -115,7 +116,7 @@ class MapValues(_Stateless):
             value = self.mapper(record.key, record.value)
         else:
             value = self.mapper(record.value)
-        self.ctx.forward(record.with_value(value))
+        self.forward(record.with_value(value))
 
 
 class FlatMap(_Stateless):
@@ -158,7 +159,7 @@ class Peek(_Stateless):
     def process(self, record: Record) -> None:
         """Run the action, then forward."""
         self.action(record.key, record.value)
-        self.ctx.forward(record)
+        self.forward(record)
 
 
 class Foreach(_Stateless):
@@ -177,7 +178,7 @@ class PassThrough(_Stateless):
 
     def process(self, record: Record) -> None:
         """Forward."""
-        self.ctx.forward(record)
+        self.forward(record)
 
 
 class Branch(_Stateless):
