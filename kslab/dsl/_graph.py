@@ -118,24 +118,19 @@ class ProcessorGraphNode(GraphNode):
         fixed_key: bool = False,
         store_names: Iterable[str] = (),
         store_factory: StoreFactory | None = None,
-        getter_suppliers: Iterable[Any] = (),
     ) -> None:
         super().__init__(name)
         self.supplier = supplier
         self.fixed_key = fixed_key
         self.store_names = tuple(store_names)
         self.store_factory = store_factory
-        self.getter_suppliers = tuple(getter_suppliers)
 
     def write(self, topology: Topology) -> None:
         """Add the processor, connect its stores, add the store it owns."""
         topology._add_processor(self.name, self.supplier, self.parent_names(),
                                 fixed_key=self.fixed_key)
-        names = list(self.store_names)
-        for getter in self.getter_suppliers:
-            names.extend(getter.store_names())
-        if names:
-            topology.connect_processor_and_state_stores(self.name, *names)
+        if self.store_names:
+            topology.connect_processor_and_state_stores(self.name, *self.store_names)
         if self.store_factory is not None:
             builder = self.store_factory()
             if builder is not None:

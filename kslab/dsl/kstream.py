@@ -63,7 +63,16 @@ class KStream:
 
     def filter(self, predicate: Callable[[Any, Any], bool], named: Any = None, *,
                name: str | None = None) -> KStream:
-        """Keep records for which ``predicate(key, value)`` holds. Stateless."""
+        """Keep records for which ``predicate(key, value)`` holds. Stateless.
+
+        >>> import kslab as ks
+        >>> b = ks.StreamsBuilder()
+        >>> b.stream("in").filter(lambda k, v: v > 1).to("out")
+        >>> with ks.TopologyTestDriver(b.build()) as driver:
+        ...     driver.create_input_topic("in").pipe_key_value_list([("a", 1), ("b", 2)])
+        ...     driver.create_output_topic("out").read_key_values_to_list()
+        [KeyValue(key='b', value=2)]
+        """
         _check(predicate, "predicate", "filter")
         node_name = or_generate(self.builder, resolve_name(named, name, "filter"),
                                 "KSTREAM-FILTER-")
@@ -172,7 +181,16 @@ class KStream:
                        self.repartition_required or other.repartition_required, node)
 
     def split(self, named: Any = None, *, name: str | None = None) -> BranchedKStream:
-        """Route each record to the first branch whose predicate holds."""
+        """Route each record to the first branch whose predicate holds.
+
+        >>> import kslab as ks
+        >>> b = ks.StreamsBuilder()
+        >>> branches = (b.stream("in").split(ks.Named.as_("n-"))
+        ...             .branch(lambda k, v: v < 0, ks.Branched.as_("neg"))
+        ...             .default_branch(ks.Branched.as_("rest")))
+        >>> sorted(branches)
+        ['n-neg', 'n-rest']
+        """
         return BranchedKStream(self, resolve_name(named, name, "split"))
 
     # -- sinks and repartitioning ---------------------------------------------------------------
@@ -269,7 +287,20 @@ class KStream:
     def group_by(self, selector: Callable[[Any, Any], Any], grouped: Grouped | None = None, *,
                  key_serde: Any = None, value_serde: Any = None,
                  name: str | None = None) -> Any:
-        """Group by ``selector(key, value)``; the aggregation after it repartitions first."""
+        """Group by ``selector(key, value)``; the aggregation after it repartitions first.
+
+        Key-changing: the aggregation reads ``<application.id>-<name>-repartition``, named after
+        the ``Grouped`` name or the aggregation's store, and records with a ``None`` key are
+        dropped before it.
+
+        >>> import kslab as ks
+        >>> b = ks.StreamsBuilder()
+        >>> b.stream("in").group_by(lambda k, v: v).count().to_stream().to("out")
+        >>> with ks.TopologyTestDriver(b.build()) as driver:
+        ...     driver.create_input_topic("in").pipe_value_list(["x", "y", "x"])
+        ...     driver.create_output_topic("out").read_key_values_to_list()
+        [KeyValue(key='x', value=1), KeyValue(key='y', value=1), KeyValue(key='x', value=2)]
+        """
         from kslab.dsl.grouped import KGroupedStream
 
         _check(selector, "selector", "group_by")
@@ -288,7 +319,21 @@ class KStream:
         return self._join(other, args, kwargs, left=False, op="join")
 
     def left_join(self, other: Any, *args: Any, **kwargs: Any) -> KStream:
-        """Left join with a ``KTable`` (or a ``GlobalKTable`` and a key selector)."""
+        """Left join with a ``KTable`` (or a ``GlobalKTable`` and a key selector).
+
+        >>> import kslab as ks
+        >>> b = ks.StreamsBuilder()
+        >>> users = b.global_table("users")
+        >>> (b.stream("orders").left_join(users, lambda k, order: order["user"],
+        ...                               lambda order, user: (order["id"], user)).to("out"))
+        >>> with ks.TopologyTestDriver(b.build()) as driver:
+        ...     driver.create_input_topic("users").pipe_input("u1", "Ann")
+        ...     orders = driver.create_input_topic("orders")
+        ...     orders.pipe_input("o1", {"id": 1, "user": "u1"})
+        ...     orders.pipe_input("o2", {"id": 2, "user": "u2"})
+        ...     driver.create_output_topic("out").read_values_to_list()
+        [[1, 'Ann'], [2, None]]
+        """
         return self._join(other, args, kwargs, left=True, op="left_join")
 
     def outer_join(self, other: Any, *args: Any, **kwargs: Any) -> KStream:

@@ -193,7 +193,21 @@ class KTable:
         return self._join(other, args, kwargs, left=False, outer=False, op="join")
 
     def left_join(self, other: KTable, *args: Any, **kwargs: Any) -> KTable:
-        """Left join with another table, by key or by a foreign key."""
+        """Left join with another table, by key or by a foreign key.
+
+        By key: ``left_join(other, joiner)``; by a foreign key:
+        ``left_join(other, foreign_key_extractor, joiner)`` (KIP-213).
+
+        >>> import kslab as ks
+        >>> b = ks.StreamsBuilder()
+        >>> left, right = b.table("l"), b.table("r")
+        >>> left.left_join(right, lambda lv, rv: f"{lv}/{rv}").to_stream().to("out")
+        >>> with ks.TopologyTestDriver(b.build()) as driver:
+        ...     driver.create_input_topic("l").pipe_input("k", "L")
+        ...     driver.create_input_topic("r").pipe_input("k", "R")
+        ...     driver.create_output_topic("out").read_values_to_list()
+        ['L/None', 'L/R']
+        """
         return self._join(other, args, kwargs, left=True, outer=False, op="left_join")
 
     def outer_join(self, other: KTable, *args: Any, **kwargs: Any) -> KTable:
