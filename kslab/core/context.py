@@ -188,6 +188,10 @@ class TaskContext(ProcessorContext):
         """The task's stream time."""
         return self._task.stream_time
 
+    def record_dropped(self) -> None:
+        """Count a record an operator skipped (Kafka's ``dropped-records-total``)."""
+        self._task.metrics.dropped_records += 1
+
     def current_system_time_ms(self) -> int:
         """The engine's wall clock."""
         return self._task.clock()

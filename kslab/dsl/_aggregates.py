@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kslab.dsl._change import Change
+from kslab.dsl._processors import skip_record
 from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
 from kslab.errors import StreamsError
 from kslab.processor import Processor, ProcessorContext
@@ -67,13 +68,15 @@ class _StreamAggregateProcessor(Processor):
         self.s = supplier
 
     def init(self, context: ProcessorContext) -> None:
+        self.ctx = context
         self.store = context.get_state_store(self.s.store_name)
         self.forwarder = TupleForwarder(self.store, context, self.s.send_old_values)
 
     def process(self, record: Record) -> None:
         key, value = record.key, record.value
         if key is None or value is None:
-            return  # Java drops these ("Skipping record due to null key or value")
+            skip_record(self.ctx, "null key or value")
+            return
         s = self.s
         stored = self.store.get(key)
         old = None if stored is None else stored.value

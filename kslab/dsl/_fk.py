@@ -24,7 +24,7 @@ from kslab.dsl._graph import (
     TableProcessorNode,
 )
 from kslab.dsl._naming import resolve_config, resolve_materialized, suffix_or_generate
-from kslab.dsl._processors import require_callable
+from kslab.dsl._processors import require_callable, skip_record
 from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import TableSource
 from kslab.dsl.config import Consumed, Materialized, Named, TableJoined
@@ -289,16 +289,21 @@ class _SendProcessor(Processor):
         if old is not None:
             old_fk = self._fk(key, old)
             if old_fk is None:
-                return  # Java: "Skipping record due to null foreign key"
+                skip_record(self.ctx, "null foreign key")
+                return
             if change.new_value is None:
                 self._send(record, old_fk, DELETE_KEY_AND_PROPAGATE)
                 return
             if new_fk is None:
+                skip_record(self.ctx, "null foreign key")
                 return
             if self.fk.serialize(fk_topic, new_fk) != self.fk.serialize(fk_topic, old_fk):
                 self._send(record, old_fk, DELETE_KEY_NO_PROPAGATE)
             self._send(record, new_fk, PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE)
-        elif change.new_value is not None and new_fk is not None:
+        elif change.new_value is not None:
+            if new_fk is None:
+                skip_record(self.ctx, "null foreign key")
+                return
             self._send(record, new_fk, PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE)
 
     def _send(self, record: Record, foreign_key: Any, instruction: int) -> None:
@@ -332,7 +337,8 @@ class _ReceiveProcessor(Processor):
     def process(self, record: Record) -> None:
         key, sub = record.key, record.value
         if key is None and sub.instruction != PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE:
-            return  # Java: "Skipping record due to null foreign key"
+            skip_record(self.ctx, "null foreign key")
+            return
         new = ValueAndTimestamp(sub, record.timestamp)
         if key is None:
             change = Change(new, None)
@@ -410,7 +416,8 @@ class _ForeignTableJoinProcessor(Processor):
 
     def process(self, record: Record) -> None:
         if record.key is None:
-            return  # Java: "Skipping record due to null key"
+            skip_record(self.ctx, "null key")
+            return
         prefix = _combined(self.fk.serialize(self.topic + "-fk", record.key))
         new = record.value.new_value
         value = None if new is None else self.values.serialize(self.topic, new)

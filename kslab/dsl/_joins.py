@@ -20,7 +20,7 @@ from kslab.dsl._naming import (
     resolve_name,
     suffix_or_generate,
 )
-from kslab.dsl._processors import require_callable
+from kslab.dsl._processors import require_callable, skip_record
 from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
 from kslab.dsl.config import Joined, Materialized, Named
@@ -118,7 +118,8 @@ class _StreamTableJoinProcessor(Processor):
         mapped = self._mapped(record)
         if not (s.left and record.key is None and record.value is not None) and (
                 mapped is None or record.value is None):
-            return  # Java: "Skipping record due to null join key or value"
+            skip_record(self.ctx, "null join key or value")
+            return
         mapped = self._mapped(record)
         other = None
         if mapped is not None:
@@ -231,7 +232,8 @@ class _TableJoinProcessor(Processor):
     def process(self, record: Record) -> None:
         key, change = record.key, record.value
         if key is None:
-            return  # Java: "Skipping record due to null key"
+            skip_record(self.ctx, "null key")
+            return
         s, kind = self.s, self.s.kind
         stamped = self.getter.get(key)
         theirs = None if stamped is None else stamped.value

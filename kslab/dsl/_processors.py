@@ -8,6 +8,7 @@ every task, as a ``ProcessorSupplier`` must.
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,7 +29,24 @@ __all__ = [
     "Print",
     "Supplier",
     "java_str",
+    "skip_record",
 ]
+
+
+log = logging.getLogger("kslab.dsl")
+
+
+def skip_record(context: Any, reason: str) -> None:
+    """Log a dropped record in Java's words ("Skipping record due to <reason>") and count it."""
+    metadata = context.record_metadata()
+    if metadata is not None:
+        log.warning("Skipping record due to %s. topic=[%s] partition=[%s] offset=[%s]", reason,
+                    metadata.topic, metadata.partition, metadata.offset)
+    else:
+        log.warning("Skipping record due to %s. Topic, partition, and offset not known.", reason)
+    dropped = getattr(context, "record_dropped", None)
+    if dropped is not None:
+        dropped()
 
 
 class Supplier:

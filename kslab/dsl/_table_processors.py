@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kslab.dsl._change import Change
+from kslab.dsl._processors import skip_record
 from kslab.dsl._stores import forward_flushed
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record, ValueAndTimestamp
@@ -122,7 +123,8 @@ class _TableSourceProcessor(Processor):
     def process(self, record: Record) -> None:
         key = record.key
         if key is None:
-            return  # Java logs "Skipping record due to null key" and drops it
+            skip_record(self.ctx, "null key")
+            return
         if self.forwarder is None:
             self.ctx.forward(record.with_value(Change(record.value, None)))
             return

@@ -130,3 +130,21 @@ def test_changelog_of_an_aggregation_store():
         driver.create_input_topic("in", S, S).pipe_input("k", "v", 3)
         changelog = driver.create_output_topic("app-c-changelog", S, L).read_records_to_list()
     assert [(r.key, r.value, r.timestamp) for r in changelog] == [("k", 1, 3)]
+
+
+def test_skipped_records_are_logged_in_javas_words_and_counted(caplog):
+    # KGroupedStreamImplTest.shouldLogAndMeasureSkipsInAggregate
+    b = ks.StreamsBuilder()
+    b.stream("topic", ks.Consumed.with_(S, S)).group_by_key().count(materialized="count")
+    with caplog.at_level("WARNING", logger="kslab.dsl"), \
+            ks.TopologyTestDriver(b.build()) as driver:
+        inp = driver.create_input_topic("topic", S, S)
+        for key, value, ts in [("1", "A", 5), ("2", "B", 1), ("1", "C", 3), ("1", "D", 10),
+                               ("3", "E", 8), ("3", "F", 9), ("3", None, 0)]:
+            inp.pipe_input(key, value, ts)
+        assert driver.metrics()["0_0"]["dropped-records-total"] == 1
+        counts = driver.get_timestamped_key_value_store("count")
+        assert counts.get("1") == ks.ValueAndTimestamp(3, 10)
+        assert counts.get("3") == ks.ValueAndTimestamp(2, 9)
+    assert ("Skipping record due to null key or value. topic=[topic] partition=[0] offset=[6]"
+            in caplog.messages)
