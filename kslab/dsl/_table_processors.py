@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kslab.dsl._change import Change
-from kslab.dsl._processors import skip_record
+from kslab.dsl._processors import log, skip_record
 from kslab.dsl._stores import forward_flushed
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record, ValueAndTimestamp
@@ -129,10 +129,22 @@ class _TableSourceProcessor(Processor):
             self.ctx.forward(record.with_value(Change(record.value, None)))
             return
         old = self.store.get(key)
+        if old is not None and record.timestamp < old.timestamp:
+            _out_of_order(self.ctx, self.supplier.queryable_name, old.timestamp, record.timestamp)
         self.store.put(key, ValueAndTimestamp(record.value, record.timestamp))
         self.forwarder.maybe_forward(
             record.with_value(Change(record.value, None if old is None else old.value))
         )
+
+
+def _out_of_order(context: ProcessorContext, store: str | None, old: int, new: int) -> None:
+    metadata = context.record_metadata()
+    where = (
+        f"topic=[{metadata.topic}] partition=[{metadata.partition}] offset=[{metadata.offset}]"
+        if metadata is not None else "Topic, partition and offset not known"
+    )
+    log.warning("Detected out-of-order KTable update for %s, old timestamp=[%s] new timestamp=[%s]."
+                " %s.", store, old, new, where)
 
 
 class _TableOpSupplier:

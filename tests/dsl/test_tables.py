@@ -125,3 +125,20 @@ Topologies:
     with ks.TopologyTestDriver(topology) as driver:
         driver.create_input_topic("g", S, S).pipe_input("k", "v")
         assert driver.get_key_value_store("global-store").get("k") == "v"
+
+
+def test_table_source_warnings_use_javas_words(caplog):
+    # KTableSourceTest.kTableShouldLogOnOutOfOrder / kTableShouldLogAndMeterOnSkippedRecords
+    b = ks.StreamsBuilder()
+    b.table("topic", ks.Consumed.with_(S, S), ks.Materialized.as_("store"))
+    with caplog.at_level("WARNING", logger="kslab.dsl"), \
+            ks.TopologyTestDriver(b.build()) as driver:
+        inp = driver.create_input_topic("topic", S, S)
+        inp.pipe_input("key", "value", 10)
+        inp.pipe_input("key", "value", 5)
+        inp.pipe_input(None, "value")
+    assert caplog.messages == [
+        "Detected out-of-order KTable update for store, old timestamp=[10] new timestamp=[5]. "
+        "topic=[topic] partition=[0] offset=[1].",
+        "Skipping record due to null key. topic=[topic] partition=[0] offset=[2]",
+    ]
