@@ -158,6 +158,8 @@ class KStream:
     def print_(self, printed: Printed | None = None, *, label: str | None = None,
                name: str | None = None) -> None:
         """Print ``[label]: key, value`` per record (stdout, or ``Printed.to_file``). Terminal."""
+        if isinstance(printed, str):  # print_("label")
+            printed, label = None, printed
         printed = printed if printed is not None else Printed.to_sys_out()
         if label is not None:
             printed = printed.with_label(label)
