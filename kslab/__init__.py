@@ -52,6 +52,7 @@ from kslab.records import (
     Window,
     Windowed,
 )
+from kslab.runtime import KafkaStreams, LocalBroker
 from kslab.state import (
     KeyValueIterator,
     KeyValueStore,
@@ -84,10 +85,12 @@ __all__ = [
     "KGroupedTable",
     "KStream",
     "KTable",
+    "KafkaStreams",
     "KeyValue",
     "KeyValueIterator",
     "KeyValueStore",
     "KslabError",
+    "LocalBroker",
     "Materialized",
     "Named",
     "NoSuchElementError",
@@ -122,3 +125,10 @@ __all__ = [
     "Window",
     "Windowed",
 ]
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext kslab``: rich display, the ``%kslab`` magic and widgets (``kslab.notebook``)."""
+    from kslab.notebook import load_ipython_extension as load
+
+    load(ipython)

@@ -294,3 +294,9 @@ class StreamsBuilder:
 
     def __repr__(self) -> str:
         return f"<kslab.StreamsBuilder: {self._index} names used>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the topology graph (``kslab.notebook``)."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)

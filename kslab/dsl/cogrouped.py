@@ -96,6 +96,12 @@ class CogroupedKStream:
     def __repr__(self) -> str:
         return f"<kslab.CogroupedKStream of {len(self._groups)} grouped streams>"
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the topology graph (``kslab.notebook``)."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)
+
 
 class _PassThroughSupplier:
     """Java's ``KTablePassThrough``: forwards the aggregates; reads go to the shared store."""

@@ -139,6 +139,12 @@ class KGroupedStream:
     def __repr__(self) -> str:
         return f"<kslab.KGroupedStream {self.name}>"
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the topology graph with this node highlighted."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)
+
 
 class KGroupedTable:
     """A table re-keyed by ``group_by``; aggregate it with adders and subtractors."""
@@ -224,3 +230,9 @@ class KGroupedTable:
 
     def __repr__(self) -> str:
         return f"<kslab.KGroupedTable {self.name}>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the topology graph with this node highlighted."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)

@@ -397,6 +397,12 @@ class KStream:
     def __repr__(self) -> str:
         return f"<kslab.KStream {self.name}>"
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the graph with this node highlighted, and a live preview."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)
+
 
 class BranchedKStream:
     """The result of ``split()``: add branches, then ``default_branch`` or ``no_default_branch``.
@@ -454,5 +460,11 @@ class BranchedKStream:
 
     def __repr__(self) -> str:
         return f"<kslab.BranchedKStream {self.name}: {len(self._children)} branches>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the topology graph with the split highlighted."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)
 
 

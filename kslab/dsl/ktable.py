@@ -237,6 +237,12 @@ class KTable:
     def __repr__(self) -> str:
         return f"<kslab.KTable {self.name}>"
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the graph with this node highlighted, and a live preview."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)
+
 
 class GlobalKTable:
     """A table every instance holds in full; join a stream to it with a key selector."""

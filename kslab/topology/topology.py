@@ -493,6 +493,12 @@ class Topology:
     def __repr__(self) -> str:
         return f"<kslab.Topology: {len(self._nodes)} nodes, {len(self._stores)} stores>"
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the topology graph (``kslab.notebook``)."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)
+
 
 def _store_name(store_builder: Any) -> str:
     name = getattr(store_builder, "name", None)

@@ -1,0 +1,60 @@
+"""The notebook experience: the IPython extension, rich display, previews, magics and widgets.
+
+``%load_ext kslab`` calls ``load_ipython_extension`` here; rich display itself needs no
+extension (the DSL classes answer ``_repr_mimebundle_`` through ``kslab.notebook.display``).
+Invariant: importing this package imports neither IPython nor ipywidgets; they load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kslab.notebook._options import Options, options
+
+__all__ = [
+    "DriverExplorer",
+    "Options",
+    "RuntimeMonitor",
+    "StoreBrowser",
+    "load_ipython_extension",
+    "options",
+    "plot_windows",
+    "unload_ipython_extension",
+]
+
+_LAZY = {
+    "DriverExplorer": "kslab.notebook.widgets",
+    "StoreBrowser": "kslab.notebook.widgets",
+    "RuntimeMonitor": "kslab.notebook.monitor",
+    "plot_windows": "kslab.notebook.plot",
+}
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the ``%kslab`` magic and the display formatters with ``ipython``."""
+    from kslab.notebook.magics import KslabMagics
+
+    ipython.register_magics(KslabMagics)
+    _register_formatters(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """Nothing to undo: formatters and magics stay until the kernel restarts."""
+
+
+def _register_formatters(ipython: Any) -> None:
+    """Formatters for kslab objects that carry no ``_repr_mimebundle_`` of their own."""
+    from kslab.notebook.display import driver_bundle
+
+    formatter = ipython.display_formatter.mimebundle_formatter
+    formatter.for_type_by_name("kslab.testing.driver", "TopologyTestDriver", driver_bundle)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        msg = f"module 'kslab.notebook' has no attribute '{name}'"
+        raise AttributeError(msg)
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

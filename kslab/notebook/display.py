@@ -1,0 +1,156 @@
+"""Rich display of topologies and DSL handles: the graph, the handle's node, a live preview.
+
+``mimebundle(obj)`` is what ``Topology``, ``StreamsBuilder``, ``KStream``, ``KTable`` and the
+grouped objects return from ``_repr_mimebundle_``. The SVG sits inside the ``text/html`` entry
+because JupyterLab shows HTML in preference to SVG; ``image/svg+xml`` is there too for
+frontends without HTML. Invariant: displaying never raises and never changes the builder
+(building is idempotent and cached per builder version); a failure shows as one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+from typing import Any
+
+from kslab.notebook._options import options
+from kslab.notebook.preview import PreviewRows, preview_for, topology_for
+from kslab.notebook.render import Drawing, draw
+
+__all__ = ["html_table", "mimebundle", "preview_html"]
+
+_STYLE = (
+    "<style>.kslab-view{font-family:Helvetica,Arial,sans-serif;font-size:12px}"
+    ".kslab-note,.kslab-error{color:#a33;margin:4px 0}.kslab-graph{overflow-x:auto}"
+    ".kslab-table{border-collapse:collapse;margin:4px 0}.kslab-table td,.kslab-table th"
+    "{border:1px solid #ddd;padding:2px 6px;text-align:left;font-family:monospace}"
+    ".kslab-muted{color:#777}</style>"
+)
+
+
+def mimebundle(obj: Any, include: Iterable[str] | None = None,
+               exclude: Iterable[str] | None = None) -> dict[str, str]:
+    """The display bundle of a topology, builder or DSL handle."""
+    title, drawing, preview = _view(obj)
+    parts = [_STYLE, '<div class="kslab-view">', f"<div><b>{escape(title)}</b></div>"]
+    if isinstance(drawing, str):
+        parts.append(f'<div class="kslab-error">{escape(drawing)}</div>')
+    else:
+        parts.append(drawing.html())
+    if preview is not None:
+        parts.append(preview_html(preview))
+    parts.append("</div>")
+    bundle = {"text/plain": repr(obj), "text/html": "".join(parts)}
+    if not isinstance(drawing, str) and drawing.svg.startswith("<svg"):
+        bundle["image/svg+xml"] = drawing.svg
+    if include is not None:
+        bundle = {k: v for k, v in bundle.items() if k in set(include)}
+    if exclude is not None:
+        bundle = {k: v for k, v in bundle.items() if k not in set(exclude)}
+    return bundle
+
+
+def _view(obj: Any) -> tuple[str, Drawing | str, PreviewRows | None]:
+    from kslab.topology.topology import Topology
+
+    if isinstance(obj, Topology):
+        return "Topology", _draw(lambda: obj, None), None
+    builder = getattr(obj, "builder", None)
+    if builder is None and hasattr(obj, "build") and hasattr(obj, "samples"):
+        return "StreamsBuilder", _draw(lambda: topology_for(obj), None), None
+    if builder is None:
+        return type(obj).__name__, f"kslab: cannot draw {type(obj).__name__}", None
+    node = getattr(obj, "name", None)
+    title = f"{type(obj).__name__} {node}" if node else type(obj).__name__
+    drawing = _draw(lambda: topology_for(builder), node)
+    preview = None
+    if node and options.preview and not isinstance(drawing, str):
+        try:
+            preview = preview_for(builder, node)
+        except Exception as exc:  # a preview bug must not cost the picture
+            preview = PreviewRows(node, [], 0, 0, f"kslab: no preview: {_one_line(exc)}")
+    return title, drawing, preview
+
+
+def _draw(topology: Any, highlight: str | None) -> Drawing | str:
+    try:
+        topo = topology()
+    except Exception as exc:
+        return (f"kslab: cannot build the topology yet ({_one_line(exc)}); "
+                "add the missing operators, then display it again")
+    if not getattr(topo, "nodes", True):
+        return "kslab: the topology is empty; add a source with builder.stream(topic)"
+    try:
+        return draw(topo, highlight)
+    except Exception as exc:
+        return (f"kslab: cannot draw the topology ({_one_line(exc)}); "
+                "print(topology.describe()) shows it as text")
+
+
+def preview_html(preview: PreviewRows) -> str:
+    """The preview as HTML: rows, then the error with its record, or a one-line problem."""
+    if preview.problem:
+        return f'<div class="kslab-preview kslab-error">{escape(preview.problem)}</div>'
+    parts = ['<div class="kslab-preview">']
+    rows = [_row(k, v, ts) for k, v, ts in preview.rows]
+    header = ["key", "value", "timestamp"]
+    if any(len(r) > 3 and r[3] is not None for r in rows):
+        header.append("old value")
+    else:
+        rows = [r[:3] for r in rows]
+    status = f"{len(rows)} first record(s) forwarded by this node; {preview.driven} of " \
+             f"{preview.total} sample rows driven"
+    if not preview.complete:
+        status += " (time budget reached)"
+    parts.append(f'<div class="kslab-muted">{escape(status)}</div>')
+    if rows:
+        parts.append(html_table(header, rows))
+    error = preview.error
+    if error is not None:
+        where = f"in node {error.node}" if error.node else f"reading topic '{error.topic}'"
+        parts.append(
+            f'<div class="kslab-error"><b>{escape(error.error)}</b> {escape(where)} on record '
+            f"key={escape(repr(error.key))}, value={escape(repr(error.value))}, "
+            f"timestamp={error.timestamp} (sample row {error.row} of topic "
+            f"{escape(repr(error.topic))}); driving stopped there</div>"
+        )
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _row(key: Any, value: Any, ts: int) -> tuple[Any, ...]:
+    new = getattr(value, "new_value", None)
+    if hasattr(value, "old_value"):
+        return (key, new, ts, value.old_value)
+    return (key, value, ts)
+
+
+def html_table(header: list[str], rows: Iterable[tuple[Any, ...]]) -> str:
+    """A small HTML table of reprs (strings shown as they are)."""
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(_cell(c))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f'<table class="kslab-table"><tr>{head}</tr>{body}</table>'
+
+
+def _cell(value: Any) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def driver_bundle(driver: Any, include: Any = None, exclude: Any = None) -> dict[str, str]:
+    """A driver at a glance: its graph, the records driven, and the topics it has written."""
+    drawing = _draw(lambda: driver._topology, None)
+    parts = [_STYLE, '<div class="kslab-view">', f"<div><b>{escape(repr(driver))}</b></div>"]
+    parts.append(f'<div class="kslab-error">{escape(drawing)}</div>'
+                 if isinstance(drawing, str) else drawing.html())
+    produced = sorted(driver.produced_topic_names()) if not driver._closed else []
+    if produced:
+        parts.append(html_table(["topic written"], [(t,) for t in produced]))
+    parts.append("</div>")
+    return {"text/plain": repr(driver), "text/html": "".join(parts)}

@@ -1,0 +1,115 @@
+"""Rich display: every DSL handle and the topology answer a mimebundle with the SVG inside HTML."""
+
+from __future__ import annotations
+
+import pytest
+
+import kslab as ks
+from kslab.notebook import options
+from tests.notebook.fixtures import lines_frame, word_count
+
+
+@pytest.fixture(autouse=True)
+def builtin_renderer(monkeypatch):
+    monkeypatch.setattr(options, "renderer", "builtin")
+
+
+def test_topology_and_builder_show_the_graph_inside_html():
+    builder, _ = word_count()
+    for obj in (builder, builder.build()):
+        bundle = obj._repr_mimebundle_()
+        assert set(bundle) == {"text/plain", "text/html", "image/svg+xml"}
+        assert '<div class="kslab-graph" data-renderer="builtin"><svg' in bundle["text/html"]
+        assert bundle["image/svg+xml"].startswith("<svg")
+        assert "highlighted" not in bundle["text/html"]
+
+
+@pytest.mark.parametrize("handle", ["lines", "words", "grouped", "counts"])
+def test_each_handle_highlights_its_own_node(handle):
+    _, handles = word_count()
+    obj = handles[handle]
+    html = obj._repr_mimebundle_()["text/html"]
+    assert f'<g class="node {"source" if handle == "lines" else "processor"} highlighted" ' \
+           f'data-key="{obj.name}">' in html
+    assert html.count(" highlighted") == 1
+
+
+def test_branches_and_cogroups_display():
+    builder = ks.StreamsBuilder()
+    stream = builder.stream("in")
+    split = stream.split()
+    split.branch(lambda k, v: v > 0)
+    assert "kslab-graph" in split._repr_mimebundle_()["text/html"]
+    grouped = stream.group_by_key()
+    cogrouped = grouped.cogroup(lambda k, v, a: a + v)
+    assert "kslab-graph" in cogrouped._repr_mimebundle_()["text/html"]
+
+
+def test_include_and_exclude_are_honoured():
+    builder, _ = word_count()
+    assert set(builder._repr_mimebundle_(include=["text/html"])) == {"text/html"}
+    assert "image/svg+xml" not in builder._repr_mimebundle_(exclude=["image/svg+xml"])
+
+
+def test_an_empty_or_unbuildable_builder_shows_one_line_not_a_traceback(monkeypatch):
+    builder = ks.StreamsBuilder()
+    html = builder._repr_mimebundle_()["text/html"]
+    assert "kslab: the topology is empty; add a source with builder.stream(topic)" in html
+    builder.stream("in")
+
+    def broken(props=None):
+        raise ks.TopologyError("bad wiring\nmore")
+
+    monkeypatch.setattr(builder, "build", broken)
+    html = builder._repr_mimebundle_()["text/html"]
+    assert "kslab: cannot build the topology yet (bad wiring); add the missing" in html
+    assert "Traceback" not in html
+
+
+def test_text_renderer_is_the_last_resort(monkeypatch):
+    monkeypatch.setattr(options, "renderer", "text")
+    builder, _ = word_count()
+    bundle = builder._repr_mimebundle_()
+    assert "image/svg+xml" not in bundle
+    assert "Sub-topology: 1" in bundle["text/html"]
+
+
+def test_displaying_does_not_change_the_builder():
+    builder, handles = word_count(lines_frame())
+    handles["counts"]._repr_mimebundle_()
+    handles["words"]._repr_mimebundle_()
+    fresh, _ = word_count()
+    assert str(builder.build().describe()) == str(fresh.build().describe())
+
+
+def test_driver_formatter_lists_written_topics():
+    from kslab.notebook.display import driver_bundle
+
+    builder, _ = word_count()
+    with ks.TopologyTestDriver(builder.build()) as driver:
+        driver.create_input_topic("lines").pipe_input(None, "a b")
+        html = driver_bundle(driver)["text/html"]
+    assert "counts-out" in html
+    assert "kslab-graph" in html
+
+
+def test_extension_registers_magic_and_formatter():
+    from IPython.testing.globalipapp import get_ipython
+
+    ip = get_ipython()
+    ip.extension_manager.load_extension("kslab")
+    assert "kslab" in ip.magics_manager.magics["line"]
+    formatter = ip.display_formatter.mimebundle_formatter
+    builder, _ = word_count()
+    with ks.TopologyTestDriver(builder.build()) as driver:
+        assert "text/html" in formatter(driver)[0]
+
+
+def test_import_kslab_imports_no_widgets():
+    import subprocess
+    import sys
+
+    code = ("import sys, kslab, kslab.notebook; "
+            "print(any(m.split('.')[0] in ('ipywidgets', 'IPython') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
