@@ -34,6 +34,7 @@ __all__ = [
 
 
 log = logging.getLogger("kslab.dsl")
+log.addHandler(logging.NullHandler())  # a library logs; the application decides where it goes
 
 
 def skip_record(context: Any, reason: str) -> None:

@@ -237,3 +237,49 @@ def test_join_arguments_are_checked():
         s.join(b.table("t"), "not a function")
     with pytest.raises(ks.TopologyError, match="KTable"):
         s.join(42, lambda a, c: a)
+
+
+def test_table_table_outer_join_sequence():
+    # KTableKTableOuterJoinTest.testJoin
+    def joiner(a, c):
+        return f"{'null' if a is None else a}+{'null' if c is None else c}"
+
+    ints = serdes.Integer()
+    b = ks.StreamsBuilder()
+    t1, t2 = b.table("t1", ks.Consumed.with_(ints, S)), b.table("t2", ks.Consumed.with_(ints, S))
+    t1.outer_join(t2, joiner).to_stream().to("out", ks.Produced.with_(ints, S))
+    steps = []
+    with ks.TopologyTestDriver(b.build()) as driver:
+        one, two = driver.create_input_topic("t1", ints, S), driver.create_input_topic("t2", ints, S)
+        out = driver.create_output_topic("out", ints, S)
+
+        def read():
+            steps.append([(r.key, r.value, r.timestamp) for r in out.read_records_to_list()])
+
+        for k in (0, 1):
+            one.pipe_input(k, f"X{k}", 5 + k)
+        one.pipe_input(None, "SomeVal", 42)
+        read()
+        for k in (0, 1):
+            two.pipe_input(k, f"Y{k}", 10 * k)
+        read()
+        for k in range(4):
+            one.pipe_input(k, f"XX{k}", 7)
+        read()
+        for k in range(4):
+            two.pipe_input(k, f"YY{k}", k * 5)
+        read()
+        two.pipe_input(0, None, 5)
+        two.pipe_input(1, None, 7)
+        read()
+        for k, ts in zip(range(4), (0, 42, 5, 20), strict=True):
+            one.pipe_input(k, None, ts)
+        read()
+    assert steps == [
+        [(0, "X0+null", 5), (1, "X1+null", 6)],
+        [(0, "X0+Y0", 5), (1, "X1+Y1", 10)],
+        [(0, "XX0+Y0", 7), (1, "XX1+Y1", 10), (2, "XX2+null", 7), (3, "XX3+null", 7)],
+        [(0, "XX0+YY0", 7), (1, "XX1+YY1", 7), (2, "XX2+YY2", 10), (3, "XX3+YY3", 15)],
+        [(0, "XX0+null", 7), (1, "XX1+null", 7)],
+        [(0, None, 0), (1, None, 42), (2, "null+YY2", 10), (3, "null+YY3", 20)],
+    ]
