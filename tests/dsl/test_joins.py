@@ -250,7 +250,8 @@ def test_table_table_outer_join_sequence():
     t1.outer_join(t2, joiner).to_stream().to("out", ks.Produced.with_(ints, S))
     steps = []
     with ks.TopologyTestDriver(b.build()) as driver:
-        one, two = driver.create_input_topic("t1", ints, S), driver.create_input_topic("t2", ints, S)
+        one = driver.create_input_topic("t1", ints, S)
+        two = driver.create_input_topic("t2", ints, S)
         out = driver.create_output_topic("out", ints, S)
 
         def read():
