@@ -1,0 +1,138 @@
+"""The record collector of a stream thread: serialized task output handed to a Kafka producer.
+
+The collector picks partitions as Kafka's Java producer does (murmur2 of the key bytes, so the
+same key lands in the same partition as with Kafka Streams) and applies the production
+exception handler to failed sends. Invariant: a record accepted by ``send`` is either delivered
+by the next ``flush`` or reported there as an error (raised, or skipped and counted under the
+``continue`` handler); nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from kslab.core.partitioner import default_partition
+from kslab.errors import StreamsError
+
+__all__ = ["KafkaCollector"]
+
+log = logging.getLogger("kslab.runtime")
+
+
+class KafkaCollector:
+    """Sends task output through one producer; ``flush`` surfaces delivery failures."""
+
+    def __init__(self, producer: Any, partition_counts: Callable[[str], int], *,
+                 continue_on_error: bool = False,
+                 on_error: Callable[[str, Exception], None] | None = None) -> None:
+        self._producer: Any = None
+        self._produce: Any = None
+        if producer is not None:
+            self.bind(producer)
+        self._count_of = partition_counts
+        self._counts: dict[str, int] = {}
+        self._continue = continue_on_error
+        self._on_error = on_error
+        self.failures: list[str] = []
+        self.sent = 0
+        self.skipped = 0
+
+    def bind(self, producer: Any) -> None:
+        """Send through ``producer`` from now on."""
+        self._producer = producer
+        self._produce = producer.produce
+
+    def partitions_for(self, topic: str) -> int:
+        """How many partitions ``topic`` has (looked up once, then cached)."""
+        count = self._counts.get(topic)
+        if count is None:
+            count = self._counts[topic] = self._count_of(topic)
+        return count
+
+    def send(self, topic: str, key: bytes | None, value: bytes | None, headers: Any,
+             timestamp: int, partition: Any, sink: str | None) -> None:
+        """Produce one record; ``partition`` ``None`` means Kafka's default partitioner."""
+        if partition is None:
+            if key is None:
+                partition = -1
+            else:
+                count = self._counts.get(topic) or self.partitions_for(topic)
+                partition = default_partition(key, count) if count > 1 else 0
+        elif not isinstance(partition, int):
+            for p in sorted(partition):  # a multicast partitioner
+                self.send(topic, key, value, headers, timestamp, p, sink)
+            return
+        self.sent += 1
+        hdrs = list(headers) if headers else None
+        try:
+            self._produce(topic, value, key, partition=partition, timestamp=timestamp,
+                          headers=hdrs)
+        except BufferError:
+            self._wait_and_retry(topic, key, value, partition, timestamp, hdrs)
+        except Exception as exc:
+            self._failed(topic, exc, sink)
+
+    def writer(self, topic: str) -> Callable[..., None] | None:
+        """A direct writer for a one-partition topic (sinks skip ``send``'s general path)."""
+        if self.partitions_for(topic) != 1:
+            return None
+        produce = self._produce
+
+        def write(key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
+                  _partition: int) -> None:
+            self.sent += 1
+            try:
+                produce(topic, value, key, partition=0, timestamp=timestamp,
+                        headers=list(headers) if headers else None)
+            except BufferError:
+                self._wait_and_retry(topic, key, value, 0, timestamp,
+                                     list(headers) if headers else None)
+            except Exception as exc:
+                self._failed(topic, exc, None)
+
+        return write
+
+    def _wait_and_retry(self, topic: str, key: Any, value: Any, partition: int,
+                        timestamp: int, headers: Any) -> None:
+        while True:
+            self._producer.poll(0.05)  # the local queue is full: let deliveries drain it
+            try:
+                self._produce(topic, value, key, partition=partition, timestamp=timestamp,
+                              headers=headers)
+                return
+            except BufferError:
+                continue
+
+    def delivery_report(self, error: Any, message: Any) -> None:
+        """Producer callback (configured to report errors only)."""
+        if error is not None:
+            self._failed(message.topic() if message is not None else "?", error, None)
+
+    def _failed(self, topic: str, error: Any, sink: str | None) -> None:
+        text = f"sending a record to topic '{topic}' failed: {error}"
+        if self._continue:
+            self.skipped += 1
+            log.warning("%s; skipped by the production exception handler", text)
+            if self._on_error is not None:
+                self._on_error(topic, error if isinstance(error, Exception)
+                               else StreamsError(str(error)))
+            return
+        self.failures.append(text)
+
+    def check(self) -> None:
+        """Raise the first delivery failure seen since the last check."""
+        if self.failures:
+            first, self.failures = self.failures[0], []
+            msg = (f"{first}; set default.production.exception.handler=continue to skip "
+                   "records the broker refuses")
+            raise StreamsError(msg)
+
+    def flush(self, timeout: float = 60.0) -> None:
+        """Wait until every sent record is acknowledged, then raise any failure."""
+        remaining = self._producer.flush(timeout)
+        if remaining:
+            msg = f"{remaining} records were not acknowledged within {timeout} s; check the broker"
+            raise StreamsError(msg)
+        self.check()

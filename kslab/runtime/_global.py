@@ -1,0 +1,134 @@
+"""The global thread: fills global stores from all partitions of their topics, keeps them current.
+
+It runs the topology's global-store nodes as one core ``StreamTask`` over all partitions of the
+global topics, with a consumer outside the group. Invariant: ``bootstrap`` returns only after
+every global partition was read to the end the broker reports (partition EOF, not the
+watermark), so no stream task processes a record before the global stores are filled.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from kslab.core.task import StreamTask
+from kslab.errors import StreamsError
+from kslab.records import TaskId
+
+if TYPE_CHECKING:
+    from kslab.runtime.streams import KafkaStreams
+
+__all__ = ["GLOBAL_TASK", "GlobalThread"]
+
+log = logging.getLogger("kslab.runtime")
+
+GLOBAL_TASK = TaskId(-1, -1)
+
+
+class GlobalThread(threading.Thread):
+    """Bootstraps the global stores, then follows their topics until shut down."""
+
+    def __init__(self, streams: KafkaStreams) -> None:
+        super().__init__(name=f"{streams.client_id}-GlobalStreamThread", daemon=True)
+        self.streams = streams
+        self._halt = threading.Event()
+        self.task: StreamTask | None = None
+        self.consumer: Any = None
+        self.processed = 0
+
+    def bootstrap(self) -> None:
+        """Build the global task and read every global partition to its end."""
+        from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
+
+        streams = self.streams
+        topo = streams.topology
+        nodes: set[str] = set()
+        for spec in topo.global_stores.values():
+            nodes.update((spec.source_name, spec.processor_name))
+        inputs = [(t, p) for t in streams.plan.global_topics
+                  for p in range(streams.partition_count(t))]
+        directory = streams.state_root / "global"
+        directory.mkdir(parents=True, exist_ok=True)
+        self.task = StreamTask(
+            GLOBAL_TASK, topo, sorted(nodes), config=streams.config,
+            application_id=streams.application_id, collector=_NoOutput(),
+            clock=lambda: int(time.time() * 1000), input_partitions=inputs,
+            state_dir=directory, global_stores={}, on_skip=streams._skipped_record,
+        )
+        self.task.initialize()
+        streams.global_stores.update(self.task.stores)
+        self.consumer = Consumer({**streams.restore_config(), "enable.partition.eof": True,
+                                  "group.id": f"{streams.application_id}-global"})
+        self.consumer.assign([TopicPartition(t, p, OFFSET_BEGINNING) for t, p in inputs])
+        pending = set(inputs)
+        deadline = time.monotonic() + 120
+        while pending:
+            for message in self.consumer.consume(10000, 0.2):
+                error = message.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
+                        pending.discard((message.topic(), message.partition()))
+                        continue
+                    msg = f"bootstrapping global stores failed: {error}"
+                    raise StreamsError(msg)
+                self._add(message)
+            self._drain()
+            if time.monotonic() > deadline:
+                msg = f"global stores did not reach the end of {sorted(pending)} in 120 s"
+                raise StreamsError(msg)
+        self.task.flush()
+
+    def _add(self, message: Any) -> None:
+        assert self.task is not None
+        self.task.add_record((message.topic(), message.partition(), message.offset(),
+                              message.timestamp()[1], message.key(), message.value(),
+                              message.headers()))
+
+    def _drain(self) -> None:
+        task = self.task
+        assert task is not None
+        while task.process():
+            self.processed += 1
+        task.commit()
+
+    def run(self) -> None:
+        """Apply new records of the global topics as they arrive."""
+        try:
+            while not self._halt.is_set():
+                messages = self.consumer.consume(1000, 0.1)
+                for message in messages:
+                    if message.error() is None:
+                        self._add(message)
+                if messages:
+                    self._drain()
+        except BaseException as exc:
+            log.error("global thread failed: %s", exc, exc_info=exc)
+            self.streams.global_error = exc
+        finally:
+            self.close()
+
+    def shutdown(self) -> None:
+        """Stop following the topics."""
+        self._halt.set()
+
+    def close(self) -> None:
+        """Close the consumer and the global stores."""
+        if self.consumer is not None:
+            consumer, self.consumer = self.consumer, None
+            consumer.close()
+        if self.task is not None:
+            task, self.task = self.task, None
+            task.close()
+
+
+class _NoOutput:
+    """Global tasks write nothing; a send here is a wiring bug."""
+
+    def send(self, topic: str, *args: Any) -> None:
+        msg = f"the global task tried to write to '{topic}'; global stores have no outputs"
+        raise StreamsError(msg)
+
+    def partitions_for(self, topic: str) -> int:
+        return 1

@@ -1,0 +1,259 @@
+"""Interactive queries: read-only store views, key metadata and the optional HTTP endpoint.
+
+Views read the stores of this instance's active tasks only (Kafka's default
+``StoreQueryParameters``); where a key lives is computed as the producer computes it (murmur2 of
+the serialized key over the store's partition count), and other instances are found through the
+consumer group's members, whose client ids carry their ``application.server``. Invariant: a
+view never writes; a query for a key held elsewhere answers with that instance's address.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from kslab.core.partitioner import default_partition
+from kslab.errors import StoreError
+from kslab.serdes import resolve as resolve_serde
+from kslab.testing._composite import CompositeStoreView
+
+if TYPE_CHECKING:
+    from kslab.runtime.streams import KafkaStreams
+
+__all__ = ["HostInfo", "KeyQueryMetadata", "TaskMetadata", "ThreadMetadata", "serve",
+           "store_view"]
+
+_UNAVAILABLE = None
+
+
+class HostInfo(NamedTuple):
+    """An instance's ``application.server`` address."""
+
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+class KeyQueryMetadata(NamedTuple):
+    """Where a key lives: the active instance, standbys (none yet) and the partition."""
+
+    active_host: HostInfo | None
+    standby_hosts: tuple[HostInfo, ...]
+    partition: int
+
+
+class TaskMetadata(NamedTuple):
+    """A task and the partitions it reads."""
+
+    task_id: Any
+    topic_partitions: tuple[tuple[str, int], ...]
+
+
+class ThreadMetadata(NamedTuple):
+    """A stream thread and its active tasks."""
+
+    thread_name: str
+    thread_state: str
+    active_tasks: tuple[TaskMetadata, ...]
+
+
+class ReadOnlyStoreView(CompositeStoreView):
+    """A store across this instance's tasks; writes raise ``StoreError``."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("put", "put_if_absent", "put_all", "delete", "remove"):
+            msg = f"store '{self.name}' is read-only here; write to it from a processor"
+            raise StoreError(msg)
+        raise AttributeError(name)
+
+
+def _parse_host(text: str) -> HostInfo | None:
+    if not text or ":" not in text:
+        return None
+    host, _, port = text.rpartition(":")
+    return HostInfo(host, int(port))
+
+
+def store_view(streams: KafkaStreams, name: str, kind: str | None = None) -> Any:
+    """A read-only view of store ``name`` across the local tasks."""
+    state = streams.state
+    if not state.is_running_or_rebalancing():
+        msg = (f"store '{name}' cannot be queried while the client is {state.name}; start it "
+               "and wait for RUNNING")
+        raise StoreError(msg)
+    global_store = streams.global_stores.get(name)
+    if global_store is not None:
+        return ReadOnlyStoreView(name, [global_store])
+    known = name in streams.topology.state_stores
+    stores = [task.stores[name] for _, task in sorted(streams.local_tasks().items())
+              if name in task.stores]
+    if not stores:
+        if not known:
+            msg = (f"store '{name}' is not in this topology (stores: "
+                   f"{sorted(streams.topology.state_stores) or 'none'}); check the name")
+        else:
+            msg = (f"store '{name}' has no task on this instance yet (rebalancing, or its "
+                   "partitions live elsewhere); retry, or ask query_metadata_for_key")
+        raise StoreError(msg)
+    store_kind = getattr(stores[0], "store_kind", None)
+    if kind is not None and store_kind not in (kind, f"timestamped_{kind}"):
+        msg = f"store '{name}' is a {store_kind} store, not {kind}; ask for kind={store_kind!r}"
+        raise StoreError(msg)
+    if kind != store_kind and store_kind == "timestamped_key_value":
+        stores = [s.plain_view() for s in stores]  # as Java's keyValueStore() query type
+    return ReadOnlyStoreView(name, stores)
+
+
+def local_thread_metadata(streams: KafkaStreams) -> list[ThreadMetadata]:
+    """Per stream thread: name, state and active tasks."""
+    out = []
+    for thread in list(streams._threads):
+        tasks = tuple(TaskMetadata(tid, tuple(state.task.input_partitions))
+                      for tid, state in sorted(thread.tasks.items()))
+        status = "PARTITIONS_REVOKED" if thread.rebalancing else "RUNNING"
+        out.append(ThreadMetadata(thread.name, status, tasks))
+    return out
+
+
+def _store_partitions(streams: KafkaStreams, store_name: str) -> tuple[int, int]:
+    plan = streams.plan
+    for group in plan.groups:
+        if store_name in group.stores:
+            return group.id, plan.task_counts[group.id]
+    msg = f"store '{store_name}' is not a local store of this topology; check the name"
+    raise StoreError(msg)
+
+
+def _members(streams: KafkaStreams) -> dict[tuple[str, int], HostInfo | None]:
+    """(topic, partition) -> the application.server of the member that owns it."""
+    future = streams.admin().describe_consumer_groups([streams.application_id])
+    description = future[streams.application_id].result(10)
+    owners: dict[tuple[str, int], HostInfo | None] = {}
+    for member in description.members:
+        host = _parse_host(member.client_id.rpartition("@")[2]) if "@" in member.client_id \
+            else None
+        assignment = getattr(member, "assignment", None)
+        for tp in getattr(assignment, "topic_partitions", []) or []:
+            owners[(tp.topic, tp.partition)] = host
+    return owners
+
+
+def query_metadata_for_key(streams: KafkaStreams, store_name: str, key: Any,
+                           key_serde: Any = None) -> KeyQueryMetadata:
+    """The instance and partition holding ``key`` in ``store_name``."""
+    gid, count = _store_partitions(streams, store_name)
+    builder = streams.topology.state_stores[store_name]
+    serde = resolve_serde(key_serde or builder.key_serde or streams.config.get(
+        "default.key.serde"), is_key=True)
+    topic = streams.plan.changelogs_of(gid).get(store_name, store_name)
+    key_bytes = serde.serialize(topic, key)
+    partition = default_partition(key_bytes, count) if count > 1 else 0
+    local = _parse_host(streams.application_server)
+    for task_id in streams.local_tasks():
+        if task_id.subtopology == gid and task_id.partition == partition:
+            return KeyQueryMetadata(local, (), partition)
+    source = next(streams.plan.real(t) for t in streams.plan.group(gid).source_topics)
+    try:
+        host = _members(streams).get((source, partition))
+    except Exception:
+        host = None
+    return KeyQueryMetadata(host, (), partition)
+
+
+def serve(streams: KafkaStreams) -> ThreadingHTTPServer:
+    """Start the HTTP endpoint at ``application.server`` (loopback unless ``kslab.http.bind``)."""
+    address = _parse_host(streams.application_server)
+    assert address is not None
+    bind = streams.config.get("kslab.http.bind") or "127.0.0.1"
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # quiet: no stderr line per request
+            return
+
+        def do_GET(self) -> None:
+            status, body = handle_get(streams, self.path)
+            data = json.dumps(body, default=str).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer((bind, address.port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="kslab-iq-http", daemon=True).start()
+    return server
+
+
+def _parse_key(text: str, serde: Any) -> Any:
+    name = type(serde).__name__.lower()
+    if name in ("long", "integer", "short"):
+        return int(text)
+    if name in ("double", "float"):
+        return float(text)
+    if name == "json":
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def handle_get(streams: KafkaStreams, path: str) -> tuple[int, Any]:
+    """Answer one GET: ``/metadata``, ``/stores/<store>/<key>``, ``/stores/<store>?from=&to=``."""
+    parsed = urllib.parse.urlsplit(path)
+    parts = [urllib.parse.unquote(p) for p in parsed.path.strip("/").split("/") if p]
+    try:
+        if parts == ["metadata"]:
+            return 200, {
+                "application.server": streams.application_server,
+                "state": streams.state.name,
+                "threads": [{"name": t.thread_name, "state": t.thread_state,
+                             "tasks": [{"id": str(m.task_id), "partitions":
+                                        [f"{a}-{b}" for a, b in m.topic_partitions]}
+                                       for m in t.active_tasks]}
+                            for t in streams.metadata_for_local_threads()],
+            }
+        if len(parts) in (2, 3) and parts[0] == "stores":
+            return _store_get(streams, parts[1], parts[2] if len(parts) == 3 else None,
+                              urllib.parse.parse_qs(parsed.query))
+    except StoreError as exc:
+        return 404, {"error": str(exc)}
+    except (ValueError, TypeError) as exc:
+        return 400, {"error": str(exc)}
+    return 404, {"error": f"no route {parsed.path}; use /metadata or /stores/<store>[/<key>]"}
+
+
+def _store_get(streams: KafkaStreams, name: str, key_text: str | None,
+               query: dict[str, list[str]]) -> tuple[int, Any]:
+    builder = streams.topology.state_stores.get(name)
+    serde = resolve_serde((builder.key_serde if builder else None)
+                          or streams.config.get("default.key.serde"), is_key=True)
+    if key_text is not None:
+        key = _parse_key(key_text, serde)
+        meta = query_metadata_for_key(streams, name, key)
+        local = _parse_host(streams.application_server)
+        if meta.active_host is not None and meta.active_host != local:
+            return 421, {"error": f"key {key!r} of store '{name}' lives on another instance; "
+                                  f"ask {meta.active_host}",
+                         "host": str(meta.active_host), "partition": meta.partition}
+        value = streams.store(name).get(key)
+        if value is None:
+            return 404, {"key": key, "error": f"key {key!r} not found in store '{name}'"}
+        return 200, {"key": key, "value": _plain(value)}
+    low = _parse_key(query["from"][0], serde) if "from" in query else None
+    high = _parse_key(query["to"][0], serde) if "to" in query else None
+    with streams.store(name).range(low, high) as entries:
+        return 200, [{"key": kv.key, "value": _plain(kv.value)} for kv in entries]
+
+
+def _plain(value: Any) -> Any:
+    inner = getattr(value, "value", None)
+    if inner is not None and hasattr(value, "timestamp"):
+        return inner
+    return value

@@ -1,0 +1,190 @@
+"""Task state on disk and its restoration: directories, checkpoint files, changelog replay.
+
+A task's persistent stores live in ``state.dir/<application.id>/<task id>/``; its checkpoint
+file there records, per changelog partition, an offset from which replaying the changelog
+rebuilds the stores. Invariant: restoration never trusts a reported high watermark to decide it
+is done: it reads until the broker's fetch reports the partition's end (partition EOF), because
+some brokers (Tansu) under-report the watermark from ListOffsets. A checkpoint offset may lie
+before the true end (replaying a changelog tail is idempotent), never after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from kslab.errors import StreamsError
+
+__all__ = ["ChangelogReader", "Checkpoint", "process_id", "task_dir"]
+
+log = logging.getLogger("kslab.runtime")
+
+CHECKPOINT = ".checkpoint"
+_VERSION = 0
+
+
+def task_dir(root: Path, task_id: Any) -> Path:
+    """``root/<task id>`` (``0_1``), created on demand."""
+    path = root / str(task_id)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def process_id(root: Path) -> str:
+    """This instance's stable id, kept in ``kafka-streams-process-metadata`` under ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "kafka-streams-process-metadata"
+    with contextlib.suppress(OSError, ValueError, KeyError):
+        return str(json.loads(path.read_text())["processId"])
+    pid = str(uuid.uuid4())
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"processId": pid}))
+    os.replace(tmp, path)
+    return pid
+
+
+class Checkpoint:
+    """Kafka's ``OffsetCheckpoint`` text file: version, count, then ``topic partition offset``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> dict[tuple[str, int], int]:
+        """The offsets in the file; empty when there is none or it is unreadable."""
+        try:
+            lines = self.path.read_text().splitlines()
+        except OSError:
+            return {}
+        try:
+            if int(lines[0]) != _VERSION:
+                return {}
+            count = int(lines[1])
+            out = {}
+            for line in lines[2:2 + count]:
+                topic, partition, offset = line.rsplit(" ", 2)
+                out[(topic, int(partition))] = int(offset)
+        except (IndexError, ValueError):
+            log.warning("ignoring corrupt checkpoint file %s", self.path)
+            return {}
+        return out
+
+    def write(self, offsets: dict[tuple[str, int], int]) -> None:
+        """Replace the file atomically with ``offsets``."""
+        lines = [str(_VERSION), str(len(offsets))]
+        lines += [f"{t} {p} {o}" for (t, p), o in sorted(offsets.items())]
+        tmp = self.path.with_name(CHECKPOINT + ".tmp")
+        tmp.write_text("\n".join(lines) + "\n")
+        os.replace(tmp, self.path)
+
+    def delete(self) -> None:
+        """Remove the file (under exactly-once a missing file means: do not trust local state)."""
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+
+def wipe_store(directory: Path, store: str) -> None:
+    """Delete the on-disk copy of ``store`` in a task directory."""
+    shutil.rmtree(directory / store, ignore_errors=True)
+
+
+class ChangelogReader:
+    """Replays changelog partitions into stores with a consumer that is in no group.
+
+    ``restore(parts, apply)`` reads each ``(topic, partition)`` from its start offset until
+    the broker reports the end, handing ``(key, value, timestamp)`` batches to
+    ``apply(topic, partition, batch)``; returns the offset after the last record read.
+    """
+
+    def __init__(self, config: dict[str, Any], *, idle_timeout: float = 30.0) -> None:
+        from confluent_kafka import Consumer
+
+        conf = {
+            "enable.partition.eof": True,
+            "enable.auto.commit": False,
+            "fetch.wait.max.ms": 10,
+            "group.id": "kslab-restore",  # never joins: partitions are assigned by hand
+            **config,
+        }
+        self._consumer = Consumer(conf)
+        self._idle_timeout = idle_timeout
+        self.restored = 0
+
+    def end_offset(self, topic: str, partition: int) -> int:
+        """The broker's reported high watermark (a lower bound on Tansu, exact on Kafka)."""
+        from confluent_kafka import TopicPartition
+
+        _, high = self._consumer.get_watermark_offsets(
+            TopicPartition(topic, partition), timeout=10, cached=False)
+        return max(high, 0)
+
+    def restore(self, starts: dict[tuple[str, int], int],
+                apply: Callable[[str, int, list[tuple[Any, ...]]], None],
+                progress: Callable[[str, int, int], None] | None = None,
+                ) -> dict[tuple[str, int], int]:
+        """Read every partition from its start offset to its end; return the end positions."""
+        from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
+
+        if not starts:
+            return {}
+        consumer = self._consumer
+        positions = dict(starts)
+        consumer.assign([TopicPartition(t, p, o if o > 0 else OFFSET_BEGINNING)
+                         for (t, p), o in starts.items()])
+        pending = set(starts)
+        last_progress = time.monotonic()
+        try:
+            while pending:
+                messages = consumer.consume(10000, 0.2)
+                if not messages:
+                    if time.monotonic() - last_progress > self._idle_timeout:
+                        msg = (f"restoring {sorted(pending)} got no data and no end of "
+                               f"partition for {self._idle_timeout:.0f} s; check the broker")
+                        raise StreamsError(msg)
+                    continue
+                last_progress = time.monotonic()
+                batches: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
+                for message in messages:
+                    error = message.error()
+                    tp = (message.topic(), message.partition())
+                    if error is not None:
+                        if error.code() == KafkaError._PARTITION_EOF:
+                            positions[tp] = max(positions[tp], message.offset())
+                            pending.discard(tp)
+                            continue
+                        msg = f"restoring {tp[0]}-{tp[1]} failed: {error}"
+                        raise StreamsError(msg, topic=tp[0], partition=tp[1])
+                    batches.setdefault(tp, []).append(
+                        (message.key(), message.value(), message.timestamp()[1]))
+                    positions[tp] = message.offset() + 1
+                for (topic, partition), batch in batches.items():
+                    apply(topic, partition, batch)
+                    self.restored += len(batch)
+                    if progress is not None:
+                        progress(topic, partition, len(batch))
+        finally:
+            consumer.unassign()
+        return positions
+
+    def close(self) -> None:
+        """Close the consumer."""
+        self._consumer.close()
+
+
+def batched(items: Iterable[Any], size: int) -> Iterable[list[Any]]:
+    """``items`` in lists of at most ``size``."""
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

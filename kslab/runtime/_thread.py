@@ -1,0 +1,450 @@
+"""One stream thread: a consumer in the application's group, a producer, and the tasks it owns.
+
+The thread maps assigned partitions to tasks (sub-topology x partition) built with the core's
+``StreamTask``, restores their stores from changelogs, feeds them records and commits. Under
+``at_least_once`` a commit flushes stores and the producer, then commits offsets; under
+``exactly_once_v2`` it sends the offsets inside the producer's transaction and commits that.
+Invariant: offsets are committed only for records whose output (sink and changelog records)
+the same commit made durable; a failure before that point commits nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kslab.core.task import StreamTask
+from kslab.errors import StoreError, StreamsError
+from kslab.records import TaskId
+from kslab.runtime._collector import KafkaCollector
+from kslab.runtime._state import ChangelogReader, Checkpoint, task_dir, wipe_store
+
+if TYPE_CHECKING:
+    from kslab.runtime.streams import KafkaStreams
+
+__all__ = ["StreamThread", "TaskState"]
+
+log = logging.getLogger("kslab.runtime")
+
+
+class TaskState:
+    """A running task and what the thread tracks for it: offsets, changelogs, checkpoint."""
+
+    __slots__ = (
+        "changelogs",
+        "checkpoint",
+        "committed",
+        "directory",
+        "offsets",
+        "persistent",
+        "restored",
+        "task",
+    )
+
+    def __init__(self, task: StreamTask, directory: Path, changelogs: dict[str, str],
+                 persistent: set[str]) -> None:
+        self.task = task
+        self.directory = directory
+        self.changelogs = changelogs
+        self.persistent = persistent
+        self.checkpoint = Checkpoint(directory / ".checkpoint")
+        self.offsets: dict[tuple[str, int], int] = {}
+        self.committed: dict[tuple[str, int], int] = {}
+        self.restored = 0
+
+
+class StreamThread(threading.Thread):
+    """Runs the poll / process / punctuate / commit loop of one consumer."""
+
+    def __init__(self, streams: KafkaStreams, index: int) -> None:
+        super().__init__(name=f"{streams.client_id}-StreamThread-{index}", daemon=True)
+        self.streams = streams
+        self.index = index
+        self.eos = streams.eos
+        self.tasks: dict[TaskId, TaskState] = {}
+        self._route: dict[tuple[str, int], tuple[StreamTask, Any, bool, TaskState]] = {}
+        self._halt = threading.Event()
+        self.rebalancing = True
+        self.failed: BaseException | None = None
+        self.consumer: Any = None
+        self.producer: Any = None
+        self.collector: KafkaCollector | None = None
+        self._reader: ChangelogReader | None = None
+        self._last_commit = time.monotonic()
+        self._last_checkpoint = time.monotonic()
+        self._dirty = False
+        self.stats = {"commit-total": 0, "commit-latency-avg-ms": 0.0, "commit-latency-max-ms":
+                      0.0, "process-total": 0, "poll-total": 0, "restore-total": 0}
+        self._commit_time = 0.0
+        self._started_at = time.monotonic()
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Ask the loop to finish its current batch, commit and leave the group."""
+        self._halt.set()
+
+    def run(self) -> None:
+        """The thread body; failures go to the streams' uncaught exception handling."""
+        clean = False
+        try:
+            self._setup()
+            self._loop()
+            clean = True
+        except BaseException as exc:
+            self.failed = exc
+            log.error("stream thread %s failed: %s", self.name, exc, exc_info=exc)
+        finally:
+            self._teardown(clean)
+            self.streams._thread_finished(self)
+
+    def _setup(self) -> None:
+        from confluent_kafka import Consumer, Producer
+
+        streams = self.streams
+        producer_conf = streams.producer_config(self.index)
+        self.collector = KafkaCollector(
+            None, streams.partition_count,
+            continue_on_error=streams.production_handler == "continue",
+            on_error=streams._production_error)
+        producer_conf["on_delivery"] = self.collector.delivery_report
+        self.producer = Producer(producer_conf)
+        self.collector.bind(self.producer)
+        if self.eos:
+            self.producer.init_transactions(30)
+            self.producer.begin_transaction()
+        self._reader = ChangelogReader(streams.restore_config())
+        self.consumer = Consumer(streams.consumer_config(self.name))
+        self.consumer.subscribe(streams.plan.source_topics(), on_assign=self._on_assign,
+                                on_revoke=self._on_revoke, on_lost=self._on_lost)
+
+    def _teardown(self, clean: bool) -> None:
+        try:
+            if clean and self.tasks:
+                self._commit(force=True)
+                self._close_tasks(list(self.tasks), clean=True)
+        except BaseException as exc:
+            log.error("commit on close of %s failed: %s", self.name, exc)
+            clean = False
+            self.failed = self.failed or exc
+        if not clean:
+            self._abort()
+            self._close_tasks(list(self.tasks), clean=False)
+        for closer in (self._close_consumer, self._close_producer):
+            try:
+                closer()
+            except Exception as exc:  # pragma: no cover - best effort on the way out
+                log.warning("closing a client of %s: %s", self.name, exc)
+
+    def _close_consumer(self) -> None:
+        if self.consumer is not None:
+            consumer, self.consumer = self.consumer, None
+            consumer.close()  # leaves the group (revoke callback commits nothing: no tasks)
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def _close_producer(self) -> None:
+        if self.producer is not None:
+            self.producer.flush(5)
+            self.producer = None
+
+    def _abort(self) -> None:
+        if self.eos and self.producer is not None:
+            try:
+                self.producer.abort_transaction(10)
+            except Exception as exc:
+                log.warning("aborting the transaction of %s: %s", self.name, exc)
+
+    # -- the loop -------------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        streams = self.streams
+        consumer = self.consumer
+        batch = streams.max_poll_records
+        timeout = streams.poll_ms / 1000
+        interval = streams.commit_interval_ms / 1000
+        while not self._halt.is_set():
+            messages = consumer.consume(batch, timeout)
+            self.stats["poll-total"] += 1
+            if messages:
+                self._process(messages)
+            self._punctuate_wall_clock()
+            now = time.monotonic()
+            if now - self._last_commit >= interval or self._commit_requested():
+                self._commit()
+            if streams.global_error is not None:
+                raise streams.global_error
+
+    def _process(self, messages: list[Any]) -> None:
+        route = self._route
+        queued: set[StreamTask] = set()
+        processed = 0
+        for message in messages:
+            topic = message.topic()
+            partition = message.partition()
+            entry = route.get((topic, partition))
+            if entry is None or message.error() is not None:
+                error = message.error()
+                if error is not None:
+                    self._consumer_error(error)
+                continue  # an error, or a partition revoked while its records were in flight
+            task, queue, single, state = entry
+            offset = message.offset()
+            raw = (topic, partition, offset, message.timestamp()[1], message.key(),
+                   message.value(), message.headers())
+            if single and task not in queued and not task.has_records():
+                task.process_now(raw, queue)
+                if task.stream_time_queue._heap:
+                    task.maybe_punctuate_stream_time()
+            else:
+                task.add_record(raw)
+                queued.add(task)
+            state.offsets[(topic, partition)] = offset + 1
+            processed += 1
+        for task in queued:
+            while task.process():
+                if task.stream_time_queue._heap:
+                    task.maybe_punctuate_stream_time()
+        self.stats["process-total"] += processed
+        self._dirty = True
+
+    def _consumer_error(self, error: Any) -> None:
+        from confluent_kafka import KafkaError
+
+        if error.code() == KafkaError._PARTITION_EOF:
+            return
+        if error.fatal():
+            msg = f"the consumer of {self.name} failed: {error}"
+            raise StreamsError(msg)
+        log.warning("consumer of %s: %s", self.name, error)
+
+    def _punctuate_wall_clock(self) -> None:
+        for state in self.tasks.values():
+            task = state.task
+            if task.wall_clock_queue._heap and task.maybe_punctuate_wall_clock():
+                self._dirty = True
+
+    def _commit_requested(self) -> bool:
+        return any(state.task.commit_requested for state in self.tasks.values())
+
+    # -- commits --------------------------------------------------------------------------------
+
+    def _commit(self, force: bool = False) -> None:
+        from confluent_kafka import TopicPartition
+
+        self._last_commit = time.monotonic()
+        if not self._dirty and not force:
+            return
+        start = time.perf_counter()
+        for state in self.tasks.values():
+            state.task.commit()  # flushes record caches: may still send records
+        offsets = [TopicPartition(t, p, o) for state in self.tasks.values()
+                   for (t, p), o in state.offsets.items() if state.committed.get((t, p)) != o]
+        collector = self.collector
+        assert collector is not None
+        if self.eos:
+            collector.check()
+            if offsets:
+                self.producer.send_offsets_to_transaction(
+                    offsets, self.consumer.consumer_group_metadata(), 30)
+            self.producer.commit_transaction(60)
+            self.producer.begin_transaction()
+        else:
+            collector.flush()
+            if offsets:
+                self.consumer.commit(offsets=offsets, asynchronous=False)
+        for state in self.tasks.values():
+            state.task.flush()
+            state.committed.update(state.offsets)
+        self._dirty = False
+        elapsed = (time.perf_counter() - start) * 1000
+        stats = self.stats
+        stats["commit-total"] += 1
+        self._commit_time += elapsed
+        stats["commit-latency-avg-ms"] = self._commit_time / stats["commit-total"]
+        stats["commit-latency-max-ms"] = max(stats["commit-latency-max-ms"], elapsed)
+        if not self.eos and time.monotonic() - self._last_checkpoint >= 10:
+            self._last_checkpoint = time.monotonic()
+            for state in self.tasks.values():
+                self._write_checkpoint(state)
+
+    def _write_checkpoint(self, state: TaskState) -> None:
+        persistent = {s: t for s, t in state.changelogs.items() if s in state.persistent}
+        if not persistent or self._reader is None:
+            return
+        partition = state.task.id.partition
+        offsets = {(t, partition): self._reader.end_offset(t, partition)
+                   for t in persistent.values()}
+        state.checkpoint.write(offsets)
+
+    # -- rebalance ------------------------------------------------------------------------------
+
+    def _on_assign(self, consumer: Any, partitions: list[Any]) -> None:
+        try:
+            self._assign(partitions)
+        except BaseException as exc:
+            self.failed = exc
+            self._halt.set()
+            log.error("assigning tasks to %s failed: %s", self.name, exc, exc_info=exc)
+            raise
+
+    def _assign(self, partitions: list[Any]) -> None:
+        streams = self.streams
+        wanted: dict[TaskId, list[tuple[str, int]]] = defaultdict(list)
+        for tp in partitions:
+            wanted[streams.plan.task_of(tp.topic, tp.partition)].append((tp.topic, tp.partition))
+        for task_id, inputs in sorted(wanted.items()):
+            self._create_task(task_id, inputs)
+        self.rebalancing = False
+        streams._thread_rebalanced()
+
+    def _create_task(self, task_id: TaskId, inputs: list[tuple[str, int]]) -> None:
+        streams = self.streams
+        plan = streams.plan
+        group = plan.group(task_id.subtopology)
+        directory = task_dir(streams.state_root, task_id)
+        changelogs = plan.changelogs_of(task_id.subtopology)
+        persistent = {s for s in group.stores
+                      if getattr(streams.topology.state_stores.get(s), "persistent", False)}
+        state_checkpoint = Checkpoint(directory / ".checkpoint")
+        checkpointed = state_checkpoint.read()
+        if self.eos:
+            state_checkpoint.delete()  # from here on, a crash leaves state we must not trust
+        starts: dict[tuple[str, int], int] = {}
+        for store, topic in changelogs.items():
+            tp = (topic, task_id.partition)
+            if store in persistent and tp in checkpointed:
+                starts[tp] = checkpointed[tp]
+            else:
+                if store in persistent and self.eos:
+                    wipe_store(directory, store)
+                starts[tp] = 0
+        task = self._open_task(task_id, group.nodes, inputs, directory)
+        state = TaskState(task, directory, changelogs, persistent)
+        self.tasks[task_id] = state
+        self._restore(state, starts)
+        for topic, partition in inputs:
+            queue = task.queue_for(topic, partition)
+            self._route[(topic, partition)] = (task, queue, len(inputs) == 1, state)
+
+    def _open_task(self, task_id: TaskId, nodes: tuple[str, ...], inputs: list[tuple[str, int]],
+                   directory: Path) -> StreamTask:
+        streams = self.streams
+        deadline = time.monotonic() + 30
+        while True:
+            task = StreamTask(
+                task_id, streams.topology, nodes, config=streams.config,
+                application_id=streams.application_id, collector=self.collector,
+                clock=_wall_clock, input_partitions=inputs, state_dir=directory,
+                global_stores=streams.global_stores, on_skip=streams._skipped_record,
+            )
+            try:
+                task.initialize()
+                return task
+            except StoreError:
+                # another thread may still hold this task's RocksDB lock: retry, as Kafka does
+                try:
+                    task.close()
+                except Exception:
+                    pass
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def _restore(self, state: TaskState, starts: dict[tuple[str, int], int]) -> None:
+        if not starts or self._reader is None:
+            return
+        by_topic = {topic: store for store, topic in state.changelogs.items()}
+        task = state.task
+
+        def apply(topic: str, _partition: int, batch: list[tuple[Any, ...]]) -> None:
+            task.restore_changelog(by_topic[topic], batch)
+
+        def progress(_topic: str, _partition: int, count: int) -> None:
+            state.restored += count
+            self.stats["restore-total"] += count
+
+        started = time.perf_counter()
+        self._reader.restore(starts, apply, progress)
+        if state.restored:
+            log.info("task %s restored %d records in %.0f ms", task.id, state.restored,
+                     (time.perf_counter() - started) * 1000)
+
+    def _on_revoke(self, consumer: Any, partitions: list[Any]) -> None:
+        self.rebalancing = True
+        self.streams._thread_rebalancing()
+        if not self.tasks:
+            return
+        try:
+            self._commit(force=True)
+        except BaseException as exc:
+            self.failed = exc
+            self._halt.set()
+            self._abort()
+            self._close_tasks(list(self.tasks), clean=False)
+            return
+        self._close_tasks(list(self.tasks), clean=True)
+
+    def _on_lost(self, consumer: Any, partitions: list[Any]) -> None:
+        self.rebalancing = True
+        self.streams._thread_rebalancing()
+        self._abort()
+        if self.eos and self.producer is not None:
+            self.producer.begin_transaction()
+        self._close_tasks(list(self.tasks), clean=False)
+
+    def _close_tasks(self, task_ids: list[TaskId], *, clean: bool) -> None:
+        for task_id in task_ids:
+            state = self.tasks.pop(task_id, None)
+            if state is None:
+                continue
+            for tp in state.task.input_partitions:
+                self._route.pop(tp, None)
+            try:
+                if clean:
+                    state.task.flush()
+                    self._write_checkpoint(state)
+                state.task.close()
+            except Exception as exc:
+                log.warning("closing task %s: %s", task_id, exc)
+            if not clean and self.eos:
+                for store in state.persistent:  # uncommitted writes: rebuild from the changelog
+                    wipe_store(state.directory, store)
+                state.checkpoint.delete()
+
+    # -- metrics --------------------------------------------------------------------------------
+
+    def metrics(self) -> dict[str, Any]:
+        """Thread and task metrics."""
+        from confluent_kafka import TopicPartition
+
+        elapsed = max(time.monotonic() - self._started_at, 1e-9)
+        out: dict[str, Any] = dict(self.stats)
+        out["process-rate"] = self.stats["process-total"] / elapsed
+        tasks = {}
+        for task_id, state in list(self.tasks.items()):
+            task = state.task
+            entry: dict[str, Any] = dict(task.metrics.as_dict())
+            entry["restore-total"] = state.restored
+            lags = {}
+            consumer = self.consumer
+            for (topic, partition), offset in list(state.offsets.items()):
+                try:
+                    _, high = consumer.get_watermark_offsets(
+                        TopicPartition(topic, partition), cached=True) if consumer else (0, -1)
+                except Exception:
+                    high = -1
+                lags[f"{topic}-{partition}"] = max(high - offset, 0) if high >= 0 else None
+            entry["records-lag"] = lags
+            tasks[str(task_id)] = entry
+        out["tasks"] = tasks
+        return out
+
+
+def _wall_clock() -> int:
+    return int(time.time() * 1000)

