@@ -12,16 +12,14 @@ from kslab.dsl.config import (
     Branched,
     Consumed,
     Grouped,
-    Joined,
     Materialized,
     Named,
     Printed,
     Produced,
     Repartitioned,
-    StreamJoined,
-    TableJoined,
 )
 from kslab.dsl.grouped import KGroupedStream, KGroupedTable
+from kslab.dsl.joined import Joined, StreamJoined, TableJoined
 from kslab.dsl.kstream import BranchedKStream, KStream
 from kslab.dsl.ktable import GlobalKTable, KTable
 

@@ -27,7 +27,8 @@ from kslab.dsl._naming import resolve_config, resolve_materialized, suffix_or_ge
 from kslab.dsl._processors import require_callable, skip_record
 from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import TableSource
-from kslab.dsl.config import Consumed, Materialized, Named, TableJoined
+from kslab.dsl.config import Consumed, Materialized, Named
+from kslab.dsl.joined import TableJoined
 from kslab.errors import SerdeError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record, ValueAndTimestamp

@@ -23,7 +23,8 @@ from kslab.dsl._naming import (
 from kslab.dsl._processors import require_callable, skip_record
 from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
-from kslab.dsl.config import Joined, Materialized, Named
+from kslab.dsl.config import Materialized, Named
+from kslab.dsl.joined import Joined
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record, ValueAndTimestamp
 

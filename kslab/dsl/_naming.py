@@ -13,15 +13,14 @@ from typing import TYPE_CHECKING, Any
 from kslab.dsl.config import (
     Consumed,
     Grouped,
-    Joined,
     Materialized,
     Named,
     Produced,
     Repartitioned,
-    TableJoined,
     _replace,
     check_name,
 )
+from kslab.dsl.joined import Joined, TableJoined
 from kslab.errors import TopologyError
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The DSL's config objects: Consumed, Produced, Grouped, Materialized, Joined and friends.
+"""The DSL's config objects: Consumed, Produced, Grouped, Materialized, Repartitioned and friends.
 
 Each mirrors its Java class: the static factories (``Materialized.as_("counts")``) and the
 ``with_...`` refinements are the same methods, callable on the class (starting from the empty
@@ -22,15 +22,12 @@ __all__ = [
     "Branched",
     "Consumed",
     "Grouped",
-    "Joined",
     "Materialized",
     "Named",
     "Printed",
     "Produced",
     "Repartitioned",
     "StoreType",
-    "StreamJoined",
-    "TableJoined",
 ]
 
 _LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
@@ -77,7 +74,7 @@ def check_name(name: str | None, what: str = "Named") -> str | None:
     return name
 
 
-def _millis(duration: Any, what: str) -> int | None:
+def millis(duration: Any, what: str) -> int | None:
     if duration is None:
         return None
     if isinstance(duration, timedelta):
@@ -300,7 +297,7 @@ class Materialized(_Config):
     def as_versioned(name: str, history_retention: Any) -> Materialized:
         """A versioned store (recorded; versioned tables come with a later issue)."""
         return _replace(Materialized(), store_name=check_name(name, "Materialized"),
-                        history_retention=_millis(history_retention, "as_versioned"))
+                        history_retention=millis(history_retention, "as_versioned"))
 
     @staticmethod
     def with_(key_serde: Any = None, value_serde: Any = None) -> Materialized:
@@ -341,7 +338,7 @@ class Materialized(_Config):
     @_hybrid
     def with_retention(self, retention: Any) -> Materialized:
         """Retention of a window or session store."""
-        return _replace(self, retention=_millis(retention, "with_retention"))
+        return _replace(self, retention=millis(retention, "with_retention"))
 
     @_hybrid
     def with_store_type(self, store_type: str) -> Materialized:
@@ -361,145 +358,6 @@ class Materialized(_Config):
         if self._supplier is not None:
             return self._supplier.name
         return self._store_name
-
-
-class Joined(_Config):
-    """Serdes and a name for a stream-table join (and its repartition topic)."""
-
-    def __init__(self) -> None:
-        self._key_serde: Any = None
-        self._value_serde: Any = None
-        self._other_value_serde: Any = None
-        self._name: str | None = None
-        self._grace_period: int | None = None
-
-    @staticmethod
-    def with_(key_serde: Any = None, value_serde: Any = None, other_value_serde: Any = None,
-              name: str | None = None, grace_period: Any = None) -> Joined:
-        """Serdes of the key, the stream's values and the table's values."""
-        return _replace(Joined(), key_serde=key_serde, value_serde=value_serde,
-                        other_value_serde=other_value_serde, name=check_name(name, "Joined"),
-                        grace_period=_millis(grace_period, "Joined"))
-
-    @_hybrid
-    def as_(self, name: str) -> Joined:
-        """Name the join processor and its repartition topic."""
-        return _replace(self, name=check_name(name, "Joined"))
-
-    with_name = as_
-
-    @_hybrid
-    def key_serde(self, serde: Any) -> Joined:
-        """The key serde."""
-        return _replace(self, key_serde=serde)
-
-    with_key_serde = key_serde
-
-    @_hybrid
-    def value_serde(self, serde: Any) -> Joined:
-        """The stream-side value serde."""
-        return _replace(self, value_serde=serde)
-
-    with_value_serde = value_serde
-
-    @_hybrid
-    def other_value_serde(self, serde: Any) -> Joined:
-        """The table-side value serde."""
-        return _replace(self, other_value_serde=serde)
-
-    with_other_value_serde = other_value_serde
-
-    @_hybrid
-    def with_grace_period(self, grace_period: Any) -> Joined:
-        """A grace period for versioned-table joins."""
-        return _replace(self, grace_period=_millis(grace_period, "with_grace_period"))
-
-
-class StreamJoined(_Config):
-    """Serdes and names for a stream-stream join (its stores and processors)."""
-
-    def __init__(self) -> None:
-        self._key_serde: Any = None
-        self._value_serde: Any = None
-        self._other_value_serde: Any = None
-        self._name: str | None = None
-        self._store_name: str | None = None
-        self._logging = True
-
-    @staticmethod
-    def with_(key_serde: Any = None, value_serde: Any = None,
-              other_value_serde: Any = None) -> StreamJoined:
-        """Serdes of the key and of both sides' values."""
-        return _replace(StreamJoined(), key_serde=key_serde, value_serde=value_serde,
-                        other_value_serde=other_value_serde)
-
-    @_hybrid
-    def as_(self, store_name: str) -> StreamJoined:
-        """Name the join's window stores."""
-        return _replace(self, store_name=check_name(store_name, "StreamJoined"))
-
-    @_hybrid
-    def with_name(self, name: str) -> StreamJoined:
-        """Name the join processors and repartition topics."""
-        return _replace(self, name=check_name(name, "StreamJoined"))
-
-    @_hybrid
-    def with_store_name(self, store_name: str) -> StreamJoined:
-        """Name the join's window stores."""
-        return _replace(self, store_name=check_name(store_name, "StreamJoined"))
-
-    @_hybrid
-    def with_key_serde(self, serde: Any) -> StreamJoined:
-        """The key serde."""
-        return _replace(self, key_serde=serde)
-
-    @_hybrid
-    def with_value_serde(self, serde: Any) -> StreamJoined:
-        """This side's value serde."""
-        return _replace(self, value_serde=serde)
-
-    @_hybrid
-    def with_other_value_serde(self, serde: Any) -> StreamJoined:
-        """The other side's value serde."""
-        return _replace(self, other_value_serde=serde)
-
-    @_hybrid
-    def with_logging_disabled(self) -> StreamJoined:
-        """No changelogs for the join stores."""
-        return _replace(self, logging=False)
-
-
-class TableJoined(_Config):
-    """Partitioners and a name for a foreign-key table join."""
-
-    def __init__(self) -> None:
-        self._partitioner: Callable[..., Any] | None = None
-        self._other_partitioner: Callable[..., Any] | None = None
-        self._name: str | None = None
-
-    @staticmethod
-    def with_(partitioner: Callable[..., Any] | None = None,
-              other_partitioner: Callable[..., Any] | None = None) -> TableJoined:
-        """Partitioners of this table's and the other table's topics."""
-        return _replace(TableJoined(), partitioner=partitioner,
-                        other_partitioner=other_partitioner)
-
-    @_hybrid
-    def as_(self, name: str) -> TableJoined:
-        """Name the join's processors, stores and internal topics."""
-        return _replace(self, name=check_name(name, "TableJoined"))
-
-    with_name = as_
-
-    @_hybrid
-    def with_partitioner(self, partitioner: Callable[..., Any]) -> TableJoined:
-        """This table's partitioner."""
-        return _replace(self, partitioner=partitioner)
-
-    @_hybrid
-    def with_other_partitioner(self, partitioner: Callable[..., Any]) -> TableJoined:
-        """The other table's partitioner."""
-        return _replace(self, other_partitioner=partitioner)
 
 
 class Repartitioned(_Config):

@@ -1,0 +1,154 @@
+"""The config objects of joins: Joined (stream-table), StreamJoined and TableJoined (foreign key).
+
+They follow the rules of ``kslab.dsl.config``: static factories and ``with_...`` refinements are
+the same methods, callable on the class or an instance, and every call returns a new object.
+Invariant: a join config only names and types things; it never changes which records join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kslab.dsl.config import _Config, _hybrid, _replace, check_name, millis
+
+__all__ = ["Joined", "StreamJoined", "TableJoined"]
+
+
+class Joined(_Config):
+    """Serdes and a name for a stream-table join (and its repartition topic)."""
+
+    def __init__(self) -> None:
+        self._key_serde: Any = None
+        self._value_serde: Any = None
+        self._other_value_serde: Any = None
+        self._name: str | None = None
+        self._grace_period: int | None = None
+
+    @staticmethod
+    def with_(key_serde: Any = None, value_serde: Any = None, other_value_serde: Any = None,
+              name: str | None = None, grace_period: Any = None) -> Joined:
+        """Serdes of the key, the stream's values and the table's values."""
+        return _replace(Joined(), key_serde=key_serde, value_serde=value_serde,
+                        other_value_serde=other_value_serde, name=check_name(name, "Joined"),
+                        grace_period=millis(grace_period, "Joined"))
+
+    @_hybrid
+    def as_(self, name: str) -> Joined:
+        """Name the join processor and its repartition topic."""
+        return _replace(self, name=check_name(name, "Joined"))
+
+    with_name = as_
+
+    @_hybrid
+    def key_serde(self, serde: Any) -> Joined:
+        """The key serde."""
+        return _replace(self, key_serde=serde)
+
+    with_key_serde = key_serde
+
+    @_hybrid
+    def value_serde(self, serde: Any) -> Joined:
+        """The stream-side value serde."""
+        return _replace(self, value_serde=serde)
+
+    with_value_serde = value_serde
+
+    @_hybrid
+    def other_value_serde(self, serde: Any) -> Joined:
+        """The table-side value serde."""
+        return _replace(self, other_value_serde=serde)
+
+    with_other_value_serde = other_value_serde
+
+    @_hybrid
+    def with_grace_period(self, grace_period: Any) -> Joined:
+        """A grace period for versioned-table joins."""
+        return _replace(self, grace_period=millis(grace_period, "with_grace_period"))
+
+
+class StreamJoined(_Config):
+    """Serdes and names for a stream-stream join (its stores and processors)."""
+
+    def __init__(self) -> None:
+        self._key_serde: Any = None
+        self._value_serde: Any = None
+        self._other_value_serde: Any = None
+        self._name: str | None = None
+        self._store_name: str | None = None
+        self._logging = True
+
+    @staticmethod
+    def with_(key_serde: Any = None, value_serde: Any = None,
+              other_value_serde: Any = None) -> StreamJoined:
+        """Serdes of the key and of both sides' values."""
+        return _replace(StreamJoined(), key_serde=key_serde, value_serde=value_serde,
+                        other_value_serde=other_value_serde)
+
+    @_hybrid
+    def as_(self, store_name: str) -> StreamJoined:
+        """Name the join's window stores."""
+        return _replace(self, store_name=check_name(store_name, "StreamJoined"))
+
+    @_hybrid
+    def with_name(self, name: str) -> StreamJoined:
+        """Name the join processors and repartition topics."""
+        return _replace(self, name=check_name(name, "StreamJoined"))
+
+    @_hybrid
+    def with_store_name(self, store_name: str) -> StreamJoined:
+        """Name the join's window stores."""
+        return _replace(self, store_name=check_name(store_name, "StreamJoined"))
+
+    @_hybrid
+    def with_key_serde(self, serde: Any) -> StreamJoined:
+        """The key serde."""
+        return _replace(self, key_serde=serde)
+
+    @_hybrid
+    def with_value_serde(self, serde: Any) -> StreamJoined:
+        """This side's value serde."""
+        return _replace(self, value_serde=serde)
+
+    @_hybrid
+    def with_other_value_serde(self, serde: Any) -> StreamJoined:
+        """The other side's value serde."""
+        return _replace(self, other_value_serde=serde)
+
+    @_hybrid
+    def with_logging_disabled(self) -> StreamJoined:
+        """No changelogs for the join stores."""
+        return _replace(self, logging=False)
+
+
+class TableJoined(_Config):
+    """Partitioners and a name for a foreign-key table join."""
+
+    def __init__(self) -> None:
+        self._partitioner: Callable[..., Any] | None = None
+        self._other_partitioner: Callable[..., Any] | None = None
+        self._name: str | None = None
+
+    @staticmethod
+    def with_(partitioner: Callable[..., Any] | None = None,
+              other_partitioner: Callable[..., Any] | None = None) -> TableJoined:
+        """Partitioners of this table's and the other table's topics."""
+        return _replace(TableJoined(), partitioner=partitioner,
+                        other_partitioner=other_partitioner)
+
+    @_hybrid
+    def as_(self, name: str) -> TableJoined:
+        """Name the join's processors, stores and internal topics."""
+        return _replace(self, name=check_name(name, "TableJoined"))
+
+    with_name = as_
+
+    @_hybrid
+    def with_partitioner(self, partitioner: Callable[..., Any]) -> TableJoined:
+        """This table's partitioner."""
+        return _replace(self, partitioner=partitioner)
+
+    @_hybrid
+    def with_other_partitioner(self, partitioner: Callable[..., Any]) -> TableJoined:
+        """The other table's partitioner."""
+        return _replace(self, other_partitioner=partitioner)
