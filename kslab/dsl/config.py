@@ -85,6 +85,11 @@ def millis(duration: Any, what: str) -> int | None:
     return duration
 
 
+def _reset(policy: Any) -> str | None:
+    # Java's AutoOffsetReset enums print in upper case; topology sources compare lower case.
+    return policy.lower() if isinstance(policy, str) else policy
+
+
 class _Config:
     """Shared repr for config objects."""
 
@@ -137,7 +142,7 @@ class Consumed(_Config):
         """Serdes, and optionally a timestamp extractor and an offset reset policy."""
         return _replace(
             Consumed(), key_serde=key_serde, value_serde=value_serde,
-            timestamp_extractor=timestamp_extractor, offset_reset=offset_reset,
+            timestamp_extractor=timestamp_extractor, offset_reset=_reset(offset_reset),
         )
 
     @_hybrid
@@ -165,7 +170,7 @@ class Consumed(_Config):
     @_hybrid
     def with_offset_reset_policy(self, policy: str) -> Consumed:
         """``"earliest"`` or ``"latest"``."""
-        return _replace(self, offset_reset=policy)
+        return _replace(self, offset_reset=_reset(policy))
 
     @property
     def name(self) -> str | None:
