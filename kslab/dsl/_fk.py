@@ -93,10 +93,7 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
     b.add_node(sink, source)
     b.copartition(other.source_nodes | {source.name})
     store_name = named("-subscription-store", _PREFIX + "SUBSCRIPTION-STATE-STORE-")
-    store = Stores.timestamped_key_value_store_builder(
-        Stores.persistent_timestamped_key_value_store(store_name), Bytes(), _SubscriptionSerde()
-    ).with_caching_disabled()
-    b.add_node(b.root, StateStoreNode(store))
+    b.add_node(b.root, StateStoreNode(_subscription_store(b, store_name), store_name))
     receive = ProcessorGraphNode(
         named("-subscription-receive", _PREFIX + "SUBSCRIPTION-PROCESSOR-"),
         _Receive(store_name, fk_serde, pk_serde, sub_topic), store_names=[store_name])
@@ -151,6 +148,21 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
     b.add_node(resolver, result)
     return KTable(b, result_name, this.key_serde, mat.value_serde, result_sources,
                   mat.store_name, supplier, result)
+
+
+def _subscription_store(builder: Any, name: str) -> Callable[[], Any]:
+    """The subscription store's builder, made at build() (default.dsl.store is known then)."""
+
+    def build() -> Any:
+        if builder.default_store_type == "in_memory":
+            supplier = Stores.in_memory_key_value_store(name)
+        else:
+            supplier = Stores.persistent_timestamped_key_value_store(name)
+        return Stores.timestamped_key_value_store_builder(
+            supplier, Bytes(), _SubscriptionSerde()
+        ).with_caching_disabled()
+
+    return build
 
 
 # -- wire formats of the two internal topics ----------------------------------------------------

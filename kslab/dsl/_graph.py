@@ -309,15 +309,19 @@ class KTableKTableJoinNode(GraphNode):
 
 
 class StateStoreNode(GraphNode):
-    """``builder.add_state_store``: a store that processors connect to by name."""
+    """``builder.add_state_store``: a store that processors connect to by name.
 
-    def __init__(self, store_builder: Any) -> None:
-        super().__init__(f"state-store:{store_builder.name}")
+    ``store_builder`` is a builder, or a store factory called when the node is written.
+    """
+
+    def __init__(self, store_builder: Any, name: str | None = None) -> None:
+        super().__init__(f"state-store:{name or store_builder.name}")
         self.store_builder = store_builder
 
     def write(self, topology: Topology) -> None:
         """Add the store, connected to nothing yet."""
-        topology.add_state_store(self.store_builder)
+        builder = self.store_builder
+        topology.add_state_store(builder() if callable(builder) else builder)
 
 
 class GlobalStoreNode(GraphNode):

@@ -35,6 +35,7 @@ class MaterializedInternal:
         self.supplier = m._supplier
         self.store_type = m._store_type
         self.versioned = m._history_retention is not None
+        self.builder: Any = None  # the StreamsBuilder, for its default store type at build()
 
     @property
     def queryable_store_name(self) -> str | None:
@@ -48,7 +49,8 @@ def store_factory(mat: MaterializedInternal) -> Callable[[], Any]:
     def build() -> Any:
         supplier = mat.supplier
         if supplier is None:
-            if mat.store_type == "in_memory":
+            store_type = mat.store_type or getattr(mat.builder, "default_store_type", None)
+            if store_type == "in_memory":
                 supplier = Stores.in_memory_key_value_store(mat.store_name)
             else:
                 supplier = Stores.persistent_timestamped_key_value_store(mat.store_name)

@@ -69,6 +69,7 @@ class StreamsBuilder:
         self.copartition_groups: list[set[str]] = []
         self.internal_topics: dict[str, int | None] = {}
         self.samples: dict[str, Any] = {}
+        self.default_store_type = "persistent"
 
     # -- names --------------------------------------------------------------------------------
 
@@ -90,7 +91,9 @@ class StreamsBuilder:
         queryable = name is not None
         if name is None and prefix is not None:
             name = self.new_store_name(prefix)
-        return MaterializedInternal(m, name, queryable)
+        mat = MaterializedInternal(m, name, queryable)
+        mat.builder = self
+        return mat
 
     # -- graph --------------------------------------------------------------------------------
 
@@ -270,6 +273,7 @@ class StreamsBuilder:
 
     def build(self, props: dict[str, Any] | None = None) -> Topology:
         """Lower the DSL graph onto a new ``Topology``, applying ``topology.optimization``."""
+        self.default_store_type = _default_store_type(props)
         _optimize.merge_duplicate_sources(self)
         _optimize.optimize(self, props)
         topology = Topology()
@@ -300,3 +304,17 @@ class StreamsBuilder:
         from kslab.notebook.display import mimebundle
 
         return mimebundle(self, include, exclude)
+
+
+def _default_store_type(props: dict[str, Any] | None) -> str:
+    """``default.dsl.store``: ``rocksDB`` (persistent, the default) or ``in_memory``."""
+    value = (props or {}).get("default.dsl.store")
+    if value is None:
+        return "persistent"
+    kind = str(value).lower().replace("-", "_")
+    if kind in ("rocksdb", "rocks_db", "persistent"):
+        return "persistent"
+    if kind in ("in_memory", "inmemory"):
+        return "in_memory"
+    msg = f"default.dsl.store={value!r} is not a store type; use 'rocksDB' or 'in_memory'"
+    raise TopologyError(msg)
