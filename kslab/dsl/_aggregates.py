@@ -90,8 +90,9 @@ class _StreamAggregateProcessor(Processor):
                 key, value, old)
         self.store.put(key, ValueAndTimestamp(new, timestamp))
         old_sent = old if s.send_old_values else None
-        self.forwarder.maybe_forward(Record(key, Change(new, old_sent), timestamp,
-                                            record._headers))
+        if not self.forwarder.cached:  # a cached store forwards on flush
+            self.forwarder.maybe_forward(Record(key, Change(new, old_sent), timestamp,
+                                                record._headers))
 
 
 class RepartitionMapSupplier:
@@ -229,5 +230,6 @@ class _TableAggregateProcessor(Processor):
             new = intermediate
         self.store.put(key, ValueAndTimestamp(new, timestamp))
         old_sent = old if s.send_old_values else None
-        self.forwarder.maybe_forward(Record(key, Change(new, old_sent), timestamp,
-                                            record._headers))
+        if not self.forwarder.cached:  # a cached store forwards on flush
+            self.forwarder.maybe_forward(Record(key, Change(new, old_sent), timestamp,
+                                                record._headers))

@@ -351,8 +351,9 @@ class _MergerProcessor(Processor):
         change = record.value
         if self.store is not None:
             self.store.put(record.key, ValueAndTimestamp(change.new_value, record.timestamp))
-            self.forwarder.maybe_forward(record.with_value(Change(change.new_value,
-                                                                  change.old_value)))
+            if not self.forwarder.cached:  # a cached store forwards on flush
+                self.forwarder.maybe_forward(record.with_value(Change(change.new_value,
+                                                                      change.old_value)))
         elif self.s.send_old_values:
             self.ctx.forward(record)
         else:

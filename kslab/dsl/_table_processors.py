@@ -132,9 +132,10 @@ class _TableSourceProcessor(Processor):
         if old is not None and record.timestamp < old.timestamp:
             _out_of_order(self.ctx, self.supplier.queryable_name, old.timestamp, record.timestamp)
         self.store.put(key, ValueAndTimestamp(record.value, record.timestamp))
-        self.forwarder.maybe_forward(
-            record.with_value(Change(record.value, None if old is None else old.value))
-        )
+        if not self.forwarder.cached:  # a cached store forwards on flush
+            self.forwarder.maybe_forward(
+                record.with_value(Change(record.value, None if old is None else old.value))
+            )
 
 
 def _out_of_order(context: ProcessorContext, store: str | None, old: int, new: int) -> None:
@@ -283,7 +284,8 @@ class _TableOpProcessor(Processor):
             return  # the row neither matched before nor matches now
         if self.forwarder is not None:
             self.store.put(key, ValueAndTimestamp(new, record.timestamp))
-            self.forwarder.maybe_forward(record.with_value(Change(new, old)))
+            if not self.forwarder.cached:  # a cached store forwards on flush
+                self.forwarder.maybe_forward(record.with_value(Change(new, old)))
         else:
             self.ctx.forward(record.with_value(Change(new, old, change.is_latest)))
 
