@@ -1,8 +1,8 @@
-"""The built-in renderer: a layered left-to-right layout of the render model, drawn as SVG.
+"""The built-in renderer: a layered top-to-bottom layout of the render model, drawn as SVG.
 
 It needs only networkx (a kslab dependency), so a plain ``pip install kslab`` always shows a
 picture. Layers come from the longest path on the graph with back edges removed, rows from a
-barycenter sweep, and each sub-topology gets its own horizontal band so cluster boxes never
+barycenter sweep, and each sub-topology gets its own vertical band so cluster boxes never
 overlap. Invariant: the output is a pure function of the render model (same model, same bytes).
 """
 
@@ -17,7 +17,7 @@ __all__ = ["layout_svg"]
 
 _CHAR_W = 6.2  # average width of a 10px Helvetica glyph
 _NODE_H = 26
-_ROW_GAP = 14
+_ROW_GAP = 30
 _COL_GAP = 46
 _PAD = 12
 _FILL = {
@@ -31,12 +31,12 @@ _HIGHLIGHT = "#ffd54f"
 
 
 def layout_svg(model: RenderedTopology) -> str:
-    """SVG of ``model``: clusters as boxes, topics as tags, stores as cylinders."""
+    """SVG of ``model`` top to bottom: clusters as boxes, topics as tags, stores as cylinders."""
     layers = _layers(model)
     widths = {n.key: _CHAR_W * len(n.label) + 22 for n in model.nodes}
-    x_of = _columns(model, layers, widths)
-    y_of, boxes, height = _rows(model, layers)
-    width = max((x_of[k] + widths[k] for k in x_of), default=0) + _PAD
+    x_of, boxes, width = _columns(model, layers, widths)
+    y_of = {key: _PAD + 18 + n * (_NODE_H + _ROW_GAP) for key, n in layers.items()}
+    height = max(y_of.values(), default=0) + _NODE_H + _PAD
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="kslab-svg" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
@@ -50,9 +50,9 @@ def layout_svg(model: RenderedTopology) -> str:
         members = [k for k in cluster.members if k in y_of]
         if not members:
             continue
-        left = min(x_of[k] for k in members) - 8
-        right = max(x_of[k] + widths[k] for k in members) + 8
-        top, bottom = boxes[cluster.id]
+        left, right = boxes[cluster.id]
+        top = min(y_of[k] for k in members) - 18
+        bottom = max(y_of[k] for k in members) + _NODE_H + 8
         dash = ' stroke-dasharray="5,3"' if cluster.is_global else ""
         parts.append(
             f'<g class="cluster" data-cluster="{cluster.id}"><rect x="{left:.1f}" y="{top:.1f}" '
@@ -105,19 +105,6 @@ def _layers(model: RenderedTopology) -> dict[str, int]:
     return layer
 
 
-def _columns(model: RenderedTopology, layers: dict[str, int],
-             widths: dict[str, float]) -> dict[str, float]:
-    col_w: dict[int, float] = defaultdict(float)
-    for key, n in layers.items():
-        col_w[n] = max(col_w[n], widths[key])
-    starts, x = {}, float(_PAD)
-    for n in range(max(col_w, default=-1) + 1):
-        starts[n] = x
-        x += col_w[n] + _COL_GAP
-    return {n.key: starts[layers[n.key]] + (col_w[layers[n.key]] - widths[n.key]) / 2
-            for n in model.nodes}
-
-
 def _band_of(model: RenderedTopology) -> dict[str, int]:
     """Each node's band: its cluster, or (topics) the cluster that reads or writes it."""
     band = {k: c.id for c in model.clusters for k in c.members}
@@ -130,8 +117,14 @@ def _band_of(model: RenderedTopology) -> dict[str, int]:
     return band
 
 
-def _rows(model: RenderedTopology, layers: dict[str, int]
-          ) -> tuple[dict[str, float], dict[int, tuple[float, float]], float]:
+def _columns(model: RenderedTopology, layers: dict[str, int], widths: dict[str, float]
+             ) -> tuple[dict[str, float], dict[int, tuple[float, float]], float]:
+    """x of every node, the x extent of each cluster box, and the total width.
+
+    Each band (a sub-topology with its topics) is a run of columns; inside a band, column
+    ``i`` holds the ``i``-th node of every layer. Topics that share layers with their
+    sub-topology's members get columns right of its box, so boxes hold members only.
+    """
     band = _band_of(model)
     members = {k for c in model.clusters for k in c.members}
     span: dict[int, tuple[int, int]] = {}
@@ -142,29 +135,31 @@ def _rows(model: RenderedTopology, layers: dict[str, int]
     for node in model.nodes:
         b = band.get(node.key, -1)
         lo, hi = span.get(b, (1, 0))
-        below = node.key not in members and lo <= layers[node.key] <= hi
-        slots[(b, layers[node.key], below)].append(node.key)
+        outside = node.key not in members and lo <= layers[node.key] <= hi
+        slots[(b, layers[node.key], outside)].append(node.key)
     _barycenter(model, slots)
-    y_of: dict[str, float] = {}
+    x_of: dict[str, float] = {}
     boxes: dict[int, tuple[float, float]] = {}
-    y = float(_PAD)
-    step = _NODE_H + _ROW_GAP
+    x = float(_PAD)
     for b in sorted({key[0] for key in slots}):
-        inside = max((len(v) for (bb, _, below), v in slots.items() if bb == b and not below),
-                     default=0)
-        under = max((len(v) for (bb, _, below), v in slots.items() if bb == b and below),
-                    default=0)
-        top = y
-        y += 18  # room for the cluster label
-        for (bb, _, below), keys in slots.items():
-            if bb != b:
-                continue
-            base = y + (inside * step + 10 if below else 0)
-            for i, key in enumerate(keys):
-                y_of[key] = base + i * step
-        boxes[b] = (top, y + inside * step - _ROW_GAP + 8)
-        y += inside * step + (under * step + 10 if under else 0) + 16
-    return y_of, boxes, y
+        left = x
+        for outside in (False, True):
+            columns: dict[int, list[str]] = defaultdict(list)
+            for (bb, _, out), keys in slots.items():
+                if bb == b and out == outside:
+                    for i, key in enumerate(keys):
+                        columns[i].append(key)
+            if outside and columns:
+                x += 10
+            for i in sorted(columns):
+                col_w = max(widths[k] for k in columns[i])
+                for key in columns[i]:
+                    x_of[key] = x + 8 + (col_w - widths[key]) / 2
+                x += col_w + 16 + _COL_GAP / 4
+            if not outside:
+                boxes[b] = (left, x - _COL_GAP / 4)
+        x += _COL_GAP / 2
+    return x_of, boxes, x
 
 
 def _barycenter(model: RenderedTopology, slots: dict[tuple[int, int, bool], list[str]]) -> None:
@@ -221,15 +216,20 @@ def _node(node: RenderedNode, x: float, y: float, w: float) -> str:
 
 def _edge(kind: str, x_of: dict[str, float], y_of: dict[str, float], widths: dict[str, float],
           source: str, target: str) -> str:
-    x1, y1 = x_of[source] + widths[source], y_of[source] + _NODE_H / 2
-    x2, y2 = x_of[target], y_of[target] + _NODE_H / 2
-    if x2 <= x1:  # a back edge: loop under both nodes
-        low = max(y1, y2) + _NODE_H
-        path = (f"M{x1:.1f},{y1:.1f} C{x1 + 30:.1f},{low:.1f} {x2 - 30:.1f},{low:.1f} "
+    x1, y1 = x_of[source] + widths[source] / 2, y_of[source] + _NODE_H
+    x2, y2 = x_of[target] + widths[target] / 2, y_of[target]
+    if kind == "store":  # a store sits beside its processor: join their sides
+        x1, y1 = x_of[source] + widths[source], y_of[source] + _NODE_H / 2
+        x2, y2 = x_of[target], y_of[target] + _NODE_H / 2
+        if x2 < x1:
+            x1, x2 = x_of[source], x_of[target] + widths[target]
+    if y2 <= y1 and kind != "store":  # a back edge: loop round the right of both nodes
+        side = max(x_of[source] + widths[source], x_of[target] + widths[target]) + 30
+        path = (f"M{x1:.1f},{y1:.1f} C{side:.1f},{y1 + 20:.1f} {side:.1f},{y2 - 20:.1f} "
                 f"{x2:.1f},{y2:.1f}")
     else:
-        mid = (x1 + x2) / 2
-        path = f"M{x1:.1f},{y1:.1f} C{mid:.1f},{y1:.1f} {mid:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"
+        mid = (y1 + y2) / 2
+        path = f"M{x1:.1f},{y1:.1f} C{x1:.1f},{mid:.1f} {x2:.1f},{mid:.1f} {x2:.1f},{y2:.1f}"
     style = {
         "record": ' marker-end="url(#kslab-arrow)"',
         "topic": ' marker-end="url(#kslab-arrow)"',

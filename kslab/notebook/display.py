@@ -22,6 +22,7 @@ __all__ = ["html_table", "mimebundle", "preview_html"]
 _STYLE = (
     "<style>.kslab-view{font-family:Helvetica,Arial,sans-serif;font-size:12px}"
     ".kslab-note,.kslab-error{color:#a33;margin:4px 0}.kslab-graph{overflow-x:auto}"
+    ".kslab-graph svg{max-width:100%;height:auto}"
     ".kslab-table{border-collapse:collapse;margin:4px 0}.kslab-table td,.kslab-table th"
     "{border:1px solid #ddd;padding:2px 6px;text-align:left;font-family:monospace}"
     ".kslab-muted{color:#777}</style>"

@@ -8,6 +8,7 @@ IPython's ``UsageError``, which the notebook shows as one line without a traceba
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Any
 
@@ -45,7 +46,7 @@ class KslabMagics(Magics):
 
         A variable may be any expression over the notebook's names (``%kslab drive app.builder``).
         """
-        words = shlex.split(line)
+        words = shlex.split(line, posix=False)  # keep quotes: VAR may be handles['x']
         if not words:
             raise UsageError(_USAGE)
         command, args = words[0], words[1:]
@@ -148,8 +149,9 @@ class KslabMagics(Magics):
 
     def _lookup(self, expr: str) -> Any:
         namespace = self.shell.user_ns if self.shell is not None else {}
-        head = expr.split(".", 1)[0]
-        if not head.isidentifier() or head not in namespace:
+        match = re.match(r"[A-Za-z_]\w*", expr)
+        head = match.group(0) if match else expr
+        if head not in namespace:
             msg = (f"no variable '{head}' in this notebook; define it in a cell above "
                    f"(e.g. {head} = ks.StreamsBuilder()) and run that cell first")
             raise UsageError(msg)

@@ -102,7 +102,8 @@ def _run_dot(program: str, topology: Topology, highlight: object) -> str:
     if path is None:
         msg = f"{program} is not installed"
         raise _Unavailable(msg)
-    source = to_dot(topology, highlight)  # type: ignore[arg-type]
+    # top to bottom: long node names make left-to-right pictures too wide for a notebook
+    source = to_dot(topology, highlight).replace("rankdir=LR", "rankdir=TB", 1)  # type: ignore[arg-type]
     done = subprocess.run(
         [path, "-Tsvg"], input=source.encode(), capture_output=True, timeout=_TIMEOUT_S,
         check=False,

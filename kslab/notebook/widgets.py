@@ -1,0 +1,313 @@
+"""Notebook widgets over the test driver: the driver explorer and the store browser.
+
+A widget is state plus public methods (``step``, ``seek``, ``play``, ``select``...) that the
+front end's events and the tests call alike; the driver computes records, traces and store
+contents, and the widget only renders them. Invariant: after any call, ``position`` records of
+the inputs have been driven, and every view (record, path, outputs, stores) shows that point.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import ipywidgets as w
+
+from kslab.notebook.display import _STYLE, html_table
+from kslab.notebook.preview import merge_frames
+from kslab.notebook.render import draw
+
+__all__ = ["DriverExplorer", "StoreBrowser", "frame_html"]
+
+CHECKPOINT_EVERY = 50  # a snapshot every this many records: rewinding replays at most that many
+_PROGRESS_FROM = 200  # replays longer than this show the progress bar
+_TABLE_ROWS = 20
+
+
+class DriverExplorer(w.VBox):
+    """Step, play and rewind a topology over input frames; see each record's path and effects.
+
+    ``rewind="snapshot"`` rolls state back with ``driver.restore`` (processor attributes
+    outside stores are not rolled back); ``rewind="replay"`` re-runs a fresh driver instead.
+    """
+
+    def __init__(self, topology: Any, inputs: dict[str, Any], *, rewind: str = "snapshot",
+                 config: dict[str, Any] | None = None) -> None:
+        from kslab.testing import TopologyTestDriver
+
+        if rewind not in ("snapshot", "replay"):
+            msg = f"rewind={rewind!r}; pick 'snapshot' or 'replay'"
+            raise ValueError(msg)
+        if hasattr(topology, "build") and hasattr(topology, "samples"):
+            topology = topology.build()
+        self.topology = topology
+        self.rewind_mode = rewind
+        self.driver = TopologyTestDriver(topology, config, trace=True)
+        self.events, problem = merge_frames(inputs, set(topology.source_topics()))
+        if problem:
+            raise ValueError(problem.removeprefix("kslab: "))
+        self._topics = {t: self.driver.create_input_topic(t) for t, _, _ in self.events}
+        self._sinks = {name: node.topic for name, node in topology.nodes.items()
+                       if type(node).__name__ == "SinkNode" and isinstance(node.topic, str)
+                       and node.topic not in topology.internal_topics}
+        self.position = 0
+        self.error: str | None = None
+        self._checkpoints = {0: self.driver.snapshot()}
+        self._syncing = False
+        self._svg_cache: dict[tuple[str, ...], str] = {}
+
+        n = len(self.events)
+        self.step_button = w.Button(description="Step", icon="step-forward",
+                                    tooltip="drive the next record")
+        self.reset_button = w.Button(description="Reset", icon="undo")
+        self.player = w.Play(value=0, min=0, max=n, interval=600, description="play")
+        self.slider = w.IntSlider(value=0, min=0, max=n, description="records",
+                                  continuous_update=False)
+        self.progress = w.IntProgress(value=0, min=0, max=max(n, 1), description="replaying",
+                                      layout=w.Layout(visibility="hidden"))
+        self.record_view = w.HTML()
+        self.graph_view = w.HTML()
+        self.outputs_view = w.HTML()
+        self.stores_view = w.HTML()
+        self.step_button.on_click(lambda _: self.step())
+        self.reset_button.on_click(lambda _: self.seek(0))
+        self.slider.observe(self._on_slider, names="value")
+        self.player.observe(self._on_slider, names="value")
+        tables = w.Tab(children=[self.outputs_view, self.stores_view])
+        tables.set_title(0, "output topics")
+        tables.set_title(1, "stores")
+        super().__init__([
+            w.HBox([self.step_button, self.player, self.slider, self.reset_button,
+                    self.progress]),
+            self.record_view,
+            self.graph_view,
+            tables,
+        ])
+        self.add_class("kslab-driver-explorer")
+        self._refresh()
+
+    # -- public API: what buttons and tests call ------------------------------------------------
+
+    def step(self) -> None:
+        """Drive the next record (no-op at the end)."""
+        if self.position < len(self.events):
+            self.seek(self.position + 1)
+
+    def play(self) -> None:
+        """Start stepping on the front end's timer."""
+        self.player.playing = True
+
+    def pause(self) -> None:
+        """Stop stepping."""
+        self.player.playing = False
+
+    @property
+    def playing(self) -> bool:
+        """Whether the player is running."""
+        return bool(self.player.playing)
+
+    def seek(self, position: int) -> None:
+        """Show the state after ``position`` records: drive forward, or rewind and replay."""
+        position = max(0, min(int(position), len(self.events)))
+        if position < self.position:
+            self._rewind(position)
+        todo = position - self.position
+        show = todo > _PROGRESS_FROM
+        if show:
+            self.progress.max = todo
+            self.progress.value = 0
+            self.progress.layout.visibility = "visible"
+        while self.position < position and self.error is None:
+            self._drive_one()
+            if show and self.position % 50 == 0:
+                self.progress.value = todo - (position - self.position)
+        self.progress.layout.visibility = "hidden"
+        self._refresh()
+
+    def current(self) -> dict[str, Any] | None:
+        """The last driven record (topic, key, value, timestamp, row), or ``None`` at 0."""
+        if self.position == 0:
+            return None
+        topic, row, (key, value, ts, _, _) = self.events[self.position - 1]
+        if ts is None:
+            ts = self.driver.history[self.position - 1].timestamp
+        return {"topic": topic, "key": key, "value": value, "timestamp": ts, "row": row}
+
+    def path(self) -> list[str]:
+        """The nodes the last driven record reached, in order."""
+        return [] if self.position == 0 else self.driver.trace.path(self.position - 1)
+
+    def outputs(self) -> dict[str, list[tuple[Any, Any, int]]]:
+        """Records written to each output topic so far, as ``(key, value, timestamp)``."""
+        out: dict[str, list[tuple[Any, Any, int]]] = {t: [] for t in self._sinks.values()}
+        for ev in self.driver.trace:
+            topic = self._sinks.get(ev.node)
+            if topic is not None and ev.event == "receive":
+                out[topic].append((ev.key, ev.value, ev.timestamp))
+        return out
+
+    def stores(self) -> dict[str, Any]:
+        """Every store's contents now, as frames."""
+        frames = {}
+        for name, store in sorted(self.driver.get_all_state_stores().items()):
+            if store is not None:
+                frames[name] = store.to_pandas() if hasattr(store, "to_pandas") else None
+        return frames
+
+    def close(self) -> None:
+        """Close the widget and its driver."""
+        self.driver.close()
+        super().close()
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _on_slider(self, change: dict[str, Any]) -> None:
+        if not self._syncing:
+            self.seek(change["new"])
+
+    def _drive_one(self) -> None:
+        topic, row, (key, value, ts, headers, partition) = self.events[self.position]
+        try:
+            self._topics[topic]._pipe(key, value, ts, headers, partition)
+        except Exception as exc:
+            root = exc
+            while isinstance(root.__cause__, Exception):
+                root = root.__cause__
+            self.error = (f"{type(root).__name__}: {root} (record {self.position}: topic "
+                          f"{topic!r} row {row}, key={key!r}, value={value!r}); the records "
+                          "after it are not driven")
+            self.position += 1
+            return
+        self.position += 1
+        if self.position % CHECKPOINT_EVERY == 0 and self.rewind_mode == "snapshot":
+            self._checkpoints[self.position] = self.driver.snapshot()
+
+    def _rewind(self, position: int) -> None:
+        self.error = None
+        if self.rewind_mode == "replay":
+            old = self.driver
+            self.driver = old.replay(until=position)
+            old.close()
+            self._topics = {t: self.driver.create_input_topic(t) for t in self._topics}
+            self.position = position
+            return
+        mark = max(p for p in self._checkpoints if p <= position)
+        self.driver.restore(self._checkpoints[mark])
+        self.position = mark
+
+    def _refresh(self) -> None:
+        self._syncing = True
+        try:
+            self.slider.value = self.position
+            self.player.value = self.position
+        finally:
+            self._syncing = False
+        self.record_view.value = self._record_html()
+        self.graph_view.value = self._graph_html()
+        outputs = self.outputs()
+        self.outputs_view.value = _STYLE + "".join(
+            f"<div><b>{escape(topic)}</b> ({len(rows)} records)</div>"
+            + html_table(["key", "value", "timestamp"], rows[-_TABLE_ROWS:])
+            for topic, rows in sorted(outputs.items())
+        ) or "no output topics"
+        self.stores_view.value = _STYLE + ("".join(
+            f"<div><b>{escape(name)}</b></div>{frame_html(df)}"
+            for name, df in self.stores().items()
+        ) or "no stores")
+
+    def _record_html(self) -> str:
+        head = f"<b>record {self.position} of {len(self.events)}</b>"
+        record = self.current()
+        if record is None:
+            body = "nothing driven yet: press Step or Play"
+        else:
+            body = (f"topic <code>{escape(record['topic'])}</code> key "
+                    f"<code>{escape(repr(record['key']))}</code> value "
+                    f"<code>{escape(repr(record['value']))}</code> timestamp "
+                    f"<code>{record['timestamp']}</code>")
+        error = f'<div class="kslab-error">{escape(self.error)}</div>' if self.error else ""
+        return f'{_STYLE}<div class="kslab-record">{head}: {body}</div>{error}'
+
+    def _graph_html(self) -> str:
+        path = tuple(self.path())
+        svg = self._svg_cache.get(path)
+        if svg is None:
+            svg = self._svg_cache[path] = draw(self.topology, list(path)).html()
+        return svg
+
+
+class StoreBrowser(w.VBox):
+    """Browse the stores of a ``TopologyTestDriver`` (or a ``DriverExplorer``): pick, look up."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.selector = w.Dropdown(options=self.store_names(), description="store")
+        self.key_box = w.Text(placeholder="key (empty: all)", description="key")
+        self.refresh_button = w.Button(description="Refresh", icon="refresh")
+        self.table = w.HTML()
+        self.selector.observe(lambda _: self.refresh(), names="value")
+        self.key_box.observe(lambda _: self.refresh(), names="value")
+        self.refresh_button.on_click(lambda _: self.refresh())
+        super().__init__([w.HBox([self.selector, self.key_box, self.refresh_button]),
+                          self.table])
+        self.add_class("kslab-store-browser")
+        self.refresh()
+
+    def _driver(self) -> Any:
+        return getattr(self.source, "driver", self.source)
+
+    def store_names(self) -> list[str]:
+        """The stores there are to browse."""
+        stores = self._driver().get_all_state_stores()
+        return sorted(name for name, store in stores.items() if store is not None)
+
+    def select(self, name: str) -> None:
+        """Show store ``name``."""
+        self.selector.options = self.store_names()
+        self.selector.value = name
+
+    def lookup(self, key: str) -> None:
+        """Show only ``key`` (the text is tried as JSON, then as a string)."""
+        self.key_box.value = key
+
+    def refresh(self) -> None:
+        """Render the selected store (or the looked-up key) again."""
+        name = self.selector.value
+        if name is None:
+            self.table.value = "no stores"
+            return
+        store = self._driver().get_all_state_stores()[name]  # any kind, unlike get_state_store
+        text = self.key_box.value.strip()
+        if text:
+            key = _parse_key(text)
+            found = store.get(key)
+            if hasattr(found, "value") and hasattr(found, "timestamp"):  # ValueAndTimestamp
+                row = [(key, found.value, found.timestamp)]
+                self.table.value = _STYLE + html_table(["key", "value", "timestamp"], row)
+            else:
+                self.table.value = _STYLE + html_table(["key", "value"], [(key, found)])
+        else:
+            self.table.value = _STYLE + frame_html(store.to_pandas(), limit=100)
+
+
+def frame_html(df: Any, limit: int = _TABLE_ROWS) -> str:
+    """The first ``limit`` rows of a pandas or polars frame as a kslab table."""
+    if df is None:
+        return "<i>not browsable</i>"
+    columns = [str(c) for c in df.columns]
+    if type(df).__module__.startswith("polars"):
+        rows = list(df.head(limit).iter_rows())
+    else:
+        rows = list(df.head(limit).itertuples(index=False, name=None))
+    more = f"<div class='kslab-muted'>{len(df) - limit} more rows</div>" if len(df) > limit \
+        else ""
+    return html_table(columns, rows) + more
+
+
+def _parse_key(text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

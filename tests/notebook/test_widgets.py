@@ -1,0 +1,192 @@
+"""Widget models on a fake comm: click Step, move the slider, assert state and tables."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import kslab as ks
+from kslab.notebook import options
+from tests.notebook.fixtures import lines_frame, word_count
+
+
+class FakeComm:
+    """Records what a widget sends; ``kernel`` is set so ipywidgets reports its errors."""
+
+    comm_id = "fake"
+
+    def __init__(self, *args, **kwargs):
+        self.kernel = object()
+        self.sent = []
+        self.comm_id = kwargs.get("comm_id") or f"fake-{id(self)}"
+
+    def send(self, data=None, metadata=None, buffers=None):
+        self.sent.append({"data": data, "metadata": metadata, "buffers": buffers or []})
+
+    def on_msg(self, callback):
+        self.callback = callback
+
+    def close(self, *args, **kwargs):
+        pass
+
+    def on_close(self, callback):
+        pass
+
+    def open(self, *args, **kwargs):
+        pass
+
+
+@pytest.fixture(autouse=True)
+def fake_comm(monkeypatch):
+    import comm
+
+    monkeypatch.setattr(comm, "create_comm", FakeComm)
+    monkeypatch.setattr(options, "renderer", "builtin")
+
+
+@pytest.fixture
+def explorer():
+    from kslab.widgets import DriverExplorer
+
+    builder, _ = word_count()
+    widget = DriverExplorer(builder, {"lines": lines_frame()})
+    yield widget
+    widget.close()
+
+
+def test_click_step_drives_one_record_and_updates_the_views(explorer):
+    assert explorer.position == 0
+    assert "nothing driven yet" in explorer.record_view.value
+    explorer.step_button.click()
+    assert explorer.position == 1
+    assert explorer.slider.value == 1
+    assert "value <code>&#x27;the quick fox&#x27;</code>" in explorer.record_view.value
+    assert explorer.path()[0] == "KSTREAM-SOURCE-0000000000"
+    assert "KSTREAM-AGGREGATE-0000000003" in explorer.path()
+    assert explorer.graph_view.value.count(" highlighted") >= 5
+    assert explorer.outputs()["counts-out"] == [("the", 1, 1), ("quick", 1, 1), ("fox", 1, 1)]
+    assert "<td>fox</td><td>1</td>" in explorer.outputs_view.value
+    assert "<b>counts</b>" in explorer.stores_view.value
+
+
+def test_the_slider_rewinds_and_replays(explorer):
+    explorer.slider.value = 3
+    assert explorer.position == 3
+    assert explorer.stores()["counts"].set_index("key").loc["dog", "value"] == 2
+    explorer.slider.value = 1
+    assert explorer.position == 1
+    counts = explorer.stores()["counts"].set_index("key")["value"].to_dict()
+    assert counts == {"the": 1, "quick": 1, "fox": 1}
+    assert len(explorer.outputs()["counts-out"]) == 3
+    assert "record 1 of 3" in explorer.record_view.value
+    explorer.reset_button.click()
+    assert explorer.position == 0
+    assert explorer.stores()["counts"].empty
+
+
+def test_widget_state_reaches_the_comm(explorer):
+    explorer.step()
+    sent = [m["data"] for m in explorer.slider.comm.sent if m["data"].get("method") == "update"]
+    assert sent[-1]["state"] == {"value": 1}
+
+
+def test_play_and_pause_drive_the_player(explorer):
+    explorer.play()
+    assert explorer.playing
+    explorer.player.value = 2  # what the front end's timer does
+    assert explorer.position == 2
+    explorer.pause()
+    assert not explorer.playing
+
+
+def test_long_rewinds_use_checkpoints_and_the_progress_bar():
+    from kslab.notebook import widgets
+    from kslab.widgets import DriverExplorer
+
+    builder, _ = word_count()
+    frame = lines_frame([f"w{i % 7}" for i in range(260)])
+    explorer = DriverExplorer(builder, {"lines": frame})
+    seen = []
+    explorer.progress.observe(lambda c: seen.append(c["new"]), names="value")
+    explorer.seek(260)
+    assert seen and explorer.progress.layout.visibility == "hidden"
+    assert sorted(explorer._checkpoints) == [0, 50, 100, 150, 200, 250]
+    explorer.seek(120)
+    assert explorer.position == 120
+    assert explorer.stores()["counts"]["value"].sum() == 120
+    assert widgets.CHECKPOINT_EVERY == 50
+    explorer.close()
+
+
+def test_replay_mode_rewinds_with_a_fresh_driver():
+    from kslab.widgets import DriverExplorer
+
+    builder, _ = word_count()
+    explorer = DriverExplorer(builder, {"lines": lines_frame()}, rewind="replay")
+    explorer.seek(3)
+    first = explorer.driver
+    explorer.seek(1)
+    assert explorer.driver is not first and first._closed
+    assert explorer.stores()["counts"]["value"].sum() == 3
+    explorer.step()
+    assert explorer.position == 2
+    explorer.close()
+
+
+def test_an_error_shows_in_the_record_view_and_stops_driving():
+    from kslab.widgets import DriverExplorer
+
+    builder = ks.StreamsBuilder()
+    builder.stream("nums").map_values(lambda v: 1 / v).to("out")
+    frame = pd.DataFrame({"key": ["a", "b", "c"], "value": [1, 0, 2], "timestamp": [1, 2, 3]})
+    explorer = DriverExplorer(builder, {"nums": frame})
+    explorer.seek(3)
+    assert explorer.position == 2
+    assert "ZeroDivisionError: division by zero (record 1: topic &#x27;nums&#x27; row 1" in \
+        explorer.record_view.value
+    explorer.seek(1)
+    assert explorer.error is None
+    explorer.close()
+
+
+def test_a_frame_without_key_or_value_is_refused_in_one_line():
+    from kslab.widgets import DriverExplorer
+
+    builder, _ = word_count()
+    with pytest.raises(ValueError, match=r"^the sample for topic 'lines' has no value column"):
+        DriverExplorer(builder, {"lines": pd.DataFrame({"key": [1], "text": ["x"]})})
+
+
+def test_store_browser_selects_and_looks_up(explorer):
+    from kslab.widgets import StoreBrowser
+
+    explorer.seek(3)
+    browser = StoreBrowser(explorer)
+    assert browser.store_names() == ["counts"]
+    assert "<td>quick</td><td>2</td>" in browser.table.value
+    browser.lookup("dog")
+    assert browser.table.value.endswith("<tr><td>dog</td><td>2</td><td>3</td></tr></table>")
+    browser.lookup("")
+    browser.select("counts")
+    assert "<td>the</td><td>2</td>" in browser.table.value
+
+
+def test_plot_windows_from_start_columns_and_windowed_keys():
+    from kslab.widgets import plot_windows
+
+    frame = pd.DataFrame({
+        "key": ["a", "a", "b", "a"],
+        "start": [0, 60_000, 0, 60_000],
+        "end": [60_000, 120_000, 60_000, 120_000],
+        "value": [3, 1, 2, 4],
+    })
+    chart = plot_windows(frame)
+    assert chart.series == {"a": [(0, 3), (60_000, 4)], "b": [(0, 2)]}
+    assert chart._repr_mimebundle_()["text/html"].count('class="series"') == 2
+    windowed = pd.DataFrame({
+        "key": [ks.Windowed("a", ks.Window(0, 10)), ks.Windowed("a", ks.Window(10, 20))],
+        "value": [1, 2],
+    })
+    assert plot_windows(windowed).series == {"a": [(0, 1), (10, 2)]}
+    with pytest.raises(ValueError, match="plot_windows needs a 'value' column"):
+        plot_windows(pd.DataFrame({"x": [1]}))
