@@ -3,9 +3,15 @@
     KslabError                  root of everything kslab raises on purpose
     ├── TopologyError           invalid wiring, found when a topology is built or described
     ├── SerdeError              bytes that a serde cannot read or a value it cannot write
+    │   └── DeserializationError    a source could not read a record and the handler says
+    │                               fail (also a StreamsError, as Java's StreamsException)
     ├── StreamsError            a failure while records are processed (user code, runtime)
     ├── StoreError              unknown store, wrong store kind, store not queryable yet
-    └── NoSuchElementError      a single-record read from an empty output topic
+    ├── NoSuchElementError      a single-record read from an empty output topic
+    ├── InvalidArgumentError    a bad argument value (also a ValueError; Java's
+    │                           IllegalArgumentException)
+    └── MissingArgumentError    ``None`` where a value is required (also a TypeError; Java's
+                                NullPointerException from ``Objects.requireNonNull``)
 
 Messages are built as ``msg = ...; raise X(msg)``: the object in quotes, what was expected and
 what was got, then after a semicolon what to do.
@@ -14,7 +20,10 @@ what was got, then after a semicolon what to do.
 from __future__ import annotations
 
 __all__ = [
+    "DeserializationError",
+    "InvalidArgumentError",
     "KslabError",
+    "MissingArgumentError",
     "NoSuchElementError",
     "SerdeError",
     "StoreError",
@@ -81,9 +90,39 @@ class StreamsError(KslabError):
         self.value = value
 
 
+class DeserializationError(SerdeError, StreamsError):
+    """A source could not deserialize an input record and the deserialization exception handler
+    says fail: Java's ``StreamsException`` around the ``SerializationException``.
+
+    Both a ``SerdeError`` (with ``topic``, ``partition``, ``offset``, ``raw``) and a
+    ``StreamsError`` (``node`` is the source).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        node: str | None = None,
+        topic: str | None = None,
+        partition: int | None = None,
+        offset: int | None = None,
+        raw: bytes | None = None,
+    ) -> None:
+        super().__init__(message, topic=topic, partition=partition, offset=offset, raw=raw)
+        self.node = node
+
+
 class StoreError(KslabError):
     """A state store was asked for by a name that does not exist, or used as the wrong kind."""
 
 
 class NoSuchElementError(KslabError, LookupError):
     """A single-record read found the output topic empty (Java's NoSuchElementException)."""
+
+
+class InvalidArgumentError(KslabError, ValueError):
+    """An argument has a value that cannot work: a negative duration or timestamp, ..."""
+
+
+class MissingArgumentError(KslabError, TypeError):
+    """A required argument is ``None`` (a topic name, a driver, ...)."""

@@ -8,9 +8,10 @@ Every type here compares by value and is hashable where its fields are.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
-from kslab.errors import StreamsError
+from kslab.errors import InvalidArgumentError, StreamsError
 
 __all__ = [
     "FixedKeyRecord",
@@ -283,8 +284,19 @@ class RecordMetadata(NamedTuple):
     offset: int
 
 
+_UNSET: Any = object()
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 class TestRecord:
-    """A record as the test driver reads it back: key, value, timestamp and headers."""
+    """A record as the test driver reads it back: key, value, timestamp and headers.
+
+    ``TestRecord(value)`` (one argument) is a value with a ``None`` key, as Java's
+    ``new TestRecord<>(value)``; ``TestRecord(key, value, timestamp, headers)`` takes the
+    timestamp as int ms or a ``datetime`` (``None``: the input topic's clock decides). Java's
+    argument order ``(key, value, headers, timestamp)`` is accepted too. Records compare by
+    key, value, timestamp and headers; ``record_time`` is the timestamp as a UTC ``datetime``.
+    """
 
     __slots__ = ("headers", "key", "timestamp", "value")
     __test__ = False  # not a pytest class
@@ -292,19 +304,26 @@ class TestRecord:
     def __init__(
         self,
         key: Any = None,
-        value: Any = None,
-        timestamp: int | None = None,
+        value: Any = _UNSET,
+        timestamp: int | datetime | None = None,
         headers: Headers | Iterable[tuple[str, bytes | None]] | None = None,
     ) -> None:
+        if value is _UNSET:  # TestRecord(value)
+            key, value = None, key
+        if timestamp.__class__ is not int or timestamp < 0 or (  # type: ignore[operator]
+                headers is not None and headers.__class__ is not Headers):
+            timestamp, headers = _test_record_time_and_headers(timestamp, headers)
         self.key = key
         self.value = value
         self.timestamp = timestamp
-        self.headers = as_headers(headers)
+        self.headers = headers if headers is not None else Headers()
 
     @property
-    def record_time(self) -> int | None:
-        """Java's ``getRecordTime``."""
-        return self.timestamp
+    def record_time(self) -> datetime | None:
+        """Java's ``getRecordTime()``: the timestamp as a UTC ``datetime`` (``None`` if unset)."""
+        if self.timestamp is None:
+            return None
+        return _EPOCH + timedelta(milliseconds=self.timestamp)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TestRecord):
@@ -325,3 +344,65 @@ class TestRecord:
             f"TestRecord(key={self.key!r}, value={self.value!r}, "
             f"timestamp={self.timestamp}{extra})"
         )
+
+    def __str__(self) -> str:
+        """Java's ``TestRecord.toString()``, e.g. ``TestRecord[key=k, value=1, headers=
+        RecordHeaders(headers = [], isReadOnly = false), recordTime=2019-06-01T10:00:00Z]``."""
+        return (
+            f"TestRecord[key={_java_str(self.key)}, value={_java_str(self.value)}, "
+            f"headers={_java_headers(self.headers)}, recordTime={_java_instant(self.timestamp)}]"
+        )
+
+
+def _is_headers(value: Any) -> bool:
+    return isinstance(value, Headers | list | tuple | dict)
+
+
+def _test_record_time_and_headers(timestamp: Any, headers: Any) -> tuple[int | None, Any]:
+    """Sort out Java's argument order, datetimes and bad timestamps for ``TestRecord``."""
+    if (timestamp is not None and _is_headers(timestamp)) or (
+            headers is not None and not _is_headers(headers)):
+        timestamp, headers = headers, timestamp  # Java's (key, value, headers, timestamp)
+    if timestamp is not None:
+        if isinstance(timestamp, datetime):
+            if timestamp.tzinfo is None:
+                timestamp = timestamp.replace(tzinfo=UTC)
+            timestamp = (timestamp - _EPOCH) // timedelta(milliseconds=1)
+        elif isinstance(timestamp, bool) or not isinstance(timestamp, int):
+            msg = (
+                f"TestRecord timestamp {timestamp!r} ({type(timestamp).__name__}) is not int "
+                "milliseconds or a datetime; pass one of those (or None for the topic's clock)"
+            )
+            raise TypeError(msg)
+        if timestamp < 0:
+            msg = (
+                f"TestRecord timestamp must be non-negative, got {timestamp}; give ms since "
+                "the epoch (>= 0), a datetime, or None for the input topic's clock"
+            )
+            raise InvalidArgumentError(msg)
+    return timestamp, None if headers is None else as_headers(headers)
+
+
+def _java_str(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _java_headers(headers: Headers) -> str:
+    parts = []
+    for key, value in headers:
+        shown = "null" if value is None else str([b - 256 if b > 127 else b for b in value])
+        parts.append(f"RecordHeader(key = {key}, value = {shown})")
+    return f"RecordHeaders(headers = [{', '.join(parts)}], isReadOnly = false)"
+
+
+def _java_instant(timestamp: int | None) -> str:
+    """``Instant.toString()``: ISO-8601 in UTC, fractions only when there are some."""
+    if timestamp is None:
+        return "null"
+    seconds, millis = divmod(timestamp, 1000)
+    text = (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{text}.{millis:03d}Z" if millis else f"{text}Z"

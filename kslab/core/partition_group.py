@@ -15,13 +15,37 @@ __all__ = ["UNKNOWN", "PartitionGroup"]
 class PartitionGroup:
     """Chooses the next record for a task from its partition queues."""
 
-    __slots__ = ("_queues", "_single", "queues", "stream_time")
+    __slots__ = ("_deadlines", "_queues", "_single", "max_idle_ms", "queues", "stream_time")
 
-    def __init__(self, queues: dict[tuple[str, int], RecordQueue]) -> None:
+    def __init__(self, queues: dict[tuple[str, int], RecordQueue], max_idle_ms: int = 0) -> None:
         self.queues = queues
         self._queues = list(queues.values())
         self._single = self._queues[0] if len(self._queues) == 1 else None
         self.stream_time = UNKNOWN
+        self.max_idle_ms = max_idle_ms
+        self._deadlines: dict[tuple[str, int], int] = {}
+
+    def ready_to_process(self, now: int) -> bool:
+        """Kafka's ``readyToProcess`` for partitions known to be caught up (no lag).
+
+        With ``max.task.idle.ms`` > 0 an empty partition holds the task back until ``now``
+        reaches its deadline (set when it was first seen empty, cleared when it gets data);
+        then the task goes on with the partitions that have records.
+        """
+        if self.max_idle_ms <= 0:
+            return True
+        deadlines = self._deadlines
+        queued = enforced = False
+        for tp, queue in self.queues.items():
+            if len(queue):
+                deadlines.pop(tp, None)
+                queued = True
+                continue
+            deadline = deadlines.setdefault(tp, now + self.max_idle_ms)
+            if now < deadline:
+                return False
+            enforced = True
+        return queued or not enforced
 
     def next_record(self) -> tuple[RecordQueue, StampedRecord] | None:
         """Take the oldest head record and advance stream time; ``None`` when all are empty."""

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from kslab.errors import KslabError, SerdeError, StreamsError
+from kslab.errors import DeserializationError, KslabError, SerdeError, StreamsError
 from kslab.records import Headers
 
 __all__ = ["ConsumerRecord", "RecordDeserializer", "RecordQueue", "StampedRecord"]
@@ -137,8 +137,9 @@ class RecordDeserializer:
             f"source '{self.source_name}' cannot deserialize the record at {where}: {detail} "
             "default.deserialization.exception.handler=log_and_continue to skip bad records"
         )
-        raise SerdeError(
-            msg, topic=raw.topic, partition=raw.partition, offset=raw.offset,
+        raise DeserializationError(
+            msg, node=self.source_name, topic=raw.topic, partition=raw.partition,
+            offset=raw.offset,
             raw=raw.value if not isinstance(exc, SerdeError) or exc.raw is None else exc.raw,
         ) from exc
 

@@ -123,7 +123,8 @@ class StreamTask:
         self._caches: list[Any] = []  # stores with a record cache, flushed on commit
         self.changelog_topics: dict[str, str] = {}
         self._queues = self._build_queues(input_partitions)
-        self.partition_group = PartitionGroup(self._queues)
+        self.max_idle_ms = int(config.get("max.task.idle.ms") or 0)
+        self.partition_group = PartitionGroup(self._queues, self.max_idle_ms)
         self._initialized = False
         self.closed = False
 
@@ -287,12 +288,16 @@ class StreamTask:
         )
         self._queues[(topic, partition)] = RecordQueue(topic, partition, source, deserializer)
         stream_time = self.partition_group.stream_time
-        self.partition_group = PartitionGroup(self._queues)
+        self.partition_group = PartitionGroup(self._queues, self.max_idle_ms)
         self.partition_group.stream_time = stream_time
 
     def has_records(self) -> bool:
         """True when any input partition holds a record."""
         return self.partition_group.has_records()
+
+    def is_processable(self) -> bool:
+        """False while ``max.task.idle.ms`` says to wait for an empty input partition."""
+        return self.max_idle_ms <= 0 or self.partition_group.ready_to_process(self.clock())
 
     @property
     def input_partitions(self) -> list[tuple[str, int]]:

@@ -8,13 +8,14 @@ changelogs one partition per task. Invariant: each (topic, partition) is read by
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from kslab.core.partitioner import default_partition
 from kslab.core.task import StreamTask
-from kslab.errors import KslabError
+from kslab.errors import InvalidArgumentError, KslabError, TopologyError
 from kslab.records import TaskId
 from kslab.topology._nodes import SourceNode
 from kslab.topology.topology import Topology
@@ -172,8 +173,32 @@ class TaskLayout:
                 task.add_input_partition(topic, partition)
                 self.task_for[(topic, partition)] = task
                 return task
-        msg = f"Unknown topic: '{topic}'; the topology reads {self.read_topics()}"
-        raise KslabError(msg)
+        self._check_regex_like_topics(topic)
+        msg = (
+            f"Unknown topic: '{topic}'; the topology reads {self.read_topics()}: pipe into one "
+            "of those, or add a source for it"
+        )
+        raise InvalidArgumentError(msg)
+
+    def _check_regex_like_topics(self, topic: str) -> None:
+        """Kafka's driver refuses a record whose topic a source's *string* topic matches as a
+        regular expression: the source was probably meant to take a ``re.Pattern``."""
+        for node in self.topology.nodes.values():
+            if not isinstance(node, SourceNode) or node.pattern is not None:
+                continue
+            for name in node.topics:
+                try:
+                    matched = name != topic and re.fullmatch(name, topic) is not None
+                except re.error:
+                    matched = False
+                if matched:
+                    msg = (
+                        f"Invalid topology: Topology add source of type String for topic: {name} "
+                        f"cannot contain regex pattern for input record topic: {topic} and "
+                        f"hence cannot process the message. Pass re.compile({name!r}) to "
+                        f"add_source('{node.name}', ...) to read every matching topic"
+                    )
+                    raise TopologyError(msg)
 
     def partitions_as_given(self) -> dict[str, Any]:
         """The ``partitions=`` the driver was made with."""

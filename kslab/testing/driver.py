@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from kslab.config import StreamsConfig
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
-from kslab.errors import KslabError
+from kslab.errors import InvalidArgumentError, KslabError, MissingArgumentError, StoreError
 from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
 from kslab.testing._collector import DriverCollector
@@ -105,6 +105,7 @@ class TopologyTestDriver:
         if state_dir is None:
             self._own_state_dir = Path(tempfile.mkdtemp(prefix="kslab-driver-"))
             state_dir = self._own_state_dir
+        # as Kafka's driver, close() cleans this directory up: each driver starts empty
         self._state_root = Path(state_dir) / self.application_id
 
         _validate(topology)
@@ -114,9 +115,11 @@ class TopologyTestDriver:
         self._layout.build()
         self._initialize_tasks()
         layout = self._layout
+        # task idling may hold records back, so it needs the queues of the general path
         self._fast: dict[str, StreamTask] = (
             {topic: task for (topic, _), task in layout.task_for.items()}
-            if layout.java_mode and len(layout.tasks) == 1 else {}
+            if layout.java_mode and len(layout.tasks) == 1
+            and all(t.max_idle_ms <= 0 for t in layout.tasks.values()) else {}
         )
 
     # -- construction -------------------------------------------------------------------------
@@ -171,16 +174,18 @@ class TopologyTestDriver:
         start_timestamp: Any = 0,
         auto_advance: Any = 0,
     ) -> TestInputTopic:
-        """An input topic; serdes default to those of the source reading ``name``."""
+        """An input topic; serdes default to those of the source reading ``name``.
+
+        As in Kafka, a topic the topology does not read is refused when a record is piped.
+        """
+        _check_topic_name(name, "create_input_topic")
         source = self._layout.source_node(name)
-        if source is None:
-            msg = f"Unknown topic: '{name}'; the topology reads {self._layout.read_topics()}"
-            raise KslabError(msg)
         return TestInputTopic(
             self,
             name,
-            self._serde(key_serde, source.key_serde, "default.key.serde"),
-            self._serde(value_serde, source.value_serde, "default.value.serde"),
+            self._serde(key_serde, source.key_serde if source else None, "default.key.serde"),
+            self._serde(value_serde, source.value_serde if source else None,
+                        "default.value.serde"),
             start_timestamp,
             auto_advance,
         )
@@ -189,6 +194,7 @@ class TopologyTestDriver:
         self, name: str, key_serde: Any = None, value_serde: Any = None
     ) -> TestOutputTopic:
         """An output topic; serdes default to those of the sink writing ``name``."""
+        _check_topic_name(name, "create_output_topic")
         sink = next(
             (n for n in self._topology.nodes.values() if isinstance(n, SinkNode)
              and n.topic is not None
@@ -323,38 +329,43 @@ class TopologyTestDriver:
                 self._enqueue(task, topic, partition, key, value, headers, timestamp)
 
     def _complete_all_work(self) -> None:
+        """Process until no task has a record it may process (``max.task.idle.ms`` may keep
+        some queued until the wall clock moves or the empty partitions get records)."""
         self._settled = False
         self._capture()
         tasks = list(self.tasks.values())
         if len(tasks) == 1:
             task = tasks[0]
-            while task.has_records():
+            while task.has_records() and task.is_processable():
                 if task.process():
                     task.maybe_punctuate_stream_time()
                 task.commit()
                 if self._collector.pending:
                     self._capture()
-            self._settled = True
+            self._settled = not task.has_records()
             return
         progressed = True
         while progressed:
             progressed = False
             for task in tasks:
-                if task.has_records():
+                if task.has_records() and task.is_processable():
                     progressed = True
                     if task.process():
                         task.maybe_punctuate_stream_time()
                     task.commit()
                     self._capture()
-        self._settled = True
+        self._settled = not any(task.has_records() for task in tasks)
 
     def advance_wall_clock_time(self, advance: Any) -> None:
         """Move the mocked wall clock forward; fires the wall-clock punctuations that are due."""
         self._check_open()
+        if advance is None:
+            msg = "advance_wall_clock_time needs a duration (ms or timedelta); got None"
+            raise MissingArgumentError(msg)
         ms = to_millis(advance)
         if ms is None or ms < 0:
-            msg = f"advance {advance!r} must be a non-negative duration"
-            raise KslabError(msg)
+            msg = f"advance {advance!r} must be a non-negative duration (ms or timedelta)"
+            raise InvalidArgumentError(msg)
         self._history.append(None, None, None, ms, _CLOCK, "")
         if self._tracer is not None:
             self._tracer.step = self._history.total - 1
@@ -415,14 +426,31 @@ class TopologyTestDriver:
     # -- stores -------------------------------------------------------------------------------
 
     def get_all_state_stores(self) -> dict[str, Any]:
-        """Every store by name (global ones included)."""
-        names = dict.fromkeys(self._global_stores)
+        """Every store of the topology by name, global ones included, of any kind.
+
+        A store no processor uses is listed with ``None``, as in Kafka's driver.
+        """
+        names = dict.fromkeys(self._topology.state_stores)
+        names.update(dict.fromkeys(self._topology.global_stores))
+        names.update(dict.fromkeys(self._global_stores))
         for task in self.tasks.values():
             names.update(dict.fromkeys(task.stores))
-        return {name: self.get_state_store(name) for name in names}
+        return {name: self._find_store(name) for name in names}
 
     def get_state_store(self, name: str) -> Any:
-        """The store ``name`` or ``None`` (as Kafka's driver); partitioned stores merged."""
+        """A store of a custom kind by name, or ``None`` when there is no such store.
+
+        As in Kafka, a built-in store kind is refused here with the getter to use instead
+        (``get_key_value_store``, ``get_timestamped_key_value_store``, ...), because those
+        hand out the view the store's kind needs.
+        """
+        store = self._find_store(name)
+        if store is not None:
+            _refuse_built_in(name, store)
+        return store
+
+    def _find_store(self, name: str) -> Any:
+        """The store ``name`` of any kind, or ``None``; partitioned stores merged."""
         store = self._global_stores.get(name)
         if store is not None:
             return store
@@ -436,13 +464,13 @@ class TopologyTestDriver:
         return CompositeStoreView(name, found)
 
     def _typed(self, name: str, kind: str) -> Any:
-        store = self.get_state_store(name)
+        store = self._find_store(name)
         if store is None:
             return None
         store_kind = getattr(store, "store_kind", None)
-        if kind == "key_value" and store_kind == "timestamped_key_value":
+        if store_kind == "timestamped_" + kind:  # Java hands out a facade without timestamps
             return store.plain_view() if hasattr(store, "plain_view") else store
-        if store_kind is not None and store_kind != kind:
+        if store_kind != kind:
             return None
         return store
 
@@ -593,8 +621,7 @@ class TopologyTestDriver:
                 if task is not None:
                     task.close()
         finally:
-            if self._own_state_dir is not None:
-                shutil.rmtree(self._own_state_dir, ignore_errors=True)
+            shutil.rmtree(self._own_state_dir or self._state_root, ignore_errors=True)
 
     def __enter__(self) -> TopologyTestDriver:
         return self
@@ -615,11 +642,35 @@ def _history_step(log: RecordLog, index: int) -> HistoryStep:
 
 
 def _validate(topology: Topology) -> None:
-    try:
-        from kslab.topology._subtopologies import validate
-    except ImportError:  # pragma: no cover - during bootstrap
-        if not topology.nodes:
-            msg = "the topology is empty; add a source with add_source(name, topic)"
-            raise KslabError(msg) from None
-        return
-    validate(topology)
+    """The wiring checks; an empty topology is allowed, as Kafka's driver allows it (piping
+    into it then fails with the unknown topic)."""
+    from kslab.topology._subtopologies import check_wiring
+
+    check_wiring(topology)
+
+
+def _check_topic_name(name: Any, method: str) -> None:
+    if name is None:
+        msg = f"{method} needs a topic name; got None"
+        raise MissingArgumentError(msg)
+    if not isinstance(name, str):
+        msg = f"{method} needs a topic name (str); got {type(name).__name__} {name!r}"
+        raise MissingArgumentError(msg)
+
+
+_GETTER_BY_KIND = {
+    "key_value": ("key-value", "get_key_value_store"),
+    "timestamped_key_value": ("timestamped key-value", "get_timestamped_key_value_store"),
+    "versioned_key_value": ("versioned key-value", "get_versioned_key_value_store"),
+    "window": ("window", "get_window_store"),
+    "timestamped_window": ("timestamped window", "get_timestamped_window_store"),
+    "session": ("session", "get_session_store"),
+}
+
+
+def _refuse_built_in(name: str, store: Any) -> None:
+    found = _GETTER_BY_KIND.get(getattr(store, "store_kind", None))  # type: ignore[arg-type]
+    if found is not None:
+        kind, getter = found
+        msg = f"Store {name} is a {kind} store and should be accessed via `{getter}()`"
+        raise StoreError(msg)

@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kslab.errors import KslabError, NoSuchElementError, SerdeError
+from kslab.errors import (
+    InvalidArgumentError,
+    KslabError,
+    MissingArgumentError,
+    NoSuchElementError,
+    SerdeError,
+)
 from kslab.records import Headers, KeyValue, TestRecord, as_headers
 from kslab.testing._log import gc_paused
 from kslab.testing.frames import frame_rows, records_frame, to_millis
@@ -38,30 +44,47 @@ class TestInputTopic:
         start_timestamp: Any = 0,
         auto_advance: Any = 0,
     ) -> None:
+        _check_args(driver, name, "TestInputTopic")
         self.name = name
         self._driver = driver
         self.key_serde = key_serde
         self.value_serde = value_serde
         self._time = to_millis(start_timestamp) or 0
+        if self._time < 0:
+            msg = (
+                f"start_timestamp {start_timestamp!r} of input topic '{name}' is negative; "
+                "give ms since the epoch (>= 0) or a datetime"
+            )
+            raise InvalidArgumentError(msg)
         advance = to_millis(auto_advance) or 0
         if advance < 0:
-            msg = f"auto_advance {auto_advance!r} is negative; it must be >= 0"
-            raise KslabError(msg)
+            msg = (
+                f"auto_advance {auto_advance!r} of input topic '{name}' is negative; "
+                "it must be >= 0 (ms or a timedelta)"
+            )
+            raise InvalidArgumentError(msg)
         self._advance = advance
 
     def advance_time(self, advance: Any) -> None:
         """Move this topic's clock forward by ``advance`` ms (records piped without time)."""
+        if advance is None:
+            msg = f"advance_time of input topic '{self.name}' needs a duration; got None"
+            raise MissingArgumentError(msg)
         ms = to_millis(advance)
         if ms is None or ms < 0:
-            msg = f"advance {advance!r} must be a non-negative duration"
-            raise KslabError(msg)
+            msg = (
+                f"advance {advance!r} of input topic '{self.name}' must be a non-negative "
+                "duration (ms or a timedelta)"
+            )
+            raise InvalidArgumentError(msg)
         self._time += ms
 
     def pipe_input(self, *args: Any, timestamp: Any = None, headers: Any = None,
                    partition: int | None = None) -> None:
         """Pipe one record: ``(value)``, ``(key, value)``, ``(key, value, timestamp)``, ...
 
-        One positional argument is the value with a ``None`` key, or a ``TestRecord``.
+        One positional argument is the value with a ``None`` key, or a ``TestRecord`` (whose
+        timestamp, if unset, is ``timestamp=`` or else the topic's clock).
         """
         if len(args) == 3:
             self._pipe(args[0], args[1], args[2], headers, partition)
@@ -69,7 +92,9 @@ class TestInputTopic:
         if len(args) == 1:
             if isinstance(args[0], TestRecord):
                 rec = args[0]
-                self._pipe(rec.key, rec.value, rec.timestamp, rec.headers, partition)
+                self._pipe(rec.key, rec.value,
+                           rec.timestamp if rec.timestamp is not None else timestamp,
+                           rec.headers if headers is None else headers, partition)
                 return
             key, value = None, args[0]
         elif 2 <= len(args) <= 4:
@@ -191,8 +216,9 @@ class TestInputTopic:
         return len(rows)
 
     def __repr__(self) -> str:
-        return f"TestInputTopic('{self.name}', key_serde={self.key_serde!r}, " \
-               f"value_serde={self.value_serde!r})"
+        return (f"TestInputTopic[topic='{self.name}', key_serde={self.key_serde!r}, "
+                f"value_serde={self.value_serde!r}, current_time={self._time}, "
+                f"auto_advance={self._advance}]")
 
 
 class TestOutputTopic:
@@ -201,6 +227,7 @@ class TestOutputTopic:
     __test__ = False
 
     def __init__(self, driver: TopologyTestDriver, name: str, key_serde: Any, value_serde: Any):
+        _check_args(driver, name, "TestOutputTopic")
         self.name = name
         self._driver = driver
         self.key_serde = key_serde
@@ -312,4 +339,14 @@ class TestOutputTopic:
         return len(self._driver._output_queue(self.name))
 
     def __repr__(self) -> str:
-        return f"TestOutputTopic('{self.name}', size={self.get_queue_size()})"
+        return (f"TestOutputTopic[topic='{self.name}', size={self.get_queue_size()}, "
+                f"key_serde={self.key_serde!r}, value_serde={self.value_serde!r}]")
+
+
+def _check_args(driver: Any, name: Any, kind: str) -> None:
+    if driver is None:
+        msg = f"{kind} needs a TopologyTestDriver; make it with driver.create_..._topic(name)"
+        raise MissingArgumentError(msg)
+    if not isinstance(name, str):
+        msg = f"{kind} needs a topic name (str); got {name!r}"
+        raise MissingArgumentError(msg)
