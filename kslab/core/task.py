@@ -181,23 +181,41 @@ class StreamTask:
     ) -> dict[tuple[str, int], RecordQueue]:
         queues: dict[tuple[str, int], RecordQueue] = {}
         deserializers: dict[str, RecordDeserializer] = {}
-        default_extractor = self.config.get("default.timestamp.extractor")
         for topic, partition in input_partitions:
             source = self._source_for(topic)
             deserializer = deserializers.get(source.name)
             if deserializer is None:
-                node = self.topology.nodes[source.name]
                 deserializer = RecordDeserializer(
                     source.name,
                     source.key_serde,
                     source.value_serde,
-                    node.timestamp_extractor or default_extractor,  # type: ignore[union-attr]
+                    self._extractor_for(source.name),
                     self._handler,
                     self._skipped,
                 )
                 deserializers[source.name] = deserializer
             queues[(topic, partition)] = RecordQueue(topic, partition, source, deserializer)
         return queues
+
+    def _extractor_for(self, source_name: str) -> Callable[..., int] | None:
+        """The source's timestamp extractor, else ``default.timestamp.extractor``; an object
+        with Java's ``extract(record, partition_time)`` method works as well as a function."""
+        node = self.topology.nodes[source_name]
+        extractor = getattr(node, "timestamp_extractor", None) or self.config.get(
+            "default.timestamp.extractor")
+        if isinstance(extractor, type) and hasattr(extractor, "extract"):
+            extractor = extractor()  # a class, as Java configs name one
+        extract = getattr(extractor, "extract", None)
+        if callable(extract):
+            return extract  # type: ignore[no-any-return]
+        if extractor is not None and not callable(extractor):
+            msg = (
+                f"timestamp extractor {extractor!r} of source '{source_name}' is neither "
+                "callable nor has extract(record, partition_time); pass a function "
+                "(record, partition_time) -> int"
+            )
+            raise KslabError(msg)
+        return extractor  # type: ignore[no-any-return]
 
     def _source_for(self, topic: str) -> SourceRuntime:
         for name, runtime in self.nodes.items():
@@ -282,8 +300,7 @@ class StreamTask:
         source = self._source_for(topic)
         existing = next((q for q in self._queues.values() if q.source is source), None)
         deserializer = existing._deserializer if existing is not None else RecordDeserializer(
-            source.name, source.key_serde, source.value_serde,
-            self.topology.nodes[source.name].timestamp_extractor,  # type: ignore[union-attr]
+            source.name, source.key_serde, source.value_serde, self._extractor_for(source.name),
             self._handler, self._skipped,
         )
         self._queues[(topic, partition)] = RecordQueue(topic, partition, source, deserializer)

@@ -137,7 +137,7 @@ class TypedStore(StateStore):
         """The topic serdes see and the changelog is written to; ``None`` before ``init``."""
         return self._topic or None
 
-    def init(self, context: StoreContext) -> None:
+    def init(self, context: StoreContext, root: Any = None) -> None:
         """Open the backend and bind serdes and the changelog for the owning task."""
         name = self._name
         if self._open:

@@ -112,8 +112,11 @@ class StateStore(ABC):
         """True between ``init`` and ``close``."""
 
     @abstractmethod
-    def init(self, context: StoreContext) -> None:
-        """Open the backend and bind serdes and the changelog for the owning task."""
+    def init(self, context: StoreContext, root: Any = None) -> None:
+        """Open the backend and bind serdes and the changelog for the owning task.
+
+        ``root`` is Java's root store (the outermost wrapper), for stores that register it.
+        """
 
     @abstractmethod
     def flush(self) -> None:

@@ -269,9 +269,12 @@ class KeyValueStoreFacade:
         """The store behind this facade."""
         return self._inner
 
-    def init(self, context: StoreContext) -> None:
-        """Initialize the store behind the facade."""
-        self._inner.init(context)
+    def init(self, context: StoreContext, root: Any = None) -> None:
+        """Initialize the store behind the facade (with ``root`` when one is given)."""
+        if root is None:
+            self._inner.init(context)
+        else:
+            self._inner.init(context, root)
 
     def flush(self) -> None:
         """Flush the store behind the facade."""

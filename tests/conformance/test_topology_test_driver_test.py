@@ -959,3 +959,86 @@ def test_should_respect_task_idling():
         driver.advance_wall_clock_time(timedelta(seconds=1))
         # the idle time has passed: B goes
         assert out.read_key_values_to_list() == [("B", "beta")]
+
+
+# -- beyond the Java file: behaviours its helpers and Kafka's driver imply ---------------------
+
+
+def test_source_and_default_timestamp_extractors(config):
+    # the source's extractor wins; otherwise default.timestamp.extractor; pattern topics too;
+    # an object with Java's extract(record, partition_time) works as a function does
+    class FromValue:
+        def extract(self, record: Any, partition_time: int) -> int:
+            return int(record.value)
+
+    topology = ks.Topology()
+    topology.add_source("own", "own", key_serde="string", value_serde="string",
+                        timestamp_extractor=lambda record, partition_time: 7)
+    topology.add_source("dflt", "dflt", key_serde="string", value_serde="string")
+    topology.add_source("pat", re.compile(r"p-\d"), key_serde="string", value_serde="string")
+    topology.add_sink("sink", "out", "own", "dflt", "pat", key_serde="string",
+                      value_serde="string")
+    config = {**config, "default.timestamp.extractor": FromValue()}
+    with ks.TopologyTestDriver(topology, config) as driver:
+        out = driver.create_output_topic("out")
+        driver.create_input_topic("own").pipe_input("k", "100", 1)
+        driver.create_input_topic("dflt").pipe_input("k", "200", 1)
+        driver.create_input_topic("p-1").pipe_input("k", "300", 1)
+        assert [r.timestamp for r in out.read_records_to_list()] == [7, 200, 300]
+
+
+def test_negative_extracted_timestamp_skips_the_record(config):
+    # Kafka logs and skips a record whose extracted timestamp is negative
+    topology = ks.Topology()
+    topology.add_source("s", "in", key_serde="string", value_serde="string",
+                        timestamp_extractor=lambda record, partition_time: -1)
+    topology.add_sink("sink", "out", "s", key_serde="string", value_serde="string")
+    with ks.TopologyTestDriver(topology, config) as driver:
+        driver.create_input_topic("in").pipe_input("k", "v", 5)
+        assert driver.create_output_topic("out").is_empty()
+        assert driver.metrics()["0_0"]["dropped-records-total"] == 1
+
+
+def test_null_keys_and_values_pass_through(config):
+    # tombstones and null keys travel as in Kafka (serdes map None to None)
+    topology = ks.Topology()
+    topology.add_source("s", "in", key_serde="string", value_serde="long")
+    topology.add_sink("sink", "out", "s", key_serde="string", value_serde="long")
+    with ks.TopologyTestDriver(topology, config) as driver:
+        inp = driver.create_input_topic("in")
+        inp.pipe_input(None, None, 1)
+        inp.pipe_input("k", None, 2)
+        inp.pipe_input(None, 3, 3)
+        assert driver.create_output_topic("out").read_records_to_list() == [
+            ks.TestRecord(None, None, 1), ks.TestRecord("k", None, 2), ks.TestRecord(None, 3, 3)]
+
+
+def test_wall_clock_punctuation_only_on_advance_and_stream_time_only_on_records(config):
+    # piping never fires wall-clock punctuation; advancing the clock never fires stream-time
+    stream, wall = MockPunctuator(), MockPunctuator()
+
+    class Both(ks.Processor):
+        def init(self, context: ks.ProcessorContext) -> None:
+            context.schedule(10, ks.PunctuationType.STREAM_TIME, stream)
+            context.schedule(10, ks.PunctuationType.WALL_CLOCK_TIME, wall)
+
+        def process(self, record: ks.Record) -> None:
+            pass
+
+    topology = ks.Topology().add_source("s", "in").add_processor("p", Both, "s")
+    with ks.TopologyTestDriver(topology, config, initial_wall_clock_time=100) as driver:
+        inp = driver.create_input_topic("in")
+        inp.pipe_input(b"k", b"v", 1000)
+        assert (stream.punctuated_at, wall.punctuated_at) == ([1000], [])
+        driver.advance_wall_clock_time(10)
+        assert (stream.punctuated_at, wall.punctuated_at) == ([1000], [110])
+        assert driver.wall_clock_time == 110
+
+
+def test_advance_wall_clock_time_refuses_none_and_negative(config):
+    # Java: advanceWallClockTime(null) throws NullPointerException
+    with ks.TopologyTestDriver(source_sink_topology(), config) as driver:
+        with pytest.raises(TypeError):
+            driver.advance_wall_clock_time(None)
+        with pytest.raises(ValueError, match="non-negative"):
+            driver.advance_wall_clock_time(-1)
