@@ -45,6 +45,10 @@ class TestInputTopic:
         auto_advance: Any = 0,
     ) -> None:
         _check_args(driver, name, "TestInputTopic")
+        if key_serde is None or value_serde is None:  # made directly: the source's serdes
+            default = driver.create_input_topic(name)
+            key_serde = key_serde if key_serde is not None else default.key_serde
+            value_serde = value_serde if value_serde is not None else default.value_serde
         self.name = name
         self._driver = driver
         self.key_serde = key_serde
@@ -228,6 +232,10 @@ class TestOutputTopic:
 
     def __init__(self, driver: TopologyTestDriver, name: str, key_serde: Any, value_serde: Any):
         _check_args(driver, name, "TestOutputTopic")
+        if key_serde is None or value_serde is None:  # made directly: the sink's serdes
+            default = driver.create_output_topic(name)
+            key_serde = key_serde if key_serde is not None else default.key_serde
+            value_serde = value_serde if value_serde is not None else default.value_serde
         self.name = name
         self._driver = driver
         self.key_serde = key_serde
@@ -236,9 +244,17 @@ class TestOutputTopic:
     def _take(self) -> tuple[Any, ...]:
         queue = self._driver._output_queue(self.name)
         if not queue:
-            msg = f"output topic '{self.name}' is empty; check is_empty() before reading"
-            raise NoSuchElementError(msg)
+            raise NoSuchElementError(self._empty_message(queue.total))
         return queue.popleft()
+
+    def _empty_message(self, written: int) -> str:
+        if written:
+            return (f"Empty topic: '{self.name}': all {written} record(s) were read; check "
+                    "is_empty() before reading")
+        produced = sorted(self._driver.produced_topic_names()) or "none"
+        return (f"Uninitialized topic: '{self.name}': nothing was written to it (topics "
+                f"written so far: {produced}); check the topic name, or is_empty() before "
+                "reading")
 
     def _decode(self, raw: tuple[Any, ...]) -> TestRecord:
         key_bytes, value_bytes, headers, timestamp, _partition = raw
