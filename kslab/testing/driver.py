@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
+import uuid
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -105,8 +106,13 @@ class TopologyTestDriver:
         if state_dir is None:
             self._own_state_dir = Path(tempfile.mkdtemp(prefix="kslab-driver-"))
             state_dir = self._own_state_dir
-        # as Kafka's driver, close() cleans this directory up: each driver starts empty
-        self._state_root = Path(state_dir) / self.application_id
+        # as Kafka's driver, close() cleans this directory up: each driver starts empty. Kafka
+        # makes up a random application.id when none is set; the default id here is fixed (it
+        # names internal topics), so such drivers get a directory of their own instead.
+        app_dir = self.application_id
+        if self._own_state_dir is None and not self.config.get("application.id"):
+            app_dir = f"{app_dir}-{uuid.uuid4().hex[:12]}"
+        self._state_root = Path(state_dir) / app_dir
 
         _validate(topology)
         self._global_stores: dict[str, Any] = {}

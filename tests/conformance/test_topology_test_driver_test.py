@@ -1042,3 +1042,23 @@ def test_advance_wall_clock_time_refuses_none_and_negative(config):
             driver.advance_wall_clock_time(None)
         with pytest.raises(ValueError, match="non-negative"):
             driver.advance_wall_clock_time(-1)
+
+
+def test_drivers_without_application_id_share_no_state(tmp_path):
+    # Kafka's driver makes up a random application.id; two drivers on one state.dir do not
+    # see (or clean up) each other's stores
+    topology = ks.Topology()
+    topology.add_source("sourceProcessor", "input-topic")
+    topology.add_processor("storeProcessor", StorePut, "sourceProcessor")
+    topology.add_state_store(
+        ks.Stores.key_value_store_builder(
+            ks.Stores.persistent_key_value_store("storeProcessorStore"), "string", "long"),
+        "storeProcessor")
+    config = {"state.dir": str(tmp_path), "default.key.serde": "string",
+              "default.value.serde": "long"}
+    with ks.TopologyTestDriver(topology, config) as first, \
+            ks.TopologyTestDriver(topology, config) as second:
+        first.create_input_topic("input-topic").pipe_input("a", 1, 0)
+        assert first.get_key_value_store("storeProcessorStore").get("a") == 1
+        assert second.get_key_value_store("storeProcessorStore").get("a") is None
+    assert list(tmp_path.iterdir()) == []
