@@ -4,8 +4,8 @@ Each test quotes the Java method it mirrors. The Java suite drives records with 
 package-private ``driver.pipeRecord(topic, record, serializers, time)`` and reads them with
 ``driver.readRecord(topic, ...)``; here they go through ``create_input_topic`` /
 ``create_output_topic``, which is what those methods back. ``TopologyTestDriverAtLeastOnceTest``
-and ``TopologyTestDriverEosTest`` run this suite with another ``processing.guarantee``; the
-driver ignores that setting, as Kafka's does for everything the suite checks.
+and ``TopologyTestDriverEosTest`` run this suite with ``processing.guarantee`` at_least_once and
+exactly_once_v2; the ``config`` fixture does the same.
 
 Exceptions: Java's ``IllegalArgumentException`` for an unknown input topic and for a built-in
 store asked for with ``getStateStore`` maps to ``ks.KslabError`` (the latter a
@@ -51,13 +51,15 @@ VALUE2 = b""
 TIMESTAMP2 = 43
 
 
-@pytest.fixture
-def config(tmp_path: Path) -> dict[str, Any]:
+@pytest.fixture(params=["at_least_once", "exactly_once_v2"])
+def config(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, Any]:
+    # TopologyTestDriverAtLeastOnceTest and TopologyTestDriverEosTest run the suite with each
     return {
         "application.id": "test-TopologyTestDriver",
         "state.dir": str(tmp_path),
         "default.key.serde": "bytes",
         "default.value.serde": "bytes",
+        "processing.guarantee": request.param,
     }
 
 
