@@ -368,12 +368,14 @@ def _test_record_time_and_headers(timestamp: Any, headers: Any) -> tuple[int | N
             if timestamp.tzinfo is None:
                 timestamp = timestamp.replace(tzinfo=UTC)
             timestamp = (timestamp - _EPOCH) // timedelta(milliseconds=1)
-        elif isinstance(timestamp, bool) or not isinstance(timestamp, int):
+        elif isinstance(timestamp, bool) or not hasattr(timestamp, "__index__"):
             msg = (
                 f"TestRecord timestamp {timestamp!r} ({type(timestamp).__name__}) is not int "
                 "milliseconds or a datetime; pass one of those (or None for the topic's clock)"
             )
             raise TypeError(msg)
+        else:
+            timestamp = timestamp.__index__()  # numpy integers, ...
         if timestamp < 0:
             msg = (
                 f"TestRecord timestamp must be non-negative, got {timestamp}; give ms since "

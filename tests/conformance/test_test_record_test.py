@@ -115,3 +115,13 @@ def test_repr_is_python():
         "TestRecord[key=null, value=null, headers=RecordHeaders(headers = [], "
         "isReadOnly = false), recordTime=null]"
     )
+
+
+def test_timestamp_forms():
+    # beyond Java: numpy integers and naive datetimes (UTC) are timestamps too; floats are not
+    np = pytest.importorskip("numpy")
+    assert ks.TestRecord("k", "v", np.int64(5)) == ks.TestRecord("k", "v", 5)
+    assert ks.TestRecord("k", "v", datetime(2019, 6, 1, 10)).timestamp == RECORD_MS
+    assert ks.TestRecord("k", "v").record_time is None
+    with pytest.raises(TypeError, match="int milliseconds or a datetime"):
+        ks.TestRecord("k", "v", 1.5)
