@@ -81,12 +81,16 @@ class PartitionGroup:
         """Records waiting across all partitions."""
         return sum(len(q) for q in self._queues)
 
-    def snapshot(self) -> tuple[int, dict[tuple[str, int], tuple]]:
-        """Stream time and every queue's contents, for ``restore``."""
-        return self.stream_time, {tp: q.snapshot() for tp, q in self.queues.items()}
+    def snapshot(self) -> tuple[int, dict[tuple[str, int], tuple], dict[tuple[str, int], int]]:
+        """Stream time, every queue's contents and the idling deadlines, for ``restore``."""
+        queues = {tp: q.snapshot() for tp, q in self.queues.items()}
+        return self.stream_time, queues, dict(self._deadlines)
 
-    def restore(self, snapshot: tuple[int, dict[tuple[str, int], tuple]]) -> None:
+    def restore(
+        self, snapshot: tuple[int, dict[tuple[str, int], tuple], dict[tuple[str, int], int]]
+    ) -> None:
         """Put back what ``snapshot`` saw."""
-        self.stream_time, queues = snapshot
+        self.stream_time, queues, deadlines = snapshot
         for tp, queue_snapshot in queues.items():
             self.queues[tp].restore(queue_snapshot)
+        self._deadlines = dict(deadlines)

@@ -583,6 +583,8 @@ class TopologyTestDriver:
         self._history.truncate((snapshot.history_length, 0))
         if self._tracer is not None:
             del self._tracer.events[snapshot.trace_length:]
+        # records task idling held back at the snapshot are queued again
+        self._settled = not any(task.has_records() for task in self.tasks.values())
 
     def replay(self, topology: Any = None, until: int | None = None) -> TopologyTestDriver:
         """A new driver that re-runs this history (on ``topology`` if given) up to ``until``."""
