@@ -85,6 +85,8 @@ class CachingBuilder:
         return self
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_inner":  # not set yet while unpickling (Spark ships topologies pickled)
+            raise AttributeError(name)
         return getattr(self._inner, name)
 
     def __repr__(self) -> str:
@@ -178,6 +180,8 @@ class CachedStore:
         self._inner.close()
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_inner":  # not set yet while unpickling (Spark ships topologies pickled)
+            raise AttributeError(name)
         return getattr(self._inner, name)
 
     def __repr__(self) -> str:

@@ -1,0 +1,281 @@
+"""Batch replay: a whole topology over Spark DataFrames, one core task per sub-topology partition.
+
+Each stage reads its inputs as one Spark partition per Kafka partition in offset (or timestamp)
+order and runs the core's task over it with ``mapInArrow``; a topic written by one stage and read
+by another (a repartition topic) is a Spark shuffle by the partition Kafka's murmur2 partitioner
+picked, sorted within each partition by (timestamp, writing task, write sequence). Invariant:
+every record reaches its task in the order the test driver would hand it over, so the outputs
+equal the driver's record for record; Spark only moves bytes between tasks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pandas as pd  # module level: pandas_udf resolves the type hints below by name
+
+from kslab.config import StreamsConfig
+from kslab.errors import StreamsError
+from kslab.spark._plan import SparkPlan, Stage
+from kslab.spark._task import TaskRunner, batch_rows, output_schema
+from kslab.topology.topology import Topology
+
+__all__ = ["run_batch"]
+
+DEFAULT_APPLICATION_ID = "kslab-spark"
+_HEADERS = "array<struct<key:string,value:binary>>"
+_STAGE_COLUMNS = ("_q", "topic", "partition", "offset", "o1", "o2", "o3", "timestamp", "key",
+                  "value", "headers")
+
+
+def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, Any] | None = None,
+              partitions: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Replay ``topology`` over Spark DataFrames; return each sink topic's records as a DataFrame.
+
+    ``inputs`` maps every source topic to a DataFrame with ``key`` and ``value`` (binary, or
+    strings taken as UTF-8), ``timestamp`` (ms or a Spark timestamp) and optionally
+    ``partition``, ``offset`` and ``headers``. ``partitions`` gives topics' partition counts
+    (default: ``max(partition) + 1`` of a frame with that column, else 1). Output frames have
+    ``topic, partition, key, value, timestamp, headers`` and ``task, seq``: the writing task's
+    partition and its write sequence, which order one task's records.
+    """
+    from kslab.spark.session import require_pyspark
+
+    require_pyspark()
+    if hasattr(topology, "build") and not isinstance(topology, Topology):
+        topology = topology.build(dict(config or {}))
+    if not isinstance(topology, Topology):
+        msg = f"run_batch needs a ks.Topology or a StreamsBuilder; got {type(topology).__name__}"
+        raise StreamsError(msg)
+    props = dict(config or {})
+    application_id = StreamsConfig(props).get("application.id") or DEFAULT_APPLICATION_ID
+    frames = dict(inputs)
+    counts = {t: _partition_count(t, df, partitions) for t, df in frames.items()}
+    counts.update({t: n for t, n in (partitions or {}).items() if t not in counts})
+    plan = SparkPlan.build(topology, application_id, counts)
+    _check_inputs(plan, frames)
+    topics: dict[str, Any] = {}  # topic -> frame of records sent to it (stage output rows)
+    sinks: set[str] = set()
+    for stage in plan.stages:
+        sources = [_source_frame(frames[t], t, i, counts[t]) if t in frames
+                   else _internal_frame(topics[t], i)
+                   for i, t in enumerate(stage.source_topics)]
+        output = _run_stage(plan, stage, sources, props, frames)
+        consumers = [t for t in stage.sink_topics]
+        if len(consumers) > 1:
+            from pyspark import StorageLevel
+
+            output = output.persist(StorageLevel.MEMORY_AND_DISK)  # each topic reads it once
+        for topic in consumers:
+            topics[topic] = output if len(consumers) == 1 else output.where(
+                output.topic == topic)
+            sinks.add(topic)
+    return {t: topics[t] for t in sorted(sinks)
+            if not plan.readers(t) or not plan.is_internal(t)}
+
+
+def _partition_count(topic: str, df: Any, given: Mapping[str, int] | None) -> int:
+    if given and topic in given:
+        return int(given[topic])
+    if "partition" in df.columns:
+        from pyspark.sql import functions as sf
+
+        top = df.agg(sf.max("partition")).first()[0]
+        return 1 if top is None else int(top) + 1
+    return 1
+
+
+def _check_inputs(plan: SparkPlan, frames: Mapping[str, Any]) -> None:
+    written = {t for s in plan.stages for t in s.sink_topics}
+    for stage in plan.stages:
+        for topic in stage.source_topics:
+            if topic not in frames and topic not in written:
+                given = ", ".join(sorted(frames)) or "none"
+                msg = (f"sub-topology {stage.id} reads topic '{topic}' but inputs has no frame "
+                       f"for it (given: {given}); pass inputs={{'{topic}': df, ...}}")
+                raise StreamsError(msg, topic=topic)
+    for topic, df in frames.items():
+        missing = [c for c in ("key", "value", "timestamp") if c not in df.columns]
+        if missing:
+            msg = (f"the frame for topic '{topic}' has no column {missing[0]!r} (it has "
+                   f"{', '.join(df.columns)}); give it key, value and timestamp columns")
+            raise StreamsError(msg, topic=topic)
+
+
+def _source_frame(df: Any, topic: str, queue: int, count: int) -> Any:
+    """A user frame in the stage schema: binary key/value, ms timestamps, a partition."""
+    from pyspark.sql import functions as sf
+    from pyspark.sql import types as st
+
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    key = sf.col("key").cast("binary") if not isinstance(fields["key"], st.BinaryType) \
+        else sf.col("key")
+    value = sf.col("value").cast("binary") if not isinstance(fields["value"], st.BinaryType) \
+        else sf.col("value")
+    ts_type = fields["timestamp"]
+    timestamp = (sf.unix_micros(sf.col("timestamp").cast("timestamp")) / 1000).cast("long") \
+        if isinstance(ts_type, st.TimestampType | st.TimestampNTZType | st.DateType) \
+        else sf.col("timestamp").cast("long")
+    headers = sf.col("headers").cast(_HEADERS) if "headers" in fields \
+        else sf.lit(None).cast(_HEADERS)
+    row_id = sf.monotonically_increasing_id()
+    if "partition" in fields:
+        partition = sf.col("partition").cast("int")
+    elif count == 1:
+        partition = sf.lit(0)
+    else:
+        partition = _murmur2_partition(count)
+    if "offset" in fields:
+        o1, o2, offset = sf.col("offset").cast("long"), sf.lit(0).cast("long"), \
+            sf.col("offset").cast("long")
+    else:  # no offsets: timestamp order, ties in frame order
+        o1, o2, offset = timestamp, row_id, sf.lit(-1).cast("long")
+    return df.select(
+        sf.lit(queue).alias("_q"), sf.lit(topic).alias("topic"), partition.alias("partition"),
+        offset.alias("offset"), o1.alias("o1"), o2.alias("o2"), sf.lit(0).cast("long").alias("o3"),
+        timestamp.alias("timestamp"), key.alias("key"), value.alias("value"),
+        headers.alias("headers"),
+    )
+
+
+def _murmur2_partition(count: int) -> Any:
+    """A column: Kafka's default partition of the key bytes (round robin by row for no key)."""
+    from pyspark.sql import functions as sf
+
+    @sf.pandas_udf("int")  # type: ignore[misc, untyped-decorator]
+    def partition_of(keys: pd.Series) -> pd.Series:
+        from kslab.core.partitioner import default_partition
+
+        return pd.Series([-1 if k is None else default_partition(bytes(k), count)
+                          for k in keys], dtype="int32")
+
+    picked = partition_of(sf.col("key"))
+    spread = sf.pmod(sf.monotonically_increasing_id(), sf.lit(count)).cast("int")
+    return sf.when(picked < 0, spread).otherwise(picked)
+
+
+def _internal_frame(output: Any, queue: int) -> Any:
+    """Stage output rows of a topic as a later stage's input: ordered by time, task, sequence."""
+    from pyspark.sql import functions as sf
+
+    return output.select(
+        sf.lit(queue).alias("_q"), "topic", "partition", sf.lit(-1).cast("long").alias("offset"),
+        sf.col("timestamp").alias("o1"), sf.col("task").cast("long").alias("o2"),
+        sf.col("seq").alias("o3"), "timestamp", "key", "value", "headers",
+    )
+
+
+def _run_stage(plan: SparkPlan, stage: Stage, sources: list[Any], props: dict[str, Any],
+               frames: Mapping[str, Any]) -> Any:
+    """One stage: route each Kafka partition to its own Spark partition, sort, run the tasks."""
+    from pyspark.sql import functions as sf
+
+    inputs = sources[0]
+    for extra in sources[1:]:
+        inputs = inputs.unionByName(extra)
+    if not (len(sources) == 1 and stage.source_topics[0] in frames
+            and _one_spark_partition_per_kafka_partition(frames[stage.source_topics[0]])):
+        spark = inputs.sparkSession
+        routes = route_values(spark, stage.tasks)
+        route = sf.element_at(sf.create_map(*[sf.lit(x) for p, r in enumerate(routes)
+                                            for x in (p, r)]), sf.col("partition"))
+        inputs = inputs.repartition(stage.tasks, route) \
+            .sortWithinPartitions("partition", "_q", "o1", "o2", "o3")
+    run = _stage_function(plan, stage, props)
+    return inputs.mapInArrow(run, _spark_schema())
+
+
+def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> Any:
+    topology, app_id = plan.topology, plan.application_id
+    counts = dict(plan.partitions)
+    keep = set(stage.sink_topics)
+    topics = list(stage.source_topics)
+    nodes = list(stage.nodes)
+    started = int(time.time() * 1000)
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        runner: TaskRunner | None = None
+        current = -1
+        offsets: dict[tuple[str, int], int] = {}
+        limit = batch_rows()
+        try:
+            for batch in batches:
+                cols = batch.to_pydict()
+                parts = cols["partition"]
+                n = len(parts)
+                start = 0
+                while start < n:
+                    p = parts[start]
+                    end = start
+                    while end < n and parts[end] == p:
+                        end += 1
+                    if p != current:
+                        if runner is not None:
+                            runner.drain_queued()
+                            yield from runner.output()
+                            runner.close()
+                        inputs = [(t, p) for t in topics if p < counts.get(t, 1)]
+                        runner = TaskRunner(topology, props, app_id, stage.id, nodes, p,
+                                            inputs, counts, keep, lambda: started)
+                        current = p
+                    got = cols["offset"][start:end]
+                    names = cols["topic"][start:end]
+                    for i, off in enumerate(got):
+                        if off < 0:  # no offset given: the position in its partition
+                            tp = (names[i], p)
+                            got[i] = offsets.get(tp, 0)
+                            offsets[tp] = got[i] + 1
+                    runner.feed(names, p, got, cols["timestamp"][start:end],
+                                cols["key"][start:end], cols["value"][start:end],
+                                cols["headers"][start:end])
+                    if len(runner.collector) >= limit:
+                        yield runner.collector.drain()
+                    start = end
+            if runner is not None:
+                runner.drain_queued()
+                yield from runner.output()
+        finally:
+            if runner is not None:
+                runner.close()
+
+    return run
+
+
+def _spark_schema() -> Any:
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(output_schema())
+
+
+_ROUTES: dict[int, list[int]] = {}
+
+
+def route_values(spark: Any, count: int) -> list[int]:
+    """For each partition p < ``count``, an int that Spark's hash partitioning sends to p.
+
+    ``repartition(count, col)`` puts a row in ``pmod(murmur3(col), count)``, which is not the
+    identity on 0..count-1 (two Kafka partitions could share a Spark task and leave a core
+    idle); routing by these values gives every Kafka partition a Spark partition of its own.
+    """
+    found = _ROUTES.get(count)
+    if found is None:
+        from pyspark.sql import functions as sf
+
+        rows = spark.range(0, 64 * count + 64).select(
+            sf.col("id").cast("int").alias("v"),
+            sf.pmod(sf.hash(sf.col("id").cast("int")), sf.lit(count)).alias("p"),
+        ).collect()
+        first: dict[int, int] = {}
+        for row in rows:
+            first.setdefault(row["p"], row["v"])
+        found = _ROUTES[count] = [first.get(p, p) for p in range(count)]
+    return found
+
+
+def _one_spark_partition_per_kafka_partition(df: Any) -> bool:
+    """True for a plain kslab-kafka scan: it reads one Kafka partition per Spark partition."""
+    from kslab.spark.kafka import is_partitioned_scan
+
+    return is_partitioned_scan(df)

@@ -1,0 +1,200 @@
+"""One core task run inside a Spark Python worker: Arrow rows in, the task's sends out as rows.
+
+``TaskRunner`` builds the core's ``StreamTask`` for one (sub-topology, partition), feeds it raw
+records and collects what it sends into Arrow batches; ``RowCollector`` is its
+``RecordCollector``. Invariant: the runner adds only I/O — stream time, punctuation, routing and
+serialization are the core's — and it drives the task exactly as the test driver does: each
+record processed, stream-time punctuation checked and the task committed before the next.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from kslab.config import StreamsConfig
+from kslab.core.partitioner import default_partition
+from kslab.core.task import StreamTask
+from kslab.errors import StreamsError
+from kslab.records import TaskId
+from kslab.topology.topology import Topology
+
+__all__ = ["OUTPUT_FIELDS", "RowCollector", "TaskRunner", "output_schema"]
+
+OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
+_BATCH_ROWS = 65536
+
+
+def output_schema() -> Any:
+    """The Arrow schema of task output rows (a record sent to a topic, and who sent it)."""
+    import pyarrow as pa
+
+    return pa.schema([
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("key", pa.binary()),
+        ("value", pa.binary()),
+        ("timestamp", pa.int64()),
+        ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
+        ("task", pa.int32()),
+        ("seq", pa.int64()),
+    ])
+
+
+class RowCollector:
+    """The core's ``RecordCollector`` for Spark: keeps sends to ``keep`` topics as columns.
+
+    Partitions are picked as the test driver picks them: a sink's partitioner, else murmur2 of
+    the key bytes, else (no key) round robin per topic. Sends to other topics (changelogs in
+    batch replay) are dropped: Spark holds or discards the state itself.
+    """
+
+    def __init__(self, partition_counts: dict[str, int], keep: Iterable[str], task: int) -> None:
+        self._counts = partition_counts
+        self._keep = set(keep)
+        self._task = task
+        self._round_robin: dict[str, int] = {}
+        self.seq = 0
+        self.columns: dict[str, list[Any]] = {name: [] for name in OUTPUT_FIELDS}
+
+    def partitions_for(self, topic: str) -> int:
+        """The partition count the plan gave ``topic`` (1 when it names none)."""
+        return self._counts.get(topic, 1)
+
+    def send(self, topic: str, key: bytes | None, value: bytes | None, headers: Any,
+             timestamp: int, partition: Any, sink: str | None) -> None:
+        """Keep one record for ``topic`` with the partition Kafka's producer would pick."""
+        if topic not in self._keep:
+            return
+        count = self._counts.get(topic, 1)
+        if partition is None:
+            if count == 1:
+                partition = 0
+            elif key is None:
+                n = self._round_robin.get(topic, 0)
+                self._round_robin[topic] = n + 1
+                partition = n % count
+            else:
+                partition = default_partition(key, count)
+        elif not isinstance(partition, int):
+            for p in sorted(partition):  # a multicast partitioner
+                self.send(topic, key, value, headers, timestamp, p, sink)
+            return
+        if not 0 <= partition < count:
+            msg = (f"sink '{sink}' chose partition {partition} of topic '{topic}', which has "
+                   f"{count} partition(s); return a partition in range from the partitioner")
+            raise StreamsError(msg, node=sink)
+        self._append(topic, partition, key, value, headers, timestamp)
+
+    def writer(self, topic: str) -> Callable[..., None] | None:
+        """A direct append for a kept one-partition topic (sinks skip ``send``)."""
+        if topic not in self._keep or self._counts.get(topic, 1) != 1:
+            return None
+
+        def write(key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
+                  _partition: int) -> None:
+            self._append(topic, 0, key, value, headers, timestamp)
+
+        return write
+
+    def _append(self, topic: str, partition: int, key: bytes | None, value: bytes | None,
+                headers: Any, timestamp: int) -> None:
+        c = self.columns
+        c["topic"].append(topic)
+        c["partition"].append(partition)
+        c["key"].append(key)
+        c["value"].append(value)
+        c["timestamp"].append(timestamp)
+        c["headers"].append([{"key": k, "value": v} for k, v in headers] if headers else None)
+        c["task"].append(self._task)
+        c["seq"].append(self.seq)
+        self.seq += 1
+
+    def __len__(self) -> int:
+        return len(self.columns["seq"])
+
+    def drain(self) -> Any:
+        """The kept rows as one Arrow record batch; the collector starts empty again."""
+        import pyarrow as pa
+
+        batch = pa.RecordBatch.from_pydict(self.columns, schema=output_schema())
+        self.columns = {name: [] for name in OUTPUT_FIELDS}
+        return batch
+
+
+class TaskRunner:
+    """Builds and drives the core task of one (sub-topology, partition) over raw records."""
+
+    def __init__(self, topology: Topology, props: dict[str, Any], application_id: str,
+                 subtopology: int, nodes: Iterable[str], partition: int,
+                 inputs: list[tuple[str, int]], partition_counts: dict[str, int],
+                 keep: Iterable[str], clock: Callable[[], int],
+                 store_hook: Callable[[StreamTask], None] | None = None) -> None:
+        self.collector = RowCollector(partition_counts, keep, partition)
+        self._state_dir = Path(tempfile.mkdtemp(prefix=f"kslab-spark-{subtopology}_{partition}-"))
+        self.task = StreamTask(
+            TaskId(subtopology, partition), topology, nodes,
+            config=StreamsConfig(props), application_id=application_id,
+            collector=self.collector, clock=clock, input_partitions=inputs,
+            state_dir=self._state_dir,
+        )
+        if store_hook is not None:
+            store_hook(self.task)
+        self.task.initialize()
+        self._single = len(inputs) == 1
+        self._queue = self.task.queue_for(*inputs[0]) if self._single else None
+
+    def feed(self, topics: list[str], partition: int, offsets: list[int], timestamps: list[int],
+             keys: list[Any], values: list[Any], headers: list[Any]) -> None:
+        """Process (one input partition) or queue (several) the given raw records in order."""
+        task = self.task
+        if not self._single:
+            add = task.add_record
+            for i in range(len(offsets)):
+                add((topics[i], partition, offsets[i], timestamps[i], keys[i], values[i],
+                     _headers(headers[i])))
+            return
+        process_now, queue = task.process_now, self._queue
+        heap = task.stream_time_queue._heap
+        commit = task.commit
+        topic = topics[0] if topics else None
+        for i in range(len(offsets)):
+            raw = (topic, partition, offsets[i], timestamps[i], keys[i], values[i],
+                   _headers(headers[i]))
+            if process_now(raw, queue) and heap:
+                task.maybe_punctuate_stream_time()
+            commit()
+
+    def drain_queued(self) -> None:
+        """Process what ``feed`` queued, smallest head timestamp first (the core's choice)."""
+        task = self.task
+        while task.has_records():
+            if task.process():
+                task.maybe_punctuate_stream_time()
+            task.commit()
+
+    def output(self) -> Iterator[Any]:
+        """The collected output as Arrow batches (nothing when there is none)."""
+        if len(self.collector):
+            yield self.collector.drain()
+
+    def close(self) -> None:
+        """Close the task and remove its scratch state directory."""
+        try:
+            self.task.close()
+        finally:
+            shutil.rmtree(self._state_dir, ignore_errors=True)
+
+
+def _headers(value: Any) -> Any:
+    if not value:
+        return None
+    return [(h["key"], h["value"]) for h in value]
+
+
+def batch_rows() -> int:
+    """How many output rows the runner collects before handing Spark a batch."""
+    return _BATCH_ROWS

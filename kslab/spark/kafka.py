@@ -1,0 +1,501 @@
+"""The ``kslab-kafka`` Spark data source: Kafka topics read and written from PySpark in Python.
+
+Built on PySpark's Python Data Source API and confluent-kafka, because the JVM Kafka connector
+is not needed (and cannot always be installed). Readers give the columns ``key``, ``value``
+(binary), ``topic``, ``partition``, ``offset``, ``timestamp`` (ms, long) and ``headers``; writers
+take ``key``, ``value`` and optionally ``topic``, ``partition``, ``timestamp``, ``headers``.
+Options: ``kafka.bootstrap.servers`` (or ``bootstrap.servers``), ``subscribe`` (topics, comma
+separated), ``startingOffsets`` / ``endingOffsets`` (``earliest``, ``latest`` or JSON such as
+``{"t": {"0": 23, "1": -2}}`` with -2 = earliest, -1 = latest), ``maxOffsetsPerTrigger``,
+``topic`` (writers), and any ``kafka.<client setting>``.
+
+Invariant: each Spark input partition reads exactly one Kafka partition's ``[start, end)`` offset
+range, in offset order, and ``latest`` is the true end of the log — found by reading, not by
+trusting the broker's high watermark, which some brokers (Tansu) under-report.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceArrowWriter,
+    DataSourceReader,
+    DataSourceStreamArrowWriter,
+    DataSourceStreamReader,
+    InputPartition,
+    WriterCommitMessage,
+)
+from pyspark.sql.streaming.datasource import (
+    ReadAllAvailable,
+    ReadMaxRows,
+    SupportsTriggerAvailableNow,
+)
+
+from kslab.errors import StreamsError
+
+__all__ = ["FORMAT", "KafkaDataSource", "end_offsets", "is_partitioned_scan", "register"]
+
+FORMAT = "kslab-kafka"
+SCHEMA = ("key binary, value binary, topic string, partition int, offset long, timestamp long, "
+          "headers array<struct<key:string,value:binary>>")
+EARLIEST, LATEST = -2, -1
+_ROWS = 10000
+
+
+def register(spark: Any) -> None:
+    """Register the ``kslab-kafka`` format on ``spark`` (needed in every session)."""
+    spark.dataSource.register(KafkaDataSource)
+
+
+def is_partitioned_scan(df: Any) -> bool:
+    """True when ``df`` is a plain ``kslab-kafka`` batch scan: a Spark partition per Kafka one."""
+    try:
+        plan = df._jdf.queryExecution().optimizedPlan().toString()
+    except Exception:
+        return False
+    lines = [line.strip(" +-:") for line in plan.splitlines() if line.strip()]
+    scans = [line for line in lines if FORMAT in line or "KafkaDataSource" in line]
+    reorders = ("Repartition", "Sort", "Union", "Join", "Aggregate", "Window", "Sample",
+                "Deduplicate", "Generate", "Expand", "Limit", "Rebalance")
+    return len(scans) == 1 and not any(line.startswith(reorders) for line in lines)
+
+
+class KafkaPartition(InputPartition):
+    """One Kafka partition's ``[start, end)`` offset range (``end`` -1: to the end of the log)."""
+
+    def __init__(self, topic: str, partition: int, start: int, end: int) -> None:
+        super().__init__((topic, partition, start, end))
+        self.topic, self.partition, self.start, self.end = topic, partition, start, end
+
+
+class KafkaDataSource(DataSource):
+    """``spark.read.format("kslab-kafka")`` and ``readStream``/``write``/``writeStream``."""
+
+    @classmethod
+    def name(cls) -> str:
+        """The format name."""
+        return FORMAT
+
+    def schema(self) -> str:
+        """The record columns every reader returns."""
+        return SCHEMA
+
+    def reader(self, schema: Any) -> DataSourceReader:
+        """A batch reader over ``startingOffsets`` .. ``endingOffsets``."""
+        return KafkaBatchReader(dict(self.options))
+
+    def streamReader(self, schema: Any) -> DataSourceStreamReader:  # noqa: N802 - PySpark's name
+        """A micro-batch reader with exact offset ranges and ``availableNow`` support."""
+        return KafkaStreamReader(dict(self.options))
+
+    def writer(self, schema: Any, overwrite: bool) -> DataSourceArrowWriter:
+        """A batch writer producing each row to Kafka."""
+        return KafkaArrowWriter(dict(self.options))
+
+    def streamWriter(self, schema: Any, overwrite: bool) -> DataSourceStreamArrowWriter:  # noqa: N802
+        """A streaming writer producing each micro-batch to Kafka (at-least-once)."""
+        return KafkaStreamArrowWriter(dict(self.options))
+
+
+# -- client settings --------------------------------------------------------------------------
+
+
+def client_config(options: dict[str, str]) -> dict[str, Any]:
+    """confluent-kafka settings from data source options (``kafka.`` prefix stripped)."""
+    lowered = {k.lower(): v for k, v in options.items()}
+    config: dict[str, Any] = {}
+    for key, value in options.items():
+        if key.lower().startswith("kafka."):
+            config[key[len("kafka."):]] = value
+    servers = lowered.get("kafka.bootstrap.servers") or lowered.get("bootstrap.servers")
+    if not servers:
+        msg = ("the kslab-kafka source needs the broker address; pass "
+               ".option('kafka.bootstrap.servers', 'host:port')")
+        raise StreamsError(msg)
+    config["bootstrap.servers"] = servers
+    return config
+
+
+def _consumer(options: dict[str, str]) -> Any:
+    from confluent_kafka import Consumer
+
+    config = client_config(options)
+    config.update({"group.id": f"kslab-spark-{uuid.uuid4().hex[:8]}", "enable.auto.commit": False,
+                   "enable.partition.eof": True, "fetch.wait.max.ms": 50})
+    return Consumer(config)
+
+
+def _topics(options: dict[str, str]) -> list[str]:
+    lowered = {k.lower(): v for k, v in options.items()}
+    topics = [t.strip() for t in (lowered.get("subscribe") or "").split(",") if t.strip()]
+    if not topics:
+        msg = "the kslab-kafka reader needs topics; pass .option('subscribe', 'topic1,topic2')"
+        raise StreamsError(msg)
+    return topics
+
+
+def _partitions(consumer: Any, topics: list[str]) -> list[tuple[str, int]]:
+    metadata = consumer.list_topics(timeout=10)
+    out = []
+    for topic in topics:
+        found = metadata.topics.get(topic)
+        if found is None or found.error is not None:
+            msg = f"topic '{topic}' does not exist on the broker; create it before reading it"
+            raise StreamsError(msg, topic=topic)
+        out.extend((topic, p) for p in sorted(found.partitions))
+    return out
+
+
+def end_offsets(consumer: Any, partitions: list[tuple[str, int]],
+                timeout: float = 20.0) -> dict[tuple[str, int], tuple[int, int]]:
+    """``(earliest, true end)`` of each partition: the end is found by reading the last batch."""
+    from confluent_kafka import KafkaError, TopicPartition
+
+    marks = {}
+    for topic, p in partitions:
+        low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
+        marks[(topic, p)] = (max(low, 0), max(high, 0))
+    probe = [(tp, high) for tp, (low, high) in marks.items() if high > low]
+    ends = {tp: high for tp, (_, high) in marks.items()}
+    if not probe:
+        return marks
+    consumer.assign([TopicPartition(t, p, high - 1) for (t, p), high in probe])
+    pending = {tp for tp, _ in probe}
+    deadline = time.monotonic() + timeout
+    try:
+        while pending and time.monotonic() < deadline:
+            for message in consumer.consume(1000, 0.2):
+                tp = (message.topic(), message.partition())
+                error = message.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
+                        pending.discard(tp)
+                        continue
+                    msg = f"reading the end of {tp[0]}[{tp[1]}] failed: {error}"
+                    raise StreamsError(msg, topic=tp[0])
+                ends[tp] = max(ends[tp], message.offset() + 1)
+    finally:
+        consumer.unassign()
+    if pending:
+        msg = f"could not find the end of {sorted(pending)} within {timeout} s; check the broker"
+        raise StreamsError(msg)
+    return {tp: (marks[tp][0], ends[tp]) for tp in marks}
+
+
+def parse_offsets(spec: str | None, default: str, partitions: list[tuple[str, int]],
+                  bounds: dict[tuple[str, int], tuple[int, int]]) -> dict[tuple[str, int], int]:
+    """Offsets per partition from ``earliest``, ``latest`` or Spark's per-partition JSON."""
+    spec = (spec or default).strip()
+    if spec.lower() in ("earliest", "latest"):
+        pick = 0 if spec.lower() == "earliest" else 1
+        return {tp: bounds[tp][pick] for tp in partitions}
+    try:
+        given = json.loads(spec)
+    except json.JSONDecodeError as exc:
+        msg = (f"offsets {spec!r} are neither 'earliest', 'latest' nor JSON like "
+               '{"topic": {"0": 23}}; fix the option')
+        raise StreamsError(msg) from exc
+    out = {}
+    for topic, p in partitions:
+        value = given.get(topic, {}).get(str(p), EARLIEST if default == "earliest" else LATEST)
+        value = int(value)
+        out[(topic, p)] = bounds[(topic, p)][0] if value == EARLIEST else \
+            bounds[(topic, p)][1] if value == LATEST else value
+    return out
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def read_range(options: dict[str, str], part: KafkaPartition) -> Iterator[Any]:
+    """Arrow batches of one partition's ``[start, end)`` records, in offset order."""
+    import pyarrow as pa
+    from confluent_kafka import KafkaError, TopicPartition
+
+    if part.end >= 0 and part.start >= part.end:
+        return
+    schema = _arrow_schema()
+    consumer = _consumer(options)
+    consumer.assign([TopicPartition(part.topic, part.partition, part.start)])
+    cols: dict[str, list[Any]] = {n: [] for n in schema.names}
+    idle_until = time.monotonic() + 60
+    try:
+        done = False
+        while not done:
+            messages = consumer.consume(2000, 0.5)
+            if not messages and time.monotonic() > idle_until:
+                msg = (f"reading {part.topic}[{part.partition}] stalled before offset "
+                       f"{part.end}; check the broker")
+                raise StreamsError(msg, topic=part.topic)
+            for message in messages:
+                error = message.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
+                        done = done or part.end < 0 or message.offset() >= part.end
+                        continue
+                    msg = f"reading {part.topic}[{part.partition}] failed: {error}"
+                    raise StreamsError(msg, topic=part.topic)
+                idle_until = time.monotonic() + 60
+                offset = message.offset()
+                if 0 <= part.end <= offset:
+                    done = True
+                    break
+                _add_message(cols, message, offset)
+                if 0 <= part.end == offset + 1:
+                    done = True
+                    break
+            if len(cols["offset"]) >= _ROWS or (done and cols["offset"]):
+                yield pa.RecordBatch.from_pydict(cols, schema=schema)
+                cols = {n: [] for n in schema.names}
+    finally:
+        consumer.close()
+
+
+def _add_message(cols: dict[str, list[Any]], message: Any, offset: int) -> None:
+    cols["key"].append(message.key())
+    cols["value"].append(message.value())
+    cols["topic"].append(message.topic())
+    cols["partition"].append(message.partition())
+    cols["offset"].append(offset)
+    cols["timestamp"].append(message.timestamp()[1])
+    headers = message.headers()
+    cols["headers"].append([{"key": k, "value": v} for k, v in headers] if headers else None)
+
+
+def _arrow_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([
+        ("key", pa.binary()), ("value", pa.binary()), ("topic", pa.string()),
+        ("partition", pa.int32()), ("offset", pa.int64()), ("timestamp", pa.int64()),
+        ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
+    ])
+
+
+class KafkaBatchReader(DataSourceReader):
+    """Reads ``startingOffsets`` (default earliest) .. ``endingOffsets`` (default latest)."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self.options = options
+
+    def partitions(self) -> list[KafkaPartition]:
+        """One input partition per Kafka partition, with its exact offset range."""
+        lowered = {k.lower(): v for k, v in self.options.items()}
+        consumer = _consumer(self.options)
+        try:
+            parts = _partitions(consumer, _topics(self.options))
+            bounds = end_offsets(consumer, parts)
+        finally:
+            consumer.close()
+        starts = parse_offsets(lowered.get("startingoffsets"), "earliest", parts, bounds)
+        ends = parse_offsets(lowered.get("endingoffsets"), "latest", parts, bounds)
+        return [KafkaPartition(t, p, starts[(t, p)], ends[(t, p)]) for t, p in parts]
+
+    def read(self, partition: KafkaPartition) -> Iterator[Any]:  # type: ignore[override]
+        """The records of one partition's range."""
+        return read_range(self.options, partition)
+
+
+class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """Micro-batches of exact offset ranges; offsets are ``{"topic": {"partition": offset}}``."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self.options = options
+        lowered = {k.lower(): v for k, v in options.items()}
+        self.topics = _topics(options)
+        limit = lowered.get("maxoffsetspertrigger")
+        self.max_per_trigger = int(limit) if limit else None
+        self.starting = lowered.get("startingoffsets")
+        self._available_now: dict[tuple[str, int], int] | None = None
+
+    def _bounds(self) -> tuple[list[tuple[str, int]], dict[tuple[str, int], tuple[int, int]]]:
+        consumer = _consumer(self.options)
+        try:
+            parts = _partitions(consumer, self.topics)
+            return parts, end_offsets(consumer, parts)
+        finally:
+            consumer.close()
+
+    def initialOffset(self) -> dict:  # noqa: N802 - PySpark's name
+        """``startingOffsets`` (default latest, as Spark's Kafka source) per partition."""
+        parts, bounds = self._bounds()
+        return _nest(parse_offsets(self.starting, "latest", parts, bounds))
+
+    def prepareForTriggerAvailableNow(self) -> None:  # noqa: N802 - PySpark's name
+        """Fix the end of an ``availableNow`` run: what the topics hold now."""
+        _, bounds = self._bounds()
+        self._available_now = {tp: end for tp, (_, end) in bounds.items()}
+
+    def getDefaultReadLimit(self) -> Any:  # noqa: N802 - PySpark's name
+        """``maxOffsetsPerTrigger`` as a row limit, else everything available."""
+        if self.max_per_trigger:
+            return ReadMaxRows(self.max_per_trigger)
+        return ReadAllAvailable()
+
+    def latestOffset(self, start: dict, limit: Any) -> dict:  # noqa: N802 - PySpark's name
+        """The end of the next micro-batch: the log ends, capped by ``limit`` and availableNow."""
+        parts, bounds = self._bounds()
+        begin = _flat(start)
+        ends = {}
+        for tp in parts:
+            end = bounds[tp][1]
+            if self._available_now is not None:
+                end = min(end, self._available_now.get(tp, 0))
+            ends[tp] = max(end, begin.get(tp, bounds[tp][0]))
+        if isinstance(limit, ReadMaxRows):
+            ends = _cap(begin, ends, bounds, limit.max_rows)
+        return _nest(ends)
+
+    def partitions(self, start: dict, end: dict) -> list[KafkaPartition]:
+        """One input partition per Kafka partition with records in ``[start, end)``."""
+        begin, stop = _flat(start), _flat(end)
+        out = []
+        for tp in sorted(stop):
+            first = begin.get(tp, 0)
+            if stop[tp] > first:
+                out.append(KafkaPartition(tp[0], tp[1], first, stop[tp]))
+        return out
+
+    def read(self, partition: KafkaPartition) -> Iterator[Any]:  # type: ignore[override]
+        """The records of one partition's range."""
+        return read_range(self.options, partition)
+
+    def commit(self, end: dict) -> None:
+        """Nothing to do: offsets live in Spark's checkpoint, not in a consumer group."""
+
+
+def _nest(offsets: dict[tuple[str, int], int]) -> dict:
+    out: dict[str, dict[str, int]] = {}
+    for (topic, p), offset in sorted(offsets.items()):
+        out.setdefault(topic, {})[str(p)] = int(offset)
+    return out
+
+
+def _flat(offsets: dict) -> dict[tuple[str, int], int]:
+    return {(t, int(p)): int(o) for t, parts in (offsets or {}).items() for p, o in parts.items()}
+
+
+def _cap(begin: dict[tuple[str, int], int], ends: dict[tuple[str, int], int],
+         bounds: dict[tuple[str, int], tuple[int, int]], budget: int) -> dict[tuple[str, int], int]:
+    """Spread ``budget`` records over the partitions, round robin, in offset order."""
+    pos = {tp: begin.get(tp, bounds[tp][0]) for tp in ends}
+    left = budget
+    while left > 0:
+        moved = False
+        for tp in sorted(ends):
+            if left and pos[tp] < ends[tp]:
+                step = max(1, min(ends[tp] - pos[tp], left // max(1, len(ends))))
+                pos[tp] += step
+                left -= step
+                moved = True
+        if not moved:
+            break
+    return pos
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+class _Producing:
+    """Produces Arrow rows: ``topic`` column or option, ``partition`` column or murmur2."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self.options = options
+        lowered = {k.lower(): v for k, v in options.items()}
+        self.topic = lowered.get("topic")
+
+    def produce(self, iterator: Iterator[Any]) -> int:
+        from confluent_kafka import Producer
+
+        from kslab.core.partitioner import default_partition
+
+        config = client_config(self.options)
+        config.setdefault("linger.ms", 5)
+        producer = Producer(config)
+        counts: dict[str, int] = {}
+        sent = 0
+        errors: list[str] = []
+
+        def report(error: Any, message: Any) -> None:
+            if error is not None:
+                errors.append(str(error))
+
+        for batch in iterator:
+            cols = batch.to_pydict()
+            n = batch.num_rows
+            topics = cols.get("topic") or [self.topic] * n
+            parts = cols.get("partition") or [None] * n
+            stamps = cols.get("timestamp") or [None] * n
+            headers = cols.get("headers") or [None] * n
+            for i in range(n):
+                topic = topics[i] or self.topic
+                if not topic:
+                    msg = ("a row has no topic; give the frame a 'topic' column or pass "
+                           ".option('topic', name)")
+                    raise StreamsError(msg)
+                key = cols["key"][i] if "key" in cols else None
+                partition = parts[i]
+                if partition is None and key is not None:
+                    count = counts.get(topic)
+                    if count is None:
+                        meta = producer.list_topics(topic, timeout=10).topics[topic]
+                        count = counts[topic] = max(1, len(meta.partitions))
+                    partition = default_partition(key, count)
+                kwargs: dict[str, Any] = {}
+                if partition is not None:
+                    kwargs["partition"] = int(partition)
+                if stamps[i] is not None:
+                    kwargs["timestamp"] = int(stamps[i])
+                if headers[i]:
+                    kwargs["headers"] = [(h["key"], h["value"]) for h in headers[i]]
+                while True:
+                    try:
+                        producer.produce(topic, cols["value"][i], key, on_delivery=report,
+                                         **kwargs)
+                        break
+                    except BufferError:
+                        producer.poll(0.05)
+                sent += 1
+            producer.poll(0)
+        remaining = producer.flush(60)
+        if remaining or errors:
+            msg = (f"{remaining} records unacknowledged, errors: {errors[:3]}; the Spark task "
+                   "fails and its retry writes the batch again (at-least-once)")
+            raise StreamsError(msg)
+        return sent
+
+
+class KafkaArrowWriter(DataSourceArrowWriter):
+    """Batch writer: each Spark task produces its rows and waits for every acknowledgement."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self._producing = _Producing(options)
+
+    def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
+        """Produce the task's rows."""
+        self._producing.produce(iterator)
+        return WriterCommitMessage()
+
+
+class KafkaStreamArrowWriter(DataSourceStreamArrowWriter):
+    """Streaming writer: at-least-once (a retried micro-batch is produced again)."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self._producing = _Producing(options)
+
+    def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
+        """Produce the task's rows of this micro-batch."""
+        self._producing.produce(iterator)
+        return WriterCommitMessage()
+
+    def commit(self, messages: list[Any], batchId: int) -> None:  # noqa: N803 - PySpark's name
+        """Nothing to do: every row was acknowledged in ``write``."""
+
+    def abort(self, messages: list[Any], batchId: int) -> None:  # noqa: N803 - PySpark's name
+        """Nothing to undo: Kafka writes are not transactional here (at-least-once)."""

@@ -1,0 +1,86 @@
+"""Topologies the Spark tests run on Spark and in the test driver, and input builders."""
+
+from __future__ import annotations
+
+import kslab as ks
+from kslab import serdes
+
+S, L = serdes.String(), serdes.Long()
+
+WORDS = ["kafka", "streams", "spark", "python", "lab", "state", "time", "join"]
+
+
+def lines(n: int, partitions: int = 2) -> list[tuple[int, str | None, str, int]]:
+    """``n`` (partition, key, line, timestamp) rows; timestamps unique and increasing."""
+    out = []
+    for i in range(n):
+        words = " ".join(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(1 + i % 4))
+        out.append((i % partitions, f"k{i % 5}", words, 1000 + i * 10))
+    return out
+
+
+def word_count() -> ks.Topology:
+    """The DSL word count: split, group by word (a repartition), count, to 'counts'."""
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .flat_map_values(str.split)
+     .group_by(lambda key, word: word, ks.Grouped.with_(S, S))
+     .count(materialized=ks.Materialized.as_("counts").with_store_type("in_memory"))
+     .to_stream()
+     .to("counts", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def stream_table_join() -> ks.Topology:
+    """Clicks joined with the latest user region from a table; one sub-topology."""
+    b = ks.StreamsBuilder()
+    regions = b.table("regions", ks.Consumed.with_(S, S))
+    clicks = b.stream("clicks", ks.Consumed.with_(S, S))
+    (clicks.left_join(regions, lambda click, region: f"{click}@{region}")
+     .to("enriched", ks.Produced.with_(S, S)))
+    return b.build()
+
+
+class KeyByWord(ks.Processor):
+    """Re-keys each record by its value."""
+
+    def init(self, context):
+        self.context = context
+
+    def process(self, record):
+        self.context.forward(record.with_key(record.value))
+
+
+class CountByKey(ks.Processor):
+    """Counts records per key in 'counts'; punctuates the store size on stream time."""
+
+    def init(self, context):
+        self.context = context
+        self.store = context.get_state_store("counts")
+        context.schedule(50, ks.PunctuationType.STREAM_TIME, self.report)
+
+    def process(self, record):
+        n = (self.store.get(record.key) or 0) + 1
+        self.store.put(record.key, n)
+        self.context.forward(record.with_value(n))
+
+    def report(self, timestamp):
+        with self.store.all() as entries:
+            total = sum(v for _, v in entries)
+        self.context.forward(ks.Record(f"__total__{self.context.task_id.partition}", total,
+                                       timestamp))
+
+
+def two_stage() -> ks.Topology:
+    """PAPI: re-key, write to a user topic partitioned by word, count from it (two stages)."""
+    topo = ks.Topology()
+    topo.add_source("src", "clicks", key_serde="string", value_serde="string")
+    topo.add_processor("by-word", KeyByWord, "src")
+    topo.add_sink("to-rekeyed", "clicks-by-word", "by-word", key_serde="string",
+                  value_serde="string")
+    topo.add_source("rekeyed", "clicks-by-word", key_serde="string", value_serde="string")
+    topo.add_processor("count", CountByKey, "rekeyed")
+    topo.add_state_store(ks.Stores.key_value_store_builder(
+        ks.Stores.persistent_key_value_store("counts"), S, L), "count")
+    topo.add_sink("out", "counts", "count", key_serde="string", value_serde="long")
+    return topo

@@ -1,0 +1,53 @@
+"""The session helper's settings and the errors when Spark cannot run or a node cannot."""
+
+from __future__ import annotations
+
+import builtins
+import re
+
+import pytest
+
+import kslab as ks
+from kslab.spark import SparkUnavailableError, run_batch
+from kslab.spark.session import java_executable, require_pyspark
+
+
+def test_session_runs_on_loopback_without_ui(spark):
+    conf = spark.sparkContext.getConf()
+    assert conf.get("spark.driver.host") == "127.0.0.1"
+    assert conf.get("spark.ui.enabled") == "false"
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
+    assert "RocksDB" in spark.conf.get("spark.sql.streaming.stateStore.providerClass")
+
+
+def test_no_java_says_what_to_install(monkeypatch):
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(SparkUnavailableError, match=r"needs a Java runtime .*openjdk-17"):
+        java_executable()
+
+
+def test_bad_java_home_is_named(monkeypatch, tmp_path):
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    with pytest.raises(SparkUnavailableError, match=re.escape(str(tmp_path))):
+        java_executable()
+
+
+def test_missing_extra_says_how_to_install(monkeypatch):
+    real = builtins.__import__
+
+    def no_pyspark(name, *args, **kwargs):
+        if name == "pyspark":
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyspark)
+    with pytest.raises(SparkUnavailableError, match=r"needs pyspark.*kslab\[spark\]"):
+        require_pyspark()
+    assert issubclass(SparkUnavailableError, ks.StreamsError)
+
+
+def test_unsupported_node_is_named_before_spark_runs():
+    topo = ks.Topology().add_source("src", re.compile("in-.*")).add_sink("out", "out", "src")
+    with pytest.raises(ks.TopologyError, match=r"node 'src' cannot run on Spark: .*pattern"):
+        run_batch(topo, {})
