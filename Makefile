@@ -21,9 +21,10 @@ test: $(STAMP) lint
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
+# JupyterLab on notebooks/ with the kslab kernel (and a local broker when the runtime has one);
+# Ctrl-C twice (or `.venv/bin/jupyter lab stop`) stops both. LAB_ARGS go to `jupyter lab`.
 lab: $(STAMP)
-	@echo "make lab arrives with the notebook issue: JupyterLab on notebooks/ with a local broker."
-	@exit 1
+	$(BIN)/python extensions/lab.py $(LAB_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -2,7 +2,8 @@
 
 A builder's ``sample=`` frames are merged in timestamp order and piped through a
 ``TopologyTestDriver`` over a copy of the topology in which every source and processor has a
-do-nothing tap child; the trace's receive events at a tap are what its node forwarded. One
+tap child that keeps the first records its node forwards (tracing is only switched on to find
+the node of a failing record). One
 ``PreviewRun`` per builder version is cached and driven further only as far as a display needs
 (rows and seconds are bounded). Invariant: a preview never raises into the notebook: sample
 mistakes and processing errors become a one-line ``problem`` or an ``error`` naming the node and
@@ -11,6 +12,7 @@ the record, and driving stops at the first error.
 
 from __future__ import annotations
 
+import functools
 import time
 import weakref
 from dataclasses import dataclass
@@ -100,8 +102,15 @@ def preview_for(builder: Any, node: str, rows: int | None = None,
 
 
 class _Tap(Processor):
+    """Keeps the first records its parent forwards (a do-nothing child otherwise)."""
+
+    def __init__(self, rows: list[tuple[Any, Any, int]]) -> None:
+        self.rows = rows
+
     def process(self, record: Any) -> None:
-        """Receive and drop: the trace notes the record."""
+        """Keep the record while fewer than ``_KEEP`` are kept."""
+        if len(self.rows) < _KEEP:
+            self.rows.append((record.key, record.value, record.timestamp))
 
 
 class PreviewRun:
@@ -115,15 +124,15 @@ class PreviewRun:
         self.rows: dict[str, list[tuple[Any, Any, int]]] = {}
         self.inputs: list[tuple[str, int, tuple[Any, ...]]] = []
         self.position = 0
-        self._seen = 0
         self._taps: dict[str, str] = {}
+        self.topology = topology
         self.driver: Any = None
         self._tap(topology)
         self._finalizer: Any = None
         read = set(topology.source_topics()) if hasattr(topology, "source_topics") else set()
         self.inputs, self.problem = merge_frames(samples, read)
         try:
-            self.driver = TopologyTestDriver(topology, trace=True)
+            self.driver = TopologyTestDriver(topology)
             self._finalizer = weakref.finalize(self, self.driver.close)
             self._topics = {t: self.driver.create_input_topic(t) for t, _, _ in self.inputs}
         except Exception as exc:
@@ -135,8 +144,9 @@ class PreviewRun:
             if isinstance(node, SinkNode) or getattr(node, "is_global", False):
                 continue
             tap = TAP_PREFIX + name
+            rows = self.rows.setdefault(name, [])
             try:
-                topology.add_processor(tap, _Tap, name)
+                topology.add_processor(tap, functools.partial(_Tap, rows), name)
             except Exception:  # a node that cannot take a child: no preview for it
                 continue
             self._taps[tap] = name
@@ -160,36 +170,36 @@ class PreviewRun:
             try:
                 self._topics[topic]._pipe(key, value, ts, headers, partition)
             except Exception as exc:
-                self._collect()
                 self.error = self._describe(exc, topic, row_index, key, value, ts)
                 return
             self.position += 1
-        self._collect()
-
-    def _collect(self) -> None:
-        trace = self.driver.trace
-        taps = self._taps
-        for event in trace[self._seen:]:
-            node = taps.get(event.node)
-            if node is not None and event.event == "receive":
-                kept = self.rows.setdefault(node, [])
-                if len(kept) < _KEEP:
-                    kept.append((event.key, event.value, event.timestamp))
-        self._seen = len(trace)
 
     def _describe(self, exc: Exception, topic: str, row: int, key: Any, value: Any,
                   ts: Any) -> PreviewError:
         while exc.__cause__ is not None and isinstance(exc.__cause__, Exception):
             exc = exc.__cause__  # the user's exception, not the core's wrapper
-        trace = self.driver.trace
-        step = self.driver._history.total - 1
-        last = next((ev for ev in reversed(trace) if ev.event == "receive"
-                     and ev.step == step and not ev.node.startswith(TAP_PREFIX)), None)
+        last = self._failing_hop()
         if last is None:  # failed before any node saw it: the input record itself (serdes)
             return PreviewError(f"{type(exc).__name__}: {_one_line(exc)}", None, key, value,
                                 ts, topic, row)
         return PreviewError(f"{type(exc).__name__}: {_one_line(exc)}", last.node, last.key,
                             last.value, last.timestamp, topic, row)
+
+    def _failing_hop(self) -> Any:
+        """Drive the rows again with tracing to find the node the failing record was in."""
+        from kslab.testing import TopologyTestDriver
+
+        with TopologyTestDriver(self.topology, trace=True) as traced:
+            topics = {t: traced.create_input_topic(t) for t in self._topics}
+            for topic, _, (key, value, ts, headers, partition) in \
+                    self.inputs[:self.position + 1]:
+                try:
+                    topics[topic]._pipe(key, value, ts, headers, partition)
+                except Exception:
+                    break
+            step = traced._history.total - 1
+            return next((ev for ev in reversed(traced.trace) if ev.event == "receive"
+                         and ev.step == step and not ev.node.startswith(TAP_PREFIX)), None)
 
     def close(self) -> None:
         """Close the driver (and its temporary state directory)."""

@@ -1,0 +1,70 @@
+"""``make lab``: install the kslab kernel, start a local broker if there is one, run JupyterLab.
+
+JupyterLab runs in the foreground on 127.0.0.1 with notebooks/ as its root and the kslab kernel
+as the default; the broker (``ks.LocalBroker``) lives exactly as long as JupyterLab does, and
+its address is handed to kernels as ``KSLAB_BOOTSTRAP_SERVERS``. Invariant: however JupyterLab
+ends (Ctrl-C twice, ``jupyter lab stop``, SIGTERM), the broker is stopped before this exits.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from install import install  # noqa: E402
+
+
+def start_broker(port: int) -> Any:
+    """A started ``LocalBroker`` on ``port``, or ``None`` when the runtime or broker is missing."""
+    try:
+        from kslab.runtime.broker import LocalBroker
+    except ImportError:
+        print("kslab: no live runtime in this kslab: JupyterLab starts without a local broker")
+        return None
+    try:
+        return LocalBroker(port).start()
+    except Exception as exc:  # the broker package missing, the port taken...
+        print(f"kslab: no local broker ({exc}); JupyterLab starts without one")
+        return None
+
+
+def main(argv: list[str]) -> int:
+    """Run JupyterLab (extra arguments are passed on) with the broker around it."""
+    prefix = Path(sys.prefix)
+    install(prefix)
+    broker = start_broker(int(os.environ.get("KSLAB_BROKER_PORT", "9092")))
+    env = dict(os.environ)
+    if broker is not None:
+        env["KSLAB_BOOTSTRAP_SERVERS"] = broker.bootstrap_servers
+        print(f"kslab: local broker at {broker.bootstrap_servers}")
+    command = [
+        str(Path(sys.executable).parent / "jupyter"), "lab",
+        f"--notebook-dir={HERE.parent / 'notebooks'}",
+        "--ServerApp.ip=127.0.0.1",
+        "--MultiKernelManager.default_kernel_name=kslab",
+        *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+        *argv,
+    ]
+    lab = subprocess.Popen(command, env=env)
+    signal.signal(signal.SIGTERM, lambda *_: lab.terminate())
+    try:
+        while True:
+            try:
+                return lab.wait()
+            except KeyboardInterrupt:  # JupyterLab asks to confirm; it decides when to end
+                continue
+    finally:
+        if broker is not None:
+            broker.stop()
+            print("kslab: local broker stopped")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

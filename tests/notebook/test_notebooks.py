@@ -1,0 +1,92 @@
+"""The notebooks in notebooks/, executed headlessly with nbclient on the kslab kernel."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.fixture(scope="session")
+def kslab_kernel(tmp_path_factory):
+    """The kslab kernelspec from extensions/, installed under a temporary prefix."""
+    prefix = tmp_path_factory.mktemp("jupyter-prefix")
+    subprocess.run([sys.executable, str(ROOT / "extensions" / "install.py"), "--prefix",
+                    str(prefix)], check=True, capture_output=True)
+    share = str(prefix / "share" / "jupyter")
+    old = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = share
+    yield share
+    if old is None:
+        os.environ.pop("JUPYTER_PATH", None)
+    else:
+        os.environ["JUPYTER_PATH"] = old
+
+
+def execute(name: str) -> list:
+    """Run every cell of ``name`` on the kernel its metadata names; return the code cells."""
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    assert nb.metadata.kernelspec.name == "kslab"
+    nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(NOTEBOOKS)}}
+                            ).execute()
+    cells = [c for c in nb.cells if c.cell_type == "code"]
+    for cell in cells:
+        for out in cell.outputs:
+            assert out.output_type != "error", out
+            if out.output_type == "stream":
+                assert "already loaded" not in out.text
+    return cells
+
+
+def html_of(cell) -> str:
+    return "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
+
+
+def text_of(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+def test_notebooks_are_stored_without_outputs():
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), path
+
+
+def test_quickstart_word_count(kslab_kernel):
+    cells = execute("01-quickstart-word-count.ipynb")
+    by_source = {c.source.splitlines()[-1]: c for c in cells if c.source}
+    words = html_of(by_source["words"])
+    assert '<div class="kslab-graph"' in words
+    assert 'class="node processor highlighted" data-key="KSTREAM-FLATMAPVALUES' in words \
+        or "KSTREAM&#45;FLATMAPVALUES" in words
+    assert "<td>None</td><td>quick</td><td>1000</td>" in words
+    counts = html_of(by_source["counts"])
+    assert "<td>the</td><td>3</td>" in counts
+    assert text_of(by_source["%kslab describe builder"]).startswith("Topologies:\n")
+    drive = by_source["%kslab drive builder"]
+    assert any(WIDGET in o.get("data", {}) for o in drive.outputs)
+
+
+def test_orders_enrichment(kslab_kernel):
+    cells = execute("02-orders-enrichment.ipynb")
+    totals = html_of(next(c for c in cells if c.source.endswith("totals")))
+    assert "kslab-graph" in totals
+    assert "&#x27;total&#x27;: 80.0" in totals  # o1: 2 keyboards at 40.0, in the preview
+    last = html_of(cells[-1])
+    assert "o2" in last and "o4" in last
+
+
+def test_custom_processor(kslab_kernel):
+    cells = execute("03-custom-processor.ipynb")
+    assert "kslab-graph" in html_of(cells[2])  # the Processor API topology
+    assert any(WIDGET in o.get("data", {}) for o in cells[-1].outputs)  # the store browser
