@@ -35,6 +35,8 @@ class KafkaCollector:
         self._counts: dict[str, int] = {}
         self._continue = continue_on_error
         self._on_error = on_error
+        self.changelogs: set[str] = set()
+        self.changelog_sent: dict[tuple[str, int], int] = {}
         self.failures: list[str] = []
         self.sent = 0
         self.skipped = 0
@@ -64,6 +66,9 @@ class KafkaCollector:
             for p in sorted(partition):  # a multicast partitioner
                 self.send(topic, key, value, headers, timestamp, p, sink)
             return
+        elif topic in self.changelogs:  # the task's own partition: count it for checkpoints
+            tp = (topic, partition)
+            self.changelog_sent[tp] = self.changelog_sent.get(tp, 0) + 1
         self.sent += 1
         hdrs = list(headers) if headers else None
         try:

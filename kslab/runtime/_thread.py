@@ -34,16 +34,8 @@ log = logging.getLogger("kslab.runtime")
 class TaskState:
     """A running task and what the thread tracks for it: offsets, changelogs, checkpoint."""
 
-    __slots__ = (
-        "changelogs",
-        "checkpoint",
-        "committed",
-        "directory",
-        "offsets",
-        "persistent",
-        "restored",
-        "task",
-    )
+    __slots__ = ("changelog_base", "changelogs", "checkpoint", "committed", "directory",
+                 "offsets", "persistent", "restored", "task")
 
     def __init__(self, task: StreamTask, directory: Path, changelogs: dict[str, str],
                  persistent: set[str]) -> None:
@@ -55,6 +47,8 @@ class TaskState:
         self.offsets: dict[tuple[str, int], int] = {}
         self.committed: dict[tuple[str, int], int] = {}
         self.restored = 0
+        # changelog end = base + records this thread's producer sent there since the restore
+        self.changelog_base: dict[tuple[str, int], int] = {}
 
 
 class StreamThread(threading.Thread):
@@ -80,6 +74,7 @@ class StreamThread(threading.Thread):
         self.stats = {"commit-total": 0, "commit-latency-avg-ms": 0.0, "commit-latency-max-ms":
                       0.0, "process-total": 0, "poll-total": 0, "restore-total": 0}
         self._commit_time = 0.0
+        self.lags: dict[tuple[str, int], int] = {}
         self._started_at = time.monotonic()
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -268,18 +263,39 @@ class StreamThread(threading.Thread):
         self._commit_time += elapsed
         stats["commit-latency-avg-ms"] = self._commit_time / stats["commit-total"]
         stats["commit-latency-max-ms"] = max(stats["commit-latency-max-ms"], elapsed)
+        self._update_lags()
         if not self.eos and time.monotonic() - self._last_checkpoint >= 10:
             self._last_checkpoint = time.monotonic()
             for state in self.tasks.values():
                 self._write_checkpoint(state)
+
+    def _update_lags(self) -> None:
+        from confluent_kafka import TopicPartition
+
+        for state in self.tasks.values():
+            for (topic, partition), offset in state.offsets.items():
+                try:
+                    _, high = self.consumer.get_watermark_offsets(
+                        TopicPartition(topic, partition), cached=True)
+                except Exception:
+                    continue
+                if high is not None and high >= 0:
+                    self.lags[(topic, partition)] = max(high - offset, 0)
 
     def _write_checkpoint(self, state: TaskState) -> None:
         persistent = {s: t for s, t in state.changelogs.items() if s in state.persistent}
         if not persistent or self._reader is None:
             return
         partition = state.task.id.partition
-        offsets = {(t, partition): self._reader.end_offset(t, partition)
-                   for t in persistent.values()}
+        sent = self.collector.changelog_sent if self.collector is not None else {}
+        offsets = {}
+        for topic in persistent.values():
+            tp = (topic, partition)
+            base = state.changelog_base.get(tp)
+            # never past the true end: the count of our own acknowledged writes, else the
+            # broker's watermark (exact on Kafka, a lower bound on Tansu)
+            offsets[tp] = base + sent.get(tp, 0) if base is not None \
+                else self._reader.end_offset(topic, partition)
         state.checkpoint.write(offsets)
 
     # -- rebalance ------------------------------------------------------------------------------
@@ -324,6 +340,8 @@ class StreamThread(threading.Thread):
                 if store in persistent and self.eos:
                     wipe_store(directory, store)
                 starts[tp] = 0
+        if self.collector is not None:
+            self.collector.changelogs.update(changelogs.values())
         task = self._open_task(task_id, group.nodes, inputs, directory)
         state = TaskState(task, directory, changelogs, persistent)
         self.tasks[task_id] = state
@@ -370,7 +388,10 @@ class StreamThread(threading.Thread):
             self.stats["restore-total"] += count
 
         started = time.perf_counter()
-        self._reader.restore(starts, apply, progress)
+        ends = self._reader.restore(starts, apply, progress)
+        sent = self.collector.changelog_sent if self.collector is not None else {}
+        for tp, end in ends.items():
+            state.changelog_base[tp] = end - sent.get(tp, 0)
         if state.restored:
             log.info("task %s restored %d records in %.0f ms", task.id, state.restored,
                      (time.perf_counter() - started) * 1000)
@@ -420,9 +441,7 @@ class StreamThread(threading.Thread):
     # -- metrics --------------------------------------------------------------------------------
 
     def metrics(self) -> dict[str, Any]:
-        """Thread and task metrics."""
-        from confluent_kafka import TopicPartition
-
+        """Thread and task metrics (read from any thread: no client call here)."""
         elapsed = max(time.monotonic() - self._started_at, 1e-9)
         out: dict[str, Any] = dict(self.stats)
         out["process-rate"] = self.stats["process-total"] / elapsed
@@ -431,15 +450,8 @@ class StreamThread(threading.Thread):
             task = state.task
             entry: dict[str, Any] = dict(task.metrics.as_dict())
             entry["restore-total"] = state.restored
-            lags = {}
-            consumer = self.consumer
-            for (topic, partition), offset in list(state.offsets.items()):
-                try:
-                    _, high = consumer.get_watermark_offsets(
-                        TopicPartition(topic, partition), cached=True) if consumer else (0, -1)
-                except Exception:
-                    high = -1
-                lags[f"{topic}-{partition}"] = max(high - offset, 0) if high >= 0 else None
+            lags = {f"{t}-{p}": lag for (t, p), lag in list(self.lags.items())
+                    if (t, p) in state.offsets}
             entry["records-lag"] = lags
             tasks[str(task_id)] = entry
         out["tasks"] = tasks
