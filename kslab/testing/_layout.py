@@ -195,10 +195,12 @@ class TaskLayout:
                     msg = (
                         f"Invalid topology: Topology add source of type String for topic: {name} "
                         f"cannot contain regex pattern for input record topic: {topic} and "
-                        f"hence cannot process the message. Pass re.compile({name!r}) to "
-                        f"add_source('{node.name}', ...) to read every matching topic"
+                        "hence cannot process the message."
                     )
-                    raise TopologyError(msg)
+                    error = TopologyError(msg)  # Kafka's words exactly; the fix as a note
+                    error.add_note(f"Pass re.compile({name!r}) to add_source('{node.name}', ...) "
+                                   "to read every topic it matches.")
+                    raise error
 
     def partitions_as_given(self) -> dict[str, Any]:
         """The ``partitions=`` the driver was made with."""

@@ -844,11 +844,12 @@ def test_should_throw_pattern_not_valid_for_topic_name_exception(config):
     with ks.TopologyTestDriver(topology, config) as driver:
         with pytest.raises(ks.TopologyError) as info:
             pipe_record(driver, SOURCE_TOPIC_1, TEST_RECORD1)
-        assert str(info.value).startswith(
+        assert str(info.value) == (
             "Invalid topology: Topology add source of type String for topic: "
             r"source-topic-\d cannot contain regex pattern for input record topic: "
             "source-topic-1 and hence cannot process the message."
         )
+        assert "re.compile" in info.value.__notes__[0]
 
 
 def test_should_not_create_state_directory_for_stateless_topology(config):
