@@ -9,9 +9,18 @@ from kslab.state.base import StateStore, StoreBuilder, StoreContext, StoreSuppli
 from kslab.state.builders import KeyValueStoreBuilder, TimestampedKeyValueStoreBuilder
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.keyvalue import KeyValueStore
+from kslab.state.session import SessionStore
 from kslab.state.stores import Stores
 from kslab.state.suppliers import KeyValueBytesStoreSupplier
 from kslab.state.timestamped import KeyValueStoreFacade, TimestampedKeyValueStore
+from kslab.state.window import TimestampedWindowStore, WindowStore
+from kslab.state.windowed_builders import (
+    SessionBytesStoreSupplier,
+    SessionStoreBuilder,
+    TimestampedWindowStoreBuilder,
+    WindowBytesStoreSupplier,
+    WindowStoreBuilder,
+)
 
 __all__ = [
     "KeyValueBytesStoreSupplier",
@@ -19,6 +28,9 @@ __all__ = [
     "KeyValueStore",
     "KeyValueStoreBuilder",
     "KeyValueStoreFacade",
+    "SessionBytesStoreSupplier",
+    "SessionStore",
+    "SessionStoreBuilder",
     "StateStore",
     "StoreBuilder",
     "StoreContext",
@@ -26,4 +38,9 @@ __all__ = [
     "Stores",
     "TimestampedKeyValueStore",
     "TimestampedKeyValueStoreBuilder",
+    "TimestampedWindowStore",
+    "TimestampedWindowStoreBuilder",
+    "WindowBytesStoreSupplier",
+    "WindowStore",
+    "WindowStoreBuilder",
 ]

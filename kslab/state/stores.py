@@ -16,6 +16,13 @@ from kslab.state.suppliers import (
     LRUKeyValueBytesStoreSupplier,
     RocksDBKeyValueBytesStoreSupplier,
 )
+from kslab.state.windowed_builders import (
+    SessionBytesStoreSupplier,
+    SessionStoreBuilder,
+    TimestampedWindowStoreBuilder,
+    WindowBytesStoreSupplier,
+    WindowStoreBuilder,
+)
 
 __all__ = ["Stores"]
 
@@ -67,3 +74,59 @@ class Stores:
     ) -> TimestampedKeyValueStoreBuilder:
         """A builder of ``TimestampedKeyValueStore``s; ``None`` serdes mean the defaults."""
         return TimestampedKeyValueStoreBuilder(supplier, key_serde, value_serde)
+
+    @staticmethod
+    def in_memory_window_store(name: str, retention_period: Any, window_size: Any,
+                               retain_duplicates: bool = False) -> WindowBytesStoreSupplier:
+        """A supplier of in-memory window stores (timestamped builders accept it too)."""
+        check_store_name(name, "in_memory_window_store")
+        return WindowBytesStoreSupplier(name, retention_period, window_size, retain_duplicates,
+                                        persistent=False, timestamped=True)
+
+    @staticmethod
+    def persistent_window_store(name: str, retention_period: Any, window_size: Any,
+                                retain_duplicates: bool = False) -> WindowBytesStoreSupplier:
+        """A supplier of RocksDB window stores."""
+        check_store_name(name, "persistent_window_store")
+        return WindowBytesStoreSupplier(name, retention_period, window_size, retain_duplicates,
+                                        persistent=True, timestamped=False)
+
+    @staticmethod
+    def persistent_timestamped_window_store(
+        name: str, retention_period: Any, window_size: Any, retain_duplicates: bool = False
+    ) -> WindowBytesStoreSupplier:
+        """A supplier of RocksDB window stores meant for timestamped values."""
+        check_store_name(name, "persistent_timestamped_window_store")
+        return WindowBytesStoreSupplier(name, retention_period, window_size, retain_duplicates,
+                                        persistent=True, timestamped=True)
+
+    @staticmethod
+    def in_memory_session_store(name: str, retention_period: Any) -> SessionBytesStoreSupplier:
+        """A supplier of in-memory session stores."""
+        check_store_name(name, "in_memory_session_store")
+        return SessionBytesStoreSupplier(name, retention_period, persistent=False)
+
+    @staticmethod
+    def persistent_session_store(name: str, retention_period: Any) -> SessionBytesStoreSupplier:
+        """A supplier of RocksDB session stores."""
+        check_store_name(name, "persistent_session_store")
+        return SessionBytesStoreSupplier(name, retention_period, persistent=True)
+
+    @staticmethod
+    def window_store_builder(supplier: WindowBytesStoreSupplier, key_serde: Any = None,
+                             value_serde: Any = None) -> WindowStoreBuilder:
+        """A builder of ``WindowStore``s."""
+        return WindowStoreBuilder(supplier, key_serde, value_serde)
+
+    @staticmethod
+    def timestamped_window_store_builder(
+        supplier: WindowBytesStoreSupplier, key_serde: Any = None, value_serde: Any = None
+    ) -> TimestampedWindowStoreBuilder:
+        """A builder of ``TimestampedWindowStore``s."""
+        return TimestampedWindowStoreBuilder(supplier, key_serde, value_serde)
+
+    @staticmethod
+    def session_store_builder(supplier: SessionBytesStoreSupplier, key_serde: Any = None,
+                              value_serde: Any = None) -> SessionStoreBuilder:
+        """A builder of ``SessionStore``s."""
+        return SessionStoreBuilder(supplier, key_serde, value_serde)

@@ -30,6 +30,9 @@ def test_exports() -> None:
         "KeyValueStore",
         "KeyValueStoreBuilder",
         "KeyValueStoreFacade",
+        "SessionBytesStoreSupplier",
+        "SessionStore",
+        "SessionStoreBuilder",
         "StateStore",
         "StoreBuilder",
         "StoreContext",
@@ -37,6 +40,11 @@ def test_exports() -> None:
         "Stores",
         "TimestampedKeyValueStore",
         "TimestampedKeyValueStoreBuilder",
+        "TimestampedWindowStore",
+        "TimestampedWindowStoreBuilder",
+        "WindowBytesStoreSupplier",
+        "WindowStore",
+        "WindowStoreBuilder",
     ]
 
 

@@ -1,0 +1,235 @@
+"""Session stores: typed ``Windowed(key, [start, end]) -> value`` views over a byte backend.
+
+Entries live under Java's ``SessionKeySchema`` binary key, ``key bytes + 8-byte end + 8-byte
+start`` (big-endian), which is also the changelog key. Invariant: a session whose end is at or
+before ``observed stream time - retention`` is never returned and is dropped from the backend
+(without a changelog tombstone) once stream time passes it, as Java's session stores do.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from typing import Any
+
+from kslab.errors import StoreError
+from kslab.records import Window, Windowed
+from kslab.state._frames import to_pandas, to_polars
+from kslab.state._typed import TypedStore
+from kslab.state.base import KeyValueBackend, StoreContext
+from kslab.state.iterators import KeyValueIterator
+
+__all__ = ["SessionStore", "session_key", "split_session_key"]
+
+_END_START = struct.Struct(">qq")
+_SUFFIX = 16
+_MIN_TS = -(2**63)
+_MAX_TS = 2**63 - 1
+
+
+def session_key(key_bytes: bytes, start: int, end: int) -> bytes:
+    """Java's ``SessionKeySchema.toBinary``: key, session end, session start."""
+    return key_bytes + _END_START.pack(end, start)
+
+
+def split_session_key(binary: bytes) -> tuple[bytes, int, int]:
+    """``(key bytes, start, end)`` of a session store binary key."""
+    end, start = _END_START.unpack_from(binary, len(binary) - _SUFFIX)
+    return binary[:-_SUFFIX], start, end
+
+
+class SessionStore(TypedStore):
+    """Java's ``SessionStore<K, V>``: aggregates per key and session, kept for ``retention`` ms.
+
+    >>> from kslab.state import Stores
+    >>> supplier = Stores.in_memory_session_store("s", 60_000)
+    >>> Stores.session_store_builder(supplier, "string", "long").build()
+    <SessionStore 's' (InMemory, not open)>
+    """
+
+    __slots__ = ("_ends", "_observed", "_retention")
+
+    store_kind = "session"
+
+    def __init__(self, name: str, backend: KeyValueBackend, key_serde: Any = None,
+                 value_serde: Any = None, *, retention: int, logging_enabled: bool = True,
+                 caching_enabled: bool = False) -> None:
+        super().__init__(name, backend, key_serde, value_serde,
+                         logging_enabled=logging_enabled, caching_enabled=caching_enabled)
+        self._retention = retention
+        self._observed = _MIN_TS
+        self._ends: dict[int, set[bytes]] = {}
+
+    @property
+    def retention_period(self) -> int:
+        """How long (ms of stream time after a session's end) sessions are kept."""
+        return self._retention
+
+    def init(self, context: StoreContext) -> None:
+        """Open the backend and rebuild the expiry index from what it holds."""
+        super().init(context)
+        self._reindex()
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def put(self, session: Windowed, value: Any) -> None:
+        """Store ``value`` for the session ``Windowed(key, Window(start, end))``; None removes."""
+        key_bytes, start, end = self._session(session)
+        binary = key_bytes + _END_START.pack(end, start)
+        raw = self._serialize_value(value)
+        if end > self._observed:
+            self._observed = end
+            self._expire()
+        if raw is None:
+            self._bdelete(binary)
+        elif end > self._observed - self._retention:
+            self._bput(binary, raw)
+            self._ends.setdefault(end, set()).add(binary)
+        log = self._log
+        if log is not None:
+            log(self._name, binary, raw)
+
+    def remove(self, session: Windowed) -> None:
+        """Remove the session (a tombstone goes to the changelog)."""
+        self.put(session, None)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def fetch_session(self, key: Any, session_start: int, session_end: int) -> Any:
+        """The value of the session of ``key`` with exactly these bounds, or ``None``."""
+        if session_end <= self._observed - self._retention:
+            return None
+        raw = self._bget(self._serialize_key(key) + _END_START.pack(session_end, session_start))
+        return None if raw is None else self._decode_value(raw)
+
+    def find_sessions(self, key: Any, earliest_session_end_time: int,
+                      latest_session_start_time: int, *args: Any) -> KeyValueIterator:
+        """Sessions of ``key`` ending at or after ``earliest_session_end_time`` and starting at or
+        before ``latest_session_start_time``; with four arguments, of keys in a range."""
+        if args:
+            return self._find(key, earliest_session_end_time, latest_session_start_time, args[0],
+                              backward=False)
+        return self._find(key, key, earliest_session_end_time, latest_session_start_time,
+                          backward=False)
+
+    def backward_find_sessions(self, key: Any, earliest_session_end_time: int,
+                               latest_session_start_time: int, *args: Any) -> KeyValueIterator:
+        """As ``find_sessions``, newest first."""
+        if args:
+            return self._find(key, earliest_session_end_time, latest_session_start_time, args[0],
+                              backward=True)
+        return self._find(key, key, earliest_session_end_time, latest_session_start_time,
+                          backward=True)
+
+    def fetch(self, key_from: Any, key_to: Any = None) -> KeyValueIterator:
+        """Every session of ``key_from`` (or of the keys in ``[key_from, key_to]``)."""
+        key_to = key_from if key_to is None else key_to
+        return self._find(key_from, key_to, 0, _MAX_TS, backward=False)
+
+    def backward_fetch(self, key_from: Any, key_to: Any = None) -> KeyValueIterator:
+        """As ``fetch``, newest first."""
+        key_to = key_from if key_to is None else key_to
+        return self._find(key_from, key_to, 0, _MAX_TS, backward=True)
+
+    def all(self) -> KeyValueIterator:
+        """Every live session."""
+        return self._find(None, None, _MIN_TS, _MAX_TS, backward=False)
+
+    def to_pandas(self) -> Any:
+        """The contents as a DataFrame with columns ``key``, ``start``, ``end``, ``value``."""
+        return to_pandas(self._columns())
+
+    def to_polars(self) -> Any:
+        """The contents as a polars DataFrame (columns ``key``, ``start``, ``end``, ``value``)."""
+        return to_polars(self._columns())
+
+    def _find(self, key_from: Any, key_to: Any, earliest_end: int, latest_start: int, *,
+              backward: bool) -> KeyValueIterator:
+        lower = None if key_from is None else self._serialize_key(key_from)
+        upper = None if key_to is None else self._serialize_key(key_to)
+        earliest_end = max(earliest_end, self._observed - self._retention + 1)
+        single = lower is not None and lower == upper
+        source = self._backend.prefix_scan(lower) if single else self._backend.all()
+        rows = []
+        for binary, value in source:
+            key_bytes, start, end = split_session_key(binary)
+            if end < earliest_end or start > latest_start:
+                continue
+            if single:
+                if key_bytes != lower:
+                    continue
+            elif (lower is not None and key_bytes < lower) or \
+                    (upper is not None and key_bytes > upper):
+                continue
+            rows.append(((end, key_bytes, start), binary, value))
+        if not single:  # Java's in-memory store: by end time, then key, then start time
+            rows.sort(key=lambda row: row[0])
+        if backward:
+            rows.reverse()
+        return self._iterator(iter([(b, v) for _, b, v in rows]))
+
+    def _decode_key(self, key_bytes: bytes) -> Any:
+        inner, start, end = split_session_key(key_bytes)
+        return Windowed(super()._decode_key(inner), Window(start, end))
+
+    def _session(self, session: Any) -> tuple[bytes, int, int]:
+        if not isinstance(session, Windowed) or not isinstance(session.window, Window | tuple):
+            msg = (
+                f"Session store '{self._name}' got {session!r}; pass "
+                "Windowed(key, Window(start, end))"
+            )
+            raise StoreError(msg)
+        start, end = session.window[0], session.window[1]
+        return self._serialize_key(session.key), start, end
+
+    def _columns(self) -> dict[str, list[Any]]:
+        columns: dict[str, list[Any]] = {"key": [], "start": [], "end": [], "value": []}
+        with self.all() as entries:
+            for windowed, value in entries:
+                columns["key"].append(windowed.key)
+                columns["start"].append(windowed.window.start)
+                columns["end"].append(windowed.window.end)
+                columns["value"].append(value)
+        return columns
+
+    # -- retention -----------------------------------------------------------------------------
+
+    def _expire(self) -> None:
+        min_live = self._observed - self._retention + 1
+        ends = self._ends
+        for end in [e for e in ends if e < min_live]:
+            for binary in ends.pop(end):
+                self._bdelete(binary)
+
+    def _reindex(self) -> None:
+        self._ends = {}
+        observed = _MIN_TS
+        for binary, _ in self._backend.all():
+            _, _, end = split_session_key(binary)
+            self._ends.setdefault(end, set()).add(binary)
+            observed = max(observed, end)
+        self._observed = observed
+
+    # -- engine hooks --------------------------------------------------------------------------
+
+    def _snapshot(self) -> object:
+        return (self._backend.snapshot(), self._observed)
+
+    def _restore_snapshot(self, snapshot: object) -> None:
+        data, observed = snapshot  # type: ignore[misc]
+        self._backend.restore_snapshot(data)
+        self._reindex()
+        self._observed = observed
+
+    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+        for record in records:
+            binary, value = record[0], record[1]
+            _, _, end = split_session_key(binary)
+            if end > self._observed:
+                self._observed = end
+                self._expire()
+            if value is None:
+                self._backend.delete(binary)
+            elif end > self._observed - self._retention:
+                self._backend.put(binary, value)
+                self._ends.setdefault(end, set()).add(binary)

@@ -1,0 +1,457 @@
+"""Window stores: typed ``(key, window start) -> value`` views over a key-value byte backend.
+
+Every entry lives in the backend under Java's ``WindowKeySchema`` binary key, ``key bytes + 8-byte
+window start + 4-byte sequence number`` (big-endian), which is also the changelog key, so a
+changelog replays byte for byte. Invariant: an entry whose window start is at or before
+``observed stream time - retention`` is never returned; expired entries are dropped from the
+backend a segment at a time (one window start per segment in memory, as Java's in-memory store;
+``max(retention / 2, 60 s)`` on disk, as RocksDB's segments), without changelog tombstones.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from typing import Any
+
+from kslab.errors import StoreError
+from kslab.records import ValueAndTimestamp, Window, Windowed
+from kslab.state._frames import to_pandas, to_polars
+from kslab.state._typed import TypedStore
+from kslab.state.base import KeyValueBackend, StoreContext
+from kslab.state.iterators import KeyValueIterator
+
+__all__ = ["TimestampedWindowStore", "WindowStore", "split_window_key", "window_key"]
+
+_TS_SEQ = struct.Struct(">qi")
+_TS = struct.Struct(">q")
+_SUFFIX = 12
+_MAX_SEQ = 0x7FFFFFFF
+_MIN_TS = -(2**63)
+_MAX_TS = 2**63 - 1
+
+
+def window_key(key_bytes: bytes, start: int, seq: int = 0) -> bytes:
+    """Java's ``WindowKeySchema.toStoreKeyBinary``: key, window start, sequence number."""
+    return key_bytes + _TS_SEQ.pack(start, seq)
+
+
+def split_window_key(binary: bytes) -> tuple[bytes, int, int]:
+    """``(key bytes, window start, sequence number)`` of a window store binary key."""
+    start, seq = _TS_SEQ.unpack_from(binary, len(binary) - _SUFFIX)
+    return binary[:-_SUFFIX], start, seq
+
+
+class WindowStore(TypedStore):
+    """Java's ``WindowStore<K, V>``: values per key and window start, kept for ``retention`` ms.
+
+    >>> from kslab.state import Stores
+    >>> supplier = Stores.in_memory_window_store("w", 60_000, 10_000, False)
+    >>> Stores.window_store_builder(supplier, "string", "long").build()
+    <WindowStore 'w' (InMemory, not open)>
+    """
+
+    __slots__ = (
+        "_interval",
+        "_observed",
+        "_retain_duplicates",
+        "_retention",
+        "_segments",
+        "_seq",
+        "_window_size",
+    )
+
+    store_kind = "window"
+
+    def __init__(self, name: str, backend: KeyValueBackend, key_serde: Any = None,
+                 value_serde: Any = None, *, retention: int, window_size: int,
+                 retain_duplicates: bool = False, segment_interval: int = 1,
+                 logging_enabled: bool = True, caching_enabled: bool = False) -> None:
+        super().__init__(name, backend, key_serde, value_serde,
+                         logging_enabled=logging_enabled, caching_enabled=caching_enabled)
+        self._retention = retention
+        self._window_size = window_size
+        self._retain_duplicates = retain_duplicates
+        self._interval = max(1, segment_interval)
+        self._observed = _MIN_TS
+        self._segments: dict[int, set[bytes]] = {}
+        self._seq = 0
+
+    @property
+    def retention_period(self) -> int:
+        """How long (ms of stream time) windows are kept."""
+        return self._retention
+
+    @property
+    def window_size(self) -> int:
+        """The size of the windows this store holds (used to build ``Windowed`` keys)."""
+        return self._window_size
+
+    @property
+    def retain_duplicates(self) -> bool:
+        """True when every put is kept, even for the same key and window start."""
+        return self._retain_duplicates
+
+    def init(self, context: StoreContext) -> None:
+        """Open the backend and rebuild the segment index from what it holds."""
+        super().init(context)
+        self._observed = _MIN_TS
+        self._seq = 0
+        self._reindex()
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def put(self, key: Any, value: Any, window_start: int) -> None:
+        """Store ``value`` for ``key`` in the window starting at ``window_start``; None deletes."""
+        self._put_bytes(self._serialize_key(key), self._encode(value), window_start)
+
+    def _put_bytes(self, key_bytes: bytes, value: tuple[bytes, bytes, int] | None,
+                   start: int) -> None:
+        if self._retain_duplicates:
+            if value is None:
+                return
+            self._seq = (self._seq + 1) & _MAX_SEQ
+            binary = key_bytes + _TS_SEQ.pack(start, self._seq)
+        else:
+            binary = key_bytes + _TS_SEQ.pack(start, 0)
+        if start > self._observed:
+            self._observed = start
+            self._expire()
+        if start > self._observed - self._retention:
+            if value is None:
+                self._bdelete(binary)
+            else:
+                self._bput(binary, value[0])
+                segment = start // self._interval
+                keys = self._segments.get(segment)
+                if keys is None:
+                    self._segments[segment] = {binary}
+                else:
+                    keys.add(binary)
+        log = self._log
+        if log is not None:
+            if value is None:
+                log(self._name, binary, None)
+            elif value[2] is None:
+                log(self._name, binary, value[1])
+            else:
+                log(self._name, binary, value[1], value[2])
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def fetch(self, key: Any, time_from: Any = None, time_to: Any = None,
+              *args: Any) -> Any:
+        """``fetch(key, time)``: one value; ``fetch(key, from, to)``: ``(start, value)`` pairs;
+        ``fetch(key_from, key_to, from, to)``: ``(Windowed, value)`` pairs."""
+        if args:
+            return self._fetch_range(key, time_from, time_to, args[0], backward=False)
+        if time_to is None:
+            return self._fetch_one(key, time_from)
+        return self._fetch_key(key, time_from, time_to, backward=False)
+
+    def backward_fetch(self, key: Any, time_from: Any, time_to: Any = None,
+                       *args: Any) -> KeyValueIterator:
+        """As ``fetch`` with a time range, newest first."""
+        if args:
+            return self._fetch_range(key, time_from, time_to, args[0], backward=True)
+        return self._fetch_key(key, time_from, time_to, backward=True)
+
+    def fetch_all(self, time_from: int, time_to: int) -> KeyValueIterator:
+        """Every ``(Windowed, value)`` with a window start in ``[time_from, time_to]``."""
+        return self._scan(None, None, time_from, time_to, backward=False)
+
+    def backward_fetch_all(self, time_from: int, time_to: int) -> KeyValueIterator:
+        """As ``fetch_all``, in reverse order."""
+        return self._scan(None, None, time_from, time_to, backward=True)
+
+    def all(self) -> KeyValueIterator:
+        """Every live ``(Windowed, value)``."""
+        return self._scan(None, None, _MIN_TS, _MAX_TS, backward=False)
+
+    def backward_all(self) -> KeyValueIterator:
+        """Every live ``(Windowed, value)``, in reverse order."""
+        return self._scan(None, None, _MIN_TS, _MAX_TS, backward=True)
+
+    def to_pandas(self) -> Any:
+        """The contents as a DataFrame with columns ``key``, ``start``, ``end``, ``value``."""
+        return to_pandas(self._columns())
+
+    def to_polars(self) -> Any:
+        """The contents as a polars DataFrame (columns ``key``, ``start``, ``end``, ``value``)."""
+        return to_polars(self._columns())
+
+    def _fetch_one(self, key: Any, time: int) -> Any:
+        if time <= self._observed - self._retention:
+            return None
+        key_bytes = self._serialize_key(key)
+        if self._retain_duplicates:
+            for _, value in self._key_pairs(key_bytes, time, time):
+                return self._decode_value(value)
+            return None
+        value = self._bget(key_bytes + _TS_SEQ.pack(time, 0))
+        return None if value is None else self._decode_value(value)
+
+    def _live_from(self, time_from: int) -> int:
+        return max(time_from, self._observed - self._retention + 1)
+
+    def _key_pairs(self, key_bytes: bytes, time_from: int,
+                   time_to: int) -> list[tuple[bytes, bytes]]:
+        time_from = self._live_from(time_from)
+        if time_from > time_to:
+            return []
+        size = len(key_bytes) + _SUFFIX
+        lower = key_bytes + _TS_SEQ.pack(time_from, 0)
+        upper = key_bytes + _TS_SEQ.pack(time_to, _MAX_SEQ)
+        return [(k, v) for k, v in self._backend.range(lower, upper)
+                if len(k) == size and k.startswith(key_bytes)]
+
+    def _fetch_key(self, key: Any, time_from: int, time_to: int, *,
+                   backward: bool) -> KeyValueIterator:
+        pairs = self._key_pairs(self._serialize_key(key), time_from, time_to)
+        if backward:
+            pairs.reverse()
+        iterator = KeyValueIterator(iter(pairs), self._decode_start, self._decode_value,
+                                    self._name)
+        self._iterators.add(iterator)
+        return iterator
+
+    def _fetch_range(self, key_from: Any, key_to: Any, time_from: int, time_to: int, *,
+                     backward: bool) -> KeyValueIterator:
+        lower = None if key_from is None else self._serialize_key(key_from)
+        upper = None if key_to is None else self._serialize_key(key_to)
+        return self._scan(lower, upper, time_from, time_to, backward=backward)
+
+    def _scan(self, key_from: bytes | None, key_to: bytes | None, time_from: int, time_to: int,
+              *, backward: bool) -> KeyValueIterator:
+        time_from = self._live_from(time_from)
+        rows = []
+        for binary, value in self._backend.all():
+            key_bytes, start, seq = split_window_key(binary)
+            if start < time_from or start > time_to:
+                continue
+            if (key_from is not None and key_bytes < key_from) or \
+                    (key_to is not None and key_bytes > key_to):
+                continue
+            rows.append((self._order(key_bytes, start, seq, binary), binary, value))
+        rows.sort(key=lambda row: row[0], reverse=backward)
+        iterator = KeyValueIterator(iter([(b, v) for _, b, v in rows]), self._decode_windowed,
+                                    self._decode_value, self._name)
+        self._iterators.add(iterator)
+        return iterator
+
+    def _order(self, key_bytes: bytes, start: int, seq: int, binary: bytes) -> tuple[Any, ...]:
+        if self._interval == 1:  # in memory: by window start, then key (Java's nested maps)
+            return (start, key_bytes, seq)
+        return (start // self._interval, binary)  # RocksDB: by segment, then binary key
+
+    def _decode_start(self, binary: bytes) -> int:
+        return _TS_SEQ.unpack_from(binary, len(binary) - _SUFFIX)[0]
+
+    def _decode_windowed(self, binary: bytes) -> Windowed:
+        key_bytes, start, _ = split_window_key(binary)
+        end = start + self._window_size
+        if end < start:  # overflow, as Java's TimeWindow clamps to Long.MAX_VALUE
+            end = _MAX_TS
+        return Windowed(self._decode_key(key_bytes), Window(start, end))
+
+    def _columns(self) -> dict[str, list[Any]]:
+        columns: dict[str, list[Any]] = {"key": [], "start": [], "end": [], "value": []}
+        with self.all() as entries:
+            for windowed, value in entries:
+                columns["key"].append(windowed.key)
+                columns["start"].append(windowed.window.start)
+                columns["end"].append(windowed.window.end)
+                columns["value"].append(value)
+        return columns
+
+    # -- value encoding (the timestamped store overrides) -------------------------------------
+
+    def _encode(self, value: Any) -> tuple[bytes, bytes, int | None] | None:
+        raw = self._serialize_value(value)
+        return None if raw is None else (raw, raw, None)
+
+    # -- retention -----------------------------------------------------------------------------
+
+    def _expire(self) -> None:
+        min_live = self._observed - self._retention + 1
+        segments = self._segments
+        if not segments:
+            return
+        interval = self._interval
+        dead = [s for s in segments if (s + 1) * interval - 1 < min_live]
+        delete = self._bdelete
+        for segment in dead:
+            for binary in segments.pop(segment):
+                delete(binary)
+
+    def _reindex(self) -> None:
+        self._segments = {}
+        observed = _MIN_TS
+        for binary, _ in self._backend.all():
+            _, start, seq = split_window_key(binary)
+            self._segments.setdefault(start // self._interval, set()).add(binary)
+            observed = max(observed, start)
+            self._seq = max(self._seq, seq)
+        self._observed = observed
+
+    # -- engine hooks --------------------------------------------------------------------------
+
+    def _snapshot(self) -> object:
+        return (self._backend.snapshot(), self._observed, self._seq)
+
+    def _restore_snapshot(self, snapshot: object) -> None:
+        data, observed, seq = snapshot  # type: ignore[misc]
+        self._backend.restore_snapshot(data)
+        self._reindex()
+        self._observed, self._seq = observed, seq
+
+    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+        for record in records:
+            binary, value = record[0], record[1]
+            if value is not None:
+                value = self._restored_value(record)
+            _, start, seq = split_window_key(binary)
+            self._seq = max(self._seq, seq)
+            if start > self._observed:
+                self._observed = start
+                self._expire()
+            if value is None:
+                self._backend.delete(binary)
+            elif start > self._observed - self._retention:
+                self._backend.put(binary, value)
+                self._segments.setdefault(start // self._interval, set()).add(binary)
+
+    def _restored_value(self, record: tuple[Any, ...]) -> bytes:
+        return record[1]
+
+
+class TimestampedWindowStore(WindowStore):
+    """Java's ``TimestampedWindowStore<K, V>``: values are ``ValueAndTimestamp``.
+
+    The backend holds ``8-byte timestamp + value``; the changelog carries the plain value with
+    the timestamp as the record's, as Java's ``ChangeLoggingTimestampedWindowBytesStore`` does.
+    """
+
+    __slots__ = ()
+
+    store_kind = "timestamped_window"
+
+    def _encode(self, value: Any) -> tuple[bytes, bytes, int | None] | None:
+        if value is None:
+            return None
+        if not isinstance(value, ValueAndTimestamp):
+            msg = (
+                f"Store '{self._name}' is a timestamped window store and got {value!r}; put "
+                "ValueAndTimestamp(value, timestamp)"
+            )
+            raise StoreError(msg)
+        raw = self._serialize_value(value.value)
+        if raw is None:
+            return None
+        return _TS.pack(value.timestamp) + raw, raw, value.timestamp
+
+    def _decode_value(self, value_bytes: bytes) -> ValueAndTimestamp:
+        return ValueAndTimestamp(super()._decode_value(value_bytes[8:]),
+                                 _TS.unpack_from(value_bytes)[0])
+
+    def plain_view(self) -> WindowStoreFacade:
+        """This store seen with plain values (what ``driver.get_window_store`` returns)."""
+        return WindowStoreFacade(self)
+
+    def _restored_value(self, record: tuple[Any, ...]) -> bytes:
+        timestamp = record[2] if len(record) > 2 and record[2] is not None else -1
+        return _TS.pack(timestamp) + record[1]
+
+
+
+class WindowStoreFacade:
+    """A timestamped window store seen with plain values (Java's ``ReadOnlyWindowStoreFacade``)."""
+
+    store_kind = "window"
+
+    def __init__(self, inner: TimestampedWindowStore) -> None:
+        self._inner = inner
+
+    @property
+    def name(self) -> str:
+        """The store name."""
+        return self._inner.name
+
+    def timestamped_store(self) -> TimestampedWindowStore:
+        """The store underneath."""
+        return self._inner
+
+    def put(self, key: Any, value: Any, window_start: int) -> None:
+        """Store ``value`` with no timestamp (-1)."""
+        self._inner.put(key, None if value is None else ValueAndTimestamp(value, -1),
+                        window_start)
+
+    def fetch(self, *args: Any) -> Any:
+        """As ``WindowStore.fetch``, values without timestamps."""
+        result = self._inner.fetch(*args)
+        if isinstance(result, KeyValueIterator):
+            return _PlainIterator(result)
+        return None if result is None else result.value
+
+    def backward_fetch(self, *args: Any) -> _PlainIterator:
+        """As ``WindowStore.backward_fetch``."""
+        return _PlainIterator(self._inner.backward_fetch(*args))
+
+    def fetch_all(self, time_from: int, time_to: int) -> _PlainIterator:
+        """As ``WindowStore.fetch_all``."""
+        return _PlainIterator(self._inner.fetch_all(time_from, time_to))
+
+    def backward_fetch_all(self, time_from: int, time_to: int) -> _PlainIterator:
+        """As ``WindowStore.backward_fetch_all``."""
+        return _PlainIterator(self._inner.backward_fetch_all(time_from, time_to))
+
+    def all(self) -> _PlainIterator:
+        """Every live window, values without timestamps."""
+        return _PlainIterator(self._inner.all())
+
+    def backward_all(self) -> _PlainIterator:
+        """Every live window in reverse order."""
+        return _PlainIterator(self._inner.backward_all())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __repr__(self) -> str:
+        return f"<WindowStoreFacade over {self._inner!r}>"
+
+
+class _PlainIterator:
+    """A window iterator whose ``ValueAndTimestamp`` values are seen as plain values."""
+
+    def __init__(self, inner: KeyValueIterator) -> None:
+        self._inner = inner
+
+    def __iter__(self) -> _PlainIterator:
+        return self
+
+    def __next__(self) -> Any:
+        kv = next(self._inner)
+        return type(kv)(kv.key, kv.value.value)
+
+    def has_next(self) -> bool:
+        """True when another pair follows."""
+        return self._inner.has_next()
+
+    def next(self) -> Any:
+        """The next pair."""
+        kv = self._inner.next()
+        return type(kv)(kv.key, kv.value.value)
+
+    def peek_next_key(self) -> Any:
+        """The key ``next()`` would return."""
+        return self._inner.peek_next_key()
+
+    def close(self) -> None:
+        """Release the scan."""
+        self._inner.close()
+
+    def __enter__(self) -> _PlainIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._inner.close()

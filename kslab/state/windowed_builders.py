@@ -1,0 +1,193 @@
+"""Suppliers and builders of window and session stores (Java's ``WindowBytesStoreSupplier`` etc.).
+
+Invariant: a supplier validates retention and window size when made (as ``Stores`` does in Java),
+``get()`` returns a new, unopened byte backend, and a builder's ``changelog_topic_config`` is what
+Kafka Streams sets on the changelog topic: ``compact,delete`` (``delete`` for stores retaining
+duplicates) with ``retention.ms = retention + windowstore.changelog.additional.retention.ms``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kslab.errors import StoreError
+from kslab.state.backends.memory import InMemoryKeyValueBackend
+from kslab.state.backends.rocksdb import RocksDBKeyValueBackend
+from kslab.state.base import KeyValueBackend, StoreBuilder, StoreSupplier
+from kslab.state.session import SessionStore
+from kslab.state.window import TimestampedWindowStore, WindowStore
+
+__all__ = [
+    "ADDITIONAL_RETENTION_MS",
+    "SessionBytesStoreSupplier",
+    "SessionStoreBuilder",
+    "TimestampedWindowStoreBuilder",
+    "WindowBytesStoreSupplier",
+    "WindowStoreBuilder",
+]
+
+ADDITIONAL_RETENTION_MS = 24 * 60 * 60 * 1000
+
+
+def _ms(value: Any, what: str, name: str) -> int:
+    import datetime as dt
+
+    if isinstance(value, dt.timedelta):
+        return int(value.total_seconds() * 1000)
+    if isinstance(value, bool) or not isinstance(value, int):
+        msg = f"Store '{name}' got {what}={value!r}; pass int milliseconds or a timedelta"
+        raise StoreError(msg)
+    return value
+
+
+class WindowBytesStoreSupplier(StoreSupplier):
+    """Supplies window store backends: in memory or RocksDB, with retention and window size."""
+
+    def __init__(self, name: str, retention_period: Any, window_size: Any,
+                 retain_duplicates: bool, *, persistent: bool, timestamped: bool) -> None:
+        super().__init__(name)
+        retention = _ms(retention_period, "retention_period", name)
+        size = _ms(window_size, "window_size", name)
+        if retention < 0:
+            msg = f"retentionPeriod cannot be negative (store '{name}' got {retention})"
+            raise StoreError(msg)
+        if size < 0:
+            msg = f"windowSize cannot be negative (store '{name}' got {size})"
+            raise StoreError(msg)
+        if size > retention:
+            msg = (
+                f"The retention period of the window store {name} must be no smaller than its "
+                f"window size. Got size=[{size}], retention=[{retention}]"
+            )
+            raise StoreError(msg)
+        self.retention_period = retention
+        self.window_size = size
+        self.retain_duplicates = bool(retain_duplicates)
+        self.persistent = persistent
+        self.timestamped = timestamped
+        self.metrics_scope = "rocksdb-window" if persistent else "in-memory-window"
+        self.segment_interval = max(retention // 2, 60_000) if persistent else 1
+
+    def get(self) -> KeyValueBackend:
+        """A new, unopened byte backend."""
+        if self.persistent:
+            return RocksDBKeyValueBackend(self.name)
+        return InMemoryKeyValueBackend(self.name)
+
+    def __repr__(self) -> str:
+        kind = "persistent" if self.persistent else "in_memory"
+        return (f"WindowBytesStoreSupplier({self.name!r}, {kind}, retention="
+                f"{self.retention_period}, size={self.window_size}, "
+                f"duplicates={self.retain_duplicates})")
+
+
+class SessionBytesStoreSupplier(StoreSupplier):
+    """Supplies session store backends: in memory or RocksDB, with a retention period."""
+
+    def __init__(self, name: str, retention_period: Any, *, persistent: bool) -> None:
+        super().__init__(name)
+        retention = _ms(retention_period, "retention_period", name)
+        if retention < 0:
+            msg = f"retentionPeriod cannot be negative (store '{name}' got {retention})"
+            raise StoreError(msg)
+        self.retention_period = retention
+        self.persistent = persistent
+        self.metrics_scope = "rocksdb-session" if persistent else "in-memory-session"
+        self.segment_interval = max(retention // 2, 60_000)
+
+    def get(self) -> KeyValueBackend:
+        """A new, unopened byte backend."""
+        if self.persistent:
+            return RocksDBKeyValueBackend(self.name)
+        return InMemoryKeyValueBackend(self.name)
+
+
+class _WindowedBuilder(StoreBuilder):
+    _supplier: Any
+
+    @property
+    def supplier(self) -> Any:
+        """The supplier that makes each store's backend."""
+        return self._supplier
+
+    @property
+    def persistent(self) -> bool:
+        """True when built stores keep their data on disk."""
+        return self._supplier.persistent
+
+    @property
+    def retention_period(self) -> int:
+        """The retention of built stores."""
+        return self._supplier.retention_period
+
+    def changelog_topic_config(self, additional_retention_ms: int | None = None) -> dict[str, str]:
+        """The changelog's topic configs, as Kafka Streams creates the topic."""
+        extra = ADDITIONAL_RETENTION_MS if additional_retention_ms is None else \
+            additional_retention_ms
+        config = {"cleanup.policy": "compact,delete"}
+        if getattr(self._supplier, "retain_duplicates", False):
+            config["cleanup.policy"] = "delete"
+        config.update(self._log_config)
+        config.setdefault("retention.ms", str(self._supplier.retention_period + extra))
+        return config
+
+    @property
+    def log_config(self) -> dict[str, str]:
+        """Topic configs for the changelog, including the windowed defaults."""
+        return self.changelog_topic_config() if self._logging_enabled else {}
+
+
+class WindowStoreBuilder(_WindowedBuilder):
+    """Builds ``WindowStore``s (``Stores.window_store_builder``)."""
+
+    _store_class: type[WindowStore] = WindowStore
+
+    def __init__(self, supplier: WindowBytesStoreSupplier, key_serde: Any = None,
+                 value_serde: Any = None) -> None:
+        if not isinstance(supplier, WindowBytesStoreSupplier):
+            msg = (
+                f"{type(self).__name__} got {supplier!r}, not a window store supplier; pass "
+                "Stores.in_memory_window_store(...) or Stores.persistent_window_store(...)"
+            )
+            raise StoreError(msg)
+        self._supplier = supplier
+        super().__init__(supplier.name, key_serde, value_serde)
+
+    def build(self) -> WindowStore:
+        """A new, uninitialized window store."""
+        s = self._supplier
+        return self._store_class(
+            self._name, s.get(), self._key_serde, self._value_serde,
+            retention=s.retention_period, window_size=s.window_size,
+            retain_duplicates=s.retain_duplicates, segment_interval=s.segment_interval,
+            logging_enabled=self._logging_enabled, caching_enabled=self._caching_enabled,
+        )
+
+
+class TimestampedWindowStoreBuilder(WindowStoreBuilder):
+    """Builds ``TimestampedWindowStore``s (``Stores.timestamped_window_store_builder``)."""
+
+    _store_class = TimestampedWindowStore
+
+
+class SessionStoreBuilder(_WindowedBuilder):
+    """Builds ``SessionStore``s (``Stores.session_store_builder``)."""
+
+    def __init__(self, supplier: SessionBytesStoreSupplier, key_serde: Any = None,
+                 value_serde: Any = None) -> None:
+        if not isinstance(supplier, SessionBytesStoreSupplier):
+            msg = (
+                f"SessionStoreBuilder got {supplier!r}, not a session store supplier; pass "
+                "Stores.in_memory_session_store(...) or Stores.persistent_session_store(...)"
+            )
+            raise StoreError(msg)
+        self._supplier = supplier
+        super().__init__(supplier.name, key_serde, value_serde)
+
+    def build(self) -> SessionStore:
+        """A new, uninitialized session store."""
+        return SessionStore(
+            self._name, self._supplier.get(), self._key_serde, self._value_serde,
+            retention=self._supplier.retention_period, logging_enabled=self._logging_enabled,
+            caching_enabled=self._caching_enabled,
+        )
