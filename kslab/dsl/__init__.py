@@ -22,6 +22,8 @@ from kslab.dsl.grouped import KGroupedStream, KGroupedTable
 from kslab.dsl.joined import Joined, StreamJoined, TableJoined
 from kslab.dsl.kstream import BranchedKStream, KStream
 from kslab.dsl.ktable import GlobalKTable, KTable
+from kslab.dsl.windowed import SessionWindowedKStream, TimeWindowedKStream
+from kslab.dsl.windows import JoinWindows, SessionWindows, SlidingWindows, TimeWindows
 
 __all__ = [
     "Branched",
@@ -31,6 +33,7 @@ __all__ = [
     "Consumed",
     "GlobalKTable",
     "Grouped",
+    "JoinWindows",
     "Joined",
     "KGroupedStream",
     "KGroupedTable",
@@ -41,7 +44,12 @@ __all__ = [
     "Printed",
     "Produced",
     "Repartitioned",
+    "SessionWindowedKStream",
+    "SessionWindows",
+    "SlidingWindows",
     "StreamJoined",
     "StreamsBuilder",
     "TableJoined",
+    "TimeWindowedKStream",
+    "TimeWindows",
 ]

@@ -42,6 +42,12 @@ class CogroupedKStream:
         self._groups[grouped] = aggregator
         return self
 
+    def windowed_by(self, windows: Any) -> Any:
+        """Aggregate the co-grouped streams per window."""
+        from kslab.dsl.windowed import WindowedCogroupedKStream
+
+        return WindowedCogroupedKStream(self, windows)
+
     def aggregate(self, initializer: Callable[[], Any], named: Any = None,
                   materialized: Any = None, *, name: str | None = None) -> Any:
         """Aggregate every co-grouped stream into one ``KTable``."""

@@ -108,6 +108,12 @@ class KGroupedStream:
         supplier = AggregateSupplier(mat.store_name, initializer, aggregator)
         return self._build(node_name, supplier, mat)
 
+    def windowed_by(self, windows: Any) -> Any:
+        """Aggregate per window: ``TimeWindows``, ``SlidingWindows`` or ``SessionWindows``."""
+        from kslab.dsl.windowed import windowed_by
+
+        return windowed_by(self, windows)
+
     def cogroup(self, aggregator: Callable[[Any, Any, Any], Any]) -> Any:
         """Start a co-grouped aggregation that other grouped streams can join."""
         from kslab.dsl.cogrouped import CogroupedKStream

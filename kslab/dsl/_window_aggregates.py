@@ -1,0 +1,355 @@
+"""The processors of windowed aggregations: time (tumbling/hopping), sliding and session windows.
+
+Each keeps its own observed stream time (the largest timestamp it has seen) and drops a record
+for every window it would update that has already closed (end + grace at or before stream time
+for time windows, end before it for sliding and session windows), logging Java's
+"Skipping record for expired window" line and counting ``dropped-records-total``. Invariant:
+every update of a window forwards ``Change(new, old)`` keyed by ``Windowed(key, window)`` at
+once (emit on update); final results come from ``suppress``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from kslab.dsl._change import Change
+from kslab.dsl._processors import skip_record
+from kslab.processor import Processor, ProcessorContext
+from kslab.records import Record, ValueAndTimestamp, Window, Windowed
+
+__all__ = [
+    "SessionWindowAggregateSupplier",
+    "SlidingWindowAggregateSupplier",
+    "TimeWindowAggregateSupplier",
+    "merger_for",
+    "reducer_aggregator",
+]
+
+log = logging.getLogger("kslab.dsl")
+
+_NO_TIMESTAMP = -1
+
+
+def reducer_aggregator(reducer: Callable[[Any, Any], Any]) -> Callable[[Any, Any, Any], Any]:
+    """Java's ``aggregatorForReducer``: the first value starts the aggregate."""
+    def aggregate(key: Any, value: Any, agg: Any) -> Any:
+        return value if agg is None else reducer(agg, value)
+    return aggregate
+
+
+def merger_for(aggregator: Callable[[Any, Any, Any], Any]) -> Callable[[Any, Any, Any], Any]:
+    """Java's ``mergerForAggregator``: merging folds the second aggregate into the first."""
+    def merge(key: Any, one: Any, two: Any) -> Any:
+        return aggregator(key, two, one)
+    return merge
+
+
+def skip_expired(context: Any, timestamp: int, close_time: int, window: str,
+                 stream_time: int) -> None:
+    """Log a record dropped for an expired window in Java's words and count it."""
+    metadata = context.record_metadata()
+    if metadata is not None:
+        log.warning("Skipping record for expired window. topic=[%s] partition=[%s] offset=[%s] "
+                    "timestamp=[%s] window=%s expiration=[%s] streamTime=[%s]", metadata.topic,
+                    metadata.partition, metadata.offset, timestamp, window, close_time,
+                    stream_time)
+    else:
+        log.warning("Skipping record for expired window. Topic, partition, and offset not known. "
+                    "timestamp=[%s] window=%s expiration=[%s] streamTime=[%s]", timestamp, window,
+                    close_time, stream_time)
+    dropped = getattr(context, "record_dropped", None)
+    if dropped is not None:
+        dropped()
+
+
+class _WindowGetter:
+    """Reads a windowed aggregate by ``Windowed`` key (Java's window aggregate value getter)."""
+
+    def __init__(self, store_name: str, session: bool) -> None:
+        self.store_name = store_name
+        self.session = session
+        self.store: Any = None
+
+    def init(self, context: ProcessorContext) -> None:
+        """Find the store."""
+        self.store = context.get_state_store(self.store_name)
+
+    def get(self, windowed: Windowed, as_of: int | None = None) -> Any:
+        """The ``ValueAndTimestamp`` of the window, or ``None``."""
+        if self.session:
+            value = self.store.fetch_session(windowed.key, windowed.window.start,
+                                             windowed.window.end)
+            return None if value is None else ValueAndTimestamp(value, windowed.window.end)
+        return self.store.fetch(windowed.key, windowed.window.start)
+
+    def is_versioned(self) -> bool:
+        """Window stores are not versioned."""
+        return False
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class _GetterSupplier:
+    def __init__(self, store_name: str, session: bool) -> None:
+        self.store_name = store_name
+        self.session = session
+
+    def get(self) -> _WindowGetter:
+        return _WindowGetter(self.store_name, self.session)
+
+    def store_names(self) -> list[str]:
+        return [self.store_name]
+
+
+class _WindowedSupplier:
+    """What the windowed aggregation suppliers share: store, functions, old values, view."""
+
+    session = False
+
+    def __init__(self, store_name: str, windows: Any, initializer: Callable[[], Any],
+                 aggregator: Callable[[Any, Any, Any], Any],
+                 merger: Callable[[Any, Any, Any], Any] | None = None) -> None:
+        self.store_name = store_name
+        self.windows = windows
+        self.initializer = initializer
+        self.aggregator = aggregator
+        self.merger = merger
+        self.send_old_values = False
+
+    def enable_sending_old_values(self, force_materialization: bool) -> bool:
+        """Always possible: the aggregate is stored."""
+        self.send_old_values = True
+        return True
+
+    def view(self) -> _GetterSupplier:
+        """Getters reading the window store by ``Windowed`` key."""
+        return _GetterSupplier(self.store_name, self.session)
+
+
+class _WindowedProcessor(Processor):
+    null_reason = "null key or value"
+
+    def __init__(self, supplier: Any) -> None:
+        self.s = supplier
+        self.observed = _NO_TIMESTAMP
+
+    def init(self, context: ProcessorContext) -> None:
+        self.ctx = context
+        self.store = context.get_state_store(self.s.store_name)
+        self.forward = context.forward
+
+    def emit(self, record: Record, window: Window, old: Any, new: Any, timestamp: int) -> None:
+        old = old if self.s.send_old_values else None
+        self.forward(Record(Windowed(record.key, window), Change(new, old), timestamp,
+                            record._headers))
+
+
+class TimeWindowAggregateSupplier(_WindowedSupplier):
+    """Java's ``KStreamWindowAggregate`` over ``TimeWindows``."""
+
+    def __call__(self) -> Processor:
+        return _TimeWindowProcessor(self)
+
+
+class _TimeWindowProcessor(_WindowedProcessor):
+    def process(self, record: Record) -> None:
+        key, value = record.key, record.value
+        if key is None or value is None:
+            skip_record(self.ctx, self.null_reason)
+            return
+        s = self.s
+        timestamp = record.timestamp
+        if timestamp > self.observed:
+            self.observed = timestamp
+        close_time = self.observed - s.windows.grace_ms
+        store = self.store
+        for start, window in s.windows.windows_for(timestamp).items():
+            if window.end > close_time:
+                stored = store.fetch(key, start)
+                if stored is None:
+                    old = s.initializer()
+                    new_ts = timestamp
+                else:
+                    old = stored.value
+                    new_ts = max(timestamp, stored.timestamp)
+                new = s.aggregator(key, value, old)
+                store.put(key, ValueAndTimestamp(new, new_ts), start)
+                self.emit(record, window, old, new, new_ts)
+            else:
+                skip_expired(self.ctx, timestamp, close_time, f"[{start},{window.end})",
+                             self.observed)
+
+
+class SlidingWindowAggregateSupplier(_WindowedSupplier):
+    """Java's ``KStreamSlidingWindowAggregate`` (KIP-450)."""
+
+    def __call__(self) -> Processor:
+        return _SlidingWindowProcessor(self)
+
+
+class _SlidingWindowProcessor(_WindowedProcessor):
+    def process(self, record: Record) -> None:
+        if record.key is None or record.value is None:
+            skip_record(self.ctx, self.null_reason)
+            return
+        timestamp = record.timestamp
+        if timestamp > self.observed:
+            self.observed = timestamp
+        self.diff = diff = self.s.windows.time_difference_ms
+        close_time = self.observed - self.s.windows.grace_ms
+        if timestamp + diff < close_time:
+            skip_expired(self.ctx, timestamp, close_time, f"[{timestamp},{timestamp + diff}]",
+                         self.observed)
+            return
+        if timestamp < diff:
+            self._early(record, close_time)
+        else:
+            self._reverse(record, close_time)
+
+    def _windows(self, key: Any, time_from: int, time_to: int) -> list[tuple[int, Any]]:
+        with self.store.backward_fetch(key, time_from, time_to) as it:
+            return [(kv.key, kv.value) for kv in it]
+
+    def _reverse(self, record: Record, close_time: int) -> None:
+        timestamp, diff = record.timestamp, self.diff
+        starts: set[int] = set()
+        left_agg = right_agg = previous = None
+        left_created = right_created = False
+        for start, value in self._windows(record.key, max(0, timestamp - 2 * diff),
+                                          timestamp + 1):
+            starts.add(start)
+            end = start + diff
+            if start == timestamp + 1:
+                right_created = True
+            elif end > timestamp:
+                if right_agg is None:
+                    right_agg = value
+                self._update(Window(start, end), value, record, close_time)
+            elif end == timestamp:
+                left_created = True
+                self._update(Window(start, end), value, record, close_time)
+                if value.timestamp < timestamp:
+                    previous = value.timestamp
+                else:
+                    return
+            else:
+                left_agg = value
+                previous = value.timestamp
+                break
+        self._create(record, close_time, starts, right_agg, left_agg, left_created,
+                     right_created, previous)
+
+    def _early(self, record: Record, close_time: int) -> None:
+        timestamp, diff = record.timestamp, self.diff
+        combined = right_agg = previous = None
+        right_created = False
+        starts: set[int] = set()
+        with self.store.fetch(record.key, 0, timestamp + 1) as it:
+            found = [(kv.key, kv.value) for kv in it]
+        for start, value in found:
+            starts.add(start)
+            if start == 0:
+                combined = value
+                if value.timestamp < timestamp:
+                    previous = value.timestamp
+            elif start <= timestamp:
+                right_agg = value
+                self._update(Window(start, start + diff), value, record, close_time)
+            elif start == timestamp + 1:
+                right_created = True
+        if right_agg is None and combined is not None and combined.timestamp > timestamp:
+            right_agg = combined
+        if not right_created and right_agg is not None and right_agg.timestamp > timestamp:
+            self._right_window(record, right_agg)
+        if previous is not None and previous + 1 not in starts:
+            self._update(Window(previous + 1, previous + 1 + diff),
+                         ValueAndTimestamp(self.s.initializer(), timestamp), record, close_time)
+        start_value = combined if combined is not None else \
+            ValueAndTimestamp(self.s.initializer(), timestamp)
+        self._update(Window(0, diff), start_value, record, close_time)
+
+    def _create(self, record: Record, close_time: int, starts: set[int], right_agg: Any,
+                left_agg: Any, left_created: bool, right_created: bool,
+                previous: int | None) -> None:
+        timestamp, diff = record.timestamp, self.diff
+        if previous is not None:
+            prev_start = previous + 1
+            if prev_start not in starts and prev_start + diff >= timestamp:
+                self._update(Window(prev_start, prev_start + diff),
+                             ValueAndTimestamp(self.s.initializer(), timestamp), record,
+                             close_time)
+        if not left_created:
+            if previous is not None and timestamp - diff <= previous:
+                value = ValueAndTimestamp(left_agg.value, timestamp)
+            else:
+                value = ValueAndTimestamp(self.s.initializer(), timestamp)
+            self._update(Window(timestamp - diff, timestamp), value, record, close_time)
+        if not right_created and right_agg is not None and right_agg.timestamp > timestamp:
+            self._right_window(record, right_agg)
+
+    def _right_window(self, record: Record, right_agg: ValueAndTimestamp) -> None:
+        start = record.timestamp + 1
+        self.store.put(record.key, right_agg, start)
+        self.emit(record, Window(start, start + self.diff), None, right_agg.value,
+                  right_agg.timestamp)
+
+    def _update(self, window: Window, value: ValueAndTimestamp, record: Record,
+                close_time: int) -> None:
+        if window.end >= close_time:
+            old = value.value
+            new = self.s.aggregator(record.key, record.value, old)
+            new_ts = record.timestamp if old is None else max(record.timestamp, value.timestamp)
+            self.store.put(record.key, ValueAndTimestamp(new, new_ts), window.start)
+            self.emit(record, window, old, new, new_ts)
+        else:
+            skip_expired(self.ctx, record.timestamp, close_time,
+                         f"[{window.start},{window.end}]", self.observed)
+
+
+class SessionWindowAggregateSupplier(_WindowedSupplier):
+    """Java's ``KStreamSessionWindowAggregate``: merges sessions within the inactivity gap."""
+
+    session = True
+
+    def __call__(self) -> Processor:
+        return _SessionWindowProcessor(self)
+
+
+class _SessionWindowProcessor(_WindowedProcessor):
+    def process(self, record: Record) -> None:
+        key = record.key
+        if key is None:
+            skip_record(self.ctx, "null key")
+            return
+        s = self.s
+        timestamp = record.timestamp
+        if timestamp > self.observed:
+            self.observed = timestamp
+        gap = s.windows.gap_ms
+        close_time = self.observed - s.windows.grace_ms - gap
+        agg = s.initializer()
+        start = end = timestamp
+        with self.store.find_sessions(key, timestamp - gap, timestamp + gap) as it:
+            merged = list(it)
+        for session, value in merged:
+            agg = s.merger(key, agg, value)
+            start = min(start, session.window.start)
+            end = max(end, session.window.end)
+        if end < close_time:
+            skip_expired(self.ctx, timestamp, close_time, f"[{start},{end}]", self.observed)
+            return
+        if (start, end) != (timestamp, timestamp):
+            for session, value in merged:
+                self.store.remove(session)
+                self._emit(session, value, None)
+        agg = s.aggregator(key, record.value, agg)
+        session = Windowed(key, Window(start, end))
+        self.store.put(session, agg)
+        self._emit(session, None, agg)
+
+    def _emit(self, session: Windowed, old: Any, new: Any) -> None:
+        old = old if self.s.send_old_values else None
+        self.forward(Record(session, Change(new, old), session.window.end))

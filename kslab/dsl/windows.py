@@ -1,0 +1,230 @@
+"""Window specifications: ``TimeWindows``, ``SlidingWindows``, ``SessionWindows``, ``JoinWindows``.
+
+Each mirrors its Java class: immutable, built by snake_case factories, validated when built.
+Invariant: a window spec always has an explicit grace period (``of_..._with_no_grace`` means 0),
+so every windowed operator knows when a window closes: at ``end + grace`` of stream time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kslab.dsl.config import millis
+from kslab.errors import TopologyError
+from kslab.records import Window
+
+__all__ = ["JoinWindows", "SessionWindows", "SlidingWindows", "TimeWindows"]
+
+_MAX = 2**63 - 1
+
+
+def _ms(value: Any, what: str) -> int:
+    result = millis(value, what)
+    if result is None:
+        msg = f"{what} got None; pass int milliseconds or a timedelta"
+        raise TopologyError(msg)
+    return result
+
+
+def _non_negative(value: int, what: str) -> int:
+    if value < 0:
+        msg = f"{what} must not be negative (got {value})"
+        raise TopologyError(msg)
+    return value
+
+
+class TimeWindows:
+    """Fixed-size windows aligned to the epoch: tumbling, or hopping with ``advance_by``.
+
+    >>> sorted(TimeWindows.of_size_with_no_grace(10).advance_by(5).windows_for(12))
+    [5, 10]
+    """
+
+    def __init__(self, size: int, advance: int, grace: int) -> None:
+        if size <= 0:
+            msg = f"Window size (sizeMs) must be larger than zero (got {size})"
+            raise TopologyError(msg)
+        if advance <= 0 or advance > size:
+            msg = (
+                f"Window advancement interval should be more than zero and less than window "
+                f"duration which is {size} ms, but given advancement interval is: {advance} ms"
+            )
+            raise TopologyError(msg)
+        self.size_ms = size
+        self.advance_ms = advance
+        self.grace_ms = _non_negative(grace, "Grace period (afterWindowEnd)")
+
+    @staticmethod
+    def of_size_with_no_grace(size: Any) -> TimeWindows:
+        """Tumbling windows of ``size`` ms, closed as soon as they end."""
+        size_ms = _ms(size, "TimeWindows size")
+        return TimeWindows(size_ms, size_ms, 0)
+
+    @staticmethod
+    def of_size_and_grace(size: Any, grace: Any) -> TimeWindows:
+        """Tumbling windows of ``size`` ms accepting records up to ``grace`` ms late."""
+        size_ms = _ms(size, "TimeWindows size")
+        return TimeWindows(size_ms, size_ms, _ms(grace, "TimeWindows grace"))
+
+    @staticmethod
+    def of_size(size: Any) -> TimeWindows:
+        """Tumbling windows of ``size`` ms with no grace (add it with ``.grace(ms)``)."""
+        return TimeWindows.of_size_with_no_grace(size)
+
+    def grace(self, grace: Any) -> TimeWindows:
+        """The same windows with a grace period of ``grace`` ms."""
+        return TimeWindows(self.size_ms, self.advance_ms, _ms(grace, "TimeWindows grace"))
+
+    def advance_by(self, advance: Any) -> TimeWindows:
+        """Hopping windows that start every ``advance`` ms."""
+        return TimeWindows(self.size_ms, _ms(advance, "TimeWindows advance"), self.grace_ms)
+
+    def size(self) -> int:
+        """The window size in ms."""
+        return self.size_ms
+
+    def grace_period_ms(self) -> int:
+        """The grace period in ms."""
+        return self.grace_ms
+
+    def windows_for(self, timestamp: int) -> dict[int, Window]:
+        """Every window ``timestamp`` falls in, by start (Java's ``windowsFor``)."""
+        size, advance = self.size_ms, self.advance_ms
+        start = (max(0, timestamp - size + advance) // advance) * advance
+        windows = {}
+        while start <= timestamp:
+            windows[start] = Window(start, start + size)
+            start += advance
+        return windows
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TimeWindows) and (self.size_ms, self.advance_ms, self.grace_ms) \
+            == (other.size_ms, other.advance_ms, other.grace_ms)
+
+    def __hash__(self) -> int:
+        return hash((self.size_ms, self.advance_ms, self.grace_ms))
+
+    def __repr__(self) -> str:
+        return (f"TimeWindows{{sizeMs={self.size_ms}, advanceMs={self.advance_ms}, "
+                f"graceMs={self.grace_ms}}}")
+
+
+class SlidingWindows:
+    """KIP-450 windows of ``time_difference`` ms defined by the records, not the epoch."""
+
+    def __init__(self, time_difference: int, grace: int) -> None:
+        self.time_difference_ms = _non_negative(time_difference, "Window time difference")
+        self.grace_ms = _non_negative(grace, "Window grace")
+
+    @staticmethod
+    def of_time_difference_with_no_grace(time_difference: Any) -> SlidingWindows:
+        """Windows of ``time_difference`` ms, closed as soon as they end."""
+        return SlidingWindows(_ms(time_difference, "SlidingWindows timeDifference"), 0)
+
+    @staticmethod
+    def of_time_difference_and_grace(time_difference: Any, grace: Any) -> SlidingWindows:
+        """Windows of ``time_difference`` ms accepting records up to ``grace`` ms late."""
+        return SlidingWindows(_ms(time_difference, "SlidingWindows timeDifference"),
+                              _ms(grace, "SlidingWindows grace"))
+
+    def time_difference(self) -> int:
+        """The window size in ms."""
+        return self.time_difference_ms
+
+    def size(self) -> int:
+        """The window size in ms."""
+        return self.time_difference_ms
+
+    def grace_period_ms(self) -> int:
+        """The grace period in ms."""
+        return self.grace_ms
+
+    def __repr__(self) -> str:
+        return (f"SlidingWindows{{timeDifferenceMs={self.time_difference_ms}, "
+                f"graceMs={self.grace_ms}}}")
+
+
+class SessionWindows:
+    """Sessions of records separated by less than the inactivity ``gap``."""
+
+    def __init__(self, gap: int, grace: int) -> None:
+        if gap <= 0:
+            msg = f"Gap time (inactivityGapMs) cannot be zero or negative (got {gap})"
+            raise TopologyError(msg)
+        self.gap_ms = gap
+        self.grace_ms = _non_negative(grace, "Grace period (afterWindowEnd)")
+
+    @staticmethod
+    def of_inactivity_gap_with_no_grace(gap: Any) -> SessionWindows:
+        """Sessions split by ``gap`` ms of inactivity, closed as soon as they end."""
+        return SessionWindows(_ms(gap, "SessionWindows inactivityGap"), 0)
+
+    @staticmethod
+    def of_inactivity_gap_and_grace(gap: Any, grace: Any) -> SessionWindows:
+        """Sessions split by ``gap`` ms of inactivity, accepting records ``grace`` ms late."""
+        return SessionWindows(_ms(gap, "SessionWindows inactivityGap"),
+                              _ms(grace, "SessionWindows grace"))
+
+    def inactivity_gap(self) -> int:
+        """The gap in ms."""
+        return self.gap_ms
+
+    def grace_period_ms(self) -> int:
+        """The grace period in ms."""
+        return self.grace_ms
+
+    def __repr__(self) -> str:
+        return f"SessionWindows{{gapMs={self.gap_ms}, graceMs={self.grace_ms}}}"
+
+
+class JoinWindows:
+    """How far apart in time two records may be to join: ``before`` and ``after`` ms, and grace."""
+
+    def __init__(self, before: int, after: int, grace: int, *, grace_given: bool) -> None:
+        if before + after < 0:
+            msg = "Window interval (ie, beforeMs+afterMs) must not be negative."
+            raise TopologyError(msg)
+        self.before_ms = before
+        self.after_ms = after
+        self.grace_ms = _non_negative(grace, "Grace period")
+        # Java: joins without an explicit grace never emit the spurious left/outer results late.
+        self.enable_spurious_result_fix = grace_given
+
+    @staticmethod
+    def of_time_difference_with_no_grace(time_difference: Any) -> JoinWindows:
+        """Records at most ``time_difference`` ms apart join; no late records."""
+        d = _non_negative(_ms(time_difference, "JoinWindows timeDifference"), "timeDifference")
+        return JoinWindows(d, d, 0, grace_given=True)
+
+    @staticmethod
+    def of_time_difference_and_grace(time_difference: Any, grace: Any) -> JoinWindows:
+        """Records at most ``time_difference`` ms apart join; records ``grace`` ms late too."""
+        d = _non_negative(_ms(time_difference, "JoinWindows timeDifference"), "timeDifference")
+        return JoinWindows(d, d, _ms(grace, "JoinWindows grace"), grace_given=True)
+
+    def before(self, time_difference: Any) -> JoinWindows:
+        """Other-side records up to ``time_difference`` ms earlier join."""
+        return JoinWindows(_ms(time_difference, "JoinWindows before"), self.after_ms,
+                           self.grace_ms, grace_given=self.enable_spurious_result_fix)
+
+    def after(self, time_difference: Any) -> JoinWindows:
+        """Other-side records up to ``time_difference`` ms later join."""
+        return JoinWindows(self.before_ms, _ms(time_difference, "JoinWindows after"),
+                           self.grace_ms, grace_given=self.enable_spurious_result_fix)
+
+    def size(self) -> int:
+        """``before + after``."""
+        return self.before_ms + self.after_ms
+
+    def grace_period_ms(self) -> int:
+        """The grace period in ms."""
+        return self.grace_ms
+
+    def __repr__(self) -> str:
+        return (f"JoinWindows{{beforeMs={self.before_ms}, afterMs={self.after_ms}, "
+                f"graceMs={self.grace_ms}}}")
+
+
+def window_end(start: int, size: int) -> int:
+    """``start + size``, clamped to Java's ``Long.MAX_VALUE``."""
+    return min(start + size, _MAX)
