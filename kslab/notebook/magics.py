@@ -8,9 +8,11 @@ IPython's ``UsageError``, which the notebook shows as one line without a traceba
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
-from typing import Any
+import tempfile
+from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
@@ -26,6 +28,7 @@ class KslabMagics(Magics):
 
     broker: Any = None  # the LocalBroker started by ``%kslab broker start``
     apps: list[Any] = []  # the KafkaStreams started by ``%kslab promote``
+    monitors: list[Any] = []  # their monitors, stopped with them
 
     @line_magic
     def kslab(self, line: str) -> Any:
@@ -40,9 +43,13 @@ class KslabMagics(Magics):
             each record's path, the output topics and the stores.
         %kslab broker start|stop|status
             Start, stop or show the embedded development broker (ks.LocalBroker).
-        %kslab promote VAR [--bootstrap-servers HOST:PORT] [--application-id ID]
-            Run VAR's topology on the live runtime (ks.KafkaStreams), on the local broker
-            (started if needed) unless servers are given, and show the runtime monitor.
+        %kslab promote VAR [--bootstrap-servers HOST:PORT] [--application-id ID] [KEY=VALUE ...]
+            Run VAR's topology on the live runtime (ks.KafkaStreams) and return the runtime
+            monitor (its .streams is the app). Without --bootstrap-servers it uses
+            $KSLAB_BOOTSTRAP_SERVERS (set by make lab's broker), else the local broker,
+            started if needed. Missing input topics are created; KEY=VALUE pairs are extra
+            Kafka Streams config (commit.interval.ms=100 ...); state.dir defaults to a new
+            temporary directory.
 
         A variable may be any expression over the notebook's names (``%kslab drive app.builder``).
         """
@@ -52,9 +59,16 @@ class KslabMagics(Magics):
         command, args = words[0], words[1:]
         handler = getattr(self, f"_cmd_{command}", None)
         if handler is None:
-            msg = f"%kslab has no command '{command}'; {_USAGE}"
+            later = " yet: it arrives with the export issue" if command == "export" else ""
+            msg = f"%kslab has no command '{command}'{later}; {_USAGE}"
             raise UsageError(msg)
-        return handler(args)
+        try:
+            return handler(args)
+        except UsageError:
+            raise
+        except Exception as exc:  # a runtime failure (no broker binary, broker down...)
+            msg = f"%kslab {command} failed: {type(exc).__name__}: {_one_line(exc)}"
+            raise UsageError(msg) from None
 
     # -- commands -------------------------------------------------------------------------------
 
@@ -104,13 +118,18 @@ class KslabMagics(Magics):
                 cls.broker.start()
             print(f"kslab: local broker running at {cls.broker.bootstrap_servers}")
         elif args[0] == "stop":
+            for monitor in cls.monitors:
+                monitor.stop()
             for app in cls.apps:
-                app.close()
-            cls.apps = []
+                app.close(timeout=10_000)
+            closed = f"closed {len(cls.apps)} app(s)"
+            cls.apps, cls.monitors = [], []
             if cls.broker is not None:
                 cls.broker.stop()
                 cls.broker = None
-            print("kslab: local broker stopped")
+                print(f"kslab: {closed}; local broker stopped")
+            else:
+                print(f"kslab: {closed}; this kernel started no broker")
         elif cls.broker is not None and cls.broker.running:
             print(f"kslab: local broker running at {cls.broker.bootstrap_servers} "
                   f"(pid {cls.broker.pid}); {len(cls.apps)} app(s) promoted")
@@ -118,32 +137,35 @@ class KslabMagics(Magics):
             print("kslab: no local broker; start one with %kslab broker start")
 
     def _cmd_promote(self, args: list[str]) -> Any:
-        import argparse
-
-        parser = argparse.ArgumentParser(prog="%kslab promote", add_help=False,
-                                         exit_on_error=False)
-        parser.add_argument("var")
-        parser.add_argument("--bootstrap-servers")
-        parser.add_argument("--application-id")
-        try:
-            opts = parser.parse_args(args)
-        except (argparse.ArgumentError, SystemExit):
-            msg = "usage: %kslab promote VAR [--bootstrap-servers HOST:PORT] [--application-id ID]"
-            raise UsageError(msg) from None
+        opts = _promote_args(args)
         topology = resolve_topology(self._lookup(opts.var), opts.var)
-        servers = opts.bootstrap_servers
-        if servers is None:
+        servers = opts.bootstrap_servers or os.environ.get("KSLAB_BOOTSTRAP_SERVERS")
+        if servers is None:  # no servers given and no broker from `make lab`: start one
             self._cmd_broker(["start"])
             servers = type(self).broker.bootstrap_servers
-        app_id = opts.application_id or f"kslab-{opts.var.replace('.', '-')}"
-        streams = _runtime("KafkaStreams")(
-            topology, {"application.id": app_id, "bootstrap.servers": servers}
-        )
+        config = {"application.id": opts.application_id or f"kslab-{_slug(opts.var)}",
+                  "bootstrap.servers": servers}
+        for pair in opts.config:
+            key, sep, value = pair.partition("=")
+            if not sep:
+                msg = f"'{pair}' is not KEY=VALUE; write e.g. num.stream.threads=2"
+                raise UsageError(msg)
+            config[key] = value
+        if "state.dir" not in config:  # a fresh directory: no state left from an earlier broker
+            config["state.dir"] = tempfile.mkdtemp(prefix="kslab-promote-")
+        created = ensure_source_topics(topology, servers)
+        if created:
+            print(f"kslab: created topics {', '.join(created)} (1 partition each)")
+        streams = _runtime("KafkaStreams")(topology, config)
         streams.start()
         type(self).apps.append(streams)
+        print(f"kslab: {config['application.id']} running on {servers}; "
+              "%kslab broker stop closes it")
         from kslab.notebook.monitor import RuntimeMonitor
 
-        return RuntimeMonitor(streams)
+        monitor = RuntimeMonitor(streams)
+        type(self).monitors.append(monitor)
+        return monitor
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -186,6 +208,46 @@ def resolve_topology(obj: Any, name: str = "the variable") -> Any:
     except Exception as exc:
         msg = f"cannot build the topology of {name}: {_one_line(exc)}"
         raise UsageError(msg) from None
+
+
+def ensure_source_topics(topology: Any, servers: str) -> list[str]:
+    """Create the user topics ``topology`` reads that the cluster lacks; return their names."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": servers})
+    existing = set(admin.list_topics(timeout=10).topics)
+    wanted = [t for t in topology.source_topics()
+              if isinstance(t, str) and t not in topology.internal_topics and t not in existing]
+    if wanted:
+        for future in admin.create_topics([NewTopic(t, 1, 1) for t in wanted]).values():
+            future.result(10)
+    return wanted
+
+
+def _promote_args(args: list[str]) -> Any:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            msg = f"{message}; {usage}"
+            raise UsageError(msg)
+
+    usage = ("usage: %kslab promote VAR [--bootstrap-servers HOST:PORT] "
+             "[--application-id ID] [KEY=VALUE ...]")
+    parser = Parser(prog="%kslab promote", add_help=False, exit_on_error=False)
+    parser.add_argument("var")
+    parser.add_argument("--bootstrap-servers")
+    parser.add_argument("--application-id")
+    parser.add_argument("config", nargs="*")
+    try:
+        return parser.parse_intermixed_args(args)
+    except argparse.ArgumentError as exc:
+        msg = f"{exc}; {usage}"
+        raise UsageError(msg) from None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "app"
 
 
 def _runtime(name: str) -> Any:

@@ -80,8 +80,7 @@ class DriverExplorer(w.VBox):
             w.HBox([self.step_button, self.player, self.slider, self.reset_button,
                     self.progress]),
             self.record_view,
-            self.graph_view,
-            tables,
+            w.HBox([self.graph_view, tables]),  # the path beside what it did
         ])
         self.add_class("kslab-driver-explorer")
         self._refresh()

@@ -57,6 +57,7 @@ def test_drive_opens_the_explorer_on_the_samples_or_given_frames(ip):
     ("drive builder lines", "'lines' is not TOPIC=DFVAR; write e.g. orders=orders_df"),
     ("describe number", "number is a int, not a StreamsBuilder, Topology, KStream or KTable"),
     ("frobnicate", "%kslab has no command 'frobnicate'"),
+    ("export -o app", "%kslab has no command 'export' yet: it arrives with the export issue"),
     ("", "usage: %kslab describe|drive|broker|promote"),
     ("broker restart", "usage: %kslab broker start|stop|status"),
 ])

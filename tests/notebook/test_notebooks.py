@@ -90,3 +90,20 @@ def test_custom_processor(kslab_kernel):
     cells = execute("03-custom-processor.ipynb")
     assert "kslab-graph" in html_of(cells[2])  # the Processor API topology
     assert any(WIDGET in o.get("data", {}) for o in cells[-1].outputs)  # the store browser
+
+
+def test_promote_to_the_live_runtime(kslab_kernel):
+    from kslab.runtime.broker import find_binary
+
+    try:
+        find_binary()
+    except Exception as exc:
+        pytest.skip(f"no local broker here: {exc}")
+    cells = execute("04-promote-to-the-live-runtime.ipynb")
+    promoted = next(c for c in cells if c.source.startswith("monitor = %kslab promote"))
+    assert "kslab: created topics promo-lines" in text_of(promoted)
+    assert any(WIDGET in o.get("data", {}) for o in promoted.outputs)
+    lookup = next(c for c in cells if "count_of" in c.source)
+    assert "promo-counts" in html_of(lookup) or any(
+        "3" in o.get("data", {}).get("text/plain", "") for o in lookup.outputs)
+    assert "local broker stopped" in text_of(cells[-1])

@@ -1,0 +1,83 @@
+"""%kslab broker and %kslab promote on the real runtime: a local broker, an app, its monitor."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from IPython.core.error import UsageError
+
+import kslab as ks
+from kslab import serdes
+from kslab.notebook import options
+from tests.notebook.fixtures import word_count
+from tests.notebook.test_widgets import FakeComm
+
+confluent_kafka = pytest.importorskip("confluent_kafka")
+
+
+@pytest.fixture
+def ip(monkeypatch, tmp_path):
+    import comm
+    from IPython.testing.globalipapp import get_ipython
+
+    from kslab.runtime.broker import find_binary
+
+    try:
+        find_binary()
+    except Exception as exc:
+        pytest.skip(f"no local broker here: {exc}")
+    monkeypatch.setattr(comm, "create_comm", FakeComm)
+    monkeypatch.setattr(options, "renderer", "builtin")
+    monkeypatch.delenv("KSLAB_BOOTSTRAP_SERVERS", raising=False)
+    shell = get_ipython()
+    shell.extension_manager.load_extension("kslab")
+    builder, _ = word_count()
+    shell.user_ns["wc"] = builder
+    yield shell
+    shell.run_line_magic("kslab", "broker stop")
+    shell.user_ns.pop("wc", None)
+
+
+def test_broker_then_promote_then_query_then_stop(ip, tmp_path, capsys):
+    ip.run_line_magic("kslab", "broker start")
+    assert "kslab: local broker running at 127.0.0.1:" in capsys.readouterr().out
+    ip.run_line_magic("kslab", "broker status")
+    assert "0 app(s) promoted" in capsys.readouterr().out
+    monitor = ip.run_line_magic(
+        "kslab", f"promote wc --application-id nb-wc state.dir={tmp_path} "
+                 "commit.interval.ms=100 consumer.session.timeout.ms=6000 "
+                 "consumer.heartbeat.interval.ms=500")
+    out = capsys.readouterr().out
+    assert "kslab: created topics lines (1 partition each)" in out
+    assert "nb-wc running on 127.0.0.1:" in out
+    monitor.stop()
+    streams = monitor.streams
+    producer = confluent_kafka.Producer({"bootstrap.servers": streams.bootstrap_servers})
+    json = serdes.Json()
+    for line in ("kafka streams", "kafka lab"):
+        producer.produce("lines", json.serialize("lines", line))
+    assert producer.flush(10) == 0
+    del producer  # before the broker goes: no reconnect noise
+    monitor.store_picker.value = "counts"
+    deadline = time.monotonic() + 60
+    while monitor.lookup('"kafka"') != 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert monitor.lookup('"kafka"') == 2
+    monitor.refresh()
+    assert "<b>RUNNING</b>" in monitor.state_view.value
+    assert "lines-0" in monitor.lag_view.value
+    ip.run_line_magic("kslab", "broker stop")
+    assert streams.state is ks.KafkaStreams.State.NOT_RUNNING
+    monitor.close()
+    del monitor, streams  # the app's clients go with it: no reconnecting to a stopped broker
+    import gc
+
+    gc.collect()
+    ip.run_line_magic("kslab", "broker status")
+    assert "no local broker" in capsys.readouterr().out
+
+
+def test_promote_with_a_bad_config_pair_is_one_line(ip):
+    with pytest.raises(UsageError, match="'nonsense' is not KEY=VALUE"):
+        ip.run_line_magic("kslab", "promote wc --bootstrap-servers 127.0.0.1:1 nonsense")
