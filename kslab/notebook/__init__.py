@@ -32,6 +32,7 @@ _LAZY = {
 
 def load_ipython_extension(ipython: Any) -> None:
     """Register the ``%kslab`` magic and the display formatters with ``ipython``."""
+    import kslab.widgets  # noqa: F401 - makes ks.widgets.DriverExplorer reachable
     from kslab.notebook.magics import KslabMagics
 
     ipython.register_magics(KslabMagics)

@@ -99,6 +99,7 @@ def test_extension_registers_magic_and_formatter():
     ip = get_ipython()
     ip.extension_manager.load_extension("kslab")
     assert "kslab" in ip.magics_manager.magics["line"]
+    assert ks.widgets.DriverExplorer.__name__ == "DriverExplorer"
     formatter = ip.display_formatter.mimebundle_formatter
     builder, _ = word_count()
     with ks.TopologyTestDriver(builder.build()) as driver:
