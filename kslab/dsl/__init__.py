@@ -22,12 +22,14 @@ from kslab.dsl.grouped import KGroupedStream, KGroupedTable
 from kslab.dsl.joined import Joined, StreamJoined, TableJoined
 from kslab.dsl.kstream import BranchedKStream, KStream
 from kslab.dsl.ktable import GlobalKTable, KTable
+from kslab.dsl.suppress import BufferConfig, Suppressed
 from kslab.dsl.windowed import SessionWindowedKStream, TimeWindowedKStream
 from kslab.dsl.windows import JoinWindows, SessionWindows, SlidingWindows, TimeWindows
 
 __all__ = [
     "Branched",
     "BranchedKStream",
+    "BufferConfig",
     "Change",
     "CogroupedKStream",
     "Consumed",
@@ -49,6 +51,7 @@ __all__ = [
     "SlidingWindows",
     "StreamJoined",
     "StreamsBuilder",
+    "Suppressed",
     "TableJoined",
     "TimeWindowedKStream",
     "TimeWindows",

@@ -155,6 +155,12 @@ class KTable:
         return KTable(self.builder, node_name, key_serde, value_serde, self.source_nodes,
                       queryable, supplier, node)
 
+    def suppress(self, suppressed: Any) -> KTable:
+        """Hold changes back: until windows close, or for a time limit per key."""
+        from kslab.dsl.suppress import suppress
+
+        return suppress(self, suppressed)
+
     def to_stream(self, key_mapper: Callable[[Any, Any], Any] | None = None, named: Any = None,
                   *, name: str | None = None) -> Any:
         """The table's updates as a stream (deleted rows as ``None`` values)."""

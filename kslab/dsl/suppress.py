@@ -1,0 +1,276 @@
+"""``KTable.suppress``: ``Suppressed`` and ``BufferConfig``, and the processor that buffers changes.
+
+``until_window_closes`` buffers each window's latest change under the window end and emits it
+once stream time reaches ``end + grace`` (tombstones dropped, as Java's final results do);
+``until_time_limit`` buffers under the record time and emits a key's latest change once
+``time_to_wait`` of stream time has passed (a newer change restarts the wait). Invariant: stream
+time here is the largest timestamp the suppress processor has seen, plus, only when
+``kslab.idle.stream.time.advance.ms`` is set, the task's stream time punctuations, so default
+behaviour is exactly Kafka Streams'.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kslab.dsl._change import Change
+from kslab.dsl._graph import GraphNode, ProcessorGraphNode
+from kslab.dsl.config import check_name, millis
+from kslab.errors import StreamsError, TopologyError
+from kslab.processor import Processor, ProcessorContext, PunctuationType
+from kslab.records import Record
+from kslab.state.buffer import SuppressionBufferBuilder
+
+__all__ = ["BufferConfig", "Suppressed", "suppress"]
+
+SUPPRESS_NAME = "KTABLE-SUPPRESS-"
+IDLE_ADVANCE_CONFIG = "kslab.idle.stream.time.advance.ms"
+_UNBOUNDED = 2**63 - 1
+
+
+class BufferConfig:
+    """How much a suppression buffer may hold and what happens when it is full."""
+
+    def __init__(self, max_records: int = _UNBOUNDED, max_bytes: int = _UNBOUNDED,
+                 strategy: str = "emit", logging: bool = True,
+                 log_config: dict[str, str] | None = None) -> None:
+        self.max_records_ = max_records
+        self.max_bytes_ = max_bytes
+        self.strategy = strategy
+        self.logging = logging
+        self.log_config = dict(log_config or {})
+
+    def _with(self, **changes: Any) -> BufferConfig:
+        fields = {"max_records": self.max_records_, "max_bytes": self.max_bytes_,
+                  "strategy": self.strategy, "logging": self.logging,
+                  "log_config": self.log_config}
+        fields.update(changes)
+        return BufferConfig(**fields)
+
+    @staticmethod
+    def unbounded() -> BufferConfig:
+        """No limit (Java's strict unbounded config)."""
+        return BufferConfig(strategy="shut_down")
+
+    @staticmethod
+    def max_records(n: int) -> BufferConfig:
+        """At most ``n`` keys; emits the oldest early when full unless told to shut down."""
+        return BufferConfig(max_records=_positive(n, "max_records"))
+
+    @staticmethod
+    def max_bytes(n: int) -> BufferConfig:
+        """At most ``n`` estimated bytes; emits the oldest early when full by default."""
+        return BufferConfig(max_bytes=_positive(n, "max_bytes"))
+
+    def with_max_records(self, n: int) -> BufferConfig:
+        """Also cap the number of keys."""
+        return self._with(max_records=_positive(n, "max_records"))
+
+    def with_max_bytes(self, n: int) -> BufferConfig:
+        """Also cap the estimated bytes."""
+        return self._with(max_bytes=_positive(n, "max_bytes"))
+
+    def with_no_bound(self) -> BufferConfig:
+        """No limit; the task shuts down if memory runs out."""
+        return self._with(max_records=_UNBOUNDED, max_bytes=_UNBOUNDED, strategy="shut_down")
+
+    def emit_early_when_full(self) -> BufferConfig:
+        """When full, emit the oldest records early instead of failing."""
+        return self._with(strategy="emit")
+
+    def shut_down_when_full(self) -> BufferConfig:
+        """When full, fail the task with an error (never emit early)."""
+        return self._with(strategy="shut_down")
+
+    def with_logging_disabled(self) -> BufferConfig:
+        """Keep the buffer in memory only (no changelog)."""
+        return self._with(logging=False, log_config={})
+
+    def with_logging_enabled(self, config: dict[str, Any] | None = None) -> BufferConfig:
+        """Write the buffer's changelog with ``config`` as topic configs."""
+        return self._with(logging=True, log_config={str(k): str(v)
+                                                    for k, v in (config or {}).items()})
+
+    def __repr__(self) -> str:
+        return (f"BufferConfig(max_records={self.max_records_}, max_bytes={self.max_bytes_}, "
+                f"when_full={self.strategy})")
+
+
+def _positive(n: Any, what: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        msg = f"BufferConfig.{what} got {n!r}; pass a non-negative int"
+        raise TopologyError(msg)
+    return n
+
+
+class Suppressed:
+    """What ``KTable.suppress`` holds back: until windows close, or for a time limit per key."""
+
+    def __init__(self, final: bool, time_to_wait: int, buffer: BufferConfig,
+                 name: str | None = None) -> None:
+        self.final = final
+        self.time_to_wait = time_to_wait
+        self.buffer = buffer
+        self.name = name
+
+    @staticmethod
+    def until_window_closes(buffer_config: BufferConfig | None = None) -> Suppressed:
+        """Emit each window's final result once, when it closes (end + grace)."""
+        buffer = buffer_config if buffer_config is not None else BufferConfig.unbounded()
+        return Suppressed(True, 0, buffer.shut_down_when_full())
+
+    @staticmethod
+    def until_time_limit(time_to_wait: Any, buffer_config: BufferConfig | None = None
+                         ) -> Suppressed:
+        """Emit a key's latest change once ``time_to_wait`` ms of stream time passed."""
+        wait = millis(time_to_wait, "until_time_limit")
+        if wait is None or wait < 0:
+            msg = f"until_time_limit got time_to_wait={time_to_wait!r}; pass ms >= 0"
+            raise TopologyError(msg)
+        buffer = buffer_config if buffer_config is not None else BufferConfig.unbounded()
+        return Suppressed(False, wait, buffer)
+
+    def with_name(self, name: str) -> Suppressed:
+        """Name the suppress processor (its store becomes ``<name>-store``)."""
+        return Suppressed(self.final, self.time_to_wait, self.buffer,
+                          check_name(name, "Suppressed"))
+
+    def __repr__(self) -> str:
+        kind = "until_window_closes" if self.final else f"until_time_limit({self.time_to_wait})"
+        return f"Suppressed.{kind} {self.buffer!r}"
+
+
+class SuppressSupplier:
+    """Java's ``KTableSuppressProcessorSupplier``."""
+
+    def __init__(self, suppressed: Suppressed, duration: int, store_name: str,
+                 parent: Any) -> None:
+        self.suppressed = suppressed
+        self.duration = duration
+        self.store_name = store_name
+        self.parent = parent
+
+    def enable_sending_old_values(self, force_materialization: bool) -> bool:
+        """Old values pass through from the parent table."""
+        return self.parent.enable_sending_old_values(force_materialization)
+
+    def view(self) -> Any:
+        """Reads go to the parent table (suppress holds back only what is forwarded)."""
+        return self.parent.value_getter_supplier()
+
+    def __call__(self) -> Processor:
+        return _SuppressProcessor(self)
+
+
+class _SuppressProcessor(Processor):
+    def __init__(self, supplier: SuppressSupplier) -> None:
+        self.s = supplier
+        buffer = supplier.suppressed.buffer
+        self.max_records = buffer.max_records_
+        self.max_bytes = buffer.max_bytes_
+        self.shut_down = buffer.strategy == "shut_down"
+        self.final = supplier.suppressed.final
+        self.observed = -1
+
+    def init(self, context: ProcessorContext) -> None:
+        self.ctx = context
+        self.buffer = context.get_state_store(self.s.store_name)
+        self.node_name = getattr(getattr(context, "current", None), "name", self.s.store_name)
+        idle = context.app_configs().get(IDLE_ADVANCE_CONFIG)
+        if idle is not None and int(idle) > 0:
+            context.schedule(1, PunctuationType.STREAM_TIME, self._on_stream_time)
+
+    def _on_stream_time(self, timestamp: int) -> None:
+        if timestamp > self.observed:
+            self.observed = timestamp
+            self._enforce()
+
+    def process(self, record: Record) -> None:
+        if record.timestamp > self.observed:
+            self.observed = record.timestamp
+        time = record.key.window.end if self.final else record.timestamp
+        change = record.value
+        metadata = self.ctx.record_metadata()
+        topic, partition, offset = (metadata.topic, metadata.partition, metadata.offset) \
+            if metadata is not None else ("", -1, -1)
+        self.buffer.put(time, record.key, change.new_value, change.old_value,
+                        (record.timestamp, offset, topic, partition, record.headers))
+        self._enforce()
+
+    def _over(self) -> bool:
+        b = self.buffer
+        return b.num_records() > self.max_records or b.buffer_size() > self.max_bytes
+
+    def _enforce(self) -> None:
+        buffer = self.buffer
+        expiry = self.observed - self.s.duration
+        buffer.evict_while(lambda: buffer.min_timestamp() <= expiry, self._emit)
+        if self._over():
+            if self.shut_down:
+                msg = (
+                    f"{self.node_name} buffer exceeded its max capacity. Currently "
+                    f"[{buffer.num_records()}/{self.max_records}] records and "
+                    f"[{buffer.buffer_size()}/{self.max_bytes}] bytes."
+                )
+                raise StreamsError(msg)
+            buffer.evict_while(self._over, self._emit)
+
+    def _emit(self, key: Any, new: Any, prior: Any, context: tuple[Any, ...]) -> None:
+        if new is None and self.final:
+            return  # final results: a tombstone for a window is safe to drop
+        timestamp, _, _, _, headers = context
+        self.ctx.forward(Record(key, Change(new, prior), timestamp, headers))
+
+
+def _find_grace(node: GraphNode) -> int:
+    """Java's ``findAndVerifyWindowGrace``: the grace of the windowed aggregation upstream."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        supplier = getattr(current, "supplier", None)
+        for candidate in (supplier, *getattr(supplier, "parents", ())):
+            windows = getattr(candidate, "windows", None)
+            if windows is not None and hasattr(windows, "grace_ms"):
+                return windows.grace_ms
+        stack.extend(current.parents)
+    msg = (
+        f"Window close time is only defined for windowed computations. Got [{node.name}]; "
+        "use Suppressed.until_time_limit for a table that is not windowed"
+    )
+    raise TopologyError(msg)
+
+
+def suppress(table: Any, suppressed: Suppressed) -> Any:
+    """``KTable.suppress``: a table whose changes are held back as ``suppressed`` says."""
+    from kslab.dsl.ktable import KTable
+
+    if not isinstance(suppressed, Suppressed):
+        msg = (
+            f"suppress() got {suppressed!r}; pass Suppressed.until_window_closes("
+            "BufferConfig.unbounded()) or Suppressed.until_time_limit(ms, BufferConfig...)"
+        )
+        raise TopologyError(msg)
+    b = table.builder
+    name = suppressed.name or b.new_processor_name(SUPPRESS_NAME)
+    duration = _find_grace(table.node) if suppressed.final else suppressed.time_to_wait
+    store_name = f"{suppressed.name}-store" if suppressed.name else b.new_store_name(
+        SUPPRESS_NAME)
+    supplier = SuppressSupplier(suppressed, duration, store_name, table)
+    config = suppressed.buffer
+
+    def store_factory() -> Any:
+        builder = SuppressionBufferBuilder(store_name, table.key_serde, table.value_serde)
+        if config.logging:
+            builder.with_logging_enabled(config.log_config)
+        else:
+            builder.with_logging_disabled()
+        return builder
+
+    node = ProcessorGraphNode(name, supplier, store_factory=store_factory)
+    b.add_node(table.node, node)
+    return KTable(b, name, table.key_serde, table.value_serde, {table.name}, None, supplier,
+                  node)
