@@ -16,11 +16,11 @@ Skipped, as outside kslab's API:
 
 - ``shouldThrowForMissingTime``: Java's internal ``pipeRecord(..., time=null)`` for a record
   without a timestamp; kslab's input topics always take a missing timestamp from their clock.
-- The versioned, window, timestamped-window and session parts of
-  ``shouldReturnCorrectPersistentStoreTypeOnly`` / ``shouldReturnCorrectInMemoryStoreTypeOnly``
-  and ``shouldThrowIf...BuiltInStoreIsAccessedWithUntypedMethod``: kslab's ``Stores`` has no
-  window, session or versioned stores yet; the key-value and timestamped key-value parts
-  (local and global) are here.
+- The versioned-store parts of ``shouldReturnCorrectPersistentStoreTypeOnly`` and
+  ``shouldThrowIfPersistentBuiltInStoreIsAccessedWithUntypedMethod``: kslab's ``Stores`` has no
+  versioned stores yet; the key-value, timestamped key-value (local and global), window,
+  timestamped window and session parts are here. (What ``get_window_store`` returns for a
+  timestamped window store — Java's ``WindowStoreFacade`` — is checked only for being there.)
 - ``metrics()`` names: not part of kslab's API.
 """
 
@@ -512,6 +512,24 @@ def _add_stores(topology: ks.Topology, persistent: bool) -> None:
         ks.Stores.timestamped_key_value_store_builder(
             ts("keyValueTimestampStore"), serdes.Bytes(), serdes.Bytes()),
         "processor")
+    window = ks.Stores.persistent_window_store if persistent else \
+        ks.Stores.in_memory_window_store
+    ts_window = ks.Stores.persistent_timestamped_window_store if persistent else \
+        ks.Stores.in_memory_window_store
+    session = ks.Stores.persistent_session_store if persistent else \
+        ks.Stores.in_memory_session_store
+    topology.add_state_store(
+        ks.Stores.window_store_builder(
+            window("windowStore", 1000, 100, False), serdes.Bytes(), serdes.Bytes()),
+        "processor")
+    topology.add_state_store(
+        ks.Stores.timestamped_window_store_builder(
+            ts_window("windowTimestampStore", 1000, 100, False), serdes.Bytes(), serdes.Bytes()),
+        "processor")
+    topology.add_state_store(
+        ks.Stores.session_store_builder(
+            session("sessionStore", 1000), serdes.Bytes(), serdes.Bytes()),
+        "processor")
     topology.add_global_store(
         ks.Stores.key_value_store_builder(
             kv("globalKeyValueStore"), serdes.Bytes(), serdes.Bytes()).with_logging_disabled(),
@@ -542,6 +560,27 @@ def _check_store_types(driver: ks.TopologyTestDriver) -> None:
         assert driver.get_timestamped_window_store(timestamped) is None
         assert driver.get_session_store(timestamped) is None
 
+    assert driver.get_key_value_store("windowStore") is None
+    assert driver.get_timestamped_key_value_store("windowStore") is None
+    assert driver.get_versioned_key_value_store("windowStore") is None
+    assert driver.get_window_store("windowStore") is not None
+    assert driver.get_timestamped_window_store("windowStore") is None
+    assert driver.get_session_store("windowStore") is None
+
+    assert driver.get_key_value_store("windowTimestampStore") is None
+    assert driver.get_timestamped_key_value_store("windowTimestampStore") is None
+    assert driver.get_versioned_key_value_store("windowTimestampStore") is None
+    assert driver.get_window_store("windowTimestampStore") is not None
+    assert driver.get_timestamped_window_store("windowTimestampStore") is not None
+    assert driver.get_session_store("windowTimestampStore") is None
+
+    assert driver.get_key_value_store("sessionStore") is None
+    assert driver.get_timestamped_key_value_store("sessionStore") is None
+    assert driver.get_versioned_key_value_store("sessionStore") is None
+    assert driver.get_window_store("sessionStore") is None
+    assert driver.get_timestamped_window_store("sessionStore") is None
+    assert driver.get_session_store("sessionStore") is not None
+
 
 @pytest.mark.parametrize("persistent", [True, False], ids=["persistent", "in_memory"])
 def test_should_return_correct_store_type_only(config, persistent):
@@ -563,6 +602,9 @@ def test_should_throw_if_built_in_store_is_accessed_with_untyped_method(config, 
             ("keyValueStore", "key-value", "get_key_value_store"),
             ("keyValueTimestampStore", "timestamped key-value",
              "get_timestamped_key_value_store"),
+            ("windowStore", "window", "get_window_store"),
+            ("windowTimestampStore", "timestamped window", "get_timestamped_window_store"),
+            ("sessionStore", "session", "get_session_store"),
             ("globalKeyValueStore", "key-value", "get_key_value_store"),
             ("globalKeyValueTimestampStore", "timestamped key-value",
              "get_timestamped_key_value_store"),
