@@ -6,14 +6,17 @@ Invariant: batch replay (``run_batch``) equals the test driver's output record f
 """
 
 from kslab.spark._batch import run_batch
+from kslab.spark._streaming import SparkStreams, start
 from kslab.spark.explain import NodeSemantics, SemanticsReport, explain
 from kslab.spark.session import SparkUnavailableError, session
 
 __all__ = [
     "NodeSemantics",
     "SemanticsReport",
+    "SparkStreams",
     "SparkUnavailableError",
     "explain",
     "run_batch",
     "session",
+    "start",
 ]

@@ -65,7 +65,7 @@ class SparkPlan:
                 if real not in existing and real in written:
                     existing[real] = 1  # a user topic between sub-topologies: one partition
         topics = TopicPlan.build(topology, application_id, existing)
-        plan.partitions = dict(topics.partitions)
+        plan.partitions = {**given, **topics.partitions}
         plan.external = {t for t in given if t not in written}
         stages = [
             Stage(g.id, g.nodes, tuple(plan.real(t) for t in g.source_topics),

@@ -190,7 +190,7 @@ class TaskRunner:
 
 
 def _headers(value: Any) -> Any:
-    if not value:
+    if value is None or len(value) == 0:
         return None
     return [(h["key"], h["value"]) for h in value]
 

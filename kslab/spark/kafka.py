@@ -228,7 +228,7 @@ def read_range(options: dict[str, str], part: KafkaPartition) -> Iterator[Any]:
     try:
         done = False
         while not done:
-            messages = consumer.consume(2000, 0.5)
+            messages = consumer.consume(2000, 0.1)
             if not messages and time.monotonic() > idle_until:
                 msg = (f"reading {part.topic}[{part.partition}] stalled before offset "
                        f"{part.end}; check the broker")

@@ -27,3 +27,41 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     spark.sparkContext.setLogLevel("ERROR")
     yield spark
     spark.stop()
+
+
+@pytest.fixture(scope="session")
+def broker() -> Iterator[Any]:
+    """A LocalBroker (Tansu) for the Kafka tests, stopped at the end."""
+    from kslab.runtime import LocalBroker
+
+    with LocalBroker() as running:
+        yield running
+
+
+@pytest.fixture
+def topics(broker: Any, request: pytest.FixtureRequest) -> Any:
+    """Creates topics with names unique to the test: ``topics("lines", 2)`` returns the name."""
+    import re
+
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap_servers})
+    prefix = re.sub(r"[^a-zA-Z0-9]", "-", request.node.name)[:40]
+
+    def create(base: str, partitions: int = 1) -> str:
+        name = f"{prefix}-{base}"
+        for future in admin.create_topics([NewTopic(name, partitions, 1)]).values():
+            future.result(10)
+        return name
+
+    return create
+
+
+def produce(broker: Any, topic: str, rows: list[tuple[int, bytes | None, bytes, int]]) -> None:
+    """Produce ``(partition, key, value, timestamp)`` rows and wait for them."""
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": broker.bootstrap_servers, "linger.ms": 5})
+    for partition, key, value, ts in rows:
+        producer.produce(topic, value, key, partition=partition, timestamp=ts)
+    assert producer.flush(30) == 0

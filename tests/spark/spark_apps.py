@@ -21,13 +21,18 @@ def lines(n: int, partitions: int = 2) -> list[tuple[int, str | None, str, int]]
 
 def word_count() -> ks.Topology:
     """The DSL word count: split, group by word (a repartition), count, to 'counts'."""
+    return word_count_on("lines", "counts")
+
+
+def word_count_on(source: str, sink: str) -> ks.Topology:
+    """The DSL word count from ``source`` to ``sink``."""
     b = ks.StreamsBuilder()
-    (b.stream("lines", ks.Consumed.with_(S, S))
+    (b.stream(source, ks.Consumed.with_(S, S))
      .flat_map_values(str.split)
      .group_by(lambda key, word: word, ks.Grouped.with_(S, S))
      .count(materialized=ks.Materialized.as_("counts").with_store_type("in_memory"))
      .to_stream()
-     .to("counts", ks.Produced.with_(S, L)))
+     .to(sink, ks.Produced.with_(S, L)))
     return b.build()
 
 

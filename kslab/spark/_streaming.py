@@ -1,0 +1,280 @@
+"""Streaming on Spark: one Structured Streaming query per sub-topology, Kafka in and Kafka out.
+
+Each query reads its sub-topology's topics with the ``kslab-kafka`` stream reader, groups the
+micro-batch by Kafka partition — one group is one Kafka Streams task — and runs the core's task
+in ``transformWithStateInPandas`` with its stores on Spark state (``kslab.spark._state``); sink and
+repartition records go back to Kafka through the Arrow stream writer. Invariant: a task sees its
+records in offset order per partition and its stores, stream time and punctuation schedules as
+Spark checkpointed them after the previous micro-batch; source offsets and state restart from
+the same checkpoint, so a restart neither loses nor re-counts input (the Kafka sink itself is
+at-least-once: a micro-batch retried after a crash is written again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+from kslab.config import StreamsConfig
+from kslab.errors import StreamsError
+from kslab.spark._plan import SparkPlan, Stage
+from kslab.spark._state import (
+    KEY_SCHEMA,
+    META_SCHEMA,
+    VALUE_SCHEMA,
+    TaskClocks,
+    attach_spark_state,
+)
+from kslab.spark._task import OUTPUT_FIELDS, TaskRunner
+from kslab.topology.topology import Topology
+
+__all__ = ["SparkStreams", "start"]
+
+_OUTPUT = ("topic string, partition int, key binary, value binary, timestamp long, "
+           "headers array<struct<key:string,value:binary>>, task int, seq long")
+
+
+class SparkStreams:
+    """The streaming queries of one application on Spark, one per sub-topology."""
+
+    def __init__(self, spark: Any, plan: SparkPlan, props: dict[str, Any],
+                 checkpoint_location: str, trigger: Mapping[str, Any] | None) -> None:
+        self.spark = spark
+        self.plan = plan
+        self._props = props
+        self._checkpoint = checkpoint_location
+        self._trigger = dict(trigger or {})
+        self.queries: list[Any] = []
+        self._next = 0
+
+    @property
+    def _sequential(self) -> bool:
+        return bool(self._trigger.get("availableNow") or self._trigger.get("once"))
+
+    def _start_next(self) -> Any:
+        stage = self.plan.stages[self._next]
+        self._next += 1
+        query = _start_stage(self.spark, self.plan, stage, self._props, self._checkpoint,
+                             self._trigger)
+        self.queries.append(query)
+        return query
+
+    def start(self) -> SparkStreams:
+        """Start the queries; with ``availableNow`` only the first (the rest follow in order)."""
+        if self._sequential:
+            self._start_next()
+        else:
+            while self._next < len(self.plan.stages):
+                self._start_next()
+        return self
+
+    def await_termination(self, timeout: float | None = None) -> bool:
+        """Wait for the queries; with ``availableNow`` run each sub-topology to the end in turn."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            for query in self.queries:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                finished = query.awaitTermination() if left is None else \
+                    query.awaitTermination(left)
+                if finished is False:
+                    return False
+            if self._next >= len(self.plan.stages):
+                return True
+            self._start_next()
+
+    def stop(self) -> None:
+        """Stop every query (each resumes from its checkpoint when started again)."""
+        for query in self.queries:
+            with contextlib.suppress(Exception):
+                query.stop()
+
+    def __enter__(self) -> SparkStreams:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str | Path,
+          trigger: Mapping[str, Any] | None = None, spark: Any = None) -> SparkStreams:
+    """Run ``topology`` as streaming queries, one per sub-topology, from Kafka to Kafka.
+
+    ``config`` needs ``application.id`` and ``bootstrap.servers``; ``trigger`` is passed to
+    ``DataStreamWriter.trigger`` (e.g. ``{"availableNow": True}``); state and offsets live under
+    ``checkpoint_location``, one directory per sub-topology.
+    """
+    from kslab.runtime._topics import TopicPlan, create_topics, existing_topics
+    from kslab.spark.session import require_pyspark, session
+
+    require_pyspark()
+    props = dict(config)
+    if hasattr(topology, "build") and not isinstance(topology, Topology):
+        topology = topology.build(props)
+    streams_config = StreamsConfig(props)
+    app_id = streams_config.get("application.id")
+    servers = streams_config.get("bootstrap.servers")
+    if not app_id or not servers:
+        msg = ("kslab.spark.start needs 'application.id' and 'bootstrap.servers' in config; "
+               "add them")
+        raise StreamsError(msg)
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": servers})
+    existing = existing_topics(admin)
+    topics = TopicPlan.build(topology, app_id, existing)
+    create_topics(admin, {t: (topics.partitions[t], cfg) for t, cfg in topics.internal.items()
+                          if t not in _changelogs(topology, app_id)})
+    plan = SparkPlan.build(topology, app_id, {**existing, **topics.partitions})
+    for stage in plan.stages:
+        for topic in stage.sink_topics:
+            if topic not in plan.partitions:
+                msg = (f"output topic '{topic}' does not exist on the broker; create it before "
+                       "starting (its partition count decides where each key goes)")
+                raise StreamsError(msg, topic=topic)
+    spark = spark or _active() or session()
+    from kslab.spark.kafka import register
+
+    register(spark)
+    return SparkStreams(spark, plan, props, str(checkpoint_location), trigger).start()
+
+
+def _active() -> Any:
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession()
+
+
+def _changelogs(topology: Topology, app_id: str) -> set[str]:
+    return {t for name in topology.state_stores
+            if (t := topology.changelog_topic_for(name, app_id)) is not None}
+
+
+def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any],
+                 checkpoint: str, trigger: Mapping[str, Any]) -> Any:
+    servers = StreamsConfig(props).get("bootstrap.servers")
+    reset = str(props.get("auto.offset.reset") or props.get("consumer.auto.offset.reset")
+                or "earliest")
+    reader = (spark.readStream.format("kslab-kafka")
+              .option("kafka.bootstrap.servers", servers)
+              .option("subscribe", ",".join(stage.source_topics))
+              .option("startingOffsets", reset))
+    limit = props.get("spark.max.offsets.per.trigger")
+    if limit:
+        reader = reader.option("maxOffsetsPerTrigger", str(limit))
+    # Spark runs a no-data micro-batch after every batch of a processing-time stateful query,
+    # so availableNow would never end: timers only when a processor punctuates on the wall
+    # clock and the trigger is open-ended.
+    timers = _uses_wall_clock(plan, stage, props) and not (
+        trigger.get("availableNow") or trigger.get("once"))
+    processor = TaskProcessor(plan, stage, props, timers)
+    output = (reader.load().groupBy("partition")
+              .transformWithStateInPandas(processor, _OUTPUT, "Append",
+                                          "ProcessingTime" if timers else "None"))
+    writer = (output.writeStream.format("kslab-kafka")
+              .option("kafka.bootstrap.servers", servers)
+              .option("checkpointLocation", f"{checkpoint}/subtopology-{stage.id}")
+              .queryName(f"{plan.application_id}-subtopology-{stage.id}")
+              .outputMode("append"))
+    if trigger:
+        writer = writer.trigger(**trigger)
+    return writer.start()
+
+
+def _uses_wall_clock(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> bool:
+    """Whether the stage's processors schedule wall-clock punctuation (probed on the driver)."""
+    inputs = [(t, 0) for t in stage.source_topics]
+    runner = TaskRunner(plan.topology, props, plan.application_id, stage.id, stage.nodes, 0,
+                        inputs, plan.partitions, (), lambda: 0)
+    try:
+        return len(runner.task.wall_clock_queue) > 0
+    finally:
+        runner.close()
+
+
+class TaskProcessor(StatefulProcessor):
+    """One Kafka Streams task per group (a Kafka partition), rebuilt each micro-batch."""
+
+    def __init__(self, plan: SparkPlan, stage: Stage, props: dict[str, Any],
+                 timers: bool) -> None:
+        self.timers = timers
+        self.topology = plan.topology
+        self.app_id = plan.application_id
+        self.counts = dict(plan.partitions)
+        self.stage = stage
+        self.props = props
+
+    def init(self, handle: Any) -> None:
+        """Declare the state: one MapState per store, one ValueState for the clocks."""
+        self.handle = handle
+        self.stores = {name: handle.getMapState(f"store_{name}", KEY_SCHEMA, VALUE_SCHEMA)
+                       for name in self.stage.stores}
+        self.clocks = TaskClocks(handle.getValueState("clocks", META_SCHEMA))
+
+    def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame],  # noqa: N802
+                        timerValues: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
+        """Process this partition's records of the micro-batch in offset order."""
+        frame = pd.concat(list(rows), ignore_index=True)
+        runner, backends = self._open(int(key[0]), _now(timerValues))
+        try:
+            order = {t: i for i, t in enumerate(self.stage.source_topics)}
+            frame = frame.assign(_q=frame["topic"].map(order)).sort_values(
+                ["_q", "offset"], kind="stable")
+            runner.feed(frame["topic"].tolist(), int(key[0]), frame["offset"].tolist(),
+                        frame["timestamp"].tolist(), frame["key"].tolist(),
+                        frame["value"].tolist(), frame["headers"].tolist())
+            runner.drain_queued()
+            yield from self._finish(runner, backends)
+        finally:
+            runner.close()
+
+    def handleExpiredTimer(self, key: Any, timerValues: Any,  # noqa: N802, N803
+                           expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
+        """A wall-clock punctuation is due and no record came: punctuate now."""
+        runner, backends = self._open(int(key[0]), _now(timerValues))
+        try:
+            yield from self._finish(runner, backends)
+        finally:
+            runner.close()
+
+    def _open(self, partition: int, now: int) -> tuple[TaskRunner, list[Any]]:
+        inputs = [(t, partition) for t in self.stage.source_topics
+                  if partition < self.counts.get(t, 1)]
+        clock = [now]
+        runner = TaskRunner(self.topology, self.props, self.app_id, self.stage.id,
+                            self.stage.nodes, partition, inputs, self.counts,
+                            self.stage.sink_topics, lambda: clock[0])
+        backends = attach_spark_state(runner.task, self.stores)
+        self.clocks.restore(runner.task)
+        return runner, backends
+
+    def _finish(self, runner: TaskRunner, backends: list[Any]) -> Iterator[pd.DataFrame]:
+        task = runner.task
+        task.maybe_punctuate_wall_clock()
+        task.commit()
+        for backend in backends:
+            backend.write_back()
+        self.clocks.save(task)
+        if self.timers:
+            for timer in list(self.handle.listTimers()):
+                self.handle.deleteTimer(timer)
+            due = [t for t, _, schedule in task.wall_clock_queue._heap if not schedule.cancelled]
+            if due:
+                self.handle.registerTimer(int(min(due)))
+        columns = runner.collector.columns
+        if columns["seq"]:
+            yield pd.DataFrame({name: columns[name] for name in OUTPUT_FIELDS})
+
+    def close(self) -> None:
+        """Nothing to release: each micro-batch's task is closed when it ends."""
+
+
+def _now(timer_values: Any) -> int:
+    """Spark's processing time of the batch, or the wall clock when the query has no timers."""
+    now = timer_values.getCurrentProcessingTimeInMs()
+    return now if now >= 0 else int(time.time() * 1000)
