@@ -339,12 +339,11 @@ class KStream:
         return self._join(other, args, kwargs, left=True, op="left_join")
 
     def outer_join(self, other: Any, *args: Any, **kwargs: Any) -> KStream:
-        """Outer join with another stream (windowed stream-stream joins come later)."""
-        msg = (
-            "outer_join() of a KStream needs another KStream and JoinWindows; windowed "
-            "stream-stream joins are not available yet"
-        )
-        raise TopologyError(msg)
+        """Windowed outer join with another stream: ``outer_join(other, joiner, JoinWindows)``."""
+        if not isinstance(other, KStream):
+            msg = f"outer_join() needs another KStream and JoinWindows, got {other!r}"
+            raise TopologyError(msg)
+        return self._join(other, args, kwargs, left=True, op="outer_join")
 
     def _join(self, other: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, left: bool,
               op: str) -> KStream:
@@ -356,8 +355,10 @@ class KStream:
         if isinstance(other, KTable):
             return _joins.stream_table_join(self, other, *args, left=left, op=op, **kwargs)
         if isinstance(other, KStream):
-            msg = f"{op}() of two KStreams needs JoinWindows; windowed joins are not available yet"
-            raise TopologyError(msg)
+            from kslab.dsl._stream_joins import stream_stream_join
+
+            return stream_stream_join(self, other, *args, op=op, left_outer=left,
+                                      right_outer=op == "outer_join", **kwargs)
         msg = f"{op}() got {other!r}; pass a KTable, or a GlobalKTable and a key selector"
         raise TopologyError(msg)
 

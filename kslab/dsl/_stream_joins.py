@@ -1,0 +1,391 @@
+"""Windowed stream-stream joins: ``KStream.join / left_join / outer_join(other, joiner, windows)``.
+
+Lowered as Java's ``KStreamImplJoin``: each side puts its records into its own window store
+(retaining duplicates) through a ``KSTREAM-WINDOWED-`` node, a join processor per side looks up
+the other side's store, and a ``KSTREAM-MERGE-`` node merges both. Invariant (KIP-633): a
+left/outer record that found no partner is parked in the shared ``KSTREAM-OUTERSHARED-`` store and
+emitted null-padded only when stream time has passed its window end plus grace; a later partner
+removes it, so no spurious null-padded result is ever emitted.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sortedcontainers import SortedDict
+
+from kslab.dsl._graph import ProcessorGraphNode
+from kslab.dsl._naming import resolve_config
+from kslab.dsl._processors import skip_record
+from kslab.dsl.joined import StreamJoined
+from kslab.dsl.windows import JoinWindows
+from kslab.errors import TopologyError
+from kslab.processor import Processor, ProcessorContext
+from kslab.records import Record
+from kslab.state import Stores
+from kslab.state._typed import resolve_serde
+from kslab.state.base import StateStore, StoreBuilder, StoreContext
+
+__all__ = ["stream_stream_join"]
+
+_Q = struct.Struct(">q")
+_I = struct.Struct(">i")
+
+
+class _TimeTracker:
+    """Java's ``TimeTracker``: stream time and the smallest parked time, shared by both sides."""
+
+    def __init__(self) -> None:
+        self.stream_time = -1
+        self.min_time = 2**63 - 1
+
+
+class _Shared:
+    """Per task: one time tracker shared by the two join processors."""
+
+    def __init__(self) -> None:
+        self.trackers: dict[Any, _TimeTracker] = {}
+
+    def get(self, task_id: Any) -> _TimeTracker:
+        return self.trackers.setdefault(task_id, _TimeTracker())
+
+
+class OuterJoinStore(StateStore):
+    """Java's outer-join ``ListValueStore``: parked records by ``(time, side, key)``, in order."""
+
+    store_kind = "key_value_list"
+
+    def __init__(self, name: str, key_serde: Any, left_serde: Any, right_serde: Any, *,
+                 logging_enabled: bool) -> None:
+        self._name = name
+        self._specs = (key_serde, left_serde, right_serde)
+        self._logging = logging_enabled
+        self._data: SortedDict = SortedDict()
+        self._open = False
+        self._log: Any = None
+
+    @property
+    def name(self) -> str:
+        """The store name."""
+        return self._name
+
+    @property
+    def persistent(self) -> bool:
+        """In memory; durable through its changelog."""
+        return False
+
+    @property
+    def is_open(self) -> bool:
+        """True between ``init`` and ``close``."""
+        return self._open
+
+    def init(self, context: StoreContext) -> None:
+        """Bind serdes and the changelog."""
+        key, left, right = self._specs
+        self.key_serde = resolve_serde(key, context.default_key_serde, self._name, is_key=True)
+        self.left_serde = resolve_serde(left, context.default_value_serde, self._name,
+                                        is_key=False)
+        self.right_serde = resolve_serde(right, context.default_value_serde, self._name,
+                                         is_key=False)
+        self.topic = context.changelog_topic(self._name)
+        self._log = context.log_change if self._logging else None
+        self._open = True
+
+    def flush(self) -> None:
+        """Nothing buffered."""
+
+    def close(self) -> None:
+        """Drop the entries."""
+        self._data.clear()
+        self._open = False
+
+    def _key(self, timestamp: int, is_left: bool, key: Any) -> bytes:
+        return _Q.pack(timestamp) + (b"\x01" if is_left else b"\x00") + \
+            self.key_serde.serialize(self.topic, key)
+
+    def add(self, timestamp: int, is_left: bool, key: Any, value: Any) -> None:
+        """Park ``value`` of one side."""
+        serde = self.left_serde if is_left else self.right_serde
+        raw = (b"\x01" if is_left else b"\x00") + (serde.serialize(self.topic, value) or b"")
+        binary = self._key(timestamp, is_left, key)
+        entries = self._data.setdefault(binary, [])
+        entries.append((key, is_left, value, raw))
+        if self._log is not None:
+            self._log(self._name, binary, _list_bytes(entries))
+
+    def remove(self, timestamp: int, is_left: bool, key: Any) -> None:
+        """Drop the parked records of one key, side and time (a partner arrived)."""
+        binary = self._key(timestamp, is_left, key)
+        if self._data.pop(binary, None) is not None and self._log is not None:
+            self._log(self._name, binary, None)
+
+    def drop(self, binary: bytes) -> None:
+        """Drop an entry by its binary key (emitted)."""
+        self._data.pop(binary, None)
+        if self._log is not None:
+            self._log(self._name, binary, None)
+
+    def items(self) -> list[tuple[bytes, list[Any]]]:
+        """Every ``(binary key, parked records)`` in key order."""
+        return list(self._data.items())
+
+    def _snapshot(self) -> object:
+        return {k: list(v) for k, v in self._data.items()}
+
+    def _restore_snapshot(self, snapshot: object) -> None:
+        self._data = SortedDict(snapshot)  # type: ignore[arg-type]
+
+    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+        for record in records:
+            binary, value = record[0], record[1]
+            if value is None:
+                self._data.pop(binary, None)
+                continue
+            key = self.key_serde.deserialize(self.topic, binary[9:])
+            entries = []
+            pos = 0
+            while pos < len(value):
+                size = _I.unpack_from(value, pos)[0]
+                raw = value[pos + 4:pos + 4 + size]
+                pos += 4 + size
+                is_left = raw[:1] == b"\x01"
+                serde = self.left_serde if is_left else self.right_serde
+                entries.append((key, is_left, serde.deserialize(self.topic, raw[1:]), raw))
+            self._data[binary] = entries
+
+
+def _list_bytes(entries: list[Any]) -> bytes:
+    return b"".join(_I.pack(len(raw)) + raw for *_, raw in entries)
+
+
+class _OuterStoreBuilder(StoreBuilder):
+    @property
+    def persistent(self) -> bool:
+        return False
+
+    def __init__(self, name: str, key_serde: Any, left: Any, right: Any) -> None:
+        super().__init__(name, key_serde, left)
+        self._right = right
+
+    def build(self) -> OuterJoinStore:
+        return OuterJoinStore(self._name, self._key_serde, self._value_serde, self._right,
+                              logging_enabled=self._logging_enabled)
+
+
+class _WindowPut(Processor):
+    """Java's ``KStreamJoinWindow``: puts each keyed record into its side's window store."""
+
+    def __init__(self, store_name: str) -> None:
+        self.store_name = store_name
+
+    def init(self, context: ProcessorContext) -> None:
+        self.ctx = context
+        self.store = context.get_state_store(self.store_name)
+
+    def process(self, record: Record) -> None:
+        if record.key is not None:
+            self.store.put(record.key, record.value, record.timestamp)
+        self.ctx.forward(record)
+
+
+class _JoinSide(Processor):
+    """One side of the join (Java's ``KStreamKStreamJoinLeftSide`` / ``RightSide``)."""
+
+    def __init__(self, other_store: str, windows: JoinWindows, joiner: Callable[..., Any],
+                 outer: bool, outer_store: str | None, shared: _Shared, *,
+                 is_left: bool) -> None:
+        self.other_store = other_store
+        self.windows = windows
+        self.joiner = joiner
+        self.outer = outer
+        self.outer_store_name = outer_store
+        self.shared = shared
+        self.is_left = is_left
+        if is_left:
+            self.before, self.after = windows.before_ms, windows.after_ms
+        else:
+            self.before, self.after = windows.after_ms, windows.before_ms
+        self.grace = windows.grace_ms
+
+    def init(self, context: ProcessorContext) -> None:
+        self.ctx = context
+        self.store = context.get_state_store(self.other_store)
+        self.outer_store = None if self.outer_store_name is None else \
+            context.get_state_store(self.outer_store_name)
+        self.tracker = self.shared.get(context.task_id)
+
+    def _join(self, key: Any, this: Any, other: Any) -> Any:
+        return self.joiner(key, this, other) if self.is_left else self.joiner(key, other, this)
+
+    def process(self, record: Record) -> None:
+        tracker = self.tracker
+        timestamp = record.timestamp
+        tracker.stream_time = max(tracker.stream_time, timestamp)
+        key, value = record.key, record.value
+        if self.outer and key is None and value is not None:
+            self.ctx.forward(record.with_value(self._join(key, value, None)))
+            return
+        if key is None or value is None:
+            skip_record(self.ctx, "null key or value")
+            return
+        if timestamp == tracker.stream_time and self.outer_store is not None:
+            self._emit_closed(record)
+        time_from = max(0, timestamp - self.before)
+        time_to = max(0, timestamp + self.after)
+        with self.store.fetch(key, time_from, time_to) as it:
+            partners = list(it)
+        for other_ts, other in partners:
+            if self.outer_store is not None:
+                self.outer_store.remove(other_ts, not self.is_left, key)
+            self.ctx.forward(record.with_value(self._join(key, value, other))
+                             .with_timestamp(max(timestamp, other_ts)))
+        if self.outer and not partners:
+            if self.outer_store is None or time_to < tracker.stream_time:
+                self.ctx.forward(record.with_value(self._join(key, value, None)))
+            else:
+                tracker.min_time = min(tracker.min_time, timestamp)
+                self.outer_store.add(timestamp, self.is_left, key, value)
+
+    def _emit_closed(self, record: Record) -> None:
+        tracker, windows = self.tracker, self.windows
+        if tracker.min_time + self.after + self.grace >= tracker.stream_time:
+            return
+        tracker.min_time = 2**63 - 1
+        left_open = right_open = False
+        store = self.outer_store
+        for binary, entries in store.items():  # type: ignore[union-attr]
+            parked_ts = _Q.unpack_from(binary)[0]
+            parked_left = binary[8:9] == b"\x01"
+            tracker.min_time = parked_ts
+            if left_open and right_open:
+                break
+            look_back = windows.after_ms if parked_left else windows.before_ms
+            if tracker.min_time + look_back + self.grace >= tracker.stream_time:
+                if parked_left:
+                    left_open = True
+                else:
+                    right_open = True
+                continue
+            for key, is_left, value, _ in entries:
+                joined = self.joiner(key, value, None) if is_left else \
+                    self.joiner(key, None, value)
+                self.ctx.forward(record.with_key(key).with_value(joined)
+                                 .with_timestamp(parked_ts))
+            store.drop(binary)  # type: ignore[union-attr]
+
+
+class _PassThrough(Processor):
+    def init(self, context: ProcessorContext) -> None:
+        self.forward = context.forward
+
+    def process(self, record: Record) -> None:
+        self.forward(record)
+
+
+def _joiner(joiner: Any, with_key: bool, op: str) -> Callable[[Any, Any, Any], Any]:
+    if not callable(joiner):
+        msg = f"{op}() needs a value joiner (left_value, right_value) -> joined; got {joiner!r}"
+        raise TopologyError(msg)
+    if with_key:
+        return joiner
+    return lambda key, left, right: joiner(left, right)
+
+
+def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
+                       stream_joined: Any = None, *, op: str, left_outer: bool,
+                       right_outer: bool, with_key: bool = False, **shorthands: Any) -> Any:
+    """``KStream.join/left_join/outer_join(other_stream, joiner, windows, stream_joined)``."""
+    from kslab.dsl.kstream import KStream
+
+    if not isinstance(windows, JoinWindows):
+        msg = (
+            f"{op}() of two KStreams needs JoinWindows, got {windows!r}; pass e.g. "
+            "JoinWindows.of_time_difference_with_no_grace(10_000)"
+        )
+        raise TopologyError(msg)
+    join3 = _joiner(joiner, with_key, op)
+    sj = resolve_config(StreamJoined, stream_joined, op, **shorthands)
+    name = sj._name
+    key_serde = sj._key_serde if sj._key_serde is not None else left.key_serde
+    this_serde = sj._value_serde if sj._value_serde is not None else left.value_serde
+    other_serde = sj._other_value_serde if sj._other_value_serde is not None else \
+        right.value_serde
+    if left.repartition_required:
+        left = left._repartition_for_join(name + "-left" if name else left.name,
+                                          sj._key_serde, sj._value_serde)
+    if right.repartition_required:
+        right = right._repartition_for_join(name + "-right" if name else right.name,
+                                            sj._key_serde, sj._other_value_serde)
+    b = left.builder
+    b.copartition(left.source_nodes | right.source_nodes)
+
+    def named(suffix: str, prefix: str) -> str:
+        return name + suffix if name else b.new_processor_name(prefix)
+
+    this_suffix = "-outer-this-join" if right_outer else "-this-join"
+    other_suffix = "-outer-other-join" if left_outer else "-other-join"
+    this_windowed = named("-this-windowed", "KSTREAM-WINDOWED-")
+    other_windowed = named("-other-windowed", "KSTREAM-WINDOWED-")
+    this_generated = b.new_processor_name("KSTREAM-OUTERTHIS-" if right_outer
+                                          else "KSTREAM-JOINTHIS-")
+    other_generated = b.new_processor_name("KSTREAM-OUTEROTHER-" if left_outer
+                                           else "KSTREAM-JOINOTHER-")
+    this_name = name + this_suffix if name else this_generated
+    other_name = name + other_suffix if name else other_generated
+    merge_name = named("-merge", "KSTREAM-MERGE-")
+    base = sj._store_name
+    this_store = (base + this_suffix if base else this_generated) + "-store"
+    other_store = (base + other_suffix if base else other_generated) + "-store"
+    outer_store = None
+    if left_outer:
+        shared_suffix = "-outer-shared-join" if right_outer else "-left-shared-join"
+        if base:
+            outer_store = base + shared_suffix + "-store"
+        else:
+            prefix = "KSTREAM-OUTERTHIS-" if right_outer else "KSTREAM-JOINTHIS-"
+            outer_store = "KSTREAM-OUTERSHARED-" + this_generated[len(prefix):] + "-store"
+    retention = windows.size() + windows.grace_ms
+    logging = sj._logging
+
+    def window_store(store: str, value_serde: Any) -> Callable[[], Any]:
+        def build() -> Any:
+            in_memory = getattr(b, "default_store_type", None) == "in_memory"
+            factory = Stores.in_memory_window_store if in_memory else \
+                Stores.persistent_window_store
+            builder = Stores.window_store_builder(
+                factory(store, retention, windows.size(), True), key_serde, value_serde)
+            return builder.with_logging_enabled() if logging else \
+                builder.with_logging_disabled()
+        return build
+
+    def outer_factory() -> Any:
+        builder = _OuterStoreBuilder(outer_store, key_serde, this_serde, other_serde)
+        return builder if logging else builder.with_logging_disabled()
+
+    shared = _Shared()
+    this_node = ProcessorGraphNode(this_windowed, lambda: _WindowPut(this_store),
+                                   store_factory=window_store(this_store, this_serde))
+    b.add_node(left.node, this_node)
+    other_node = ProcessorGraphNode(other_windowed, lambda: _WindowPut(other_store),
+                                    store_factory=window_store(other_store, other_serde))
+    b.add_node(right.node, other_node)
+    this_join = ProcessorGraphNode(
+        this_name, lambda: _JoinSide(other_store, windows, join3, left_outer, outer_store,
+                                     shared, is_left=True),
+        store_names=[other_store],
+        store_factory=outer_factory if outer_store else None)
+    other_join = ProcessorGraphNode(
+        other_name, lambda: _JoinSide(this_store, windows, join3, right_outer, outer_store,
+                                      shared, is_left=False),
+        store_names=[this_store, *([outer_store] if outer_store else [])])
+    b.add_node(this_node, this_join)
+    b.add_node(other_node, other_join)
+    merge = ProcessorGraphNode(merge_name, _PassThrough)
+    b.add_node([this_join, other_join], merge)
+    if left_outer or right_outer:
+        merge.relaxed_null_key_join = True  # type: ignore[attr-defined]
+    return KStream(b, merge_name, key_serde, None, left.source_nodes | right.source_nodes,
+                   False, merge)
+
