@@ -53,3 +53,17 @@ def test_word_count_dsl_with_repartition_and_threads(kafka, threads):
     assert wait_for(lambda: streams.state is ks.KafkaStreams.State.RUNNING)
     store = streams.store("counts")
     assert {w: store.get(w) for w in expected} == expected
+
+
+def test_word_count_exactly_once_v2(kafka):
+    source, sink = kafka.create(kafka.name("in"), 2), kafka.create(kafka.name("out"))
+    text = lines(300, seed=9)
+    expected = reference_counts(text)
+    kafka.produce(source, [(f"k{i}".encode(), t.encode()) for i, t in enumerate(text)])
+    words = kafka.create(kafka.name("words"), 2)
+    streams = _run(kafka, word_count_papi(source, sink, repartition=words), "eos", len(text),
+                   processing__guarantee="exactly_once_v2")
+    got = kafka.read_until(sink, lambda r: final_counts(r) == expected, committed=True)
+    assert final_counts(got) == expected
+    assert len(got) == sum(expected.values())  # one output per word, none twice
+    assert streams.close(timeout=10_000)
