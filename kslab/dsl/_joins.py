@@ -124,7 +124,11 @@ class _StreamTableJoinProcessor(Processor):
         mapped = self._mapped(record)
         other = None
         if mapped is not None:
-            stamped = self.getter.get(mapped)
+            store = getattr(self.getter, "store", None)
+            if getattr(store, "store_kind", None) == "versioned_key_value":
+                stamped = store.get(mapped, record.timestamp)  # KIP-914: as of the record
+            else:
+                stamped = self.getter.get(mapped)
             other = None if stamped is None else stamped.value
         if s.left or other is not None:
             self.ctx.forward(record.with_value(s.joiner(record.key, record.value, other)))

@@ -35,6 +35,7 @@ class MaterializedInternal:
         self.supplier = m._supplier
         self.store_type = m._store_type
         self.versioned = m._history_retention is not None
+        self.history_retention = m._history_retention
         self.builder: Any = None  # the StreamsBuilder, for its default store type at build()
 
     @property
@@ -48,6 +49,15 @@ def store_factory(mat: MaterializedInternal) -> Callable[[], Any]:
 
     def build() -> Any:
         supplier = mat.supplier
+        if mat.versioned or getattr(supplier, "history_retention", None) is not None:
+            if supplier is None:
+                supplier = Stores.persistent_versioned_key_value_store(
+                    mat.store_name, mat.history_retention)
+            versioned = Stores.versioned_key_value_store_builder(supplier, mat.key_serde,
+                                                                 mat.value_serde)
+            if mat.logging:
+                return versioned.with_logging_enabled(mat.log_config)
+            return versioned.with_logging_disabled()  # versioned stores are never cached
         if supplier is None:
             store_type = mat.store_type or getattr(mat.builder, "default_store_type", None)
             if store_type == "in_memory":

@@ -131,7 +131,9 @@ class _TableSourceProcessor(Processor):
         old = self.store.get(key)
         if old is not None and record.timestamp < old.timestamp:
             _out_of_order(self.ctx, self.supplier.queryable_name, old.timestamp, record.timestamp)
-        self.store.put(key, ValueAndTimestamp(record.value, record.timestamp))
+        code = self.store.put(key, ValueAndTimestamp(record.value, record.timestamp))
+        if code is not None and code != -1:  # a versioned store: not put, or not the latest
+            return
         if not self.forwarder.cached:  # a cached store forwards on flush
             self.forwarder.maybe_forward(
                 record.with_value(Change(record.value, None if old is None else old.value))

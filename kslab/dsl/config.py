@@ -300,7 +300,7 @@ class Materialized(_Config):
 
     @staticmethod
     def as_versioned(name: str, history_retention: Any) -> Materialized:
-        """A versioned store (recorded; versioned tables come with a later issue)."""
+        """A versioned store keeping ``history_retention`` ms of history (KIP-889)."""
         return _replace(Materialized(), store_name=check_name(name, "Materialized"),
                         history_retention=millis(history_retention, "as_versioned"))
 

@@ -13,6 +13,7 @@ from kslab.state.session import SessionStore
 from kslab.state.stores import Stores
 from kslab.state.suppliers import KeyValueBytesStoreSupplier
 from kslab.state.timestamped import KeyValueStoreFacade, TimestampedKeyValueStore
+from kslab.state.versioned import VersionedKeyValueStore, VersionedKeyValueStoreBuilder
 from kslab.state.window import TimestampedWindowStore, WindowStore
 from kslab.state.windowed_builders import (
     SessionBytesStoreSupplier,
@@ -40,6 +41,8 @@ __all__ = [
     "TimestampedKeyValueStoreBuilder",
     "TimestampedWindowStore",
     "TimestampedWindowStoreBuilder",
+    "VersionedKeyValueStore",
+    "VersionedKeyValueStoreBuilder",
     "WindowBytesStoreSupplier",
     "WindowStore",
     "WindowStoreBuilder",

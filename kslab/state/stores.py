@@ -16,6 +16,7 @@ from kslab.state.suppliers import (
     LRUKeyValueBytesStoreSupplier,
     RocksDBKeyValueBytesStoreSupplier,
 )
+from kslab.state.versioned import VersionedBytesStoreSupplier, VersionedKeyValueStoreBuilder
 from kslab.state.windowed_builders import (
     SessionBytesStoreSupplier,
     SessionStoreBuilder,
@@ -130,3 +131,18 @@ class Stores:
                               value_serde: Any = None) -> SessionStoreBuilder:
         """A builder of ``SessionStore``s."""
         return SessionStoreBuilder(supplier, key_serde, value_serde)
+
+    @staticmethod
+    def persistent_versioned_key_value_store(
+        name: str, history_retention: Any, segment_interval: Any = None
+    ) -> VersionedBytesStoreSupplier:
+        """A supplier of versioned stores keeping ``history_retention`` ms of history."""
+        check_store_name(name, "persistent_versioned_key_value_store")
+        return VersionedBytesStoreSupplier(name, history_retention)
+
+    @staticmethod
+    def versioned_key_value_store_builder(
+        supplier: VersionedBytesStoreSupplier, key_serde: Any = None, value_serde: Any = None
+    ) -> VersionedKeyValueStoreBuilder:
+        """A builder of ``VersionedKeyValueStore``s."""
+        return VersionedKeyValueStoreBuilder(supplier, key_serde, value_serde)

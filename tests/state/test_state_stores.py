@@ -42,6 +42,8 @@ def test_exports() -> None:
         "TimestampedKeyValueStoreBuilder",
         "TimestampedWindowStore",
         "TimestampedWindowStoreBuilder",
+        "VersionedKeyValueStore",
+        "VersionedKeyValueStoreBuilder",
         "WindowBytesStoreSupplier",
         "WindowStore",
         "WindowStoreBuilder",
