@@ -185,12 +185,7 @@ class SinkRuntime(RuntimeNode):
             value_bytes = self._value_ser(topic, value, headers)
         except Exception as exc:
             raise self._serde_error(topic, "value", value, self.value_serde, exc) from exc
-        if timestamp < 0:
-            msg = (
-                f"sink '{self.name}' got a record with negative timestamp {timestamp} for topic "
-                f"'{topic}'; forward records with timestamps >= 0"
-            )
-            raise StreamsError(msg, node=self.name, key=key, value=value)
+        # no timestamp check: a Record refuses negative timestamps when it is made
         writer = self._writer
         if writer is not None:
             writer(key_bytes, value_bytes, headers, timestamp, 0)

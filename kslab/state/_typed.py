@@ -43,6 +43,12 @@ class _Unready:
         return self.fail
 
 
+_NO_KEY = object()  # the key memo's "nothing remembered"
+MEMO_KEY_TYPES = (str, int, bytes)
+"""Key types whose serialized bytes a store may remember between a ``get`` and a ``put``: they are
+immutable, so the same object always serializes to the same bytes."""
+
+
 class TypedStore(StateStore):
     """A store that turns objects into bytes with serdes over one ``KeyValueBackend``."""
 
@@ -60,6 +66,8 @@ class TypedStore(StateStore):
         "_kser",
         "_log",
         "_logging_enabled",
+        "_memo_key",
+        "_memo_key_bytes",
         "_name",
         "_open",
         "_topic",
@@ -88,6 +96,8 @@ class TypedStore(StateStore):
         self._key_serde: SerdeLike | None = None
         self._value_serde: SerdeLike | None = None
         self._topic = ""
+        self._memo_key: Any = _NO_KEY
+        self._memo_key_bytes = b""
         self._iterators: weakref.WeakSet[KeyValueIterator] = weakref.WeakSet()
         self._detach(
             f"Store '{name}' is not initialized; the engine initializes it when its task starts, "
@@ -208,6 +218,7 @@ class TypedStore(StateStore):
         self._bput = backend.put
         self._bdelete = backend.delete
         self._kser = self._key_serde.serialize  # type: ignore[union-attr]
+        self._memo_key = _NO_KEY  # bytes remembered under another serde would be wrong
         self._kdes = self._key_serde.deserialize  # type: ignore[union-attr]
         self._vser = self._value_serde.serialize  # type: ignore[union-attr]
         self._vdes = self._value_serde.deserialize  # type: ignore[union-attr]
@@ -218,6 +229,7 @@ class TypedStore(StateStore):
         self._backend = unready
         self._bget = self._bput = self._bdelete = unready.fail
         self._kser = self._kdes = self._vser = self._vdes = unready.fail
+        self._memo_key = _NO_KEY
         self._log = None
         self._open = False
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from kslab.errors import StoreError
 from kslab.state._frames import to_pandas, to_polars
-from kslab.state._typed import TypedStore, resolve_serde
+from kslab.state._typed import MEMO_KEY_TYPES, TypedStore, resolve_serde
 from kslab.state.iterators import KeyValueIterator
 
 __all__ = ["KeyValueStore"]
@@ -35,14 +35,10 @@ class KeyValueStore(TypedStore):
     def get(self, key: Any) -> Any:
         """The value stored for ``key``, or ``None``."""
         topic = self._topic
-        try:
-            key_bytes = self._kser(topic, key)
-        except StoreError:
-            raise
-        except Exception as exc:
-            raise self._key_failure(key, exc) from exc
-        if key_bytes.__class__ is not bytes:
-            key_bytes = self._key_bytes(key_bytes, key)
+        if key is self._memo_key:  # the usual get-then-put of one key serializes it once
+            key_bytes = self._memo_key_bytes
+        else:
+            key_bytes = self._key_to_bytes(topic, key)
         value_bytes = self._bget(key_bytes)
         if value_bytes is None:
             return None
@@ -56,14 +52,10 @@ class KeyValueStore(TypedStore):
     def put(self, key: Any, value: Any) -> None:
         """Store ``value`` for ``key``; ``None`` deletes the key, as in Java."""
         topic = self._topic
-        try:
-            key_bytes = self._kser(topic, key)
-        except StoreError:
-            raise
-        except Exception as exc:
-            raise self._key_failure(key, exc) from exc
-        if key_bytes.__class__ is not bytes:
-            key_bytes = self._key_bytes(key_bytes, key)
+        if key is self._memo_key:
+            key_bytes = self._memo_key_bytes
+        else:
+            key_bytes = self._key_to_bytes(topic, key)
         if value is None:
             self._delete_bytes(key_bytes)
             return
@@ -82,6 +74,21 @@ class KeyValueStore(TypedStore):
         log = self._log
         if log is not None:
             log(self._name, key_bytes, value_bytes)
+
+    def _key_to_bytes(self, topic: str, key: Any) -> bytes:
+        """Serialize ``key``; remember the bytes when the key is of an immutable type."""
+        try:
+            key_bytes = self._kser(topic, key)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._key_failure(key, exc) from exc
+        if key_bytes.__class__ is not bytes:
+            key_bytes = self._key_bytes(key_bytes, key)
+        if key.__class__ in MEMO_KEY_TYPES:
+            self._memo_key = key
+            self._memo_key_bytes = key_bytes
+        return key_bytes
 
     def put_if_absent(self, key: Any, value: Any) -> Any:
         """Store ``value`` only if ``key`` has none; return the value that was there."""
