@@ -19,7 +19,9 @@ from kslab.topology._nodes import SinkNode, SourceNode
 from kslab.topology._subtopologies import subtopologies
 from kslab.topology.topology import Topology
 
-__all__ = ["SparkPlan", "Stage", "unsupported"]
+__all__ = ["SparkPlan", "Stage", "streaming_unsupported", "unsupported"]
+
+_SPARK_STATE_KINDS = ("key_value", "timestamped_key_value")
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,25 @@ def unsupported(topology: Topology) -> list[tuple[str, str]]:
         elif node.is_global:
             out.append((name, "global stores (and GlobalKTable) are not supported on Spark "
                               "yet; join against a KTable instead"))
+    return out
+
+
+def streaming_unsupported(topology: Topology) -> list[tuple[str, str]]:
+    """``(node, reason)`` for processors whose stores Spark state cannot back yet (streaming)."""
+    out = []
+    kinds: dict[str, str] = {}
+    for name, node in topology.nodes.items():
+        for store in getattr(node, "stores", ()):
+            if store not in kinds:
+                builder = topology.state_stores.get(store)
+                built = builder.build() if builder is not None else None  # never opened
+                kinds[store] = getattr(built, "store_kind", "") if built is not None else ""
+            if kinds[store] not in _SPARK_STATE_KINDS:
+                out.append((name, f"its store '{store}' is a {kinds[store] or 'custom'} store, "
+                                  "and streaming on Spark backs only key-value stores with "
+                                  "Spark state so far; replay it with run_batch, or run it on "
+                                  "ks.KafkaStreams"))
+                break
     return out
 
 

@@ -22,8 +22,8 @@ import pandas as pd
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
 from kslab.config import StreamsConfig
-from kslab.errors import StreamsError
-from kslab.spark._plan import SparkPlan, Stage
+from kslab.errors import StreamsError, TopologyError
+from kslab.spark._plan import SparkPlan, Stage, streaming_unsupported
 from kslab.spark._state import (
     KEY_SCHEMA,
     META_SCHEMA,
@@ -116,6 +116,11 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
     props = dict(config)
     if hasattr(topology, "build") and not isinstance(topology, Topology):
         topology = topology.build(props)
+    refused = streaming_unsupported(topology)
+    if refused:
+        node, why = refused[0]
+        msg = f"node '{node}' cannot run in Spark streaming: {why}"
+        raise TopologyError(msg)
     streams_config = StreamsConfig(props)
     app_id = streams_config.get("application.id")
     servers = streams_config.get("bootstrap.servers")

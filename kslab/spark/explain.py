@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kslab.spark._plan import unsupported
+from kslab.spark._plan import streaming_unsupported, unsupported
 from kslab.topology._nodes import ProcessorNode, SinkNode, SourceNode
 from kslab.topology._subtopologies import subtopologies
 from kslab.topology.topology import Topology
@@ -118,6 +118,7 @@ def explain(topology: Any) -> SemanticsReport:
     if hasattr(topology, "build") and not isinstance(topology, Topology):
         topology = topology.build()
     refused = dict(unsupported(topology))
+    no_streaming = dict(streaming_unsupported(topology))
     group_of = {n: g.id for g in subtopologies(topology) for n in g.nodes}
     read = {t for n in topology.nodes.values() if isinstance(n, SourceNode) for t in n.topics}
     written = {n.topic for n in topology.nodes.values()
@@ -130,7 +131,11 @@ def explain(topology: Any) -> SemanticsReport:
             rows.append(NodeSemantics(name, _kind(node), gid, False, "not supported",
                                       "not supported", refused[name]))
             continue
-        rows.append(_describe(name, node, gid, between))
+        row = _describe(name, node, gid, between)
+        if name in no_streaming:
+            row = NodeSemantics(row.node, row.kind, row.subtopology, row.supported, row.batch,
+                                f"not supported: {no_streaming[name]}", row.differences)
+        rows.append(row)
     return SemanticsReport(rows)
 
 

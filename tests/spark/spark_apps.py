@@ -89,3 +89,17 @@ def two_stage() -> ks.Topology:
         ks.Stores.persistent_key_value_store("counts"), S, L), "count")
     topo.add_sink("out", "counts", "count", key_serde="string", value_serde="long")
     return topo
+
+
+def windowed_counts_final() -> ks.Topology:
+    """Counts per key in 60 s tumbling windows (10 s grace), emitted once when closed."""
+    from kslab.dsl import TimeWindows
+    from kslab.dsl.suppress import BufferConfig, Suppressed
+
+    b = ks.StreamsBuilder()
+    (b.stream("clicks", key_serde=S, value_serde=S).group_by_key()
+     .windowed_by(TimeWindows.of_size_and_grace(60_000, 10_000))
+     .count(ks.Materialized.as_("click-counts"))
+     .suppress(Suppressed.until_window_closes(BufferConfig.unbounded()))
+     .to_stream().to("click-counts-final"))
+    return b.build({"application.id": "app"})

@@ -99,3 +99,33 @@ def test_stream_table_join_equals_the_driver(spark):
     got = spark_output(out["enriched"], "enriched", S)
     assert any("@region" in v for _, v, _ in got) and any("@None" in v for _, v, _ in got)
     assert_same(got, expected)
+
+
+def test_windowed_aggregation_with_suppress_equals_the_driver(spark):
+    windowed = serdes.TimeWindowed(S, 60_000)
+    clicks = [(f"u{(i * 7) % 5}", "x", 997 * i) for i in range(300)]  # ~5 minutes of clicks
+    frame_ = spark.createDataFrame(
+        [(S.serialize("clicks", k), S.serialize("clicks", v), ts) for k, v, ts in clicks],
+        "key binary, value binary, timestamp long")
+    partitions = {"clicks": 2}
+    out = run_batch(apps.windowed_counts_final(), {"clicks": frame_}, partitions=partitions,
+                    config={"application.id": "app"})["click-counts-final"]
+    with ks.TopologyTestDriver(apps.windowed_counts_final(), {"application.id": "app"},
+                               partitions=partitions) as driver:
+        for key, value, ts in clicks:
+            driver._pipe_raw("clicks", S.serialize("clicks", key), S.serialize("clicks", value),
+                             None, ts, None)
+        topic = driver.create_output_topic("click-counts-final", windowed, L)
+        expected = [(r.key.key, r.key.window.start, r.value, r.timestamp)
+                    for r in topic.read_records_to_list()]
+    got = []
+    for r in out.orderBy("partition", "task", "seq").collect():
+        w = windowed.deserialize("click-counts-final", r["key"])
+        got.append((w.key, w.window.start, L.deserialize("", r["value"]), r["timestamp"]))
+    assert len(got) >= 15  # final counts of closed windows, once each
+    assert sorted(got) == sorted(expected)
+    per_key = defaultdict(list)
+    for key, start, count, ts in got:
+        per_key[key].append((start, count, ts))
+    assert all(starts == sorted(starts) for starts in per_key.values())
+    assert per_key == {k: [(s, c, t) for kk, s, c, t in expected if kk == k] for k in per_key}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 import spark_apps as apps
 
 import kslab as ks
@@ -35,3 +36,17 @@ def test_unsupported_nodes_say_why():
     assert "pattern" in report["src"].differences
     assert "TopicNameExtractor" in report["dyn"].differences
     assert "UNSUPPORTED" in str(report)
+
+
+def test_window_stores_are_batch_only_so_far():
+    report = explain(apps.windowed_counts_final())
+    assert report.supported
+    window_node = next(r for r in report if "window store" in r.streaming)
+    assert window_node.streaming.startswith("not supported")
+    assert "run_batch" in window_node.streaming
+
+    from kslab.spark import start
+
+    with pytest.raises(ks.TopologyError, match="cannot run in Spark streaming: its store"):
+        start(apps.windowed_counts_final(), {"application.id": "a", "bootstrap.servers": "x:1"},
+              checkpoint_location="unused")
