@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from kslab.config import StreamsConfig
 from kslab.core.context import TaskContext
+from kslab.core.idle import IdleStreamTime
 from kslab.core.nodes import (
     FixedKeyProcessorRuntime,
     ProcessorRuntime,
@@ -115,6 +116,7 @@ class StreamTask:
         self.context = context_factory(self)
         self.stream_time_queue = PunctuationQueue()
         self.wall_clock_queue = PunctuationQueue()
+        self.idle = IdleStreamTime.from_config(config)  # opt-in: kslab.idle.stream.time...
 
         self.node_names = [n for n in topology.nodes if n in set(node_names)]
         self.nodes: dict[str, RuntimeNode] = {}
@@ -367,6 +369,8 @@ class StreamTask:
         finally:
             context.current = None
         self.metrics.processed += 1
+        if self.idle is not None:
+            self.idle.on_record(self.clock(), group.stream_time)
         return True
 
     def _run(self, source: SourceRuntime, stamped: tuple) -> None:
@@ -380,6 +384,8 @@ class StreamTask:
         finally:
             context.current = None
         self.metrics.processed += 1
+        if self.idle is not None:
+            self.idle.on_record(self.clock(), self.partition_group.stream_time)
 
     def schedule(
         self, node: RuntimeNode, interval: int, kind: PunctuationType, punctuator: Any
@@ -399,8 +405,18 @@ class StreamTask:
         return self.stream_time_queue.maybe_punctuate(stream_time, self._punctuate)
 
     def maybe_punctuate_wall_clock(self) -> bool:
-        """Fire the wall-clock punctuations that are due at the engine's clock."""
-        return self.wall_clock_queue.maybe_punctuate(self.clock(), self._punctuate)
+        """Fire the wall-clock punctuations that are due at the engine's clock.
+
+        With ``kslab.idle.stream.time.advance.ms`` set, an idle task's stream time also
+        follows the clock here, firing the stream-time punctuations that become due.
+        """
+        fired = self.wall_clock_queue.maybe_punctuate(self.clock(), self._punctuate)
+        if self.idle is not None:
+            target = self.idle.stream_time_at(self.clock())
+            if target is not None and target > self.partition_group.stream_time:
+                self.partition_group.stream_time = target
+                fired = self.maybe_punctuate_stream_time() or fired
+        return fired
 
     def _punctuate(self, schedule: Schedule, now: int) -> None:
         self.metrics.punctuated += 1

@@ -221,7 +221,8 @@ class StreamThread(threading.Thread):
     def _punctuate_wall_clock(self) -> None:
         for state in self.tasks.values():
             task = state.task
-            if task.wall_clock_queue._heap and task.maybe_punctuate_wall_clock():
+            if (task.wall_clock_queue._heap or task.idle is not None) \
+                    and task.maybe_punctuate_wall_clock():
                 self._dirty = True
 
     def _commit_requested(self) -> bool:
