@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kslab-installed
 
-.PHONY: test lint lab bench clean
+.PHONY: test lint lab bench bench-spark clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ test: $(STAMP) lint
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# Spark batch replay of 1M records on local[1] and local[2] beside the driver (a few minutes)
+bench-spark: $(STAMP)
+	$(BIN)/python bench/spark.py --records 1000000
 
 # JupyterLab on notebooks/ with the kslab kernel (and a local broker when the runtime has one);
 # Ctrl-C twice (or `.venv/bin/jupyter lab stop`) stops both. LAB_ARGS go to `jupyter lab`.

@@ -18,8 +18,9 @@ Spark processing-time timers between micro-batches (not under ``availableNow``);
 sources, topic-name extractors and global stores are refused (``explain`` names them).
 """
 
+from typing import Any
+
 from kslab.spark._batch import run_batch
-from kslab.spark._streaming import SparkStreams, start
 from kslab.spark.explain import NodeSemantics, SemanticsReport, explain
 from kslab.spark.session import SparkUnavailableError, session
 
@@ -33,3 +34,17 @@ __all__ = [
     "session",
     "start",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # streaming imports pyspark at module level: load it on first use, so that
+    # ``import kslab.spark`` (and explain) work without the spark extra
+    if name in ("start", "SparkStreams"):
+        from kslab.spark.session import require_pyspark
+
+        require_pyspark()
+        from kslab.spark import _streaming
+
+        return getattr(_streaming, name)
+    msg = f"module 'kslab.spark' has no attribute '{name}'"
+    raise AttributeError(msg)

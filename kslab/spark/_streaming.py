@@ -44,8 +44,10 @@ class SparkStreams:
     """The streaming queries of one application on Spark, one per sub-topology."""
 
     def __init__(self, spark: Any, plan: SparkPlan, props: dict[str, Any],
-                 checkpoint_location: str, trigger: Mapping[str, Any] | None) -> None:
+                 checkpoint_location: str, trigger: Mapping[str, Any] | None,
+                 source_options: Mapping[str, str] | None = None) -> None:
         self.spark = spark
+        self._source_options = dict(source_options or {})
         self.plan = plan
         self._props = props
         self._checkpoint = checkpoint_location
@@ -61,7 +63,7 @@ class SparkStreams:
         stage = self.plan.stages[self._next]
         self._next += 1
         query = _start_stage(self.spark, self.plan, stage, self._props, self._checkpoint,
-                             self._trigger)
+                             self._trigger, self._source_options)
         self.queries.append(query)
         return query
 
@@ -102,12 +104,14 @@ class SparkStreams:
 
 
 def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str | Path,
-          trigger: Mapping[str, Any] | None = None, spark: Any = None) -> SparkStreams:
+          trigger: Mapping[str, Any] | None = None, spark: Any = None,
+          max_offsets_per_trigger: int | None = None) -> SparkStreams:
     """Run ``topology`` as streaming queries, one per sub-topology, from Kafka to Kafka.
 
     ``config`` needs ``application.id`` and ``bootstrap.servers``; ``trigger`` is passed to
     ``DataStreamWriter.trigger`` (e.g. ``{"availableNow": True}``); state and offsets live under
-    ``checkpoint_location``, one directory per sub-topology.
+    ``checkpoint_location``, one directory per sub-topology; ``max_offsets_per_trigger`` caps
+    the records of one micro-batch (the source's ``maxOffsetsPerTrigger``).
     """
     from kslab.runtime._topics import TopicPlan, create_topics, existing_topics
     from kslab.spark.session import require_pyspark, session
@@ -146,7 +150,9 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
     from kslab.spark.kafka import register
 
     register(spark)
-    return SparkStreams(spark, plan, props, str(checkpoint_location), trigger).start()
+    limit = {"maxOffsetsPerTrigger": str(max_offsets_per_trigger)} \
+        if max_offsets_per_trigger else {}
+    return SparkStreams(spark, plan, props, str(checkpoint_location), trigger, limit).start()
 
 
 def _active() -> Any:
@@ -161,7 +167,8 @@ def _changelogs(topology: Topology, app_id: str) -> set[str]:
 
 
 def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any],
-                 checkpoint: str, trigger: Mapping[str, Any]) -> Any:
+                 checkpoint: str, trigger: Mapping[str, Any],
+                 source_options: Mapping[str, str]) -> Any:
     servers = StreamsConfig(props).get("bootstrap.servers")
     reset = str(props.get("auto.offset.reset") or props.get("consumer.auto.offset.reset")
                 or "earliest")
@@ -169,9 +176,8 @@ def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any
               .option("kafka.bootstrap.servers", servers)
               .option("subscribe", ",".join(stage.source_topics))
               .option("startingOffsets", reset))
-    limit = props.get("spark.max.offsets.per.trigger")
-    if limit:
-        reader = reader.option("maxOffsetsPerTrigger", str(limit))
+    for key, value in source_options.items():
+        reader = reader.option(key, value)
     # Spark runs a no-data micro-batch after every batch of a processing-time stateful query,
     # so availableNow would never end: timers only when a processor punctuates on the wall
     # clock and the trigger is open-ended.
