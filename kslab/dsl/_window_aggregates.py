@@ -155,32 +155,55 @@ class TimeWindowAggregateSupplier(_WindowedSupplier):
 
 
 class _TimeWindowProcessor(_WindowedProcessor):
+    def init(self, context: ProcessorContext) -> None:
+        super().init(context)
+        store = self.store
+        windows = self.s.windows
+        self.size, self.advance, self.grace = windows.size_ms, windows.advance_ms, windows.grace_ms
+        self.serialize = getattr(store, "_serialize_key", None)
+        if self.serialize is not None:  # a kslab window store: skip re-serializing the key
+            self.fetch, self.put = store.fetch_serialized, store.put_serialized
+        else:
+            self.fetch, self.put = store.fetch, store.put
+
     def process(self, record: Record) -> None:
         key, value = record.key, record.value
         if key is None or value is None:
             skip_record(self.ctx, self.null_reason)
             return
-        s = self.s
         timestamp = record.timestamp
         if timestamp > self.observed:
             self.observed = timestamp
-        close_time = self.observed - s.windows.grace_ms
-        store = self.store
-        for start, window in s.windows.windows_for(timestamp).items():
-            if window.end > close_time:
-                stored = store.fetch(key, start)
-                if stored is None:
-                    old = s.initializer()
-                    new_ts = timestamp
-                else:
-                    old = stored.value
-                    new_ts = max(timestamp, stored.timestamp)
-                new = s.aggregator(key, value, old)
-                store.put(key, ValueAndTimestamp(new, new_ts), start)
-                self.emit(record, window, old, new, new_ts)
-            else:
-                skip_expired(self.ctx, timestamp, close_time, f"[{start},{window.end})",
-                             self.observed)
+        close_time = self.observed - self.grace
+        key_bytes = key if self.serialize is None else self.serialize(key)
+        size, advance = self.size, self.advance
+        if advance == size and timestamp >= 0:  # tumbling: exactly one window
+            start = timestamp - timestamp % size
+            self._update(record, key_bytes, start, Window(start, start + size), close_time)
+            return
+        for start, window in self.s.windows.windows_for(timestamp).items():
+            self._update(record, key_bytes, start, window, close_time)
+
+    def _update(self, record: Record, key_bytes: Any, start: int, window: Window,
+                close_time: int) -> None:
+        timestamp = record.timestamp
+        if window.end <= close_time:
+            skip_expired(self.ctx, timestamp, close_time, f"[{start},{window.end})",
+                         self.observed)
+            return
+        s = self.s
+        stored = self.fetch(key_bytes, start)
+        if stored is None:
+            old = s.initializer()
+            new_ts = timestamp
+        else:
+            old = stored.value
+            new_ts = timestamp if timestamp > stored.timestamp else stored.timestamp
+        new = s.aggregator(record.key, record.value, old)
+        self.put(key_bytes, ValueAndTimestamp(new, new_ts), start)
+        self.forward(Record(Windowed(record.key, window),
+                            Change(new, old if s.send_old_values else None), new_ts,
+                            record._headers))
 
 
 class SlidingWindowAggregateSupplier(_WindowedSupplier):

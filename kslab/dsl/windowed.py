@@ -159,7 +159,9 @@ class _Windowed:
               name: str | None = None) -> Any:
         """The number of records per key and window."""
         named, materialized = _split(named, materialized)
-        mat = self._materialize(materialized, "count", AGGREGATE_NAME, Long(), burn=True)
+        # Java burns a store name here for time and session windows, not for sliding ones
+        burn = not isinstance(self.windows, SlidingWindows)
+        mat = self._materialize(materialized, "count", AGGREGATE_NAME, Long(), burn=burn)
         node_name = or_generate(self.builder, resolve_name(named, name, "count"), AGGREGATE_NAME)
         return self._build(node_name, self._supplier(mat, count_initializer, count_adder,
                                                      _count_merger), mat)

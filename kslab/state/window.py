@@ -180,6 +180,24 @@ class WindowStore(TypedStore):
         """The contents as a polars DataFrame (columns ``key``, ``start``, ``end``, ``value``)."""
         return to_polars(self._columns())
 
+    def fetch_serialized(self, key_bytes: bytes, time: int) -> Any:
+        """``fetch(key, time)`` for an already serialized key (the aggregations' hot path)."""
+        if self._retain_duplicates:
+            return self._fetch_one_bytes(key_bytes, time)
+        if time <= self._observed - self._retention:
+            return None
+        value = self._bget(key_bytes + _TS_SEQ.pack(time, 0))
+        return None if value is None else self._decode_value(value)
+
+    def put_serialized(self, key_bytes: bytes, value: Any, window_start: int) -> None:
+        """``put`` for an already serialized key."""
+        self._put_bytes(key_bytes, self._encode(value), window_start)
+
+    def _fetch_one_bytes(self, key_bytes: bytes, time: int) -> Any:
+        for _, value in self._key_pairs(key_bytes, time, time):
+            return self._decode_value(value)
+        return None
+
     def _fetch_one(self, key: Any, time: int) -> Any:
         if time <= self._observed - self._retention:
             return None

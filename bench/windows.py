@@ -1,0 +1,128 @@
+"""A tumbling-window count in the test driver beside a plain loop and Bytewax, in one run.
+
+All three count records per key (1,000 keys) in 60 s tumbling windows and emit the running count
+of the record's window on every update (no suppression). Run
+``python bench/windows.py --records 200000 --runs 3``; the printed table goes into
+bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import statistics
+import struct
+import time
+from collections.abc import Callable
+
+import kslab as ks
+from kslab import serdes
+
+S, L = serdes.String(), serdes.Long()
+SIZE = 60_000
+WINDOWED = serdes.TimeWindowed(S, SIZE)
+
+
+def make_records(n: int, seed: int = 1) -> list[tuple[str, str, int]]:
+    """``n`` (key, value, timestamp) records over 1,000 keys, 1 ms apart."""
+    rng = random.Random(seed)
+    keys = [f"k{i}" for i in range(1000)]
+    return [(rng.choice(keys), "x", i) for i in range(n)]
+
+
+def topology() -> ks.Topology:
+    """stream -> group_by_key -> windowed_by(60 s) -> count -> to_stream -> to."""
+    b = ks.StreamsBuilder()
+    (b.stream("events", ks.Consumed.with_(S, S))
+     .group_by_key()
+     .windowed_by(ks.TimeWindows.of_size_with_no_grace(SIZE))
+     .count(ks.Materialized.as_("counts").with_store_type("in_memory"))
+     .to_stream()
+     .to("counts", ks.Produced.with_(WINDOWED, L)))
+    return b.build()
+
+
+def run_driver(records: list[tuple[str, str, int]]) -> int:
+    """Pipe every record through the windowed count in the driver and read the updates back."""
+    with ks.TopologyTestDriver(topology()) as driver:
+        topic = driver.create_input_topic("events", S, S)
+        topic.pipe_record_list([ks.TestRecord(k, v, ts) for k, v, ts in records])
+        return len(driver.create_output_topic("counts", WINDOWED, L).read_key_values_to_list())
+
+
+def run_loop(records: list[tuple[str, str, int]]) -> int:
+    """The same counts in plain Python, serializing the windowed key and count of each update."""
+    counts: dict[tuple[str, int], int] = {}
+    out = []
+    ser_s, ser_l = S.serialize, L.serialize
+    pack = struct.Struct(">q").pack
+    for key, _value, ts in records:
+        start = ts - ts % SIZE
+        n = counts.get((key, start), 0) + 1
+        counts[(key, start)] = n
+        out.append((ser_s("counts", key) + pack(start), ser_l("counts", n)))
+    return len(out)
+
+
+def run_bytewax(records: list[tuple[str, str, int]]) -> int:
+    """The same running count per key and window as a Bytewax dataflow (``run_main``)."""
+    import bytewax.operators as op
+    from bytewax.dataflow import Dataflow
+    from bytewax.testing import TestingSink, TestingSource, run_main
+
+    out: list[tuple[str, int]] = []
+    flow = Dataflow("windows")
+    stream = op.input("in", flow, TestingSource(records))
+    keyed = op.key_on("key", stream, lambda r: f"{r[0]}@{r[2] - r[2] % SIZE}")
+
+    def count(state: int | None, _record: tuple[str, str, int]) -> tuple[int, int]:
+        n = (state or 0) + 1
+        return n, n
+
+    op.output("out", op.stateful_map("count", keyed, count), TestingSink(out))
+    run_main(flow)
+    return len(out)
+
+
+def interleaved(runs: int, *fns: Callable[[], int]) -> list[tuple[float, int]]:
+    """Median seconds per function, alternating the order every round."""
+    times: list[list[float]] = [[] for _ in fns]
+    counts = [0] * len(fns)
+    for round_ in range(runs):
+        order = list(enumerate(fns))
+        if round_ % 2:
+            order.reverse()
+        for index, fn in order:
+            gc.collect()
+            start = time.perf_counter()
+            counts[index] = fn()
+            times[index].append(time.perf_counter() - start)
+    return [(statistics.median(t), c) for t, c in zip(times, counts, strict=True)]
+
+
+def main() -> None:
+    """Time the three contestants and print a Markdown table."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, default=200_000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    records = make_records(args.records)
+    fns: list[tuple[str, Callable[[], int]]] = [
+        ("windowed count in TopologyTestDriver", lambda: run_driver(records)),
+        ("plain loop", lambda: run_loop(records)),
+    ]
+    try:
+        import bytewax  # noqa: F401
+        fns.append(("Bytewax run_main", lambda: run_bytewax(records)))
+    except ImportError:
+        print("bytewax is not installed; its row is skipped")
+    results = interleaved(args.runs, *(fn for _, fn in fns))
+    print("| contestant | rec/s | outputs |")
+    print("|---|---:|---:|")
+    for (label, _), (seconds, count) in zip(fns, results, strict=True):
+        print(f"| {label} | {args.records / seconds:,.0f} | {count:,} |")
+
+
+if __name__ == "__main__":
+    main()
