@@ -132,7 +132,7 @@ class _TableSourceProcessor(Processor):
         if old is not None and record.timestamp < old.timestamp:
             _out_of_order(self.ctx, self.supplier.queryable_name, old.timestamp, record.timestamp)
         code = self.store.put(key, ValueAndTimestamp(record.value, record.timestamp))
-        if code is not None and code != -1:  # a versioned store: not put, or not the latest
+        if code == -(2**63):  # a versioned store refused a put older than its history
             return
         if not self.forwarder.cached:  # a cached store forwards on flush
             self.forwarder.maybe_forward(
