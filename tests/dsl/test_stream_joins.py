@@ -79,3 +79,32 @@ def test_join_needs_join_windows() -> None:
     b = ks.StreamsBuilder()
     with pytest.raises(ks.TopologyError, match="JoinWindows"):
         b.stream("l").join(b.stream("r"), lambda a, c: a, 10)
+
+
+def _java_joiner(left, right):
+    return f"{'null' if left is None else left}+{'null' if right is None else right}"
+
+
+def test_left_join_with_zero_after_from_kafka() -> None:
+    """KStreamKStreamLeftJoinTest.testLeftJoinedRecordsWithZeroAfterAreEmitted (first steps)."""
+    b = ks.StreamsBuilder()
+    one = b.stream("topic1", key_serde=serdes.Integer(), value_serde=serdes.String())
+    two = b.stream("topic2", key_serde=serdes.Integer(), value_serde=serdes.String())
+    seen = []
+    (one.left_join(two, _java_joiner,
+                   JoinWindows.of_time_difference_with_no_grace(100).after(0),
+                   ks.StreamJoined.with_(serdes.Integer(), serdes.String(), serdes.String()))
+     .foreach(lambda k, v: seen.append((k, v))))
+    with ks.TopologyTestDriver(b.build()) as driver:
+        in1, in2 = driver.create_input_topic("topic1"), driver.create_input_topic("topic2")
+        for i in range(4):
+            in1.pipe_input(i, f"A{i}", 1000 + i)
+        assert seen == [(0, "A0+null"), (1, "A1+null"), (2, "A2+null")]
+        seen.clear()
+        for i in range(4):
+            in2.pipe_input(i, f"a{i}", 999)
+        assert seen == [(i, f"A{i}+a{i}") for i in range(4)]
+        seen.clear()
+        for i in range(4):
+            in2.pipe_input(i, f"b{i}", 1000)
+        assert seen == [(i, f"A{i}+b{i}") for i in range(4)]
