@@ -122,3 +122,44 @@ def test_retention_smaller_than_window_fails() -> None:
     with pytest.raises(ks.TopologyError, match="must be no smaller than its window size"):
         (b.stream("in").group_by_key().windowed_by(TimeWindows.of_size_with_no_grace(10))
          .count(ks.Materialized.as_("c").with_retention(5)))
+
+
+def test_sliding_aggregate_small_input_from_kafka() -> None:
+    """KStreamSlidingWindowAggregateTest.testAggregateSmallInput (emit on update)."""
+    b = ks.StreamsBuilder()
+    seen: dict[int, set] = {}
+    (b.stream("topic", key_serde=serdes.String(), value_serde=serdes.String())
+     .group_by_key(ks.Grouped.with_(serdes.String(), serdes.String()))
+     .windowed_by(SlidingWindows.of_time_difference_and_grace(10, 5))
+     .aggregate(lambda: "0", lambda k, v, agg: f"{agg}+{v}",
+                ks.Materialized.as_("store-name").with_value_serde(serdes.String()))
+     .to_stream()
+     .process(lambda: _Gather(seen)))
+    with ks.TopologyTestDriver(b.build()) as driver:
+        topic = driver.create_input_topic("topic")
+        for value, ts in [("1", 10), ("2", 10), ("3", 14), ("4", 15), ("5", 20), ("6", 22),
+                          ("7", 30)]:
+            topic.pipe_input("A", value, ts)
+    vt = ks.ValueAndTimestamp
+    assert seen == {
+        0: {vt("0+1", 10), vt("0+1+2", 10)},
+        4: {vt("0+1+2+3", 14)},
+        5: {vt("0+1+2+3+4", 15)},
+        10: {vt("0+1+2+3+4+5", 20)},
+        11: {vt("0+3", 14), vt("0+3+4", 15), vt("0+3+4+5", 20)},
+        12: {vt("0+3+4+5+6", 22)},
+        15: {vt("0+4", 15), vt("0+4+5", 20), vt("0+4+5+6", 22)},
+        16: {vt("0+5", 20), vt("0+5+6", 22)},
+        20: {vt("0+5+6+7", 30)},
+        21: {vt("0+6", 22), vt("0+6+7", 30)},
+        23: {vt("0+7", 30)},
+    }
+
+
+class _Gather(ks.Processor):
+    def __init__(self, seen: dict) -> None:
+        self.seen = seen
+
+    def process(self, record) -> None:
+        self.seen.setdefault(record.key.window.start, set()).add(
+            ks.ValueAndTimestamp(record.value, record.timestamp))
