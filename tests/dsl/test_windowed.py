@@ -163,3 +163,23 @@ class _Gather(ks.Processor):
     def process(self, record) -> None:
         self.seen.setdefault(record.key.window.start, set()).add(
             ks.ValueAndTimestamp(record.value, record.timestamp))
+
+
+def test_session_count_from_kafka() -> None:
+    """SessionWindowedKStreamImplTest.shouldCountSessionWindowed (emit on update)."""
+    b = ks.StreamsBuilder()
+    seen = []
+    (b.stream("input", key_serde=serdes.String(), value_serde=serdes.String())
+     .group_by_key(ks.Grouped.with_(serdes.String(), serdes.String()))
+     .windowed_by(SessionWindows.of_inactivity_gap_with_no_grace(500))
+     .count()
+     .to_stream()
+     .foreach(lambda k, v: seen.append((k.key, k.window.start, k.window.end, v))))
+    with ks.TopologyTestDriver(b.build()) as driver:
+        topic = driver.create_input_topic("input")
+        for key, value, ts in [("1", "1", 10), ("1", "2", 15), ("1", "3", 600), ("2", "1", 600),
+                               ("2", "2", 599)]:
+            topic.pipe_input(key, value, ts)
+    assert seen == [("1", 10, 10, 1), ("1", 10, 10, None), ("1", 10, 15, 2),
+                    ("1", 600, 600, 1), ("2", 600, 600, 1), ("2", 600, 600, None),
+                    ("2", 599, 600, 2)]
