@@ -130,16 +130,29 @@ def _store_partitions(streams: KafkaStreams, store_name: str) -> tuple[int, int]
 
 
 def _members(streams: KafkaStreams) -> dict[tuple[str, int], HostInfo | None]:
-    """(topic, partition) -> the application.server of the member that owns it."""
-    future = streams.admin().describe_consumer_groups([streams.application_id])
-    description = future[streams.application_id].result(10)
+    """(topic, partition) -> the application.server of the thread that owns it, newest first.
+
+    Read from the hosts topic every instance publishes its assignments to (group descriptions
+    with member assignments are not available from every broker).
+    """
+    from kslab.runtime._state import ChangelogReader
+
+    latest: dict[bytes, dict[str, Any]] = {}
+
+    def apply(_topic: str, _partition: int, batch: list[tuple[Any, ...]]) -> None:
+        for key, value, _ in batch:
+            latest[key] = json.loads(value) if value else {}
+
+    reader = ChangelogReader(streams.restore_config(), idle_timeout=10)
+    try:
+        reader.restore({(streams.hosts_topic, 0): 0}, apply)
+    finally:
+        reader.close()
     owners: dict[tuple[str, int], HostInfo | None] = {}
-    for member in description.members:
-        host = _parse_host(member.client_id.rpartition("@")[2]) if "@" in member.client_id \
-            else None
-        assignment = getattr(member, "assignment", None)
-        for tp in getattr(assignment, "topic_partitions", []) or []:
-            owners[(tp.topic, tp.partition)] = host
+    for entry in sorted(latest.values(), key=lambda e: e.get("time", 0)):
+        host = _parse_host(entry.get("host", ""))
+        for topic, partition in entry.get("partitions", []):
+            owners[(topic, partition)] = host
     return owners
 
 

@@ -129,6 +129,10 @@ class StreamThread(threading.Thread):
         if not clean:
             self._abort()
             self._close_tasks(list(self.tasks), clean=False)
+        try:
+            self.streams.publish_assignment(self.name, [])
+        except Exception as exc:  # pragma: no cover - best effort on the way out
+            log.warning("unpublishing the assignment of %s: %s", self.name, exc)
         for closer in (self._close_consumer, self._close_producer):
             try:
                 closer()
@@ -317,6 +321,7 @@ class StreamThread(threading.Thread):
             wanted[streams.plan.task_of(tp.topic, tp.partition)].append((tp.topic, tp.partition))
         for task_id, inputs in sorted(wanted.items()):
             self._create_task(task_id, inputs)
+        streams.publish_assignment(self.name, [(tp.topic, tp.partition) for tp in partitions])
         self.rebalancing = False
         streams._thread_rebalanced()
 

@@ -135,6 +135,7 @@ class KafkaStreams:
         self._counts: dict[str, int] = {}
         self._admin: Any = None
         self._iq_server: Any = None
+        self._hosts_producer: Any = None
         self._next_index = 1
         self.dropped = {"deserialization": 0, "production": 0, "dlq": 0}
         self.errors: list[BaseException] = []
@@ -293,11 +294,35 @@ class KafkaStreams:
         admin = self.admin()
         self.plan = TopicPlan.build(self.topology, self.application_id, existing_topics(admin))
         wanted = {t: (self.plan.partitions[t], cfg) for t, cfg in self.plan.internal.items()}
+        if self.application_server:
+            wanted[self.hosts_topic] = (1, {"cleanup.policy": "compact"})
         replication = self.config.get_int("replication.factor") or -1
         created = create_topics(admin, wanted, replication)
         if created:
             log.info("created internal topics %s", created)
             self._wait_for_topics(created)
+
+    @property
+    def hosts_topic(self) -> str:
+        """Where instances publish their application.server and partitions (for IQ routing)."""
+        return f"{self.application_id}-kslab-hosts-changelog"
+
+    def publish_assignment(self, member: str, partitions: list[tuple[str, int]]) -> None:
+        """Tell other instances which partitions ``member`` (a thread) owns at this server."""
+        if not self.application_server:
+            return
+        import json
+
+        from confluent_kafka import Producer
+
+        with self._lock:
+            if self._hosts_producer is None:
+                self._hosts_producer = Producer(self._client("producer."))
+            producer = self._hosts_producer
+        value = json.dumps({"host": self.application_server, "time": time.time(),
+                            "partitions": sorted(partitions)}).encode()
+        producer.produce(self.hosts_topic, value, member.encode())
+        producer.flush(10)
 
     def _wait_for_topics(self, topics: list[str]) -> None:
         deadline = time.monotonic() + 10

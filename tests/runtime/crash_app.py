@@ -1,6 +1,6 @@
 """A word-count application run as a child process by the crash tests (killed with SIGKILL).
 
-Usage: python crash_app.py BOOTSTRAP APP_ID SOURCE WORDS SINK STATE_DIR GUARANTEE
+Usage: python crash_app.py BOOTSTRAP APP_ID SOURCE WORDS SINK STATE_DIR GUARANTEE [APP_SERVER]
 Prints RUNNING once the client is running; SIGTERM closes it cleanly.
 """
 
@@ -29,6 +29,8 @@ def main() -> None:
         "consumer.session.timeout.ms": 3000,
         "consumer.heartbeat.interval.ms": 300,
     }
+    if len(sys.argv) > 8:
+        config["application.server"] = sys.argv[8]
     streams = ks.KafkaStreams(word_count_papi(source, sink, repartition=words), config)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

@@ -1,0 +1,63 @@
+"""Interactive queries on a running app: local store views, key metadata and the HTTP endpoint."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.error
+import urllib.request
+
+import pytest
+from apps import final_counts, lines, reference_counts, word_count_papi
+
+import kslab as ks
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_store_views_metadata_and_http(kafka):
+    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
+    text = lines(100, seed=11)
+    expected = reference_counts(text)
+    kafka.produce(source, [(None, t.encode()) for t in text])
+    port = _free_port()
+    streams = kafka.track(ks.KafkaStreams(word_count_papi(source, sink), kafka.config(
+        "iq", application__server=f"localhost:{port}")))
+    with pytest.raises(ks.StoreError, match="CREATED"):
+        streams.store("counts")
+    streams.start()
+    kafka.read_until(sink, lambda r: final_counts(r) == expected)
+    store = streams.store("counts")
+    assert store.get("w1") == expected["w1"]
+    with store.range("w1", "w2") as entries:
+        assert [kv.key for kv in entries] == sorted(w for w in expected if "w1" <= w <= "w2")
+    with pytest.raises(ks.StoreError, match="read-only"):
+        store.put("w1", 0)
+    with pytest.raises(ks.StoreError, match="not in this topology"):
+        streams.store("nope")
+    meta = streams.query_metadata_for_key("counts", "w1")
+    assert meta.partition == 0 and str(meta.active_host) == f"localhost:{port}"
+    (thread,) = streams.metadata_for_local_threads()
+    assert [str(t.task_id) for t in thread.active_tasks] == ["0_0"]
+
+    base = f"http://127.0.0.1:{port}"
+    assert _get(f"{base}/stores/counts/w1") == (200, {"key": "w1", "value": expected["w1"]})
+    status, body = _get(f"{base}/stores/counts/zzz")
+    assert status == 404 and "not found" in body["error"]
+    status, body = _get(f"{base}/stores/counts?from=w1&to=w2")
+    assert status == 200 and body[0] == {"key": "w1", "value": expected["w1"]}
+    status, body = _get(f"{base}/metadata")
+    assert status == 200 and body["threads"][0]["tasks"][0]["id"] == "0_0"
+    assert _get(f"{base}/stores/nope/x")[0] == 404
