@@ -26,3 +26,12 @@ def test_readme_shows_both_front_door_commands():
     text = README.read_text()
     assert "make test" in text
     assert "make lab" in text
+
+
+def test_dsl_example_runs_as_written():
+    text = README.read_text()
+    block = re.search(r"## The DSL\n.*?```python\n(.*?)```", text, re.S).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "README DSL", "exec"), {})
+    assert "{'kafka': 2, 'streams': 1, 'lab': 1}" in out.getvalue()
