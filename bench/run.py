@@ -8,37 +8,14 @@ table reads the same on a faster or slower machine. Run ``make bench`` (or
 from __future__ import annotations
 
 import argparse
-import gc
 import platform
 import re
-import statistics
 import sys
-import time
-from collections.abc import Callable
+
+from _harness import interleaved  # bench/ is the script's directory
 
 import kslab as ks
 from kslab import serdes
-
-
-def interleaved(runs: int, *fns: Callable[[], int]) -> list[tuple[float, int]]:
-    """Median seconds per function over ``runs`` rounds, alternating them in each round.
-
-    Alternating matters here: memory growth is expensive on these machines, so whichever runs
-    first after a big free runs faster; interleaving gives every contestant both positions.
-    """
-    times: list[list[float]] = [[] for _ in fns]
-    counts = [0] * len(fns)
-    for round_ in range(runs):
-        order = list(enumerate(fns))
-        if round_ % 2:
-            order.reverse()
-        for index, fn in order:
-            gc.collect()
-            start = time.perf_counter()
-            counts[index] = fn()
-            times[index].append(time.perf_counter() - start)
-    return [(statistics.median(t), c) for t, c in zip(times, counts, strict=True)]
-
 
 # -- W0: pass-through of JSON records ------------------------------------------------------------
 

@@ -9,12 +9,11 @@ bench/README.md.
 from __future__ import annotations
 
 import argparse
-import gc
 import random
-import statistics
 import struct
-import time
 from collections.abc import Callable
+
+from _harness import interleaved  # bench/ is the script's directory
 
 import kslab as ks
 from kslab import serdes
@@ -85,20 +84,6 @@ def run_bytewax(records: list[tuple[str, str, int]]) -> int:
     return len(out)
 
 
-def interleaved(runs: int, *fns: Callable[[], int]) -> list[tuple[float, int]]:
-    """Median seconds per function, alternating the order every round."""
-    times: list[list[float]] = [[] for _ in fns]
-    counts = [0] * len(fns)
-    for round_ in range(runs):
-        order = list(enumerate(fns))
-        if round_ % 2:
-            order.reverse()
-        for index, fn in order:
-            gc.collect()
-            start = time.perf_counter()
-            counts[index] = fn()
-            times[index].append(time.perf_counter() - start)
-    return [(statistics.median(t), c) for t, c in zip(times, counts, strict=True)]
 
 
 def main() -> None:
