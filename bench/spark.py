@@ -1,8 +1,9 @@
 """Batch replay of the DSL word count on Spark (local[1], local[2]) beside the test driver.
 
 One run over the same records: ``--records`` lines (2 words each from a 10,000-word vocabulary)
-in 2 Kafka partitions, read from Parquet. Spark runs ``kslab.spark.run_batch`` and writes every
-output record to Spark's ``noop`` sink; the driver pipes the same lines and keeps the output.
+in 2 Kafka partitions, read from Parquet (one file per partition). Spark runs
+``kslab.spark.run_batch`` and writes every output record to Spark's ``noop`` sink; the driver
+pipes the same lines and keeps the output.
 Run ``python bench/spark.py --records 1000000``; the printed table goes into bench/README.md.
 """
 
@@ -49,15 +50,18 @@ def make_lines(n: int, seed: int = 1) -> list[tuple[int, int, bytes, bytes, int]
 
 
 def write_parquet(rows: list[tuple[int, int, bytes, bytes, int]], path: Path) -> None:
-    """The records as a Parquet file with Kafka's columns."""
-    table = pa.table({
-        "partition": pa.array([r[0] for r in rows], pa.int32()),
-        "offset": pa.array([r[1] for r in rows], pa.int64()),
-        "key": pa.array([r[2] for r in rows], pa.binary()),
-        "value": pa.array([r[3] for r in rows], pa.binary()),
-        "timestamp": pa.array([r[4] for r in rows], pa.int64()),
-    })
-    pq.write_table(table, path)
+    """The records as Parquet with Kafka's columns, one file per Kafka partition (an export)."""
+    path.mkdir(parents=True, exist_ok=True)
+    for partition in range(PARTITIONS):
+        part = [r for r in rows if r[0] == partition]
+        table = pa.table({
+            "partition": pa.array([r[0] for r in part], pa.int32()),
+            "offset": pa.array([r[1] for r in part], pa.int64()),
+            "key": pa.array([r[2] for r in part], pa.binary()),
+            "value": pa.array([r[3] for r in part], pa.binary()),
+            "timestamp": pa.array([r[4] for r in part], pa.int64()),
+        })
+        pq.write_table(table, path / f"partition-{partition}.parquet")
 
 
 def run_spark(master: str, path: Path, scratch: Path) -> tuple[float, int]:
@@ -96,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = make_lines(args.records)
     results = []
     with tempfile.TemporaryDirectory(prefix="kslab-bench-spark-") as tmp:
-        path = Path(tmp) / "lines.parquet"
+        path = Path(tmp) / "lines"
         write_parquet(rows, path)
         for master in ("local[1]", "local[2]"):
             seconds, produced = run_spark(master, path, Path(tmp) / "scratch")

@@ -26,8 +26,8 @@ __all__ = ["run_batch"]
 
 DEFAULT_APPLICATION_ID = "kslab-spark"
 _HEADERS = "array<struct<key:string,value:binary>>"
-_STAGE_COLUMNS = ("_q", "topic", "partition", "offset", "o1", "o2", "o3", "timestamp", "key",
-                  "value", "headers")
+# Between stages a topic travels as its index (``_q`` in, ``_t`` out), not its name: the names
+# of internal topics are long, and every byte of a row is shuffled, sorted and converted.
 
 
 def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, Any] | None = None,
@@ -63,17 +63,25 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
                    else _internal_frame(topics[t], i)
                    for i, t in enumerate(stage.source_topics)]
         output = _run_stage(plan, stage, sources, props, frames)
-        consumers = [t for t in stage.sink_topics]
+        consumers = list(stage.sink_topics)
         if len(consumers) > 1:
             from pyspark import StorageLevel
 
             output = output.persist(StorageLevel.MEMORY_AND_DISK)  # each topic reads it once
-        for topic in consumers:
+        for index, topic in enumerate(consumers):
             topics[topic] = output if len(consumers) == 1 else output.where(
-                output.topic == topic)
+                output["_t"] == index)
             sinks.add(topic)
-    return {t: topics[t] for t in sorted(sinks)
+    return {t: _named(topics[t], t) for t in sorted(sinks)
             if not plan.readers(t) or not plan.is_internal(t)}
+
+
+def _named(output: Any, topic: str) -> Any:
+    """Stage output rows of one topic as a result frame, with the topic's name."""
+    from pyspark.sql import functions as sf
+
+    return output.select(sf.lit(topic).alias("topic"), "partition", "key", "value", "timestamp",
+                         sf.from_json("headers", _HEADERS).alias("headers"), "task", "seq")
 
 
 def _partition_count(topic: str, df: Any, given: Mapping[str, int] | None) -> int:
@@ -118,8 +126,9 @@ def _source_frame(df: Any, topic: str, queue: int, count: int) -> Any:
     timestamp = (sf.unix_micros(sf.col("timestamp").cast("timestamp")) / 1000).cast("long") \
         if isinstance(ts_type, st.TimestampType | st.TimestampNTZType | st.DateType) \
         else sf.col("timestamp").cast("long")
-    headers = sf.col("headers").cast(_HEADERS) if "headers" in fields \
-        else sf.lit(None).cast(_HEADERS)
+    # headers travel between stages as JSON text: nested columns are slow to convert
+    headers = sf.to_json(sf.col("headers").cast(_HEADERS)) if "headers" in fields \
+        else sf.lit(None).cast("string")
     row_id = sf.monotonically_increasing_id()
     if "partition" in fields:
         partition = sf.col("partition").cast("int")
@@ -133,7 +142,7 @@ def _source_frame(df: Any, topic: str, queue: int, count: int) -> Any:
     else:  # no offsets: timestamp order, ties in frame order
         o1, o2, offset = timestamp, row_id, sf.lit(-1).cast("long")
     return df.select(
-        sf.lit(queue).alias("_q"), sf.lit(topic).alias("topic"), partition.alias("partition"),
+        sf.lit(queue).alias("_q"), partition.alias("partition"),
         offset.alias("offset"), o1.alias("o1"), o2.alias("o2"), sf.lit(0).cast("long").alias("o3"),
         timestamp.alias("timestamp"), key.alias("key"), value.alias("value"),
         headers.alias("headers"),
@@ -161,7 +170,7 @@ def _internal_frame(output: Any, queue: int) -> Any:
     from pyspark.sql import functions as sf
 
     return output.select(
-        sf.lit(queue).alias("_q"), "topic", "partition", sf.lit(-1).cast("long").alias("offset"),
+        sf.lit(queue).alias("_q"), "partition", sf.lit(-1).cast("long").alias("offset"),
         sf.col("timestamp").alias("o1"), sf.col("task").cast("long").alias("o2"),
         sf.col("seq").alias("o3"), "timestamp", "key", "value", "headers",
     )
@@ -191,6 +200,7 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> Any
     topology, app_id = plan.topology, plan.application_id
     counts = dict(plan.partitions)
     keep = set(stage.sink_topics)
+    sink_ids = {t: i for i, t in enumerate(stage.sink_topics)}
     topics = list(stage.source_topics)
     nodes = list(stage.nodes)
     started = int(time.time() * 1000)
@@ -218,10 +228,11 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> Any
                             runner.close()
                         inputs = [(t, p) for t in topics if p < counts.get(t, 1)]
                         runner = TaskRunner(topology, props, app_id, stage.id, nodes, p,
-                                            inputs, counts, keep, lambda: started)
+                                            inputs, counts, keep, lambda: started,
+                                            topic_ids=sink_ids)
                         current = p
                     got = cols["offset"][start:end]
-                    names = cols["topic"][start:end]
+                    names = [topics[q] for q in cols["_q"][start:end]]
                     for i, off in enumerate(got):
                         if off < 0:  # no offset given: the position in its partition
                             tp = (names[i], p)
@@ -246,7 +257,7 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> Any
 def _spark_schema() -> Any:
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    return from_arrow_schema(output_schema())
+    return from_arrow_schema(output_schema(topic_ids=True))
 
 
 _ROUTES: dict[int, list[int]] = {}

@@ -9,6 +9,8 @@ record processed, stream-time punctuation checked and the task committed before 
 
 from __future__ import annotations
 
+import base64
+import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -28,17 +30,23 @@ OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "
 _BATCH_ROWS = 65536
 
 
-def output_schema() -> Any:
-    """The Arrow schema of task output rows (a record sent to a topic, and who sent it)."""
+def output_schema(topic_ids: bool = False) -> Any:
+    """The Arrow schema of task output rows (a record sent to a topic, and who sent it).
+
+    With ``topic_ids`` (batch replay) the first column is ``_t``, the topic's index among the
+    kept topics, and headers are JSON text (``[{"key": k, "value": base64}]``): nested Arrow
+    columns cost Spark several times more to convert than flat ones.
+    """
     import pyarrow as pa
 
     return pa.schema([
-        ("topic", pa.string()),
+        ("_t", pa.int32()) if topic_ids else ("topic", pa.string()),
         ("partition", pa.int32()),
         ("key", pa.binary()),
         ("value", pa.binary()),
         ("timestamp", pa.int64()),
-        ("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
+        ("headers", pa.string() if topic_ids else
+         pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
         ("task", pa.int32()),
         ("seq", pa.int64()),
     ])
@@ -52,7 +60,9 @@ class RowCollector:
     batch replay) are dropped: Spark holds or discards the state itself.
     """
 
-    def __init__(self, partition_counts: dict[str, int], keep: Iterable[str], task: int) -> None:
+    def __init__(self, partition_counts: dict[str, int], keep: Iterable[str], task: int,
+                 topic_ids: dict[str, int] | None = None) -> None:
+        self._ids = topic_ids
         self._counts = partition_counts
         self._keep = set(keep)
         self._task = task
@@ -103,12 +113,17 @@ class RowCollector:
     def _append(self, topic: str, partition: int, key: bytes | None, value: bytes | None,
                 headers: Any, timestamp: int) -> None:
         c = self.columns
-        c["topic"].append(topic)
+        c["topic"].append(topic if self._ids is None else self._ids[topic])
         c["partition"].append(partition)
         c["key"].append(key)
         c["value"].append(value)
         c["timestamp"].append(timestamp)
-        c["headers"].append([{"key": k, "value": v} for k, v in headers] if headers else None)
+        if not headers:
+            c["headers"].append(None)
+        elif self._ids is not None:
+            c["headers"].append(headers_json(headers))
+        else:
+            c["headers"].append([{"key": k, "value": v} for k, v in headers])
         c["task"].append(self._task)
         c["seq"].append(self.seq)
         self.seq += 1
@@ -120,7 +135,10 @@ class RowCollector:
         """The kept rows as one Arrow record batch; the collector starts empty again."""
         import pyarrow as pa
 
-        batch = pa.RecordBatch.from_pydict(self.columns, schema=output_schema())
+        schema = output_schema(self._ids is not None)
+        batch = pa.RecordBatch.from_arrays([pa.array(self.columns[name], type=field.type)
+                                            for name, field in zip(OUTPUT_FIELDS, schema,
+                                                                   strict=True)], schema=schema)
         self.columns = {name: [] for name in OUTPUT_FIELDS}
         return batch
 
@@ -132,8 +150,9 @@ class TaskRunner:
                  subtopology: int, nodes: Iterable[str], partition: int,
                  inputs: list[tuple[str, int]], partition_counts: dict[str, int],
                  keep: Iterable[str], clock: Callable[[], int],
-                 store_hook: Callable[[StreamTask], None] | None = None) -> None:
-        self.collector = RowCollector(partition_counts, keep, partition)
+                 store_hook: Callable[[StreamTask], None] | None = None,
+                 topic_ids: dict[str, int] | None = None) -> None:
+        self.collector = RowCollector(partition_counts, keep, partition, topic_ids)
         self._state_dir = Path(tempfile.mkdtemp(prefix=f"kslab-spark-{subtopology}_{partition}-"))
         self.task = StreamTask(
             TaskId(subtopology, partition), topology, nodes,
@@ -192,7 +211,16 @@ class TaskRunner:
 def _headers(value: Any) -> Any:
     if value is None or len(value) == 0:
         return None
+    if isinstance(value, str):
+        return [(h["key"], None if h.get("value") is None else base64.b64decode(h["value"]))
+                for h in json.loads(value)]
     return [(h["key"], h["value"]) for h in value]
+
+
+def headers_json(headers: Any) -> str:
+    """Headers as the JSON text Spark's ``to_json`` writes for ``array<struct<key, value>>``."""
+    return json.dumps([{"key": k, "value": None if v is None else base64.b64encode(v).decode()}
+                       for k, v in headers])
 
 
 def batch_rows() -> int:

@@ -129,3 +129,14 @@ def test_windowed_aggregation_with_suppress_equals_the_driver(spark):
         per_key[key].append((start, count, ts))
     assert all(starts == sorted(starts) for starts in per_key.values())
     assert per_key == {k: [(s, c, t) for kk, s, c, t in expected if kk == k] for k in per_key}
+
+
+def test_headers_survive_the_replay(spark):
+    topo = (ks.Topology().add_source("src", "in", key_serde="string", value_serde="string")
+            .add_sink("out", "out", "src", key_serde="string", value_serde="string"))
+    df = spark.createDataFrame(
+        [(b"k", b"v", 5, [("h", b"\x00\xff"), ("n", None)]), (b"k", b"w", 6, None)],
+        "key binary, value binary, timestamp long, headers array<struct<key:string,value:binary>>")
+    rows = run_batch(topo, {"in": df})["out"].orderBy("seq").collect()
+    assert [[(h["key"], h["value"]) for h in r["headers"]] if r["headers"] else None
+            for r in rows] == [[("h", b"\x00\xff"), ("n", None)], None]
