@@ -12,7 +12,6 @@ from __future__ import annotations
 import enum
 import logging
 import shutil
-import socket
 import tempfile
 import threading
 import time
@@ -559,6 +558,3 @@ def _production_handler(handler: Any) -> str:
     msg = f"unknown production exception handler {handler!r}; use 'default' (fail) or 'continue'"
     raise KslabError(msg)
 
-
-def _hostname() -> str:  # pragma: no cover - used by the HTTP server's default address
-    return socket.gethostname()
