@@ -99,9 +99,9 @@ class LocalBroker:
             return
         _live.discard(self)
         if process.poll() is None:
-            process.terminate()
+            process.terminate()  # Tansu keeps serving open connections for a while: wait 1 s
             try:
-                process.wait(5)
+                process.wait(1)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)

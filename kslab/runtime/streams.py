@@ -135,6 +135,7 @@ class KafkaStreams:
         self._admin: Any = None
         self._iq_server: Any = None
         self._hosts_producer: Any = None
+        self._closing = threading.Event()
         self._next_index = 1
         self.dropped = {"deserialization": 0, "production": 0, "dlq": 0}
         self.errors: list[BaseException] = []
@@ -277,6 +278,8 @@ class KafkaStreams:
                 self._global = GlobalThread(self)
                 self._global.bootstrap()
                 self._global.start()
+            threading.Thread(target=self._watch_control, name=f"{self.client_id}-control",
+                             daemon=True).start()
             for _ in range(self.num_threads):
                 self._start_thread()
             if self.application_server:
@@ -295,11 +298,40 @@ class KafkaStreams:
         wanted = {t: (self.plan.partitions[t], cfg) for t, cfg in self.plan.internal.items()}
         if self.application_server:
             wanted[self.hosts_topic] = (1, {"cleanup.policy": "compact"})
+        wanted[self.control_topic] = (1, {"cleanup.policy": "delete"})
         replication = self.config.get_int("replication.factor") or -1
         created = create_topics(admin, wanted, replication)
         if created:
             log.info("created internal topics %s", created)
             self._wait_for_topics(created)
+
+    @property
+    def control_topic(self) -> str:
+        """Where a SHUTDOWN_APPLICATION request reaches every instance of the application."""
+        return f"{self.application_id}-kslab-control"
+
+    def _watch_control(self) -> None:
+        from confluent_kafka import OFFSET_END, Consumer, TopicPartition
+
+        consumer = Consumer({**self.restore_config(), "group.id": f"{self.application_id}-ctl"})
+        consumer.assign([TopicPartition(self.control_topic, 0, OFFSET_END)])
+        try:
+            while not self._closing.is_set():
+                for message in consumer.consume(10, 0.3):
+                    if message.error() is None and message.value() == b"SHUTDOWN_APPLICATION":
+                        log.error("stream-client %s: shutdown requested by %s", self.client_id,
+                                  (message.key() or b"?").decode())
+                        if self._set_state(State.PENDING_ERROR):
+                            threading.Thread(target=self._shutdown_to_error, daemon=True).start()
+        finally:
+            consumer.close()
+
+    def _request_application_shutdown(self) -> None:
+        from confluent_kafka import Producer
+
+        producer = Producer(self._client("producer."))
+        producer.produce(self.control_topic, b"SHUTDOWN_APPLICATION", self.client_id.encode())
+        producer.flush(10)
 
     @property
     def hosts_topic(self) -> str:
@@ -364,6 +396,11 @@ class KafkaStreams:
                 self._set_state(State.REBALANCING)
                 self._start_thread()
             return
+        if response is StreamThreadExceptionResponse.SHUTDOWN_APPLICATION:
+            try:
+                self._request_application_shutdown()
+            except Exception as error:
+                log.error("could not ask the other instances to shut down: %s", error)
         if self._set_state(State.PENDING_ERROR):
             threading.Thread(target=self._shutdown_to_error, daemon=True).start()
 
@@ -388,6 +425,7 @@ class KafkaStreams:
         self._set_state(State.ERROR)
 
     def _stop_all(self, timeout: float | None = None) -> bool:
+        self._closing.set()
         with self._lock:
             threads = list(self._threads)
         for thread in threads:

@@ -123,3 +123,38 @@ def test_shutdown_client_goes_to_error(kafka):
     streams.start()
     assert wait_for(lambda: streams.state is ks.KafkaStreams.State.ERROR)
     assert states[-2:] == ["PENDING_ERROR", "ERROR"]
+
+
+class AlwaysFail(ks.Processor):
+    """Raises on every 'boom'."""
+
+    def init(self, context):
+        self.context = context
+
+    def process(self, record):
+        if record.value == "boom":
+            msg = "boom"
+            raise RuntimeError(msg)
+        self.context.forward(record)
+
+
+def test_shutdown_application_stops_every_instance(kafka):
+    source, sink = kafka.create(kafka.name("in"), 2), kafka.create(kafka.name("out"))
+    s = serdes.String()
+
+    def topology():
+        return (ks.Topology().add_source("src", source, key_serde=s, value_serde=s)
+                .add_processor("p", AlwaysFail, "src")
+                .add_sink("out", sink, "p", key_serde=s, value_serde=s))
+
+    apps = []
+    for name in ("a", "b"):
+        config = kafka.config("app", state__dir=str(kafka.tmp_path / name))
+        streams = kafka.track(ks.KafkaStreams(topology(), config))
+        streams.set_uncaught_exception_handler(lambda exc: "SHUTDOWN_APPLICATION")
+        streams.start()
+        apps.append(streams)
+    assert wait_for(lambda: all(len(a.local_tasks()) == 1 for a in apps), timeout=30)
+    kafka.produce(source, [(b"x", b"boom")], partition=0)
+    assert wait_for(lambda: all(a.state is ks.KafkaStreams.State.ERROR for a in apps),
+                    timeout=30)
