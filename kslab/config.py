@@ -111,13 +111,6 @@ class StreamsConfig:
         """The properties exactly as given."""
         return dict(self._props)
 
-    def with_defaults(self, **overrides: Any) -> StreamsConfig:
-        """A copy where properties not set explicitly take ``overrides`` (dots as underscores)."""
-        props = dict(self._props)
-        for key, value in overrides.items():
-            props.setdefault(key.replace("_", "."), value)
-        return StreamsConfig(props, strict=False)
-
     def __contains__(self, name: str) -> bool:
         return name in self._props
 
