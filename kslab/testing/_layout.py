@@ -15,6 +15,7 @@ from typing import Any
 
 from kslab.core.partitioner import default_partition
 from kslab.core.task import StreamTask
+from kslab.core.topic_plan import TopicPlan
 from kslab.errors import InvalidArgumentError, KslabError, TopologyError
 from kslab.records import TaskId
 from kslab.topology._nodes import SourceNode
@@ -82,36 +83,28 @@ class TaskLayout:
         self.tasks[task.id] = task
 
     def _build_partitioned_tasks(self) -> None:
-        from kslab.topology._subtopologies import subtopologies
-
         topo = self.topology
-        groups = [g for g in subtopologies(topo) if not g.is_global]
-        counts: dict[int, int] = {}
-        for _ in range(len(groups) + 1):  # internal topics take their writer's task count
-            for group in groups:
-                sources = [self.partition_count(topo.resolve_topic(t, self.application_id))
-                           for t in group.source_topics]
-                counts[group.id] = max(sources or [1])
-                for topic in group.sink_topics:
-                    internal = topo.internal_topics.get(topic)
-                    if internal is not None and internal.partitions is None:
-                        real = topo.resolve_topic(topic, self.application_id)
-                        self.partitions[real] = counts[group.id]
-        for group in groups:
-            for store in group.stores:  # a changelog has one partition per task
-                changelog = topo.changelog_topic_for(store, self.application_id)
-                if changelog is not None and changelog not in self.partitions:
-                    self.partitions[changelog] = counts[group.id]
-            for node_name in group.nodes:
-                node = topo.nodes[node_name]
-                if isinstance(node, SourceNode) and node.pattern is not None:
-                    msg = (
-                        f"source '{node_name}' reads a pattern; patterns need partitions=None "
-                        "(one task) in the test driver"
-                    )
-                    raise KslabError(msg)
-            topics = [topo.resolve_topic(t, self.application_id) for t in group.source_topics]
-            for partition in range(counts[group.id]):
+        for node in topo.nodes.values():
+            if isinstance(node, SourceNode) and node.pattern is not None and not node.is_global:
+                msg = (
+                    f"source '{node.name}' reads a pattern; patterns need partitions=None "
+                    "(one task) in the test driver"
+                )
+                raise KslabError(msg)
+        # every user topic the topology reads "exists" with its configured count (default 1);
+        # internal topics and changelogs get Kafka's counts from the shared plan
+        existing = {
+            topo.resolve_topic(t, self.application_id): self.partition_count(t)
+            for node in topo.nodes.values() if isinstance(node, SourceNode)
+            for t in node.topics if t not in topo.internal_topics
+        }
+        existing.update(self.configured)
+        plan = TopicPlan.build(topo, self.application_id, existing)
+        for topic, count in plan.partitions.items():
+            self.partitions.setdefault(topic, count)
+        for group in plan.groups:
+            topics = [plan.real(t) for t in group.source_topics]
+            for partition in range(plan.task_counts[group.id]):
                 inputs = [(t, partition) for t in topics if partition < self.partition_count(t)]
                 task = self._make_task(TaskId(group.id, partition), list(group.nodes), inputs)
                 self.tasks[task.id] = task

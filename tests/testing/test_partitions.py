@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import kslab as ks
 from kslab import serdes
 from kslab.core.partitioner import default_partition
@@ -111,3 +113,15 @@ def test_repartition_by_new_key_makes_counts_equal_to_single_partition():
     for word in WORDS:
         partition = default_partition(serdes.String().serialize("clicks-by-word", word), 4)
         assert per_task[ks.TaskId(1, partition)][word] == 12
+
+
+def test_join_inputs_with_different_partition_counts_are_refused_naming_both_topics():
+    builder = ks.StreamsBuilder()
+    table = builder.table("users", key_serde="string", value_serde="string")
+    builder.stream("clicks", key_serde="string", value_serde="string").join(
+        table, lambda click, user: f"{click}/{user}"
+    ).to("enriched")
+    with pytest.raises(ks.TopologyError) as info:
+        ks.TopologyTestDriver(builder.build(), partitions={"clicks": 4, "users": 2})
+    assert "clicks" in str(info.value)
+    assert "users" in str(info.value)

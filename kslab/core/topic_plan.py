@@ -1,0 +1,172 @@
+"""Which topics an application reads and writes, with their partition counts and task ids.
+
+Shared by every engine (the live runtime, Spark, and the test driver with ``partitions=``), so
+Kafka's rules for internal topics are written once.
+
+``TopicPlan`` maps a topology onto real topics: source topics (which must exist), repartition
+topics (partition count of the sub-topology writing them, unless fixed), changelogs (one
+partition per task, compacted) and the task ids of every sub-topology. Invariant: a repartition
+topic or changelog is created explicitly with its partition count and configs before any client
+touches it, because some brokers (Tansu) auto-create undeclared topics with a default count.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kslab.errors import StreamsError, TopologyError
+from kslab.records import TaskId
+from kslab.topology._nodes import SourceNode
+from kslab.topology._subtopologies import Subtopology, subtopologies
+from kslab.topology.topology import Topology
+
+__all__ = ["TopicPlan"]
+
+_WINDOWED_KINDS = ("window", "timestamped_window", "session")
+
+
+@dataclass
+class TopicPlan:
+    """The real topics of one application and the tasks they define."""
+
+    topology: Topology
+    application_id: str
+    groups: list[Subtopology] = field(default_factory=list)
+    partitions: dict[str, int] = field(default_factory=dict)
+    internal: dict[str, dict[str, str]] = field(default_factory=dict)  # topic -> configs
+    group_of_topic: dict[str, int] = field(default_factory=dict)
+    task_counts: dict[int, int] = field(default_factory=dict)
+    global_topics: list[str] = field(default_factory=list)
+    patterns: list[tuple[int, re.Pattern[str]]] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, topology: Topology, application_id: str,
+              existing: dict[str, int]) -> TopicPlan:
+        """Resolve partition counts against ``existing`` (topic -> partitions on the broker)."""
+        plan = cls(topology, application_id)
+        plan._resolve(existing)
+        return plan
+
+    def real(self, topic: str) -> str:
+        """``topic`` with the ``<application.id>-`` prefix when it is internal."""
+        return self.topology.resolve_topic(topic, self.application_id)
+
+    def _resolve(self, existing: dict[str, int]) -> None:
+        topo = self.topology
+        self.groups = [g for g in subtopologies(topo) if not g.is_global]
+        for spec in topo.global_stores.values():
+            self._require(spec.topic, existing)
+            self.global_topics.append(spec.topic)
+        internal = {self.real(t): info for t, info in topo.internal_topics.items()}
+        for topic, info in internal.items():
+            if info.partitions is not None:
+                self.partitions[topic] = info.partitions
+        for group in self.groups:
+            for topic in group.source_topics:
+                real = self.real(topic)
+                self.group_of_topic[real] = group.id
+                if real not in internal:
+                    self.partitions[real] = self._require(real, existing)
+            for pattern in group.source_patterns:
+                self.patterns.append((group.id, pattern))
+                for topic, count in existing.items():
+                    if pattern.fullmatch(topic):
+                        self.group_of_topic[topic] = group.id
+                        self.partitions[topic] = count
+        self._copartition(internal)
+        for _ in range(len(self.groups) + 1):  # repartition topics take their writer's count
+            for group in self.groups:
+                counts = [self.partitions[self.real(t)] for t in group.source_topics
+                          if self.real(t) in self.partitions]
+                counts += [n for t, n in self.partitions.items()
+                           if self.group_of_topic.get(t) == group.id]
+                self.task_counts[group.id] = max(counts or [1])
+                for topic in group.sink_topics:
+                    real = self.real(topic)
+                    if real in internal and internal[real].partitions is None:
+                        self.partitions[real] = self.task_counts[group.id]
+            self._copartition(internal)
+        for topic in internal:
+            self.partitions.setdefault(topic, 1)
+            self.internal[topic] = {"cleanup.policy": "delete", "segment.ms": "600000"}
+        for group in self.groups:
+            for store in group.stores:
+                changelog = topo.changelog_topic_for(store, self.application_id)
+                if changelog is None or changelog in self.group_of_topic:
+                    continue  # unlogged, or a read-only store reusing its source topic
+                self.partitions[changelog] = self.task_counts[group.id]
+                self.internal[changelog] = self._changelog_config(store)
+
+    def _require(self, topic: str, existing: dict[str, int]) -> int:
+        count = existing.get(topic)
+        if count is None:
+            msg = (
+                f"source topic '{topic}' does not exist on the broker; create it (with the "
+                "partition count you want) before starting the application"
+            )
+            raise StreamsError(msg, topic=topic)
+        return count
+
+    def _copartition(self, internal: dict[str, Any]) -> None:
+        topo = self.topology
+        for group in topo._copartition_groups:
+            topics = []
+            for name in group:
+                node = topo.nodes.get(name)
+                if isinstance(node, SourceNode):
+                    topics.extend(self.real(t) for t in node.topics)
+            fixed = {t: self.partitions[t] for t in topics
+                     if t in self.partitions and (t not in internal
+                                                  or internal[t].partitions is not None)}
+            if len(set(fixed.values())) > 1:
+                listed = ", ".join(f"{t}={n}" for t, n in sorted(fixed.items()))
+                msg = (
+                    f"Topics not co-partitioned: [{listed}]; joined topics need the same "
+                    "number of partitions: repartition one side or recreate the topic"
+                )
+                raise TopologyError(msg)
+            if fixed:
+                count = next(iter(fixed.values()))
+                for t in topics:
+                    if t in internal and internal[t].partitions is None:
+                        self.partitions[t] = count
+
+    def _changelog_config(self, store: str) -> dict[str, str]:
+        builder = self.topology.state_stores[store]
+        kind = getattr(builder.build(), "store_kind", "")  # built, never opened: no files
+        config = {"cleanup.policy": "compact,delete" if kind in _WINDOWED_KINDS else "compact"}
+        config.update(getattr(builder, "log_config", {}) or {})
+        return config
+
+    # -- tasks --------------------------------------------------------------------------------
+
+    def source_topics(self) -> list[str]:
+        """Every topic the stream threads subscribe to (repartition topics included)."""
+        return sorted(self.group_of_topic)
+
+    def task_of(self, topic: str, partition: int) -> TaskId:
+        """The task reading ``partition`` of ``topic``."""
+        group = self.group_of_topic.get(topic)
+        if group is None:
+            for gid, pattern in self.patterns:
+                if pattern.fullmatch(topic):
+                    self.group_of_topic[topic] = gid
+                    return TaskId(gid, partition)
+            msg = f"topic '{topic}' is read by no sub-topology of this application"
+            raise StreamsError(msg, topic=topic)
+        return TaskId(group, partition)
+
+    def group(self, gid: int) -> Subtopology:
+        """The sub-topology with id ``gid``."""
+        return next(g for g in self.groups if g.id == gid)
+
+    def changelogs_of(self, gid: int) -> dict[str, str]:
+        """Store name -> changelog topic for the logged stores of sub-topology ``gid``."""
+        out = {}
+        for store in self.group(gid).stores:
+            topic = self.topology.changelog_topic_for(store, self.application_id)
+            if topic is not None:
+                out[store] = topic
+        return out
