@@ -37,6 +37,8 @@ __all__ = ["HistoryStep", "Snapshot", "TopologyTestDriver"]
 
 DEFAULT_APPLICATION_ID = "topology-test-driver"
 _CLOCK = -2  # the partition that marks a wall-clock advance in the history log
+# called with each new driver; kslab.export adds one while it runs a notebook
+CREATED_HOOKS: list[Any] = []
 
 
 class HistoryStep(NamedTuple):
@@ -127,6 +129,8 @@ class TopologyTestDriver:
             if layout.java_mode and len(layout.tasks) == 1
             and all(t.max_idle_ms <= 0 for t in layout.tasks.values()) else {}
         )
+        for observe in CREATED_HOOKS:  # kslab export records the notebook's driver sessions
+            observe(self)
 
     # -- construction -------------------------------------------------------------------------
 
