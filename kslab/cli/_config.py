@@ -1,0 +1,68 @@
+"""Kafka Streams config for ``kslab run``: a TOML file, environment variables, command-line flags.
+
+The file's keys are Kafka Streams property names, written flat (``"commit.interval.ms" = 100``)
+or as TOML tables (``[consumer]`` then ``"session.timeout.ms" = 6000``); both flatten to dotted
+names. A ``[streams]`` table, when present, is the root (so a file may keep other sections).
+Invariant: later sources win — file, then ``KSLAB_BOOTSTRAP_SERVERS`` /
+``KSLAB_APPLICATION_ID``, then flags.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from kslab.cli._common import CliError
+
+__all__ = ["ENVIRONMENT", "load_config", "read_toml"]
+
+ENVIRONMENT = {"KSLAB_BOOTSTRAP_SERVERS": "bootstrap.servers",
+               "KSLAB_APPLICATION_ID": "application.id"}
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The flattened properties of a TOML config file; a one-line error when it is bad."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        msg = f"no such config file: {path}"
+        raise CliError(msg) from None
+    except tomllib.TOMLDecodeError as exc:
+        msg = f"config file {path} is not valid TOML: {exc}"
+        raise CliError(msg) from None
+    root = data.get("streams", data) if isinstance(data.get("streams"), dict) else data
+    return dict(_flatten(root))
+
+
+def load_config(file: Path | None, flags: Mapping[str, Any],
+                environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """File, then environment, then the flags that were given (``None`` flags are skipped)."""
+    props = read_toml(file) if file is not None else {}
+    env = os.environ if environ is None else environ
+    props.update({name: env[var] for var, name in ENVIRONMENT.items() if env.get(var)})
+    props.update({name: value for name, value in flags.items() if value is not None})
+    return props
+
+
+def parse_setting(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` from ``--set``; integers become ints so numeric properties validate."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        msg = f"--set expects KEY=VALUE (e.g. commit.interval.ms=100); got {text!r}"
+        raise CliError(msg)
+    value = value.strip()
+    return key.strip(), int(value) if value.lstrip("-").isdigit() else value
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    items: list[tuple[str, Any]] = []
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            items.extend(_flatten(value, f"{name}."))
+        else:
+            items.append((name, value))
+    return items
