@@ -2,9 +2,10 @@
 
 One ``TaskContext`` serves every processor of a task, as Kafka's ``ProcessorContextImpl`` does:
 the task points ``current`` at the node that runs, and ``forward`` walks the children depth
-first and restores ``current`` afterwards; each processor node sets ``record`` to the record it
-handles, so stores stamp changelog writes with it, as Kafka's record context does. Invariant:
-outside a ``forward`` call, ``current`` is the node whose user code is running (or ``None``).
+first, sets ``record`` to the forwarded record while they run (so stores stamp changelog writes
+with it, as Kafka's record context does), turns what user code raises into a ``StreamsError``
+naming the node, and restores both afterwards. Invariant: outside a ``forward`` call,
+``current`` is the node whose user code is running (or ``None``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kslab.errors import StoreError, StreamsError
+from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import FixedKeyProcessorContext, ProcessorContext, PunctuationType
 from kslab.records import FixedKeyRecord, Record, RecordMetadata, TaskId
 
@@ -53,6 +54,7 @@ class TaskContext(ProcessorContext):
         self.partition = -1
         self.offset = -1
         self.record: Record = _NO_RECORD
+        self._changelog_writers: dict[str, Any] = {}  # store name -> write(k, v, h, ts, p)
 
     @property
     def timestamp(self) -> int:
@@ -86,10 +88,18 @@ class TaskContext(ProcessorContext):
                 )
                 raise StreamsError(msg, node=node.name if node else None)
             children = (child,)
+        previous = self.record
+        self.record = record
         for child in children:
             self.current = child
-            child.process(record)
+            try:
+                child.call(record)
+            except KslabError:
+                raise
+            except Exception as exc:
+                raise self.processing_error(child.name, record, exc) from exc
         self.current = node
+        self.record = previous
 
     # A source only forwards: handing it a freshly read record is a forward from it. This
     # name is the seam where tracing notes the source (``current`` is the source).
@@ -225,13 +235,32 @@ class TaskContext(ProcessorContext):
     def log_change(self, store_name: str, key: bytes, value: bytes | None,
                    timestamp: int | None = None) -> None:
         """Send a store write to its changelog, stamped ``timestamp`` or the record's time."""
-        task = self._task
-        topic = task.changelog_topics.get(store_name)
-        if topic is None:
+        try:
+            write = self._changelog_writers[store_name]
+        except KeyError:
+            write = self._changelog_writer(store_name)
+        if write is None:
             return
         if timestamp is None:
             timestamp = self.record.timestamp
-        task.collector.send(topic, key, value, None, timestamp, task.id.partition, None)
+        write(key, value, None, timestamp, self._task.id.partition)
+
+    def _changelog_writer(self, store_name: str) -> Any:
+        """How ``log_change`` writes to ``store_name``'s changelog (``None``: not logged)."""
+        task = self._task
+        topic = task.changelog_topics.get(store_name)
+        write = None
+        if topic is not None:
+            write = self.writer(topic) if task.id.partition == 0 else None
+            if write is None:
+                send = task.collector.send
+
+                def write(key: Any, value: Any, headers: Any, timestamp: int,
+                          partition: int) -> None:
+                    send(topic, key, value, headers, timestamp, partition, None)
+
+        self._changelog_writers[store_name] = write
+        return write
 
     # -- helpers for runtime nodes -------------------------------------------------------------
 

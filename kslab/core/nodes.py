@@ -1,9 +1,10 @@
 """Running nodes: what a task builds from the topology's node records to move records along.
 
-A runtime node owns one processor instance (or a source's serdes, or a sink's), its children
-as runtime nodes, and the error wrapping for its user code: the innermost node where user code
-raised turns the exception into a ``StreamsError`` naming itself and the record; outer nodes let
-it pass, so the error always names the node that failed.
+A runtime node owns one processor instance (or a source's serdes, or a sink's) and its children
+as runtime nodes. ``call`` is what the context's ``forward`` invokes for the node (the user's own
+``process`` for a processor, to save a hop per record); ``forward`` wraps what it raises, so the
+innermost node where user code raised turns the exception into a ``StreamsError`` naming itself
+and the record, and outer nodes let it pass: the error always names the node that failed.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ __all__ = [
 class RuntimeNode:
     """A node as it runs in one task: a name, children, and ``process(record)``."""
 
-    __slots__ = ("children", "children_by_name", "context", "name")
+    __slots__ = ("call", "children", "children_by_name", "context", "name")
 
     def __init__(self, name: str, context: TaskContext) -> None:
         self.name = name
         self.context = context
         self.children: list[RuntimeNode] = []
         self.children_by_name: dict[str, RuntimeNode] = {}
+        self.call: Any = self.process  # what forward invokes with each record
 
     def add_child(self, child: RuntimeNode) -> None:
         """Connect ``child`` downstream of this node."""
@@ -96,6 +98,7 @@ class ProcessorRuntime(RuntimeNode):
             )
             raise StreamsError(msg, node=self.name)
         self.processor = processor
+        self.call = self._call_for(processor)
         init = getattr(processor, "init", None)
         if init is not None:
             try:
@@ -105,6 +108,11 @@ class ProcessorRuntime(RuntimeNode):
             except Exception as exc:
                 msg = f"init() of processor '{self.name}' raised {exc!r}; fix the processor's init"
                 raise StreamsError(msg, node=self.name) from exc
+
+    def _call_for(self, processor: Any) -> Any:
+        """What ``forward`` invokes: the processor's own ``process`` (``forward`` keeps the
+        record context and wraps errors, as ``process`` below does for direct calls)."""
+        return processor.process
 
     def close(self) -> None:
         """Call the processor's ``close``."""
@@ -130,6 +138,17 @@ class FixedKeyProcessorRuntime(ProcessorRuntime):
     """Runs a ``FixedKeyProcessor``: what it receives is a ``FixedKeyRecord``."""
 
     __slots__ = ()
+
+    def _call_for(self, processor: Any) -> Any:
+        process = processor.process
+
+        def call(record: Record) -> None:
+            if type(record) is not FixedKeyRecord:
+                record = FixedKeyRecord(record.key, record.value, record.timestamp,
+                                        record._headers)
+            process(record)
+
+        return call
 
     def process(self, record: Record) -> None:
         """Hand the processor a ``FixedKeyRecord`` view of ``record``."""

@@ -2,7 +2,8 @@
 
 Records for topics some task (or the global task) reads are also queued in ``pending`` for the
 driver to loop back, as Kafka's driver does with internal topics. Invariant: a record is in its
-topic's log before it is looped back, so outputs read in the order they were produced.
+topic's log before it is looped back, so outputs read in the order they were produced; ``mixed``
+is False while every pending record goes to the same topic partition.
 """
 
 from __future__ import annotations
@@ -28,13 +29,23 @@ class DriverCollector:
         self.pending: deque[tuple[str, int, Any, Any, Any, int]] = deque()
         self.single_partition = layout.java_mode
         self.loopback: set[str] = set()
+        self.mixed = False  # pending holds records of more than one topic partition
+
+    def _queue(self, record: tuple[str, int, Any, Any, Any, int]) -> None:
+        pending = self.pending
+        if not pending:
+            self.mixed = False
+        elif not self.mixed:
+            first = pending[0]
+            self.mixed = first[0] != record[0] or first[1] != record[1]
+        pending.append(record)
 
     def send(self, topic, key, value, headers, timestamp, partition, sink) -> None:
         """Store the record and queue it for loop-back when a task reads ``topic``."""
         if partition is None and self.single_partition:
             self.outputs[topic].append(key, value, headers, timestamp, 0)
             if topic in self.loopback:
-                self.pending.append((topic, 0, key, value, headers, timestamp))
+                self._queue((topic, 0, key, value, headers, timestamp))
             return
         layout = self._layout
         count = layout.partition_count(topic)
@@ -52,14 +63,24 @@ class DriverCollector:
             raise KslabError(msg)
         self.outputs[topic].append(key, value, headers, timestamp, partition)
         if topic in self.loopback:
-            self.pending.append((topic, partition, key, value, headers, timestamp))
+            self._queue((topic, partition, key, value, headers, timestamp))
 
     def partitions_for(self, topic: str) -> int:
         """The partition count of ``topic`` in this driver."""
         return self._layout.partition_count(topic)
 
     def writer(self, topic: str) -> Any:
-        """``topic``'s log append, when nothing reads the topic back and it has one partition."""
-        if not self.single_partition or topic in self.loopback:
+        """A direct ``write(key, value, headers, timestamp, 0)`` for ``topic`` when every topic
+        has one partition: its log's append, plus the loop-back queue when a task reads it."""
+        if not self.single_partition:
             return None
-        return self.outputs[topic].append
+        append = self.outputs[topic].append
+        if topic not in self.loopback:
+            return append
+        queue = self._queue
+
+        def write(key: Any, value: Any, headers: Any, timestamp: int, partition: int) -> None:
+            append(key, value, headers, timestamp, 0)
+            queue((topic, 0, key, value, headers, timestamp))
+
+        return write

@@ -92,7 +92,9 @@ class TopologyTestDriver:
             raise KslabError(msg)
         self._topology = topology
         self._config_props = dict(config or {})
-        self.config = StreamsConfig(self._config_props)
+        # as Kafka's driver: windowed aggregations emit on close without throttling
+        self.config = StreamsConfig({"__emit.interval.ms.kstreams.windowed.aggregation__": 0,
+                                     **self._config_props})
         self.application_id = self.config.get("application.id") or DEFAULT_APPLICATION_ID
         self._initial_wall_clock = to_millis(initial_wall_clock_time) or 0
         self._wall_clock = self._initial_wall_clock
@@ -302,7 +304,9 @@ class TopologyTestDriver:
                     task.maybe_punctuate_stream_time()
                 task.commit()
                 if collector.pending:
-                    self._complete_all_work()
+                    self._loop_back(task)
+                    if task.has_records():
+                        self._complete_all_work()
                     self._settled = False
                 offset += 1
                 done += 1
@@ -338,6 +342,39 @@ class TopologyTestDriver:
             if task is not None:
                 self._enqueue(task, topic, partition, key, value, headers, timestamp)
 
+    def _loop_back(self, task: StreamTask) -> None:
+        """Process what the idle single task sent to topics it reads, each record at once.
+
+        While every pending record goes to one partition of ``task`` (and none to a global
+        topic), Kafka's driver would queue them there and take them in that order, each
+        followed by punctuation, a commit and a capture of what it sent: that is done here
+        without the queue. Anything else is queued by ``_capture`` for the partition group.
+        """
+        collector = self._collector
+        pending = collector.pending
+        queues = task._queues
+        if not self._fast or task.has_records():
+            self._capture()
+            return
+        global_topics = self._layout.global_topics
+        offsets = self._offsets
+        process_now = task.process_now
+        punctuation = task.stream_time_queue._heap
+        while pending:
+            topic, partition, key, value, headers, timestamp = pending[0]
+            tp = (topic, partition)
+            queue = queues.get(tp)
+            if queue is None or collector.mixed or topic in global_topics:
+                self._capture()
+                return
+            pending.popleft()
+            offset = offsets[tp]
+            offsets[tp] = offset + 1
+            if process_now((topic, partition, offset, timestamp, key, value, headers), queue) \
+                    and punctuation:
+                task.maybe_punctuate_stream_time()
+            task.commit()
+
     def _complete_all_work(self) -> None:
         """Process until no task has a record it may process (``max.task.idle.ms`` may keep
         some queued until the wall clock moves or the empty partitions get records)."""
@@ -351,7 +388,7 @@ class TopologyTestDriver:
                     task.maybe_punctuate_stream_time()
                 task.commit()
                 if self._collector.pending:
-                    self._capture()
+                    self._loop_back(task)
             self._settled = not task.has_records()
             return
         progressed = True
