@@ -10,12 +10,19 @@ reach the output.
 
 from __future__ import annotations
 
-import hashlib
-import struct
 from collections.abc import Callable
 from typing import Any
 
 from kslab.dsl._change import Change
+from kslab.dsl._fk_wire import (
+    Instruction,
+    SubscriptionResponseWrapper,
+    SubscriptionResponseWrapperSerde,
+    SubscriptionWrapper,
+    SubscriptionWrapperSerde,
+    murmur3_hash128,
+    upgrade_from_v0,
+)
 from kslab.dsl._graph import (
     ProcessorGraphNode,
     SinkGraphNode,
@@ -29,19 +36,18 @@ from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import TableSource
 from kslab.dsl.config import Consumed, Materialized, Named
 from kslab.dsl.joined import TableJoined
-from kslab.errors import SerdeError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record, ValueAndTimestamp
-from kslab.serdes import Bytes, Serde
+from kslab.serdes import Bytes
 from kslab.serdes import resolve as resolve_serde
 from kslab.state import Stores
 
 __all__ = ["foreign_key_join"]
 
-DELETE_KEY_NO_PROPAGATE = 0
-DELETE_KEY_AND_PROPAGATE = 1
-PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE = 2
-PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE = 3
+DELETE_KEY_NO_PROPAGATE = Instruction.DELETE_KEY_NO_PROPAGATE
+DELETE_KEY_AND_PROPAGATE = Instruction.DELETE_KEY_AND_PROPAGATE
+PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE = Instruction.PROPAGATE_NULL_IF_NO_FK_VAL_AVAILABLE
+PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE = Instruction.PROPAGATE_ONLY_IF_FK_VAL_AVAILABLE
 
 _PREFIX = "KTABLE-FK-JOIN-"
 
@@ -86,10 +92,10 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
             return other_partitioner(topic, key, None, n)
 
     sink = SinkGraphNode(named("-subscription-registration-sink", "KTABLE-SINK-"), sub_topic,
-                         fk_serde, _SubscriptionSerde(), sub_partitioner)
+                         fk_serde, _subscription_serde(), sub_partitioner)
     b.add_node(send, sink)
     source = StreamSourceNode(named("-subscription-registration-source", "KTABLE-SOURCE-"),
-                              [sub_topic], Consumed.with_(fk_serde, _SubscriptionSerde()))
+                              [sub_topic], Consumed.with_(fk_serde, _subscription_serde()))
     b.add_node(sink, source)
     b.copartition(other.source_nodes | {source.name})
     store_name = named("-subscription-store", _PREFIX + "SUBSCRIPTION-STATE-STORE-")
@@ -101,12 +107,12 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
     foreign_getters = other.value_getter_supplier()
     join_foreign = ProcessorGraphNode(
         named("-subscription-join-foreign", _PREFIX + "SUBSCRIPTION-PROCESSOR-"),
-        _SubscriptionJoin(foreign_getters, pk_serde, other.value_serde, sub_topic),
+        _SubscriptionJoin(foreign_getters, pk_serde, sub_topic),
         store_names=foreign_getters.store_names())
     b.add_node(receive, join_foreign)
     foreign_join = ProcessorGraphNode(
         named("-foreign-join-subscription", _PREFIX + "SUBSCRIPTION-PROCESSOR-"),
-        _ForeignTableJoin(store_name, fk_serde, pk_serde, other.value_serde, sub_topic),
+        _ForeignTableJoin(store_name, fk_serde, pk_serde, sub_topic),
         store_names=[store_name])
     b.add_node(other.node, foreign_join)
     response_topic = named("-subscription-response",
@@ -119,15 +125,16 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
             return partitioner(topic, key, None, n)
     else:
         def response_partitioner(topic: str, key: Any, value: Any, n: int) -> Any:
-            return value.partition if value.partition >= 0 else None
+            return value.primary_partition
 
+    response_serde = SubscriptionResponseWrapperSerde(other.value_serde)
     response_sink = SinkGraphNode(named("-subscription-response-sink", "KTABLE-SINK-"),
-                                  response_topic, pk_serde, _ResponseSerde(),
+                                  response_topic, pk_serde, response_serde,
                                   response_partitioner)
     b.add_node([join_foreign, foreign_join], response_sink)
     response_source = StreamSourceNode(
         named("-subscription-response-source", "KTABLE-SOURCE-"), [response_topic],
-        Consumed.with_(pk_serde, _ResponseSerde()))
+        Consumed.with_(pk_serde, response_serde))
     b.add_node(response_sink, response_source)
     result_sources = this.source_nodes | {response_source.name}
     b.copartition(result_sources)
@@ -135,8 +142,7 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
     resolver = ProcessorGraphNode(
         named("-subscription-response-resolver",
               _PREFIX + "SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-"),
-        _ResponseJoin(primary_getters, this.value_serde, other.value_serde, joiner, left,
-                      sub_topic),
+        _ResponseJoin(primary_getters, this.value_serde, joiner, left, sub_topic),
         store_names=primary_getters.store_names())
     b.add_node(response_source, resolver)
     result_name = named("-result", _PREFIX + "OUTPUT-")
@@ -159,86 +165,20 @@ def _subscription_store(builder: Any, name: str) -> Callable[[], Any]:
         else:
             supplier = Stores.persistent_timestamped_key_value_store(name)
         return Stores.timestamped_key_value_store_builder(
-            supplier, Bytes(), _SubscriptionSerde()
+            supplier, Bytes(), _subscription_serde()
         ).with_caching_disabled()
 
     return build
 
 
-# -- wire formats of the two internal topics ----------------------------------------------------
+def _subscription_serde() -> SubscriptionWrapperSerde:
+    """The subscription topic's and store's value serde; the processors (de)serialize the
+    primary key themselves (with Java's ``-pk`` pseudo topic), so it travels as raw bytes."""
+    return SubscriptionWrapperSerde("", Bytes())
 
 
-class Subscription:
-    """What a left row sends to the right side: hash of its value, instruction, primary key."""
-
-    __slots__ = ("hash", "instruction", "partition", "primary_key")
-
-    def __init__(self, hash_: bytes | None, instruction: int, primary_key: bytes,
-                 partition: int) -> None:
-        self.hash = hash_
-        self.instruction = instruction
-        self.primary_key = primary_key
-        self.partition = partition
-
-
-class Response:
-    """What the right side answers: the hash it answers for and the foreign value (bytes)."""
-
-    __slots__ = ("foreign_value", "hash", "partition")
-
-    def __init__(self, hash_: bytes | None, foreign_value: bytes | None, partition: int) -> None:
-        self.hash = hash_
-        self.foreign_value = foreign_value
-        self.partition = partition
-
-
-_HEAD = struct.Struct(">BBBi")
-
-
-class _SubscriptionSerde(Serde):
-    """version, instruction, has-hash, partition, [hash], primary key bytes."""
-
-    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
-        if data is None:
-            return None
-        head = _HEAD.pack(0, data.instruction, data.hash is not None, data.partition)
-        return head + (data.hash or b"") + data.primary_key
-
-    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
-        if data is None:
-            return None
-        version, instruction, has_hash, partition = _HEAD.unpack_from(data)
-        if version != 0:
-            msg = f"subscription record of topic '{topic}' has unknown version {version}"
-            raise SerdeError(msg, topic=topic, raw=data)
-        pos = _HEAD.size
-        hash_ = data[pos:pos + 16] if has_hash else None
-        pos += 16 if has_hash else 0
-        return Subscription(hash_, instruction, data[pos:], partition)
-
-
-class _ResponseSerde(Serde):
-    """version, has-hash, has-value, partition, [hash], [foreign value bytes]."""
-
-    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
-        if data is None:
-            return None
-        head = _HEAD.pack(0, data.hash is not None, data.foreign_value is not None,
-                          data.partition)
-        return head + (data.hash or b"") + (data.foreign_value or b"")
-
-    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
-        if data is None:
-            return None
-        _, has_hash, has_value, partition = _HEAD.unpack_from(data)
-        pos = _HEAD.size
-        hash_ = data[pos:pos + 16] if has_hash else None
-        pos += 16 if has_hash else 0
-        return Response(hash_, data[pos:] if has_value else None, partition)
-
-
-def _hash(data: bytes | None) -> bytes | None:
-    return None if data is None else hashlib.blake2b(data, digest_size=16).digest()
+def _hash(data: bytes | None) -> tuple[int, int] | None:
+    return None if data is None else murmur3_hash128(data)
 
 
 def _serde(context: ProcessorContext, spec: Any, *, is_key: bool) -> Any:
@@ -248,7 +188,8 @@ def _serde(context: ProcessorContext, spec: Any, *, is_key: bool) -> Any:
 
 
 def _combined(fk_bytes: bytes) -> bytes:
-    return struct.pack(">i", len(fk_bytes)) + fk_bytes
+    """Java's ``CombinedKeySchema.prefixBytes``: the 4-byte length of the foreign key, then it."""
+    return len(fk_bytes).to_bytes(4, "big") + fk_bytes
 
 
 # -- processors -------------------------------------------------------------------------------
@@ -280,6 +221,7 @@ class _SendProcessor(Processor):
         self.fk = _serde(context, self.s.fk_serde, is_key=True)
         self.pk = _serde(context, self.s.pk_serde, is_key=True)
         self.values = _serde(context, self.s.value_serde, is_key=False)
+        self.v0 = upgrade_from_v0(context.app_configs().get("upgrade.from"))
 
     def _fk(self, key: Any, value: Any) -> Any:
         return self.s.extractor(key, value) if self.s.with_key else self.s.extractor(value)
@@ -324,9 +266,12 @@ class _SendProcessor(Processor):
         value_bytes = None if change.new_value is None else self.values.serialize(
             self.topic + "-vh", change.new_value)
         metadata = self.ctx.record_metadata()
-        partition = metadata.partition if metadata is not None else -1
-        wrapper = Subscription(_hash(value_bytes), instruction,
-                               self.pk.serialize(self.topic + "-pk", record.key), partition)
+        pk_bytes = self.pk.serialize(self.topic + "-pk", record.key)
+        if self.v0:  # upgrade.from < 3.4: Java writes v0 subscriptions (no partition)
+            wrapper = SubscriptionWrapper(_hash(value_bytes), instruction, pk_bytes, version=0)
+        else:
+            partition = metadata.partition if metadata is not None else None
+            wrapper = SubscriptionWrapper(_hash(value_bytes), instruction, pk_bytes, partition)
         self.ctx.forward(record.with_key(foreign_key).with_value(wrapper))
 
 
@@ -368,11 +313,8 @@ class _ReceiveProcessor(Processor):
 
 
 class _SubscriptionJoin(_FkSupplier):
-    def __init__(self, getters: Any, pk_serde: Any, foreign_value_serde: Any,
-                 topic: str) -> None:
-        self.getters, self.pk_serde, self.foreign_value_serde = (getters, pk_serde,
-                                                                 foreign_value_serde)
-        self.topic = topic
+    def __init__(self, getters: Any, pk_serde: Any, topic: str) -> None:
+        self.getters, self.pk_serde, self.topic = getters, pk_serde, topic
         self.kind = _SubscriptionJoinProcessor
 
 
@@ -386,7 +328,6 @@ class _SubscriptionJoinProcessor(Processor):
         self.topic = f"{context.application_id}-{self.s.topic}"  # Java's pseudo topics
         self.getter.init(context)
         self.pk = _serde(context, self.s.pk_serde, is_key=True)
-        self.values = _serde(context, self.s.foreign_value_serde, is_key=False)
 
     def process(self, record: Record) -> None:
         foreign_key, pk_bytes = record.key
@@ -401,17 +342,16 @@ class _SubscriptionJoinProcessor(Processor):
             return
         value = None
         if sub.instruction != DELETE_KEY_AND_PROPAGATE and foreign is not None:
-            value = self.values.serialize(self.topic, foreign.value)
+            value = foreign.value
         primary_key = self.pk.deserialize(self.topic + "-pk", pk_bytes)
-        self.ctx.forward(Record(primary_key, Response(sub.hash, value, sub.partition), timestamp,
-                                record._headers))
+        response = SubscriptionResponseWrapper(sub.hash, value, sub.primary_partition)
+        self.ctx.forward(Record(primary_key, response, timestamp, record._headers))
 
 
 class _ForeignTableJoin(_FkSupplier):
-    def __init__(self, store_name: str, fk_serde: Any, pk_serde: Any,
-                 foreign_value_serde: Any, topic: str) -> None:
+    def __init__(self, store_name: str, fk_serde: Any, pk_serde: Any, topic: str) -> None:
         self.store_name, self.fk_serde, self.pk_serde = store_name, fk_serde, pk_serde
-        self.foreign_value_serde, self.topic = foreign_value_serde, topic
+        self.topic = topic
         self.kind = _ForeignTableJoinProcessor
 
 
@@ -425,15 +365,13 @@ class _ForeignTableJoinProcessor(Processor):
         self.store = context.get_state_store(self.s.store_name)
         self.fk = _serde(context, self.s.fk_serde, is_key=True)
         self.pk = _serde(context, self.s.pk_serde, is_key=True)
-        self.values = _serde(context, self.s.foreign_value_serde, is_key=False)
 
     def process(self, record: Record) -> None:
         if record.key is None:
             skip_record(self.ctx, "null key")
             return
         prefix = _combined(self.fk.serialize(self.topic + "-fk", record.key))
-        new = record.value.new_value
-        value = None if new is None else self.values.serialize(self.topic, new)
+        value = record.value.new_value
         with self.store.range(prefix, None) as entries:
             matches = []
             for combined, stamped in entries:
@@ -443,14 +381,13 @@ class _ForeignTableJoinProcessor(Processor):
         for pk_bytes, sub in matches:
             primary_key = self.pk.deserialize(self.topic + "-pk", pk_bytes)
             self.ctx.forward(record.with_key(primary_key).with_value(
-                Response(sub.hash, value, sub.partition)))
+                SubscriptionResponseWrapper(sub.hash, value, sub.primary_partition)))
 
 
 class _ResponseJoin(_FkSupplier):
-    def __init__(self, getters: Any, value_serde: Any, foreign_value_serde: Any,
-                 joiner: Callable[[Any, Any], Any], left: bool, topic: str) -> None:
-        self.getters, self.value_serde, self.foreign_value_serde = (getters, value_serde,
-                                                                    foreign_value_serde)
+    def __init__(self, getters: Any, value_serde: Any, joiner: Callable[[Any, Any], Any],
+                 left: bool, topic: str) -> None:
+        self.getters, self.value_serde = getters, value_serde
         self.joiner, self.left, self.topic = joiner, left, topic
         self.kind = _ResponseJoinProcessor
 
@@ -465,17 +402,15 @@ class _ResponseJoinProcessor(Processor):
         self.topic = f"{context.application_id}-{self.s.topic}"  # Java's pseudo topics
         self.getter.init(context)
         self.values = _serde(context, self.s.value_serde, is_key=False)
-        self.foreign_values = _serde(context, self.s.foreign_value_serde, is_key=False)
 
     def process(self, record: Record) -> None:
         response = record.value
         current = self.getter.get(record.key)
         current_hash = None if current is None else _hash(
             self.values.serialize(self.topic + "-vh", current.value))
-        if current_hash != response.hash:
+        if current_hash != response.original_value_hash:
             return  # an answer for an older value of the row: drop it
-        foreign = None if response.foreign_value is None else self.foreign_values.deserialize(
-            self.topic, response.foreign_value)
+        foreign = response.foreign_value
         if foreign is None and (not self.s.left or current is None):
             result = None
         else:
