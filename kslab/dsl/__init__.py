@@ -24,7 +24,13 @@ from kslab.dsl.kstream import BranchedKStream, KStream
 from kslab.dsl.ktable import GlobalKTable, KTable
 from kslab.dsl.suppress import BufferConfig, Suppressed
 from kslab.dsl.windowed import SessionWindowedKStream, TimeWindowedKStream
-from kslab.dsl.windows import JoinWindows, SessionWindows, SlidingWindows, TimeWindows
+from kslab.dsl.windows import (
+    EmitStrategy,
+    JoinWindows,
+    SessionWindows,
+    SlidingWindows,
+    TimeWindows,
+)
 
 __all__ = [
     "Branched",
@@ -33,6 +39,7 @@ __all__ = [
     "Change",
     "CogroupedKStream",
     "Consumed",
+    "EmitStrategy",
     "GlobalKTable",
     "Grouped",
     "JoinWindows",

@@ -4,8 +4,11 @@ Each keeps its own observed stream time (the largest timestamp it has seen) and 
 for every window it would update that has already closed (end + grace at or before stream time
 for time windows, end before it for sliding and session windows), logging Java's
 "Skipping record for expired window" line and counting ``dropped-records-total``. Invariant:
-every update of a window forwards ``Change(new, old)`` keyed by ``Windowed(key, window)`` at
-once (emit on update); final results come from ``suppress``.
+with ``EmitStrategy.on_window_update()`` (the default) every update of a window forwards
+``Change(new, old)`` keyed by ``Windowed(key, window)`` at once; with ``on_window_close()``
+(KIP-825) nothing is forwarded on update and, after each record, the windows that closed since
+the last emission are read from the store in time order and forwarded once each, at most once per
+``__emit.interval.ms.kstreams.windowed.aggregation__`` of wall-clock time (1 s; the driver sets 0).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ __all__ = [
 log = logging.getLogger("kslab.dsl")
 
 _NO_TIMESTAMP = -1
+EMIT_INTERVAL_CONFIG = "__emit.interval.ms.kstreams.windowed.aggregation__"
 
 
 def reducer_aggregator(reducer: Callable[[Any, Any], Any]) -> Callable[[Any, Any, Any], Any]:
@@ -111,12 +115,14 @@ class _WindowedSupplier:
 
     def __init__(self, store_name: str, windows: Any, initializer: Callable[[], Any],
                  aggregator: Callable[[Any, Any, Any], Any],
-                 merger: Callable[[Any, Any, Any], Any] | None = None) -> None:
+                 merger: Callable[[Any, Any, Any], Any] | None = None,
+                 emit_on_close: bool = False) -> None:
         self.store_name = store_name
         self.windows = windows
         self.initializer = initializer
         self.aggregator = aggregator
         self.merger = merger
+        self.emit_on_close = emit_on_close
         self.send_old_values = False
 
     def enable_sending_old_values(self, force_materialization: bool) -> bool:
@@ -135,16 +141,84 @@ class _WindowedProcessor(Processor):
     def __init__(self, supplier: Any) -> None:
         self.s = supplier
         self.observed = _NO_TIMESTAMP
+        self.updates = not supplier.emit_on_close
+        self.last_emit = _NO_TIMESTAMP  # the window close time of the last final emission
+        self.next_emit = 0
+        self.emit_interval = 1000
 
     def init(self, context: ProcessorContext) -> None:
         self.ctx = context
         self.store = context.get_state_store(self.s.store_name)
         self.forward = context.forward
+        if not self.updates:
+            interval = context.app_configs().get(EMIT_INTERVAL_CONFIG)
+            self.emit_interval = 1000 if interval is None else int(interval)
+            metadata = getattr(context, "processor_metadata_for_key", None)
+            last = None if metadata is None else metadata(self.s.store_name)
+            if last is not None:
+                self.last_emit = last
 
     def emit(self, record: Record, window: Window, old: Any, new: Any, timestamp: int) -> None:
+        if not self.updates:
+            return
         old = old if self.s.send_old_values else None
         self.forward(Record(Windowed(record.key, window), Change(new, old), timestamp,
                             record._headers))
+
+    def emit_final(self, record: Record, close_time: int) -> None:
+        """Forward the windows closed since the last emission (``on_window_close`` only)."""
+        if self.updates:
+            return
+        now = self.ctx.current_system_time_ms()
+        if now < self.next_emit:  # throttled by the emit interval
+            return
+        self.next_emit = now + self.emit_interval
+        if self.last_emit != _NO_TIMESTAMP and self.last_emit >= close_time:
+            return
+        upper = self.emit_upper(close_time)
+        if upper < 0:  # no window has closed yet
+            return
+        lower = self.emit_lower()
+        if not self.should_fetch(lower, upper):
+            return
+        headers = record._headers
+        forward = self.forward
+        with self.closed_windows(lower, upper) as closed:
+            for windowed, value, timestamp in closed:
+                forward(Record(windowed, Change(value, None), timestamp, headers))
+        self.last_emit = close_time
+        remember = getattr(self.ctx, "add_processor_metadata_key_value", None)
+        if remember is not None:
+            remember(self.s.store_name, close_time)
+
+    def emit_lower(self) -> int:
+        """The smallest window start (inclusive) to emit."""
+        raise NotImplementedError
+
+    def emit_upper(self, close_time: int) -> int:
+        """The largest window start (inclusive) to emit."""
+        raise NotImplementedError
+
+    def should_fetch(self, lower: int, upper: int) -> bool:
+        """False when no new window can have closed in ``[lower, upper]``."""
+        return True
+
+    def closed_windows(self, lower: int, upper: int) -> Any:
+        """``(Windowed, value, timestamp)`` of every window starting in ``[lower, upper]``."""
+        return _Closed(self.store.fetch_all(lower, upper))
+
+
+class _Closed:
+    """A window store scan seen as ``(Windowed, value, timestamp)`` triples."""
+
+    def __init__(self, iterator: Any) -> None:
+        self.iterator = iterator
+
+    def __enter__(self) -> Any:
+        return ((kv.key, kv.value.value, kv.value.timestamp) for kv in self.iterator)
+
+    def __exit__(self, *exc: object) -> None:
+        self.iterator.close()
 
 
 class TimeWindowAggregateSupplier(_WindowedSupplier):
@@ -180,9 +254,25 @@ class _TimeWindowProcessor(_WindowedProcessor):
         if advance == size and timestamp >= 0:  # tumbling: exactly one window
             start = timestamp - timestamp % size
             self._update(record, key_bytes, start, Window(start, start + size), close_time)
-            return
-        for start, window in self.s.windows.windows_for(timestamp).items():
-            self._update(record, key_bytes, start, window, close_time)
+        else:
+            for start, window in self.s.windows.windows_for(timestamp).items():
+                self._update(record, key_bytes, start, window, close_time)
+        if not self.updates:
+            self.emit_final(record, close_time)
+
+    def emit_lower(self) -> int:
+        if self.last_emit == _NO_TIMESTAMP:
+            return 0
+        return max(0, self.last_emit - self.size) + 1
+
+    def emit_upper(self, close_time: int) -> int:
+        return close_time - self.size
+
+    def should_fetch(self, lower: int, upper: int) -> bool:
+        if self.last_emit == _NO_TIMESTAMP:
+            return True
+        windows = self.s.windows
+        return windows.windows_for(upper) != windows.windows_for(lower - 1)
 
     def _update(self, record: Record, key_bytes: Any, start: int, window: Window,
                 close_time: int) -> None:
@@ -201,9 +291,10 @@ class _TimeWindowProcessor(_WindowedProcessor):
             new_ts = timestamp if timestamp > stored.timestamp else stored.timestamp
         new = s.aggregator(record.key, record.value, old)
         self.put(key_bytes, ValueAndTimestamp(new, new_ts), start)
-        self.forward(Record(Windowed(record.key, window),
-                            Change(new, old if s.send_old_values else None), new_ts,
-                            record._headers))
+        if self.updates:
+            self.forward(Record(Windowed(record.key, window),
+                                Change(new, old if s.send_old_values else None), new_ts,
+                                record._headers))
 
 
 class SlidingWindowAggregateSupplier(_WindowedSupplier):
@@ -227,10 +318,21 @@ class _SlidingWindowProcessor(_WindowedProcessor):
             skip_expired(self.ctx, timestamp, close_time, f"[{timestamp},{timestamp + diff}]",
                          self.observed)
             return
-        if timestamp < diff:
+        if timestamp < diff:  # as Java: no final emission after an early record
             self._early(record, close_time)
-        else:
-            self._reverse(record, close_time)
+            return
+        self._reverse(record, close_time)
+        if not self.updates:
+            self.emit_final(record, close_time)
+
+    def emit_lower(self) -> int:
+        if self.last_emit == _NO_TIMESTAMP:
+            return 0
+        return max(0, self.last_emit - self.s.windows.time_difference_ms)
+
+    def emit_upper(self, close_time: int) -> int:
+        # sliding windows include their end: a window closes when its end < close time
+        return close_time - self.s.windows.time_difference_ms - 1
 
     def _windows(self, key: Any, time_from: int, time_to: int) -> list[tuple[int, Any]]:
         with self.store.backward_fetch(key, time_from, time_to) as it:
@@ -363,16 +465,40 @@ class _SessionWindowProcessor(_WindowedProcessor):
             end = max(end, session.window.end)
         if end < close_time:
             skip_expired(self.ctx, timestamp, close_time, f"[{start},{end}]", self.observed)
-            return
-        if (start, end) != (timestamp, timestamp):
-            for session, value in merged:
-                self.store.remove(session)
-                self._emit(session, value, None)
-        agg = s.aggregator(key, record.value, agg)
-        session = Windowed(key, Window(start, end))
-        self.store.put(session, agg)
-        self._emit(session, None, agg)
+        else:
+            if (start, end) != (timestamp, timestamp):
+                for session, value in merged:
+                    self.store.remove(session)
+                    self._emit(session, value, None)
+            agg = s.aggregator(key, record.value, agg)
+            session = Windowed(key, Window(start, end))
+            self.store.put(session, agg)
+            self._emit(session, None, agg)
+        if not self.updates:
+            self.emit_final(record, close_time)
 
     def _emit(self, session: Windowed, old: Any, new: Any) -> None:
+        if not self.updates:
+            return
         old = old if self.s.send_old_values else None
         self.forward(Record(session, Change(new, old), session.window.end))
+
+    def emit_lower(self) -> int:
+        return max(0, self.last_emit)
+
+    def emit_upper(self, close_time: int) -> int:
+        # sessions include their end: a session closes when its end < close time
+        return close_time - 1
+
+    def should_fetch(self, lower: int, upper: int) -> bool:
+        return upper >= lower  # a session may be a single point [t, t]
+
+    def closed_windows(self, lower: int, upper: int) -> Any:
+        return _ClosedSessions(self.store.find_sessions(lower, upper))
+
+
+class _ClosedSessions(_Closed):
+    """A session store scan by end time seen as ``(Windowed, value, window end)`` triples."""
+
+    def __enter__(self) -> Any:
+        return ((kv.key, kv.value, kv.key.window.end) for kv in self.iterator)

@@ -2,9 +2,10 @@
 
 ``KGroupedStream.windowed_by`` returns one of these; ``count`` / ``reduce`` / ``aggregate`` add a
 window aggregation processor with a timestamped window store (a session store for sessions) and
-return a ``KTable`` keyed by ``Windowed(key, Window(start, end))``. Invariant: names and store
-retention follow Java's ``TimeWindowedKStreamImpl`` family: retention defaults to size + grace
-(sliding: 2 x time difference + grace; sessions: gap + grace) and may not be smaller.
+return a ``KTable`` keyed by ``Windowed(key, Window(start, end))``. ``emit_strategy`` chooses
+when results are forwarded (KIP-825). Invariant: names and store retention follow Java's
+``TimeWindowedKStreamImpl`` family: retention defaults to size + grace (sliding: 2 x time
+difference + grace; sessions: gap + grace) and may not be smaller.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from kslab.dsl._window_aggregates import (
     reducer_aggregator,
 )
 from kslab.dsl.config import Materialized, Named
-from kslab.dsl.windows import SessionWindows, SlidingWindows, TimeWindows
+from kslab.dsl.windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
 from kslab.errors import TopologyError
 from kslab.serdes import Long, SessionWindowed, TimeWindowed
 from kslab.state import Stores
@@ -47,8 +48,13 @@ def _count_merger(key: Any, one: int, two: int) -> int:
     return one + two
 
 
-def window_store_factory(mat: MaterializedInternal, windows: Any) -> Callable[[], Any]:
-    """The store builder maker of a windowed aggregation (Java's ``WindowStoreMaterializer``)."""
+def window_store_factory(mat: MaterializedInternal, windows: Any,
+                         emit_on_close: bool = False) -> Callable[[], Any]:
+    """The store builder maker of a windowed aggregation (Java's ``WindowStoreMaterializer``).
+
+    With ``emit_on_close`` a default RocksDB store scans by time first (Java's time-ordered
+    stores) and sliding and session stores are never cached, as Java's materializers do.
+    """
     session = isinstance(windows, SessionWindows)
     if isinstance(windows, SlidingWindows):
         size, minimum = windows.time_difference_ms, 2 * windows.time_difference_ms
@@ -91,11 +97,13 @@ def window_store_factory(mat: MaterializedInternal, windows: Any) -> Callable[[]
                 supplier = factory(name, retention, size, False)
             builder = Stores.timestamped_window_store_builder(supplier, mat.key_serde,
                                                               mat.value_serde)
+        if emit_on_close and mat.supplier is None and supplier.persistent:
+            supplier.time_ordered = True
         if mat.logging:
             builder.with_logging_enabled(mat.log_config)
         else:
             builder.with_logging_disabled()
-        if mat.caching:
+        if mat.caching and not (emit_on_close and not isinstance(windows, TimeWindows)):
             builder.with_caching_enabled()
         return builder
 
@@ -111,6 +119,17 @@ class _Windowed:
         self.windows = windows
         self.key_serde = grouped.key_serde
         self.value_serde = grouped.value_serde
+        self.emit = EmitStrategy.on_window_update()
+
+    def emit_strategy(self, emit_strategy: EmitStrategy) -> Any:
+        """Choose when results are forwarded: ``EmitStrategy.on_window_update()`` (the default)
+        or ``EmitStrategy.on_window_close()`` (each window's final value once). Returns self."""
+        if not isinstance(emit_strategy, EmitStrategy):
+            msg = (f"emit_strategy() got {emit_strategy!r}; pass EmitStrategy.on_window_close() "
+                   "or EmitStrategy.on_window_update()")
+            raise TopologyError(msg)
+        self.emit = emit_strategy
+        return self
 
     def _materialize(self, materialized: Any, op: str, prefix: str, value_serde: Any,
                      burn: bool = False) -> MaterializedInternal:
@@ -128,13 +147,15 @@ class _Windowed:
 
     def _supplier(self, mat: MaterializedInternal, initializer: Any, aggregator: Any,
                   merger: Any = None) -> Any:
+        close = self.emit.closes
         if isinstance(self.windows, SessionWindows):
             return SessionWindowAggregateSupplier(mat.store_name, self.windows, initializer,
-                                                  aggregator, merger)
+                                                  aggregator, merger, close)
         if isinstance(self.windows, SlidingWindows):
             return SlidingWindowAggregateSupplier(mat.store_name, self.windows, initializer,
-                                                  aggregator)
-        return TimeWindowAggregateSupplier(mat.store_name, self.windows, initializer, aggregator)
+                                                  aggregator, None, close)
+        return TimeWindowAggregateSupplier(mat.store_name, self.windows, initializer, aggregator,
+                                           None, close)
 
     def _windowed_serde(self, key_serde: Any) -> Any:
         if key_serde is None:
@@ -148,7 +169,8 @@ class _Windowed:
 
         parent, sources = self.grouped.repartition_parent(mat.store_name)
         node = ProcessorGraphNode(node_name, supplier,
-                                  store_factory=window_store_factory(mat, self.windows))
+                                  store_factory=window_store_factory(mat, self.windows,
+                                                                     self.emit.closes))
         self.builder.add_node(parent, node)
         table = KTable(self.builder, node_name, self._windowed_serde(mat.key_serde),
                        mat.value_serde, sources, mat.queryable_store_name, supplier, node)

@@ -1,4 +1,5 @@
-"""Window specifications: ``TimeWindows``, ``SlidingWindows``, ``SessionWindows``, ``JoinWindows``.
+"""Window specifications (``TimeWindows``, ``SlidingWindows``, ``SessionWindows``, ``JoinWindows``)
+and ``EmitStrategy`` (KIP-825: emit windowed results on every update or once, when closed).
 
 Each mirrors its Java class: immutable, built by snake_case factories, validated when built.
 Invariant: a window spec always has an explicit grace period (``of_..._with_no_grace`` means 0),
@@ -13,7 +14,7 @@ from kslab.dsl.config import millis
 from kslab.errors import TopologyError
 from kslab.records import Window
 
-__all__ = ["JoinWindows", "SessionWindows", "SlidingWindows", "TimeWindows"]
+__all__ = ["EmitStrategy", "JoinWindows", "SessionWindows", "SlidingWindows", "TimeWindows"]
 
 _MAX = 2**63 - 1
 
@@ -228,3 +229,52 @@ class JoinWindows:
 def window_end(start: int, size: int) -> int:
     """``start + size``, clamped to Java's ``Long.MAX_VALUE``."""
     return min(start + size, _MAX)
+
+
+class EmitStrategy:
+    """When a windowed aggregation emits (Java's ``EmitStrategy``, KIP-825).
+
+    ``on_window_update()`` (the default) forwards every change of a window at once;
+    ``on_window_close()`` forwards each window's final value once, when stream time passes its
+    end plus grace, and nothing before.
+
+    >>> EmitStrategy.on_window_close()
+    EmitStrategy.on_window_close()
+    """
+
+    ON_WINDOW_UPDATE = "ON_WINDOW_UPDATE"
+    ON_WINDOW_CLOSE = "ON_WINDOW_CLOSE"
+
+    __slots__ = ("type",)
+
+    def __init__(self, strategy_type: str) -> None:
+        if strategy_type not in (self.ON_WINDOW_UPDATE, self.ON_WINDOW_CLOSE):
+            msg = (f"EmitStrategy got {strategy_type!r}; use EmitStrategy.on_window_update() "
+                   "or EmitStrategy.on_window_close()")
+            raise TopologyError(msg)
+        self.type = strategy_type
+
+    @staticmethod
+    def on_window_update() -> EmitStrategy:
+        """Emit a window's new value on every update (Kafka Streams' default)."""
+        return EmitStrategy(EmitStrategy.ON_WINDOW_UPDATE)
+
+    @staticmethod
+    def on_window_close() -> EmitStrategy:
+        """Emit a window's final value once, when the window closes."""
+        return EmitStrategy(EmitStrategy.ON_WINDOW_CLOSE)
+
+    @property
+    def closes(self) -> bool:
+        """True for ``on_window_close``."""
+        return self.type == self.ON_WINDOW_CLOSE
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EmitStrategy) and other.type == self.type
+
+    def __hash__(self) -> int:
+        return hash(self.type)
+
+    def __repr__(self) -> str:
+        return "EmitStrategy.on_window_close()" if self.closes else \
+            "EmitStrategy.on_window_update()"

@@ -47,18 +47,19 @@ class SessionStore(TypedStore):
     <SessionStore 's' (InMemory, not open)>
     """
 
-    __slots__ = ("_ends", "_observed", "_retention")
+    __slots__ = ("_ends", "_observed", "_retention", "_time_ordered")
 
     store_kind = "session"
 
     def __init__(self, name: str, backend: KeyValueBackend, key_serde: Any = None,
                  value_serde: Any = None, *, retention: int, logging_enabled: bool = True,
-                 caching_enabled: bool = False) -> None:
+                 caching_enabled: bool = False, time_ordered: bool = False) -> None:
         super().__init__(name, backend, key_serde, value_serde,
                          logging_enabled=logging_enabled, caching_enabled=caching_enabled)
         self._retention = retention
         self._observed = _MIN_TS
         self._ends: dict[int, set[bytes]] = {}
+        self._time_ordered = time_ordered
 
     @property
     def retention_period(self) -> int:
@@ -103,9 +104,13 @@ class SessionStore(TypedStore):
         return None if raw is None else self._decode_value(raw)
 
     def find_sessions(self, key: Any, earliest_session_end_time: int,
-                      latest_session_start_time: int, *args: Any) -> KeyValueIterator:
+                      latest_session_start_time: int | None = None,
+                      *args: Any) -> KeyValueIterator:
         """Sessions of ``key`` ending at or after ``earliest_session_end_time`` and starting at or
-        before ``latest_session_start_time``; with four arguments, of keys in a range."""
+        before ``latest_session_start_time``; with four arguments, of keys in a range; with two,
+        ``find_sessions(earliest_end, latest_end)``: every session ending in that range."""
+        if latest_session_start_time is None:
+            return self._find_by_end(key, earliest_session_end_time)
         if args:
             return self._find(key, earliest_session_end_time, latest_session_start_time, args[0],
                               backward=False)
@@ -166,6 +171,23 @@ class SessionStore(TypedStore):
             rows.sort(key=lambda row: row[0])
         if backward:
             rows.reverse()
+        return self._iterator(iter([(b, v) for _, b, v in rows]))
+
+    def _find_by_end(self, earliest_end: int, latest_end: int) -> KeyValueIterator:
+        """Sessions of every key ending in ``[earliest_end, latest_end]``, by end time, then key
+        and start (Java's in-memory store) or start and key (its time-ordered store)."""
+        earliest_end = max(earliest_end, self._observed - self._retention + 1)
+        get = self._backend.get
+        rows = []
+        for end in [e for e in self._ends if earliest_end <= e <= latest_end]:
+            for binary in self._ends[end]:
+                value = get(binary)
+                if value is not None:
+                    key_bytes, start, _ = split_session_key(binary)
+                    order = (end, start, key_bytes) if self._time_ordered else \
+                        (end, key_bytes, start)
+                    rows.append((order, binary, value))
+        rows.sort(key=lambda row: row[0])
         return self._iterator(iter([(b, v) for _, b, v in rows]))
 
     def _decode_key(self, key_bytes: bytes) -> Any:

@@ -3,7 +3,8 @@
 Every entry lives in the backend under Java's ``WindowKeySchema`` binary key, ``key bytes + 8-byte
 window start + 4-byte sequence number`` (big-endian), which is also the changelog key, so a
 changelog replays byte for byte. Invariant: an entry whose window start is at or before
-``observed stream time - retention`` is never returned; expired entries are dropped from the
+``observed stream time - retention`` is never returned (``before`` in time-ordered stores, as
+Java's); expired entries are dropped from the
 backend a segment at a time (one window start per segment in memory, as Java's in-memory store;
 ``max(retention / 2, 60 s)`` on disk, as RocksDB's segments), without changelog tombstones.
 """
@@ -53,11 +54,13 @@ class WindowStore(TypedStore):
 
     __slots__ = (
         "_interval",
+        "_keep",
         "_observed",
         "_retain_duplicates",
         "_retention",
         "_segments",
         "_seq",
+        "_time_ordered",
         "_window_size",
     )
 
@@ -66,7 +69,8 @@ class WindowStore(TypedStore):
     def __init__(self, name: str, backend: KeyValueBackend, key_serde: Any = None,
                  value_serde: Any = None, *, retention: int, window_size: int,
                  retain_duplicates: bool = False, segment_interval: int = 1,
-                 logging_enabled: bool = True, caching_enabled: bool = False) -> None:
+                 logging_enabled: bool = True, caching_enabled: bool = False,
+                 time_ordered: bool = False) -> None:
         super().__init__(name, backend, key_serde, value_serde,
                          logging_enabled=logging_enabled, caching_enabled=caching_enabled)
         self._retention = retention
@@ -76,6 +80,10 @@ class WindowStore(TypedStore):
         self._observed = _MIN_TS
         self._segments: dict[int, set[bytes]] = {}
         self._seq = 0
+        # scans by window start, then key (Java's in-memory and time-ordered stores)
+        self._time_ordered = time_ordered or self._interval == 1
+        # windows live while start > observed - keep; Java's time-ordered store keeps one ms more
+        self._keep = retention + 1 if time_ordered else retention
 
     @property
     def retention_period(self) -> int:
@@ -117,7 +125,7 @@ class WindowStore(TypedStore):
         if start > self._observed:
             self._observed = start
             self._expire()
-        if start > self._observed - self._retention:
+        if start > self._observed - self._keep:
             if value is None:
                 self._bdelete(binary)
             else:
@@ -184,7 +192,7 @@ class WindowStore(TypedStore):
         """``fetch(key, time)`` for an already serialized key (the aggregations' hot path)."""
         if self._retain_duplicates:
             return self._fetch_one_bytes(key_bytes, time)
-        if time <= self._observed - self._retention:
+        if time <= self._observed - self._keep:
             return None
         value = self._bget(key_bytes + _TS_SEQ.pack(time, 0))
         return None if value is None else self._decode_value(value)
@@ -199,7 +207,7 @@ class WindowStore(TypedStore):
         return None
 
     def _fetch_one(self, key: Any, time: int) -> Any:
-        if time <= self._observed - self._retention:
+        if time <= self._observed - self._keep:
             return None
         key_bytes = self._serialize_key(key)
         if self._retain_duplicates:
@@ -210,7 +218,7 @@ class WindowStore(TypedStore):
         return None if value is None else self._decode_value(value)
 
     def _live_from(self, time_from: int) -> int:
-        return max(time_from, self._observed - self._retention + 1)
+        return max(time_from, self._observed - self._keep + 1)
 
     def _key_pairs(self, key_bytes: bytes, time_from: int,
                    time_to: int) -> list[tuple[bytes, bytes]]:
@@ -243,7 +251,7 @@ class WindowStore(TypedStore):
               *, backward: bool) -> KeyValueIterator:
         time_from = self._live_from(time_from)
         rows = []
-        for binary, value in self._backend.all():
+        for binary, value in self._entries(time_from, time_to):
             key_bytes, start, seq = split_window_key(binary)
             if start < time_from or start > time_to:
                 continue
@@ -257,8 +265,24 @@ class WindowStore(TypedStore):
         self._iterators.add(iterator)
         return iterator
 
+    def _entries(self, time_from: int, time_to: int) -> Iterable[tuple[bytes, bytes]]:
+        """The backend entries of the segments overlapping ``[time_from, time_to]``."""
+        interval = self._interval
+        first, last = time_from // interval, time_to // interval
+        segments = self._segments
+        if last - first >= len(segments):
+            return self._backend.all()
+        get = self._backend.get
+        pairs = []
+        for segment in range(first, last + 1):
+            for binary in segments.get(segment, ()):
+                value = get(binary)
+                if value is not None:
+                    pairs.append((binary, value))
+        return pairs
+
     def _order(self, key_bytes: bytes, start: int, seq: int, binary: bytes) -> tuple[Any, ...]:
-        if self._interval == 1:  # in memory: by window start, then key (Java's nested maps)
+        if self._time_ordered:  # in memory, or time-ordered: by window start, then key
             return (start, key_bytes, seq)
         return (start // self._interval, binary)  # RocksDB: by segment, then binary key
 
@@ -291,7 +315,7 @@ class WindowStore(TypedStore):
     # -- retention -----------------------------------------------------------------------------
 
     def _expire(self) -> None:
-        min_live = self._observed - self._retention + 1
+        min_live = self._observed - self._keep + 1
         segments = self._segments
         if not segments:
             return
@@ -335,7 +359,7 @@ class WindowStore(TypedStore):
                 self._expire()
             if value is None:
                 self._backend.delete(binary)
-            elif start > self._observed - self._retention:
+            elif start > self._observed - self._keep:
                 self._backend.put(binary, value)
                 self._segments.setdefault(start // self._interval, set()).add(binary)
 

@@ -67,6 +67,9 @@ class WindowBytesStoreSupplier(StoreSupplier):
         self.timestamped = timestamped
         self.metrics_scope = "rocksdb-window" if persistent else "in-memory-window"
         self.segment_interval = max(retention // 2, 60_000) if persistent else 1
+        # True for the stores of emit-on-window-close aggregations (Java's
+        # RocksDbIndexedTimeOrderedWindowBytesStoreSupplier): scans go by window start first
+        self.time_ordered = False
 
     def get(self) -> KeyValueBackend:
         """A new, unopened byte backend."""
@@ -94,6 +97,7 @@ class SessionBytesStoreSupplier(StoreSupplier):
         self.persistent = persistent
         self.metrics_scope = "rocksdb-session" if persistent else "in-memory-session"
         self.segment_interval = max(retention // 2, 60_000)
+        self.time_ordered = False  # as Java's RocksDbTimeOrderedSessionBytesStoreSupplier
 
     def get(self) -> KeyValueBackend:
         """A new, unopened byte backend."""
@@ -161,6 +165,7 @@ class WindowStoreBuilder(_WindowedBuilder):
             retention=s.retention_period, window_size=s.window_size,
             retain_duplicates=s.retain_duplicates, segment_interval=s.segment_interval,
             logging_enabled=self._logging_enabled, caching_enabled=self._caching_enabled,
+            time_ordered=s.time_ordered,
         )
 
 
@@ -189,5 +194,5 @@ class SessionStoreBuilder(_WindowedBuilder):
         return SessionStore(
             self._name, self._supplier.get(), self._key_serde, self._value_serde,
             retention=self._supplier.retention_period, logging_enabled=self._logging_enabled,
-            caching_enabled=self._caching_enabled,
+            caching_enabled=self._caching_enabled, time_ordered=self._supplier.time_ordered,
         )
