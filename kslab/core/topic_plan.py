@@ -8,6 +8,9 @@ topics (partition count of the sub-topology writing them, unless fixed), changel
 partition per task, compacted) and the task ids of every sub-topology. Invariant: a repartition
 topic or changelog is created explicitly with its partition count and configs before any client
 touches it, because some brokers (Tansu) auto-create undeclared topics with a default count.
+Window and session changelogs keep ``retention.ms = store retention +
+windowstore.changelog.additional.retention.ms`` (1 day by default), unless the store's log
+config sets ``retention.ms``, as Java's ``WindowedChangelogTopicConfig``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from kslab.topology.topology import Topology
 __all__ = ["TopicPlan"]
 
 _WINDOWED_KINDS = ("window", "timestamped_window", "session")
+ADDITIONAL_RETENTION_CONFIG = "windowstore.changelog.additional.retention.ms"
+_DAY_MS = 24 * 60 * 60 * 1000
 
 
 @dataclass
@@ -40,12 +45,17 @@ class TopicPlan:
     task_counts: dict[int, int] = field(default_factory=dict)
     global_topics: list[str] = field(default_factory=list)
     patterns: list[tuple[int, re.Pattern[str]]] = field(default_factory=list)
+    additional_retention_ms: int = _DAY_MS
 
     @classmethod
-    def build(cls, topology: Topology, application_id: str,
-              existing: dict[str, int]) -> TopicPlan:
-        """Resolve partition counts against ``existing`` (topic -> partitions on the broker)."""
+    def build(cls, topology: Topology, application_id: str, existing: dict[str, int],
+              config: Any = None) -> TopicPlan:
+        """Resolve partition counts against ``existing`` (topic -> partitions on the broker);
+        ``config`` (a ``StreamsConfig`` or dict) gives the window changelogs' extra retention."""
         plan = cls(topology, application_id)
+        extra = None if config is None else config.get(ADDITIONAL_RETENTION_CONFIG)
+        if extra is not None:
+            plan.additional_retention_ms = int(extra)
         plan._resolve(existing)
         return plan
 
@@ -137,7 +147,11 @@ class TopicPlan:
         builder = self.topology.state_stores[store]
         kind = getattr(builder.build(), "store_kind", "")  # built, never opened: no files
         config = {"cleanup.policy": "compact,delete" if kind in _WINDOWED_KINDS else "compact"}
-        config.update(getattr(builder, "log_config", {}) or {})
+        windowed = getattr(builder, "changelog_topic_config", None)
+        if windowed is not None:
+            config.update(windowed(self.additional_retention_ms))
+        else:
+            config.update(getattr(builder, "log_config", {}) or {})
         return config
 
     # -- tasks --------------------------------------------------------------------------------

@@ -294,7 +294,8 @@ class KafkaStreams:
 
     def _prepare_topics(self) -> None:
         admin = self.admin()
-        self.plan = TopicPlan.build(self.topology, self.application_id, existing_topics(admin))
+        self.plan = TopicPlan.build(self.topology, self.application_id, existing_topics(admin),
+                                    self.config)
         wanted = {t: (self.plan.partitions[t], cfg) for t, cfg in self.plan.internal.items()}
         if self.application_server:
             wanted[self.hosts_topic] = (1, {"cleanup.policy": "compact"})

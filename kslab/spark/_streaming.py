@@ -136,7 +136,7 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
 
     admin = AdminClient({"bootstrap.servers": servers})
     existing = existing_topics(admin)
-    topics = TopicPlan.build(topology, app_id, existing)
+    topics = TopicPlan.build(topology, app_id, existing, streams_config)
     create_topics(admin, {t: (topics.partitions[t], cfg) for t, cfg in topics.internal.items()
                           if t not in _changelogs(topology, app_id)})
     plan = SparkPlan.build(topology, app_id, {**existing, **topics.partitions})

@@ -132,7 +132,9 @@ class _WindowedBuilder(StoreBuilder):
         if getattr(self._supplier, "retain_duplicates", False):
             config["cleanup.policy"] = "delete"
         config.update(self._log_config)
-        config.setdefault("retention.ms", str(self._supplier.retention_period + extra))
+        # as Java's Math.addExact fallback: an overflowing sum is Long.MAX_VALUE
+        config.setdefault("retention.ms",
+                          str(min(self._supplier.retention_period + extra, 2**63 - 1)))
         return config
 
     @property
