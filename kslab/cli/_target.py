@@ -70,8 +70,8 @@ def load_target(spec: str) -> Target:
 
 def _has_var(spec: str) -> bool:
     # a colon after a Windows drive letter is not a VAR separator
-    head, _, tail = spec.rpartition(":")
-    return bool(head) and "/" not in tail and "\\" not in tail
+    _, colon, tail = spec.rpartition(":")
+    return bool(colon) and "/" not in tail and "\\" not in tail
 
 
 def _import(where: str) -> ModuleType:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import threading
 
 from kslab.cli._common import FAILED, CliError
@@ -32,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    if args.port and not _free(args.host, args.port):
+        msg = f"port {args.port} on {args.host} is in use; pass another --port (0 picks a free one)"
+        raise CliError(msg, FAILED)
     try:
         broker = LocalBroker(args.port or None, host=args.host).start()
     except StreamsError as exc:
@@ -47,7 +51,18 @@ def run(args: argparse.Namespace) -> int:
         died = not broker.running
         broker.stop()
     if died and not stop.is_set():
-        msg = "the broker process exited unexpectedly"
+        msg = (f"the broker process on {broker.bootstrap_servers} exited unexpectedly; check that "
+               f"nothing else uses port {broker.port}")
         raise CliError(msg, FAILED)
     print("kslab broker: stopped", flush=True)
     return 0
+
+
+def _free(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is not "in use"
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True

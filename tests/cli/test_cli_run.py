@@ -1,0 +1,88 @@
+"""``kslab run`` as a subprocess against a LocalBroker: counts out, SIGTERM in, exit 0."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+from conftest import KSLAB, ROOT, TARGETS, clean_env
+
+
+def _topics(servers: str, *names: str) -> None:
+    admin = AdminClient({"bootstrap.servers": servers})
+    for future in admin.create_topics([NewTopic(n, 1) for n in names]).values():
+        future.result(10)
+
+
+def _read_counts(servers: str, topic: str, expected: dict[str, int],
+                 timeout: float = 30) -> dict[str, int]:
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": f"{topic}-reader"})
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    got: dict[str, int] = {}
+    deadline = time.monotonic() + timeout
+    try:
+        while got != expected and time.monotonic() < deadline:
+            for message in consumer.consume(100, 0.1):
+                if message.error() is None:
+                    got[message.key().decode()] = int.from_bytes(message.value(), "big")
+    finally:
+        consumer.close()
+    return got
+
+
+def test_run_counts_words_and_stops_on_sigterm(cli_broker, tmp_path):
+    source, sink = "run-lines", "run-counts"
+    _topics(cli_broker, source, sink)
+    config = tmp_path / "app.toml"
+    config.write_text(f'"commit.interval.ms" = 100\n"state.dir" = "{tmp_path / "state"}"\n'
+                      '[consumer]\n"session.timeout.ms" = 6000\n"heartbeat.interval.ms" = 500\n'
+                      f'[kslab]\n"idle.stream.time.advance.ms" = 0\n')
+    app = tmp_path / "app.py"  # a file of its own, importing a neighbour module as apps do
+    app.write_text("import cli_targets\n\n"
+                   f"builder = cli_targets.word_count_builder({source!r}, {sink!r})\n")
+    env = clean_env(PYTHONPATH=str(ROOT / "tests" / "cli"))
+    process = subprocess.Popen(
+        [str(KSLAB), "run", f"{app}:builder", "--config", str(config), "--bootstrap-servers",
+         cli_broker, "--application-id", "cli-run-test"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        producer = Producer({"bootstrap.servers": cli_broker})
+        for line in ["Kafka Streams", "kafka lab", "the lab"]:
+            producer.produce(source, value=line.encode())
+        assert producer.flush(10) == 0
+        expected = {"kafka": 2, "streams": 1, "lab": 2, "the": 1}
+        assert _read_counts(cli_broker, sink, expected) == expected
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    assert out.splitlines() == [
+        f"kslab run: {app}:builder as cli-run-test on {cli_broker}; Ctrl-C or SIGTERM stops it",
+        "kslab run: CREATED -> REBALANCING",
+        "kslab run: REBALANCING -> RUNNING",
+        "kslab run: RUNNING -> PENDING_SHUTDOWN",
+        "kslab run: PENDING_SHUTDOWN -> NOT_RUNNING",
+        "kslab run: closed",
+    ]
+    assert (tmp_path / "state" / "cli-run-test").is_dir()  # the config file's state.dir
+
+
+def test_run_with_missing_source_topic_fails_naming_it(cli_broker, tmp_path):
+    done = subprocess.run(
+        [str(KSLAB), "run", f"{TARGETS}:make_topology", "--set", f"state.dir={tmp_path}"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        env=clean_env(KSLAB_BOOTSTRAP_SERVERS=cli_broker), check=False)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        "kslab run: error: the app failed to start: source topic 'cli-lines' does not exist on "
+        "the broker; create it (with the partition count you want) before starting the "
+        "application")
+    assert f"as cli_targets on {cli_broker}" in done.stdout  # the default application.id
+    assert "Traceback" not in done.stderr
+
