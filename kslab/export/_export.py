@@ -1,0 +1,159 @@
+"""``export_notebook``: a notebook in, a deployable app directory out.
+
+Order of work: select and rewrite the cells, render ``topology.py``, build it in a fresh
+interpreter (so a cell that only works inside the notebook fails here, named), run the
+notebook to record its driver sessions, check that the exported topology describes exactly
+as the notebook's, then write the files. Invariant: nothing is written to the output
+directory unless every check passed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kslab.export._cells import select_cells
+from kslab.export._errors import ExportError
+from kslab.export._files import app_files, test_files
+from kslab.export._source import TopologySource, render_topology
+
+__all__ = ["ExportResult", "export_notebook"]
+
+_BUILD = """\
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from topology import build_topology
+topology = build_topology()
+topics = [t for t in topology.source_topics()
+          if isinstance(t, str) and t not in topology.internal_topics]
+print(json.dumps({"describe": str(topology.describe()), "source_topics": topics}))
+"""
+
+
+@dataclass
+class ExportResult:
+    """What ``export_notebook`` wrote and what it found in the notebook."""
+
+    out_dir: Path
+    variable: str
+    cells: list[int]
+    left_out: list[int]
+    describe: str
+    sessions: int
+    skipped: list[str] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """A few lines for a terminal or a notebook cell."""
+        lines = [f"exported `{self.variable}` from cells {_numbers(self.cells)} to "
+                 f"{self.out_dir}"]
+        if self.left_out:
+            lines.append(f"left out cells {_numbers(self.left_out)} (after the cell that binds "
+                         f"`{self.variable}`)")
+        lines.append(f"tests: {self.sessions} driver session(s) replayed, plus describe()")
+        lines += [f"skipped {why}" for why in self.skipped]
+        lines.append(f"run it: python {self.out_dir / 'app.py'} (KSLAB_BOOTSTRAP_SERVERS=...)")
+        return "\n".join(lines)
+
+
+def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
+                    execute: bool = True, variable: str | None = None,
+                    timeout: int = 600) -> ExportResult:
+    """Turn ``notebook`` into an app in ``out_dir``: topology, app, config, tests, image.
+
+    ``execute`` runs the notebook (nbclient) to record its driver sessions as tests;
+    ``variable`` names the topology variable when the default rule would pick another.
+    """
+    import nbformat
+
+    path = Path(notebook).resolve()
+    if not path.is_file():
+        msg = f"no notebook at {path}; give the path of an .ipynb file"
+        raise ExportError(msg)
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except Exception as exc:
+        msg = f"{path.name} is not a readable notebook: {exc}"
+        raise ExportError(msg) from None
+    source = render_topology(select_cells(nb), path.name, variable)
+    built = _build(source, path.name)
+    describe, sessions, skipped = built["describe"], [], []
+    if execute:
+        from kslab.export._execute import run_notebook
+
+        capture = run_notebook(nb, path, source.variable, timeout)
+        if capture.describe != built["describe"]:
+            raise _differs(source, path.name)
+        sessions, skipped = capture.sessions, capture.skipped
+    files = {"topology.py": source.text}
+    imports = [line for line in source.text.splitlines() if line.startswith(("import ", "from "))]
+    files.update(app_files(path.name, source.variable, [c.number for c in source.cells],
+                           imports, describe, sessions, built["source_topics"]))
+    files.update(test_files(path.name, describe, sessions))
+    out = Path(out_dir).resolve()
+    written = _write(out, files)
+    return ExportResult(out, source.variable, [c.number for c in source.cells],
+                        [c.number for c in source.left_out], describe, len(sessions), skipped,
+                        written)
+
+
+def _build(source: TopologySource, notebook: str) -> dict[str, Any]:
+    """Build ``topology.py`` in a fresh interpreter; its describe() and source topics."""
+    with tempfile.TemporaryDirectory(prefix="kslab-export-build-") as scratch:
+        Path(scratch, "topology.py").write_text(source.text)
+        done = subprocess.run([sys.executable, "-c", _BUILD, scratch], capture_output=True,
+                              text=True, timeout=300, cwd=scratch)
+    if done.returncode == 0:
+        return json.loads(done.stdout.splitlines()[-1])
+    raise _build_failure(source, notebook, done.stderr)
+
+
+def _build_failure(source: TopologySource, notebook: str, stderr: str) -> ExportError:
+    """The error for an exported topology that does not build outside the notebook."""
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else "no output"
+    lines = [int(n) for n in _topology_lines(stderr)]
+    cell = source.cell_at(lines[-1]) if lines else None
+    where = f"cell {cell}" if cell is not None else "the exported cells"
+    msg = (f"{notebook}: {where} fails outside the notebook with {last}; it may rely on "
+           "something only the notebook has (an IPython name such as display, a variable "
+           "from a skipped cell). Fix the cell, or tag it 'skip-export' if the topology does "
+           "not need it")
+    return ExportError(msg, cell)
+
+
+def _topology_lines(stderr: str) -> list[str]:
+    import re
+
+    return re.findall(r'File "[^"]*topology\.py", line (\d+)', stderr)
+
+
+def _differs(source: TopologySource, notebook: str) -> ExportError:
+    cut = source.cells[-1].number
+    msg = (f"{notebook}: the exported cells build a topology that differs from the notebook's "
+           f"`{source.variable}` at the end of the run (cells after {cut}, which were left out, "
+           "change it); move those changes before the cell that binds it, or tag the cell that "
+           "completes the topology 'topology'")
+    return ExportError(msg, cut)
+
+
+def _write(out: Path, files: dict[str, str]) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in (out / "tests" / "fixtures").glob("session-*.json"):
+        stale.unlink()  # an earlier export may have had more sessions
+    written = []
+    for name, text in files.items():
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        written.append(target)
+    return written
+
+
+def _numbers(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers)) or "none"
