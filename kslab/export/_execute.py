@@ -20,6 +20,9 @@ from kslab.export._errors import ExportError
 __all__ = ["Capture", "run_notebook"]
 
 _SETUP = """\
+import os as _kslab_os
+_kslab_os.environ["KSLAB_EXPORTING"] = "1"  # %kslab export in the notebook does nothing now
+del _kslab_os
 from kslab.export._recorder import SessionRecorder as _KslabExportRecorder
 _kslab_export_recorder = _KslabExportRecorder()
 _kslab_export_recorder.install()

@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import tempfile
+from pathlib import Path
 from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
@@ -19,7 +20,8 @@ from IPython.core.magic import Magics, line_magic, magics_class
 
 __all__ = ["KslabMagics", "resolve_builder", "resolve_topology"]
 
-_USAGE = "usage: %kslab describe|drive|broker|promote ...; %kslab? explains each"
+EXPORTING_ENV = "KSLAB_EXPORTING"  # set in the kernel that runs a notebook for its export
+_USAGE = "usage: %kslab describe|drive|broker|promote|export ...; %kslab? explains each"
 
 
 @magics_class
@@ -50,6 +52,11 @@ class KslabMagics(Magics):
             started if needed. Missing input topics are created; KEY=VALUE pairs are extra
             Kafka Streams config (commit.interval.ms=100 ...); state.dir defaults to a new
             temporary directory.
+        %kslab export [NOTEBOOK] [-o DIR] [--var NAME] [--no-execute]
+            Turn this notebook (as last saved; or NOTEBOOK) into an app in DIR (default: the
+            notebook's name beside it): topology.py, app.py, config.toml, requirements.txt,
+            Dockerfile, README.md and tests/ from the notebook's driver sessions. The
+            notebook is run again in a fresh kernel to record them (--no-execute skips that).
 
         A variable may be any expression over the notebook's names (``%kslab drive app.builder``).
         """
@@ -59,8 +66,7 @@ class KslabMagics(Magics):
         command, args = words[0], words[1:]
         handler = getattr(self, f"_cmd_{command}", None)
         if handler is None:
-            later = " yet: it arrives with the export issue" if command == "export" else ""
-            msg = f"%kslab has no command '{command}'{later}; {_USAGE}"
+            msg = f"%kslab has no command '{command}'; {_USAGE}"
             raise UsageError(msg)
         try:
             return handler(args)
@@ -167,6 +173,35 @@ class KslabMagics(Magics):
         type(self).monitors.append(monitor)
         return monitor
 
+    def _cmd_export(self, args: list[str]) -> Any:
+        opts = _export_args(args)
+        if os.environ.get(EXPORTING_ENV):  # this notebook is being run by its own export
+            print("kslab: %kslab export skipped while the notebook runs for an export")
+            return None
+        notebook = Path(opts.notebook) if opts.notebook else self._notebook_path()
+        from kslab.export import ExportError, export_notebook
+
+        try:
+            result = export_notebook(notebook, opts.output or notebook.with_suffix(""),
+                                     execute=not opts.no_execute, variable=opts.var)
+        except ExportError as exc:
+            msg = f"%kslab export: {exc}"
+            raise UsageError(msg) from None
+        print(result.summary())
+        return None
+
+    def _notebook_path(self) -> Path:
+        """The notebook this kernel runs, from the session Jupyter gave it."""
+        namespace = self.shell.user_ns if self.shell is not None else {}
+        name = namespace.get("__session__") or os.environ.get("JPY_SESSION_NAME")
+        candidates = [Path(name), Path.cwd() / Path(name).name] if name else []
+        found = next((p for p in candidates if p.suffix == ".ipynb" and p.is_file()), None)
+        if found is None:
+            msg = ("%kslab export: cannot tell which notebook this kernel runs (no Jupyter "
+                   "session path); give it: %kslab export path/to/notebook.ipynb -o DIR")
+            raise UsageError(msg)
+        return found.resolve()
+
     # -- helpers --------------------------------------------------------------------------------
 
     def _lookup(self, expr: str) -> Any:
@@ -241,6 +276,27 @@ def _promote_args(args: list[str]) -> Any:
     parser.add_argument("config", nargs="*")
     try:
         return parser.parse_intermixed_args(args)
+    except argparse.ArgumentError as exc:
+        msg = f"{exc}; {usage}"
+        raise UsageError(msg) from None
+
+
+def _export_args(args: list[str]) -> Any:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            msg = f"{message}; {usage}"
+            raise UsageError(msg)
+
+    usage = "usage: %kslab export [NOTEBOOK] [-o DIR] [--var NAME] [--no-execute]"
+    parser = Parser(prog="%kslab export", add_help=False, exit_on_error=False)
+    parser.add_argument("notebook", nargs="?")
+    parser.add_argument("-o", "--output")
+    parser.add_argument("--var")
+    parser.add_argument("--no-execute", action="store_true")
+    try:
+        return parser.parse_args([a.strip("'\"") for a in args])
     except argparse.ArgumentError as exc:
         msg = f"{exc}; {usage}"
         raise UsageError(msg) from None
