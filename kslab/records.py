@@ -138,9 +138,9 @@ class Record:
         _set_key(self, key)
         _set_value(self, value)
         _set_timestamp(self, timestamp)
-        _set_headers(
-            self, headers if headers is None or isinstance(headers, Headers) else Headers(headers)
-        )
+        if headers is not None and headers.__class__ is not Headers:
+            headers = as_headers(headers)
+        _set_headers(self, headers)
 
     @property
     def headers(self) -> Headers:
@@ -165,11 +165,21 @@ class Record:
 
     def with_key(self, key: Any) -> Record:
         """A copy with another key."""
-        return self._copy(key, self.value, self.timestamp, self._headers)
+        new = _new_object(self.__class__)  # _copy inlined: records are copied per hop
+        _set_key(new, key)
+        _set_value(new, self.value)
+        _set_timestamp(new, self.timestamp)
+        _set_headers(new, self._headers)
+        return new
 
     def with_value(self, value: Any) -> Record:
         """A copy with another value."""
-        return self._copy(self.key, value, self.timestamp, self._headers)
+        new = _new_object(self.__class__)
+        _set_key(new, self.key)
+        _set_value(new, value)
+        _set_timestamp(new, self.timestamp)
+        _set_headers(new, self._headers)
+        return new
 
     def with_timestamp(self, timestamp: int) -> Record:
         """A copy with another timestamp (ms); negative timestamps are refused as in Kafka."""
@@ -215,6 +225,7 @@ _set_key = Record.key.__set__  # type: ignore[attr-defined]
 _set_value = Record.value.__set__  # type: ignore[attr-defined]
 _set_timestamp = Record.timestamp.__set__  # type: ignore[attr-defined]
 _set_headers = Record._headers.__set__  # type: ignore[attr-defined]
+_new_object = object.__new__
 
 
 class FixedKeyRecord(Record):

@@ -18,6 +18,8 @@ from kslab.errors import StreamsError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record, ValueAndTimestamp
 
+_new_tuple = tuple.__new__  # a NamedTuple's own __new__ is a Python function
+
 __all__ = [
     "AggregateSupplier",
     "RepartitionMapSupplier",
@@ -78,17 +80,19 @@ class _StreamAggregateProcessor(Processor):
             skip_record(self.ctx, "null key or value")
             return
         s = self.s
-        stored = self.store.get(key)
-        old = None if stored is None else stored.value
+        store = self.store
+        stored = store.get(key)
+        old = None if stored is None else stored[0]
+        timestamp = record.timestamp
         if old is None:
-            timestamp = record.timestamp
             new = value if s.reducer is not None else s.aggregator(  # type: ignore[misc]
                 key, value, s.initializer())  # type: ignore[misc]
         else:
-            timestamp = max(record.timestamp, stored.timestamp)
+            if stored[1] > timestamp:
+                timestamp = stored[1]
             new = s.reducer(old, value) if s.reducer is not None else s.aggregator(  # type: ignore[misc]
                 key, value, old)
-        self.store.put(key, ValueAndTimestamp(new, timestamp))
+        store.put(key, _new_tuple(ValueAndTimestamp, (new, timestamp)))
         old_sent = old if s.send_old_values else None
         if not self.forwarder.cached:  # a cached store forwards on flush
             self.forwarder.maybe_forward(Record(key, Change(new, old_sent), timestamp,
