@@ -2,8 +2,11 @@
 
 A stream-table join looks each stream record up in the table's store (the stream drives); a
 table-table join has one processor per side that looks the other side up, and a merger after
-both. Invariant: both inputs of a key join are co-partitioned; the join records that as a
-co-partition group of their source nodes, and a stream whose key changed is repartitioned first.
+both. A stream-table join with ``Joined.grace_period`` (KIP-923, versioned tables only) holds
+stream records in a ``<name>-Buffer`` store and joins them in timestamp order once stream time
+passes them by the grace period. Invariant: both inputs of a key join are co-partitioned; the
+join records that as a co-partition group of their source nodes, and a stream whose key changed
+is repartitioned first.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
 from kslab.dsl.config import Materialized, Named
 from kslab.dsl.joined import Joined
+from kslab.errors import TopologyError
 from kslab.processor import Processor, ProcessorContext
-from kslab.records import Record, ValueAndTimestamp
+from kslab.records import Headers, Record, ValueAndTimestamp
+from kslab.state.join_buffer import JoinBufferBuilder
 
 __all__ = ["stream_global_join", "stream_table_join", "table_table_join"]
 
@@ -56,10 +61,19 @@ def stream_table_join(stream: Any, table: Any, joiner: Callable[..., Any], joine
     sources = stream.source_nodes | table.source_nodes
     b.copartition(sources)
     node_name = or_generate(b, j._name, "KSTREAM-LEFTJOIN-" if left else "KSTREAM-JOIN-")
+    grace = j._grace_period
+    buffer_name = None
+    if grace is not None:
+        if _output_versioned(table) is False:
+            raise TopologyError(NOT_VERSIONED)
+        buffer_name = f"{node_name}-Buffer"
+        b.add_state_store(JoinBufferBuilder(buffer_name, grace, j._key_serde, j._value_serde))
     getters = table.value_getter_supplier()
-    supplier = _StreamTableJoinSupplier(getters, joiner3, None, left)
-    node = StreamTableJoinNode(node_name, supplier,
-                               store_names=table.value_getter_supplier().store_names())
+    supplier = _StreamTableJoinSupplier(getters, joiner3, None, left, buffer_name)
+    node = _GraceJoinNode(node_name, supplier,
+                          store_names=table.value_getter_supplier().store_names())
+    node.grace = grace
+    node.buffer_name = buffer_name
     b.add_node(stream.node, node)
     if left:
         node.relaxed_null_key_join = True
@@ -87,28 +101,71 @@ def stream_global_join(stream: Any, table: Any, key_selector: Callable[[Any, Any
                    stream.repartition_required, node)
 
 
+NOT_VERSIONED = "KTable must be versioned to use a grace period in a stream table join."
+
+
+def _output_versioned(table: Any) -> bool | None:
+    """Whether a source table's store is versioned (None when the table inherits a store)."""
+    from kslab.dsl._table_processors import TableSource
+
+    if not isinstance(table.supplier, TableSource):
+        return None
+    builder = table.node.store_factory()
+    return getattr(builder, "history_retention", None) is not None
+
+
+class _GraceJoinNode(StreamTableJoinNode):
+    """A stream-table join node that also checks and connects its grace buffer, as Java's."""
+
+    grace: int | None = None
+    buffer_name: str | None = None
+
+    def write(self, topology: Any) -> None:
+        """Add the processor, connect the table's stores and the buffer, check versioning."""
+        super().write(topology)
+        if self.buffer_name is not None:
+            topology.connect_processor_and_state_stores(self.name, self.buffer_name)
+        if self.grace is None:
+            return
+        for store in self.store_names or ():
+            history = getattr(topology.state_stores.get(store), "history_retention", None)
+            if history is None:
+                raise TopologyError(NOT_VERSIONED)
+            if self.grace > history:
+                msg = "History retention must be at least grace period."
+                raise TopologyError(msg)
+
+
 class _StreamTableJoinSupplier:
     def __init__(self, getters: Any, joiner: Callable[..., Any],
-                 key_mapper: Callable[[Any, Any], Any] | None, left: bool) -> None:
+                 key_mapper: Callable[[Any, Any], Any] | None, left: bool,
+                 buffer_name: str | None = None) -> None:
         self.getters = getters
         self.joiner = joiner
         self.key_mapper = key_mapper
         self.left = left
+        self.buffer_name = buffer_name
 
     def __call__(self) -> Processor:
         return _StreamTableJoinProcessor(self)
 
 
 class _StreamTableJoinProcessor(Processor):
-    """Java's ``KStreamKTableJoinProcessor`` (without the versioned-table buffer)."""
+    """Java's ``KStreamKTableJoinProcessor``, with the grace buffer of KIP-923."""
 
     def __init__(self, s: _StreamTableJoinSupplier) -> None:
         self.s = s
         self.getter = s.getters.get()
+        self.buffer: Any = None
 
     def init(self, context: ProcessorContext) -> None:
         self.ctx = context
         self.getter.init(context)
+        if self.s.buffer_name is not None:
+            store = getattr(self.getter, "store", None)
+            if getattr(store, "store_kind", None) != "versioned_key_value":
+                raise TopologyError(NOT_VERSIONED)
+            self.buffer = context.get_state_store(self.s.buffer_name)
 
     def _mapped(self, record: Record) -> Any:
         mapper = self.s.key_mapper
@@ -121,6 +178,25 @@ class _StreamTableJoinProcessor(Processor):
                 mapped is None or record.value is None):
             skip_record(self.ctx, "null join key or value")
             return
+        buffer = self.buffer
+        if buffer is None:
+            self._join(record)
+            return
+        metadata = self.ctx.record_metadata()
+        topic, partition, offset = (None, -1, -1) if metadata is None else \
+            (metadata.topic, metadata.partition, metadata.offset)
+        headers = record.headers if record.headers is not None else Headers()
+        context = (record.timestamp, offset, topic, partition, headers)
+        if not buffer.put(record.key, record.value, context):
+            self._join(record)  # older than stream time - grace: joined at once
+        else:
+            buffer.evict(self._release)
+
+    def _release(self, key: Any, value: Any, context: tuple[Any, ...]) -> None:
+        self._join(Record(key, value, context[0], context[4]))
+
+    def _join(self, record: Record) -> None:
+        s = self.s
         mapped = self._mapped(record)
         other = None
         if mapped is not None:

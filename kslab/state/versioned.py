@@ -222,6 +222,11 @@ class VersionedKeyValueStoreBuilder(StoreBuilder):
         return self._supplier.persistent
 
     @property
+    def history_retention(self) -> int:
+        """The history retention of built stores (the grace a versioned join may use)."""
+        return self._supplier.history_retention
+
+    @property
     def log_config(self) -> dict[str, str]:
         """Compacted, with ``min.compaction.lag.ms`` = history retention + 1 day, as Java."""
         if not self._logging_enabled:
