@@ -21,7 +21,7 @@ from kslab.dsl._naming import resolve_config
 from kslab.dsl._processors import skip_record
 from kslab.dsl.joined import StreamJoined
 from kslab.dsl.windows import JoinWindows
-from kslab.errors import TopologyError
+from kslab.errors import StoreError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record
 from kslab.state import Stores
@@ -32,6 +32,7 @@ __all__ = ["stream_stream_join"]
 
 _Q = struct.Struct(">q")
 _I = struct.Struct(">i")
+_VARIABLE_SIZE = b"\x01"
 
 
 class _TimeTracker:
@@ -53,7 +54,12 @@ class _Shared:
 
 
 class OuterJoinStore(StateStore):
-    """Java's outer-join ``ListValueStore``: parked records by ``(time, side, key)``, in order."""
+    """Java's outer-join ``ListValueStore``: parked records by ``(time, side, key)``, in order.
+
+    Bytes as Java's: key = ``TimestampedKeyAndJoinSide`` (8-byte time, side byte 1 = left,
+    key), each item a ``LeftOrRightValue`` (side byte, value), the changelog value the whole
+    list as ``ListSerde(ByteArray)`` (0x01, count, then length-prefixed items).
+    """
 
     store_kind = "key_value_list"
 
@@ -145,11 +151,7 @@ class OuterJoinStore(StateStore):
                 continue
             key = self.key_serde.deserialize(self.topic, binary[9:])
             entries = []
-            pos = 0
-            while pos < len(value):
-                size = _I.unpack_from(value, pos)[0]
-                raw = value[pos + 4:pos + 4 + size]
-                pos += 4 + size
+            for raw in _list_items(value, self._name):
                 is_left = raw[:1] == b"\x01"
                 serde = self.left_serde if is_left else self.right_serde
                 entries.append((key, is_left, serde.deserialize(self.topic, raw[1:]), raw))
@@ -157,7 +159,24 @@ class OuterJoinStore(StateStore):
 
 
 def _list_bytes(entries: list[Any]) -> bytes:
-    return b"".join(_I.pack(len(raw)) + raw for *_, raw in entries)
+    """Kafka's ``ListSerde(ByteArray)``: strategy byte 1 (variable size), count, sized items."""
+    return b"".join([_VARIABLE_SIZE, _I.pack(len(entries)),
+                     *(_I.pack(len(raw)) + raw for *_, raw in entries)])
+
+
+def _list_items(value: bytes, store: str) -> list[bytes]:
+    """The items of a ``ListSerde(ByteArray)`` value (``_list_bytes`` reversed)."""
+    if value[:1] != _VARIABLE_SIZE:
+        msg = (f"outer join store '{store}': changelog value starts with {value[:1]!r}, not "
+               "Kafka's ListSerde variable-size flag 0x01; is this the right changelog?")
+        raise StoreError(msg)
+    count = _I.unpack_from(value, 1)[0]
+    items, pos = [], 5
+    for _ in range(count):
+        size = _I.unpack_from(value, pos)[0]
+        items.append(value[pos + 4:pos + 4 + size])
+        pos += 4 + size
+    return items
 
 
 class _OuterStoreBuilder(StoreBuilder):
@@ -250,7 +269,9 @@ class _JoinSide(Processor):
 
     def _emit_closed(self, record: Record) -> None:
         tracker, windows = self.tracker, self.windows
-        if tracker.min_time + self.after + self.grace >= tracker.stream_time:
+        # Java adds in 64-bit longs: with nothing parked since a restart (min time = MAX) the
+        # sum wraps negative, so records restored from the changelog are emitted
+        if _long(tracker.min_time + self.after + self.grace) >= tracker.stream_time:
             return
         tracker.min_time = 2**63 - 1
         left_open = right_open = False
@@ -274,6 +295,11 @@ class _JoinSide(Processor):
                 self.ctx.forward(record.with_key(key).with_value(joined)
                                  .with_timestamp(parked_ts))
             store.drop(binary)  # type: ignore[union-attr]
+
+
+def _long(value: int) -> int:
+    """``value`` as a Java long (two's complement, 64 bits)."""
+    return (value + 2**63) % 2**64 - 2**63
 
 
 class _PassThrough(Processor):
