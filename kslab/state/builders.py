@@ -36,16 +36,16 @@ class KeyValueStoreBuilder(StoreBuilder):
         """True when built stores keep their data on disk."""
         return self._supplier.persistent
 
-    def build(self) -> KeyValueStore:
-        """A new, uninitialized ``KeyValueStore``."""
-        return KeyValueStore(
+    def build(self) -> Any:
+        """A new, uninitialized ``KeyValueStore`` (behind the record cache if enabled)."""
+        return _cached(self, KeyValueStore(
             self._name,
             self._supplier.get(),
             self._key_serde,
             self._value_serde,
             logging_enabled=self._logging_enabled,
             caching_enabled=self._caching_enabled,
-        )
+        ))
 
 
 class TimestampedKeyValueStoreBuilder(KeyValueStoreBuilder):
@@ -55,19 +55,28 @@ class TimestampedKeyValueStoreBuilder(KeyValueStoreBuilder):
     timestamps are dropped on write and read back as -1, as in Java.
     """
 
-    def build(self) -> TimestampedKeyValueStore:
-        """A new, uninitialized ``TimestampedKeyValueStore``."""
+    def build(self) -> Any:
+        """A new, uninitialized ``TimestampedKeyValueStore`` (cached if enabled)."""
         backend = self._supplier.get()
         if backend.persistent and not self._supplier.timestamped:
             backend = TimestampDroppingBackend(backend)
-        return TimestampedKeyValueStore(
+        return _cached(self, TimestampedKeyValueStore(
             self._name,
             backend,
             self._key_serde,
             self._value_serde,
             logging_enabled=self._logging_enabled,
             caching_enabled=self._caching_enabled,
-        )
+        ))
+
+
+def _cached(builder: StoreBuilder, store: Any) -> Any:
+    """``store`` behind a ``CachingKeyValueStore`` when the builder asks for caching (Java)."""
+    if not builder.caching_enabled:
+        return store
+    from kslab.state.caching import CachingKeyValueStore
+
+    return CachingKeyValueStore(store)
 
 
 def _check_supplier(supplier: object, what: str) -> KeyValueBytesStoreSupplier:

@@ -1,0 +1,467 @@
+"""The record cache in front of cached stores: Java's ``ThreadCache`` of ``NamedCache``s.
+
+One ``ThreadCache`` is shared by every cached store of a stream thread (of one test driver, one
+runtime thread, one Spark task), bounded by ``statestore.cache.max.bytes`` split over the
+threads. Each store owns one ``NamedCache`` (namespace ``<task id>-<store name>``) holding its
+entries in LRU order. Invariant (Java's accounting): the thread cache's ``size_bytes()`` is the
+sum over its named caches of ``len(key) + 24 + entry.size()`` per entry; after a put, entries of
+the written namespace are evicted from the least recently used end until the total fits, and
+evicting a dirty entry flushes every dirty entry of that namespace to its listener.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from sortedcontainers import SortedList
+
+from kslab.errors import StoreError
+
+__all__ = [
+    "DEFAULT_CACHE_MAX_BYTES",
+    "DirtyEntry",
+    "LRUCacheEntry",
+    "NamedCache",
+    "ThreadCache",
+    "node_size",
+    "thread_cache_for",
+    "total_cache_size",
+]
+
+DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024
+_NODE_OVERHEAD = 8 + 8 + 8  # the LRU node's entry, previous and next references
+
+
+def total_cache_size(configs: dict[str, Any]) -> int:
+    """Java's ``StreamsConfigUtils.totalCacheSize``: the new key wins over the deprecated one."""
+    size = configs.get("statestore.cache.max.bytes")
+    if size is None:
+        size = configs.get("cache.max.bytes.buffering")  # deprecated alias, still read in 4.0
+    return max(0, int(DEFAULT_CACHE_MAX_BYTES if size is None else size))
+
+
+def _headers_size(headers: Any) -> int:
+    size = 0
+    if headers:
+        for key, value in headers:
+            size += len(key)
+            if value is not None:
+                size += len(value)
+    return size
+
+
+class LRUCacheEntry:
+    """A cached value (bytes or ``None`` for a delete) with the record context of its write.
+
+    ``obj`` and ``key_obj`` carry the typed value and key the bytes came from, so a cached
+    store reads without deserializing; they take no part in the size.
+    """
+
+    __slots__ = ("headers", "is_dirty", "key_obj", "obj", "offset", "partition", "record",
+                 "size", "timestamp", "topic", "value")
+
+    def __init__(self, value: bytes | None, headers: Any = None, is_dirty: bool = False,
+                 offset: int = -1, timestamp: int = -1, partition: int = -1,
+                 topic: str | None = "") -> None:
+        self.value = value
+        self.headers = headers
+        self.is_dirty = is_dirty
+        self.offset = offset
+        self.timestamp = timestamp
+        self.partition = partition
+        self.topic = topic
+        self.obj: Any = None
+        self.key_obj: Any = None
+        self.record: Any = None  # the processor's Record at write time (flushes restore it)
+        # 1 (dirty flag) + value + timestamp, offset, partition + topic chars + headers
+        self.size = (1 + (0 if value is None else len(value)) + 8 + 8 + 4
+                     + (len(topic) if topic else 0) + _headers_size(headers))
+
+    def mark_clean(self) -> None:
+        """Flushed: the underlying store now holds this value."""
+        self.is_dirty = False
+
+    def __repr__(self) -> str:
+        return f"LRUCacheEntry(value={self.value!r}, dirty={self.is_dirty})"
+
+
+def node_size(key: bytes, entry: LRUCacheEntry) -> int:
+    """Bytes one cached entry counts for: key, node references, entry (Java's ``LRUNode``)."""
+    return len(key) + _NODE_OVERHEAD + entry.size
+
+
+class DirtyEntry:
+    """A flushed entry: its key, new value bytes and the entry (for the record context)."""
+
+    __slots__ = ("entry", "key", "new_value")
+
+    def __init__(self, key: bytes, new_value: bytes | None, entry: LRUCacheEntry) -> None:
+        self.key = key
+        self.new_value = new_value
+        self.entry = entry
+
+    def __repr__(self) -> str:
+        return f"DirtyEntry(key={self.key!r}, new_value={self.new_value!r})"
+
+
+Listener = Callable[[list[DirtyEntry]], None]
+
+
+class NamedCache:
+    """One store's cache: entries by key in LRU order, plus the dirty keys in write order."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._entries: OrderedDict[bytes, LRUCacheEntry] = OrderedDict()  # eldest first
+        self._sorted: SortedList = SortedList()
+        self._dirty: dict[bytes, None] = {}
+        self.listener: Listener | None = None
+        self.current_size_bytes = 0
+        self.hits = self.misses = self.overwrites = self.flushes = 0
+
+    def get(self, key: bytes | None) -> LRUCacheEntry | None:
+        """The entry for ``key`` (now the most recently used), or ``None``."""
+        if key is None:
+            return None
+        entry = self._entries.get(key)
+        if entry is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._entries.move_to_end(key)
+        return entry
+
+    def put(self, key: bytes, entry: LRUCacheEntry) -> None:
+        """Insert or replace ``key``'s entry as the most recently used one."""
+        if not entry.is_dirty and key in self._dirty:
+            msg = (f"Attempting to put a clean entry for key [{key!r}] into NamedCache "
+                   f"[{self.name}] when it already contains a dirty entry for the same key")
+            raise StoreError(msg)
+        old = self._entries.get(key)
+        if old is not None:
+            self.overwrites += 1
+            self.current_size_bytes -= node_size(key, old)
+            self._entries.move_to_end(key)
+        else:
+            self._sorted.add(key)
+        self._entries[key] = entry
+        if entry.is_dirty:
+            self._dirty.pop(key, None)
+            self._dirty[key] = None
+        self.current_size_bytes += node_size(key, entry)
+
+    def put_if_absent(self, key: bytes, entry: LRUCacheEntry) -> LRUCacheEntry | None:
+        """Put only if ``key`` has no entry; return the entry that was there."""
+        original = self.get(key)
+        if original is None:
+            self.put(key, entry)
+        return original
+
+    def put_all(self, entries: Iterable[tuple[bytes, LRUCacheEntry]]) -> None:
+        """Put each ``(key, entry)`` in order."""
+        for key, entry in entries:
+            self.put(key, entry)
+
+    def delete(self, key: bytes) -> LRUCacheEntry | None:
+        """Drop ``key`` without flushing it; return its entry."""
+        entry = self._entries.pop(key, None)
+        if entry is None:
+            return None
+        self._sorted.remove(key)
+        self._dirty.pop(key, None)
+        self.current_size_bytes -= node_size(key, entry)
+        return entry
+
+    def evict(self) -> None:
+        """Drop the least recently used entry; if it was dirty, flush the namespace first."""
+        if not self._entries:
+            return
+        key, entry = self._entries.popitem(last=False)
+        self._sorted.remove(key)
+        self.current_size_bytes -= node_size(key, entry)
+        if entry.is_dirty:
+            self._flush(key, entry)
+
+    def flush(self) -> None:
+        """Hand every dirty entry, in write order, to the listener; deletes leave the cache."""
+        self._flush(None, None)
+
+    def _flush(self, evicted_key: bytes | None, evicted: LRUCacheEntry | None) -> None:
+        self.flushes += 1
+        if self.listener is None:
+            msg = f"No listener for namespace {self.name} registered with cache"
+            raise StoreError(msg)
+        if not self._dirty:
+            return
+        entries: list[DirtyEntry] = []
+        deleted: list[bytes] = []
+        if evicted is not None and evicted_key is not None:
+            entries.append(DirtyEntry(evicted_key, evicted.value, evicted))
+            self._dirty.pop(evicted_key, None)
+        for key in self._dirty:
+            entry = self._entries.get(key)
+            if entry is None:
+                msg = f"Key = {key!r} found in dirty key set, but entry is null"
+                raise StoreError(msg)
+            entries.append(DirtyEntry(key, entry.value, entry))
+            entry.mark_clean()
+            if entry.value is None:
+                deleted.append(key)
+        self._dirty.clear()
+        self.listener(entries)
+        for key in deleted:
+            self.delete(key)
+
+    def key_range(self, from_key: bytes | None, to_key: bytes | None,
+                  to_inclusive: bool = True) -> list[bytes]:
+        """Cached keys in ``[from_key, to_key]`` (or ``to_key`` excluded), ascending."""
+        if from_key is not None and to_key is not None and from_key > to_key:
+            return []
+        return list(self._sorted.irange(from_key, to_key, (True, to_inclusive)))
+
+    def reverse_key_range(self, from_key: bytes | None, to_key: bytes | None) -> list[bytes]:
+        """Cached keys in ``[from_key, to_key]``, descending."""
+        return self.key_range(from_key, to_key)[::-1]
+
+    def all_keys(self) -> list[bytes]:
+        """Every cached key, ascending."""
+        return list(self._sorted)
+
+    def dirty_keys(self) -> list[bytes]:
+        """The dirty keys in write order."""
+        return list(self._dirty)
+
+    def first(self) -> LRUCacheEntry | None:
+        """The most recently used entry (Java's head)."""
+        return next(reversed(self._entries.values()), None)
+
+    def last(self) -> LRUCacheEntry | None:
+        """The least recently used entry, next to be evicted (Java's tail)."""
+        return next(iter(self._entries.values()), None)
+
+    def lru_keys(self) -> list[bytes]:
+        """Every cached key from least to most recently used."""
+        return list(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def size(self) -> int:
+        """The number of cached entries."""
+        return len(self._entries)
+
+    def is_empty(self) -> bool:
+        """True when nothing is cached."""
+        return not self._entries
+
+    def clear(self) -> None:
+        """Drop everything (dirty entries too) without flushing."""
+        self._entries.clear()
+        self._sorted.clear()
+        self._dirty.clear()
+        self.current_size_bytes = 0
+
+    def close(self) -> None:
+        """Clear and forget the listener."""
+        self.clear()
+        self.listener = None
+
+
+class ThreadCache:
+    """Java's ``ThreadCache``: named caches sharing one byte budget, evicted per namespace."""
+
+    def __init__(self, max_cache_size_bytes: int) -> None:
+        self.max_cache_size_bytes = max(0, int(max_cache_size_bytes))
+        self._caches: dict[str, NamedCache] = {}
+        self._size_bytes = 0
+        self.puts = self.gets = self.evicts = self.flushes = 0
+
+    @staticmethod
+    def namespace(task_id: Any, store_name: str) -> str:
+        """A store's cache name: ``<task id>-<store name>``."""
+        return f"{task_id}-{store_name}"
+
+    def size_bytes(self) -> int:
+        """Bytes in use over every named cache."""
+        return self._size_bytes
+
+    def size(self) -> int:
+        """Entries over every named cache."""
+        return sum(len(c) for c in self._caches.values())
+
+    def named_cache(self, namespace: str) -> NamedCache | None:
+        """The named cache of ``namespace``, if it exists."""
+        return self._caches.get(namespace)
+
+    def _cache(self, namespace: str) -> NamedCache:
+        cache = self._caches.get(namespace)
+        if cache is None:
+            cache = self._caches[namespace] = NamedCache(namespace)
+        return cache
+
+    def add_dirty_entry_flush_listener(self, namespace: str, listener: Listener) -> None:
+        """Call ``listener(dirty entries)`` on each flush and dirty eviction of ``namespace``."""
+        self._cache(namespace).listener = listener
+
+    def get(self, namespace: str, key: bytes | None) -> LRUCacheEntry | None:
+        """The entry of ``key`` in ``namespace``, or ``None``."""
+        self.gets += 1
+        cache = self._caches.get(namespace)
+        if key is None or cache is None:
+            return None
+        return cache.get(key)
+
+    def put(self, namespace: str, key: bytes, entry: LRUCacheEntry) -> None:
+        """Cache ``entry`` for ``key``; evict from this namespace while over budget."""
+        self.puts += 1
+        cache = self._cache(namespace)
+        old = cache.current_size_bytes
+        cache.put(key, entry)
+        self._size_bytes += cache.current_size_bytes - old
+        self._maybe_evict(cache)
+
+    def put_if_absent(self, namespace: str, key: bytes,
+                      entry: LRUCacheEntry) -> LRUCacheEntry | None:
+        """Put only if absent; return the entry that was there."""
+        cache = self._cache(namespace)
+        old = cache.current_size_bytes
+        result = cache.put_if_absent(key, entry)
+        self._size_bytes += cache.current_size_bytes - old
+        self._maybe_evict(cache)
+        if result is None:
+            self.puts += 1
+        return result
+
+    def put_all(self, namespace: str, entries: Iterable[tuple[bytes, LRUCacheEntry]]) -> None:
+        """``put`` each ``(key, entry)`` in order."""
+        for key, entry in entries:
+            self.put(namespace, key, entry)
+
+    def delete(self, namespace: str, key: bytes) -> LRUCacheEntry | None:
+        """Drop ``key`` from ``namespace`` without flushing; return its entry."""
+        cache = self._caches.get(namespace)
+        if cache is None:
+            return None
+        old = cache.current_size_bytes
+        entry = cache.delete(key)
+        self._size_bytes += cache.current_size_bytes - old
+        return entry
+
+    def flush(self, namespace: str) -> None:
+        """Flush the dirty entries of ``namespace`` to its listener."""
+        self.flushes += 1
+        cache = self._caches.get(namespace)
+        if cache is None:
+            return
+        old = cache.current_size_bytes
+        cache.flush()
+        self._size_bytes += cache.current_size_bytes - old
+
+    def range(self, namespace: str, from_key: bytes | None, to_key: bytes | None,
+              to_inclusive: bool = True) -> Iterator[tuple[bytes, LRUCacheEntry]]:
+        """``(key, entry)`` ascending over ``[from_key, to_key]``; evicted keys are skipped."""
+        cache = self._caches.get(namespace)
+        keys = [] if cache is None else cache.key_range(from_key, to_key, to_inclusive)
+        return self._entries(cache, keys)
+
+    def reverse_range(self, namespace: str, from_key: bytes | None,
+                      to_key: bytes | None) -> Iterator[tuple[bytes, LRUCacheEntry]]:
+        """``(key, entry)`` descending over ``[from_key, to_key]``."""
+        cache = self._caches.get(namespace)
+        keys = [] if cache is None else cache.reverse_key_range(from_key, to_key)
+        return self._entries(cache, keys)
+
+    def all(self, namespace: str) -> Iterator[tuple[bytes, LRUCacheEntry]]:
+        """Every ``(key, entry)`` of ``namespace``, ascending."""
+        return self.range(namespace, None, None)
+
+    def reverse_all(self, namespace: str) -> Iterator[tuple[bytes, LRUCacheEntry]]:
+        """Every ``(key, entry)`` of ``namespace``, descending."""
+        return self.reverse_range(namespace, None, None)
+
+    @staticmethod
+    def _entries(cache: NamedCache | None,
+                 keys: list[bytes]) -> Iterator[tuple[bytes, LRUCacheEntry]]:
+        for key in keys:
+            entry = None if cache is None else cache.get(key)
+            if entry is not None:  # evicted since the keys were taken
+                yield key, entry
+
+    def resize(self, new_size_bytes: int) -> None:
+        """Change the budget; shrinking evicts round-robin over the named caches."""
+        shrink = new_size_bytes < self.max_cache_size_bytes
+        self.max_cache_size_bytes = new_size_bytes
+        if not shrink or not self._caches:
+            return
+        while self._size_bytes > self.max_cache_size_bytes:
+            progressed = False
+            for cache in list(self._caches.values()):
+                if self._size_bytes <= self.max_cache_size_bytes:
+                    break
+                if cache.is_empty():
+                    continue
+                old = cache.current_size_bytes
+                cache.evict()
+                self._size_bytes += cache.current_size_bytes - old
+                self.evicts += 1
+                progressed = True
+            if not progressed:
+                break
+
+    def close(self, namespace: str) -> None:
+        """Drop ``namespace`` and its entries (its store closed)."""
+        cache = self._caches.pop(namespace, None)
+        if cache is not None:
+            self._size_bytes -= cache.current_size_bytes
+            cache.close()
+
+    def clear(self, namespace: str) -> None:
+        """Drop every entry of ``namespace`` without flushing."""
+        cache = self._caches.get(namespace)
+        if cache is not None:
+            self._size_bytes -= cache.current_size_bytes
+            cache.clear()
+
+    def _maybe_evict(self, cache: NamedCache) -> None:
+        while self._size_bytes > self.max_cache_size_bytes:
+            # a flush on eviction may have put into another namespace: stop when this one is
+            # empty even if the total is still over budget (Java does the same)
+            if cache.is_empty():
+                return
+            old = cache.current_size_bytes
+            cache.evict()
+            self._size_bytes += cache.current_size_bytes - old
+            self.evicts += 1
+
+    def __repr__(self) -> str:
+        return (f"<ThreadCache {self._size_bytes}/{self.max_cache_size_bytes} bytes, "
+                f"{len(self._caches)} named caches>")
+
+
+_THREAD_CACHES: weakref.WeakKeyDictionary[Any, ThreadCache] = weakref.WeakKeyDictionary()
+
+
+def thread_cache_for(context: Any, total_bytes: int) -> ThreadCache:
+    """The ``ThreadCache`` of the stream thread running ``context``'s task.
+
+    A thread is what owns the task's record collector (a test driver, a runtime thread, a
+    Spark task); its budget is ``total_bytes / num.stream.threads``, as Java sizes each
+    thread's cache. A context without a task gets a cache of its own.
+    """
+    configs = context.app_configs()
+    threads = max(1, int(configs.get("num.stream.threads") or 1))
+    size = total_bytes // threads
+    task = getattr(context, "_task", None)
+    owner = getattr(task, "collector", None)
+    if owner is None:
+        return ThreadCache(size)
+    try:
+        cache = _THREAD_CACHES.get(owner)
+        if cache is None:
+            cache = _THREAD_CACHES[owner] = ThreadCache(size)
+    except TypeError:  # an owner that cannot be weakly referenced: one cache per task
+        return ThreadCache(size)
+    return cache

@@ -1,0 +1,307 @@
+"""Java's ``CachingKeyValueStore``: a key-value store behind its thread's record cache.
+
+Stores built with ``with_caching_enabled()`` get one in front (DSL stores by default). Writes
+stay in the store's ``NamedCache`` as serialized bytes until the task commits or the cache
+evicts a dirty entry; then the dirty keys go to the store in write order and, for DSL tables, to
+the flush listener as ``(key, new, old, record)``. Invariant: a read sees the latest write,
+whether it is still cached or already in the store.
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from kslab.state.base import StateStore
+from kslab.state.cache import LRUCacheEntry, ThreadCache, thread_cache_for, total_cache_size
+from kslab.state.timestamped import TimestampedKeyValueStore
+
+__all__ = ["CachingKeyValueStore"]
+
+_TIMESTAMP = struct.Struct(">q")
+
+
+class CachingKeyValueStore(StateStore):
+    """Java's ``CachingKeyValueStore`` over a (timestamped) key-value store.
+
+    Writes go to this store's ``NamedCache`` in the thread's ``ThreadCache`` as serialized
+    bytes (so sizes are Java's); a flush (the task's commit) or the eviction of a dirty entry
+    writes the dirty keys to the store in write order and hands each to the flush listener with
+    the record context of its last write. Reads that miss load the stored bytes into the cache as
+    clean entries, as Java does. With ``statestore.cache.max.bytes`` 0 the cache is off and
+    every write goes straight through.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._listener: Callable[..., None] | None = None
+        self._send_old_values = False
+        self._context: Any = None
+        self._cache: ThreadCache | None = None
+        self._named: Any = None
+        self._namespace = ""
+        self._thread = 0
+        self._timestamped = isinstance(inner, TimestampedKeyValueStore)
+        self.enabled = True
+
+    def init(self, context: Any, root: Any = None) -> None:
+        """Open the store and join the thread's cache (off when its size is 0)."""
+        self._inner.init(context)
+        self._context = context
+        total = total_cache_size(context.app_configs())
+        self.enabled = total > 0
+        if not self.enabled:
+            return
+        self._cache = thread_cache_for(context, total)
+        self._namespace = ThreadCache.namespace(context.task_id, self._inner.name)
+        self._cache.add_dirty_entry_flush_listener(self._namespace, self._flushed)
+        self._named = self._cache.named_cache(self._namespace)
+        self._thread = threading.get_ident()
+
+    @property
+    def store_kind(self) -> str:  # type: ignore[override]
+        """The wrapped store's kind (``key_value`` or ``timestamped_key_value``)."""
+        return self._inner.store_kind  # type: ignore[no-any-return]
+
+    @property
+    def name(self) -> str:
+        """The store name."""
+        return self._inner.name  # type: ignore[no-any-return]
+
+    @property
+    def persistent(self) -> bool:
+        """True when the wrapped store is on disk."""
+        return self._inner.persistent  # type: ignore[no-any-return]
+
+    @property
+    def is_open(self) -> bool:
+        """True between ``init`` and ``close``."""
+        return self._inner.is_open  # type: ignore[no-any-return]
+
+    @property
+    def wrapped(self) -> Any:
+        """The store behind the cache."""
+        return self._inner
+
+    def _snapshot(self) -> object:
+        """The wrapped store's bytes (the engines snapshot after a commit: nothing is dirty)."""
+        return self._inner._snapshot()
+
+    def _restore_snapshot(self, snapshot: object) -> None:
+        """Roll the wrapped store back and forget what is cached."""
+        if self._cache is not None:
+            self._cache.clear(self._namespace)
+        self._inner._restore_snapshot(snapshot)
+
+    def _restore_batch(self, records: Any) -> None:
+        """Restore into the wrapped store directly, as Java's restore bypasses the cache."""
+        if self._cache is not None:
+            self._cache.clear(self._namespace)
+        self._inner._restore_batch(records)
+
+    @property
+    def thread_cache(self) -> ThreadCache | None:
+        """The thread cache this store writes to (``None`` when the cache is off)."""
+        return self._cache
+
+    def set_flush_listener(self, listener: Callable[..., None], send_old_values: bool) -> bool:
+        """Call ``listener(key, new, old, record)`` per flushed key; True if cached."""
+        self._listener = listener
+        self._send_old_values = send_old_values
+        return self.enabled
+
+    # -- reads and writes ---------------------------------------------------------------------
+
+    def get(self, key: Any) -> Any:
+        """The cached value of ``key``, else the stored one (then cached, clean)."""
+        cache = self._cache
+        if cache is None:
+            return self._inner.get(key)
+        inner = self._inner
+        key_bytes = inner._serialize_key(key)
+        entry = cache.get(self._namespace, key_bytes)
+        if entry is not None:
+            if entry.obj is None and entry.value is not None:
+                entry.obj = inner._decode_value(entry.value)
+            return entry.obj
+        raw = inner._bget(key_bytes)
+        if raw is None:
+            return None
+        value = inner._decode_value(raw)
+        if threading.get_ident() == self._thread:  # never let a query thread evict
+            clean = LRUCacheEntry(raw)
+            clean.obj = value
+            cache.put(self._namespace, key_bytes, clean)
+        return value
+
+    def put(self, key: Any, value: Any) -> None:
+        """Write to the cache (to the store when the cache is off)."""
+        cache = self._cache
+        if cache is None:
+            self._inner.put(key, value)
+            return
+        inner = self._inner
+        key_bytes = inner._serialize_key(key)
+        if self._timestamped:
+            encoded = inner._encode(value)
+            raw = None if encoded is None else encoded[0]
+        else:
+            raw = inner._serialize_value(value)
+        c = self._context
+        record = c.record
+        headers = record._headers
+        entry = LRUCacheEntry(raw, headers if headers else None, True, c.offset,
+                              record.timestamp, c.partition, c.topic)
+        entry.obj = None if raw is None else value
+        entry.key_obj = key
+        entry.record = record
+        cache.put(self._namespace, key_bytes, entry)
+
+    def put_if_absent(self, key: Any, value: Any) -> Any:
+        """Write only if ``key`` has no value; return the value that was there."""
+        old = self.get(key)
+        if old is None:
+            self.put(key, value)
+        return old
+
+    def put_all(self, entries: Any) -> None:
+        """``put`` each ``(key, value)`` in order."""
+        for key, value in entries:
+            self.put(key, value)
+
+    def delete(self, key: Any) -> Any:
+        """Remove ``key`` (a cached tombstone until flushed); return what was there."""
+        old = self.get(key)
+        self.put(key, None)
+        return old
+
+    def range(self, from_key: Any = None, to_key: Any = None) -> Any:
+        """Entries in ``[from_key, to_key]``, cached writes merged over the store."""
+        return self._merged("range", from_key, to_key, reverse=False)
+
+    def reverse_range(self, from_key: Any = None, to_key: Any = None) -> Any:
+        """``range`` in descending key order."""
+        return self._merged("reverse_range", from_key, to_key, reverse=True)
+
+    def all(self) -> Any:
+        """Every entry, cached writes merged over the store."""
+        return self._merged("all", None, None, reverse=False)
+
+    def reverse_all(self) -> Any:
+        """``all`` in descending key order."""
+        return self._merged("reverse_all", None, None, reverse=True)
+
+    def _merged(self, method: str, from_key: Any, to_key: Any, *, reverse: bool) -> Any:
+        inner = self._inner
+        args = () if method.endswith("all") else (from_key, to_key)
+        named = self._named
+        if named is None or not named.dirty_keys():
+            return getattr(inner, method)(*args)
+        lower = None if from_key is None else inner._serialize_key(from_key)
+        upper = None if to_key is None else inner._serialize_key(to_key)
+        dirty = {}  # clean entries equal the store, so only dirty ones change the scan
+        for key_bytes in named.key_range(lower, upper):
+            entry = named.get(key_bytes)
+            if entry is not None and entry.is_dirty:
+                dirty[key_bytes] = entry.value
+        if not dirty:
+            return getattr(inner, method)(*args)
+        backend = inner._backend
+        source = (backend.reverse_range(lower, upper) if reverse
+                  else backend.range(lower, upper))
+        return inner._iterator(_merge(source, dirty, reverse))
+
+    # -- flushing -----------------------------------------------------------------------------
+
+    def _flushed(self, entries: list[Any]) -> None:
+        """Write flushed entries to the store and forward them (Java's ``putAndMaybeForward``)."""
+        inner, listener, c = self._inner, self._listener, self._context
+        send_old = self._send_old_values
+        saved = (c.record, c.topic, c.partition, c.offset)
+        try:
+            for dirty in entries:
+                entry = dirty.entry
+                new_raw = dirty.new_value
+                if listener is None:
+                    c.record, c.topic, c.partition, c.offset = (entry.record, entry.topic,
+                                                                entry.partition, entry.offset)
+                    self._write(dirty.key, new_raw, entry)
+                    continue
+                old_raw = inner._bget(dirty.key) if new_raw is None or send_old else None
+                if new_raw is None and old_raw is None:
+                    continue
+                c.record, c.topic, c.partition, c.offset = (entry.record, entry.topic,
+                                                            entry.partition, entry.offset)
+                self._write(dirty.key, new_raw, entry)
+                old = None if old_raw is None or not send_old else inner._decode_value(old_raw)
+                new = entry.obj
+                if new is None and new_raw is not None:
+                    new = inner._decode_value(new_raw)
+                listener(entry.key_obj, new, old, entry.record)
+        finally:
+            c.record, c.topic, c.partition, c.offset = saved
+
+    def _write(self, key_bytes: bytes, raw: bytes | None, entry: Any) -> None:
+        inner = self._inner
+        if raw is None:
+            inner._delete_bytes(key_bytes)
+            return
+        inner._bput(key_bytes, raw)
+        log = inner._log
+        if log is not None:
+            if self._timestamped:
+                log(inner.name, key_bytes, raw[8:], _TIMESTAMP.unpack_from(raw)[0])
+            else:
+                log(inner.name, key_bytes, raw)
+
+    def flush_cache(self) -> None:
+        """Write every dirty key to the store and forward it, in write order."""
+        if self._cache is not None:
+            self._cache.flush(self._namespace)
+
+    def flush(self) -> None:
+        """Flush the cache, then the store."""
+        self.flush_cache()
+        self._inner.flush()
+
+    def close(self) -> None:
+        """Drop the cache's entries (the task flushed them before) and close the store."""
+        if self._cache is not None:
+            self._cache.close(self._namespace)
+            self._cache = None
+            self._named = None
+        self._inner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_inner":  # not set yet while unpickling (Spark ships topologies pickled)
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def __repr__(self) -> str:
+        return f"<CachingKeyValueStore {self._inner!r}>"
+
+
+def _merge(source: Iterator[tuple[bytes, bytes]], dirty: dict[bytes, bytes | None],
+           reverse: bool) -> Iterator[tuple[bytes, bytes]]:
+    """Store ``(key, value)`` bytes with the cache's dirty writes laid over them, in order."""
+    keys = sorted(dirty, reverse=reverse)
+    i, n = 0, len(keys)
+    for key, value in source:
+        while i < n and (keys[i] > key if reverse else keys[i] < key):
+            cached = dirty[keys[i]]
+            if cached is not None:
+                yield keys[i], cached
+            i += 1
+        if i < n and keys[i] == key:
+            cached = dirty[key]
+            i += 1
+            if cached is not None:
+                yield key, cached
+            continue
+        yield key, value
+    for key in keys[i:]:
+        cached = dirty[key]
+        if cached is not None:
+            yield key, cached
