@@ -233,8 +233,9 @@ class TaskContext(ProcessorContext):
         return topic or f"{self._task.application_id}-{store_name}-changelog"
 
     def log_change(self, store_name: str, key: bytes, value: bytes | None,
-                   timestamp: int | None = None) -> None:
-        """Send a store write to its changelog, stamped ``timestamp`` or the record's time."""
+                   timestamp: int | None = None, headers: Any = None) -> None:
+        """Send a store write to its changelog, stamped ``timestamp`` or the record's time
+        (``headers``: e.g. the suppression buffer's version header, as Java writes it)."""
         try:
             write = self._changelog_writers[store_name]
         except KeyError:
@@ -243,7 +244,7 @@ class TaskContext(ProcessorContext):
             return
         if timestamp is None:
             timestamp = self.record.timestamp
-        write(key, value, None, timestamp, self._task.id.partition)
+        write(key, value, headers, timestamp, self._task.id.partition)
 
     def _changelog_writer(self, store_name: str) -> Any:
         """How ``log_change`` writes to ``store_name``'s changelog (``None``: not logged)."""

@@ -260,6 +260,7 @@ def suppress(table: Any, suppressed: Suppressed) -> Any:
     store_name = f"{suppressed.name}-store" if suppressed.name else b.new_store_name(
         SUPPRESS_NAME)
     supplier = SuppressSupplier(suppressed, duration, store_name, table)
+    table.enable_sending_old_values(True)  # as Java's KTableSuppressProcessorSupplier
     config = suppressed.buffer
 
     def store_factory() -> Any:

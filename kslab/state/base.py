@@ -77,9 +77,10 @@ class StoreContext(Protocol):
         """``<application.id>-<store>-changelog``, or the topic a read-only store reuses."""
 
     def log_change(
-        self, store_name: str, key: bytes, value: bytes | None, timestamp: int | None = None
+        self, store_name: str, key: bytes, value: bytes | None, timestamp: int | None = None,
+        headers: Any = None,
     ) -> None:
-        """Send one changelog record for ``store_name``."""
+        """Send one changelog record for ``store_name`` (with ``headers`` if given)."""
 
 
 class StateStore(ABC):

@@ -4,8 +4,10 @@ It holds at most one entry per serialized key, ordered by ``(buffer time, key by
 entry keeps the value before the first buffered change (``prior``), the latest change's old and
 new values and the record context of the latest change. Invariant: keys touched since the last
 ``flush`` are written to the changelog on ``flush`` (the task's commit) with Java's byte layout —
-``ProcessorRecordContext`` + ``BufferValue`` + 8-byte buffer time — or as a tombstone once
-evicted, so restoring the changelog rebuilds exactly the entries that were still buffered.
+``ProcessorRecordContext`` + ``BufferValue`` + 8-byte buffer time, with the header ``v`` =
+``0x03`` (Java's changelog format version 3) — or as a tombstone (no header) once evicted, so
+restoring the changelog rebuilds exactly the entries that were still buffered. Restore reads
+version 3, the only format Kafka 4.0 writes.
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ class SuppressionBuffer(StateStore):
             if entry is None:
                 log(self._name, key, None)
             else:
-                log(self._name, key, _encode(entry), entry.context[0])
+                log(self._name, key, _encode(entry), entry.context[0], _v3_headers())
 
     def close(self) -> None:
         """Drop the entries (they live on in the changelog)."""
@@ -224,6 +226,11 @@ class SuppressionBufferBuilder(StoreBuilder):
         """A new, uninitialized buffer."""
         return SuppressionBuffer(self._name, self._key_serde, self._value_serde,
                                  logging_enabled=self._logging_enabled)
+
+
+def _v3_headers() -> Headers:
+    """Java's ``CHANGELOG_HEADERS``: ``v`` = 3."""
+    return Headers().add("v", b"\x03")
 
 
 def _value(data: bytes | None) -> bytes:

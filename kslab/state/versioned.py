@@ -5,7 +5,8 @@ The backend holds, per serialized key, the key's versions as one value: a list o
 while ``get(key, as_of)`` asks for a time at or after ``observed stream time - history
 retention``; a put older than that is refused (``PUT_RETURN_CODE_NOT_PUT``), and versions that can
 no longer be asked for are dropped, as Java's ``RocksDBVersionedStore`` does. The changelog
-carries plain ``(key, value)`` records with the version's timestamp, so a replay rebuilds it.
+carries, as Java's, every put and delete (refused ones too) as a plain ``(key bytes, value
+bytes or tombstone)`` record stamped with the version's timestamp, so a replay rebuilds it.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ class VersionedKeyValueStore(TypedStore):
         key_bytes = self._serialize_key(key)
         raw = self._serialize_value(value)
         code = self._put_bytes(key_bytes, raw, timestamp)
-        if code != PUT_RETURN_CODE_NOT_PUT and self._log is not None:
+        if self._log is not None:  # as Java's ChangeLoggingVersionedKeyValueBytesStore: always
             self._log(self._name, key_bytes, raw, timestamp)
         return code
 

@@ -146,3 +146,40 @@ def test_seed_revenue_per_window() -> None:
             ks.KeyValue(Windowed("eu", Window(0, 60_000)),
                         {"order_count": 2, "gross_cents": 750}),
         ]
+
+
+def test_buffer_changelog_bytes_as_java_writes_them() -> None:
+    """InMemoryTimeOrderedKeyValueChangeBuffer.logValue: key = the windowed key's bytes, value =
+    ProcessorRecordContext + BufferValue (prior, old or -2 when equal to prior, new) + 8-byte
+    buffer time, header v = 3; an eviction is a tombstone without headers. Suppress makes the
+    windowed count send old values (the initializer's 0 for a new window, as Java's uncached
+    aggregation), so prior and old are set."""
+    import struct
+
+    topology = _clicks(Suppressed.until_window_closes(BufferConfig.unbounded()))
+    store = "KTABLE-SUPPRESS-STATE-STORE-0000000003"
+    with ks.TopologyTestDriver(topology) as driver:
+        _pipe(driver, [("a", 5), ("a", 7), ("b", 80_000)])
+        changelog = driver.create_output_topic(f"topology-test-driver-{store}-changelog",
+                                               serdes.Bytes(), serdes.Bytes())
+        logged = changelog.read_records_to_list()
+
+    def context(timestamp: int, offset: int) -> bytes:
+        return struct.pack(">qqi", timestamp, offset, 6) + b"clicks" + struct.pack(">ii", 0, 0)
+
+    def long_value(n: int) -> bytes:
+        return struct.pack(">iq", 8, n)
+
+    key_a = b"a" + struct.pack(">q", 0)
+    assert [(r.key, r.value, r.timestamp) for r in logged] == [
+        (key_a, context(5, 0) + long_value(0) + struct.pack(">i", -2) + long_value(1)
+         + struct.pack(">q", 60_000), 5),
+        (key_a, context(7, 1) + long_value(0) + long_value(1) + long_value(2)
+         + struct.pack(">q", 60_000), 7),
+        (key_a, None, 80_000),
+        (b"b" + struct.pack(">q", 60_000),
+         context(80_000, 2) + long_value(0) + struct.pack(">i", -2) + long_value(1)
+         + struct.pack(">q", 120_000), 80_000),
+    ]
+    assert [list(r.headers) for r in logged] == [[("v", b"\x03")]] * 2 + [[]] + \
+        [[("v", b"\x03")]]

@@ -63,13 +63,16 @@ class FakeContext:
         self.default_value_serde = StrSerde()
         self.timestamp = timestamp
         self.changelog: list[tuple[str, bytes, bytes | None, int]] = []
+        self.changelog_headers: list[Any] = []
 
     def changelog_topic(self, store_name: str) -> str:
         return f"{self.application_id}-{store_name}-changelog"
 
     def log_change(
-        self, store_name: str, key: bytes, value: bytes | None, timestamp: int | None = None
+        self, store_name: str, key: bytes, value: bytes | None, timestamp: int | None = None,
+        headers: Any = None,
     ) -> None:
         self.changelog.append(
             (store_name, key, value, self.timestamp if timestamp is None else timestamp)
         )
+        self.changelog_headers.append(headers)

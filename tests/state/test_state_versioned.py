@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,16 @@ def test_versioned_table_join_looks_up_as_of_the_stream_record() -> None:
         assert updates.read_values_to_list() == [10, 30, 20]
         assert driver.get_versioned_key_value_store("prices-store").get("x", 22) == \
             VersionedRecord(20, 20, 50)
+
+
+def test_changelog_bytes_as_java_writes_them(store, tmp_path: Path) -> None:
+    """ChangeLoggingVersionedKeyValueBytesStore: every put and delete, refused ones too, is
+    (key bytes, plain value bytes or None) at the version's timestamp."""
+    store, context = store
+    store.put("k", 1, 10)
+    store.put("k", 2, 500)
+    assert store.put("k", 3, 5) == PUT_RETURN_CODE_NOT_PUT  # older than 500 - 100
+    store.delete("k", 600)
+    assert [(k, v, t) for _, k, v, t in context.changelog] == [
+        (b"k", struct.pack(">q", 1), 10), (b"k", struct.pack(">q", 2), 500),
+        (b"k", struct.pack(">q", 3), 5), (b"k", None, 600)]
