@@ -116,7 +116,7 @@ class NamedCache:
     def __init__(self, name: str) -> None:
         self.name = name
         self._entries: OrderedDict[bytes, LRUCacheEntry] = OrderedDict()  # eldest first
-        self._sorted: SortedList = SortedList()
+        self._sorted: SortedList | None = None  # the keys in order, built when a scan asks
         self._dirty: dict[bytes, None] = {}
         self.listener: Listener | None = None
         self.current_size_bytes = 0
@@ -140,18 +140,21 @@ class NamedCache:
             msg = (f"Attempting to put a clean entry for key [{key!r}] into NamedCache "
                    f"[{self.name}] when it already contains a dirty entry for the same key")
             raise StoreError(msg)
-        old = self._entries.get(key)
+        entries = self._entries
+        old = entries.get(key)
         if old is not None:
             self.overwrites += 1
-            self.current_size_bytes -= node_size(key, old)
-            self._entries.move_to_end(key)
-        else:
+            self.current_size_bytes -= len(key) + _NODE_OVERHEAD + old.size
+            entries.move_to_end(key)
+        elif self._sorted is not None:
             self._sorted.add(key)
-        self._entries[key] = entry
+        entries[key] = entry
         if entry.is_dirty:
-            self._dirty.pop(key, None)
-            self._dirty[key] = None
-        self.current_size_bytes += node_size(key, entry)
+            dirty = self._dirty
+            if key in dirty:
+                del dirty[key]
+            dirty[key] = None
+        self.current_size_bytes += len(key) + _NODE_OVERHEAD + entry.size
 
     def put_if_absent(self, key: bytes, entry: LRUCacheEntry) -> LRUCacheEntry | None:
         """Put only if ``key`` has no entry; return the entry that was there."""
@@ -170,7 +173,8 @@ class NamedCache:
         entry = self._entries.pop(key, None)
         if entry is None:
             return None
-        self._sorted.remove(key)
+        if self._sorted is not None:
+            self._sorted.remove(key)
         self._dirty.pop(key, None)
         self.current_size_bytes -= node_size(key, entry)
         return entry
@@ -180,7 +184,8 @@ class NamedCache:
         if not self._entries:
             return
         key, entry = self._entries.popitem(last=False)
-        self._sorted.remove(key)
+        if self._sorted is not None:
+            self._sorted.remove(key)
         self.current_size_bytes -= node_size(key, entry)
         if entry.is_dirty:
             self._flush(key, entry)
@@ -220,6 +225,8 @@ class NamedCache:
         """Cached keys in ``[from_key, to_key]`` (or ``to_key`` excluded), ascending."""
         if from_key is not None and to_key is not None and from_key > to_key:
             return []
+        if self._sorted is None:
+            self._sorted = SortedList(self._entries)
         return list(self._sorted.irange(from_key, to_key, (True, to_inclusive)))
 
     def reverse_key_range(self, from_key: bytes | None, to_key: bytes | None) -> list[bytes]:
@@ -228,7 +235,7 @@ class NamedCache:
 
     def all_keys(self) -> list[bytes]:
         """Every cached key, ascending."""
-        return list(self._sorted)
+        return self.key_range(None, None)
 
     def dirty_keys(self) -> list[bytes]:
         """The dirty keys in write order."""
@@ -260,7 +267,7 @@ class NamedCache:
     def clear(self) -> None:
         """Drop everything (dirty entries too) without flushing."""
         self._entries.clear()
-        self._sorted.clear()
+        self._sorted = None
         self._dirty.clear()
         self.current_size_bytes = 0
 
@@ -317,11 +324,14 @@ class ThreadCache:
     def put(self, namespace: str, key: bytes, entry: LRUCacheEntry) -> None:
         """Cache ``entry`` for ``key``; evict from this namespace while over budget."""
         self.puts += 1
-        cache = self._cache(namespace)
+        cache = self._caches.get(namespace)
+        if cache is None:
+            cache = self._cache(namespace)
         old = cache.current_size_bytes
         cache.put(key, entry)
         self._size_bytes += cache.current_size_bytes - old
-        self._maybe_evict(cache)
+        if self._size_bytes > self.max_cache_size_bytes:
+            self._maybe_evict(cache)
 
     def put_if_absent(self, namespace: str, key: bytes,
                       entry: LRUCacheEntry) -> LRUCacheEntry | None:
@@ -355,6 +365,9 @@ class ThreadCache:
         self.flushes += 1
         cache = self._caches.get(namespace)
         if cache is None:
+            return
+        if not cache._dirty and cache.listener is not None:  # nothing to hand over
+            cache.flushes += 1
             return
         old = cache.current_size_bytes
         cache.flush()

@@ -21,6 +21,8 @@ from kslab.state.timestamped import TimestampedKeyValueStore
 __all__ = ["CachingKeyValueStore"]
 
 _TIMESTAMP = struct.Struct(">q")
+_NO_KEY = object()
+_MEMO_TYPES = (str, int, bytes)  # immutable: the same object always serializes the same
 
 
 class CachingKeyValueStore(StateStore):
@@ -44,12 +46,15 @@ class CachingKeyValueStore(StateStore):
         self._namespace = ""
         self._thread = 0
         self._timestamped = isinstance(inner, TimestampedKeyValueStore)
+        self._memo_key: Any = _NO_KEY
+        self._memo_bytes = b""
         self.enabled = True
 
     def init(self, context: Any, root: Any = None) -> None:
         """Open the store and join the thread's cache (off when its size is 0)."""
         self._inner.init(context)
         self._context = context
+        self._memo_key = _NO_KEY
         total = total_cache_size(context.app_configs())
         self.enabled = total > 0
         if not self.enabled:
@@ -114,13 +119,23 @@ class CachingKeyValueStore(StateStore):
 
     # -- reads and writes ---------------------------------------------------------------------
 
+    def _key_bytes(self, key: Any) -> bytes:
+        """``key`` serialized; the bytes of the last str/int/bytes key are remembered, so the
+        usual get-then-put of one key serializes it once."""
+        if key is self._memo_key:
+            return self._memo_bytes
+        key_bytes = self._inner._serialize_key(key)
+        if key.__class__ in _MEMO_TYPES:
+            self._memo_key, self._memo_bytes = key, key_bytes
+        return key_bytes
+
     def get(self, key: Any) -> Any:
         """The cached value of ``key``, else the stored one (then cached, clean)."""
         cache = self._cache
         if cache is None:
             return self._inner.get(key)
         inner = self._inner
-        key_bytes = inner._serialize_key(key)
+        key_bytes = self._key_bytes(key)
         entry = cache.get(self._namespace, key_bytes)
         if entry is not None:
             if entry.obj is None and entry.value is not None:
@@ -143,7 +158,7 @@ class CachingKeyValueStore(StateStore):
             self._inner.put(key, value)
             return
         inner = self._inner
-        key_bytes = inner._serialize_key(key)
+        key_bytes = self._key_bytes(key)
         if self._timestamped:
             encoded = inner._encode(value)
             raw = None if encoded is None else encoded[0]
