@@ -45,10 +45,12 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 def _register_formatters(ipython: Any) -> None:
     """Formatters for kslab objects that carry no ``_repr_mimebundle_`` of their own."""
-    from kslab.notebook.display import driver_bundle
+    from kslab.notebook.display import driver_bundle, mimebundle
 
     formatter = ipython.display_formatter.mimebundle_formatter
     formatter.for_type_by_name("kslab.testing.driver", "TopologyTestDriver", driver_bundle)
+    for windowed in ("TimeWindowedKStream", "SessionWindowedKStream", "WindowedCogroupedKStream"):
+        formatter.for_type_by_name("kslab.dsl.windowed", windowed, mimebundle)
 
 
 def __getattr__(name: str) -> Any:

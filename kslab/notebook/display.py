@@ -16,6 +16,7 @@ from typing import Any
 from kslab.notebook._options import options
 from kslab.notebook.preview import PreviewRows, preview_for, topology_for
 from kslab.notebook.render import Drawing, draw
+from kslab.records import Windowed
 
 __all__ = ["html_table", "mimebundle", "preview_html"]
 
@@ -39,7 +40,8 @@ def mimebundle(obj: Any, include: Iterable[str] | None = None,
     else:
         parts.append(drawing.html())
     if preview is not None:
-        parts.append(preview_html(preview))
+        windows = getattr(obj, "windows", None) if hasattr(obj, "grouped") else None
+        parts.append(preview_html(preview, windows))
     parts.append("</div>")
     bundle = {"text/plain": repr(obj), "text/html": "".join(parts)}
     if not isinstance(drawing, str) and drawing.svg.startswith("<svg"):
@@ -59,10 +61,16 @@ def _view(obj: Any) -> tuple[str, Drawing | str, PreviewRows | None]:
     builder = getattr(obj, "builder", None)
     if builder is None and hasattr(obj, "build") and hasattr(obj, "samples"):
         return "StreamsBuilder", _draw(lambda: topology_for(obj), None), None
+    inner = getattr(obj, "grouped", None) or getattr(obj, "cogrouped", None)
+    if builder is None and inner is not None:
+        builder = getattr(inner, "builder", None)
     if builder is None:
         return type(obj).__name__, f"kslab: cannot draw {type(obj).__name__}", None
-    node = getattr(obj, "name", None)
+    # a windowed stream has no node of its own yet: show the grouped stream it windows
+    node = getattr(obj, "name", None) or getattr(inner, "name", None)
     title = f"{type(obj).__name__} {node}" if node else type(obj).__name__
+    if inner is not None and getattr(obj, "windows", None) is not None:
+        title += f" windowed by {obj.windows!r}"
     drawing = _draw(lambda: topology_for(builder), node)
     preview = None
     if node and options.preview and not isinstance(drawing, str):
@@ -88,8 +96,12 @@ def _draw(topology: Any, highlight: str | None) -> Drawing | str:
                 "print(topology.describe()) shows it as text")
 
 
-def preview_html(preview: PreviewRows) -> str:
-    """The preview as HTML: rows, then the error with its record, or a one-line problem."""
+def preview_html(preview: PreviewRows, windows: Any = None) -> str:
+    """The preview as HTML: rows, then the error with its record, or a one-line problem.
+
+    With ``windows`` that can tell (``TimeWindows``), each row also lists the windows its
+    timestamp falls in, as ``[start, end)`` in ms.
+    """
     if preview.problem:
         return f'<div class="kslab-preview kslab-error">{escape(preview.problem)}</div>'
     parts = ['<div class="kslab-preview">']
@@ -99,6 +111,9 @@ def preview_html(preview: PreviewRows) -> str:
         header.append("old value")
     else:
         rows = [r[:3] for r in rows]
+    if hasattr(windows, "windows_for") and len(header) == 3:
+        header.append("windows")
+        rows = [(*r, _windows_of(windows, r[2])) for r in rows]
     status = f"{len(rows)} first record(s) forwarded by this node; {preview.driven} of " \
              f"{preview.total} sample rows driven"
     if not preview.complete:
@@ -135,7 +150,13 @@ def html_table(header: list[str], rows: Iterable[tuple[Any, ...]]) -> str:
     return f'<table class="kslab-table"><tr>{head}</tr>{body}</table>'
 
 
+def _windows_of(windows: Any, timestamp: int) -> str:
+    return " ".join(f"[{w.start}, {w.end})" for w in windows.windows_for(timestamp).values())
+
+
 def _cell(value: Any) -> str:
+    if isinstance(value, Windowed):
+        return str(value)  # Java's [key@start/end]
     return value if isinstance(value, str) else repr(value)
 
 

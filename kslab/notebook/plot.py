@@ -8,6 +8,7 @@ each (key, window), which is the final result of a windowed aggregation's update
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
@@ -61,7 +62,7 @@ def plot_windows(df: Any, value: str = "value", key: str = "key", *,
         series.setdefault(k, []).append((start, v))
     top = sorted(series, key=lambda k: -sum(_num(v) for _, v in series[k]))[:max_keys]
     series = {k: series[k] for k in top}
-    return WindowChart(_svg(series, title or f"{value} per window"), series)
+    return WindowChart(_svg(series, title or f"{value} per window", value), series)
 
 
 def _rows(df: Any) -> list[dict[str, Any]]:
@@ -83,42 +84,75 @@ def _num(value: Any) -> float:
         return 0.0
 
 
-def _svg(series: dict[Any, list[tuple[int, Any]]], title: str) -> str:
+def _svg(series: dict[Any, list[tuple[int, Any]]], title: str, value: str = "value") -> str:
     points = [(t, _num(v)) for pts in series.values() for t, v in pts]
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="kslab-svg" width="{_W}" '
              f'height="{_H}" font-family="Helvetica, Arial, sans-serif" font-size="10">',
+             f'<rect width="{_W}" height="{_H}" fill="white"/>',
              f'<text x="{_W / 2}" y="16" text-anchor="middle" font-size="12">'
              f"{escape(title)}</text>"]
     if not points:
         parts.append(f'<text x="{_W / 2}" y="{_H / 2}" text-anchor="middle">no windows</text>')
         return "".join(parts) + "</svg>"
-    t0, t1 = min(t for t, _ in points), max(t for t, _ in points)
-    v1 = max(max(v for _, v in points), 1.0)
-    span = max(t1 - t0, 1)
+    starts = sorted({t for t, _ in points})
+    t0, t1 = starts[0], starts[-1]
+    integral = all(v.is_integer() for _, v in points)  # counts: no 0.5 gridlines
+    ticks = _ticks(max(max(v for _, v in points), 0.0), integral)
+    v1 = ticks[-1]
+    right = _W - _M - 90  # room for the legend
 
     def x(t: int) -> float:
-        return _M + (t - t0) / span * (_W - 2 * _M - 90)
+        return (_M + right) / 2 if t1 == t0 else _M + (t - t0) / (t1 - t0) * (right - _M)
 
     def y(v: float) -> float:
         return _H - _M - v / v1 * (_H - 2 * _M)
 
-    parts.append(f'<line x1="{_M}" y1="{_H - _M}" x2="{_W - _M - 90}" y2="{_H - _M}" '
-                 'stroke="#333"/>')
+    for tick in ticks:  # grid lines and y labels
+        parts.append(f'<line x1="{_M}" y1="{y(tick):.1f}" x2="{right}" y2="{y(tick):.1f}" '
+                     f'stroke="{"#333" if tick == 0 else "#e5e5e5"}"/>')
+        parts.append(f'<text x="{_M - 4}" y="{y(tick) + 3:.1f}" text-anchor="end">'
+                     f"{tick:g}</text>")
     parts.append(f'<line x1="{_M}" y1="{_M}" x2="{_M}" y2="{_H - _M}" stroke="#333"/>')
-    for frac in (0, 0.5, 1):
-        parts.append(f'<text x="{_M - 4}" y="{y(v1 * frac) + 3:.1f}" text-anchor="end">'
-                     f"{v1 * frac:g}</text>")
-    for t in (t0, t1):
-        label = datetime.fromtimestamp(t / 1000, UTC).strftime("%H:%M:%S")
-        parts.append(f'<text x="{x(t):.1f}" y="{_H - _M + 14}" text-anchor="middle">'
+    fmt = _time_format(starts)
+    step = max(1, -(-len(starts) // 8))  # at most 8 labels on the time axis
+    for t in starts[::step]:
+        label = datetime.fromtimestamp(t / 1000, UTC).strftime(fmt)
+        parts.append(f'<line x1="{x(t):.1f}" y1="{_H - _M}" x2="{x(t):.1f}" '
+                     f'y2="{_H - _M + 4}" stroke="#333"/>')
+        parts.append(f'<text x="{x(t):.1f}" y="{_H - _M + 15}" text-anchor="middle">'
                      f"{label}</text>")
+    parts.append(f'<text x="{(_M + right) / 2}" y="{_H - _M + 32}" text-anchor="middle">'
+                 "window start (UTC)</text>")
+    parts.append(f'<text transform="translate(12 {_H / 2}) rotate(-90)" '
+                 f'text-anchor="middle">{escape(value)}</text>')
     for i, (k, pts) in enumerate(series.items()):
         color = _COLORS[i % len(_COLORS)]
         line = " ".join(f"{x(t):.1f},{y(_num(v)):.1f}" for t, v in pts)
         parts.append(f'<polyline class="series" points="{line}" fill="none" '
                      f'stroke="{color}" stroke-width="1.5"/>')
-        parts.extend(f'<circle cx="{x(t):.1f}" cy="{y(_num(v)):.1f}" r="2.5" fill="{color}"/>'
+        parts.extend(f'<circle cx="{x(t):.1f}" cy="{y(_num(v)):.1f}" r="2.5" fill="{color}">'
+                     f"<title>{escape(str(k))}: {escape(str(v))}</title></circle>"
                      for t, v in pts)
-        parts.append(f'<text x="{_W - _M - 80}" y="{_M + 12 * i}" fill="{color}">'
+        parts.append(f'<text x="{right + 10}" y="{_M + 12 * i}" fill="{color}">'
                      f"{escape(str(k))}</text>")
     return "".join(parts) + "</svg>"
+
+
+def _ticks(top: float, integral: bool = False) -> list[float]:
+    """0 up to at least ``top`` in 1, 2 or 5 times a power of ten: about five gridlines."""
+    if top <= 0:
+        return [0, 1]
+    raw = top / 5
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    step = max(step, 1) if integral else step
+    count = math.ceil(top / step)
+    return [round(i * step, 12) for i in range(count + 1)]
+
+
+def _time_format(starts: list[int]) -> str:
+    """Minutes when every window starts on a minute; the date too when they span days."""
+    fmt = "%H:%M" if all(t % 60_000 == 0 for t in starts) else "%H:%M:%S"
+    if starts[-1] - starts[0] >= 86_400_000:
+        fmt = "%m-%d " + fmt
+    return fmt

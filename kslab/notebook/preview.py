@@ -1,6 +1,7 @@
 """Live previews: the first records each node forwards when a builder's samples are driven.
 
-A builder's ``sample=`` frames are merged in timestamp order and piped through a
+A builder's ``sample=`` frames are merged as Kafka merges partitions (each frame in row
+order, the smallest head timestamp next) and piped through a
 ``TopologyTestDriver`` over a copy of the topology in which every source and processor has a
 tap child that keeps the first records its node forwards (tracing is only switched on to find
 the node of a failing record). One
@@ -13,11 +14,13 @@ the record, and driving stops at the first error.
 from __future__ import annotations
 
 import functools
+import heapq
 import time
 import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from kslab.errors import StreamsError
 from kslab.notebook._options import options
 from kslab.processor import Processor
 from kslab.topology._nodes import SinkNode
@@ -176,8 +179,9 @@ class PreviewRun:
 
     def _describe(self, exc: Exception, topic: str, row: int, key: Any, value: Any,
                   ts: Any) -> PreviewError:
-        while exc.__cause__ is not None and isinstance(exc.__cause__, Exception):
-            exc = exc.__cause__  # the user's exception, not the core's wrapper
+        while type(exc) is StreamsError and isinstance(exc.__cause__, Exception):
+            exc = exc.__cause__  # the user's exception, not the core's wrapper; a kslab
+            # error (a serde that cannot write a store) keeps its own, better message
         last = self._failing_hop()
         if last is None:  # failed before any node saw it: the input record itself (serdes)
             return PreviewError(f"{type(exc).__name__}: {_one_line(exc)}", None, key, value,
@@ -209,14 +213,16 @@ class PreviewRun:
 
 def merge_frames(frames: dict[str, Any], read: set[str] | None = None
                  ) -> tuple[list[tuple[str, int, tuple[Any, ...]]], str | None]:
-    """``(topic, row, (key, value, ts, headers, partition))`` in timestamp order, or a problem.
+    """``(topic, row, (key, value, ts, headers, partition))`` merged as Kafka does, or a problem.
 
-    Frames need ``key`` and ``value`` columns (``timestamp`` is optional); topics outside
-    ``read`` are skipped. A frame that cannot be read gives no rows and a one-line problem.
+    Each frame is one partition read in row order (a late record stays late); across frames
+    the row with the smallest head timestamp goes next, ties to the earlier frame. Frames need
+    ``key`` and ``value`` columns (``timestamp`` is optional); topics outside ``read`` are
+    skipped. A frame that cannot be read gives no rows and a one-line problem.
     """
     from kslab.testing.frames import frame_rows
 
-    merged = []
+    partitions = []
     for order, (topic, df) in enumerate(frames.items()):
         if read and topic not in read:
             continue
@@ -232,10 +238,9 @@ def merge_frames(frames: dict[str, Any], read: set[str] | None = None
                                headers=None, partition=None)
         except Exception as exc:
             return [], f"kslab: the sample for topic '{topic}': {_one_line(exc)}"
-        for i, row in enumerate(found):
-            ts = row[2] if row[2] is not None else -1
-            merged.append((ts, order, i, topic, row))
-    merged.sort(key=lambda r: (r[0], r[1], r[2]))
+        partitions.append([(row[2] if row[2] is not None else -1, order, i, topic, row)
+                           for i, row in enumerate(found)])
+    merged = heapq.merge(*partitions, key=lambda r: (r[0], r[1]))
     return [(topic, i, row) for _, _, i, topic, row in merged], None
 
 

@@ -16,8 +16,9 @@ import ipywidgets as w
 from kslab.notebook.display import _STYLE, html_table
 from kslab.notebook.preview import merge_frames
 from kslab.notebook.render import draw
+from kslab.records import Windowed
 
-__all__ = ["DriverExplorer", "StoreBrowser", "frame_html"]
+__all__ = ["DriverExplorer", "StoreBrowser", "frame_html", "store_frame"]
 
 CHECKPOINT_EVERY = 50  # a snapshot every this many records: rewinding replays at most that many
 _PROGRESS_FROM = 200  # replays longer than this show the progress bar
@@ -27,11 +28,13 @@ _TABLE_ROWS = 20
 class DriverExplorer(w.VBox):
     """Step, play and rewind a topology over input frames; see each record's path and effects.
 
-    ``rewind="snapshot"`` rolls state back with ``driver.restore`` (processor attributes
-    outside stores are not rolled back); ``rewind="replay"`` re-runs a fresh driver instead.
+    Rewinding with ``rewind="replay"`` (the default) drives the records again on a fresh
+    driver, so state processors keep outside stores (a window's or suppress's observed stream
+    time) is right too; ``rewind="snapshot"`` restores the nearest checkpoint, faster on long
+    inputs, but only for topologies whose processors keep all their state in stores.
     """
 
-    def __init__(self, topology: Any, inputs: dict[str, Any], *, rewind: str = "snapshot",
+    def __init__(self, topology: Any, inputs: dict[str, Any], *, rewind: str = "replay",
                  config: dict[str, Any] | None = None) -> None:
         from kslab.testing import TopologyTestDriver
 
@@ -150,7 +153,7 @@ class DriverExplorer(w.VBox):
         frames = {}
         for name, store in sorted(self.driver.get_all_state_stores().items()):
             if store is not None:
-                frames[name] = store.to_pandas() if hasattr(store, "to_pandas") else None
+                frames[name] = store_frame(store)
         return frames
 
     def close(self) -> None:
@@ -183,12 +186,12 @@ class DriverExplorer(w.VBox):
 
     def _rewind(self, position: int) -> None:
         self.error = None
-        if self.rewind_mode == "replay":
+        if self.rewind_mode == "replay":  # seek() drives forward again, with the progress bar
             old = self.driver
-            self.driver = old.replay(until=position)
+            self.driver = old.replay(until=0)
             old.close()
             self._topics = {t: self.driver.create_input_topic(t) for t in self._topics}
-            self.position = position
+            self.position = 0
             return
         mark = max(p for p in self._checkpoints if p <= position)
         self.driver.restore(self._checkpoints[mark])
@@ -277,7 +280,7 @@ class StoreBrowser(w.VBox):
             return
         store = self._driver().get_all_state_stores()[name]  # any kind, unlike get_state_store
         text = self.key_box.value.strip()
-        if text:
+        if text and hasattr(store, "get"):
             key = _parse_key(text)
             found = store.get(key)
             if hasattr(found, "value") and hasattr(found, "timestamp"):  # ValueAndTimestamp
@@ -285,8 +288,31 @@ class StoreBrowser(w.VBox):
                 self.table.value = _STYLE + html_table(["key", "value", "timestamp"], row)
             else:
                 self.table.value = _STYLE + html_table(["key", "value"], [(key, found)])
+        elif text:  # window, session and suppression stores: every row of that key
+            frame, key = store_frame(store), _parse_key(text)
+            if frame is not None:
+                frame = frame[frame["key"] == key]
+            self.table.value = _STYLE + frame_html(frame, limit=100)
         else:
-            self.table.value = _STYLE + frame_html(store.to_pandas(), limit=100)
+            self.table.value = _STYLE + frame_html(store_frame(store), limit=100)
+
+
+def store_frame(store: Any) -> Any:
+    """A store's contents as a pandas frame; a suppress buffer lists what it holds back."""
+    if hasattr(store, "to_pandas"):
+        return store.to_pandas()
+    if getattr(store, "store_kind", None) != "suppression_buffer" or not store.is_open:
+        return None
+    import pandas as pd
+
+    topic, des = store.topic, store.value_serde.deserialize
+    rows = [(store.key_serde.deserialize(topic, e.key),
+             None if e.new is None else des(topic, e.new), e.time, e.context[0])
+            for e in store.entries()]
+    if rows and all(isinstance(r[0], Windowed) for r in rows):  # as window stores show them
+        return pd.DataFrame([(k.key, k.window.start, k.window.end, *rest) for k, *rest in rows],
+                            columns=["key", "start", "end", "value", "buffer_time", "timestamp"])
+    return pd.DataFrame(rows, columns=["key", "value", "buffer_time", "timestamp"])
 
 
 def frame_html(df: Any, limit: int = _TABLE_ROWS) -> str:

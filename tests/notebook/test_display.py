@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pandas as pd
 import pytest
 
 import kslab as ks
@@ -114,3 +117,36 @@ def test_import_kslab_imports_no_widgets():
             "print(any(m.split('.')[0] in ('ipywidgets', 'IPython') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def windowed_clicks() -> tuple[ks.StreamsBuilder, Any]:
+    """A hopping-windowed stream over three sample clicks."""
+    clicks = pd.DataFrame({"key": ["a", "b", "a"], "value": [1, 1, 1],
+                           "timestamp": [5, 12, 61]})
+    builder = ks.StreamsBuilder()
+    windowed = (builder.stream("clicks", key_serde="string", sample=clicks).group_by_key()
+                .windowed_by(ks.TimeWindows.of_size_with_no_grace(60).advance_by(30)))
+    return builder, windowed
+
+
+def test_a_windowed_stream_shows_the_stream_it_windows_and_each_records_windows():
+    from IPython.testing.globalipapp import get_ipython
+
+    ip = get_ipython()
+    ip.extension_manager.load_extension("kslab")
+    _, windowed = windowed_clicks()
+    html = ip.display_formatter.format(windowed)[0]["text/html"]
+    assert ("<b>TimeWindowedKStream KSTREAM-SOURCE-0000000000 windowed by TimeWindows{sizeMs=60, "
+            "advanceMs=30, graceMs=0}</b>") in html
+    assert 'highlighted" data-key="KSTREAM-SOURCE-0000000000"' in html
+    assert "<th>timestamp</th><th>windows</th>" in html
+    assert "<td>a</td><td>1</td><td>5</td><td>[0, 60)</td>" in html
+    assert "<td>a</td><td>1</td><td>61</td><td>[30, 90) [60, 120)</td>" in html
+
+
+def test_windowed_keys_show_as_kafka_prints_them():
+    _, windowed = windowed_clicks()
+    html = windowed.count()._repr_mimebundle_()["text/html"]
+    assert "<td>[a@0/60]</td><td>1</td><td>5</td>" in html
+    assert "<td>[a@30/90]</td><td>1</td><td>61</td>" in html
+    assert "<th>windows</th>" not in html  # a windowed table's keys carry their window

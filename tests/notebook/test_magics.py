@@ -57,7 +57,8 @@ def test_drive_opens_the_explorer_on_the_samples_or_given_frames(ip):
     ("drive builder lines", "'lines' is not TOPIC=DFVAR; write e.g. orders=orders_df"),
     ("describe number", "number is a int, not a StreamsBuilder, Topology, KStream or KTable"),
     ("frobnicate", "%kslab has no command 'frobnicate'"),
-    ("export -o app", "%kslab has no command 'export' yet: it arrives with the export issue"),
+    ("export -o app", "%kslab export: cannot tell which notebook this kernel runs (no Jupyter "
+                      "session path); give it: %kslab export path/to/notebook.ipynb -o DIR"),
     ("", "usage: %kslab describe|drive|broker|promote"),
     ("broker restart", "usage: %kslab broker start|stop|status"),
 ])
@@ -78,6 +79,6 @@ def test_drive_without_samples_says_what_to_pass(ip):
 def test_the_magic_documents_itself(ip):
     doc = ip.find_line_magic("kslab").__doc__
     for usage in ("%kslab describe VAR", "%kslab drive VAR [TOPIC=DFVAR ...]",
-                  "%kslab broker start|stop|status", "%kslab promote VAR [--bootstrap-servers"):
+                  "%kslab broker start|stop|status", "%kslab promote VAR [--bootstrap-servers",
+                  "%kslab export [NOTEBOOK] [-o DIR]"):
         assert usage in doc
-    assert "export" not in doc  # arrives with the export issue

@@ -107,3 +107,57 @@ def test_promote_to_the_live_runtime(kslab_kernel):
     assert "promo-counts" in html_of(lookup) or any(
         "3" in o.get("data", {}).get("text/plain", "") for o in lookup.outputs)
     assert "local broker stopped" in text_of(cells[-1])
+
+
+def tagged(cells: list, tag: str):
+    """The code cell carrying ``tag`` in its metadata."""
+    return next(c for c in cells if tag in c.metadata.get("tags", []))
+
+
+def plain_of(cell) -> str:
+    return "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+
+
+def test_windowed_click_analytics(kslab_kernel):
+    cells = execute("05-windowed-click-analytics.ipynb")
+    windowed = html_of(next(c for c in cells if c.source.endswith("per_minute")))
+    assert "<b>TimeWindowedKStream KSTREAM-SOURCE-0000000000 windowed by" in windowed
+    assert "<th>windows</th>" in windowed and "<td>60111</td><td>[60000, 120000)</td>" in windowed
+    counts = html_of(next(c for c in cells if c.source.endswith("counts")))
+    assert "<td>[/docs@0/60000]</td><td>4</td><td>57000</td>" in counts  # the 8 s straggler
+    # before stream time reaches end + grace (1:10): updates only
+    assert "final" not in plain_of(tagged(cells, "until-1:00"))
+    assert text_of(tagged(cells, "until-1:09")) == "2 clicks arrived; stream time is now 1:00\n"
+    assert plain_of(tagged(cells, "until-1:09")).endswith("/docs  0:00-1:00      4  0:57")
+    assert "final" not in plain_of(tagged(cells, "until-1:09"))
+    after = plain_of(tagged(cells, "until-1:20"))
+    assert after.endswith("final   0     /docs  0:00-1:00       4  0:57\n"
+                          "        1     /home  0:00-1:00       4  0:46\n"
+                          "        2  /pricing  0:00-1:00       1  0:08")
+    assert "/home  0:00-1:00       5" not in after  # the click from 0:52 came too late
+    dropped = tagged(cells, "dropped")
+    assert text_of(dropped) == "dropped-records-total: 1\n"
+    assert plain_of(dropped).splitlines()[1].split() == ["12", "/home", "{'user':", "'ada'}",
+                                                         "52000", "80000"]
+    assert plain_of(tagged(cells, "final-table")).splitlines() == [
+        "window    0:00-1:00  1:00-2:00  2:00-3:00  3:00-4:00",
+        "page                                                ",
+        "/docs             4          2          1          5",
+        "/home             4          5          5          1",
+        "/pricing          1          1          2          2",
+    ]
+    buffer = plain_of(tagged(cells, "buffer")).splitlines()
+    assert buffer[0].split() == ["key", "start", "end", "value", "buffer_time", "timestamp"]
+    assert [line.split()[1:] for line in buffer[1:]] == [
+        ["/docs", "0", "60000", "4", "60000", "57000"],
+        ["/home", "0", "60000", "4", "60000", "46667"],
+        ["/pricing", "0", "60000", "1", "60000", "8750"],
+        ["/home", "60000", "120000", "1", "120000", "60111"],
+    ]
+    plot = tagged(cells, "plot").outputs[0]["data"]
+    assert plot["image/svg+xml"].startswith("<svg") and plot["image/svg+xml"].count(
+        'class="series"') == 3
+    assert plot["text/plain"] == "<WindowChart: 3 keys>"
+    hopping = html_of(tagged(cells, "hopping-final"))
+    assert "<td>[/home@0/120000]</td><td>10</td>" in hopping  # 4 + the late click + 5
+    assert any(WIDGET in o.get("data", {}) for o in cells[-1].outputs)

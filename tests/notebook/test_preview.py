@@ -103,3 +103,36 @@ def test_a_run_closes_its_driver():
     run = PreviewRun(builder.build(), builder.samples)
     run.close()
     assert run.driver._closed
+
+
+def test_a_late_record_stays_late_and_frames_merge_by_head_timestamp():
+    from kslab.notebook.preview import merge_frames
+
+    a = pd.DataFrame({"key": ["a1", "a2", "a3"], "value": [1, 2, 3], "timestamp": [5, 1, 7]})
+    b = pd.DataFrame({"key": ["b1", "b2"], "value": [1, 2], "timestamp": [3, 6]})
+    merged, problem = merge_frames({"a": a, "b": b})
+    assert problem is None
+    assert [row[0] for _, _, row in merged] == ["b1", "a1", "a2", "b2", "a3"]
+
+
+def test_a_late_click_is_dropped_in_the_preview_of_a_windowed_count():
+    clicks = pd.DataFrame({"key": ["p", "p", "p"], "value": [1, 1, 1],
+                           "timestamp": [10, 70, 20]})  # 20 arrives after its window closed
+    builder = ks.StreamsBuilder()
+    counts = (builder.stream("clicks", key_serde="string", sample=clicks).group_by_key()
+              .windowed_by(ks.TimeWindows.of_size_and_grace(60, 5)).count())
+    rows = preview_for(builder, counts.name).rows
+    assert [(k.key, k.window.start, change.new_value) for k, change, _ in rows] == [
+        ("p", 0, 1), ("p", 60, 1)]
+
+
+def test_a_kslab_error_keeps_its_own_message_in_the_preview():
+    clicks = pd.DataFrame({"key": ["p"], "value": [1], "timestamp": [10]})
+    builder = ks.StreamsBuilder()
+    final = (builder.stream("clicks", sample=clicks).group_by_key()  # no key serde given
+             .windowed_by(ks.TimeWindows.of_size_and_grace(60, 5)).count()
+             .suppress(ks.Suppressed.until_window_closes(ks.BufferConfig.unbounded())))
+    error = preview_for(builder, final.name).error
+    assert error.error.startswith("SerdeError: Json() cannot serialize Windowed ")
+    assert error.node == final.name
+    assert (error.topic, error.row, error.timestamp) == ("clicks", 0, 10)

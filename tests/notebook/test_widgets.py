@@ -105,7 +105,7 @@ def test_long_rewinds_use_checkpoints_and_the_progress_bar():
 
     builder, _ = word_count()
     frame = lines_frame([f"w{i % 7}" for i in range(260)])
-    explorer = DriverExplorer(builder, {"lines": frame})
+    explorer = DriverExplorer(builder, {"lines": frame}, rewind="snapshot")
     seen = []
     explorer.progress.observe(lambda c: seen.append(c["new"]), names="value")
     explorer.seek(260)
@@ -122,7 +122,8 @@ def test_replay_mode_rewinds_with_a_fresh_driver():
     from kslab.widgets import DriverExplorer
 
     builder, _ = word_count()
-    explorer = DriverExplorer(builder, {"lines": lines_frame()}, rewind="replay")
+    explorer = DriverExplorer(builder, {"lines": lines_frame()})
+    assert explorer.rewind_mode == "replay"
     explorer.seek(3)
     first = explorer.driver
     explorer.seek(1)
@@ -190,3 +191,45 @@ def test_plot_windows_from_start_columns_and_windowed_keys():
     assert plot_windows(windowed).series == {"a": [(0, 1), (10, 2)]}
     with pytest.raises(ValueError, match="plot_windows needs a 'value' column"):
         plot_windows(pd.DataFrame({"x": [1]}))
+
+
+def windowed_final_counts() -> tuple[ks.StreamsBuilder, pd.DataFrame]:
+    """Clicks counted per 60 ms window (grace 5), final counts only, and five sample clicks."""
+    builder = ks.StreamsBuilder()
+    (builder.stream("clicks", key_serde="string").group_by_key()
+     .windowed_by(ks.TimeWindows.of_size_and_grace(60, 5)).count(materialized="per-window")
+     .suppress(ks.Suppressed.until_window_closes(ks.BufferConfig.unbounded())
+               .with_name("final"))
+     .to_stream().to("final-counts"))
+    clicks = pd.DataFrame({"key": ["a", "b", "a", "a", "b"], "value": [1] * 5,
+                           "timestamp": [1, 2, 3, 61, 66]})
+    return builder, clicks
+
+
+def test_the_suppress_buffer_and_window_stores_are_browsable():
+    from kslab.widgets import DriverExplorer, StoreBrowser
+
+    builder, clicks = windowed_final_counts()
+    explorer = DriverExplorer(builder, {"clicks": clicks})
+    explorer.seek(4)  # stream time 61: window [0, 60) stays open until 65
+    buffer = explorer.stores()["final-store"]
+    assert list(buffer.columns) == ["key", "start", "end", "value", "buffer_time", "timestamp"]
+    assert buffer.values.tolist() == [["a", 0, 60, 2, 60, 3], ["b", 0, 60, 1, 60, 2],
+                                      ["a", 60, 120, 1, 120, 61]]
+    explorer.seek(5)  # stream time 66: window [0, 60) emitted and gone from the buffer
+    assert explorer.stores()["final-store"].values.tolist() == [
+        ["a", 60, 120, 1, 120, 61], ["b", 60, 120, 1, 120, 66]]
+    assert [k.window.start for k, _, _ in explorer.outputs()["final-counts"]] == [0, 0]
+    browser = StoreBrowser(explorer)
+    assert browser.store_names() == ["final-store", "per-window"]
+    assert "<td>a</td><td>60</td><td>120</td><td>1</td><td>120</td><td>61</td>" \
+        in browser.table.value
+    browser.select("per-window")
+    browser.lookup("a")  # a window store has no get(): the key's rows, one per window
+    assert "<td>a</td><td>0</td><td>60</td>" in browser.table.value
+    assert "<td>b</td>" not in browser.table.value
+    explorer.seek(1)  # the aggregate and suppress see stream time 1 again, not 66
+    assert explorer.stores()["final-store"].values.tolist() == [["a", 0, 60, 1, 60, 1]]
+    assert explorer.driver.metrics()["0_0"]["dropped-records-total"] == 0
+    explorer.seek(5)
+    assert [k.window.start for k, _, _ in explorer.outputs()["final-counts"]] == [0, 0]
