@@ -49,3 +49,20 @@ def test_truncate_drops_later_appends_and_unreads_later_reads():
     log.append(b"c", b"3", None, 3, 0, "t2")
     assert [log.topic(i) for i in range(log.total)] == ["t1", "t2"]
     assert log.record(1) == (b"c", b"3", None, 3, 0)
+
+
+def test_drain_slices_columns_after_earlier_reads_and_truncates():
+    log = RecordLog()
+    log.append(b"k1", b"v1", None, 1, 0)
+    log.popleft()
+    log.append(b"k22", None, None, 2, 1)
+    log.append(None, b"v333", None, 3, 0)
+    assert log.drain_columns() == (
+        [b"k22", None], [None, b"v333"], [None, None], [2, 3], [1, 0])
+    log.append(b"k4", b"v4", None, 4, 0)
+    assert log.drain_columns() == ([b"k4"], [b"v4"], [None], [4], [0])
+    assert log.drain_columns() == ([], [], [], [], [])
+    log.truncate((2, 1))
+    log.append(b"k5", b"", None, 5, 0)
+    assert log.drain_columns() == (
+        [b"k22", b"k5"], [None, b""], [None, None], [2, 5], [1, 0])
