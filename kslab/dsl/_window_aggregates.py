@@ -239,6 +239,11 @@ class _TimeWindowProcessor(_WindowedProcessor):
             self.fetch, self.put = store.fetch_serialized, store.put_serialized
         else:
             self.fetch, self.put = store.fetch, store.put
+        # a kslab timestamped window store: values and timestamps without ValueAndTimestamp
+        self.pairs = self.serialize is not None and hasattr(store, "fetch_pair")
+        if self.pairs:
+            self.fetch_pair, self.put_pair = store.fetch_pair, store.put_pair
+        self.window: Window = Window(-1, -1)  # the last tumbling window (shared by all keys)
 
     def process(self, record: Record) -> None:
         key, value = record.key, record.value
@@ -253,7 +258,13 @@ class _TimeWindowProcessor(_WindowedProcessor):
         size, advance = self.size, self.advance
         if advance == size and timestamp >= 0:  # tumbling: exactly one window
             start = timestamp - timestamp % size
-            self._update(record, key_bytes, start, Window(start, start + size), close_time)
+            window = self.window
+            if window.start != start:
+                window = self.window = Window(start, start + size)
+            if self.pairs and window.end > close_time:
+                self._update_pair(record, key_bytes, start, window)
+            else:
+                self._update(record, key_bytes, start, window, close_time)
         else:
             for start, window in self.s.windows.windows_for(timestamp).items():
                 self._update(record, key_bytes, start, window, close_time)
@@ -273,6 +284,25 @@ class _TimeWindowProcessor(_WindowedProcessor):
             return True
         windows = self.s.windows
         return windows.windows_for(upper) != windows.windows_for(lower - 1)
+
+    def _update_pair(self, record: Record, key_bytes: bytes, start: int, window: Window) -> None:
+        """``_update`` of an open window through the store's pair methods (the hot path)."""
+        s = self.s
+        timestamp = record.timestamp
+        stored = self.fetch_pair(key_bytes, start)
+        if stored is None:
+            old = s.initializer()
+            new_ts = timestamp
+        else:
+            old, new_ts = stored
+            if timestamp > new_ts:
+                new_ts = timestamp
+        new = s.aggregator(record.key, record.value, old)
+        self.put_pair(key_bytes, new, new_ts, start)
+        if self.updates:
+            self.forward(Record(Windowed(record.key, window),
+                                Change(new, old if s.send_old_values else None), new_ts,
+                                record._headers))
 
     def _update(self, record: Record, key_bytes: Any, start: int, window: Window,
                 close_time: int) -> None:

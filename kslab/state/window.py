@@ -396,6 +396,43 @@ class TimestampedWindowStore(WindowStore):
         return ValueAndTimestamp(super()._decode_value(value_bytes[8:]),
                                  _TS.unpack_from(value_bytes)[0])
 
+    def fetch_pair(self, key_bytes: bytes, time: int) -> tuple[Any, int] | None:
+        """``(value, timestamp)`` of a serialized key's window, or None (aggregation hot path)."""
+        if self._retain_duplicates:
+            found = self._fetch_one_bytes(key_bytes, time)
+            return None if found is None else (found.value, found.timestamp)
+        if time <= self._observed - self._keep:
+            return None
+        raw = self._bget(key_bytes + _TS_SEQ.pack(time, 0))
+        if raw is None:
+            return None
+        try:
+            return self._vdes(self._topic, raw[8:]), _TS.unpack_from(raw)[0]
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._value_read_failure(raw[8:], exc) from exc
+
+    def put_pair(self, key_bytes: bytes, value: Any, timestamp: int, window_start: int) -> None:
+        """``put(key, ValueAndTimestamp(value, timestamp), start)`` for a serialized key."""
+        raw = self._serialize_value(value)
+        if raw is None or self._retain_duplicates or window_start > self._observed or \
+                window_start <= self._observed - self._keep:
+            self._put_bytes(key_bytes, None if raw is None else
+                            (_TS.pack(timestamp) + raw, raw, timestamp), window_start)
+            return
+        # the common case inlined: a live window of a store without duplicates
+        binary = key_bytes + _TS_SEQ.pack(window_start, 0)
+        self._bput(binary, _TS.pack(timestamp) + raw)
+        keys = self._segments.get(window_start // self._interval)
+        if keys is None:
+            self._segments[window_start // self._interval] = {binary}
+        else:
+            keys.add(binary)
+        log = self._log
+        if log is not None:
+            log(self._name, binary, raw, timestamp)
+
     def plain_view(self) -> WindowStoreFacade:
         """This store seen with plain values (what ``driver.get_window_store`` returns)."""
         return WindowStoreFacade(self)
