@@ -19,8 +19,8 @@ from typing import Any
 
 from kslab.dsl._change import Change
 from kslab.dsl._processors import skip_record
-from kslab.processor import Processor, ProcessorContext
-from kslab.records import Record, ValueAndTimestamp, Window, Windowed
+from kslab.processor import Processor, ProcessorContext, PunctuationType
+from kslab.records import Headers, Record, ValueAndTimestamp, Window, Windowed
 
 __all__ = [
     "SessionWindowAggregateSupplier",
@@ -34,6 +34,7 @@ log = logging.getLogger("kslab.dsl")
 
 _NO_TIMESTAMP = -1
 EMIT_INTERVAL_CONFIG = "__emit.interval.ms.kstreams.windowed.aggregation__"
+IDLE_ADVANCE_CONFIG = "kslab.idle.stream.time.advance.ms"
 
 
 def reducer_aggregator(reducer: Callable[[Any, Any], Any]) -> Callable[[Any, Any, Any], Any]:
@@ -157,6 +158,19 @@ class _WindowedProcessor(Processor):
             last = None if metadata is None else metadata(self.s.store_name)
             if last is not None:
                 self.last_emit = last
+            idle = context.app_configs().get(IDLE_ADVANCE_CONFIG)
+            if idle is not None and int(idle) > 0:  # opt in: windows close on a quiet input
+                context.schedule(1, PunctuationType.STREAM_TIME, self._on_stream_time)
+
+    def _on_stream_time(self, timestamp: int) -> None:
+        """Stream time advanced without a record (idle advance): emit what closed."""
+        if timestamp > self.observed:
+            self.observed = timestamp
+            self.emit_final(None, self.close_time())
+
+    def close_time(self) -> int:
+        """The window close time at the observed stream time."""
+        return self.observed - self.s.windows.grace_ms
 
     def emit(self, record: Record, window: Window, old: Any, new: Any, timestamp: int) -> None:
         if not self.updates:
@@ -165,7 +179,7 @@ class _WindowedProcessor(Processor):
         self.forward(Record(Windowed(record.key, window), Change(new, old), timestamp,
                             record._headers))
 
-    def emit_final(self, record: Record, close_time: int) -> None:
+    def emit_final(self, record: Record | None, close_time: int) -> None:
         """Forward the windows closed since the last emission (``on_window_close`` only)."""
         if self.updates:
             return
@@ -181,7 +195,7 @@ class _WindowedProcessor(Processor):
         lower = self.emit_lower()
         if not self.should_fetch(lower, upper):
             return
-        headers = record._headers
+        headers = Headers() if record is None else record._headers
         forward = self.forward
         with self.closed_windows(lower, upper) as closed:
             for windowed, value, timestamp in closed:
@@ -512,6 +526,10 @@ class _SessionWindowProcessor(_WindowedProcessor):
             return
         old = old if self.s.send_old_values else None
         self.forward(Record(session, Change(new, old), session.window.end))
+
+    def close_time(self) -> int:
+        windows = self.s.windows
+        return self.observed - windows.grace_ms - windows.gap_ms
 
     def emit_lower(self) -> int:
         return max(0, self.last_emit)

@@ -262,3 +262,19 @@ def test_session_multiple_sessions_and_merging() -> None:
         with store.find_sessions("a", 0, GAP * 2) as sessions:
             assert [(kv.key.window.start, kv.key.window.end, kv.value) for kv in sessions] == [
                 (0, 0, 1), (GAP + 1, GAP + 1 + GAP // 2, 2)]
+
+
+def test_idle_stream_time_advance_closes_windows() -> None:
+    """Opt-in kslab.idle.stream.time.advance.ms: on a quiet input the emit-on-close window is
+    emitted once stream time advances past its end + grace; without it, never."""
+    emitted = []
+    for config in (None, {"kslab.idle.stream.time.advance.ms": 5_000}):
+        b, out = _time_aggregate(TimeWindows.of_size_and_grace(60_000, 10_000), "s")
+        with ks.TopologyTestDriver(b.build(), config) as driver:
+            driver.create_input_topic("topic1").pipe_input("a", "1", 1_000)
+            driver.advance_wall_clock_time(4_000)
+            early = list(out)
+            driver.advance_wall_clock_time(70_000)
+        emitted.append((early, out))
+    assert emitted[0] == ([], [])
+    assert emitted[1] == ([], [("a", 0, 60_000, "0+1", 1_000)])
