@@ -21,9 +21,6 @@ from kslab.topology.topology import Topology
 
 __all__ = ["SparkPlan", "Stage", "streaming_unsupported", "unsupported"]
 
-_SPARK_STATE_KINDS = ("key_value", "timestamped_key_value")
-
-
 @dataclass(frozen=True)
 class Stage:
     """One sub-topology as a Spark stage: its nodes, topics (real names) and task count."""
@@ -110,7 +107,10 @@ def unsupported(topology: Topology) -> list[tuple[str, str]]:
 
 
 def streaming_unsupported(topology: Topology) -> list[tuple[str, str]]:
-    """``(node, reason)`` for processors whose stores Spark state cannot back yet (streaming)."""
+    """``(node, reason)`` for processors whose stores Spark state cannot hold (custom kinds)."""
+    from kslab.spark._state import spark_backed_kinds
+
+    backed = spark_backed_kinds()
     out = []
     kinds: dict[str, str] = {}
     for name, node in topology.nodes.items():
@@ -119,11 +119,11 @@ def streaming_unsupported(topology: Topology) -> list[tuple[str, str]]:
                 builder = topology.state_stores.get(store)
                 built = builder.build() if builder is not None else None  # never opened
                 kinds[store] = getattr(built, "store_kind", "") if built is not None else ""
-            if kinds[store] not in _SPARK_STATE_KINDS:
+            if kinds[store] not in backed:
                 out.append((name, f"its store '{store}' is a {kinds[store] or 'custom'} store, "
-                                  "and streaming on Spark backs only key-value stores with "
-                                  "Spark state so far; replay it with run_batch, or run it on "
-                                  "ks.KafkaStreams"))
+                                  "and streaming on Spark keeps only the core's store kinds "
+                                  f"({', '.join(backed)}) in Spark state; replay it with "
+                                  "run_batch, or run it on ks.KafkaStreams"))
                 break
     return out
 

@@ -1,9 +1,14 @@
 """Store backends over Spark state: a task's stores and clocks kept by transformWithStateInPandas.
 
-``SparkStateBackend`` is a write-behind cache over one ``MapState``: it loads the map when the
-micro-batch opens the task, serves every read and write from memory, and writes the keys that
-changed back once, when the micro-batch ends. ``TaskClocks`` keeps the core task's stream time,
-partition times and punctuation schedules in a ``ValueState`` between micro-batches.
+Every store of a task lives in one ``MapState`` of serialized key → value bytes.
+``SparkStateBackend`` backs the byte-backed stores (key-value, timestamped, versioned, window,
+session) as a write-behind cache: a point read loads that one key on first use, a scan (range,
+prefix, ``all``, a window store rebuilding its segment index) loads the rest of the map once,
+and the keys that changed are written back once, when the micro-batch ends. Stores that keep
+objects rather than bytes (the suppression buffer, the outer-join store) are restored from
+their changelog encoding and their changelog writes are captured into the ``MapState``
+(``ChangelogState``). ``TaskClocks`` keeps the task's stream time, partition times, punctuation
+schedules and each store's own observed stream time in a ``ValueState``.
 Invariant: what Spark checkpoints after a micro-batch is exactly the bytes the core's stores and
 clocks held when the task committed at its end — never a half-applied batch.
 """
@@ -11,66 +16,222 @@ clocks held when the task committed at its end — never a half-applied batch.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from kslab.core.task import StreamTask
+from kslab.errors import StoreError
 from kslab.state._typed import TypedStore
 from kslab.state.backends.memory import InMemoryKeyValueBackend
 
-__all__ = ["SparkStateBackend", "TaskClocks", "attach_spark_state"]
+__all__ = ["ChangelogState", "SparkStateBackend", "TaskClocks", "attach_spark_state",
+           "spark_backed_kinds"]
 
 KEY_SCHEMA = "key binary"
 VALUE_SCHEMA = "value binary"
 META_SCHEMA = "meta string"
 
+# Store kinds that hold bytes in a KeyValueBackend (SparkStateBackend) and kinds that keep
+# objects but restore from their changelog encoding (ChangelogState).
+_BYTE_KINDS = ("key_value", "timestamped_key_value", "versioned_key_value", "window",
+               "timestamped_window", "session")
+_CHANGELOG_KINDS = ("suppression_buffer", "key_value_list")
+# What a byte-backed store remembers beside its bytes: the stream time it has observed (which
+# decides retention) and a window store's duplicate sequence; the rest it rebuilds by scanning.
+_MARKS = ("_observed", "_seq")
+
+
+def spark_backed_kinds() -> tuple[str, ...]:
+    """The store kinds streaming on Spark keeps in Spark state."""
+    return _BYTE_KINDS + _CHANGELOG_KINDS
+
 
 class SparkStateBackend(InMemoryKeyValueBackend):
-    """The sorted in-memory backend, loaded from and flushed to a Spark ``MapState``."""
+    """The sorted in-memory backend as a write-behind cache over one Spark ``MapState``.
 
-    def __init__(self, name: str, state: Any) -> None:
+    With ``preload`` the whole map is read when the task opens (every micro-batch); otherwise a
+    key is read on its first ``get`` and the whole map only on the first scan.
+    """
+
+    def __init__(self, name: str, state: Any, *, preload: bool = False) -> None:
         super().__init__(name)
         self._state = state
         self._dirty: set[bytes] = set()
-        for (key,), (value,) in state.iterator():
-            self._map[bytes(key)] = bytes(value)
-        self._keys.update(self._map)
+        self._seen: set[bytes] = set()  # keys whose current value memory knows
+        self._stored: set[bytes] = set()  # keys known to be in the MapState
+        self._complete = False
+        self.point_reads = 0
+        self.get = self._get  # type: ignore[method-assign]
+        if preload:
+            self._load_all()
+
+    def _get(self, key: bytes) -> bytes | None:
+        value = self._map.get(key)
+        if value is not None or self._complete or key in self._seen:
+            return value
+        self._seen.add(key)
+        self.point_reads += 1
+        row = self._state.getValue((key,))
+        if row is None:
+            return None
+        value = bytes(row[0])
+        self._stored.add(key)
+        self._map[key] = value
+        self._keys.add(key)
+        return value
+
+    def _load_all(self) -> None:
+        """Read every entry of the map that memory does not know yet (once)."""
+        if self._complete:
+            return
+        entries, seen, added = self._map, self._seen, []
+        for (key,), (value,) in self._state.iterator():
+            key = bytes(key)
+            self._stored.add(key)
+            if key not in seen and key not in entries:
+                entries[key] = bytes(value)
+                added.append(key)
+        self._keys.update(added)
+        self._complete = True
 
     def put(self, key: bytes, value: bytes) -> None:
         """Write in memory; remembered for the end of the micro-batch."""
         super().put(key, value)
+        self._seen.add(key)
         self._dirty.add(key)
+
+    def put_if_absent(self, key: bytes, value: bytes) -> bytes | None:
+        """Write only when ``key`` is absent (looking it up in Spark state first)."""
+        old = self._get(key)
+        if old is None:
+            self.put(key, value)
+        return old
 
     def delete(self, key: bytes) -> bytes | None:
         """Delete in memory; remembered for the end of the micro-batch."""
+        self._get(key)
+        self._seen.add(key)
         self._dirty.add(key)
         return super().delete(key)
+
+    def range(self, from_key: bytes | None, to_key: bytes | None) -> Iterator[tuple[bytes, bytes]]:
+        """Pairs with ``from_key <= key <= to_key`` (loads the whole map first)."""
+        self._load_all()
+        return super().range(from_key, to_key)
+
+    def reverse_range(self, from_key: bytes | None,
+                      to_key: bytes | None) -> Iterator[tuple[bytes, bytes]]:
+        """Pairs in the range, descending (loads the whole map first)."""
+        self._load_all()
+        return super().reverse_range(from_key, to_key)
+
+    def prefix_scan(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
+        """Pairs whose key starts with ``prefix`` (loads the whole map first)."""
+        self._load_all()
+        return super().prefix_scan(prefix)
+
+    def approximate_num_entries(self) -> int:
+        """The exact number of keys (loads the whole map first)."""
+        self._load_all()
+        return super().approximate_num_entries()
+
+    def snapshot(self) -> dict[bytes, bytes]:
+        """Every entry (loads the whole map first)."""
+        self._load_all()
+        return super().snapshot()
+
+    def restore_snapshot(self, snapshot: object) -> None:
+        """Replace the contents; every key that changes is written back."""
+        self._load_all()
+        before = dict(self._map)
+        super().restore_snapshot(snapshot)
+        changed = {k for k in before.keys() | self._map.keys() if before.get(k) != self._map.get(k)}
+        self._seen.update(changed)
+        self._dirty.update(changed)
 
     def close(self) -> None:
         """Keep the entries: Spark state, not this object, owns them."""
 
     def write_back(self) -> int:
         """Write the keys changed since loading to the ``MapState``; returns how many."""
-        entries, state = self._map, self._state
+        entries, state, stored = self._map, self._state, self._stored
         for key in self._dirty:
             value = entries.get(key)
-            if value is None:
-                if state.containsKey((key,)):
-                    state.removeKey((key,))
-            else:
+            if value is not None:
                 state.updateValue((key,), (value,))
+                stored.add(key)
+            elif key in stored or (not self._complete and state.containsKey((key,))):
+                state.removeKey((key,))
+                stored.discard(key)
         written = len(self._dirty)
         self._dirty.clear()
         return written
 
 
-def attach_spark_state(task: StreamTask, states: dict[str, Any]) -> list[SparkStateBackend]:
-    """Put every key-value store of ``task`` on its ``MapState`` (after ``initialize``)."""
-    backends = []
+class ChangelogState:
+    """A store that keeps objects, kept in a ``MapState`` as its changelog records.
+
+    Opening replays the map through the store's ``_restore_batch`` (as a restore from its
+    changelog topic would); the store's changelog writes are captured instead of sent, and the
+    last one per key is written to the map when the micro-batch ends.
+    """
+
+    def __init__(self, store: Any, state: Any) -> None:
+        self._state = state
+        self._stored: set[bytes] = set()
+        self._pending: dict[bytes, bytes | None] = {}
+        records = []
+        for (key,), (value,) in state.iterator():
+            key = bytes(key)
+            self._stored.add(key)
+            records.append((key, bytes(value)))
+        store._restore_batch(records)
+        store._log = self._capture
+
+    def _capture(self, _store: str, key: bytes, value: bytes | None, *_context: Any) -> None:
+        """Stands in for the task's ``log_change`` (timestamp and headers are not kept)."""
+        self._pending[key] = value
+
+    def write_back(self) -> int:
+        """Write the captured changes to the ``MapState``; returns how many keys."""
+        state, stored = self._state, self._stored
+        for key, value in self._pending.items():
+            if value is not None:
+                state.updateValue((key,), (value,))
+                stored.add(key)
+            elif key in stored:
+                state.removeKey((key,))
+                stored.discard(key)
+        written = len(self._pending)
+        self._pending.clear()
+        return written
+
+
+def typed_store(store: Any) -> Any:
+    """The typed store under any wrappers (the DSL's record cache), or the store itself."""
+    while not isinstance(store, TypedStore):
+        try:
+            store = object.__getattribute__(store, "_inner")
+        except AttributeError:
+            return store
+    return store
+
+
+def attach_spark_state(task: StreamTask, states: dict[str, Any], *,
+                       preload: bool = False) -> list[Any]:
+    """Put every store of ``task`` (after ``initialize``) on its ``MapState``; the backends."""
+    backends: list[Any] = []
     for name, store in task.stores.items():
-        typed = store
-        while not isinstance(typed, TypedStore):
-            typed = object.__getattribute__(typed, "_inner")  # DSL caches wrap the store
-        backend = SparkStateBackend(name, states[name])
+        typed = typed_store(store)
+        kind = getattr(typed, "store_kind", "")
+        if not isinstance(typed, TypedStore):
+            if kind not in _CHANGELOG_KINDS:
+                msg = (f"store '{name}' is a {kind or type(typed).__name__} store, which Spark "
+                       "state cannot hold; run this topology on ks.KafkaStreams")
+                raise StoreError(msg)
+            backends.append(ChangelogState(typed, states[name]))
+            continue
+        backend = SparkStateBackend(name, states[name], preload=preload)
         holder = typed._impl
         if hasattr(holder, "_inner") and not isinstance(holder, InMemoryKeyValueBackend):
             holder._inner.close()  # a timestamp-dropping adapter keeps its behaviour
@@ -79,18 +240,21 @@ def attach_spark_state(task: StreamTask, states: dict[str, Any]) -> list[SparkSt
             holder.close()
             typed._impl = backend
         typed._attach()
+        reindex = getattr(typed, "_reindex", None)
+        if reindex is not None:  # window and session stores index their keys by time
+            reindex()
         backends.append(backend)
     return backends
 
 
 class TaskClocks:
-    """Stream time, partition times and punctuation schedules of a task, across micro-batches."""
+    """Stream time, partition times, punctuation schedules and store marks of a task."""
 
     def __init__(self, state: Any) -> None:
         self._state = state
 
     def restore(self, task: StreamTask) -> None:
-        """Give ``task`` (just built) the clocks it had at the end of the last micro-batch."""
+        """Give ``task`` (just built, stores attached) what it had at the end of the last batch."""
         if not self._state.exists():
             return
         saved = json.loads(self._state.get()[0])
@@ -102,6 +266,12 @@ class TaskClocks:
                 queue.partition_time = entry[2]
         _restore_queue(task.stream_time_queue, saved["stream"])
         _restore_queue(task.wall_clock_queue, saved["wall"])
+        for name, marks in saved.get("stores", {}).items():
+            store = task.stores.get(name)
+            if store is not None:
+                typed = typed_store(store)
+                for attr, value in marks.items():
+                    setattr(typed, attr, value)
 
     def save(self, task: StreamTask) -> None:
         """Remember ``task``'s clocks for the next micro-batch."""
@@ -111,8 +281,17 @@ class TaskClocks:
             "partitions": [[t, p, q.partition_time] for (t, p), q in group.queues.items()],
             "stream": _times(task.stream_time_queue),
             "wall": _times(task.wall_clock_queue),
+            "stores": {name: marks for name, store in task.stores.items()
+                       if (marks := _marks(typed_store(store)))},
         }
         self._state.update((json.dumps(saved),))
+
+
+def _marks(store: Any) -> dict[str, int]:
+    if not isinstance(store, TypedStore):
+        return {}
+    return {attr: value for attr in _MARKS
+            if isinstance(value := getattr(store, attr, None), int)}
 
 
 def _times(queue: Any) -> list[list[Any]]:

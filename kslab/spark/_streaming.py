@@ -45,8 +45,10 @@ class SparkStreams:
 
     def __init__(self, spark: Any, plan: SparkPlan, props: dict[str, Any],
                  checkpoint_location: str, trigger: Mapping[str, Any] | None,
-                 source_options: Mapping[str, str] | None = None) -> None:
+                 source_options: Mapping[str, str] | None = None,
+                 preload_state: bool = False) -> None:
         self.spark = spark
+        self._preload = preload_state
         self._source_options = dict(source_options or {})
         self.plan = plan
         self._props = props
@@ -63,7 +65,7 @@ class SparkStreams:
         stage = self.plan.stages[self._next]
         self._next += 1
         query = _start_stage(self.spark, self.plan, stage, self._props, self._checkpoint,
-                             self._trigger, self._source_options)
+                             self._trigger, self._source_options, self._preload)
         self.queries.append(query)
         return query
 
@@ -105,13 +107,16 @@ class SparkStreams:
 
 def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str | Path,
           trigger: Mapping[str, Any] | None = None, spark: Any = None,
-          max_offsets_per_trigger: int | None = None) -> SparkStreams:
+          max_offsets_per_trigger: int | None = None,
+          preload_state: bool = False) -> SparkStreams:
     """Run ``topology`` as streaming queries, one per sub-topology, from Kafka to Kafka.
 
     ``config`` needs ``application.id`` and ``bootstrap.servers``; ``trigger`` is passed to
     ``DataStreamWriter.trigger`` (e.g. ``{"availableNow": True}``); state and offsets live under
     ``checkpoint_location``, one directory per sub-topology; ``max_offsets_per_trigger`` caps
-    the records of one micro-batch (the source's ``maxOffsetsPerTrigger``).
+    the records of one micro-batch (the source's ``maxOffsetsPerTrigger``). Each micro-batch
+    reads from Spark state only the store keys it looks up (a scan reads the whole store);
+    ``preload_state`` reads every store whole instead (for comparison).
     """
     from kslab.runtime._topics import TopicPlan, create_topics, existing_topics
     from kslab.spark.session import require_pyspark, session
@@ -152,7 +157,8 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
     register(spark)
     limit = {"maxOffsetsPerTrigger": str(max_offsets_per_trigger)} \
         if max_offsets_per_trigger else {}
-    return SparkStreams(spark, plan, props, str(checkpoint_location), trigger, limit).start()
+    return SparkStreams(spark, plan, props, str(checkpoint_location), trigger, limit,
+                        preload_state).start()
 
 
 def _active() -> Any:
@@ -168,7 +174,7 @@ def _changelogs(topology: Topology, app_id: str) -> set[str]:
 
 def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any],
                  checkpoint: str, trigger: Mapping[str, Any],
-                 source_options: Mapping[str, str]) -> Any:
+                 source_options: Mapping[str, str], preload: bool = False) -> Any:
     servers = StreamsConfig(props).get("bootstrap.servers")
     reset = str(props.get("auto.offset.reset") or props.get("consumer.auto.offset.reset")
                 or "earliest")
@@ -183,7 +189,7 @@ def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any
     # clock and the trigger is open-ended.
     timers = _uses_wall_clock(plan, stage, props) and not (
         trigger.get("availableNow") or trigger.get("once"))
-    processor = TaskProcessor(plan, stage, props, timers)
+    processor = TaskProcessor(plan, stage, props, timers, preload)
     output = (reader.load().groupBy("partition")
               .transformWithStateInPandas(processor, _OUTPUT, "Append",
                                           "ProcessingTime" if timers else "None"))
@@ -212,8 +218,9 @@ class TaskProcessor(StatefulProcessor):
     """One Kafka Streams task per group (a Kafka partition), rebuilt each micro-batch."""
 
     def __init__(self, plan: SparkPlan, stage: Stage, props: dict[str, Any],
-                 timers: bool) -> None:
+                 timers: bool, preload: bool = False) -> None:
         self.timers = timers
+        self.preload = preload
         self.topology = plan.topology
         self.app_id = plan.application_id
         self.counts = dict(plan.partitions)
@@ -260,7 +267,7 @@ class TaskProcessor(StatefulProcessor):
         runner = TaskRunner(self.topology, self.props, self.app_id, self.stage.id,
                             self.stage.nodes, partition, inputs, self.counts,
                             self.stage.sink_topics, lambda: clock[0])
-        backends = attach_spark_state(runner.task, self.stores)
+        backends = attach_spark_state(runner.task, self.stores, preload=self.preload)
         self.clocks.restore(runner.task)
         return runner, backends
 

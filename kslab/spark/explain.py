@@ -23,7 +23,9 @@ _TASK = ("runs inside the core's StreamTask for its partition, unchanged: same r
 _STORE_BATCH = ("stores are local to the task (in memory or RocksDB in a scratch directory), "
                 "start empty and are dropped when the replay ends; no changelog is written")
 _STORE_STREAM = ("stores are a write-behind cache over Spark state (MapState), flushed once per "
-                 "micro-batch and checkpointed with the query; no changelog topic is written")
+                 "micro-batch and checkpointed with the query: a micro-batch reads only the keys "
+                 "it looks up, and a whole store only when it scans (ranges, windows, sessions); "
+                 "no changelog topic is written")
 _PUNCTUATION = ("stream-time punctuation is the core's (after each record); wall-clock "
                 "punctuation never fires in batch replay and fires on Spark processing-time "
                 "timers between micro-batches in streaming")
@@ -166,5 +168,8 @@ def _describe(name: str, node: Any, gid: int | None, between: set[str]) -> NodeS
     streaming = _TASK + (f"; {_STORE_STREAM} ({', '.join(stores)})" if stores else "")
     differences = (_PUNCTUATION + "; in streaming, processor instances are rebuilt each "
                    "micro-batch, so state kept in plain attributes does not carry over (keep "
-                   "it in stores)")
+                   "it in stores): the DSL's window, suppress and join processors restart their "
+                   "observed stream time at each micro-batch, as Kafka Streams does after a "
+                   "restart, so a record older than the last micro-batch's newest one may be "
+                   "accepted where one long run would drop it as late")
     return NodeSemantics(name, "processor", gid, True, batch, streaming, differences)

@@ -65,3 +65,25 @@ def produce(broker: Any, topic: str, rows: list[tuple[int, bytes | None, bytes, 
     for partition, key, value, ts in rows:
         producer.produce(topic, value, key, partition=partition, timestamp=ts)
     assert producer.flush(30) == 0
+
+
+def consume_all(broker: Any, topic: str, partitions: int) -> list[tuple[Any, ...]]:
+    """Every record of ``topic`` to the end of each partition: ``(partition, key, value, ts)``."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap_servers, "group.id": "reader",
+                         "enable.auto.commit": False, "enable.partition.eof": True})
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    out: list[tuple[Any, ...]] = []
+    eof: set[int] = set()
+    try:
+        while len(eof) < partitions:
+            for m in consumer.consume(1000, 1.0):
+                if m.error() is None:
+                    out.append((m.partition(), m.key(), m.value(), m.timestamp()[1]))
+                    eof.discard(m.partition())
+                else:
+                    eof.add(m.partition())
+    finally:
+        consumer.close()
+    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import kslab as ks
 from kslab import serdes
+from kslab.state import StateStore, StoreBuilder
 
 S, L = serdes.String(), serdes.Long()
 
@@ -103,3 +104,90 @@ def windowed_counts_final() -> ks.Topology:
      .suppress(Suppressed.until_window_closes(BufferConfig.unbounded()))
      .to_stream().to("click-counts-final"))
     return b.build({"application.id": "app"})
+
+
+def store_kinds(clicks: str, prices: str, out: str) -> ks.Topology:
+    """One sub-topology with every store kind streaming keeps in Spark state.
+
+    Windowed counts with suppress (window store + suppression buffer) to ``{out}-final``,
+    session counts (session store) to ``{out}-sessions``, an as-of join with a versioned table
+    (versioned store) to ``{out}-priced`` and plain counts (timestamped key-value) to
+    ``{out}-totals``.
+    """
+    from kslab.dsl import SessionWindows, TimeWindows
+    from kslab.dsl.suppress import BufferConfig, Suppressed
+
+    b = ks.StreamsBuilder()
+    stream = b.stream(clicks, key_serde=S, value_serde=S)
+    grouped = stream.group_by_key()
+    (grouped.windowed_by(TimeWindows.of_size_and_grace(60_000, 10_000))
+     .count(ks.Materialized.as_("click-counts"))
+     .suppress(Suppressed.until_window_closes(BufferConfig.unbounded()))
+     .to_stream().to(f"{out}-final"))
+    (grouped.windowed_by(SessionWindows.of_inactivity_gap_and_grace(30_000, 5_000))
+     .count(ks.Materialized.as_("sessions")).to_stream().to(f"{out}-sessions"))
+    table = b.table(prices, materialized=ks.Materialized.as_versioned("prices", 600_000),
+                    key_serde=S, value_serde=L)
+    stream.join(table, lambda click, price: f"{click}@{price}").to(
+        f"{out}-priced", ks.Produced.with_(S, S))
+    grouped.count(ks.Materialized.as_("totals")).to_stream().to(
+        f"{out}-totals", ks.Produced.with_(S, L))
+    return b.build()
+
+
+class ListStore(StateStore):
+    """A user's own store kind (a plain list): Spark state cannot hold it."""
+
+    store_kind = "list"
+
+    def __init__(self, name):
+        self._name, self._open, self.items = name, False, []
+
+    name = property(lambda self: self._name)
+    persistent = property(lambda self: False)
+    is_open = property(lambda self: self._open)
+
+    def init(self, context, root=None):
+        self._open = True
+
+    def flush(self):
+        """Nothing to flush."""
+
+    def close(self):
+        self._open = False
+
+    def _snapshot(self):
+        return list(self.items)
+
+    def _restore_snapshot(self, snapshot):
+        self.items = list(snapshot)
+
+    def _restore_batch(self, records):
+        self.items.extend(records)
+
+
+class ListStoreBuilder(StoreBuilder):
+    """Builds ``ListStore``s."""
+
+    persistent = property(lambda self: False)
+
+    def build(self):
+        return ListStore(self.name)
+
+
+class Remember(ks.Processor):
+    """Appends each value to the 'seen' list store."""
+
+    def init(self, context):
+        self.store = context.get_state_store("seen")
+
+    def process(self, record):
+        self.store.items.append(record.value)
+
+
+def custom_store() -> ks.Topology:
+    """A processor with a store of the user's own kind."""
+    topo = ks.Topology().add_source("src", "in", key_serde="string", value_serde="string")
+    topo.add_processor("remember", Remember, "src")
+    topo.add_state_store(ListStoreBuilder("seen"), "remember")
+    return topo

@@ -38,15 +38,19 @@ def test_unsupported_nodes_say_why():
     assert "UNSUPPORTED" in str(report)
 
 
-def test_window_stores_are_batch_only_so_far():
+def test_every_core_store_kind_streams_and_a_custom_kind_is_refused():
     report = explain(apps.windowed_counts_final())
     assert report.supported
-    window_node = next(r for r in report if "window store" in r.streaming)
-    assert window_node.streaming.startswith("not supported")
-    assert "run_batch" in window_node.streaming
+    window_node = next(r for r in report if "click-counts" in r.streaming)
+    assert "MapState" in window_node.streaming and "not supported" not in window_node.streaming
+
+    custom = explain(apps.custom_store())
+    assert custom["remember"].batch.startswith("runs inside the core's StreamTask")
+    assert custom["remember"].streaming.startswith("not supported: its store 'seen' is a list")
 
     from kslab.spark import start
 
-    with pytest.raises(ks.TopologyError, match="cannot run in Spark streaming: its store"):
-        start(apps.windowed_counts_final(), {"application.id": "a", "bootstrap.servers": "x:1"},
+    with pytest.raises(ks.TopologyError, match=r"node 'remember' cannot run in Spark streaming: "
+                                               r"its store 'seen' is a list store"):
+        start(apps.custom_store(), {"application.id": "a", "bootstrap.servers": "x:1"},
               checkpoint_location="unused")
