@@ -2,9 +2,10 @@
 
 The file's keys are Kafka Streams property names, written flat (``"commit.interval.ms" = 100``)
 or as TOML tables (``[consumer]`` then ``"session.timeout.ms" = 6000``); both flatten to dotted
-names. A ``[streams]`` table, when present, is the root (so a file may keep other sections).
-Invariant: later sources win — file, then ``KSLAB_BOOTSTRAP_SERVERS`` /
-``KSLAB_APPLICATION_ID``, then flags.
+names (the ``config.toml`` that ``kslab export`` writes is such a file). A ``[streams]`` table,
+when present, is the root. Invariant: later sources win — the file, then environment variables
+``KSLAB_<PROPERTY>`` (``KSLAB_BOOTSTRAP_SERVERS``, ``KSLAB_COMMIT_INTERVAL_MS``; only names of
+Kafka Streams properties count, so ``KSLAB_BROKER_PORT`` is not one), then flags.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from typing import Any
 
 from kslab.cli._common import CliError
 
-__all__ = ["ENVIRONMENT", "load_config", "read_toml"]
+__all__ = ["ENV_PREFIX", "env_overrides", "load_config", "parse_setting", "read_toml"]
 
-ENVIRONMENT = {"KSLAB_BOOTSTRAP_SERVERS": "bootstrap.servers",
-               "KSLAB_APPLICATION_ID": "application.id"}
+ENV_PREFIX = "KSLAB_"  # KSLAB_<PROPERTY>, upper case, dots as underscores: as exported apps read
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -42,9 +42,26 @@ def load_config(file: Path | None, flags: Mapping[str, Any],
     """File, then environment, then the flags that were given (``None`` flags are skipped)."""
     props = read_toml(file) if file is not None else {}
     env = os.environ if environ is None else environ
-    props.update({name: env[var] for var, name in ENVIRONMENT.items() if env.get(var)})
+    props.update(env_overrides(env))
     props.update({name: value for name, value in flags.items() if value is not None})
     return props
+
+
+def env_overrides(environ: Mapping[str, str]) -> dict[str, str]:
+    """The ``KSLAB_<PROPERTY>`` variables that name a Kafka Streams property, by property."""
+    from kslab.config import StreamsConfig
+    from kslab.errors import KslabError
+
+    found = {}
+    for var, value in environ.items():
+        if var.startswith(ENV_PREFIX) and value:
+            key = var.removeprefix(ENV_PREFIX).lower().replace("_", ".")
+            try:
+                StreamsConfig({key: None})
+            except KslabError:
+                continue
+            found[key] = value
+    return found
 
 
 def parse_setting(text: str) -> tuple[str, Any]:

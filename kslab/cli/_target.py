@@ -21,7 +21,9 @@ from kslab.cli._common import CliError
 from kslab.dsl import StreamsBuilder
 from kslab.topology.topology import Topology
 
-__all__ = ["Target", "load_target"]
+__all__ = ["CONVENTION", "Target", "load_target"]
+
+CONVENTION = "build_topology"  # the function used when VAR is left out and no topology is bound
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,10 @@ class Target:
 
 
 def load_target(spec: str) -> Target:
-    """Import the file or module of ``spec`` and resolve its VAR (or its only topology)."""
+    """Import the file or module of ``spec`` and resolve its VAR.
+
+    Without VAR: the module's only Topology or StreamsBuilder, else its ``build_topology``.
+    """
     where, sep, var = spec.rpartition(":") if _has_var(spec) else (spec, "", "")
     if not where:
         msg = f"no file or module in {spec!r}; write FILE.py:VAR or package.module:VAR"
@@ -125,6 +130,8 @@ def _only_candidate(module: ModuleType, where: str) -> str:
              if not name.startswith("_") and isinstance(value, Topology | StreamsBuilder)]
     if len(names) == 1:
         return names[0]
+    if not names and callable(getattr(module, CONVENTION, None)):
+        return CONVENTION  # what `kslab export` writes: topology.py / app.py
     msg = f"name the topology in {where}: write {where}:VAR; {_offer(module)}"
     raise CliError(msg)
 

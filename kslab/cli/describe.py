@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="FILE_OR_MODULE[:VAR]",
                         help="e.g. app/topology.py:topology or mypkg.streams:build_topology; "
                              "VAR is a Topology, a StreamsBuilder or a function returning one "
-                             "(may be left out when the module has exactly one)")
+                             "(left out: the module's only one, else its build_topology)")
     parser.add_argument("--format", "-f", choices=FORMATS, default="text",
                         help="text: Kafka Streams' describe() (default); dot: Graphviz source; "
                              "svg: the lab's picture; json: sub-topologies, nodes, stores, topics")

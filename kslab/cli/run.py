@@ -1,7 +1,8 @@
 """``kslab run TARGET``: run a topology live with ``ks.KafkaStreams`` until SIGTERM or Ctrl-C.
 
 Config comes from ``--config FILE`` (TOML, see ``kslab.cli._config``), then the environment
-(``KSLAB_BOOTSTRAP_SERVERS``, ``KSLAB_APPLICATION_ID``), then flags. On SIGTERM or Ctrl-C it
+(``KSLAB_<PROPERTY>``: ``KSLAB_BOOTSTRAP_SERVERS``, ``KSLAB_APPLICATION_ID``, ...), then flags,
+as an app written by ``kslab export`` reads them. On SIGTERM or Ctrl-C it
 closes the app gracefully (in-flight work committed, group left) and exits 0; if the app fails
 it exits 1 naming the error.
 """
@@ -26,9 +27,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """The target, the config file and the flags that override it."""
     parser.add_argument("target", metavar="FILE_OR_MODULE[:VAR]",
                         help="e.g. app.py:topology or mypkg.streams:build_topology; VAR is a "
-                             "Topology, a StreamsBuilder or a function returning one")
+                             "Topology, a StreamsBuilder or a function returning one (left "
+                             "out: the module's only one, else its build_topology)")
     parser.add_argument("--config", "-c", type=Path, metavar="FILE",
-                        help="TOML file of Kafka Streams properties")
+                        help="TOML file of Kafka Streams properties (e.g. the config.toml "
+                             "kslab export writes); KSLAB_<PROPERTY> variables override it")
     parser.add_argument("--bootstrap-servers", metavar="HOST:PORT",
                         help="the brokers (else the config file, else $KSLAB_BOOTSTRAP_SERVERS)")
     parser.add_argument("--application-id", metavar="ID",

@@ -7,7 +7,7 @@ from xml.etree import ElementTree
 
 import cli_targets
 import pytest
-from conftest import TARGETS, kslab
+from conftest import ROOT, TARGETS, kslab
 
 
 @pytest.mark.parametrize("var", ["topology", "builder", "make_topology"])
@@ -82,3 +82,14 @@ def test_json_lists_a_global_store():
                                "global": True, "logged": False}]
     assert data["topics"] == {"source": ["cli-products", "cli-orders"], "sink": ["cli-enriched"],
                               "internal": []}
+
+
+def test_without_var_an_exported_build_topology_is_used(tmp_path):
+    (tmp_path / "topology.py").write_text(  # the shape `kslab export` writes
+        "import cli_targets\n\n\n"
+        "def build_topology(config: dict | None = None):\n"
+        "    return cli_targets.word_count_builder().build(config)\n")
+    (tmp_path / "cli_targets.py").write_text((ROOT / TARGETS).read_text())
+    done = kslab("describe", str(tmp_path / "topology.py"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == str(cli_targets.make_topology().describe())

@@ -74,10 +74,13 @@ def test_run_counts_words_and_stops_on_sigterm(cli_broker, tmp_path):
 
 
 def test_run_with_missing_source_topic_fails_naming_it(cli_broker, tmp_path):
+    config = tmp_path / "config.toml"  # the environment overrides the file, as in exported apps
+    config.write_text('"bootstrap.servers" = "127.0.0.1:1"\n')
     done = subprocess.run(
-        [str(KSLAB), "run", f"{TARGETS}:make_topology", "--set", f"state.dir={tmp_path}"],
+        [str(KSLAB), "run", f"{TARGETS}:make_topology", "--config", str(config),
+         "--set", f"state.dir={tmp_path}"],
         capture_output=True, text=True, timeout=60, cwd=ROOT,
-        env=clean_env(KSLAB_BOOTSTRAP_SERVERS=cli_broker), check=False)
+        env=clean_env(KSLAB_BOOTSTRAP_SERVERS=cli_broker, KSLAB_BROKER_PORT="1"), check=False)
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == (
         "kslab run: error: the app failed to start: source topic 'cli-lines' does not exist on "
