@@ -278,3 +278,37 @@ def test_idle_stream_time_advance_closes_windows() -> None:
         emitted.append((early, out))
     assert emitted[0] == ([], [])
     assert emitted[1] == ([], [("a", 0, 60_000, "0+1", 1_000)])
+
+
+def _sliding_starts(difference: int, grace: int, inputs: list[tuple[str, str, int]]) -> dict:
+    """Kafka's gatherOutput: window start -> set of (value, timestamp) emitted."""
+    b = ks.StreamsBuilder()
+    table = (_stream(b).group_by_key()
+             .windowed_by(SlidingWindows.of_time_difference_and_grace(difference, grace))
+             .emit_strategy(CLOSE)
+             .aggregate(lambda: "0", _to_string_adder,
+                        ks.Materialized.as_("topic-Canonized").with_value_serde(serdes.String())))
+    out = _collect(table)
+    with ks.TopologyTestDriver(b.build()) as driver:
+        topic = driver.create_input_topic("topic1")
+        for key, value, ts in inputs:
+            topic.pipe_input(key, value, ts)
+    gathered: dict[int, set] = {}
+    for _key, start, _end, value, ts in out:
+        gathered.setdefault(start, set()).add((value, ts))
+    return gathered
+
+
+def test_sliding_early_records_small_input() -> None:
+    """testEarlyRecordsSmallInput (emit final): early records emit nothing themselves."""
+    assert _sliding_starts(50, 0, [("A", "1", 0), ("A", "2", 5), ("A", "3", 6), ("A", "4", 3),
+                                   ("A", "5", 13), ("A", "6", 10), ("A", "7", 70)]) == {
+        0: {("0+1+2+3+4+5+6", 13)}, 1: {("0+2+3+4+5+6", 13)}, 4: {("0+2+3+5+6", 13)},
+        6: {("0+3+5+6", 13)}, 7: {("0+5+6", 13)}, 11: {("0+5", 13)}}
+
+
+def test_sliding_no_grace_period_small_input() -> None:
+    """testNoGracePeriodSmallInput (emit final)."""
+    assert _sliding_starts(50, 0, [("A", "1", 100), ("A", "2", 105), ("A", "3", 106),
+                                   ("A", "4", 103), ("A", "5", 113), ("A", "6", 110)]) == {
+        50: {("0+1", 100)}, 55: {("0+1+2", 105)}, 56: {("0+1+2+3+4", 106)}}
