@@ -21,6 +21,7 @@ from kslab.dsl._change import Change
 from kslab.dsl._processors import skip_record
 from kslab.processor import Processor, ProcessorContext, PunctuationType
 from kslab.records import Headers, Record, ValueAndTimestamp, Window, Windowed
+from kslab.state.window import TimestampedWindowStore
 
 __all__ = [
     "SessionWindowAggregateSupplier",
@@ -253,8 +254,9 @@ class _TimeWindowProcessor(_WindowedProcessor):
             self.fetch, self.put = store.fetch_serialized, store.put_serialized
         else:
             self.fetch, self.put = store.fetch, store.put
-        # a kslab timestamped window store: values and timestamps without ValueAndTimestamp
-        self.pairs = self.serialize is not None and hasattr(store, "fetch_pair")
+        # a kslab timestamped window store itself (not a cache or other wrapper in front of
+        # it): values and timestamps without ValueAndTimestamp
+        self.pairs = isinstance(store, TimestampedWindowStore)
         if self.pairs:
             self.fetch_pair, self.put_pair = store.fetch_pair, store.put_pair
         self.window: Window = Window(-1, -1)  # the last tumbling window (shared by all keys)
