@@ -37,6 +37,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--application-id", metavar="ID",
                         help="application.id (else the config file, else "
                              "$KSLAB_APPLICATION_ID, else the target's module name)")
+    parser.add_argument("--create-topics", action="store_true",
+                        help="create the source topics the broker lacks (1 partition each) "
+                             "before starting: for a fresh local broker, not for production")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         dest="settings", help="any other property (repeatable), e.g. "
                                               "--set commit.interval.ms=100")
@@ -59,9 +62,14 @@ def run(args: argparse.Namespace) -> int:
                "--config file, or set KSLAB_BOOTSTRAP_SERVERS")
         raise CliError(msg)
     try:
-        streams = ks.KafkaStreams(target.obj, props)
+        topology = target.topology(props)
+        streams = ks.KafkaStreams(topology, props)
     except KslabError as exc:
         raise CliError(str(exc)) from None
+    if args.create_topics:
+        created = _create_source_topics(topology, props["bootstrap.servers"])
+        if created:
+            print(f"kslab run: created topics {', '.join(created)} (1 partition each)")
     return _run_until_stopped(streams, f"{target.module}:{target.var}")
 
 
@@ -97,3 +105,20 @@ def _run_until_stopped(streams: Any, label: str) -> int:
     print(f"kslab run: closed{'' if closed else ' (timed out after 30 s)'}", flush=True)
     sys.stdout.flush()
     return 0 if closed else FAILED
+
+
+def _create_source_topics(topology: Any, servers: str) -> list[str]:
+    """Create the user topics ``topology`` reads that the broker lacks; return their names."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": servers})
+    try:
+        existing = set(admin.list_topics(timeout=10).topics)
+    except Exception as exc:
+        msg = f"cannot reach the brokers at {servers} to create topics: {exc}"
+        raise CliError(msg, FAILED) from None
+    wanted = [t for t in topology.source_topics()
+              if t not in topology.internal_topics and t not in existing]
+    for future in admin.create_topics([NewTopic(t, 1) for t in wanted]).values():
+        future.result(10)
+    return wanted

@@ -89,3 +89,36 @@ def test_run_with_missing_source_topic_fails_naming_it(cli_broker, tmp_path):
     assert f"as cli_targets on {cli_broker}" in done.stdout  # the default application.id
     assert "Traceback" not in done.stderr
 
+
+
+def test_run_creates_missing_source_topics_when_asked(cli_broker, tmp_path):
+    app = tmp_path / "fresh.py"
+    app.write_text("import cli_targets\n\ntopology = cli_targets.word_count_builder("
+                   "'fresh-lines', 'fresh-out').build()\n")
+    env = clean_env(PYTHONPATH=str(ROOT / "tests" / "cli"))
+    process = subprocess.Popen(
+        [str(KSLAB), "run", str(app), "--bootstrap-servers", cli_broker, "--create-topics",
+         "--set", f"state.dir={tmp_path}", "--set", "commit.interval.ms=100",
+         "--set", "consumer.session.timeout.ms=6000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        _topics(cli_broker, "fresh-out")
+        producer = Producer({"bootstrap.servers": cli_broker})
+        deadline = time.monotonic() + 20  # the topic exists once the app has created it
+        while "fresh-lines" not in producer.list_topics(timeout=5).topics:
+            assert time.monotonic() < deadline, "kslab run did not create fresh-lines"
+            time.sleep(0.1)
+        producer.produce("fresh-lines", value=b"a b a")
+        assert producer.flush(10) == 0
+        assert _read_counts(cli_broker, "fresh-out", {"a": 2, "b": 1}) == {"a": 2, "b": 1}
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    assert out.splitlines()[:2] == [
+        "kslab run: created topics fresh-lines (1 partition each)",
+        f"kslab run: {app}:topology as fresh on {cli_broker}; Ctrl-C or SIGTERM stops it",
+    ]
