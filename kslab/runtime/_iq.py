@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kslab.core.partitioner import default_partition
 from kslab.errors import StoreError
+from kslab.runtime._views import ReadOnlySessionView, ReadOnlyWindowView
 from kslab.serdes import resolve as resolve_serde
 from kslab.testing._composite import CompositeStoreView
 
@@ -27,6 +28,8 @@ __all__ = ["HostInfo", "KeyQueryMetadata", "TaskMetadata", "ThreadMetadata", "se
            "store_view"]
 
 _UNAVAILABLE = None
+_MIN_TS = -(2**63)
+_MAX_TS = 2**63 - 1
 
 
 class HostInfo(NamedTuple):
@@ -104,8 +107,13 @@ def store_view(streams: KafkaStreams, name: str, kind: str | None = None) -> Any
     if kind is not None and store_kind not in (kind, f"timestamped_{kind}"):
         msg = f"store '{name}' is a {store_kind} store, not {kind}; ask for kind={store_kind!r}"
         raise StoreError(msg)
-    if kind != store_kind and store_kind == "timestamped_key_value":
-        stores = [s.plain_view() for s in stores]  # as Java's keyValueStore() query type
+    if kind != store_kind and store_kind in ("timestamped_key_value", "timestamped_window"):
+        stores = [s.plain_view() for s in stores]  # as Java's keyValueStore()/windowStore()
+        store_kind = store_kind.removeprefix("timestamped_")
+    if store_kind in ("window", "timestamped_window"):
+        return ReadOnlyWindowView(name, stores)
+    if store_kind == "session":
+        return ReadOnlySessionView(name, stores)
     return ReadOnlyStoreView(name, stores)
 
 
@@ -218,7 +226,11 @@ def _parse_key(text: str, serde: Any) -> Any:
 
 
 def handle_get(streams: KafkaStreams, path: str) -> tuple[int, Any]:
-    """Answer one GET: ``/metadata``, ``/stores/<store>/<key>``, ``/stores/<store>?from=&to=``."""
+    """Answer one GET: ``/metadata``, ``/stores/<store>/<key>``, ``/stores/<store>?from=&to=``.
+
+    For window and session stores ``from``/``to`` are times in ms (window starts; for a key's
+    sessions the earliest end and latest start, else session ends) and ``backward=true`` reverses.
+    """
     parsed = urllib.parse.urlsplit(path)
     parts = [urllib.parse.unquote(p) for p in parsed.path.strip("/").split("/") if p]
     try:
@@ -255,14 +267,42 @@ def _store_get(streams: KafkaStreams, name: str, key_text: str | None,
             return 421, {"error": f"key {key!r} of store '{name}' lives on another instance; "
                                   f"ask {meta.active_host}",
                          "host": str(meta.active_host), "partition": meta.partition}
-        value = streams.store(name).get(key)
+        view = streams.store(name)
+        if isinstance(view, ReadOnlyWindowView | ReadOnlySessionView):
+            return 200, _windows(view, key, query)
+        value = view.get(key)
         if value is None:
             return 404, {"key": key, "error": f"key {key!r} not found in store '{name}'"}
         return 200, {"key": key, "value": _plain(value)}
+    view = streams.store(name)
+    if isinstance(view, ReadOnlyWindowView | ReadOnlySessionView):
+        return 200, _windows(view, None, query)
     low = _parse_key(query["from"][0], serde) if "from" in query else None
     high = _parse_key(query["to"][0], serde) if "to" in query else None
-    with streams.store(name).range(low, high) as entries:
+    with view.range(low, high) as entries:
         return 200, [{"key": kv.key, "value": _plain(kv.value)} for kv in entries]
+
+
+def _windows(view: Any, key: Any, query: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """Windows or sessions as JSON rows: of ``key`` (``from``/``to`` bound the window start, or
+    session end/start as ``find_sessions``), or of every key (window starts, session ends)."""
+    low = int(query["from"][0]) if "from" in query else _MIN_TS
+    high = int(query["to"][0]) if "to" in query else _MAX_TS
+    backward = query.get("backward", ["false"])[0].lower() in ("1", "true", "yes")
+    if isinstance(view, ReadOnlyWindowView):
+        if key is not None:
+            scan = view.backward_fetch(key, key, low, high) if backward \
+                else view.fetch(key, key, low, high)
+        else:
+            scan = view.backward_fetch_all(low, high) if backward else view.fetch_all(low, high)
+    elif key is not None:
+        scan = view.backward_find_sessions(key, low, high) if backward \
+            else view.find_sessions(key, low, high)
+    else:
+        scan = view.find_sessions(low, high)
+    with scan as entries:
+        return [{"key": kv.key.key, "start": kv.key.window.start, "end": kv.key.window.end,
+                 "value": _plain(kv.value)} for kv in entries]
 
 
 def _plain(value: Any) -> Any:

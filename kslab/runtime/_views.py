@@ -1,0 +1,247 @@
+"""Read-only window and session store views across the local tasks (one store per partition).
+
+Java's ``CompositeReadOnlyWindowStore`` / ``CompositeReadOnlySessionStore`` semantics: a key lives
+in exactly one partition, so single-key queries answer from the first store that holds the key;
+range and full scans merge the per-partition scans in the order a single store scans (window
+start then key bytes, or RocksDB's segment then binary key; sessions by end, key bytes, start),
+so the answer equals one store holding every partition. Invariant: a view never writes.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from kslab.errors import NoSuchElementError, StoreError
+from kslab.records import KeyValue
+
+__all__ = ["ReadOnlySessionView", "ReadOnlyWindowView"]
+
+_MIN_TS = -(2**63)
+_MAX_TS = 2**63 - 1
+_WRITES = ("put", "put_serialized", "remove", "delete", "put_if_absent", "put_all")
+
+
+class _ViewIterator:
+    """Merged or chained per-partition iterators; a context manager that closes them all."""
+
+    def __init__(self, entries: Iterator[KeyValue], parts: list[Any]) -> None:
+        self._entries = entries
+        self._parts = parts
+        self._pending: KeyValue | None = None
+
+    def __iter__(self) -> _ViewIterator:
+        return self
+
+    def __next__(self) -> KeyValue:
+        if self._pending is not None:
+            entry, self._pending = self._pending, None
+            return entry
+        return next(self._entries)
+
+    def has_next(self) -> bool:
+        """True when another pair follows."""
+        if self._pending is None:
+            self._pending = next(self._entries, None)
+        return self._pending is not None
+
+    def next(self) -> KeyValue:
+        """The next pair; ``NoSuchElementError`` at the end (Java's ``next()``)."""
+        if not self.has_next():
+            msg = "store view iterator has no more entries; check has_next()"
+            raise NoSuchElementError(msg)
+        return self.__next__()
+
+    def peek_next_key(self) -> Any:
+        """The key ``next()`` would return."""
+        if not self.has_next():
+            msg = "store view iterator has no more entries; check has_next()"
+            raise NoSuchElementError(msg)
+        return self._pending.key  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        """Close every per-partition scan."""
+        for part in self._parts:
+            close = getattr(part, "close", None)
+            if close is not None:
+                close()
+        self._parts = []
+
+    def __enter__(self) -> _ViewIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _View:
+    """What window and session views share: the stores, key bytes, merging, refused writes."""
+
+    def __init__(self, name: str, stores: list[Any]) -> None:
+        self.name = name
+        self._stores = stores
+        self.store_kind = getattr(stores[0], "store_kind", None)
+        inner = getattr(stores[0], "_inner", stores[0])  # a facade's store underneath
+        self._serde = inner.key_serde
+        self._topic = getattr(inner, "changelog_topic", None) or name
+        self._inner = inner
+
+    def _key_bytes(self, key: Any) -> bytes:
+        return self._serde.serialize(self._topic, key) if self._serde is not None else key
+
+    def _merge(self, scans: list[Any], order: Callable[[KeyValue], Any],
+               backward: bool) -> _ViewIterator:
+        return _ViewIterator(heapq.merge(*scans, key=order, reverse=backward), scans)
+
+    def _first_non_empty(self, scans: Callable[[Any], Any]) -> _ViewIterator:
+        """The scan of the first store that has any entry (a key lives in one partition)."""
+        for store in self._stores:
+            scan = scans(store)
+            if scan.has_next():
+                return _ViewIterator(iter(scan), [scan])
+            scan.close()
+        return _ViewIterator(iter(()), [])
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _WRITES:
+            msg = f"store '{self.name}' is read-only here; write to it from a processor"
+            raise StoreError(msg)
+        raise AttributeError(name)
+
+    def _columns(self) -> dict[str, list[Any]]:
+        columns: dict[str, list[Any]] = {"key": [], "start": [], "end": [], "value": []}
+        with self.all() as entries:  # type: ignore[attr-defined]
+            for windowed, value in entries:
+                columns["key"].append(windowed.key)
+                columns["start"].append(windowed.window.start)
+                columns["end"].append(windowed.window.end)
+                columns["value"].append(value)
+        return columns
+
+    def to_pandas(self) -> Any:
+        """Every entry as a pandas frame (``key``, ``start``, ``end``, ``value``)."""
+        from kslab.state._frames import to_pandas
+
+        return to_pandas(self._columns())
+
+    def to_polars(self) -> Any:
+        """Every entry as a polars frame (``key``, ``start``, ``end``, ``value``)."""
+        from kslab.state._frames import to_polars
+
+        return to_polars(self._columns())
+
+
+class ReadOnlyWindowView(_View):
+    """Java's ``ReadOnlyWindowStore`` over every local partition of a window store."""
+
+    def _order(self, kv: KeyValue) -> Any:
+        start = kv.key.window.start
+        key_bytes = self._key_bytes(kv.key.key)
+        if getattr(self._inner, "_time_ordered", True):
+            return (start, key_bytes)
+        interval = getattr(self._inner, "_interval", 1)
+        return (start // interval, key_bytes, start)
+
+    def fetch(self, key: Any, time_from: Any = None, time_to: Any = None, *args: Any) -> Any:
+        """``fetch(key, time)``: one value; ``fetch(key, from, to)``: ``(start, value)`` pairs;
+        ``fetch(key_from, key_to, from, to)``: ``(Windowed, value)`` pairs."""
+        if args:
+            return self._merge([s.fetch(key, time_from, time_to, args[0]) for s in self._stores],
+                               self._order, False)
+        if time_to is None:
+            for store in self._stores:
+                value = store.fetch(key, time_from)
+                if value is not None:
+                    return value
+            return None
+        return self._first_non_empty(lambda s: s.fetch(key, time_from, time_to))
+
+    def backward_fetch(self, key: Any, time_from: Any, time_to: Any = None,
+                       *args: Any) -> _ViewIterator:
+        """As ``fetch`` with a time range, newest first."""
+        if args:
+            return self._merge([s.backward_fetch(key, time_from, time_to, args[0])
+                                for s in self._stores], self._order, True)
+        return self._first_non_empty(lambda s: s.backward_fetch(key, time_from, time_to))
+
+    def fetch_all(self, time_from: int, time_to: int) -> _ViewIterator:
+        """Every ``(Windowed, value)`` with a window start in ``[time_from, time_to]``."""
+        return self._merge([s.fetch_all(time_from, time_to) for s in self._stores], self._order,
+                           False)
+
+    def backward_fetch_all(self, time_from: int, time_to: int) -> _ViewIterator:
+        """As ``fetch_all``, in reverse order."""
+        return self._merge([s.backward_fetch_all(time_from, time_to) for s in self._stores],
+                           self._order, True)
+
+    def all(self) -> _ViewIterator:
+        """Every live ``(Windowed, value)``."""
+        return self._merge([s.all() for s in self._stores], self._order, False)
+
+    def backward_all(self) -> _ViewIterator:
+        """Every live ``(Windowed, value)``, in reverse order."""
+        return self._merge([s.backward_all() for s in self._stores], self._order, True)
+
+
+class ReadOnlySessionView(_View):
+    """Java's ``ReadOnlySessionStore`` over every local partition of a session store."""
+
+    def _order(self, kv: KeyValue) -> Any:
+        window = kv.key.window
+        return (window.end, self._key_bytes(kv.key.key), window.start)
+
+    def _order_by_end(self, kv: KeyValue) -> Any:
+        window = kv.key.window
+        if getattr(self._inner, "_time_ordered", False):
+            return (window.end, window.start, self._key_bytes(kv.key.key))
+        return self._order(kv)
+
+    def fetch_session(self, key: Any, session_start: int, session_end: int) -> Any:
+        """The value of ``key``'s session with exactly these bounds, or ``None``."""
+        for store in self._stores:
+            value = store.fetch_session(key, session_start, session_end)
+            if value is not None:
+                return value
+        return None
+
+    def find_sessions(self, key: Any, earliest_session_end_time: int,
+                      latest_session_start_time: int | None = None, *args: Any) -> _ViewIterator:
+        """As ``SessionStore.find_sessions``: one key, a key range (four arguments), or every
+        session ending in ``[earliest_end, latest_end]`` (two arguments)."""
+        if latest_session_start_time is None:
+            return self._merge([s.find_sessions(key, earliest_session_end_time)
+                                for s in self._stores], self._order_by_end, False)
+        if args:
+            return self._merge([s.find_sessions(key, earliest_session_end_time,
+                                                latest_session_start_time, args[0])
+                                for s in self._stores], self._order, False)
+        return self._first_non_empty(lambda s: s.find_sessions(
+            key, earliest_session_end_time, latest_session_start_time))
+
+    def backward_find_sessions(self, key: Any, earliest_session_end_time: int,
+                               latest_session_start_time: int, *args: Any) -> _ViewIterator:
+        """As ``find_sessions``, newest first."""
+        if args:
+            return self._merge([s.backward_find_sessions(key, earliest_session_end_time,
+                                                         latest_session_start_time, args[0])
+                                for s in self._stores], self._order, True)
+        return self._first_non_empty(lambda s: s.backward_find_sessions(
+            key, earliest_session_end_time, latest_session_start_time))
+
+    def fetch(self, key_from: Any, key_to: Any = None) -> _ViewIterator:
+        """Every session of ``key_from`` (or of the keys in ``[key_from, key_to]``)."""
+        if key_to is None:
+            return self._first_non_empty(lambda s: s.fetch(key_from))
+        return self._merge([s.fetch(key_from, key_to) for s in self._stores], self._order, False)
+
+    def backward_fetch(self, key_from: Any, key_to: Any = None) -> _ViewIterator:
+        """As ``fetch``, newest first."""
+        if key_to is None:
+            return self._first_non_empty(lambda s: s.backward_fetch(key_from))
+        return self._merge([s.backward_fetch(key_from, key_to) for s in self._stores],
+                           self._order, True)
+
+    def all(self) -> _ViewIterator:
+        """Every live session."""
+        return self._merge([s.all() for s in self._stores], self._order, False)
