@@ -1,0 +1,47 @@
+"""Emit-on-window-close on the live runtime (a LocalBroker): each window's final count once,
+and window changelogs created with retention.ms = retention + the configured extra retention."""
+
+from __future__ import annotations
+
+from confluent_kafka.admin import ConfigResource
+
+import kslab as ks
+from kslab import serdes
+
+S = serdes.String()
+
+
+def _app(source: str, sink: str) -> ks.Topology:
+    b = ks.StreamsBuilder()
+    (b.stream(source, ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(ks.TimeWindows.of_size_and_grace(1000, 100))
+     .emit_strategy(ks.EmitStrategy.on_window_close())
+     .count(ks.Materialized.as_("final-counts"))
+     .to_stream().map(lambda k, v: (f"{k.key}@{k.window.start}", str(v)))
+     .to(sink, ks.Produced.with_(S, S)))
+    return b.build()
+
+
+def test_final_counts_and_changelog_retention(kafka) -> None:
+    source = kafka.create(kafka.name("in"))
+    sink = kafka.create(kafka.name("out"))
+    # a@50 comes after stream time 1999: [0, 1000) closed at 1100 (end + grace), so it is dropped
+    events = [("a", 10), ("b", 20), ("a", 500), ("a", 1200), ("b", 1300), ("c", 1999),
+              ("a", 50), ("c", 2150), ("a", 3500)]
+    for key, ts in events:
+        kafka.produce(source, [(key.encode(), b"x")], timestamp=ts)
+    config = kafka.config("final", windowstore__changelog__additional__retention__ms=5_000)
+    config["__emit.interval.ms.kstreams.windowed.aggregation__"] = 0  # no wall-clock throttle
+    streams = kafka.track(ks.KafkaStreams(_app(source, sink), config))
+    streams.start()
+    assert streams.wait_until_running(30)
+    out = kafka.read(sink, 6, settle=1.0)
+    assert [(k.decode(), v.decode()) for k, v, _partition in out] == [
+        ("a@0", "2"), ("b@0", "1"),  # emitted at a@1200 (close time 1100)
+        ("a@1000", "1"), ("b@1000", "1"), ("c@1000", "1"), ("c@2000", "1"),  # at a@3500
+    ]
+    changelog = f"{config['application.id']}-final-counts-changelog"
+    resource = ConfigResource(ConfigResource.Type.TOPIC, changelog)
+    described = kafka.admin.describe_configs([resource])[resource].result(10)
+    assert described["cleanup.policy"].value == "compact,delete"
+    assert described["retention.ms"].value == str(1000 + 100 + 5_000)
