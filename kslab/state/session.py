@@ -47,19 +47,23 @@ class SessionStore(TypedStore):
     <SessionStore 's' (InMemory, not open)>
     """
 
-    __slots__ = ("_ends", "_observed", "_retention", "_time_ordered")
+    __slots__ = ("_ends", "_interval", "_observed", "_retention", "_time_ordered")
 
     store_kind = "session"
 
     def __init__(self, name: str, backend: KeyValueBackend, key_serde: Any = None,
                  value_serde: Any = None, *, retention: int, logging_enabled: bool = True,
-                 caching_enabled: bool = False, time_ordered: bool = False) -> None:
+                 caching_enabled: bool = False, time_ordered: bool = False,
+                 segment_interval: int | None = None) -> None:
         super().__init__(name, backend, key_serde, value_serde,
                          logging_enabled=logging_enabled, caching_enabled=caching_enabled)
         self._retention = retention
         self._observed = _MIN_TS
         self._ends: dict[int, set[bytes]] = {}
         self._time_ordered = time_ordered
+        # RocksDB's segment interval (used by time-ordered stores), as Java's default
+        self._interval = max(retention // 2, 60_000) if segment_interval is None else \
+            max(1, segment_interval)
 
     @property
     def retention_period(self) -> int:
@@ -83,7 +87,7 @@ class SessionStore(TypedStore):
             self._expire()
         if raw is None:
             self._bdelete(binary)
-        elif end > self._observed - self._retention:
+        elif self._live(end):
             self._bput(binary, raw)
             self._ends.setdefault(end, set()).add(binary)
         log = self._log
@@ -175,8 +179,10 @@ class SessionStore(TypedStore):
 
     def _find_by_end(self, earliest_end: int, latest_end: int) -> KeyValueIterator:
         """Sessions of every key ending in ``[earliest_end, latest_end]``, by end time, then key
-        and start (Java's in-memory store) or start and key (its time-ordered store)."""
-        earliest_end = max(earliest_end, self._observed - self._retention + 1)
+        and start (Java's in-memory store) or start and key (its time-ordered store, which
+        filters by live segments only, not by retention)."""
+        if not self._time_ordered:
+            earliest_end = max(earliest_end, self._observed - self._retention + 1)
         get = self._backend.get
         rows = []
         for end in [e for e in self._ends if earliest_end <= e <= latest_end]:
@@ -216,7 +222,21 @@ class SessionStore(TypedStore):
 
     # -- retention -----------------------------------------------------------------------------
 
+    def _live(self, end: int) -> bool:
+        """Whether a session ending at ``end`` is still kept: by end time, or in a time-ordered
+        store (Java's RocksDB one) by segment of ``max(retention / 2, 60 s)``."""
+        if self._time_ordered:
+            interval = self._interval
+            return end // interval >= (self._observed - self._retention) // interval
+        return end > self._observed - self._retention
+
     def _expire(self) -> None:
+        if self._time_ordered:
+            ends = self._ends
+            for end in [e for e in ends if not self._live(e)]:
+                for binary in ends.pop(end):
+                    self._bdelete(binary)
+            return
         min_live = self._observed - self._retention + 1
         ends = self._ends
         for end in [e for e in ends if e < min_live]:
@@ -252,6 +272,6 @@ class SessionStore(TypedStore):
                 self._expire()
             if value is None:
                 self._backend.delete(binary)
-            elif end > self._observed - self._retention:
+            elif self._live(end):
                 self._backend.put(binary, value)
                 self._ends.setdefault(end, set()).add(binary)

@@ -312,3 +312,36 @@ def test_sliding_no_grace_period_small_input() -> None:
     assert _sliding_starts(50, 0, [("A", "1", 100), ("A", "2", 105), ("A", "3", 106),
                                    ("A", "4", 103), ("A", "5", 113), ("A", "6", 110)]) == {
         50: {("0+1", 100)}, 55: {("0+1+2", 105)}, 56: {("0+1+2+3+4", 106)}}
+
+
+SESSION_INPUT = [("1", "1", 10), ("1", "2", 15), ("1", "3", 600), ("2", "1", 600),
+                 ("2", "2", 599)]
+
+
+@pytest.mark.parametrize(("op", "expected_value"), [("count", 2), ("reduce", "1+2"),
+                                                     ("aggregate", "0+0+1+2")])
+def test_session_windowed_emit_final(op: str, expected_value: object) -> None:
+    """SessionWindowedKStreamImplTest (emit final): only [10, 15] closes; the time-ordered store
+    still finds it by end time (live segment), while keyed reads apply the retention."""
+    b = ks.StreamsBuilder()
+    windowed = (b.stream("topic1", key_serde=serdes.String(), value_serde=serdes.String())
+                .group_by_key().windowed_by(SessionWindows.of_inactivity_gap_with_no_grace(500))
+                .emit_strategy(CLOSE))
+    mat = ks.Materialized.as_("store").with_value_serde(
+        serdes.Long() if op == "count" else serdes.String())
+    if op == "count":
+        table = windowed.count(mat)
+    elif op == "reduce":
+        table = windowed.reduce(lambda a, v: f"{a}+{v}", mat)
+    else:
+        table = windowed.aggregate(lambda: "0", _to_string_adder,
+                                   lambda k, a1, a2: f"{a1}+{a2}", mat)
+    out = _collect(table)
+    with ks.TopologyTestDriver(b.build()) as driver:
+        topic = driver.create_input_topic("topic1")
+        for key, value, ts in SESSION_INPUT:
+            topic.pipe_input(key, value, ts)
+        with driver.get_session_store("store").fetch("1", "2") as found:
+            stored = [(kv.key.key, kv.key.window.start, kv.key.window.end) for kv in found]
+    assert out == [("1", 10, 15, expected_value, 15)]
+    assert stored == [("1", 600, 600), ("2", 599, 600)]
