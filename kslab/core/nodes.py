@@ -187,6 +187,22 @@ class SinkRuntime(RuntimeNode):
         """Ask the engine for a direct writer to a fixed topic, if it offers one."""
         if self.topic is not None and self.partitioner is None:
             self._writer = self.context.writer(self.topic)
+            if self._writer is not None:
+                self.call = self._write
+
+    def _write(self, record: Record) -> None:
+        """``process`` for a fixed topic with a direct writer: serialize and append."""
+        topic = self.topic
+        headers = record._headers
+        try:
+            key_bytes = self._key_ser(topic, record.key, headers)
+        except Exception as exc:
+            raise self._serde_error(topic, "key", record.key, self.key_serde, exc) from exc
+        try:
+            value_bytes = self._value_ser(topic, record.value, headers)
+        except Exception as exc:
+            raise self._serde_error(topic, "value", record.value, self.value_serde, exc) from exc
+        self._writer(key_bytes, value_bytes, headers, record.timestamp, 0)  # type: ignore[misc]
 
     def process(self, record: Record) -> None:
         """Write ``record`` to this sink's topic."""

@@ -9,6 +9,7 @@ topic share the records: each read takes one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from kslab.errors import (
@@ -291,9 +292,8 @@ class TestOutputTopic:
     def read_key_values_to_list(self) -> list[KeyValue]:
         """Every remaining record as ``KeyValue``."""
         keys, values, _, _, _ = self._drain()
-        new = tuple.__new__
         with gc_paused():
-            return [new(KeyValue, pair) for pair in zip(keys, values, strict=True)]
+            return list(map(tuple.__new__, repeat(KeyValue), zip(keys, values, strict=True)))
 
     def read_key_values_to_map(self) -> dict[Any, Any]:
         """The last value per key (a tombstone leaves ``None``); ``None`` keys are refused."""
@@ -323,8 +323,8 @@ class TestOutputTopic:
         with gc_paused():
             keys, values, headers, timestamps, partitions = log.drain_columns()
             try:
-                keys = [key_de(topic, k, h) for k, h in zip(keys, headers, strict=True)]
-                values = [value_de(topic, v, h) for v, h in zip(values, headers, strict=True)]
+                keys = list(map(key_de, repeat(topic), keys, headers))
+                values = list(map(value_de, repeat(topic), values, headers))
             except Exception:  # undo the drain and read one by one up to the bad record
                 log.truncate(mark)
                 while log:
