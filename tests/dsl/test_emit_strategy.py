@@ -345,3 +345,28 @@ def test_session_windowed_emit_final(op: str, expected_value: object) -> None:
             stored = [(kv.key.key, kv.key.window.start, kv.key.window.end) for kv in found]
     assert out == [("1", 10, 15, expected_value, 15)]
     assert stored == [("1", 600, 600), ("2", 599, 600)]
+
+
+def test_time_windowed_count_and_materialized_store_without_cache() -> None:
+    """TimeWindowedKStreamImplTest.shouldCountWindowed and shouldMaterializeCount (emit final,
+    no cache): the time-ordered store keeps windows starting at stream time - retention."""
+    b = ks.StreamsBuilder()
+    table = (b.stream("topic1", key_serde=serdes.String(), value_serde=serdes.String())
+             .group_by_key().windowed_by(TimeWindows.of_size_with_no_grace(500))
+             .emit_strategy(CLOSE)
+             .count(ks.Materialized.as_("count-store").with_caching_disabled()))
+    out = _collect(table)
+    with ks.TopologyTestDriver(b.build()) as driver:
+        topic = driver.create_input_topic("topic1")
+        for key, value, ts in [("1", "1", 10), ("1", "2", 15), ("1", "3", 500), ("2", "10", 550),
+                               ("2", "20", 500), ("2", "30", 1000)]:
+            topic.pipe_input(key, value, ts)
+        with driver.get_window_store("count-store").fetch("1", "2", 0, 1000) as found:
+            plain = [(kv.key.key, kv.key.window.start, kv.value) for kv in found]
+        with driver.get_timestamped_window_store("count-store").fetch("1", "2", 0, 1000) as found:
+            stamped = [(kv.key.key, kv.key.window.start, kv.value) for kv in found]
+    assert out == [("1", 0, 500, 2, 15), ("1", 500, 1000, 1, 500), ("2", 500, 1000, 2, 550)]
+    assert plain == [("1", 500, 1), ("2", 500, 2), ("2", 1000, 1)]
+    assert stamped == [("1", 500, ks.ValueAndTimestamp(1, 500)),
+                       ("2", 500, ks.ValueAndTimestamp(2, 550)),
+                       ("2", 1000, ks.ValueAndTimestamp(1, 1000))]
