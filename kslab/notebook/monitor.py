@@ -21,6 +21,7 @@ from kslab.notebook.display import _STYLE, html_table
 __all__ = ["RuntimeMonitor", "lag_rows", "rate_svg"]
 
 _HISTORY = 120  # throughput samples kept (two minutes at the default interval)
+_LATEST = 2**63 - 1  # the last window start a fetch can ask for
 
 
 class RuntimeMonitor(w.VBox):
@@ -100,7 +101,11 @@ class RuntimeMonitor(w.VBox):
         )
 
     def lookup(self, key: str) -> Any:
-        """Interactive query: the value of ``key`` in the picked store (shown and returned)."""
+        """Interactive query: the value of ``key`` in the picked store (shown and returned).
+
+        A window or session store answers with every window of the key, as
+        ``[(Windowed, value), ...]`` in the store's order.
+        """
         import json
 
         name = self.store_picker.value
@@ -109,13 +114,20 @@ class RuntimeMonitor(w.VBox):
         except ValueError:
             parsed = key
         try:
-            value = self.streams.store(name).get(parsed)
+            store = self.streams.store(name)
+            value = store.get(parsed) if hasattr(store, "get") else _windows_of(store, parsed)
         except Exception as exc:
             self.lookup_view.value = (f'<div class="kslab-error">{escape(type(exc).__name__)}: '
                                       f"{escape(str(exc))}</div>")
             return None
-        self.lookup_view.value = _STYLE + html_table(["store", "key", "value"],
-                                                     [(name, parsed, value)])
+        if isinstance(value, list):
+            rows = [(name, parsed, windowed.window.start, windowed.window.end, v)
+                    for windowed, v in value]
+            self.lookup_view.value = _STYLE + html_table(
+                ["store", "key", "start", "end", "value"], rows)
+        else:
+            self.lookup_view.value = _STYLE + html_table(["store", "key", "value"],
+                                                         [(name, parsed, value)])
         return value
 
     def start(self) -> None:
@@ -169,6 +181,16 @@ class RuntimeMonitor(w.VBox):
                     self.dlq.append((msg.key(), msg.value(), msg.timestamp()[1]))
         except Exception as exc:
             self.error = f"dead letters unavailable: {exc}"
+
+
+def _windows_of(store: Any, key: Any) -> list[tuple[Any, Any]]:
+    """Every ``(Windowed, value)`` of ``key`` in a window or session store view."""
+    if hasattr(store, "find_sessions"):  # a session store: fetch(key) gives Windowed keys
+        scan = store.fetch(key)
+    else:  # a window store: the key-range fetch gives Windowed keys, with their ends
+        scan = store.fetch(key, key, 0, _LATEST)
+    with scan as entries:
+        return [(windowed, value) for windowed, value in entries]
 
 
 def lag_rows(metrics: dict[str, Any]) -> list[tuple[str, str, str, int]]:

@@ -81,3 +81,45 @@ def test_broker_then_promote_then_query_then_stop(ip, tmp_path, capsys):
 def test_promote_with_a_bad_config_pair_is_one_line(ip):
     with pytest.raises(UsageError, match="'nonsense' is not KEY=VALUE"):
         ip.run_line_magic("kslab", "promote wc --bootstrap-servers 127.0.0.1:1 nonsense")
+
+
+def test_the_monitor_looks_up_every_window_of_a_key(ip, tmp_path):
+    grace = 600_000  # stores retain size (or gap) + grace: long enough to keep every window
+    builder = ks.StreamsBuilder()
+    windowed = (builder.stream("clicks", key_serde="string", value_serde="string")
+                .group_by_key().windowed_by(ks.TimeWindows.of_size_and_grace(60_000, grace)))
+    windowed.count(materialized="per-minute")
+    windowed_by_session = (builder.stream("visits", key_serde="string", value_serde="string")
+                           .group_by_key()
+                           .windowed_by(ks.SessionWindows.of_inactivity_gap_and_grace(
+                               30_000, grace)))
+    windowed_by_session.count(materialized="sessions")
+    ip.user_ns["clicks_app"] = builder
+    monitor = ip.run_line_magic(
+        "kslab", f"promote clicks_app --application-id nb-clicks state.dir={tmp_path} "
+                 "commit.interval.ms=100 consumer.session.timeout.ms=6000 "
+                 "consumer.heartbeat.interval.ms=500")
+    monitor.stop()
+    producer = confluent_kafka.Producer({"bootstrap.servers": monitor.streams.bootstrap_servers})
+    for topic, key, ts in (("clicks", "/home", 1_000), ("clicks", "/home", 2_000),
+                           ("clicks", "/home", 61_000), ("clicks", "/docs", 3_000),
+                           ("visits", "ada", 1_000), ("visits", "ada", 20_000),
+                           ("visits", "ada", 90_000)):
+        producer.produce(topic, b"x", key.encode(), timestamp=ts)
+    assert producer.flush(10) == 0
+    del producer
+    deadline = time.monotonic() + 60
+    monitor.store_picker.value = "per-minute"
+    while len(monitor.lookup('"/home"') or []) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    home = monitor.lookup('"/home"')
+    assert [(w.key, w.window.start, w.window.end, n) for w, n in home] == [
+        ("/home", 0, 60_000, 2), ("/home", 60_000, 120_000, 1)]
+    assert "<td>per-minute</td><td>/home</td><td>60000</td><td>120000</td><td>1</td>" in \
+        monitor.lookup_view.value
+    monitor.store_picker.value = "sessions"
+    while len(monitor.lookup("ada") or []) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert [(w.window.start, w.window.end, n) for w, n in monitor.lookup("ada")] == [
+        (1_000, 20_000, 2), (90_000, 90_000, 1)]
+    monitor.close()
