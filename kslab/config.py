@@ -38,7 +38,8 @@ _DEFAULTS: dict[str, Any] = {
     "max.task.idle.ms": 0,
     "buffered.records.per.partition": 1000,
     "windowstore.changelog.additional.retention.ms": 24 * 60 * 60 * 1000,
-    "errors.deadletterqueue.topic.name": None,
+    "errors.dead.letter.queue.topic.name": None,  # KIP-1034 (Kafka 4.2)
+    "errors.deadletterqueue.topic.name": None,  # Connect's spelling, accepted as an alias
 }
 
 _KNOWN = set(_DEFAULTS) | {

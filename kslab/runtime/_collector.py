@@ -2,9 +2,10 @@
 
 The collector picks partitions as Kafka's Java producer does (murmur2 of the key bytes, so the
 same key lands in the same partition as with Kafka Streams) and applies the production
-exception handler to failed sends. Invariant: a record accepted by ``send`` is either delivered
-by the next ``flush`` or reported there as an error (raised, or skipped and counted under the
-``continue`` handler); nothing is dropped silently.
+exception handler to records the broker refuses. Invariant: a record accepted by ``send`` is
+either delivered by the next ``flush`` or reported there as an error (raised, or skipped and
+counted under ``log_and_continue``); a record the producer refuses at once raises
+``ProductionError`` to the sink (whose guard applies the handler); nothing is dropped silently.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from kslab.core.partitioner import default_partition
 from kslab.errors import StreamsError
+from kslab.runtime._errors import ProductionError
 
 __all__ = ["KafkaCollector"]
 
@@ -26,7 +28,7 @@ class KafkaCollector:
 
     def __init__(self, producer: Any, partition_counts: Callable[[str], int], *,
                  continue_on_error: bool = False,
-                 on_error: Callable[[str, Exception], None] | None = None) -> None:
+                 on_error: Callable[[Any, Exception], None] | None = None) -> None:
         self._producer: Any = None
         self._produce: Any = None
         if producer is not None:
@@ -77,7 +79,7 @@ class KafkaCollector:
         except BufferError:
             self._wait_and_retry(topic, key, value, partition, timestamp, hdrs)
         except Exception as exc:
-            self._failed(topic, exc, sink)
+            raise _refused(topic, key, exc) from exc
 
     def writer(self, topic: str) -> Callable[..., None] | None:
         """A direct writer for a one-partition topic (sinks skip ``send``'s general path)."""
@@ -95,7 +97,7 @@ class KafkaCollector:
                 self._wait_and_retry(topic, key, value, 0, timestamp,
                                      list(headers) if headers else None)
             except Exception as exc:
-                self._failed(topic, exc, None)
+                raise _refused(topic, key, exc) from exc
 
         return write
 
@@ -111,27 +113,27 @@ class KafkaCollector:
                 continue
 
     def delivery_report(self, error: Any, message: Any) -> None:
-        """Producer callback (configured to report errors only)."""
-        if error is not None:
-            self._failed(message.topic() if message is not None else "?", error, None)
-
-    def _failed(self, topic: str, error: Any, sink: str | None) -> None:
-        text = f"sending a record to topic '{topic}' failed: {error}"
+        """Producer callback (configured to report errors only): the broker refused a record."""
+        if error is None:
+            return
+        topic = message.topic() if message is not None else "?"
+        key = message.key() if message is not None else None
+        text = (f"sending a record to topic '{topic}' failed (key {key!r}): {error}; the "
+                "production exception handler is ")
         if self._continue:
             self.skipped += 1
-            log.warning("%s; skipped by the production exception handler", text)
+            log.warning("%slog_and_continue; skipped", text)
             if self._on_error is not None:
-                self._on_error(topic, error if isinstance(error, Exception)
-                               else StreamsError(str(error)))
+                self._on_error(message, StreamsError(str(error), topic=topic))
             return
-        self.failures.append(text)
+        self.failures.append(text + "log_and_fail")
 
     def check(self) -> None:
         """Raise the first delivery failure seen since the last check."""
         if self.failures:
             first, self.failures = self.failures[0], []
-            msg = (f"{first}; set default.production.exception.handler=continue to skip "
-                   "records the broker refuses")
+            msg = (f"{first}; set default.production.exception.handler=log_and_continue to "
+                   "skip records the broker refuses")
             raise StreamsError(msg)
 
     def flush(self, timeout: float = 60.0) -> None:
@@ -141,3 +143,8 @@ class KafkaCollector:
             msg = f"{remaining} records were not acknowledged within {timeout} s; check the broker"
             raise StreamsError(msg)
         self.check()
+
+
+def _refused(topic: str, key: Any, error: Exception) -> Exception:
+    """The producer refused a record at once (too large, unknown partition, ...)."""
+    return ProductionError(f"the producer refused the record: {error}", topic=topic, key=key)

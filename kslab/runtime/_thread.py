@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kslab.core.task import StreamTask
-from kslab.errors import StoreError, StreamsError
+from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.records import TaskId
 from kslab.runtime._collector import KafkaCollector
 from kslab.runtime._state import ChangelogReader, Checkpoint, task_dir, wipe_store
@@ -76,6 +76,7 @@ class StreamThread(threading.Thread):
         self._commit_time = 0.0
         self.lags: dict[tuple[str, int], int] = {}
         self._started_at = time.monotonic()
+        self.current_raw: tuple[Any, ...] | None = None  # the source record (for the DLQ)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -183,32 +184,41 @@ class StreamThread(threading.Thread):
         route = self._route
         queued: set[StreamTask] = set()
         processed = 0
-        for message in messages:
-            topic = message.topic()
-            partition = message.partition()
-            entry = route.get((topic, partition))
-            if entry is None or message.error() is not None:
-                error = message.error()
-                if error is not None:
-                    self._consumer_error(error)
-                continue  # an error, or a partition revoked while its records were in flight
-            task, queue, single, state = entry
-            offset = message.offset()
-            raw = (topic, partition, offset, message.timestamp()[1], message.key(),
-                   message.value(), message.headers())
-            if single and task not in queued and not task.has_records():
-                task.process_now(raw, queue)
-                if task.stream_time_queue._heap:
-                    task.maybe_punctuate_stream_time()
-            else:
-                task.add_record(raw)
-                queued.add(task)
-            state.offsets[(topic, partition)] = offset + 1
-            processed += 1
-        for task in queued:
-            while task.process():
-                if task.stream_time_queue._heap:
-                    task.maybe_punctuate_stream_time()
+        task: Any = None
+        raw: Any = None
+        try:
+            for message in messages:
+                topic = message.topic()
+                partition = message.partition()
+                entry = route.get((topic, partition))
+                if entry is None or message.error() is not None:
+                    error = message.error()
+                    if error is not None:
+                        self._consumer_error(error)
+                    continue  # an error, or a partition revoked while its records were in flight
+                task, queue, single, state = entry
+                offset = message.offset()
+                raw = (topic, partition, offset, message.timestamp()[1], message.key(),
+                       message.value(), message.headers())
+                if single and task not in queued and not task.has_records():
+                    task.process_now(raw, queue)
+                    if task.stream_time_queue._heap:
+                        task.maybe_punctuate_stream_time()
+                else:
+                    task.add_record(raw)
+                    queued.add(task)
+                state.offsets[(topic, partition)] = offset + 1
+                processed += 1
+            raw = None
+            for task in queued:
+                while task.process():
+                    if task.stream_time_queue._heap:
+                        task.maybe_punctuate_stream_time()
+        except KslabError as exc:
+            error = self.streams.errors_policy.failure(self, task, raw, exc)
+            if error is exc:
+                raise
+            raise error from exc
         self.stats["process-total"] += processed
         self._dirty = True
 
@@ -349,6 +359,7 @@ class StreamThread(threading.Thread):
         if self.collector is not None:
             self.collector.changelogs.update(changelogs.values())
         task = self._open_task(task_id, group.nodes, inputs, directory)
+        streams.errors_policy.install(task, self)
         state = TaskState(task, directory, changelogs, persistent)
         self.tasks[task_id] = state
         self._restore(state, starts)

@@ -21,6 +21,7 @@ from typing import Any
 
 from kslab.config import StreamsConfig
 from kslab.errors import KslabError, StreamsError
+from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
 from kslab.runtime._state import process_id
 from kslab.runtime._thread import StreamThread
@@ -118,10 +119,9 @@ class KafkaStreams:
         self.process_id = process_id(self.state_root)
         self.client_id = self.config.get("client.id") or f"{self.application_id}-{self.process_id}"
         self.application_server = self.config.get("application.server") or ""
-        handler = self.config.get("production.exception.handler") or self.config.get(
-            "default.production.exception.handler")
-        self.production_handler = _production_handler(handler)
-        self.dlq_topic = self.config.get("errors.deadletterqueue.topic.name")
+        self.errors_policy = ErrorPolicy(self)
+        self.production_handler = self.errors_policy.production
+        self.dlq_topic = self.errors_policy.dlq_topic
         self.plan: TopicPlan = None  # type: ignore[assignment] # set in start()
         self.global_stores: dict[str, Any] = {}
         self.global_error: BaseException | None = None
@@ -137,7 +137,7 @@ class KafkaStreams:
         self._hosts_producer: Any = None
         self._closing = threading.Event()
         self._next_index = 1
-        self.dropped = {"deserialization": 0, "production": 0, "dlq": 0}
+        self.dropped = {"deserialization": 0, "processing": 0, "production": 0, "dlq": 0}
         self.errors: list[BaseException] = []
 
     # -- configuration for the clients --------------------------------------------------------
@@ -502,15 +502,19 @@ class KafkaStreams:
     def _skipped_record(self, record: Any, error: BaseException) -> None:
         self.dropped["deserialization"] += 1
         if self.dlq_topic:
-            thread = threading.current_thread()
-            collector = getattr(thread, "collector", None)
-            if collector is not None:
-                collector.send(self.dlq_topic, record.key, record.value,
-                               dlq_headers(record, error), max(record.timestamp, 0), None, None)
-                self.dropped["dlq"] += 1
+            self.errors_policy.write_dead_letter(
+                threading.current_thread(), record.key, record.value,
+                dlq_headers(record.headers, error, record.topic, record.partition,
+                            record.offset), record.timestamp)
 
-    def _production_error(self, topic: str, error: Exception) -> None:
+    def _production_error(self, message: Any, error: Exception) -> None:
+        """A record the broker refused, skipped by ``log_and_continue``: count it, DLQ it."""
         self.dropped["production"] += 1
+        if self.dlq_topic and message is not None:
+            self.errors_policy.write_dead_letter(
+                threading.current_thread(), message.key(), message.value(),
+                dlq_headers(message.headers(), error, message.topic(), message.partition(), -1),
+                message.timestamp()[1])
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -550,6 +554,7 @@ class KafkaStreams:
             "state": self._state.name,
             "dropped-records-total": sum(self.dropped.values()) - self.dropped["dlq"],
             "deserialization-errors-skipped": self.dropped["deserialization"],
+            "processing-errors-skipped": self.dropped["processing"],
             "production-errors-skipped": self.dropped["production"],
             "dead-letter-records": self.dropped["dlq"],
             "alive-stream-threads": len(threads),
@@ -561,39 +566,9 @@ class KafkaStreams:
         return out
 
 
-def dlq_headers(record: Any, error: BaseException) -> list[tuple[str, bytes]]:
-    """KIP-1034 error headers for a record sent to the dead-letter queue."""
-    import traceback
-
-    cause = error.__cause__ or error
-    trace = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
-    headers = list(record.headers or [])
-    headers += [
-        ("__streams.errors.exception", type(cause).__qualname__.encode()),
-        ("__streams.errors.message", str(cause).encode()),
-        ("__streams.errors.stacktrace", trace.encode()),
-        ("__streams.errors.topic", str(record.topic).encode()),
-        ("__streams.errors.partition", str(record.partition).encode()),
-        ("__streams.errors.offset", str(record.offset).encode()),
-    ]
-    return headers
-
-
 def _required(config: StreamsConfig, name: str) -> str:
     value = config.get(name)
     if not value:
         msg = f"config '{name}' is required by KafkaStreams; set it in the config dict"
         raise KslabError(msg)
     return str(value)
-
-
-def _production_handler(handler: Any) -> str:
-    name = handler if isinstance(handler, str) else getattr(handler, "__name__", str(handler))
-    lowered = name.lower()
-    if "continue" in lowered:
-        return "continue"
-    if lowered in ("default", "fail") or "fail" in lowered:
-        return "fail"
-    msg = f"unknown production exception handler {handler!r}; use 'default' (fail) or 'continue'"
-    raise KslabError(msg)
-
