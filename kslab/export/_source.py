@@ -198,8 +198,9 @@ def _string_continuations(tree: ast.Module) -> set[int]:
 def _module(source: TopologySource, notebook: str, imports: list[str],
             body: list[tuple[int, list[str]]]) -> str:
     numbers = ", ".join(str(cell.number) for cell in source.cells)
+    cells = "cell" if len(source.cells) == 1 else "cells"
     head = [
-        f'"""The topology of {notebook} (cells {numbers}), exported by `kslab export`.',
+        f'"""The topology of {notebook} ({cells} {numbers}), exported by `kslab export`.',
         "",
         "`build_topology(config)` runs those cells in notebook order and returns",
         f"`{source.variable}` as a `ks.Topology` (a builder is built with `config`); the module",

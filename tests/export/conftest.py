@@ -1,0 +1,35 @@
+"""Fixtures for the export tests: each notebook in notebooks/ exported once per session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("nbclient")
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Any]:
+    """``exported(notebook)`` -> its ``ExportResult``, exported (and run) once per session."""
+    from kslab.export import export_notebook
+
+    done: dict[Path, Any] = {}
+
+    def export(notebook: Path) -> Any:
+        if notebook not in done:
+            out = tmp_path_factory.mktemp("export") / notebook.stem
+            try:
+                done[notebook] = export_notebook(notebook, out)
+            except Exception as exc:
+                done[notebook] = exc
+        if isinstance(done[notebook], Exception):
+            raise done[notebook]
+        return done[notebook]
+
+    return export

@@ -1,0 +1,123 @@
+"""Every notebook in notebooks/ exported: the files, the generated tests, --describe."""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import NOTEBOOKS
+from export_fixtures import load_module
+
+FILES = ["topology.py", "app.py", "config.toml", "requirements.txt", "Dockerfile", "README.md",
+         "tests/test_topology.py", "tests/fixtures/describe.txt"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_exports_to_an_app_whose_tests_pass(exported, path):
+    result = exported(path)
+    out = result.out_dir
+    for name in FILES:
+        assert (out / name).is_file(), name
+    sessions = sorted((out / "tests" / "fixtures").glob("session-*.json"))
+    assert len(sessions) == result.sessions
+    for session in sessions:  # each one a driver of the notebook that was given records
+        data = json.loads(session.read_text())
+        assert any("topic" in step for step in data["steps"])
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "tests"], cwd=out, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    passed = 1 + result.sessions
+    assert f"{passed} passed" in done.stdout.splitlines()[-1], done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_app_describe_is_the_notebooks(exported, path):
+    result = exported(path)
+    done = subprocess.run([sys.executable, str(result.out_dir / "app.py"), "--describe"],
+                          capture_output=True, text=True, timeout=120, cwd=result.out_dir.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == result.describe
+    assert result.describe.startswith("Topologies:\n")
+    kslab = shutil.which("kslab", path=str(Path(sys.executable).parent))
+    if kslab is None or not _has_describe():
+        pytest.skip("no `kslab describe` in this kslab")
+    for var in ("topology", "build_topology"):
+        cli = subprocess.run([kslab, "describe", f"{result.out_dir / 'topology.py'}:{var}"],
+                             capture_output=True, text=True, timeout=120)
+        assert cli.returncode == 0, cli.stderr
+        assert cli.stdout == result.describe
+
+
+def test_the_quickstart_session_is_the_notebooks_driver_run(exported):
+    quickstart = next(p for p in NOTEBOOKS if p.name.startswith("01-quickstart"))
+    result = exported(quickstart)
+    session = json.loads((result.out_dir / "tests/fixtures/session-01.json").read_text())
+    assert session["steps"][0] == {"topic": "text-lines", "key": None,
+                                   "value": "the quick brown fox", "timestamp": 1000}
+    out = session["outputs"]["word-counts-out"]
+    assert len(out) == 16
+    assert out[-1] == {"key": "dog", "value": 3, "timestamp": 4000}
+    assert list(session["outputs"]) == ["word-counts-out"]  # no repartition or changelog topic
+    assert (result.variable, result.cells) == ("topology", [2, 4, 6, 8, 10, 12])
+
+
+def test_requirements_are_pinned_to_the_installed_versions(exported):
+    result = exported(NOTEBOOKS[0])
+    lines = [line for line in (result.out_dir / "requirements.txt").read_text().splitlines()
+             if line and not line.startswith("#")]
+    assert lines[0] == f"kslab[kafka]=={metadata.version('kslab')}"
+    pins = dict(line.split("==") for line in lines[1:])
+    for name in ("pandas", "confluent-kafka[avro,schemaregistry]", "orjson", "pytest"):
+        assert pins[name] == metadata.version(name.split("[")[0]), name
+
+
+def test_app_config_file_and_environment(exported, tmp_path):
+    result = exported(NOTEBOOKS[0])
+    app = load_module(result.out_dir / "app.py")
+    config = tmp_path / "prod.toml"
+    config.write_text('application.id = "wc"\nconsumer.session.timeout.ms = 6000\n'
+                      '"commit.interval.ms" = 100\n')
+    env = {"KSLAB_BOOTSTRAP_SERVERS": "kafka:9092", "KSLAB_BROKER_PORT": "9999",
+           "KSLAB_STATESTORE_CACHE_MAX_BYTES": "0", "HOME": "/root"}
+    assert app.load_config(config, env) == {
+        "application.id": "wc", "consumer.session.timeout.ms": 6000,
+        "commit.interval.ms": 100, "bootstrap.servers": "kafka:9092",
+        "statestore.cache.max.bytes": "0"}
+    default = app.load_config(result.out_dir / "config.toml", {})
+    assert default["application.id"] == "quickstart-word-count"
+    assert default["bootstrap.servers"] == "localhost:9092"
+
+
+def test_cli_exports_and_names_the_refused_cell(exported, tmp_path):
+    from export_fixtures import WORD_COUNT, notebook
+
+    kslab = shutil.which("kslab", path=str(Path(sys.executable).parent))
+    if kslab is None:
+        pytest.skip("the kslab console script is not installed")
+    good = notebook(tmp_path / "wc.ipynb", WORD_COUNT)
+    done = subprocess.run([kslab, "export", str(good), "-o", str(tmp_path / "app"),
+                           "--no-execute"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"exported `topology` from cells 1 to {tmp_path / 'app'}\n")
+    bad = notebook(tmp_path / "bad.ipynb", WORD_COUNT, "%%bash\nrm -rf /tmp/x")
+    done = subprocess.run([kslab, "export", str(bad), "-o", str(tmp_path / "bad")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.startswith("kslab export: error: cell 2 (`%%bash`) uses `%%bash`, ")
+    assert not (tmp_path / "bad").exists()
+
+
+def _has_describe() -> bool:
+    try:
+        import kslab.cli.describe  # noqa: F401
+    except ImportError:
+        return False
+    return os.environ.get("KSLAB_SKIP_CLI") is None
