@@ -17,7 +17,14 @@ from kslab.records import Record
 from kslab.state import Stores
 from kslab.state.caching import CachingKeyValueStore
 
-__all__ = ["CachingKeyValueStore", "MaterializedInternal", "forward_flushed", "store_factory"]
+__all__ = [
+    "CachingKeyValueStore",
+    "MaterializedInternal",
+    "cache_forwarding",
+    "forward_flushed",
+    "forward_flushed_session",
+    "store_factory",
+]
 
 
 class MaterializedInternal:
@@ -93,3 +100,31 @@ def forward_flushed(context: Any, node: Any) -> Callable[..., None]:
             context.current = previous
 
     return listener
+
+
+def forward_flushed_session(context: Any, node: Any) -> Callable[..., None]:
+    """A flush listener forwarding a session's ``Change(new, old)`` at the session's end
+    (Java's ``SessionCacheFlushListener``)."""
+    from kslab.dsl._change import Change
+
+    def listener(key: Any, new: Any, old: Any, record: Record) -> None:
+        previous = context.current
+        context.current = node
+        try:
+            context.forward(Record(key, Change(new, old), key.window.end, record._headers))
+        finally:
+            context.current = previous
+
+    return listener
+
+
+def cache_forwarding(store: Any, context: Any, send_old_values: bool, *,
+                     session: bool = False) -> bool:
+    """Let a cached store forward a windowed aggregation's updates on flush (Java's
+    ``TimestampedTupleForwarder``); True if it will, so the processor must not forward."""
+    listen = getattr(store, "set_flush_listener", None)
+    if listen is None:
+        return False
+    make = forward_flushed_session if session else forward_flushed
+    return bool(listen(make(context, context.current), send_old_values))
+

@@ -19,6 +19,7 @@ from typing import Any
 
 from kslab.dsl._change import Change
 from kslab.dsl._processors import skip_record
+from kslab.dsl._stores import cache_forwarding
 from kslab.processor import Processor, ProcessorContext, PunctuationType
 from kslab.records import Headers, Record, ValueAndTimestamp, Window, Windowed
 from kslab.state.window import TimestampedWindowStore
@@ -137,6 +138,10 @@ class _WindowedSupplier:
         return _GetterSupplier(self.store_name, self.session)
 
 
+def _no_forward(record: Record, child_name: str | None = None) -> None:
+    """Stands in for ``forward`` when a cached store forwards on flush."""
+
+
 class _WindowedProcessor(Processor):
     null_reason = "null key or value"
 
@@ -152,6 +157,9 @@ class _WindowedProcessor(Processor):
         self.ctx = context
         self.store = context.get_state_store(self.s.store_name)
         self.forward = context.forward
+        if self.updates and cache_forwarding(self.store, context, self.s.send_old_values,
+                                             session=self.s.session):
+            self.forward = _no_forward  # the record cache forwards updates on flush
         if not self.updates:
             interval = context.app_configs().get(EMIT_INTERVAL_CONFIG)
             self.emit_interval = 1000 if interval is None else int(interval)

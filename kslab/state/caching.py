@@ -18,23 +18,16 @@ from kslab.state.base import StateStore
 from kslab.state.cache import LRUCacheEntry, ThreadCache, thread_cache_for, total_cache_size
 from kslab.state.timestamped import TimestampedKeyValueStore
 
-__all__ = ["CachingKeyValueStore"]
+__all__ = ["CachingKeyValueStore", "CachingStore"]
 
 _TIMESTAMP = struct.Struct(">q")
 _NO_KEY = object()
 _MEMO_TYPES = (str, int, bytes)  # immutable: the same object always serializes the same
 
 
-class CachingKeyValueStore(StateStore):
-    """Java's ``CachingKeyValueStore`` over a (timestamped) key-value store.
-
-    Writes go to this store's ``NamedCache`` in the thread's ``ThreadCache`` as serialized
-    bytes (so sizes are Java's); a flush (the task's commit) or the eviction of a dirty entry
-    writes the dirty keys to the store in write order and hands each to the flush listener with
-    the record context of its last write. Reads that miss load the stored bytes into the cache as
-    clean entries, as Java does. With ``statestore.cache.max.bytes`` 0 the cache is off and
-    every write goes straight through.
-    """
+class CachingStore(StateStore):
+    """What every caching store shares: joining the thread cache, the flush listener, flushing,
+    closing, and passing everything else to the wrapped store."""
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
@@ -45,16 +38,12 @@ class CachingKeyValueStore(StateStore):
         self._named: Any = None
         self._namespace = ""
         self._thread = 0
-        self._timestamped = isinstance(inner, TimestampedKeyValueStore)
-        self._memo_key: Any = _NO_KEY
-        self._memo_bytes = b""
         self.enabled = True
 
     def init(self, context: Any, root: Any = None) -> None:
         """Open the store and join the thread's cache (off when its size is 0)."""
         self._inner.init(context)
         self._context = context
-        self._memo_key = _NO_KEY
         total = total_cache_size(context.app_configs())
         self.enabled = total > 0
         if not self.enabled:
@@ -64,6 +53,32 @@ class CachingKeyValueStore(StateStore):
         self._cache.add_dirty_entry_flush_listener(self._namespace, self._flushed)
         self._named = self._cache.named_cache(self._namespace)
         self._thread = threading.get_ident()
+
+    def _flushed(self, entries: list[Any]) -> None:
+        raise NotImplementedError
+
+    def _dirty_entry(self, raw: bytes | None, value: Any) -> LRUCacheEntry:
+        """A dirty entry for ``raw`` carrying the current record's context."""
+        c = self._context
+        record = c.record
+        headers = record._headers
+        entry = LRUCacheEntry(raw, headers if headers else None, True, c.offset,
+                              record.timestamp, c.partition, c.topic)
+        entry.obj = None if raw is None else value
+        entry.record = record
+        return entry
+
+    def _enter(self, entry: LRUCacheEntry) -> tuple[Any, ...]:
+        """Make ``entry``'s record context current; return the one to put back."""
+        c = self._context
+        saved = (c.record, c.topic, c.partition, c.offset)
+        c.record, c.topic, c.partition, c.offset = (entry.record, entry.topic, entry.partition,
+                                                    entry.offset)
+        return saved
+
+    def _leave(self, saved: tuple[Any, ...]) -> None:
+        c = self._context
+        c.record, c.topic, c.partition, c.offset = saved
 
     @property
     def store_kind(self) -> str:  # type: ignore[override]
@@ -117,7 +132,54 @@ class CachingKeyValueStore(StateStore):
         self._send_old_values = send_old_values
         return self.enabled
 
-    # -- reads and writes ---------------------------------------------------------------------
+    def flush_cache(self) -> None:
+        """Write every dirty entry to the store and forward it, in write order."""
+        if self._cache is not None:
+            self._cache.flush(self._namespace)
+
+    def flush(self) -> None:
+        """Flush the cache, then the store."""
+        self.flush_cache()
+        self._inner.flush()
+
+    def close(self) -> None:
+        """Drop the cache's entries (the task flushed them before) and close the store."""
+        if self._cache is not None:
+            self._cache.close(self._namespace)
+            self._cache = None
+            self._named = None
+        self._inner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_inner":  # not set yet while unpickling (Spark ships topologies pickled)
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._inner!r}>"
+
+
+class CachingKeyValueStore(CachingStore):
+    """Java's ``CachingKeyValueStore`` over a (timestamped) key-value store.
+
+    Writes go to this store's ``NamedCache`` in the thread's ``ThreadCache`` as serialized
+    bytes (so sizes are Java's); a flush (the task's commit) or the eviction of a dirty entry
+    writes the dirty keys to the store in write order and hands each to the flush listener with
+    the record context of its last write. Reads that miss load the stored bytes into the cache as
+    clean entries, as Java does. With ``statestore.cache.max.bytes`` 0 the cache is off and
+    every write goes straight through.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self._timestamped = isinstance(inner, TimestampedKeyValueStore)
+        self._memo_key: Any = _NO_KEY
+        self._memo_bytes = b""
+
+    def init(self, context: Any, root: Any = None) -> None:
+        """Open the store and join the thread's cache (off when its size is 0)."""
+        self._memo_key = _NO_KEY
+        super().init(context, root)
 
     def _key_bytes(self, key: Any) -> bytes:
         """``key`` serialized; the bytes of the last str/int/bytes key are remembered, so the
@@ -164,14 +226,8 @@ class CachingKeyValueStore(StateStore):
             raw = None if encoded is None else encoded[0]
         else:
             raw = inner._serialize_value(value)
-        c = self._context
-        record = c.record
-        headers = record._headers
-        entry = LRUCacheEntry(raw, headers if headers else None, True, c.offset,
-                              record.timestamp, c.partition, c.topic)
-        entry.obj = None if raw is None else value
+        entry = self._dirty_entry(raw, value)
         entry.key_obj = key
-        entry.record = record
         cache.put(self._namespace, key_bytes, entry)
 
     def put_if_absent(self, key: Any, value: Any) -> Any:
@@ -270,32 +326,6 @@ class CachingKeyValueStore(StateStore):
                 log(inner.name, key_bytes, raw[8:], _TIMESTAMP.unpack_from(raw)[0])
             else:
                 log(inner.name, key_bytes, raw)
-
-    def flush_cache(self) -> None:
-        """Write every dirty key to the store and forward it, in write order."""
-        if self._cache is not None:
-            self._cache.flush(self._namespace)
-
-    def flush(self) -> None:
-        """Flush the cache, then the store."""
-        self.flush_cache()
-        self._inner.flush()
-
-    def close(self) -> None:
-        """Drop the cache's entries (the task flushed them before) and close the store."""
-        if self._cache is not None:
-            self._cache.close(self._namespace)
-            self._cache = None
-            self._named = None
-        self._inner.close()
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "_inner":  # not set yet while unpickling (Spark ships topologies pickled)
-            raise AttributeError(name)
-        return getattr(self._inner, name)
-
-    def __repr__(self) -> str:
-        return f"<CachingKeyValueStore {self._inner!r}>"
 
 
 def _merge(source: Iterator[tuple[bytes, bytes]], dirty: dict[bytes, bytes | None],

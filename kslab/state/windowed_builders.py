@@ -159,16 +159,16 @@ class WindowStoreBuilder(_WindowedBuilder):
         self._supplier = supplier
         super().__init__(supplier.name, key_serde, value_serde)
 
-    def build(self) -> WindowStore:
-        """A new, uninitialized window store."""
+    def build(self) -> Any:
+        """A new, uninitialized window store (behind the record cache if caching is on)."""
         s = self._supplier
-        return self._store_class(
+        return _cached(self, self._store_class(
             self._name, s.get(), self._key_serde, self._value_serde,
             retention=s.retention_period, window_size=s.window_size,
             retain_duplicates=s.retain_duplicates, segment_interval=s.segment_interval,
             logging_enabled=self._logging_enabled, caching_enabled=self._caching_enabled,
             time_ordered=s.time_ordered,
-        )
+        ))
 
 
 class TimestampedWindowStoreBuilder(WindowStoreBuilder):
@@ -191,10 +191,21 @@ class SessionStoreBuilder(_WindowedBuilder):
         self._supplier = supplier
         super().__init__(supplier.name, key_serde, value_serde)
 
-    def build(self) -> SessionStore:
-        """A new, uninitialized session store."""
-        return SessionStore(
+    def build(self) -> Any:
+        """A new, uninitialized session store (behind the record cache if caching is on)."""
+        return _cached(self, SessionStore(
             self._name, self._supplier.get(), self._key_serde, self._value_serde,
             retention=self._supplier.retention_period, logging_enabled=self._logging_enabled,
             caching_enabled=self._caching_enabled, time_ordered=self._supplier.time_ordered,
-        )
+        ))
+
+
+def _cached(builder: StoreBuilder, store: Any) -> Any:
+    """``store`` behind Java's caching window/session store when the builder asks for caching."""
+    if not builder.caching_enabled:
+        return store
+    from kslab.state.caching_window import CachingSessionStore, CachingWindowStore
+
+    if isinstance(store, SessionStore):
+        return CachingSessionStore(store)
+    return CachingWindowStore(store)

@@ -152,8 +152,9 @@ def test_buffer_changelog_bytes_as_java_writes_them() -> None:
     """InMemoryTimeOrderedKeyValueChangeBuffer.logValue: key = the windowed key's bytes, value =
     ProcessorRecordContext + BufferValue (prior, old or -2 when equal to prior, new) + 8-byte
     buffer time, header v = 3; an eviction is a tombstone without headers. Suppress makes the
-    windowed count send old values (the initializer's 0 for a new window, as Java's uncached
-    aggregation), so prior and old are set."""
+    windowed count send old values; with the record cache on (the default) the cache's flush
+    reads the old value from the store (Java's CachingWindowStore), so a new window's prior and
+    old are null (-1) and the second update carries old = 1."""
     import struct
 
     topology = _clicks(Suppressed.until_window_closes(BufferConfig.unbounded()))
@@ -172,13 +173,13 @@ def test_buffer_changelog_bytes_as_java_writes_them() -> None:
 
     key_a = b"a" + struct.pack(">q", 0)
     assert [(r.key, r.value, r.timestamp) for r in logged] == [
-        (key_a, context(5, 0) + long_value(0) + struct.pack(">i", -2) + long_value(1)
+        (key_a, context(5, 0) + struct.pack(">ii", -1, -1) + long_value(1)
          + struct.pack(">q", 60_000), 5),
-        (key_a, context(7, 1) + long_value(0) + long_value(1) + long_value(2)
+        (key_a, context(7, 1) + struct.pack(">i", -1) + long_value(1) + long_value(2)
          + struct.pack(">q", 60_000), 7),
         (key_a, None, 80_000),
         (b"b" + struct.pack(">q", 60_000),
-         context(80_000, 2) + long_value(0) + struct.pack(">i", -2) + long_value(1)
+         context(80_000, 2) + struct.pack(">ii", -1, -1) + long_value(1)
          + struct.pack(">q", 120_000), 80_000),
     ]
     assert [list(r.headers) for r in logged] == [[("v", b"\x03")]] * 2 + [[]] + \

@@ -1,0 +1,435 @@
+"""Java's ``CachingWindowStore`` and ``CachingSessionStore``: window and session stores behind
+the thread's record cache.
+
+A write stays in the store's ``NamedCache`` under Java's segmented cache key (8-byte segment id,
+then the store's binary key) until the task commits or the cache evicts a dirty entry; then it
+goes to the store and, for DSL aggregations, to the flush listener as ``(Windowed key, new,
+old, record)`` with the old value read from the store. Invariant: every read (point fetches and
+scans) sees the latest write, cached or stored; a window or session is forwarded at most once
+per flush.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from typing import Any
+
+from kslab.records import KeyValue, ValueAndTimestamp, Windowed
+from kslab.state.caching import CachingStore
+from kslab.state.iterators import KeyValueIterator
+from kslab.state.session import session_key, split_session_key
+from kslab.state.window import split_window_key, window_key
+
+__all__ = ["CachingSessionStore", "CachingWindowStore"]
+
+_SEGMENT = struct.Struct(">q")
+_TS = struct.Struct(">q")
+_MIN_TS = -(2**63)
+_MAX_TS = 2**63 - 1
+
+
+class CachingWindowStore(CachingStore):
+    """Java's ``CachingWindowStore`` over a (timestamped) window store without duplicates."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self._timestamped = inner.store_kind == "timestamped_window"
+        self._interval = max(1, getattr(inner, "_interval", 1))
+
+    def init(self, context: Any, root: Any = None) -> None:
+        """Open the store; a store keeping duplicates is never cached (as in Java)."""
+        super().init(context, root)
+        if self._inner.retain_duplicates and self._cache is not None:
+            self._cache.close(self._namespace)
+            self._cache = self._named = None
+            self.enabled = False
+
+    @property
+    def store_kind(self) -> str:  # type: ignore[override]
+        """The wrapped store's kind."""
+        return self._inner.store_kind  # type: ignore[no-any-return]
+
+    def _cache_key(self, binary: bytes, start: int) -> bytes:
+        return _SEGMENT.pack(start // self._interval) + binary
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def put(self, key: Any, value: Any, window_start: int) -> None:
+        """Cache ``value`` for ``key`` in the window starting at ``window_start``."""
+        self.put_serialized(self._inner._serialize_key(key), value, window_start)
+
+    def put_serialized(self, key_bytes: bytes, value: Any, window_start: int) -> None:
+        """``put`` for an already serialized key."""
+        cache = self._cache
+        if cache is None:
+            self._inner.put_serialized(key_bytes, value, window_start)
+            return
+        encoded = self._inner._encode(value)
+        entry = self._dirty_entry(None if encoded is None else encoded[0], value)
+        binary = window_key(key_bytes, window_start)
+        cache.put(self._namespace, self._cache_key(binary, window_start), entry)
+
+    def put_pair(self, key_bytes: bytes, value: Any, timestamp: int, window_start: int) -> None:
+        """``put_serialized`` of ``ValueAndTimestamp(value, timestamp)`` (timestamped stores)."""
+        self.put_serialized(key_bytes, ValueAndTimestamp(value, timestamp), window_start)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def fetch_pair(self, key_bytes: bytes, time: int) -> tuple[Any, int] | None:
+        """``(value, timestamp)`` of a window, cached or stored (timestamped stores)."""
+        found = self.fetch_serialized(key_bytes, time)
+        return None if found is None else (found.value, found.timestamp)
+
+    def fetch_serialized(self, key_bytes: bytes, time: int) -> Any:
+        """The value of one window, cached or stored."""
+        cache = self._cache
+        if cache is not None:
+            entry = cache.get(self._namespace,
+                              self._cache_key(window_key(key_bytes, time), time))
+            if entry is not None:
+                return self._object(entry)
+        return self._inner.fetch_serialized(key_bytes, time)
+
+    def fetch(self, key: Any, time_from: Any = None, time_to: Any = None, *args: Any) -> Any:
+        """As the window store's ``fetch``, with cached writes laid over the store."""
+        if not args and time_to is None:
+            return self.fetch_serialized(self._inner._serialize_key(key), time_from)
+        if not self._has_dirty():
+            return self._inner.fetch(key, time_from, time_to, *args)
+        if args:
+            return self._range(key, time_from, time_to, args[0], backward=False)
+        return self._key(key, time_from, time_to, backward=False)
+
+    def backward_fetch(self, key: Any, time_from: Any, time_to: Any = None, *args: Any) -> Any:
+        """As ``fetch`` with a time range, newest first."""
+        if not self._has_dirty():
+            return self._inner.backward_fetch(key, time_from, time_to, *args)
+        if args:
+            return self._range(key, time_from, time_to, args[0], backward=True)
+        return self._key(key, time_from, time_to, backward=True)
+
+    def fetch_all(self, time_from: int, time_to: int) -> Any:
+        """Every window starting in ``[time_from, time_to]``, cached writes included."""
+        if not self._has_dirty():
+            return self._inner.fetch_all(time_from, time_to)
+        return self._scan(None, None, time_from, time_to, backward=False)
+
+    def backward_fetch_all(self, time_from: int, time_to: int) -> Any:
+        """As ``fetch_all``, in reverse order."""
+        if not self._has_dirty():
+            return self._inner.backward_fetch_all(time_from, time_to)
+        return self._scan(None, None, time_from, time_to, backward=True)
+
+    def all(self) -> Any:
+        """Every live window, cached writes included."""
+        if not self._has_dirty():
+            return self._inner.all()
+        return self._scan(None, None, _MIN_TS, _MAX_TS, backward=False)
+
+    def backward_all(self) -> Any:
+        """``all`` in reverse order."""
+        if not self._has_dirty():
+            return self._inner.backward_all()
+        return self._scan(None, None, _MIN_TS, _MAX_TS, backward=True)
+
+    def _has_dirty(self) -> bool:
+        """True when the cache holds entries a scan must merge (clean ones too, as Java's
+        merged iterators read every cached entry, even one the store has expired)."""
+        named = self._named
+        return named is not None and not named.is_empty()
+
+    def _object(self, entry: Any) -> Any:
+        if entry.obj is None and entry.value is not None:
+            entry.obj = self._inner._decode_value(entry.value)
+        return entry.obj
+
+    def _segment_bound(self, time: int, *, upper: bool) -> bytes | None:
+        segment = time // self._interval + (1 if upper else 0)
+        if segment < 0:
+            return None if not upper else _SEGMENT.pack(0)
+        return None if segment > _MAX_TS else _SEGMENT.pack(segment)
+
+    def _overlay(self, pairs: Iterable[tuple[bytes, bytes]], time_from: int, time_to: int,
+                 keep: Any) -> list[tuple[bytes, bytes]]:
+        """Stored ``(binary, value)`` pairs with the cached entries of the segments of
+        ``[time_from, time_to]`` that ``keep`` accepts laid over them; deletes drop out."""
+        merged = dict(pairs)
+        named = self._named
+        lower = self._segment_bound(max(time_from, 0), upper=False)
+        upper = self._segment_bound(time_to, upper=True)
+        for cache_key in named.key_range(lower, upper, to_inclusive=False):
+            binary = cache_key[8:]
+            if keep(binary):
+                value = named._entries[cache_key].value
+                if value is None:
+                    merged.pop(binary, None)
+                else:
+                    merged[binary] = value
+        return list(merged.items())
+
+    def _key(self, key: Any, time_from: int, time_to: int, *, backward: bool) -> Any:
+        inner = self._inner
+        key_bytes = inner._serialize_key(key)
+        size = len(key_bytes) + 12
+
+        def keep(binary: bytes) -> bool:
+            if len(binary) != size or not binary.startswith(key_bytes):
+                return False
+            return time_from <= split_window_key(binary)[1] <= time_to
+
+        stored = inner._key_pairs(key_bytes, time_from, time_to)
+        pairs = sorted(self._overlay(stored, time_from, time_to, keep), reverse=backward)
+        return self._iterator(pairs, inner._decode_start)
+
+    def _range(self, key_from: Any, key_to: Any, time_from: int, time_to: int, *,
+               backward: bool) -> Any:
+        inner = self._inner
+        lower = None if key_from is None else inner._serialize_key(key_from)
+        upper = None if key_to is None else inner._serialize_key(key_to)
+        return self._scan(lower, upper, time_from, time_to, backward=backward)
+
+    def _scan(self, lower: bytes | None, upper: bytes | None, time_from: int, time_to: int, *,
+              backward: bool) -> Any:
+        inner = self._inner
+
+        def keep(binary: bytes) -> bool:
+            key_bytes, start, _ = split_window_key(binary)
+            if start < time_from or start > time_to:
+                return False
+            return (lower is None or key_bytes >= lower) and (upper is None or key_bytes <= upper)
+
+        live = inner._live_from(time_from)
+        stored = [(b, v) for b, v in inner._entries(live, time_to)
+                  if split_window_key(b)[1] >= live]
+        rows = []
+        for binary, value in self._overlay(stored, time_from, time_to, keep):
+            if keep(binary):
+                key_bytes, start, seq = split_window_key(binary)
+                rows.append((inner._order(key_bytes, start, seq, binary), binary, value))
+        rows.sort(key=lambda row: row[0], reverse=backward)
+        return self._iterator([(b, v) for _, b, v in rows], inner._decode_windowed)
+
+    def _iterator(self, pairs: list[tuple[bytes, bytes]], decode_key: Any) -> KeyValueIterator:
+        inner = self._inner
+        iterator = KeyValueIterator(iter(pairs), decode_key, inner._decode_value, inner.name)
+        inner._iterators.add(iterator)
+        return iterator
+
+    # -- flushing ------------------------------------------------------------------------------
+
+    def _flushed(self, entries: list[Any]) -> None:
+        """Write flushed windows to the store, then forward them (Java's
+        ``putAndMaybeForward``): skipped when neither the cache nor the store has a value."""
+        inner, listener, send_old = self._inner, self._listener, self._send_old_values
+        for dirty in entries:
+            entry = dirty.entry
+            binary = dirty.key[8:]
+            key_bytes, start, _ = split_window_key(binary)
+            raw = dirty.new_value
+            old = None
+            if listener is not None:
+                if raw is None or send_old:
+                    old = inner.fetch_serialized(key_bytes, start)
+                if raw is None and old is None:
+                    continue
+            saved = self._enter(entry)
+            try:
+                inner._put_bytes(key_bytes, None if raw is None else self._encoded(raw), start)
+                if listener is not None:
+                    listener(inner._decode_windowed(binary), self._object(entry),
+                             old if send_old else None, entry.record)
+            finally:
+                self._leave(saved)
+
+    def _encoded(self, stored: bytes) -> tuple[bytes, bytes, int | None]:
+        if self._timestamped:
+            return stored, stored[8:], _TS.unpack_from(stored)[0]
+        return stored, stored, None
+
+
+class CachingSessionStore(CachingStore):
+    """Java's ``CachingSessionStore`` over a session store."""
+
+    @property
+    def store_kind(self) -> str:  # type: ignore[override]
+        """The wrapped store's kind."""
+        return self._inner.store_kind  # type: ignore[no-any-return]
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def put(self, session: Windowed, value: Any) -> None:
+        """Cache ``value`` for the session; ``None`` removes it."""
+        cache = self._cache
+        if cache is None:
+            self._inner.put(session, value)
+            return
+        inner = self._inner
+        key_bytes, start, end = inner._session(session)
+        raw = None if value is None else inner._serialize_value(value)
+        entry = self._dirty_entry(raw, value)
+        entry.key_obj = session
+        binary = session_key(key_bytes, start, end)
+        cache.put(self._namespace, _SEGMENT.pack(end) + binary, entry)
+
+    def remove(self, session: Windowed) -> None:
+        """Remove the session (a cached delete until flushed)."""
+        self.put(session, None)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def fetch_session(self, key: Any, session_start: int, session_end: int) -> Any:
+        """The session's value, cached or stored."""
+        cache = self._cache
+        if cache is not None:
+            binary = session_key(self._inner._serialize_key(key), session_start, session_end)
+            entry = cache.get(self._namespace, _SEGMENT.pack(session_end) + binary)
+            if entry is not None:
+                return self._object(entry)
+        return self._inner.fetch_session(key, session_start, session_end)
+
+    def find_sessions(self, key: Any, earliest_session_end_time: int,
+                      latest_session_start_time: int | None = None, *args: Any) -> Any:
+        """As the session store's ``find_sessions``, with cached writes laid over the store."""
+        found = self._inner.find_sessions(key, earliest_session_end_time,
+                                          latest_session_start_time, *args)
+        if not self._has_dirty():
+            return found
+        if latest_session_start_time is None:  # find_sessions(earliest_end, latest_end)
+            return self._merge(found, None, None, _MIN_TS, _MAX_TS, key,
+                               earliest_session_end_time, backward=False)
+        upper = args[0] if args else key
+        return self._merge(found, key, upper, earliest_session_end_time,
+                           latest_session_start_time, None, None, backward=False)
+
+    def backward_find_sessions(self, key: Any, earliest_session_end_time: int,
+                               latest_session_start_time: int, *args: Any) -> Any:
+        """As ``find_sessions``, newest first."""
+        found = self._inner.backward_find_sessions(key, earliest_session_end_time,
+                                                   latest_session_start_time, *args)
+        if not self._has_dirty():
+            return found
+        upper = args[0] if args else key
+        return self._merge(found, key, upper, earliest_session_end_time,
+                           latest_session_start_time, None, None, backward=True)
+
+    def fetch(self, key_from: Any, key_to: Any = None) -> Any:
+        """Every session of ``key_from`` (or of the keys in ``[key_from, key_to]``)."""
+        found = self._inner.fetch(key_from, key_to)
+        if not self._has_dirty():
+            return found
+        upper = key_from if key_to is None else key_to
+        return self._merge(found, key_from, upper, _MIN_TS, _MAX_TS, None, None,
+                           backward=False)
+
+    def _has_dirty(self) -> bool:
+        """True when the cache holds entries a scan must merge (clean ones too, as Java)."""
+        named = self._named
+        return named is not None and not named.is_empty()
+
+    def _object(self, entry: Any) -> Any:
+        if entry.obj is None and entry.value is not None:
+            entry.obj = self._inner._decode_value(entry.value)
+        return entry.obj
+
+    def _merge(self, found: Any, key_from: Any, key_to: Any, earliest_end: int,
+               latest_start: int, end_from: Any, end_to: Any, *, backward: bool) -> Any:
+        """``found`` (a store scan) with the cached sessions in range laid over it, in
+        (end, key, start) order (one key: the store's own order)."""
+        inner = self._inner
+        lower = None if key_from is None else inner._serialize_key(key_from)
+        upper = None if key_to is None else inner._serialize_key(key_to)
+        with found:
+            merged = {session_key(inner._serialize_key(kv.key.key), kv.key.window.start,
+                                  kv.key.window.end): (kv.key, kv.value) for kv in found}
+        named = self._named
+        first_end = max(earliest_end, end_from if end_from is not None else _MIN_TS)
+        lower_key = _SEGMENT.pack(first_end) if first_end >= 0 else None
+        for cache_key in named.key_range(lower_key, None):
+            binary = cache_key[8:]
+            key_bytes, start, end = split_session_key(binary)
+            if (lower is not None and key_bytes < lower) or \
+                    (upper is not None and key_bytes > upper):
+                continue
+            if end_from is not None and not end_from <= end <= end_to:
+                continue
+            if end < earliest_end or start > latest_start:
+                continue
+            entry = named._entries[cache_key]
+            if entry.value is None:
+                merged.pop(binary, None)
+            else:
+                merged[binary] = (inner._decode_key(binary), self._object(entry))
+        rows = sorted(merged.items(), key=lambda item: _session_order(item[0]),
+                      reverse=backward)
+        return _ListIterator([value for _, value in rows])
+
+    # -- flushing ------------------------------------------------------------------------------
+
+    def _flushed(self, entries: list[Any]) -> None:
+        """Write flushed sessions to the store, then forward them (old value from the store)."""
+        inner, listener, send_old = self._inner, self._listener, self._send_old_values
+        for dirty in entries:
+            entry = dirty.entry
+            binary = dirty.key[8:]
+            session = entry.key_obj
+            if session is None:
+                session = inner._decode_key(binary)
+            new = self._object(entry)
+            old = None
+            if listener is not None:
+                if new is None or send_old:
+                    old = inner.fetch_session(session.key, session.window.start,
+                                              session.window.end)
+                if new is None and old is None:
+                    continue
+            saved = self._enter(entry)
+            try:
+                inner.put(session, new)
+                if listener is not None:
+                    listener(session, new, old if send_old else None, entry.record)
+            finally:
+                self._leave(saved)
+
+
+def _session_order(binary: bytes) -> tuple[int, bytes, int]:
+    key_bytes, start, end = split_session_key(binary)
+    return (end, key_bytes, start)
+
+
+class _ListIterator:
+    """A finished scan as an iterator of ``KeyValue``s (context manager, ``has_next``/``next``)."""
+
+    def __init__(self, pairs: list[tuple[Any, Any]]) -> None:
+        self._items = [KeyValue(k, v) for k, v in pairs]
+        self._pos = 0
+
+    def __iter__(self) -> _ListIterator:
+        return self
+
+    def __next__(self) -> Any:
+        if self._pos >= len(self._items):
+            raise StopIteration
+        self._pos += 1
+        return self._items[self._pos - 1]
+
+    def has_next(self) -> bool:
+        """True while items remain."""
+        return self._pos < len(self._items)
+
+    def next(self) -> Any:
+        """The next item (Java's ``next()``)."""
+        return self.__next__()
+
+    def peek_next_key(self) -> Any:
+        """The next item's key."""
+        return self._items[self._pos].key
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __enter__(self) -> _ListIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

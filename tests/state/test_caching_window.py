@@ -1,0 +1,137 @@
+"""Cached window and session stores in the driver (Java's CachingWindowStore and
+CachingSessionStore, as CachingPersistentWindowStoreTest and CachingInMemorySessionStoreTest
+observe them): writes stay cached until the commit, reads and scans see them, the changelog
+gets each window or session once per commit, in write order.
+"""
+
+from __future__ import annotations
+
+import kslab as ks
+from kslab import serdes
+from kslab.records import Window, Windowed
+from kslab.state.caching_window import CachingSessionStore, CachingWindowStore
+
+S = serdes.String()
+
+
+def _driver(builder, processor, config=None):
+    topo = (ks.Topology().add_source("src", "in", key_serde=S, value_serde=S)
+            .add_processor("p", processor, "src").add_state_store(builder, "p"))
+    return ks.TopologyTestDriver(topo, config=config)
+
+
+def test_window_writes_stay_cached_and_scans_merge_them():
+    seen = {}
+
+    class Windows(ks.Processor):
+        def init(self, context):
+            self.store = context.get_state_store("w")
+
+        def process(self, record):
+            for start, word in enumerate(record.value.split()):
+                self.store.put(word, ks.ValueAndTimestamp(f"{word}{start}", 7), start * 10)
+            self.store.put("a", ks.ValueAndTimestamp("A", 7), 0)  # overwrite: one changelog row
+            seen["one"] = self.store.fetch("a", 0)
+            with self.store.fetch("a", 0, 100) as it:
+                seen["key"] = [(kv.key, kv.value.value) for kv in it]
+            with self.store.fetch_all(0, 15) as it:
+                seen["all"] = [(kv.key.key, kv.key.window.start, kv.value.value) for kv in it]
+            with self.store.backward_fetch("a", 0, 100) as it:
+                seen["back"] = [kv.key for kv in it]
+
+    supplier = ks.Stores.persistent_timestamped_window_store("w", 1000, 10, False)
+    builder = ks.Stores.timestamped_window_store_builder(supplier, S, S).with_caching_enabled()
+    with _driver(builder, Windows) as driver:
+        driver.create_input_topic("in", S, S).pipe_input("k", "a b a", timestamp=7)
+        changelog = driver.create_output_topic("topology-test-driver-w-changelog",
+                                               serdes.Bytes(), serdes.Bytes())
+        logged = [(r.key[:-12], int.from_bytes(r.key[-12:-4], "big"), r.value)
+                  for r in changelog.read_records_to_list()]
+        store = driver.get_timestamped_window_store("w")
+        assert isinstance(store, CachingWindowStore)
+        assert store.wrapped.fetch("a", 20) == ks.ValueAndTimestamp("a2", 7)
+    assert seen["one"] == ks.ValueAndTimestamp("A", 7)
+    assert seen["key"] == [(0, "A"), (20, "a2")]
+    assert seen["back"] == [20, 0]
+    assert seen["all"] == [("a", 0, "A"), ("b", 10, "b1")]
+    # dirty order: window a@0 was written last, so it is flushed last
+    assert logged == [(b"b", 10, b"b1"), (b"a", 20, b"a2"), (b"a", 0, b"A")]
+
+
+def test_a_zero_cache_writes_windows_through():
+    class Put(ks.Processor):
+        def init(self, context):
+            self.store = context.get_state_store("w")
+
+        def process(self, record):
+            self.store.put("a", ks.ValueAndTimestamp("1", 0), 0)
+            self.store.put("a", ks.ValueAndTimestamp("2", 0), 0)
+
+    supplier = ks.Stores.in_memory_window_store("w", 1000, 10, False)
+    builder = ks.Stores.timestamped_window_store_builder(supplier, S, S).with_caching_enabled()
+    with _driver(builder, Put, {"statestore.cache.max.bytes": 0}) as driver:
+        driver.create_input_topic("in", S, S).pipe_input("k", "x")
+        logged = driver.create_output_topic("topology-test-driver-w-changelog",
+                                            serdes.Bytes(), S).read_values_to_list()
+    assert logged == ["1", "2"]
+
+
+def test_session_writes_and_removes_stay_cached_until_the_commit():
+    seen = {}
+
+    class Sessions(ks.Processor):
+        def init(self, context):
+            self.store = context.get_state_store("s")
+
+        def process(self, record):
+            self.store.put(Windowed("a", Window(0, 5)), "first")
+            self.store.put(Windowed("a", Window(10, 20)), "second")
+            self.store.put(Windowed("b", Window(0, 5)), "other")
+            self.store.remove(Windowed("a", Window(0, 5)))  # never reached the store
+            self.store.put(Windowed("a", Window(10, 20)), "second'")
+            seen["fetch"] = self.store.fetch_session("a", 10, 20)
+            seen["gone"] = self.store.fetch_session("a", 0, 5)
+            with self.store.find_sessions("a", 0, 100) as it:
+                seen["find"] = [(kv.key.window.start, kv.value) for kv in it]
+
+    builder = ks.Stores.session_store_builder(ks.Stores.in_memory_session_store("s", 1000),
+                                              S, S).with_caching_enabled()
+    with _driver(builder, Sessions) as driver:
+        driver.create_input_topic("in", S, S).pipe_input("k", "x", timestamp=3)
+        logged = driver.create_output_topic("topology-test-driver-s-changelog",
+                                            serdes.Bytes(), S).read_records_to_list()
+        assert isinstance(driver.get_session_store("s"), CachingSessionStore)
+    assert seen == {"fetch": "second'", "gone": None, "find": [(10, "second'")]}
+    # one row per session, in write order: b's, a's removal (a tombstone), a's latest
+    assert [(r.key[:1], r.value) for r in logged] == [(b"b", "other"), (b"a", None),
+                                                      (b"a", "second'")]
+
+
+def test_windowed_count_forwards_each_window_once_per_commit_under_eviction():
+    """Hopping windows: each record updates two windows. Room for one cached window: the second
+    write evicts the first (dirty), flushing both early, so the order is still write order."""
+    b = ks.StreamsBuilder()
+    changes = []
+
+    class Capture(ks.Processor):
+        def process(self, record):
+            changes.append((record.key.window.start, record.value))
+
+    (b.stream("in", ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(ks.TimeWindows.of_size_with_no_grace(10).advance_by(5)).count()
+     .to_stream().process(Capture))
+    # a cached window: key "a" + 12 + segment 8 (= 21) + node 24 + flag 1 + value 8 + 8 +
+    # timestamp, offset, partition 20 + topic "in" 2 = 84 bytes
+    for config, evictions in (({}, 0), ({"statestore.cache.max.bytes": 84}, 3),
+                              ({"statestore.cache.max.bytes": 0}, None)):
+        changes.clear()
+        with ks.TopologyTestDriver(b.build(), config=config) as driver:
+            topic = driver.create_input_topic("in", S, S)
+            topic.pipe_input("a", "x", 7)  # in windows [0,10) and [5,15)
+            topic.pipe_input("a", "x", 8)
+            store = driver.get_timestamped_window_store(
+                "KSTREAM-AGGREGATE-STATE-STORE-0000000001")
+            assert store.fetch("a", 5) == ks.ValueAndTimestamp(2, 8)
+            cache = store.thread_cache
+            assert (None if cache is None else cache.evicts) == evictions
+        assert changes == [(0, 1), (5, 1), (0, 2), (5, 2)], config
