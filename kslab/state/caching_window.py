@@ -15,7 +15,7 @@ import struct
 from collections.abc import Iterable
 from typing import Any
 
-from kslab.records import KeyValue, ValueAndTimestamp, Windowed
+from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
 from kslab.state.caching import CachingStore
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.session import session_key, split_session_key
@@ -27,6 +27,8 @@ _SEGMENT = struct.Struct(">q")
 _TS = struct.Struct(">q")
 _MIN_TS = -(2**63)
 _MAX_TS = 2**63 - 1
+_IMMUTABLE = (str, int, bytes, float)
+_KEY_MEMO = 4096  # decoded keys remembered by the window flush
 
 
 class CachingWindowStore(CachingStore):
@@ -35,6 +37,7 @@ class CachingWindowStore(CachingStore):
     def __init__(self, inner: Any) -> None:
         super().__init__(inner)
         self._timestamped = inner.store_kind == "timestamped_window"
+        self._keys: dict[bytes, Any] = {}
         self._interval = max(1, getattr(inner, "_interval", 1))
 
     def init(self, context: Any, root: Any = None) -> None:
@@ -225,7 +228,8 @@ class CachingWindowStore(CachingStore):
         for dirty in entries:
             entry = dirty.entry
             binary = dirty.key[8:]
-            key_bytes, start, _ = split_window_key(binary)
+            key_bytes = binary[:-12]
+            start = _TS.unpack_from(binary, len(binary) - 12)[0]
             raw = dirty.new_value
             old = None
             if listener is not None:
@@ -237,10 +241,22 @@ class CachingWindowStore(CachingStore):
             try:
                 inner._put_bytes(key_bytes, None if raw is None else self._encoded(raw), start)
                 if listener is not None:
-                    listener(inner._decode_windowed(binary), self._object(entry),
+                    listener(self._windowed(key_bytes, start), self._object(entry),
                              old if send_old else None, entry.record)
             finally:
                 self._leave(saved)
+
+    def _windowed(self, key_bytes: bytes, start: int) -> Windowed:
+        """The ``Windowed`` key of a flushed window; immutable keys are decoded once."""
+        key = self._keys.get(key_bytes)
+        if key is None:
+            key = self._inner._decode_key(key_bytes)
+            if key.__class__ in _IMMUTABLE:
+                if len(self._keys) >= _KEY_MEMO:
+                    self._keys.clear()
+                self._keys[key_bytes] = key
+        end = start + self._inner.window_size
+        return Windowed(key, Window(start, end if end <= _MAX_TS else _MAX_TS))
 
     def _encoded(self, stored: bytes) -> tuple[bytes, bytes, int | None]:
         if self._timestamped:
