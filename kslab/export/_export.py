@@ -51,10 +51,9 @@ class ExportResult:
 
     def summary(self) -> str:
         """A few lines for a terminal or a notebook cell."""
-        lines = [f"exported `{self.variable}` from cells {_numbers(self.cells)} to "
-                 f"{self.out_dir}"]
+        lines = [f"exported `{self.variable}` from {_cells(self.cells)} to {self.out_dir}"]
         if self.left_out:
-            lines.append(f"left out cells {_numbers(self.left_out)} (after the cell that binds "
+            lines.append(f"left out {_cells(self.left_out)} (after the cell that binds "
                          f"`{self.variable}`)")
         lines.append(f"tests: {self.sessions} driver session(s) replayed, plus describe()")
         lines += [f"skipped {why}" for why in self.skipped]
@@ -155,5 +154,5 @@ def _write(out: Path, files: dict[str, str]) -> list[Path]:
     return written
 
 
-def _numbers(numbers: list[int]) -> str:
-    return ", ".join(map(str, numbers)) or "none"
+def _cells(numbers: list[int]) -> str:
+    return ("cell " if len(numbers) == 1 else "cells ") + ", ".join(map(str, numbers))

@@ -106,7 +106,7 @@ def test_cli_exports_and_names_the_refused_cell(exported, tmp_path):
     done = subprocess.run([kslab, "export", str(good), "-o", str(tmp_path / "app"),
                            "--no-execute"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"exported `topology` from cells 1 to {tmp_path / 'app'}\n")
+    assert done.stdout.startswith(f"exported `topology` from cell 1 to {tmp_path / 'app'}\n")
     bad = notebook(tmp_path / "bad.ipynb", WORD_COUNT, "%%bash\nrm -rf /tmp/x")
     done = subprocess.run([kslab, "export", str(bad), "-o", str(tmp_path / "bad")],
                           capture_output=True, text=True, timeout=120)
