@@ -233,3 +233,24 @@ def test_the_suppress_buffer_and_window_stores_are_browsable():
     assert explorer.driver.metrics()["0_0"]["dropped-records-total"] == 0
     explorer.seek(5)
     assert [k.window.start for k, _, _ in explorer.outputs()["final-counts"]] == [0, 0]
+
+
+def test_plot_windows_labels_every_window_and_counts_in_whole_numbers():
+    import re
+
+    from kslab.widgets import plot_windows
+
+    frame = pd.DataFrame({"key": ["a", "a", "a"], "start": [0, 60_000, 120_000],
+                          "end": [60_000, 120_000, 180_000], "clicks": [3, 1, 4]})
+    svg = plot_windows(frame, value="clicks").svg
+    labels = re.findall(r'text-anchor="(?:middle|end)">([^<]+)</text>', svg)
+    assert labels[:5] == ["0", "1", "2", "3", "4"]  # gridlines: whole numbers up to the top
+    assert labels[5:8] == ["00:00", "00:01", "00:02"]  # one tick per window start
+    assert "window start (UTC)</text>" in svg and ">clicks</text>" in svg
+    assert re.search(r"<title>a: 4</title>", svg)
+    seconds = pd.DataFrame({"key": ["a", "a"], "start": [1_500, 3_000], "value": [0.5, 1.5]})
+    svg = plot_windows(seconds).svg
+    assert ">00:00:01<" in svg and ">00:00:03<" in svg and ">0.5</text>" in svg
+    many = pd.DataFrame({"key": ["a"] * 20, "start": [i * 60_000 for i in range(20)],
+                         "value": range(20)})
+    assert plot_windows(many).svg.count('y2="256" stroke="#333"/>') == 7  # at most 8 labels
