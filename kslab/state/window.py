@@ -415,13 +415,25 @@ class TimestampedWindowStore(WindowStore):
 
     def put_pair(self, key_bytes: bytes, value: Any, timestamp: int, window_start: int) -> None:
         """``put(key, ValueAndTimestamp(value, timestamp), start)`` for a serialized key."""
-        raw = self._serialize_value(value)
-        if raw is None or self._retain_duplicates or window_start > self._observed or \
-                window_start <= self._observed - self._keep:
+        observed = self._observed
+        if value is None or self._retain_duplicates or window_start > observed or \
+                window_start <= observed - self._keep:
+            raw = self._serialize_value(value)
             self._put_bytes(key_bytes, None if raw is None else
                             (_TS.pack(timestamp) + raw, raw, timestamp), window_start)
             return
         # the common case inlined: a live window of a store without duplicates
+        try:
+            raw = self._vser(self._topic, value)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._value_failure(value, exc) from exc
+        if raw.__class__ is not bytes:
+            raw = self._value_bytes(raw, value)
+            if raw is None:
+                self._put_bytes(key_bytes, None, window_start)
+                return
         binary = key_bytes + _TS_SEQ.pack(window_start, 0)
         self._bput(binary, _TS.pack(timestamp) + raw)
         keys = self._segments.get(window_start // self._interval)

@@ -3,13 +3,15 @@ store, which also keeps one ms more of history) and session stores by end time."
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 from typing import Any
 
 import pytest
 from state_fixtures import FakeContext
 
-from kslab.records import Window, Windowed
+from kslab.errors import StoreError
+from kslab.records import ValueAndTimestamp, Window, Windowed
 from kslab.state import Stores
 
 
@@ -54,4 +56,30 @@ def test_time_ordered_window_store(time_ordered: bool, tmp_path: Path) -> None:
     else:  # one RocksDB segment, by key bytes then start; start 0 has expired
         assert found == [("a", 5), ("a", 15), ("b", 5)]
         assert store.fetch("a", 0) is None
+    store.close()
+
+
+def test_put_pair_and_fetch_pair(tmp_path: Path) -> None:
+    """The aggregation hot path: same bytes and changelog as put(ValueAndTimestamp)."""
+    supplier = Stores.in_memory_window_store("w", 100, 10, False)
+    store = Stores.timestamped_window_store_builder(supplier, "string", "long").build()
+    context = FakeContext(state_dir=tmp_path / "0_0")
+    store.init(context)
+    key = store._serialize_key("a")
+    assert store.fetch_pair(key, 0) is None
+    store.put_pair(key, 5, 7, 0)
+    store.put_pair(key, 6, 9, 10)
+    store.put_pair(key, None, 0, 10)  # None deletes
+    store.put_pair(key, 1, 1, -100)  # expired: not stored, still logged (as put does)
+    assert store.fetch_pair(key, 0) == (5, 7)
+    assert store.fetch("a", 0) == ValueAndTimestamp(5, 7)
+    assert store.fetch_pair(key, 10) is None
+    assert [(k, v, t) for _, k, v, t in context.changelog] == [
+        (b"a" + struct.pack(">qi", 0, 0), struct.pack(">q", 5), 7),
+        (b"a" + struct.pack(">qi", 10, 0), struct.pack(">q", 6), 9),
+        (b"a" + struct.pack(">qi", 10, 0), None, 0),
+        (b"a" + struct.pack(">qi", -100, 0), struct.pack(">q", 1), 1),
+    ]
+    with pytest.raises(StoreError, match="'w'"):
+        store.put_pair(key, "not a long", 1, 0)
     store.close()
