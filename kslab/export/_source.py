@@ -200,12 +200,12 @@ def _module(source: TopologySource, notebook: str, imports: list[str],
     numbers = ", ".join(str(cell.number) for cell in source.cells)
     cells = "cell" if len(source.cells) == 1 else "cells"
     head = [
-        f'"""The topology of {notebook} ({cells} {numbers}), exported by `kslab export`.',
+        f'"""The topology of {notebook}, exported by `kslab export`.',
         "",
-        "`build_topology(config)` runs those cells in notebook order and returns",
-        f"`{source.variable}` as a `ks.Topology` (a builder is built with `config`); the module",
-        "attribute `topology` is one built with no config. Export the notebook again after",
-        "changing it, or edit this file and own it from here.",
+        f"`build_topology(config)` runs {cells} {numbers} of the notebook in order and",
+        f"returns `{source.variable}` as a `ks.Topology` (a builder is built with `config`);",
+        "the module attribute `topology` is one built with no config. Export the notebook",
+        "again after changing it, or edit this file and own it from here.",
         '"""',
         "",
         *imports,

@@ -79,6 +79,27 @@ def test_requirements_are_pinned_to_the_installed_versions(exported):
         assert pins[name] == metadata.version(name.split("[")[0]), name
 
 
+def test_app_refuses_a_missing_config_file(exported, tmp_path):
+    result = exported(NOTEBOOKS[0])
+    done = subprocess.run([sys.executable, str(result.out_dir / "app.py"), "--config",
+                           str(tmp_path / "nope.toml")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert f"no config file {tmp_path / 'nope.toml'}; give one with --config FILE" in done.stderr
+
+
+def test_dockerfile_copies_files_the_export_wrote(exported):
+    result = exported(NOTEBOOKS[0])
+    dockerfile = (result.out_dir / "Dockerfile").read_text()
+    copied = [word for line in dockerfile.splitlines() if line.startswith("COPY ")
+              for word in line.split()[1:-1]]
+    assert copied == ["requirements.txt", "wheels/", "topology.py", "app.py", "config.toml"]
+    for name in copied:
+        assert (result.out_dir / name).exists(), name
+    assert f"FROM python:{sys.version_info.major}.{sys.version_info.minor}-slim" in dockerfile
+    assert 'CMD ["python", "app.py"]' in dockerfile
+
+
 def test_app_config_file_and_environment(exported, tmp_path):
     result = exported(NOTEBOOKS[0])
     app = load_module(result.out_dir / "app.py")
