@@ -86,16 +86,20 @@ def _plain_python(source: str, number: int) -> str:
         msg = f"{where} is not valid Python: {exc.msg} (line {exc.lineno}); fix it in the notebook"
         raise ExportError(msg, number) from None
     lines = transformed.splitlines()
-    for statement in _statements(tree):
+    statements = _statements(tree)
+    inside = {id(n) for statement in statements for n in ast.walk(statement)}
+    for node in ast.walk(tree):
+        magic = _ipython_call(node)
+        if magic is not None and (id(node) not in inside or not _is_kslab_magic(*magic)):
+            msg = (f"{where} uses `{_as_typed(*magic)}`, which plain Python cannot run; the "
+                   f"exported app only runs Python. Move it to a cell tagged '{SKIP_TAG}' (or "
+                   "start that cell with `# kslab: skip`)")
+            raise ExportError(msg, number)
+    for statement in statements:
         magic = _magic_of(statement)
         if magic is None:
             continue
         kind, name, text = magic
-        if not _is_kslab_magic(kind, name, text):
-            msg = (f"{where} uses `{_as_typed(kind, name, text)}`, which plain Python cannot "
-                   "run; the exported app only runs Python. Move it to a cell tagged "
-                   f"'{SKIP_TAG}' (or start that cell with `# kslab: skip`)")
-            raise ExportError(msg, number)
         first = statement.lineno - 1
         indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
         lines[first] = f"{indent}pass  # {_as_typed(kind, name, text)} (notebook only)"
