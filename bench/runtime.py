@@ -10,7 +10,8 @@ each under at_least_once and exactly_once_v2 (output read with read_committed).
 Quix Streams runs from another virtualenv when it is not importable here:
 ``QUIX_PYTHON=/path/to/venv/bin/python python bench/runtime.py``.
 
-Usage: python bench/runtime.py [--records 200000] [--lines 25000]
+Usage: python bench/runtime.py [--records 200000] [--lines 25000] [--runs 3]
+(with several runs the contestants take turns and each cell reports its median).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 GUARANTEES = ("at_least_once", "exactly_once_v2")
+CONTESTANTS = ("raw", "kslab", "quix")
 
 
 # -- contestants (each runs in a child process) -------------------------------------------------
@@ -318,14 +320,16 @@ def main() -> None:
                 continue
             data = make_input(workload, n)
             for guarantee in GUARANTEES:
-                results = {}
-                for contestant in ("raw", "kslab", "quix"):
-                    rates = [measure(broker.bootstrap_servers, contestant, workload, guarantee,
-                                     data, run, quix) for run in range(opts.runs)]
-                    good = sorted(r for r in rates if r is not None)
-                    results[contestant] = good[len(good) // 2] if good else None
-                    print(f"  {workload} {guarantee} {contestant}: {results[contestant]}",
-                          file=sys.stderr)
+                rates: dict[str, list[float]] = {c: [] for c in CONTESTANTS}
+                for run in range(opts.runs):  # interleaved, so load drift hits everyone alike
+                    for contestant in CONTESTANTS:
+                        rate = measure(broker.bootstrap_servers, contestant, workload,
+                                       guarantee, data, run, quix)
+                        print(f"  {workload} {guarantee} {contestant} run {run}: {rate}",
+                              file=sys.stderr)
+                        if rate is not None:
+                            rates[contestant].append(rate)
+                results = {c: sorted(r)[len(r) // 2] if r else None for c, r in rates.items()}
                 rows.append((workload, guarantee, unit, results))
     print("| workload | guarantee | unit | raw confluent-kafka loop | kslab KafkaStreams | "
           "Quix Streams | kslab / raw | kslab / Quix |")

@@ -30,6 +30,10 @@ __all__ = ["StreamThread", "TaskState"]
 
 log = logging.getLogger("kslab.runtime")
 
+# store kinds whose changelog restores from each key's last write alone (a versioned store
+# needs every version, buffers and window stores keep their own order): batched per commit
+_BATCHED_KINDS = frozenset({"key_value", "timestamped_key_value"})
+
 
 class TaskState:
     """A running task and what the thread tracks for it: offsets, changelogs, checkpoint."""
@@ -154,6 +158,8 @@ class StreamThread(threading.Thread):
             self.producer = None
 
     def _abort(self) -> None:
+        if self.eos and self.collector is not None:
+            self.collector.drop_changelogs()  # they belong to the aborted transaction
         if self.eos and self.producer is not None:
             try:
                 self.producer.abort_transaction(10)
@@ -258,6 +264,7 @@ class StreamThread(threading.Thread):
         collector = self.collector
         assert collector is not None
         if self.eos:
+            collector.flush_changelogs()
             collector.check()
             if offsets:
                 self.producer.send_offsets_to_transaction(
@@ -360,6 +367,10 @@ class StreamThread(threading.Thread):
             self.collector.changelogs.update(changelogs.values())
         task = self._open_task(task_id, group.nodes, inputs, directory)
         streams.errors_policy.install(task, self)
+        if self.collector is not None:  # last-write-wins changelogs: batched per commit
+            self.collector.batched.update(
+                topic for store, topic in changelogs.items()
+                if getattr(task.stores.get(store), "store_kind", None) in _BATCHED_KINDS)
         state = TaskState(task, directory, changelogs, persistent)
         self.tasks[task_id] = state
         self._restore(state, starts)
@@ -437,6 +448,11 @@ class StreamThread(threading.Thread):
         self._close_tasks(list(self.tasks), clean=False)
 
     def _close_tasks(self, task_ids: list[TaskId], *, clean: bool) -> None:
+        if not clean and not self.eos and self.collector is not None:
+            try:  # at least once: what the stores hold goes out, as unbatched writes would
+                self.collector.flush_changelogs()
+            except Exception as exc:
+                log.warning("sending the changelog writes of %s: %s", self.name, exc)
         for task_id in task_ids:
             state = self.tasks.pop(task_id, None)
             if state is None:
