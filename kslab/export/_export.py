@@ -91,9 +91,8 @@ def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike
             raise _differs(source, path.name)
         sessions, skipped = capture.sessions, capture.skipped
     files = {"topology.py": source.text}
-    imports = [line for line in source.text.splitlines() if line.startswith(("import ", "from "))]
     files.update(app_files(path.name, source.variable, [c.number for c in source.cells],
-                           imports, describe, sessions, built["source_topics"]))
+                           source.imports, describe, sessions, built["source_topics"]))
     files.update(test_files(path.name, describe, sessions))
     out = Path(out_dir).resolve()
     written = _write(out, files)

@@ -32,6 +32,7 @@ class TopologySource:
     cells: list[ExportCell]
     left_out: list[ExportCell]
     text: str = ""
+    imports: list[str] = field(default_factory=list)  # the cells' imports, moved to the top
     line_map: list[tuple[int, int, int]] = field(default_factory=list)  # (first, last, cell)
 
     def cell_at(self, line: int) -> int | None:
@@ -54,6 +55,7 @@ def render_topology(cells: list[ExportCell], notebook: str,
     top_level = {name for tree in trees[: last + 1] for name in _top_level_names(tree)}
     for cell, tree in zip(source.cells, trees, strict=False):
         body.append((cell.number, _cell_body(cell, tree, imports, top_level)))
+    source.imports = imports
     source.text = _module(source, notebook, imports, body)
     return source
 
