@@ -14,21 +14,18 @@ import random
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from kslab.cli._common import FAILED, CliError
+from kslab.cli._config import DEV_SETTINGS
 
 __all__ = ["SINK", "SOURCE", "configure", "generate_lines", "run", "word_count"]
 
 SOURCE, SINK, STORE = "text-lines", "word-counts-out", "word-counts"
 VOCABULARY = ("kafka", "streams", "python", "notebook", "topology", "table", "window", "join")
-FAST = {  # a group join on the embedded broker costs ~3 s with these; Kafka's defaults ~45 s
-    "consumer.session.timeout.ms": 6000,
-    "consumer.heartbeat.interval.ms": 500,
-    "commit.interval.ms": 100,
-}
 
 
 def word_count() -> Any:
@@ -118,7 +115,7 @@ def _live_counts(servers: str, topology: Any, lines: list[str], state_dir: Path,
     producer.flush(10)
     streams = ks.KafkaStreams(topology, {"application.id": "kslab-demo",
                                          "bootstrap.servers": servers,
-                                         "state.dir": str(state_dir), **FAST})
+                                         "state.dir": str(state_dir), **DEV_SETTINGS})
     consumer = Consumer({"bootstrap.servers": servers, "group.id": "kslab-demo-reader",
                          "enable.auto.commit": False})
     consumer.assign([TopicPartition(SINK, 0, 0)])
@@ -134,10 +131,23 @@ def _live_counts(servers: str, topology: Any, lines: list[str], state_dir: Path,
     finally:
         consumer.close()
         streams.close(timeout=10_000)
+        _await_threads(streams.client_id)
     if not got:
         msg = f"no counts reached {SINK} within {timeout} s; the app's state: {streams.state.name}"
         raise CliError(msg, FAILED)
     return got
+
+
+def _await_threads(client_id: str, timeout: float = 2.0) -> None:
+    """Wait for the app's threads (named after its client id) to end after ``close()``.
+
+    They hold the app and its clients; once they are gone the clients are freed before the
+    broker stops, so none of them logs a lost connection.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(
+            t.name.startswith(client_id) for t in threading.enumerate()):
+        time.sleep(0.02)
 
 
 def _write_graph(topology: Any, out: Path | None) -> Path:

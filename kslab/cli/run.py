@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kslab.cli._common import FAILED, CliError
-from kslab.cli._config import load_config, parse_setting
+from kslab.cli._config import DEV_SETTINGS, load_config, parse_setting
 from kslab.cli._target import load_target
 
 __all__ = ["configure", "run"]
@@ -33,13 +33,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="TOML file of Kafka Streams properties (e.g. the config.toml "
                              "kslab export writes); KSLAB_<PROPERTY> variables override it")
     parser.add_argument("--bootstrap-servers", metavar="HOST:PORT",
-                        help="the brokers (else the config file, else $KSLAB_BOOTSTRAP_SERVERS)")
+                        help="the brokers; overrides $KSLAB_BOOTSTRAP_SERVERS, which overrides "
+                             "the config file")
     parser.add_argument("--application-id", metavar="ID",
-                        help="application.id (else the config file, else "
-                             "$KSLAB_APPLICATION_ID, else the target's module name)")
+                        help="overrides $KSLAB_APPLICATION_ID and the config file (default: "
+                             "the target's module name)")
     parser.add_argument("--create-topics", action="store_true",
                         help="create the source topics the broker lacks (1 partition each) "
                              "before starting: for a fresh local broker, not for production")
+    parser.add_argument("--dev", action="store_true",
+                        help="for a local broker: --create-topics, and unless configured "
+                             "otherwise " + ", ".join(f"{k}={v}" for k, v in DEV_SETTINGS.items())
+                             + " (joins in ~3 s instead of ~25 s)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         dest="settings", help="any other property (repeatable), e.g. "
                                               "--set commit.interval.ms=100")
@@ -54,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     flags["bootstrap.servers"] = args.bootstrap_servers
     flags["application.id"] = args.application_id
     props = load_config(args.config, flags)
+    if args.dev:
+        props = {**DEV_SETTINGS, **props}
     target = load_target(args.target)
     props.setdefault("application.id", target.module.rpartition("/")[2].removesuffix(".py")
                      .replace(".", "-"))
@@ -66,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         streams = ks.KafkaStreams(topology, props)
     except KslabError as exc:
         raise CliError(str(exc)) from None
-    if args.create_topics:
+    if args.create_topics or args.dev:
         created = _create_source_topics(topology, props["bootstrap.servers"])
         if created:
             print(f"kslab run: created topics {', '.join(created)} (1 partition each)")
