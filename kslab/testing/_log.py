@@ -14,7 +14,8 @@ from __future__ import annotations
 import contextlib
 import gc
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from itertools import accumulate
 from typing import Any
 
 __all__ = ["RecordLog", "gc_paused"]
@@ -74,9 +75,19 @@ class RecordLog:
 
     def extend(self, rows: list[tuple[Any, ...]], topic: str | None = None) -> None:
         """Append ``(key, value, headers, timestamp, partition)`` rows, all of ``topic``."""
-        append = self.append
-        for key, value, headers, timestamp, partition in rows:
-            append(key, value, headers, timestamp, partition or 0, topic)
+        if not rows:
+            return
+        keys, values, headers, timestamps, partitions = zip(*rows, strict=True)
+        if any(headers):
+            for index, item in enumerate(headers, len(self._timestamps)):
+                if item:
+                    self._headers[index] = item
+        _append_column(self._keys, self._key_ends, keys)
+        _append_column(self._values, self._value_ends, values)
+        self._timestamps.extend(timestamps)
+        self._partitions.extend([partition or 0 for partition in partitions])
+        if self._topic_ids is not None:
+            self._topic_ids.extend([self._topic_id(topic)] * len(rows))
 
     def record(self, index: int) -> tuple[Any, ...]:
         """Record ``index`` (absolute) as ``(key, value, headers, timestamp, partition)``."""
@@ -155,6 +166,24 @@ class RecordLog:
             for index in [i for i in self._headers if i >= total]:
                 del self._headers[index]
         self._start = start
+
+
+def _append_column(data: bytearray, ends: array, fields: Sequence[bytes | None]) -> None:
+    """Append ``fields`` to a column: their bytes to ``data``, their end offsets to ``ends``."""
+    position = len(data)
+    if None not in fields:  # the usual case, all in C
+        data += b"".join(fields)  # type: ignore[arg-type]
+        lengths = list(map(len, fields))  # type: ignore[arg-type]
+        lengths[0] += position
+        ends.extend(accumulate(lengths))
+        return
+    for field in fields:
+        if field is None:
+            ends.append(~position)
+        else:
+            position += len(field)
+            ends.append(position)
+    data += b"".join([field for field in fields if field is not None])
 
 
 def _end_before(ends: array, index: int) -> int:

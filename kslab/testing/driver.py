@@ -11,6 +11,7 @@ Beyond Java: ``history``, ``snapshot``/``restore``, ``replay``, ``trace`` and Da
 from __future__ import annotations
 
 import itertools
+import operator
 import shutil
 import tempfile
 import uuid
@@ -37,6 +38,7 @@ __all__ = ["HistoryStep", "Snapshot", "TopologyTestDriver"]
 
 DEFAULT_APPLICATION_ID = "topology-test-driver"
 _CLOCK = -2  # the partition that marks a wall-clock advance in the history log
+_PARTITION = operator.itemgetter(4)  # of a (key, value, headers, timestamp, partition) row
 # called with each new driver; kslab.export adds one while it runs a notebook
 CREATED_HOOKS: list[Any] = []
 
@@ -277,7 +279,7 @@ class TopologyTestDriver:
             self._pipe_fast(task, topic, rows)
 
     def _pipe_fast(self, task: StreamTask, topic: str, rows: list[tuple[Any, ...]]) -> None:
-        if not self._settled or any(row[4] for row in rows):
+        if not self._settled or any(map(_PARTITION, rows)):
             for key, value, headers, timestamp, partition in rows:
                 self._pipe_raw(topic, key, value, headers, timestamp, partition)
             return
