@@ -10,9 +10,6 @@ import pytest
 
 pytest.importorskip("nbclient")
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-
 
 @pytest.fixture(scope="session")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Any]:

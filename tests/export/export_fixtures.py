@@ -10,6 +10,9 @@ from typing import Any
 
 import nbformat
 
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))  # a notebook added later is exported too
+
 WORD_COUNT = """\
 import kslab as ks
 

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import NOTEBOOKS
-from export_fixtures import load_module
+from export_fixtures import NOTEBOOKS, load_module
 
 import kslab as ks
 from kslab.export._fixtures import field_bytes, shape_field

@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import NOTEBOOKS
-from export_fixtures import load_module
+from export_fixtures import NOTEBOOKS, load_module
 
 FILES = ["topology.py", "app.py", "config.toml", "requirements.txt", "Dockerfile", "README.md",
          "tests/test_topology.py", "tests/fixtures/describe.txt"]
