@@ -44,6 +44,7 @@ def run_notebook(nb: Any, path: Path, variable: str, timeout: int = 600) -> Capt
     """Execute ``nb`` (read from ``path``) in its folder and capture ``variable``'s sessions."""
     import nbclient
     import nbformat
+    from jupyter_client.manager import KernelManager
     from nbclient.exceptions import CellExecutionError
 
     copy = nbformat.from_dict(nb)
@@ -53,8 +54,11 @@ def run_notebook(nb: Any, path: Path, variable: str, timeout: int = 600) -> Capt
         numbers = [n for n, _ in enumerate(copy.cells, 1)]
         copy.cells = [nbformat.v4.new_code_cell(_SETUP), *copy.cells,
                       nbformat.v4.new_code_cell(dump)]
+        # IPC sockets in the scratch folder: local only, and no TCP warning from the kernel
+        kernel = KernelManager(kernel_name="python3", transport="ipc",
+                               ip=str(Path(scratch) / "kernel"))
         client = nbclient.NotebookClient(
-            copy, timeout=timeout, kernel_name="python3", allow_errors=False,
+            copy, km=kernel, timeout=timeout, allow_errors=False,
             resources={"metadata": {"path": str(path.parent)}})
         try:
             client.execute()
