@@ -55,6 +55,9 @@ def render_topology(cells: list[ExportCell], notebook: str,
     top_level = {name for tree in trees[: last + 1] for name in _top_level_names(tree)}
     for cell, tree in zip(source.cells, trees, strict=False):
         body.append((cell.number, _cell_body(cell, tree, imports, top_level)))
+    used = {node.id for tree in trees[: last + 1] for node in ast.walk(tree)
+            if isinstance(node, ast.Name)}
+    imports = [text for text in imports if _binds(text) & used]  # unused: notebook-only
     source.imports = imports
     source.text = _module(source, notebook, imports, body)
     return source
@@ -172,19 +175,26 @@ def _cell_body(cell: ExportCell, tree: ast.Module, imports: list[str],
         elif isinstance(statement, ast.Pass) and lines[span[0]].endswith(_NOTEBOOK_ONLY):
             lines[span[0]] = lines[span[0]].replace("pass  # ", "# ", 1)  # a dropped magic
     inside_strings = _string_continuations(tree)
-    out = []
+    out: list[str] = []
     for number, line in enumerate(lines):
-        if number in drop:
-            continue
-        if number in inside_strings or not line.strip():
-            out.append(line)
+        if number in inside_strings:
+            out.append(line)  # part of a string: kept exactly
+        elif number in drop or (not line.strip() and out and not out[-1].strip()):
+            continue  # a dropped statement, or a second blank line in a row
         else:
-            out.append(_INDENT + line)
+            out.append(_INDENT + line if line.strip() else "")
     while out and not out[0].strip():
         out.pop(0)
     while out and not out[-1].strip():
         out.pop()
     return out
+
+
+def _binds(import_text: str) -> set[str]:
+    """The names an import statement binds."""
+    statement = ast.parse(import_text).body[0]
+    assert isinstance(statement, ast.Import | ast.ImportFrom)
+    return {alias.asname or alias.name.split(".")[0] for alias in statement.names}
 
 
 def _string_continuations(tree: ast.Module) -> set[int]:

@@ -67,8 +67,8 @@ def test_no_topology_is_a_clear_error(tmp_path):
 
 def test_topology_py_runs_the_cells_in_a_function_as_the_notebook_did(tmp_path):
     cells = (
-        "%load_ext kslab\nimport kslab as ks\nfrom kslab import serdes\nSEEN = []\n"
-        "from nbformat import (\n    v4,\n)\n",
+        "%load_ext kslab\nimport kslab as ks\nfrom kslab import serdes\nimport json\n"
+        "from nbformat import (\n    v4,\n)\nUSED = [serdes.String(), v4]\n",
         'SQL = """keep\n  this indent\n"""\nseen = 0\n',
         "class Tag(ks.Processor):\n    def init(self, context):\n        self.context = context\n"
         "    def process(self, record):\n        global seen\n        seen += 1\n"
@@ -83,6 +83,7 @@ def test_topology_py_runs_the_cells_in_a_function_as_the_notebook_did(tmp_path):
     assert ("\nimport kslab as ks\nfrom kslab import serdes\nfrom nbformat import (\n"
             "    v4,\n)\nimport kslab as _kslab\n") in text
     assert "\nnbformat==" in (tmp_path / "app" / "requirements.txt").read_text()
+    assert "import json" not in text  # the cells never use it
     assert '    SQL = """keep\n  this indent\n"""\n' in text
     assert "            nonlocal seen\n" in text
     assert "    # %load_ext kslab (notebook only)\n" in text
