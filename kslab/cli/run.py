@@ -39,8 +39,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="overrides $KSLAB_APPLICATION_ID and the config file (default: "
                              "the target's module name)")
     parser.add_argument("--create-topics", action="store_true",
-                        help="create the source topics the broker lacks (1 partition each) "
-                             "before starting: for a fresh local broker, not for production")
+                        help="create the source and sink topics the broker lacks (1 partition "
+                             "each) before starting: for a fresh local broker, not production")
     parser.add_argument("--dev", action="store_true",
                         help="for a local broker: --create-topics, and unless configured "
                              "otherwise " + ", ".join(f"{k}={v}" for k, v in DEV_SETTINGS.items())
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     except KslabError as exc:
         raise CliError(str(exc)) from None
     if args.create_topics or args.dev:
-        created = _create_source_topics(topology, props["bootstrap.servers"])
+        created = _create_topics(topology, props["bootstrap.servers"])
         if created:
             print(f"kslab run: created topics {', '.join(created)} (1 partition each)")
     return _run_until_stopped(streams, f"{target.module}:{target.var}")
@@ -114,9 +114,15 @@ def _run_until_stopped(streams: Any, label: str) -> int:
     return 0 if closed else FAILED
 
 
-def _create_source_topics(topology: Any, servers: str) -> list[str]:
-    """Create the user topics ``topology`` reads that the broker lacks; return their names."""
+def _create_topics(topology: Any, servers: str) -> list[str]:
+    """Create the user topics ``topology`` reads or writes that the broker lacks; their names.
+
+    Sink topics too: a broker that auto-creates them picks its own partition count (Tansu: 4),
+    which would spread the output unlike the notebook's driver.
+    """
     from confluent_kafka.admin import AdminClient, NewTopic
+
+    from kslab.cli.describe import to_json
 
     admin = AdminClient({"bootstrap.servers": servers})
     try:
@@ -124,8 +130,8 @@ def _create_source_topics(topology: Any, servers: str) -> list[str]:
     except Exception as exc:
         msg = f"cannot reach the brokers at {servers} to create topics: {exc}"
         raise CliError(msg, FAILED) from None
-    wanted = [t for t in topology.source_topics()
-              if t not in topology.internal_topics and t not in existing]
+    topics = to_json(topology)["topics"]
+    wanted = [t for t in dict.fromkeys([*topics["source"], *topics["sink"]]) if t not in existing]
     for future in admin.create_topics([NewTopic(t, 1) for t in wanted]).values():
         future.result(10)
     return wanted

@@ -91,7 +91,7 @@ def test_run_with_missing_source_topic_fails_naming_it(cli_broker, tmp_path):
 
 
 
-def test_run_dev_creates_missing_source_topics_and_joins_fast(cli_broker, tmp_path):
+def test_run_dev_creates_missing_topics_and_joins_fast(cli_broker, tmp_path):
     app = tmp_path / "fresh.py"
     app.write_text("import cli_targets\n\ntopology = cli_targets.word_count_builder("
                    "'fresh-lines', 'fresh-out').build()\n")
@@ -102,7 +102,6 @@ def test_run_dev_creates_missing_source_topics_and_joins_fast(cli_broker, tmp_pa
          "--set", f"state.dir={tmp_path}"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
-        _topics(cli_broker, "fresh-out")
         producer = Producer({"bootstrap.servers": cli_broker})
         deadline = time.monotonic() + 20  # the topic exists once the app has created it
         while "fresh-lines" not in producer.list_topics(timeout=5).topics:
@@ -121,6 +120,6 @@ def test_run_dev_creates_missing_source_topics_and_joins_fast(cli_broker, tmp_pa
     assert process.returncode == 0, err
     assert took < 15  # --dev's group settings: Kafka's defaults take ~25 s on this broker
     assert out.splitlines()[:2] == [
-        "kslab run: created topics fresh-lines (1 partition each)",
+        "kslab run: created topics fresh-lines, fresh-out (1 partition each)",
         f"kslab run: {app}:topology as fresh on {cli_broker}; Ctrl-C or SIGTERM stops it",
     ]
