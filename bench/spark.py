@@ -5,11 +5,16 @@ in 2 Kafka partitions, read from Parquet (one file per partition). Spark runs
 ``kslab.spark.run_batch`` and writes every output record to Spark's ``noop`` sink; the driver
 pipes the same lines and keeps the output.
 Run ``python bench/spark.py --records 1000000``; the printed table goes into bench/README.md.
+``--streaming`` instead streams word count Kafka (LocalBroker) -> Spark -> Kafka in micro-batches
+of ``--per-batch`` lines, once reading only the store keys each micro-batch touches and once
+loading every store whole per micro-batch (``preload_state``), alternating, and prints the time
+of the counting sub-topology's micro-batches.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import tempfile
@@ -38,10 +43,11 @@ def word_count() -> ks.Topology:
     return b.build()
 
 
-def make_lines(n: int, seed: int = 1) -> list[tuple[int, int, bytes, bytes, int]]:
+def make_lines(n: int, seed: int = 1,
+               words: int = 10_000) -> list[tuple[int, int, bytes, bytes, int]]:
     """``n`` (partition, offset, key, value, timestamp) records of 2-word lines."""
     rng = random.Random(seed)
-    vocab = [f"w{i}" for i in range(10000)]
+    vocab = [f"w{i}" for i in range(words)]
     rows = []
     for i in range(n):
         line = f"{rng.choice(vocab)} {rng.choice(vocab)}"
@@ -64,55 +70,193 @@ def write_parquet(rows: list[tuple[int, int, bytes, bytes, int]], path: Path) ->
         pq.write_table(table, path / f"partition-{partition}.parquet")
 
 
-def run_spark(master: str, path: Path, scratch: Path) -> tuple[float, int]:
-    """Seconds for run_batch + a full pass over its output on ``master``; output rows (one
-    per word)."""
+def run_spark(master: str, path: Path, warmup: Path,
+              scratch: Path) -> tuple[float, int, float, float]:
+    """Seconds for run_batch + a full pass over its output on ``master``, output rows (one per
+    word), and the CPU seconds the JVM and the Python workers spent meanwhile.
+
+    A run over ``warmup`` (20,000 other lines) comes first in the same session, so that the
+    timed run finds the JVM's code compiled and the Python workers started (they are reused).
+    """
     from kslab.spark import run_batch, session
 
-    spark = session(master, scratch_dir=scratch)
+    spark = session(master, scratch_dir=scratch, config={"spark.ui.showConsoleProgress": "false"})
     spark.sparkContext.setLogLevel("ERROR")
     try:
-        spark.read.parquet(str(path)).count()  # warm the session and the file cache
-        started = time.perf_counter()
-        out = run_batch(word_count(), {"lines": spark.read.parquet(str(path))},
-                        partitions={"lines": PARTITIONS})["counts"]
-        out.write.format("noop").mode("overwrite").save()
-        return time.perf_counter() - started, 2 * spark.read.parquet(str(path)).count()
+        for source in (warmup, path):
+            jvm, python = spark_cpu()
+            started = time.perf_counter()
+            out = run_batch(word_count(), {"lines": spark.read.parquet(str(source))},
+                            partitions={"lines": PARTITIONS})["counts"]
+            out.write.format("noop").mode("overwrite").save()
+            seconds = time.perf_counter() - started
+        jvm_after, python_after = spark_cpu()
+        produced = 2 * spark.read.parquet(str(path)).count()
+        return seconds, produced, jvm_after - jvm, python_after - python
     finally:
         spark.stop()
 
 
-def run_driver(rows: list[tuple[int, int, bytes, bytes, int]]) -> tuple[float, int]:
-    """Seconds for the test driver (one task, in process) over the same lines; output rows."""
+def spark_cpu() -> tuple[float, float]:
+    """CPU seconds so far of this process's descendants: the JVM, and the Python workers.
+
+    Read from /proc (Linux); workers that exited count through their parent's children times.
+    """
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    stats: dict[int, tuple[str, float]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            text = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text[text.rindex(")") + 2:].split()
+        parents[int(entry.name)] = int(fields[1])
+        stats[int(entry.name)] = (name, sum(int(f) for f in fields[11:15]) / tick)
+    me, jvm, python = os.getpid(), 0.0, 0.0
+    for pid, (name, seconds) in stats.items():
+        ancestor = parents.get(pid)
+        while ancestor not in (None, 0, 1, me):
+            ancestor = parents.get(ancestor)
+        if ancestor == me:
+            if name == "java":
+                jvm += seconds
+            else:
+                python += seconds
+    return jvm, python
+
+
+def run_driver(rows: list[tuple[int, int, bytes, bytes, int]]) -> tuple[float, int, float]:
+    """Seconds for the test driver (one task, in process) over the same lines; output rows;
+    CPU seconds."""
     lines = [ks.TestRecord(r[2].decode(), r[3].decode(), r[4]) for r in rows]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with ks.TopologyTestDriver(word_count()) as driver:
         driver.create_input_topic("lines", S, S).pipe_record_list(lines)
         produced = driver.create_output_topic("counts", S, L).get_queue_size()
-    return time.perf_counter() - started, produced
+    return time.perf_counter() - started, produced, time.process_time() - cpu
+
+
+def produce_lines(servers: str, topic: str, rows: list[tuple[int, int, bytes, bytes, int]]) -> None:
+    """Create ``topic`` (2 partitions) and produce the records to their partitions."""
+    from confluent_kafka import Producer
+
+    create_topic(servers, topic)
+    producer = Producer({"bootstrap.servers": servers, "linger.ms": 20})
+    for i, (partition, _, key, value, ts) in enumerate(rows):
+        producer.produce(topic, value, key, partition=partition, timestamp=ts + 1)
+        if i % 10000 == 0:
+            producer.poll(0)
+    producer.flush(60)
+
+
+def create_topic(servers: str, topic: str) -> None:
+    """A topic with ``PARTITIONS`` partitions."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": servers})
+    for future in admin.create_topics([NewTopic(topic, PARTITIONS, 1)]).values():
+        future.result(30)
+
+
+def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
+                  preload: bool, scratch: Path) -> tuple[float, float, int]:
+    """Word count streamed from ``lines``: seconds in all, seconds of the counting
+    sub-topology's micro-batches, and how many micro-batches it ran."""
+    from kslab.spark import start
+
+    create_topic(servers, f"counts-{tag}")
+    b = ks.StreamsBuilder()
+    (b.stream(lines, ks.Consumed.with_(S, S)).flat_map_values(str.split)
+     .group_by(lambda key, word: word, ks.Grouped.with_(S, S))
+     .count(materialized=ks.Materialized.as_("counts").with_store_type("in_memory"))
+     .to_stream().to(f"counts-{tag}", ks.Produced.with_(S, L)))
+    started = time.perf_counter()
+    streams = start(b.build(), {"application.id": f"bench-{tag}", "bootstrap.servers": servers},
+                    checkpoint_location=str(scratch / tag), trigger={"availableNow": True},
+                    spark=spark, max_offsets_per_trigger=per_batch, preload_state=preload)
+    streams.await_termination()
+    total = time.perf_counter() - started
+    progress = [p for p in streams.queries[-1].recentProgress if p["numInputRows"]]
+    counting = sum(p["durationMs"]["addBatch"] for p in progress) / 1000
+    return total, counting, len(progress)
+
+
+def main_streaming(records: int, per_batch: int, rounds: int, words: int) -> int:
+    """Touched-keys loading against whole-store loading, alternating, one table."""
+    from kslab.runtime import LocalBroker
+    from kslab.spark import session
+
+    rows = make_lines(records, words=words)
+    results: list[tuple[str, float, float, int, float]] = []
+    with tempfile.TemporaryDirectory(prefix="kslab-bench-spark-") as tmp, LocalBroker() as broker:
+        servers = broker.bootstrap_servers
+        produce_lines(servers, "lines", rows)
+        spark = session("local[2]", scratch_dir=Path(tmp) / "scratch")
+        spark.sparkContext.setLogLevel("ERROR")
+        try:
+            for i in range(rounds):
+                for preload in (False, True):
+                    name = "whole store per micro-batch" if preload else "touched keys only"
+                    load = os.getloadavg()[0]
+                    total, counting, batches = run_streaming(
+                        spark, servers, "lines", f"{'full' if preload else 'lazy'}{i}",
+                        per_batch, preload, Path(tmp))
+                    results.append((name, total, counting, batches, load))
+                    print(f"{name}: {total:.1f} s, counting {counting:.1f} s in {batches} "
+                          f"micro-batches (load {load:.1f})", file=sys.stderr)
+        finally:
+            spark.stop()
+    print("| state loading | seconds | counting micro-batches | ms per micro-batch | "
+          "load avg |\n|---|---:|---:|---:|---:|")
+    for name, total, counting, batches, load in results:
+        print(f"| {name} | {total:.1f} | {batches} in {counting:.1f} s | "
+              f"{1000 * counting / max(batches, 1):,.0f} | {load:.1f} |")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the three contestants once and print a Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--streaming", action="store_true")
+    parser.add_argument("--per-batch", type=int, default=5_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--words", type=int, default=10_000, help="vocabulary size")
     args = parser.parse_args(argv)
+    if args.streaming:
+        return main_streaming(args.records, args.per_batch, args.rounds, args.words)
     rows = make_lines(args.records)
     results = []
     with tempfile.TemporaryDirectory(prefix="kslab-bench-spark-") as tmp:
-        path = Path(tmp) / "lines"
+        path, warmup = Path(tmp) / "lines", Path(tmp) / "warmup"
         write_parquet(rows, path)
-        for master in ("local[1]", "local[2]"):
-            seconds, produced = run_spark(master, path, Path(tmp) / "scratch")
-            results.append((f"Spark run_batch {master}", seconds, produced))
-            print(f"{master}: {seconds:.1f} s, {produced} outputs", file=sys.stderr)
-    seconds, produced = run_driver(rows)
-    results.append(("TopologyTestDriver (in process, one task)", seconds, produced))
+        write_parquet(make_lines(20_000, seed=2), warmup)
+        for _ in range(args.rounds):  # interleaved, so that both see the same neighbours
+            for master in ("local[1]", "local[2]"):
+                load = os.getloadavg()[0]
+                seconds, produced, jvm, python = run_spark(master, path, warmup,
+                                                           Path(tmp) / "scratch")
+                results.append((f"Spark run_batch {master}", seconds, produced, load, jvm,
+                                python))
+                print(f"{master}: {seconds:.1f} s, {produced} outputs, JVM {jvm:.1f} s CPU, "
+                      f"Python {python:.1f} s CPU, load {load:.1f}", file=sys.stderr)
+    load = os.getloadavg()[0]
+    seconds, produced, cpu = run_driver(rows)
+    results.append(("TopologyTestDriver (in process, one task)", seconds, produced, load, 0.0,
+                    cpu))
+    print("| engine | seconds | input rec/s | outputs | vs local[1] of its round | JVM CPU s "
+          "| Python CPU s | load avg |\n|---|---:|---:|---:|---:|---:|---:|---:|")
     base = results[0][1]
-    print("| engine | seconds | input rec/s | outputs | vs local[1] |\n|---|---:|---:|---:|---:|")
-    for name, seconds, produced in results:
+    for name, seconds, produced, load, jvm, python in results:
+        if name.endswith("local[1]"):
+            base = seconds
+        ratio = f"{base / seconds:.2f}x" if name.startswith("Spark") else ""
         print(f"| {name} | {seconds:.1f} | {args.records / seconds:,.0f} | {produced:,} | "
-              f"{base / seconds:.2f}x |")
+              f"{ratio} | {jvm:.1f} | {python:.1f} | {load:.1f} |")
     return 0
 
 

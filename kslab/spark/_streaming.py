@@ -23,7 +23,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
 from kslab.config import StreamsConfig
 from kslab.errors import StreamsError, TopologyError
-from kslab.spark._plan import SparkPlan, Stage, streaming_unsupported
+from kslab.spark._plan import SparkPlan, Stage, streaming_unsupported, unsupported
 from kslab.spark._state import (
     KEY_SCHEMA,
     META_SCHEMA,
@@ -125,6 +125,11 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
     props = dict(config)
     if hasattr(topology, "build") and not isinstance(topology, Topology):
         topology = topology.build(props)
+    refused = unsupported(topology)
+    if refused:  # before the broker is asked anything
+        node, why = refused[0]
+        msg = f"node '{node}' cannot run on Spark: {why}"
+        raise TopologyError(msg)
     refused = streaming_unsupported(topology)
     if refused:
         node, why = refused[0]

@@ -51,3 +51,41 @@ def test_unsupported_node_is_named_before_spark_runs():
     topo = ks.Topology().add_source("src", re.compile("in-.*")).add_sink("out", "out", "src")
     with pytest.raises(ks.TopologyError, match=r"node 'src' cannot run on Spark: .*pattern"):
         run_batch(topo, {})
+
+
+def test_session_without_java_fails_before_starting_spark(monkeypatch):
+    from kslab.spark import session
+
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(SparkUnavailableError, match=r"needs a Java runtime"):
+        session("local[1]")
+
+
+def test_engine_entry_points_name_the_missing_extra(monkeypatch):
+    real = builtins.__import__
+
+    def no_pyarrow(name, *args, **kwargs):
+        if name == "pyarrow":
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+    topo = ks.Topology().add_source("src", "in").add_sink("out", "out", "src")
+    with pytest.raises(SparkUnavailableError, match=r"needs pyarrow.*kslab\[spark\]"):
+        run_batch(topo, {})
+    import kslab.spark
+
+    with pytest.raises(SparkUnavailableError, match=r"needs pyarrow"):
+        kslab.spark.start  # noqa: B018 - the attribute itself loads the streaming engine
+
+
+def test_unsupported_sink_is_named_in_streaming_too():
+    from kslab.spark import start
+
+    topo = (ks.Topology().add_source("src", "in")
+            .add_sink("dyn", lambda k, v, ctx: f"out-{k}", "src"))
+    with pytest.raises(ks.TopologyError, match=r"node 'dyn' cannot run on Spark: .*"
+                                               r"TopicNameExtractor"):
+        start(topo, {"application.id": "a", "bootstrap.servers": "127.0.0.1:1"},
+              checkpoint_location="unused")
