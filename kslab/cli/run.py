@@ -10,6 +10,7 @@ it exits 1 naming the error.
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import threading
@@ -45,6 +46,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="for a local broker: --create-topics, and unless configured "
                              "otherwise " + ", ".join(f"{k}={v}" for k, v in DEV_SETTINGS.items())
                              + " (joins in ~3 s instead of ~25 s)")
+    parser.add_argument("--log-level", default="INFO",
+                        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                        help="the runtime's log on standard error (INFO)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         dest="settings", help="any other property (repeatable), e.g. "
                                               "--set commit.interval.ms=100")
@@ -55,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     import kslab as ks
     from kslab.errors import KslabError
 
+    logging.basicConfig(level=args.log_level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     flags: dict[str, Any] = dict(parse_setting(s) for s in args.settings)
     flags["bootstrap.servers"] = args.bootstrap_servers
     flags["application.id"] = args.application_id

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import time
 
+import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from conftest import KSLAB, ROOT, TARGETS, clean_env
@@ -33,8 +34,10 @@ def _read_counts(servers: str, topic: str, expected: dict[str, int],
     return got
 
 
-def test_run_counts_words_and_stops_on_sigterm(cli_broker, tmp_path):
-    source, sink = "run-lines", "run-counts"
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_run_counts_words_and_stops_on_a_signal(cli_broker, tmp_path, stop):
+    source, sink = f"run-lines-{stop.name}", f"run-counts-{stop.name}"
+    app_id = f"cli-run-{stop.name.lower()}"
     _topics(cli_broker, source, sink)
     config = tmp_path / "app.toml"
     config.write_text(f'"commit.interval.ms" = 100\n"state.dir" = "{tmp_path / "state"}"\n'
@@ -46,7 +49,7 @@ def test_run_counts_words_and_stops_on_sigterm(cli_broker, tmp_path):
     env = clean_env(PYTHONPATH=str(ROOT / "tests" / "cli"))
     process = subprocess.Popen(
         [str(KSLAB), "run", f"{app}:builder", "--config", str(config), "--bootstrap-servers",
-         cli_broker, "--application-id", "cli-run-test"],
+         cli_broker, "--application-id", app_id],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
         producer = Producer({"bootstrap.servers": cli_broker})
@@ -55,22 +58,23 @@ def test_run_counts_words_and_stops_on_sigterm(cli_broker, tmp_path):
         assert producer.flush(10) == 0
         expected = {"kafka": 2, "streams": 1, "lab": 2, "the": 1}
         assert _read_counts(cli_broker, sink, expected) == expected
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(stop)  # SIGINT is what Ctrl-C sends
         out, err = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
     assert process.returncode == 0, err
+    assert f"INFO kslab.runtime: created internal topics ['{app_id}-counts-store-" in err
     assert out.splitlines() == [
-        f"kslab run: {app}:builder as cli-run-test on {cli_broker}; Ctrl-C or SIGTERM stops it",
+        f"kslab run: {app}:builder as {app_id} on {cli_broker}; Ctrl-C or SIGTERM stops it",
         "kslab run: CREATED -> REBALANCING",
         "kslab run: REBALANCING -> RUNNING",
         "kslab run: RUNNING -> PENDING_SHUTDOWN",
         "kslab run: PENDING_SHUTDOWN -> NOT_RUNNING",
         "kslab run: closed",
     ]
-    assert (tmp_path / "state" / "cli-run-test").is_dir()  # the config file's state.dir
+    assert (tmp_path / "state" / app_id).is_dir()  # the config file's state.dir
 
 
 def test_run_with_missing_source_topic_fails_naming_it(cli_broker, tmp_path):
