@@ -7,6 +7,7 @@ import socket
 import subprocess
 import time
 
+import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from conftest import KSLAB, ROOT, clean_env, kslab
@@ -26,7 +27,8 @@ def _accepts(port: int) -> bool:
         return False
 
 
-def test_broker_serves_produce_and_consume_then_stops_on_sigterm():
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_broker_serves_produce_and_consume_then_stops_on_a_signal(stop):
     port = _free_port()
     process = subprocess.Popen([str(KSLAB), "broker", "--port", str(port)], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -51,7 +53,7 @@ def test_broker_serves_produce_and_consume_then_stops_on_sigterm():
         consumer.close()
         assert got == [(b"k0", b"v0"), (b"k1", b"v1"), (b"k2", b"v2")]
         del producer, admin
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(stop)  # SIGINT is what Ctrl-C sends
         out, err = process.communicate(timeout=20)
     finally:
         if process.poll() is None:

@@ -64,12 +64,24 @@ def test_no_subcommand_and_an_unknown_one_are_usage_errors():
                        "it defines word_count() (function)"),
     (":topology", "no file or module in ':topology'; write FILE.py:VAR or package.module:VAR"),
 ])
-@pytest.mark.parametrize("command", ["describe", "run"])
-def test_wrong_targets_are_one_line_and_exit_2(command, target, message):
-    done = kslab(command, target)
+def test_wrong_targets_are_one_line_and_exit_2(target, message):
+    done = kslab("describe", target)
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr == f"kslab {command}: error: {message}\n"
+    assert done.stderr == f"kslab describe: error: {message}\n"
+
+
+@pytest.mark.parametrize(("target", "message"), [
+    ("missing.py:topology", "no such file: missing.py"),
+    (f"{TARGETS}:nope", f"{TARGETS} has no 'nope'; {OFFER}"),
+    (f"{TARGETS}:returns_a_number",
+     f"{TARGETS}:returns_a_number() returned an int, not a ks.Topology or ks.StreamsBuilder; "
+     f"return builder.build() or the builder"),
+])
+def test_run_resolves_targets_the_same_way(target, message):
+    done = kslab("run", target, "--bootstrap-servers", "127.0.0.1:1")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"kslab run: error: {message}\n"
 
 
 def test_describe_refuses_an_unknown_format():
