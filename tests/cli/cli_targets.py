@@ -52,3 +52,19 @@ def enrichment() -> ks.Topology:
               lambda order, product: {**order, "name": product})
         .to("cli-enriched"))
     return builder.build()
+
+
+def _explode(line: str) -> str:
+    if line == "boom":
+        msg = "this line cannot be processed"
+        raise ValueError(msg)
+    return line
+
+
+def failing() -> ks.Topology:
+    """Upper-cases lines, and raises on the line 'boom': the app fails while running."""
+    builder = ks.StreamsBuilder()
+    (builder.stream("cli-fail-in", key_serde="string", value_serde="string")
+        .map_values(_explode)
+        .to("cli-fail-out", ks.Produced.with_("string", "string")))
+    return builder.build()

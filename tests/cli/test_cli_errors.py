@@ -10,7 +10,7 @@ from conftest import ROOT, TARGETS, clean_env, kslab
 
 OFFER = ("it defines builder (StreamsBuilder), topology (Topology), word_count_builder() "
          "(function), make_topology() (function), returns_a_number() (function), "
-         "enrichment() (function)")
+         "enrichment() (function), failing() (function)")
 
 
 def test_top_level_help_lists_every_subcommand():

@@ -127,3 +127,32 @@ def test_run_dev_creates_missing_topics_and_joins_fast(cli_broker, tmp_path):
         "kslab run: created topics fresh-lines, fresh-out (1 partition each)",
         f"kslab run: {app}:topology as fresh on {cli_broker}; Ctrl-C or SIGTERM stops it",
     ]
+
+
+def test_an_app_that_fails_while_running_exits_1_naming_the_record(cli_broker, tmp_path):
+    process = subprocess.Popen(
+        [str(KSLAB), "run", f"{TARGETS}:failing", "--dev", "--bootstrap-servers", cli_broker,
+         "--set", f"state.dir={tmp_path}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=clean_env())
+    try:
+        producer = Producer({"bootstrap.servers": cli_broker})
+        deadline = time.monotonic() + 20
+        while "cli-fail-in" not in producer.list_topics(timeout=5).topics:
+            assert time.monotonic() < deadline, "kslab run --dev did not create cli-fail-in"
+            time.sleep(0.1)
+        producer.produce("cli-fail-in", value=b"boom")
+        assert producer.flush(10) == 0
+        out, err = process.communicate(timeout=60)  # it ends by itself
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 1
+    assert out.splitlines()[-2:] == ["kslab run: REBALANCING -> PENDING_ERROR",
+                                     "kslab run: PENDING_ERROR -> ERROR"]
+    last = next(line for line in reversed(err.splitlines()) if line.startswith("kslab run:"))
+    assert last == (
+        "kslab run: error: the app failed: Exception caught in process. taskId=0_0, "
+        "processor=KSTREAM-MAPVALUES-0000000001, topic 'cli-fail-in', partition 0, offset 0, "
+        "key=None, value='boom': ValueError('this line cannot be processed'); fix the processor "
+        "or filter the record before it")
