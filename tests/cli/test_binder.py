@@ -17,7 +17,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from conftest import ROOT, clean_env
+from cli_fixtures import ROOT, clean_env, free_port
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
@@ -33,11 +33,6 @@ print(json.dumps({"pid": os.getpid(), "servers": servers,
                   "topics": sorted(admin.list_topics(timeout=10).topics)}))
 """
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_scripts_are_executable_bash_without_syntax_errors():
@@ -71,7 +66,7 @@ def test_requirements_apt_and_runtime_are_well_formed():
 
 
 def test_start_runs_a_broker_and_execs_its_arguments(tmp_path):
-    port = _free_port()
+    port = free_port()
     env = clean_env(KSLAB_BROKER_PORT=str(port), KSLAB_BROKER_LOG=str(tmp_path / "broker.log"),
                     PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     process = subprocess.Popen([str(BINDER / "start"), sys.executable, "-c", PROBE],

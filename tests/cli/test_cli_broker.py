@@ -8,28 +8,14 @@ import subprocess
 import time
 
 import pytest
+from cli_fixtures import KSLAB, ROOT, accepts, clean_env, free_port, kslab
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from conftest import KSLAB, ROOT, clean_env, kslab
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _accepts(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_broker_serves_produce_and_consume_then_stops_on_a_signal(stop):
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([str(KSLAB), "broker", "--port", str(port)], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=clean_env())
@@ -61,7 +47,7 @@ def test_broker_serves_produce_and_consume_then_stops_on_a_signal(stop):
             process.communicate()
     assert process.returncode == 0, err
     assert out == "kslab broker: stopped\n"
-    assert not _accepts(port)  # the Tansu process went with it
+    assert not accepts(port)  # the Tansu process went with it
 
 
 def test_a_taken_port_is_one_line_and_exit_1():

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import shutil
-import socket
 from collections import Counter
 from pathlib import Path
 from xml.etree import ElementTree
 
-from conftest import kslab
+from cli_fixtures import free_port, kslab
 
 from kslab.cli.demo import generate_lines
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_generated_lines_are_fixed():
@@ -28,7 +21,7 @@ def test_generated_lines_are_fixed():
 
 
 def test_demo_prints_the_live_counts_and_the_graph(tmp_path):
-    port = _free_port()
+    port = free_port()
     done = kslab("demo", "--port", str(port), "--out", str(tmp_path), timeout=120)
     assert done.returncode == 0, done.stderr
     graph = tmp_path / "word-count.svg"

@@ -7,7 +7,7 @@ from xml.etree import ElementTree
 
 import cli_targets
 import pytest
-from conftest import ROOT, TARGETS, kslab
+from cli_fixtures import ROOT, TARGETS, kslab
 
 
 @pytest.mark.parametrize("var", ["topology", "builder", "make_topology"])

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, TARGETS, clean_env, kslab
+from cli_fixtures import ROOT, TARGETS, clean_env, kslab
 
 OFFER = ("it defines builder (StreamsBuilder), topology (Topology), word_count_builder() "
          "(function), make_topology() (function), returns_a_number() (function), "

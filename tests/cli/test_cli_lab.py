@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -13,28 +12,14 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import KSLAB, ROOT, clean_env
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _accepts(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
+from cli_fixtures import KSLAB, ROOT, accepts, clean_env, free_port
 
 
 @pytest.mark.slow
 def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
     if not (Path(sys.executable).parent / "jupyter").exists():
         pytest.skip("no jupyter in this environment (pip install 'kslab[notebook]')")
-    lab_port, broker_port = _free_port(), _free_port()
+    lab_port, broker_port = free_port(), free_port()
     env = clean_env(JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
                     JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
     log = (tmp_path / "lab.log").open("w")
@@ -53,7 +38,7 @@ def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
                 if time.monotonic() > deadline or process.poll() is not None:
                     pytest.fail("kslab lab did not start: " + (tmp_path / "lab.log").read_text())
                 time.sleep(0.3)
-        assert _accepts(broker_port)
+        assert accepts(broker_port)
         with urllib.request.urlopen(f"{url}/api/contents") as response:
             names = {item["name"] for item in json.load(response)["content"]}
         assert "01-quickstart-word-count.ipynb" in names  # rooted at notebooks/
@@ -72,4 +57,4 @@ def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
     assert f"kslab: local broker at 127.0.0.1:{broker_port}" in output
     assert "kslab: local broker stopped" in output
     assert process.returncode == 0, output
-    assert not _accepts(broker_port)
+    assert not accepts(broker_port)

@@ -7,9 +7,9 @@ import subprocess
 import time
 
 import pytest
+from cli_fixtures import KSLAB, ROOT, TARGETS, clean_env
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from conftest import KSLAB, ROOT, TARGETS, clean_env
 
 
 def _topics(servers: str, *names: str) -> None:

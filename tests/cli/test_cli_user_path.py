@@ -5,26 +5,20 @@ from __future__ import annotations
 
 import importlib.util
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections import Counter
 
 import pytest
+from cli_fixtures import KSLAB, ROOT, clean_env, free_port, kslab
 from confluent_kafka import Consumer, Producer, TopicPartition
-from conftest import KSLAB, ROOT, clean_env, kslab
 
 from kslab.serdes import Json, Long
 
 NOTEBOOK = ROOT / "notebooks" / "01-quickstart-word-count.ipynb"
 LINES = ["the quick brown fox", "the lazy dog", "The dog barks"]
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _stop(process: subprocess.Popen[str]) -> tuple[str, str]:
@@ -53,7 +47,7 @@ def test_export_describe_broker_run(tmp_path):
     assert described.stdout.startswith("Topologies:\n   Sub-topology: 0\n")
     assert "Sink: KSTREAM-SINK-0000000008 (topic: word-counts-out)" in described.stdout
 
-    port = _free_port()
+    port = free_port()
     servers = f"127.0.0.1:{port}"
     broker = subprocess.Popen([str(KSLAB), "broker", "--port", str(port)], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=clean_env())
