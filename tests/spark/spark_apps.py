@@ -106,15 +106,16 @@ def windowed_counts_final() -> ks.Topology:
     return b.build({"application.id": "app"})
 
 
-def store_kinds(clicks: str, prices: str, out: str) -> ks.Topology:
+def store_kinds(clicks: str, prices: str, out: str, views: str) -> ks.Topology:
     """One sub-topology with every store kind streaming keeps in Spark state.
 
     Windowed counts with suppress (window store + suppression buffer) to ``{out}-final``,
     session counts (session store) to ``{out}-sessions``, an as-of join with a versioned table
-    (versioned store) to ``{out}-priced`` and plain counts (timestamped key-value) to
-    ``{out}-totals``.
+    (versioned store) to ``{out}-priced``, plain counts (timestamped key-value) to
+    ``{out}-totals`` and an outer stream-stream join with ``views`` (window stores keeping
+    duplicates, the outer-join store) to ``{out}-joined``.
     """
-    from kslab.dsl import SessionWindows, TimeWindows
+    from kslab.dsl import JoinWindows, SessionWindows, TimeWindows
     from kslab.dsl.suppress import BufferConfig, Suppressed
 
     b = ks.StreamsBuilder()
@@ -132,6 +133,10 @@ def store_kinds(clicks: str, prices: str, out: str) -> ks.Topology:
         f"{out}-priced", ks.Produced.with_(S, S))
     grouped.count(ks.Materialized.as_("totals")).to_stream().to(
         f"{out}-totals", ks.Produced.with_(S, L))
+    seen = b.stream(views, key_serde=S, value_serde=S)
+    stream.outer_join(seen, lambda click, view: f"{click}+{view}",
+                      JoinWindows.of_time_difference_and_grace(3_000, 1_000),
+                      ks.StreamJoined.with_(S, S, S)).to(f"{out}-joined", ks.Produced.with_(S, S))
     return b.build()
 
 

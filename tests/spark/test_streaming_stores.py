@@ -15,7 +15,7 @@ from kslab.core.partitioner import default_partition
 from kslab.spark import start
 
 S, L, B = serdes.String(), serdes.Long(), serdes.Bytes()
-OUTPUTS = ("final", "sessions", "priced", "totals")
+OUTPUTS = ("final", "sessions", "priced", "totals", "joined")
 
 
 def clicks(first: int, last: int) -> list[tuple[str, str, int]]:
@@ -31,6 +31,11 @@ def prices() -> list[tuple[str, int, int]]:
     return [(f"user-{j % 5}", 10 * j + 7, 500 + 15_000 * j) for j in range(12)]
 
 
+def views(first: int, last: int) -> list[tuple[str, str, int]]:
+    """A page view every 7 s (timestamps end in 250), some near a click of the same user."""
+    return [(f"user-{j % 5}", f"v{j}", 1_250 + 7_000 * j) for j in range(first, last)]
+
+
 def raw(rows, value_serde):
     """``(partition, key bytes, value bytes, ts)``: co-partitioned by murmur2 of the key."""
     out = []
@@ -40,11 +45,13 @@ def raw(rows, value_serde):
     return out
 
 
-def driver_outputs(topology, clicks_topic, prices_topic, out):
+def driver_outputs(topology, clicks_topic, prices_topic, views_topic, out):
     """Every input piped into the driver in timestamp order; each output topic's raw records."""
     piped = sorted([(ts, prices_topic, p, k, v) for p, k, v, ts in raw(prices(), L)] +
-                   [(ts, clicks_topic, p, k, v) for p, k, v, ts in raw(clicks(0, 160), S)])
-    with ks.TopologyTestDriver(topology, partitions={clicks_topic: 2, prices_topic: 2}) as driver:
+                   [(ts, clicks_topic, p, k, v) for p, k, v, ts in raw(clicks(0, 160), S)] +
+                   [(ts, views_topic, p, k, v) for p, k, v, ts in raw(views(0, 30), S)])
+    partitions = {clicks_topic: 2, prices_topic: 2, views_topic: 2}
+    with ks.TopologyTestDriver(topology, partitions=partitions) as driver:
         for ts, topic, p, k, v in piped:
             driver._pipe_raw(topic, k, v, None, ts, p)
         return {name: [(r.key, r.value, r.timestamp) for r in
@@ -62,6 +69,7 @@ def by_key(records):
 def test_every_store_kind_streams_across_batches_and_restarts_equal_to_the_driver(
         spark, broker, topics, tmp_path):
     clicks_topic, prices_topic = topics("clicks", 2), topics("prices", 2)
+    views_topic = topics("views", 2)
     out = clicks_topic.replace("-clicks", "-out")
     for name in OUTPUTS:
         topics(f"out-{name}", 2)
@@ -69,7 +77,7 @@ def test_every_store_kind_streams_across_batches_and_restarts_equal_to_the_drive
               "bootstrap.servers": broker.bootstrap_servers}
 
     def run(limit=None):
-        topology = apps.store_kinds(clicks_topic, prices_topic, out)
+        topology = apps.store_kinds(clicks_topic, prices_topic, out, views_topic)
         streams = start(topology, config, checkpoint_location=str(tmp_path / "ckpt"),
                         trigger={"availableNow": True}, spark=spark,
                         max_offsets_per_trigger=limit)
@@ -78,18 +86,22 @@ def test_every_store_kind_streams_across_batches_and_restarts_equal_to_the_drive
 
     produce(broker, prices_topic, raw(prices(), L))
     produce(broker, clicks_topic, raw(clicks(0, 90), S))
+    produce(broker, views_topic, raw(views(0, 30), S))
     run()
     produce(broker, clicks_topic, raw(clicks(90, 160), S))
     assert run(limit=35) >= 2  # 70 clicks, 35 per micro-batch: state carried batch to batch
 
-    expected = driver_outputs(apps.store_kinds(clicks_topic, prices_topic, out), clicks_topic,
-                              prices_topic, out)
+    expected = driver_outputs(apps.store_kinds(clicks_topic, prices_topic, out, views_topic),
+                              clicks_topic, prices_topic, views_topic, out)
     windowed = serdes.TimeWindowed(S, 60_000)
     finals = [(windowed.deserialize("", k).window.start, L.deserialize("", v))
               for k, v, _ in expected["final"]]
     assert len(finals) >= 20 and all(n > 0 for _, n in finals)  # closed windows, once each
     assert any(v is None for _, v, _ in expected["sessions"])  # merged sessions: tombstones
     assert 100 < len(expected["priced"]) < 160  # clicks before a first price find none
+    joined = [v for _, v, _ in expected["joined"]]
+    assert any(v.endswith(b"+None") for v in joined) and any(v.startswith(b"None+") for v in joined)
+    assert any(b"+v" in v and b"c" in v for v in joined)  # matched pairs too
     for name in OUTPUTS:
         got = consume_all(broker, f"{out}-{name}", 2)
         records = [(k, v, ts) for _, k, v, ts in got]
