@@ -2,8 +2,8 @@
 
 VAR may be a ``Topology``, a ``StreamsBuilder`` or a zero-argument callable returning either.
 Invariant: every way a target can be wrong (no such file or module, no such name, a name of the
-wrong type) raises ``CliError`` with one line naming it and what the module does offer; only an
-exception raised by the user's own code keeps its traceback.
+wrong type, a syntax error) raises ``CliError`` with one line naming it and what the module
+does offer; only an unexpected exception raised by the user's own code shows its traceback.
 """
 
 from __future__ import annotations
@@ -12,16 +12,21 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
-from kslab.cli._common import CliError
+from kslab.cli._common import FAILED, CliError
 from kslab.dsl import StreamsBuilder
+from kslab.errors import KslabError
 from kslab.topology.topology import Topology
 
-__all__ = ["CONVENTION", "Target", "load_target"]
+__all__ = ["CONVENTION", "Target", "load_target", "user_code"]
+
+T = TypeVar("T")
 
 CONVENTION = "build_topology"  # the function used when VAR is left out and no topology is bound
 
@@ -38,7 +43,8 @@ class Target:
         """The built topology (a builder is built with ``config``, for its optimizations)."""
         if isinstance(self.obj, Topology):
             return self.obj
-        return self.obj.build(config or {})
+        builder = self.obj
+        return user_code(f"building {self.module}:{self.var}", lambda: builder.build(config or {}))
 
 
 def load_target(spec: str) -> Target:
@@ -46,14 +52,14 @@ def load_target(spec: str) -> Target:
 
     Without VAR: the module's only Topology or StreamsBuilder, else its ``build_topology``.
     """
-    where, sep, var = spec.rpartition(":") if _has_var(spec) else (spec, "", "")
+    where, _, var = spec.rpartition(":") if _has_var(spec) else (spec, "", "")
     if not where:
         msg = f"no file or module in {spec!r}; write FILE.py:VAR or package.module:VAR"
         raise CliError(msg)
-    module = _import(where)
-    label = f"{where}:{var}" if sep else where
+    module = user_code(f"importing {where}", lambda: _import(where))
     if not var:
         var = _only_candidate(module, where)
+    label = f"{where}:{var}"
     if not hasattr(module, var):
         msg = f"{where} has no {var!r}; {_offer(module)}"
         raise CliError(msg)
@@ -62,7 +68,7 @@ def load_target(spec: str) -> Target:
         return Target(value, where, var)
     if callable(value) and not isinstance(value, type):
         _check_no_arguments(value, label)
-        built = value()
+        built = user_code(f"calling {label}()", value)
         if isinstance(built, Topology | StreamsBuilder):
             return Target(built, where, var)
         msg = (f"{label}() returned {_kind(built)}, not a ks.Topology or ks.StreamsBuilder; "
@@ -71,6 +77,28 @@ def load_target(spec: str) -> Target:
     msg = (f"{label} is {_kind(value)}, not a ks.Topology, a ks.StreamsBuilder or a function "
            f"returning one; {_offer(module)}")
     raise CliError(msg)
+
+
+def user_code(what: str, action: Callable[[], T]) -> T:
+    """Run ``action`` (the user's code); its failure becomes a ``CliError`` naming ``what``.
+
+    A syntax error or a kslab error (whose message names the node or store) is one line; any
+    other exception prints its traceback first, since the fix is in the user's code.
+    """
+    try:
+        return action()
+    except CliError:
+        raise
+    except SyntaxError as exc:
+        msg = f"{what}: {exc.filename}, line {exc.lineno}: SyntaxError: {exc.msg}"
+        raise CliError(msg) from None
+    except KslabError as exc:
+        msg = f"{what}: {exc}"
+        raise CliError(msg) from None
+    except Exception as exc:
+        traceback.print_exc()
+        msg = f"{what} raised {type(exc).__name__}: {exc} (traceback above)"
+        raise CliError(msg, FAILED) from None
 
 
 def _has_var(spec: str) -> bool:

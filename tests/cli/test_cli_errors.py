@@ -149,3 +149,35 @@ def test_export_without_its_module_says_it_is_unavailable():
     assert done.stderr == ("kslab export: error: export is unavailable: this kslab has no "
                            "exporter (the module kslab.cli.export_command is missing); "
                            "install a kslab that includes it\n")
+
+
+def test_a_syntax_error_in_the_target_is_one_line(tmp_path):
+    app = tmp_path / "broken.py"
+    app.write_text("import kslab as ks\n\ntopology = ks.Topology(\n")
+    done = kslab("describe", f"{app}:topology")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"kslab describe: error: importing {app}: {app}, line 3: "
+                           "SyntaxError: '(' was never closed\n")
+
+
+def test_an_exception_in_the_target_shows_its_traceback_and_one_line(tmp_path):
+    app = tmp_path / "raising.py"
+    app.write_text("def build_topology():\n    return {}['missing']\n")
+    done = kslab("describe", str(app))
+    assert (done.returncode, done.stdout) == (1, "")
+    lines = done.stderr.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert f'  File "{app}", line 2, in build_topology' in lines
+    assert lines[-1] == (f"kslab describe: error: calling {app}:build_topology() raised "
+                         "KeyError: 'missing' (traceback above)")
+
+
+def test_a_topology_error_while_building_is_one_line(tmp_path):
+    app = tmp_path / "clash.py"
+    app.write_text("import kslab as ks\n\nbuilder = ks.StreamsBuilder()\n"
+                   "builder.stream('a').to('b')\nbuilder.stream('c').process(lambda: None, "
+                   "'no-such-store')\n")
+    done = kslab("describe", f"{app}:builder")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"kslab describe: error: building {app}:builder: ")
+    assert "no-such-store" in done.stderr and done.stderr.count("\n") == 1
