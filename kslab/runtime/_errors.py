@@ -52,7 +52,7 @@ def handler_choice(config_name: str, handler: Any) -> str:
 
 
 def dlq_headers(headers: Any, error: BaseException, topic: Any, partition: Any,
-                offset: Any) -> list[tuple[str, bytes]]:
+                offset: Any) -> list[tuple[str, bytes | None]]:
     """KIP-1034 error headers after the source record's own headers."""
     cause = error.__cause__ if isinstance(error, HandlerFailed) and error.__cause__ else error
     if isinstance(cause, KslabError) and cause.__cause__ is not None \
@@ -64,7 +64,7 @@ def dlq_headers(headers: Any, error: BaseException, topic: Any, partition: Any,
         ("__streams.errors.exception", type(cause).__qualname__.encode()),
         ("__streams.errors.message", str(cause).encode()),
         ("__streams.errors.stacktrace", trace.encode()),
-        ("__streams.errors.topic", str(topic).encode()),
+        ("__streams.errors.topic", None if topic is None else str(topic).encode()),
         ("__streams.errors.partition", str(partition).encode()),
         ("__streams.errors.offset", str(offset).encode()),
     ]
@@ -110,6 +110,8 @@ class ErrorPolicy:
                 node.call = self._sink_guard(node, task, thread)
             elif guard_processors and isinstance(node, ProcessorRuntime):
                 node.call = self._processor_guard(node, task, thread)
+        if guard_processors:
+            task._punctuate = self._punctuation_guard(task, thread)  # type: ignore[method-assign]
         if self.dlq_topic is not None:
             _track_source_records(task, thread)
 
@@ -134,6 +136,29 @@ class ErrorPolicy:
                 raise
             except Exception as exc:
                 self._processing_error(task, thread, node, record, exc)
+
+        return guarded
+
+    def _punctuation_guard(self, task: StreamTask, thread: Any) -> Any:
+        punctuate = task._punctuate
+
+        def guarded(schedule: Any, now: int) -> None:
+            try:
+                punctuate(schedule, now)
+            except HandlerFailed:
+                raise
+            except Exception as exc:  # KIP-1033: a punctuator's error goes to the handler too
+                if self.dlq_topic is not None:  # no source record: no key, value or topic
+                    self.write_dead_letter(thread, None, None,
+                                           dlq_headers(None, exc, None, -1, -1), now)
+                if self.processing == "fail":
+                    msg = f"{exc}; the processing exception handler is log_and_fail"
+                    raise HandlerFailed(msg, node=schedule.node.name) from exc
+                log.warning("punctuation of '%s' at %d failed: %s; skipped by "
+                            "processing.exception.handler=log_and_continue", schedule.node.name,
+                            now, exc)
+                task.metrics.dropped_records += 1
+                self.streams.dropped["processing"] += 1
 
         return guarded
 

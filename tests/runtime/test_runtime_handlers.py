@@ -175,3 +175,37 @@ def test_unknown_handler_names_are_refused():
         raise AssertionError("an unknown handler must be refused")
     except ks.KslabError as exc:
         assert "processing.exception.handler" in str(exc) and "log_and_continue" in str(exc)
+
+
+class TickFails(ks.Processor):
+    """Passes records on; its stream-time punctuation (every second) raises."""
+
+    def init(self, context):
+        self.context = context
+        context.schedule(1000, ks.PunctuationType.STREAM_TIME, self.tick)
+
+    def tick(self, timestamp):
+        msg = f"tick at {timestamp} failed"
+        raise RuntimeError(msg)
+
+    def process(self, record):
+        self.context.forward(record)
+
+
+def test_a_failing_punctuation_goes_to_the_processing_handler_and_the_dlq(kafka):
+    source, sink, _, dlq = _setup(kafka, ["a", "b", "c"])  # timestamps 1000, 1001, 1002
+    topo = (ks.Topology().add_source("src", source, key_serde=S, value_serde=S)
+            .add_processor("tick", TickFails, "src")
+            .add_sink("out", sink, "tick", key_serde=S, value_serde=S))
+    config = kafka.config("tick", **{"processing.exception.handler": "log_and_continue",
+                                     "errors.dead.letter.queue.topic.name": dlq})
+    streams = kafka.track(ks.KafkaStreams(topo, config))
+    streams.start()
+    assert [v for _, v, _ in kafka.read(sink, 3)] == [b"a", b"b", b"c"]
+    assert wait_for(lambda: _client(streams)["processing-errors-skipped"] == 1)
+    (letter,) = _read_all(kafka, dlq, 1)
+    headers = dict(letter.headers())
+    assert (letter.key(), letter.value(), letter.timestamp()[1]) == (None, None, 1000)
+    assert headers["__streams.errors.message"] == b"tick at 1000 failed"
+    assert (headers["__streams.errors.topic"], headers["__streams.errors.partition"],
+            headers["__streams.errors.offset"]) == (None, b"-1", b"-1")
