@@ -1,10 +1,11 @@
 """Compact, append-only logs of serialized records: the driver's topics and its history.
 
 Keys and values are copied back to back into two ``bytearray`` columns, with the end offset of
-each record's key and value in typed arrays (``~end`` marks a ``None``), and timestamps and
-partitions in typed arrays too. A record costs its bytes plus a few machine words; the
-serializers' ``bytes`` die at once (orjson's keep ~4 KB of buffer each, so keeping them would
-cost 800 MB per 200k JSON records), and a bulk read slices each column in one pass
+each record's key and value in typed arrays (``~end`` marks a ``None``), timestamps (and
+partitions, once one other than 0 is seen) in typed arrays too, and the rare headers aside by
+index. A record costs its bytes plus a few machine words; the serializers' ``bytes`` die at
+once (orjson's keep ~4 KB of buffer each: keeping them would cost 800 MB per 200k JSON
+records), an append is a few C calls, and a bulk read slices each column in one pass
 (bench/README.md). Invariant: records are only appended; reading moves a cursor, and
 ``truncate`` (for ``restore``) is the only way records disappear.
 """
@@ -37,7 +38,7 @@ class RecordLog:
         self._key_ends = array("q")
         self._value_ends = array("q")
         self._timestamps = array("q")
-        self._partitions = array("i")
+        self._partitions: array | None = None  # made at the first partition other than 0
         self._headers: dict[int, Any] = {}
         self._start = 0
         self._topic_ids: array | None = array("i") if with_topics else None
@@ -62,9 +63,19 @@ class RecordLog:
             values += value
             self._value_ends.append(len(values))
         self._timestamps.append(timestamp)
-        self._partitions.append(partition)
+        partitions = self._partitions
+        if partitions is not None:
+            partitions.append(partition)
+        elif partition:
+            self._partition_column(len(self._timestamps) - 1).append(partition)
         if self._topic_ids is not None:
             self._topic_ids.append(self._topic_id(topic))
+
+    def _partition_column(self, before: int) -> array:
+        """The partition column, made when the first record of a partition other than 0 comes,
+        with 0 for the ``before`` records already in the log."""
+        self._partitions = array("i", bytes(4 * before))
+        return self._partitions
 
     def _topic_id(self, topic: str | None) -> int:
         topic_id = self._topics_by_name.get(topic, -1)
@@ -84,8 +95,11 @@ class RecordLog:
                     self._headers[index] = item
         _append_column(self._keys, self._key_ends, keys)
         _append_column(self._values, self._value_ends, values)
+        if self._partitions is None and any(partitions):
+            self._partition_column(len(self._timestamps))
         self._timestamps.extend(timestamps)
-        self._partitions.extend([partition or 0 for partition in partitions])
+        if self._partitions is not None:
+            self._partitions.extend([partition or 0 for partition in partitions])
         if self._topic_ids is not None:
             self._topic_ids.extend([self._topic_id(topic)] * len(rows))
 
@@ -93,7 +107,8 @@ class RecordLog:
         """Record ``index`` (absolute) as ``(key, value, headers, timestamp, partition)``."""
         return (_field(self._keys, self._key_ends, index),
                 _field(self._values, self._value_ends, index),
-                self._headers.get(index), self._timestamps[index], self._partitions[index])
+                self._headers.get(index), self._timestamps[index],
+                0 if self._partitions is None else self._partitions[index])
 
     def topic(self, index: int) -> str | None:
         """The topic of record ``index`` (logs made ``with_topics`` only)."""
@@ -127,12 +142,14 @@ class RecordLog:
         The bulk read behind ``read_*_to_list`` and frames: one slicing pass per column.
         """
         start, end = self._start, len(self._timestamps)
-        all_headers = self._headers
+        all_headers, partitions = self._headers, self._partitions
         headers = ([all_headers.get(i) for i in range(start, end)]
                    if all_headers else [None] * (end - start))
         columns = (_column(self._keys, self._key_ends, start, end),
                    _column(self._values, self._value_ends, start, end), headers,
-                   self._timestamps[start:end].tolist(), self._partitions[start:end].tolist())
+                   self._timestamps[start:end].tolist(),
+                   [0] * (end - start) if partitions is None
+                   else partitions[start:end].tolist())
         self._start = end
         return columns
 
