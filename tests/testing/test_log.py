@@ -66,3 +66,16 @@ def test_drain_slices_columns_after_earlier_reads_and_truncates():
     log.append(b"k5", b"", None, 5, 0)
     assert log.drain_columns() == (
         [b"k22", b"k5"], [None, b""], [None, None], [2, 5], [1, 0])
+
+
+def test_partitions_other_than_zero_arriving_late_keep_earlier_records_at_zero():
+    log = RecordLog()
+    log.append(b"a", b"1", None, 1, 0)
+    log.extend([(b"b", b"2", None, 2, None), (b"c", b"3", None, 3, 2)])
+    log.append(b"d", b"4", None, 4, 1)
+    assert [log.record(i)[4] for i in range(4)] == [0, 0, 2, 1]
+    assert log.drain_columns()[4] == [0, 0, 2, 1]
+    other = RecordLog()
+    other.append(b"a", b"1", None, 1, 0)
+    other.append(b"b", b"2", None, 2, 3)
+    assert list(other) == [(b"a", b"1", None, 1, 0), (b"b", b"2", None, 2, 3)]
