@@ -10,6 +10,7 @@ Beyond Java: ``history``, ``snapshot``/``restore``, ``replay``, ``trace`` and Da
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import operator
 import shutil
@@ -433,11 +434,13 @@ class TopologyTestDriver:
             **columns: Any) -> dict[str, Any]:
         """Pipe several frames merged in timestamp order; return every output topic as a frame.
 
-        Rows without a timestamp keep their frame's order after the timestamped ones before
-        them. ``columns`` are passed to ``pipe_dataframe`` (``key=``, ``value=``, ...).
+        Frames merge as Kafka merges partitions: each frame is read in its own row order and
+        the next row piped is the frame head with the smallest timestamp (earlier frame on a
+        tie), so a late row stays late. A row without a timestamp counts as its frame's previous
+        timestamp. ``columns`` are passed to ``pipe_dataframe`` (``key=``, ``value=``, ...).
         """
         kind = "pandas"
-        merged: list[tuple[int, int, int, str, tuple[Any, ...]]] = []
+        frames: list[list[tuple[int, str, tuple[Any, ...]]]] = []
         topics: dict[str, TestInputTopic] = {}
         for n, (topic, df) in enumerate(inputs.items()):
             kind = frame_kind(df) if n == 0 else kind
@@ -454,11 +457,13 @@ class TopologyTestDriver:
                 headers=columns.get("headers"),
                 partition=partition,
             )
-            for i, row in enumerate(rows):
-                ts = row[2] if row[2] is not None else -1
-                merged.append((ts, n, i, topic, row))
-        merged.sort(key=lambda r: (r[0], r[1], r[2]))
-        for _, _, _, topic, (k, v, ts, h, p) in merged:
+            frame, ts = [], -1
+            for row in rows:
+                ts = row[2] if row[2] is not None else ts
+                frame.append((ts, topic, row))
+            frames.append(frame)
+        # heapq.merge yields the smallest head of each frame without sorting within a frame
+        for _, topic, (k, v, ts, h, p) in heapq.merge(*frames, key=lambda r: r[0]):
             topics[topic]._pipe(k, v, ts, h, p)
         result: dict[str, Any] = {}
         for topic in sorted(self._collector.outputs):

@@ -279,6 +279,21 @@ def test_run_merges_frames_in_timestamp_order():
     assert result["out"]["timestamp"].tolist() == [1, 3, 5]
 
 
+
+def test_run_reads_each_frame_in_row_order_so_a_late_row_stays_late():
+    # Kafka merges partitions by their head record's timestamp and never reorders a partition:
+    # left's row at 2 comes after its row at 9, and after right's row at 4 (smaller than 9).
+    topo = ks.Topology()
+    topo.add_source("a", "left", key_serde="string", value_serde="string")
+    topo.add_source("b", "right", key_serde="string", value_serde="string")
+    topo.add_sink("out", "out", "a", "b", key_serde="string", value_serde="string")
+    left = pd.DataFrame({"key": ["k"] * 3, "value": ["L1", "L9", "L2"], "timestamp": [1, 9, 2]})
+    right = pd.DataFrame({"key": ["k"] * 2, "value": ["R4", "R10"], "timestamp": [4, 10]})
+    with ks.TopologyTestDriver(topo) as driver:
+        result = driver.run({"left": left, "right": right})
+    assert result["out"]["value"].tolist() == ["L1", "R4", "L9", "L2", "R10"]
+    assert result["out"]["timestamp"].tolist() == [1, 4, 9, 2, 10]
+
 def test_store_frames():
     class Put(ks.Processor):
         def init(self, context):
