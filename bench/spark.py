@@ -6,9 +6,9 @@ in 2 Kafka partitions, read from Parquet (one file per partition). Spark runs
 pipes the same lines and keeps the output.
 Run ``python bench/spark.py --records 1000000``; the printed table goes into bench/README.md.
 ``--streaming`` instead streams word count Kafka (LocalBroker) -> Spark -> Kafka in micro-batches
-of ``--per-batch`` lines, once reading only the store keys each micro-batch touches and once
-loading every store whole per micro-batch (``preload_state``), alternating, and prints the time
-of the counting sub-topology's micro-batches.
+of ``--per-batch`` records, reading only the store keys each micro-batch touches, loading every
+store whole per micro-batch, and the default (whole when the store is no bigger than the
+micro-batch), in turn, and prints the time of the counting sub-topology's micro-batches.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def create_topic(servers: str, topic: str) -> None:
 
 
 def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
-                  preload: bool, scratch: Path) -> tuple[float, float, int]:
+                  preload: bool | None, scratch: Path) -> tuple[float, float, int]:
     """Word count streamed from ``lines``: seconds in all, seconds of the counting
     sub-topology's micro-batches, and how many micro-batches it ran."""
     from kslab.spark import start
@@ -199,11 +199,12 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int) -> int
         spark.sparkContext.setLogLevel("ERROR")
         try:
             for i in range(rounds):
-                for preload in (False, True):
-                    name = "whole store per micro-batch" if preload else "touched keys only"
+                for preload in (False, True, None):
+                    name = {False: "touched keys only", True: "whole store per micro-batch",
+                            None: "default (whole when no bigger than the batch)"}[preload]
                     load = os.getloadavg()[0]
                     total, counting, batches = run_streaming(
-                        spark, servers, "lines", f"{'full' if preload else 'lazy'}{i}",
+                        spark, servers, "lines", f"{preload}{i}".lower(),
                         per_batch, preload, Path(tmp))
                     results.append((name, total, counting, batches, load))
                     print(f"{name}: {total:.1f} s, counting {counting:.1f} s in {batches} "

@@ -4,7 +4,9 @@ Every store of a task lives in one ``MapState`` of serialized key → value byte
 ``SparkStateBackend`` backs the byte-backed stores (key-value, timestamped, versioned, window,
 session) as a write-behind cache: a point read loads that one key on first use, a scan (range,
 prefix, ``all``, a window store rebuilding its segment index) loads the rest of the map once,
-and the keys that changed are written back once, when the micro-batch ends. Stores that keep
+and the keys that changed are written back once, when the micro-batch ends. A store holding no
+more entries than the micro-batch has records is read whole at once (one streamed read costs
+less than a round trip per key). Stores that keep
 objects rather than bytes (the suppression buffer, the outer-join store) are restored from
 their changelog encoding and their changelog writes are captured into the ``MapState``
 (``ChangelogState``). ``TaskClocks`` keeps the task's stream time, partition times, punctuation
@@ -53,14 +55,16 @@ class SparkStateBackend(InMemoryKeyValueBackend):
     key is read on its first ``get`` and the whole map only on the first scan.
     """
 
-    def __init__(self, name: str, state: Any, *, preload: bool = False) -> None:
+    def __init__(self, name: str, state: Any, *, preload: bool = False,
+                 size: int | None = None) -> None:
         super().__init__(name)
         self._state = state
         self._dirty: set[bytes] = set()
         self._seen: set[bytes] = set()  # keys whose current value memory knows
         self._stored: set[bytes] = set()  # keys known to be in the MapState
+        self._absent: set[bytes] = set()  # keys known not to be in it
         self._complete = False
-        self.point_reads = 0
+        self.size = size  # entries in the MapState, when known
         self.get = self._get  # type: ignore[method-assign]
         if preload:
             self._load_all()
@@ -70,9 +74,9 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         if value is not None or self._complete or key in self._seen:
             return value
         self._seen.add(key)
-        self.point_reads += 1
         row = self._state.getValue((key,))
         if row is None:
+            self._absent.add(key)
             return None
         value = bytes(row[0])
         self._stored.add(key)
@@ -93,6 +97,7 @@ class SparkStateBackend(InMemoryKeyValueBackend):
                 added.append(key)
         self._keys.update(added)
         self._complete = True
+        self.size = len(self._stored)
 
     def put(self, key: bytes, value: bytes) -> None:
         """Write in memory; remembered for the end of the micro-batch."""
@@ -154,15 +159,23 @@ class SparkStateBackend(InMemoryKeyValueBackend):
 
     def write_back(self) -> int:
         """Write the keys changed since loading to the ``MapState``; returns how many."""
-        entries, state, stored = self._map, self._state, self._stored
+        entries, state, stored, absent = self._map, self._state, self._stored, self._absent
         for key in self._dirty:
             value = entries.get(key)
+            present = key in stored or (not self._complete and key not in absent
+                                        and state.containsKey((key,)))
             if value is not None:
                 state.updateValue((key,), (value,))
                 stored.add(key)
-            elif key in stored or (not self._complete and state.containsKey((key,))):
+                absent.discard(key)
+                if not present and self.size is not None:
+                    self.size += 1
+            elif present:
                 state.removeKey((key,))
                 stored.discard(key)
+                absent.add(key)
+                if self.size is not None:
+                    self.size -= 1
         written = len(self._dirty)
         self._dirty.clear()
         return written
@@ -218,8 +231,15 @@ def typed_store(store: Any) -> Any:
 
 
 def attach_spark_state(task: StreamTask, states: dict[str, Any], *,
-                       preload: bool = False) -> list[Any]:
-    """Put every store of ``task`` (after ``initialize``) on its ``MapState``; the backends."""
+                       preload: bool | None = None,
+                       sizes: dict[str, int] | None = None,
+                       records: int = 0) -> list[Any]:
+    """Put every store of ``task`` (after ``initialize``) on its ``MapState``; the backends.
+
+    ``sizes`` are the stores' entry counts after the last micro-batch (``None``: there was none,
+    every store is empty): a store with at most ``records`` entries (the micro-batch's record
+    count) is read whole at once. ``preload`` True reads every store whole, False only on a scan.
+    """
     backends: list[Any] = []
     for name, store in task.stores.items():
         typed = typed_store(store)
@@ -231,7 +251,9 @@ def attach_spark_state(task: StreamTask, states: dict[str, Any], *,
                 raise StoreError(msg)
             backends.append(ChangelogState(typed, states[name]))
             continue
-        backend = SparkStateBackend(name, states[name], preload=preload)
+        size = 0 if sizes is None else sizes.get(name)
+        whole = preload if preload is not None else size is not None and size <= records
+        backend = SparkStateBackend(name, states[name], preload=whole, size=size)
         holder = typed._impl
         if hasattr(holder, "_inner") and not isinstance(holder, InMemoryKeyValueBackend):
             holder._inner.close()  # a timestamp-dropping adapter keeps its behaviour
@@ -253,11 +275,17 @@ class TaskClocks:
     def __init__(self, state: Any) -> None:
         self._state = state
 
-    def restore(self, task: StreamTask) -> None:
-        """Give ``task`` (just built, stores attached) what it had at the end of the last batch."""
+    def load(self) -> dict[str, Any] | None:
+        """What the last micro-batch saved, or ``None`` before the first."""
         if not self._state.exists():
+            return None
+        saved: dict[str, Any] = json.loads(self._state.get()[0])
+        return saved
+
+    def restore(self, task: StreamTask, saved: dict[str, Any] | None) -> None:
+        """Give ``task`` (just built, stores attached) what it had at the end of the last batch."""
+        if saved is None:
             return
-        saved = json.loads(self._state.get()[0])
         group = task.partition_group
         group.stream_time = saved["stream_time"]
         for entry in saved["partitions"]:
@@ -273,8 +301,8 @@ class TaskClocks:
                 for attr, value in marks.items():
                     setattr(typed, attr, value)
 
-    def save(self, task: StreamTask) -> None:
-        """Remember ``task``'s clocks for the next micro-batch."""
+    def save(self, task: StreamTask, backends: list[Any]) -> None:
+        """Remember ``task``'s clocks and its stores' marks and sizes for the next micro-batch."""
         group = task.partition_group
         saved = {
             "stream_time": group.stream_time,
@@ -283,6 +311,8 @@ class TaskClocks:
             "wall": _times(task.wall_clock_queue),
             "stores": {name: marks for name, store in task.stores.items()
                        if (marks := _marks(typed_store(store)))},
+            "sizes": {b.name: b.size for b in backends
+                      if isinstance(b, SparkStateBackend) and b.size is not None},
         }
         self._state.update((json.dumps(saved),))
 

@@ -46,7 +46,7 @@ class SparkStreams:
     def __init__(self, spark: Any, plan: SparkPlan, props: dict[str, Any],
                  checkpoint_location: str, trigger: Mapping[str, Any] | None,
                  source_options: Mapping[str, str] | None = None,
-                 preload_state: bool = False) -> None:
+                 preload_state: bool | None = None) -> None:
         self.spark = spark
         self._preload = preload_state
         self._source_options = dict(source_options or {})
@@ -108,15 +108,17 @@ class SparkStreams:
 def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str | Path,
           trigger: Mapping[str, Any] | None = None, spark: Any = None,
           max_offsets_per_trigger: int | None = None,
-          preload_state: bool = False) -> SparkStreams:
+          preload_state: bool | None = None) -> SparkStreams:
     """Run ``topology`` as streaming queries, one per sub-topology, from Kafka to Kafka.
 
     ``config`` needs ``application.id`` and ``bootstrap.servers``; ``trigger`` is passed to
     ``DataStreamWriter.trigger`` (e.g. ``{"availableNow": True}``); state and offsets live under
     ``checkpoint_location``, one directory per sub-topology; ``max_offsets_per_trigger`` caps
-    the records of one micro-batch (the source's ``maxOffsetsPerTrigger``). Each micro-batch
-    reads from Spark state only the store keys it looks up (a scan reads the whole store);
-    ``preload_state`` reads every store whole instead (for comparison).
+    the records of one micro-batch (the source's ``maxOffsetsPerTrigger``). A micro-batch reads
+    from Spark state only the store keys it looks up (a scan reads the whole store), or a whole
+    store at once when it holds no more entries than the micro-batch has records;
+    ``preload_state=True`` always reads every store whole, ``False`` never does unless it
+    scans (both for comparison).
     """
     from kslab.runtime._topics import TopicPlan, create_topics, existing_topics
     from kslab.spark.session import require_pyspark, session
@@ -179,7 +181,7 @@ def _changelogs(topology: Topology, app_id: str) -> set[str]:
 
 def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any],
                  checkpoint: str, trigger: Mapping[str, Any],
-                 source_options: Mapping[str, str], preload: bool = False) -> Any:
+                 source_options: Mapping[str, str], preload: bool | None = None) -> Any:
     servers = StreamsConfig(props).get("bootstrap.servers")
     reset = str(props.get("auto.offset.reset") or props.get("consumer.auto.offset.reset")
                 or "earliest")
@@ -223,7 +225,7 @@ class TaskProcessor(StatefulProcessor):
     """One Kafka Streams task per group (a Kafka partition), rebuilt each micro-batch."""
 
     def __init__(self, plan: SparkPlan, stage: Stage, props: dict[str, Any],
-                 timers: bool, preload: bool = False) -> None:
+                 timers: bool, preload: bool | None = None) -> None:
         self.timers = timers
         self.preload = preload
         self.topology = plan.topology
@@ -243,7 +245,7 @@ class TaskProcessor(StatefulProcessor):
                         timerValues: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
         """Process this partition's records of the micro-batch in offset order."""
         frame = pd.concat(list(rows), ignore_index=True)
-        runner, backends = self._open(int(key[0]), _now(timerValues))
+        runner, backends = self._open(int(key[0]), _now(timerValues), len(frame))
         try:
             order = {t: i for i, t in enumerate(self.stage.source_topics)}
             frame = frame.assign(_q=frame["topic"].map(order)).sort_values(
@@ -265,15 +267,18 @@ class TaskProcessor(StatefulProcessor):
         finally:
             runner.close()
 
-    def _open(self, partition: int, now: int) -> tuple[TaskRunner, list[Any]]:
+    def _open(self, partition: int, now: int, records: int = 0) -> tuple[TaskRunner, list[Any]]:
         inputs = [(t, partition) for t in self.stage.source_topics
                   if partition < self.counts.get(t, 1)]
         clock = [now]
         runner = TaskRunner(self.topology, self.props, self.app_id, self.stage.id,
                             self.stage.nodes, partition, inputs, self.counts,
                             self.stage.sink_topics, lambda: clock[0])
-        backends = attach_spark_state(runner.task, self.stores, preload=self.preload)
-        self.clocks.restore(runner.task)
+        saved = self.clocks.load()
+        backends = attach_spark_state(runner.task, self.stores, preload=self.preload,
+                                      sizes=None if saved is None else saved.get("sizes", {}),
+                                      records=records)
+        self.clocks.restore(runner.task, saved)
         return runner, backends
 
     def _finish(self, runner: TaskRunner, backends: list[Any]) -> Iterator[pd.DataFrame]:
@@ -282,7 +287,7 @@ class TaskProcessor(StatefulProcessor):
         task.commit()
         for backend in backends:
             backend.write_back()
-        self.clocks.save(task)
+        self.clocks.save(task, backends)
         if self.timers:
             for timer in list(self.handle.listTimers()):
                 self.handle.deleteTimer(timer)
