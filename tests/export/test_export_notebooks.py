@@ -78,6 +78,18 @@ def test_requirements_are_pinned_to_the_installed_versions(exported):
         assert pins[name] == metadata.version(name.split("[")[0]), name
 
 
+def test_generated_app_and_tests_are_lint_clean(exported):
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    if ruff is None:
+        pytest.skip("ruff is not installed")
+    out = exported(NOTEBOOKS[0]).out_dir
+    done = subprocess.run([ruff, "check", "--isolated", "--no-cache", "--line-length", "100",
+                           "--target-version", "py311", "--select", "E,F,W,I,B,UP,EM,RUF,SIM,N",
+                           str(out / "app.py"), str(out / "tests" / "test_topology.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout
+
+
 def test_app_refuses_a_missing_config_file(exported, tmp_path):
     result = exported(NOTEBOOKS[0])
     done = subprocess.run([sys.executable, str(result.out_dir / "app.py"), "--config",
