@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ from typing import Any
 
 from kslab.export._cells import select_cells
 from kslab.export._errors import ExportError
-from kslab.export._files import app_files, test_files
+from kslab.export._files import app_files, imported_modules, test_files
 from kslab.export._source import TopologySource, render_topology
 
 __all__ = ["ExportResult", "export_notebook"]
@@ -81,7 +82,8 @@ def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike
         msg = f"{path.name} is not a readable notebook: {exc}"
         raise ExportError(msg) from None
     source = render_topology(select_cells(nb), path.name, variable)
-    built = _build(source, path.name)
+    local = _local_modules(source.imports, path.parent)
+    built = _build(source, path.name, local)
     describe, sessions, skipped = built["describe"], [], []
     if execute:
         from kslab.export._execute import run_notebook
@@ -92,19 +94,44 @@ def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike
         sessions, skipped = capture.sessions, capture.skipped
     files = {"topology.py": source.text}
     files.update(app_files(path.name, source.variable, [c.number for c in source.cells],
-                           source.imports, describe, sessions, built["source_topics"]))
+                           source.imports, describe, sessions, built["source_topics"],
+                           [n + "/" if p.is_dir() else n for n, p in sorted(local.items())]))
     files.update(test_files(path.name, describe, sessions))
     out = Path(out_dir).resolve()
-    written = _write(out, files)
+    written = _write(out, files) + _copy(local, out)
     return ExportResult(out, source.variable, [c.number for c in source.cells],
                         [c.number for c in source.left_out], describe, len(sessions), skipped,
                         written)
 
 
-def _build(source: TopologySource, notebook: str) -> dict[str, Any]:
+def _local_modules(imports: list[str], folder: Path) -> dict[str, Path]:
+    """Modules the cells import from the notebook's own folder (they ship with the app)."""
+    found = {}
+    for module in imported_modules(imports):
+        for candidate in (folder / f"{module}.py", folder / module):
+            if candidate.is_file() or (candidate / "__init__.py").is_file():
+                found[candidate.name] = candidate
+    return found
+
+
+def _copy(local: dict[str, Path], out: Path) -> list[Path]:
+    copied = []
+    for name, source in local.items():
+        target = out / name
+        if source.is_dir():
+            shutil.copytree(source, target, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target)
+        copied.append(target)
+    return copied
+
+
+def _build(source: TopologySource, notebook: str, local: dict[str, Path]) -> dict[str, Any]:
     """Build ``topology.py`` in a fresh interpreter; its describe() and source topics."""
     with tempfile.TemporaryDirectory(prefix="kslab-export-build-") as scratch:
         Path(scratch, "topology.py").write_text(source.text)
+        _copy(local, Path(scratch))
         done = subprocess.run([sys.executable, "-c", _BUILD, scratch], capture_output=True,
                               text=True, timeout=300, cwd=scratch)
     if done.returncode == 0:

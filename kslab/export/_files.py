@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["app_files", "pinned_requirements", "test_files"]
+__all__ = ["app_files", "imported_modules", "pinned_requirements", "test_files"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 _REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?")
@@ -24,8 +24,10 @@ _LOCAL_KEYS = {"application.id", "bootstrap.servers", "state.dir"}  # the deploy
 
 def app_files(notebook: str, variable: str, cells: list[int], imports: list[str],
               describe: str | None, sessions: list[dict[str, Any]],
-              source_topics: list[str]) -> dict[str, str]:
-    """``app.py``, ``config.toml``, ``requirements.txt``, ``Dockerfile`` and ``README.md``."""
+              source_topics: list[str], local: list[str] = ()) -> dict[str, str]:
+    """``app.py``, ``config.toml``, ``requirements.txt``, ``Dockerfile`` and ``README.md``.
+
+    ``local``: the notebook folder's modules the app ships (``pkg/`` for a package)."""
     stem = Path(notebook).stem
     slug = re.sub(r"[^a-z0-9]+", "-", re.sub(r"^\d+[-_ ]*", "", stem).lower()).strip("-") \
         or "kslab-app"
@@ -39,6 +41,7 @@ def app_files(notebook: str, variable: str, cells: list[int], imports: list[str]
         "source_topics": ", ".join(f"`{t}`" for t in source_topics) or "(none)",
         "extra": _extra_config(sessions),
         "tests_summary": _tests_summary(sessions),
+        "copy_local": "".join(f"COPY {name} ./{name}\n" for name in local),
     }
     return {
         "app.py": _render("app.py.tmpl", fields),
@@ -71,7 +74,7 @@ def pinned_requirements(imports: list[str]) -> str:
         match = _REQUIREMENT.match(spec.strip())
         if match:
             extras_of[_canonical(match.group(1))] = match.group(2) or ""
-    for module in _imported_modules(imports):
+    for module in imported_modules(imports):
         for dist in metadata.packages_distributions().get(module, []):
             extras_of.setdefault(_canonical(dist), "")
     extras_of.pop("kslab", None)
@@ -86,7 +89,7 @@ def pinned_requirements(imports: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _imported_modules(imports: list[str]) -> list[str]:
+def imported_modules(imports: list[str]) -> list[str]:
     """Top-level modules of the cells' import statements, minus the standard library."""
     found = []
     for text in imports:

@@ -119,3 +119,23 @@ def test_word_count_exports_without_running(tmp_path):
     assert (result.variable, result.cells, result.sessions) == ("topology", [1], 0)
     assert (tmp_path / "app" / "tests" / "fixtures" / "describe.txt").read_text() == \
         result.describe
+
+
+def test_modules_beside_the_notebook_ship_with_the_app(tmp_path):
+    (tmp_path / "wordsplit.py").write_text("def words(line):\n    return line.split()\n")
+    (tmp_path / "names").mkdir()
+    (tmp_path / "names" / "__init__.py").write_text('OUT = "split-words"\n')
+    path = notebook(tmp_path / "nb.ipynb",
+                    "import kslab as ks\nfrom wordsplit import words\nimport names\n"
+                    "builder = ks.StreamsBuilder()\n"
+                    "builder.stream('lines').flat_map_values(words).to(names.OUT)\n"
+                    "topology = builder.build()")
+    out = tmp_path / "app"
+    result = export_notebook(path, out, execute=False)
+    assert (out / "wordsplit.py").read_text() == (tmp_path / "wordsplit.py").read_text()
+    assert (out / "names" / "__init__.py").is_file()
+    assert "(topic: split-words)" in result.describe
+    dockerfile = (out / "Dockerfile").read_text()
+    assert "COPY names/ ./names/\nCOPY wordsplit.py ./wordsplit.py\n" in dockerfile
+    requirements = (out / "requirements.txt").read_text()
+    assert "wordsplit" not in requirements and "names" not in requirements
