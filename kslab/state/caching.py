@@ -264,6 +264,25 @@ class CachingKeyValueStore(CachingStore):
         """``all`` in descending key order."""
         return self._merged("reverse_all", None, None, reverse=True)
 
+    def prefix_scan(self, prefix: Any, prefix_serde: Any = None) -> Any:
+        """Entries whose serialized key starts with ``prefix``, cached writes merged in."""
+        inner = self._inner
+        named = self._named
+        if named is None or not named.dirty_keys():
+            return inner.prefix_scan(prefix, prefix_serde)
+        prefix_bytes = inner._prefix_bytes(prefix, prefix_serde)
+        dirty = {}
+        for key_bytes in named.key_range(prefix_bytes, None):
+            if not key_bytes.startswith(prefix_bytes):
+                break
+            entry = named.get(key_bytes)
+            if entry is not None and entry.is_dirty:
+                dirty[key_bytes] = entry.value
+        if not dirty:
+            return inner.prefix_scan(prefix, prefix_serde)
+        source = inner._backend.prefix_scan(prefix_bytes)
+        return inner._iterator(_merge(source, dirty, False))
+
     def _merged(self, method: str, from_key: Any, to_key: Any, *, reverse: bool) -> Any:
         inner = self._inner
         args = () if method.endswith("all") else (from_key, to_key)

@@ -110,6 +110,9 @@ def test_deletes_stay_cached_until_flushed_and_ranges_merge_the_cache():
                 seen.append([(kv.key, kv.value.value) for kv in everything])
             with self.store.reverse_range("a", "c") as part:
                 seen.append([kv.key for kv in part])
+            self.store.put("dd", ks.ValueAndTimestamp("DD", 1))
+            with self.store.prefix_scan("d", S) as prefixed:
+                seen.append([kv.key for kv in prefixed])
 
     builder = ks.Stores.timestamped_key_value_store_builder(
         ks.Stores.in_memory_key_value_store("words"), S, S).with_caching_enabled()
@@ -122,8 +125,8 @@ def test_deletes_stay_cached_until_flushed_and_ranges_merge_the_cache():
         store.flush()
         driver.create_input_topic("in", S, S).pipe_input("k", "x")
         log = driver.create_output_topic(CHANGELOG, S, S).read_key_values_to_list()
-    assert seen == [[("b", "B"), ("c", "C"), ("d", "D")], ["c", "b"]]
-    assert log == [("a", "A"), ("c", "C"), ("b", "B"), ("d", "D"), ("a", None)]
+    assert seen == [[("b", "B"), ("c", "C"), ("d", "D")], ["c", "b"], ["d", "dd"]]
+    assert log == [("a", "A"), ("c", "C"), ("b", "B"), ("d", "D"), ("a", None), ("dd", "DD")]
 
 
 def test_stores_of_a_driver_share_one_thread_cache():
