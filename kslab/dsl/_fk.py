@@ -10,6 +10,7 @@ reach the output.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,8 @@ from kslab.serdes import resolve as resolve_serde
 from kslab.state import Stores
 
 __all__ = ["foreign_key_join"]
+
+log = logging.getLogger("kslab.dsl")
 
 DELETE_KEY_NO_PROPAGATE = Instruction.DELETE_KEY_NO_PROPAGATE
 DELETE_KEY_AND_PROPAGATE = Instruction.DELETE_KEY_AND_PROPAGATE
@@ -192,6 +195,15 @@ def _combined(fk_bytes: bytes) -> bytes:
     return len(fk_bytes).to_bytes(4, "big") + fk_bytes
 
 
+def _skip_out_of_order(context: ProcessorContext) -> None:
+    """Java drops out-of-order updates of a versioned table from a foreign-key join, counted."""
+    log.info("Skipping out-of-order record from versioned table while performing table-table "
+             "join.")
+    dropped = getattr(context, "record_dropped", None)
+    if dropped is not None:
+        dropped()
+
+
 # -- processors -------------------------------------------------------------------------------
 
 
@@ -228,6 +240,9 @@ class _SendProcessor(Processor):
 
     def process(self, record: Record) -> None:
         key, change = record.key, record.value
+        if not change.is_latest:  # only versioned tables send these (KIP-914)
+            _skip_out_of_order(self.ctx)
+            return
         new_fk = None if change.new_value is None else self._fk(key, change.new_value)
         old = change.old_value
         fk_topic = self.topic + "-fk"
@@ -369,6 +384,9 @@ class _ForeignTableJoinProcessor(Processor):
     def process(self, record: Record) -> None:
         if record.key is None:
             skip_record(self.ctx, "null key")
+            return
+        if not record.value.is_latest:  # only versioned tables send these (KIP-914)
+            _skip_out_of_order(self.ctx)
             return
         prefix = _combined(self.fk.serialize(self.topic + "-fk", record.key))
         value = record.value.new_value

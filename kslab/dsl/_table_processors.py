@@ -135,9 +135,10 @@ class _TableSourceProcessor(Processor):
         if code == -(2**63):  # a versioned store refused a put older than its history
             return
         if not self.forwarder.cached:  # a cached store forwards on flush
-            self.forwarder.maybe_forward(
-                record.with_value(Change(record.value, None if old is None else old.value))
-            )
+            # a versioned store returns the put's valid_to: -1 when it is the latest (Java)
+            is_latest = code is None or code == -1
+            self.forwarder.maybe_forward(record.with_value(
+                Change(record.value, None if old is None else old.value, is_latest)))
 
 
 def _out_of_order(context: ProcessorContext, store: str | None, old: int, new: int) -> None:

@@ -196,3 +196,25 @@ def test_upgrade_from_before_3_4_sends_v0_subscriptions():
             ("pk", "AX")]
         assert driver.create_output_topic(sub_topic, raw, raw).read_key_values_to_list() == [
             (b"A", b"\x00\x03" + hash_a + b"pk")]
+
+
+def test_out_of_order_updates_of_a_versioned_left_table_are_dropped():
+    """KIP-914: an update older than the versioned table's latest row neither subscribes nor
+    answers (SubscriptionSendProcessorSupplier skips records that are not the latest)."""
+    b = ks.StreamsBuilder()
+    left = b.table("a", ks.Consumed.with_(S, S), ks.Materialized.as_versioned("a-store", 1000))
+    right = b.table("b", ks.Consumed.with_(S, S))
+    left.join(right, lambda v: v.split("|")[0], lambda lv, rv: f"{lv}{rv}") \
+        .to_stream().to("out", ks.Produced.with_(S, S))
+    with ks.TopologyTestDriver(b.build()) as driver:
+        a, r = driver.create_input_topic("a", S, S), driver.create_input_topic("b", S, S)
+        r.pipe_input("X", "R", timestamp=0)
+        r.pipe_input("Y", "Q", timestamp=0)
+        a.pipe_input("pk", "X|new", timestamp=10)
+        a.pipe_input("pk", "Y|old", timestamp=5)  # out of order: history only
+        out = driver.create_output_topic("out", S, S).read_key_values_to_list()
+        topic = next(t for t in driver.produced_topic_names() if "REGISTRATION" in t)
+        subscriptions = driver.create_output_topic(topic, S, serdes.Bytes()) \
+            .read_key_values_to_list()
+    assert out == [("pk", "X|newR")]
+    assert [kv.key for kv in subscriptions] == ["X"]
