@@ -26,6 +26,7 @@ from kslab.export._source import TopologySource, render_topology
 
 __all__ = ["ExportResult", "export_notebook"]
 
+_MARK = "exported by `kslab export`"  # topology.py's first line says so
 _BUILD = """\
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -81,6 +82,8 @@ def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike
     except Exception as exc:
         msg = f"{path.name} is not a readable notebook: {exc}"
         raise ExportError(msg) from None
+    out = Path(out_dir).resolve()
+    _check_target(out)
     source = render_topology(select_cells(nb), path.name, variable)
     local = _local_modules(source.imports, path.parent)
     built = _build(source, path.name, local)
@@ -97,11 +100,24 @@ def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike
                            source.imports, describe, sessions, built["source_topics"],
                            [n + "/" if p.is_dir() else n for n, p in sorted(local.items())]))
     files.update(test_files(path.name, describe, sessions))
-    out = Path(out_dir).resolve()
     written = _write(out, files) + _copy(local, out)
     return ExportResult(out, source.variable, [c.number for c in source.cells],
                         [c.number for c in source.left_out], describe, len(sessions), skipped,
                         written)
+
+
+def _check_target(out: Path) -> None:
+    """Write only into a new or empty folder, or over an earlier export."""
+    if out.exists() and not out.is_dir():
+        msg = f"{out} is a file; give a directory for the app"
+        raise ExportError(msg)
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    earlier = out / "topology.py"
+    if not (earlier.is_file() and _MARK in earlier.read_text(errors="replace")[:500]):
+        msg = (f"{out} already holds other files (it is not an earlier export: no topology.py "
+               "written by kslab export); export into a new or empty directory")
+        raise ExportError(msg)
 
 
 def _local_modules(imports: list[str], folder: Path) -> dict[str, Path]:

@@ -139,3 +139,21 @@ def test_modules_beside_the_notebook_ship_with_the_app(tmp_path):
     assert "COPY names/ ./names/\nCOPY wordsplit.py ./wordsplit.py\n" in dockerfile
     requirements = (out / "requirements.txt").read_text()
     assert "wordsplit" not in requirements and "names" not in requirements
+
+
+def test_export_writes_only_into_a_new_empty_or_earlier_export_directory(tmp_path):
+    path = notebook(tmp_path / "wc.ipynb", WORD_COUNT)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "README.md").write_text("my project\n")
+    with pytest.raises(ExportError, match=r"busy already holds other files \(it is not an "):
+        export_notebook(path, busy, execute=False)
+    assert (busy / "README.md").read_text() == "my project\n"
+    (tmp_path / "empty").mkdir()
+    export_notebook(path, tmp_path / "empty", execute=False)
+    stale = tmp_path / "empty" / "tests" / "fixtures" / "session-07.json"
+    stale.write_text("{}")
+    export_notebook(path, tmp_path / "empty", execute=False)  # over an earlier export
+    assert not stale.exists()
+    with pytest.raises(ExportError, match=r"is a file; give a directory"):
+        export_notebook(path, path, execute=False)
