@@ -199,6 +199,12 @@ class _Windowed:
         return self._build(node_name, self._supplier(mat, _none, aggregator,
                                                      merger_for(aggregator)), mat)
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the topology graph with this node highlighted."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)
+
 
 def _none() -> None:
     return None
@@ -315,3 +321,9 @@ class WindowedCogroupedKStream:
                        {merge_name}, mat.queryable_store_name, passthrough, merge)
         table.windows = self.windows  # type: ignore[attr-defined]
         return table
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """Jupyter display: the topology graph with this node highlighted."""
+        from kslab.notebook.display import mimebundle
+
+        return mimebundle(self, include, exclude)

@@ -144,6 +144,18 @@ def test_a_windowed_stream_shows_the_stream_it_windows_and_each_records_windows(
     assert "<td>a</td><td>1</td><td>61</td><td>[30, 90) [60, 120)</td>" in html
 
 
+
+def test_windowed_streams_display_without_the_extension():
+    builder, windowed = windowed_clicks()
+    sessions = builder.stream("s", key_serde="string").group_by_key().windowed_by(
+        ks.SessionWindows.of_inactivity_gap_with_no_grace(10))
+    cogrouped = builder.stream("c", key_serde="string").group_by_key().cogroup(
+        lambda key, value, agg: agg).windowed_by(ks.TimeWindows.of_size_with_no_grace(10))
+    html = windowed._repr_mimebundle_()["text/html"]
+    assert "<b>TimeWindowedKStream KSTREAM-SOURCE-0000000000 windowed by" in html
+    assert "<b>SessionWindowedKStream" in sessions._repr_mimebundle_()["text/html"]
+    assert "<svg" in cogrouped._repr_mimebundle_()["image/svg+xml"]
+
 def test_windowed_keys_show_as_kafka_prints_them():
     _, windowed = windowed_clicks()
     html = windowed.count()._repr_mimebundle_()["text/html"]
