@@ -63,8 +63,8 @@ def test_word_count_restarts_from_the_checkpoint_with_exact_counts(spark, broker
     send(second)
     # a new run: offsets and counts come back from the checkpoint, each micro-batch reading
     # only the counts it looks up
-    batches = run(limit=12, preload=False)
-    assert batches[0] >= 3  # 30 lines, 12 per micro-batch: state carried across batches too
+    batches = run(limit=20, preload=False)
+    assert batches[0] >= 2 and batches[1] >= 3  # 20 records per micro-batch: state carried
     words.update(w for _, _, line, _ in second for w in line.split())
     got = read_all(broker, counts_topic, 2)
     assert len(got) == sum(words.values())  # nothing lost, nothing counted twice
