@@ -121,26 +121,39 @@ def as_headers(headers: Headers | Iterable[tuple[str, bytes | None]] | None) -> 
     return Headers(headers)
 
 
-class Record:
-    """One record inside a topology: key, value, timestamp (ms) and headers. Immutable."""
+class _RecordFields:
+    """A record's slots, writable: records are built as this and then switched to their class
+    (one class switch costs less than four writes through the slot descriptors)."""
 
     __slots__ = ("_headers", "key", "timestamp", "value")
 
-    def __init__(
-        self,
+
+class Record(_RecordFields):
+    """One record inside a topology: key, value, timestamp (ms) and headers. Immutable."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
         key: Any,
         value: Any,
         timestamp: int,
         headers: Headers | Iterable[tuple[str, bytes | None]] | None = None,
-    ) -> None:
+    ) -> Record:
         if timestamp < 0:
             _negative_timestamp(timestamp)
-        _set_key(self, key)
-        _set_value(self, value)
-        _set_timestamp(self, timestamp)
         if headers is not None and headers.__class__ is not Headers:
             headers = as_headers(headers)
-        _set_headers(self, headers)
+        new = _new_object(_RecordFields)
+        new.key = key
+        new.value = value
+        new.timestamp = timestamp
+        new._headers = headers
+        try:
+            new.__class__ = cls
+        except TypeError:  # a subclass with a layout of its own
+            return _build(cls, key, value, timestamp, headers)
+        return new  # type: ignore[return-value]
 
     @property
     def headers(self) -> Headers:
@@ -155,31 +168,47 @@ class Record:
         msg = f"{type(self).__name__} is immutable; use with_{name}(...) to get a changed copy"
         raise AttributeError(msg)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy through the constructor (attributes cannot be set afterwards)."""
+        return (self.__class__, (self.key, self.value, self.timestamp, self._headers))
+
     def _copy(self, key: Any, value: Any, timestamp: int, headers: Headers | None) -> Record:
-        new = object.__new__(type(self))
-        _set_key(new, key)
-        _set_value(new, value)
-        _set_timestamp(new, timestamp)
-        _set_headers(new, headers)
-        return new
+        new = _new_object(_RecordFields)
+        new.key = key
+        new.value = value
+        new.timestamp = timestamp
+        new._headers = headers
+        try:
+            new.__class__ = self.__class__
+        except TypeError:  # a subclass with a layout of its own
+            return _build(self.__class__, key, value, timestamp, headers)
+        return new  # type: ignore[return-value]
 
     def with_key(self, key: Any) -> Record:
         """A copy with another key."""
-        new = _new_object(self.__class__)  # _copy inlined: records are copied per hop
-        _set_key(new, key)
-        _set_value(new, self.value)
-        _set_timestamp(new, self.timestamp)
-        _set_headers(new, self._headers)
-        return new
+        new = _new_object(_RecordFields)  # _copy inlined: records are copied per hop
+        new.key = key
+        new.value = self.value
+        new.timestamp = self.timestamp
+        new._headers = self._headers
+        try:
+            new.__class__ = self.__class__
+        except TypeError:
+            return _build(self.__class__, key, self.value, self.timestamp, self._headers)
+        return new  # type: ignore[return-value]
 
     def with_value(self, value: Any) -> Record:
         """A copy with another value."""
-        new = _new_object(self.__class__)
-        _set_key(new, self.key)
-        _set_value(new, value)
-        _set_timestamp(new, self.timestamp)
-        _set_headers(new, self._headers)
-        return new
+        new = _new_object(_RecordFields)
+        new.key = self.key
+        new.value = value
+        new.timestamp = self.timestamp
+        new._headers = self._headers
+        try:
+            new.__class__ = self.__class__
+        except TypeError:
+            return _build(self.__class__, self.key, value, self.timestamp, self._headers)
+        return new  # type: ignore[return-value]
 
     def with_timestamp(self, timestamp: int) -> Record:
         """A copy with another timestamp (ms); negative timestamps are refused as in Kafka."""
@@ -220,12 +249,21 @@ def _negative_timestamp(timestamp: int) -> None:
     raise StreamsError(msg)
 
 
-# Slot setters: records are immutable to users but built on the hot path without __setattr__.
-_set_key = Record.key.__set__  # type: ignore[attr-defined]
-_set_value = Record.value.__set__  # type: ignore[attr-defined]
-_set_timestamp = Record.timestamp.__set__  # type: ignore[attr-defined]
-_set_headers = Record._headers.__set__  # type: ignore[attr-defined]
+# Slot setters, for the lazy headers and for subclasses a record cannot be switched to.
+_set_key = _RecordFields.key.__set__  # type: ignore[attr-defined]
+_set_value = _RecordFields.value.__set__  # type: ignore[attr-defined]
+_set_timestamp = _RecordFields.timestamp.__set__  # type: ignore[attr-defined]
+_set_headers = _RecordFields._headers.__set__  # type: ignore[attr-defined]
 _new_object = object.__new__
+
+
+def _build(cls: type, key: Any, value: Any, timestamp: int, headers: Headers | None) -> Any:
+    new = _new_object(cls)
+    _set_key(new, key)
+    _set_value(new, value)
+    _set_timestamp(new, timestamp)
+    _set_headers(new, headers)
+    return new
 
 
 class FixedKeyRecord(Record):

@@ -53,3 +53,21 @@ def test_value_types_compare_by_value_and_hash():
     assert str(ks.TaskId(1, 3)) == "1_3"
     assert ks.TestRecord("k", "v", 1) == ks.TestRecord("k", "v", 1, ks.Headers())
     assert ks.TestRecord("k", "v", 1) != ks.TestRecord("k", "v", 2)
+
+
+def test_records_copy_pickle_and_subclass_keeping_their_class():
+    import copy
+    import pickle
+
+    record = ks.Record("k", "v", 5, [("h", b"1")])
+    assert pickle.loads(pickle.dumps(record)) == record
+    fixed = copy.deepcopy(ks.FixedKeyRecord("k", 1, 0))
+    assert type(fixed) is ks.FixedKeyRecord and type(fixed.with_value(2)) is ks.FixedKeyRecord
+
+    class Tagged(ks.Record):
+        __slots__ = ("tag",)  # a layout of its own: copies are built slot by slot
+
+    tagged = Tagged("k", 1, 2)
+    assert type(tagged.with_value(3)) is Tagged and tagged.with_key("j").key == "j"
+    with pytest.raises(AttributeError, match="with_key"):
+        tagged.key = "x"
