@@ -1,5 +1,10 @@
 """kslab: a Jupyter-first interactive stream lab with Kafka Streams semantics, in Python."""
 
+from kslab.core.error_policy import (
+    ErrorHandlerContext,
+    ProcessingHandlerResponse,
+    ProductionHandlerResponse,
+)
 from kslab.dsl import (
     Branched,
     BranchedKStream,
@@ -88,6 +93,7 @@ __all__ = [
     "Consumed",
     "DeserializationError",
     "EmitStrategy",
+    "ErrorHandlerContext",
     "FixedKeyProcessor",
     "FixedKeyProcessorContext",
     "FixedKeyRecord",
@@ -113,9 +119,11 @@ __all__ = [
     "Named",
     "NoSuchElementError",
     "Printed",
+    "ProcessingHandlerResponse",
     "Processor",
     "ProcessorContext",
     "Produced",
+    "ProductionHandlerResponse",
     "PunctuationType",
     "Record",
     "RecordMetadata",

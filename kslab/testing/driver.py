@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kslab.config import StreamsConfig
+from kslab.core.error_policy import ErrorPolicy
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import InvalidArgumentError, KslabError, MissingArgumentError, StoreError
@@ -122,6 +123,7 @@ class TopologyTestDriver:
         self._state_root = Path(state_dir) / app_dir
 
         _validate(topology)
+        self._errors = ErrorPolicy(self.config)  # processing/production handlers and the DLQ
         self._global_stores: dict[str, Any] = {}
         self._layout = TaskLayout(topology, self.application_id, partitions, self._task)
         self._collector = DriverCollector(self._layout)
@@ -143,6 +145,9 @@ class TopologyTestDriver:
         tracer = self._tracer
         factory = (lambda t: TracingContext(t, tracer)) if tracer is not None else None
         kwargs: dict[str, Any] = {"context_factory": factory} if factory else {}
+        if self._errors.dlq_topic is not None:  # skipped unreadable records go to the DLQ
+            kwargs["on_skip"] = lambda raw, exc: self._errors.dead_letter(self._dead_letter,
+                                                                          raw, exc)
         return StreamTask(
             task_id,
             self._topology,
@@ -166,6 +171,11 @@ class TopologyTestDriver:
         self._collector.loopback = set(layout.read_topics())
         for task in layout.tasks.values():
             task.initialize()
+            self._errors.install(task, self._dead_letter)  # nothing with the defaults
+
+    def _dead_letter(self, key: Any, value: Any, headers: Any, timestamp: int) -> None:
+        """Write a DLQ record as Java's driver does: through the collector, to an output."""
+        self._collector.send(self._errors.dlq_topic, key, value, headers, timestamp, None, None)
 
     @property
     def tasks(self) -> dict[TaskId, StreamTask]:
