@@ -133,7 +133,8 @@ def _resolve(config_name: str, handler: Any, config: Any, kind: str) -> Any:
     configure = getattr(handler, "configure", None)
     if callable(configure):
         configure(config.as_dict() if hasattr(config, "as_dict") else dict(config or {}))
-    if not callable(getattr(handler, "handle", None)) and not callable(handler):
+    methods = ("handle", "handle_serialization_exception")
+    if not any(callable(getattr(handler, m, None)) for m in methods) and not callable(handler):
         msg = (f"{config_name} {handler!r} is neither a handler name nor callable; give a "
                "function or an object with handle(context, record, exception)")
         raise KslabError(msg)
@@ -379,9 +380,11 @@ class TaskGuard:
             else:
                 answer = self._ask(method or handler, FATAL_PRODUCTION, node.name,
                                    handler_context, record, exc, origin)
-        else:
+        elif callable(getattr(handler, "handle", handler)):
             answer = self._ask(handler, FATAL_PRODUCTION, node.name, handler_context, record,
                                exc)
+        else:
+            answer = "fail"  # a handler of serialization failures only: Kafka's default
         self._maybe_dead_letter(handler, exc)
         name = policy.production_name
         if answer == "fail":
