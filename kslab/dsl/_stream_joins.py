@@ -26,7 +26,7 @@ from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record
 from kslab.state import Stores
 from kslab.state._typed import resolve_serde
-from kslab.state.base import StateStore, StoreBuilder, StoreContext
+from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext
 
 __all__ = ["stream_stream_join"]
 
@@ -53,7 +53,7 @@ class _Shared:
         return self.trackers.setdefault(task_id, _TimeTracker())
 
 
-class OuterJoinStore(StateStore):
+class OuterJoinStore(ChangelogBackedMemoryStore):
     """Java's outer-join ``ListValueStore``: parked records by ``(time, side, key)``, in order.
 
     Bytes as Java's: key = ``TimestampedKeyAndJoinSide`` (8-byte time, side byte 1 = left,
@@ -65,39 +65,16 @@ class OuterJoinStore(StateStore):
 
     def __init__(self, name: str, key_serde: Any, left_serde: Any, right_serde: Any, *,
                  logging_enabled: bool) -> None:
-        self._name = name
-        self._specs = (key_serde, left_serde, right_serde)
-        self._logging = logging_enabled
+        super().__init__(name, key_serde, left_serde, logging_enabled=logging_enabled)
+        self._right_spec = right_serde
         self._data: SortedDict = SortedDict()
-        self._open = False
-        self._log: Any = None
 
-    @property
-    def name(self) -> str:
-        """The store name."""
-        return self._name
-
-    @property
-    def persistent(self) -> bool:
-        """In memory; durable through its changelog."""
-        return False
-
-    @property
-    def is_open(self) -> bool:
-        """True between ``init`` and ``close``."""
-        return self._open
-
-    def init(self, context: StoreContext) -> None:
-        """Bind serdes and the changelog."""
-        key, left, right = self._specs
-        self.key_serde = resolve_serde(key, context.default_key_serde, self._name, is_key=True)
-        self.left_serde = resolve_serde(left, context.default_value_serde, self._name,
-                                        is_key=False)
-        self.right_serde = resolve_serde(right, context.default_value_serde, self._name,
-                                         is_key=False)
-        self.topic = context.changelog_topic(self._name)
-        self._log = context.log_change if self._logging else None
-        self._open = True
+    def _bind_serdes(self, context: StoreContext) -> None:
+        """The key serde and both sides' value serdes."""
+        super()._bind_serdes(context)
+        self.left_serde = self.value_serde
+        self.right_serde = resolve_serde(self._right_spec, context.default_value_serde,
+                                         self._name, is_key=False)
 
     def flush(self) -> None:
         """Nothing buffered."""

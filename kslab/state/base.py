@@ -352,3 +352,56 @@ def check_serde_spec(spec: Any, role: str, store_name: str) -> Any:
         "serdes.String(), a name such as 'string', or None for the configured default"
     )
     raise StoreError(msg)
+
+
+class ChangelogBackedMemoryStore(StateStore):
+    """An in-memory store made durable only by its changelog (buffers, the outer-join store).
+
+    Holds what such stores share: the name, the open flag, and on ``init`` the serdes (the
+    task's defaults where none were given; ``_bind_serdes`` binds ``key_serde`` and
+    ``value_serde``, a store with other serdes overrides it) and the changelog writer
+    ``self._log`` (``None`` when logging is disabled).
+    """
+
+    def __init__(self, name: str, key_serde: Any = None, value_serde: Any = None, *,
+                 logging_enabled: bool) -> None:
+        self._name = name
+        self._key_spec = key_serde
+        self._value_spec = value_serde
+        self._logging_enabled = logging_enabled
+        self._open = False
+        self._log: Callable[..., None] | None = None
+        self.topic = ""
+        self.key_serde: Any = None
+        self.value_serde: Any = None
+
+    @property
+    def name(self) -> str:
+        """The store name."""
+        return self._name
+
+    @property
+    def persistent(self) -> bool:
+        """In memory; durable through its changelog."""
+        return False
+
+    @property
+    def is_open(self) -> bool:
+        """True between ``init`` and ``close``."""
+        return self._open
+
+    def init(self, context: StoreContext, root: Any = None) -> None:
+        """Bind serdes and the changelog."""
+        self._bind_serdes(context)
+        self.topic = context.changelog_topic(self._name)
+        self._log = context.log_change if self._logging_enabled else None
+        self._open = True
+
+    def _bind_serdes(self, context: StoreContext) -> None:
+        """Resolve ``key_serde`` and ``value_serde`` against the task's defaults."""
+        from kslab.state._typed import resolve_serde
+
+        self.key_serde = resolve_serde(self._key_spec, context.default_key_serde, self._name,
+                                       is_key=True)
+        self.value_serde = resolve_serde(self._value_spec, context.default_value_serde,
+                                         self._name, is_key=False)

@@ -19,8 +19,7 @@ from typing import Any, NamedTuple
 from sortedcontainers import SortedList
 
 from kslab.records import Headers
-from kslab.state._typed import resolve_serde
-from kslab.state.base import StateStore, StoreBuilder, StoreContext
+from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder
 
 __all__ = ["BufferEntry", "SuppressionBuffer", "SuppressionBufferBuilder"]
 
@@ -50,52 +49,19 @@ class BufferEntry(NamedTuple):
         return len(self.key) + 8 + values + 8 + 8 + 4 + len(topic or "") + header_bytes
 
 
-class SuppressionBuffer(StateStore):
+class SuppressionBuffer(ChangelogBackedMemoryStore):
     """Buffered table changes per key, evicted in time order by the suppress processor."""
 
     store_kind = "suppression_buffer"
 
     def __init__(self, name: str, key_serde: Any, value_serde: Any, *,
                  logging_enabled: bool = True) -> None:
-        self._name = name
-        self._key_spec = key_serde
-        self._value_spec = value_serde
-        self._logging_enabled = logging_enabled
+        super().__init__(name, key_serde, value_serde, logging_enabled=logging_enabled)
         self._entries: dict[bytes, BufferEntry] = {}
         self._order: SortedList = SortedList()
         self._dirty: set[bytes] = set()
         self._objects: dict[bytes, tuple[Any, Any, Any]] = {}
         self._size = 0
-        self._open = False
-        self._log: Callable[..., None] | None = None
-        self.topic = ""
-        self.key_serde: Any = None
-        self.value_serde: Any = None
-
-    @property
-    def name(self) -> str:
-        """The store name."""
-        return self._name
-
-    @property
-    def persistent(self) -> bool:
-        """In memory; durable through its changelog."""
-        return False
-
-    @property
-    def is_open(self) -> bool:
-        """True between ``init`` and ``close``."""
-        return self._open
-
-    def init(self, context: StoreContext) -> None:
-        """Bind serdes and the changelog."""
-        self.key_serde = resolve_serde(self._key_spec, context.default_key_serde, self._name,
-                                       is_key=True)
-        self.value_serde = resolve_serde(self._value_spec, context.default_value_serde,
-                                         self._name, is_key=False)
-        self.topic = context.changelog_topic(self._name)
-        self._log = context.log_change if self._logging_enabled else None
-        self._open = True
 
     def flush_cache(self) -> None:
         """The task's commit: log the changed keys (Java logs the buffer on commit)."""

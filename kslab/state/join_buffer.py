@@ -17,8 +17,7 @@ from typing import Any
 from sortedcontainers import SortedDict
 
 from kslab.records import Headers
-from kslab.state._typed import resolve_serde
-from kslab.state.base import StateStore, StoreBuilder, StoreContext
+from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder
 from kslab.state.buffer import BufferEntry, _decode, _encode
 
 __all__ = ["JoinBuffer", "JoinBufferBuilder", "buffer_key"]
@@ -34,52 +33,19 @@ def buffer_key(key_bytes: bytes, timestamp: int, seq: int) -> bytes:
     return _Q.pack(timestamp) + key_bytes + _I.pack(seq)
 
 
-class JoinBuffer(StateStore):
+class JoinBuffer(ChangelogBackedMemoryStore):
     """Stream records held for ``grace`` ms of stream time, released oldest first."""
 
     store_kind = "time_ordered_buffer"
 
     def __init__(self, name: str, grace: int, key_serde: Any = None, value_serde: Any = None,
                  *, logging_enabled: bool = True) -> None:
-        self._name = name
+        super().__init__(name, key_serde, value_serde, logging_enabled=logging_enabled)
         self.grace = grace
-        self._key_spec = key_serde
-        self._value_spec = value_serde
-        self._logging_enabled = logging_enabled
         # (timestamp, key bytes, seq) -> [key, value, context, entry bytes or None]
         self._entries: SortedDict = SortedDict()
         self._seq = 0
         self.observed = _NO_TIMESTAMP
-        self._open = False
-        self._log: Callable[..., None] | None = None
-        self.topic = ""
-        self.key_serde: Any = None
-        self.value_serde: Any = None
-
-    @property
-    def name(self) -> str:
-        """The store name."""
-        return self._name
-
-    @property
-    def persistent(self) -> bool:
-        """In memory; durable through its changelog."""
-        return False
-
-    @property
-    def is_open(self) -> bool:
-        """True between ``init`` and ``close``."""
-        return self._open
-
-    def init(self, context: StoreContext) -> None:
-        """Bind serdes (the defaults unless given) and the changelog."""
-        self.key_serde = resolve_serde(self._key_spec, context.default_key_serde, self._name,
-                                       is_key=True)
-        self.value_serde = resolve_serde(self._value_spec, context.default_value_serde,
-                                         self._name, is_key=False)
-        self.topic = context.changelog_topic(self._name)
-        self._log = context.log_change if self._logging_enabled else None
-        self._open = True
 
     def flush(self) -> None:
         """Nothing to do: every change is logged when made."""
