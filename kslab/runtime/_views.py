@@ -110,14 +110,9 @@ class _View:
         raise AttributeError(name)
 
     def _columns(self) -> dict[str, list[Any]]:
-        columns: dict[str, list[Any]] = {"key": [], "start": [], "end": [], "value": []}
-        with self.all() as entries:  # type: ignore[attr-defined]
-            for windowed, value in entries:
-                columns["key"].append(windowed.key)
-                columns["start"].append(windowed.window.start)
-                columns["end"].append(windowed.window.end)
-                columns["value"].append(value)
-        return columns
+        from kslab.state._frames import windowed_columns
+
+        return windowed_columns(self)
 
     def to_pandas(self) -> Any:
         """Every entry as a pandas frame (``key``, ``start``, ``end``, ``value``)."""

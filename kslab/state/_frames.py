@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["to_pandas", "to_polars"]
+__all__ = ["to_pandas", "to_polars", "windowed_columns"]
 
 
 def to_pandas(columns: dict[str, list[Any]]) -> Any:
@@ -29,3 +29,15 @@ def to_polars(columns: dict[str, list[Any]]) -> Any:
         except (TypeError, ValueError, pl.exceptions.PolarsError):
             series.append(pl.Series(name, values, dtype=pl.Object))
     return pl.DataFrame(series)
+
+
+def windowed_columns(store: Any) -> dict[str, list[Any]]:
+    """``key``, ``start``, ``end``, ``value`` of every entry of a window or session store."""
+    columns: dict[str, list[Any]] = {"key": [], "start": [], "end": [], "value": []}
+    with store.all() as entries:
+        for windowed, value in entries:
+            columns["key"].append(windowed.key)
+            columns["start"].append(windowed.window.start)
+            columns["end"].append(windowed.window.end)
+            columns["value"].append(value)
+    return columns

@@ -211,14 +211,9 @@ class SessionStore(TypedStore):
         return self._serialize_key(session.key), start, end
 
     def _columns(self) -> dict[str, list[Any]]:
-        columns: dict[str, list[Any]] = {"key": [], "start": [], "end": [], "value": []}
-        with self.all() as entries:
-            for windowed, value in entries:
-                columns["key"].append(windowed.key)
-                columns["start"].append(windowed.window.start)
-                columns["end"].append(windowed.window.end)
-                columns["value"].append(value)
-        return columns
+        from kslab.state._frames import windowed_columns
+
+        return windowed_columns(self)
 
     # -- retention -----------------------------------------------------------------------------
 

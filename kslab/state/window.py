@@ -297,14 +297,9 @@ class WindowStore(TypedStore):
         return Windowed(self._decode_key(key_bytes), Window(start, end))
 
     def _columns(self) -> dict[str, list[Any]]:
-        columns: dict[str, list[Any]] = {"key": [], "start": [], "end": [], "value": []}
-        with self.all() as entries:
-            for windowed, value in entries:
-                columns["key"].append(windowed.key)
-                columns["start"].append(windowed.window.start)
-                columns["end"].append(windowed.window.end)
-                columns["value"].append(value)
-        return columns
+        from kslab.state._frames import windowed_columns
+
+        return windowed_columns(self)
 
     # -- value encoding (the timestamped store overrides) -------------------------------------
 
