@@ -80,7 +80,6 @@ class StreamThread(threading.Thread):
         self._commit_time = 0.0
         self.lags: dict[tuple[str, int], int] = {}
         self._started_at = time.monotonic()
-        self.current_raw: tuple[Any, ...] | None = None  # the source record (for the DLQ)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
