@@ -26,6 +26,7 @@ __all__ = [
     "MissingArgumentError",
     "NoSuchElementError",
     "SerdeError",
+    "SerializationError",
     "StoreError",
     "StreamsError",
     "TopologyError",
@@ -111,6 +112,31 @@ class DeserializationError(SerdeError, StreamsError):
         super().__init__(message, topic=topic, partition=partition, offset=offset, raw=raw)
         self.node = node
 
+
+
+class SerializationError(SerdeError, StreamsError):
+    """A sink could not serialize a record and the production exception handler says fail:
+    Java's ``StreamsException`` ("Unable to serialize record") around the serializer's error.
+
+    Both a ``SerdeError`` (``topic`` is the sink's topic) and a ``StreamsError`` (``node`` is
+    the sink; ``key`` and ``value`` are the record's).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        node: str | None = None,
+        topic: str | None = None,
+        partition: int | None = None,
+        offset: int | None = None,
+        key: object = None,
+        value: object = None,
+    ) -> None:
+        super().__init__(message, topic=topic, partition=partition, offset=offset)
+        self.node = node
+        self.key = key
+        self.value = value
 
 class StoreError(KslabError):
     """A state store was asked for by a name that does not exist, or used as the wrong kind."""

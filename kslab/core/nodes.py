@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kslab.errors import KslabError, SerdeError, StreamsError
+from kslab.errors import KslabError, SerializationError, StreamsError
 from kslab.records import FixedKeyRecord, Record
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ class SinkRuntime(RuntimeNode):
 
     def _serde_error(
         self, topic: str, what: str, obj: Any, serde: Any, exc: Exception
-    ) -> SerdeError:
+    ) -> SerializationError:
         detail = str(exc) if isinstance(exc, KslabError) else repr(exc)
         msg = (
             f"sink '{self.name}' cannot serialize the {what} {obj!r} "
@@ -241,6 +241,9 @@ class SinkRuntime(RuntimeNode):
             f"default.{what}.serde"
         )
         context = self.context
-        return SerdeError(
-            msg, topic=topic, partition=context.partition, offset=context.offset,
+        record = context.record
+        return SerializationError(
+            msg, node=self.name, topic=topic, partition=context.partition, offset=context.offset,
+            key=None if record is None else record.key,
+            value=None if record is None else record.value,
         )

@@ -104,7 +104,7 @@ def test_log_and_continue_skips_failed_sink_records_and_writes_the_dlq(kafka):
     first, second = (dict(m.headers()) for m in letters)
     assert (first["__streams.errors.topic"], first["__streams.errors.partition"],
             first["__streams.errors.offset"]) == (source.encode(), b"0", b"1")
-    assert first["__streams.errors.exception"] == b"SerdeError"
+    assert first["__streams.errors.exception"] == b"SerializationError"
     assert b"cannot serialize the value 'text'" in first["__streams.errors.message"]
     assert (second["__streams.errors.exception"], second["__streams.errors.offset"]) == (
         b"ProductionError", b"3")
