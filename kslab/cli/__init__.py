@@ -57,13 +57,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _load(command: str) -> ModuleType:
-    """The subcommand's module; for ``export`` without its module, a stand-in that says so."""
-    name = COMMANDS[command][0]
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if command != "export" or exc.name != name:
-            raise
-        from kslab.cli import _export_missing
-
-        return _export_missing
+    """The subcommand's module."""
+    return importlib.import_module(COMMANDS[command][0])

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
-from cli_fixtures import ROOT, TARGETS, clean_env, kslab
+from cli_fixtures import TARGETS, kslab
 
 OFFER = ("it defines builder (StreamsBuilder), topology (Topology), word_count_builder() "
          "(function), make_topology() (function), returns_a_number() (function), "
@@ -137,18 +134,6 @@ def test_export_reaches_the_exporter(tmp_path):
     assert done.returncode == 2  # the exporter's own one-line error (its wording is H1's)
     assert done.stderr.startswith("kslab export: error: ")
     assert str(tmp_path / "missing.ipynb") in done.stderr and done.stderr.count("\n") == 1
-
-
-def test_export_without_its_module_says_it_is_unavailable():
-    # the same main() the console script runs, in a Python where the exporter cannot import
-    code = ("import sys; sys.modules['kslab.cli.export_command'] = None\n"
-            "from kslab.cli import main; sys.exit(main(['export', 'x.ipynb', '-o', 'out']))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False, cwd=ROOT, env=clean_env())
-    assert done.returncode == 1
-    assert done.stderr == ("kslab export: error: export is unavailable: this kslab has no "
-                           "exporter (the module kslab.cli.export_command is missing); "
-                           "install a kslab that includes it\n")
 
 
 def test_a_syntax_error_in_the_target_is_one_line(tmp_path):
