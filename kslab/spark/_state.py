@@ -270,7 +270,7 @@ def attach_spark_state(task: StreamTask, states: dict[str, Any], *,
 
 
 class TaskClocks:
-    """Stream time, partition times, punctuation schedules and store marks of a task."""
+    """Stream time, partition times, punctuation schedules, store and processor marks."""
 
     def __init__(self, state: Any) -> None:
         self._state = state
@@ -300,6 +300,10 @@ class TaskClocks:
                 typed = typed_store(store)
                 for attr, value in marks.items():
                     setattr(typed, attr, value)
+        for name, marks in saved.get("processors", {}).items():
+            processor = getattr(task.nodes.get(name), "processor", None)
+            if processor is not None:
+                _restore_processor_marks(processor, marks)
 
     def save(self, task: StreamTask, backends: list[Any]) -> None:
         """Remember ``task``'s clocks and its stores' marks and sizes for the next micro-batch."""
@@ -311,6 +315,8 @@ class TaskClocks:
             "wall": _times(task.wall_clock_queue),
             "stores": {name: marks for name, store in task.stores.items()
                        if (marks := _marks(typed_store(store)))},
+            "processors": {name: marks for name, node in task.nodes.items()
+                           if (marks := _processor_marks(getattr(node, "processor", None)))},
             "sizes": {b.name: b.size for b in backends
                       if isinstance(b, SparkStateBackend) and b.size is not None},
         }
@@ -322,6 +328,28 @@ def _marks(store: Any) -> dict[str, int]:
         return {}
     return {attr: value for attr in _MARKS
             if isinstance(value := getattr(store, attr, None), int)}
+
+
+def _processor_marks(processor: Any) -> dict[str, int]:
+    """The stream time a DSL processor keeps in plain attributes: a window, session or suppress
+    processor's ``observed`` time, a stream-stream join's shared time tracker. Carried across
+    micro-batches so a micro-batch is not a restart: a record late for the run stays late."""
+    marks: dict[str, int] = {}
+    if isinstance(observed := getattr(processor, "observed", None), int):
+        marks["observed"] = observed
+    tracker = getattr(processor, "tracker", None)
+    for attr in ("stream_time", "min_time"):
+        if isinstance(value := getattr(tracker, attr, None), int):
+            marks[f"tracker.{attr}"] = value
+    return marks
+
+
+def _restore_processor_marks(processor: Any, marks: dict[str, int]) -> None:
+    for attr, value in marks.items():
+        target = processor
+        if attr.startswith("tracker."):
+            target, attr = processor.tracker, attr.removeprefix("tracker.")
+        setattr(target, attr, value)
 
 
 def _times(queue: Any) -> list[list[Any]]:

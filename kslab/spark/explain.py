@@ -167,9 +167,8 @@ def _describe(name: str, node: Any, gid: int | None, between: set[str]) -> NodeS
     batch = _TASK + (f"; {_STORE_BATCH} ({', '.join(stores)})" if stores else "")
     streaming = _TASK + (f"; {_STORE_STREAM} ({', '.join(stores)})" if stores else "")
     differences = (_PUNCTUATION + "; in streaming, processor instances are rebuilt each "
-                   "micro-batch, so state kept in plain attributes does not carry over (keep "
-                   "it in stores): the DSL's window, suppress and join processors restart their "
-                   "observed stream time at each micro-batch, as Kafka Streams does after a "
-                   "restart, so a record older than the last micro-batch's newest one may be "
-                   "accepted where one long run would drop it as late")
+                   "micro-batch, so state a processor keeps in plain attributes does not carry "
+                   "over (keep it in stores); the DSL's window, suppress and join processors' "
+                   "observed stream time does, so a late record stays late across "
+                   "micro-batches")
     return NodeSemantics(name, "processor", gid, True, batch, streaming, differences)
