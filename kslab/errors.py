@@ -91,13 +91,9 @@ class StreamsError(KslabError):
         self.value = value
 
 
-class DeserializationError(SerdeError, StreamsError):
-    """A source could not deserialize an input record and the deserialization exception handler
-    says fail: Java's ``StreamsException`` around the ``SerializationException``.
-
-    Both a ``SerdeError`` (with ``topic``, ``partition``, ``offset``, ``raw``) and a
-    ``StreamsError`` (``node`` is the source).
-    """
+class _RecordSerdeError(SerdeError, StreamsError):
+    """A serde failed on a record at a source or sink node: both a ``SerdeError`` (``topic``,
+    ``partition``, ``offset``, ``raw``) and a ``StreamsError`` (``node``, ``key``, ``value``)."""
 
     def __init__(
         self,
@@ -108,35 +104,26 @@ class DeserializationError(SerdeError, StreamsError):
         partition: int | None = None,
         offset: int | None = None,
         raw: bytes | None = None,
-    ) -> None:
-        super().__init__(message, topic=topic, partition=partition, offset=offset, raw=raw)
-        self.node = node
-
-
-
-class SerializationError(SerdeError, StreamsError):
-    """A sink could not serialize a record and the production exception handler says fail:
-    Java's ``StreamsException`` ("Unable to serialize record") around the serializer's error.
-
-    Both a ``SerdeError`` (``topic`` is the sink's topic) and a ``StreamsError`` (``node`` is
-    the sink; ``key`` and ``value`` are the record's).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        node: str | None = None,
-        topic: str | None = None,
-        partition: int | None = None,
-        offset: int | None = None,
         key: object = None,
         value: object = None,
     ) -> None:
-        super().__init__(message, topic=topic, partition=partition, offset=offset)
+        super().__init__(message, topic=topic, partition=partition, offset=offset, raw=raw)
         self.node = node
         self.key = key
         self.value = value
+
+
+class DeserializationError(_RecordSerdeError):
+    """A source could not deserialize an input record and the deserialization exception handler
+    says fail: Java's ``StreamsException`` around the ``SerializationException``; ``node`` is
+    the source and ``raw`` the bytes it could not read."""
+
+
+class SerializationError(_RecordSerdeError):
+    """A sink could not serialize a record and the production exception handler says fail:
+    Java's ``StreamsException`` ("Unable to serialize record") around the serializer's error;
+    ``node`` is the sink, ``topic`` its topic, ``key`` and ``value`` the record's."""
+
 
 class StoreError(KslabError):
     """A state store was asked for by a name that does not exist, or used as the wrong kind."""
