@@ -8,71 +8,21 @@ topology's graph and saves the window.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "extensions"))
+from scratch_lab import KERNEL_IDLE, start_scratch_lab, stop_scratch_lab  # noqa: E402
+
 NOTEBOOK = "01-quickstart-word-count.ipynb"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-KERNEL_IDLE = """() => {
-    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    const kernel = panel && panel.sessionContext && panel.sessionContext.session
-        && panel.sessionContext.session.kernel;
-    return !!kernel && kernel.connectionStatus === "connected" && kernel.status === "idle";
-}"""
-
-
-def start_lab(work: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """JupyterLab over a copy of the quickstart, with the kslab kernel and lab settings."""
-    prefix, root, settings = work / "prefix", work / "notebooks", work / "settings"
-    root.mkdir()
-    shutil.copy(ROOT / "notebooks" / NOTEBOOK, root / NOTEBOOK)
-    subprocess.run([sys.executable, str(ROOT / "extensions" / "install.py"), "--prefix",
-                    str(prefix)], check=True, capture_output=True)
-    overrides = json.loads((ROOT / "extensions/lab/overrides.d/kslab.json").read_text())
-    for plugin, values in overrides.items():
-        package, _, name = plugin.partition(":")
-        target = settings / package / f"{name}.jupyterlab-settings"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(values))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = dict(os.environ, JUPYTER_PATH=str(prefix / "share" / "jupyter"),
-               JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTER_RUNTIME_DIR=str(work / "rt"),
-               JUPYTERLAB_WORKSPACES_DIR=str(work / "ws"))
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--allow-root",
-         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--IdentityProvider.token=",
-         "--ServerApp.password=", f"--ServerApp.root_dir={root}",
-         "--MultiKernelManager.default_kernel_name=kslab", "--LabApp.expose_app_in_browser=True"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/status", timeout=2)
-            return server, url
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                msg = "JupyterLab did not start"
-                raise RuntimeError(msg) from None
-            time.sleep(0.2)
-
-
 def shoot(url: str, out: Path) -> None:
     """Run the notebook and save the window with the finished topology's graph in view."""
     with sync_playwright() as pw:
@@ -102,12 +52,11 @@ def main(argv: list[str]) -> int:
     """Write the screenshot to ``argv[0]`` (default docs/lab.png)."""
     out = Path(argv[0]) if argv else ROOT / "docs" / "lab.png"
     with tempfile.TemporaryDirectory(prefix="kslab-shot-") as work:
-        server, url = start_lab(Path(work))
+        server, url = start_scratch_lab(Path(work), ROOT / "notebooks" / NOTEBOOK)
         try:
             shoot(url, out)
         finally:
-            server.terminate()
-            server.wait(15)
+            stop_scratch_lab(server)
     print(f"{out} ({out.stat().st_size // 1024} KB)")
     return 0
 

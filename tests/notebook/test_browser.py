@@ -6,19 +6,16 @@ the driver explorer are on the page, and that clicking Step changes the record s
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "extensions"))
+from scratch_lab import KERNEL_IDLE, start_scratch_lab, stop_scratch_lab  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
@@ -33,75 +30,26 @@ def _need(ok: bool, why: str) -> None:
         pytest.skip(why)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def lab(tmp_path):
     """JupyterLab on 127.0.0.1 over a copy of the quickstart, with the kslab kernel."""
     _need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
     jupyter = Path(sys.executable).parent / "jupyter"
     _need(jupyter.exists(), "no jupyter in this environment (pip install 'kslab[notebook]')")
-    prefix, root, settings = tmp_path / "prefix", tmp_path / "notebooks", tmp_path / "settings"
-    root.mkdir()
-    shutil.copy(ROOT / "notebooks" / NOTEBOOK, root / NOTEBOOK)
-    subprocess.run([sys.executable, str(ROOT / "extensions" / "install.py"), "--prefix",
-                    str(prefix)], check=True, capture_output=True)
-    # the overrides of extensions/lab, as user settings of this throwaway lab
-    overrides = json.loads((ROOT / "extensions/lab/overrides.d/kslab.json").read_text())
-    for plugin, values in overrides.items():
-        package, _, name = plugin.partition(":")
-        target = settings / package / f"{name}.jupyterlab-settings"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(values))
-    env = dict(os.environ, JUPYTER_PATH=str(prefix / "share" / "jupyter"),
-               JUPYTERLAB_SETTINGS_DIR=str(settings),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
-    port = _free_port()
-    log = (tmp_path / "lab.log").open("w")
-    server = subprocess.Popen(
-        [str(jupyter), "lab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
-         f"--ServerApp.port={port}", "--IdentityProvider.token=", "--ServerApp.password=",
-         f"--ServerApp.root_dir={root}", "--MultiKernelManager.default_kernel_name=kslab",
-         "--LabApp.expose_app_in_browser=True"],  # the test waits on the kernel's status
-        env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/status", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    pytest.fail("JupyterLab did not start: " + (tmp_path / "lab.log").read_text())
-                time.sleep(0.2)
-        yield url
-    finally:
-        server.terminate()
+    with (tmp_path / "lab.log").open("w") as log:
         try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
-
-
-_KERNEL_READY = """() => {
-    const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    const ctx = panel && panel.sessionContext;
-    const kernel = ctx && ctx.session && ctx.session.kernel;
-    return !!kernel && kernel.connectionStatus === "connected" && kernel.status === "idle";
-}"""
+            server, url = start_scratch_lab(tmp_path, ROOT / "notebooks" / NOTEBOOK, log)
+        except RuntimeError:
+            pytest.fail("JupyterLab did not start: " + (tmp_path / "lab.log").read_text())
+        try:
+            yield url
+        finally:
+            stop_scratch_lab(server)
 
 
 def run_all(page) -> None:
     """Run > Run All Cells once the notebook's kernel is connected and idle."""
-    page.wait_for_function(_KERNEL_READY, timeout=60_000)
+    page.wait_for_function(KERNEL_IDLE, timeout=60_000)
     page.click(".lm-MenuBar-itemLabel:text-is('Run')")
     page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
 
