@@ -54,14 +54,10 @@ class TimestampedKeyValueStore(KeyValueStore):
     def get(self, key: Any) -> ValueAndTimestamp | None:
         """The ``ValueAndTimestamp`` stored for ``key``, or ``None``."""
         topic = self._topic
-        try:
-            key_bytes = self._kser(topic, key)
-        except StoreError:
-            raise
-        except Exception as exc:
-            raise self._key_failure(key, exc) from exc
-        if key_bytes.__class__ is not bytes:
-            key_bytes = self._key_bytes(key_bytes, key)
+        if key is self._memo_key:  # the usual get-then-put of one key serializes it once
+            key_bytes = self._memo_key_bytes
+        else:
+            key_bytes = self._key_to_bytes(topic, key)
         stored = self._bget(key_bytes)
         if stored is None:
             return None
@@ -77,14 +73,10 @@ class TimestampedKeyValueStore(KeyValueStore):
     def put(self, key: Any, value_and_timestamp: ValueAndTimestamp | None) -> None:
         """Store ``ValueAndTimestamp(value, timestamp)`` for ``key``; ``None`` deletes."""
         topic = self._topic
-        try:
-            key_bytes = self._kser(topic, key)
-        except StoreError:
-            raise
-        except Exception as exc:
-            raise self._key_failure(key, exc) from exc
-        if key_bytes.__class__ is not bytes:
-            key_bytes = self._key_bytes(key_bytes, key)
+        if key is self._memo_key:  # the usual get-then-put of one key serializes it once
+            key_bytes = self._memo_key_bytes
+        else:
+            key_bytes = self._key_to_bytes(topic, key)
         if value_and_timestamp.__class__ is not ValueAndTimestamp:
             # None, a subclass, or a mistake: the general path sorts them out.
             encoded = self._encode(value_and_timestamp)
