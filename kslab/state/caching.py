@@ -57,6 +57,18 @@ class CachingStore(StateStore):
     def _flushed(self, entries: list[Any]) -> None:
         raise NotImplementedError
 
+    def _has_dirty(self) -> bool:
+        """True when the cache holds entries a scan must merge (clean ones too, as Java's
+        merged iterators read every cached entry, even one the store has expired)."""
+        named = self._named
+        return named is not None and not named.is_empty()
+
+    def _object(self, entry: Any) -> Any:
+        """The cached entry's value as an object, decoded once from its bytes."""
+        if entry.obj is None and entry.value is not None:
+            entry.obj = self._inner._decode_value(entry.value)
+        return entry.obj
+
     def _dirty_entry(self, raw: bytes | None, value: Any) -> LRUCacheEntry:
         """A dirty entry for ``raw`` carrying the current record's context."""
         c = self._context

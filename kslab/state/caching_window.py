@@ -136,17 +136,6 @@ class CachingWindowStore(CachingStore):
             return self._inner.backward_all()
         return self._scan(None, None, _MIN_TS, _MAX_TS, backward=True)
 
-    def _has_dirty(self) -> bool:
-        """True when the cache holds entries a scan must merge (clean ones too, as Java's
-        merged iterators read every cached entry, even one the store has expired)."""
-        named = self._named
-        return named is not None and not named.is_empty()
-
-    def _object(self, entry: Any) -> Any:
-        if entry.obj is None and entry.value is not None:
-            entry.obj = self._inner._decode_value(entry.value)
-        return entry.obj
-
     def _segment_bound(self, time: int, *, upper: bool) -> bytes | None:
         segment = time // self._interval + (1 if upper else 0)
         if segment < 0:
@@ -337,16 +326,6 @@ class CachingSessionStore(CachingStore):
         upper = key_from if key_to is None else key_to
         return self._merge(found, key_from, upper, _MIN_TS, _MAX_TS, None, None,
                            backward=False)
-
-    def _has_dirty(self) -> bool:
-        """True when the cache holds entries a scan must merge (clean ones too, as Java)."""
-        named = self._named
-        return named is not None and not named.is_empty()
-
-    def _object(self, entry: Any) -> Any:
-        if entry.obj is None and entry.value is not None:
-            entry.obj = self._inner._decode_value(entry.value)
-        return entry.obj
 
     def _merge(self, found: Any, key_from: Any, key_to: Any, earliest_end: int,
                latest_start: int, end_from: Any, end_to: Any, *, backward: bool) -> Any:
