@@ -88,11 +88,12 @@ class WordCount(ks.Processor):
             self.forward(ks.Record(word, n, record.timestamp))
 
 
-def wordcount_driver(lines: list[str]) -> int:
-    """Word count in the driver with an in-memory, unlogged store; read every update back."""
+def _drive_word_count(processor: type[ks.Processor], lines: list[str]) -> int:
+    """``processor`` over an in-memory, unlogged "counts" store in the driver, lines 1 ms
+    apart; every output read back."""
     topo = ks.Topology()
     topo.add_source("src", "lines", key_serde=serdes.String(), value_serde=serdes.String())
-    topo.add_processor("count", WordCount, "src")
+    topo.add_processor("count", processor, "src")
     topo.add_state_store(
         ks.Stores.key_value_store_builder(
             ks.Stores.in_memory_key_value_store("counts"), serdes.String(), serdes.Long()
@@ -103,6 +104,11 @@ def wordcount_driver(lines: list[str]) -> int:
     with ks.TopologyTestDriver(topo) as driver:
         driver.create_input_topic("lines").pipe_value_list(lines, 0, 1)
         return len(driver.create_output_topic("counts").read_key_values_to_list())
+
+
+def wordcount_driver(lines: list[str]) -> int:
+    """Word count in the driver with an in-memory, unlogged store; read every update back."""
+    return _drive_word_count(WordCount, lines)
 
 
 def wordcount_loop(lines: list[str]) -> int:
@@ -147,19 +153,7 @@ class PunctuatedWordCount(ks.Processor):
 
 def punctuated_driver(lines: list[str]) -> int:
     """Seed 001's word count in the driver: 1 ms between lines, so a punctuation every 1000."""
-    topo = ks.Topology()
-    topo.add_source("src", "lines", key_serde=serdes.String(), value_serde=serdes.String())
-    topo.add_processor("count", PunctuatedWordCount, "src")
-    topo.add_state_store(
-        ks.Stores.key_value_store_builder(
-            ks.Stores.in_memory_key_value_store("counts"), serdes.String(), serdes.Long()
-        ).with_logging_disabled(),
-        "count",
-    )
-    topo.add_sink("out", "counts", "count", key_serde=serdes.String(), value_serde=serdes.Long())
-    with ks.TopologyTestDriver(topo) as driver:
-        driver.create_input_topic("lines").pipe_value_list(lines, 0, 1)
-        return len(driver.create_output_topic("counts").read_key_values_to_list())
+    return _drive_word_count(PunctuatedWordCount, lines)
 
 
 def punctuated_loop(lines: list[str]) -> int:
