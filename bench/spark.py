@@ -23,24 +23,13 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from dsl_wordcount import dsl_topology as word_count  # seed 004's word count
 
 import kslab as ks
 from kslab import serdes
 
 S, L = serdes.String(), serdes.Long()
 PARTITIONS = 2
-
-
-def word_count() -> ks.Topology:
-    """flat_map_values -> group_by(word) -> count -> to_stream -> to (two sub-topologies)."""
-    b = ks.StreamsBuilder()
-    (b.stream("lines", ks.Consumed.with_(S, S))
-     .flat_map_values(str.split)
-     .group_by(lambda key, word: word, ks.Grouped.with_(S, S))
-     .count(materialized=ks.Materialized.as_("counts").with_store_type("in_memory"))
-     .to_stream()
-     .to("counts", ks.Produced.with_(S, L)))
-    return b.build()
 
 
 def make_lines(n: int, seed: int = 1,
