@@ -3,7 +3,6 @@ it, then ``kslab broker`` and ``kslab run ... --dev`` serve it live until SIGTER
 
 from __future__ import annotations
 
-import importlib.util
 import signal
 import subprocess
 import sys
@@ -33,8 +32,6 @@ def _stop(process: subprocess.Popen[str]) -> tuple[str, str]:
 
 @pytest.mark.slow
 def test_export_describe_broker_run(tmp_path):
-    if importlib.util.find_spec("kslab.cli.export_command") is None:
-        pytest.skip("this kslab has no exporter")
     app = tmp_path / "wordcount"
     done = kslab("export", str(NOTEBOOK), "-o", str(app), timeout=300)
     assert done.returncode == 0, done.stderr

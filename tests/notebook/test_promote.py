@@ -21,12 +21,6 @@ def ip(monkeypatch, tmp_path):
     import comm
     from IPython.testing.globalipapp import get_ipython
 
-    from kslab.runtime.broker import find_binary
-
-    try:
-        find_binary()
-    except Exception as exc:
-        pytest.skip(f"no local broker here: {exc}")
     monkeypatch.setattr(comm, "create_comm", FakeComm)
     monkeypatch.setattr(options, "renderer", "builtin")
     monkeypatch.delenv("KSLAB_BOOTSTRAP_SERVERS", raising=False)
