@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kslab.config import StreamsConfig
+from kslab.core.bulk import BulkExecutor
 from kslab.core.error_policy import ErrorPolicy
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
@@ -136,6 +137,12 @@ class TopologyTestDriver:
             if layout.java_mode and len(layout.tasks) == 1
             and all(t.max_idle_ms <= 0 for t in layout.tasks.values()) else {}
         )
+        # bulk pipes run whole chunks over columns when the topology allows it (kslab.core.bulk)
+        self._bulk: BulkExecutor | None = (
+            BulkExecutor(_DriverPort(self)) if self._fast and self._tracer is None
+            and not self._guarded and layout.global_task is None
+            and self.config.get("kslab.driver.bulk") is not False else None
+        )
         for observe in CREATED_HOOKS:  # kslab export records the notebook's driver sessions
             observe(self)
 
@@ -169,9 +176,11 @@ class TopologyTestDriver:
             self._global_stores.update(layout.global_task.stores)
         # sinks ask the collector for direct writers when they initialize: loop-back first
         self._collector.loopback = set(layout.read_topics())
+        self._guarded = False  # an error handler or the DLQ wraps some node
         for task in layout.tasks.values():
             task.initialize()
-            self._errors.install(task, self._dead_letter)  # nothing with the defaults
+            if self._errors.install(task, self._dead_letter) is not None:  # None: defaults
+                self._guarded = True
 
     def _dead_letter(self, key: Any, value: Any, headers: Any, timestamp: int) -> None:
         """Write a DLQ record as Java's driver does: through the collector, to an output."""
@@ -294,6 +303,9 @@ class TopologyTestDriver:
             for key, value, headers, timestamp, partition in rows:
                 self._pipe_raw(topic, key, value, headers, timestamp, partition)
             return
+        if self._bulk is not None and self._bulk.run(task, topic, rows):
+            self._after_bulk(task, topic, rows)
+            return
         tp = (topic, 0)
         offsets = self._offsets
         history = self._history
@@ -326,6 +338,20 @@ class TopologyTestDriver:
         except BaseException:
             history.truncate((first + done + 1, 0))
             raise
+        self._settled = True
+
+    def _after_bulk(self, task: StreamTask, topic: str, rows: list[tuple[Any, ...]]) -> None:
+        """Record a chunk the bulk path ran: history, one commit per record processed (as the
+        record path commits), then loop back what it left for the record path."""
+        self._history.extend(rows, topic)
+        for _ in range(self._bulk.steps if task._caches else 1):  # type: ignore[union-attr]
+            task.commit()
+        if self._collector.pending:
+            self._settled = False
+            self._loop_back(task)
+            if task.has_records():
+                self._complete_all_work()
+                return
         self._settled = True
 
     def _enqueue(self, task: StreamTask, topic: str, partition: int, key: Any, value: Any,
@@ -701,6 +727,26 @@ class TopologyTestDriver:
     def __repr__(self) -> str:
         return (f"<TopologyTestDriver app={self.application_id!r} tasks={len(self.tasks)} "
                 f"history={self._history.total}>")
+
+
+class _DriverPort:
+    """What the bulk executor sees of the driver: its offsets, topic logs and writers."""
+
+    def __init__(self, driver: TopologyTestDriver) -> None:
+        self._driver = driver
+
+    @property
+    def offsets(self) -> dict[tuple[str, int], int]:
+        """The next offset of every topic partition."""
+        return self._driver._offsets
+
+    def log(self, topic: str) -> RecordLog:
+        """The log of ``topic``."""
+        return self._driver._collector.outputs[topic]
+
+    def writer(self, topic: str) -> Any:
+        """The collector's direct writer (records for topics a task reads are looped back)."""
+        return self._driver._collector.writer(topic)
 
 
 def _history_step(log: RecordLog, index: int) -> HistoryStep:
