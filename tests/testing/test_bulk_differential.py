@@ -1,0 +1,253 @@
+"""The driver's bulk path against its record path: same randomized inputs, every observable equal.
+
+Each case drives one topology twice, with ``kslab.driver.bulk`` on and off, and compares every
+topic log (output, repartition, changelog) record by record, store bytes and record caches,
+clocks, offsets, metrics, history, the processors' integer state (observed stream times) and
+the warnings logged for dropped records.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import kslab as ks
+from kslab import serdes
+
+S, L = serdes.String(), serdes.Long()
+Records = list[tuple[Any, Any, int, Any]]
+
+
+def _lines(n: int, seed: int) -> Records:
+    """Lines with repeated words, empty lines, null values, headers and shuffled timestamps."""
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(12)] + ["nullkey", "nullvalue"]
+    out: Records = []
+    for i in range(n):
+        ts = max(0, i * 10 + rng.randint(-300, 50))  # out of order, some far back
+        roll = rng.random()
+        if roll < 0.05:
+            value = ""
+        elif roll < 0.08:
+            value = None
+        else:
+            value = " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 9)))
+        key = None if rng.random() < 0.2 else f"k{rng.randint(0, 3)}"
+        headers = [("h", str(i).encode())] if rng.random() < 0.1 else None
+        out.append((key, value, ts, headers))
+    return out
+
+
+def _split(value: str | None) -> list[str | None]:
+    if value is None:
+        return ["nullvalue"]
+    return value.split()
+
+
+def _word_count(store: Any, cache: bool, logging_on: bool) -> ks.Topology:
+    mat = ks.Materialized.as_("counts").with_store_type(store)
+    if not cache:
+        mat = mat.with_caching_disabled()
+    if not logging_on:
+        mat = mat.with_logging_disabled()
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .flat_map_values(_split)
+     .map_values(lambda w: None if w == "nullvalue" else w)
+     .filter_not(lambda k, w: w == "w11")
+     .group_by(lambda k, w: None if w == "nullkey" else (w or "nil"), ks.Grouped.with_(S, S))
+     .count(mat)
+     .to_stream()
+     .to("counts", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def _windowed(windows: Any, cache: bool) -> ks.Topology:
+    mat = ks.Materialized.as_("wcounts").with_store_type("in_memory")
+    if not cache:
+        mat = mat.with_caching_disabled()
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .filter(lambda k, v: k is not None)
+     .group_by_key()
+     .windowed_by(windows)
+     .count(mat)
+     .to_stream()
+     .to("wcounts", ks.Produced.with_(serdes.TimeWindowed(S, 100), L)))
+    return b.build()
+
+
+def _peeking() -> ks.Topology:
+    b = ks.StreamsBuilder()
+    seen: list[Any] = []
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .flat_map_values(_split)
+     .peek(lambda k, v: seen.append(v))
+     .group_by(lambda k, w: w, ks.Grouped.with_(S, S))
+     .count(ks.Materialized.as_("counts").with_caching_disabled())
+     .to_stream()
+     .to("counts", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def _reduced() -> ks.Topology:
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .flat_map_values(_split)
+     .group_by(lambda k, w: w, ks.Grouped.with_(S, S))
+     .reduce(lambda a, c: c, ks.Materialized.as_("counts").with_caching_disabled())
+     .to_stream()
+     .to("counts", ks.Produced.with_(S, S)))
+    return b.build()
+
+
+def _stateless_only() -> ks.Topology:
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .flat_map_values(_split)
+     .filter(lambda k, w: w != "w3")
+     .select_key(lambda k, w: w)
+     .to("words", ks.Produced.with_(S, S)))
+    return b.build()
+
+
+def _state(driver: ks.TopologyTestDriver) -> dict[str, Any]:
+    """Every observable of a driver, as plain comparable values."""
+    outputs = {}
+    for topic, log in driver._collector.outputs.items():
+        outputs[topic] = [log.record(i) for i in range(log.total)]
+    tasks = {}
+    for tid, task in driver.tasks.items():
+        stores = {}
+        for name, store in task.stores.items():
+            entry: dict[str, Any] = {"bytes": store._snapshot()}
+            named = getattr(store, "_named", None)
+            if named is not None:
+                entry["cache"] = [
+                    (k, e.value, e.is_dirty, e.offset, e.timestamp, e.partition, e.topic)
+                    for k, e in named._entries.items()]
+                entry["cache_counters"] = (named.hits, named.misses, named.overwrites,
+                                           named.flushes, named.current_size_bytes,
+                                           list(named._dirty))
+                cache = store.thread_cache
+                entry["thread_cache"] = (cache.puts, cache.gets, cache.evicts, cache.flushes,
+                                         cache.size_bytes())
+            inner = getattr(store, "wrapped", store)
+            entry["ints"] = {k: v for k, v in _attrs(inner).items() if isinstance(v, int)}
+            stores[name] = entry
+        processors = {}
+        for name, runtime in task.nodes.items():
+            processor = getattr(runtime, "processor", None)
+            if processor is not None:
+                processors[name] = {k: v for k, v in _attrs(processor).items()
+                                    if isinstance(v, int) and not isinstance(v, bool)}
+        tasks[str(tid)] = {
+            "group": task.partition_group.snapshot(),
+            "partition_times": {tp: q.partition_time for tp, q in task._queues.items()},
+            "stream_time": task.stream_time,
+            "metrics": task.metrics.as_dict(),
+            "stores": stores,
+            "processors": processors,
+            "context": (task.context.topic, task.context.partition, task.context.offset),
+        }
+    return {"outputs": outputs, "tasks": tasks, "offsets": dict(driver._offsets),
+            "history": driver.history, "metrics": driver.metrics()}
+
+
+def _attrs(obj: Any) -> dict[str, Any]:
+    found = dict(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        for slot in getattr(cls, "__slots__", ()):
+            if slot not in found and hasattr(obj, slot):
+                found[slot] = getattr(obj, slot)
+    return found
+
+
+def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,
+           caplog: pytest.LogCaptureFixture) -> tuple[dict[str, Any], Any, list[str]]:
+    caplog.clear()
+    driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": bulk})
+    try:
+        topic = driver.create_input_topic("lines", S, S)
+        half = len(records) // 2
+        topic.pipe_record_list([ks.TestRecord(k, v, ts, h) for k, v, ts, h in records[:half]])
+        for k, v, ts, h in records[half:half + 3]:  # single records between the bulk pipes
+            topic.pipe_input(k, v, ts, headers=h)
+        topic.pipe_record_list([ks.TestRecord(k, v, ts, h)
+                                for k, v, ts, h in records[half + 3:]])
+        state = _state(driver)
+        messages = [r.getMessage() for r in caplog.records]
+        return state, driver._bulk, messages
+    finally:
+        driver.close()
+
+
+def _same(topology: Callable[[], ks.Topology], caplog: pytest.LogCaptureFixture,
+          n: int = 700, seed: int = 7) -> Any:
+    caplog.set_level(logging.WARNING)
+    records = _lines(n, seed)
+    bulk_state, executor, bulk_log = _drive(topology, records, True, caplog)
+    record_state, none, record_log = _drive(topology, records, False, caplog)
+    assert none is None
+    assert bulk_state == record_state
+    assert bulk_log == record_log
+    return executor
+
+
+@pytest.mark.parametrize("store", ["in_memory", "persistent"])
+@pytest.mark.parametrize("logging_on", [True, False])
+def test_word_count_uncached_runs_in_bulk_and_matches(store: str, logging_on: bool,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(lambda: _word_count(store, False, logging_on), caplog)
+    assert executor.chunks == 7 and executor.declined == 0  # 350 and 347 rows, 3 singles
+
+
+@pytest.mark.parametrize("store", ["in_memory", "persistent"])
+@pytest.mark.parametrize("logging_on", [True, False])
+def test_word_count_cached_loops_the_count_back_and_matches(
+        store: str, logging_on: bool, caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(lambda: _word_count(store, True, logging_on), caplog)
+    assert executor.chunks == 7
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_word_count_other_seeds_match(seed: int, caplog: pytest.LogCaptureFixture) -> None:
+    _same(lambda: _word_count("in_memory", False, True), caplog, n=300, seed=seed)
+
+
+def test_stateless_chain_to_an_output_runs_in_bulk(caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(_stateless_only, caplog)
+    assert executor.chunks == 7
+
+
+@pytest.mark.parametrize("windows", [
+    ks.TimeWindows.of_size_with_no_grace(100),
+    ks.TimeWindows.of_size_and_grace(100, 50),
+    ks.TimeWindows.of_size_with_no_grace(100).advance_by(25),
+    ks.TimeWindows.of_size_and_grace(100, 200).advance_by(50),
+], ids=["tumbling", "tumbling-grace", "hopping", "hopping-grace"])
+@pytest.mark.parametrize("cache", [True, False])
+def test_windowed_count_falls_back_and_matches(windows: Any, cache: bool,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(lambda: _windowed(windows, cache), caplog)
+    assert executor.chunks == 0 and executor.declined == 7
+
+
+@pytest.mark.parametrize("topology", [_peeking, _reduced], ids=["peek", "reduce"])
+def test_unsupported_topologies_fall_back_and_match(topology: Callable[[], ks.Topology],
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(topology, caplog)
+    assert executor.chunks == 0 and executor.declined == 7
+
+
+def test_tracing_and_handlers_turn_the_bulk_path_off() -> None:
+    topo = _word_count("in_memory", False, True)
+    with ks.TopologyTestDriver(topo, trace=True) as driver:
+        assert driver._bulk is None
+    handler = {"processing.exception.handler": "log_and_continue"}
+    with ks.TopologyTestDriver(_word_count("in_memory", False, True), handler) as driver:
+        assert driver._bulk is None
