@@ -341,17 +341,8 @@ class TopologyTestDriver:
         self._settled = True
 
     def _after_bulk(self, task: StreamTask, topic: str, rows: list[tuple[Any, ...]]) -> None:
-        """Record a chunk the bulk path ran: history, one commit per record processed (as the
-        record path commits), then loop back what it left for the record path."""
+        """Record a chunk the bulk path ran (it processed and committed every record)."""
         self._history.extend(rows, topic)
-        for _ in range(self._bulk.steps if task._caches else 1):  # type: ignore[union-attr]
-            task.commit()
-        if self._collector.pending:
-            self._settled = False
-            self._loop_back(task)
-            if task.has_records():
-                self._complete_all_work()
-                return
         self._settled = True
 
     def _enqueue(self, task: StreamTask, topic: str, partition: int, key: Any, value: Any,
@@ -730,7 +721,7 @@ class TopologyTestDriver:
 
 
 class _DriverPort:
-    """What the bulk executor sees of the driver: its offsets, topic logs and writers."""
+    """What the bulk executor sees of the driver: its offsets and topic logs."""
 
     def __init__(self, driver: TopologyTestDriver) -> None:
         self._driver = driver
@@ -743,10 +734,6 @@ class _DriverPort:
     def log(self, topic: str) -> RecordLog:
         """The log of ``topic``."""
         return self._driver._collector.outputs[topic]
-
-    def writer(self, topic: str) -> Any:
-        """The collector's direct writer (records for topics a task reads are looped back)."""
-        return self._driver._collector.writer(topic)
 
 
 def _history_step(log: RecordLog, index: int) -> HistoryStep:

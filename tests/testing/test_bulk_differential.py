@@ -66,15 +66,18 @@ def _word_count(store: Any, cache: bool, logging_on: bool) -> ks.Topology:
     return b.build()
 
 
-def _windowed(windows: Any, cache: bool) -> ks.Topology:
+def _windowed(windows: Any, cache: bool, on_close: bool = False) -> ks.Topology:
     mat = ks.Materialized.as_("wcounts").with_store_type("in_memory")
     if not cache:
         mat = mat.with_caching_disabled()
     b = ks.StreamsBuilder()
-    (b.stream("lines", ks.Consumed.with_(S, S))
-     .filter(lambda k, v: k is not None)
-     .group_by_key()
-     .windowed_by(windows)
+    windowed = (b.stream("lines", ks.Consumed.with_(S, S))
+                .filter(lambda k, v: k is not None)
+                .group_by_key()
+                .windowed_by(windows))
+    if on_close:
+        windowed = windowed.emit_strategy(ks.EmitStrategy.on_window_close())
+    (windowed
      .count(mat)
      .to_stream()
      .to("wcounts", ks.Produced.with_(serdes.TimeWindowed(S, 100), L)))
@@ -208,7 +211,7 @@ def test_word_count_uncached_runs_in_bulk_and_matches(store: str, logging_on: bo
 
 @pytest.mark.parametrize("store", ["in_memory", "persistent"])
 @pytest.mark.parametrize("logging_on", [True, False])
-def test_word_count_cached_loops_the_count_back_and_matches(
+def test_word_count_cached_runs_its_count_processor_and_matches(
         store: str, logging_on: bool, caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _word_count(store, True, logging_on), caplog)
     assert executor.chunks == 7
@@ -231,10 +234,17 @@ def test_stateless_chain_to_an_output_runs_in_bulk(caplog: pytest.LogCaptureFixt
     ks.TimeWindows.of_size_and_grace(100, 200).advance_by(50),
 ], ids=["tumbling", "tumbling-grace", "hopping", "hopping-grace"])
 @pytest.mark.parametrize("cache", [True, False])
-def test_windowed_count_falls_back_and_matches(windows: Any, cache: bool,
-                                               caplog: pytest.LogCaptureFixture) -> None:
+def test_windowed_count_runs_in_bulk_and_matches(windows: Any, cache: bool,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _windowed(windows, cache), caplog)
-    assert executor.chunks == 0 and executor.declined == 7
+    assert executor.chunks == 7 and executor.declined == 0
+
+
+def test_windowed_count_emitting_on_close_runs_in_bulk_and_matches(
+        caplog: pytest.LogCaptureFixture) -> None:
+    windows = ks.TimeWindows.of_size_and_grace(100, 30)
+    executor = _same(lambda: _windowed(windows, False, on_close=True), caplog)
+    assert executor.chunks == 7
 
 
 @pytest.mark.parametrize("topology", [_peeking, _reduced], ids=["peek", "reduce"])

@@ -1,10 +1,11 @@
 """Runs one chunk of an idle single-partition task's input over columns, or declines.
 
-Phase one runs every user function, deserializer and serializer of the chunk and mutates
-nothing; if anything raises, ``run`` returns ``False`` and the engine re-runs the chunk on the
-record path, which raises the exact error with the exact partial state (the user functions of
-earlier records then run twice, as Kafka's reprocessing after a failure also does). Phase two
-applies the chunk: logs, offsets, clocks, metrics, the count store and the task's context.
+Phase one runs every user function, deserializer and serializer of the chunk's stateless
+chains and mutates nothing; if anything raises, ``run`` returns ``False`` and the engine re-runs
+the chunk on the record path, which raises the exact error with the exact partial state (the
+user functions of earlier records then run twice, as Kafka's reprocessing after a failure also
+does). Phase two applies the chunk: logs, offsets, clocks, metrics, the counts, the commits
+and the task's context.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from kslab.core.bulk.columns import Columns, apply_stateless
-from kslab.core.bulk.count import count_rows
-from kslab.core.bulk.plan import StatelessChain, compile_chain
+from kslab.core.bulk.count import count_direct, count_with_processor
+from kslab.core.bulk.plan import Chain, compile_chain
 from kslab.records import Headers, Record, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
 
@@ -24,21 +25,32 @@ _IDENTITY = {String: str, Long: int, Integer: int, Bytes: bytes}
 
 
 class EnginePort(Protocol):
-    """What the executor needs from the engine: offsets, topic logs and loop-back writers."""
+    """What the executor needs from the engine: the next offset of each topic partition and
+    the log of each topic."""
 
     offsets: dict[tuple[str, int], int]
 
     def log(self, topic: str) -> Any:
         """The log of ``topic`` (``extend(rows)`` appends serialized rows)."""
 
-    def writer(self, topic: str) -> Any:
-        """The engine's direct writer for ``topic`` (loop-back topics queue the record)."""
 
+class _Stage:
+    """One chain's share of a chunk: the records it consumes, the same as columns after its
+    stateless processors (``cols.origin`` indexes the consumed records), and its sink's rows."""
 
-class _Prepared:
-    """Everything phase one computed for a chunk."""
+    __slots__ = ("chain", "cols", "headers", "input_row", "keys", "out_rows", "timestamps",
+                 "topic", "values")
 
-    __slots__ = ("cols", "headers", "keys", "out_rows", "timestamps", "values")
+    def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
+                 timestamps: list[int], headers: list[Any], input_row: list[int]) -> None:
+        self.chain = chain
+        self.topic = topic
+        self.keys, self.values = keys, values  # as consumed (deserialized)
+        self.timestamps = timestamps
+        self.headers = headers
+        self.input_row = input_row  # the chunk row each consumed record comes from
+        self.cols = Columns(keys, values, list(range(len(keys))))
+        self.out_rows: list[tuple[Any, ...]] = []
 
 
 def _round_trips(sink_serde: Any, source_serde: Any, objects: list[Any]) -> bool:
@@ -53,12 +65,11 @@ class BulkExecutor:
 
     def __init__(self, port: EnginePort) -> None:
         self.port = port
-        self._plans: dict[tuple[int, str], StatelessChain | None] = {}
+        self._plans: dict[tuple[int, str], Chain | None] = {}
         self.chunks = 0  # chunks run in bulk (tests assert a topology used or left the path)
         self.declined = 0
-        self.steps = 0  # records the last chunk processed: the record path commits after each
 
-    def plan(self, task: Any, topic: str) -> StatelessChain | None:
+    def plan(self, task: Any, topic: str) -> Chain | None:
         """The compiled plan for ``topic`` in ``task`` (``None``: record path)."""
         key = (id(task), topic)
         if key not in self._plans:
@@ -73,21 +84,20 @@ class BulkExecutor:
             self.declined += 1
             return False
         try:
-            prepared = self._prepare(plan, topic, rows)
+            stages = self._prepare(plan, topic, rows)
         except Exception:
-            prepared = None
-        if prepared is None:
+            stages = None
+        if stages is None:
             self.declined += 1
             return False
-        self.steps = len(rows)
-        self._apply(task, plan, topic, rows, prepared)
+        self._apply(task, stages, rows)
         self.chunks += 1
         return True
 
     # -- phase one: user code, no mutation ------------------------------------------------
 
-    def _prepare(self, plan: StatelessChain, topic: str, rows: list[tuple[Any, ...]]
-                 ) -> _Prepared | None:
+    def _prepare(self, plan: Chain, topic: str, rows: list[tuple[Any, ...]]
+                 ) -> list[_Stage] | None:
         kdes = plan.source.key_serde.deserialize
         vdes = plan.source.value_serde.deserialize
         keys, values, timestamps, headers = [], [], [], []
@@ -99,38 +109,47 @@ class BulkExecutor:
             timestamps.append(timestamp)
             headers.append(header if header is None or header.__class__ is Headers
                            else as_headers(header))
-        cols = Columns(keys, values, list(range(len(rows))))
-        for processor in plan.processors:
-            cols = apply_stateless(processor, cols)
-        sink = plan.sink
-        out_topic, kser, vser = sink.topic, sink._key_ser, sink._value_ser
-        out_rows = []
-        for key, value, row in zip(cols.keys, cols.values, cols.origin, strict=True):
-            header = headers[row]
-            out_rows.append((kser(out_topic, key, header), vser(out_topic, value, header),
-                             header, timestamps[row], 0))
-        downstream = plan.downstream
-        if downstream is not None and downstream.bulk:
+        stage = _Stage(plan, topic, keys, values, timestamps, headers, list(range(len(rows))))
+        stages = [stage]
+        while True:
+            chain = stage.chain
+            cols = stage.cols
+            for processor in chain.processors:
+                cols = apply_stateless(processor, cols)
+            stage.cols = cols
+            if chain.sink is None:
+                return stages
+            sink = chain.sink
+            out_topic, kser, vser = sink.topic, sink._key_ser, sink._value_ser
+            ts, hs = stage.timestamps, stage.headers
+            out = stage.out_rows
+            for key, value, row in zip(cols.keys, cols.values, cols.origin, strict=True):
+                header = hs[row]
+                out.append((kser(out_topic, key, header), vser(out_topic, value, header),
+                            header, ts[row], 0))
+            downstream = chain.downstream
+            if downstream is None:
+                return stages
             source = downstream.source
-            if not _round_trips(sink.key_serde, source.key_serde, cols.keys):
-                cols.keys = [source.key_serde.deserialize(out_topic, r[0], r[2])
-                             for r in out_rows]
-            if not _round_trips(sink.value_serde, source.value_serde, cols.values):
-                cols.values = [source.value_serde.deserialize(out_topic, r[1], r[2])
-                               for r in out_rows]
-        prepared = _Prepared()
-        prepared.keys, prepared.values, prepared.timestamps = keys, values, timestamps
-        prepared.headers, prepared.cols, prepared.out_rows = headers, cols, out_rows
-        return prepared
+            next_keys, next_values = cols.keys, cols.values
+            if not _round_trips(sink.key_serde, source.key_serde, next_keys):
+                next_keys = [source.key_serde.deserialize(out_topic, r[0], r[2]) for r in out]
+            if not _round_trips(sink.value_serde, source.value_serde, next_values):
+                next_values = [source.value_serde.deserialize(out_topic, r[1], r[2])
+                               for r in out]
+            rows_of = stage.input_row
+            stage = _Stage(downstream, out_topic, next_keys, next_values, [r[3] for r in out],
+                           [r[2] for r in out], [rows_of[i] for i in cols.origin])
+            stages.append(stage)
 
     # -- phase two: apply ----------------------------------------------------------------
 
-    def _consume(self, task: Any, topic: str, timestamps: list[int], count: int) -> int:
+    def _consume(self, task: Any, topic: str, timestamps: list[int]) -> int:
         """Advance offsets, partition and stream time and the processed count; first offset."""
         offsets = self.port.offsets
         tp = (topic, 0)
         first = offsets[tp]
-        offsets[tp] = first + count
+        offsets[tp] = first + len(timestamps)
         if timestamps:
             latest = max(timestamps)
             queue = task.queue_for(topic, 0)
@@ -139,36 +158,48 @@ class BulkExecutor:
             group = task.partition_group
             if latest > group.stream_time:
                 group.stream_time = latest
-        task.metrics.processed += count
+        task.metrics.processed += len(timestamps)
         return first
 
-    def _apply(self, task: Any, plan: StatelessChain, topic: str, rows: list[tuple[Any, ...]],
-               p: _Prepared) -> None:
-        first = self._consume(task, topic, p.timestamps, len(rows))
+    def _apply(self, task: Any, stages: list[_Stage], rows: list[tuple[Any, ...]]) -> None:
         context = task.context
-        last = (topic, first + len(rows) - 1,
-                Record(p.keys[-1], p.values[-1], p.timestamps[-1], p.headers[-1]))
-        sink_topic = plan.sink.topic
-        downstream = plan.downstream
-        out_rows = p.out_rows
-        if downstream is not None and not downstream.bulk:
-            write = self.port.writer(sink_topic)  # the engine loops these back one by one
-            for row in out_rows:
-                write(*row)
-        elif out_rows:
-            self.port.log(sink_topic).extend(out_rows)
-        if downstream is not None and downstream.bulk and out_rows:
-            cols = p.cols
-            ts = [r[3] for r in out_rows]
-            hs = [r[2] for r in out_rows]
-            rfirst = self._consume(task, sink_topic, ts, len(out_rows))
-            self.steps += len(out_rows)
-            counted = count_rows(context, sink_topic, downstream.store, downstream.sink,
-                                 cols.keys, cols.values, ts, hs, rfirst)
-            if counted:
-                self.port.log(downstream.sink.topic).extend(counted)
-            last = (sink_topic, rfirst + len(out_rows) - 1,
-                    Record(cols.keys[-1], cols.values[-1], ts[-1], hs[-1]))
-        context.topic, context.partition, context.offset = last[0], 0, last[1]
-        context.record = last[2]
+        commits = 0
+        last: tuple[str, int, Record] | None = None
+        for n, stage in enumerate(stages):
+            consumed = len(stage.timestamps)
+            if not consumed:
+                continue
+            first = self._consume(task, stage.topic, stage.timestamps)
+            commits += consumed
+            # the record path processes an input row, then what it looped back
+            if n == 0 or stage.input_row[-1] == len(rows) - 1:
+                index = consumed - 1
+                last = (stage.topic, first + index,
+                        Record(stage.keys[index], stage.values[index],
+                               stage.timestamps[index], stage.headers[index]))
+            chain = stage.chain
+            if chain.sink is not None:
+                if stage.out_rows:
+                    self.port.log(chain.sink.topic).extend(stage.out_rows)
+                continue
+            count, cols = chain.count, stage.cols
+            assert count is not None
+            ts = [stage.timestamps[i] for i in cols.origin]
+            hs = [stage.headers[i] for i in cols.origin]
+            if count.direct:
+                out = count_direct(context, stage.topic, count.store, count.sink, cols.keys,
+                                   cols.values, ts, hs, first)
+            else:
+                commits -= len(cols.keys)  # the processor path commits after each itself
+                out = count_with_processor(task, stage.topic, count.aggregate, count.sink,
+                                           cols.keys, cols.values, ts, hs,
+                                           [first + i for i in cols.origin])
+            if out:
+                self.port.log(count.sink.topic).extend(out)
+        # the record path commits after every record; with no record cache that is a no-op
+        for _ in range(commits if task._caches else 1):
+            task.commit()
+        if last is not None:
+            context.topic, context.partition, context.offset, context.record = last[0], 0, \
+                last[1], last[2]
         context.current = None
