@@ -73,6 +73,7 @@ def _windowed(windows: Any, cache: bool, on_close: bool = False) -> ks.Topology:
     b = ks.StreamsBuilder()
     windowed = (b.stream("lines", ks.Consumed.with_(S, S))
                 .filter(lambda k, v: k is not None)
+                .flat_map_values(_split)  # one record updates a key's window several times
                 .group_by_key()
                 .windowed_by(windows))
     if on_close:
@@ -81,6 +82,21 @@ def _windowed(windows: Any, cache: bool, on_close: bool = False) -> ks.Topology:
      .count(mat)
      .to_stream()
      .to("wcounts", ks.Produced.with_(serdes.TimeWindowed(S, 100), L)))
+    return b.build()
+
+
+def _count_by_line_key(cache: bool) -> ks.Topology:
+    """No repartition: a line's words all update its key, within one record."""
+    mat = ks.Materialized.as_("counts")
+    if not cache:
+        mat = mat.with_caching_disabled()
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .flat_map_values(_split)
+     .group_by_key()
+     .count(mat)
+     .to_stream()
+     .to("counts", ks.Produced.with_(S, L)))
     return b.build()
 
 
@@ -214,6 +230,13 @@ def test_word_count_uncached_runs_in_bulk_and_matches(store: str, logging_on: bo
 def test_word_count_cached_runs_its_count_processor_and_matches(
         store: str, logging_on: bool, caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _word_count(store, True, logging_on), caplog)
+    assert executor.chunks == 7
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_count_updating_a_key_twice_per_record_matches(cache: bool,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(lambda: _count_by_line_key(cache), caplog)
     assert executor.chunks == 7
 
 

@@ -10,6 +10,7 @@ and the sink become one serialization into the output rows.
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from kslab.dsl._processors import skip_record
@@ -19,23 +20,88 @@ from kslab.records import Record, ValueAndTimestamp
 __all__ = ["count_direct", "count_with_processor"]
 
 _new_tuple = tuple.__new__
+_TIMESTAMP = struct.Struct(">q")  # the store's layout: timestamp, then the value's bytes
+_MEMO = (str, int, bytes)  # immutable key types: one serialization per key and chunk
+_STORE_PARTS = ("_kser", "_vser", "_vdes", "_bget", "_bput", "_topic", "_name", "_log")
+
+
+def _byte_level(store: Any) -> tuple[Any, ...] | None:
+    """The store's own serializers, backend calls and changelog writer, if it exposes them."""
+    parts = tuple(getattr(store, name, None) for name in _STORE_PARTS)
+    if any(part is None for part in parts[:-1]) or not getattr(store, "is_open", False):
+        return None
+    return parts
 
 
 def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any],
                  values: list[Any], timestamps: list[int], headers: list[Any],
-                 first_offset: int) -> list[tuple[Any, ...]]:
-    """Count ``keys`` read from ``topic`` into an uncached timestamped store; output rows."""
+                 first_offset: int, origins: list[int]) -> list[tuple[Any, ...]]:
+    """Count ``keys`` read from ``topic`` into an uncached timestamped store; output rows.
+
+    The store's bytes are written as its own ``get``/``put`` write them (8-byte timestamp,
+    then the value serde's bytes; the changelog gets the value bytes at that timestamp).
+    """
+    parts = _byte_level(store)
+    if parts is None:
+        return _count_through_store(context, topic, store, sink, keys, values, timestamps,
+                                    headers, first_offset, origins)
+    kser, vser, vdes, bget, bput, store_topic, name, log = parts
+    pack, unpack = _TIMESTAMP.pack, _TIMESTAMP.unpack_from
+    out_topic = sink.topic
+    key_ser, value_ser = sink._key_ser, sink._value_ser
+    out: list[tuple[Any, ...]] = []
+    append = out.append
+    key_bytes_of: dict[Any, bytes] = {}
+    last_key: Any = None
+    key_bytes = b""
+    for key, value, timestamp, header, origin in zip(keys, values, timestamps, headers,
+                                                     origins, strict=True):
+        if key is None or value is None:
+            context.topic, context.partition = topic, 0
+            context.offset = first_offset + origin
+            skip_record(context, "null key or value")
+            continue
+        key_bytes = key_bytes_of.get(key)  # type: ignore[assignment]  # one serde: one type
+        if key_bytes is None:
+            key_bytes = kser(store_topic, key)
+            if key_bytes.__class__ is not bytes:
+                key_bytes = bytes(key_bytes)
+            key_bytes_of[key] = key_bytes
+        last_key = key
+        stored = bget(key_bytes)
+        if stored is None:
+            new = 1
+        else:
+            new = vdes(store_topic, stored[8:]) + 1
+            old_timestamp = unpack(stored)[0]
+            if old_timestamp > timestamp:
+                timestamp = old_timestamp
+        raw = vser(store_topic, new)
+        bput(key_bytes, pack(timestamp) + raw)
+        if log is not None:
+            log(name, key_bytes, raw, timestamp)
+        append((key_ser(out_topic, key, header), value_ser(out_topic, new, header), header,
+                timestamp, 0))
+    if last_key is not None and last_key.__class__ in _MEMO:  # as the store's get-then-put
+        store._memo_key, store._memo_key_bytes = last_key, key_bytes  # of the last key leaves it
+    return out
+
+
+def _count_through_store(context: Any, topic: str, store: Any, sink: Any, keys: list[Any],
+                         values: list[Any], timestamps: list[int], headers: list[Any],
+                         first_offset: int, origins: list[int]) -> list[tuple[Any, ...]]:
+    """``count_direct`` through the store's ``get`` and ``put``."""
     get, put = store.get, store.put
     out_topic = sink.topic
     key_ser, value_ser = sink._key_ser, sink._value_ser
     out: list[tuple[Any, ...]] = []
     append = out.append
     vat = ValueAndTimestamp
-    offset = first_offset - 1
-    for key, value, timestamp, header in zip(keys, values, timestamps, headers, strict=True):
-        offset += 1
+    for key, value, timestamp, header, origin in zip(keys, values, timestamps, headers,
+                                                     origins, strict=True):
         if key is None or value is None:
-            context.topic, context.partition, context.offset = topic, 0, offset
+            context.topic, context.partition = topic, 0
+            context.offset = first_offset + origin
             skip_record(context, "null key or value")
             continue
         stored = get(key)
@@ -73,18 +139,25 @@ class _Capture:
 
 def count_with_processor(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[Any],
                          values: list[Any], timestamps: list[int], headers: list[Any],
-                         offsets: list[int]) -> list[tuple[Any, ...]]:
-    """Run the count's processor on each record, committing after each; the output rows."""
+                         first_offset: int, origins: list[int]) -> list[tuple[Any, ...]]:
+    """Run the count's processor on each record, committing after each consumed record (so a
+    record cache emits once per key and consumed record, as the record path does); the rows.
+
+    ``origins`` is the consumed record (offset ``first_offset + origin``) each record came
+    from: a flat_map may hand the count several records of one consumed record.
+    """
     context = task.context
     commit = task.commit
     process = aggregate.processor.process
     out: list[tuple[Any, ...]] = []
     children = aggregate.children
     aggregate.children = [_Capture(children[0].name, sink, out)]
+    count = len(keys)
     try:
-        for key, value, timestamp, header, offset in zip(keys, values, timestamps, headers,
-                                                         offsets, strict=True):
-            context.topic, context.partition, context.offset = topic, 0, offset
+        for i, (key, value, timestamp, header, origin) in enumerate(
+                zip(keys, values, timestamps, headers, origins, strict=True)):
+            context.topic, context.partition = topic, 0
+            context.offset = first_offset + origin
             record = context.record = Record(key, value, timestamp, header)
             context.current = aggregate
             try:
@@ -93,7 +166,8 @@ def count_with_processor(task: Any, topic: str, aggregate: Any, sink: Any, keys:
                 raise
             except Exception as exc:
                 raise context.processing_error(aggregate.name, record, exc) from exc
-            commit()
+            if i + 1 == count or origins[i + 1] != origin:
+                commit()
     finally:
         aggregate.children = children
         context.current = None

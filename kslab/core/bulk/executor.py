@@ -188,12 +188,11 @@ class BulkExecutor:
             hs = [stage.headers[i] for i in cols.origin]
             if count.direct:
                 out = count_direct(context, stage.topic, count.store, count.sink, cols.keys,
-                                   cols.values, ts, hs, first)
+                                   cols.values, ts, hs, first, cols.origin)
             else:
-                commits -= len(cols.keys)  # the processor path commits after each itself
+                commits -= len(set(cols.origin))  # committed after each by the count
                 out = count_with_processor(task, stage.topic, count.aggregate, count.sink,
-                                           cols.keys, cols.values, ts, hs,
-                                           [first + i for i in cols.origin])
+                                           cols.keys, cols.values, ts, hs, first, cols.origin)
             if out:
                 self.port.log(count.sink.topic).extend(out)
         # the record path commits after every record; with no record cache that is a no-op
