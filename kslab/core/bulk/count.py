@@ -11,13 +11,15 @@ and the sink become one serialization into the output rows.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from kslab.dsl._processors import skip_record
 from kslab.errors import KslabError
 from kslab.records import Record, ValueAndTimestamp
 
-__all__ = ["count_direct", "count_with_processor"]
+__all__ = ["capture_forwards", "count_direct", "count_with_processor"]
 
 _new_tuple = tuple.__new__
 _TIMESTAMP = struct.Struct(">q")  # the store's layout: timestamp, then the value's bytes
@@ -137,6 +139,34 @@ class _Capture:
                      headers, record.timestamp, 0))
 
 
+@contextmanager
+def capture_forwards(aggregate: Any, sink: Any, out: list[tuple[Any, ...]]
+                     ) -> Iterator[Callable[[str, int, Record], None]]:
+    """While open, what ``aggregate`` forwards lands serialized in ``out``; yields
+    ``process(topic, offset, record)``, which runs its processor as the record path does."""
+    context = aggregate.context
+    run = aggregate.processor.process
+    children = aggregate.children
+    aggregate.children = [_Capture(children[0].name, sink, out)]
+
+    def process(topic: str, offset: int, record: Record) -> None:
+        context.topic, context.partition, context.offset = topic, 0, offset
+        context.record = record
+        context.current = aggregate
+        try:
+            run(record)
+        except KslabError:
+            raise
+        except Exception as exc:
+            raise context.processing_error(aggregate.name, record, exc) from exc
+
+    try:
+        yield process
+    finally:
+        aggregate.children = children
+        context.current = None
+
+
 def count_with_processor(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[Any],
                          values: list[Any], timestamps: list[int], headers: list[Any],
                          first_offset: int, origins: list[int]) -> list[tuple[Any, ...]]:
@@ -146,29 +176,13 @@ def count_with_processor(task: Any, topic: str, aggregate: Any, sink: Any, keys:
     ``origins`` is the consumed record (offset ``first_offset + origin``) each record came
     from: a flat_map may hand the count several records of one consumed record.
     """
-    context = task.context
     commit = task.commit
-    process = aggregate.processor.process
     out: list[tuple[Any, ...]] = []
-    children = aggregate.children
-    aggregate.children = [_Capture(children[0].name, sink, out)]
     count = len(keys)
-    try:
+    with capture_forwards(aggregate, sink, out) as process:
         for i, (key, value, timestamp, header, origin) in enumerate(
                 zip(keys, values, timestamps, headers, origins, strict=True)):
-            context.topic, context.partition = topic, 0
-            context.offset = first_offset + origin
-            record = context.record = Record(key, value, timestamp, header)
-            context.current = aggregate
-            try:
-                process(record)
-            except KslabError:
-                raise
-            except Exception as exc:
-                raise context.processing_error(aggregate.name, record, exc) from exc
+            process(topic, first_offset + origin, Record(key, value, timestamp, header))
             if i + 1 == count or origins[i + 1] != origin:
                 commit()
-    finally:
-        aggregate.children = children
-        context.current = None
     return out

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from kslab.core.bulk.columns import Columns, apply_stateless
 from kslab.core.bulk.count import count_direct, count_with_processor
 from kslab.core.bulk.plan import Chain, compile_chain
+from kslab.core.bulk.windowed import tumbling_count
 from kslab.records import Headers, Record, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
 
@@ -186,7 +187,10 @@ class BulkExecutor:
             assert count is not None
             ts = [stage.timestamps[i] for i in cols.origin]
             hs = [stage.headers[i] for i in cols.origin]
-            if count.direct:
+            if count.kind == "tumbling":
+                out = tumbling_count(task, stage.topic, count.aggregate, count.sink, cols.keys,
+                                     cols.values, ts, hs, first, cols.origin)
+            elif count.kind == "direct":
                 out = count_direct(context, stage.topic, count.store, count.sink, cols.keys,
                                    cols.values, ts, hs, first, cols.origin)
             else:

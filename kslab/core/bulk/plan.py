@@ -30,14 +30,15 @@ _WINDOWED = (serdes.TimeWindowed,)
 
 
 class CountStep(NamedTuple):
-    """count -> to_stream -> sink. ``direct``: a plain count on an uncached timestamped store,
-    done on the store itself; otherwise the real processor runs per record, its store and
-    record cache included, and only what it forwards is taken over."""
+    """count -> to_stream -> sink, done as ``kind`` says: ``"direct"`` (a plain count on an
+    uncached timestamped store, on the store itself), ``"tumbling"`` (a tumbling-window count
+    on an uncached window store, emitting updates), or ``"processor"`` (the real processor per
+    record, store and record cache included; only what it forwards is taken over)."""
 
     aggregate: ProcessorRuntime
     store: Any
     sink: SinkRuntime
-    direct: bool
+    kind: str
 
 
 class Chain(NamedTuple):
@@ -116,8 +117,14 @@ def _count_step(aggregate: Any, task: Any) -> CountStep | None:
     if sink is None or sink.topic in task_topics(task):
         return None
     store = processor.store
-    direct = type(store) is TimestampedKeyValueStore and type(processor.s) is AggregateSupplier
-    return CountStep(aggregate, store, sink, direct)
+    kind = "processor"
+    if type(store) is TimestampedKeyValueStore and type(processor.s) is AggregateSupplier:
+        kind = "direct"
+    elif type(processor.s) is TimeWindowAggregateSupplier and processor.pairs \
+            and processor.advance == processor.size and processor.updates \
+            and processor.serialize is not None:
+        kind = "tumbling"
+    return CountStep(aggregate, store, sink, kind)
 
 
 def task_topics(task: Any) -> set[str]:
