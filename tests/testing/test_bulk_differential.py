@@ -187,9 +187,10 @@ def _attrs(obj: Any) -> dict[str, Any]:
 
 
 def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,
-           caplog: pytest.LogCaptureFixture) -> tuple[dict[str, Any], Any, list[str]]:
+           caplog: pytest.LogCaptureFixture, config: dict[str, Any] | None = None
+           ) -> tuple[dict[str, Any], Any, list[str]]:
     caplog.clear()
-    driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": bulk})
+    driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": bulk, **(config or {})})
     try:
         topic = driver.create_input_topic("lines", S, S)
         half = len(records) // 2
@@ -206,11 +207,11 @@ def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,
 
 
 def _same(topology: Callable[[], ks.Topology], caplog: pytest.LogCaptureFixture,
-          n: int = 700, seed: int = 7) -> Any:
+          n: int = 700, seed: int = 7, config: dict[str, Any] | None = None) -> Any:
     caplog.set_level(logging.WARNING)
     records = _lines(n, seed)
-    bulk_state, executor, bulk_log = _drive(topology, records, True, caplog)
-    record_state, none, record_log = _drive(topology, records, False, caplog)
+    bulk_state, executor, bulk_log = _drive(topology, records, True, caplog, config)
+    record_state, none, record_log = _drive(topology, records, False, caplog, config)
     assert none is None
     assert bulk_state == record_state
     assert bulk_log == record_log
@@ -237,6 +238,16 @@ def test_word_count_cached_runs_its_count_processor_and_matches(
 def test_count_updating_a_key_twice_per_record_matches(cache: bool,
                                                        caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _count_by_line_key(cache), caplog)
+    assert executor.chunks == 7
+
+
+@pytest.mark.parametrize("topology", [
+    lambda: _word_count("in_memory", True, True),
+    lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 50), True),
+], ids=["word-count", "windowed"])
+def test_a_small_record_cache_evicting_matches(topology: Callable[[], ks.Topology],
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(topology, caplog, config={"statestore.cache.max.bytes": 300})
     assert executor.chunks == 7
 
 
