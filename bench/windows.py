@@ -47,9 +47,13 @@ def topology(cache: bool = False) -> ks.Topology:
     return b.build()
 
 
-def run_driver(records: list[tuple[str, str, int]], cache: bool = False) -> int:
-    """Pipe every record through the windowed count in the driver and read the updates back."""
-    with ks.TopologyTestDriver(topology(cache)) as driver:
+def run_driver(records: list[tuple[str, str, int]], cache: bool = False,
+               bulk: bool = True) -> int:
+    """Pipe every record through the windowed count in the driver and read the updates back.
+
+    ``bulk=False`` turns the driver's bulk path off: every record goes through every node.
+    """
+    with ks.TopologyTestDriver(topology(cache), {"kslab.driver.bulk": bulk}) as driver:
         topic = driver.create_input_topic("events", S, S)
         topic.pipe_record_list([ks.TestRecord(k, v, ts) for k, v, ts in records])
         return len(driver.create_output_topic("counts", WINDOWED, L).read_key_values_to_list())
@@ -77,7 +81,8 @@ def run_bytewax(records: list[tuple[str, str, int]]) -> int:
 
     out: list[tuple[str, int]] = []
     flow = Dataflow("windows")
-    stream = op.input("in", flow, TestingSource(records))
+    # batch_size=1000: Bytewax at its best (its default of 1 is 3.9x slower here)
+    stream = op.input("in", flow, TestingSource(records, batch_size=1000))
     keyed = op.key_on("key", stream, lambda r: f"{r[0]}@{r[2] - r[2] % SIZE}")
 
     def count(state: int | None, _record: tuple[str, str, int]) -> tuple[int, int]:
@@ -100,11 +105,15 @@ def main() -> None:
         ("windowed count in TopologyTestDriver, cache disabled", lambda: run_driver(records)),
         ("windowed count in TopologyTestDriver, default record cache",
          lambda: run_driver(records, cache=True)),
+        ("same, cache disabled, record path (kslab.driver.bulk=false)",
+         lambda: run_driver(records, bulk=False)),
+        ("same, default record cache, record path",
+         lambda: run_driver(records, cache=True, bulk=False)),
         ("plain loop", lambda: run_loop(records)),
     ]
     try:
         import bytewax  # noqa: F401
-        fns.append(("Bytewax run_main", lambda: run_bytewax(records)))
+        fns.append(("Bytewax run_main (batch_size=1000)", lambda: run_bytewax(records)))
     except ImportError:
         print("bytewax is not installed; its row is skipped")
     results = interleaved(args.runs, *(fn for _, fn in fns))
