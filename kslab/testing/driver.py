@@ -735,6 +735,12 @@ class _DriverPort:
         """The log of ``topic``."""
         return self._driver._collector.outputs[topic]
 
+    def appends_only(self, topic: str) -> bool:
+        """True when a write to ``topic`` only appends to its log (one partition, no
+        loop-back), as the collector's direct writer does."""
+        collector = self._driver._collector
+        return bool(collector.single_partition) and topic not in collector.loopback
+
 
 def _history_step(log: RecordLog, index: int) -> HistoryStep:
     key, value, headers, timestamp, partition = log.record(index)

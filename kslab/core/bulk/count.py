@@ -37,17 +37,21 @@ def _byte_level(store: Any) -> tuple[Any, ...] | None:
 
 def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any],
                  values: list[Any], timestamps: list[int], headers: list[Any],
-                 first_offset: int, origins: list[int]) -> list[tuple[Any, ...]]:
+                 first_offset: int, origins: list[int],
+                 changelog: list[tuple[Any, ...]] | None = None) -> list[tuple[Any, ...]]:
     """Count ``keys`` read from ``topic`` into an uncached timestamped store; output rows.
 
     The store's bytes are written as its own ``get``/``put`` write them (8-byte timestamp,
     then the value serde's bytes; the changelog gets the value bytes at that timestamp).
+    With ``changelog`` (the engine said its writes only append to the topic's log), the
+    changelog rows are collected there for one append instead of one write per update.
     """
     parts = _byte_level(store)
     if parts is None:
         return _count_through_store(context, topic, store, sink, keys, values, timestamps,
                                     headers, first_offset, origins)
     kser, vser, vdes, bget, bput, store_topic, name, log = parts
+    collect = None if changelog is None else changelog.append
     pack, unpack = _TIMESTAMP.pack, _TIMESTAMP.unpack_from
     out_topic = sink.topic
     key_ser, value_ser = sink._key_ser, sink._value_ser
@@ -80,7 +84,9 @@ def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any
                 timestamp = old_timestamp
         raw = vser(store_topic, new)
         bput(key_bytes, pack(timestamp) + raw)
-        if log is not None:
+        if collect is not None:
+            collect((key_bytes, raw, None, timestamp, 0))
+        elif log is not None:
             log(name, key_bytes, raw, timestamp)
         append((key_ser(out_topic, key, header), value_ser(out_topic, new, header), header,
                 timestamp, 0))

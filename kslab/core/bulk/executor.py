@@ -34,6 +34,10 @@ class EnginePort(Protocol):
     def log(self, topic: str) -> Any:
         """The log of ``topic`` (``extend(rows)`` appends serialized rows)."""
 
+    def appends_only(self, topic: str) -> bool:
+        """True when a write to ``topic`` only appends to its log (no loop-back, one
+        partition); asking changes nothing."""
+
 
 class _Stage:
     """One chain's share of a chunk: the records it consumes, the same as columns after its
@@ -145,6 +149,16 @@ class BulkExecutor:
 
     # -- phase two: apply ----------------------------------------------------------------
 
+    def _changelog_topic(self, task: Any, store: Any) -> str | None:
+        """The changelog topic when the store logs through the task's context and the engine
+        only appends there; ``None``: the store writes its changelog itself."""
+        if getattr(store, "_log", None) != task.context.log_change or task.id.partition != 0:
+            return None
+        topic = task.changelog_topics.get(store.name)
+        if topic is None or not self.port.appends_only(topic):
+            return None
+        return topic  # type: ignore[no-any-return]
+
     def _consume(self, task: Any, topic: str, timestamps: list[int]) -> int:
         """Advance offsets, partition and stream time and the processed count; first offset."""
         offsets = self.port.offsets
@@ -191,8 +205,13 @@ class BulkExecutor:
                 out = tumbling_count(task, stage.topic, count.aggregate, count.sink, cols.keys,
                                      cols.values, ts, hs, first, cols.origin)
             elif count.kind == "direct":
+                changelog_topic = self._changelog_topic(task, count.store)
+                changelog: list[tuple[Any, ...]] | None = (
+                    None if changelog_topic is None else [])
                 out = count_direct(context, stage.topic, count.store, count.sink, cols.keys,
-                                   cols.values, ts, hs, first, cols.origin)
+                                   cols.values, ts, hs, first, cols.origin, changelog)
+                if changelog:
+                    self.port.log(changelog_topic).extend(changelog)
             else:
                 commits -= len(set(cols.origin))  # committed after each by the count
                 out = count_with_processor(task, stage.topic, count.aggregate, count.sink,
