@@ -12,6 +12,8 @@ Quix Streams runs from another virtualenv when it is not importable here:
 
 Usage: python bench/runtime.py [--records 200000] [--lines 25000] [--runs 3]
 (with several runs the contestants take turns and each cell reports its median).
+``--cpu [--profile FILE]``: the processing thread's CPU seconds for word count instead, raw
+loop and kslab interleaved (and a cProfile of kslab's stream thread).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
@@ -43,6 +46,15 @@ CONTESTANTS = ("raw", "kslab", "quix")
 def run_kslab(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
               app: str, state: str) -> None:
     """kslab KafkaStreams with a Processor API topology."""
+    streams = kslab_app(bootstrap, workload, guarantee, src, dst, app, state)
+    streams.start()
+    _wait_for_stop(state)
+    streams.close()
+
+
+def kslab_app(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
+              app: str, state: str) -> Any:
+    """The kslab contestant's KafkaStreams (not started)."""
     import re
 
     import kslab as ks
@@ -82,15 +94,12 @@ def run_kslab(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
             "count")
         topo.add_sink("out", dst, "count", key_serde=serdes.String(),
                       value_serde=serdes.Long())
-    streams = ks.KafkaStreams(topo, {
+    return ks.KafkaStreams(topo, {
         "application.id": app, "bootstrap.servers": bootstrap, "state.dir": state,
         "processing.guarantee": guarantee,
         "commit.interval.ms": 1000 if guarantee == "at_least_once" else 100,
         "consumer.session.timeout.ms": 6000, "consumer.heartbeat.interval.ms": 500,
     })
-    streams.start()
-    _wait_for_stop()
-    streams.close()
 
 
 def run_raw(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
@@ -201,8 +210,8 @@ app.run()
 '''
 
 
-def _wait_for_stop() -> None:
-    stop = Path(sys.argv[-1]) / "stop"
+def _wait_for_stop(state: str) -> None:
+    stop = Path(state) / "stop"
     while not stop.exists():
         time.sleep(0.1)
 
@@ -219,11 +228,9 @@ def make_input(workload: str, n: int) -> list[tuple[bytes, bytes]]:
     return [(b"line", " ".join(rnd.choice(vocab) for _ in range(8)).encode()) for _ in range(n)]
 
 
-def measure(bootstrap: str, contestant: str, workload: str, guarantee: str,
-            data: list[tuple[bytes, bytes]], run: int, quix_python: str | None) -> float | None:
-    """Units per second for one contestant, or None when it cannot run."""
+def _prepare(bootstrap: str, tag: str, data: list[tuple[bytes, bytes]]) -> tuple[str, str]:
+    """Fresh one-partition input and output topics, the input holding ``data``."""
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    tag = f"{contestant}-{workload}-{guarantee}-{run}".replace("_", "-")
     src, dst = f"in-{tag}", f"out-{tag}"
     # explicit retention: Tansu reports only the configs a topic was created with, and Quix
     # derives its changelog configs from them
@@ -239,6 +246,14 @@ def measure(bootstrap: str, contestant: str, workload: str, guarantee: str,
             producer.poll(0.1)
             producer.produce(src, value, key)
     producer.flush(60)
+    return src, dst
+
+
+def measure(bootstrap: str, contestant: str, workload: str, guarantee: str,
+            data: list[tuple[bytes, bytes]], run: int, quix_python: str | None) -> float | None:
+    """Units per second for one contestant, or None when it cannot run."""
+    tag = f"{contestant}-{workload}-{guarantee}-{run}".replace("_", "-")
+    src, dst = _prepare(bootstrap, tag, data)
     expected = len(data) * (8 if workload == "word count" else 1)
     state = Path(tempfile.mkdtemp(prefix=f"bench-{tag}-"))
     args = [bootstrap, workload, guarantee, src, dst, f"app-{tag}", str(state)]
@@ -290,6 +305,79 @@ def _read(bootstrap: str, topic: str, expected: int, guarantee: str,
     return first, last, seen
 
 
+def thread_cpu(bootstrap: str, contestant: str, workload: str, guarantee: str,
+               data: list[tuple[bytes, bytes]], run: int, profile: str | None = None) -> float:
+    """CPU seconds of the processing thread (``time.thread_time``), a load-independent view.
+
+    ``raw`` runs the raw loop in a thread of this process; ``kslab`` times its stream thread's
+    loop. Either includes the idle polls until the output is complete (a few ms of CPU).
+    ``profile``: write a cProfile of that thread there.
+    """
+    import cProfile
+    import threading
+
+    tag = f"cpu-{contestant}-{workload}-{guarantee}-{run}".replace("_", "-")
+    src, dst = _prepare(bootstrap, tag, data)
+    expected = len(data) * (8 if workload == "word count" else 1)
+    state = Path(tempfile.mkdtemp(prefix=f"bench-{tag}-"))
+    args = (bootstrap, workload, guarantee, src, dst, f"app-{tag}", str(state))
+    cpu: list[float] = []
+
+    def timed(body: Any, *body_args: Any) -> None:
+        prof = cProfile.Profile() if profile else None
+        start = time.thread_time()
+        try:
+            if prof is not None:
+                prof.runcall(body, *body_args)
+            else:
+                body(*body_args)
+        finally:
+            cpu.append(time.thread_time() - start)
+            if prof is not None:
+                prof.dump_stats(profile)
+
+    from kslab.runtime._thread import StreamThread
+
+    streams = None
+    loop = StreamThread._loop
+    if contestant == "raw":
+        thread = threading.Thread(target=timed, args=(run_raw, *args))
+        thread.start()
+    else:  # the stream thread enters its loop after start() returns: unpatched after close
+        StreamThread._loop = lambda self: timed(loop, self)  # type: ignore[method-assign]
+        streams = kslab_app(*args)
+        streams.start()
+    try:
+        _, _, seen = _read(bootstrap, dst, expected, guarantee, timeout=300)
+    finally:
+        (state / "stop").touch()
+        if streams is not None:
+            streams.close()
+        else:
+            thread.join()
+        StreamThread._loop = loop  # type: ignore[method-assign]
+        shutil.rmtree(state, ignore_errors=True)
+    if seen < expected:
+        print(f"  cpu {contestant}: only {seen}/{expected} outputs", file=sys.stderr)
+    return cpu[0]
+
+
+def cpu_main(opts: Any) -> None:
+    """Print the processing thread's CPU seconds for word count, raw loop and kslab interleaved."""
+    from kslab.runtime import LocalBroker
+
+    data = make_input("word count", opts.lines)
+    with LocalBroker() as broker:
+        for guarantee in GUARANTEES:
+            for run in range(opts.runs):
+                got = {c: thread_cpu(broker.bootstrap_servers, c, "word count", guarantee,
+                                     data, run, opts.profile if c == "kslab" else None)
+                       for c in ("raw", "kslab")}
+                print(f"word count {guarantee} run {run}: raw {got['raw']:.3f} s, kslab "
+                      f"{got['kslab']:.3f} s CPU, raw/kslab {got['raw'] / got['kslab']:.2f}x",
+                      flush=True)
+
+
 def _quix_python() -> str | None:
     explicit = os.environ.get("QUIX_PYTHON")
     if explicit:
@@ -308,7 +396,13 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=25_000)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--workloads", default="pass-through,word count")
+    parser.add_argument("--cpu", action="store_true",
+                        help="print the processing thread's CPU time for word count instead")
+    parser.add_argument("--profile", help="with --cpu: cProfile kslab's stream thread here")
     opts = parser.parse_args()
+    if opts.cpu:
+        cpu_main(opts)
+        return
     from kslab.runtime import LocalBroker
 
     quix = _quix_python()
