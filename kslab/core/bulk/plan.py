@@ -59,6 +59,12 @@ def _built_in(serde: Any) -> bool:
     return kind in _BUILT_IN
 
 
+def _unguarded(node: Any, owner: Any) -> bool:
+    """True when ``node`` runs ``owner``'s own method (an error handler's guard wraps it in a
+    function of its own)."""
+    return getattr(node.call, "__self__", None) is owner
+
+
 def _only_child(runtime: Any) -> Any:
     children = runtime.children
     return children[0] if len(children) == 1 else None
@@ -68,7 +74,7 @@ def _plain_sink(node: Any) -> SinkRuntime | None:
     """A sink writing a fixed topic with built-in serdes, through the engine's direct writer."""
     if not isinstance(node, SinkRuntime) or node.topic is None or node.partitioner is not None:
         return None
-    if getattr(node, "_writer", None) is None or node.call != node._write:
+    if getattr(node, "_writer", None) is None or not _unguarded(node, node):
         return None  # guarded by an error handler, or an engine without direct writers
     if not (_built_in(node.key_serde) and _built_in(node.value_serde)):
         return None
@@ -105,13 +111,13 @@ def _is_count(processor: Any) -> bool:
 def _count_step(aggregate: Any, task: Any) -> CountStep | None:
     processor = getattr(aggregate, "processor", None)
     if type(aggregate) is not ProcessorRuntime or not _is_count(processor) \
-            or aggregate.call != processor.process:  # wrapped by a handler's guard
+            or not _unguarded(aggregate, processor):
         return None
     to_stream = _only_child(aggregate)
     mapper = getattr(getattr(to_stream, "processor", None), "mapper", None)
     if type(to_stream) is not ProcessorRuntime or type(to_stream.processor) is not MapValues \
             or mapper is not new_value_only or to_stream.processor.with_key \
-            or to_stream.call != to_stream.processor.process:
+            or not _unguarded(to_stream, to_stream.processor):
         return None
     sink = _plain_sink(_only_child(to_stream))
     if sink is None or sink.topic in task_topics(task):
@@ -141,7 +147,7 @@ def compile_chain(task: Any, topic: str, depth: int = 0) -> Chain | None:
     node = _only_child(source)
     while type(node) is ProcessorRuntime and not node.stores:
         processor = getattr(node, "processor", None)
-        if type(processor) not in STATELESS or node.call != processor.process:
+        if type(processor) not in STATELESS or not _unguarded(node, processor):
             return None
         processors.append(processor)
         node = _only_child(node)
