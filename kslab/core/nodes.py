@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kslab.errors import KslabError, SerializationError, StreamsError
 from kslab.records import FixedKeyRecord, Record
+from kslab.serdes._base import fast_serializer
 
 if TYPE_CHECKING:
     from kslab.core.context import TaskContext
@@ -160,8 +161,8 @@ class FixedKeyProcessorRuntime(ProcessorRuntime):
 class SinkRuntime(RuntimeNode):
     """Serializes what reaches it and hands it to the engine's record collector."""
 
-    __slots__ = ("_key_ser", "_value_ser", "_writer", "key_serde", "partitioner", "topic",
-                 "topic_extractor", "value_serde")
+    __slots__ = ("_key_enc", "_key_ser", "_value_enc", "_value_ser", "_writer", "key_serde",
+                 "partitioner", "topic", "topic_extractor", "value_serde")
 
     def __init__(
         self,
@@ -180,6 +181,8 @@ class SinkRuntime(RuntimeNode):
         self.value_serde = value_serde
         self._key_ser = key_serde.serialize
         self._value_ser = value_serde.serialize
+        self._key_enc = fast_serializer(key_serde)
+        self._value_enc = fast_serializer(value_serde)
         self.partitioner = partitioner
         self._writer: Any = None
 
@@ -188,7 +191,20 @@ class SinkRuntime(RuntimeNode):
         if self.topic is not None and self.partitioner is None:
             self._writer = self.context.writer(self.topic)
             if self._writer is not None:
-                self.call = self._write
+                fast = self._key_enc is not None and self._value_enc is not None
+                self.call = self._write_fast if fast else self._write
+
+    def _write_fast(self, record: Record) -> None:
+        """``_write`` with the serdes' C-level codecs (``serdes._base.fast_serializer``); a
+        value they refuse (``None``, a wrong type) goes through ``_write``, the serdes' own
+        methods, for the same bytes or the same error."""
+        try:
+            key_bytes = self._key_enc(record.key)  # type: ignore[misc]
+            value_bytes = self._value_enc(record.value)  # type: ignore[misc]
+        except Exception:
+            self._write(record)
+            return
+        self._writer(key_bytes, value_bytes, record._headers, record.timestamp, 0)  # type: ignore[misc]
 
     def _write(self, record: Record) -> None:
         """``process`` for a fixed topic with a direct writer: serialize and append."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from kslab.errors import SerdeError
@@ -17,6 +18,8 @@ from kslab.records import Windowed
 __all__ = [
     "Serde",
     "deserialize_error",
+    "fast_deserializer",
+    "fast_serializer",
     "located",
     "plural",
     "preview_bytes",
@@ -87,6 +90,33 @@ class Serde(abc.ABC):
         ):
             return True
         return NotImplemented
+
+
+def fast_serializer(serde: object) -> Callable[[Any], bytes] | None:
+    """A one-argument, C-level ``serialize`` for ``serde``, or ``None`` when it has none.
+
+    An internal interface for engines' hot paths (stores, sinks, sources, output reads): where
+    ``fast(data)`` returns, it returns exactly ``serde.serialize(topic, data, headers)`` for any
+    topic and headers; where it raises (``None``, a wrong type, a bad value), call
+    ``serde.serialize(topic, data, headers)`` instead, which returns the right answer or raises
+    the serde's own error. Only built-in serdes of the exact class offer one (a subclass may
+    override ``serialize``), declared as ``_fast = (serialize1, deserialize1, indexed)`` in the
+    class body.
+    """
+    fast = type(serde).__dict__.get("_fast")
+    return None if fast is None else fast[0]
+
+
+def fast_deserializer(serde: object) -> tuple[Callable[[bytes], Any], bool] | None:
+    """A one-argument, C-level ``deserialize`` for ``serde`` and whether it returns a 1-tuple.
+
+    The contract of ``fast_serializer``, reading: ``(fast, indexed)`` where ``fast(data)``, or
+    ``fast(data)[0]`` when ``indexed`` (a ``struct.Struct.unpack``), is exactly
+    ``serde.deserialize(topic, data, headers)`` whenever it returns; where it raises, call the
+    serde's ``deserialize``. ``None`` for serdes without one.
+    """
+    fast = type(serde).__dict__.get("_fast")
+    return None if fast is None else (fast[1], fast[2])
 
 
 def located(

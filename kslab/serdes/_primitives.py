@@ -35,6 +35,7 @@ class String(Serde):
     """UTF-8 text, as Kafka's ``StringSerializer``/``StringDeserializer`` with default encoding."""
 
     __slots__ = ()
+    _fast = (_encode, _decode, False)  # see serdes._base.fast_serializer
 
     def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
         """The UTF-8 bytes of ``data``, which must be a ``str``."""
@@ -121,6 +122,7 @@ class Long(_FixedWidth):
 
     __slots__ = ()
     _pack, _unpack, _size = _codec(">q")
+    _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "an int in [-2**63, 2**63)"
 
 
@@ -129,6 +131,7 @@ class Integer(_FixedWidth):
 
     __slots__ = ()
     _pack, _unpack, _size = _codec(">i")
+    _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "an int in [-2**31, 2**31)"
 
 
@@ -137,6 +140,7 @@ class Short(_FixedWidth):
 
     __slots__ = ()
     _pack, _unpack, _size = _codec(">h")
+    _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "an int in [-2**15, 2**15)"
 
 
@@ -145,6 +149,7 @@ class Double(_FixedWidth):
 
     __slots__ = ()
     _pack, _unpack, _size = _codec(">d")
+    _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "a float (or int)"
 
 
@@ -153,6 +158,7 @@ class Float(_FixedWidth):
 
     __slots__ = ()
     _pack, _unpack, _size = _codec(">f")
+    _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "a float (or int) within single-precision range"
 
 

@@ -61,6 +61,7 @@ class TypedStore(StateStore):
         "_impl",
         "_iterators",
         "_kdes",
+        "_kenc",
         "_key_serde",
         "_key_spec",
         "_kser",
@@ -73,7 +74,10 @@ class TypedStore(StateStore):
         "_topic",
         "_value_serde",
         "_value_spec",
+        "_vdec",
+        "_vdec_indexed",
         "_vdes",
+        "_venc",
         "_vser",
     )
 
@@ -222,6 +226,16 @@ class TypedStore(StateStore):
         self._kdes = self._key_serde.deserialize  # type: ignore[union-attr]
         self._vser = self._value_serde.serialize  # type: ignore[union-attr]
         self._vdes = self._value_serde.deserialize  # type: ignore[union-attr]
+        # One-argument C-level codecs of built-in serdes (serdes._base.fast_serializer): the hot
+        # paths try them first and fall back to the serde's own method, which gives the answer
+        # or raises its own error; None where the serde has none.
+        from kslab.serdes._base import fast_deserializer, fast_serializer  # state never needs
+        # kslab.serdes at import time (see resolve_serde)
+
+        self._kenc = fast_serializer(self._key_serde)
+        self._venc = fast_serializer(self._value_serde)
+        fast = fast_deserializer(self._value_serde)
+        self._vdec, self._vdec_indexed = (None, False) if fast is None else fast
         self._open = True
 
     def _detach(self, message: str) -> None:
@@ -229,6 +243,8 @@ class TypedStore(StateStore):
         self._backend = unready
         self._bget = self._bput = self._bdelete = unready.fail
         self._kser = self._kdes = self._vser = self._vdes = unready.fail
+        self._kenc = self._venc = self._vdec = None  # the hot paths then reach unready.fail
+        self._vdec_indexed = False
         self._memo_key = _NO_KEY
         self._log = None
         self._open = False

@@ -34,16 +34,34 @@ class KeyValueStore(TypedStore):
 
     def get(self, key: Any) -> Any:
         """The value stored for ``key``, or ``None``."""
-        topic = self._topic
         if key is self._memo_key:  # the usual get-then-put of one key serializes it once
             key_bytes = self._memo_key_bytes
         else:
-            key_bytes = self._key_to_bytes(topic, key)
+            kenc = self._kenc
+            if kenc is None:
+                key_bytes = self._key_to_bytes(self._topic, key)
+            else:  # the serde's C-level codec, inlined: see TypedStore._attach
+                try:
+                    key_bytes = kenc(key)
+                except Exception:
+                    key_bytes = self._key_to_bytes(self._topic, key)
+                else:
+                    if key.__class__ in MEMO_KEY_TYPES:
+                        self._memo_key = key
+                        self._memo_key_bytes = key_bytes
         value_bytes = self._bget(key_bytes)
         if value_bytes is None:
             return None
+        vdec = self._vdec
+        if vdec is not None:
+            try:
+                value = vdec(value_bytes)
+            except Exception:
+                pass  # the serde's own deserialize below gives the answer or its error
+            else:
+                return value[0] if self._vdec_indexed else value
         try:
-            return self._vdes(topic, value_bytes)
+            return self._vdes(self._topic, value_bytes)
         except StoreError:
             raise
         except Exception as exc:
@@ -51,22 +69,33 @@ class KeyValueStore(TypedStore):
 
     def put(self, key: Any, value: Any) -> None:
         """Store ``value`` for ``key``; ``None`` deletes the key, as in Java."""
-        topic = self._topic
         if key is self._memo_key:
             key_bytes = self._memo_key_bytes
         else:
-            key_bytes = self._key_to_bytes(topic, key)
+            kenc = self._kenc
+            if kenc is None:
+                key_bytes = self._key_to_bytes(self._topic, key)
+            else:
+                try:
+                    key_bytes = kenc(key)
+                except Exception:
+                    key_bytes = self._key_to_bytes(self._topic, key)
+                else:
+                    if key.__class__ in MEMO_KEY_TYPES:
+                        self._memo_key = key
+                        self._memo_key_bytes = key_bytes
         if value is None:
             self._delete_bytes(key_bytes)
             return
-        try:
-            value_bytes = self._vser(topic, value)
-        except StoreError:
-            raise
-        except Exception as exc:
-            raise self._value_failure(value, exc) from exc
-        if value_bytes.__class__ is not bytes:
-            value_bytes = self._value_bytes(value_bytes, value)
+        venc = self._venc
+        value_bytes = None
+        if venc is not None:
+            try:
+                value_bytes = venc(value)
+            except Exception:
+                pass  # the serde's own serialize below gives the bytes or its error
+        if value_bytes is None:
+            value_bytes = self._value_to_bytes(value)
             if value_bytes is None:
                 self._delete_bytes(key_bytes)
                 return
@@ -74,6 +103,18 @@ class KeyValueStore(TypedStore):
         log = self._log
         if log is not None:
             log(self._name, key_bytes, value_bytes)
+
+    def _value_to_bytes(self, value: Any) -> bytes | None:
+        """Serialize ``value`` through the serde's own method; ``None`` means delete."""
+        try:
+            value_bytes = self._vser(self._topic, value)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise self._value_failure(value, exc) from exc
+        if value_bytes.__class__ is not bytes:
+            value_bytes = self._value_bytes(value_bytes, value)
+        return value_bytes
 
     def _key_to_bytes(self, topic: str, key: Any) -> bytes:
         """Serialize ``key``; remember the bytes when the key is of an immutable type."""
