@@ -9,6 +9,7 @@ and the record, and outer nodes let it pass: the error always names the node tha
 
 from __future__ import annotations
 
+from types import MethodType
 from typing import TYPE_CHECKING, Any
 
 from kslab.errors import KslabError, SerializationError, StreamsError
@@ -191,16 +192,29 @@ class SinkRuntime(RuntimeNode):
         if self.topic is not None and self.partitioner is None:
             self._writer = self.context.writer(self.topic)
             if self._writer is not None:
-                fast = self._key_enc is not None and self._value_enc is not None
-                self.call = self._write_fast if fast else self._write
+                self.call = self._write
+                if self._key_enc is not None and self._value_enc is not None:
+                    self.call = self._encoding_writer() or self._write_fast
+
+    def _encoding_writer(self) -> Any:
+        """The writer's own ``write(node, record)``, bound to this node, doing the C-level
+        serialization and the append in one call, when the writer is a bound ``append`` of an
+        owner offering ``encoding_writer(key_encode, value_encode, fallback)`` (the driver's
+        output logs); bound, so ``call`` stays a method of this node, as for ``_write``."""
+        owner = getattr(self._writer, "__self__", None)
+        make = getattr(owner, "encoding_writer", None)
+        if make is None or self._writer != getattr(owner, "append", None):
+            return None
+        return MethodType(make(self._key_enc, self._value_enc, self._write), self)
 
     def _write_fast(self, record: Record) -> None:
         """``_write`` with the serdes' C-level codecs (``serdes._base.fast_serializer``); a
-        value they refuse (``None``, a wrong type) goes through ``_write``, the serdes' own
-        methods, for the same bytes or the same error."""
+        value they refuse (a wrong type) goes through ``_write``, the serdes' own methods, for
+        the same bytes or the same error. ``None`` is ``None`` in every serde that has them."""
+        key, value = record.key, record.value
         try:
-            key_bytes = self._key_enc(record.key)  # type: ignore[misc]
-            value_bytes = self._value_enc(record.value)  # type: ignore[misc]
+            key_bytes = None if key is None else self._key_enc(key)  # type: ignore[misc]
+            value_bytes = None if value is None else self._value_enc(value)  # type: ignore[misc]
         except Exception:
             self._write(record)
             return

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -70,6 +70,50 @@ class RecordLog:
             self._partition_column(len(self._timestamps) - 1).append(partition)
         if self._topic_ids is not None:
             self._topic_ids.append(self._topic_id(topic))
+
+    def encoding_writer(self, key_encode: Callable[[Any], bytes],
+                        value_encode: Callable[[Any], bytes],
+                        fallback: Callable[[Any], None]) -> Callable[[Any, Any], None]:
+        """A ``write(node, record)`` (bound to the writing node) serializing a record's key
+        and value with one-argument codecs (``serdes._base.fast_serializer``, ``None`` staying
+        ``None``) and appending it at partition 0 in one call: a sink's whole hot path. A
+        record a codec refuses goes to ``fallback(record)``, which serializes it the slow way
+        (or raises the serde's error)."""
+        keys, values = self._keys, self._values
+        add_key, add_value = keys.extend, values.extend
+        end_key, end_value = self._key_ends.append, self._value_ends.append
+        timestamps = self._timestamps
+        add_timestamp = timestamps.append
+        all_headers = self._headers
+
+        def write(node: Any, record: Any) -> None:
+            key, value = record.key, record.value
+            try:
+                key_bytes = None if key is None else key_encode(key)
+                value_bytes = None if value is None else value_encode(value)
+            except Exception:
+                fallback(record)
+                return
+            headers = record._headers
+            if headers:
+                all_headers[len(timestamps)] = headers
+            if key_bytes is None:
+                end_key(~len(keys))
+            else:
+                add_key(key_bytes)
+                end_key(len(keys))
+            if value_bytes is None:
+                end_value(~len(values))
+            else:
+                add_value(value_bytes)
+                end_value(len(values))
+            add_timestamp(record.timestamp)
+            if self._partitions is not None:
+                self._partitions.append(0)
+
+        if self._topic_ids is not None:  # a log with topics needs append's topic argument
+            return lambda node, record: fallback(record)
+        return write
 
     def _partition_column(self, before: int) -> array:
         """The partition column, made when the first record of a partition other than 0 comes,
