@@ -20,6 +20,7 @@ from kslab.runtime._errors import ProductionError
 
 __all__ = ["KafkaCollector"]
 
+_HANDLER_IS = "the production exception handler is "
 _BATCH_LIMIT = 10_000  # distinct keys held per changelog partition before an early flush
 
 log = logging.getLogger("kslab.runtime")
@@ -30,7 +31,7 @@ class KafkaCollector:
 
     def __init__(self, producer: Any, partition_counts: Callable[[str], int], *,
                  continue_on_error: bool = False,
-                 on_error: Callable[[Any, Exception], None] | None = None) -> None:
+                 on_error: Callable[[Any, Exception, bool], None] | None = None) -> None:
         self._producer: Any = None
         self._produce: Any = None
         if producer is not None:
@@ -45,7 +46,7 @@ class KafkaCollector:
         self.batched: set[str] = set()
         self._pending: dict[tuple[str, int], dict[Any, tuple[Any, Any, int]]] = {}
         self.batch_limit = _BATCH_LIMIT
-        self.failures: list[str] = []
+        self.failures: list[tuple[str, str, Any]] = []  # (message, topic, key)
         self.skipped = 0
 
     def bind(self, producer: Any) -> None:
@@ -174,23 +175,26 @@ class KafkaCollector:
             return
         topic = message.topic() if message is not None else "?"
         key = message.key() if message is not None else None
-        text = (f"sending a record to topic '{topic}' failed (key {key!r}): {error}; the "
-                "production exception handler is ")
+        text = f"sending a record to topic '{topic}' failed (key {key!r}): {error}; {_HANDLER_IS}"
+        if _never_skipped(error):  # as Java: a fenced or broken producer is no record's fault
+            self.failures.append((f"{text[:-len(_HANDLER_IS)]}the producer cannot send any "
+                                  "more records, so no production exception handler is asked; "
+                                  "restart the application", topic, key))
+            return
+        if self._on_error is not None:  # counts a skipped record, writes the DLQ if any
+            self._on_error(message, StreamsError(str(error), topic=topic), self._continue)
         if self._continue:
             self.skipped += 1
             log.warning("%slog_and_continue; skipped", text)
-            if self._on_error is not None:
-                self._on_error(message, StreamsError(str(error), topic=topic))
             return
-        self.failures.append(text + "log_and_fail")
+        self.failures.append((f"{text}log_and_fail; set default.production.exception.handler="
+                              "log_and_continue to skip records the broker refuses", topic, key))
 
     def check(self) -> None:
         """Raise the first delivery failure seen since the last check."""
         if self.failures:
-            first, self.failures = self.failures[0], []
-            msg = (f"{first}; set default.production.exception.handler=log_and_continue to "
-                   "skip records the broker refuses")
-            raise StreamsError(msg)
+            (msg, topic, key), self.failures = self.failures[0], []
+            raise StreamsError(msg, topic=topic, key=key)
 
     def flush(self, timeout: float = 60.0) -> None:
         """Send batched changelog writes, wait until every record is acknowledged, then raise
@@ -201,6 +205,17 @@ class KafkaCollector:
             msg = f"{remaining} records were not acknowledged within {timeout} s; check the broker"
             raise StreamsError(msg)
         self.check()
+
+
+# errors of the producer rather than of one record: Java fails the task (TaskMigrated or fatal)
+# instead of asking the production handler, which would otherwise skip every later record
+_PRODUCER_ERRORS = frozenset({90, -144, 47, 45, 49})  # PRODUCER_FENCED, _FENCED,
+# INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_ID_MAPPING
+
+
+def _never_skipped(error: Any) -> bool:
+    """Whether a delivery error belongs to the producer (fenced, fatal), not to the record."""
+    return error.fatal() or error.code() in _PRODUCER_ERRORS
 
 
 def _refused(topic: str, key: Any, error: Exception) -> Exception:

@@ -507,9 +507,11 @@ class KafkaStreams:
                 dlq_headers(record.headers, error, record.topic, record.partition,
                             record.offset), record.timestamp)
 
-    def _production_error(self, message: Any, error: Exception) -> None:
-        """A record the broker refused, skipped by ``log_and_continue``: count it, DLQ it."""
-        self.dropped["production"] += 1
+    def _production_error(self, message: Any, error: Exception, skipped: bool) -> None:
+        """A record the broker refused: count it when ``log_and_continue`` skips it, and write
+        it to the DLQ if there is one (under ``log_and_fail`` too, as Java's default handlers)."""
+        if skipped:
+            self.dropped["production"] += 1
         if self.dlq_topic and message is not None:
             self.errors_policy.write_dead_letter(
                 threading.current_thread(), message.key(), message.value(),
