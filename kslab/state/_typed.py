@@ -60,6 +60,8 @@ class TypedStore(StateStore):
         "_caching_enabled",
         "_impl",
         "_iterators",
+        "_kdec",
+        "_kdec_indexed",
         "_kdes",
         "_kenc",
         "_key_serde",
@@ -234,6 +236,8 @@ class TypedStore(StateStore):
 
         self._kenc = fast_serializer(self._key_serde)
         self._venc = fast_serializer(self._value_serde)
+        fast = fast_deserializer(self._key_serde)
+        self._kdec, self._kdec_indexed = (None, False) if fast is None else fast
         fast = fast_deserializer(self._value_serde)
         self._vdec, self._vdec_indexed = (None, False) if fast is None else fast
         self._open = True
@@ -243,8 +247,8 @@ class TypedStore(StateStore):
         self._backend = unready
         self._bget = self._bput = self._bdelete = unready.fail
         self._kser = self._kdes = self._vser = self._vdes = unready.fail
-        self._kenc = self._venc = self._vdec = None  # the hot paths then reach unready.fail
-        self._vdec_indexed = False
+        self._kenc = self._venc = self._kdec = self._vdec = None  # hot paths: unready.fail
+        self._kdec_indexed = self._vdec_indexed = False
         self._memo_key = _NO_KEY
         self._log = None
         self._open = False
@@ -287,6 +291,14 @@ class TypedStore(StateStore):
         return value_bytes
 
     def _decode_key(self, key_bytes: bytes) -> Any:
+        kdec = self._kdec
+        if kdec is not None:  # the serde's C-level codec first: see _attach
+            try:
+                key = kdec(key_bytes)
+            except Exception:
+                pass  # the serde's own deserialize below gives the answer or its error
+            else:
+                return key[0] if self._kdec_indexed else key
         try:
             return self._kdes(self._topic, key_bytes)
         except StoreError:
@@ -295,6 +307,14 @@ class TypedStore(StateStore):
             raise self._key_read_failure(key_bytes, exc) from exc
 
     def _decode_value(self, value_bytes: bytes) -> Any:
+        vdec = self._vdec
+        if vdec is not None:
+            try:
+                value = vdec(value_bytes)
+            except Exception:
+                pass
+            else:
+                return value[0] if self._vdec_indexed else value
         try:
             return self._vdes(self._topic, value_bytes)
         except StoreError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kslab.records import Headers
+from kslab.records import Headers, Record
 from kslab.testing._log import RecordLog
 
 
@@ -79,3 +79,27 @@ def test_partitions_other_than_zero_arriving_late_keep_earlier_records_at_zero()
     other.append(b"a", b"1", None, 1, 0)
     other.append(b"b", b"2", None, 2, 3)
     assert list(other) == [(b"a", b"1", None, 1, 0), (b"b", b"2", None, 2, 3)]
+
+
+def test_encoding_writer_serializes_and_appends_as_append_would():
+    log = RecordLog()
+    fallen: list[Record] = []
+    write = log.encoding_writer(str.encode, str.encode, fallen.append)
+    headers = Headers([("h", b"1")])
+    write(None, Record("k", "v", 5))
+    write(None, Record(None, "v2", 6, headers))
+    write(None, Record("k3", None, 7))
+    write(None, Record(1, "not a str key", 8))  # the codec refuses: the fallback takes it
+    assert list(log) == [
+        (b"k", b"v", None, 5, 0),
+        (None, b"v2", headers, 6, 0),
+        (b"k3", None, None, 7, 0),
+    ]
+    assert [(r.key, r.timestamp) for r in fallen] == [(1, 8)]
+
+
+def test_encoding_writer_keeps_the_partition_column_once_it_exists():
+    log = RecordLog()
+    log.append(b"a", b"1", None, 1, 2)
+    log.encoding_writer(str.encode, str.encode, print)(None, Record("b", "2", 3))
+    assert list(log) == [(b"a", b"1", None, 1, 2), (b"b", b"2", None, 3, 0)]
