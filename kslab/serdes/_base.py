@@ -113,7 +113,9 @@ def fast_deserializer(serde: object) -> tuple[Callable[[bytes], Any], bool] | No
     The contract of ``fast_serializer``, reading: ``(fast, indexed)`` where ``fast(data)``, or
     ``fast(data)[0]`` when ``indexed`` (a ``struct.Struct.unpack``), is exactly
     ``serde.deserialize(topic, data, headers)`` whenever it returns; where it raises, call the
-    serde's ``deserialize``. ``None`` for serdes without one.
+    serde's ``deserialize``. ``None`` for serdes without one. An ``indexed`` one is the bound
+    ``unpack`` of a ``struct.Struct`` (``fast.__self__``), whose ``size`` and ``iter_unpack``
+    let a reader unpack a whole column of such fields at once.
     """
     fast = type(serde).__dict__.get("_fast")
     return None if fast is None else (fast[1], fast[2])

@@ -16,7 +16,7 @@ import contextlib
 import gc
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, chain
 from typing import Any
 
 __all__ = ["RecordLog", "gc_paused"]
@@ -185,17 +185,30 @@ class RecordLog:
 
         The bulk read behind ``read_*_to_list`` and frames: one slicing pass per column.
         """
+        return self.drain_unpacking(None, None)[0]
+
+    def drain_unpacking(
+        self, key_struct: Any, value_struct: Any
+    ) -> tuple[tuple[list[Any], list[Any], list[Any], list[int], list[int]], tuple[bool, bool]]:
+        """``drain_columns``, where a column of fields all exactly ``struct.Struct`` wide (a
+        fixed-width serde's bytes) comes back unpacked in one C pass instead of sliced; the
+        second item says which of keys and values were (``None``: never unpack that column).
+        """
         start, end = self._start, len(self._timestamps)
         all_headers, partitions = self._headers, self._partitions
         headers = ([all_headers.get(i) for i in range(start, end)]
                    if all_headers else [None] * (end - start))
-        columns = (_column(self._keys, self._key_ends, start, end),
-                   _column(self._values, self._value_ends, start, end), headers,
+        keys = _unpacked(self._keys, self._key_ends, start, end, key_struct)
+        values = _unpacked(self._values, self._value_ends, start, end, value_struct)
+        columns = (_column(self._keys, self._key_ends, start, end) if keys is None else keys,
+                   _column(self._values, self._value_ends, start, end) if values is None
+                   else values,
+                   headers,
                    self._timestamps[start:end].tolist(),
                    [0] * (end - start) if partitions is None
                    else partitions[start:end].tolist())
         self._start = end
-        return columns
+        return columns, (keys is not None, values is not None)
 
     def __len__(self) -> int:
         return len(self._timestamps) - self._start
@@ -260,6 +273,18 @@ def _field(data: bytearray, ends: array, index: int) -> bytes | None:
     if end < 0:
         return None
     return bytes(data[_end_before(ends, index):end])
+
+
+def _unpacked(data: bytearray, ends: array, start: int, stop: int, struct: Any) -> list[Any] | None:
+    """Records ``start`` to ``stop`` (the last) unpacked with ``struct`` when every field is
+    exactly ``struct.size`` bytes; ``None`` otherwise (or without a struct)."""
+    if struct is None or start == stop:
+        return None
+    size, base = struct.size, _end_before(ends, start)
+    if ends[start:stop] != array("q", range(base + size, base + size * (stop - start) + 1, size)):
+        return None  # a None (negative end) or a field of another width
+    with memoryview(data) as view:
+        return list(chain.from_iterable(struct.iter_unpack(view[base:])))
 
 
 def _column(data: bytearray, ends: array, start: int, stop: int) -> list[bytes | None]:

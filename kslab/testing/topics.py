@@ -322,10 +322,14 @@ class TestOutputTopic:
         topic = self.name
         key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
         with gc_paused():
-            keys, values, headers, timestamps, partitions = log.drain_columns()
+            columns, unpacked = log.drain_unpacking(_struct_of(self.key_serde),
+                                                    _struct_of(self.value_serde))
+            keys, values, headers, timestamps, partitions = columns
             try:
-                keys = _decode_column(self.key_serde, key_de, topic, keys, headers)
-                values = _decode_column(self.value_serde, value_de, topic, values, headers)
+                if not unpacked[0]:
+                    keys = _decode_column(self.key_serde, key_de, topic, keys, headers)
+                if not unpacked[1]:
+                    values = _decode_column(self.value_serde, value_de, topic, values, headers)
             except Exception:  # undo the drain and read one by one up to the bad record
                 log.truncate(mark)
                 while log:
@@ -383,3 +387,10 @@ def _decode_column(
         except Exception:
             pass  # a None or a bad field: the serde's own method gives the value or its error
     return list(map(deserialize, repeat(topic), column, headers))
+
+
+def _struct_of(serde: Any) -> Any:
+    """The ``struct.Struct`` of a fixed-width built-in serde (its fast deserializer is the
+    struct's bound ``unpack``, see ``serdes._base.fast_deserializer``), else ``None``."""
+    fast = fast_deserializer(serde)
+    return fast[0].__self__ if fast is not None and fast[1] else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 from kslab.records import Headers, Record
@@ -103,3 +105,20 @@ def test_encoding_writer_keeps_the_partition_column_once_it_exists():
     log.append(b"a", b"1", None, 1, 2)
     log.encoding_writer(str.encode, str.encode, print)(None, Record("b", "2", 3))
     assert list(log) == [(b"a", b"1", None, 1, 2), (b"b", b"2", None, 3, 0)]
+
+
+def test_drain_unpacking_unpacks_only_columns_of_exact_width():
+    long_ = struct.Struct(">q")
+    log = RecordLog()
+    log.append(b"a", long_.pack(1), None, 1, 0)
+    log.append(b"b", long_.pack(-2), None, 2, 0)
+    log.popleft()
+    log.append(b"c", long_.pack(3), None, 3, 0)
+    columns, unpacked = log.drain_unpacking(long_, long_)
+    assert unpacked == (False, True)  # one-byte keys are not 8 wide
+    assert columns[:2] == ([b"b", b"c"], [-2, 3])
+    log.append(b"d", None, None, 4, 0)
+    log.append(b"e", b"\x00" * 7, None, 5, 0)
+    columns, unpacked = log.drain_unpacking(None, long_)
+    assert unpacked == (False, False)  # a tombstone and a 7-byte value: sliced as bytes
+    assert columns[1] == [None, b"\x00" * 7]
