@@ -15,10 +15,12 @@ from typing import Any, NamedTuple
 
 from kslab.errors import DeserializationError, KslabError, SerdeError, StreamsError
 from kslab.records import Headers
+from kslab.serdes._base import fast_deserializer
 
 __all__ = ["ConsumerRecord", "RecordDeserializer", "RecordQueue", "StampedRecord"]
 
 log = logging.getLogger("kslab.core")
+_MISSING = object()  # "not decoded yet" in RecordDeserializer.deserialize
 
 UNKNOWN = -1
 
@@ -59,6 +61,11 @@ class RecordDeserializer:
         self.source_name = source_name
         self._key = key_serde.deserialize
         self._value = value_serde.deserialize
+        # The serdes' C-level codecs (serdes._base.fast_deserializer), tried first: where one
+        # refuses, the serde's own deserialize gives the value or the error.
+        fast_key, fast_value = fast_deserializer(key_serde), fast_deserializer(value_serde)
+        self._kdec, self._kidx = fast_key or (None, False)
+        self._vdec, self._vidx = fast_value or (None, False)
         self.key_serde = key_serde
         self.value_serde = value_serde
         self._extractor = timestamp_extractor
@@ -72,9 +79,35 @@ class RecordDeserializer:
         indexes instead of building named tuples.
         """
         topic, _partition, _offset, timestamp, key_bytes, value_bytes, headers = raw
+        key = value = _MISSING
+        kdec, vdec = self._kdec, self._vdec
+        if kdec is not None:  # built-in serdes: None is None
+            if key_bytes is None:
+                key = None
+            else:
+                try:
+                    key = kdec(key_bytes)
+                except Exception:
+                    pass
+                else:
+                    if self._kidx:
+                        key = key[0]
+        if vdec is not None:
+            if value_bytes is None:
+                value = None
+            else:
+                try:
+                    value = vdec(value_bytes)
+                except Exception:
+                    pass
+                else:
+                    if self._vidx:
+                        value = value[0]
         try:
-            key = self._key(topic, key_bytes, headers)
-            value = self._value(topic, value_bytes, headers)
+            if key is _MISSING:
+                key = self._key(topic, key_bytes, headers)
+            if value is _MISSING:
+                value = self._value(topic, value_bytes, headers)
         except Exception as exc:
             return self._fail(ConsumerRecord(*raw), exc)
         if self._extractor is None:

@@ -20,7 +20,7 @@ from kslab.errors import (
     SerdeError,
 )
 from kslab.records import Headers, KeyValue, TestRecord, as_headers
-from kslab.serdes._base import fast_deserializer
+from kslab.serdes._base import fast_deserializer, fast_serializer
 from kslab.testing._log import gc_paused
 from kslab.testing.frames import frame_rows, records_frame, to_millis
 
@@ -173,6 +173,9 @@ class TestInputTopic:
         """
         topic = self.name
         key_ser, value_ser = self.key_serde.serialize, self.value_serde.serialize
+        # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
+        key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
+        fast = key_enc is not None and value_enc is not None
         pipe_many = self._driver._pipe_raw_many
         raw: list[tuple[Any, ...]] = []
         for key, value, timestamp, headers, partition in rows:
@@ -183,12 +186,19 @@ class TestInputTopic:
             elif type(timestamp) is not int:
                 timestamp = to_millis(timestamp)
             try:
-                kb, vb = key_ser(topic, key, hdrs), value_ser(topic, value, hdrs)
-            except Exception:  # redo this one on the slow path, which raises with the message
-                pipe_many(topic, raw)
-                self._pipe(key, value, timestamp, hdrs, partition)
-                msg = "unreachable: _pipe raises for the row that failed here"
-                raise AssertionError(msg) from None
+                if fast:
+                    kb = None if key is None else key_enc(key)  # type: ignore[misc]
+                    vb = None if value is None else value_enc(value)  # type: ignore[misc]
+                else:
+                    kb, vb = key_ser(topic, key, hdrs), value_ser(topic, value, hdrs)
+            except Exception:
+                try:  # the serdes' own methods: the same bytes, or their error
+                    kb, vb = key_ser(topic, key, hdrs), value_ser(topic, value, hdrs)
+                except Exception:  # redo this one on the slow path, which raises the message
+                    pipe_many(topic, raw)
+                    self._pipe(key, value, timestamp, hdrs, partition)
+                    msg = "unreachable: _pipe raises for the row that failed here"
+                    raise AssertionError(msg) from None
             raw.append((kb, vb, hdrs, timestamp, partition))
             if len(raw) == _CHUNK:
                 pipe_many(topic, raw)
