@@ -30,7 +30,8 @@ class RecordLog:
     """
 
     __slots__ = ("_headers", "_key_ends", "_keys", "_partitions", "_start", "_timestamps",
-                 "_topic_ids", "_topics", "_topics_by_name", "_value_ends", "_values")
+                 "_topic_ids", "_topics", "_topics_by_name", "_value_ends", "_value_width",
+                 "_values")
 
     def __init__(self, *, with_topics: bool = False) -> None:
         self._keys = bytearray()
@@ -41,6 +42,10 @@ class RecordLog:
         self._partitions: array | None = None  # made at the first partition other than 0
         self._headers: dict[int, Any] = {}
         self._start = 0
+        # Every value in the log is exactly this many bytes (None: no value yet; -1: unknown),
+        # so a read can unpack the column whole (drain_unpacking). Only an encoding writer of
+        # a fixed-width codec keeps it; every other write makes it unknown.
+        self._value_width: int | None = None
         self._topic_ids: array | None = array("i") if with_topics else None
         self._topics: list[str | None] = []
         self._topics_by_name: dict[str | None, int] = {}
@@ -48,6 +53,7 @@ class RecordLog:
     def append(self, key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
                partition: int, topic: str | None = None) -> None:
         """Add one record at the end."""
+        self._value_width = -1
         if headers:
             self._headers[len(self._timestamps)] = headers
         if key is None:
@@ -103,6 +109,7 @@ class RecordLog:
                 add_key(key_bytes)
                 end_key(len(keys))
             if value_bytes is None:
+                self._value_width = -1
                 end_value(~len(values))
             else:
                 add_value(value_bytes)
@@ -113,6 +120,9 @@ class RecordLog:
 
         if self._topic_ids is not None:  # a log with topics needs append's topic argument
             return lambda node, record: fallback(record)
+        width = getattr(getattr(value_encode, "__self__", None), "size", -1)  # a Struct's pack
+        if self._value_width != width:
+            self._value_width = width if self._value_width is None else -1
         return write
 
     def _partition_column(self, before: int) -> array:
@@ -130,6 +140,7 @@ class RecordLog:
 
     def extend(self, rows: list[tuple[Any, ...]], topic: str | None = None) -> None:
         """Append ``(key, value, headers, timestamp, partition)`` rows, all of ``topic``."""
+        self._value_width = -1
         if not rows:
             return
         keys, values, headers, timestamps, partitions = zip(*rows, strict=True)
@@ -198,8 +209,9 @@ class RecordLog:
         all_headers, partitions = self._headers, self._partitions
         headers = ([all_headers.get(i) for i in range(start, end)]
                    if all_headers else [None] * (end - start))
-        keys = _unpacked(self._keys, self._key_ends, start, end, key_struct)
-        values = _unpacked(self._values, self._value_ends, start, end, value_struct)
+        keys = _unpacked(self._keys, self._key_ends, start, end, key_struct, -1)
+        values = _unpacked(self._values, self._value_ends, start, end, value_struct,
+                           self._value_width)
         columns = (_column(self._keys, self._key_ends, start, end) if keys is None else keys,
                    _column(self._values, self._value_ends, start, end) if values is None
                    else values,
@@ -275,16 +287,14 @@ def _field(data: bytearray, ends: array, index: int) -> bytes | None:
     return bytes(data[_end_before(ends, index):end])
 
 
-def _unpacked(data: bytearray, ends: array, start: int, stop: int, struct: Any) -> list[Any] | None:
-    """Records ``start`` to ``stop`` (the last) unpacked with ``struct`` when every field is
-    exactly ``struct.size`` bytes; ``None`` otherwise (or without a struct)."""
-    if struct is None or start == stop:
+def _unpacked(data: bytearray, ends: array, start: int, stop: int, struct: Any,
+              width: int | None) -> list[Any] | None:
+    """Records ``start`` to ``stop`` (the last) unpacked with ``struct`` when every field of the
+    column is known to be ``width`` == ``struct.size`` bytes; ``None`` otherwise."""
+    if struct is None or start == stop or width != struct.size:
         return None
-    size, base = struct.size, _end_before(ends, start)
-    if ends[start:stop] != array("q", range(base + size, base + size * (stop - start) + 1, size)):
-        return None  # a None (negative end) or a field of another width
     with memoryview(data) as view:
-        return list(chain.from_iterable(struct.iter_unpack(view[base:])))
+        return list(chain.from_iterable(struct.iter_unpack(view[_end_before(ends, start):])))
 
 
 def _column(data: bytearray, ends: array, start: int, stop: int) -> list[bytes | None]:
