@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from kslab.errors import StoreError
+from kslab.records import KeyValue
 from kslab.state.base import (
     KeyValueBackend,
     SerdeLike,
@@ -260,9 +261,12 @@ class TypedStore(StateStore):
     def _iterator(
         self, source: Iterator[tuple[bytes, bytes]], decode_value: Any = None
     ) -> KeyValueIterator:
-        iterator = KeyValueIterator(
-            source, self._decode_key, decode_value or self._decode_value, self._name
-        )
+        if decode_value is None and self._kdec is not None and self._vdec is not None:
+            iterator: KeyValueIterator = _FastDecodingIterator(self, source)
+        else:
+            iterator = KeyValueIterator(
+                source, self._decode_key, decode_value or self._decode_value, self._name
+            )
         self._iterators.add(iterator)
         return iterator
 
@@ -391,6 +395,42 @@ class TypedStore(StateStore):
             f"so use the same {what} serde for writing and reading"
         )
         return StoreError(msg)
+
+
+_new_tuple = tuple.__new__
+
+
+class _FastDecodingIterator(KeyValueIterator):
+    """A scan of a store whose serdes both have C-level codecs (``TypedStore._attach``): each
+    pair decodes inline and becomes a ``KeyValue`` without a call per field; a field a codec
+    refuses takes the store's own decoding, with its error."""
+
+    __slots__ = ("_kdec", "_kidx", "_vdec", "_vidx")
+
+    def __init__(self, store: TypedStore, source: Iterator[tuple[bytes, bytes]]) -> None:
+        super().__init__(source, store._decode_key, store._decode_value, store._name)
+        self._kdec, self._kidx = store._kdec, store._kdec_indexed
+        self._vdec, self._vidx = store._vdec, store._vdec_indexed
+
+    def __next__(self) -> KeyValue:
+        entry = self._pending
+        if entry is None:
+            entry = self._pull()
+            if entry is None:
+                raise StopIteration
+        else:
+            self._pending = None
+        key_bytes, value_bytes = entry
+        try:
+            key = self._kdec(key_bytes)
+            value = self._vdec(value_bytes)
+        except Exception:
+            return KeyValue(self._decode_key(key_bytes), self._decode_value(value_bytes))
+        if self._kidx:
+            key = key[0]
+        if self._vidx:
+            value = value[0]
+        return _new_tuple(KeyValue, (key, value))  # type: ignore[no-any-return]
 
 
 def preview(value: Any) -> str:
