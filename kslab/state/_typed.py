@@ -261,7 +261,10 @@ class TypedStore(StateStore):
     def _iterator(
         self, source: Iterator[tuple[bytes, bytes]], decode_value: Any = None
     ) -> KeyValueIterator:
-        if decode_value is None and self._kdec is not None and self._vdec is not None:
+        kind = type(self)
+        if (decode_value is None and self._kdec is not None and self._vdec is not None
+                and kind._decode_key is TypedStore._decode_key  # no store-specific layout
+                and kind._decode_value is TypedStore._decode_value):
             iterator: KeyValueIterator = _FastDecodingIterator(self, source)
         else:
             iterator = KeyValueIterator(
