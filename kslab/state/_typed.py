@@ -418,7 +418,13 @@ class _FastDecodingIterator(KeyValueIterator):
     def __next__(self) -> KeyValue:
         entry = self._pending
         if entry is None:
-            entry = self._pull()
+            source = self._source
+            if source is None:
+                entry = self._pull()  # closed (raises) or exhausted
+            else:  # _pull, inlined
+                entry = next(source, None)
+                if entry is None:
+                    self._source = None  # exhausted: let go of the backend's scan
             if entry is None:
                 raise StopIteration
         else:

@@ -9,6 +9,8 @@ replaced, because ``get`` is bound straight to ``_map.get``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import compress, repeat
+from operator import is_not
 from pathlib import Path
 
 from sortedcontainers import SortedList
@@ -114,9 +116,8 @@ class InMemoryKeyValueBackend(KeyValueBackend):
 
     def _scan(self, keys: list[bytes]) -> Iterator[tuple[bytes, bytes]]:
         # Keys are fixed when the scan starts; values are read as it goes, and keys deleted
-        # meanwhile are skipped, as Java's InMemoryKeyValueIterator does.
-        entries = self._map
-        for key in keys:
-            value = entries.get(key)
-            if value is not None:
-                yield key, value
+        # meanwhile are skipped, as Java's InMemoryKeyValueIterator does. All in C: each step
+        # pairs a key with its value and, at the same moment, checks the value is still there.
+        get = self._map.get
+        pairs = zip(keys, map(get, keys), strict=True)
+        return compress(pairs, map(is_not, map(get, keys), repeat(None)))
