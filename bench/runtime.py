@@ -370,8 +370,9 @@ def cpu_main(opts: Any) -> None:
     with LocalBroker() as broker:
         for guarantee in GUARANTEES:
             for run in range(opts.runs):
+                profile = f"{opts.profile}.{guarantee}" if opts.profile else None
                 got = {c: thread_cpu(broker.bootstrap_servers, c, "word count", guarantee,
-                                     data, run, opts.profile if c == "kslab" else None)
+                                     data, run, profile if c == "kslab" else None)
                        for c in ("raw", "kslab")}
                 print(f"word count {guarantee} run {run}: raw {got['raw']:.3f} s, kslab "
                       f"{got['kslab']:.3f} s CPU, raw/kslab {got['raw'] / got['kslab']:.2f}x",
@@ -398,7 +399,8 @@ def main() -> None:
     parser.add_argument("--workloads", default="pass-through,word count")
     parser.add_argument("--cpu", action="store_true",
                         help="print the processing thread's CPU time for word count instead")
-    parser.add_argument("--profile", help="with --cpu: cProfile kslab's stream thread here")
+    parser.add_argument("--profile", help="with --cpu: cProfile kslab's stream thread to "
+                        "PROFILE.<guarantee>")
     opts = parser.parse_args()
     if opts.cpu:
         cpu_main(opts)

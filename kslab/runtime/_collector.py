@@ -75,10 +75,7 @@ class KafkaCollector:
                 self.send(topic, key, value, headers, timestamp, p, sink)
             return
         elif sink is None and topic in self.batched:
-            pending = self._pending_for(topic, partition)
-            pending[key] = (value, headers, timestamp)
-            if len(pending) >= self.batch_limit:
-                self.flush_changelogs()
+            self._pending_for(topic, partition)[key] = (value, headers, timestamp)
             return
         elif topic in self.changelogs:  # the task's own partition: count it for checkpoints
             tp = (topic, partition)
@@ -120,16 +117,19 @@ class KafkaCollector:
 
     def _batch_writer(self, topic: str) -> Callable[..., None]:
         pending = self._pending_for(topic, 0)  # cleared in place on flush, never replaced
-        limit = self.batch_limit
-        flush = self.flush_changelogs
 
         def write(key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
                   _partition: int) -> None:
             pending[key] = (value, headers, timestamp)
-            if len(pending) >= limit:
-                flush()
 
         return write
+
+    def flush_full_changelogs(self) -> None:
+        """Send the batched changelog writes early where ``batch_limit`` distinct keys wait
+        (the stream thread asks after each polled batch, so a batch may go a batch over)."""
+        limit = self.batch_limit
+        if any(len(pending) >= limit for pending in self._pending.values()):
+            self.flush_changelogs()
 
     def flush_changelogs(self) -> None:
         """Produce each batched changelog key's last write since the previous flush.

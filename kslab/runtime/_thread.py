@@ -186,35 +186,58 @@ class StreamThread(threading.Thread):
                 raise streams.global_error
 
     def _process(self, messages: list[Any]) -> None:
+        """Feed a polled batch to the tasks: an idle one-input task processes each record at
+        once, others queue them (partition order, timestamps) and process afterwards.
+
+        Consecutive records of one partition (the usual batch) share one route lookup and one
+        offset write; the offset written is the one after the last record processed, also
+        when a record fails.
+        """
         route = self._route
         queued: set[StreamTask] = set()
         processed = 0
         task: Any = None
         raw: Any = None
+        current: Any = None  # (topic, partition) of the run being processed
+        fast = False
+        next_offset = -1
+        offsets: dict[tuple[str, int], int] = {}
         try:
             for message in messages:
+                error = message.error()
+                if error is not None:
+                    self._consumer_error(error)
+                    continue
                 topic = message.topic()
                 partition = message.partition()
-                entry = route.get((topic, partition))
-                if entry is None or message.error() is not None:
-                    error = message.error()
-                    if error is not None:
-                        self._consumer_error(error)
-                    continue  # an error, or a partition revoked while its records were in flight
-                task, queue, single, state = entry
+                if current is None or current[1] != partition or current[0] != topic:
+                    if next_offset >= 0:
+                        offsets[current] = next_offset
+                        next_offset = -1
+                    current = (topic, partition)
+                    entry = route.get(current)
+                    if entry is None:
+                        current = None
+                        continue  # a partition revoked while its records were in flight
+                    task, queue, single, state = entry
+                    offsets = state.offsets
+                    fast = single and task not in queued and not task.has_records()
                 offset = message.offset()
                 raw = (topic, partition, offset, message.timestamp()[1], message.key(),
                        message.value(), message.headers())
-                if single and task not in queued and not task.has_records():
+                if fast:
                     task.process_now(raw, queue)
                     if task.stream_time_queue._heap:
                         task.maybe_punctuate_stream_time()
                 else:
                     task.add_record(raw)
                     queued.add(task)
-                state.offsets[(topic, partition)] = offset + 1
+                next_offset = offset + 1
                 processed += 1
             raw = None
+            if next_offset >= 0:
+                offsets[current] = next_offset  # type: ignore[index]
+                next_offset = -1
             for task in queued:
                 while task.process():
                     if task.stream_time_queue._heap:
@@ -224,8 +247,12 @@ class StreamThread(threading.Thread):
             if error is exc:
                 raise
             raise error from exc
-        self.stats["process-total"] += processed
-        self._dirty = True
+        finally:
+            if next_offset >= 0:  # a failure mid-run: the offset after the last one processed
+                offsets[current] = next_offset
+            self.stats["process-total"] += processed
+            self._dirty = True
+        self.collector.flush_full_changelogs()  # type: ignore[union-attr]
 
     def _consumer_error(self, error: Any) -> None:
         from confluent_kafka import KafkaError
