@@ -94,20 +94,7 @@ class KafkaCollector:
             return None
         if topic in self.batched:
             return self._batch_writer(topic)
-        produce = self._produce
-
-        def write(key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
-                  _partition: int) -> None:
-            try:  # positional: confluent-kafka parses keywords at ~0.5 us a call
-                produce(topic, value, key, 0, None, None, timestamp,
-                        list(headers) if headers else None)
-            except BufferError:
-                self._wait_and_retry(topic, key, value, 0, timestamp,
-                                     list(headers) if headers else None)
-            except Exception as exc:
-                raise _refused(topic, key, exc) from exc
-
-        return write
+        return _TopicWriter(self, topic, self._produce).append
 
     def _pending_for(self, topic: str, partition: int) -> dict[Any, tuple[Any, Any, int]]:
         pending = self._pending.get((topic, partition))
@@ -205,6 +192,60 @@ class KafkaCollector:
             msg = f"{remaining} records were not acknowledged within {timeout} s; check the broker"
             raise StreamsError(msg)
         self.check()
+
+
+class _TopicWriter:
+    """The direct writer of one one-partition topic: ``append`` takes serialized records, and
+    ``encoding_writer`` gives a sink its whole hot path (encode, produce) in one Python call."""
+
+    __slots__ = ("_collector", "_produce", "_topic")
+
+    def __init__(self, collector: KafkaCollector, topic: str, produce: Any) -> None:
+        self._collector = collector
+        self._topic = topic
+        self._produce = produce
+
+    def append(self, key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
+               _partition: int) -> None:
+        """Produce one serialized record at partition 0."""
+        topic = self._topic
+        try:  # positional: confluent-kafka parses keywords at ~0.5 us a call
+            self._produce(topic, value, key, 0, None, None, timestamp,
+                          list(headers) if headers else None)
+        except BufferError:
+            self._collector._wait_and_retry(topic, key, value, 0, timestamp,
+                                            list(headers) if headers else None)
+        except Exception as exc:
+            raise _refused(topic, key, exc) from exc
+
+    def encoding_writer(self, key_encode: Callable[[Any], bytes],
+                        value_encode: Callable[[Any], bytes],
+                        fallback: Callable[[Any], None]) -> Callable[[Any, Any], None]:
+        """A sink's ``write(node, record)``: the serdes' one-argument C codecs
+        (``serdes._base.fast_serializer``, ``None`` staying ``None``) and ``produce`` in one
+        call; a record a codec refuses goes to ``fallback(record)`` (the serdes' own methods,
+        for the same bytes or the same error)."""
+        topic, produce, collector = self._topic, self._produce, self._collector
+
+        def write(node: Any, record: Any) -> None:
+            key, value = record.key, record.value
+            try:
+                key_bytes = None if key is None else key_encode(key)
+                value_bytes = None if value is None else value_encode(value)
+            except Exception:
+                fallback(record)
+                return
+            headers = record._headers
+            headers = list(headers) if headers else None
+            try:
+                produce(topic, value_bytes, key_bytes, 0, None, None, record.timestamp, headers)
+            except BufferError:
+                collector._wait_and_retry(topic, key_bytes, value_bytes, 0, record.timestamp,
+                                          headers)
+            except Exception as exc:
+                raise _refused(topic, key_bytes, exc) from exc
+
+        return write
 
 
 # errors of the producer rather than of one record: Java fails the task (TaskMigrated or fatal)
