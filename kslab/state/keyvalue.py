@@ -95,7 +95,7 @@ class KeyValueStore(TypedStore):
             except Exception:
                 pass  # the serde's own serialize below gives the bytes or its error
         if value_bytes is None:
-            value_bytes = self._value_to_bytes(value)
+            value_bytes = self._serialize_value(value)  # None: delete
             if value_bytes is None:
                 self._delete_bytes(key_bytes)
                 return
@@ -103,18 +103,6 @@ class KeyValueStore(TypedStore):
         log = self._log
         if log is not None:
             log(self._name, key_bytes, value_bytes)
-
-    def _value_to_bytes(self, value: Any) -> bytes | None:
-        """Serialize ``value`` through the serde's own method; ``None`` means delete."""
-        try:
-            value_bytes = self._vser(self._topic, value)
-        except StoreError:
-            raise
-        except Exception as exc:
-            raise self._value_failure(value, exc) from exc
-        if value_bytes.__class__ is not bytes:
-            value_bytes = self._value_bytes(value_bytes, value)
-        return value_bytes
 
     def _key_to_bytes(self, topic: str, key: Any) -> bytes:
         """Serialize ``key``; remember the bytes when the key is of an immutable type."""
