@@ -333,6 +333,39 @@ class ThreadCache:
         if self._size_bytes > self.max_cache_size_bytes:
             self._maybe_evict(cache)
 
+    def put_and_flush_one(self, namespace: str, key: bytes, entry: LRUCacheEntry) -> bool:
+        """``put(namespace, key, entry)`` then ``flush(namespace)`` in one call, for a dirty
+        ``entry`` (not a delete) in a namespace with a listener and nothing else dirty, when
+        the put evicts nothing: every counter, size and the LRU order end as those two calls
+        leave them and ``entry`` is clean, but the listener is NOT called (the caller writes
+        the entry to its store and forwards it, as the listener would). Returns ``False`` and
+        changes nothing when any of that is not so; then use ``put`` and ``flush``. Why: a
+        commit after every record (the test driver) pays one put and one flush per update."""
+        cache = self._caches.get(namespace)
+        if cache is None or cache._dirty or cache.listener is None or not entry.is_dirty \
+                or entry.value is None:
+            return False
+        entries = cache._entries
+        old = entries.get(key)
+        delta = len(key) + _NODE_OVERHEAD + entry.size
+        if old is not None:
+            delta -= len(key) + _NODE_OVERHEAD + old.size
+        if self._size_bytes + delta > self.max_cache_size_bytes:
+            return False  # the put would evict: only the real put knows what
+        self.puts += 1
+        if old is not None:
+            cache.overwrites += 1
+            entries.move_to_end(key)
+        elif cache._sorted is not None:
+            cache._sorted.add(key)
+        entries[key] = entry
+        cache.current_size_bytes += delta
+        self._size_bytes += delta
+        self.flushes += 1
+        cache.flushes += 1
+        entry.is_dirty = False
+        return True
+
     def put_if_absent(self, namespace: str, key: bytes,
                       entry: LRUCacheEntry) -> LRUCacheEntry | None:
         """Put only if absent; return the entry that was there."""

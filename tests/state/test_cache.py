@@ -254,3 +254,48 @@ def test_total_cache_size_reads_the_deprecated_alias():
     assert total_cache_size({"cache.max.bytes.buffering": 5}) == 5
     assert total_cache_size({"cache.max.bytes.buffering": 5,
                              "statestore.cache.max.bytes": 7}) == 7
+
+
+def _bookkeeping(cache: ThreadCache, ns: str) -> tuple[object, ...]:
+    named = cache.named_cache(ns)
+    assert named is not None
+    return (cache.puts, cache.gets, cache.evicts, cache.flushes, cache.size_bytes(),
+            named.hits, named.misses, named.overwrites, named.flushes,
+            named.current_size_bytes, named.lru_keys(), named.dirty_keys(),
+            [(e.value, e.is_dirty) for e in named._entries.values()])
+
+
+def test_put_and_flush_one_leaves_what_put_then_flush_leaves():
+    """The one-call put-and-flush (the bulk count's) against put followed by flush."""
+    one, two = ThreadCache(10_000), ThreadCache(10_000)
+    flushed: list[list[bytes]] = []
+    one.add_dirty_entry_flush_listener(NS, lambda entries: None)
+    two.add_dirty_entry_flush_listener(NS, lambda entries: flushed.append(
+        [e.key for e in entries]))
+    assert sorted(two.all(NS)) == [] and sorted(one.all(NS)) == []  # both keep sorted keys
+    for key, value in [(b"a", b"1"), (b"b", b"22"), (b"a", b"333"), (b"c", b"4"), (b"b", b"5")]:
+        one.get(NS, key)
+        two.get(NS, key)
+        entry = dirty(value)
+        assert one.put_and_flush_one(NS, key, entry) is True
+        assert entry.is_dirty is False
+        two.put(NS, key, dirty(value))
+        two.flush(NS)
+        assert _bookkeeping(one, NS) == _bookkeeping(two, NS)
+    assert flushed == [[b"a"], [b"b"], [b"a"], [b"c"], [b"b"]]  # what the caller forwards
+    assert [k for k, _ in one.all(NS)] == [b"a", b"b", b"c"]
+    # keys: 1 + 24 bytes each; entries: 21 + the value ("333", "4", "5")
+    assert _bookkeeping(one, NS)[:5] == (5, 5, 0, 5, 3 * 25 + (21 + 3) + (21 + 1) + (21 + 1))
+
+
+@pytest.mark.parametrize("case", ["no-listener", "other-dirty", "clean", "delete", "evicts"])
+def test_put_and_flush_one_refuses_and_changes_nothing(case: str):
+    cache = ThreadCache(90 if case == "evicts" else 10_000)
+    if case != "no-listener":
+        cache.add_dirty_entry_flush_listener(NS, lambda entries: None)
+    cache.put(NS, b"x", dirty(b"1") if case == "other-dirty" else clean(b"1"))
+    entry = {"clean": clean(b"2"), "delete": LRUCacheEntry(None, None, True)}.get(
+        case, dirty(b"22222222"))
+    before = _bookkeeping(cache, NS)
+    assert cache.put_and_flush_one(NS, b"y", entry) is False
+    assert _bookkeeping(cache, NS) == before

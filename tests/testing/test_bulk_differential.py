@@ -147,8 +147,9 @@ def _state(driver: ks.TopologyTestDriver) -> dict[str, Any]:
             named = getattr(store, "_named", None)
             if named is not None:
                 entry["cache"] = [
-                    (k, e.value, e.is_dirty, e.offset, e.timestamp, e.partition, e.topic)
-                    for k, e in named._entries.items()]
+                    (k, e.value, e.is_dirty, e.offset, e.timestamp, e.partition, e.topic,
+                     e.headers, e.size, e.obj, e.key_obj, _record(e.record))
+                    for k, e in named._entries.items()]  # in LRU order
                 entry["cache_counters"] = (named.hits, named.misses, named.overwrites,
                                            named.flushes, named.current_size_bytes,
                                            list(named._dirty))
@@ -175,6 +176,13 @@ def _state(driver: ks.TopologyTestDriver) -> dict[str, Any]:
         }
     return {"outputs": outputs, "tasks": tasks, "offsets": dict(driver._offsets),
             "history": driver.history, "metrics": driver.metrics()}
+
+
+def _record(record: Any) -> Any:
+    """A cached entry's record context as a plain tuple."""
+    if record is None:
+        return None
+    return (record.key, record.value, record.timestamp, record._headers)
 
 
 def _attrs(obj: Any) -> dict[str, Any]:
@@ -228,10 +236,50 @@ def test_word_count_uncached_runs_in_bulk_and_matches(store: str, logging_on: bo
 
 @pytest.mark.parametrize("store", ["in_memory", "persistent"])
 @pytest.mark.parametrize("logging_on", [True, False])
-def test_word_count_cached_runs_its_count_processor_and_matches(
-        store: str, logging_on: bool, caplog: pytest.LogCaptureFixture) -> None:
-    executor = _same(lambda: _word_count(store, True, logging_on), caplog)
-    assert executor.chunks == 7
+@pytest.mark.parametrize("cache_bytes", [None, 300, 60], ids=["default", "evicting", "tiny"])
+def test_word_count_cached_replays_the_cache_and_matches(
+        store: str, logging_on: bool, cache_bytes: int | None,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The cached count's fast path (count_cached) leaves the cache, store, changelog and
+    outputs as the record path does: with room to spare, with clean entries evicted, and with
+    a cache smaller than one entry (every put evicts its own dirty entry and flushes it)."""
+    config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
+    executor = _same(lambda: _word_count(store, True, logging_on), caplog, config=config)
+    assert executor.chunks == 7 and executor.cached_counts == 7
+
+
+@pytest.mark.parametrize(("cache_bytes", "thread", "lru", "named"), [
+    # room for all: "a" is hit twice, nothing evicted; one flush per commit (5 lines + 10 words)
+    (None, (10, 10, 0, 15, 808), [b"b", b"c", b"d", b"e", b"a", b"f", b"g", b"h"],
+     (2, 8, 2, 15)),
+    # room for two entries: "a" is read back from the store twice (two clean puts)
+    (300, (12, 10, 8, 15, 202), [b"g", b"h"], (0, 10, 2, 15)),
+    # smaller than one entry: every put evicts its own dirty entry, flushing it (10 more flushes)
+    (60, (12, 10, 12, 15, 0), [], (0, 10, 0, 25)),
+], ids=["default", "evicting", "tiny"])
+@pytest.mark.parametrize("bulk", [True, False])
+def test_cached_count_bookkeeping_is_exact(bulk: bool, cache_bytes: int | None,
+                                           thread: tuple[int, ...], lru: list[bytes],
+                                           named: tuple[int, ...]) -> None:
+    """Exact cache counters of a known input, on both paths: 5 lines of 2 words (``a`` 3x)."""
+    config: dict[str, Any] = {"kslab.driver.bulk": bulk}
+    if cache_bytes is not None:
+        config["statestore.cache.max.bytes"] = cache_bytes
+    with ks.TopologyTestDriver(_word_count("in_memory", True, True), config) as driver:
+        lines = ["a b", "c a", "d e", "a f", "g h"]
+        driver.create_input_topic("lines", S, S).pipe_value_list(lines, 0, 0)
+        assert (driver._bulk.cached_counts if bulk else None) == (1 if bulk else None)
+        out = driver.create_output_topic("counts", S, L).read_key_values_to_list()
+        assert [(kv.key, kv.value) for kv in out] == [
+            ("a", 1), ("b", 1), ("c", 1), ("a", 2), ("d", 1), ("e", 1), ("a", 3), ("f", 1),
+            ("g", 1), ("h", 1)]
+        store = driver.tasks[next(iter(driver.tasks))].stores["counts"]
+        cache = store.thread_cache
+        cached = cache.named_cache(store._namespace)
+        assert (cache.puts, cache.gets, cache.evicts, cache.flushes, cache.size_bytes()) == thread
+        assert cached.lru_keys() == lru
+        assert (cached.hits, cached.misses, cached.overwrites, cached.flushes) == named
+        assert cached.dirty_keys() == []
 
 
 @pytest.mark.parametrize("cache", [True, False])
@@ -239,6 +287,7 @@ def test_count_updating_a_key_twice_per_record_matches(cache: bool,
                                                        caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _count_by_line_key(cache), caplog)
     assert executor.chunks == 7
+    assert executor.cached_counts == 0  # a record updating a key twice: the real processor
 
 
 @pytest.mark.parametrize("topology", [

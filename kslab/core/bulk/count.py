@@ -11,6 +11,7 @@ and the sink become one serialization into the output rows.
 from __future__ import annotations
 
 import struct
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -18,8 +19,11 @@ from typing import Any
 from kslab.dsl._processors import skip_record
 from kslab.errors import KslabError
 from kslab.records import Record, ValueAndTimestamp
+from kslab.state.cache import LRUCacheEntry
+from kslab.state.caching import CachingKeyValueStore
+from kslab.state.timestamped import TimestampedKeyValueStore
 
-__all__ = ["capture_forwards", "count_direct", "count_with_processor"]
+__all__ = ["capture_forwards", "count_cached", "count_direct", "count_with_processor"]
 
 _new_tuple = tuple.__new__
 _TIMESTAMP = struct.Struct(">q")  # the store's layout: timestamp, then the value's bytes
@@ -191,4 +195,149 @@ def count_with_processor(task: Any, topic: str, aggregate: Any, sink: Any, keys:
             process(topic, first_offset + origin, Record(key, value, timestamp, header))
             if i + 1 == count or origins[i + 1] != origin:
                 commit()
+    return out
+
+
+def _listens_for(store: Any, aggregate: Any) -> bool:
+    """True when ``store`` forwards its flushes from ``aggregate`` (``forward_flushed``)."""
+    listener = store._listener
+    cells = getattr(listener, "__closure__", None) or ()
+    return getattr(listener, "__qualname__", "").startswith("forward_flushed.") \
+        and any(cell.cell_contents is aggregate for cell in cells)
+
+
+def _cached_store(task: Any, aggregate: Any, store: Any) -> Any:
+    """The timestamped store behind ``store``'s record cache when ``count_cached`` can replay
+    the record path exactly (the task's only cache, nothing dirty, flushes forwarded from
+    ``aggregate`` without old values, this thread); ``None`` otherwise."""
+    if type(store) is not CachingKeyValueStore or not store._timestamped:
+        return None
+    cache, named, inner = store._cache, store._named, store._inner
+    if cache is None or named is None or cache._caches.get(store._namespace) is not named \
+            or named._dirty or named.listener != store._flushed or store._send_old_values \
+            or len(task._caches) != 1 or task._caches[0] is not store \
+            or threading.get_ident() != store._thread or not _listens_for(store, aggregate):
+        return None
+    if type(inner) is not TimestampedKeyValueStore or _byte_level(inner) is None:
+        return None
+    return inner
+
+
+def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, keys: list[Any],
+                 values: list[Any], timestamps: list[int], headers: list[Any],
+                 first_offset: int, origins: list[int],
+                 changelog: Callable[[list[tuple[Any, ...]]], None] | None = None
+                 ) -> list[tuple[Any, ...]] | None:
+    """``count_with_processor`` for a count behind a record cache, without its calls: per
+    record the cached store's get, put and the commit's flush (``ThreadCache.put_and_flush_one``
+    keeps the cache's counters, sizes and LRU order), the store write, the changelog row and
+    the forwarded update, in the record path's order. ``None``, with nothing changed, when that
+    is not certain (see ``_cached_store``; one consumed record updating the count twice; a key
+    its serde refuses): then run ``count_with_processor``. A put that would evict, or a stored
+    value read back, takes the cache's own methods. With ``changelog`` (extends the changelog's
+    log, whose writes only append), changelog rows are handed over in batches, always before
+    anything else could write there."""
+    inner = _cached_store(task, aggregate, store)
+    if inner is None or len(set(origins)) != len(origins):
+        return None
+    serialize_key = inner._serialize_key
+    try:
+        key_bytes_of = {key: serialize_key(key) for key in set(keys) if key is not None}
+    except Exception:
+        return None  # the record path raises the store's error at the right record
+    context = task.context
+    cache, named, namespace = store._cache, store._named, store._namespace
+    entries = named._entries
+    put_and_flush_one = cache.put_and_flush_one
+    decode, serialize_value = inner._decode_value, inner._serialize_value
+    bget, bput, name = inner._bget, inner._bput, inner.name
+    log = inner._log
+    pending: list[tuple[Any, ...]] = []
+    collect = None if changelog is None else pending.append
+    pack = _TIMESTAMP.pack
+    out_topic = sink.topic
+    key_ser, value_ser = sink._key_ser, sink._value_ser
+    out: list[tuple[Any, ...]] = []
+    append = out.append
+    vat_type = ValueAndTimestamp
+    last_key: Any = None
+
+    def emit_changelog() -> None:
+        if pending:
+            changelog(pending)  # type: ignore[misc]  # pending is only filled with changelog
+            pending.clear()
+
+    def enter(offset: int, record: Record) -> None:
+        context.topic, context.partition, context.offset = topic, 0, offset
+        context.record = record
+        context.current = aggregate
+
+    with capture_forwards(aggregate, sink, out):
+        try:
+            for key, value, timestamp, header, origin in zip(keys, values, timestamps,
+                                                             headers, origins, strict=True):
+                offset = first_offset + origin
+                record = Record(key, value, timestamp, header)
+                if key is None or value is None:
+                    enter(offset, record)
+                    skip_record(context, "null key or value")
+                    cache.flushes += 1  # the commit, with nothing dirty
+                    named.flushes += 1
+                    continue
+                last_key = key
+                kb = key_bytes_of[key]
+                try:
+                    cache.gets += 1  # the store's get
+                    entry = entries.get(kb)
+                    if entry is not None:
+                        named.hits += 1
+                        entries.move_to_end(kb)
+                        stored = entry.obj
+                        if stored is None and entry.value is not None:
+                            stored = entry.obj = decode(entry.value)
+                    else:
+                        named.misses += 1
+                        raw = bget(kb)
+                        stored = None
+                        if raw is not None:
+                            stored = decode(raw)
+                            clean = LRUCacheEntry(raw)
+                            clean.obj = stored
+                            enter(offset, record)
+                            cache.put(namespace, kb, clean)
+                    new_timestamp = timestamp
+                    if stored is None:
+                        new = 1
+                    else:
+                        new = stored[0] + 1
+                        if stored[1] > timestamp:
+                            new_timestamp = stored[1]
+                    vat = _new_tuple(vat_type, (new, new_timestamp))
+                    raw_value = serialize_value(new)
+                    entry = LRUCacheEntry(pack(new_timestamp) + raw_value,
+                                          header if header else None, True, offset, timestamp,
+                                          0, topic)
+                    entry.obj, entry.record, entry.key_obj = vat, record, key
+                    if put_and_flush_one(namespace, kb, entry):  # put, then the commit's flush
+                        bput(kb, entry.value)
+                        if collect is not None:
+                            collect((kb, raw_value, None, new_timestamp, 0))
+                        elif log is not None:
+                            log(name, kb, raw_value, new_timestamp)
+                        append((key_ser(out_topic, key, header),
+                                value_ser(out_topic, new, header), header, new_timestamp, 0))
+                    else:  # the put evicts: the cache's own put and the task's commit
+                        emit_changelog()
+                        enter(offset, record)
+                        cache.put(namespace, kb, entry)
+                        task.commit()
+                except KslabError:
+                    raise
+                except Exception as exc:
+                    enter(offset, record)
+                    raise context.processing_error(aggregate.name, record, exc) from exc
+        finally:
+            emit_changelog()
+    if last_key is not None and last_key.__class__ in _MEMO:  # the store's get-then-put
+        store._memo_key, store._memo_bytes = last_key, key_bytes_of[last_key]
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from kslab.core.bulk.columns import Columns, apply_stateless
-from kslab.core.bulk.count import count_direct, count_with_processor
+from kslab.core.bulk.count import count_cached, count_direct, count_with_processor
 from kslab.core.bulk.plan import Chain, compile_chain
 from kslab.core.bulk.windowed import tumbling_count
 from kslab.records import Headers, Record, as_headers
@@ -73,6 +73,7 @@ class BulkExecutor:
         self._plans: dict[tuple[int, str], Chain | None] = {}
         self.chunks = 0  # chunks run in bulk (tests assert a topology used or left the path)
         self.declined = 0
+        self.cached_counts = 0  # chunks whose cached count took count_cached (tests assert it)
 
     def plan(self, task: Any, topic: str) -> Chain | None:
         """The compiled plan for ``topic`` in ``task`` (``None``: record path)."""
@@ -159,6 +160,15 @@ class BulkExecutor:
             return None
         return topic  # type: ignore[no-any-return]
 
+    def _changelog_extend(self, task: Any, store: Any) -> Any:
+        """``extend(rows)`` of the changelog's log when ``_changelog_topic`` allows batches
+        for the store behind ``store``'s cache; ``None``: the store logs each write."""
+        topic = self._changelog_topic(task, getattr(store, "wrapped", store))
+        if topic is None:
+            return None
+        port = self.port
+        return lambda rows: port.log(topic).extend(rows)
+
     def _consume(self, task: Any, topic: str, timestamps: list[int]) -> int:
         """Advance offsets, partition and stream time and the processed count; first offset."""
         offsets = self.port.offsets
@@ -214,8 +224,16 @@ class BulkExecutor:
                     self.port.log(changelog_topic).extend(changelog)
             else:
                 commits -= len(set(cols.origin))  # committed after each by the count
-                out = count_with_processor(task, stage.topic, count.aggregate, count.sink,
-                                           cols.keys, cols.values, ts, hs, first, cols.origin)
+                out = None
+                if count.kind == "cached":
+                    out = count_cached(task, stage.topic, count.aggregate, count.store,
+                                       count.sink, cols.keys, cols.values, ts, hs, first,
+                                       cols.origin, self._changelog_extend(task, count.store))
+                    self.cached_counts += out is not None
+                if out is None:
+                    out = count_with_processor(task, stage.topic, count.aggregate, count.sink,
+                                               cols.keys, cols.values, ts, hs, first,
+                                               cols.origin)
             if out:
                 self.port.log(count.sink.topic).extend(out)
         # the record path commits after every record; with no record cache that is a no-op

@@ -19,6 +19,7 @@ from kslab.dsl._aggregates import AggregateSupplier, count_adder, count_initiali
 from kslab.dsl._processors import MapValues
 from kslab.dsl._table_processors import new_value_only
 from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
+from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 from kslab.topology._nodes import SourceNode
 
@@ -31,9 +32,11 @@ _WINDOWED = (serdes.TimeWindowed,)
 
 class CountStep(NamedTuple):
     """count -> to_stream -> sink, done as ``kind`` says: ``"direct"`` (a plain count on an
-    uncached timestamped store, on the store itself), ``"tumbling"`` (a tumbling-window count
-    on an uncached window store, emitting updates), or ``"processor"`` (the real processor per
-    record, store and record cache included; only what it forwards is taken over)."""
+    uncached timestamped store, on the store itself), ``"cached"`` (the same behind a record
+    cache: the cache's bookkeeping replayed, else the processor), ``"tumbling"`` (a
+    tumbling-window count on an uncached window store, emitting updates), or ``"processor"``
+    (the real processor per record, store and record cache included; only what it forwards is
+    taken over)."""
 
     aggregate: ProcessorRuntime
     store: Any
@@ -126,6 +129,9 @@ def _count_step(aggregate: Any, task: Any) -> CountStep | None:
     kind = "processor"
     if type(store) is TimestampedKeyValueStore and type(processor.s) is AggregateSupplier:
         kind = "direct"
+    elif type(store) is CachingKeyValueStore and type(processor.s) is AggregateSupplier \
+            and type(store.wrapped) is TimestampedKeyValueStore:
+        kind = "cached"
     elif type(processor.s) is TimeWindowAggregateSupplier and processor.pairs \
             and processor.advance == processor.size and processor.updates \
             and processor.serialize is not None:
