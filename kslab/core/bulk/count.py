@@ -19,6 +19,7 @@ from typing import Any
 from kslab.dsl._processors import skip_record
 from kslab.errors import KslabError
 from kslab.records import Record, ValueAndTimestamp
+from kslab.serdes import Bytes, Integer, Long, String
 from kslab.state.cache import LRUCacheEntry
 from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
@@ -28,6 +29,9 @@ __all__ = ["capture_forwards", "count_cached", "count_direct", "count_with_proce
 _new_tuple = tuple.__new__
 _TIMESTAMP = struct.Struct(">q")  # the store's layout: timestamp, then the value's bytes
 _MEMO = (str, int, bytes)  # immutable key types: one serialization per key and chunk
+# serdes whose bytes depend on nothing but the object: a store's and a sink's of the same one
+# of these types write the same bytes, so the sink can take the store's
+_SAME_BYTES = (String, Long, Integer, Bytes)
 _STORE_PARTS = ("_kser", "_vser", "_vdes", "_bget", "_bput", "_topic", "_name", "_log")
 
 
@@ -198,6 +202,12 @@ def count_with_processor(task: Any, topic: str, aggregate: Any, sink: Any, keys:
     return out
 
 
+def _same_bytes(sink_serde: Any, store_serde: Any) -> bool:
+    """True when the sink's serde writes exactly the store's bytes for every object."""
+    return type(sink_serde) is type(store_serde) and isinstance(sink_serde, _SAME_BYTES) \
+        and type(sink_serde) in _SAME_BYTES
+
+
 def _listens_for(store: Any, aggregate: Any) -> bool:
     """True when ``store`` forwards its flushes from ``aggregate`` (``forward_flushed``)."""
     listener = store._listener
@@ -249,7 +259,7 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
     cache, named, namespace = store._cache, store._named, store._namespace
     entries = named._entries
     put_and_flush_one = cache.put_and_flush_one
-    decode, serialize_value = inner._decode_value, inner._serialize_value
+    decode, serialize_value, venc = inner._decode_value, inner._serialize_value, inner._venc
     bget, bput, name = inner._bget, inner._bput, inner.name
     log = inner._log
     pending: list[tuple[Any, ...]] = []
@@ -257,10 +267,15 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
     pack = _TIMESTAMP.pack
     out_topic = sink.topic
     key_ser, value_ser = sink._key_ser, sink._value_ser
+    same_keys = _same_bytes(sink.key_serde, inner._key_serde)
+    same_values = _same_bytes(sink.value_serde, inner._value_serde)
     out: list[tuple[Any, ...]] = []
     append = out.append
     vat_type = ValueAndTimestamp
     last_key: Any = None
+    # the store's get counts into the caches, the commit of a skipped record flushes nothing:
+    # counted here, added in one go at the end (nothing reads them meanwhile)
+    gets = hits = misses = empty_flushes = 0
 
     def emit_changelog() -> None:
         if pending:
@@ -281,22 +296,21 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
                 if key is None or value is None:
                     enter(offset, record)
                     skip_record(context, "null key or value")
-                    cache.flushes += 1  # the commit, with nothing dirty
-                    named.flushes += 1
+                    empty_flushes += 1  # the commit, with nothing dirty
                     continue
                 last_key = key
                 kb = key_bytes_of[key]
                 try:
-                    cache.gets += 1  # the store's get
+                    gets += 1  # the store's get
                     entry = entries.get(kb)
                     if entry is not None:
-                        named.hits += 1
+                        hits += 1
                         entries.move_to_end(kb)
                         stored = entry.obj
                         if stored is None and entry.value is not None:
                             stored = entry.obj = decode(entry.value)
                     else:
-                        named.misses += 1
+                        misses += 1
                         raw = bget(kb)
                         stored = None
                         if raw is not None:
@@ -312,20 +326,24 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
                         new = stored[0] + 1
                         if stored[1] > timestamp:
                             new_timestamp = stored[1]
-                    vat = _new_tuple(vat_type, (new, new_timestamp))
-                    raw_value = serialize_value(new)
+                    try:
+                        raw_value = venc(new)  # type: ignore[misc]
+                    except Exception:  # none, or refused: the store's own serialization
+                        raw_value = serialize_value(new)
                     entry = LRUCacheEntry(pack(new_timestamp) + raw_value,
                                           header if header else None, True, offset, timestamp,
                                           0, topic)
-                    entry.obj, entry.record, entry.key_obj = vat, record, key
+                    entry.obj = _new_tuple(vat_type, (new, new_timestamp))
+                    entry.record, entry.key_obj = record, key
                     if put_and_flush_one(namespace, kb, entry):  # put, then the commit's flush
                         bput(kb, entry.value)
                         if collect is not None:
                             collect((kb, raw_value, None, new_timestamp, 0))
                         elif log is not None:
                             log(name, kb, raw_value, new_timestamp)
-                        append((key_ser(out_topic, key, header),
-                                value_ser(out_topic, new, header), header, new_timestamp, 0))
+                        append((kb if same_keys else key_ser(out_topic, key, header),
+                                raw_value if same_values else value_ser(out_topic, new, header),
+                                header, new_timestamp, 0))
                     else:  # the put evicts: the cache's own put and the task's commit
                         emit_changelog()
                         enter(offset, record)
@@ -338,6 +356,11 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
                     raise context.processing_error(aggregate.name, record, exc) from exc
         finally:
             emit_changelog()
+            cache.gets += gets
+            named.hits += hits
+            named.misses += misses
+            cache.flushes += empty_flushes
+            named.flushes += empty_flushes
     if last_key is not None and last_key.__class__ in _MEMO:  # the store's get-then-put
         store._memo_key, store._memo_bytes = last_key, key_bytes_of[last_key]
     return out
