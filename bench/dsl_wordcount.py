@@ -94,9 +94,8 @@ def main() -> None:
     args = parser.parse_args()
     lines = make_lines(args.lines)
     fns: list[tuple[str, Callable[[], int]]] = [
-        ("DSL in TopologyTestDriver (bulk path)", lambda: run_dsl(lines)),
-        ("DSL in TopologyTestDriver, record path (kslab.driver.bulk=false)",
-         lambda: run_dsl(lines, bulk=False)),
+        ("DSL in TopologyTestDriver, default record cache (bulk path)", lambda: run_dsl(lines)),
+        ("same, record path (kslab.driver.bulk=false)", lambda: run_dsl(lines, bulk=False)),
         ("DSL in TopologyTestDriver, cache disabled (bulk path)",
          lambda: run_dsl(lines, cache=False)),
         ("same, cache disabled, record path", lambda: run_dsl(lines, bulk=False, cache=False)),
