@@ -195,7 +195,8 @@ def _attrs(obj: Any) -> dict[str, Any]:
 
 
 def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,
-           caplog: pytest.LogCaptureFixture, config: dict[str, Any] | None = None
+           caplog: pytest.LogCaptureFixture, config: dict[str, Any] | None = None,
+           between: Callable[[ks.TopologyTestDriver], None] | None = None
            ) -> tuple[dict[str, Any], Any, list[str]]:
     caplog.clear()
     driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": bulk, **(config or {})})
@@ -205,6 +206,8 @@ def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,
         topic.pipe_record_list([ks.TestRecord(k, v, ts, h) for k, v, ts, h in records[:half]])
         for k, v, ts, h in records[half:half + 3]:  # single records between the bulk pipes
             topic.pipe_input(k, v, ts, headers=h)
+        if between is not None:
+            between(driver)
         topic.pipe_record_list([ks.TestRecord(k, v, ts, h)
                                 for k, v, ts, h in records[half + 3:]])
         state = _state(driver)
@@ -215,11 +218,12 @@ def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,
 
 
 def _same(topology: Callable[[], ks.Topology], caplog: pytest.LogCaptureFixture,
-          n: int = 700, seed: int = 7, config: dict[str, Any] | None = None) -> Any:
+          n: int = 700, seed: int = 7, config: dict[str, Any] | None = None,
+          between: Callable[[ks.TopologyTestDriver], None] | None = None) -> Any:
     caplog.set_level(logging.WARNING)
     records = _lines(n, seed)
-    bulk_state, executor, bulk_log = _drive(topology, records, True, caplog, config)
-    record_state, none, record_log = _drive(topology, records, False, caplog, config)
+    bulk_state, executor, bulk_log = _drive(topology, records, True, caplog, config, between)
+    record_state, none, record_log = _drive(topology, records, False, caplog, config, between)
     assert none is None
     assert bulk_state == record_state
     assert bulk_log == record_log
@@ -245,6 +249,24 @@ def test_word_count_cached_replays_the_cache_and_matches(
     a cache smaller than one entry (every put evicts its own dirty entry and flushes it)."""
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
     executor = _same(lambda: _word_count(store, True, logging_on), caplog, config=config)
+    assert executor.chunks == 7 and executor.cached_counts == 7
+
+
+def _query(driver: ks.TopologyTestDriver) -> None:
+    """Interactive reads between pipes: hits, a miss, a clean entry read back, a scan."""
+    store = driver.get_timestamped_key_value_store("counts")
+    for word in ["w1", "w5", "absent", "w1"]:
+        store.get(word)
+    with store.all() as entries:
+        assert len(list(entries)) == 11  # w0 .. w10 (w11 is filtered out)
+
+
+@pytest.mark.parametrize("cache_bytes", [None, 300])
+def test_cached_count_after_interactive_reads_matches(cache_bytes: int | None,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
+    executor = _same(lambda: _word_count("in_memory", True, True), caplog, config=config,
+                     between=_query)
     assert executor.chunks == 7 and executor.cached_counts == 7
 
 
