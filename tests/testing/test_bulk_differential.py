@@ -366,3 +366,42 @@ def test_tracing_and_handlers_turn_the_bulk_path_off() -> None:
     handler = {"processing.exception.handler": "log_and_continue"}
     with ks.TopologyTestDriver(_word_count("in_memory", False, True), handler) as driver:
         assert driver._bulk is None
+
+
+class _CountingString(serdes.String):
+    """A custom serde that sees every call (so the bulk path must not change their number)."""
+
+    calls = 0
+
+    def serialize(self, topic: str | None, data: Any, headers: Any = None) -> bytes | None:
+        type(self).calls += 1
+        return super().serialize(topic, data, headers)
+
+
+def _word_count_custom_store_serde() -> ks.Topology:
+    mat = ks.Materialized.as_("counts").with_key_serde(_CountingString())
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .flat_map_values(_split)
+     .filter(lambda k, w: w != "nullvalue")
+     .group_by(lambda k, w: w, ks.Grouped.with_(S, S))
+     .count(mat)
+     .to_stream()
+     .to("counts", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def test_cached_count_with_a_custom_store_serde_runs_the_processor(
+        caplog: pytest.LogCaptureFixture) -> None:
+    records = _lines(700, 7)
+    calls = []
+    states = []
+    for bulk in (True, False):
+        _CountingString.calls = 0
+        state, executor, _ = _drive(_word_count_custom_store_serde, records, bulk, caplog)
+        calls.append(_CountingString.calls)
+        states.append(state)
+        if bulk:
+            assert executor.chunks == 7 and executor.cached_counts == 0
+    assert states[0] == states[1]
+    assert calls[0] == calls[1] > 0

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from kslab.core.bulk.plan import built_in
 from kslab.dsl._processors import skip_record
 from kslab.errors import KslabError
 from kslab.records import Record, ValueAndTimestamp
@@ -228,8 +229,9 @@ def _cached_store(task: Any, aggregate: Any, store: Any) -> Any:
             or len(task._caches) != 1 or task._caches[0] is not store \
             or threading.get_ident() != store._thread or not _listens_for(store, aggregate):
         return None
-    if type(inner) is not TimestampedKeyValueStore or _byte_level(inner) is None:
-        return None
+    if type(inner) is not TimestampedKeyValueStore or _byte_level(inner) is None \
+            or not (built_in(inner._key_serde) and built_in(inner._value_serde)):
+        return None  # a custom serde may see that keys are serialized once per chunk
     return inner
 
 

@@ -23,7 +23,7 @@ from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 from kslab.topology._nodes import SourceNode
 
-__all__ = ["Chain", "CountStep", "compile_chain"]
+__all__ = ["Chain", "CountStep", "built_in", "compile_chain"]
 
 _BUILT_IN = (serdes.String, serdes.Bytes, serdes.Long, serdes.Integer, serdes.Short,
              serdes.Double, serdes.Float, serdes.Boolean, serdes.UUID)
@@ -54,11 +54,11 @@ class Chain(NamedTuple):
     count: CountStep | None
 
 
-def _built_in(serde: Any) -> bool:
+def built_in(serde: Any) -> bool:
     """Built-in serdes only: a custom serde may keep state or see the call order."""
     kind = type(serde)
     if kind in _WINDOWED:
-        return _built_in(getattr(serde, "_inner", None))
+        return built_in(getattr(serde, "_inner", None))
     return kind in _BUILT_IN
 
 
@@ -79,7 +79,7 @@ def _plain_sink(node: Any) -> SinkRuntime | None:
         return None
     if getattr(node, "_writer", None) is None or not _unguarded(node, node):
         return None  # guarded by an error handler, or an engine without direct writers
-    if not (_built_in(node.key_serde) and _built_in(node.value_serde)):
+    if not (built_in(node.key_serde) and built_in(node.value_serde)):
         return None
     return node
 
@@ -95,7 +95,7 @@ def _source(task: Any, topic: str) -> SourceRuntime | None:
         return None
     if task.config.get("default.timestamp.extractor") is not None:
         return None
-    if not (_built_in(source.key_serde) and _built_in(source.value_serde)):
+    if not (built_in(source.key_serde) and built_in(source.value_serde)):
         return None
     return source
 
