@@ -123,7 +123,8 @@ def as_headers(headers: Headers | Iterable[tuple[str, bytes | None]] | None) -> 
 
 class _RecordFields:
     """A record's slots, writable: records are built as this and then switched to their class
-    (one class switch costs less than four writes through the slot descriptors)."""
+    (one class switch costs less than four writes through the slot descriptors; calling this
+    class allocates for less than ``object.__new__(_RecordFields)``)."""
 
     __slots__ = ("_headers", "key", "timestamp", "value")
 
@@ -144,7 +145,7 @@ class Record(_RecordFields):
             _negative_timestamp(timestamp)
         if headers is not None and headers.__class__ is not Headers:
             headers = as_headers(headers)
-        new = _new_object(_RecordFields)
+        new = _RecordFields()
         new.key = key
         new.value = value
         new.timestamp = timestamp
@@ -173,7 +174,7 @@ class Record(_RecordFields):
         return (self.__class__, (self.key, self.value, self.timestamp, self._headers))
 
     def _copy(self, key: Any, value: Any, timestamp: int, headers: Headers | None) -> Record:
-        new = _new_object(_RecordFields)
+        new = _RecordFields()
         new.key = key
         new.value = value
         new.timestamp = timestamp
@@ -186,7 +187,7 @@ class Record(_RecordFields):
 
     def with_key(self, key: Any) -> Record:
         """A copy with another key."""
-        new = _new_object(_RecordFields)  # _copy inlined: records are copied per hop
+        new = _RecordFields()  # _copy inlined: records are copied per hop
         new.key = key
         new.value = self.value
         new.timestamp = self.timestamp
@@ -199,7 +200,7 @@ class Record(_RecordFields):
 
     def with_value(self, value: Any) -> Record:
         """A copy with another value."""
-        new = _new_object(_RecordFields)
+        new = _RecordFields()
         new.key = self.key
         new.value = value
         new.timestamp = self.timestamp
@@ -247,6 +248,18 @@ def _negative_timestamp(timestamp: int) -> None:
         "with timestamps >= 0 (ms since the epoch)"
     )
     raise StreamsError(msg)
+
+
+def source_record(key: Any, value: Any, timestamp: int) -> Record:
+    """A headerless ``Record`` for engines whose timestamp was already checked (a source's
+    deserializer refuses negative ones): ``Record(...)`` without the class call's cost."""
+    new = _RecordFields()
+    new.key = key
+    new.value = value
+    new.timestamp = timestamp
+    new._headers = None
+    new.__class__ = Record
+    return new  # type: ignore[return-value]
 
 
 # Slot setters, for the lazy headers and for subclasses a record cannot be switched to.

@@ -71,3 +71,15 @@ def test_records_copy_pickle_and_subclass_keeping_their_class():
     assert type(tagged.with_value(3)) is Tagged and tagged.with_key("j").key == "j"
     with pytest.raises(AttributeError, match="with_key"):
         tagged.key = "x"
+
+
+def test_source_record_is_the_record_the_constructor_builds():
+    from kslab.records import source_record
+
+    record = source_record("k", "v", 5)
+    assert type(record) is ks.Record
+    assert (record.key, record.value, record.timestamp, record._headers) == ("k", "v", 5, None)
+    assert record == ks.Record("k", "v", 5)
+    assert record.headers == ks.Headers()
+    with pytest.raises(AttributeError, match="with_key"):
+        record.key = "x"

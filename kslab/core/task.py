@@ -29,7 +29,7 @@ from kslab.core.punctuation import PunctuationQueue, Schedule
 from kslab.core.record_queue import ConsumerRecord, RecordDeserializer, RecordQueue
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import PunctuationType
-from kslab.records import Record, TaskId
+from kslab.records import Record, TaskId, source_record
 from kslab.serdes import resolve as resolve_serde
 from kslab.topology._nodes import ProcessorNode, SinkNode, SourceNode
 from kslab.topology.topology import Topology
@@ -362,7 +362,11 @@ class StreamTask:
             group.stream_time = timestamp
         context = self.context
         context.topic, context.partition, context.offset = raw[0], raw[1], raw[2]
-        record = context.record = Record(stamped[1], stamped[2], timestamp, raw[6])
+        headers = raw[6]
+        if headers is None:
+            record = context.record = source_record(stamped[1], stamped[2], timestamp)
+        else:
+            record = context.record = Record(stamped[1], stamped[2], timestamp, headers)
         context.current = queue.source
         try:
             context.process_source(record)

@@ -389,3 +389,31 @@ def test_supplier_that_declares_its_stores_gets_them_connected():
             [("a", "1"), ("b", "2"), ("a", "3")]
         )
         assert driver.create_output_topic("out").read_values_to_list() == ["1", "2"]
+
+
+class CommitRequester(ks.Processor):
+    """Asks for a commit on every record whose value is "commit"; forwards everything."""
+
+    def init(self, context):
+        self.context = context
+
+    def process(self, record):
+        if record.value == "commit":
+            self.context.commit()
+        self.context.forward(record)
+
+
+def test_a_requested_commit_is_done_after_the_record_that_asked_for_it():
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde=serdes.String(), value_serde=serdes.String())
+    topo.add_processor("req", CommitRequester, "src")
+    topo.add_sink("out", "out", "req", key_serde=serdes.String(), value_serde=serdes.String())
+    with ks.TopologyTestDriver(topo) as driver:
+        (task,) = driver.tasks.values()
+        inp = driver.create_input_topic("in")
+        inp.pipe_value_list(["a", "commit", "b"])
+        assert task.commit_requested is False
+        inp.pipe_input("commit")
+        assert task.commit_requested is False
+        assert driver.create_output_topic("out").read_values_to_list() == [
+            "a", "commit", "b", "commit"]
