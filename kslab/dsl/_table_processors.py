@@ -211,6 +211,16 @@ class _DerivedGetter:
         return self.transform(key, self.parent.get(key))
 
 
+def output_versioned(node: Any) -> bool:
+    """Whether a DSL graph node's output is a versioned table (Java's
+    ``isVersionedOrVersionedUpstream``): a node with a store says so itself, others inherit."""
+    factory = getattr(node, "store_factory", None)
+    if factory is not None or type(node).__name__ == "KTableKTableJoinNode":
+        builder = factory() if factory is not None else None
+        return getattr(builder, "history_retention", None) is not None
+    return bool(node.parents) and all(output_versioned(parent) for parent in node.parents)
+
+
 class FilterSupplier(_TableOpSupplier):
     """Java's ``KTableFilter``: rows that stop matching become tombstones."""
 
@@ -220,6 +230,17 @@ class FilterSupplier(_TableOpSupplier):
         self.predicate = predicate
         self.negate = negate
         self.send_old_values = parent.enable_sending_old_values(False)
+        self.node: Any = None  # the filter's graph node, set once it exists
+        self._versioned: bool | None = None
+
+    @property
+    def use_versioned_semantics(self) -> bool:
+        """True below a versioned table: then even a null-to-null change is forwarded (Java's
+        ``enableVersionedSemantics`` at build time)."""
+        if self._versioned is None:
+            parents = self.node.parents if self.node is not None else []
+            self._versioned = any(output_versioned(parent) for parent in parents)
+        return self._versioned
 
     def compute(self, key: Any, value: Any) -> Any:
         """``value`` if it passes, else ``None``."""
@@ -235,7 +256,7 @@ class FilterSupplier(_TableOpSupplier):
         return None
 
     def __call__(self) -> Processor:
-        return _TableOpProcessor(self, skip_empty=True)
+        return _TableOpProcessor(self, skip_empty=not self.use_versioned_semantics)
 
 
 class MapValuesSupplier(_TableOpSupplier):
@@ -286,9 +307,12 @@ class _TableOpProcessor(Processor):
         if self.skip_empty and self.send_old_values and old is None and new is None:
             return  # the row neither matched before nor matches now
         if self.forwarder is not None:
-            self.store.put(key, ValueAndTimestamp(new, record.timestamp))
+            code = self.store.put(key, ValueAndTimestamp(new, record.timestamp))
+            if code == -(2**63):  # a versioned store refused a put older than its history
+                return
             if not self.forwarder.cached:  # a cached store forwards on flush
-                self.forwarder.maybe_forward(record.with_value(Change(new, old)))
+                is_latest = code is None or code == -1
+                self.forwarder.maybe_forward(record.with_value(Change(new, old, is_latest)))
         else:
             self.ctx.forward(record.with_value(Change(new, old, change.is_latest)))
 

@@ -130,7 +130,9 @@ class KTable:
         node_name = or_generate(self.builder, resolve_name(named, name, op), "KTABLE-FILTER-")
         queryable = mat.queryable_store_name if mat is not None else None
         supplier = FilterSupplier(self, predicate, negate, queryable)
-        return self._table_child(node_name, supplier, mat, queryable, key_serde, value_serde)
+        table = self._table_child(node_name, supplier, mat, queryable, key_serde, value_serde)
+        supplier.node = table.node
+        return table
 
     def map_values(self, mapper: Callable[..., Any], named: Any = None,
                    materialized: Any = None, *, name: str | None = None,
