@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kslab.errors import MissingArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record
 
@@ -24,11 +25,14 @@ __all__ = [
     "Foreach",
     "Map",
     "MapValues",
+    "MissingDslArgumentError",
     "PassThrough",
     "Peek",
     "Print",
     "Supplier",
     "java_str",
+    "require_callable",
+    "require_not_none",
     "skip_record",
 ]
 
@@ -99,6 +103,14 @@ class NotNullKey(_Stateless):
             self.forward(record)
 
 
+def _not_null_result(result: Any) -> Any:
+    """A ``KeyValueMapper``'s result, or Java's error when it is ``None`` (map, flat_map)."""
+    if result is None:
+        msg = "The provided KeyValueMapper returned null which is not allowed."
+        raise MissingArgumentError(msg)
+    return result
+
+
 class Map(_Stateless):
     """Java's ``KStreamMap``: ``mapper(key, value) -> (new_key, new_value)``."""
 
@@ -107,7 +119,7 @@ class Map(_Stateless):
 
     def process(self, record: Record) -> None:
         """Forward the mapped pair."""
-        key, value = self.mapper(record.key, record.value)
+        key, value = _not_null_result(self.mapper(record.key, record.value))
         self.forward(record.with_key(key).with_value(value))
 
 
@@ -146,8 +158,9 @@ class FlatMap(_Stateless):
 
     def process(self, record: Record) -> None:
         """Forward every pair the mapper returns."""
+        pairs = _not_null_result(self.mapper(record.key, record.value))
         forward = self.ctx.forward
-        for key, value in self.mapper(record.key, record.value):
+        for key, value in pairs:
             forward(record.with_key(key).with_value(value))
 
 
@@ -261,12 +274,24 @@ class Print(_Stateless):
             self._file = None
 
 
+class MissingDslArgumentError(TopologyError, MissingArgumentError):
+    """A DSL operator got ``None`` where Java requires a value (``"<param> can't be null"``).
+
+    Both a ``TopologyError`` (kslab's wiring errors) and a ``MissingArgumentError`` (Java's
+    ``NullPointerException``), so either can be caught.
+    """
+
+
+def require_not_none(value: Any, param: str, op: str) -> None:
+    """Raise ``MissingDslArgumentError`` with Java's ``"<param> can't be null"`` for ``None``."""
+    if value is None:
+        msg = f"{param} can't be null; {op}() needs it"
+        raise MissingDslArgumentError(msg)
+
+
 def require_callable(fn: Any, param: str, op: str) -> None:
     """Raise ``TopologyError`` naming ``param`` of ``op`` when ``fn`` is not callable."""
+    require_not_none(fn, param, op)
     if not callable(fn):
-        from kslab.errors import TopologyError
-
         msg = f"{op}() got {param}={fn!r}, which is not callable; pass a function"
         raise TopologyError(msg)
-
-

@@ -89,7 +89,7 @@ class KStream:
     def select_key(self, selector: Callable[[Any, Any], Any], named: Any = None, *,
                    name: str | None = None) -> KStream:
         """Give each record the key ``selector(key, value)``. Stateless, key-changing."""
-        _check(selector, "selector", "select_key")
+        _check(selector, "mapper", "select_key")
         node = self._select_key_node(selector, resolve_name(named, name, "select_key"))
         return self._child(node, keep_key=False, repartition=True)
 
@@ -112,7 +112,7 @@ class KStream:
     def map_values(self, mapper: Callable[..., Any], named: Any = None, *,
                    name: str | None = None, with_key: bool = False) -> KStream:
         """New values from ``mapper(value)`` (``mapper(key, value)`` with ``with_key``)."""
-        _check(mapper, "mapper", "map_values")
+        _check(mapper, "valueMapperWithKey" if with_key else "valueMapper", "map_values")
         node_name = or_generate(self.builder, resolve_name(named, name, "map_values"),
                                 "KSTREAM-MAPVALUES-")
         node = ProcessorGraphNode(node_name, p.Supplier(p.MapValues, mapper, with_key))
@@ -132,7 +132,7 @@ class KStream:
     def flat_map_values(self, mapper: Callable[..., Iterable[Any]], named: Any = None, *,
                         name: str | None = None, with_key: bool = False) -> KStream:
         """Zero or more values per record, each under the record's key. Stateless."""
-        _check(mapper, "mapper", "flat_map_values")
+        _check(mapper, "valueMapper", "flat_map_values")
         node_name = or_generate(self.builder, resolve_name(named, name, "flat_map_values"),
                                 "KSTREAM-FLATMAPVALUES-")
         node = ProcessorGraphNode(node_name, p.Supplier(p.FlatMapValues, mapper, with_key))
@@ -170,6 +170,7 @@ class KStream:
 
     def merge(self, other: KStream, named: Any = None, *, name: str | None = None) -> KStream:
         """One stream with the records of both, in arrival order."""
+        p.require_not_none(other, "stream", "merge")
         if not isinstance(other, KStream):
             msg = f"merge() got {other!r}; pass a KStream"
             raise TopologyError(msg)
@@ -201,6 +202,7 @@ class KStream:
            key_serde: Any = None, value_serde: Any = None, partitioner: Any = None,
            name: str | None = None) -> None:
         """Write to ``topic``, or to ``topic(key, value, record_context)``. Terminal."""
+        p.require_not_none(topic, "topic", "to")
         if not (isinstance(topic, str) and topic) and not callable(topic):
             msg = f"to() got topic={topic!r}; pass a topic name or a topic extractor function"
             raise TopologyError(msg)
@@ -305,7 +307,7 @@ class KStream:
         """
         from kslab.dsl.grouped import KGroupedStream
 
-        _check(selector, "selector", "group_by")
+        _check(selector, "keySelector", "group_by")
         if grouped is None:
             grouped = Grouped.with_(None, self.value_serde)
         g = resolve_config(Grouped, grouped, "group_by", key_serde=key_serde,
@@ -340,6 +342,7 @@ class KStream:
 
     def outer_join(self, other: Any, *args: Any, **kwargs: Any) -> KStream:
         """Windowed outer join with another stream: ``outer_join(other, joiner, JoinWindows)``."""
+        p.require_not_none(other, "otherStream", "outer_join")
         if not isinstance(other, KStream):
             msg = f"outer_join() needs another KStream and JoinWindows, got {other!r}"
             raise TopologyError(msg)
@@ -350,6 +353,7 @@ class KStream:
         from kslab.dsl import _joins
         from kslab.dsl.ktable import GlobalKTable, KTable
 
+        _check_join_arguments(other, args, kwargs, op)
         if isinstance(other, GlobalKTable):
             return _joins.stream_global_join(self, other, *args, left=left, op=op, **kwargs)
         if isinstance(other, KTable):
@@ -379,11 +383,12 @@ class KStream:
     def _process(self, supplier: Callable[[], Any], store_names: tuple[Any, ...],
                  name: str | None, *, fixed_key: bool) -> KStream:
         op = "process_values" if fixed_key else "process"
-        _check(supplier, "supplier", op)
+        _check(supplier, "processorSupplier", op)
         if store_names and isinstance(store_names[0], Named):  # process(supplier, named, ...)
             name = resolve_name(store_names[0], name, op)
             store_names = store_names[1:]
         for store in store_names:
+            p.require_not_none(store, "stateStoreNames", op)
             if not isinstance(store, str) or not store:
                 msg = f"{op}() got store name {store!r}; pass store names as str"
                 raise TopologyError(msg)
@@ -403,6 +408,34 @@ class KStream:
         from kslab.notebook.display import mimebundle
 
         return mimebundle(self, include, exclude)
+
+
+def _check_join_arguments(other: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                          op: str) -> None:
+    """Java's null checks of a join, in Java's order and words ("joiner can't be null")."""
+    from kslab.dsl.ktable import GlobalKTable, KTable
+    from kslab.dsl.windows import JoinWindows
+
+    if isinstance(other, KStream):
+        params = ("joiner", "windows")
+    elif isinstance(other, KTable):
+        params = ("joiner",)
+    elif isinstance(other, GlobalKTable):
+        params = ("keySelector", "joiner")
+    elif other is None:  # name the argument as the Java overload the other arguments pick
+        if any(isinstance(arg, JoinWindows) for arg in (*args, *kwargs.values())):
+            what = "otherStream"
+        elif len(args) > 1 and callable(args[1]):
+            what = "globalTable"
+        else:
+            what = "table"
+        p.require_not_none(None, what, op)
+    else:
+        return
+    keywords = {"joiner": "joiner", "windows": "windows", "keySelector": "key_selector"}
+    for index, param in enumerate(params):
+        value = args[index] if index < len(args) else kwargs.get(keywords[param])
+        p.require_not_none(value, param, op)
 
 
 class BranchedKStream:
