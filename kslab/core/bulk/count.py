@@ -47,13 +47,15 @@ def _byte_level(store: Any) -> tuple[Any, ...] | None:
 def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any],
                  values: list[Any], timestamps: list[int], headers: list[Any],
                  first_offset: int, origins: list[int],
-                 changelog: list[tuple[Any, ...]] | None = None) -> list[tuple[Any, ...]]:
+                 changelog: list[tuple[Any, ...]] | None = None,
+                 key_bytes_of: dict[Any, bytes] | None = None) -> list[tuple[Any, ...]]:
     """Count ``keys`` read from ``topic`` into an uncached timestamped store; output rows.
 
     The store's bytes are written as its own ``get``/``put`` write them (8-byte timestamp,
     then the value serde's bytes; the changelog gets the value bytes at that timestamp).
     With ``changelog`` (the engine said its writes only append to the topic's log), the
     changelog rows are collected there for one append instead of one write per update.
+    ``key_bytes_of`` holds keys the store already serialized (the chunk's, checked first).
     """
     parts = _byte_level(store)
     if parts is None:
@@ -66,7 +68,8 @@ def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any
     key_ser, value_ser = sink._key_ser, sink._value_ser
     out: list[tuple[Any, ...]] = []
     append = out.append
-    key_bytes_of: dict[Any, bytes] = {}
+    if key_bytes_of is None:
+        key_bytes_of = {}
     last_key: Any = None
     key_bytes = b""
     for key, value, timestamp, header, origin in zip(keys, values, timestamps, headers,
@@ -238,7 +241,8 @@ def _cached_store(task: Any, aggregate: Any, store: Any) -> Any:
 def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, keys: list[Any],
                  values: list[Any], timestamps: list[int], headers: list[Any],
                  first_offset: int, origins: list[int],
-                 changelog: Callable[[list[tuple[Any, ...]]], None] | None = None
+                 changelog: Callable[[list[tuple[Any, ...]]], None] | None = None,
+                 key_bytes_of: dict[Any, bytes] | None = None
                  ) -> list[tuple[Any, ...]] | None:
     """``count_with_processor`` for a count behind a record cache, without its calls: per
     record the cached store's get, put and the commit's flush (``ThreadCache.put_and_flush_one``
@@ -252,11 +256,12 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
     inner = _cached_store(task, aggregate, store)
     if inner is None or len(set(origins)) != len(origins):
         return None
-    serialize_key = inner._serialize_key
-    try:
-        key_bytes_of = {key: serialize_key(key) for key in set(keys) if key is not None}
-    except Exception:
-        return None  # the record path raises the store's error at the right record
+    if key_bytes_of is None:
+        serialize_key = inner._serialize_key
+        try:
+            key_bytes_of = {key: serialize_key(key) for key in set(keys) if key is not None}
+        except Exception:
+            return None  # the record path raises the store's error at the right record
     context = task.context
     cache, named, namespace = store._cache, store._named, store._namespace
     entries = named._entries

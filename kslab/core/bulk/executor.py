@@ -14,9 +14,10 @@ from typing import Any, Protocol
 
 from kslab.core.bulk.columns import Columns, apply_stateless
 from kslab.core.bulk.count import count_cached, count_direct, count_with_processor
-from kslab.core.bulk.plan import Chain, compile_chain
+from kslab.core.bulk.plan import Chain, CountStep, built_in, compile_chain
 from kslab.core.bulk.windowed import tumbling_count
-from kslab.records import Headers, Record, as_headers
+from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
+from kslab.records import Headers, Record, Window, Windowed, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
 
 __all__ = ["BulkExecutor", "EnginePort"]
@@ -43,8 +44,8 @@ class _Stage:
     """One chain's share of a chunk: the records it consumes, the same as columns after its
     stateless processors (``cols.origin`` indexes the consumed records), and its sink's rows."""
 
-    __slots__ = ("chain", "cols", "headers", "input_row", "keys", "out_rows", "timestamps",
-                 "topic", "values")
+    __slots__ = ("chain", "cols", "headers", "input_row", "key_bytes", "keys", "out_rows",
+                 "timestamps", "topic", "values")
 
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int]) -> None:
@@ -56,6 +57,40 @@ class _Stage:
         self.input_row = input_row  # the chunk row each consumed record comes from
         self.cols = Columns(keys, values, list(range(len(keys))))
         self.out_rows: list[tuple[Any, ...]] = []
+        self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
+
+
+def _store_key_serializer(count: CountStep) -> Any:
+    """How the count's store serializes a key (raising its own error), when it says and its
+    serde is built-in (a custom serde may count its calls: the record path's then decide)."""
+    if count.kind == "tumbling":
+        serialize = count.aggregate.processor.serialize
+    else:
+        store = count.store.wrapped if count.kind == "cached" else count.store
+        serialize = getattr(store, "_serialize_key", None)
+    owner = getattr(serialize, "__self__", None)
+    return serialize if built_in(getattr(owner, "_key_serde", None)) else None
+
+
+def _count_key_bytes(count: CountStep, keys: list[Any]) -> dict[Any, bytes] | None:
+    """Serialize every distinct key the count will see as its store and sink will, so that a
+    serde refusing one declines the chunk before anything changed (the record path then
+    raises the store's or the sink's error at the right record); the store's key bytes."""
+    distinct = {key for key in keys if key is not None}
+    serialize = _store_key_serializer(count)
+    key_bytes = None if serialize is None else {key: serialize(key) for key in distinct}
+    sink = count.sink
+    topic, key_ser = sink.topic, sink._key_ser
+    processor = count.aggregate.processor
+    if isinstance(processor.s, TimeWindowAggregateSupplier):
+        size = processor.size
+        for key in distinct:
+            key_ser(topic, Windowed(key, Window(0, size)), None)
+    else:
+        for key in distinct:
+            key_ser(topic, key, None)
+    sink._value_ser(topic, 1, None)  # a count is an int: a serde refusing one refuses all
+    return key_bytes
 
 
 def _round_trips(sink_serde: Any, source_serde: Any, objects: list[Any]) -> bool:
@@ -124,6 +159,8 @@ class BulkExecutor:
                 cols = apply_stateless(processor, cols)
             stage.cols = cols
             if chain.sink is None:
+                assert chain.count is not None
+                stage.key_bytes = _count_key_bytes(chain.count, cols.keys)
                 return stages
             sink = chain.sink
             out_topic, kser, vser = sink.topic, sink._key_ser, sink._value_ser
@@ -213,13 +250,14 @@ class BulkExecutor:
             hs = [stage.headers[i] for i in cols.origin]
             if count.kind == "tumbling":
                 out = tumbling_count(task, stage.topic, count.aggregate, count.sink, cols.keys,
-                                     cols.values, ts, hs, first, cols.origin)
+                                     cols.values, ts, hs, first, cols.origin, stage.key_bytes)
             elif count.kind == "direct":
                 changelog_topic = self._changelog_topic(task, count.store)
                 changelog: list[tuple[Any, ...]] | None = (
                     None if changelog_topic is None else [])
                 out = count_direct(context, stage.topic, count.store, count.sink, cols.keys,
-                                   cols.values, ts, hs, first, cols.origin, changelog)
+                                   cols.values, ts, hs, first, cols.origin, changelog,
+                                   stage.key_bytes)
                 if changelog:
                     self.port.log(changelog_topic).extend(changelog)
             else:
@@ -228,7 +266,8 @@ class BulkExecutor:
                 if count.kind == "cached":
                     out = count_cached(task, stage.topic, count.aggregate, count.store,
                                        count.sink, cols.keys, cols.values, ts, hs, first,
-                                       cols.origin, self._changelog_extend(task, count.store))
+                                       cols.origin, self._changelog_extend(task, count.store),
+                                       stage.key_bytes)
                     self.cached_counts += out is not None
                 if out is None:
                     out = count_with_processor(task, stage.topic, count.aggregate, count.sink,

@@ -127,8 +127,9 @@ def _count_step(aggregate: Any, task: Any) -> CountStep | None:
         return None
     store = processor.store
     kind = "processor"
-    if type(store) is TimestampedKeyValueStore and type(processor.s) is AggregateSupplier:
-        kind = "direct"
+    if type(store) is TimestampedKeyValueStore and type(processor.s) is AggregateSupplier \
+            and built_in(store._key_serde) and built_in(store._value_serde):
+        kind = "direct"  # a custom serde may see that keys are serialized once per chunk
     elif type(store) is CachingKeyValueStore and type(processor.s) is AggregateSupplier \
             and type(store.wrapped) is TimestampedKeyValueStore:
         kind = "cached"

@@ -18,8 +18,10 @@ __all__ = ["tumbling_count"]
 
 def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[Any],
                    values: list[Any], timestamps: list[int], headers: list[Any],
-                   first_offset: int, origins: list[int]) -> list[tuple[Any, ...]]:
-    """Count each record into its tumbling window; the sink's serialized output rows."""
+                   first_offset: int, origins: list[int],
+                   key_bytes_of: dict[Any, bytes] | None = None) -> list[tuple[Any, ...]]:
+    """Count each record into its tumbling window; the sink's serialized output rows
+    (``key_bytes_of``: keys the store already serialized)."""
     processor = aggregate.processor
     serialize, fetch_pair, put_pair = processor.serialize, processor.fetch_pair, \
         processor.put_pair
@@ -28,7 +30,8 @@ def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[
     key_ser, value_ser = sink._key_ser, sink._value_ser
     out: list[tuple[Any, ...]] = []
     append = out.append
-    key_bytes_of: dict[Any, bytes] = {}
+    if key_bytes_of is None:
+        key_bytes_of = {}
     with capture_forwards(aggregate, sink, out) as process:
         for key, value, timestamp, header, origin in zip(keys, values, timestamps, headers,
                                                          origins, strict=True):
