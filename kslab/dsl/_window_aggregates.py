@@ -366,7 +366,7 @@ class _SlidingWindowProcessor(_WindowedProcessor):
         timestamp = record.timestamp
         if timestamp > self.observed:
             self.observed = timestamp
-        self.diff = diff = self.s.windows.time_difference_ms
+        self.diff = diff = self.s.windows.diff_ms
         close_time = self.observed - self.s.windows.grace_ms
         if timestamp + diff < close_time:
             skip_expired(self.ctx, timestamp, close_time, f"[{timestamp},{timestamp + diff}]",
@@ -382,11 +382,11 @@ class _SlidingWindowProcessor(_WindowedProcessor):
     def emit_lower(self) -> int:
         if self.last_emit == _NO_TIMESTAMP:
             return 0
-        return max(0, self.last_emit - self.s.windows.time_difference_ms)
+        return max(0, self.last_emit - self.s.windows.diff_ms)
 
     def emit_upper(self, close_time: int) -> int:
         # sliding windows include their end: a window closes when its end < close time
-        return close_time - self.s.windows.time_difference_ms - 1
+        return close_time - self.s.windows.diff_ms - 1
 
     def _windows(self, key: Any, time_from: int, time_to: int) -> list[tuple[int, Any]]:
         with self.store.backward_fetch(key, time_from, time_to) as it:

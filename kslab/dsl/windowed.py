@@ -57,7 +57,7 @@ def window_store_factory(mat: MaterializedInternal, windows: Any,
     """
     session = isinstance(windows, SessionWindows)
     if isinstance(windows, SlidingWindows):
-        size, minimum = windows.time_difference_ms, 2 * windows.time_difference_ms
+        size, minimum = windows.diff_ms, 2 * windows.diff_ms
     elif session:
         size, minimum = 0, windows.gap_ms
     else:

@@ -8,33 +8,59 @@ so every windowed operator knows when a window closes: at ``end + grace`` of str
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
-from kslab.dsl.config import millis
-from kslab.errors import TopologyError
+from kslab.errors import InvalidArgumentError, TopologyError
 from kslab.records import Window
 
 __all__ = ["EmitStrategy", "JoinWindows", "SessionWindows", "SlidingWindows", "TimeWindows"]
 
 _MAX = 2**63 - 1
+_DEFAULT_GRACE_24H = 24 * 60 * 60 * 1000  # Java's DEPRECATED_DEFAULT_24_HR_GRACE_PERIOD
+
+
+class WindowSpecError(InvalidArgumentError, TopologyError):
+    """A window spec got an invalid duration (Java's ``IllegalArgumentException``); also a
+    ``TopologyError``, as window specs raised before."""
+
+
+class _ByValue:
+    """Equal and hashed by ``_key()`` and class, as Java's window specs' ``equals``."""
+
+    def _key(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._key() == self._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 def _ms(value: Any, what: str) -> int:
-    result = millis(value, what)
-    if result is None:
-        msg = f"{what} got None; pass int milliseconds or a timedelta"
-        raise TopologyError(msg)
-    return result
+    """``value`` (int ms or ``timedelta``) in ms; negative values pass, as Java's
+    ``validateMillisecondDuration`` lets them: each window spec checks its own bounds."""
+    if isinstance(value, timedelta):
+        return value // timedelta(milliseconds=1)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    msg = f"[{what}] got {value!r}; pass milliseconds as an int or a timedelta"
+    raise WindowSpecError(msg)
+
+
+def _check(ok: bool, message: str) -> None:
+    """Raise Java's ``IllegalArgumentException`` text as a ``WindowSpecError`` unless ``ok``."""
+    if not ok:
+        raise WindowSpecError(message)
 
 
 def _non_negative(value: int, what: str) -> int:
-    if value < 0:
-        msg = f"{what} must not be negative (got {value})"
-        raise TopologyError(msg)
+    _check(value >= 0, f"{what} must not be negative.")
     return value
 
 
-class TimeWindows:
+class TimeWindows(_ByValue):
     """Fixed-size windows aligned to the epoch: tumbling, or hopping with ``advance_by``.
 
     >>> sorted(TimeWindows.of_size_with_no_grace(10).advance_by(5).windows_for(12))
@@ -42,30 +68,25 @@ class TimeWindows:
     """
 
     def __init__(self, size: int, advance: int, grace: int) -> None:
-        if size <= 0:
-            msg = f"Window size (sizeMs) must be larger than zero (got {size})"
-            raise TopologyError(msg)
-        if advance <= 0 or advance > size:
-            msg = (
-                f"Window advancement interval should be more than zero and less than window "
-                f"duration which is {size} ms, but given advancement interval is: {advance} ms"
-            )
-            raise TopologyError(msg)
+        _check(size > 0, "Window size (sizeMs) must be larger than zero.")
+        _check(0 < advance <= size,
+               "Window advancement interval should be more than zero and less than window "
+               f"duration which is {size} ms, but given advancement interval is: {advance} ms")
         self.size_ms = size
         self.advance_ms = advance
-        self.grace_ms = _non_negative(grace, "Grace period (afterWindowEnd)")
+        self.grace_ms = _non_negative(grace, "Grace period")
 
     @staticmethod
     def of_size_with_no_grace(size: Any) -> TimeWindows:
         """Tumbling windows of ``size`` ms, closed as soon as they end."""
-        size_ms = _ms(size, "TimeWindows size")
+        size_ms = _ms(size, "size")
         return TimeWindows(size_ms, size_ms, 0)
 
     @staticmethod
     def of_size_and_grace(size: Any, grace: Any) -> TimeWindows:
         """Tumbling windows of ``size`` ms accepting records up to ``grace`` ms late."""
-        size_ms = _ms(size, "TimeWindows size")
-        return TimeWindows(size_ms, size_ms, _ms(grace, "TimeWindows grace"))
+        size_ms = _ms(size, "size")
+        return TimeWindows(size_ms, size_ms, _ms(grace, "afterWindowEnd"))
 
     @staticmethod
     def of_size(size: Any) -> TimeWindows:
@@ -74,11 +95,11 @@ class TimeWindows:
 
     def grace(self, grace: Any) -> TimeWindows:
         """The same windows with a grace period of ``grace`` ms."""
-        return TimeWindows(self.size_ms, self.advance_ms, _ms(grace, "TimeWindows grace"))
+        return TimeWindows(self.size_ms, self.advance_ms, _ms(grace, "afterWindowEnd"))
 
     def advance_by(self, advance: Any) -> TimeWindows:
         """Hopping windows that start every ``advance`` ms."""
-        return TimeWindows(self.size_ms, _ms(advance, "TimeWindows advance"), self.grace_ms)
+        return TimeWindows(self.size_ms, _ms(advance, "advance"), self.grace_ms)
 
     def size(self) -> int:
         """The window size in ms."""
@@ -98,73 +119,74 @@ class TimeWindows:
             start += advance
         return windows
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TimeWindows) and (self.size_ms, self.advance_ms, self.grace_ms) \
-            == (other.size_ms, other.advance_ms, other.grace_ms)
-
-    def __hash__(self) -> int:
-        return hash((self.size_ms, self.advance_ms, self.grace_ms))
+    def _key(self) -> tuple[int, ...]:
+        return self.size_ms, self.advance_ms, self.grace_ms
 
     def __repr__(self) -> str:
         return (f"TimeWindows{{sizeMs={self.size_ms}, advanceMs={self.advance_ms}, "
                 f"graceMs={self.grace_ms}}}")
 
 
-class SlidingWindows:
+class SlidingWindows(_ByValue):
     """KIP-450 windows of ``time_difference`` ms defined by the records, not the epoch."""
 
     def __init__(self, time_difference: int, grace: int) -> None:
-        self.time_difference_ms = _non_negative(time_difference, "Window time difference")
-        self.grace_ms = _non_negative(grace, "Window grace")
+        self.diff_ms = _non_negative(time_difference, "Window time difference")
+        self.grace_ms = _non_negative(grace, "Window grace period")
 
     @staticmethod
     def of_time_difference_with_no_grace(time_difference: Any) -> SlidingWindows:
         """Windows of ``time_difference`` ms, closed as soon as they end."""
-        return SlidingWindows(_ms(time_difference, "SlidingWindows timeDifference"), 0)
+        return SlidingWindows(_ms(time_difference, "timeDifference"), 0)
 
     @staticmethod
     def of_time_difference_and_grace(time_difference: Any, grace: Any) -> SlidingWindows:
         """Windows of ``time_difference`` ms accepting records up to ``grace`` ms late."""
-        return SlidingWindows(_ms(time_difference, "SlidingWindows timeDifference"),
-                              _ms(grace, "SlidingWindows grace"))
+        return SlidingWindows(_ms(time_difference, "timeDifference"),
+                              _ms(grace, "afterWindowEnd"))
 
     def time_difference(self) -> int:
         """The window size in ms."""
-        return self.time_difference_ms
+        return self.diff_ms
+
+    def time_difference_ms(self) -> int:
+        """The window size in ms (Java's ``timeDifferenceMs()``)."""
+        return self.diff_ms
 
     def size(self) -> int:
         """The window size in ms."""
-        return self.time_difference_ms
+        return self.diff_ms
 
     def grace_period_ms(self) -> int:
         """The grace period in ms."""
         return self.grace_ms
 
+    def _key(self) -> tuple[int, ...]:
+        return self.diff_ms, self.grace_ms
+
     def __repr__(self) -> str:
-        return (f"SlidingWindows{{timeDifferenceMs={self.time_difference_ms}, "
+        return (f"SlidingWindows{{timeDifferenceMs={self.diff_ms}, "
                 f"graceMs={self.grace_ms}}}")
 
 
-class SessionWindows:
+class SessionWindows(_ByValue):
     """Sessions of records separated by less than the inactivity ``gap``."""
 
     def __init__(self, gap: int, grace: int) -> None:
-        if gap <= 0:
-            msg = f"Gap time (inactivityGapMs) cannot be zero or negative (got {gap})"
-            raise TopologyError(msg)
+        _check(gap > 0, "Gap time cannot be zero or negative.")
         self.gap_ms = gap
-        self.grace_ms = _non_negative(grace, "Grace period (afterWindowEnd)")
+        self.grace_ms = _non_negative(grace, "Grace period")
 
     @staticmethod
     def of_inactivity_gap_with_no_grace(gap: Any) -> SessionWindows:
         """Sessions split by ``gap`` ms of inactivity, closed as soon as they end."""
-        return SessionWindows(_ms(gap, "SessionWindows inactivityGap"), 0)
+        return SessionWindows(_ms(gap, "inactivityGap"), 0)
 
     @staticmethod
     def of_inactivity_gap_and_grace(gap: Any, grace: Any) -> SessionWindows:
         """Sessions split by ``gap`` ms of inactivity, accepting records ``grace`` ms late."""
-        return SessionWindows(_ms(gap, "SessionWindows inactivityGap"),
-                              _ms(grace, "SessionWindows grace"))
+        return SessionWindows(_ms(gap, "inactivityGap"),
+                              _ms(grace, "afterWindowEnd"))
 
     def inactivity_gap(self) -> int:
         """The gap in ms."""
@@ -174,17 +196,18 @@ class SessionWindows:
         """The grace period in ms."""
         return self.grace_ms
 
+    def _key(self) -> tuple[int, ...]:
+        return self.gap_ms, self.grace_ms
+
     def __repr__(self) -> str:
         return f"SessionWindows{{gapMs={self.gap_ms}, graceMs={self.grace_ms}}}"
 
 
-class JoinWindows:
+class JoinWindows(_ByValue):
     """How far apart in time two records may be to join: ``before`` and ``after`` ms, and grace."""
 
     def __init__(self, before: int, after: int, grace: int, *, grace_given: bool) -> None:
-        if before + after < 0:
-            msg = "Window interval (ie, beforeMs+afterMs) must not be negative."
-            raise TopologyError(msg)
+        _check(before + after >= 0, "Window interval (ie, beforeMs+afterMs) must not be negative.")
         self.before_ms = before
         self.after_ms = after
         self.grace_ms = _non_negative(grace, "Grace period")
@@ -194,23 +217,38 @@ class JoinWindows:
     @staticmethod
     def of_time_difference_with_no_grace(time_difference: Any) -> JoinWindows:
         """Records at most ``time_difference`` ms apart join; no late records."""
-        d = _non_negative(_ms(time_difference, "JoinWindows timeDifference"), "timeDifference")
+        d = _ms(time_difference, "timeDifference")
         return JoinWindows(d, d, 0, grace_given=True)
 
     @staticmethod
     def of_time_difference_and_grace(time_difference: Any, grace: Any) -> JoinWindows:
         """Records at most ``time_difference`` ms apart join; records ``grace`` ms late too."""
-        d = _non_negative(_ms(time_difference, "JoinWindows timeDifference"), "timeDifference")
-        return JoinWindows(d, d, _ms(grace, "JoinWindows grace"), grace_given=True)
+        d = _ms(time_difference, "timeDifference")
+        return JoinWindows(d, d, _ms(grace, "afterWindowEnd"), grace_given=True)
+
+    @staticmethod
+    def of(time_difference: Any) -> JoinWindows:
+        """Deprecated in Java 3.0: a grace of 24 h minus twice ``time_difference`` (at least 0)."""
+        d = _ms(time_difference, "timeDifference")
+        return JoinWindows(d, d, max(_DEFAULT_GRACE_24H - 2 * d, 0), grace_given=False)
+
+    def grace(self, grace: Any) -> JoinWindows:
+        """Deprecated in Java 3.0: set the grace of windows built by ``of``."""
+        if self.enable_spurious_result_fix:
+            msg = ("Cannot call grace() after setting grace value via ofTimeDifferenceAndGrace or "
+                   "ofTimeDifferenceWithNoGrace.")
+            raise TopologyError(msg)
+        return JoinWindows(self.before_ms, self.after_ms, _ms(grace, "afterWindowEnd"),
+                           grace_given=False)
 
     def before(self, time_difference: Any) -> JoinWindows:
         """Other-side records up to ``time_difference`` ms earlier join."""
-        return JoinWindows(_ms(time_difference, "JoinWindows before"), self.after_ms,
+        return JoinWindows(_ms(time_difference, "timeDifference"), self.after_ms,
                            self.grace_ms, grace_given=self.enable_spurious_result_fix)
 
     def after(self, time_difference: Any) -> JoinWindows:
         """Other-side records up to ``time_difference`` ms later join."""
-        return JoinWindows(self.before_ms, _ms(time_difference, "JoinWindows after"),
+        return JoinWindows(self.before_ms, _ms(time_difference, "timeDifference"),
                            self.grace_ms, grace_given=self.enable_spurious_result_fix)
 
     def size(self) -> int:
@@ -220,6 +258,9 @@ class JoinWindows:
     def grace_period_ms(self) -> int:
         """The grace period in ms."""
         return self.grace_ms
+
+    def _key(self) -> tuple[int, ...]:
+        return self.before_ms, self.after_ms, self.grace_ms
 
     def __repr__(self) -> str:
         return (f"JoinWindows{{beforeMs={self.before_ms}, afterMs={self.after_ms}, "
