@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kslab.errors import TopologyError
+from kslab.errors import MissingArgumentError, TopologyError
 from kslab.topology._nodes import GlobalStoreSpec, Node, ProcessorNode, SinkNode, SourceNode
 
 if TYPE_CHECKING:
@@ -21,9 +21,21 @@ if TYPE_CHECKING:
 
     from kslab.topology.description import TopologyDescription
 
-__all__ = ["InternalTopic", "Topology"]
+__all__ = ["InternalTopic", "MissingTopologyArgumentError", "Topology"]
 
 _OFFSET_RESETS = ("earliest", "latest", "none", None)
+
+
+class MissingTopologyArgumentError(TopologyError, MissingArgumentError):
+    """A Processor API call got ``None`` for a name, topic, supplier or store (Java's NPE)."""
+
+
+def _require(value: Any, what: str, call: str) -> None:
+    """Raise ``MissingTopologyArgumentError`` when ``value`` is ``None``, as Java's
+    ``Objects.requireNonNull`` does before any other check."""
+    if value is None:
+        msg = f"{call}() got None for {what}; pass a value"
+        raise MissingTopologyArgumentError(msg)
 
 
 @dataclass
@@ -67,10 +79,13 @@ class Topology:
         offset_reset: str | None = None,
     ) -> Topology:
         """Add a source node reading ``topics`` (or one compiled pattern) into the topology."""
-        self._check_new_name(name)
         if not topics:
             msg = f"Source '{name}' has no topic; pass at least one topic name or a re.Pattern"
             raise TopologyError(msg)
+        _require(name, "the source name", "add_source")
+        self._check_new_name(name)
+        for topic in topics:
+            _require(topic, f"a topic of source '{name}'", "add_source")
         if isinstance(offset_reset, str):
             offset_reset = offset_reset.lower()
         if offset_reset not in _OFFSET_RESETS:
@@ -113,6 +128,8 @@ class Topology:
         partitioner: Callable[..., int | None] | None = None,
     ) -> Topology:
         """Add a sink writing to ``topic``, or to ``topic(key, value, record_context)``."""
+        _require(name, "the sink name", "add_sink")
+        _require(topic, f"the topic (or topic extractor) of sink '{name}'", "add_sink")
         self._check_new_name(name)
         if not parent_names:
             msg = f"Sink '{name}' must have at least one parent; pass the node(s) it writes from"
@@ -130,6 +147,9 @@ class Topology:
 
     def add_state_store(self, store_builder: Any, *processor_names: str) -> Topology:
         """Add a store and connect it to the named processors (more can connect later)."""
+        _require(store_builder, "the store builder", "add_state_store")
+        for processor in processor_names:
+            _require(processor, "a processor name", "add_state_store")
         store_name = _store_name(store_builder)
         existing = self._stores.get(store_name)
         if existing is not None and existing is not store_builder:
@@ -157,12 +177,15 @@ class Topology:
         self, processor_name: str, *store_names: str
     ) -> Topology:
         """Give ``processor_name`` access to stores that were added already."""
+        _require(processor_name, "the processor name", "connect_processor_and_state_stores")
         if not store_names:
             msg = (
                 f"connect_processor_and_state_stores('{processor_name}') got no store; "
                 "pass at least one store name"
             )
             raise TopologyError(msg)
+        for store_name in store_names:
+            _require(store_name, "a store name", "connect_processor_and_state_stores")
         for store_name in store_names:
             self._check_connectable(processor_name, store_name, adding=False)
         for store_name in store_names:
@@ -345,6 +368,8 @@ class Topology:
         fixed_key: bool,
     ) -> Topology:
         parent_names = tuple(parent_names)
+        _require(name, "the processor name", "add_processor")
+        _require(supplier, f"the supplier of processor '{name}'", "add_processor")
         self._check_new_name(name)
         if not callable(supplier):
             msg = (
@@ -389,6 +414,7 @@ class Topology:
 
     def _check_parents(self, name: str, parent_names: tuple[str, ...]) -> None:
         for parent in parent_names:
+            _require(parent, f"a parent name of '{name}'", "add_processor / add_sink")
             if parent == name:
                 msg = f"Processor '{name}' cannot be a predecessor of itself"
                 raise TopologyError(msg)
