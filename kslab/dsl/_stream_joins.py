@@ -21,7 +21,7 @@ from kslab.dsl._naming import resolve_config
 from kslab.dsl._processors import skip_record
 from kslab.dsl.joined import StreamJoined
 from kslab.dsl.windows import JoinWindows
-from kslab.errors import StoreError, TopologyError
+from kslab.errors import StoreError, StreamsError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record
 from kslab.state import Stores
@@ -35,12 +35,20 @@ _I = struct.Struct(">i")
 _VARIABLE_SIZE = b"\x01"
 
 
+EMIT_INTERVAL_CONFIG = "__emit.interval.ms.kstreams.outer.join.spurious.results.fix__"
+# Java's default is 1000 ms, which Kafka's TopologyTestDriver overrides to 0; kslab's driver does
+# not set the key yet, so the default here is 0 (set the key to throttle, as Java's runtime does)
+_DEFAULT_EMIT_INTERVAL = 0
+
+
 class _TimeTracker:
-    """Java's ``TimeTracker``: stream time and the smallest parked time, shared by both sides."""
+    """Java's ``TimeTracker``: stream time, the smallest parked time and the emit throttle."""
 
     def __init__(self) -> None:
         self.stream_time = -1
         self.min_time = 2**63 - 1
+        self.emit_interval = 1000
+        self.next_time_to_emit = 0
 
 
 class _Shared:
@@ -211,6 +219,10 @@ class _JoinSide(Processor):
         self.outer_store = None if self.outer_store_name is None else \
             context.get_state_store(self.outer_store_name)
         self.tracker = self.shared.get(context.task_id)
+        if self.outer_store is not None:
+            interval = context.app_configs().get(EMIT_INTERVAL_CONFIG)
+            self.tracker.emit_interval = _DEFAULT_EMIT_INTERVAL if interval is None else \
+                int(interval)
 
     def _join(self, key: Any, this: Any, other: Any) -> Any:
         return self.joiner(key, this, other) if self.is_left else self.joiner(key, other, this)
@@ -250,6 +262,11 @@ class _JoinSide(Processor):
         # sum wraps negative, so records restored from the changelog are emitted
         if _long(tracker.min_time + self.after + self.grace) >= tracker.stream_time:
             return
+        # throttled by wall-clock time, resynced to the clock on every emit (Java's clock drift fix)
+        now = self.ctx.current_system_time_ms()
+        if now < tracker.next_time_to_emit:
+            return
+        tracker.next_time_to_emit = now + tracker.emit_interval
         tracker.min_time = 2**63 - 1
         left_open = right_open = False
         store = self.outer_store
@@ -285,6 +302,26 @@ class _PassThrough(Processor):
 
     def process(self, record: Record) -> None:
         self.forward(record)
+
+
+def _check_store_suppliers(this: Any, other: Any, windows: JoinWindows) -> None:
+    """Java's ``assertUniqueStoreNames`` and ``assertWindowSettings`` for user store suppliers."""
+    if this is not None and other is not None and this.name == other.name:
+        msg = "Both StoreSuppliers have the same name.  StoreSuppliers must provide unique names"
+        raise StreamsError(msg)
+    for supplier in (this, other):
+        if supplier is None:
+            continue
+        if not supplier.retain_duplicates:
+            msg = ("The StoreSupplier must set retainDuplicates=true, found "
+                   "retainDuplicates=false")
+            raise StreamsError(msg)
+        if supplier.retention_period != windows.size() + windows.grace_ms or \
+                supplier.window_size != windows.size():
+            msg = (f"Window settings mismatch. WindowBytesStoreSupplier settings {supplier!r} "
+                   f"must match JoinWindows settings {windows!r} for the window size and "
+                   "retention period")
+            raise StreamsError(msg)
 
 
 def _joiner(joiner: Any, with_key: bool, op: str) -> Callable[[Any, Any, Any], Any]:
@@ -325,7 +362,8 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
     b.copartition(left.source_nodes | right.source_nodes)
 
     def named(suffix: str, prefix: str) -> str:
-        return name + suffix if name else b.new_processor_name(prefix)
+        generated = b.new_processor_name(prefix)  # Java burns the index even when named
+        return name + suffix if name else generated
 
     this_suffix = "-outer-this-join" if right_outer else "-this-join"
     other_suffix = "-outer-other-join" if left_outer else "-other-join"
@@ -339,40 +377,54 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
     other_name = name + other_suffix if name else other_generated
     merge_name = named("-merge", "KSTREAM-MERGE-")
     base = sj._store_name
-    this_store = (base + this_suffix if base else this_generated) + "-store"
-    other_store = (base + other_suffix if base else other_generated) + "-store"
+    this_supplier = getattr(sj, "_this_store_supplier", None)
+    other_supplier = getattr(sj, "_other_store_supplier", None)
+    _check_store_suppliers(this_supplier, other_supplier, windows)
+    this_store = this_supplier.name if this_supplier is not None else \
+        (base + this_suffix if base else this_generated) + "-store"
+    other_store = other_supplier.name if other_supplier is not None else \
+        (base + other_suffix if base else other_generated) + "-store"
     outer_store = None
     if left_outer:
         shared_suffix = "-outer-shared-join" if right_outer else "-left-shared-join"
-        if base:
+        if this_supplier is not None and this_supplier.name:
+            outer_store = this_supplier.name + shared_suffix + "-store"
+        elif base:
             outer_store = base + shared_suffix + "-store"
         else:
             prefix = "KSTREAM-OUTERTHIS-" if right_outer else "KSTREAM-JOINTHIS-"
             outer_store = "KSTREAM-OUTERSHARED-" + this_generated[len(prefix):] + "-store"
     retention = windows.size() + windows.grace_ms
     logging = sj._logging
+    log_config = dict(getattr(sj, "_log_config", None) or {})
 
-    def window_store(store: str, value_serde: Any) -> Callable[[], Any]:
+    def window_store(store: str, value_serde: Any, supplier: Any) -> Callable[[], Any]:
         def build() -> Any:
-            in_memory = getattr(b, "default_store_type", None) == "in_memory"
-            factory = Stores.in_memory_window_store if in_memory else \
-                Stores.persistent_window_store
-            builder = Stores.window_store_builder(
-                factory(store, retention, windows.size(), True), key_serde, value_serde)
-            return builder.with_logging_enabled() if logging else \
+            if supplier is None:
+                in_memory = getattr(b, "default_store_type", None) == "in_memory"
+                factory = Stores.in_memory_window_store if in_memory else \
+                    Stores.persistent_window_store
+                builder = Stores.window_store_builder(
+                    factory(store, retention, windows.size(), True), key_serde, value_serde)
+            else:  # Java logs a user-supplied store with the builder's defaults
+                return Stores.window_store_builder(supplier, key_serde, value_serde)
+            return builder.with_logging_enabled(log_config) if logging else \
                 builder.with_logging_disabled()
         return build
 
     def outer_factory() -> Any:
         builder = _OuterStoreBuilder(outer_store, key_serde, this_serde, other_serde)
-        return builder if logging else builder.with_logging_disabled()
+        return builder.with_logging_enabled(log_config) if logging else \
+            builder.with_logging_disabled()
 
     shared = _Shared()
-    this_node = ProcessorGraphNode(this_windowed, lambda: _WindowPut(this_store),
-                                   store_factory=window_store(this_store, this_serde))
+    this_node = ProcessorGraphNode(
+        this_windowed, lambda: _WindowPut(this_store),
+        store_factory=window_store(this_store, this_serde, this_supplier))
     b.add_node(left.node, this_node)
-    other_node = ProcessorGraphNode(other_windowed, lambda: _WindowPut(other_store),
-                                    store_factory=window_store(other_store, other_serde))
+    other_node = ProcessorGraphNode(
+        other_windowed, lambda: _WindowPut(other_store),
+        store_factory=window_store(other_store, other_serde, other_supplier))
     b.add_node(right.node, other_node)
     this_join = ProcessorGraphNode(
         this_name, lambda: _JoinSide(other_store, windows, join3, left_outer, outer_store,
