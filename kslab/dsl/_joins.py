@@ -28,7 +28,7 @@ from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
 from kslab.dsl.config import Materialized, Named
 from kslab.dsl.joined import Joined
-from kslab.errors import TopologyError
+from kslab.errors import InvalidArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Headers, Record, ValueAndTimestamp
 from kslab.state.join_buffer import JoinBufferBuilder
@@ -65,7 +65,7 @@ def stream_table_join(stream: Any, table: Any, joiner: Callable[..., Any], joine
     buffer_name = None
     if grace is not None:
         if _output_versioned(table) is False:
-            raise TopologyError(NOT_VERSIONED)
+            raise JoinGraceError(NOT_VERSIONED)
         buffer_name = f"{node_name}-Buffer"
         b.add_state_store(JoinBufferBuilder(buffer_name, grace, j._key_serde, j._value_serde))
     getters = table.value_getter_supplier()
@@ -104,6 +104,11 @@ def stream_global_join(stream: Any, table: Any, key_selector: Callable[[Any, Any
 NOT_VERSIONED = "KTable must be versioned to use a grace period in a stream table join."
 
 
+class JoinGraceError(TopologyError, InvalidArgumentError):
+    """A grace period the table cannot honour: a wiring error that is Java's
+    ``IllegalArgumentException``, so it is a ``ValueError`` as well as a ``TopologyError``."""
+
+
 def _output_versioned(table: Any) -> bool | None:
     """Whether a source table's store is versioned (None when the table inherits a store)."""
     from kslab.dsl._table_processors import TableSource
@@ -130,10 +135,10 @@ class _GraceJoinNode(StreamTableJoinNode):
         for store in self.store_names or ():
             history = getattr(topology.state_stores.get(store), "history_retention", None)
             if history is None:
-                raise TopologyError(NOT_VERSIONED)
+                raise JoinGraceError(NOT_VERSIONED)
             if self.grace > history:
                 msg = "History retention must be at least grace period."
-                raise TopologyError(msg)
+                raise JoinGraceError(msg)
 
 
 class _StreamTableJoinSupplier:
@@ -164,7 +169,7 @@ class _StreamTableJoinProcessor(Processor):
         if self.s.buffer_name is not None:
             store = getattr(self.getter, "store", None)
             if getattr(store, "store_kind", None) != "versioned_key_value":
-                raise TopologyError(NOT_VERSIONED)
+                raise JoinGraceError(NOT_VERSIONED)
             self.buffer = context.get_state_store(self.s.buffer_name)
 
     def _mapped(self, record: Record) -> Any:
