@@ -109,6 +109,15 @@ class RepartitionMapSupplier:
     def __init__(self, parent: Any, selector: Callable[[Any, Any], Any]) -> None:
         self.parent = parent
         self.selector = selector
+        self.node: Any = None  # the group-by's graph node, set once it exists
+
+    def use_versioned_semantics(self) -> bool:
+        """True below a versioned table: out-of-order updates are then not aggregated (Java's
+        ``enableVersionedSemantics`` at build time)."""
+        from kslab.dsl._table_processors import output_versioned
+
+        parents = self.node.parents if self.node is not None else []
+        return any(output_versioned(parent) for parent in parents)
 
     def enable_sending_old_values(self, force_materialization: bool) -> bool:
         """Always sends old values: a group-by needs them."""
@@ -120,7 +129,7 @@ class RepartitionMapSupplier:
         raise StreamsError(msg)
 
     def __call__(self) -> Processor:
-        return _RepartitionMapProcessor(self.selector)
+        return _RepartitionMapProcessor(self.selector, self.use_versioned_semantics())
 
 
 def _usable(pair: Any) -> bool:
@@ -128,8 +137,9 @@ def _usable(pair: Any) -> bool:
 
 
 class _RepartitionMapProcessor(Processor):
-    def __init__(self, selector: Callable[[Any, Any], Any]) -> None:
+    def __init__(self, selector: Callable[[Any, Any], Any], versioned: bool) -> None:
         self.selector = selector
+        self.versioned = versioned
 
     def init(self, context: ProcessorContext) -> None:
         self.ctx = context
@@ -141,17 +151,21 @@ class _RepartitionMapProcessor(Processor):
         if key is None:
             msg = "Record key for the grouping KTable should not be null."
             raise StreamsError(msg)
+        latest = change.is_latest
+        if self.versioned and not latest:
+            return  # an out-of-order update of a versioned table is not aggregated
         new_pair = None if change.new_value is None else self.selector(key, change.new_value)
         old_pair = None if change.old_value is None else self.selector(key, change.old_value)
         old_ok, new_ok = _usable(old_pair), _usable(new_pair)
         forward = self.ctx.forward
         if self.single_change and old_ok and new_ok and old_pair[0] == new_pair[0]:
-            forward(record.with_key(old_pair[0]).with_value(Change(new_pair[1], old_pair[1])))
+            forward(record.with_key(old_pair[0]).with_value(
+                Change(new_pair[1], old_pair[1], latest)))
             return
         if old_ok:
-            forward(record.with_key(old_pair[0]).with_value(Change(None, old_pair[1])))
+            forward(record.with_key(old_pair[0]).with_value(Change(None, old_pair[1], latest)))
         if new_ok:
-            forward(record.with_key(new_pair[0]).with_value(Change(new_pair[1], None)))
+            forward(record.with_key(new_pair[0]).with_value(Change(new_pair[1], None, latest)))
 
 
 def _before_3_5(version: str) -> bool:

@@ -189,7 +189,9 @@ class KTable:
         g = resolve_config(Grouped, grouped, "group_by", key_serde=key_serde,
                            value_serde=value_serde, name=name)
         node_name = or_generate(self.builder, g._name, "KTABLE-SELECT-")
-        node = ProcessorGraphNode(node_name, RepartitionMapSupplier(self, selector))
+        supplier = RepartitionMapSupplier(self, selector)
+        node = ProcessorGraphNode(node_name, supplier)
+        supplier.node = node
         self.builder.add_node(self.node, node)
         self.enable_sending_old_values(True)
         return KGroupedTable(self.builder, node_name, self.source_nodes, g, node)
