@@ -246,8 +246,11 @@ class _TableAggregateProcessor(Processor):
                     timestamp = max(record.timestamp, stored.timestamp)
         else:
             new = intermediate
-        self.store.put(key, ValueAndTimestamp(new, timestamp))
+        code = self.store.put(key, ValueAndTimestamp(new, timestamp))
+        if code == -(2**63):  # a versioned store refused a put older than its history
+            return
         old_sent = old if s.send_old_values else None
         if not self.forwarder.cached:  # a cached store forwards on flush
-            self.forwarder.maybe_forward(Record(key, Change(new, old_sent), timestamp,
+            is_latest = code is None or code == -1
+            self.forwarder.maybe_forward(Record(key, Change(new, old_sent, is_latest), timestamp,
                                                 record._headers))
