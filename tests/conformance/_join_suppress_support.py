@@ -43,6 +43,16 @@ class MockApiProcessor(ks.Processor):
         self.processed.clear()
         self.records.clear()
 
+    def check_and_clear_processed_records(self, *expected: ks.Record) -> None:
+        """Assert the processed records (key, value, timestamp and headers), then clear them."""
+        assert [_record_fields(r) for r in self.records] == [_record_fields(r) for r in expected]
+        self.processed.clear()
+        self.records.clear()
+
+
+def _record_fields(record: ks.Record) -> tuple[Any, Any, int, list[Any]]:
+    return record.key, record.value, record.timestamp, list(record.headers or ())
+
 
 class MockApiProcessorSupplier:
     """A processor supplier remembering every processor it made."""
