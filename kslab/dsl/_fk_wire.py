@@ -15,7 +15,7 @@ from typing import Any
 
 import mmh3
 
-from kslab.errors import InvalidArgumentError, SerdeError
+from kslab.errors import InvalidArgumentError, MissingArgumentError, SerdeError
 from kslab.serdes import Serde
 from kslab.serdes import resolve as resolve_serde
 
@@ -41,6 +41,16 @@ _V0_UPGRADES = frozenset({"0.10.0", "0.10.1", "0.10.2", "0.11.0", "1.0", "1.1", 
                           "3.3"})
 
 Hash = tuple[int, int]
+
+
+class NullFieldError(MissingArgumentError, InvalidArgumentError):
+    """A required field is ``None`` (Java's ``NullPointerException``): a ``TypeError`` like every
+    missing argument in kslab, and a ``ValueError`` for callers that check the value."""
+
+
+class NullPartitionError(SerdeError, MissingArgumentError):
+    """A v1 subscription without its primary partition cannot be written (Java's
+    ``NullPointerException`` inside the serializer)."""
 
 
 def murmur3_hash128(data: bytes, seed: int = DEFAULT_SEED) -> Hash:
@@ -84,10 +94,10 @@ class SubscriptionWrapper:
                  primary_partition: int | None = None, *, version: int = CURRENT_VERSION) -> None:
         if instruction is None:
             msg = "instruction cannot be null: the right side needs it"
-            raise InvalidArgumentError(msg)
+            raise NullFieldError(msg)
         if primary_key is None:
             msg = "primary_key cannot be null: the response is keyed by it"
-            raise InvalidArgumentError(msg)
+            raise NullFieldError(msg)
         if not 0 <= version <= self.CURRENT_VERSION:
             msg = f"SubscriptionWrapper does not support version {version}"
             raise InvalidArgumentError(msg)
@@ -124,7 +134,7 @@ class SubscriptionResponseWrapper:
     def __init__(self, original_value_hash: Any, foreign_value: Any,
                  primary_partition: int | None = None, *, version: int = CURRENT_VERSION) -> None:
         if not 0 <= version <= self.CURRENT_VERSION:
-            msg = f"SubscriptionResponseWrapper does not support version {version}"
+            msg = f"SubscriptionWrapper does not support version {version}"  # Java's words
             raise InvalidArgumentError(msg)
         self.original_value_hash = _as_hash(original_value_hash)
         self.foreign_value = foreign_value
@@ -189,7 +199,7 @@ class SubscriptionWrapperSerde(Serde):
             if data.primary_partition is None:
                 msg = (f"a v{version} subscription for primary key {data.primary_key!r} needs "
                        "its primary partition (the record has no partition metadata)")
-                raise SerdeError(msg, topic=topic)
+                raise NullPartitionError(msg, topic=topic)
             parts.append(_INT.pack(data.primary_partition))
         return b"".join(parts)
 
@@ -325,7 +335,7 @@ class CombinedKeySchema:
     def _fk_bytes(self, foreign_key: Any) -> bytes:
         if foreign_key is None:
             msg = "a combined key needs a non-null foreign key"
-            raise InvalidArgumentError(msg)
+            raise NullFieldError(msg)
         return self.fk_serde.serialize(self.fk_topic, foreign_key)  # type: ignore[union-attr]
 
     def to_bytes(self, foreign_key: Any, primary_key: Any) -> bytes:
@@ -333,7 +343,7 @@ class CombinedKeySchema:
         fk = self._fk_bytes(foreign_key)
         if primary_key is None:
             msg = "a combined key needs a non-null primary key"
-            raise InvalidArgumentError(msg)
+            raise NullFieldError(msg)
         pk = self.pk_serde.serialize(self.pk_topic, primary_key)  # type: ignore[union-attr]
         return _INT.pack(len(fk)) + fk + pk
 
