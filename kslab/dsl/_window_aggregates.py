@@ -9,11 +9,15 @@ with ``EmitStrategy.on_window_update()`` (the default) every update of a window 
 (KIP-825) nothing is forwarded on update and, after each record, the windows that closed since
 the last emission are read from the store in time order and forwarded once each, at most once per
 ``__emit.interval.ms.kstreams.windowed.aggregation__`` of wall-clock time (1 s; the driver sets 0).
+Each such emission is measured as Java's node-level ``window-aggregate-final-emit-total``,
+``-rate``, ``-latency-avg`` and ``-latency-max`` wherever the engine's context offers
+``node_metrics()``.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +29,7 @@ from kslab.records import Headers, Record, ValueAndTimestamp, Window, Windowed
 from kslab.state.window import TimestampedWindowStore
 
 __all__ = [
+    "EmitFinalMetrics",
     "SessionWindowAggregateSupplier",
     "SlidingWindowAggregateSupplier",
     "TimeWindowAggregateSupplier",
@@ -142,6 +147,49 @@ def _no_forward(record: Record, child_name: str | None = None) -> None:
     """Stands in for ``forward`` when a cached store forwards on flush."""
 
 
+_EMIT = "window-aggregate-final-emit"
+_RATE_WINDOW_S = 30.0  # Java's metrics: two 30 s samples; a young rate is over 30 s
+
+
+class EmitFinalMetrics:
+    """Java's node-level ``window-aggregate-final-emit-*`` sensors: records emitted on window
+    close (``-total``, ``-rate`` per second) and how long each emission took (``-latency-avg``,
+    ``-latency-max``, ms; NaN before the first, as Java's empty ``Avg``/``Max``)."""
+
+    def __init__(self, metrics: dict[str, float], clock: Callable[[], int]) -> None:
+        self.metrics = metrics
+        self.clock = clock
+        self.started = clock()
+        self.emissions = 0
+        self.latency_sum = 0
+        metrics.update({f"{_EMIT}-total": 0.0, f"{_EMIT}-rate": 0.0,
+                        f"{_EMIT}-latency-avg": math.nan, f"{_EMIT}-latency-max": math.nan})
+
+    def record(self, emitted: int, started_ms: int) -> None:
+        """Count one emission of ``emitted`` records that began at ``started_ms``."""
+        now = self.clock()
+        latency = now - started_ms
+        metrics = self.metrics
+        self.emissions += 1
+        self.latency_sum += latency
+        total = metrics[f"{_EMIT}-total"] + emitted
+        metrics[f"{_EMIT}-total"] = total
+        metrics[f"{_EMIT}-rate"] = total / max((now - self.started) / 1000, _RATE_WINDOW_S)
+        metrics[f"{_EMIT}-latency-avg"] = self.latency_sum / self.emissions
+        highest = metrics[f"{_EMIT}-latency-max"]
+        metrics[f"{_EMIT}-latency-max"] = float(latency) if math.isnan(highest) else \
+            max(highest, float(latency))
+
+
+def emit_final_metrics(context: Any) -> EmitFinalMetrics | None:
+    """The emit-final sensors of the node ``context`` is initializing, where the engine keeps
+    node metrics (``context.node_metrics()``: the node's mutable metric dict)."""
+    node_metrics = getattr(context, "node_metrics", None)
+    if node_metrics is None:
+        return None
+    return EmitFinalMetrics(node_metrics(), context.current_system_time_ms)
+
+
 class _WindowedProcessor(Processor):
     null_reason = "null key or value"
 
@@ -152,11 +200,13 @@ class _WindowedProcessor(Processor):
         self.last_emit = _NO_TIMESTAMP  # the window close time of the last final emission
         self.next_emit = 0
         self.emit_interval = 1000
+        self.emit_metrics: EmitFinalMetrics | None = None
 
     def init(self, context: ProcessorContext) -> None:
         self.ctx = context
         self.store = context.get_state_store(self.s.store_name)
         self.forward = context.forward
+        self.emit_metrics = emit_final_metrics(context)
         if self.updates and cache_forwarding(self.store, context, self.s.send_old_values,
                                              session=self.s.session):
             self.forward = _no_forward  # the record cache forwards updates on flush
@@ -206,9 +256,13 @@ class _WindowedProcessor(Processor):
             return
         headers = Headers() if record is None else record._headers
         forward = self.forward
+        emitted = 0
         with self.closed_windows(lower, upper) as closed:
             for windowed, value, timestamp in closed:
+                emitted += 1
                 forward(Record(windowed, Change(value, None), timestamp, headers))
+        if self.emit_metrics is not None:
+            self.emit_metrics.record(emitted, now)
         self.last_emit = close_time
         remember = getattr(self.ctx, "add_processor_metadata_key_value", None)
         if remember is not None:
@@ -270,9 +324,9 @@ class _TimeWindowProcessor(_WindowedProcessor):
         self.window: Window = Window(-1, -1)  # the last tumbling window (shared by all keys)
 
     def process(self, record: Record) -> None:
-        key, value = record.key, record.value
-        if key is None or value is None:
-            skip_record(self.ctx, self.null_reason)
+        key = record.key
+        if key is None:  # as Java: a null value is aggregated (the aggregator sees None)
+            skip_record(self.ctx, "null key")
             return
         timestamp = record.timestamp
         if timestamp > self.observed:
@@ -344,7 +398,8 @@ class _TimeWindowProcessor(_WindowedProcessor):
             old = stored.value
             new_ts = timestamp if timestamp > stored.timestamp else stored.timestamp
         new = s.aggregator(record.key, record.value, old)
-        self.put(key_bytes, ValueAndTimestamp(new, new_ts), start)
+        # Java's ValueAndTimestamp.make(null, ts) is null: a None aggregate deletes the window
+        self.put(key_bytes, None if new is None else ValueAndTimestamp(new, new_ts), start)
         if self.updates:
             self.forward(Record(Windowed(record.key, window),
                                 Change(new, old if s.send_old_values else None), new_ts,
