@@ -244,6 +244,46 @@ def _find_grace(node: GraphNode) -> int:
     raise TopologyError(msg)
 
 
+NOT_VERSIONED = "suppress() is only supported for non-versioned KTables"
+
+
+def _output_versioned(node: GraphNode) -> bool | None:
+    """Java's ``isOutputVersioned``: known for nodes that own a table store, else ``None``."""
+    known = getattr(node, "output_versioned", None)
+    if known is not None:
+        return bool(known)
+    factory = getattr(node, "store_factory", None)
+    if factory is None:
+        return None
+    builder = factory()
+    return builder is not None and getattr(builder, "history_retention", None) is not None
+
+
+def _versioned_upstream(node: GraphNode) -> bool:
+    """Java's ``isVersionedUpstream``: every parent's output is (or inherits) versioned."""
+    if not node.parents:
+        return False
+    for parent in node.parents:
+        known = _output_versioned(parent)
+        if not (known if known is not None else _versioned_upstream(parent)):
+            return False
+    return True
+
+
+class _TableSuppressNode(ProcessorGraphNode):
+    """Java's ``TableSuppressNode``: rejects a versioned input, inherited ones too, at build."""
+
+    output_versioned = False
+
+    def write(self, topology: Any) -> None:
+        """Check the input is not versioned, then add the processor and its buffer."""
+        if _versioned_upstream(self):
+            msg = (f"{NOT_VERSIONED} (note that version semantics might be inherited from "
+                   "upstream)")
+            raise TopologyError(msg)
+        super().write(topology)
+
+
 def suppress(table: Any, suppressed: Suppressed) -> Any:
     """``KTable.suppress``: a table whose changes are held back as ``suppressed`` says."""
     from kslab.dsl.ktable import KTable
@@ -254,6 +294,8 @@ def suppress(table: Any, suppressed: Suppressed) -> Any:
             "BufferConfig.unbounded()) or Suppressed.until_time_limit(ms, BufferConfig...)"
         )
         raise TopologyError(msg)
+    if _output_versioned(table.node):  # Java's eager check; the build checks upstream too
+        raise TopologyError(NOT_VERSIONED)
     b = table.builder
     name = suppressed.name or b.new_processor_name(SUPPRESS_NAME)
     duration = _find_grace(table.node) if suppressed.final else suppressed.time_to_wait
@@ -271,7 +313,7 @@ def suppress(table: Any, suppressed: Suppressed) -> Any:
             builder.with_logging_disabled()
         return builder
 
-    node = ProcessorGraphNode(name, supplier, store_factory=store_factory)
+    node = _TableSuppressNode(name, supplier, store_factory=store_factory)
     b.add_node(table.node, node)
     return KTable(b, name, table.key_serde, table.value_serde, {table.name}, None, supplier,
                   node)
