@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kslab.dsl import _optimize
@@ -59,7 +59,9 @@ class StreamsBuilder:
           <-- KSTREAM-FILTER-0000000001
     """
 
-    def __init__(self) -> None:
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        # Java's StreamsBuilder(TopologyConfig): a store type set here wins over build()'s.
+        self._topology_store_type = _configured_store_type(config)
         self._index = 0
         self._priority = 0
         self.root = GraphNode("root")
@@ -144,8 +146,9 @@ class StreamsBuilder:
         elif isinstance(topics, re.Pattern):
             topic_list = topics
         else:
+            # An empty list or a None topic fails at build(), where Java's addSource checks them.
             topic_list = list(topics)
-            if not topic_list or not all(isinstance(t, str) and t for t in topic_list):
+            if not all(t is None or (isinstance(t, str) and t) for t in topic_list):
                 msg = f"stream() got topics={topics!r}; pass a topic name, a list, or a re.Pattern"
                 raise TopologyError(msg)
         node_name = or_generate(self, consumed.name, SOURCE_NAME)
@@ -197,6 +200,7 @@ class StreamsBuilder:
         from kslab.dsl._table_processors import TableSource
         from kslab.dsl.ktable import GlobalKTable
 
+        _check_not_versioned(materialized if materialized is not None else consumed)
         consumed, mat = self._table_configs(topic, consumed, materialized, key_serde,
                                             value_serde, name)
         mat.logging = False
@@ -273,7 +277,8 @@ class StreamsBuilder:
 
     def build(self, props: dict[str, Any] | None = None) -> Topology:
         """Lower the DSL graph onto a new ``Topology``, applying ``topology.optimization``."""
-        self.default_store_type = _default_store_type(props)
+        self.default_store_type = (self._topology_store_type or _configured_store_type(props)
+                                   or "persistent")
         _optimize.merge_duplicate_sources(self)
         _optimize.optimize(self, props)
         topology = Topology()
@@ -306,11 +311,16 @@ class StreamsBuilder:
         return mimebundle(self, include, exclude)
 
 
-def _default_store_type(props: dict[str, Any] | None) -> str:
-    """``default.dsl.store``: ``rocksDB`` (persistent, the default) or ``in_memory``."""
-    value = (props or {}).get("default.dsl.store")
+def _configured_store_type(props: Mapping[str, Any] | None) -> str | None:
+    """The DSL store type ``props`` asks for, or ``None``: ``dsl.store.suppliers.class`` wins
+    over ``default.dsl.store``, as in Java's ``TopologyConfig.resolveDslStoreSuppliers``."""
+    props = props or {}
+    suppliers = props.get("dsl.store.suppliers.class")
+    if suppliers is not None:
+        return _suppliers_store_type(suppliers)
+    value = props.get("default.dsl.store")
     if value is None:
-        return "persistent"
+        return None
     kind = str(value).lower().replace("-", "_")
     if kind in ("rocksdb", "rocks_db", "persistent"):
         return "persistent"
@@ -318,3 +328,35 @@ def _default_store_type(props: dict[str, Any] | None) -> str:
         return "in_memory"
     msg = f"default.dsl.store={value!r} is not a store type; use 'rocksDB' or 'in_memory'"
     raise TopologyError(msg)
+
+
+def _suppliers_store_type(value: Any) -> str:
+    """Map a ``dsl.store.suppliers.class`` (Java's built-in class names, or kslab's store type
+    names) to ``"in_memory"`` or ``"persistent"``."""
+    name = value if isinstance(value, str) else getattr(value, "__name__", str(value))
+    key = re.sub(r"[^a-z]", "", name.lower().rsplit(".", 1)[-1].rsplit("$", 1)[-1])
+    if key in ("inmemorydslstoresuppliers", "inmemory"):
+        return "in_memory"
+    if key in ("rocksdbdslstoresuppliers", "rocksdb", "persistent"):
+        return "persistent"
+    msg = (
+        f"dsl.store.suppliers.class={value!r} is not a built-in DSL store supplier; use "
+        "'org.apache.kafka.streams.state.BuiltInDslStoreSuppliers$InMemoryDslStoreSuppliers', "
+        "'...$RocksDBDslStoreSuppliers', 'in_memory' or 'rocks_db'"
+    )
+    raise TopologyError(msg)
+
+
+def _check_not_versioned(materialized: Any) -> None:
+    """Global tables are never versioned: Java rejects a versioned store supplier up front."""
+    if not isinstance(materialized, Materialized):
+        return
+    supplier = materialized._supplier
+    if materialized._history_retention is not None or (
+        getattr(supplier, "history_retention", None) is not None
+    ):
+        msg = (
+            "GlobalTables cannot be versioned; give global_table() a key-value store "
+            "(Materialized.as_(name) or a key-value store supplier)"
+        )
+        raise TopologyError(msg)
