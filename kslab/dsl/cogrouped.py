@@ -19,6 +19,7 @@ from kslab.dsl._processors import require_callable
 from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import StoreGetterSupplier
 from kslab.dsl.config import Materialized, Named
+from kslab.errors import TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record
 
@@ -38,6 +39,11 @@ class CogroupedKStream:
 
     def cogroup(self, grouped: Any, aggregator: Callable[[Any, Any, Any], Any]) -> CogroupedKStream:
         """Add ``grouped`` with its ``aggregator(key, value, aggregate)``."""
+        from kslab.dsl.grouped import KGroupedStream
+
+        if not isinstance(grouped, KGroupedStream):
+            msg = f"cogroup() got grouped={grouped!r}; pass a KGroupedStream (from group_by_key)"
+            raise TopologyError(msg)
         require_callable(aggregator, "aggregator", "cogroup")
         self._groups[grouped] = aggregator
         return self
