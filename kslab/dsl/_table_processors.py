@@ -214,6 +214,9 @@ class _DerivedGetter:
 def output_versioned(node: Any) -> bool:
     """Whether a DSL graph node's output is a versioned table (Java's
     ``isVersionedOrVersionedUpstream``): a node with a store says so itself, others inherit."""
+    known = getattr(node, "output_versioned", None)  # e.g. a suppress node: never versioned
+    if known is not None:
+        return bool(known)
     factory = getattr(node, "store_factory", None)
     if factory is not None or type(node).__name__ == "KTableKTableJoinNode":
         builder = factory() if factory is not None else None
