@@ -278,15 +278,20 @@ class MissingDslArgumentError(TopologyError, MissingArgumentError):
     """A DSL operator got ``None`` where Java requires a value (``"<param> can't be null"``).
 
     Both a ``TopologyError`` (kslab's wiring errors) and a ``MissingArgumentError`` (Java's
-    ``NullPointerException``), so either can be caught.
+    ``NullPointerException``), so either can be caught. ``operation`` names the DSL method.
     """
+
+    operation: str | None = None
 
 
 def require_not_none(value: Any, param: str, op: str) -> None:
-    """Raise ``MissingDslArgumentError`` with Java's ``"<param> can't be null"`` for ``None``."""
+    """Raise ``MissingDslArgumentError`` for ``None``, in Java's exact words so that code
+    matching Kafka's message (``"predicate can't be null"``) works; ``op`` is in ``.operation``.
+    """
     if value is None:
-        msg = f"{param} can't be null; {op}() needs it"
-        raise MissingDslArgumentError(msg)
+        error = MissingDslArgumentError(f"{param} can't be null")
+        error.operation = op
+        raise error
 
 
 def require_callable(fn: Any, param: str, op: str) -> None:
