@@ -18,7 +18,9 @@ __all__ = ["Change", "ChangedSerde"]
 
 
 class Change:
-    """A table update: the new value and (when requested) the value it replaces."""
+    """A table update: the new value and (when requested) the value it replaces; ``is_latest``
+    is False for an out-of-order update of a versioned table. Equal, as in Java, when all three
+    are."""
 
     __slots__ = ("is_latest", "new_value", "old_value")
 
@@ -30,10 +32,11 @@ class Change:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Change):
             return NotImplemented
-        return (self.new_value, self.old_value) == (other.new_value, other.old_value)
+        return (self.new_value, self.old_value, self.is_latest) == (
+            other.new_value, other.old_value, other.is_latest)
 
     def __hash__(self) -> int:
-        return hash((self.new_value, self.old_value))
+        return hash((self.new_value, self.old_value, self.is_latest))
 
     def __repr__(self) -> str:
         return f"({self.new_value!r}<-{self.old_value!r})"

@@ -47,7 +47,8 @@ class TupleForwarder:
         if self.send_old_values:
             self.ctx.forward(record)
         else:
-            self.ctx.forward(record.with_value(Change(record.value.new_value, None)))
+            change = record.value
+            self.ctx.forward(record.with_value(Change(change.new_value, None, change.is_latest)))
 
 
 class StoreGetterSupplier:
