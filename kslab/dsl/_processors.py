@@ -255,8 +255,15 @@ class Print(_Stateless):
     def init(self, context: ProcessorContext) -> None:
         """Open the output file, if any."""
         super().init(context)
-        if self.path is not None:
+        self._out()
+
+    def _out(self) -> Any:
+        """The file (opened for appending on first use; ``Printed.to_file`` truncated it)."""
+        if self.path is None:
+            return sys.stdout
+        if self._file is None:
             self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        return self._file
 
     def process(self, record: Record) -> None:
         """Print one line."""
@@ -264,8 +271,7 @@ class Print(_Stateless):
             text = java_str(self.mapper(record.key, record.value))
         else:
             text = f"{java_str(record.key)}, {java_str(record.value)}"
-        out = self._file if self._file is not None else sys.stdout
-        print(f"[{self.label}]: {text}", file=out, flush=True)
+        print(f"[{self.label}]: {text}", file=self._out(), flush=True)
 
     def close(self) -> None:
         """Close the output file."""

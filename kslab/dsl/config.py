@@ -455,17 +455,36 @@ class Printed(_Config):
 
     @staticmethod
     def to_file(path: str) -> Printed:
-        """Append lines to the file at ``path``."""
-        return _replace(Printed(), path=str(path))
+        """Write lines to the file at ``path``, created (or emptied) now, as Java does."""
+        from kslab.dsl._processors import require_not_none
+
+        require_not_none(path, "filePath", "Printed.to_file")
+        path = str(path)
+        if not path.strip():
+            msg = "filePath can't be an empty string"
+            raise TopologyError(msg)
+        try:
+            with open(path, "w", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            msg = f"Unable to write stream to file at [{path}] {exc}"
+            raise TopologyError(msg) from exc
+        return _replace(Printed(), path=path)
 
     @_hybrid
     def with_label(self, label: str) -> Printed:
         """Start each line with ``[label]: ``."""
+        from kslab.dsl._processors import require_not_none
+
+        require_not_none(label, "label", "Printed.with_label")
         return _replace(self, label=label)
 
     @_hybrid
     def with_key_value_mapper(self, mapper: Callable[[Any, Any], str]) -> Printed:
         """Format each record as ``mapper(key, value)``."""
+        from kslab.dsl._processors import require_callable
+
+        require_callable(mapper, "mapper", "Printed.with_key_value_mapper")
         return _replace(self, mapper=mapper)
 
     @_hybrid
