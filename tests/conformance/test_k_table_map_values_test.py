@@ -181,6 +181,29 @@ def test_should_enable_sending_old_values_on_parent_if_map_values_not_materializ
     sending_old_values(builder, "topic1", table2)
 
 
+BUILD_TWICE = (
+    "StreamsBuilder.build() returns a new Topology on every call, so a processor added to one "
+    "build is missing from the next; Java returns the same Topology each time, writing only the "
+    "graph nodes not written yet. Fix in kslab/dsl/builder.py: keep the Topology of the first "
+    "build() and on later calls write into it only nodes with node.written False (set it after "
+    "writing)")
+
+
+@pytest.mark.xfail(strict=True, reason=BUILD_TWICE)
+def test_should_enable_sending_old_values_on_parent_if_map_values_not_materialized_literal():
+    # the same test with Java's literal builder.build().addProcessor(...) then
+    # new TopologyTestDriver(builder.build())
+    builder = ks.StreamsBuilder()
+    table1 = builder.table("topic1", CONSUMED)
+    table2 = table1.map_values(int)
+    table2.enable_sending_old_values(True)
+    builder.build().add_processor("proc", Capture, table2.name)
+    with ks.TopologyTestDriver(builder.build(), PROPS) as driver:
+        driver.create_input_topic("topic1", S, S).pipe_input("A", "01", 5)
+        (proc,) = Capture.instances
+        proc.check_and_clear(("A", ks.Change(1, None), 5))
+
+
 def test_should_not_enable_sending_old_values_on_parent_if_map_values_materialized():
     builder = ks.StreamsBuilder()
     table1 = builder.table("topic1", CONSUMED)
