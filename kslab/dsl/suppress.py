@@ -2,8 +2,10 @@
 
 ``until_window_closes`` buffers each window's latest change under the window end and emits it
 once stream time reaches ``end + grace`` (tombstones dropped, as Java's final results do);
-``until_time_limit`` buffers under the record time and emits a key's latest change once
-``time_to_wait`` of stream time has passed (a newer change restarts the wait). Invariant: stream
+``until_time_limit`` buffers under the time of a key's first buffered change and emits the
+key's latest change once ``time_to_wait`` of stream time has passed since then (Java's
+non-resetting buffer: a newer change does not restart the wait). Reading a suppressed table
+(a join's lookup) sees a buffered key's value from before its buffered changes. Invariant: stream
 time here is the largest timestamp the suppress processor has seen, plus, only when
 ``kslab.idle.stream.time.advance.ms`` is set, the task's stream time punctuations, so default
 behaviour is exactly Kafka Streams'.
@@ -16,9 +18,10 @@ from typing import Any
 from kslab.dsl._change import Change
 from kslab.dsl._graph import GraphNode, ProcessorGraphNode
 from kslab.dsl.config import check_name, millis
+from kslab.dsl.windows import SessionWindows, SlidingWindows, TimeWindows
 from kslab.errors import StreamsError, TopologyError
 from kslab.processor import Processor, ProcessorContext, PunctuationType
-from kslab.records import Record
+from kslab.records import Record, ValueAndTimestamp
 from kslab.state.buffer import SuppressionBufferBuilder
 
 __all__ = ["BufferConfig", "Suppressed", "suppress"]
@@ -155,11 +158,47 @@ class SuppressSupplier:
         return self.parent.enable_sending_old_values(force_materialization)
 
     def view(self) -> Any:
-        """Reads go to the parent table (suppress holds back only what is forwarded)."""
-        return self.parent.value_getter_supplier()
+        """Java's suppressed view: a buffered key reads as its value before the buffered
+        changes (what was last emitted downstream); any other key reads the parent table."""
+        return _SuppressedGetterSupplier(self.parent.value_getter_supplier(), self.store_name)
 
     def __call__(self) -> Processor:
         return _SuppressProcessor(self)
+
+
+class _SuppressedGetterSupplier:
+    def __init__(self, parent: Any, store_name: str) -> None:
+        self.parent = parent
+        self.store_name = store_name
+
+    def get(self) -> _SuppressedGetter:
+        return _SuppressedGetter(self.parent.get(), self.store_name)
+
+    def store_names(self) -> list[str]:
+        """The buffer first, then the parent's stores (as Java's)."""
+        return [self.store_name, *self.parent.store_names()]
+
+
+class _SuppressedGetter:
+    def __init__(self, parent: Any, store_name: str) -> None:
+        self.parent = parent
+        self.store_name = store_name
+
+    def init(self, context: ProcessorContext) -> None:
+        self.parent.init(context)
+        self.buffer = context.get_state_store(self.store_name)
+
+    def get(self, key: Any) -> ValueAndTimestamp | None:
+        buffered, prior = self.buffer.prior_value_for_buffered(key)
+        if not buffered:
+            return self.parent.get(key)
+        # Java cannot know the prior value's timestamp: RecordQueue.UNKNOWN
+        return None if prior is None else ValueAndTimestamp(prior, -1)
+
+    def close(self) -> None:
+        close = getattr(self.parent, "close", None)
+        if close is not None:
+            close()
 
 
 class _SuppressProcessor(Processor):
@@ -222,26 +261,30 @@ class _SuppressProcessor(Processor):
         self.ctx.forward(Record(key, Change(new, prior), timestamp, headers))
 
 
-def _find_grace(node: GraphNode) -> int:
-    """Java's ``findAndVerifyWindowGrace``: the grace of the windowed aggregation upstream."""
-    seen: set[int] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        supplier = getattr(current, "supplier", None)
-        for candidate in (supplier, *getattr(supplier, "parents", ())):
-            windows = getattr(candidate, "windows", None)
-            if windows is not None and hasattr(windows, "grace_ms"):
-                return windows.grace_ms
-        stack.extend(current.parents)
-    msg = (
-        f"Window close time is only defined for windowed computations. Got [{node.name}]; "
-        "use Suppressed.until_time_limit for a table that is not windowed"
-    )
-    raise TopologyError(msg)
+def _find_grace(node: GraphNode, chain: str = "") -> int:
+    """Java's ``findAndVerifyWindowGrace``: the grace of the windowed aggregation upstream (for
+    sessions grace + gap); through other nodes the largest of all parents' graces."""
+    grace = _extract_grace(node)
+    if grace is not None:
+        return grace
+    chain = node.name if not chain else f"{node.name}->{chain}"
+    if not node.parents:
+        msg = (f"Window close time is only defined for windowed computations. Got [{chain}]. "
+               "Use Suppressed.until_time_limit for a table that is not windowed")
+        raise TopologyError(msg)
+    return max(_find_grace(parent, chain) for parent in node.parents)
+
+
+def _extract_grace(node: GraphNode) -> int | None:
+    """The grace a windowed aggregation node defines, or ``None`` for any other node."""
+    supplier = getattr(node, "supplier", None)
+    for candidate in (supplier, *getattr(supplier, "parents", ())):
+        windows = getattr(candidate, "windows", None)
+        if isinstance(windows, SessionWindows):
+            return windows.grace_ms + windows.gap_ms
+        if isinstance(windows, (TimeWindows, SlidingWindows)):
+            return windows.grace_ms
+    return None
 
 
 NOT_VERSIONED = "suppress() is only supported for non-versioned KTables"

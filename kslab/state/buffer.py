@@ -1,6 +1,7 @@
 """The suppression buffer: Java's ``InMemoryTimeOrderedKeyValueChangeBuffer`` as a durable store.
 
-It holds at most one entry per serialized key, ordered by ``(buffer time, key bytes)``; each
+It holds at most one entry per serialized key, ordered by ``(buffer time, key bytes)``; a key
+keeps the buffer time of its first change until evicted (Java's non-resetting semantics); each
 entry keeps the value before the first buffered change (``prior``), the latest change's old and
 new values and the record context of the latest change. Invariant: keys touched since the last
 ``flush`` are written to the changelog on ``flush`` (the task's commit) with Java's byte layout —
@@ -102,6 +103,10 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         previous = self._entries.get(key_bytes)
         prior = old_bytes if previous is None else previous.prior
         prior_obj = old if previous is None else self._objects.get(key_bytes, (0, 0, None))[2]
+        if previous is not None:  # non-resetting: a key keeps its place (and time) in the queue
+            time = previous.time
+            if key_bytes not in self._objects and prior is not None:
+                prior_obj = self.value_serde.deserialize(topic, prior)
         self._put(BufferEntry(time, key_bytes, prior, old_bytes, new_bytes, context))
         self._objects[key_bytes] = (key, new, prior_obj)
 
@@ -114,6 +119,19 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         self._order.add((entry.time, entry.key))
         self._size += entry.size()
         self._dirty.add(entry.key)
+
+    def prior_value_for_buffered(self, key: Any) -> tuple[bool, Any]:
+        """Java's ``priorValueForBuffered``: ``(True, value before the buffered changes)`` for
+        a buffered key (the value may be ``None``), ``(False, None)`` for one not buffered."""
+        key_bytes = self.key_serde.serialize(self.topic, key)
+        entry = self._entries.get(key_bytes)
+        if entry is None:
+            return False, None
+        objects = self._objects.get(key_bytes)
+        if objects is not None:
+            return True, objects[2]
+        prior = entry.prior
+        return True, None if prior is None else self.value_serde.deserialize(self.topic, prior)
 
     def min_timestamp(self) -> int | None:
         """The smallest buffer time, or ``None`` when empty."""
