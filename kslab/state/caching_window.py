@@ -19,7 +19,7 @@ from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
 from kslab.state.caching import CachingStore
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.session import session_key, split_session_key
-from kslab.state.window import split_window_key, window_key
+from kslab.state.window import WindowStoreFacade, split_window_key, window_key
 
 __all__ = ["CachingSessionStore", "CachingWindowStore"]
 
@@ -55,6 +55,12 @@ class CachingWindowStore(CachingStore):
 
     def _cache_key(self, binary: bytes, start: int) -> bytes:
         return _SEGMENT.pack(start // self._interval) + binary
+
+    def plain_view(self) -> WindowStoreFacade:
+        """This store seen with plain values, reads and writes still going through the cache
+        (``driver.get_window_store`` on a cached timestamped store; Java's facade wraps the
+        caching layer, so it sees the clean entries of windows the store has expired)."""
+        return WindowStoreFacade(self)
 
     # -- writes --------------------------------------------------------------------------------
 
