@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kslab.errors import SerdeError
+from kslab.errors import SerdeError, StreamsError
 from kslab.serdes import Serde
 from kslab.serdes import resolve as resolve_serde
 
-__all__ = ["Change", "ChangedSerde"]
+__all__ = ["Change", "ChangedSerde", "ChangedSerdeError"]
 
 
 class Change:
@@ -64,19 +64,46 @@ def _read_varint(data: bytes) -> tuple[int, int]:
     return (value >> 1) ^ -(value & 1), pos
 
 
+class ChangedSerdeError(SerdeError, StreamsError):
+    """Java's ``StreamsException`` from ``ChangedSerializer``/``ChangedDeserializer``: a change
+    that cannot be written, or bytes with an unknown flag (both a serde and a streams error)."""
+
+
+def _before_3_5(upgrade_from: Any) -> bool:
+    """True for an ``upgrade.from`` before 3.5 (Java's ``ChangedSerializer.isUpgrade``)."""
+    if upgrade_from is None:
+        return False
+    parts = str(upgrade_from).split(".")
+    try:
+        major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        return False
+    return (major, minor) < (3, 5)
+
+
 class ChangedSerde(Serde):
     """Java's ``ChangedSerializer``/``ChangedDeserializer`` around an inner value serde.
 
-    Layout: ``old + 0``, ``new + 1``, or ``varint(len(new)) + new + old + 2``.
+    Layout: ``old + 0``, ``new + 1``, or ``varint(len(new)) + new + old + 2``; the reserved
+    layouts 3 to 5 carry an ``is_latest`` byte before the flag and are only ever read.
     """
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, *, upgrade: bool = False) -> None:
         self.inner = inner
+        self.upgrade = upgrade
+
+    def configure(self, configs: Any, is_key: bool | None = None) -> ChangedSerde:
+        """Java's ``configure(configs, isKey)``: ``upgrade.from`` before 3.5 forbids writing a
+        change with both values (old instances cannot read it); ``configure(is_key)`` as any
+        kslab serde."""
+        if isinstance(configs, dict):
+            self.upgrade = _before_3_5(configs.get("upgrade.from"))
+        return self
 
     def bind_default(self, default: Any) -> ChangedSerde:
         """This serde with the inner serde resolved (``None`` means ``default``)."""
         inner = default if self.inner is None else resolve_serde(self.inner, is_key=False)
-        return ChangedSerde(inner)
+        return ChangedSerde(inner, upgrade=self.upgrade)
 
     def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
         """Bytes for a ``Change``."""
@@ -87,13 +114,19 @@ class ChangedSerde(Serde):
         old = None if data.old_value is None else self.inner.serialize(topic, data.old_value,
                                                                        headers)
         if new is not None and old is not None:
+            if self.upgrade:
+                msg = (f"Both old and new values are not null ({data.old_value!r} : "
+                       f"{data.new_value!r}) in ChangeSerializer, which is not allowed unless "
+                       "upgrading.")
+                raise ChangedSerdeError(msg, topic=topic)
             return _write_varint(len(new)) + new + old + b"\x02"
         if new is not None:
             return new + b"\x01"
         if old is not None:
             return old + b"\x00"
-        msg = f"a change with both old and new values null cannot be written to topic '{topic}'"
-        raise SerdeError(msg, topic=topic)
+        msg = ("Both old and new values are null in ChangeSerializer, which is not allowed "
+               f"(topic '{topic}').")
+        raise ChangedSerdeError(msg, topic=topic)
 
     def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
         """The ``Change`` in ``data``."""
@@ -101,18 +134,31 @@ class ChangedSerde(Serde):
             return None
         flag = data[-1]
         body = data[:-1]
+        is_latest = True
         if flag in (3, 4, 5):
+            is_latest = _is_latest_flag(body[-1], data)
             body = body[:-1]
             flag -= 3
         if flag == 0:
-            return Change(None, self.inner.deserialize(topic, body, headers))
+            return Change(None, self.inner.deserialize(topic, body, headers), is_latest)
         if flag == 1:
-            return Change(self.inner.deserialize(topic, body, headers), None)
+            return Change(self.inner.deserialize(topic, body, headers), None, is_latest)
         if flag == 2:
             length, pos = _read_varint(body)
             new = body[pos:pos + length]
             old = body[pos + length:]
             return Change(self.inner.deserialize(topic, new, headers),
-                          self.inner.deserialize(topic, old, headers))
-        msg = f"unknown change encoding flag {flag} in a record of topic '{topic}'"
-        raise SerdeError(msg, topic=topic)
+                          self.inner.deserialize(topic, old, headers), is_latest)
+        signed = flag - 256 if flag > 127 else flag
+        msg = (f"Encountered unknown byte value `{signed}` for encodingFlag in "
+               f"ChangedDeserializer (topic '{topic}').")
+        raise ChangedSerdeError(msg, topic=topic, raw=data)
+
+
+def _is_latest_flag(byte: int, data: bytes) -> bool:
+    """The ``is_latest`` byte of layouts 3 to 5: 1 or 0, anything else is corrupt."""
+    if byte in (0, 1):
+        return byte == 1
+    signed = byte - 256 if byte > 127 else byte
+    msg = f"Encountered unexpected byte value `{signed}` for isLatestFlag in ChangedDeserializer."
+    raise ChangedSerdeError(msg, raw=data)
