@@ -204,6 +204,15 @@ def _skip_out_of_order(context: ProcessorContext) -> None:
         dropped()
 
 
+def _drop_stale_response(context: ProcessorContext, expected: Any, actual: Any) -> None:
+    """An answer for an older value of the row is dropped and counted, as Java's (TRACE log)."""
+    log.debug("Dropping FK-join response due to hash mismatch. Expected %s. Actual %s",
+              expected, actual)
+    dropped = getattr(context, "record_dropped", None)
+    if dropped is not None:
+        dropped()
+
+
 # -- processors -------------------------------------------------------------------------------
 
 
@@ -427,7 +436,8 @@ class _ResponseJoinProcessor(Processor):
         current_hash = None if current is None else _hash(
             self.values.serialize(self.topic + "-vh", current.value))
         if current_hash != response.original_value_hash:
-            return  # an answer for an older value of the row: drop it
+            _drop_stale_response(self.ctx, response.original_value_hash, current_hash)
+            return
         foreign = response.foreign_value
         if foreign is None and (not self.s.left or current is None):
             result = None
