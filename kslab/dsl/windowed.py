@@ -26,7 +26,13 @@ from kslab.dsl._window_aggregates import (
     reducer_aggregator,
 )
 from kslab.dsl.config import Materialized, Named
-from kslab.dsl.windows import EmitStrategy, SessionWindows, SlidingWindows, TimeWindows
+from kslab.dsl.windows import (
+    EmitStrategy,
+    SessionWindows,
+    SlidingWindows,
+    TimeWindows,
+    WindowSpecError,
+)
 from kslab.errors import TopologyError
 from kslab.serdes import Long, SessionWindowed, TimeWindowed
 from kslab.state import Stores
@@ -78,7 +84,7 @@ def window_store_factory(mat: MaterializedInternal, windows: Any,
                 f"than its window size plus the grace period. Got size=[{size}], grace=["
                 f"{windows.grace_ms}], retention=[{retention}]"
             )
-        raise TopologyError(msg)
+        raise WindowSpecError(msg)  # Java's IllegalArgumentException
 
     def build() -> Any:
         supplier = mat.supplier
