@@ -16,7 +16,8 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from kslab.errors import TopologyError
+from kslab.dsl._processors import MissingDslArgumentError, require_callable, require_not_none
+from kslab.errors import InvalidArgumentError, TopologyError
 
 __all__ = [
     "Branched",
@@ -52,26 +53,38 @@ def _replace(obj: Any, **fields: Any) -> Any:
     return new
 
 
+class InvalidConfigError(TopologyError, InvalidArgumentError):
+    """A config value Java refuses with ``IllegalArgumentException``; also a ``TopologyError``."""
+
+
 def check_name(name: str | None, what: str = "Named") -> str | None:
-    """``name`` if Kafka accepts it as a processor or topic name part; else ``TopologyError``."""
+    """``name`` if Kafka accepts it as a processor or topic name part; else ``TopologyError``.
+
+    The checks and messages are Java's ``Named.validate`` (a ``TopologyException``, whose
+    message starts with "Invalid topology: ").
+    """
     if name is None:
         return None
-    if not isinstance(name, str) or not name:
-        msg = f"{what} got name {name!r}; pass a non-empty str"
+    if not isinstance(name, str):
+        msg = f"{what} got name {name!r}; pass a str"
         raise TopologyError(msg)
-    if len(name) > _MAX_NAME_LENGTH:
+    if not name:
+        msg = "Invalid topology: Name is illegal, it can't be empty"
+    elif name in (".", ".."):
+        msg = 'Invalid topology: Name cannot be "." or ".."'
+    elif len(name) > _MAX_NAME_LENGTH:
         msg = (
-            f"Name is illegal, it can't be longer than {_MAX_NAME_LENGTH} characters, "
-            f"name: {name}; shorten it"
+            f"Invalid topology: Name is illegal, it can't be longer than {_MAX_NAME_LENGTH} "
+            f"characters, name: {name}"
         )
-        raise TopologyError(msg)
-    if not _LEGAL_NAME.fullmatch(name):
+    elif not _LEGAL_NAME.fullmatch(name):
         msg = (
-            f"Name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, "
-            "'.', '_' and '-'; rename it"
+            f"Invalid topology: Name \"{name}\" is illegal, it contains a character other than "
+            "ASCII alphanumerics, '.', '_' and '-'"
         )
-        raise TopologyError(msg)
-    return name
+    else:
+        return name
+    raise TopologyError(msg)
 
 
 def millis(duration: Any, what: str) -> int | None:
@@ -109,12 +122,19 @@ class Named(_Config):
     @staticmethod
     def as_(name: str) -> Named:
         """A ``Named`` with ``name``."""
+        require_not_none(name, "name", "Named.as_")
         return Named(name)
 
     @_hybrid
     def with_name(self, name: str) -> Named:
         """A copy named ``name``."""
         return Named(name)
+
+    @staticmethod
+    def validate(name: str) -> None:
+        """Java's ``Named.validate``: ``TopologyError`` unless Kafka accepts ``name``."""
+        require_not_none(name, "name", "Named.validate")
+        check_name(name)
 
     @property
     def name(self) -> str | None:
@@ -290,7 +310,8 @@ class Materialized(_Config):
             return _replace(self, store_type=name_or_supplier.value)
         if isinstance(name_or_supplier, str):
             return _replace(self, store_name=check_name(name_or_supplier, "Materialized"))
-        if name_or_supplier is None or not hasattr(name_or_supplier, "get"):
+        require_not_none(name_or_supplier, "supplier", "Materialized.as_")
+        if not hasattr(name_or_supplier, "get"):
             msg = (
                 f"Materialized.as_ got {name_or_supplier!r}; pass a store name or a store "
                 "supplier such as ks.Stores.in_memory_key_value_store('name')"
@@ -343,11 +364,21 @@ class Materialized(_Config):
     @_hybrid
     def with_retention(self, retention: Any) -> Materialized:
         """Retention of a window or session store."""
+        if (isinstance(retention, timedelta) and retention < timedelta(0)) or (
+                isinstance(retention, int) and not isinstance(retention, bool) and retention < 0):
+            msg = "Retention must not be negative."
+            raise InvalidConfigError(msg)
         return _replace(self, retention=millis(retention, "with_retention"))
 
     @_hybrid
     def with_store_type(self, store_type: str) -> Materialized:
         """``"in_memory"`` or ``"persistent"`` (``"rocks_db"``)."""
+        require_not_none(store_type, "store type", "Materialized.with_store_type")
+        if self._supplier is not None:
+            msg = "Cannot set store type when store supplier is pre-configured."
+            raise InvalidConfigError(msg)
+        if isinstance(store_type, StoreType):
+            store_type = store_type.value
         kind = str(store_type).lower().replace("-", "_")
         kind = {"rocks_db": "persistent", "rocksdb": "persistent", "inmemory": "in_memory"}.get(
             kind, kind
@@ -415,6 +446,12 @@ class Repartitioned(_Config):
         return _replace(self, value_serde=serde)
 
 
+def _not_null(value: Any, message: str) -> None:
+    """Java's ``Objects.requireNonNull(value, message)`` for the config factories."""
+    if value is None:
+        raise MissingDslArgumentError(message)
+
+
 class Branched(_Config):
     """A branch's name suffix and what to do with the branch stream."""
 
@@ -426,16 +463,19 @@ class Branched(_Config):
     @staticmethod
     def as_(name: str) -> Branched:
         """Name the branch (``<split name><name>``)."""
+        _not_null(name, "name cannot be null")
         return _replace(Branched(), name=check_name(name, "Branched"))
 
     @staticmethod
     def with_function(fn: Callable[[Any], Any], name: str | None = None) -> Branched:
         """Put ``fn(branch)`` (a stream or ``None``) in the result instead of the branch."""
+        _not_null(fn, "chain function cannot be null")
         return _replace(Branched(), function=fn, name=check_name(name, "Branched"))
 
     @staticmethod
     def with_consumer(fn: Callable[[Any], None], name: str | None = None) -> Branched:
         """Hand the branch to ``fn``; the branch is then left out of the result."""
+        _not_null(fn, "chain consumer cannot be null")
         return _replace(Branched(), consumer=fn, name=check_name(name, "Branched"))
 
 
@@ -456,8 +496,6 @@ class Printed(_Config):
     @staticmethod
     def to_file(path: str) -> Printed:
         """Write lines to the file at ``path``, created (or emptied) now, as Java does."""
-        from kslab.dsl._processors import require_not_none
-
         require_not_none(path, "filePath", "Printed.to_file")
         path = str(path)
         if not path.strip():
@@ -474,16 +512,12 @@ class Printed(_Config):
     @_hybrid
     def with_label(self, label: str) -> Printed:
         """Start each line with ``[label]: ``."""
-        from kslab.dsl._processors import require_not_none
-
         require_not_none(label, "label", "Printed.with_label")
         return _replace(self, label=label)
 
     @_hybrid
     def with_key_value_mapper(self, mapper: Callable[[Any, Any], str]) -> Printed:
         """Format each record as ``mapper(key, value)``."""
-        from kslab.dsl._processors import require_callable
-
         require_callable(mapper, "mapper", "Printed.with_key_value_mapper")
         return _replace(self, mapper=mapper)
 
