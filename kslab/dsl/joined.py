@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kslab.dsl.config import _Config, _hybrid, _replace, check_name, millis
+from kslab.state.base import StoreSupplier
 
 __all__ = ["Joined", "StreamJoined", "TableJoined"]
 
@@ -77,11 +78,19 @@ class StreamJoined(_Config):
         self._name: str | None = None
         self._store_name: str | None = None
         self._logging = True
+        self._log_config: dict[str, str] = {}
+        self._this_store_supplier: Any = None
+        self._other_store_supplier: Any = None
 
     @staticmethod
     def with_(key_serde: Any = None, value_serde: Any = None,
               other_value_serde: Any = None) -> StreamJoined:
-        """Serdes of the key and of both sides' values."""
+        """Serdes of the key and of both sides' values -- or, as Java's
+        ``StreamJoined.with(thisStoreSupplier, otherStoreSupplier)``, the two window stores."""
+        if isinstance(key_serde, StoreSupplier) and isinstance(value_serde, StoreSupplier) \
+                and other_value_serde is None:
+            return _replace(StreamJoined(), this_store_supplier=key_serde,
+                            other_store_supplier=value_serde)
         return _replace(StreamJoined(), key_serde=key_serde, value_serde=value_serde,
                         other_value_serde=other_value_serde)
 
@@ -116,9 +125,25 @@ class StreamJoined(_Config):
         return _replace(self, other_value_serde=serde)
 
     @_hybrid
+    def with_this_store_supplier(self, supplier: Any) -> StreamJoined:
+        """The window store supplier of this side (retention, window size and duplicates are
+        checked against the join windows at build time, as in Java)."""
+        return _replace(self, this_store_supplier=supplier)
+
+    @_hybrid
+    def with_other_store_supplier(self, supplier: Any) -> StreamJoined:
+        """The window store supplier of the other side."""
+        return _replace(self, other_store_supplier=supplier)
+
+    @_hybrid
+    def with_logging_enabled(self, config: dict[str, str] | None = None) -> StreamJoined:
+        """Changelogs for the join stores, created with these topic configs."""
+        return _replace(self, logging=True, log_config=dict(config or {}))
+
+    @_hybrid
     def with_logging_disabled(self) -> StreamJoined:
         """No changelogs for the join stores."""
-        return _replace(self, logging=False)
+        return _replace(self, logging=False, log_config={})
 
 
 class TableJoined(_Config):
