@@ -206,6 +206,14 @@ class TaskContext(ProcessorContext):
         """The engine's wall clock."""
         return self._task.clock()
 
+    def processor_metadata_for_key(self, key: str) -> int | None:
+        """A value a processor of this task kept across restarts (committed with the offsets)."""
+        return self._task.processor_metadata.get(key)
+
+    def add_processor_metadata_key_value(self, key: str, value: int) -> None:
+        """Keep ``value`` under ``key`` across restarts: it is committed with the next offsets."""
+        self._task.processor_metadata.put(key, value)
+
     def app_configs(self) -> dict[str, Any]:
         """The configuration as given."""
         return self._task.config.as_dict()

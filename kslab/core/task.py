@@ -15,6 +15,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kslab.config import StreamsConfig
+from kslab.core.commit_metadata import (
+    ProcessorMetadata,
+    decode_commit_metadata,
+    encode_commit_metadata,
+)
 from kslab.core.context import TaskContext
 from kslab.core.idle import IdleStreamTime
 from kslab.core.nodes import (
@@ -109,6 +114,8 @@ class StreamTask:
         self.global_stores: dict[str, Any] = global_stores if global_stores is not None else {}
         self.metrics = TaskMetrics()
         self.commit_requested = False
+        # named values processors keep across restarts, committed with the input offsets
+        self.processor_metadata = ProcessorMetadata()
         self._on_skip_hook = on_skip
         self.default_key_serde = resolve_serde(config.get("default.key.serde"), is_key=True)
         self.default_value_serde = resolve_serde(config.get("default.value.serde"), is_key=False)
@@ -230,6 +237,37 @@ class StreamTask:
                     return runtime
         msg = f"task {self.id} has no source for topic '{topic}'"
         raise KslabError(msg)
+
+    def init_committed(self, committed: dict[tuple[str, int], str | None]) -> None:
+        """Take back what the last commit left in each input partition's offset metadata (its
+        partition time and the processor metadata), before ``initialize``, as Java's
+        ``StreamTask.initializeTaskTimeAndProcessorMetadata`` does."""
+        metadata = ProcessorMetadata()
+        group = self.partition_group
+        for tp, text in committed.items():
+            queue = self._queues.get(tp)
+            if queue is None or text is None:
+                continue
+            partition_time, committed_metadata = decode_commit_metadata(text)
+            if partition_time > group.stream_time:
+                group.stream_time = partition_time
+            queue.partition_time = partition_time
+            metadata.update(committed_metadata)
+        self.processor_metadata = metadata
+
+    def committable_metadata(self, consumed: Iterable[tuple[str, int]]
+                             ) -> dict[tuple[str, int], str]:
+        """The offset metadata to commit per partition: the ``consumed`` ones, or every input
+        partition while the processor metadata changed (whichever one a restart reads back
+        carries it); ``commit_done`` clears the change."""
+        metadata = self.processor_metadata
+        partitions = self._queues if metadata.needs_commit else consumed
+        return {tp: encode_commit_metadata(self._queues[tp].partition_time, metadata)
+                for tp in partitions if tp in self._queues}
+
+    def commit_done(self) -> None:
+        """The engine committed the offsets and their metadata."""
+        self.processor_metadata.needs_commit = False
 
     def initialize(self) -> None:
         """Create and open the stores, then call every processor's ``init``, in node order."""
@@ -466,7 +504,8 @@ class StreamTask:
     # -- snapshots ----------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        """Stream time, queued records, punctuation schedules and store contents."""
+        """Stream time, queued records, punctuation schedules, store contents and processor
+        metadata."""
         return {
             "group": self.partition_group.snapshot(),
             "stream_punctuation": self.stream_time_queue.snapshot(),
@@ -474,6 +513,7 @@ class StreamTask:
             "stores": {name: store._snapshot() for name, store in self.stores.items()},
             "metrics": (self.metrics.processed, self.metrics.dropped_records,
                         self.metrics.punctuated),
+            "processor_metadata": dict(self.processor_metadata.values),
         }
 
     def restore(self, snapshot: dict[str, Any]) -> None:
@@ -485,6 +525,7 @@ class StreamTask:
             self.stores[name]._restore_snapshot(store_snapshot)
         (self.metrics.processed, self.metrics.dropped_records,
          self.metrics.punctuated) = snapshot["metrics"]
+        self.processor_metadata = ProcessorMetadata(snapshot["processor_metadata"])
 
     def __repr__(self) -> str:
         return f"<StreamTask {self.id}: {len(self.nodes)} nodes, {len(self._queues)} partitions>"

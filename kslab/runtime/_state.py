@@ -23,7 +23,7 @@ from typing import Any
 
 from kslab.errors import StreamsError
 
-__all__ = ["ChangelogReader", "Checkpoint", "process_id", "task_dir"]
+__all__ = ["ChangelogReader", "Checkpoint", "CommittedMetadata", "process_id", "task_dir"]
 
 log = logging.getLogger("kslab.runtime")
 
@@ -88,6 +88,54 @@ class Checkpoint:
         """Remove the file (under exactly-once a missing file means: do not trust local state)."""
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+
+
+class CommittedMetadata:
+    """The offset metadata this task last committed, per input partition, kept beside its state.
+
+    Kafka keeps a committed offset's metadata string with the offset; some brokers (Tansu)
+    accept the commit but hand back no metadata. A restarted task takes the local copy only
+    for a partition whose broker-side offset equals the one saved with it, so the broker's
+    own metadata always wins and a commit that never happened (an aborted transaction) is
+    never trusted.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.saved: dict[tuple[str, int], tuple[int, str]] = {}
+
+    def read(self) -> dict[tuple[str, int], tuple[int, str]]:
+        """``(offset, metadata)`` per partition; empty when missing or unreadable."""
+        try:
+            data = json.loads(self.path.read_text())
+            return {(topic, int(partition)): (int(offset), str(text))
+                    for topic, partition, offset, text in data}
+        except (OSError, ValueError, TypeError):
+            return {}
+
+    def save(self, committed: dict[tuple[str, int], tuple[int, str]]) -> None:
+        """Record ``committed`` (merged into what was saved) and replace the file atomically."""
+        self.saved.update(committed)
+        rows = [[t, p, o, m] for (t, p), (o, m) in sorted(self.saved.items())]
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(rows))
+        os.replace(tmp, self.path)
+
+    @staticmethod
+    def resolve(broker: dict[tuple[str, int], tuple[int, str | None]],
+                local: dict[tuple[str, int], tuple[int, str]]) -> dict[tuple[str, int], str]:
+        """The metadata to start from per partition with a committed offset: the broker's,
+        else the local copy saved with that same offset."""
+        out: dict[tuple[str, int], str] = {}
+        for tp, (offset, text) in broker.items():
+            if offset < 0:
+                continue  # nothing committed
+            if not text:
+                saved = local.get(tp)
+                text = saved[1] if saved is not None and saved[0] == offset else None
+            if text:
+                out[tp] = text
+        return out
 
 
 def wipe_store(directory: Path, store: str) -> None:

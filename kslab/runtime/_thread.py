@@ -21,7 +21,13 @@ from kslab.core.task import StreamTask
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.records import TaskId
 from kslab.runtime._collector import KafkaCollector
-from kslab.runtime._state import ChangelogReader, Checkpoint, task_dir, wipe_store
+from kslab.runtime._state import (
+    ChangelogReader,
+    Checkpoint,
+    CommittedMetadata,
+    task_dir,
+    wipe_store,
+)
 
 if TYPE_CHECKING:
     from kslab.runtime.streams import KafkaStreams
@@ -33,13 +39,15 @@ log = logging.getLogger("kslab.runtime")
 # store kinds whose changelog restores from each key's last write alone (a versioned store
 # needs every version, buffers and window stores keep their own order): batched per commit
 _BATCHED_KINDS = frozenset({"key_value", "timestamped_key_value"})
+# the local copy of the offset metadata last committed (for brokers that drop it)
+METADATA_FILE = ".kslab-offset-metadata"
 
 
 class TaskState:
     """A running task and what the thread tracks for it: offsets, changelogs, checkpoint."""
 
     __slots__ = ("changelog_base", "changelogs", "checkpoint", "committed", "directory",
-                 "offsets", "persistent", "restored", "task")
+                 "metadata", "offsets", "persistent", "restored", "task")
 
     def __init__(self, task: StreamTask, directory: Path, changelogs: dict[str, str],
                  persistent: set[str]) -> None:
@@ -48,6 +56,7 @@ class TaskState:
         self.changelogs = changelogs
         self.persistent = persistent
         self.checkpoint = Checkpoint(directory / ".checkpoint")
+        self.metadata = CommittedMetadata(directory / METADATA_FILE)
         self.offsets: dict[tuple[str, int], int] = {}
         self.committed: dict[tuple[str, int], int] = {}
         self.restored = 0
@@ -285,8 +294,17 @@ class StreamThread(threading.Thread):
         start = time.perf_counter()
         for state in self.tasks.values():
             state.task.commit()  # flushes record caches: may still send records
-        offsets = [TopicPartition(t, p, o) for state in self.tasks.values()
-                   for (t, p), o in state.offsets.items() if state.committed.get((t, p)) != o]
+        offsets = []
+        metadata: list[tuple[TaskState, dict[tuple[str, int], tuple[int, str]]]] = []
+        for state in self.tasks.values():
+            changed = [tp for tp, o in state.offsets.items() if state.committed.get(tp) != o]
+            texts = state.task.committable_metadata(changed)
+            saved = {tp: (state.offsets[tp], text) for tp, text in texts.items()
+                     if tp in state.offsets}
+            offsets += [TopicPartition(t, p, o, metadata=text)
+                        for (t, p), (o, text) in saved.items()]
+            if saved:
+                metadata.append((state, saved))
         collector = self.collector
         assert collector is not None
         if self.eos:
@@ -301,6 +319,9 @@ class StreamThread(threading.Thread):
             collector.flush()
             if offsets:
                 self.consumer.commit(offsets=offsets, asynchronous=False)
+        for state, saved in metadata:
+            state.metadata.save(saved)
+            state.task.commit_done()
         for state in self.tasks.values():
             state.task.flush()
             state.committed.update(state.offsets)
@@ -391,7 +412,8 @@ class StreamThread(threading.Thread):
                 starts[tp] = 0
         if self.collector is not None:
             self.collector.changelogs.update(changelogs.values())
-        task = self._open_task(task_id, group.nodes, inputs, directory)
+        committed = self._committed_metadata(directory, inputs)
+        task = self._open_task(task_id, group.nodes, inputs, directory, committed)
         streams.errors_policy.install(task, self)
         if self.collector is not None:  # last-write-wins changelogs: batched per commit
             self.collector.batched.update(
@@ -404,8 +426,24 @@ class StreamThread(threading.Thread):
             queue = task.queue_for(topic, partition)
             self._route[(topic, partition)] = (task, queue, len(inputs) == 1, state)
 
+    def _committed_metadata(self, directory: Path, inputs: list[tuple[str, int]]
+                            ) -> dict[tuple[str, int], str]:
+        """The offset metadata last committed for ``inputs`` (partition time and processor
+        metadata), from the broker, else the local copy saved with the same offset."""
+        from confluent_kafka import KafkaException, TopicPartition
+
+        try:
+            got = self.consumer.committed([TopicPartition(t, p) for t, p in inputs], 30)
+        except KafkaException as exc:
+            log.warning("%s could not read the committed offsets of %s (%s): partition times "
+                        "and processor metadata start empty", self.name, inputs, exc)
+            return {}
+        broker = {(tp.topic, tp.partition): (tp.offset, tp.metadata) for tp in got}
+        return CommittedMetadata.resolve(broker, CommittedMetadata(directory / METADATA_FILE)
+                                         .read())
+
     def _open_task(self, task_id: TaskId, nodes: tuple[str, ...], inputs: list[tuple[str, int]],
-                   directory: Path) -> StreamTask:
+                   directory: Path, committed: dict[tuple[str, int], str]) -> StreamTask:
         streams = self.streams
         deadline = time.monotonic() + 30
         while True:
@@ -416,6 +454,7 @@ class StreamThread(threading.Thread):
                 global_stores=streams.global_stores, on_skip=streams._skipped_record,
             )
             try:
+                task.init_committed(committed)
                 task.initialize()
                 return task
             except StoreError:

@@ -5,12 +5,17 @@ from __future__ import annotations
 import base64
 import struct
 
+import kslab as ks
 from kslab.core.commit_metadata import (
     UNKNOWN_TIME,
     ProcessorMetadata,
     decode_commit_metadata,
     encode_commit_metadata,
 )
+from kslab.core.task import StreamTask
+from kslab.processor import Processor, ProcessorContext
+from kslab.records import Record
+from kslab.runtime._state import CommittedMetadata
 
 
 def test_processor_metadata_bytes_are_javas_layout() -> None:
@@ -64,3 +69,82 @@ def test_unreadable_metadata_is_unknown_time_and_empty(caplog) -> None:
 def test_corrupt_processor_metadata_keeps_the_partition_time() -> None:
     text = base64.b64encode(b"\x02" + struct.pack(">q", 42) + b"\x00\x00\x00\x05xy").decode()
     assert decode_commit_metadata(text) == (42, ProcessorMetadata())
+
+
+class _Remembering(Processor):
+    """Keeps the largest timestamp it saw as processor metadata; reads it back in init."""
+
+    seen_at_init: list[int | None] = []
+
+    def init(self, context: ProcessorContext) -> None:
+        self.context = context
+        _Remembering.seen_at_init.append(context.processor_metadata_for_key("largest"))
+
+    def process(self, record: Record) -> None:
+        if record.timestamp > (self.context.processor_metadata_for_key("largest") or -1):
+            self.context.add_processor_metadata_key_value("largest", record.timestamp)
+
+
+def _topology() -> ks.Topology:
+    topology = ks.Topology()
+    topology.add_source("src", "a", "b", key_serde=ks.serdes.String(),
+                        value_serde=ks.serdes.String())
+    topology.add_processor("remember", _Remembering, "src")
+    return topology
+
+
+def _task(driver: ks.TopologyTestDriver) -> StreamTask:
+    (task,) = driver.tasks.values()
+    return task
+
+
+def test_a_task_commits_partition_times_and_processor_metadata() -> None:
+    with ks.TopologyTestDriver(_topology()) as driver:
+        a = driver.create_input_topic("a", ks.serdes.String(), ks.serdes.String())
+        a.pipe_input("k", "v", 70)
+        task = _task(driver)
+        # changed metadata goes to every input partition, not only the consumed one
+        texts = task.committable_metadata([("a", 0)])
+        assert {tp: decode_commit_metadata(t) for tp, t in texts.items()} == {
+            ("a", 0): (70, ProcessorMetadata({"largest": 70})),
+            ("b", 0): (UNKNOWN_TIME, ProcessorMetadata({"largest": 70}))}
+        task.commit_done()
+        assert task.committable_metadata([]) == {}
+        assert set(task.committable_metadata([("a", 0)])) == {("a", 0)}
+        a.pipe_input("k", "v", 50)  # not larger: the metadata is unchanged
+        assert set(task.committable_metadata([("a", 0)])) == {("a", 0)}
+
+
+def test_a_new_task_starts_from_the_committed_metadata() -> None:
+    _Remembering.seen_at_init.clear()
+    with ks.TopologyTestDriver(_topology()) as driver:
+        old = _task(driver)
+        committed = {("a", 0): encode_commit_metadata(90, ProcessorMetadata({"largest": 90})),
+                     ("b", 0): encode_commit_metadata(120, ProcessorMetadata({"largest": 40,
+                                                                             "other": 3}))}
+        task = StreamTask(old.id, old.topology, old.node_names, config=old.config,
+                          application_id=old.application_id, collector=old.collector,
+                          clock=old.clock, input_partitions=[("a", 0), ("b", 0)])
+        task.init_committed(committed)
+        task.initialize()
+        assert _Remembering.seen_at_init == [None, 90]  # the driver's task, then this one
+        assert task.processor_metadata.values == {"largest": 90, "other": 3}
+        assert task.processor_metadata.needs_commit is False
+        assert task.queue_for("a", 0).partition_time == 90
+        assert task.queue_for("b", 0).partition_time == 120
+        assert task.stream_time == 120
+        task.close()
+
+
+def test_local_metadata_is_used_only_for_the_offset_it_was_saved_with(tmp_path) -> None:
+    saved = CommittedMetadata(tmp_path / "meta")
+    saved.save({("a", 0): (5, "A5"), ("b", 0): (7, "B7")})
+    saved.save({("a", 0): (6, "A6")})
+    local = CommittedMetadata(tmp_path / "meta").read()
+    assert local == {("a", 0): (6, "A6"), ("b", 0): (7, "B7")}
+    broker = {("a", 0): (6, None), ("b", 0): (9, ""), ("c", 0): (-1001, None),
+              ("d", 0): (3, "D3")}
+    assert CommittedMetadata.resolve(broker, local) == {("a", 0): "A6", ("d", 0): "D3"}
+    assert CommittedMetadata.resolve({("a", 0): (6, "mine")}, local) == {("a", 0): "mine"}
+    (tmp_path / "meta").write_text("not json")
+    assert CommittedMetadata(tmp_path / "meta").read() == {}

@@ -3,10 +3,15 @@ and window changelogs created with retention.ms = retention + the configured ext
 
 from __future__ import annotations
 
+import pytest
+from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import ConfigResource
 
 import kslab as ks
 from kslab import serdes
+from kslab.core.commit_metadata import decode_commit_metadata
+from kslab.runtime._state import CommittedMetadata
+from kslab.runtime._thread import METADATA_FILE
 
 S = serdes.String()
 
@@ -45,3 +50,53 @@ def test_final_counts_and_changelog_retention(kafka) -> None:
     described = kafka.admin.describe_configs([resource])[resource].result(10)
     assert described["cleanup.policy"].value == "compact,delete"
     assert described["retention.ms"].value == str(1000 + 100 + 5_000)
+
+
+def _final_outputs(out: list) -> list[tuple[str, str]]:
+    return [(k.decode(), v.decode()) for k, v, _partition in out]
+
+
+def _committed(kafka, config: dict, topic: str) -> tuple[int, str | None]:
+    """The app's committed offset of ``topic`` partition 0 and its metadata."""
+    consumer = Consumer({"bootstrap.servers": kafka.bootstrap,
+                         "group.id": config["application.id"]})
+    try:
+        (tp,) = consumer.committed([TopicPartition(topic, 0)], 10)
+        return tp.offset, tp.metadata
+    finally:
+        consumer.close()
+
+
+@pytest.mark.parametrize("guarantee", ["at_least_once", "exactly_once_v2"])
+def test_a_restart_does_not_emit_closed_windows_again(kafka, guarantee: str) -> None:
+    """The last window close time an emit-final count emitted is committed with the offsets
+    (Java's TopicPartitionMetadata), so a restarted app does not emit its windows again."""
+    source = kafka.create(kafka.name("in"))
+    sink = kafka.create(kafka.name("out"))
+    config = kafka.config("restart", processing__guarantee=guarantee)
+    config["__emit.interval.ms.kstreams.windowed.aggregation__"] = 0
+    for key, ts in [("a", 10), ("b", 20), ("a", 500), ("a", 1200)]:
+        kafka.produce(source, [(key.encode(), b"x")], timestamp=ts)
+    first = ks.KafkaStreams(_app(source, sink), config)
+    first.start()
+    assert first.wait_until_running(30)
+    assert _final_outputs(kafka.read(sink, 2, committed=True)) == [("a@0", "2"), ("b@0", "1")]
+    assert first.close(timeout=10_000)
+
+    offset, broker_metadata = _committed(kafka, config, source)
+    assert offset == 4
+    saved = CommittedMetadata(first.state_root / "0_0" / METADATA_FILE).read()
+    assert saved[(source, 0)][0] == 4
+    partition_time, metadata = decode_commit_metadata(saved[(source, 0)][1])
+    assert (partition_time, metadata.values) == (1200, {"final-counts": 1100})
+    if broker_metadata:  # a broker that keeps offset metadata (Kafka) has the same
+        assert broker_metadata == saved[(source, 0)][1]
+
+    # c@1300 closes nothing new: without the committed close time, [0, 1000) came out again
+    for key, ts in [("c", 1300), ("a", 2500)]:
+        kafka.produce(source, [(key.encode(), b"x")], timestamp=ts)
+    second = kafka.track(ks.KafkaStreams(_app(source, sink), config))
+    second.start()
+    assert second.wait_until_running(30)
+    out = kafka.read(sink, 4, committed=True, settle=1.5)
+    assert _final_outputs(out) == [("a@0", "2"), ("b@0", "1"), ("a@1000", "1"), ("c@1000", "1")]
