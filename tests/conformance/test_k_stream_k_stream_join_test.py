@@ -39,11 +39,6 @@ STREAM_JOINED = ks.StreamJoined.with_(INT, STR, STR)
 HOUR = 3_600_000
 JOIN_WINDOWS = ks.JoinWindows.of_time_difference_and_grace(50, 50)
 ERROR_MESSAGE_PREFIX = "Window settings mismatch. WindowBytesStoreSupplier settings"
-NO_SUPPLIER_API = (
-    "StreamJoined has no with_this_store_supplier / with_other_store_supplier (kslab/dsl/joined.py)"
-    "; fix: add @_hybrid methods returning _replace(self, this_store_supplier=supplier) and "
-    "_replace(self, other_store_supplier=supplier) -- _stream_joins.py already honours them"
-)
 
 
 def _string_int_join(streams_joined, windows):
@@ -125,10 +120,6 @@ def test_should_disable_logging_on_stream_joined():
     assert stores["store-other-join-store"].logging_enabled is False
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "StreamJoined has no with_logging_enabled(config) (kslab/dsl/joined.py); fix: add @_hybrid "
-    "with_logging_enabled(self, config) returning _replace(self, logging=True, log_config="
-    "dict(config)) -- _stream_joins.py already passes _log_config to the join stores"))
 def test_should_enable_logging_with_custom_config_on_stream_joined():
     windows = ks.JoinWindows.of_time_difference_and_grace(100, 50)
     stream_joined = (ks.StreamJoined.with_(STR, INT, INT).with_store_name("store")
@@ -144,7 +135,6 @@ def test_should_enable_logging_with_custom_config_on_stream_joined():
         assert stores[name].changelog_topic_config()["test"] == "property"
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_should_throw_exception_this_store_supplier_retention_do_not_match_windows_size_and_grace():
     this = _supplier("in-memory-join-store", 500, 100, True)
     other = _supplier("in-memory-join-store-other", 150, 100, True)
@@ -153,7 +143,6 @@ def test_should_throw_exception_this_store_supplier_retention_do_not_match_windo
         .with_other_store_supplier(other), JOIN_WINDOWS, ERROR_MESSAGE_PREFIX)
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_should_throw_exception_this_store_supplier_window_size_does_not_match_join_windows_window_size():  # noqa: E501
     this = _supplier("in-memory-join-store", 150, 150, True)
     other = _supplier("in-memory-join-store-other", 150, 100, True)
@@ -162,7 +151,6 @@ def test_should_throw_exception_this_store_supplier_window_size_does_not_match_j
         .with_other_store_supplier(other), JOIN_WINDOWS, ERROR_MESSAGE_PREFIX)
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_should_throw_exception_when_this_join_store_sets_retain_duplicates_false():
     this = _supplier("in-memory-join-store", 150, 100, False)
     other = _supplier("in-memory-join-store-other", 150, 100, True)
@@ -172,7 +160,6 @@ def test_should_throw_exception_when_this_join_store_sets_retain_duplicates_fals
         "The StoreSupplier must set retainDuplicates=true, found retainDuplicates=false")
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_should_throw_exception_other_store_supplier_retention_do_not_match_windows_size_and_grace():  # noqa: E501
     this = _supplier("in-memory-join-store", 150, 100, True)
     other = _supplier("in-memory-join-store-other", 500, 100, True)
@@ -181,7 +168,6 @@ def test_should_throw_exception_other_store_supplier_retention_do_not_match_wind
         .with_other_store_supplier(other), JOIN_WINDOWS, ERROR_MESSAGE_PREFIX)
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_should_throw_exception_other_store_supplier_window_size_does_not_match_join_windows_window_size():  # noqa: E501
     this = _supplier("in-memory-join-store", 150, 100, True)
     other = _supplier("in-memory-join-store-other", 150, 150, True)
@@ -190,7 +176,6 @@ def test_should_throw_exception_other_store_supplier_window_size_does_not_match_
         .with_other_store_supplier(other), JOIN_WINDOWS, ERROR_MESSAGE_PREFIX)
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_should_throw_exception_when_other_join_store_sets_retain_duplicates_false():
     this = _supplier("in-memory-join-store", 150, 100, True)
     other = _supplier("in-memory-join-store-other", 150, 100, False)
@@ -205,7 +190,6 @@ def test_should_build_join_with_custom_stores_and_correct_window_settings():
     builder.build()
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_should_exception_when_join_stores_do_not_have_unique_names():
     windows = ks.JoinWindows.of_time_difference_and_grace(100, 50)
     this = _supplier("in-memory-join-store", 150, 100, True)
@@ -216,7 +200,6 @@ def test_should_exception_when_join_stores_do_not_have_unique_names():
         "Both StoreSuppliers have the same name.  StoreSuppliers must provide unique names")
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_should_join_with_custom_store_suppliers():
     windows = ks.JoinWindows.of_time_difference_with_no_grace(100)
     retention = windows.size() + windows.grace_period_ms()

@@ -13,8 +13,6 @@ and ``testLeftJoinDuplicatesWithSpuriousResultFixDisabledOldApi`` (``JoinWindows
 
 from __future__ import annotations
 
-import pytest
-
 import kslab as ks
 from kslab import serdes
 from tests.conformance._join_suppress_support import (
@@ -29,11 +27,6 @@ INT = serdes.Integer()
 STR = serdes.String()
 CONSUMED = ks.Consumed.with_(INT, STR)
 STREAM_JOINED = ks.StreamJoined.with_(INT, STR, STR)
-NO_SUPPLIER_API = (
-    "StreamJoined has no with_this_store_supplier / with_other_store_supplier (kslab/dsl/joined.py)"
-    "; fix: add @_hybrid methods returning _replace(self, this_store_supplier=supplier) and "
-    "_replace(self, other_store_supplier=supplier) -- _stream_joins.py already honours them"
-)
 
 
 def test_left_join_duplicates():
@@ -315,7 +308,6 @@ def test_left_joined_records_with_zero_after_are_emitted():
         processor.check_and_clear_process_result()
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_left_join_with_in_memory_custom_suppliers():
     join_windows = ks.JoinWindows.of_time_difference_and_grace(100, 0)
     retention = join_windows.size() + join_windows.grace_period_ms()

@@ -13,8 +13,6 @@ what Java's ``CapturingStoreSuppliers`` extends (kslab has no pluggable ``DslSto
 
 from __future__ import annotations
 
-import pytest
-
 import kslab as ks
 from kslab import serdes
 from tests.conformance._join_suppress_support import (
@@ -31,11 +29,6 @@ LONG = serdes.Long()
 CONSUMED = ks.Consumed.with_(INT, STR)
 CONSUMED2 = ks.Consumed.with_(INT, LONG)
 STREAM_JOINED = ks.StreamJoined.with_(INT, STR, LONG)
-NO_SUPPLIER_API = (
-    "StreamJoined has no with_this_store_supplier / with_other_store_supplier (kslab/dsl/joined.py)"
-    "; fix: add @_hybrid methods returning _replace(self, this_store_supplier=supplier) and "
-    "_replace(self, other_store_supplier=supplier) -- _stream_joins.py already honours them"
-)
 
 
 def test_outer_join_duplicates():
@@ -362,7 +355,6 @@ def test_emit_all_non_joined_results_for_asymmetric_window():
        )
 
 
-@pytest.mark.xfail(strict=True, reason=NO_SUPPLIER_API)
 def test_outer_join_with_in_memory_custom_suppliers():
     join_windows = ks.JoinWindows.of_time_difference_with_no_grace(100)
     retention = join_windows.size() + join_windows.grace_period_ms()
