@@ -1,9 +1,10 @@
 """Graph rewrites done at ``build()``: duplicate sources, repartition filters, optimizations.
 
-``topology.optimization=all`` reuses a table's source topic as its changelog and merges the
-repartition topics that follow one key-changing operation into one, as Kafka's
-``InternalStreamsBuilder`` does. Invariant: rewrites only relink graph nodes and never rename an
-existing node; the only new names come from ``new_repartition_node`` via the builder's counter.
+``topology.optimization=all`` reuses a table's source topic as its changelog, merges the
+repartition topics that follow one key-changing operation into one and runs a stream joined with
+itself on one window store, as Kafka's ``InternalStreamsBuilder`` does. Invariant: rewrites only
+relink graph nodes and never rename an existing node; the only new names come from
+``new_repartition_node`` via the builder's counter.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kslab.dsl._graph import GraphNode, RepartitionNode, StreamSourceNode
-from kslab.dsl._processors import Filter, NotNullKey, Supplier
+from kslab.dsl._graph import GraphNode, ProcessorGraphNode, RepartitionNode, StreamSourceNode
+from kslab.dsl._processors import Filter, NotNullKey, Supplier, skip_record
 from kslab.errors import TopologyError
+from kslab.processor import Processor, ProcessorContext
+from kslab.records import Record
 
 if TYPE_CHECKING:
     from kslab.dsl.builder import StreamsBuilder
@@ -139,6 +142,8 @@ def optimize(builder: StreamsBuilder, props: dict[str, Any] | None) -> None:
             node.reuse_source_topic = True
     if "merge.repartition.topics" in chosen:
         _merge_repartition_topics(builder)
+    if "single.store.self.join" in chosen:
+        _rewrite_single_store_self_joins(builder.root, set())
     _rewrite_repartition_filters(builder.root)
 
 
@@ -216,6 +221,142 @@ def _group_repartitions_by_merge_node(builder: StreamsBuilder) -> None:
         builder.key_changing[merge] = combined
     for key_changer in removed:
         builder.key_changing.pop(key_changer, None)
+
+
+# -- single.store.self.join ----------------------------------------------------------------------
+
+
+class _StreamJoin:
+    """A windowed stream-stream join as ``stream_stream_join`` lowers it: two windowed nodes,
+    a join processor under each, and the merge node below both."""
+
+    def __init__(self, merge: ProcessorGraphNode) -> None:
+        self.merge = merge
+        self.this_join, self.other_join = merge.parents  # type: ignore[assignment]
+        self.this_windowed = self.this_join.parents[0]
+        self.other_windowed = self.other_join.parents[0]
+
+    @staticmethod
+    def of(node: GraphNode) -> _StreamJoin | None:
+        """The join whose merge node is ``node``, or ``None`` when ``node`` is something else."""
+        from kslab.dsl._stream_joins import _JoinSide, _PassThrough, _WindowPut
+
+        if not _is_processor(node, _PassThrough) or len(node.parents) != 2:
+            return None
+        sides = node.parents
+        if not all(_is_processor(side, _JoinSide) and len(side.parents) == 1 for side in sides):
+            return None
+        if not all(_is_processor(side.parents[0], _WindowPut) for side in sides):
+            return None
+        return _StreamJoin(node)  # type: ignore[arg-type]
+
+    def is_self_join(self) -> bool:
+        """Java's test: the join node has one parent (both sides are the same stream node)."""
+        this_parents, other_parents = self.this_windowed.parents, self.other_windowed.parents
+        return (len(this_parents) == 1 and len(other_parents) == 1
+                and this_parents[0] is other_parents[0])
+
+    def rewrite(self) -> None:
+        """Drop the other side; the merge node becomes the self-join on the this-side store."""
+        this_windowed, merge = self.this_windowed, self.merge
+        stream = this_windowed.parents[0]
+        if this_windowed.build_priority >= self.other_windowed.build_priority:
+            msg = (f"Expected the left node {this_windowed!r} to have smaller build priority "
+                   f"than the right node {self.other_windowed!r}.")
+            raise TopologyError(msg)
+        side = self.this_join.supplier()
+        store_name = this_windowed.supplier().store_name  # type: ignore[attr-defined]
+        stream.remove_child(self.other_windowed)
+        for join in (self.this_join, self.other_join):
+            join.remove_child(merge)
+        this_windowed.children[this_windowed.children.index(self.this_join)] = merge
+        self.this_join.parents.remove(this_windowed)
+        merge.parents.insert(0, this_windowed)
+        merge.build_priority = self.this_join.build_priority
+        this_windowed.supplier = Supplier(_JoinWindow, store_name)
+        merge.supplier = Supplier(_SelfJoin, store_name, side.windows, side.joiner)
+        merge.store_names = (store_name,)
+
+
+def _is_processor(node: GraphNode, kind: type) -> bool:
+    """True when ``node`` is a processor node whose supplier makes a ``kind``; only suppliers
+    from ``kind``'s own module are called (a user's supplier may count its processors)."""
+    if not isinstance(node, ProcessorGraphNode):
+        return False
+    supplier = node.supplier
+    if supplier is kind:
+        return True
+    if getattr(supplier, "__module__", None) != kind.__module__:
+        return False
+    return isinstance(supplier(), kind)
+
+
+def _rewrite_single_store_self_joins(node: GraphNode, visited: set[int]) -> None:
+    """Java's ``rewriteSingleStoreSelfJoin``: depth first from the root, each join once."""
+    visited.add(id(node))
+    join = _StreamJoin.of(node)
+    if join is not None and join.is_self_join():
+        join.rewrite()
+    for child in list(node.children):
+        if id(child) not in visited:
+            _rewrite_single_store_self_joins(child, visited)
+
+
+class _JoinWindow(Processor):
+    """Java's ``KStreamJoinWindow``: forward first, then remember keyed records in the store."""
+
+    def __init__(self, store_name: str) -> None:
+        self.store_name = store_name
+
+    def init(self, context: ProcessorContext) -> None:
+        self.context = context
+        self.store = context.get_state_store(self.store_name)
+
+    def process(self, record: Record) -> None:
+        self.context.forward(record)
+        if record.key is not None:
+            self.store.put(record.key, record.value, record.timestamp)
+
+
+class _SelfJoin(Processor):
+    """Java's ``KStreamKStreamSelfJoin``: an inner join of a stream with itself on one store,
+    emitting what the two-store join emits, in the same order."""
+
+    def __init__(self, store_name: str, windows: Any, joiner: Callable[..., Any]) -> None:
+        self.store_name = store_name
+        self.before, self.after = windows.before_ms, windows.after_ms
+        self.retention = windows.size() + windows.grace_ms
+        self.joiner = joiner  # (key, this, other)
+        self.stream_time = -1
+
+    def init(self, context: ProcessorContext) -> None:
+        self.context = context
+        self.store = context.get_state_store(self.store_name)
+
+    def process(self, record: Record) -> None:
+        key, value, timestamp = record.key, record.value, record.timestamp
+        if key is None or value is None:
+            skip_record(self.context, "null key or value")
+            return
+        self_record = record.with_value(self.joiner(key, value, value))
+        self.stream_time = max(self.stream_time, timestamp)
+        emit_self = timestamp > self.stream_time - self.retention + 1
+        for other_ts, other in self._fetch(key, timestamp - self.before, timestamp + self.after):
+            self.context.forward(record.with_value(self.joiner(key, value, other))
+                                 .with_timestamp(max(timestamp, other_ts)))
+        emitted_self = False
+        for other_ts, other in self._fetch(key, timestamp - self.after, timestamp + self.before):
+            if timestamp < max(timestamp, other_ts) and not emitted_self and emit_self:
+                emitted_self = True
+                self.context.forward(self_record)
+            self.context.forward(record.with_value(self.joiner(key, other, value))
+                                 .with_timestamp(max(timestamp, other_ts)))
+        if not emitted_self and emit_self:
+            self.context.forward(self_record)
+
+    def _fetch(self, key: Any, time_from: int, time_to: int) -> list[tuple[int, Any]]:
+        with self.store.fetch(key, max(0, time_from), max(0, time_to)) as found:
+            return list(found)
 
 
 def check_copartitioning(topology: Topology) -> None:

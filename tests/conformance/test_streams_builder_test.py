@@ -788,12 +788,11 @@ def test_should_now_allow_stream_and_table_from_same_topic(builder):
 
 
 STORE_SUPPLIER_XFAIL = pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "kslab/dsl/joined.py StreamJoined has no with_dsl_store_suppliers / with_this_store_supplier"
-    " / with_other_store_supplier; fix: add them (Java's StreamJoined.withDslStoreSuppliers, "
-    "withThisStoreSupplier, withOtherStoreSupplier) and in kslab/dsl/_stream_joins.py build "
-    "this/other window stores from the given suppliers, else from the StreamJoined's store type, "
-    "else the builder default; the shared outer store is in-memory when the this-supplier is "
-    "in-memory, else of the StreamJoined's / default store type (OuterStreamJoinStoreFactory)"))
+    "kslab/dsl/joined.py StreamJoined has no with_dsl_store_suppliers; fix: add it (Java's "
+    "StreamJoined.withDslStoreSuppliers, taking a store type) and in kslab/dsl/_stream_joins.py "
+    "build the this/other window stores without a supplier, and the shared outer store, of that "
+    "type before the builder default (a this-supplier still decides the outer store's type only "
+    "when no store type is given: OuterStreamJoinStoreFactory)"))
 
 
 def window_supplier(persistent, name):
@@ -814,7 +813,6 @@ def test_should_use_specified_dsl_store_suppliers_for_all_outer_join_operation_b
                                  "InMemoryWindowStore", "InMemoryKeyValueStore")
 
 
-@STORE_SUPPLIER_XFAIL
 def test_should_use_specified_store_supplier_for_each_outer_join_operation_between_k_stream_and_k_stream_and_use_same_type_as_this_supplier_for_outer(  # noqa: E501
         builder):
     stream_one = builder.stream(STREAM_TOPIC)
@@ -843,7 +841,6 @@ def test_should_use_specified_store_suppliers_outer_join_store_even_if_this_supp
                                  "RocksDBWindowStore", "RocksDBStore")
 
 
-@STORE_SUPPLIER_XFAIL
 def test_should_use_this_store_supplier_even_if_dsl_store_suppliers_configured_in_topology_config():
     builder = ks.StreamsBuilder({**PROPS, "dsl.store.suppliers.class": ROCKS_DB_SUPPLIERS})
     stream_one = builder.stream(STREAM_TOPIC)

@@ -1753,13 +1753,6 @@ def test_k_table_named_materialized_filter_should_preserve_topology_structure():
     assert str(builder.build().describe()) == expected
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "kslab/dsl/joined.py StreamJoined has no with_this_store_supplier / "
-    "with_other_store_supplier; fix: add both (Java's StreamJoined.withThisStoreSupplier / "
-    "withOtherStoreSupplier) and in kslab/dsl/_stream_joins.py use the supplier's name for "
-    "that side's window store (asserting unique names and window settings, as "
-    "KStreamImplJoin does) and <this supplier name>-outer-shared-join-store / "
-    "-left-shared-join-store for the shared outer store"))
 def test_stream_stream_join_topology_with_custom_stores_suppliers():
     # streamStreamJoinTopologyWithCustomStoresSuppliers
     expected = (
@@ -1801,13 +1794,6 @@ def test_stream_stream_join_topology_with_custom_stores_suppliers():
     assert str(builder.build().describe()) == expected
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "kslab/dsl/joined.py StreamJoined has no with_this_store_supplier / "
-    "with_other_store_supplier; fix: add both (Java's StreamJoined.withThisStoreSupplier / "
-    "withOtherStoreSupplier) and in kslab/dsl/_stream_joins.py use the supplier's name for "
-    "that side's window store (asserting unique names and window settings, as "
-    "KStreamImplJoin does) and <this supplier name>-outer-shared-join-store / "
-    "-left-shared-join-store for the shared outer store"))
 def test_stream_stream_left_join_topology_with_custom_stores_suppliers():
     # streamStreamLeftJoinTopologyWithCustomStoresSuppliers
     expected = (
@@ -1851,13 +1837,6 @@ def test_stream_stream_left_join_topology_with_custom_stores_suppliers():
     assert str(builder.build().describe()) == expected
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "kslab/dsl/joined.py StreamJoined has no with_this_store_supplier / "
-    "with_other_store_supplier; fix: add both (Java's StreamJoined.withThisStoreSupplier / "
-    "withOtherStoreSupplier) and in kslab/dsl/_stream_joins.py use the supplier's name for "
-    "that side's window store (asserting unique names and window settings, as "
-    "KStreamImplJoin does) and <this supplier name>-outer-shared-join-store / "
-    "-left-shared-join-store for the shared outer store"))
 def test_stream_stream_outer_join_topology_with_custom_stores_suppliers():
     # streamStreamOuterJoinTopologyWithCustomStoresSuppliers
     expected = (
