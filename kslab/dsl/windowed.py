@@ -292,6 +292,8 @@ class WindowedCogroupedKStream:
         rest = list(args)
         merger = None
         if isinstance(self.windows, SessionWindows):
+            if rest and rest[0] is None:  # Java: NullPointerException "sessionMerger can't be null"
+                require_callable(None, "sessionMerger", "aggregate")
             if not rest or not callable(rest[0]):
                 msg = "aggregate() of session-windowed cogroups needs a session_merger"
                 raise TopologyError(msg)
