@@ -36,9 +36,8 @@ _VARIABLE_SIZE = b"\x01"
 
 
 EMIT_INTERVAL_CONFIG = "__emit.interval.ms.kstreams.outer.join.spurious.results.fix__"
-# Java's default is 1000 ms, which Kafka's TopologyTestDriver overrides to 0; kslab's driver does
-# not set the key yet, so the default here is 0 (set the key to throttle, as Java's runtime does)
-_DEFAULT_EMIT_INTERVAL = 0
+# Java's default; the TopologyTestDriver sets the key to 0, as Kafka's does
+_DEFAULT_EMIT_INTERVAL = 1000
 
 
 class _TimeTracker:
@@ -441,6 +440,8 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
     b.add_node([this_join, other_join], merge)
     if left_outer or right_outer:
         merge.relaxed_null_key_join = True  # type: ignore[attr-defined]
-    return KStream(b, merge_name, key_serde, None, left.source_nodes | right.source_nodes,
+    # the joined stream has the StreamJoined key serde or none (Java's KStreamImplJoin): the
+    # stores keep the left stream's as their fallback
+    return KStream(b, merge_name, sj._key_serde, None, left.source_nodes | right.source_nodes,
                    False, merge)
 

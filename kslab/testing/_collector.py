@@ -56,6 +56,10 @@ class DriverCollector:
                 self.send(topic, key, value, headers, timestamp, p, sink)
             return
         if not 0 <= partition < count:
+            if self.single_partition and partition > 0:
+                # Kafka's driver: one partition per topic, whatever the partitioner chose
+                self.send(topic, key, value, headers, timestamp, 0, sink)
+                return
             msg = (
                 f"sink '{sink}' chose partition {partition} of topic '{topic}', which has "
                 f"{count} partition(s); return a partition in range from the partitioner"

@@ -97,9 +97,12 @@ class TopologyTestDriver:
             raise KslabError(msg)
         self._topology = topology
         self._config_props = dict(config or {})
-        # as Kafka's driver: windowed aggregations emit on close without throttling
-        self.config = StreamsConfig({"__emit.interval.ms.kstreams.windowed.aggregation__": 0,
-                                     **self._config_props})
+        # as Kafka's driver: windowed aggregations emit on close and outer joins emit their
+        # null-padded results without a wall-clock throttle
+        self.config = StreamsConfig({
+            "__emit.interval.ms.kstreams.windowed.aggregation__": 0,
+            "__emit.interval.ms.kstreams.outer.join.spurious.results.fix__": 0,
+            **self._config_props})
         self.application_id = self.config.get("application.id") or DEFAULT_APPLICATION_ID
         self._initial_wall_clock = to_millis(initial_wall_clock_time) or 0
         self._wall_clock = self._initial_wall_clock

@@ -992,12 +992,6 @@ def test_should_not_allow_null_topic_chooser_on_to_with_produced(test_stream):
     assert str(info.value).endswith("can't be null")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kslab/dsl/_stream_joins.py stream_stream_join() gives the joined stream the left stream's "
-    "key serde when the StreamJoined has none; Java's KStreamImplJoin returns "
-    "streamJoinedInternal.keySerde() (null unless the user set one), so a later to() without "
-    "Produced uses default.key.serde. Fix: return KStream(b, merge_name, sj._key_serde, None, "
-    "...) at the end of stream_stream_join (the stores keep their fallback)"))
 def test_should_preserve_serdes_for_operators():
     # shouldPreserveSerdesForOperators
     builder = ks.StreamsBuilder()

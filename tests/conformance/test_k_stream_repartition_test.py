@@ -23,12 +23,6 @@ def repartition_output_topic(props, repartition_operation_name):
     return f"{props['application.id']}-{repartition_operation_name}-repartition"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kslab/testing/_collector.py send() raises KslabError for partition 1 of a 1-partition "
-    "topic; Java's TopologyTestDriver (a MockProducer reporting one partition, no range check) "
-    "accepts any partition a StreamPartitioner returns and the record is read back and looped "
-    "back as usual. Fix: when the topic's partition count was not configured with partitions=, "
-    "store/loop back an out-of-range partition as partition 0 instead of raising"))
 def test_should_invoke_partitioner_when_set():
     # shouldInvokePartitionerWhenSet
     builder = ks.StreamsBuilder()

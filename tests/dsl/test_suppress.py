@@ -59,12 +59,13 @@ def test_until_time_limit_rate_limits_per_key() -> None:
         topic.pipe_input("a", 1, 0)
         topic.pipe_input("a", 2, 5)
         assert out.read_key_values_to_list() == []
-        topic.pipe_input("b", 7, 15)  # a's change at 5 waited 10 ms
+        topic.pipe_input("b", 7, 15)  # a, first buffered at 0, waited 10 ms
         assert out.read_records_to_list() == [ks.TestRecord("a", 2, 5)]
-        topic.pipe_input("b", 8, 30)  # a newer change restarts b's wait
-        assert out.read_key_values_to_list() == []
-        topic.pipe_input("c", 9, 40)
+        # a newer change keeps b's first buffer time (15), as Java's buffer does: due at 25
+        topic.pipe_input("b", 8, 30)
         assert out.read_key_values_to_list() == [ks.KeyValue("b", 8)]
+        topic.pipe_input("c", 9, 40)
+        assert out.read_key_values_to_list() == []
 
 
 def test_emit_early_when_full() -> None:
