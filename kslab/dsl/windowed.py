@@ -16,7 +16,7 @@ from typing import Any
 from kslab.dsl._aggregates import count_adder, count_initializer
 from kslab.dsl._graph import ProcessorGraphNode
 from kslab.dsl._naming import or_generate, resolve_materialized, resolve_name, suffix_or_generate
-from kslab.dsl._processors import require_callable
+from kslab.dsl._processors import require_callable, require_not_none
 from kslab.dsl._stores import MaterializedInternal
 from kslab.dsl._window_aggregates import (
     SessionWindowAggregateSupplier,
@@ -259,6 +259,7 @@ class SessionWindowedKStream(_Windowed):
 
 def windowed_by(grouped: Any, windows: Any) -> Any:
     """``KGroupedStream.windowed_by``: the windowed stream for ``windows``."""
+    require_not_none(windows, "windows", "windowed_by")  # Java's NullPointerException
     if isinstance(windows, SessionWindows):
         return SessionWindowedKStream(grouped, windows)
     if isinstance(windows, TimeWindows | SlidingWindows):
@@ -274,6 +275,7 @@ class WindowedCogroupedKStream:
     """``CogroupedKStream.windowed_by``: co-grouped streams aggregated per window."""
 
     def __init__(self, cogrouped: Any, windows: Any) -> None:
+        require_not_none(windows, "windows", "windowed_by")
         if not isinstance(windows, TimeWindows | SlidingWindows | SessionWindows):
             msg = f"windowed_by() got {windows!r}; pass TimeWindows, SlidingWindows or " \
                   "SessionWindows"
