@@ -14,7 +14,16 @@ from typing import Any
 from kslab.errors import InvalidArgumentError, TopologyError
 from kslab.records import Window
 
-__all__ = ["EmitStrategy", "JoinWindows", "SessionWindows", "SlidingWindows", "TimeWindows"]
+__all__ = [
+    "EmitStrategy",
+    "JoinWindows",
+    "SessionWindow",
+    "SessionWindows",
+    "SlidingWindows",
+    "TimeWindow",
+    "TimeWindows",
+    "UnlimitedWindow",
+]
 
 _MAX = 2**63 - 1
 _DEFAULT_GRACE_24H = 24 * 60 * 60 * 1000  # Java's DEPRECATED_DEFAULT_24_HR_GRACE_PERIOD
@@ -265,6 +274,62 @@ class JoinWindows(_ByValue):
     def __repr__(self) -> str:
         return (f"JoinWindows{{beforeMs={self.before_ms}, afterMs={self.after_ms}, "
                 f"graceMs={self.grace_ms}}}")
+
+
+class _TypedWindow(Window):
+    """A ``Window`` of one kind (Java's ``TimeWindow``, ``SessionWindow``, ``UnlimitedWindow``):
+    equal to a plain ``Window`` with the same bounds; ``overlap`` compares only its own kind."""
+
+    __slots__ = ()
+
+    def __new__(cls, start: int, end: int) -> _TypedWindow:
+        _check(start >= 0, "Window startMs time cannot be negative.")
+        _check(end >= start, "Window endMs time cannot be smaller than window startMs time.")
+        return super().__new__(cls, start, end)
+
+    def overlap(self, other: Window) -> bool:
+        """True when ``other`` (a window of the same kind) shares a point in time with this."""
+        _check(type(other) is type(self), "Cannot compare windows of different type. Other "
+               f"window has type {type(other).__name__}.")
+        return self._overlaps(other)
+
+    def _overlaps(self, other: Window) -> bool:
+        raise NotImplementedError
+
+
+class TimeWindow(_TypedWindow):
+    """A half-open window ``[start, end)`` of ``TimeWindows`` (Java's ``TimeWindow``)."""
+
+    __slots__ = ()
+
+    def __new__(cls, start: int, end: int) -> TimeWindow:
+        _check(start >= 0, "Window startMs time cannot be negative.")
+        _check(start < end, "Window endMs must be greater than window startMs.")
+        return super().__new__(cls, start, end)  # type: ignore[return-value]
+
+    def _overlaps(self, other: Window) -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+class SessionWindow(_TypedWindow):
+    """A closed window ``[start, end]`` of a session (Java's ``SessionWindow``)."""
+
+    __slots__ = ()
+
+    def _overlaps(self, other: Window) -> bool:
+        return not (other.end < self.start or self.end < other.start)
+
+
+class UnlimitedWindow(_TypedWindow):
+    """A window from ``start`` to forever (Java's ``UnlimitedWindow``): overlaps every other."""
+
+    __slots__ = ()
+
+    def __new__(cls, start: int, end: int = _MAX) -> UnlimitedWindow:
+        return super().__new__(cls, start, end)  # type: ignore[return-value]
+
+    def _overlaps(self, other: Window) -> bool:
+        return True
 
 
 def window_end(start: int, size: int) -> int:
