@@ -11,6 +11,7 @@ is repartitioned first.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +26,7 @@ from kslab.dsl._naming import (
 )
 from kslab.dsl._processors import require_callable, skip_record
 from kslab.dsl._stores import store_factory
-from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
+from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder, output_versioned
 from kslab.dsl.config import Materialized, Named
 from kslab.dsl.joined import Joined
 from kslab.errors import InvalidArgumentError, TopologyError
@@ -34,6 +35,8 @@ from kslab.records import Headers, Record, ValueAndTimestamp
 from kslab.state.join_buffer import JoinBufferBuilder
 
 __all__ = ["stream_global_join", "stream_table_join", "table_table_join"]
+
+log = logging.getLogger("kslab.dsl")
 
 
 def _joiner(joiner: Callable[..., Any], with_key: bool, op: str) -> Callable[..., Any]:
@@ -290,6 +293,14 @@ class _TableJoinSupplier:
         self.joiner = joiner
         self.kind = kind
         self.send_old_values = False
+        self._versioned: bool | None = None
+
+    def use_versioned_semantics(self) -> bool:
+        """Whether this side's input is a versioned table (Java's ``enableVersionedSemantics``
+        for the join whose "this" parent is versioned): its out-of-order updates are dropped."""
+        if self._versioned is None:
+            self._versioned = output_versioned(self.table.node)
+        return self._versioned
 
     def enable_sending_old_values(self, force_materialization: bool) -> bool:
         """Both inputs must send old values."""
@@ -314,11 +325,15 @@ class _TableJoinProcessor(Processor):
     def init(self, context: ProcessorContext) -> None:
         self.ctx = context
         self.getter.init(context)
+        self.versioned = self.s.use_versioned_semantics()
 
     def process(self, record: Record) -> None:
         key, change = record.key, record.value
         if key is None:
             skip_record(self.ctx, "null key")
+            return
+        if self.versioned and not change.is_latest:
+            _skip_out_of_order(self.ctx)
             return
         s, kind = self.s, self.s.kind
         stamped = self.getter.get(key)
@@ -348,6 +363,16 @@ class _TableJoinProcessor(Processor):
                 old = s.joiner(change.old_value, theirs)
         self.ctx.forward(Record(key, Change(new, old, change.is_latest), timestamp,
                                 record._headers))
+
+
+def _skip_out_of_order(context: ProcessorContext) -> None:
+    """An out-of-order update of a versioned table does not change a join result (KIP-914):
+    logged at INFO and counted as dropped, as Java's table-table joins do."""
+    log.info("Skipping out-of-order record from versioned table while performing table-table "
+             "join.")
+    dropped = getattr(context, "record_dropped", None)
+    if dropped is not None:
+        dropped()
 
 
 class _JoinGetterSupplier:
