@@ -85,17 +85,23 @@ class _StreamAggregateProcessor(Processor):
         old = None if stored is None else stored[0]
         timestamp = record.timestamp
         if old is None:
-            new = value if s.reducer is not None else s.aggregator(  # type: ignore[misc]
-                key, value, s.initializer())  # type: ignore[misc]
+            if s.reducer is None:  # Java's KStreamAggregate: the initial value is the old one
+                old = s.initializer()  # type: ignore[misc]
+                new = s.aggregator(key, value, old)  # type: ignore[misc]
+            else:
+                new = value
         else:
             if stored[1] > timestamp:
                 timestamp = stored[1]
             new = s.reducer(old, value) if s.reducer is not None else s.aggregator(  # type: ignore[misc]
                 key, value, old)
-        store.put(key, _new_tuple(ValueAndTimestamp, (new, timestamp)))
-        old_sent = old if s.send_old_values else None
+        code = store.put(key, _new_tuple(ValueAndTimestamp, (new, timestamp)))
         if not self.forwarder.cached:  # a cached store forwards on flush
-            self.forwarder.maybe_forward(Record(key, Change(new, old_sent), timestamp,
+            if code == -(2**63):  # a versioned store refused a put older than its history
+                return
+            old_sent = old if s.send_old_values else None
+            is_latest = code is None or code == -1
+            self.forwarder.maybe_forward(Record(key, Change(new, old_sent, is_latest), timestamp,
                                                 record._headers))
 
 

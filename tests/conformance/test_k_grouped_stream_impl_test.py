@@ -176,3 +176,38 @@ def test_should_aggregate_with_default_serdes(builder, grouped_stream):
         assert Capture.last["1"] == ks.ValueAndTimestamp("0+A+C+D", 10)
         assert Capture.last["2"] == ks.ValueAndTimestamp("0+B", 1)
         assert Capture.last["3"] == ks.ValueAndTimestamp("0+E+F", 9)
+
+
+class ChangeCapture(ks.Processor):
+    """Records the ``Change`` records a table node forwards."""
+
+    seen: list = []
+
+    def process(self, record):
+        ChangeCapture.seen.append((record.key, record.value, record.timestamp))
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_aggregate_sends_the_initial_value_as_old_value(cached):
+    # Beyond the Java test: KStreamAggregate forwards Change(newAgg, sendOldValues ? oldAgg :
+    # null) where oldAgg is the initializer's value for a new key (KStreamReduce: null); a
+    # cached store forwards on flush with the old value it read from the store (null).
+    builder = ks.StreamsBuilder()
+    grouped = builder.stream(TOPIC, ks.Consumed.with_(S, S)).group_by_key()
+    aggregated = grouped.aggregate(string_init, tostring_adder, ks.Materialized.with_(S, S))
+    reduced = grouped.reduce(string_adder, ks.Materialized.with_(S, S))
+    aggregated.enable_sending_old_values(True)
+    reduced.enable_sending_old_values(True)
+    topology = builder.build()
+    topology.add_processor("agg", ChangeCapture, aggregated.name)
+    topology.add_processor("red", ChangeCapture, reduced.name)
+    ChangeCapture.seen = []
+    config = dict(PROPS, **({} if cached else {"statestore.cache.max.bytes": 0}))
+    with ks.TopologyTestDriver(topology, config) as driver:
+        inp = driver.create_input_topic(TOPIC, S, S)
+        inp.pipe_input("1", "A", 5)
+        inp.pipe_input("1", "B", 3)
+    first_old = None if cached else "0"
+    assert ChangeCapture.seen == [
+        ("1", ks.Change("0+A", first_old), 5), ("1", ks.Change("A", None), 5),
+        ("1", ks.Change("0+A+B", "0+A"), 5), ("1", ks.Change("A+B", "A"), 5)]
