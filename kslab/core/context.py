@@ -206,6 +206,18 @@ class TaskContext(ProcessorContext):
         """The engine's wall clock."""
         return self._task.clock()
 
+    def node_metrics(self, name: str | None = None) -> dict[str, float]:
+        """The metrics dict of the current node (or of ``name``, e.g. a store), which the
+        engines' ``metrics()`` report under that name; processors write Kafka's metric names
+        into it."""
+        if name is None:
+            current = self.current
+            if current is None:
+                msg = "node_metrics() needs a node name outside a processor's init or process"
+                raise KslabError(msg)
+            name = current.name
+        return self._task.metrics.nodes.setdefault(name, {})
+
     def processor_metadata_for_key(self, key: str) -> int | None:
         """A value a processor of this task kept across restarts (committed with the offsets)."""
         return self._task.processor_metadata.get(key)
@@ -362,6 +374,10 @@ class FixedKeyContext(FixedKeyProcessorContext):
     def __init__(self, inner: TaskContext, node: RuntimeNode) -> None:
         self._inner = inner
         self._node = node
+
+    def node_metrics(self, name: str | None = None) -> dict[str, float]:
+        """This node's metrics dict (or ``name``'s), as ``TaskContext.node_metrics``."""
+        return self._inner.node_metrics(name or self._node.name)
 
     def forward(self, record: FixedKeyRecord, child_name: str | None = None) -> None:
         """Forward a ``FixedKeyRecord`` (made from the input with ``with_value``)."""

@@ -7,6 +7,8 @@ decreases. Ties go to the partition registered first, so runs are deterministic.
 
 from __future__ import annotations
 
+from typing import Any
+
 from kslab.core.record_queue import UNKNOWN, RecordQueue, StampedRecord
 
 __all__ = ["UNKNOWN", "PartitionGroup"]
@@ -15,10 +17,13 @@ __all__ = ["UNKNOWN", "PartitionGroup"]
 class PartitionGroup:
     """Chooses the next record for a task from its partition queues."""
 
-    __slots__ = ("_deadlines", "_queues", "_single", "max_idle_ms", "queues", "stream_time")
+    __slots__ = ("_deadlines", "_metrics", "_queues", "_single", "max_idle_ms", "queues",
+                 "stream_time")
 
-    def __init__(self, queues: dict[tuple[str, int], RecordQueue], max_idle_ms: int = 0) -> None:
+    def __init__(self, queues: dict[tuple[str, int], RecordQueue], max_idle_ms: int = 0,
+                 metrics: Any = None) -> None:
         self.queues = queues
+        self._metrics = metrics  # records each taken record's lateness (``late(ms)``)
         self._queues = list(queues.values())
         self._single = self._queues[0] if len(self._queues) == 1 else None
         self.stream_time = UNKNOWN
@@ -64,6 +69,8 @@ class PartitionGroup:
         record = best.poll()
         if record[0] > self.stream_time:
             self.stream_time = record[0]
+        elif record[0] < self.stream_time and self._metrics is not None:
+            self._metrics.late(self.stream_time - record[0])
         return best, record
 
     def has_records(self) -> bool:

@@ -10,6 +10,7 @@ through the graph, before anything else happens in the task.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
@@ -67,22 +68,59 @@ class RecordCollector(Protocol):
 
 
 class TaskMetrics:
-    """Counters of one task, read by ``metrics()`` in every engine."""
+    """Counters of one task, read by ``metrics()`` in every engine.
 
-    __slots__ = ("dropped_records", "processed", "punctuated")
+    Beside the task's own counters it keeps Kafka's task-level record lateness (stream time
+    minus the timestamp of each record taken for processing, 0 for one that advances stream
+    time) and the node-level metrics processors and stores record under their names
+    (``TaskContext.node_metrics``).
+    """
+
+    __slots__ = ("dropped_records", "lateness_max", "lateness_sum", "nodes", "processed",
+                 "punctuated")
 
     def __init__(self) -> None:
         self.processed = 0
         self.dropped_records = 0
         self.punctuated = 0
+        self.lateness_sum = 0  # over the processed records; the samples are the processed ones
+        self.lateness_max = 0
+        self.nodes: dict[str, dict[str, float]] = {}
 
-    def as_dict(self) -> dict[str, int]:
-        """The counters by Kafka-like metric name."""
-        return {
-            "process-total": self.processed,
+    def late(self, lateness: int) -> None:
+        """Record a record taken ``lateness`` ms behind stream time (on time: nothing to add)."""
+        self.lateness_sum += lateness
+        if lateness > self.lateness_max:
+            self.lateness_max = lateness
+
+    def as_dict(self) -> dict[str, Any]:
+        """The counters by Kafka's metric names, then each node's metrics under its name."""
+        processed = self.processed
+        out: dict[str, Any] = {
+            "process-total": processed,
             "dropped-records-total": self.dropped_records,
             "punctuate-total": self.punctuated,
+            # Kafka's avg and max of no samples are NaN
+            "record-lateness-avg": self.lateness_sum / processed if processed else math.nan,
+            "record-lateness-max": float(self.lateness_max) if processed else math.nan,
         }
+        for name, values in self.nodes.items():
+            out[name] = dict(values)
+        return out
+
+    def snapshot(self) -> tuple[Any, ...]:
+        """Everything, for ``restore``."""
+        return (self.processed, self.dropped_records, self.punctuated, self.lateness_sum,
+                self.lateness_max, {name: dict(v) for name, v in self.nodes.items()})
+
+    def restore(self, saved: tuple[Any, ...]) -> None:
+        """Put back what ``snapshot`` saw (node dicts are updated in place: processors keep
+        references to theirs)."""
+        (self.processed, self.dropped_records, self.punctuated, self.lateness_sum,
+         self.lateness_max, nodes) = saved
+        for name, values in self.nodes.items():
+            values.clear()
+            values.update(nodes.get(name, {}))
 
 
 class StreamTask:
@@ -133,7 +171,7 @@ class StreamTask:
         self.changelog_topics: dict[str, str] = {}
         self._queues = self._build_queues(input_partitions)
         self.max_idle_ms = int(config.get("max.task.idle.ms") or 0)
-        self.partition_group = PartitionGroup(self._queues, self.max_idle_ms)
+        self.partition_group = PartitionGroup(self._queues, self.max_idle_ms, self.metrics)
         self._initialized = False
         self.closed = False
 
@@ -398,6 +436,8 @@ class StreamTask:
         group = self.partition_group
         if timestamp > group.stream_time:
             group.stream_time = timestamp
+        elif timestamp < group.stream_time:
+            self.metrics.late(group.stream_time - timestamp)
         context = self.context
         context.topic, context.partition, context.offset = raw[0], raw[1], raw[2]
         headers = raw[6]
@@ -511,8 +551,7 @@ class StreamTask:
             "stream_punctuation": self.stream_time_queue.snapshot(),
             "wall_punctuation": self.wall_clock_queue.snapshot(),
             "stores": {name: store._snapshot() for name, store in self.stores.items()},
-            "metrics": (self.metrics.processed, self.metrics.dropped_records,
-                        self.metrics.punctuated),
+            "metrics": self.metrics.snapshot(),
             "processor_metadata": dict(self.processor_metadata.values),
         }
 
@@ -523,8 +562,7 @@ class StreamTask:
         self.wall_clock_queue.restore(snapshot["wall_punctuation"])
         for name, store_snapshot in snapshot["stores"].items():
             self.stores[name]._restore_snapshot(store_snapshot)
-        (self.metrics.processed, self.metrics.dropped_records,
-         self.metrics.punctuated) = snapshot["metrics"]
+        self.metrics.restore(snapshot["metrics"])
         self.processor_metadata = ProcessorMetadata(snapshot["processor_metadata"])
 
     def __repr__(self) -> str:

@@ -697,8 +697,11 @@ class TopologyTestDriver:
             msg = "this TopologyTestDriver is closed; create a new one (or use replay())"
             raise KslabError(msg)
 
-    def metrics(self) -> dict[str, dict[str, int]]:
-        """Per-task counters: processed, dropped and punctuated records."""
+    def metrics(self) -> dict[str, dict[str, Any]]:
+        """Per task (``"0_0"``): Kafka's task metrics by name (``process-total``,
+        ``dropped-records-total``, ``punctuate-total``, ``record-lateness-avg``/``-max``), and
+        the node-level metrics of processors and stores under their names (e.g. a windowed
+        aggregation's ``window-aggregate-final-emit-total``)."""
         out = {str(tid): task.metrics.as_dict() for tid, task in self.tasks.items()}
         if self._layout.global_task is not None:
             out["global"] = self._layout.global_task.metrics.as_dict()

@@ -207,7 +207,7 @@ class BulkExecutor:
         return lambda rows: port.log(topic).extend(rows)
 
     def _consume(self, task: Any, topic: str, timestamps: list[int]) -> int:
-        """Advance offsets, partition and stream time and the processed count; first offset."""
+        """Advance offsets and partition time and the processed count; first offset."""
         offsets = self.port.offsets
         tp = (topic, 0)
         first = offsets[tp]
@@ -217,16 +217,33 @@ class BulkExecutor:
             queue = task.queue_for(topic, 0)
             if latest > queue.partition_time:
                 queue.partition_time = latest
-            group = task.partition_group
-            if latest > group.stream_time:
-                group.stream_time = latest
         task.metrics.processed += len(timestamps)
         return first
+
+    @staticmethod
+    def _advance_stream_time(task: Any, stages: list[_Stage]) -> None:
+        """Stream time after the chunk, and each consumed record's lateness as the record path
+        takes them: an input row, then what it looped back, whose timestamps are its row's."""
+        group, metrics = task.partition_group, task.metrics
+        stream_time = group.stream_time
+        after: list[int] = []  # stream time once each input row is taken
+        for timestamp in stages[0].timestamps:
+            if timestamp > stream_time:
+                stream_time = timestamp
+            elif timestamp < stream_time:
+                metrics.late(stream_time - timestamp)
+            after.append(stream_time)
+        for stage in stages[1:]:
+            for timestamp, row in zip(stage.timestamps, stage.input_row, strict=True):
+                if timestamp < after[row]:
+                    metrics.late(after[row] - timestamp)
+        group.stream_time = stream_time
 
     def _apply(self, task: Any, stages: list[_Stage], rows: list[tuple[Any, ...]]) -> None:
         context = task.context
         commits = 0
         last: tuple[str, int, Record] | None = None
+        self._advance_stream_time(task, stages)
         for n, stage in enumerate(stages):
             consumed = len(stage.timestamps)
             if not consumed:
