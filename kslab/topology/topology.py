@@ -38,6 +38,16 @@ def _require(value: Any, what: str, call: str) -> None:
         raise MissingTopologyArgumentError(msg)
 
 
+def _require_store_source_args(store_builder: Any, source_name: Any, topic: Any,
+                               processor_name: Any, supplier: Any, call: str) -> None:
+    """Java's null checks of ``addGlobalStore`` / ``addReadOnlyStateStore``, in its order."""
+    _require(store_builder, "the store builder", call)
+    _require(source_name, "the source name", call)
+    _require(topic, "the topic", call)
+    _require(supplier, "the state update supplier", call)
+    _require(processor_name, "the processor name", call)
+
+
 @dataclass
 class InternalTopic:
     """A topic the topology creates for itself (repartition); named without the app id prefix."""
@@ -208,6 +218,8 @@ class Topology:
 
         The topic is the store's changelog, so the builder must have logging disabled.
         """
+        _require_store_source_args(store_builder, source_name, topic, processor_name,
+                                   state_update_supplier, "add_global_store")
         store_name = _store_name(store_builder)
         self._check_store_source_args(store_builder, source_name, processor_name, store_name)
         if getattr(store_builder, "logging_enabled", False):
@@ -249,6 +261,8 @@ class Topology:
         timestamp_extractor: Callable[..., int] | None = None,
     ) -> Topology:
         """Add a local store filled only from ``topic``, which doubles as its changelog."""
+        _require_store_source_args(store_builder, source_name, topic, processor_name,
+                                   state_update_supplier, "add_read_only_state_store")
         store_name = _store_name(store_builder)
         self._check_store_source_args(store_builder, source_name, processor_name, store_name)
         if hasattr(store_builder, "with_logging_disabled"):
