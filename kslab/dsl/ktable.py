@@ -153,6 +153,9 @@ class KTable:
             mat.key_serde, mat.value_serde = key_serde, value_serde
         factory = store_factory(mat) if queryable is not None else None
         node = TableProcessorNode(node_name, supplier, store_factory=factory)
+        if mat is not None:  # Java's maybeSetOutputVersioned: even an unnamed Materialized
+            node.output_versioned = bool(  # type: ignore[attr-defined]
+                mat.versioned or getattr(mat.supplier, "history_retention", None) is not None)
         self.builder.add_node(self.node, node)
         return KTable(self.builder, node_name, key_serde, value_serde, self.source_nodes,
                       queryable, supplier, node)
