@@ -287,6 +287,16 @@ class _TypedWindow(Window):
         _check(end >= start, "Window endMs time cannot be smaller than window startMs time.")
         return super().__new__(cls, start, end)
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _TypedWindow) and type(other) is not type(self):
+            return False  # as Java's Window.equals: windows of another kind never equal
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = Window.__hash__
+
     def overlap(self, other: Window) -> bool:
         """True when ``other`` (a window of the same kind) shares a point in time with this."""
         _check(type(other) is type(self), "Cannot compare windows of different type. Other "
