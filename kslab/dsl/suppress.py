@@ -22,6 +22,7 @@ from kslab.dsl.windows import SessionWindows, SlidingWindows, TimeWindows
 from kslab.errors import StreamsError, TopologyError
 from kslab.processor import Processor, ProcessorContext, PunctuationType
 from kslab.records import Record, ValueAndTimestamp
+from kslab.sensors import RateTotalSensor
 from kslab.state.buffer import SuppressionBufferBuilder
 
 __all__ = ["BufferConfig", "Suppressed", "suppress"]
@@ -215,6 +216,9 @@ class _SuppressProcessor(Processor):
         self.ctx = context
         self.buffer = context.get_state_store(self.s.store_name)
         self.node_name = getattr(getattr(context, "current", None), "name", self.s.store_name)
+        node_metrics = getattr(context, "node_metrics", None)
+        self.emitted = None if node_metrics is None else RateTotalSensor(
+            node_metrics(), "suppression-emit", context.current_system_time_ms)
         idle = context.app_configs().get(IDLE_ADVANCE_CONFIG)
         if idle is not None and int(idle) > 0:
             context.schedule(1, PunctuationType.STREAM_TIME, self._on_stream_time)
@@ -259,6 +263,8 @@ class _SuppressProcessor(Processor):
             return  # final results: a tombstone for a window is safe to drop
         timestamp, _, _, _, headers = context
         self.ctx.forward(Record(key, Change(new, prior), timestamp, headers))
+        if self.emitted is not None:
+            self.emitted.record(1.0)
 
 
 def _find_grace(node: GraphNode, chain: str = "") -> int:

@@ -20,7 +20,8 @@ from typing import Any, NamedTuple
 from sortedcontainers import SortedList
 
 from kslab.records import Headers
-from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder
+from kslab.sensors import AvgMaxSensor
+from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext
 
 __all__ = ["BufferEntry", "SuppressionBuffer", "SuppressionBufferBuilder"]
 
@@ -63,6 +64,24 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         self._dirty: set[bytes] = set()
         self._objects: dict[bytes, tuple[Any, Any, Any]] = {}
         self._size = 0
+        self._sensors: tuple[AvgMaxSensor, AvgMaxSensor] | None = None
+
+    def init(self, context: StoreContext, root: Any = None) -> None:
+        """Bind serdes and the changelog; Kafka's buffer size and count sensors, sampled now
+        and after every put, eviction and restore."""
+        super().init(context, root)
+        node_metrics = getattr(context, "node_metrics", None)
+        if node_metrics is not None:
+            metrics = node_metrics(self._name)
+            clock = context.current_system_time_ms
+            self._sensors = (AvgMaxSensor(metrics, "suppression-buffer-size", clock),
+                             AvgMaxSensor(metrics, "suppression-buffer-count", clock))
+        self._sample()
+
+    def _sample(self) -> None:
+        if self._sensors is not None:
+            self._sensors[0].record(self._size)
+            self._sensors[1].record(len(self._entries))
 
     def flush_cache(self) -> None:
         """The task's commit: log the changed keys (Java logs the buffer on commit)."""
@@ -89,6 +108,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         self._objects.clear()
         self._order.clear()
         self._size = 0
+        self._sample()
         self._open = False
 
     # -- buffer operations ---------------------------------------------------------------------
@@ -109,6 +129,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
                 prior_obj = self.value_serde.deserialize(topic, prior)
         self._put(BufferEntry(time, key_bytes, prior, old_bytes, new_bytes, context))
         self._objects[key_bytes] = (key, new, prior_obj)
+        self._sample()
 
     def _put(self, entry: BufferEntry) -> None:
         previous = self._entries.pop(entry.key, None)
@@ -149,19 +170,30 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
                     callback: Callable[[Any, Any, Any, tuple[Any, ...]], None]) -> None:
         """Evict entries in time order while ``predicate()``; ``callback(key, new, prior, ctx)``."""
         topic = self.topic
-        while self._order and predicate():
-            _, key_bytes = self._order.pop(0)
-            entry = self._entries.pop(key_bytes)
-            self._size -= entry.size()
-            self._dirty.add(key_bytes)
-            objects = self._objects.pop(key_bytes, None)
-            if objects is not None:  # skip a serde round trip for entries put in this run
-                callback(objects[0], objects[1], objects[2], entry.context)
-                continue
-            des = self.value_serde.deserialize
-            callback(self.key_serde.deserialize(topic, key_bytes),
-                     None if entry.new is None else des(topic, entry.new),
-                     None if entry.prior is None else des(topic, entry.prior), entry.context)
+        evicted = 0
+        try:
+            while self._order and predicate():
+                evicted += 1
+                self._evict_next(topic, callback)
+        finally:
+            if evicted:
+                self._sample()
+
+    def _evict_next(self, topic: str,
+                    callback: Callable[[Any, Any, Any, tuple[Any, ...]], None]) -> None:
+        """Take the oldest entry out and hand it to ``callback``."""
+        _, key_bytes = self._order.pop(0)
+        entry = self._entries.pop(key_bytes)
+        self._size -= entry.size()
+        self._dirty.add(key_bytes)
+        objects = self._objects.pop(key_bytes, None)
+        if objects is not None:  # skip a serde round trip for entries put in this run
+            callback(objects[0], objects[1], objects[2], entry.context)
+            return
+        des = self.value_serde.deserialize
+        callback(self.key_serde.deserialize(topic, key_bytes),
+                 None if entry.new is None else des(topic, entry.new),
+                 None if entry.prior is None else des(topic, entry.prior), entry.context)
 
     def entries(self) -> list[BufferEntry]:
         """The buffered entries in eviction order."""
@@ -193,6 +225,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
             else:
                 self._put(_decode(key, value))
         self._dirty.clear()
+        self._sample()
 
     def __repr__(self) -> str:
         return f"<SuppressionBuffer '{self._name}' ({len(self._entries)} buffered)>"
