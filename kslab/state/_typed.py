@@ -16,6 +16,7 @@ from kslab.errors import StoreError
 from kslab.records import KeyValue
 from kslab.state.base import (
     KeyValueBackend,
+    NullStoreArgumentError,
     SerdeLike,
     StateStore,
     StoreContext,
@@ -334,11 +335,7 @@ class TypedStore(StateStore):
         if isinstance(key_bytes, bytearray | memoryview):
             return bytes(key_bytes)
         if key is None or key_bytes is None:
-            msg = (
-                f"Store '{self._name}' got a None key; state stores cannot hold None keys, so "
-                "filter or re-key such records before the store"
-            )
-            raise StoreError(msg)
+            raise self._null_key()
         msg = (
             f"Store '{self._name}': key serde {self._key_serde!r} returned "
             f"{type(key_bytes).__name__} for key {preview(key)}, not bytes; fix the serde's "
@@ -359,13 +356,17 @@ class TypedStore(StateStore):
         )
         raise StoreError(msg)
 
+    def _null_key(self) -> NullStoreArgumentError:
+        """Java's ``NullPointerException`` for a null key (``MissingArgumentError`` here)."""
+        msg = (
+            f"Store '{self._name}' got a None key; state stores cannot hold None keys, so "
+            "filter or re-key such records before the store"
+        )
+        return NullStoreArgumentError(msg)
+
     def _key_failure(self, key: Any, exc: Exception) -> StoreError:
         if key is None:
-            msg = (
-                f"Store '{self._name}' got a None key; state stores cannot hold None keys, so "
-                "filter or re-key such records before the store"
-            )
-            return StoreError(msg)
+            return self._null_key()
         msg = (
             f"Store '{self._name}' cannot serialize key {preview(key)} "
             f"({type(key).__name__}) with key serde {self._key_serde!r}: {exc}; give the store "
@@ -417,6 +418,10 @@ class _FastDecodingIterator(KeyValueIterator):
 
     def __next__(self) -> KeyValue:
         entry = self._pending
+        if entry is not None:
+            self._pending = None
+            if self._recheck is not None:
+                entry = self._current(entry)
         if entry is None:
             source = self._source
             if source is None:
@@ -427,8 +432,6 @@ class _FastDecodingIterator(KeyValueIterator):
                     self._source = None  # exhausted: let go of the backend's scan
             if entry is None:
                 raise StopIteration
-        else:
-            self._pending = None
         key_bytes, value_bytes = entry
         try:
             key = self._kdec(key_bytes)

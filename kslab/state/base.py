@@ -17,13 +17,15 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
-from kslab.errors import StoreError
+from kslab.errors import InvalidArgumentError, MissingArgumentError, StoreError
 
 if TYPE_CHECKING:
     from kslab.records import TaskId
 
 __all__ = [
+    "InvalidStoreArgumentError",
     "KeyValueBackend",
+    "NullStoreArgumentError",
     "SerdeLike",
     "StateStore",
     "StoreBuilder",
@@ -32,6 +34,15 @@ __all__ = [
     "check_serde_spec",
     "check_store_name",
 ]
+
+
+class NullStoreArgumentError(StoreError, MissingArgumentError):
+    """A store API got ``None`` where Java's ``Objects.requireNonNull`` throws (a name, a key)."""
+
+
+class InvalidStoreArgumentError(StoreError, InvalidArgumentError):
+    """A store factory got a value Java rejects with ``IllegalArgumentException`` (a negative
+    size or retention)."""
 
 
 class SerdeLike(Protocol):
@@ -150,6 +161,7 @@ class KeyValueBackend(ABC):
     """
 
     persistent: bool = False
+    timestamped: bool = False  # Java's TimestampedBytesStore marker: values carry timestamps
     on_evict: Callable[[bytes, bytes], None] | None = None
 
     def __init__(self, name: str) -> None:
@@ -334,7 +346,10 @@ class StoreBuilder(ABC):
 
 
 def check_store_name(name: object, what: str) -> str:
-    """``name`` if it is a non-empty ``str``; otherwise a ``StoreError`` saying so."""
+    """``name`` if it is a non-empty ``str``; ``None`` fails with Java's message."""
+    if name is None:
+        msg = "name cannot be null"
+        raise NullStoreArgumentError(msg)
     if not isinstance(name, str) or not name:
         msg = f"{what} got store name {name!r}; pass a non-empty str such as 'counts'"
         raise StoreError(msg)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kslab.errors import StoreError
-from kslab.state.base import StoreBuilder
+from kslab.state.base import NullStoreArgumentError, StoreBuilder
 from kslab.state.keyvalue import KeyValueStore
 from kslab.state.suppliers import KeyValueBytesStoreSupplier
 from kslab.state.timestamped import TimestampDroppingBackend, TimestampedKeyValueStore
@@ -51,14 +51,14 @@ class KeyValueStoreBuilder(StoreBuilder):
 class TimestampedKeyValueStoreBuilder(KeyValueStoreBuilder):
     """Builds ``TimestampedKeyValueStore``s (``Stores.timestamped_key_value_store_builder``).
 
-    Over a persistent supplier that is not timestamped (``Stores.persistent_key_value_store``)
+    Over a persistent backend that is not timestamped (``Stores.persistent_key_value_store``)
     timestamps are dropped on write and read back as -1, as in Java.
     """
 
     def build(self) -> Any:
         """A new, uninitialized ``TimestampedKeyValueStore`` (cached if enabled)."""
         backend = self._supplier.get()
-        if backend.persistent and not self._supplier.timestamped:
+        if backend.persistent and not backend.timestamped:
             backend = TimestampDroppingBackend(backend)
         return _cached(self, TimestampedKeyValueStore(
             self._name,
@@ -80,6 +80,10 @@ def _cached(builder: StoreBuilder, store: Any) -> Any:
 
 
 def _check_supplier(supplier: object, what: str) -> KeyValueBytesStoreSupplier:
+    """``supplier`` if it makes key-value backends and has a metrics scope, as Java checks."""
+    if supplier is None:
+        msg = "storeSupplier can't be null"
+        raise NullStoreArgumentError(msg)
     if not isinstance(supplier, KeyValueBytesStoreSupplier):
         msg = (
             f"{what} got {supplier!r}, not a key-value store supplier; pass one from "
@@ -87,4 +91,7 @@ def _check_supplier(supplier: object, what: str) -> KeyValueBytesStoreSupplier:
             "Stores.persistent_timestamped_key_value_store(name) or Stores.lru_map(name, size)"
         )
         raise StoreError(msg)
+    if supplier.metrics_scope is None:
+        msg = "storeSupplier's metricsScope can't be null"
+        raise NullStoreArgumentError(msg)
     return supplier

@@ -5,7 +5,8 @@ yields again and never holds the backend's scan, so a persistent store can alway
 reopened. Exhausting an iterator releases the scan too. Which keys a scan visits is fixed when
 it starts (in-memory stores copy the key range, RocksDB reads a snapshot), so writing to the store
 while iterating is safe; in-memory scans read each value when they reach it and skip keys deleted
-meanwhile, as Java's do.
+meanwhile, as Java's do, even a key already peeked at by ``has_next`` or ``peek_next_key`` (such a
+scan carries a ``recheck`` lookup, Java's ``map.containsKey(currentKey)``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class KeyValueIterator:
         "_decode_key",
         "_decode_value",
         "_pending",
+        "_recheck",
         "_source",
         "_store_name",
     )
@@ -50,23 +52,29 @@ class KeyValueIterator:
         self._store_name = store_name
         self._pending: tuple[bytes, bytes] | None = None
         self._closed_because: str | None = None
+        self._recheck: Callable[[bytes], bytes | None] | None = getattr(source, "recheck", None)
 
     def __iter__(self) -> KeyValueIterator:
         return self
 
     def __next__(self) -> KeyValue:
         entry = self._pending
+        if entry is not None:
+            self._pending = None
+            if self._recheck is not None:
+                entry = self._current(entry)
         if entry is None:
             entry = self._pull()
             if entry is None:
                 raise StopIteration
-        else:
-            self._pending = None
         return KeyValue(self._decode_key(entry[0]), self._decode_value(entry[1]))
 
     def has_next(self) -> bool:
-        """True when another pair follows."""
-        if self._pending is None:
+        """True when another pair follows (a peeked key deleted since no longer counts)."""
+        pending = self._pending
+        if pending is not None and self._recheck is not None:
+            pending = self._pending = self._current(pending)
+        if pending is None:
             self._pending = self._pull()
         return self._pending is not None
 
@@ -111,6 +119,11 @@ class KeyValueIterator:
         close = getattr(source, "close", None)
         if close is not None:
             close()
+
+    def _current(self, entry: tuple[bytes, bytes]) -> tuple[bytes, bytes] | None:
+        """``entry`` with the value its key holds now; ``None`` if the key was deleted."""
+        value = self._recheck(entry[0])  # type: ignore[misc]
+        return None if value is None else (entry[0], value)
 
     def _pull(self) -> tuple[bytes, bytes] | None:
         source = self._source

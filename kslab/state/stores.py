@@ -6,9 +6,10 @@ line that wrote it, not when a task later opens the store.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
-from kslab.state.base import check_store_name
+from kslab.state.base import InvalidStoreArgumentError, NullStoreArgumentError, check_store_name
 from kslab.state.builders import KeyValueStoreBuilder, TimestampedKeyValueStoreBuilder
 from kslab.state.suppliers import (
     InMemoryKeyValueBytesStoreSupplier,
@@ -60,6 +61,9 @@ class Stores:
     def lru_map(name: str, max_cache_size: int) -> LRUKeyValueBytesStoreSupplier:
         """A supplier of in-memory maps that keep the ``max_cache_size`` most recently used keys."""
         check_store_name(name, "lru_map")
+        if isinstance(max_cache_size, int) and max_cache_size < 0:
+            msg = "maxCacheSize cannot be negative"
+            raise InvalidStoreArgumentError(msg)
         return LRUKeyValueBytesStoreSupplier(name, max_cache_size)
 
     @staticmethod
@@ -67,6 +71,7 @@ class Stores:
         supplier: KeyValueBytesStoreSupplier, key_serde: Any = None, value_serde: Any = None
     ) -> KeyValueStoreBuilder:
         """A builder of ``KeyValueStore``s; ``None`` serdes mean the configured defaults."""
+        _require_supplier(supplier)
         return KeyValueStoreBuilder(supplier, key_serde, value_serde)
 
     @staticmethod
@@ -74,6 +79,7 @@ class Stores:
         supplier: KeyValueBytesStoreSupplier, key_serde: Any = None, value_serde: Any = None
     ) -> TimestampedKeyValueStoreBuilder:
         """A builder of ``TimestampedKeyValueStore``s; ``None`` serdes mean the defaults."""
+        _require_supplier(supplier)
         return TimestampedKeyValueStoreBuilder(supplier, key_serde, value_serde)
 
     @staticmethod
@@ -81,6 +87,7 @@ class Stores:
                                retain_duplicates: bool = False) -> WindowBytesStoreSupplier:
         """A supplier of in-memory window stores (timestamped builders accept it too)."""
         check_store_name(name, "in_memory_window_store")
+        _check_window_durations(name, retention_period, window_size)
         return WindowBytesStoreSupplier(name, retention_period, window_size, retain_duplicates,
                                         persistent=False, timestamped=True)
 
@@ -89,6 +96,7 @@ class Stores:
                                 retain_duplicates: bool = False) -> WindowBytesStoreSupplier:
         """A supplier of RocksDB window stores."""
         check_store_name(name, "persistent_window_store")
+        _check_window_durations(name, retention_period, window_size)
         return WindowBytesStoreSupplier(name, retention_period, window_size, retain_duplicates,
                                         persistent=True, timestamped=False)
 
@@ -98,6 +106,7 @@ class Stores:
     ) -> WindowBytesStoreSupplier:
         """A supplier of RocksDB window stores meant for timestamped values."""
         check_store_name(name, "persistent_timestamped_window_store")
+        _check_window_durations(name, retention_period, window_size)
         return WindowBytesStoreSupplier(name, retention_period, window_size, retain_duplicates,
                                         persistent=True, timestamped=True)
 
@@ -105,18 +114,21 @@ class Stores:
     def in_memory_session_store(name: str, retention_period: Any) -> SessionBytesStoreSupplier:
         """A supplier of in-memory session stores."""
         check_store_name(name, "in_memory_session_store")
+        _check_not_negative(name, retention_period, "retentionPeriod")
         return SessionBytesStoreSupplier(name, retention_period, persistent=False)
 
     @staticmethod
     def persistent_session_store(name: str, retention_period: Any) -> SessionBytesStoreSupplier:
         """A supplier of RocksDB session stores."""
         check_store_name(name, "persistent_session_store")
+        _check_not_negative(name, retention_period, "retentionPeriod")
         return SessionBytesStoreSupplier(name, retention_period, persistent=True)
 
     @staticmethod
     def window_store_builder(supplier: WindowBytesStoreSupplier, key_serde: Any = None,
                              value_serde: Any = None) -> WindowStoreBuilder:
         """A builder of ``WindowStore``s."""
+        _require_supplier(supplier)
         return WindowStoreBuilder(supplier, key_serde, value_serde)
 
     @staticmethod
@@ -124,12 +136,14 @@ class Stores:
         supplier: WindowBytesStoreSupplier, key_serde: Any = None, value_serde: Any = None
     ) -> TimestampedWindowStoreBuilder:
         """A builder of ``TimestampedWindowStore``s."""
+        _require_supplier(supplier)
         return TimestampedWindowStoreBuilder(supplier, key_serde, value_serde)
 
     @staticmethod
     def session_store_builder(supplier: SessionBytesStoreSupplier, key_serde: Any = None,
                               value_serde: Any = None) -> SessionStoreBuilder:
         """A builder of ``SessionStore``s."""
+        _require_supplier(supplier)
         return SessionStoreBuilder(supplier, key_serde, value_serde)
 
     @staticmethod
@@ -138,6 +152,12 @@ class Stores:
     ) -> VersionedBytesStoreSupplier:
         """A supplier of versioned stores keeping ``history_retention`` ms of history."""
         check_store_name(name, "persistent_versioned_key_value_store")
+        _check_not_negative(name, history_retention, "historyRetention")
+        if segment_interval is not None:
+            interval = _millis(segment_interval)
+            if interval is not None and interval < 1:
+                msg = "segmentInterval cannot be zero or negative"
+                raise InvalidStoreArgumentError(msg)
         return VersionedBytesStoreSupplier(name, history_retention)
 
     @staticmethod
@@ -145,4 +165,43 @@ class Stores:
         supplier: VersionedBytesStoreSupplier, key_serde: Any = None, value_serde: Any = None
     ) -> VersionedKeyValueStoreBuilder:
         """A builder of ``VersionedKeyValueStore``s."""
+        _require_supplier(supplier)
         return VersionedKeyValueStoreBuilder(supplier, key_serde, value_serde)
+
+
+def _require_supplier(supplier: object) -> None:
+    """Java's ``Objects.requireNonNull(supplier, "supplier cannot be null")``."""
+    if supplier is None:
+        msg = "supplier cannot be null"
+        raise NullStoreArgumentError(msg)
+
+
+def _millis(duration: Any) -> int | None:
+    """``duration`` (int ms or ``timedelta``) in milliseconds; ``None`` for anything else, which
+    the supplier then rejects with its own message."""
+    if isinstance(duration, dt.timedelta):
+        return duration // dt.timedelta(milliseconds=1)
+    if isinstance(duration, int) and not isinstance(duration, bool):
+        return duration
+    return None
+
+
+def _check_not_negative(name: str, duration: Any, what: str) -> None:
+    """Java's ``IllegalArgumentException("<what> cannot be negative")``."""
+    millis = _millis(duration)
+    if millis is not None and millis < 0:
+        msg = f"{what} cannot be negative"
+        raise InvalidStoreArgumentError(msg)
+
+
+def _check_window_durations(name: str, retention_period: Any, window_size: Any) -> None:
+    """The window-store checks of Java's ``Stores``, in its order and with its messages."""
+    _check_not_negative(name, retention_period, "retentionPeriod")
+    _check_not_negative(name, window_size, "windowSize")
+    retention, size = _millis(retention_period), _millis(window_size)
+    if retention is not None and size is not None and size > retention:
+        msg = (
+            f"The retention period of the window store {name} must be no smaller than its "
+            f"window size. Got size=[{size}], retention=[{retention}]"
+        )
+        raise InvalidStoreArgumentError(msg)

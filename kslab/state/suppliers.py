@@ -12,7 +12,10 @@ from abc import abstractmethod
 from kslab.errors import StoreError
 from kslab.state.backends.lru import LRUKeyValueBackend
 from kslab.state.backends.memory import InMemoryKeyValueBackend
-from kslab.state.backends.rocksdb import RocksDBKeyValueBackend
+from kslab.state.backends.rocksdb import (
+    RocksDBKeyValueBackend,
+    RocksDBTimestampedKeyValueBackend,
+)
 from kslab.state.base import KeyValueBackend, StoreSupplier
 
 __all__ = [
@@ -60,7 +63,9 @@ class RocksDBKeyValueBytesStoreSupplier(KeyValueBytesStoreSupplier):
         self.timestamped = timestamped
 
     def get(self) -> RocksDBKeyValueBackend:
-        """A new RocksDB backend, opened at the store's ``init``."""
+        """A new RocksDB backend (timestamped or not), opened at the store's ``init``."""
+        if self.timestamped:
+            return RocksDBTimestampedKeyValueBackend(self.name)
         return RocksDBKeyValueBackend(self.name)
 
     def __repr__(self) -> str:

@@ -6,6 +6,11 @@ changelog, keys ordered as unsigned bytes.
 
 from kslab.state.backends.lru import LRUKeyValueBackend
 from kslab.state.backends.memory import InMemoryKeyValueBackend
-from kslab.state.backends.rocksdb import RocksDBKeyValueBackend
+from kslab.state.backends.rocksdb import RocksDBKeyValueBackend, RocksDBTimestampedKeyValueBackend
 
-__all__ = ["InMemoryKeyValueBackend", "LRUKeyValueBackend", "RocksDBKeyValueBackend"]
+__all__ = [
+    "InMemoryKeyValueBackend",
+    "LRUKeyValueBackend",
+    "RocksDBKeyValueBackend",
+    "RocksDBTimestampedKeyValueBackend",
+]

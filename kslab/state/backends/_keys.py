@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import logging
 
-__all__ = ["increment", "is_inverted"]
+__all__ = ["INVALID_RANGE_WARNING", "increment", "is_inverted"]
 
 _log = logging.getLogger("kslab.state")
+
+INVALID_RANGE_WARNING = (
+    "Returning empty iterator for fetch with invalid key range: from > to. This may be due to "
+    "range arguments set in the wrong order, or serdes that don't preserve ordering when "
+    "lexicographically comparing the serialized bytes. Note that the built-in numerical serdes "
+    "do not follow this for negative numbers"
+)
+"""Java's warning, word for word, for a scan whose from key is above its to key."""
 
 
 def increment(prefix: bytes) -> bytes | None:
@@ -22,16 +30,11 @@ def increment(prefix: bytes) -> bytes | None:
 
 
 def is_inverted(store_name: str, from_key: bytes | None, to_key: bytes | None) -> bool:
-    """True (with Java's warning) when ``from_key > to_key``: the scan is then empty."""
+    """True (with Java's warning) when ``from_key > to_key``: the scan is then empty.
+
+    ``store_name`` is kept for callers; Java's message names no store, and tests match it whole.
+    """
     if from_key is None or to_key is None or from_key <= to_key:
         return False
-    _log.warning(
-        "Store '%s': returning an empty iterator for a key range with from > to (%s > %s). "
-        "The arguments may be in the wrong order, or the key serde may not preserve order when "
-        "the serialized bytes are compared (the built-in numeric serdes do not, for negative "
-        "numbers)",
-        store_name,
-        from_key.hex(),
-        to_key.hex(),
-    )
+    _log.warning(INVALID_RANGE_WARNING)
     return True

@@ -21,6 +21,13 @@ from kslab.state.base import KeyValueBackend
 __all__ = ["InMemoryKeyValueBackend"]
 
 
+class _LiveScan(compress):  # type: ignore[type-arg]
+    """A scan of the live map (``compress`` in C) that tells its ``KeyValueIterator`` how to
+    recheck a key it peeked at: Java's in-memory iterator rechecks ``map.containsKey``."""
+
+    __slots__ = ("recheck",)
+
+
 class InMemoryKeyValueBackend(KeyValueBackend):
     """Java's ``InMemoryKeyValueStore`` over bytes: sorted, unbounded, gone when closed."""
 
@@ -120,4 +127,6 @@ class InMemoryKeyValueBackend(KeyValueBackend):
         # pairs a key with its value and, at the same moment, checks the value is still there.
         get = self._map.get
         pairs = zip(keys, map(get, keys), strict=True)
-        return compress(pairs, map(is_not, map(get, keys), repeat(None)))
+        scan = _LiveScan(pairs, map(is_not, map(get, keys), repeat(None)))
+        scan.recheck = get
+        return scan

@@ -21,7 +21,7 @@ from kslab.errors import StoreError
 from kslab.state.backends._keys import is_inverted
 from kslab.state.base import KeyValueBackend
 
-__all__ = ["RocksDBKeyValueBackend"]
+__all__ = ["RocksDBKeyValueBackend", "RocksDBTimestampedKeyValueBackend"]
 
 _ESTIMATE_NUM_KEYS = "rocksdb.estimate-num-keys"
 
@@ -30,6 +30,7 @@ class RocksDBKeyValueBackend(KeyValueBackend):
     """Java's ``RocksDBStore`` over bytes, opened at ``init`` and closed with the task."""
 
     persistent = True
+    timestamped = False
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -156,3 +157,10 @@ class RocksDBKeyValueBackend(KeyValueBackend):
             msg = f"RocksDB for store '{self.name}' is not open; init the store first"
             raise StoreError(msg)
         return db
+
+
+class RocksDBTimestampedKeyValueBackend(RocksDBKeyValueBackend):
+    """Java's ``RocksDBTimestampedStore``: the same storage, marked as holding values with their
+    timestamps, so a timestamped builder keeps them instead of dropping them."""
+
+    timestamped = True
