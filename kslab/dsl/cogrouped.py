@@ -15,7 +15,7 @@ from kslab.dsl._aggregates import AggregateSupplier
 from kslab.dsl._graph import GraphNode, ProcessorGraphNode
 from kslab.dsl._naming import resolve_materialized, resolve_name, suffix_or_generate
 from kslab.dsl._optimize import new_repartition_node
-from kslab.dsl._processors import require_callable
+from kslab.dsl._processors import require_callable, require_not_none
 from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import StoreGetterSupplier
 from kslab.dsl.config import Materialized, Named
@@ -41,6 +41,7 @@ class CogroupedKStream:
         """Add ``grouped`` with its ``aggregator(key, value, aggregate)``."""
         from kslab.dsl.grouped import KGroupedStream
 
+        require_not_none(grouped, "groupedStream", "cogroup")
         if not isinstance(grouped, KGroupedStream):
             msg = f"cogroup() got grouped={grouped!r}; pass a KGroupedStream (from group_by_key)"
             raise TopologyError(msg)

@@ -231,12 +231,13 @@ class KTable:
               outer: bool, op: str) -> KTable:
         from kslab.dsl import _joins
 
-        if not isinstance(other, KTable):
-            msg = f"KTable.{op}() got {other!r}; pass a KTable"
-            raise TopologyError(msg)
         foreign = "foreign_key_extractor" in kwargs or (
             len(args) >= 2 and callable(args[0]) and callable(args[1])
         )
+        p.require_not_none(other, "foreignKeyTable" if foreign else "other", op)
+        if not isinstance(other, KTable):
+            msg = f"KTable.{op}() got {other!r}; pass a KTable"
+            raise TopologyError(msg)
         if foreign:
             if outer:
                 msg = "outer_join() on a foreign key is not supported by Kafka Streams; use join"

@@ -1,8 +1,8 @@
 """Kafka's ``KGroupedStreamImplTest``, its non-windowed tests: argument checks of ``cogroup``,
 ``reduce`` and ``aggregate``, and count/reduce/aggregate results in their stores.
 
-Mapping: Java's ``NullPointerException`` for a null function is kslab's ``TopologyError`` (a
-``KslabError``) and ``TopologyException`` is ``ks.TopologyError``; Log4j's
+Mapping: Java's ``NullPointerException`` for a null function is ``ks.MissingArgumentError``
+with Java's message, and ``TopologyException`` is ``ks.TopologyError``; Log4j's
 ``LogCaptureAppender`` is pytest's ``caplog``; ``MockApiProcessor.lastValueAndTimestampPerKey``
 is computed from the captured records. Skipped: the windowed tests (translated in the windowed
 conformance files) and the ``(Materialized) null`` tests (in Python ``materialized=None`` is the
@@ -48,12 +48,12 @@ def tostring_adder(key, value, agg):
 
 
 def test_should_not_have_null_aggregator_on_cogroup(grouped_stream):
-    with pytest.raises(ks.KslabError):
+    with pytest.raises(ks.MissingArgumentError, match="aggregator can't be null"):
         grouped_stream.cogroup(None)
 
 
 def test_should_not_have_null_reducer_on_reduce(grouped_stream):
-    with pytest.raises(ks.KslabError):
+    with pytest.raises(ks.MissingArgumentError, match="reducer can't be null"):
         grouped_stream.reduce(None)
 
 
@@ -63,12 +63,12 @@ def test_should_not_have_invalid_store_name_on_reduce(grouped_stream):
 
 
 def test_should_not_have_null_initializer_on_aggregate(grouped_stream):
-    with pytest.raises(ks.KslabError):
+    with pytest.raises(ks.MissingArgumentError, match="initializer can't be null"):
         grouped_stream.aggregate(None, tostring_adder, ks.Materialized.as_("store"))
 
 
 def test_should_not_have_null_adder_on_aggregate(grouped_stream):
-    with pytest.raises(ks.KslabError):
+    with pytest.raises(ks.MissingArgumentError, match="aggregator can't be null"):
         grouped_stream.aggregate(string_init, None, ks.Materialized.as_("store"))
 
 
