@@ -6,9 +6,10 @@ are the ``key_serde``/``value_serde`` attributes; Java's ``NullPointerException`
 function or table is ``ks.MissingArgumentError`` with Java's message ("predicate can't be null").
 Skipped: the ``transformValues`` assertions and tests (``KTable.transformValues`` is not in
 kslab's API); ``to_stream(None)`` means "no key mapper" (API default), so the null-mapper test
-passes a non-callable instead; the ``(Materialized) null`` tests (in Python ``materialized=None`` is the
-default, "not materialized", not an error); the reflection on the repartition sink/source's
-``ChangedSerializer.inner()`` in ``shouldCreateSourceAndSinkNodesForRepartitioningTopic``.
+passes a non-callable instead; the ``(Materialized) null`` tests (in Python
+``materialized=None`` is the default, "not materialized", not an error); the reflection on the
+repartition sink/source's ``ChangedSerializer.inner()`` in
+``shouldCreateSourceAndSinkNodesForRepartitioningTopic``.
 """
 
 from __future__ import annotations
