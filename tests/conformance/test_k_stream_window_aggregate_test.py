@@ -19,14 +19,15 @@ the restore itself is exercised in tests/dsl/test_emit_strategy.py.
 ``showThrowIfEmitFinalUsedWithUnlimitedWindow``: kslab has no ``UnlimitedWindows``; skipped.
 
 Java's ``driver.metrics()`` lookups by ``MetricName`` are ``driver.metrics()["0_0"][name]`` for
-task metrics and ``driver.metrics()["0_0"][node][name]`` for node metrics; the lateness metrics
-and the node-level emit-final metrics are not exposed by kslab's core yet (strict xfail below).
+task metrics and ``driver.metrics()["0_0"][node][name]`` for node metrics. The metric half of
+``shouldLogAndMeterWhenSkippingExpiredWindow`` is its own test; ``assertEmittedMetrics`` is also
+checked on its own (``test_emitted_metrics``) with the latency sensors, which the driver's
+standing clock makes 0.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 
 import pytest
 
@@ -254,6 +255,25 @@ def _expired_window_topology(kind: str, with_cache: bool, advance: int,
     return builder
 
 
+NODE = "KSTREAM-AGGREGATE-0000000001"
+
+
+def assert_lateness_metrics(driver: ks.TopologyTestDriver, drop_total: int, max_lateness: float,
+                            avg_lateness: float) -> None:
+    """Java's assertLatenessMetrics (the drop rate is a Java meter, not kept by kslab)."""
+    metrics = driver.metrics()["0_0"]
+    assert metrics["dropped-records-total"] == drop_total
+    assert metrics["record-lateness-max"] == max_lateness
+    assert metrics["record-lateness-avg"] == avg_lateness
+
+
+def assert_emitted_metrics(driver: ks.TopologyTestDriver, emitted_total: float) -> None:
+    """Java's assertEmittedMetrics."""
+    node = driver.metrics()["0_0"][NODE]
+    assert node["window-aggregate-final-emit-total"] == emitted_total
+    assert node["window-aggregate-final-emit-rate"] != 0.0
+
+
 EXPIRED = ("Skipping record for expired window. topic=[topic] partition=[0] offset=[{}] "
            "timestamp=[{}] window=[{},{}) expiration=[{}] streamTime=[{}]")
 
@@ -268,13 +288,15 @@ def test_should_log_and_meter_when_skipping_expired_window(
         for value, ts in [("100", 100), ("0", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4),
                           ("5", 5), ("6", 6), ("105", 105), ("106", 106)]:
             topic.pipe_input("k", value, ts)
-        assert driver.metrics()["0_0"]["dropped-records-total"] == 7
+        # k:0 is 100 ms late (stream time 100); (0 + 100 + 99 + ... + 94 + 0) / 10
+        assert_lateness_metrics(driver, 7, 100.0, 67.9)
         for offset in range(1, 8):
             assert EXPIRED.format(offset, offset - 1, 0, 10, 10, 100) in caplog.messages
         output = driver.create_output_topic("output", S, S)
         if kind == CLOSE:
             # window close time is 15 when the timestamp is 105
             assert output.read_record() == ks.TestRecord("[k@5/15]", "+5+6", None, 6)
+            assert_emitted_metrics(driver, 1.0)
         else:
             assert [(r.key, r.value, r.timestamp) for r in output.read_records_to_list()] == [
                 ("[k@95/105]", "+100", 100), ("[k@100/110]", "+100", 100),
@@ -294,7 +316,7 @@ def test_should_log_and_meter_when_skipping_expired_window_by_grace(
         for value, ts in [("100", 200), ("0", 100), ("1", 101), ("2", 102), ("3", 103),
                           ("4", 104), ("5", 105), ("6", 6)]:
             topic.pipe_input("k", value, ts)
-        assert driver.metrics()["0_0"]["dropped-records-total"] == 7
+        assert_lateness_metrics(driver, 7, 194.0, 97.375)
         for offset in range(1, 7):
             assert EXPIRED.format(offset, 99 + offset, 100, 110, 110, 200) in caplog.messages
         assert EXPIRED.format(7, 6, 0, 10, 110, 200) in caplog.messages
@@ -304,32 +326,7 @@ def test_should_log_and_meter_when_skipping_expired_window_by_grace(
             assert output.is_empty()
 
 
-NODE = "KSTREAM-AGGREGATE-0000000001"
 ONE_DAY = 24 * 60 * 60 * 1000  # the retention of Java's hand-built store in makeContext
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "kslab/core/task.py TaskMetrics has no record-lateness-max/-avg (Java's task-level "
-    "lateness sensors, recorded per record as streamTime - timestamp) and no node-level "
-    "metrics: add a `nodes: dict[str, dict]` slot that as_dict() returns under each node name, "
-    "and TaskContext.node_metrics(node) -> dict for processors to fill"))
-@pytest.mark.parametrize(("kind", "with_cache"), PARAMS)
-def test_should_log_and_meter_when_skipping_expired_window_metrics(kind: str,
-                                                                   with_cache: bool) -> None:
-    """The metric half of shouldLogAndMeterWhenSkippingExpiredWindow(ByGrace)."""
-    builder = _expired_window_topology(kind, with_cache, 5, 100)
-    with ks.TopologyTestDriver(builder.build(), PROPS) as driver:
-        topic = driver.create_input_topic("topic", S, S)
-        for value, ts in [("100", 100), ("0", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4),
-                          ("5", 5), ("6", 6), ("105", 105), ("106", 106)]:
-            topic.pipe_input("k", value, ts)
-        metrics = driver.metrics()["0_0"]
-        assert metrics["dropped-records-total"] == 7
-        assert metrics["record-lateness-max"] == 100.0
-        assert metrics["record-lateness-avg"] == 67.9
-        if kind == CLOSE:
-            assert metrics[NODE]["window-aggregate-final-emit-total"] == 1.0
-            assert metrics[NODE]["window-aggregate-final-emit-rate"] != 0.0
 
 
 def _emit_driver(kind: str, interval: int) -> tuple[ks.TopologyTestDriver, object]:
@@ -440,15 +437,6 @@ def test_should_emit_from_last_emit_time(kind: str, with_cache: bool) -> None:
             check_and_clear(processor, (W("D", 20, 30), "0+4", 25), (W("D", 25, 35), "0+4", 25))
 
 
-NODE_METRICS_FIX = (
-    "kslab/core exposes no node-level metrics: the window aggregates record Java's "
-    "window-aggregate-final-emit-* sensors into context.node_metrics() "
-    "(kslab/dsl/_window_aggregates.py) once core offers it: TaskMetrics (kslab/core/task.py) "
-    "gets a `nodes: dict[str, dict[str, float]]` slot whose dicts as_dict() returns under each "
-    "node name, and TaskContext (kslab/core/context.py) gets `def node_metrics(self) -> dict: "
-    "return self._task.metrics.nodes.setdefault(self.current.name, {})`")
-
-
 def _emit_five(kind: str = CLOSE) -> ks.TopologyTestDriver:
     driver, _ = _emit_driver(kind, 0)
     topic = driver.create_input_topic("topic", S, S)
@@ -464,23 +452,7 @@ def _assert_emitted_metrics(node: dict) -> None:
     assert node["window-aggregate-final-emit-latency-max"] == 0.0
 
 
-@pytest.mark.xfail(strict=True, reason=NODE_METRICS_FIX)
 def test_emitted_metrics() -> None:
     """assertEmittedMetrics through driver.metrics()."""
     with _emit_five() as driver:
         _assert_emitted_metrics(driver.metrics()["0_0"][NODE])
-
-
-def test_emitted_metrics_recorded_by_the_processor(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The processor's side of assertEmittedMetrics, with core's missing hook stood in."""
-    from kslab.core.context import TaskContext
-
-    nodes: dict[str, dict] = {}
-    monkeypatch.setattr(TaskContext, "node_metrics",
-                        lambda self: nodes.setdefault(self.current.name, {}), raising=False)
-    with _emit_five():
-        _assert_emitted_metrics(nodes[NODE])
-    with _emit_five(UPDATE):  # registered, never recorded: Java's empty sensors
-        node = nodes[NODE]
-        assert node["window-aggregate-final-emit-total"] == 0.0
-        assert math.isnan(node["window-aggregate-final-emit-latency-avg"])
