@@ -8,12 +8,19 @@ duplicates) with ``retention.ms = retention + windowstore.changelog.additional.r
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from kslab.errors import StoreError
 from kslab.state.backends.memory import InMemoryKeyValueBackend
 from kslab.state.backends.rocksdb import RocksDBKeyValueBackend
-from kslab.state.base import KeyValueBackend, StoreBuilder, StoreSupplier
+from kslab.state.base import (
+    InvalidStoreArgumentError,
+    KeyValueBackend,
+    NullStoreArgumentError,
+    StoreBuilder,
+    StoreSupplier,
+)
 from kslab.state.session import SessionStore
 from kslab.state.window import TimestampedWindowStore, WindowStore
 
@@ -28,6 +35,8 @@ __all__ = [
 
 ADDITIONAL_RETENTION_MS = 24 * 60 * 60 * 1000
 
+log = logging.getLogger(__name__)
+
 
 def _ms(value: Any, what: str, name: str) -> int:
     import datetime as dt
@@ -40,6 +49,63 @@ def _ms(value: Any, what: str, name: str) -> int:
     return value
 
 
+def java_duration(ms: int) -> str:
+    """``Duration.ofMillis(ms).toString()`` (ISO-8601, e.g. ``PT0.01S``), as Java's in-memory
+    window store prints retention and size in its validation message."""
+    if ms == 0:
+        return "PT0S"
+    sign = "-" if ms < 0 else ""
+    hours, rest = divmod(abs(ms), 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    seconds, millis = divmod(rest, 1000)
+    out = "PT"
+    if hours:
+        out += f"{sign}{hours}H"
+    if minutes:
+        out += f"{sign}{minutes}M"
+    if seconds or millis:
+        fraction = f".{millis:03d}".rstrip("0") if millis else ""
+        out += f"{sign}{seconds}{fraction}S"
+    return out
+
+
+def _check_window(name: str, retention: int, size: int, persistent: bool) -> None:
+    """Java's ``Stores`` checks of a window store's retention and window size, same messages."""
+    if retention < 0:
+        msg = "retentionPeriod cannot be negative"
+        raise InvalidStoreArgumentError(msg)
+    if size < 0:
+        msg = "windowSize cannot be negative"
+        raise InvalidStoreArgumentError(msg)
+    if size > retention:
+        # Java's in-memory factory formats the Durations, its RocksDB one the millis
+        shown_size, shown_retention = (size, retention) if persistent else \
+            (java_duration(size), java_duration(retention))
+        msg = (
+            f"The retention period of the window store {name} must be no smaller than its "
+            f"window size. Got size=[{shown_size}], retention=[{shown_retention}]"
+        )
+        raise InvalidStoreArgumentError(msg)
+
+
+def _check_supplier(supplier: Any, expected: type, builder: str, null_message: str) -> None:
+    """Java's builder constructor checks: a supplier, with a metrics scope."""
+    if supplier is None:
+        raise NullStoreArgumentError(null_message)
+    if not isinstance(supplier, expected):
+        msg = (
+            f"{builder} got {supplier!r}, not a {expected.__name__}; pass one made by "
+            "Stores (in_memory_... or persistent_...)"
+        )
+        raise StoreError(msg)
+    if getattr(supplier, "metrics_scope", None) is None:
+        msg = "storeSupplier's metricsScope can't be null"
+        raise NullStoreArgumentError(msg)
+    if supplier.name is None:
+        msg = "name cannot be null"
+        raise NullStoreArgumentError(msg)
+
+
 class WindowBytesStoreSupplier(StoreSupplier):
     """Supplies window store backends: in memory or RocksDB, with retention and window size."""
 
@@ -48,18 +114,7 @@ class WindowBytesStoreSupplier(StoreSupplier):
         super().__init__(name)
         retention = _ms(retention_period, "retention_period", name)
         size = _ms(window_size, "window_size", name)
-        if retention < 0:
-            msg = f"retentionPeriod cannot be negative (store '{name}' got {retention})"
-            raise StoreError(msg)
-        if size < 0:
-            msg = f"windowSize cannot be negative (store '{name}' got {size})"
-            raise StoreError(msg)
-        if size > retention:
-            msg = (
-                f"The retention period of the window store {name} must be no smaller than its "
-                f"window size. Got size=[{size}], retention=[{retention}]"
-            )
-            raise StoreError(msg)
+        _check_window(name, retention, size, persistent)
         self.retention_period = retention
         self.window_size = size
         self.retain_duplicates = bool(retain_duplicates)
@@ -91,8 +146,8 @@ class SessionBytesStoreSupplier(StoreSupplier):
         super().__init__(name)
         retention = _ms(retention_period, "retention_period", name)
         if retention < 0:
-            msg = f"retentionPeriod cannot be negative (store '{name}' got {retention})"
-            raise StoreError(msg)
+            msg = "retentionPeriod cannot be negative"
+            raise InvalidStoreArgumentError(msg)
         self.retention_period = retention
         self.persistent = persistent
         self.metrics_scope = "rocksdb-session" if persistent else "in-memory-session"
@@ -150,18 +205,19 @@ class WindowStoreBuilder(_WindowedBuilder):
 
     def __init__(self, supplier: WindowBytesStoreSupplier, key_serde: Any = None,
                  value_serde: Any = None) -> None:
-        if not isinstance(supplier, WindowBytesStoreSupplier):
-            msg = (
-                f"{type(self).__name__} got {supplier!r}, not a window store supplier; pass "
-                "Stores.in_memory_window_store(...) or Stores.persistent_window_store(...)"
-            )
-            raise StoreError(msg)
+        _check_supplier(supplier, WindowBytesStoreSupplier, type(self).__name__,
+                        "storeSupplier can't be null")
         self._supplier = supplier
         super().__init__(supplier.name, key_serde, value_serde)
 
     def build(self) -> Any:
-        """A new, uninitialized window store (behind the record cache if caching is on)."""
+        """A new, uninitialized window store (behind the record cache if caching is on; a
+        store retaining duplicates is never cached, and the builder forgets it was asked)."""
         s = self._supplier
+        if s.retain_duplicates and self._caching_enabled:
+            log.warning("Disabling caching for %s since store was configured to retain "
+                        "duplicates", s.name)
+            self._caching_enabled = False
         return _cached(self, self._store_class(
             self._name, s.get(), self._key_serde, self._value_serde,
             retention=s.retention_period, window_size=s.window_size,
@@ -182,12 +238,8 @@ class SessionStoreBuilder(_WindowedBuilder):
 
     def __init__(self, supplier: SessionBytesStoreSupplier, key_serde: Any = None,
                  value_serde: Any = None) -> None:
-        if not isinstance(supplier, SessionBytesStoreSupplier):
-            msg = (
-                f"SessionStoreBuilder got {supplier!r}, not a session store supplier; pass "
-                "Stores.in_memory_session_store(...) or Stores.persistent_session_store(...)"
-            )
-            raise StoreError(msg)
+        _check_supplier(supplier, SessionBytesStoreSupplier, "SessionStoreBuilder",
+                        "storeSupplier cannot be null")
         self._supplier = supplier
         super().__init__(supplier.name, key_serde, value_serde)
 
