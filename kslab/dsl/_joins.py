@@ -169,9 +169,9 @@ class _StreamTableJoinProcessor(Processor):
     def init(self, context: ProcessorContext) -> None:
         self.ctx = context
         self.getter.init(context)
+        self.versioned = _versioned_store(self.getter) is not None
         if self.s.buffer_name is not None:
-            store = getattr(self.getter, "store", None)
-            if getattr(store, "store_kind", None) != "versioned_key_value":
+            if not self.versioned:
                 raise JoinGraceError(NOT_VERSIONED)
             self.buffer = context.get_state_store(self.s.buffer_name)
 
@@ -208,14 +208,35 @@ class _StreamTableJoinProcessor(Processor):
         mapped = self._mapped(record)
         other = None
         if mapped is not None:
-            store = getattr(self.getter, "store", None)
-            if getattr(store, "store_kind", None) == "versioned_key_value":
-                stamped = store.get(mapped, record.timestamp)  # KIP-914: as of the record
+            if self.versioned:  # KIP-914: the table as of the record's time
+                stamped = _get_as_of(self.getter, mapped, record.timestamp)
             else:
                 stamped = self.getter.get(mapped)
             other = None if stamped is None else stamped.value
         if s.left or other is not None:
             self.ctx.forward(record.with_value(s.joiner(record.key, record.value, other)))
+
+
+def _versioned_store(getter: Any) -> Any:
+    """The versioned store a table's value getter reads in the end -- its own, or through the
+    getters of unmaterialized filters and map_values -- or ``None`` (Java's
+    ``KTableValueGetter.isVersioned``)."""
+    store = getattr(getter, "store", None)
+    if store is not None:
+        return store if getattr(store, "store_kind", None) == "versioned_key_value" else None
+    parent = getattr(getter, "parent", None)
+    if parent is None or not hasattr(getter, "transform"):
+        return None
+    return _versioned_store(parent)
+
+
+def _get_as_of(getter: Any, key: Any, timestamp: int) -> Any:
+    """The table's value of ``key`` as of ``timestamp`` (Java's ``get(key, asOfTimestamp)``),
+    through the same getters ``_versioned_store`` walks."""
+    store = getattr(getter, "store", None)
+    if store is not None:
+        return store.get(key, timestamp)
+    return getter.transform(key, _get_as_of(getter.parent, key, timestamp))
 
 
 # -- table-table --------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ TABLE_TOPIC = "tableTopic"
 EXPECTED_KEYS = [0, 1, 2, 3]
 PROPS = {"default.key.serde": "integer", "default.value.serde": "string"}
 NO_OPTIMIZATION = {"topology.optimization": "none"}
+STRINGS = {"default.key.serde": "string", "default.value.serde": "string"}
 NOT_VERSIONED = "KTable must be versioned to use a grace period in a stream table join."
 
 
@@ -150,6 +151,28 @@ def test_should_not_fail_if_table_is_versioned_but_materialization_is_inherited(
     table_b = source.filter(lambda k, v: True)
     stream_a.join(table_b, lambda v1, v2: v1 + v2, _grace_joined(6)).to("out-one")
     builder.build()  # should not throw an error
+
+
+def test_should_not_fail_if_table_is_versioned_but_materialization_is_inherited_and_run():
+    # beyond Java's test, which only builds: the topology also runs, the join reading the
+    # versioned store through the filter's getter as of each stream record's time
+    builder, stream_a = _str_builder()
+    source = builder.table("topic2", ks.Consumed.with_(S, S), ks.Materialized.as_(
+        ks.Stores.persistent_versioned_key_value_store("tableB", 5 * 60_000)))
+    table_b = source.filter(lambda k, v: v != "skip")
+    stream_a.join(table_b, lambda v1, v2: v1 + v2, _grace_joined(6)).to("out-one")
+    with ks.TopologyTestDriver(builder.build(NO_OPTIMIZATION), STRINGS) as driver:
+        table = driver.create_input_topic("topic2", S, S)
+        stream = driver.create_input_topic("topic", S, S)
+        out = driver.create_output_topic("out-one", S, S)
+        table.pipe_input("k", "v1", 0)
+        table.pipe_input("k", "skip", 10)
+        table.pipe_input("k", "v3", 20)
+        stream.pipe_input("k", "a", 5)
+        stream.pipe_input("k", "b", 12)
+        stream.pipe_input("k", "c", 30)  # stream time 30: releases a and b
+        assert [(r.key, r.value, r.timestamp) for r in out.read_records_to_list()] == [
+            ("k", "av1", 5)]
 
 
 def test_should_fail_if_grace_period_is_longer_than_history_retention():
