@@ -129,6 +129,12 @@ class StoreError(KslabError):
     """A state store was asked for by a name that does not exist, or used as the wrong kind."""
 
 
+class StoreInitError(StreamsError, StoreError):
+    """A processor's ``init`` failed on a store (an unknown or unconnected name): Java's
+    ``StreamsException("failed to initialize processor ...")`` around the store's error, so
+    both a ``StreamsError`` naming the node and the ``StoreError`` it was."""
+
+
 class NoSuchElementError(KslabError, LookupError):
     """A single-record read found the output topic empty (Java's NoSuchElementException)."""
 

@@ -12,7 +12,13 @@ from __future__ import annotations
 from types import MethodType
 from typing import TYPE_CHECKING, Any
 
-from kslab.errors import KslabError, SerializationError, StreamsError
+from kslab.errors import (
+    KslabError,
+    SerializationError,
+    StoreError,
+    StoreInitError,
+    StreamsError,
+)
 from kslab.records import FixedKeyRecord, Record
 from kslab.serdes._base import fast_serializer
 
@@ -105,11 +111,11 @@ class ProcessorRuntime(RuntimeNode):
         if init is not None:
             try:
                 init(self.context.for_node(self))
-            except KslabError:
-                raise
-            except Exception as exc:
-                msg = f"init() of processor '{self.name}' raised {exc!r}; fix the processor's init"
-                raise StreamsError(msg, node=self.name) from exc
+            except Exception as exc:  # Java's ProcessorNode.init wraps every failure
+                detail = str(exc) if isinstance(exc, KslabError) else f"its init() raised {exc!r}"
+                msg = f"failed to initialize processor {self.name}: {detail}"
+                error = StoreInitError if isinstance(exc, StoreError) else StreamsError
+                raise error(msg, node=self.name) from exc
 
     def _call_for(self, processor: Any) -> Any:
         """What ``forward`` invokes: the processor's own ``process`` (``forward`` keeps the

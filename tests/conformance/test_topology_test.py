@@ -372,11 +372,6 @@ class LocalMockProcessor(ks.Processor):
         pass
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kslab/core/nodes.py ProcessorRuntime.init lets a KslabError from the processor's init() "
-    "(here the StoreError for an unconnected store) escape as is; Java's ProcessorNode.init "
-    "wraps every exception: fix: catch Exception (KslabError too) around init() and raise "
-    "StreamsError(f'failed to initialize processor {self.name}', node=self.name) from exc"))
 def test_should_throw_on_unassigned_state_store_access(topology):
     source_node_name = "source"
     good_node_name = "goodGuy"
