@@ -163,17 +163,9 @@ class Topology:
         store_name = _store_name(store_builder)
         existing = self._stores.get(store_name)
         if existing is not None and existing is not store_builder:
-            msg = (
-                f"A different StateStore has already been added with the name '{store_name}'; "
-                "give each store its own name, or pass the same builder object to share it"
-            )
-            raise TopologyError(msg)
+            raise TopologyError(_different_store("StateStore", store_name))
         if store_name in self._global_stores:
-            msg = (
-                f"A different GlobalStateStore has already been added with the name "
-                f"'{store_name}'; give the local store another name"
-            )
-            raise TopologyError(msg)
+            raise TopologyError(_different_store("GlobalStateStore", store_name))
         for processor in processor_names:
             self._check_connectable(processor, store_name, adding=True)
         self._stores[store_name] = store_builder
@@ -221,13 +213,8 @@ class Topology:
         _require_store_source_args(store_builder, source_name, topic, processor_name,
                                    state_update_supplier, "add_global_store")
         store_name = _store_name(store_builder)
-        self._check_store_source_args(store_builder, source_name, processor_name, store_name)
-        if getattr(store_builder, "logging_enabled", False):
-            msg = (
-                f"StateStore '{store_name}' for global table must not have logging enabled; "
-                "call .with_logging_disabled() on its builder (the source topic is its changelog)"
-            )
-            raise TopologyError(msg)
+        self._check_store_source_args(store_builder, source_name, processor_name, store_name,
+                                      global_store=True)
         source = SourceNode(
             source_name,
             [self._check_topic(source_name, topic)],
@@ -513,20 +500,26 @@ class Topology:
             users.append(processor)
 
     def _check_store_source_args(
-        self, store_builder: Any, source_name: str, processor_name: str, store_name: str
+        self, store_builder: Any, source_name: str, processor_name: str, store_name: str,
+        *, global_store: bool = False,
     ) -> None:
+        """Java's ``validateGlobalStoreArguments`` checks, in its order."""
         self._check_new_name(source_name)
         self._check_new_name(processor_name)
+        if store_name in self._stores:
+            raise TopologyError(_different_store("StateStore", store_name))
+        if store_name in self._global_stores:
+            raise TopologyError(_different_store("GlobalStateStore", store_name))
+        if global_store and getattr(store_builder, "logging_enabled", False):
+            msg = (
+                f"StateStore '{store_name}' for global table must not have logging enabled; "
+                "call .with_logging_disabled() on its builder (the source topic is its changelog)"
+            )
+            raise TopologyError(msg)
         if source_name == processor_name:
             msg = (
                 f"sourceName and processorName must be different (both '{source_name}'); "
                 "name the source and the state-update processor apart"
-            )
-            raise TopologyError(msg)
-        if store_name in self._stores or store_name in self._global_stores:
-            msg = (
-                f"A different StateStore has already been added with the name '{store_name}'; "
-                "give this store another name"
             )
             raise TopologyError(msg)
 
@@ -538,6 +531,11 @@ class Topology:
         from kslab.notebook.display import mimebundle
 
         return mimebundle(self, include, exclude)
+
+
+def _different_store(kind: str, store_name: str) -> str:
+    """Java's message, word for word, for a second store under a taken name."""
+    return f"Invalid topology: A different {kind} has already been added with the name {store_name}"
 
 
 def _store_name(store_builder: Any) -> str:
