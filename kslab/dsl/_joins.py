@@ -481,10 +481,15 @@ class _MergerProcessor(Processor):
     def process(self, record: Record) -> None:
         change = record.value
         if self.store is not None:
-            self.store.put(record.key, ValueAndTimestamp(change.new_value, record.timestamp))
+            code = self.store.put(record.key,
+                                  ValueAndTimestamp(change.new_value, record.timestamp))
+            if code == -(2**63):  # a versioned store refused a put older than its history
+                return
             if not self.forwarder.cached:  # a cached store forwards on flush
-                self.forwarder.maybe_forward(record.with_value(Change(change.new_value,
-                                                                      change.old_value)))
+                # a versioned store returns the put's valid_to: -1 when it is the latest (Java)
+                is_latest = code is None or code == -1
+                self.forwarder.maybe_forward(record.with_value(
+                    Change(change.new_value, change.old_value, is_latest)))
         elif self.s.send_old_values:
             self.ctx.forward(record)
         else:

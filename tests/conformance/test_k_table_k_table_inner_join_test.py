@@ -226,3 +226,26 @@ def test_not_sending_old_values_literal():
     builder.build().add_processor("proc", Capture, joined.name)
     run_capture(builder.build(), [[(k, (v, None), ts) for k, v, ts in step]
                                   for step in JOIN_OUTPUT])
+
+
+def test_join_into_a_versioned_store_flags_out_of_order_results():
+    # beyond Java's unit test (Java's KTableKTableJoinMerger, KIP-914): a join materialized in a
+    # versioned store forwards an out-of-order result as not the latest, so a join downstream
+    # (whose input is then versioned) drops it
+    builder, table1, table2 = _tables()
+    joined = table1.join(table2, tostring_joiner, ks.Materialized.as_(
+        ks.Stores.persistent_versioned_key_value_store("joined", 60_000)))
+    joined.join(table2, tostring_joiner).to_stream().to(OUTPUT)
+    topology = with_capture(builder, joined)
+    Capture.seen = []
+    with ks.TopologyTestDriver(topology, PROPS) as driver:
+        one = driver.create_input_topic(TOPIC1, INT, S)
+        two = driver.create_input_topic(TOPIC2, INT, S)
+        out = driver.create_output_topic(OUTPUT, INT, S)
+        two.pipe_input(0, "Y0", 0)
+        one.pipe_input(0, "X0", 10)
+        one.pipe_input(0, "XX0", 5)  # out of order
+        assert drain() == [(0, ks.Change("X0+Y0", None), 10),
+                           (0, ks.Change("XX0+Y0", None, False), 5)]
+        assert [(r.key, r.value, r.timestamp) for r in out.read_records_to_list()] == [
+            (0, "X0+Y0+Y0", 10)]
