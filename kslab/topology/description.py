@@ -69,7 +69,8 @@ def describe(topology: Topology) -> TopologyDescription:
 class NodeDescription:
     """A node as Kafka describes it; neighbours are node names, in Kafka's printing order.
 
-    Two nodes are equal when kind, name, neighbours (as sets) and kind-specific fields match.
+    Two nodes are equal as in Java: same kind and name, the same predecessors (as a set) and the
+    same kind-specific fields; successors never count (Java omits them to avoid loops).
     """
 
     name: str
@@ -77,7 +78,7 @@ class NodeDescription:
     successors: tuple[str, ...]
 
     def _content(self) -> tuple[Any, ...]:
-        return (type(self), self.name, frozenset(self.predecessors), frozenset(self.successors))
+        return (type(self), self.name, frozenset(self.predecessors))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, NodeDescription):
