@@ -19,7 +19,12 @@ from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
 from kslab.state.caching import CachingStore
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.session import session_key, split_session_key
-from kslab.state.window import WindowStoreFacade, split_window_key, window_key
+from kslab.state.window import (
+    WindowStoreFacade,
+    invalid_key_range,
+    split_window_key,
+    window_key,
+)
 
 __all__ = ["CachingSessionStore", "CachingWindowStore"]
 
@@ -185,6 +190,8 @@ class CachingWindowStore(CachingStore):
         inner = self._inner
         lower = None if key_from is None else inner._serialize_key(key_from)
         upper = None if key_to is None else inner._serialize_key(key_to)
+        if invalid_key_range(lower, upper):
+            return self._iterator([], inner._decode_windowed)
         return self._scan(lower, upper, time_from, time_to, backward=backward)
 
     def _scan(self, lower: bytes | None, upper: bytes | None, time_from: int, time_to: int, *,

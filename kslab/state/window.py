@@ -11,6 +11,7 @@ backend a segment at a time (one window start per segment in memory, as Java's i
 
 from __future__ import annotations
 
+import logging
 import struct
 from collections.abc import Iterable
 from typing import Any
@@ -22,7 +23,15 @@ from kslab.state._typed import TypedStore
 from kslab.state.base import KeyValueBackend, StoreContext
 from kslab.state.iterators import KeyValueIterator
 
-__all__ = ["TimestampedWindowStore", "WindowStore", "split_window_key", "window_key"]
+__all__ = [
+    "TimestampedWindowStore",
+    "WindowStore",
+    "invalid_key_range",
+    "split_window_key",
+    "window_key",
+]
+
+log = logging.getLogger("kslab.state")
 
 _TS_SEQ = struct.Struct(">qi")
 _TS = struct.Struct(">q")
@@ -35,6 +44,18 @@ _MAX_TS = 2**63 - 1
 def window_key(key_bytes: bytes, start: int, seq: int = 0) -> bytes:
     """Java's ``WindowKeySchema.toStoreKeyBinary``: key, window start, sequence number."""
     return key_bytes + _TS_SEQ.pack(start, seq)
+
+
+def invalid_key_range(lower: bytes | None, upper: bytes | None) -> bool:
+    """True, with Java's warning, for a key-range fetch whose serialized bounds are reversed
+    (Java's window stores then return an empty iterator instead of throwing)."""
+    if lower is None or upper is None or lower <= upper:
+        return False
+    log.warning("Returning empty iterator for fetch with invalid key range: from > to. This may "
+                "be due to range arguments set in the wrong order, or serdes that don't preserve "
+                "ordering when lexicographically comparing the serialized bytes. Note that the "
+                "built-in numerical serdes do not follow this for negative numbers")
+    return True
 
 
 def split_window_key(binary: bytes) -> tuple[bytes, int, int]:
@@ -53,6 +74,7 @@ class WindowStore(TypedStore):
     """
 
     __slots__ = (
+        "_dropped",
         "_interval",
         "_keep",
         "_observed",
@@ -84,6 +106,7 @@ class WindowStore(TypedStore):
         self._time_ordered = time_ordered or self._interval == 1
         # windows live while start > observed - keep; Java's time-ordered store keeps one ms more
         self._keep = retention + 1 if time_ordered else retention
+        self._dropped: Any = None  # the task's dropped-records counter, once open
 
     @property
     def retention_period(self) -> int:
@@ -105,7 +128,16 @@ class WindowStore(TypedStore):
         super().init(context)
         self._observed = _MIN_TS
         self._seq = 0
+        self._dropped = getattr(context, "record_dropped", None)
         self._reindex()
+
+    def close(self) -> None:
+        """Close the store; its open iterators just end (Java's window iterators do not throw
+        once their store is closed: ``has_next()`` is false)."""
+        iterators = list(self._iterators)
+        super().close()
+        for iterator in iterators:
+            iterator._closed_because = None  # ended, not failed
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -125,25 +157,33 @@ class WindowStore(TypedStore):
         if start > self._observed:
             self._observed = start
             self._expire()
-        if start > self._observed - self._keep:
-            if value is None:
-                self._bdelete(binary)
+        if start <= self._observed - self._keep:
+            self._expired_put()
+        elif value is None:
+            self._bdelete(binary)
+        else:
+            self._bput(binary, value[0])
+            segment = start // self._interval
+            keys = self._segments.get(segment)
+            if keys is None:
+                self._segments[segment] = {binary}
             else:
-                self._bput(binary, value[0])
-                segment = start // self._interval
-                keys = self._segments.get(segment)
-                if keys is None:
-                    self._segments[segment] = {binary}
-                else:
-                    keys.add(binary)
-        log = self._log
-        if log is not None:
+                keys.add(binary)
+        changelog = self._log
+        if changelog is not None:  # logged even when expired, as Java's change-logging layer
             if value is None:
-                log(self._name, binary, None)
+                changelog(self._name, binary, None)
             elif value[2] is None:
-                log(self._name, binary, value[1])
+                changelog(self._name, binary, value[1])
             else:
-                log(self._name, binary, value[1], value[2])
+                changelog(self._name, binary, value[1], value[2])
+
+    def _expired_put(self) -> None:
+        """A write into a window the store has expired: dropped, logged and counted as Java's
+        window stores do (their ``expiredRecordSensor`` is the task's dropped-records sensor)."""
+        log.warning("Skipping record for expired segment.")
+        if self._dropped is not None:
+            self._dropped()
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -245,6 +285,8 @@ class WindowStore(TypedStore):
                      backward: bool) -> KeyValueIterator:
         lower = None if key_from is None else self._serialize_key(key_from)
         upper = None if key_to is None else self._serialize_key(key_to)
+        if invalid_key_range(lower, upper):
+            return self._scan(lower, upper, 0, -1, backward=backward)  # an empty iterator
         return self._scan(lower, upper, time_from, time_to, backward=backward)
 
     def _scan(self, key_from: bytes | None, key_to: bytes | None, time_from: int, time_to: int,
@@ -291,9 +333,7 @@ class WindowStore(TypedStore):
 
     def _decode_windowed(self, binary: bytes) -> Windowed:
         key_bytes, start, _ = split_window_key(binary)
-        end = start + self._window_size
-        if end < start:  # overflow, as Java's TimeWindow clamps to Long.MAX_VALUE
-            end = _MAX_TS
+        end = min(start + self._window_size, _MAX_TS)  # Java's timeWindowForSize clamp
         return Windowed(self._decode_key(key_bytes), Window(start, end))
 
     def _columns(self) -> dict[str, list[Any]]:
