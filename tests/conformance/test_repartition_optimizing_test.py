@@ -3,8 +3,8 @@ TopologyTestDriver), translated to kslab: one mapped stream feeding a processor,
 aggregate, a reduce and a windowed join builds four repartition topics unoptimized and one with
 ``topology.optimization=all``, with identical results.
 
-Java's ``StreamsTestUtils.getStreamsConfig(String, String)`` is the ``PROPS`` dict (a random
-``application.id``, String default serdes, 10 KiB of cache, a 5 s commit interval). The
+Java's ``StreamsTestUtils.getStreamsConfig(String, String)`` is ``streams_configuration()``
+(a random ``application.id``, String default serdes, 10 KiB of cache, a 5 s commit interval). The
 deprecated ``JoinWindows.of(5000ms)`` is kept as ``ks.JoinWindows.of(5000)`` (24 h minus the window
 as grace, so the supplied 1-day stores match). ``System.out.println`` in the peek is a no-op.
 Nothing skipped.

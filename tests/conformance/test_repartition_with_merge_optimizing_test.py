@@ -3,9 +3,9 @@ runs on the TopologyTestDriver), translated to kslab: two mapped streams merged 
 build two repartition topics unoptimized and one with ``topology.optimization=all``, with
 identical results.
 
-Java's ``StreamsTestUtils.getStreamsConfig(String, String)`` is the ``PROPS`` dict (a random
-``application.id``, String default serdes, 10 KiB of cache, a 5 s commit interval). Nothing
-skipped.
+Java's ``StreamsTestUtils.getStreamsConfig(String, String)`` is ``streams_configuration()``
+(a random ``application.id``, String default serdes, 10 KiB of cache, a 5 s commit interval).
+Nothing skipped.
 """
 
 from __future__ import annotations
