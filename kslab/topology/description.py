@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kslab.errors import InvalidArgumentError, MissingArgumentError
 from kslab.topology._javaorder import (
     TreeSetOrder,
     copy_capacity,
@@ -77,6 +78,11 @@ class NodeDescription:
     predecessors: tuple[str, ...]
     successors: tuple[str, ...]
 
+    def __post_init__(self) -> None:
+        if self.name is None:
+            msg = "name cannot be null"
+            raise MissingArgumentError(msg)
+
     def _content(self) -> tuple[Any, ...]:
         return (type(self), self.name, frozenset(self.predecessors))
 
@@ -95,6 +101,16 @@ class SourceDescription(NodeDescription):
 
     topics: tuple[str, ...] | None = None
     topic_pattern: re.Pattern[str] | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # Java's Source(name, topics, pattern) takes exactly one of the two
+        if self.topics is None and self.topic_pattern is None:
+            msg = "Either topics or pattern must be not-null, but both are null."
+            raise InvalidArgumentError(msg)
+        if self.topics is not None and self.topic_pattern is not None:
+            msg = "Either topics or pattern must be null, but both are not null."
+            raise InvalidArgumentError(msg)
 
     def _content(self) -> tuple[Any, ...]:
         pattern = None if self.topic_pattern is None else self.topic_pattern.pattern
