@@ -32,6 +32,14 @@ class RecordingContext:
         self.flushed_entries: dict[Any, Any] = {}
         self.flushed_removals: set[Any] = set()
         self.restore_log: list[tuple[bytes, bytes | None]] = []
+        # the record context a caching store reads (ProcessorRecordContext) and the configs its
+        # ThreadCache is sized from (the Java driver's cache is 1 MiB)
+        self.record = ks.Record(None, None, self.timestamp)
+        self.topic, self.partition, self.offset = "topic", 0, 0
+        self.configs: dict[str, Any] = {"statestore.cache.max.bytes": 1024 * 1024}
+
+    def app_configs(self) -> dict[str, Any]:
+        return self.configs
 
     def changelog_topic(self, store_name: str) -> str:
         return f"{self.application_id}-{store_name}-changelog"
