@@ -282,11 +282,6 @@ def test_test_put_same_key_timestamp(store: Any, build: Any, context: FakeContex
     assert entries_by_key(context)[0] == {"zero@0", "zero+@0", "zero++@0"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "closing a window store makes its open iterators raise StoreError on has_next(); Java's "
-    'window iterators just end. Fix in kslab/state/window.py: override WindowStore.close() to'
-    ' end open iterators quietly before super().close() (for it in list(self._iterators): '
-    "it._invalidate('...'); it._closed_because = None), so has_next() returns False"))
 def test_should_close_open_iterators_when_store_is_closed_and_not_throw_invalid_state_store_exception_on_has_next(  # noqa: E501
         store: Any) -> None:
     store.put(1, "one", 1)
@@ -298,11 +293,6 @@ def test_should_close_open_iterators_when_store_is_closed_and_not_throw_invalid_
         assert not iterator.has_next()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'Windowed keys of a window starting near Long.MAX_VALUE get end > Long.MAX_VALUE (Python '
-    'ints do not overflow, so the `end < start` clamp never fires). Fix in '
-    'kslab/state/window.py WindowStore._decode_windowed: end = min(start + self._window_size,'
-    " _MAX_TS), as Java's timeWindowForSize"))
 def test_should_fetch_and_iterate_over_exact_keys(build: Any) -> None:
     size = retention = 0x7A00000000000000
     store = build(retention, size, False, ks.serdes.String(), ks.serdes.String())
@@ -377,11 +367,6 @@ def test_should_return_same_results_for_single_key_fetch_and_equal_key_range_fet
         assert not ranged.has_next()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'a key-range fetch with from > to (serialized) returns nothing but logs nothing. Fix in '
-    'kslab/state/window.py WindowStore._fetch_range: when both bounds are set and lower > '
-    "upper, log.warning Java's exact 'Returning empty iterator for fetch with invalid key "
-    "range: from > to. ...' message and return an empty iterator"))
 def test_should_not_throw_invalid_range_exception_with_negative_from_key(
         store: Any, caplog: Any) -> None:
     with caplog.at_level(logging.WARNING), store.fetch(-1, 1, 0, 10) as iterator:
@@ -394,11 +379,6 @@ def test_should_not_throw_invalid_range_exception_with_negative_from_key(
     ) in caplog.messages
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'a put into an expired window (start <= observed - retention) is dropped silently. Fix in'
-    " kslab/state/window.py WindowStore._put_bytes: in that case call the context's "
-    "record_dropped() (getattr(context, 'record_dropped', None), kept at init) and "
-    "log.warning 'Skipping record for expired segment.', as Java's expiredRecordSensor does"))
 def test_should_measure_expired_records(store: Any, context: DropCountingContext) -> None:
     store.put(1, "initial record", 2 * RETENTION_PERIOD)
     store.put(1, "late record", 0)
