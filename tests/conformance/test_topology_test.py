@@ -12,8 +12,8 @@ Deprecated ``JoinWindows.of(100)`` becomes ``of_time_difference_and_grace(100, 2
 what ``of`` gives.
 
 Java's ``StreamsBuilder(TopologyConfig("my-topology", config, {default.dsl.store: in_memory}))``
-becomes ``builder.build({"default.dsl.store": "in_memory"})``: the store type is checked, and
-the description body after the header line; the ``Topology: my-topology:`` header belongs to
+becomes ``ks.StreamsBuilder({"default.dsl.store": "in_memory"})``: the store type is checked,
+and the description body after the header line; the ``Topology: my-topology:`` header belongs to
 named topologies (deprecated, internal), which kslab does not have.
 
 Skipped, as outside kslab's API: ``sinkShouldReturnNullTopicWithDynamicRouting`` and
@@ -888,10 +888,10 @@ def test_k_grouped_stream_zero_arg_count_with_topology_config_should_preserve_to
         "      --> none\n"
         "      <-- KSTREAM-SOURCE-0000000000\n\n"
     )
-    builder = ks.StreamsBuilder()
+    builder = ks.StreamsBuilder(IN_MEMORY_DSL_STORE)
     (builder.stream("input-topic")
         .group_by_key().count())
-    topology = builder.build(IN_MEMORY_DSL_STORE)
+    topology = builder.build()
     assert_body(topology, expected)
     assert has_persistent_local_store(topology) is False
 
@@ -998,12 +998,12 @@ def test_time_window_zero_arg_count_with_topology_config_should_preserve_topolog
         "      --> none\n"
         "      <-- KSTREAM-SOURCE-0000000000\n\n"
     )
-    builder = ks.StreamsBuilder()
+    builder = ks.StreamsBuilder(IN_MEMORY_DSL_STORE)
     (builder.stream("input-topic")
         .group_by_key()
         .windowed_by(ks.TimeWindows.of_size_with_no_grace(1))
         .count())
-    topology = builder.build(IN_MEMORY_DSL_STORE)
+    topology = builder.build()
     assert_body(topology, expected)
     assert has_persistent_local_store(topology) is False
 
@@ -1064,12 +1064,12 @@ def test_sliding_window_zero_arg_count_with_topology_config_should_preserve_topo
         "      --> none\n"
         "      <-- KSTREAM-SOURCE-0000000000\n\n"
     )
-    builder = ks.StreamsBuilder()
+    builder = ks.StreamsBuilder(IN_MEMORY_DSL_STORE)
     (builder.stream("input-topic")
         .group_by_key()
         .windowed_by(ks.SlidingWindows.of_time_difference_with_no_grace(1))
         .count())
-    topology = builder.build(IN_MEMORY_DSL_STORE)
+    topology = builder.build()
     assert_body(topology, expected)
     assert has_persistent_local_store(topology) is False
 
@@ -1142,14 +1142,14 @@ def test_time_windowed_cogrouped_zero_arg_count_with_topology_config_should_pres
         "      --> none\n"
         "      <-- COGROUPKSTREAM-AGGREGATE-0000000002\n\n"
     )
-    builder = ks.StreamsBuilder()
+    builder = ks.StreamsBuilder(IN_MEMORY_DSL_STORE)
     (builder.stream("input-topic")
         .group_by_key()
         .cogroup(lambda key, value, aggregate: value)
         .windowed_by(ks.TimeWindows.of_size_with_no_grace(1))
         .aggregate(
         lambda: ""))
-    topology = builder.build(IN_MEMORY_DSL_STORE)
+    topology = builder.build()
     assert_body(topology, expected)
     assert has_persistent_local_store(topology) is False
 
@@ -1222,14 +1222,14 @@ def test_sliding_windowed_cogrouped_zero_arg_count_with_topology_config_should_p
         "      --> none\n"
         "      <-- COGROUPKSTREAM-AGGREGATE-0000000002\n\n"
     )
-    builder = ks.StreamsBuilder()
+    builder = ks.StreamsBuilder(IN_MEMORY_DSL_STORE)
     (builder.stream("input-topic")
         .group_by_key()
         .cogroup(lambda key, value, aggregate: value)
         .windowed_by(ks.SlidingWindows.of_time_difference_with_no_grace(1))
         .aggregate(
         lambda: ""))
-    topology = builder.build(IN_MEMORY_DSL_STORE)
+    topology = builder.build()
     assert_body(topology, expected)
     assert has_persistent_local_store(topology) is False
 
@@ -1303,14 +1303,14 @@ def test_session_windowed_cogrouped_zero_arg_count_with_topology_config_should_p
         "      --> none\n"
         "      <-- COGROUPKSTREAM-AGGREGATE-0000000002\n\n"
     )
-    builder = ks.StreamsBuilder()
+    builder = ks.StreamsBuilder(IN_MEMORY_DSL_STORE)
     (builder.stream("input-topic")
         .group_by_key()
         .cogroup(lambda key, value, aggregate: value)
         .windowed_by(ks.SessionWindows.of_inactivity_gap_with_no_grace(1))
         .aggregate(
         lambda: "", lambda agg_key, agg_one, agg_two: ""))
-    topology = builder.build(IN_MEMORY_DSL_STORE)
+    topology = builder.build()
     assert_body(topology, expected)
     assert has_persistent_local_store(topology) is False
 
@@ -1417,12 +1417,12 @@ def test_session_window_zero_arg_count_with_topology_config_should_preserve_topo
         "      --> none\n"
         "      <-- KSTREAM-SOURCE-0000000000\n\n"
     )
-    builder = ks.StreamsBuilder()
+    builder = ks.StreamsBuilder(IN_MEMORY_DSL_STORE)
     (builder.stream("input-topic")
         .group_by_key()
         .windowed_by(ks.SessionWindows.of_inactivity_gap_with_no_grace(1))
         .count())
-    topology = builder.build(IN_MEMORY_DSL_STORE)
+    topology = builder.build()
     assert_body(topology, expected)
     assert has_persistent_local_store(topology) is False
 
@@ -1528,10 +1528,10 @@ def test_table_named_materialized_count_with_topology_config_should_preserve_top
         "      <-- KSTREAM-SOURCE-0000000006\n"
         "\n"
     )
-    builder = ks.StreamsBuilder()
+    builder = ks.StreamsBuilder(IN_MEMORY_DSL_STORE)
     builder.table("input-topic").group_by(lambda key, value: None).count(
         ks.Materialized.as_(ROCKS_DB))
-    topology = builder.build(IN_MEMORY_DSL_STORE)
+    topology = builder.build()
     assert_body(topology, expected)
     # one for ktable, and one for count operation
     stores = list(topology.state_stores.values())
