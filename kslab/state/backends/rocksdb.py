@@ -12,6 +12,7 @@ alive with the iterator, so they could be read after being freed.
 from __future__ import annotations
 
 import itertools
+import logging
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from kslab.state.base import KeyValueBackend
 __all__ = ["RocksDBKeyValueBackend", "RocksDBTimestampedKeyValueBackend"]
 
 _ESTIMATE_NUM_KEYS = "rocksdb.estimate-num-keys"
+
+_log = logging.getLogger("kslab.state")
 
 
 class RocksDBKeyValueBackend(KeyValueBackend):
@@ -164,3 +167,8 @@ class RocksDBTimestampedKeyValueBackend(RocksDBKeyValueBackend):
     timestamps, so a timestamped builder keeps them instead of dropping them."""
 
     timestamped = True
+
+    def open(self, directory: Path | None) -> None:
+        """Open or create the database, logging the mode as Java's store does."""
+        super().open(directory)
+        _log.info("Opening store %s in regular mode", self.name)
