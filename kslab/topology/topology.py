@@ -554,4 +554,5 @@ def _supplier_stores(supplier: Any) -> list[Any]:
     stores = getattr(supplier, "stores", None)
     if stores is None or isinstance(supplier, type):
         return []
-    return list(stores())
+    declared = stores()
+    return [] if declared is None else list(declared)  # Java treats a null stores() as none
