@@ -3,8 +3,10 @@
 The backend holds, per serialized key, the key's versions as one value: a list of
 ``(timestamp, value bytes or tombstone)`` sorted by timestamp. Invariant: a version is readable
 while ``get(key, as_of)`` asks for a time at or after ``observed stream time - history
-retention``; a put older than that is refused (``PUT_RETURN_CODE_NOT_PUT``), and versions that can
-no longer be asked for are dropped, as Java's ``RocksDBVersionedStore`` does. The changelog
+retention``; a put older than that is refused (``PUT_RETURN_CODE_NOT_PUT``, counted as a dropped
+record), and versions that can no longer be asked for are dropped, as Java's
+``RocksDBVersionedStore`` does. Tombstones are versions too (they bound older versions put
+later), and the latest version of a key never expires. The changelog
 carries, as Java's, every put and delete (refused ones too) as a plain ``(key bytes, value
 bytes or tombstone)`` record stamped with the version's timestamp, so a replay rebuilds it.
 """
@@ -68,7 +70,7 @@ class VersionedKeyValueStore(TypedStore):
     <VersionedKeyValueStore 'prices' (RocksDB, not open)>
     """
 
-    __slots__ = ("_history", "_observed")
+    __slots__ = ("_dropped", "_history", "_observed")
 
     store_kind = "versioned_key_value"
 
@@ -78,6 +80,18 @@ class VersionedKeyValueStore(TypedStore):
         super().__init__(name, backend, key_serde, value_serde, logging_enabled=logging_enabled)
         self._history = history_retention
         self._observed = -(2**63)
+        self._dropped: Any = None  # the task's dropped-records counter, once open
+
+    def init(self, context: Any, root: Any = None) -> None:
+        """Open the backend; expired writes count as the task's dropped records (Java's
+        ``expiredRecordSensor``)."""
+        super().init(context, root)
+        self._dropped = getattr(context, "record_dropped", None)
+
+    def _expired(self, message: str) -> None:
+        log.warning(message)
+        if self._dropped is not None:
+            self._dropped()
 
     @property
     def history_retention(self) -> int:
@@ -94,6 +108,8 @@ class VersionedKeyValueStore(TypedStore):
         key_bytes = self._serialize_key(key)
         raw = self._serialize_value(value)
         code = self._put_bytes(key_bytes, raw, timestamp)
+        if code == PUT_RETURN_CODE_NOT_PUT:
+            self._expired("Skipping record for expired put.")
         if self._log is not None:  # as Java's ChangeLoggingVersionedKeyValueBytesStore: always
             self._log(self._name, key_bytes, raw, timestamp)
         return code
@@ -101,8 +117,7 @@ class VersionedKeyValueStore(TypedStore):
     def _put_bytes(self, key_bytes: bytes, raw: bytes | None, timestamp: int) -> int:
         self._observed = max(self._observed, timestamp)
         if timestamp < self._observed - self._history:
-            log.warning("Skipping record for expired put.")
-            return PUT_RETURN_CODE_NOT_PUT
+            return PUT_RETURN_CODE_NOT_PUT  # restores skip it silently, as Java's
         stored = self._bget(key_bytes)
         versions = [] if stored is None else _decode(stored)
         versions = [v for v in versions if v[0] != timestamp]
@@ -110,7 +125,7 @@ class VersionedKeyValueStore(TypedStore):
         versions.sort(key=lambda v: v[0])
         later = [ts for ts, _ in versions if ts > timestamp]
         versions = self._expire(versions)
-        if not versions or all(v is None for _, v in versions):
+        if not versions:  # tombstones stay: they bound older versions put later (Java)
             self._bdelete(key_bytes)
         else:
             self._bput(key_bytes, _encode(versions))
@@ -124,10 +139,18 @@ class VersionedKeyValueStore(TypedStore):
             if valid_to is not None and valid_to <= horizon:
                 continue
             keep.append((ts, value))
+        if keep and keep[-1][1] is None and keep[-1][0] <= horizon:
+            keep.clear()  # a latest tombstone no read or put can still see: as if nothing
         return keep
 
     def delete(self, key: Any, timestamp: int) -> VersionedRecord | None:
-        """Add a tombstone at ``timestamp``; returns the version that was valid then."""
+        """Add a tombstone at ``timestamp``; returns the version that was valid then (``None``
+        when the delete is older than history retention and so does not happen, as Java's)."""
+        if timestamp < self._observed - self._history:
+            self._expired("Skipping record for expired delete.")
+            if self._log is not None:  # Java's change-logging layer logs it all the same
+                self._log(self._name, self._serialize_key(key), None, timestamp)
+            return None
         previous = self.get(key, timestamp)
         self.put(key, None, timestamp)
         return previous
@@ -144,6 +167,12 @@ class VersionedKeyValueStore(TypedStore):
             ts, value = versions[-1]
             return None if value is None else VersionedRecord(self._decode_value(value), ts)
         if as_of_timestamp < self._observed - self._history:
+            # the latest version of a key never expires: Java still returns it when it is
+            # valid at ``as_of_timestamp``; anything older is gone
+            ts, value = versions[-1]
+            if value is not None and ts <= as_of_timestamp:
+                return VersionedRecord(self._decode_value(value), ts)
+            log.warning("Returning null for expired get.")
             return None
         for i in range(len(versions) - 1, -1, -1):
             ts, value = versions[i]
