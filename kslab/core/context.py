@@ -29,6 +29,24 @@ __all__ = ["FixedKeyContext", "RecordContext", "TaskContext"]
 _NO_RECORD = Record(None, None, 0)
 
 
+def _type_name(obj: Any, what: str) -> str:
+    return f"unknown because {what} is None" if obj is None else type(obj).__name__
+
+
+def _type_error_hint(node: str, record: Record) -> str:
+    """Java's hint for a ``ClassCastException`` in a processor, for its Python kin ``TypeError``:
+    wrong serdes hand a processor objects of types it does not expect."""
+    return (
+        f"TypeError invoking processor: {node}. Do the Processor's input types match the "
+        "deserialized types? Check the Serde setup and change the default Serdes in "
+        "StreamsConfig or provide correct Serdes via method parameters. Make sure the Processor "
+        f"can accept the deserialized input of type key: {_type_name(record.key, 'key')}, and "
+        f"value: {_type_name(record.value, 'value')}.\nNote that although incorrect Serdes are "
+        "a common cause of error, the TypeError might have another cause (in user code, for "
+        "example)."
+    )
+
+
 class RecordContext:
     """What a topic extractor or partitioner may know of the record: where it came from."""
 
@@ -297,6 +315,8 @@ class TaskContext(ProcessorContext):
             f"key={record.key!r}, value={record.value!r}: {exc!r}; fix the processor or "
             "filter the record before it"
         )
+        if isinstance(exc, TypeError):
+            msg = f"{_type_error_hint(node, record)}\n{msg}"
         return StreamsError(
             msg, node=node, topic=self.topic, partition=self.partition, offset=self.offset,
             key=record.key, value=record.value,

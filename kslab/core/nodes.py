@@ -123,10 +123,14 @@ class ProcessorRuntime(RuntimeNode):
         return processor.process
 
     def close(self) -> None:
-        """Call the processor's ``close``."""
+        """Call the processor's ``close``; what it raises fails as Java's ``ProcessorNode``."""
         close = getattr(self.processor, "close", None)
         if close is not None:
-            close()
+            try:
+                close()
+            except Exception as exc:
+                msg = f"failed to close processor {self.name}: {exc!r}"
+                raise StreamsError(msg, node=self.name) from exc
 
     def process(self, record: Record) -> None:
         """Run the user's ``process``; turn what it raises into a located ``StreamsError``."""

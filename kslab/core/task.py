@@ -538,6 +538,8 @@ class StreamTask:
             except Exception as exc:
                 errors.append(exc)
         if errors:
+            if isinstance(errors[0], StreamsError):  # a processor's close: Java rethrows it
+                raise errors[0]
             msg = f"closing task {self.id} failed: {errors[0]!r}"
             raise StreamsError(msg) from errors[0]
 
