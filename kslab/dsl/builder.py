@@ -277,14 +277,32 @@ class StreamsBuilder:
 
     def build(self, props: dict[str, Any] | None = None) -> Topology:
         """Lower the DSL graph onto a new ``Topology``, applying ``topology.optimization``."""
+        return self._build_detached(props)
+
+    def _build_detached(self, props: dict[str, Any] | None = None) -> Topology:
+        """The whole graph written into a ``Topology`` nobody else holds: what kslab's own
+        displays and previews build, so adding nodes to it never changes a user's topology."""
+        self._prepare(props)
+        topology = Topology()
+        self._write_graph(topology, set())
+        for topic, partitions in self.internal_topics.items():
+            if topic not in topology.internal_topics:
+                topology._add_internal_topic(topic, partitions)
+        topology._copartition_groups.extend(set(g) for g in self.copartition_groups)
+        _optimize.check_copartitioning(topology)
+        return topology
+
+    def _prepare(self, props: dict[str, Any] | None) -> None:
+        """Resolve the store type and apply Java's graph rewrites (idempotent)."""
         self.default_store_type = (self._topology_store_type or _configured_store_type(props)
                                    or "persistent")
         _optimize.merge_duplicate_sources(self)
         _optimize.optimize(self, props)
-        topology = Topology()
+
+    def _write_graph(self, topology: Topology, written: set[int]) -> None:
+        """Write every node not in ``written`` once all its parents are, by build priority."""
         queue: list[tuple[int, int, GraphNode]] = [(-1, 0, self.root)]
         seq = 1
-        written: set[int] = set()
         while queue:
             _, _, node = heapq.heappop(queue)
             if id(node) not in written and all(id(p) in written or p is self.root
@@ -294,12 +312,6 @@ class StreamsBuilder:
             for child in node.children:
                 heapq.heappush(queue, (child.build_priority, seq, child))
                 seq += 1
-        for topic, partitions in self.internal_topics.items():
-            if topic not in topology.internal_topics:
-                topology._add_internal_topic(topic, partitions)
-        topology._copartition_groups.extend(set(g) for g in self.copartition_groups)
-        _optimize.check_copartitioning(topology)
-        return topology
 
     def __repr__(self) -> str:
         return f"<kslab.StreamsBuilder: {self._index} names used>"
