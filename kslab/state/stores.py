@@ -195,13 +195,7 @@ def _check_not_negative(name: str, duration: Any, what: str) -> None:
 
 
 def _check_window_durations(name: str, retention_period: Any, window_size: Any) -> None:
-    """The window-store checks of Java's ``Stores``, in its order and with its messages."""
+    """The negative-duration checks of Java's window ``Stores`` factories, in Java's order (the
+    supplier checks the size against the retention, printing them as Java does per store kind)."""
     _check_not_negative(name, retention_period, "retentionPeriod")
     _check_not_negative(name, window_size, "windowSize")
-    retention, size = _millis(retention_period), _millis(window_size)
-    if retention is not None and size is not None and size > retention:
-        msg = (
-            f"The retention period of the window store {name} must be no smaller than its "
-            f"window size. Got size=[{size}], retention=[{retention}]"
-        )
-        raise InvalidStoreArgumentError(msg)
