@@ -25,7 +25,12 @@ from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import TypedStore
 from kslab.state.backends.memory import InMemoryKeyValueBackend
 from kslab.state.backends.rocksdb import RocksDBKeyValueBackend
-from kslab.state.base import KeyValueBackend, StoreBuilder, StoreSupplier
+from kslab.state.base import (
+    KeyValueBackend,
+    NullStoreArgumentError,
+    StoreBuilder,
+    StoreSupplier,
+)
 
 __all__ = [
     "PUT_RETURN_CODE_NOT_PUT",
@@ -211,10 +216,22 @@ class VersionedKeyValueStore(TypedStore):
             self._put_bytes(record[0], record[1], timestamp)
 
 
+def _default_segment_interval(history_retention: int) -> int:
+    """Java's ``RocksDbVersionedKeyValueBytesStoreSupplier.defaultSegmentInterval``."""
+    if history_retention <= 60_000:
+        return max(history_retention // 3, 2_000)
+    if history_retention <= 300_000:
+        return max(history_retention // 5, 20_000)
+    if history_retention <= 3_600_000:
+        return max(history_retention // 12, 60_000)
+    return max(history_retention // 24, 300_000)
+
+
 class VersionedBytesStoreSupplier(StoreSupplier):
     """Supplies versioned store backends (RocksDB, or in memory for tests)."""
 
-    def __init__(self, name: str, history_retention: Any, *, persistent: bool = True) -> None:
+    def __init__(self, name: str, history_retention: Any, *, persistent: bool = True,
+                 segment_interval: int | None = None) -> None:
         super().__init__(name)
         if isinstance(history_retention, dt.timedelta):
             history_retention = int(history_retention.total_seconds() * 1000)
@@ -225,7 +242,18 @@ class VersionedBytesStoreSupplier(StoreSupplier):
             raise StoreError(msg)
         self.history_retention = history_retention
         self.persistent = persistent
+        self.segment_interval = _default_segment_interval(history_retention) \
+            if segment_interval is None else segment_interval
         self.metrics_scope = "rocksdb"
+
+    def history_retention_ms(self) -> int:
+        """How far back (ms) reads can look (Java's ``historyRetentionMs()``)."""
+        return self.history_retention
+
+    def segment_interval_ms(self) -> int:
+        """Java's ``segmentIntervalMs()``: the given interval, or the default for the history
+        retention (kslab keeps versions per key, so it only describes the store)."""
+        return self.segment_interval
 
     def get(self) -> KeyValueBackend:
         """A new, unopened backend."""
@@ -239,12 +267,20 @@ class VersionedKeyValueStoreBuilder(StoreBuilder):
 
     def __init__(self, supplier: VersionedBytesStoreSupplier, key_serde: Any = None,
                  value_serde: Any = None) -> None:
+        if supplier is None:
+            msg = "storeSupplier can't be null"
+            raise NullStoreArgumentError(msg)
         if not isinstance(supplier, VersionedBytesStoreSupplier):
             msg = (f"VersionedKeyValueStoreBuilder got {supplier!r}; pass "
                    "Stores.persistent_versioned_key_value_store(name, history_retention)")
             raise StoreError(msg)
         self._supplier = supplier
         super().__init__(supplier.name, key_serde, value_serde)
+
+    def with_caching_enabled(self) -> VersionedKeyValueStoreBuilder:
+        """Refused, as in Java: versioned stores have no record cache."""
+        msg = "Versioned stores do not support caching"
+        raise StoreError(msg)
 
     @property
     def persistent(self) -> bool:
