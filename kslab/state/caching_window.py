@@ -18,7 +18,7 @@ from typing import Any
 from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
 from kslab.state.caching import CachingStore
 from kslab.state.iterators import KeyValueIterator
-from kslab.state.session import session_key, split_session_key
+from kslab.state.session import SINGLE_KEY, session_key, split_session_key
 from kslab.state.window import (
     WindowStoreFacade,
     invalid_key_range,
@@ -316,9 +316,9 @@ class CachingSessionStore(CachingStore):
         if latest_session_start_time is None:  # find_sessions(earliest_end, latest_end)
             return self._merge(found, None, None, _MIN_TS, _MAX_TS, key,
                                earliest_session_end_time, backward=False)
-        upper = args[0] if args else key
-        return self._merge(found, key, upper, earliest_session_end_time,
-                           latest_session_start_time, None, None, backward=False)
+        return self._merge(found, *_find_arguments(key, earliest_session_end_time,
+                                                   latest_session_start_time, args),
+                           None, None, backward=False)
 
     def backward_find_sessions(self, key: Any, earliest_session_end_time: int,
                                latest_session_start_time: int, *args: Any) -> Any:
@@ -327,18 +327,28 @@ class CachingSessionStore(CachingStore):
                                                    latest_session_start_time, *args)
         if not self._has_dirty():
             return found
-        upper = args[0] if args else key
-        return self._merge(found, key, upper, earliest_session_end_time,
-                           latest_session_start_time, None, None, backward=True)
+        return self._merge(found, *_find_arguments(key, earliest_session_end_time,
+                                                   latest_session_start_time, args),
+                           None, None, backward=True)
 
-    def fetch(self, key_from: Any, key_to: Any = None) -> Any:
-        """Every session of ``key_from`` (or of the keys in ``[key_from, key_to]``)."""
+    def fetch(self, key_from: Any, key_to: Any = SINGLE_KEY) -> Any:
+        """Every session of ``key_from``, or of the keys in ``[key_from, key_to]`` (``None``:
+        no bound on that side)."""
         found = self._inner.fetch(key_from, key_to)
         if not self._has_dirty():
             return found
-        upper = key_from if key_to is None else key_to
+        upper = key_from if key_to is SINGLE_KEY else key_to
         return self._merge(found, key_from, upper, _MIN_TS, _MAX_TS, None, None,
                            backward=False)
+
+    def backward_fetch(self, key_from: Any, key_to: Any = SINGLE_KEY) -> Any:
+        """As ``fetch``, newest first."""
+        found = self._inner.backward_fetch(key_from, key_to)
+        if not self._has_dirty():
+            return found
+        upper = key_from if key_to is SINGLE_KEY else key_to
+        return self._merge(found, key_from, upper, _MIN_TS, _MAX_TS, None, None,
+                           backward=True)
 
     def _merge(self, found: Any, key_from: Any, key_to: Any, earliest_end: int,
                latest_start: int, end_from: Any, end_to: Any, *, backward: bool) -> Any:
@@ -398,6 +408,16 @@ class CachingSessionStore(CachingStore):
                     listener(session, new, old if send_old else None, entry.record)
             finally:
                 self._leave(saved)
+
+
+def _find_arguments(key: Any, second: Any, third: Any,
+                    args: tuple[Any, ...]) -> tuple[Any, Any, Any, Any]:
+    """``(key_from, key_to, earliest_end, latest_start)`` of ``find_sessions(key, earliest_end,
+    latest_start)`` or of its key-range form ``find_sessions(key_from, key_to, earliest_end,
+    latest_start)``."""
+    if args:
+        return key, second, third, args[0]
+    return key, key, second, third
 
 
 def _session_order(binary: bytes) -> tuple[int, bytes, int]:

@@ -8,6 +8,7 @@ before ``observed stream time - retention`` is never returned and is dropped fro
 
 from __future__ import annotations
 
+import logging
 import struct
 from collections.abc import Iterable
 from typing import Any
@@ -16,10 +17,22 @@ from kslab.errors import StoreError
 from kslab.records import Window, Windowed
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import TypedStore
-from kslab.state.base import KeyValueBackend, StoreContext
+from kslab.state.base import KeyValueBackend, NullStoreArgumentError, StoreContext
 from kslab.state.iterators import KeyValueIterator
 
-__all__ = ["SessionStore", "session_key", "split_session_key"]
+__all__ = ["SINGLE_KEY", "SessionStore", "session_key", "split_session_key"]
+
+log = logging.getLogger("kslab.state")
+
+# ``fetch(key)`` means one key; an explicit ``fetch(key_from, None)`` is an open upper bound
+SINGLE_KEY: Any = object()
+
+
+def _require_key(key: Any) -> None:
+    """Java's ``Objects.requireNonNull(key, "key cannot be null")`` of single-key reads."""
+    if key is None:
+        msg = "key cannot be null"
+        raise NullStoreArgumentError(msg)
 
 _END_START = struct.Struct(">qq")
 _SUFFIX = 16
@@ -47,7 +60,7 @@ class SessionStore(TypedStore):
     <SessionStore 's' (InMemory, not open)>
     """
 
-    __slots__ = ("_ends", "_interval", "_observed", "_retention", "_time_ordered")
+    __slots__ = ("_dropped", "_ends", "_interval", "_observed", "_retention", "_time_ordered")
 
     store_kind = "session"
 
@@ -61,6 +74,7 @@ class SessionStore(TypedStore):
         self._observed = _MIN_TS
         self._ends: dict[int, set[bytes]] = {}
         self._time_ordered = time_ordered
+        self._dropped: Any = None  # the task's dropped-records counter, once open
         # RocksDB's segment interval (used by time-ordered stores), as Java's default
         self._interval = max(retention // 2, 60_000) if segment_interval is None else \
             max(1, segment_interval)
@@ -73,7 +87,16 @@ class SessionStore(TypedStore):
     def init(self, context: StoreContext) -> None:
         """Open the backend and rebuild the expiry index from what it holds."""
         super().init(context)
+        self._dropped = getattr(context, "record_dropped", None)
         self._reindex()
+
+    def close(self) -> None:
+        """Close the store; its open iterators just end (Java's session iterators do not throw
+        once their store is closed: ``has_next()`` is false)."""
+        iterators = list(self._iterators)
+        super().close()
+        for iterator in iterators:
+            iterator._closed_because = None  # ended, not failed
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -85,14 +108,25 @@ class SessionStore(TypedStore):
         if end > self._observed:
             self._observed = end
             self._expire()
-        if raw is None:
+        if not self._live(end):
+            self._expired_put()
+        elif raw is None:
             self._bdelete(binary)
-        elif self._live(end):
+        else:
             self._bput(binary, raw)
             self._ends.setdefault(end, set()).add(binary)
-        log = self._log
-        if log is not None:
-            log(self._name, binary, raw)
+        changelog = self._log
+        if changelog is not None:  # logged even when expired, as Java's change-logging layer
+            changelog(self._name, binary, raw)
+
+    def _expired_put(self) -> None:
+        """A write into an expired session: dropped and counted (Java's ``expiredRecordSensor``
+        is the task's dropped-records sensor); logged by the in-memory and time-ordered stores,
+        as Java's (its key-first RocksDB store is silent)."""
+        if self._time_ordered or not self._backend.persistent:
+            log.warning("Skipping record for expired segment.")
+        if self._dropped is not None:
+            self._dropped()
 
     def remove(self, session: Windowed) -> None:
         """Remove the session (a tombstone goes to the changelog)."""
@@ -118,6 +152,7 @@ class SessionStore(TypedStore):
         if args:
             return self._find(key, earliest_session_end_time, latest_session_start_time, args[0],
                               backward=False)
+        _require_key(key)
         return self._find(key, key, earliest_session_end_time, latest_session_start_time,
                           backward=False)
 
@@ -127,17 +162,23 @@ class SessionStore(TypedStore):
         if args:
             return self._find(key, earliest_session_end_time, latest_session_start_time, args[0],
                               backward=True)
+        _require_key(key)
         return self._find(key, key, earliest_session_end_time, latest_session_start_time,
                           backward=True)
 
-    def fetch(self, key_from: Any, key_to: Any = None) -> KeyValueIterator:
-        """Every session of ``key_from`` (or of the keys in ``[key_from, key_to]``)."""
-        key_to = key_from if key_to is None else key_to
+    def fetch(self, key_from: Any, key_to: Any = SINGLE_KEY) -> KeyValueIterator:
+        """Every session of ``key_from``, or of the keys in ``[key_from, key_to]`` (``None``:
+        no bound on that side, as Java's)."""
+        if key_to is SINGLE_KEY:
+            _require_key(key_from)
+            key_to = key_from
         return self._find(key_from, key_to, 0, _MAX_TS, backward=False)
 
-    def backward_fetch(self, key_from: Any, key_to: Any = None) -> KeyValueIterator:
+    def backward_fetch(self, key_from: Any, key_to: Any = SINGLE_KEY) -> KeyValueIterator:
         """As ``fetch``, newest first."""
-        key_to = key_from if key_to is None else key_to
+        if key_to is SINGLE_KEY:
+            _require_key(key_from)
+            key_to = key_from
         return self._find(key_from, key_to, 0, _MAX_TS, backward=True)
 
     def all(self) -> KeyValueIterator:
@@ -156,6 +197,13 @@ class SessionStore(TypedStore):
               backward: bool) -> KeyValueIterator:
         lower = None if key_from is None else self._serialize_key(key_from)
         upper = None if key_to is None else self._serialize_key(key_to)
+        if lower is not None and upper is not None and lower > upper:
+            log.warning("Returning empty iterator for fetch with invalid key range: from > to. "
+                        "This may be due to range arguments set in the wrong order, or serdes "
+                        "that don't preserve ordering when lexicographically comparing the "
+                        "serialized bytes. Note that the built-in numerical serdes do not follow "
+                        "this for negative numbers")
+            return self._iterator(iter(()))
         earliest_end = max(earliest_end, self._observed - self._retention + 1)
         single = lower is not None and lower == upper
         source = self._backend.prefix_scan(lower) if single else self._backend.all()
