@@ -13,7 +13,26 @@ from typing import Any
 
 from kslab.errors import KslabError
 
-__all__ = ["StreamsConfig"]
+__all__ = ["ConfigError", "StreamsConfig"]
+
+DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024
+NO_OPTIMIZATION, OPTIMIZE = "none", "all"
+REUSE_KTABLE_SOURCE_TOPICS = "reuse.ktable.source.topics"
+MERGE_REPARTITION_TOPICS = "merge.repartition.topics"
+SINGLE_STORE_SELF_JOIN = "single.store.self.join"
+_OPTIMIZATIONS = (
+    NO_OPTIMIZATION, OPTIMIZE, REUSE_KTABLE_SOURCE_TOPICS, MERGE_REPARTITION_TOPICS,
+    SINGLE_STORE_SELF_JOIN,
+)
+_OPTIMIZATION_HELP = (
+    f'Acceptable values are: "{NO_OPTIMIZATION}", "{OPTIMIZE}", or a comma separated list of '
+    f'specific optimizations: ("{REUSE_KTABLE_SOURCE_TOPICS}", "{MERGE_REPARTITION_TOPICS}", '
+    f'"{SINGLE_STORE_SELF_JOIN}").'
+)
+
+
+class ConfigError(KslabError, ValueError):
+    """A config value Kafka Streams refuses (Java's ``ConfigException``), named in the message."""
 
 _DEFAULTS: dict[str, Any] = {
     "application.id": None,
@@ -32,7 +51,7 @@ _DEFAULTS: dict[str, Any] = {
     "production.exception.handler": None,
     "processing.exception.handler": "log_and_fail",
     "replication.factor": -1,
-    "statestore.cache.max.bytes": 10 * 1024 * 1024,
+    "statestore.cache.max.bytes": DEFAULT_CACHE_MAX_BYTES,
     "cache.max.bytes.buffering": None,
     "topology.optimization": "none",
     "max.task.idle.ms": 0,
@@ -40,6 +59,51 @@ _DEFAULTS: dict[str, Any] = {
     "windowstore.changelog.additional.retention.ms": 24 * 60 * 60 * 1000,
     "errors.dead.letter.queue.topic.name": None,  # KIP-1034 (Kafka 4.2)
     "errors.deadletterqueue.topic.name": None,  # Connect's spelling, accepted as an alias
+    "acceptable.recovery.lag": 10_000,
+    "num.standby.replicas": 0,
+    "max.warmup.replicas": 2,
+    "probing.rebalance.interval.ms": 10 * 60 * 1000,
+    "task.timeout.ms": 5 * 60 * 1000,
+    "default.dsl.store": "rocksDB",
+    "metrics.recording.level": "INFO",
+    "built.in.metrics.version": "latest",
+    "rack.aware.assignment.strategy": "none",
+    "send.buffer.bytes": 128 * 1024,
+    "receive.buffer.bytes": 32 * 1024,
+}
+
+# Java's ConfigDef validators for the settings kslab reads or that apps commonly set:
+# ("at_least", bound) for LONG/INT ranges, ("one_of", values) for enumerated strings.
+_VALIDATORS: dict[str, tuple[str, Any]] = {
+    "acceptable.recovery.lag": ("at_least", 0),
+    "cache.max.bytes.buffering": ("at_least", 0),
+    "statestore.cache.max.bytes": ("at_least", 0),
+    "commit.interval.ms": ("at_least", 0),
+    "repartition.purge.interval.ms": ("at_least", 0),
+    "task.timeout.ms": ("at_least", 0),
+    "max.warmup.replicas": ("at_least", 1),
+    "num.standby.replicas": ("integer", None),
+    "num.stream.threads": ("integer", None),
+    "max.task.idle.ms": ("integer", None),
+    "buffered.records.per.partition": ("integer", None),
+    "replication.factor": ("integer", None),
+    "window.size.ms": ("integer", None),
+    "windowstore.changelog.additional.retention.ms": ("integer", None),
+    "probing.rebalance.interval.ms": ("at_least", 60 * 1000),
+    "metadata.max.age.ms": ("at_least", 0),
+    "metrics.num.samples": ("at_least", 1),
+    "metrics.sample.window.ms": ("at_least", 0),
+    "receive.buffer.bytes": ("at_least", -1),
+    "send.buffer.bytes": ("at_least", -1),
+    "reconnect.backoff.ms": ("at_least", 0),
+    "reconnect.backoff.max.ms": ("at_least", 0),
+    "retry.backoff.ms": ("at_least", 0),
+    "request.timeout.ms": ("at_least", 0),
+    "processing.guarantee": ("one_of", ("at_least_once", "exactly_once_v2")),
+    "default.dsl.store": ("one_of", ("rocksDB", "in_memory")),
+    "metrics.recording.level": ("one_of", ("INFO", "DEBUG", "TRACE")),
+    "built.in.metrics.version": ("one_of", ("latest",)),
+    "rack.aware.assignment.strategy": ("one_of", ("none", "min_traffic", "balance_subtopology")),
 }
 
 _KNOWN = set(_DEFAULTS) | {
@@ -62,6 +126,9 @@ _KNOWN = set(_DEFAULTS) | {
     "__emit.interval.ms.kstreams.windowed.aggregation__",
     "__internal.override.topic.prefix__", "__state.updater.enabled__",
     "__processing.threads.enabled__",
+    # StringSerializer/StringDeserializer settings Java passes to the default serdes
+    "serializer.encoding", "deserializer.encoding", "key.serializer.encoding",
+    "value.serializer.encoding", "key.deserializer.encoding", "value.deserializer.encoding",
 }
 
 _PREFIXES = (
@@ -86,12 +153,18 @@ class StreamsConfig:
                 )
                 msg = f"unknown config '{key}'; {hint}"
                 raise KslabError(msg)
+        for key, value in props.items():
+            if value is not None:
+                _validate(key, value)
         self._props = props
 
     def get(self, name: str, default: Any = None) -> Any:
         """The configured value of ``name``, else kslab's default for it, else ``default``."""
         if name in self._props and self._props[name] is not None:
-            return self._props[name]
+            value = self._props[name]
+            if name in _SERDE_CONFIGS and _needs_configs(value, self._props, name):
+                return self._default_serde(is_key=name == "default.key.serde")
+            return value
         value = _DEFAULTS.get(name)
         return default if value is None else value
 
@@ -108,6 +181,57 @@ class StreamsConfig:
             msg = f"config '{name}' = {value!r} is not an integer; give a number"
             raise KslabError(msg) from None
 
+    def default_key_serde(self) -> Any:
+        """The configured ``default.key.serde``, built and configured for keys.
+
+        As Java's ``defaultKeySerde()``: serdes named by a Java class that read further configs
+        (``WindowedSerdes$TimeWindowedSerde`` with ``windowed.inner.class.serde`` and
+        ``window.size.ms``, ``Serdes$ListSerde`` with ``default.list.key.serde.inner`` / ``.type``,
+        ``Serdes$StringSerde`` with ``key.deserializer.encoding``) are built from them; any failure
+        is a ``StreamsError`` "Failed to configure key serde <setting>" caused by the reason.
+        """
+        return self._default_serde(is_key=True)
+
+    def default_value_serde(self) -> Any:
+        """The configured ``default.value.serde``, built and configured for values."""
+        return self._default_serde(is_key=False)
+
+    def _default_serde(self, *, is_key: bool) -> Any:
+        from kslab.errors import StreamsError
+        from kslab.serdes._from_config import serde_from_config
+
+        name = "default.key.serde" if is_key else "default.value.serde"
+        setting = self._props.get(name)
+        setting = _DEFAULTS[name] if setting is None else setting
+        try:
+            return serde_from_config(setting, self._props, is_key=is_key)
+        except Exception as e:
+            shown = getattr(setting, "__qualname__", setting)
+            msg = f"Failed to configure {'key' if is_key else 'value'} serde {shown}"
+            raise StreamsError(msg) from e
+
+    def total_cache_size(self) -> int:
+        """The record cache's size: ``statestore.cache.max.bytes``, else the deprecated
+        ``cache.max.bytes.buffering``, else 10 MiB (Java's ``totalCacheSize``)."""
+        for name in ("statestore.cache.max.bytes", "cache.max.bytes.buffering"):
+            if self._props.get(name) is not None:
+                return int(self._props[name])
+        return DEFAULT_CACHE_MAX_BYTES
+
+    @staticmethod
+    def verify_topology_optimization_configs(value: str) -> set[str]:
+        """The optimizations ``topology.optimization`` = ``value`` turns on; bad values raise."""
+        configs = [part.strip() for part in str(value).split(",")]
+        if (NO_OPTIMIZATION in configs or OPTIMIZE in configs) and len(configs) > 1:
+            msg = f'"{value}" is not a valid optimization config. {_OPTIMIZATION_HELP}'
+            raise ConfigError(msg)
+        if any(conf not in _OPTIMIZATIONS for conf in configs):
+            msg = f"Unrecognized config. {_OPTIMIZATION_HELP}"
+            raise ConfigError(msg)
+        if OPTIMIZE in configs:
+            return {REUSE_KTABLE_SOURCE_TOPICS, MERGE_REPARTITION_TOPICS, SINGLE_STORE_SELF_JOIN}
+        return set() if NO_OPTIMIZATION in configs else set(configs)
+
     def as_dict(self) -> dict[str, Any]:
         """The properties exactly as given."""
         return dict(self._props)
@@ -117,3 +241,49 @@ class StreamsConfig:
 
     def __repr__(self) -> str:
         return f"StreamsConfig({self._props!r})"
+
+
+_SERDE_CONFIGS = ("default.key.serde", "default.value.serde")
+
+
+def _needs_configs(value: Any, props: Mapping[str, Any], name: str) -> bool:
+    """Whether the serde a default-serde config names is built from other configs."""
+    from kslab.serdes._from_config import needs_configs
+
+    return needs_configs(value, props, is_key=name == "default.key.serde")
+
+
+def _validate(name: str, value: Any) -> None:
+    """Refuse ``value`` for ``name`` as Java's ConfigDef would, with its message."""
+    if name == "topology.optimization":
+        StreamsConfig.verify_topology_optimization_configs(value)
+        return
+    rule = _VALIDATORS.get(name)
+    if rule is None:
+        return
+    kind, arg = rule
+    if kind == "one_of":
+        if value not in arg:
+            _invalid(name, value, f"String must be one of: {', '.join(arg)}")
+        return
+    number = _as_number(name, value)
+    if kind == "at_least" and number < arg:
+        _invalid(name, value, f"Value must be at least {arg}")
+
+
+def _as_number(name: str, value: Any) -> int:
+    """A LONG/INT setting's value: an int, a numeric string or a timedelta (as ms)."""
+    if hasattr(value, "total_seconds"):
+        return int(value.total_seconds() * 1000)
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        _invalid(name, value, "Expected value to be a number")
+    try:
+        return int(value)
+    except ValueError:
+        _invalid(name, value, "Not a number of type LONG")
+    raise AssertionError  # unreachable: _invalid raises
+
+
+def _invalid(name: str, value: Any, reason: str) -> None:
+    msg = f"Invalid value {value} for configuration {name}: {reason}"
+    raise ConfigError(msg)

@@ -18,6 +18,7 @@ from kslab.serdes._avro import Avro
 from kslab.serdes._base import Serde, located
 from kslab.serdes._functions import FunctionSerde, from_functions
 from kslab.serdes._json import Json
+from kslab.serdes._list import ListSerde
 from kslab.serdes._primitives import (
     UUID,
     Boolean,
@@ -28,6 +29,7 @@ from kslab.serdes._primitives import (
     Long,
     Short,
     String,
+    Void,
 )
 from kslab.serdes._resolve import resolve
 from kslab.serdes._windowed import SessionWindowed, TimeWindowed
@@ -42,12 +44,14 @@ __all__ = [
     "FunctionSerde",
     "Integer",
     "Json",
+    "ListSerde",
     "Long",
     "Serde",
     "SessionWindowed",
     "Short",
     "String",
     "TimeWindowed",
+    "Void",
     "from_functions",
     "located",
     "resolve",

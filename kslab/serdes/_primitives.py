@@ -7,10 +7,12 @@ topics and state.
 
 from __future__ import annotations
 
+import codecs
 import struct
 import uuid
 from typing import Any
 
+from kslab.errors import InvalidArgumentError, SerdeError
 from kslab.serdes._base import Serde, deserialize_error, serialize_error
 
 __all__ = [
@@ -23,19 +25,34 @@ __all__ = [
     "Long",
     "Short",
     "String",
+    "Void",
 ]
 
 _encode = str.encode  # refuses non-str values itself, so the hot path needs no type check
 _decode = bytes.decode
 _TRUE = b"\x01"
 _FALSE = b"\x00"
+_UTF16_BOM = b"\xfe\xff"
 
 
 class String(Serde):
-    """UTF-8 text, as Kafka's ``StringSerializer``/``StringDeserializer`` with default encoding."""
+    """Text, UTF-8 by default, as Kafka's ``StringSerializer``/``StringDeserializer``.
+
+    ``String(encoding="UTF-16")`` writes another charset under its Java name, as the
+    ``key.serializer.encoding`` config does in Java; an unknown charset is a ``SerdeError``.
+    """
 
     __slots__ = ()
     _fast = (_encode, _decode, False)  # see serdes._base.fast_serializer
+
+    def __new__(cls, encoding: str | None = None) -> String:
+        """A UTF-8 ``String``, or one that writes and reads ``encoding`` (a Java charset name)."""
+        if cls is not String or encoding is None or _codec_name(encoding) == "utf-8":
+            return super().__new__(cls)
+        return _EncodedString(encoding)
+
+    def __init__(self, encoding: str | None = None) -> None:
+        pass
 
     def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
         """The UTF-8 bytes of ``data``, which must be a ``str``."""
@@ -58,6 +75,78 @@ class String(Serde):
             raise deserialize_error(self, topic, data, "expected bytes") from None
         except UnicodeDecodeError as e:
             raise deserialize_error(self, topic, data, "the bytes are not valid UTF-8", e) from e
+
+
+class _EncodedString(String):
+    """A ``String`` in a charset other than UTF-8; may read another charset than it writes."""
+
+    __slots__ = ("_read_as", "_write_as")
+
+    def __new__(cls, write_as: str, read_as: str | None = None) -> _EncodedString:
+        return object.__new__(cls)
+
+    def __init__(self, write_as: str, read_as: str | None = None) -> None:
+        self._write_as = write_as
+        self._read_as = write_as if read_as is None else read_as
+        _codec_name(write_as)
+        _codec_name(self._read_as)
+
+    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
+        """The bytes of ``data`` in this serde's charset."""
+        if data is None:
+            return None
+        try:
+            return _java_encode(data, self._write_as)
+        except (TypeError, AttributeError, UnicodeEncodeError) as e:
+            raise serialize_error(self, topic, data, f"a str ({self._write_as})", e) from e
+
+    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
+        """The text in ``data``, read in this serde's charset."""
+        if data is None:
+            return None
+        try:
+            return _java_decode(bytes(data), self._read_as)
+        except TypeError:
+            raise deserialize_error(self, topic, data, "expected bytes") from None
+        except UnicodeDecodeError as e:
+            expected = f"the bytes are not valid {self._read_as}"
+            raise deserialize_error(self, topic, data, expected, e) from e
+
+    def _config(self) -> tuple[Any, ...]:
+        return (_codec_name(self._write_as), _codec_name(self._read_as))
+
+    def __repr__(self) -> str:
+        if _codec_name(self._write_as) == _codec_name(self._read_as):
+            return f"String(encoding={self._write_as!r})"
+        return f"String(encoding={self._write_as!r}, reads {self._read_as!r})"
+
+
+def _codec_name(encoding: str) -> str:
+    """Python's codec name for a Java charset name; an unknown one is a ``SerdeError``."""
+    try:
+        return codecs.lookup(encoding).name
+    except (LookupError, TypeError):
+        msg = (
+            f"Unsupported encoding {encoding!r} for serdes.String; use a charset name such as "
+            "'UTF-8', 'UTF-16' or 'ISO-8859-1'"
+        )
+        raise SerdeError(msg) from None
+
+
+def _java_encode(text: str, encoding: str) -> bytes:
+    """``text.getBytes(encoding)``: Java's UTF-16 writes a big-endian byte-order mark."""
+    if _codec_name(encoding) == "utf-16":
+        return _UTF16_BOM + text.encode("utf-16-be")
+    return text.encode(encoding)
+
+
+def _java_decode(data: bytes, encoding: str) -> str:
+    """``new String(data, encoding)``: Java's UTF-16 honours a BOM and is big-endian without."""
+    if _codec_name(encoding) == "utf-16":
+        if data[:2] == b"\xff\xfe":
+            return data[2:].decode("utf-16-le")
+        return data.removeprefix(_UTF16_BOM).decode("utf-16-be")
+    return data.decode(encoding)
 
 
 class Bytes(Serde):
@@ -154,12 +243,48 @@ class Double(_FixedWidth):
 
 
 class Float(_FixedWidth):
-    """An IEEE-754 single in 4 big-endian bytes (Kafka's ``FloatSerializer``); reads lose digits."""
+    """An IEEE-754 single in 4 big-endian bytes (Kafka's ``FloatSerializer``); reads lose digits.
+
+    NaN payloads survive a round trip bit for bit, as Java's ``floatToRawIntBits`` keeps them;
+    Python's ``struct`` turns a signalling NaN quiet, so only for those does the ``struct`` fast
+    path (engines' bulk reads and writes) differ from ``serialize``, in that one bit.
+    """
 
     __slots__ = ()
     _pack, _unpack, _size = _codec(">f")
     _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "a float (or int) within single-precision range"
+
+    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
+        """The big-endian bytes of ``data``; a NaN keeps its sign and payload bits."""
+        if data != data:  # NaN
+            return _FLOAT_BITS.pack(_nan_float_bits(data))
+        return super().serialize(topic, data, headers)
+
+    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
+        """The number in ``data``, which must be exactly 4 bytes; a NaN keeps its bits."""
+        value = super().deserialize(topic, data, headers)
+        if value != value:  # NaN
+            return _nan_double(_FLOAT_BITS.unpack(data)[0])  # type: ignore[arg-type]
+        return value
+
+
+_FLOAT_BITS = struct.Struct(">I")
+_DOUBLE_BITS = struct.Struct(">Q")
+_DOUBLE = struct.Struct(">d")
+
+
+def _nan_float_bits(value: float) -> int:
+    """The single-precision bits of a NaN double: its sign and top 23 payload bits."""
+    bits = _DOUBLE_BITS.unpack(_DOUBLE.pack(value))[0]
+    payload = (bits >> 29) & 0x7FFFFF or 0x400000  # all payload lost: Java's canonical NaN
+    return (bits >> 63) << 31 | 0x7F800000 | payload
+
+
+def _nan_double(float_bits: int) -> float:
+    """The double that holds a single-precision NaN's sign and payload, signalling or not."""
+    payload = (float_bits & 0x7FFFFF) << 29
+    return _DOUBLE.unpack(_DOUBLE_BITS.pack((float_bits >> 31) << 63 | 0x7FF << 52 | payload))[0]
 
 
 class Boolean(Serde):
@@ -218,3 +343,26 @@ class UUID(Serde):
         except (TypeError, ValueError) as e:
             expected = "a UUID is its string form, e.g. '123e4567-e89b-12d3-a456-426614174000'"
             raise deserialize_error(self, topic, data, expected, e) from e
+
+
+class _NotNullError(SerdeError, InvalidArgumentError):
+    """Bytes where only ``None`` can be: Java's ``IllegalArgumentException`` from Void."""
+
+
+class Void(Serde):
+    """Only ``None``, both ways (Kafka's ``Serdes.Void()``): for topics whose keys are all null."""
+
+    __slots__ = ()
+
+    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
+        """``None``; any other value is an error."""
+        if data is None:
+            return None
+        raise serialize_error(self, topic, data, "None (a Void serde writes only nulls)")
+
+    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
+        """``None``; any bytes are an error, as in Java's ``VoidDeserializer``."""
+        if data is None:
+            return None
+        msg = "Data should be null for a VoidDeserializer."
+        raise _NotNullError(msg, topic=topic, raw=bytes(data))

@@ -25,6 +25,7 @@ from kslab.serdes._primitives import (
     Long,
     Short,
     String,
+    Void,
 )
 
 __all__ = ["resolve"]
@@ -42,6 +43,7 @@ _BY_NAME: dict[str, Callable[[], Serde]] = {
     "boolean": Boolean,
     "uuid": UUID,
     "json": Json,
+    "void": Void,
 }
 
 # What Java's Serdes.serdeFrom(Class) does for its boxed types, with Python's types.
@@ -60,6 +62,7 @@ _BY_PYTHON_TYPE: dict[type, Callable[[], Serde]] = {
 _NEEDS_ARGUMENTS = {
     "timewindowed": "serdes.TimeWindowed(inner, window_size=<ms>)",
     "sessionwindowed": "serdes.SessionWindowed(inner)",
+    "list": "serdes.ListSerde(inner)",
     "avro": "serdes.Avro(schema, registry=<url>)",
     "genericavro": "serdes.Avro(schema, registry=<url>)",
     "specificavro": "serdes.Avro(schema, registry=<url>)",
