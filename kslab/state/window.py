@@ -179,9 +179,11 @@ class WindowStore(TypedStore):
                 changelog(self._name, binary, value[1], value[2])
 
     def _expired_put(self) -> None:
-        """A write into a window the store has expired: dropped, logged and counted as Java's
-        window stores do (their ``expiredRecordSensor`` is the task's dropped-records sensor)."""
-        log.warning("Skipping record for expired segment.")
+        """A write into a window the store has expired: dropped and counted as Java's window
+        stores do (their ``expiredRecordSensor`` is the task's dropped-records sensor); logged by
+        the in-memory and time-ordered ones, as Java's (its key-first RocksDB store is silent)."""
+        if self._time_ordered:
+            log.warning("Skipping record for expired segment.")
         if self._dropped is not None:
             self._dropped()
 
