@@ -10,7 +10,7 @@ relink graph nodes and never rename an existing node; the only new names come fr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kslab.dsl._graph import GraphNode, ProcessorGraphNode, RepartitionNode, StreamSourceNode
@@ -143,30 +143,42 @@ def optimize(builder: StreamsBuilder, props: dict[str, Any] | None) -> None:
     if "merge.repartition.topics" in chosen:
         _merge_repartition_topics(builder)
     if "single.store.self.join" in chosen:
-        _rewrite_single_store_self_joins(builder.root, set())
+        _rewrite_single_store_self_joins(builder.root)
     _rewrite_repartition_filters(builder.root)
 
 
 def _rewrite_repartition_filters(root: GraphNode) -> None:
-    # Every DSL repartition drops null keys, except before a join that accepts them (left joins).
-    visited: set[int] = set()
-    relaxed: set[int] = set()
-    nodes: list[GraphNode] = []
-
-    def walk(node: GraphNode) -> None:
-        if id(node) in visited:
-            return
-        for child in node.children:
-            walk(child)
-            if child.relaxed_null_key_join or id(child) in relaxed:
-                relaxed.add(id(node))
-        visited.add(id(node))
-        nodes.append(node)
-
-    walk(root)
+    """Every DSL repartition drops null keys, except above a join that accepts them (left
+    joins): Java's ``rewriteRepartitionNodes``."""
+    nodes, relaxed = _nodes_with_relaxed_join_downstream(root)
     for node in nodes:
         if isinstance(node, RepartitionNode) and id(node) not in relaxed:
             node.filter_supplier = Supplier(NotNullKey)
+
+
+def _nodes_with_relaxed_join_downstream(root: GraphNode) -> tuple[list[GraphNode], set[int]]:
+    """Java's ``NodesWithRelaxedNullKeyJoinDownstream``: every node in post-order, and the ids
+    of those with a null-key-relaxed join below them. Iterative: a long DSL chain is deeper than
+    Python's recursion limit."""
+    visited: set[int] = set()
+    relaxed: set[int] = set()
+    nodes: list[GraphNode] = []
+    stack: list[tuple[GraphNode, Iterator[GraphNode]]] = [(root, iter(root.children))]
+    while stack:
+        node, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            visited.add(id(node))
+            nodes.append(node)
+            if stack and (node.relaxed_null_key_join or id(node) in relaxed):
+                relaxed.add(id(stack[-1][0]))
+        elif id(child) in visited:
+            if child.relaxed_null_key_join or id(child) in relaxed:
+                relaxed.add(id(node))
+        else:
+            stack.append((child, iter(child.children)))
+    return nodes, relaxed
 
 
 def _merge_repartition_topics(builder: StreamsBuilder) -> None:
@@ -291,15 +303,20 @@ def _is_processor(node: GraphNode, kind: type) -> bool:
     return isinstance(supplier(), kind)
 
 
-def _rewrite_single_store_self_joins(node: GraphNode, visited: set[int]) -> None:
-    """Java's ``rewriteSingleStoreSelfJoin``: depth first from the root, each join once."""
-    visited.add(id(node))
-    join = _StreamJoin.of(node)
-    if join is not None and join.is_self_join():
-        join.rewrite()
-    for child in list(node.children):
-        if id(child) not in visited:
-            _rewrite_single_store_self_joins(child, visited)
+def _rewrite_single_store_self_joins(root: GraphNode) -> None:
+    """Java's ``rewriteSingleStoreSelfJoin``: depth first from the root, each join once (with
+    an explicit stack: a long DSL chain is deeper than Python's recursion limit)."""
+    visited: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        join = _StreamJoin.of(node)
+        if join is not None and join.is_self_join():
+            join.rewrite()
+        stack.extend(reversed(node.children))
 
 
 class _JoinWindow(Processor):
