@@ -44,6 +44,9 @@ STATE_STORE_NAME = "STATE-STORE-"
 class StreamsBuilder:
     """Builds a topology with the KStream / KTable DSL.
 
+    ``config`` plays Java's ``TopologyConfig``: a ``default.dsl.store`` or
+    ``dsl.store.suppliers.class`` given here wins over the one given to ``build()``.
+
     >>> import kslab as ks
     >>> builder = ks.StreamsBuilder()
     >>> builder.stream("in").filter(lambda k, v: v > 0).to("out")
