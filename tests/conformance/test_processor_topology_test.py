@@ -20,6 +20,8 @@ content after the same inputs) is the same, so they are translated rather than s
 those without successors) where Java reads ``ProcessorTopology``;
 ``hasPersistentLocalStore()`` reads the store builders' ``persistent`` flag, as
 ``test_topology_test.py`` does, and ``hasPersistentGlobalStore()`` the global stores'.
+The global-store tests at the end (``shouldDriveGlobalStore``, ``...PersistentGlobalStore...``)
+are from Kafka trunk's version of this class.
 
 Skipped, as outside kslab's API: the ``shouldUpdateSourceTopics...`` and
 ``shouldThrowIf...SourceNode...`` tests (``ProcessorTopology.updateSourceTopics``, an internal
@@ -741,3 +743,46 @@ def test_in_memory_store_should_not_result_in_persistent_local_store():
 def test_persistent_local_store_should_be_detected():
     topology = create_local_store_topology(ks.Stores.persistent_key_value_store("my-store"))
     assert has_persistent_local_store(topology) is True
+
+
+# -- from Kafka trunk's ProcessorTopologyTest: global stores --------------------------------------
+
+
+def test_should_drive_global_store(topology, props):
+    store_name = "my-store"
+    store_builder = kv_builder(
+        ks.Stores.in_memory_key_value_store(store_name)).with_logging_disabled()
+    global_ = "global"
+    topic = "topic"
+
+    topology.add_global_store(store_builder, global_, topic, "processor",
+                              lambda: StatefulProcessor(store_name),
+                              key_serde=STRING, value_serde=STRING)
+
+    with ks.TopologyTestDriver(topology, props) as driver:
+        input_topic = driver.create_input_topic(topic, STRING, STRING)
+        input_topic.pipe_input("key1", "value1")
+        input_topic.pipe_input("key2", "value2")
+
+        global_store = driver.get_key_value_store(store_name)
+        assert global_store.get("key1") == "value1"
+        assert global_store.get("key2") == "value2"
+
+
+def create_global_store_topology(store_supplier):
+    topology = ks.Topology()
+    store_builder = kv_builder(store_supplier).with_logging_disabled()
+    topology.add_global_store(store_builder, "global", "topic", "processor",
+                              lambda: StatefulProcessor(store_supplier.name),
+                              key_serde=STRING, value_serde=STRING)
+    return topology
+
+
+def test_in_memory_store_should_not_result_in_persistent_global_store():
+    topology = create_global_store_topology(ks.Stores.in_memory_key_value_store("my-store"))
+    assert has_persistent_global_store(topology) is False
+
+
+def test_persistent_global_store_should_be_detected():
+    topology = create_global_store_topology(ks.Stores.persistent_key_value_store("my-store"))
+    assert has_persistent_global_store(topology) is True
