@@ -161,14 +161,8 @@ KEY_RANGE = [kv("aa", 10, 10, 2), kv("aaa", 100, 100, 3), kv("aaaa", 100, 100, 6
              kv("b", 1000, 1000, 4), kv("bb", 1500, 2000, 5)]
 A, BBB = kv("a", 0, 0, 1), kv("bbb", 2500, 3000, 6)
 
-OPEN_BOUND_XFAIL = pytest.mark.xfail(strict=True, reason=(
-    "fetch(key_from, None) / backward_fetch(key_from, None) fetch key_from only: kslab treats a "
-    "None key_to as 'single key', Java as an open upper bound. Fix in kslab/state/session.py "
-    "SessionStore.fetch/backward_fetch: default key_to to a private sentinel (single key) and "
-    "pass an explicit None through to _find as the open bound"))
 
 
-@OPEN_BOUND_XFAIL
 def test_should_fetch_all_sessions_within_key_range(store: Any) -> None:
     put_all(store, [*KEY_RANGE, A, BBB])
     assert to_list(store.fetch("aa", "bb")) == KEY_RANGE
@@ -178,7 +172,6 @@ def test_should_fetch_all_sessions_within_key_range(store: Any) -> None:
     assert to_list(store.fetch(None, None)) == [A, *KEY_RANGE, BBB]
 
 
-@OPEN_BOUND_XFAIL
 def test_should_backward_fetch_all_sessions_within_key_range(store: Any) -> None:
     put_all(store, [*KEY_RANGE, A, BBB])
     assert to_list(store.backward_fetch("aa", "bb")) == KEY_RANGE[::-1]
@@ -312,11 +305,6 @@ def test_should_restore(store: Any, build: Any, context: FakeContext, tmp_path: 
     assert to_list(fresh.fetch("a")) == SAME_KEY
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "closing a session store makes its open iterators raise StoreError on has_next(); Java's "
-    "session iterators just end. Fix in kslab/state/session.py: override SessionStore.close() "
-    "to end open iterators quietly before super().close() (for it in list(self._iterators): "
-    "it._invalidate('...'); it._closed_because = None), so has_next() returns False"))
 def test_should_close_open_iterators_when_store_is_closed_and_not_throw_invalid_state_store_exception_on_has_next(  # noqa: E501
         store: Any) -> None:
     put_all(store, [kv("a", 0, 0, 1), kv("b", 10, 50, 2), kv("c", 100, 500, 3)])
@@ -337,12 +325,6 @@ def test_should_return_same_results_for_single_key_find_sessions_and_equal_key_r
         assert not ranged.has_next()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a put of an expired session (end <= observed - retention) is dropped silently. Fix in "
-    "kslab/state/session.py SessionStore.put (and the RocksDB segment case in _live): when the "
-    "session is not live, call the context's record_dropped() (getattr(context, "
-    "'record_dropped', None), kept at init) and log.warning 'Skipping record for expired "
-    "segment.', as Java's expiredRecordSensor"))
 def test_should_measure_expired_records(store: Any, context: DropCountingContext) -> None:
     store.put(w("initial record", 0, 2 * SEGMENT_INTERVAL), 0)
     store.put(w("late record", 0, 0), 0)
@@ -354,21 +336,11 @@ def test_should_not_throw_exception_removing_nonexistent_key(store: Any) -> None
     store.remove(w("a", 0, 1))
 
 
-NULL_KEY_XFAIL = pytest.mark.xfail(strict=True, reason=(
-    "find_sessions(None, from, to) and fetch(None) scan every key instead of failing: a None "
-    "single key reads as an open key range. Fix in kslab/state/session.py "
-    "SessionStore.find_sessions/backward_find_sessions (3-argument form) and fetch/"
-    "backward_fetch (single key): raise NullStoreArgumentError('key cannot be null') when the "
-    "key is None, as Java's Objects.requireNonNull"))
-
-
-@NULL_KEY_XFAIL
 def test_should_throw_null_pointer_exception_on_find_sessions_null_key(store: Any) -> None:
     with pytest.raises(ks.StoreError):
         store.find_sessions(None, 1, 2)
 
 
-@NULL_KEY_XFAIL
 def test_should_throw_null_pointer_exception_on_fetch_null_key(store: Any) -> None:
     with pytest.raises(ks.StoreError):
         store.fetch(None)
@@ -384,11 +356,6 @@ def test_should_throw_null_pointer_exception_on_put_null_key(store: Any) -> None
         store.put(None, 1)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a key-range find_sessions with from > to (serialized) returns nothing but logs nothing. "
-    "Fix in kslab/state/session.py SessionStore._find: when both bounds are set and "
-    "lower > upper, log.warning Java's exact 'Returning empty iterator for fetch with invalid "
-    "key range: from > to. ...' message and return an empty iterator"))
 def test_should_not_throw_invalid_range_exception_with_negative_from_key(
         store: Any, caplog: Any) -> None:
     key_from = struct.pack(">i", -1).decode("utf-8", errors="replace")

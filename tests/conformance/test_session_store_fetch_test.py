@@ -71,33 +71,8 @@ def check_range(store: Any, low: str | None, high: str | None, forward: bool) ->
     assert result == expected, (low, high)
 
 
-OPEN_BOUND = (
-    "fetch(key_from, None) / backward_fetch(key_from, None) fetch key_from only: kslab treats a "
-    "None key_to as 'single key', Java as an open upper bound. Fix in kslab/state/session.py "
-    "SessionStore.fetch/backward_fetch (and CachingSessionStore.fetch/backward_fetch in "
-    "kslab/state/caching_window.py): default key_to to a private sentinel meaning 'single "
-    "key' and pass an explicit None through as the open bound"
-)
-CACHED_RANGE = (
-    "; and CachingSessionStore.find_sessions/backward_find_sessions "
-    "(kslab/state/caching_window.py) misread the 4-argument form (key_from, key_to, "
-    "earliest_end, latest_start) when the cache holds dirty entries: they merge with "
-    "upper=args[0] (a time) and earliest_end=key_to. Fix: when args, call self._merge(found, "
-    "key, earliest_session_end_time, latest_session_start_time, args[0], None, None, "
-    "backward=...)"
-)
-
-
-def params() -> list[Any]:
-    out = []
-    for combo in itertools.product(["in_memory", "rocks_db"], [True, False], [True, False],
-                                   [True, False]):
-        reason = OPEN_BOUND + (CACHED_RANGE if combo[2] else "")
-        out.append(pytest.param(*combo, marks=pytest.mark.xfail(strict=True, reason=reason)))
-    return out
-
-
-PARAMS = params()
+PARAMS = list(itertools.product(["in_memory", "rocks_db"], [True, False], [True, False],
+                                [True, False]))
 
 
 @pytest.mark.parametrize(("store_type", "logging", "caching", "forward"), PARAMS)
