@@ -12,10 +12,11 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from kslab.errors import SerdeError
+from kslab.errors import InvalidArgumentError, SerdeError
 from kslab.records import Windowed
 
 __all__ = [
+    "InvalidSerdeError",
     "Serde",
     "deserialize_error",
     "fast_deserializer",
@@ -30,6 +31,11 @@ __all__ = [
 # How much of a bad value or of bad bytes an error message quotes.
 _PREVIEW_BYTES = 24
 _PREVIEW_CHARS = 60
+
+
+class InvalidSerdeError(SerdeError, InvalidArgumentError):
+    """A serde argument or config Java refuses with ``IllegalArgumentException`` or
+    ``ConfigException``: an unknown serde class, bytes for a Void serde, a missing inner serde."""
 
 
 class Serde(abc.ABC):

@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kslab.config import ConfigError
 from kslab.errors import InvalidArgumentError, SerdeError
-from kslab.serdes._base import Serde
+from kslab.serdes._base import InvalidSerdeError, Serde
 from kslab.serdes._list import ListSerde
 from kslab.serdes._primitives import _EncodedString
 from kslab.serdes._resolve import _normalize, resolve
 from kslab.serdes._windowed import SessionWindowed, TimeWindowed
 
-__all__ = ["ConfigValueError", "needs_configs", "serde_from_config"]
+__all__ = ["SerdeConfigError", "needs_configs", "serde_from_config"]
 
 WINDOWED_INNER_CLASS_SERDE = "windowed.inner.class.serde"
 WINDOW_SIZE_MS = "window.size.ms"
@@ -32,9 +33,8 @@ _LIST_CLASSES = {
 }
 
 
-class ConfigValueError(SerdeError, InvalidArgumentError):
-    """A serde config names a class that does not exist, or is missing (Java's
-    ``ConfigException``)."""
+class SerdeConfigError(InvalidSerdeError, ConfigError):
+    """A serde config that is missing or names no serde (Java's ``ConfigException``)."""
 
 
 def needs_configs(setting: Any, props: Mapping[str, Any], *, is_key: bool) -> bool:
@@ -79,7 +79,7 @@ def _time_windowed(props: Mapping[str, Any]) -> Serde:
         return TimeWindowed(inner, int(size))
     except ValueError as e:
         msg = f"Invalid value {size} for configuration {WINDOW_SIZE_MS}: Not a number of type LONG"
-        raise ConfigValueError(msg) from e
+        raise SerdeConfigError(msg) from e
 
 
 def _windowed_inner(props: Mapping[str, Any], kind: str) -> Serde:
@@ -105,7 +105,7 @@ def _list(props: Mapping[str, Any], *, is_key: bool) -> Serde:
             "Not able to determine the serializer class because it was neither passed via the "
             "constructor nor set in the config."
         )
-        raise ConfigValueError(msg)
+        raise SerdeConfigError(msg)
     inner = _inner(inner_setting, inner_name, "Serializer class {} could not be found.")
     list_setting = props.get(type_name)
     if list_setting is None:
@@ -113,7 +113,7 @@ def _list(props: Mapping[str, Any], *, is_key: bool) -> Serde:
             "Not able to determine the list class because it was neither passed via the "
             "constructor nor set in the config."
         )
-        raise ConfigValueError(msg)
+        raise SerdeConfigError(msg)
     if isinstance(list_setting, str):
         list_class = _LIST_CLASSES.get(list_setting)
         if list_class is None:
@@ -121,12 +121,12 @@ def _list(props: Mapping[str, Any], *, is_key: bool) -> Serde:
                 f"Invalid value {list_setting} for configuration {type_name}: Deserializer's "
                 f'list class "{list_setting}" could not be found.'
             )
-            raise ConfigValueError(msg)
+            raise SerdeConfigError(msg)
         return ListSerde(list_class, inner)
     if isinstance(list_setting, type):
         return ListSerde(list_setting, inner)
     msg = f'Could not determine the list class instance using "{type_name}" property.'
-    raise ConfigValueError(msg)
+    raise SerdeConfigError(msg)
 
 
 def _inner(setting: Any, config: str, not_found: str) -> Serde:
@@ -138,7 +138,7 @@ def _inner(setting: Any, config: str, not_found: str) -> Serde:
             msg = f"Invalid value {setting} for configuration {config}: {not_found.format(setting)}"
         else:
             msg = f'Could not create a serializer class instance using "{config}" property.'
-        raise ConfigValueError(msg) from e
+        raise SerdeConfigError(msg) from e
 
 
 def _encodings(props: Mapping[str, Any], *, is_key: bool) -> tuple[str | None, str | None]:

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from kslab.errors import SerdeError
+from kslab.errors import MissingArgumentError, SerdeError
 from kslab.serdes._base import Serde, plural, preview_bytes, preview_value
 
 __all__ = ["FunctionSerde", "from_functions"]
@@ -21,6 +21,9 @@ def from_functions(
 ) -> FunctionSerde:
     """A serde from ``serializer(value) -> bytes`` and ``deserializer(bytes) -> value``."""
     for role, function in (("serializer", serializer), ("deserializer", deserializer)):
+        if function is None:  # Java's serdeFrom: IllegalArgumentException "... must not be null"
+            msg = f"from_functions {role} must not be None; pass a function"
+            raise MissingArgumentError(msg)
         if not callable(function):
             msg = f"from_functions {role} {function!r} is not callable; pass a function"
             raise TypeError(msg)

@@ -12,8 +12,8 @@ import struct
 import uuid
 from typing import Any
 
-from kslab.errors import InvalidArgumentError, SerdeError
-from kslab.serdes._base import Serde, deserialize_error, serialize_error
+from kslab.errors import SerdeError
+from kslab.serdes._base import InvalidSerdeError, Serde, deserialize_error, serialize_error
 
 __all__ = [
     "UUID",
@@ -82,13 +82,13 @@ class _EncodedString(String):
 
     __slots__ = ("_read_as", "_write_as")
 
-    def __new__(cls, write_as: str, read_as: str | None = None) -> _EncodedString:
+    def __new__(cls, encoding: str, read_as: str | None = None) -> _EncodedString:
         return object.__new__(cls)
 
-    def __init__(self, write_as: str, read_as: str | None = None) -> None:
-        self._write_as = write_as
-        self._read_as = write_as if read_as is None else read_as
-        _codec_name(write_as)
+    def __init__(self, encoding: str, read_as: str | None = None) -> None:
+        self._write_as = encoding
+        self._read_as = encoding if read_as is None else read_as
+        _codec_name(encoding)
         _codec_name(self._read_as)
 
     def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
@@ -345,10 +345,6 @@ class UUID(Serde):
             raise deserialize_error(self, topic, data, expected, e) from e
 
 
-class _NotNullError(SerdeError, InvalidArgumentError):
-    """Bytes where only ``None`` can be: Java's ``IllegalArgumentException`` from Void."""
-
-
 class Void(Serde):
     """Only ``None``, both ways (Kafka's ``Serdes.Void()``): for topics whose keys are all null."""
 
@@ -365,4 +361,4 @@ class Void(Serde):
         if data is None:
             return None
         msg = "Data should be null for a VoidDeserializer."
-        raise _NotNullError(msg, topic=topic, raw=bytes(data))
+        raise InvalidSerdeError(msg, topic=topic, raw=bytes(data))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kslab.errors import SerdeError
-from kslab.serdes._base import Serde
+from kslab.serdes._base import InvalidSerdeError, Serde
 from kslab.serdes._json import Json
 from kslab.serdes._primitives import (
     UUID,
@@ -121,7 +121,7 @@ def _by_name(name: str) -> Serde:
         f"unknown serde name {name!r}{maybe}; use one of {known}, a Java class name such as "
         "'org.apache.kafka.common.serialization.Serdes$StringSerde', or a serde object"
     )
-    raise SerdeError(msg)
+    raise InvalidSerdeError(msg)
 
 
 def _by_class(cls: type) -> Serde:
@@ -142,7 +142,7 @@ def _by_class(cls: type) -> Serde:
         f"{cls.__name__} is neither a serde class nor a type with a default serde ({known}); "
         "pass a serde"
     )
-    raise SerdeError(msg)
+    raise InvalidSerdeError(msg)
 
 
 def _normalize(name: str) -> str:
