@@ -10,7 +10,7 @@ import pytest
 from state_fixtures import FakeContext, LongSerde, StrSerde
 
 import kslab.state as state
-from kslab.errors import KslabError, StoreError
+from kslab.errors import KslabError, MissingArgumentError, StoreError
 from kslab.state import (
     KeyValueBytesStoreSupplier,
     KeyValueStore,
@@ -173,14 +173,18 @@ def test_store_kind_and_serdes_tell_engines_how_to_serve_a_store(context: FakeCo
         lambda name: Stores.lru_map(name, 1),
     ],
 )
-@pytest.mark.parametrize("name", [None, "", 3])
+@pytest.mark.parametrize("name", ["", 3])
 def test_store_names_are_validated(factory: Any, name: Any) -> None:
     with pytest.raises(StoreError, match=f"got store name {name!r}; pass a non-empty str"):
         factory(name)
+    with pytest.raises(StoreError) as info:  # Java's NullPointerException text
+        factory(None)
+    assert isinstance(info.value, MissingArgumentError)
+    assert str(info.value) == "name cannot be null"
 
 
 def test_lru_size_is_validated() -> None:
-    with pytest.raises(StoreError, match=r"max_cache_size=-1; maxCacheSize cannot be negative"):
+    with pytest.raises(StoreError, match=r"^maxCacheSize cannot be negative$"):
         Stores.lru_map("l", -1)
     with pytest.raises(StoreError, match=r"max_cache_size='3'; pass an int"):
         Stores.lru_map("l", "3")
