@@ -144,8 +144,8 @@ class TaskContext(ProcessorContext):
             interval = int(interval.total_seconds() * 1000)
         if not isinstance(interval, int) or interval < 1:
             msg = (
-                f"processor '{node.name}' scheduled a punctuation every {interval!r} ms; the "
-                "minimum supported scheduling interval is 1 millisecond"
+                "The minimum supported scheduling interval is 1 millisecond. (processor "
+                f"'{node.name}' scheduled a punctuation every {interval!r} ms)"
             )
             raise StreamsError(msg, node=node.name)
         if not isinstance(punctuation_type, PunctuationType):
