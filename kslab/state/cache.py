@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from sortedcontainers import SortedList
 
-from kslab.errors import StoreError
+from kslab.errors import NoSuchElementError, StoreError
+from kslab.records import KeyValue
 
 __all__ = [
     "DEFAULT_CACHE_MAX_BYTES",
+    "CacheIterator",
     "DirtyEntry",
     "LRUCacheEntry",
     "NamedCache",
@@ -277,6 +279,66 @@ class NamedCache:
         self.listener = None
 
 
+def _exhausted() -> Any:
+    msg = "cache iterator has no more entries; check has_next()"
+    raise NoSuchElementError(msg)
+
+
+class CacheIterator:
+    """A scan of one named cache (Java's ``MemoryLRUCacheBytesIterator``): the keys are taken
+    when it is created, each entry is read (a cache hit, now most recently used) when reached,
+    and keys evicted meanwhile are skipped. Yields ``KeyValue(key, entry)``."""
+
+    __slots__ = ("_cache", "_keys", "_next")
+
+    def __init__(self, cache: NamedCache | None, keys: list[bytes]) -> None:
+        self._cache = cache
+        self._keys = iter(keys)
+        self._next: KeyValue | None = None
+
+    def __iter__(self) -> CacheIterator:
+        return self
+
+    def __next__(self) -> KeyValue:
+        if not self.has_next():
+            raise StopIteration
+        result, self._next = self._next, None
+        return result  # type: ignore[return-value]
+
+    def has_next(self) -> bool:
+        """True when another cached entry follows."""
+        cache = self._cache
+        while self._next is None and cache is not None:
+            key = next(self._keys, None)
+            if key is None:
+                return False
+            entry = cache.get(key)
+            if entry is not None:  # None: evicted since the keys were taken
+                self._next = KeyValue(key, entry)
+        return self._next is not None
+
+    def next(self) -> KeyValue:
+        """The next ``KeyValue(key, entry)``; ``NoSuchElementError`` at the end."""
+        return self.__next__() if self.has_next() else _exhausted()
+
+    def peek_next(self) -> KeyValue:
+        """The pair ``next()`` would return, without moving; ``NoSuchElementError`` at the end."""
+        return self._next if self.has_next() else _exhausted()  # type: ignore[return-value]
+
+    def peek_next_key(self) -> bytes:
+        """The key ``next()`` would return, without moving; ``NoSuchElementError`` at the end."""
+        return self.peek_next().key
+
+    def close(self) -> None:
+        """Nothing to release (Java's does nothing either)."""
+
+    def __enter__(self) -> CacheIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class ThreadCache:
     """Java's ``ThreadCache``: named caches sharing one byte budget, evicted per namespace."""
 
@@ -407,34 +469,26 @@ class ThreadCache:
         self._size_bytes += cache.current_size_bytes - old
 
     def range(self, namespace: str, from_key: bytes | None, to_key: bytes | None,
-              to_inclusive: bool = True) -> Iterator[tuple[bytes, LRUCacheEntry]]:
+              to_inclusive: bool = True) -> CacheIterator:
         """``(key, entry)`` ascending over ``[from_key, to_key]``; evicted keys are skipped."""
         cache = self._caches.get(namespace)
         keys = [] if cache is None else cache.key_range(from_key, to_key, to_inclusive)
-        return self._entries(cache, keys)
+        return CacheIterator(cache, keys)
 
     def reverse_range(self, namespace: str, from_key: bytes | None,
-                      to_key: bytes | None) -> Iterator[tuple[bytes, LRUCacheEntry]]:
+                      to_key: bytes | None) -> CacheIterator:
         """``(key, entry)`` descending over ``[from_key, to_key]``."""
         cache = self._caches.get(namespace)
         keys = [] if cache is None else cache.reverse_key_range(from_key, to_key)
-        return self._entries(cache, keys)
+        return CacheIterator(cache, keys)
 
-    def all(self, namespace: str) -> Iterator[tuple[bytes, LRUCacheEntry]]:
+    def all(self, namespace: str) -> CacheIterator:
         """Every ``(key, entry)`` of ``namespace``, ascending."""
         return self.range(namespace, None, None)
 
-    def reverse_all(self, namespace: str) -> Iterator[tuple[bytes, LRUCacheEntry]]:
+    def reverse_all(self, namespace: str) -> CacheIterator:
         """Every ``(key, entry)`` of ``namespace``, descending."""
         return self.reverse_range(namespace, None, None)
-
-    @staticmethod
-    def _entries(cache: NamedCache | None,
-                 keys: list[bytes]) -> Iterator[tuple[bytes, LRUCacheEntry]]:
-        for key in keys:
-            entry = None if cache is None else cache.get(key)
-            if entry is not None:  # evicted since the keys were taken
-                yield key, entry
 
     def resize(self, new_size_bytes: int) -> None:
         """Change the budget; shrinking evicts round-robin over the named caches."""

@@ -4,11 +4,11 @@ budget, evictions (which flush a namespace's dirty entries), scans, resizing and
 Mapping: ``ThreadCache``, ``LRUCacheEntry`` and ``node_size`` are ``kslab.state.cache``'s (the
 cache takes no ``LogContext`` or metrics); ``Bytes.wrap(b)`` is ``bytes``; ``gets()``, ``puts()``,
 ``evicts()`` and ``flushes()`` are attributes, ``sizeBytes()`` is ``size_bytes()``. kslab's scans
-(``range``, ``reverse_range``, ``all``, ``reverse_all``) are Python iterators of ``(key, entry)``:
-tests that check which keys a scan yields iterate them; the tests about Java's
-``MemoryLRUCacheBytesIterator.peekNextKey``/``hasNext`` themselves are strict xfails (the scans
-have no such methods). Skipped: ``cacheOverheadsSmallValues`` and ``cacheOverheadsLargeValues``
-(they measure JVM heap use).
+(``range``, ``reverse_range``, ``all``, ``reverse_all``) are ``CacheIterator``s (Java's
+``MemoryLRUCacheBytesIterator``) of ``KeyValue(key, entry)`` with ``has_next()``, ``next()`` and
+``peek_next_key()``; tests that check which keys a scan yields iterate them.
+Skipped: ``cacheOverheadsSmallValues`` and ``cacheOverheadsLargeValues`` (they measure JVM heap
+use).
 """
 
 from __future__ import annotations
@@ -22,13 +22,6 @@ from kslab.state.cache import LRUCacheEntry, ThreadCache, node_size
 
 NAMESPACE, NAMESPACE1, NAMESPACE2 = "0.0-namespace", "0.1-namespace", "0.2-namespace"
 BYTES = [bytes([i]) for i in range(11)]
-PEEK_FIX = (
-    "kslab/state/cache.py ThreadCache.range/reverse_range/all/reverse_all return plain "
-    "generators; Java's MemoryLRUCacheBytesIterator has hasNext/next/peekNextKey (NoSuchElement "
-    "at the end). Fix: return a small iterator class over the key list taken at creation with "
-    "has_next(), next(), peek_next_key() (skipping evicted keys, raising NoSuchElementError when "
-    "empty) and __next__ for Python iteration"
-)
 
 
 def memory_cache_entry_size(key: bytes, value: bytes, topic: str) -> int:
@@ -123,7 +116,6 @@ def test_should_not_clash_with_overlapping_names() -> None:
     assert cache.get(NAMESPACE2, b"\x00").value == b"\x01"
 
 
-@pytest.mark.xfail(strict=True, reason=PEEK_FIX)
 def test_should_peek_next_key() -> None:
     cache = setup_thread_cache(0, 1, 10000, False)
     iterator = cache.range(NAMESPACE, b"\x00", b"\x01")
@@ -131,7 +123,6 @@ def test_should_peek_next_key() -> None:
     assert iterator.peek_next_key() == b"\x00"
 
 
-@pytest.mark.xfail(strict=True, reason=PEEK_FIX)
 def test_should_peek_next_key_reverse_range() -> None:
     cache = setup_thread_cache(1, 1, 10000, True)
     iterator = cache.reverse_range(NAMESPACE, b"\x00", b"\x01")
@@ -139,41 +130,35 @@ def test_should_peek_next_key_reverse_range() -> None:
     assert iterator.peek_next_key() == b"\x01"
 
 
-@pytest.mark.xfail(strict=True, reason=PEEK_FIX)
 def test_should_get_same_key_as_peek_next() -> None:
     cache = setup_thread_cache(0, 1, 10000, False)
     iterator = cache.range(NAMESPACE, b"\x00", b"\x01")
     assert iterator.peek_next_key() == iterator.next()[0]
 
 
-@pytest.mark.xfail(strict=True, reason=PEEK_FIX)
 def test_should_get_same_key_as_peek_next_reverse_range() -> None:
     cache = setup_thread_cache(1, 1, 10000, True)
     iterator = cache.reverse_range(NAMESPACE, b"\x00", b"\x01")
     assert iterator.peek_next_key() == iterator.next()[0]
 
 
-@pytest.mark.xfail(strict=True, reason=PEEK_FIX)
 def test_should_throw_if_no_peek_next_key_range() -> None:
     cache = setup_thread_cache(0, 0, 10000, False)
     with pytest.raises(ks.NoSuchElementError):
         cache.range(NAMESPACE, b"\x00", b"\x01").peek_next_key()
 
 
-@pytest.mark.xfail(strict=True, reason=PEEK_FIX)
 def test_should_throw_if_no_peek_next_key_reverse_range() -> None:
     cache = setup_thread_cache(-1, 0, 10000, True)
     with pytest.raises(ks.NoSuchElementError):
         cache.reverse_range(NAMESPACE, b"\x00", b"\x01").peek_next_key()
 
 
-@pytest.mark.xfail(strict=True, reason=PEEK_FIX)
 def test_should_return_false_if_no_next_key() -> None:
     cache = setup_thread_cache(0, 0, 10000, False)
     assert not cache.range(NAMESPACE, b"\x00", b"\x01").has_next()
 
 
-@pytest.mark.xfail(strict=True, reason=PEEK_FIX)
 def test_should_return_false_if_no_next_key_reverse_range() -> None:
     cache = setup_thread_cache(-1, 0, 10000, True)
     assert not cache.reverse_range(NAMESPACE, b"\x00", b"\x01").has_next()
