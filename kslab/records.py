@@ -295,6 +295,11 @@ class KeyValue(NamedTuple):
     key: Any
     value: Any
 
+    @classmethod
+    def pair(cls, key: Any, value: Any) -> KeyValue:
+        """The pair of ``key`` and ``value``, as Java's ``KeyValue.pair(key, value)``."""
+        return cls(key, value)
+
 
 class ValueAndTimestamp(NamedTuple):
     """What a timestamped store holds: the value and the timestamp of its last update."""
