@@ -75,6 +75,9 @@ class StreamsBuilder:
         self.internal_topics: dict[str, int | None] = {}
         self.samples: dict[str, Any] = {}
         self.default_store_type = "persistent"
+        # what build() returns every time, and the graph nodes already written into it
+        self._topology: Topology | None = None
+        self._written: set[int] = set()
 
     # -- names --------------------------------------------------------------------------------
 
@@ -279,8 +282,15 @@ class StreamsBuilder:
     # -- build --------------------------------------------------------------------------------
 
     def build(self, props: dict[str, Any] | None = None) -> Topology:
-        """Lower the DSL graph onto a new ``Topology``, applying ``topology.optimization``."""
-        return self._build_detached(props)
+        """Lower the DSL graph onto the builder's ``Topology``, applying
+        ``topology.optimization``. As Java's, every call returns the same object: what was
+        added to it (``add_processor`` ...) stays, and DSL operators added since the last call
+        are written into it."""
+        self._prepare(props)
+        if self._topology is None:
+            self._topology = Topology()
+        self._write_graph(self._topology, self._written)
+        return self._finish(self._topology)
 
     def _build_detached(self, props: dict[str, Any] | None = None) -> Topology:
         """The whole graph written into a ``Topology`` nobody else holds: what kslab's own
@@ -288,10 +298,16 @@ class StreamsBuilder:
         self._prepare(props)
         topology = Topology()
         self._write_graph(topology, set())
+        return self._finish(topology)
+
+    def _finish(self, topology: Topology) -> Topology:
+        """Add the internal topics and co-partition groups not yet in ``topology``; check
+        co-partitioning."""
         for topic, partitions in self.internal_topics.items():
             if topic not in topology.internal_topics:
                 topology._add_internal_topic(topic, partitions)
-        topology._copartition_groups.extend(set(g) for g in self.copartition_groups)
+        groups = topology._copartition_groups
+        groups.extend(set(g) for g in self.copartition_groups if set(g) not in groups)
         _optimize.check_copartitioning(topology)
         return topology
 

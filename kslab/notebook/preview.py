@@ -83,10 +83,11 @@ def _entry(builder: Any) -> dict[str, Any]:
 
 
 def topology_for(builder: Any) -> Any:
-    """``builder.build()``, cached until the builder changes."""
+    """The builder's topology, cached until the builder changes (a copy of its own: drawing
+    it has no effect on what the user's ``builder.build()`` returns)."""
     entry = _entry(builder)
     if "topology" not in entry:
-        entry["topology"] = builder.build()
+        entry["topology"] = _detached(builder)
     return entry["topology"]
 
 
@@ -98,10 +99,16 @@ def preview_for(builder: Any, node: str, rows: int | None = None,
     entry = _entry(builder)
     run = entry.get("run")
     if run is None:
-        run = entry["run"] = PreviewRun(builder.build(), builder.samples)
+        run = entry["run"] = PreviewRun(_detached(builder), builder.samples)  # gets taps
     limit = options.preview_rows if rows is None else rows
     budget = options.preview_seconds if seconds is None else seconds
     return run.rows_for(node, limit, budget)
+
+
+def _detached(builder: Any) -> Any:
+    """A topology built from ``builder`` that nobody else holds (any builder-like object)."""
+    build = getattr(builder, "_build_detached", None) or builder.build
+    return build()
 
 
 class _Tap(Processor):

@@ -7,8 +7,6 @@ object with a ``stores()`` method returning the store builders (or ``None``, as 
 
 from __future__ import annotations
 
-import pytest
-
 import kslab as ks
 from kslab import serdes
 
@@ -72,11 +70,6 @@ def test_should_get_state_store_with_connected_store_provider():
     run_test(False)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kslab/topology/topology.py _supplier_stores() does list(stores()) and fails with TypeError "
-    "when a supplier's stores() returns None; Java's Topology.addProcessor treats a null "
-    "stores() as no stores. Fix: stores = stores(); return [] if stores is None else "
-    "list(stores)"))
 def test_should_get_state_store_with_stream_builder():
     # shouldGetStateStoreWithStreamBuilder
     run_test(True)

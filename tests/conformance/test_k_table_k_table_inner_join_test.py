@@ -212,12 +212,6 @@ def test_should_log_and_meter_skipped_records_due_to_null_left_key(caplog):
     check_null_key_is_skipped("join", caplog)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "StreamsBuilder.build() returns a new Topology on every call, so the processor Java's test "
-    "adds with builder.build().addProcessor(...) is missing from the driver's "
-    "builder.build(); Java returns the same Topology each time, writing only the graph nodes "
-    "not written yet. Fix in kslab/dsl/builder.py: keep the Topology of the first build() and "
-    "on later calls write into it only nodes not written yet"))
 def test_not_sending_old_values_literal():
     # testNotSendingOldValues with Java's literal builder.build().addProcessor("proc", ...)
     # and then new TopologyTestDriver(builder.build(), props)

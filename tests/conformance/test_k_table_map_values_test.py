@@ -181,15 +181,8 @@ def test_should_enable_sending_old_values_on_parent_if_map_values_not_materializ
     sending_old_values(builder, "topic1", table2)
 
 
-BUILD_TWICE = (
-    "StreamsBuilder.build() returns a new Topology on every call, so a processor added to one "
-    "build is missing from the next; Java returns the same Topology each time, writing only the "
-    "graph nodes not written yet. Fix in kslab/dsl/builder.py: keep the Topology of the first "
-    "build() and on later calls write into it only nodes with node.written False (set it after "
-    "writing)")
 
 
-@pytest.mark.xfail(strict=True, reason=BUILD_TWICE)
 def test_should_enable_sending_old_values_on_parent_if_map_values_not_materialized_literal():
     # the same test with Java's literal builder.build().addProcessor(...) then
     # new TopologyTestDriver(builder.build())

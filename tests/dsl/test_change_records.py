@@ -39,10 +39,15 @@ FILTER_INPUT = [("A", 1, 5), ("B", 1, 10), ("C", 1, 15), ("A", 2, 15), ("B", 2, 
 
 
 def run_filter(force: bool, materialized: str | None = None) -> tuple[list, list, bool]:
-    b = ks.StreamsBuilder()
-    t1 = b.table("topic1", ks.Consumed.with_(S, INT))
-    t2 = t1.filter(lambda k, v: v % 2 == 0, materialized=materialized)
-    t2.enable_sending_old_values(force)
+    def filtered_table() -> tuple[ks.StreamsBuilder, ks.KTable, ks.KTable]:
+        b = ks.StreamsBuilder()
+        t1 = b.table("topic1", ks.Consumed.with_(S, INT))
+        t2 = t1.filter(lambda k, v: v % 2 == 0, materialized=materialized)
+        t2.enable_sending_old_values(force)
+        return b, t1, t2
+
+    # one builder per capture: build() returns the builder's one topology, as Java's
+    b, t1, _ = filtered_table()
     topology = b.build()
     topology.add_processor("proc1", lambda: Capture(), t1.name)
     parent = []
@@ -51,7 +56,8 @@ def run_filter(force: bool, materialized: str | None = None) -> tuple[list, list
         for key, value, ts in FILTER_INPUT:
             inp.pipe_input(key, value, ts)
         parent = drain()
-    topology2 = b.build()
+    b2, _, t2 = filtered_table()
+    topology2 = b2.build()
     topology2.add_processor("proc2", lambda: Capture(), t2.name)
     with ks.TopologyTestDriver(topology2, NO_CACHE) as driver:
         inp = driver.create_input_topic("topic1", S, INT)

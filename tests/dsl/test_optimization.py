@@ -186,11 +186,14 @@ def test_unknown_optimization_is_refused():
 def test_default_dsl_store_picks_the_store_type_of_dsl_stores():
     # default.dsl.store (Java's DEFAULT_DSL_STORE_CONFIG): rocksDB by default, or in_memory;
     # Materialized.with_store_type still wins for its own store.
-    b = ks.StreamsBuilder()
-    b.stream("in").group_by_key().count(materialized="c")
-    b.stream("other").group_by_key().count(
-        materialized=ks.Materialized.as_("p").with_store_type("persistent"))
-    topology = b.build({"default.dsl.store": "in_memory"})
+    def counts() -> ks.StreamsBuilder:
+        b = ks.StreamsBuilder()
+        b.stream("in").group_by_key().count(materialized="c")
+        b.stream("other").group_by_key().count(
+            materialized=ks.Materialized.as_("p").with_store_type("persistent"))
+        return b
+
+    topology = counts().build({"default.dsl.store": "in_memory"})
     assert (topology.state_stores["c"].persistent, topology.state_stores["p"].persistent) == (
         False, True)
-    assert b.build().state_stores["c"].persistent
+    assert counts().build().state_stores["c"].persistent
