@@ -47,6 +47,47 @@ def _type_error_hint(node: str, record: Record) -> str:
     )
 
 
+_STREAMS_ONLY = "This method may only be called by Kafka Streams"
+_GLOBAL_READ_ONLY = "Global store is read only"
+_WRITES = frozenset({"put", "put_if_absent", "put_all", "delete", "remove", "flush"})
+
+
+class _StoreView:
+    """A store as a processor sees it, as Java's store decorators: ``init`` and ``close`` are
+    Kafka Streams' (it opens and closes stores with the task), and a global store is read only
+    outside its global task (only the global store's processor updates it, from its topic).
+
+    Everything else is the store's own: methods are looked up once and kept on the view."""
+
+    def __init__(self, store: Any, read_only: bool) -> None:
+        self._store = store
+        self._read_only = read_only
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(self._store, attr)
+        if not callable(value):
+            return value
+        if attr in ("init", "close"):
+            value = self._refuse(attr, _STREAMS_ONLY, "stores open and close with their task")
+        elif self._read_only and attr in _WRITES:
+            value = self._refuse(attr, _GLOBAL_READ_ONLY,
+                                 "only the global store's own processor updates it")
+        self.__dict__[attr] = value
+        return value
+
+    def _refuse(self, method: str, reason: str, why: str) -> Any:
+        store = getattr(self._store, "name", "?")
+
+        def refuse(*_args: Any, **_kwargs: Any) -> Any:
+            msg = f"{reason}: a processor cannot call {method}() on store '{store}'; {why}"
+            raise StoreError(msg)
+
+        return refuse
+
+    def __repr__(self) -> str:
+        return repr(self._store)
+
+
 class RecordContext:
     """What a topic extractor or partitioner may know of the record: where it came from."""
 
@@ -73,6 +114,7 @@ class TaskContext(ProcessorContext):
         self.offset = -1
         self.record: Record = _NO_RECORD
         self._changelog_writers: dict[str, Any] = {}  # store name -> write(k, v, h, ts, p)
+        self._store_views: dict[tuple[str, bool], _StoreView] = {}
 
     @property
     def timestamp(self) -> int:
@@ -170,10 +212,11 @@ class TaskContext(ProcessorContext):
         node = self.current
         store = task.global_stores.get(name)
         if store is not None:
-            return store
+            # read only, except for the global task's own processor (its store is local there)
+            return self._user_view(node, name, store, read_only=name not in task.stores)
         allowed = getattr(node, "stores", ())
         if name in allowed:
-            return task.stores[name]
+            return self._user_view(node, name, task.stores[name], read_only=False)
         node_name = node.name if node is not None else "?"
         visible = sorted({*allowed, *task.global_stores})
         if name in task.stores or name in task.topology.state_stores:
@@ -189,6 +232,18 @@ class TaskContext(ProcessorContext):
                 f"see: {visible or 'none'} — check the name, or add the store to the topology"
             )
         raise StoreError(msg)
+
+    def _user_view(self, node: Any, name: str, store: Any, *, read_only: bool) -> Any:
+        """``store`` as a user processor sees it (Java's read-write and read-only store
+        decorators); kslab's own processors get the store itself."""
+        processor = getattr(node, "processor", None)
+        if processor is None or type(processor).__module__.startswith("kslab."):
+            return store
+        views = self._store_views
+        view = views.get((name, read_only))
+        if view is None or view._store is not store:
+            view = views[(name, read_only)] = _StoreView(store, read_only)
+        return view
 
     # -- metadata ---------------------------------------------------------------------------------
 
