@@ -82,7 +82,7 @@ _VALIDATORS: dict[str, tuple[str, Any]] = {
     "repartition.purge.interval.ms": ("at_least", 0),
     "task.timeout.ms": ("at_least", 0),
     "max.warmup.replicas": ("at_least", 1),
-    "num.standby.replicas": ("integer", None),
+    "num.standby.replicas": ("at_least", 0),
     "num.stream.threads": ("integer", None),
     "max.task.idle.ms": ("integer", None),
     "buffered.records.per.partition": ("integer", None),
@@ -104,6 +104,12 @@ _VALIDATORS: dict[str, tuple[str, Any]] = {
     "metrics.recording.level": ("one_of", ("INFO", "DEBUG", "TRACE")),
     "built.in.metrics.version": ("one_of", ("latest",)),
     "rack.aware.assignment.strategy": ("one_of", ("none", "min_traffic", "balance_subtopology")),
+    "security.protocol": ("one_of_any_case", ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")),
+    "processing.exception.handler": ("handler", None),
+    "deserialization.exception.handler": ("handler", None),
+    "default.deserialization.exception.handler": ("handler", None),
+    "production.exception.handler": ("handler", None),
+    "default.production.exception.handler": ("handler", None),
 }
 
 _KNOWN = set(_DEFAULTS) | {
@@ -206,7 +212,8 @@ class StreamsConfig:
         try:
             return serde_from_config(setting, self._props, is_key=is_key)
         except Exception as e:
-            shown = getattr(setting, "__qualname__", setting)
+            shown = (f"class {setting.__module__}.{setting.__qualname__}"
+                     if isinstance(setting, type) else setting)
             msg = f"Failed to configure {'key' if is_key else 'value'} serde {shown}"
             raise StreamsError(msg) from e
 
@@ -266,9 +273,30 @@ def _validate(name: str, value: Any) -> None:
         if value not in arg:
             _invalid(name, value, f"String must be one of: {', '.join(arg)}")
         return
+    if kind == "one_of_any_case":
+        if str(value).upper() not in arg:
+            _invalid(name, value, f"String must be one of (case insensitive): {', '.join(arg)}")
+        return
+    if kind == "handler":
+        _check_handler_name(name, value)
+        return
     number = _as_number(name, value)
     if kind == "at_least" and number < arg:
         _invalid(name, value, f"Value must be at least {arg}")
+
+
+def _check_handler_name(name: str, value: Any) -> None:
+    """A handler named by a string must be a built-in one (``log_and_fail``,
+    ``log_and_continue``, ``default``, or Java's class names for them)."""
+    if not isinstance(value, str):
+        return
+    lowered = value.lower().replace("_", "").replace("-", "")
+    if not any(word in lowered for word in ("continue", "fail", "default")):
+        reason = (
+            f"Class {value} could not be found. Use 'log_and_fail' or 'log_and_continue', or "
+            "a handler class or function"
+        )
+        _invalid(name, value, reason)
 
 
 def _as_number(name: str, value: Any) -> int:
