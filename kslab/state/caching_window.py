@@ -116,12 +116,22 @@ class CachingWindowStore(CachingStore):
         return self._key(key, time_from, time_to, backward=False)
 
     def backward_fetch(self, key: Any, time_from: Any, time_to: Any = None, *args: Any) -> Any:
-        """As ``fetch`` with a time range, newest first."""
+        """As ``fetch`` with a time range, newest first; a reversed key range logs Java's
+        backward wording and is empty without asking the store (as Java's caching stores)."""
+        if args and self._reversed(key, time_from):
+            return self._iterator([], self._inner._decode_windowed)
         if not self._has_dirty():
             return self._inner.backward_fetch(key, time_from, time_to, *args)
         if args:
             return self._range(key, time_from, time_to, args[0], backward=True)
         return self._key(key, time_from, time_to, backward=True)
+
+    def _reversed(self, key_from: Any, key_to: Any) -> bool:
+        """True, with Java's backward warning, when both keys are set and serialize reversed."""
+        if key_from is None or key_to is None:
+            return False
+        serialize = self._inner._serialize_key
+        return invalid_key_range(serialize(key_from), serialize(key_to), backward=True)
 
     def fetch_all(self, time_from: int, time_to: int) -> Any:
         """Every window starting in ``[time_from, time_to]``, cached writes included."""

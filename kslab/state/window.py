@@ -46,15 +46,18 @@ def window_key(key_bytes: bytes, start: int, seq: int = 0) -> bytes:
     return key_bytes + _TS_SEQ.pack(start, seq)
 
 
-def invalid_key_range(lower: bytes | None, upper: bytes | None) -> bool:
+def invalid_key_range(lower: bytes | None, upper: bytes | None, *,
+                      backward: bool = False) -> bool:
     """True, with Java's warning, for a key-range fetch whose serialized bounds are reversed
-    (Java's window stores then return an empty iterator instead of throwing)."""
+    (Java's window stores then return an empty iterator instead of throwing); ``backward``:
+    the caching stores' ``backwardFetch`` wording, which names no argument order."""
     if lower is None or upper is None or lower <= upper:
         return False
+    cause = "serdes" if backward else "range arguments set in the wrong order, or serdes"
     log.warning("Returning empty iterator for fetch with invalid key range: from > to. This may "
-                "be due to range arguments set in the wrong order, or serdes that don't preserve "
-                "ordering when lexicographically comparing the serialized bytes. Note that the "
-                "built-in numerical serdes do not follow this for negative numbers")
+                f"be due to {cause} that don't preserve ordering when lexicographically "
+                "comparing the serialized bytes. Note that the built-in numerical serdes do not "
+                "follow this for negative numbers")
     return True
 
 

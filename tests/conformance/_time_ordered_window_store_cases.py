@@ -746,24 +746,7 @@ def test_should_not_throw_invalid_range_exception_with_negative_from_key(
         "numerical serdes do not follow this for negative numbers" in caplog.messages
 
 
-BACKWARD_WARNING = (
-    "A cached window store's backward key-range fetch with from > to logs the forward wording "
-    "('...may be due to range arguments set in the wrong order, or serdes...'). Java's "
-    "CachingWindowStore.backwardFetch and TimeOrderedCachingWindowStore.backwardFetch(keyFrom, "
-    "keyTo, timeFrom, timeTo) check the range first, before any delegation, and log \"Returning "
-    "empty iterator for fetch with invalid key range: from > to. This may be due to serdes that "
-    "don't preserve ordering when lexicographically comparing the serialized bytes. Note that "
-    "the built-in numerical serdes do not follow this for negative numbers\" (no 'range "
-    "arguments set in the wrong order'). Fix in kslab/state/caching_window.py "
-    "CachingWindowStore.backward_fetch: when called with a key range (args), serialize key_from "
-    "/ time_from as bounds and, if both are set and lower > upper, log that message and return "
-    "an empty iterator before the _has_dirty() delegation to the inner store (and _range, "
-    "reached only for backward=True there, must not log the forward wording)"
-)
-
-
-@cached([pytest.param(i, id=n, marks=pytest.mark.xfail(strict=True, reason=BACKWARD_WARNING))
-         for i, n in ((True, "has_index"), (False, "no_index"))])
+@cached()
 def test_should_not_throw_invalid_backward_range_exception_with_negative_from_key(
         setup: Setup, caplog: Any) -> None:
     with caplog.at_level(logging.WARNING), \

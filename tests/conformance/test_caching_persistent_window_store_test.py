@@ -474,16 +474,6 @@ def test_should_not_throw_invalid_range_exception_with_negative_from_key(
     ) in caplog.messages
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a backward key-range fetch with from > to on a cached window store logs the forward "
-    "wording ('...due to range arguments set in the wrong order, or serdes...'); Java's "
-    "CachingWindowStore.backwardFetch logs 'Returning empty iterator for fetch with invalid key "
-    "range: from > to. This may be due to serdes that don't preserve ordering when "
-    "lexicographically comparing the serialized bytes. Note that the built-in numerical serdes "
-    "do not follow this for negative numbers'. Fix in kslab/state/caching_window.py "
-    "CachingWindowStore.backward_fetch (4-argument form): when both keys are set and the "
-    "serialized from > to, log that message and return an empty iterator without asking the "
-    "wrapped store"))
 def test_should_not_throw_invalid_backward_range_exception_with_negative_from_key(
         store: Any, caplog: Any) -> None:
     with caplog.at_level(logging.WARNING), \
