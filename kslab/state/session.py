@@ -84,9 +84,9 @@ class SessionStore(TypedStore):
         """How long (ms of stream time after a session's end) sessions are kept."""
         return self._retention
 
-    def init(self, context: StoreContext) -> None:
+    def init(self, context: StoreContext, root: Any = None) -> None:
         """Open the backend and rebuild the expiry index from what it holds."""
-        super().init(context)
+        super().init(context, root)
         self._dropped = getattr(context, "record_dropped", None)
         self._reindex()
 

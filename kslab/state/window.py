@@ -126,9 +126,9 @@ class WindowStore(TypedStore):
         """True when every put is kept, even for the same key and window start."""
         return self._retain_duplicates
 
-    def init(self, context: StoreContext) -> None:
+    def init(self, context: StoreContext, root: Any = None) -> None:
         """Open the backend and rebuild the segment index from what it holds."""
-        super().init(context)
+        super().init(context, root)
         self._observed = _MIN_TS
         self._seq = 0
         self._dropped = getattr(context, "record_dropped", None)
@@ -511,6 +511,13 @@ class WindowStoreFacade:
     def timestamped_store(self) -> TimestampedWindowStore:
         """The store underneath."""
         return self._inner
+
+    def init(self, context: StoreContext, root: Any = None) -> None:
+        """Initialize the store behind the facade (with ``root`` when one is given)."""
+        if root is None:
+            self._inner.init(context)
+        else:
+            self._inner.init(context, root)
 
     def put(self, key: Any, value: Any, window_start: int) -> None:
         """Store ``value`` with no timestamp (-1)."""

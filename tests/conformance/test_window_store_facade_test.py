@@ -28,11 +28,6 @@ def facade(inner: mock.Mock) -> WindowStoreFacade:
     return WindowStoreFacade(inner)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "WindowStore.init takes no root argument (StateStore.init(context, root=None) elsewhere), so "
-    "init(context, root) through the facade fails. Fix in kslab/state/window.py: "
-    "WindowStore.init(self, context, root=None) -> super().init(context, root), and "
-    "WindowStoreFacade.init(context, root=None) forwarding as KeyValueStoreFacade.init does"))
 def test_should_forward_init(facade: WindowStoreFacade, inner: mock.Mock) -> None:
     context, root = object(), object()
     facade.init(context, root)
