@@ -7,9 +7,9 @@ the single-store self-join rewrite) and asserts that it produces exactly the sam
 ``MockApiProcessorSupplier`` is the helper in ``_join_suppress_support``. Java's
 ``built.in.metrics.version`` property is left out (kslab has one metrics version).
 
-kslab does not rewrite self-joins into Java's single-store ``KStreamKStreamSelfJoin``
-processor (``single.store.self.join`` is accepted but not applied); the outputs asserted here
-must be, and are, equal either way.
+With ``topology.optimization=all`` kslab rewrites a self-join as Java's
+``rewriteSingleStoreSelfJoin`` does: one window node and one store, and the merge-named processor
+runs ``KStreamKStreamSelfJoin``; the outputs asserted here must equal the two-store join's.
 """
 
 from __future__ import annotations
