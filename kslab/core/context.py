@@ -84,6 +84,10 @@ class _StoreView:
 
         return refuse
 
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # isinstance() sees the store's own kind
+        return type(self._store)
+
     def __repr__(self) -> str:
         return repr(self._store)
 
