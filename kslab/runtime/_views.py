@@ -205,14 +205,24 @@ class ReadOnlySessionView(_View):
         """As ``SessionStore.find_sessions``: one key, a key range (four arguments), or every
         session ending in ``[earliest_end, latest_end]`` (two arguments)."""
         if latest_session_start_time is None:
-            return self._merge([s.find_sessions(key, earliest_session_end_time)
-                                for s in self._stores], self._order_by_end, False)
+            return self._ending_in(key, earliest_session_end_time)
         if args:
             return self._merge([s.find_sessions(key, earliest_session_end_time,
                                                 latest_session_start_time, args[0])
                                 for s in self._stores], self._order, False)
         return self._first_non_empty(lambda s: s.find_sessions(
             key, earliest_session_end_time, latest_session_start_time))
+
+    def _ending_in(self, earliest_end: int, latest_end: int) -> _ViewIterator:
+        """Every session ending in ``[earliest_end, latest_end]``, through the all-keys range
+        form every session store supports (a plain RocksDB one refuses the two-argument
+        ``find_sessions``, as Java's); a time-ordered store keeps its own scan and order."""
+        if getattr(self._inner, "_time_ordered", False):
+            return self._merge([s.find_sessions(earliest_end, latest_end)
+                                for s in self._stores], self._order_by_end, False)
+        scans = [s.find_sessions(None, None, earliest_end, latest_end) for s in self._stores]
+        merged = heapq.merge(*scans, key=self._order)
+        return _ViewIterator((kv for kv in merged if kv.key.window.end <= latest_end), scans)
 
     def backward_find_sessions(self, key: Any, earliest_session_end_time: int,
                                latest_session_start_time: int, *args: Any) -> _ViewIterator:

@@ -228,7 +228,11 @@ class SessionStore(TypedStore):
     def _find_by_end(self, earliest_end: int, latest_end: int) -> KeyValueIterator:
         """Sessions of every key ending in ``[earliest_end, latest_end]``, by end time, then key
         and start (Java's in-memory store) or start and key (its time-ordered store, which
-        filters by live segments only, not by retention)."""
+        filters by live segments only, not by retention). Java's plain RocksDB store has no
+        such scan: it refuses the call, as ``SessionStore.findSessions``' default does."""
+        if not self._time_ordered and self._backend.persistent:
+            msg = "This API is not supported by this implementation of SessionStore."
+            raise StoreError(msg)
         if not self._time_ordered:
             earliest_end = max(earliest_end, self._observed - self._retention + 1)
         get = self._backend.get

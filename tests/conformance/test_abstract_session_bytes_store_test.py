@@ -123,15 +123,7 @@ def test_should_fetch_all_sessions_with_same_record_key(store: Any) -> None:
     assert to_list(store.fetch("a")) == SAME_KEY
 
 
-@pytest.mark.parametrize("store_type", [
-    pytest.param("rocks_db", marks=pytest.mark.xfail(strict=True, reason=(
-        "Java's RocksDBSessionStore rejects find_sessions(earliest_end, latest_end) with "
-        "UnsupportedOperationException('This API is not supported by this implementation of "
-        "SessionStore.'); kslab answers it. Fix in kslab/state/session.py "
-        "SessionStore._find_by_end: when the backend is persistent and not time-ordered, raise "
-        "a StoreError (UnsupportedOperation) with Java's message"))),
-    "in_memory",
-])
+@pytest.mark.parametrize("store_type", ["rocks_db", "in_memory"])
 def test_should_find_sessions_for_time_range(store: Any, store_type: str) -> None:
     store.put(w("a", 0, 0), 5)
     if store_type == "rocks_db":
