@@ -521,27 +521,29 @@ class StreamTask:
             store.flush()
 
     def close(self) -> None:
-        """Close processors, then stores."""
+        """Close every processor, then every store, even when some fail; then raise the last
+        processor failure as Java's ``closeTopology`` does, else the first store failure."""
         if self.closed:
             return
         self.closed = True
-        errors: list[BaseException] = []
+        failed_close: BaseException | None = None
         for runtime in self.nodes.values():
             try:
                 runtime.close()
             except Exception as exc:
-                errors.append(exc)
+                failed_close = exc
+        store_errors: list[BaseException] = []
         for store in self.stores.values():
             try:
                 store.flush()
                 store.close()
             except Exception as exc:
-                errors.append(exc)
-        if errors:
-            if isinstance(errors[0], StreamsError):  # a processor's close: Java rethrows it
-                raise errors[0]
-            msg = f"closing task {self.id} failed: {errors[0]!r}"
-            raise StreamsError(msg) from errors[0]
+                store_errors.append(exc)
+        if failed_close is not None:
+            raise failed_close
+        if store_errors:
+            msg = f"closing task {self.id} failed: {store_errors[0]!r}"
+            raise StreamsError(msg) from store_errors[0]
 
     # -- snapshots ----------------------------------------------------------------------------
 
