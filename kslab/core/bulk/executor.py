@@ -10,6 +10,8 @@ and the task's context.
 
 from __future__ import annotations
 
+from itertools import accumulate
+from operator import sub
 from typing import Any, Protocol
 
 from kslab.core.bulk.columns import Columns, apply_stateless
@@ -86,8 +88,8 @@ def _count_key_bytes(count: CountStep, keys: list[Any]) -> dict[Any, bytes] | No
         size = processor.size
         for key in distinct:
             key_ser(topic, Windowed(key, Window(0, size)), None)
-    else:
-        for key in distinct:
+    elif key_bytes is None or type(sink.key_serde) is not type(serialize.__self__._key_serde):
+        for key in distinct:  # (a built-in serde of the store's type refuses what it refuses)
             key_ser(topic, key, None)
     sink._value_ser(topic, 1, None)  # a count is an int: a serde refusing one refuses all
     return key_bytes
@@ -223,21 +225,23 @@ class BulkExecutor:
     @staticmethod
     def _advance_stream_time(task: Any, stages: list[_Stage]) -> None:
         """Stream time after the chunk, and each consumed record's lateness as the record path
-        takes them: an input row, then what it looped back, whose timestamps are its row's."""
+        takes them: an input row, then what it looped back. The chain's stateless operators
+        keep timestamps, so a looped-back record is exactly as late as its input row."""
         group, metrics = task.partition_group, task.metrics
-        stream_time = group.stream_time
-        after: list[int] = []  # stream time once each input row is taken
-        for timestamp in stages[0].timestamps:
-            if timestamp > stream_time:
-                stream_time = timestamp
-            elif timestamp < stream_time:
-                metrics.late(stream_time - timestamp)
-            after.append(stream_time)
-        for stage in stages[1:]:
-            for timestamp, row in zip(stage.timestamps, stage.input_row, strict=True):
-                if timestamp < after[row]:
-                    metrics.late(after[row] - timestamp)
-        group.stream_time = stream_time
+        timestamps = stages[0].timestamps
+        # stream time once each input row is taken, and how far behind it each row was
+        after = list(accumulate(timestamps, max, initial=group.stream_time))[1:]
+        late = list(map(sub, after, timestamps))
+        total, highest = sum(late), max(late)
+        if highest:
+            for stage in stages[1:]:
+                looped = list(map(late.__getitem__, stage.input_row))
+                total += sum(looped)
+        metrics.lateness_sum += total
+        if highest > metrics.lateness_max:
+            metrics.lateness_max = highest
+        if after[-1] > group.stream_time:
+            group.stream_time = after[-1]
 
     def _apply(self, task: Any, stages: list[_Stage], rows: list[tuple[Any, ...]]) -> None:
         context = task.context
