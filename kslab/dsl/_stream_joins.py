@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
-
-from sortedcontainers import SortedDict
 
 from kslab.dsl._graph import ProcessorGraphNode
 from kslab.dsl._naming import resolve_config
@@ -27,6 +26,7 @@ from kslab.records import Record
 from kslab.state import Stores
 from kslab.state._typed import resolve_serde
 from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext
+from kslab.state.windowed_builders import WindowBytesStoreSupplier
 
 __all__ = ["stream_stream_join"]
 
@@ -64,17 +64,38 @@ class OuterJoinStore(ChangelogBackedMemoryStore):
     """Java's outer-join ``ListValueStore``: parked records by ``(time, side, key)``, in order.
 
     Bytes as Java's: key = ``TimestampedKeyAndJoinSide`` (8-byte time, side byte 1 = left,
-    key), each item a ``LeftOrRightValue`` (side byte, value), the changelog value the whole
-    list as ``ListSerde(ByteArray)`` (0x01, count, then length-prefixed items).
+    key), each item a ``LeftOrRightValue`` (side byte, value), the stored and changelog value the
+    whole list as ``ListSerde(ByteArray)`` (0x01, count, then length-prefixed items). The bytes
+    live in a backend of the supplier's kind (in memory or RocksDB), as Java's store wraps one.
     """
 
     store_kind = "key_value_list"
 
     def __init__(self, name: str, key_serde: Any, left_serde: Any, right_serde: Any, *,
-                 logging_enabled: bool) -> None:
+                 logging_enabled: bool, supplier: Any = None) -> None:
         super().__init__(name, key_serde, left_serde, logging_enabled=logging_enabled)
         self._right_spec = right_serde
-        self._data: SortedDict = SortedDict()
+        if supplier is None:
+            supplier = Stores.in_memory_key_value_store(name)
+        self._backend = supplier.get()
+
+    @property
+    def persistent(self) -> bool:
+        """True over a RocksDB backend (Java's default DSL store type)."""
+        return bool(self._backend.persistent)
+
+    def init(self, context: StoreContext, root: Any = None) -> None:
+        """Open the backend (persistent ones in ``state_dir / name``), bind serdes and log."""
+        directory = None
+        if self._backend.persistent:
+            if context.state_dir is None:
+                msg = (f"Store '{self._name}' is persistent but this engine runs without a "
+                       "state directory; give the join StreamJoined.with_dsl_store_suppliers("
+                       "Materialized.StoreType.IN_MEMORY) or give the engine a state.dir")
+                raise StoreError(msg)
+            directory = Path(context.state_dir) / self._name
+        self._backend.open(directory)
+        super().init(context, root)
 
     def _bind_serdes(self, context: StoreContext) -> None:
         """The key serde and both sides' value serdes."""
@@ -84,11 +105,13 @@ class OuterJoinStore(ChangelogBackedMemoryStore):
                                          self._name, is_key=False)
 
     def flush(self) -> None:
-        """Nothing buffered."""
+        """Flush the backend."""
+        self._backend.flush()
 
     def close(self) -> None:
-        """Drop the entries."""
-        self._data.clear()
+        """Close the backend (an in-memory one drops its entries)."""
+        if self._open:
+            self._backend.close()
         self._open = False
 
     def _key(self, timestamp: int, is_left: bool, key: Any) -> bytes:
@@ -96,56 +119,64 @@ class OuterJoinStore(ChangelogBackedMemoryStore):
             self.key_serde.serialize(self.topic, key)
 
     def add(self, timestamp: int, is_left: bool, key: Any, value: Any) -> None:
-        """Park ``value`` of one side."""
+        """Park ``value`` of one side (appended to the list of its key, side and time)."""
         serde = self.left_serde if is_left else self.right_serde
         raw = (b"\x01" if is_left else b"\x00") + (serde.serialize(self.topic, value) or b"")
         binary = self._key(timestamp, is_left, key)
-        entries = self._data.setdefault(binary, [])
-        entries.append((key, is_left, value, raw))
+        old = self._backend.get(binary)
+        items = [] if old is None else _list_items(old, self._name)
+        items.append(raw)
+        stored = _list_bytes(items)
+        self._backend.put(binary, stored)
         if self._log is not None:
-            self._log(self._name, binary, _list_bytes(entries))
+            self._log(self._name, binary, stored)
 
     def remove(self, timestamp: int, is_left: bool, key: Any) -> None:
         """Drop the parked records of one key, side and time (a partner arrived)."""
         binary = self._key(timestamp, is_left, key)
-        if self._data.pop(binary, None) is not None and self._log is not None:
+        if self._backend.delete(binary) is not None and self._log is not None:
             self._log(self._name, binary, None)
 
     def drop(self, binary: bytes) -> None:
         """Drop an entry by its binary key (emitted)."""
-        self._data.pop(binary, None)
+        self._backend.delete(binary)
         if self._log is not None:
             self._log(self._name, binary, None)
 
-    def items(self) -> list[tuple[bytes, list[Any]]]:
-        """Every ``(binary key, parked records)`` in key order."""
-        return list(self._data.items())
+    def items(self) -> list[tuple[bytes, bytes]]:
+        """Every ``(binary key, stored list)`` in key order (``entries`` decodes one)."""
+        return list(self._backend.all())
+
+    def entries(self, binary: bytes, stored: bytes) -> list[tuple[Any, bool, Any]]:
+        """The parked ``(key, is_left, value)`` records of one ``items()`` entry."""
+        key = self.key_serde.deserialize(self.topic, binary[9:])
+        entries = []
+        for raw in _list_items(stored, self._name):
+            is_left = raw[:1] == b"\x01"
+            serde = self.left_serde if is_left else self.right_serde
+            entries.append((key, is_left, serde.deserialize(self.topic, raw[1:])))
+        return entries
 
     def _snapshot(self) -> object:
-        return {k: list(v) for k, v in self._data.items()}
+        return self._backend.snapshot()
 
     def _restore_snapshot(self, snapshot: object) -> None:
-        self._data = SortedDict(snapshot)  # type: ignore[arg-type]
+        self._backend.restore_snapshot(snapshot)
 
     def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+        pairs = []
         for record in records:
             binary, value = record[0], record[1]
-            if value is None:
-                self._data.pop(binary, None)
-                continue
-            key = self.key_serde.deserialize(self.topic, binary[9:])
-            entries = []
-            for raw in _list_items(value, self._name):
-                is_left = raw[:1] == b"\x01"
-                serde = self.left_serde if is_left else self.right_serde
-                entries.append((key, is_left, serde.deserialize(self.topic, raw[1:]), raw))
-            self._data[binary] = entries
+            if value is not None:
+                _list_items(value, self._name)  # a wrong changelog fails here, not on emit
+            pairs.append((binary, value))
+        self._backend.restore_batch(pairs)
 
 
-def _list_bytes(entries: list[Any]) -> bytes:
+def _list_bytes(items: list[bytes]) -> bytes:
     """Kafka's ``ListSerde(ByteArray)``: strategy byte 1 (variable size), count, sized items."""
-    return b"".join([_VARIABLE_SIZE, _I.pack(len(entries)),
-                     *(_I.pack(len(raw)) + raw for *_, raw in entries)])
+    return b"".join([_VARIABLE_SIZE, _I.pack(len(items)),
+                     *(_I.pack(len(raw)) + raw for raw in items)])
 
 
 def _list_items(value: bytes, store: str) -> list[bytes]:
@@ -164,17 +195,22 @@ def _list_items(value: bytes, store: str) -> list[bytes]:
 
 
 class _OuterStoreBuilder(StoreBuilder):
-    @property
-    def persistent(self) -> bool:
-        return False
+    """Java's ``ListValueStoreBuilder`` over a key-value supplier (in memory or RocksDB)."""
 
-    def __init__(self, name: str, key_serde: Any, left: Any, right: Any) -> None:
-        super().__init__(name, key_serde, left)
+    def __init__(self, supplier: Any, key_serde: Any, left: Any, right: Any) -> None:
+        super().__init__(supplier.name, key_serde, left)
+        self._supplier = supplier
         self._right = right
 
+    @property
+    def persistent(self) -> bool:
+        """True when the supplier's backend is RocksDB."""
+        return bool(self._supplier.persistent)
+
     def build(self) -> OuterJoinStore:
+        """A new, unopened store with its own backend."""
         return OuterJoinStore(self._name, self._key_serde, self._value_serde, self._right,
-                              logging_enabled=self._logging_enabled)
+                              logging_enabled=self._logging_enabled, supplier=self._supplier)
 
 
 class _WindowPut(Processor):
@@ -269,7 +305,7 @@ class _JoinSide(Processor):
         tracker.min_time = 2**63 - 1
         left_open = right_open = False
         store = self.outer_store
-        for binary, entries in store.items():  # type: ignore[union-attr]
+        for binary, stored in store.items():  # type: ignore[union-attr]
             parked_ts = _Q.unpack_from(binary)[0]
             parked_left = binary[8:9] == b"\x01"
             tracker.min_time = parked_ts
@@ -282,7 +318,7 @@ class _JoinSide(Processor):
                 else:
                     right_open = True
                 continue
-            for key, is_left, value, _ in entries:
+            for key, is_left, value in store.entries(binary, stored):  # type: ignore[union-attr]
                 joined = self.joiner(key, value, None) if is_left else \
                     self.joiner(key, None, value)
                 self.ctx.forward(record.with_key(key).with_value(joined)
@@ -321,6 +357,17 @@ def _check_store_suppliers(this: Any, other: Any, windows: JoinWindows) -> None:
                    f"must match JoinWindows settings {windows!r} for the window size and "
                    "retention period")
             raise StreamsError(msg)
+
+
+def _outer_store_persistent(dsl_store_type: str | None, this_supplier: Any,
+                            default_type: str) -> bool:
+    """Java's ``OuterStreamJoinStoreFactory``: the StreamJoined's DSL store type if given, else
+    the kind of the this-side store supplier, else the builder's default store type."""
+    if dsl_store_type is not None:
+        return dsl_store_type == "persistent"
+    if isinstance(this_supplier, WindowBytesStoreSupplier):
+        return bool(this_supplier.persistent)
+    return default_type == "persistent"
 
 
 def _joiner(joiner: Any, with_key: bool, op: str) -> Callable[[Any, Any, Any], Any]:
@@ -397,11 +444,16 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
     logging = sj._logging
     log_config = dict(getattr(sj, "_log_config", None) or {})
 
+    dsl_store_type = getattr(sj, "_dsl_store_type", None)
+
+    def store_type() -> str:
+        """The StreamJoined's DSL store type, else the builder's (known at build time)."""
+        return dsl_store_type or getattr(b, "default_store_type", None) or "persistent"
+
     def window_store(store: str, value_serde: Any, supplier: Any) -> Callable[[], Any]:
         def build() -> Any:
             if supplier is None:
-                in_memory = getattr(b, "default_store_type", None) == "in_memory"
-                factory = Stores.in_memory_window_store if in_memory else \
+                factory = Stores.in_memory_window_store if store_type() == "in_memory" else \
                     Stores.persistent_window_store
                 builder = Stores.window_store_builder(
                     factory(store, retention, windows.size(), True), key_serde, value_serde)
@@ -412,7 +464,10 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
         return build
 
     def outer_factory() -> Any:
-        builder = _OuterStoreBuilder(outer_store, key_serde, this_serde, other_serde)
+        persistent = _outer_store_persistent(dsl_store_type, this_supplier, store_type())
+        supplier = Stores.persistent_key_value_store(outer_store) if persistent else \
+            Stores.in_memory_key_value_store(outer_store)  # type: ignore[arg-type]
+        builder = _OuterStoreBuilder(supplier, key_serde, this_serde, other_serde)
         return builder.with_logging_enabled(log_config) if logging else \
             builder.with_logging_disabled()
 

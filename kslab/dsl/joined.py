@@ -81,6 +81,7 @@ class StreamJoined(_Config):
         self._log_config: dict[str, str] = {}
         self._this_store_supplier: Any = None
         self._other_store_supplier: Any = None
+        self._dsl_store_type: str | None = None
 
     @staticmethod
     def with_(key_serde: Any = None, value_serde: Any = None,
@@ -136,6 +137,16 @@ class StreamJoined(_Config):
         return _replace(self, other_store_supplier=supplier)
 
     @_hybrid
+    def with_dsl_store_suppliers(self, dsl_store_suppliers: Any) -> StreamJoined:
+        """The store type of the stores no supplier was given for -- both window stores and the
+        shared outer-join store -- before the builder's (Java's ``withDslStoreSuppliers``).
+
+        Takes a ``Materialized.StoreType``, ``"in_memory"`` / ``"rocks_db"``, or Java's
+        ``BuiltInDslStoreSuppliers`` class names; ``None`` falls back to the builder's.
+        """
+        return _replace(self, dsl_store_type=_dsl_store_type(dsl_store_suppliers))
+
+    @_hybrid
     def with_logging_enabled(self, config: dict[str, str] | None = None) -> StreamJoined:
         """Changelogs for the join stores, created with these topic configs."""
         return _replace(self, logging=True, log_config=dict(config or {}))
@@ -144,6 +155,15 @@ class StreamJoined(_Config):
     def with_logging_disabled(self) -> StreamJoined:
         """No changelogs for the join stores."""
         return _replace(self, logging=False, log_config={})
+
+
+def _dsl_store_type(suppliers: Any) -> str | None:
+    """``"in_memory"`` or ``"persistent"`` for a DSL store suppliers spec (``None`` stays)."""
+    if suppliers is None:
+        return None
+    from kslab.dsl.builder import _suppliers_store_type  # the builder imports this module
+
+    return _suppliers_store_type(getattr(suppliers, "value", suppliers))
 
 
 class TableJoined(_Config):

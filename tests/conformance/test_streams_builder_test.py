@@ -787,20 +787,11 @@ def test_should_now_allow_stream_and_table_from_same_topic(builder):
         builder.build()
 
 
-STORE_SUPPLIER_XFAIL = pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "kslab/dsl/joined.py StreamJoined has no with_dsl_store_suppliers; fix: add it (Java's "
-    "StreamJoined.withDslStoreSuppliers, taking a store type) and in kslab/dsl/_stream_joins.py "
-    "build the this/other window stores without a supplier, and the shared outer store, of that "
-    "type before the builder default (a this-supplier still decides the outer store's type only "
-    "when no store type is given: OuterStreamJoinStoreFactory)"))
-
-
 def window_supplier(persistent, name):
     make = ks.Stores.persistent_window_store if persistent else ks.Stores.in_memory_window_store
     return make(name, 2 * HOUR, 2 * HOUR, True)
 
 
-@STORE_SUPPLIER_XFAIL
 def test_should_use_specified_dsl_store_suppliers_for_all_outer_join_operation_between_k_stream_and_k_stream(  # noqa: E501
         builder):
     stream_one = builder.stream(STREAM_TOPIC)
@@ -826,7 +817,6 @@ def test_should_use_specified_store_supplier_for_each_outer_join_operation_betwe
                                  "RocksDBWindowStore", "InMemoryKeyValueStore")
 
 
-@STORE_SUPPLIER_XFAIL
 def test_should_use_specified_store_suppliers_outer_join_store_even_if_this_supplier_is_supplied(
         builder):
     stream_one = builder.stream(STREAM_TOPIC)
