@@ -153,12 +153,17 @@ class Stores:
         """A supplier of versioned stores keeping ``history_retention`` ms of history."""
         check_store_name(name, "persistent_versioned_key_value_store")
         _check_not_negative(name, history_retention, "historyRetention")
+        interval = None
         if segment_interval is not None:
             interval = _millis(segment_interval)
-            if interval is not None and interval < 1:
+            if interval is None:
+                msg = (f"Store '{name}' got segment_interval={segment_interval!r}; pass int ms "
+                       "or a timedelta")
+                raise InvalidStoreArgumentError(msg)
+            if interval < 1:
                 msg = "segmentInterval cannot be zero or negative"
                 raise InvalidStoreArgumentError(msg)
-        return VersionedBytesStoreSupplier(name, history_retention)
+        return VersionedBytesStoreSupplier(name, history_retention, segment_interval=interval)
 
     @staticmethod
     def versioned_key_value_store_builder(
