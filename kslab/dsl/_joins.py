@@ -201,7 +201,20 @@ class _StreamTableJoinProcessor(Processor):
             buffer.evict(self._release)
 
     def _release(self, key: Any, value: Any, context: tuple[Any, ...]) -> None:
-        self._join(Record(key, value, context[0], context[4]))
+        """Join a record leaving the buffer under its own topic, partition and offset: Java's
+        ``emit`` restores the buffered ``ProcessorRecordContext`` around the join."""
+        ctx: Any = self.ctx
+        record = Record(key, value, context[0], context[4])
+        try:
+            saved = (ctx.topic, ctx.partition, ctx.offset)
+        except AttributeError:  # a context without a record position (a test double)
+            self._join(record)
+            return
+        ctx.topic, ctx.partition, ctx.offset = context[2], context[3], context[1]
+        try:
+            self._join(record)
+        finally:
+            ctx.topic, ctx.partition, ctx.offset = saved
 
     def _join(self, record: Record) -> None:
         s = self.s
