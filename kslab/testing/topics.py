@@ -260,13 +260,14 @@ class TestOutputTopic:
         return queue.popleft()
 
     def _empty_message(self, written: int) -> str:
+        # Java's messages first ("Empty topic: <name>"), then what to do about it
         if written:
-            return (f"Empty topic: '{self.name}': all {written} record(s) were read; check "
-                    "is_empty() before reading")
+            return (f"Empty topic: {self.name} (all {written} record(s) were read; check "
+                    "is_empty() before reading)")
         produced = sorted(self._driver.produced_topic_names()) or "none"
-        return (f"Uninitialized topic: '{self.name}': nothing was written to it (topics "
-                f"written so far: {produced}); check the topic name, or is_empty() before "
-                "reading")
+        return (f"Uninitialized topic: {self.name} (nothing was written to it; topics "
+                f"written so far: {produced}; check the topic name, or is_empty() before "
+                "reading)")
 
     def _decode(self, raw: tuple[Any, ...]) -> TestRecord:
         key_bytes, value_bytes, headers, timestamp, _partition = raw
