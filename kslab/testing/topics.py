@@ -312,8 +312,8 @@ class TestOutputTopic:
         keys, values, _, _, _ = self._drain()
         if None in keys:
             msg = (
-                f"output topic '{self.name}' has a record with a None key; "
-                "read_key_values_to_map needs keys — use read_key_values_to_list"
+                "Null keys not allowed with readKeyValuesToMap method: output topic "
+                f"'{self.name}' has a record with a None key; use read_key_values_to_list"
             )
             raise KslabError(msg)
         return dict(zip(keys, values, strict=True))
