@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kslab.dsl.config import _Config, _hybrid, _replace, check_name, millis
+from kslab.dsl.config import StoreType, _Config, _hybrid, _replace, check_name, millis
 from kslab.state.base import StoreSupplier
 
 __all__ = ["Joined", "StreamJoined", "TableJoined"]
@@ -87,11 +87,15 @@ class StreamJoined(_Config):
     def with_(key_serde: Any = None, value_serde: Any = None,
               other_value_serde: Any = None) -> StreamJoined:
         """Serdes of the key and of both sides' values -- or, as Java's
-        ``StreamJoined.with(thisStoreSupplier, otherStoreSupplier)``, the two window stores."""
+        ``StreamJoined.with(thisStoreSupplier, otherStoreSupplier)``, the two window stores, or
+        as ``StreamJoined.with(dslStoreSuppliers)`` a store type (``with_dsl_store_suppliers``)."""
         if isinstance(key_serde, StoreSupplier) and isinstance(value_serde, StoreSupplier) \
                 and other_value_serde is None:
             return _replace(StreamJoined(), this_store_supplier=key_serde,
                             other_store_supplier=value_serde)
+        if _is_dsl_store_suppliers(key_serde) and value_serde is None and \
+                other_value_serde is None:
+            return StreamJoined().with_dsl_store_suppliers(key_serde)
         return _replace(StreamJoined(), key_serde=key_serde, value_serde=value_serde,
                         other_value_serde=other_value_serde)
 
@@ -155,6 +159,12 @@ class StreamJoined(_Config):
     def with_logging_disabled(self) -> StreamJoined:
         """No changelogs for the join stores."""
         return _replace(self, logging=False, log_config={})
+
+
+def _is_dsl_store_suppliers(spec: Any) -> bool:
+    """True for a ``Materialized.StoreType`` or Java's ``BuiltInDslStoreSuppliers`` class names
+    (never a serde name)."""
+    return isinstance(spec, StoreType) or (isinstance(spec, str) and "DslStoreSuppliers" in spec)
 
 
 def _dsl_store_type(suppliers: Any) -> str | None:

@@ -64,3 +64,11 @@ def test_outer_join_parks_records_in_either_store_kind():
     for store_type in (IN_MEMORY, ROCKS_DB):
         joined = ks.StreamJoined.as_("j").with_dsl_store_suppliers(store_type)
         assert _run(_outer_join(joined, {"default.key.serde": "string"})) == expected
+
+
+def test_with_a_store_type_is_java_s_static_with_dsl_store_suppliers():
+    assert ks.StreamJoined.with_(IN_MEMORY)._dsl_store_type == "in_memory"
+    assert ks.StreamJoined.with_(
+        "org.apache.kafka.streams.state.BuiltInDslStoreSuppliers$RocksDBDslStoreSuppliers"
+    )._dsl_store_type == "persistent"
+    assert ks.StreamJoined.with_("string")._key_serde == "string"
