@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kslab.errors import StoreError
@@ -19,6 +19,7 @@ from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import TypedStore
 from kslab.state.base import KeyValueBackend, NullStoreArgumentError, StoreContext
 from kslab.state.iterators import KeyValueIterator
+from kslab.state.window import LazyRows, pinned_time
 
 __all__ = ["SINGLE_KEY", "SessionStore", "session_key", "split_session_key"]
 
@@ -205,6 +206,16 @@ class SessionStore(TypedStore):
                         "this for negative numbers")
             return self._iterator(iter(()))
         earliest_end = max(earliest_end, self._observed - self._retention + 1)
+
+        def read() -> Iterator[tuple[bytes, bytes]]:
+            return self._rows(lower, upper, earliest_end, latest_start, backward=backward)
+
+        return self._iterator(LazyRows(read, earliest_end))
+
+    def _rows(self, lower: bytes | None, upper: bytes | None, earliest_end: int,
+              latest_start: int, *, backward: bool) -> Iterator[tuple[bytes, bytes]]:
+        """The sessions of keys in ``[lower, upper]`` ending at or after ``earliest_end`` and
+        starting at or before ``latest_start``, in the store's scan order."""
         single = lower is not None and lower == upper
         source = self._backend.prefix_scan(lower) if single else self._backend.all()
         rows = []
@@ -223,7 +234,7 @@ class SessionStore(TypedStore):
             rows.sort(key=lambda row: row[0])
         if backward:
             rows.reverse()
-        return self._iterator(iter([(b, v) for _, b, v in rows]))
+        return iter([(b, v) for _, b, v in rows])
 
     def _find_by_end(self, earliest_end: int, latest_end: int) -> KeyValueIterator:
         """Sessions of every key ending in ``[earliest_end, latest_end]``, by end time, then key
@@ -235,6 +246,14 @@ class SessionStore(TypedStore):
             raise StoreError(msg)
         if not self._time_ordered:
             earliest_end = max(earliest_end, self._observed - self._retention + 1)
+
+        def read() -> Iterator[tuple[bytes, bytes]]:
+            return self._rows_by_end(earliest_end, latest_end)
+
+        return self._iterator(LazyRows(read, earliest_end))
+
+    def _rows_by_end(self, earliest_end: int, latest_end: int) -> Iterator[tuple[bytes, bytes]]:
+        """The sessions of every key ending in ``[earliest_end, latest_end]``, in scan order."""
         get = self._backend.get
         rows = []
         for end in [e for e in self._ends if earliest_end <= e <= latest_end]:
@@ -246,7 +265,7 @@ class SessionStore(TypedStore):
                         (end, key_bytes, start)
                     rows.append((order, binary, value))
         rows.sort(key=lambda row: row[0])
-        return self._iterator(iter([(b, v) for _, b, v in rows]))
+        return iter([(b, v) for _, b, v in rows])
 
     def _decode_key(self, key_bytes: bytes) -> Any:
         inner, start, end = split_session_key(key_bytes)
@@ -285,6 +304,8 @@ class SessionStore(TypedStore):
                     self._bdelete(binary)
             return
         min_live = self._observed - self._retention + 1
+        if self._iterators and not self._backend.persistent:  # Java's in-memory store
+            min_live = min(min_live, pinned_time(self._iterators))
         ends = self._ends
         for end in [e for e in ends if e < min_live]:
             for binary in ends.pop(end):

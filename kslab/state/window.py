@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from kslab.errors import StoreError
@@ -59,6 +59,45 @@ def invalid_key_range(lower: bytes | None, upper: bytes | None, *,
                 "comparing the serialized bytes. Note that the built-in numerical serdes do not "
                 "follow this for negative numbers")
     return True
+
+
+class LazyRows:
+    """A scan's ``(binary, value)`` rows, read at the first pull, not when the scan opens (Java's
+    store iterators walk the live store), so writes made in between are seen. ``min_time`` is
+    the scan's lower time bound, fixed at open, which an in-memory store keeps alive until the
+    rows are read (Java's ``removeExpiredSegments`` spares what open iterators still need)."""
+
+    __slots__ = ("_read", "_rows", "min_time")
+
+    def __init__(self, read: Callable[[], Iterator[tuple[bytes, bytes]]], min_time: int) -> None:
+        self._read: Callable[[], Iterator[tuple[bytes, bytes]]] | None = read
+        self._rows: Iterator[tuple[bytes, bytes]] | None = None
+        self.min_time = min_time
+
+    def __iter__(self) -> LazyRows:
+        return self
+
+    def __next__(self) -> tuple[bytes, bytes]:
+        rows = self._rows
+        if rows is None:
+            rows = self._rows = self._read()  # type: ignore[misc]
+            self._read = None
+            self.min_time = _MAX_TS  # read: nothing in the store is needed any more
+        return next(rows)
+
+    def close(self) -> None:
+        """Drop the rows (read or not)."""
+        self._read, self._rows, self.min_time = None, iter(()), _MAX_TS
+
+
+def pinned_time(iterators: Iterable[KeyValueIterator]) -> int:
+    """The earliest time an open, not yet read scan of ``iterators`` still needs."""
+    pinned = _MAX_TS
+    for iterator in iterators:
+        source = getattr(iterator, "_source", None)
+        if source.__class__ is LazyRows and source.min_time < pinned:
+            pinned = source.min_time
+    return pinned
 
 
 def split_window_key(binary: bytes) -> tuple[bytes, int, int]:
@@ -267,7 +306,11 @@ class WindowStore(TypedStore):
 
     def _key_pairs(self, key_bytes: bytes, time_from: int,
                    time_to: int) -> list[tuple[bytes, bytes]]:
-        time_from = self._live_from(time_from)
+        return self._key_range(key_bytes, self._live_from(time_from), time_to)
+
+    def _key_range(self, key_bytes: bytes, time_from: int,
+                   time_to: int) -> list[tuple[bytes, bytes]]:
+        """The entries of one key with a window start in ``[time_from, time_to]``."""
         if time_from > time_to:
             return []
         size = len(key_bytes) + _SUFFIX
@@ -278,10 +321,19 @@ class WindowStore(TypedStore):
 
     def _fetch_key(self, key: Any, time_from: int, time_to: int, *,
                    backward: bool) -> KeyValueIterator:
-        pairs = self._key_pairs(self._serialize_key(key), time_from, time_to)
-        if backward:
-            pairs.reverse()
-        iterator = KeyValueIterator(iter(pairs), self._decode_start, self._decode_value,
+        key_bytes = self._serialize_key(key)
+        time_from = self._live_from(time_from)
+
+        def read() -> Iterator[tuple[bytes, bytes]]:
+            pairs = self._key_range(key_bytes, time_from, time_to)
+            return reversed(pairs) if backward else iter(pairs)
+
+        return self._lazy(read, time_from, self._decode_start)
+
+    def _lazy(self, read: Callable[[], Iterator[tuple[bytes, bytes]]], min_time: int,
+              decode_key: Callable[[bytes], Any]) -> KeyValueIterator:
+        """An open scan whose rows ``read`` gives at the first pull."""
+        iterator = KeyValueIterator(LazyRows(read, min_time), decode_key, self._decode_value,
                                     self._name)
         self._iterators.add(iterator)
         return iterator
@@ -297,20 +349,21 @@ class WindowStore(TypedStore):
     def _scan(self, key_from: bytes | None, key_to: bytes | None, time_from: int, time_to: int,
               *, backward: bool) -> KeyValueIterator:
         time_from = self._live_from(time_from)
-        rows = []
-        for binary, value in self._entries(time_from, time_to):
-            key_bytes, start, seq = split_window_key(binary)
-            if start < time_from or start > time_to:
-                continue
-            if (key_from is not None and key_bytes < key_from) or \
-                    (key_to is not None and key_bytes > key_to):
-                continue
-            rows.append((self._order(key_bytes, start, seq, binary), binary, value))
-        rows.sort(key=lambda row: row[0], reverse=backward)
-        iterator = KeyValueIterator(iter([(b, v) for _, b, v in rows]), self._decode_windowed,
-                                    self._decode_value, self._name)
-        self._iterators.add(iterator)
-        return iterator
+
+        def read() -> Iterator[tuple[bytes, bytes]]:
+            rows = []
+            for binary, value in self._entries(time_from, time_to):
+                key_bytes, start, seq = split_window_key(binary)
+                if start < time_from or start > time_to:
+                    continue
+                if (key_from is not None and key_bytes < key_from) or \
+                        (key_to is not None and key_bytes > key_to):
+                    continue
+                rows.append((self._order(key_bytes, start, seq, binary), binary, value))
+            rows.sort(key=lambda row: row[0], reverse=backward)
+            return iter([(b, v) for _, b, v in rows])
+
+        return self._lazy(read, time_from, self._decode_windowed)
 
     def _entries(self, time_from: int, time_to: int) -> Iterable[tuple[bytes, bytes]]:
         """The backend entries of the segments overlapping ``[time_from, time_to]``."""
@@ -359,6 +412,8 @@ class WindowStore(TypedStore):
         segments = self._segments
         if not segments:
             return
+        if self._iterators and not self._backend.persistent:  # Java's in-memory store
+            min_live = min(min_live, pinned_time(self._iterators))
         interval = self._interval
         dead = [s for s in segments if (s + 1) * interval - 1 < min_live]
         delete = self._bdelete

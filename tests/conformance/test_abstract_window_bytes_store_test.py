@@ -413,15 +413,6 @@ def test_test_value_iterator_peek(store: Any) -> None:
         assert not iterator.has_next()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "window scans copy their rows when opened, so puts made before the first next() are not "
-    "seen; Java opens segment iterators lazily (RocksDB) or over live skip-list views (in "
-    "memory). Fix in kslab/state/window.py WindowStore._scan: compute the time bounds "
-    "(_live_from) when the scan opens but read the rows in a generator at the first pull; keep "
-    "in-memory expiry deferred while iterators are open (Java's "
-    "InMemoryWindowStore.removeExpiredSegments), so InMemoryWindowStoreTest."
-    "shouldNotExpireFromOpenIterator still holds, and skip RocksDB segments expired by then "
-    "(RocksDBWindowStoreTest.shouldOnlyIterateOpenSegments)"))
 def test_should_not_throw_concurrent_modification_exception(store: Any) -> None:
     store.put(1, "one", 0)
     store.put(1, "two", WINDOW_SIZE * 10)
