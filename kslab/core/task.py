@@ -252,6 +252,8 @@ class StreamTask:
             "default.timestamp.extractor")
         if isinstance(extractor, type) and hasattr(extractor, "extract"):
             extractor = extractor()  # a class, as Java configs name one
+        if getattr(extractor, "uses_record_timestamp", False):
+            return None  # FailOnInvalidTimestamp: what the queue does without an extractor
         extract = getattr(extractor, "extract", None)
         if callable(extract):
             return extract  # type: ignore[no-any-return]

@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from kslab.processor import FailOnInvalidTimestamp
+
 if TYPE_CHECKING:
     from kslab.topology.topology import Topology
 
@@ -201,8 +203,11 @@ class RepartitionNode(GraphNode):
                                 fixed_key=False)
         topology.add_sink(self.sink_name, self.topic, self.filter_name, key_serde=self.key_serde,
                           value_serde=self.value_serde, partitioner=self.partitioner)
+        # Java reads its repartition topics with FailOnInvalidTimestamp, whatever
+        # default.timestamp.extractor says: the timestamps were extracted once, upstream
         topology.add_source(self.name, self.topic, key_serde=self.key_serde,
-                            value_serde=self.value_serde)
+                            value_serde=self.value_serde,
+                            timestamp_extractor=FailOnInvalidTimestamp())
 
 
 class GroupedTableRepartitionNode(GraphNode):
@@ -222,7 +227,8 @@ class GroupedTableRepartitionNode(GraphNode):
         topology.add_sink(self.sink_name, self.topic, *self.parent_names(),
                           key_serde=self.key_serde, value_serde=self.value_serde)
         topology.add_source(self.name, self.topic, key_serde=self.key_serde,
-                            value_serde=self.value_serde)
+                            value_serde=self.value_serde,
+                            timestamp_extractor=FailOnInvalidTimestamp())
 
 
 class SinkGraphNode(GraphNode):

@@ -1064,14 +1064,6 @@ def test_should_preserve_serdes_for_operators():
         assert op(table2, selector, joiner).value_serde is None
 
 
-REPARTITION_TIMESTAMP_XFAIL = pytest.mark.xfail(strict=True, reason=(
-    "kslab/dsl/_graph.py RepartitionNode.write (and GroupedTableRepartitionNode.write) add the "
-    "repartition source without a timestamp extractor, so default.timestamp.extractor runs "
-    "again on records read back from a repartition topic; Java's (Un)OptimizableRepartitionNode "
-    "and GroupedTableOperationRepartitionNode give that source FailOnInvalidTimestamp (the "
-    "record's own timestamp, StreamsException if negative). Fix: topology.add_source(..., "
-    "timestamp_extractor=lambda record, partition_time: record.timestamp) there (raising "
-    "StreamsError for a negative timestamp)"))
 
 
 def plus_one_extractor(record, partition_time):
@@ -1079,7 +1071,6 @@ def plus_one_extractor(record, partition_time):
     return record.timestamp + 1
 
 
-@REPARTITION_TIMESTAMP_XFAIL
 def test_should_use_record_metadata_timestamp_extractor_with_repartition():
     # shouldUseRecordMetadataTimestampExtractorWithRepartition
     builder = ks.StreamsBuilder()
@@ -1116,7 +1107,6 @@ def check_join_timestamps(builder):
         assert out.read_records_to_list() == [ks.TestRecord("a", "a:a", 11)]
 
 
-@REPARTITION_TIMESTAMP_XFAIL
 def test_should_use_record_metadata_timestamp_extractor_when_internal_repartitioning_topic_created_with_retention():
     # shouldUseRecordMetadataTimestampExtractorWhenInternalRepartitioningTopicCreatedWithRetention
     builder = ks.StreamsBuilder()
@@ -1124,7 +1114,6 @@ def test_should_use_record_metadata_timestamp_extractor_when_internal_repartitio
     check_join_timestamps(builder)
 
 
-@REPARTITION_TIMESTAMP_XFAIL
 def test_should_use_record_metadata_timestamp_extractor_when_internal_repartitioning_topic_created():
     # shouldUseRecordMetadataTimestampExtractorWhenInternalRepartitioningTopicCreated
     builder = ks.StreamsBuilder()

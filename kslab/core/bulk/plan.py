@@ -91,8 +91,10 @@ def _source(task: Any, topic: str) -> SourceRuntime | None:
     except Exception:
         return None
     node = task.topology.nodes[source.name]
-    if not isinstance(node, SourceNode) or getattr(node, "timestamp_extractor", None):
-        return None
+    extractor = getattr(node, "timestamp_extractor", None)
+    if not isinstance(node, SourceNode) or (
+            extractor is not None and not getattr(extractor, "uses_record_timestamp", False)):
+        return None  # (FailOnInvalidTimestamp reads the record's own timestamp, as the path)
     if task.config.get("default.timestamp.extractor") is not None:
         return None
     if not (built_in(source.key_serde) and built_in(source.value_serde)):
