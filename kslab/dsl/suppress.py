@@ -261,8 +261,16 @@ class _SuppressProcessor(Processor):
     def _emit(self, key: Any, new: Any, prior: Any, context: tuple[Any, ...]) -> None:
         if new is None and self.final:
             return  # final results: a tombstone for a window is safe to drop
-        timestamp, _, _, _, headers = context
-        self.ctx.forward(Record(key, Change(new, prior), timestamp, headers))
+        timestamp, offset, topic, partition, headers = context
+        # Java's emit restores the buffered record's context around the forward: downstream
+        # sees the topic, partition and offset the change came from
+        ctx: Any = self.ctx
+        saved = (ctx.topic, ctx.partition, ctx.offset)
+        ctx.topic, ctx.partition, ctx.offset = topic, partition, offset
+        try:
+            ctx.forward(Record(key, Change(new, prior), timestamp, headers))
+        finally:
+            ctx.topic, ctx.partition, ctx.offset = saved
         if self.emitted is not None:
             self.emitted.record(1.0)
 
