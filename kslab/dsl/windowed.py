@@ -31,6 +31,7 @@ from kslab.dsl.windows import (
     SessionWindows,
     SlidingWindows,
     TimeWindows,
+    UnlimitedWindows,
     WindowSpecError,
 )
 from kslab.errors import TopologyError
@@ -134,6 +135,9 @@ class _Windowed:
             msg = (f"emit_strategy() got {emit_strategy!r}; pass EmitStrategy.on_window_close() "
                    "or EmitStrategy.on_window_update()")
             raise TopologyError(msg)
+        if emit_strategy.closes and isinstance(self.windows, UnlimitedWindows):
+            msg = "ON_WINDOW_CLOSE emit strategy cannot be used for UnlimitedWindows"
+            raise WindowSpecError(msg)  # Java's IllegalArgumentException
         self.emit = emit_strategy
         return self
 
@@ -217,7 +221,7 @@ def _none() -> None:
 
 
 class TimeWindowedKStream(_Windowed):
-    """A grouped stream windowed by ``TimeWindows`` or ``SlidingWindows``."""
+    """A grouped stream windowed by ``TimeWindows``, ``UnlimitedWindows`` or ``SlidingWindows``."""
 
     def aggregate(self, initializer: Callable[[], Any],
                   aggregator: Callable[[Any, Any, Any], Any], named: Any = None,
@@ -262,11 +266,11 @@ def windowed_by(grouped: Any, windows: Any) -> Any:
     require_not_none(windows, "windows", "windowed_by")  # Java's NullPointerException
     if isinstance(windows, SessionWindows):
         return SessionWindowedKStream(grouped, windows)
-    if isinstance(windows, TimeWindows | SlidingWindows):
+    if isinstance(windows, TimeWindows | SlidingWindows | UnlimitedWindows):
         return TimeWindowedKStream(grouped, windows)
     msg = (
-        f"windowed_by() got {windows!r}; pass TimeWindows, SlidingWindows or SessionWindows, "
-        "e.g. TimeWindows.of_size_with_no_grace(60_000)"
+        f"windowed_by() got {windows!r}; pass TimeWindows, SlidingWindows, SessionWindows or "
+        "UnlimitedWindows, e.g. TimeWindows.of_size_with_no_grace(60_000)"
     )
     raise TopologyError(msg)
 
@@ -276,9 +280,10 @@ class WindowedCogroupedKStream:
 
     def __init__(self, cogrouped: Any, windows: Any) -> None:
         require_not_none(windows, "windows", "windowed_by")
-        if not isinstance(windows, TimeWindows | SlidingWindows | SessionWindows):
-            msg = f"windowed_by() got {windows!r}; pass TimeWindows, SlidingWindows or " \
-                  "SessionWindows"
+        if not isinstance(windows, TimeWindows | SlidingWindows | SessionWindows |
+                          UnlimitedWindows):
+            msg = f"windowed_by() got {windows!r}; pass TimeWindows, SlidingWindows, " \
+                  "SessionWindows or UnlimitedWindows"
             raise TopologyError(msg)
         self.cogrouped = cogrouped
         self.windows = windows

@@ -1,5 +1,6 @@
-"""Window specifications (``TimeWindows``, ``SlidingWindows``, ``SessionWindows``, ``JoinWindows``)
-and ``EmitStrategy`` (KIP-825: emit windowed results on every update or once, when closed).
+"""Window specifications (``TimeWindows``, ``SlidingWindows``, ``SessionWindows``, ``JoinWindows``,
+``UnlimitedWindows``) and ``EmitStrategy`` (KIP-825: emit windowed results on every update or
+once, when closed).
 
 Each mirrors its Java class: immutable, built by snake_case factories, validated when built.
 Invariant: a window spec always has an explicit grace period (``of_..._with_no_grace`` means 0),
@@ -8,7 +9,7 @@ so every windowed operator knows when a window closes: at ``end + grace`` of str
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from kslab.errors import InvalidArgumentError, TopologyError
@@ -23,6 +24,7 @@ __all__ = [
     "TimeWindow",
     "TimeWindows",
     "UnlimitedWindow",
+    "UnlimitedWindows",
 ]
 
 _MAX = 2**63 - 1
@@ -134,6 +136,65 @@ class TimeWindows(_ByValue):
     def __repr__(self) -> str:
         return (f"TimeWindows{{sizeMs={self.size_ms}, advanceMs={self.advance_ms}, "
                 f"graceMs={self.grace_ms}}}")
+
+
+class UnlimitedWindows(_ByValue):
+    """One window per key from ``start_ms`` to forever (Java's ``UnlimitedWindows``): every
+    record at or after the start falls in it; it never closes.
+
+    >>> UnlimitedWindows.of().start_on(10).windows_for(12)
+    {10: UnlimitedWindow(start=10, end=9223372036854775807)}
+    """
+
+    size_ms = _MAX
+    advance_ms = None  # not hopping: every record maps through windows_for
+    grace_ms = 0
+
+    def __init__(self, start_ms: int) -> None:
+        self.start_ms = start_ms
+
+    @staticmethod
+    def of() -> UnlimitedWindows:
+        """Unlimited windows starting at the epoch (0)."""
+        return UnlimitedWindows(0)
+
+    def start_on(self, start: int | datetime) -> UnlimitedWindows:
+        """The same windows starting at ``start`` (epoch ms, or a ``datetime``: Java's
+        ``Instant``); a negative start raises Java's ``IllegalArgumentException`` text."""
+        start_ms = _instant_ms(start, "start")
+        _check(start_ms >= 0, "Window start time (startMs) cannot be negative.")
+        return UnlimitedWindows(start_ms)
+
+    def windows_for(self, timestamp: int) -> dict[int, Window]:
+        """The one window ``timestamp`` falls in, or none before the start (Java's
+        ``windowsFor``)."""
+        if timestamp < self.start_ms:
+            return {}
+        return {self.start_ms: UnlimitedWindow(self.start_ms)}
+
+    def size(self) -> int:
+        """Java's ``Long.MAX_VALUE``: the windows never end."""
+        return _MAX
+
+    def grace_period_ms(self) -> int:
+        """0: an unlimited window never closes, so no record is late."""
+        return 0
+
+    def _key(self) -> tuple[int, ...]:
+        return (self.start_ms,)
+
+    def __repr__(self) -> str:
+        return f"UnlimitedWindows{{startMs={self.start_ms}}}"
+
+
+def _instant_ms(value: Any, what: str) -> int:
+    """``value`` (int epoch ms or a ``datetime``, Java's ``Instant``) in epoch ms."""
+    if isinstance(value, datetime):
+        return (value - datetime(1970, 1, 1, tzinfo=value.tzinfo)) // timedelta(milliseconds=1)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    msg = f"[{what}] got {value!r}; pass epoch milliseconds as an int or a datetime"
+    raise WindowSpecError(msg)
 
 
 class SlidingWindows(_ByValue):
