@@ -37,11 +37,23 @@ class TimeWindowed(Serde):
     needs ``window.size.ms``. Writing does not.
     """
 
-    __slots__ = ("_inner", "_window_size")
+    __slots__ = ("_changelog", "_inner", "_window_size")
 
-    def __init__(self, inner: Any, window_size: int | dt.timedelta | None = None) -> None:
+    def __init__(self, inner: Any, window_size: int | dt.timedelta | None = None, *,
+                 changelog: bool = False) -> None:
         self._inner = resolve(inner)
         self._window_size = _as_window_size(window_size)
+        self._changelog = bool(changelog)
+
+    def for_changelog(self, is_changelog_topic: bool = True) -> TimeWindowed:
+        """This serde reading a window store's changelog keys (key + start + 4-byte sequence
+        number), as Java's ``TimeWindowedSerde.forChangelog(true)``; writing is unchanged."""
+        return TimeWindowed(self._inner, self._window_size, changelog=is_changelog_topic)
+
+    @property
+    def is_changelog_topic(self) -> bool:
+        """Whether reads expect a window store's changelog key layout."""
+        return self._changelog
 
     @property
     def inner(self) -> Serde:
@@ -69,9 +81,10 @@ class TimeWindowed(Serde):
         if not data:
             return None  # Java's deserializer also turns empty bytes into null
         size = self._window_size
-        if size is None or len(data) < 8:
-            raise _read_error(self, topic, data, 8)
-        cut = len(data) - 8
+        suffix = 12 if self._changelog else 8  # WindowKeySchema.fromStoreKey: + sequence number
+        if size is None or len(data) < suffix:
+            raise _read_error(self, topic, data, suffix)
+        cut = len(data) - suffix
         start = _unpack_start(data, cut)[0]
         end = start + size
         window = _tuple_new(Window, (start, end if end <= LONG_MAX else LONG_MAX))
@@ -80,14 +93,17 @@ class TimeWindowed(Serde):
     def configure(self, is_key: bool) -> Serde:
         """This serde with its inner serde configured the same way."""
         inner = self._inner.configure(is_key) if hasattr(self._inner, "configure") else self._inner
-        return self if inner is self._inner else TimeWindowed(inner, self._window_size)
+        if inner is self._inner:
+            return self
+        return TimeWindowed(inner, self._window_size, changelog=self._changelog)
 
     def _config(self) -> tuple[Any, ...]:
-        return (self._inner, self._window_size)
+        return (self._inner, self._window_size, self._changelog)
 
     def _repr_args(self) -> str:
         size = "" if self._window_size is None else f", window_size={self._window_size}"
-        return f"{self._inner!r}{size}"
+        changelog = ", changelog=True" if self._changelog else ""
+        return f"{self._inner!r}{size}{changelog}"
 
 
 class SessionWindowed(Serde):

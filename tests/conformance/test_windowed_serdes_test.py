@@ -90,3 +90,13 @@ def test_time_windowed_end_is_capped_at_long_max() -> None:
     serde = serdes.TimeWindowed(serdes.Integer(), window_size=LONG_MAX)
     raw = serde.serialize(TOPIC, Windowed(10, Window(5, LONG_MAX)))
     assert serde.deserialize(TOPIC, raw).window == Window(5, LONG_MAX)
+
+
+def test_time_windowed_serde_for_changelog_reads_window_store_keys() -> None:
+    # WindowKeySchema.fromStoreKey: the key's bytes, the 8-byte start, a 4-byte sequence number
+    serde = serdes.TimeWindowed(serdes.String(), window_size=10).for_changelog(True)
+    raw = b"a" + (5).to_bytes(8, "big") + (3).to_bytes(4, "big")
+    assert serde.deserialize(TOPIC, raw) == Windowed("a", Window(5, 15))
+    assert serde.serialize(TOPIC, Windowed("a", Window(5, 15))) == b"a" + (5).to_bytes(8, "big")
+    assert serde.is_changelog_topic
+    assert serde != serdes.TimeWindowed(serdes.String(), window_size=10)
