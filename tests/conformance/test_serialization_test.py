@@ -12,7 +12,8 @@ by the same ``deserialize``. ``Serdes.ListSerde(ArrayList.class, inner)`` is
 ``InvalidArgumentError``, a ``ValueError``); a null function for ``serdeFrom`` is
 ``MissingArgumentError``. Float NaNs are built from their double bits, since
 Python floats are doubles (a single's signalling NaN is its double with the payload shifted by 29).
-Nothing is skipped.
+Nothing is skipped. Added: ``serdeFrom(Class)`` round trips with Python's types, and the exact
+bytes of Java's UTF-16 ``String`` and of both ``ListSerializer`` strategies.
 """
 
 from __future__ import annotations
