@@ -85,6 +85,9 @@ class _EncodedString(String):
     def __new__(cls, encoding: str, read_as: str | None = None) -> _EncodedString:
         return object.__new__(cls)
 
+    def __getnewargs__(self) -> tuple[str, str]:
+        return (self._write_as, self._read_as)
+
     def __init__(self, encoding: str, read_as: str | None = None) -> None:
         self._write_as = encoding
         self._read_as = encoding if read_as is None else read_as
