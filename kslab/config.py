@@ -303,6 +303,8 @@ def _as_number(name: str, value: Any) -> int:
     """A LONG/INT setting's value: an int, a numeric string or a timedelta (as ms)."""
     if hasattr(value, "total_seconds"):
         return int(value.total_seconds() * 1000)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # 1e3 from a notebook means 1000, though Java would want a long
     if isinstance(value, bool) or not isinstance(value, int | str):
         _invalid(name, value, "Expected value to be a number")
     try:
