@@ -306,7 +306,8 @@ def _as_number(name: str, value: Any) -> int:
     if isinstance(value, float) and value.is_integer():
         return int(value)  # 1e3 from a notebook means 1000, though Java would want a long
     if isinstance(value, bool) or not isinstance(value, int | str):
-        _invalid(name, value, "Expected value to be a number")
+        got = type(value).__name__
+        _invalid(name, value, f"Expected value to be an integer, but it was a {got}")
     try:
         return int(value)
     except ValueError:
