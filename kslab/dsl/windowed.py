@@ -60,7 +60,8 @@ def window_store_factory(mat: MaterializedInternal, windows: Any,
     """The store builder maker of a windowed aggregation (Java's ``WindowStoreMaterializer``).
 
     With ``emit_on_close`` a default RocksDB store scans by time first (Java's time-ordered
-    stores) and sliding and session stores are never cached, as Java's materializers do.
+    stores, with the key-first index for sliding windows) and sliding and session stores are
+    never cached, as Java's materializers do.
     """
     session = isinstance(windows, SessionWindows)
     if isinstance(windows, SlidingWindows):
@@ -106,6 +107,8 @@ def window_store_factory(mat: MaterializedInternal, windows: Any,
                                                               mat.value_serde)
         if emit_on_close and mat.supplier is None and supplier.persistent:
             supplier.time_ordered = True
+            # Java's BuiltInDslStoreSuppliers: the key-first index for sliding windows only
+            supplier.has_index = isinstance(windows, SlidingWindows)
         if mat.logging:
             builder.with_logging_enabled(mat.log_config)
         else:

@@ -4,9 +4,11 @@ the thread's record cache.
 A write stays in the store's ``NamedCache`` under Java's segmented cache key (8-byte segment id,
 then the store's binary key) until the task commits or the cache evicts a dirty entry; then it
 goes to the store and, for DSL aggregations, to the flush listener as ``(Windowed key, new,
-old, record)`` with the old value read from the store. Invariant: every read (point fetches and
-scans) sees the latest write, cached or stored; a window or session is forwarded at most once
-per flush.
+old, record)`` with the old value read from the store. A time-ordered store with Java's
+key-first index (``has_index``) caches an empty index entry beside each window, as
+``TimeOrderedCachingWindowStore`` does; its cache keys then carry Java's schema prefix byte (0:
+the window, 1: its index entry). Invariant: every read (point fetches and scans) sees the latest
+write, cached or stored; a window or session is forwarded at most once per flush.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
+from kslab.state.cache import LRUCacheEntry
 from kslab.state.caching import CachingStore
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.session import SINGLE_KEY, session_key, split_session_key
@@ -34,6 +37,7 @@ _MIN_TS = -(2**63)
 _MAX_TS = 2**63 - 1
 _IMMUTABLE = (str, int, bytes, float)
 _KEY_MEMO = 4096  # decoded keys remembered by the window flush
+_BASE, _INDEX = b"\x00", b"\x01"  # Java's TimeFirst / KeyFirst schema prefixes
 
 
 class CachingWindowStore(CachingStore):
@@ -44,6 +48,8 @@ class CachingWindowStore(CachingStore):
         self._timestamped = inner.store_kind == "timestamped_window"
         self._keys: dict[bytes, Any] = {}
         self._interval = max(1, getattr(inner, "_interval", 1))
+        self._index = bool(getattr(inner, "has_index", False))
+        self._skip = 9 if self._index else 8  # cache key bytes before the window's binary key
 
     def init(self, context: Any, root: Any = None) -> None:
         """Open the store; a store keeping duplicates is never cached (as in Java)."""
@@ -59,7 +65,17 @@ class CachingWindowStore(CachingStore):
         return self._inner.store_kind  # type: ignore[no-any-return]
 
     def _cache_key(self, binary: bytes, start: int) -> bytes:
+        if self._index:
+            return _SEGMENT.pack(start // self._interval) + _BASE + binary
         return _SEGMENT.pack(start // self._interval) + binary
+
+    def _put_index(self, binary: bytes, start: int) -> None:
+        """Cache the window's empty index entry (Java's ``TimeOrderedCachingWindowStore.put``
+        with ``hasIndex``: after the window, so the window is never evicted first)."""
+        c = self._context
+        entry = LRUCacheEntry(b"", None, True, c.offset, c.record.timestamp, c.partition, "")
+        self._cache.put(self._namespace,  # type: ignore[union-attr]
+                        _SEGMENT.pack(start // self._interval) + _INDEX + binary, entry)
 
     def plain_view(self) -> WindowStoreFacade:
         """This store seen with plain values, reads and writes still going through the cache
@@ -83,6 +99,8 @@ class CachingWindowStore(CachingStore):
         entry = self._dirty_entry(None if encoded is None else encoded[0], value)
         binary = window_key(key_bytes, window_start)
         cache.put(self._namespace, self._cache_key(binary, window_start), entry)
+        if self._index:
+            self._put_index(binary, window_start)
 
     def put_pair(self, key_bytes: bytes, value: Any, timestamp: int, window_start: int) -> None:
         """``put_serialized`` of ``ValueAndTimestamp(value, timestamp)`` (timestamped stores)."""
@@ -168,11 +186,13 @@ class CachingWindowStore(CachingStore):
         """Stored ``(binary, value)`` pairs with the cached entries of the segments of
         ``[time_from, time_to]`` that ``keep`` accepts laid over them; deletes drop out."""
         merged = dict(pairs)
-        named = self._named
+        named, skip, index = self._named, self._skip, self._index
         lower = self._segment_bound(max(time_from, 0), upper=False)
         upper = self._segment_bound(time_to, upper=True)
         for cache_key in named.key_range(lower, upper, to_inclusive=False):
-            binary = cache_key[8:]
+            if index and cache_key[8:9] == _INDEX:
+                continue
+            binary = cache_key[skip:]
             if keep(binary):
                 value = named._entries[cache_key].value
                 if value is None:
@@ -202,11 +222,13 @@ class CachingWindowStore(CachingStore):
         upper = None if key_to is None else inner._serialize_key(key_to)
         if invalid_key_range(lower, upper):
             return self._iterator([], inner._decode_windowed)
-        return self._scan(lower, upper, time_from, time_to, backward=backward)
+        return self._scan(lower, upper, time_from, time_to, backward=backward,
+                          key_first=self._index)
 
     def _scan(self, lower: bytes | None, upper: bytes | None, time_from: int, time_to: int, *,
-              backward: bool) -> Any:
+              backward: bool, key_first: bool = False) -> Any:
         inner = self._inner
+        order = inner._index_order if key_first else inner._order
 
         def keep(binary: bytes) -> bool:
             key_bytes, start, _ = split_window_key(binary)
@@ -221,7 +243,7 @@ class CachingWindowStore(CachingStore):
         for binary, value in self._overlay(stored, time_from, time_to, keep):
             if keep(binary):
                 key_bytes, start, seq = split_window_key(binary)
-                rows.append((inner._order(key_bytes, start, seq, binary), binary, value))
+                rows.append((order(key_bytes, start, seq, binary), binary, value))
         rows.sort(key=lambda row: row[0], reverse=backward)
         return self._iterator([(b, v) for _, b, v in rows], inner._decode_windowed)
 
@@ -237,12 +259,17 @@ class CachingWindowStore(CachingStore):
         """Write flushed windows to the store, then forward them (Java's
         ``putAndMaybeForward``): skipped when neither the cache nor the store has a value."""
         inner, listener, send_old = self._inner, self._listener, self._send_old_values
+        done: set[bytes] | None = set() if self._index else None
         for dirty in entries:
-            entry = dirty.entry
-            binary = dirty.key[8:]
+            if done is None:
+                entry, binary, raw = dirty.entry, dirty.key[8:], dirty.new_value
+            else:
+                found = self._indexed_flush(dirty, done)
+                if found is None:
+                    continue
+                entry, binary, raw = found
             key_bytes = binary[:-12]
             start = _TS.unpack_from(binary, len(binary) - 12)[0]
-            raw = dirty.new_value
             old = None
             if listener is not None:
                 if raw is None or send_old:
@@ -257,6 +284,21 @@ class CachingWindowStore(CachingStore):
                              old if send_old else None, entry.record)
             finally:
                 self._leave(saved)
+
+    def _indexed_flush(self, dirty: Any, done: set[bytes]) -> tuple[Any, bytes, Any] | None:
+        """``(entry, binary key, new value)`` to flush for a dirty entry of an indexed store, or
+        ``None`` when its window is already flushed (Java's ``putAndMaybeForward``: an index
+        entry flushes its window's cached value, or nothing once the window left the cache)."""
+        binary = dirty.key[9:]
+        if binary in done:
+            return None
+        done.add(binary)
+        if dirty.key[8:9] == _BASE:
+            return dirty.entry, binary, dirty.new_value
+        base = self._named.get(dirty.key[:8] + _BASE + binary)
+        if base is None:
+            return None
+        return base, binary, base.value
 
     def _windowed(self, key_bytes: bytes, start: int) -> Windowed:
         """The ``Windowed`` key of a flushed window; immutable keys are decoded once."""

@@ -117,6 +117,7 @@ class WindowStore(TypedStore):
 
     __slots__ = (
         "_dropped",
+        "_has_index",
         "_interval",
         "_keep",
         "_observed",
@@ -134,7 +135,7 @@ class WindowStore(TypedStore):
                  value_serde: Any = None, *, retention: int, window_size: int,
                  retain_duplicates: bool = False, segment_interval: int = 1,
                  logging_enabled: bool = True, caching_enabled: bool = False,
-                 time_ordered: bool = False) -> None:
+                 time_ordered: bool = False, has_index: bool = False) -> None:
         super().__init__(name, backend, key_serde, value_serde,
                          logging_enabled=logging_enabled, caching_enabled=caching_enabled)
         self._retention = retention
@@ -149,6 +150,8 @@ class WindowStore(TypedStore):
         # windows live while start > observed - keep; Java's time-ordered store keeps one ms more
         self._keep = retention + 1 if time_ordered else retention
         self._dropped: Any = None  # the task's dropped-records counter, once open
+        # Java's time-ordered store with its key-first index: key ranges go key first per segment
+        self._has_index = has_index and time_ordered
 
     @property
     def retention_period(self) -> int:
@@ -159,6 +162,11 @@ class WindowStore(TypedStore):
     def window_size(self) -> int:
         """The size of the windows this store holds (used to build ``Windowed`` keys)."""
         return self._window_size
+
+    @property
+    def has_index(self) -> bool:
+        """True for a time-ordered store with Java's key-first index (``hasIndex``)."""
+        return self._has_index
 
     @property
     def retain_duplicates(self) -> bool:
@@ -344,11 +352,13 @@ class WindowStore(TypedStore):
         upper = None if key_to is None else self._serialize_key(key_to)
         if invalid_key_range(lower, upper):
             return self._scan(lower, upper, 0, -1, backward=backward)  # an empty iterator
-        return self._scan(lower, upper, time_from, time_to, backward=backward)
+        return self._scan(lower, upper, time_from, time_to, backward=backward,
+                          key_first=self._has_index)
 
     def _scan(self, key_from: bytes | None, key_to: bytes | None, time_from: int, time_to: int,
-              *, backward: bool) -> KeyValueIterator:
+              *, backward: bool, key_first: bool = False) -> KeyValueIterator:
         time_from = self._live_from(time_from)
+        order = self._index_order if key_first else self._order
 
         def read() -> Iterator[tuple[bytes, bytes]]:
             rows = []
@@ -359,7 +369,7 @@ class WindowStore(TypedStore):
                 if (key_from is not None and key_bytes < key_from) or \
                         (key_to is not None and key_bytes > key_to):
                     continue
-                rows.append((self._order(key_bytes, start, seq, binary), binary, value))
+                rows.append((order(key_bytes, start, seq, binary), binary, value))
             rows.sort(key=lambda row: row[0], reverse=backward)
             return iter([(b, v) for _, b, v in rows])
 
@@ -385,6 +395,11 @@ class WindowStore(TypedStore):
         if self._time_ordered:  # in memory, or time-ordered: by window start, then key
             return (start, key_bytes, seq)
         return (start // self._interval, binary)  # RocksDB: by segment, then binary key
+
+    def _index_order(self, key_bytes: bytes, start: int, seq: int,
+                     binary: bytes) -> tuple[Any, ...]:
+        """Key-range order through Java's key-first index: by segment, then key, start, seq."""
+        return (start // self._interval, key_bytes, start, seq)
 
     def _decode_start(self, binary: bytes) -> int:
         return _TS_SEQ.unpack_from(binary, len(binary) - _SUFFIX)[0]

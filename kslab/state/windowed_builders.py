@@ -125,6 +125,9 @@ class WindowBytesStoreSupplier(StoreSupplier):
         # True for the stores of emit-on-window-close aggregations (Java's
         # RocksDbIndexedTimeOrderedWindowBytesStoreSupplier): scans go by window start first
         self.time_ordered = False
+        # a time-ordered store's key-first index (Java's hasIndex): key-range fetches go key
+        # first within a segment, and its cache holds an index entry beside each window
+        self.has_index = False
 
     def get(self) -> KeyValueBackend:
         """A new, unopened byte backend."""
@@ -223,7 +226,7 @@ class WindowStoreBuilder(_WindowedBuilder):
             retention=s.retention_period, window_size=s.window_size,
             retain_duplicates=s.retain_duplicates, segment_interval=s.segment_interval,
             logging_enabled=self._logging_enabled, caching_enabled=self._caching_enabled,
-            time_ordered=s.time_ordered,
+            time_ordered=s.time_ordered, has_index=s.time_ordered and s.has_index,
         ))
 
 

@@ -14,29 +14,28 @@ Java's ``bytesStore`` is a write to it), ``cache`` its ``thread_cache``. The con
 ``Windowed`` key with the bytes decoded as Strings. ``InvalidStateStoreException`` and
 ``NullPointerException`` are ``ks.StoreError``.
 
-kslab's time-ordered store has no key-first index: it is Java's ``hasIndex = false`` store, and
-``supplier.has_index`` is set for the fix to read (kslab ignores it today). The
-``has_index = True`` cases whose assertions depend on the index (index entries counted in the
-cache, key-range fetches key-first within a segment) are strict xfails with ``NO_INDEX``. Other
-strict xfails: ``BACKWARD_WARNING`` (the cached store's backward invalid-range warning wording)
-and ``CLIENT_CONFIG`` (kslab refuses the unprefixed ``auto.offset.reset`` Java's driver config
-carries).
+``has_index`` is the supplier's ``has_index`` flag (Java's ``RocksDbIndexedTimeOrderedWindow
+BytesStoreSupplier`` with ``hasIndex``): index entries count in the cache and key-range fetches
+go key first within a segment. Strict xfail: ``CLIENT_CONFIG`` (kslab refuses the unprefixed
+``auto.offset.reset`` Java's driver config carries).
 Skipped: ``shouldDelegateInit``, ``shouldThrowIfWrongStore`` and the three ``shouldClose...``
 tests (Mockito mocks of the inner store and ``ThreadCache``; kslab has one caching window store
 class), ``shouldMatchPositionAfterPut...`` (IQv2 ``Position`` is not in kslab's API).
-``shouldSkipNonExistBaseKeyInCache`` puts a bare index entry into the cache by hand; kslab has no
-index to put it into, so what remains is its fetch over cache and store.
+``shouldSkipNonExistBaseKeyInCache`` puts a bare index entry into the cache by hand under
+kslab's cache key layout (8-byte segment, schema prefix 1, key, start, sequence).
 """
 
 from __future__ import annotations
 
 import logging
+import struct
 import uuid
 from typing import Any
 
 import pytest
 
 import kslab as ks
+from kslab.state.cache import LRUCacheEntry
 from tests.conformance._kv_store_support import RecordingContext
 
 __all__ = [
@@ -98,26 +97,7 @@ TOPIC = "topic"
 LONG_MAX = 2**63 - 1
 B = ks.serdes.Bytes()
 
-NO_INDEX = (
-    "kslab's time-ordered window store has no key-first index (Java's hasIndex = true). Java's "
-    "RocksDBTimeOrderedWindowSegmentedBytesStore(hasIndex) keeps a KeyFirstWindowKeySchema index "
-    "entry per window beside the TimeFirst base entry, and TimeOrderedCachingWindowStore.put "
-    "caches both (so cache.size() counts 2 per window); a key-range fetch/backwardFetch with the "
-    "index goes segment by segment, key-first within a segment (base entries missing for an "
-    "index entry are skipped). Fix: in kslab/state/windowed_builders.py give "
-    "WindowBytesStoreSupplier a has_index flag passed to the store; in kslab/state/window.py "
-    "WindowStore._order for a time-ordered store with has_index, key ranges order by (start // "
-    "segment interval, key bytes, start, seq) instead of (start, key, seq); in "
-    "kslab/state/caching_window.py CachingWindowStore.put_serialized puts a second (index) cache "
-    "entry when has_index; and kslab/dsl/windowed.py sets has_index for sliding windows "
-    "emitting on window close (Java's BuiltInDslStoreSuppliers: hasIndex = isSlidingWindow())"
-)
-
 HAS_INDEX = [pytest.param(True, id="has_index"), pytest.param(False, id="no_index")]
-HAS_INDEX_XFAIL = [
-    pytest.param(True, id="has_index", marks=pytest.mark.xfail(strict=True, reason=NO_INDEX)),
-    pytest.param(False, id="no_index"),
-]
 
 
 class FlushListenerStub:
@@ -295,7 +275,7 @@ def check_no_duplicates_in_ranges(has_index: bool, tmp_path: Any, *, forward: bo
     driver.close()
 
 
-@cached(HAS_INDEX_XFAIL)
+@cached()
 def test_should_put_fetch_from_cache(setup: Setup) -> None:
     store = setup.store
     store.put(b"a", b"a", DEFAULT_TIMESTAMP)
@@ -312,7 +292,7 @@ def test_should_put_fetch_from_cache(setup: Setup) -> None:
         assert setup.cache.size() == (4 if setup.has_index else 2)
 
 
-@cached(HAS_INDEX_XFAIL)
+@cached()
 def test_should_put_fetch_range_from_cache(setup: Setup) -> None:
     store = setup.store
     store.put(b"a", b"a", DEFAULT_TIMESTAMP)
@@ -574,7 +554,7 @@ def test_should_iterate_backward_cache_and_store_key_range(setup: Setup) -> None
                                    windowed("1", DEFAULT_TIMESTAMP)], ["b", "a"])
 
 
-@cached(HAS_INDEX_XFAIL)
+@cached()
 def test_should_clear_namespace_cache_on_close(setup: Setup) -> None:
     setup.store.put(b"a", b"a", 0)
     cache = setup.cache
@@ -604,9 +584,14 @@ def test_should_throw_if_trying_to_write_to_closed_caching_store(setup: Setup) -
         setup.store.put(b"a", b"a", 0)
 
 
-@cached(HAS_INDEX_XFAIL)
+@cached()
 def test_should_skip_non_exist_base_key_in_cache(setup: Setup) -> None:
     setup.store.put(b"aa", b"0002", 0)
+    if setup.has_index:  # only an index entry (segment, prefix 1, key, start, seq) in the cache
+        cache_index_key = struct.pack(">q", 1 // SEGMENT_INTERVAL) + b"\x01" + b"a" + \
+            struct.pack(">qi", 1, 0)
+        setup.cache.put("0_0-test", cache_index_key,
+                        LRUCacheEntry(b"", None, True, 0, DEFAULT_TIMESTAMP, 0, ""))
     setup.underlying.put(b"a", b"0001", 1)
     fetched = to_list(setup.store.fetch(b"a", b"aa", 0, LONG_MAX))
     if setup.has_index:
@@ -631,7 +616,7 @@ def test_should_backward_fetch_and_iterate_over_exact_keys(setup: Setup) -> None
     ]
 
 
-@cached(HAS_INDEX_XFAIL)
+@cached()
 def test_should_fetch_and_iterate_over_key_range(setup: Setup) -> None:
     store = setup.store
     put_keys_a_aa(store)
@@ -657,7 +642,7 @@ def test_should_fetch_and_iterate_over_key_range(setup: Setup) -> None:
     assert to_list(store.fetch(b"a", b"aa", 0, LONG_MAX)) == expected
 
 
-@cached(HAS_INDEX_XFAIL)
+@cached()
 def test_should_fetch_and_iterate_over_key_backward_range(setup: Setup) -> None:
     store = setup.store
     put_keys_a_aa(store)
