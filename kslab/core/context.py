@@ -10,8 +10,10 @@ naming the node, and restores both afterwards. Invariant: outside a ``forward`` 
 
 from __future__ import annotations
 
+import inspect
 from datetime import timedelta
 from pathlib import Path
+from types import BuiltinMethodType, MethodType
 from typing import TYPE_CHECKING, Any
 
 from kslab.errors import KslabError, StoreError, StreamsError
@@ -57,39 +59,58 @@ class _StoreView:
     Kafka Streams' (it opens and closes stores with the task), and a global store is read only
     outside its global task (only the global store's processor updates it, from its topic).
 
-    Everything else is the store's own: methods are looked up once and kept on the view."""
+    Everything else is the store's own. ``store_view`` makes a class per viewed store whose
+    attributes are that store's bound methods (a call costs what a call on the store costs:
+    no instance dict, no ``__getattr__``) and properties reading its data; ``isinstance`` sees
+    the store's class."""
 
-    def __init__(self, store: Any, read_only: bool) -> None:
-        self._store = store
-        self._read_only = read_only
-
-    def __getattr__(self, attr: str) -> Any:
-        value = getattr(self._store, attr)
-        if not callable(value):
-            return value
-        if attr in ("init", "close"):
-            value = self._refuse(attr, _STREAMS_ONLY, "stores open and close with their task")
-        elif self._read_only and attr in _WRITES:
-            value = self._refuse(attr, _GLOBAL_READ_ONLY,
-                                 "only the global store's own processor updates it")
-        self.__dict__[attr] = value
-        return value
-
-    def _refuse(self, method: str, reason: str, why: str) -> Any:
-        store = getattr(self._store, "name", "?")
-
-        def refuse(*_args: Any, **_kwargs: Any) -> Any:
-            msg = f"{reason}: a processor cannot call {method}() on store '{store}'; {why}"
-            raise StoreError(msg)
-
-        return refuse
-
-    @property  # type: ignore[misc]
-    def __class__(self) -> type:  # isinstance() sees the store's own kind
-        return type(self._store)
+    __slots__ = ("_kslab_viewed",)
 
     def __repr__(self) -> str:
-        return repr(self._store)
+        return repr(self._kslab_viewed)
+
+
+def _members(kind: type) -> list[tuple[str, Any]]:
+    """The attributes a class gives its instances (dunders aside)."""
+    return [(attr, inspect.getattr_static(kind, attr)) for attr in dir(kind)
+            if not (attr.startswith("__") and attr.endswith("__"))]
+
+
+def _reader(attr: str) -> property:
+    return property(lambda view: getattr(view._kslab_viewed, attr))
+
+
+def store_view(store: Any, read_only: bool) -> _StoreView:
+    """``store`` behind Java's decorator rules (see ``_StoreView``)."""
+    kind = type(store)
+    namespace: dict[str, Any] = {"__slots__": (),
+                                 "__class__": property(lambda view: kind)}  # isinstance
+    for attr, member in _members(kind):
+        if attr in ("init", "close"):
+            namespace[attr] = _refuse(store, attr, _STREAMS_ONLY,
+                                      "stores open and close with their task")
+        elif read_only and attr in _WRITES:
+            namespace[attr] = _refuse(store, attr, _GLOBAL_READ_ONLY,
+                                      "only the global store's own processor updates it")
+        elif callable(member) and not isinstance(member, type | property):
+            method = getattr(store, attr)  # bound: not a descriptor, kept as it is
+            namespace[attr] = method if isinstance(method, MethodType | BuiltinMethodType) \
+                else staticmethod(method)
+        else:
+            namespace[attr] = _reader(attr)
+    view = type(f"{kind.__name__}View", (_StoreView,), namespace)()
+    view._kslab_viewed = store
+    return view  # type: ignore[no-any-return]
+
+
+def _refuse(store: Any, method: str, reason: str, why: str) -> Any:
+    name = getattr(store, "name", "?")
+
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        msg = f"{reason}: a processor cannot call {method}() on store '{name}'; {why}"
+        raise StoreError(msg)
+
+    return staticmethod(refuse)
 
 
 class RecordContext:
@@ -245,8 +266,8 @@ class TaskContext(ProcessorContext):
             return store
         views = self._store_views
         view = views.get((name, read_only))
-        if view is None or view._store is not store:
-            view = views[(name, read_only)] = _StoreView(store, read_only)
+        if view is None or view._kslab_viewed is not store:
+            view = views[(name, read_only)] = store_view(store, read_only)
         return view
 
     # -- metadata ---------------------------------------------------------------------------------
