@@ -16,7 +16,8 @@ from typing import Any
 
 from kslab.state.base import StateStore
 from kslab.state.cache import LRUCacheEntry, ThreadCache, thread_cache_for, total_cache_size
-from kslab.state.timestamped import TimestampedKeyValueStore
+from kslab.state.keyvalue import KEY_SERDE
+from kslab.state.timestamped import KeyValueStoreFacade, TimestampedKeyValueStore
 
 __all__ = ["CachingKeyValueStore", "CachingStore"]
 
@@ -193,6 +194,14 @@ class CachingKeyValueStore(CachingStore):
         self._memo_key = _NO_KEY
         super().init(context, root)
 
+    def plain_view(self) -> KeyValueStoreFacade:
+        """This (timestamped) store seen with plain values, reads and writes still going through
+        the cache (``driver.get_key_value_store``: Java's facade wraps the caching layer)."""
+        if not self._timestamped:
+            msg = f"plain_view: store '{self.name}' is not timestamped; use it as it is"
+            raise AttributeError(msg)
+        return KeyValueStoreFacade(self)
+
     def _key_bytes(self, key: Any) -> bytes:
         """``key`` serialized; the bytes of the last str/int/bytes key are remembered, so the
         usual get-then-put of one key serializes it once."""
@@ -276,7 +285,7 @@ class CachingKeyValueStore(CachingStore):
         """``all`` in descending key order."""
         return self._merged("reverse_all", None, None, reverse=True)
 
-    def prefix_scan(self, prefix: Any, prefix_serde: Any = None) -> Any:
+    def prefix_scan(self, prefix: Any, prefix_serde: Any = KEY_SERDE) -> Any:
         """Entries whose serialized key starts with ``prefix``, cached writes merged in."""
         inner = self._inner
         named = self._named

@@ -11,12 +11,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kslab.errors import StoreError
+from kslab.errors import MissingArgumentError, StoreError
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import MEMO_KEY_TYPES, TypedStore, resolve_serde
 from kslab.state.iterators import KeyValueIterator
 
-__all__ = ["KeyValueStore"]
+__all__ = ["KEY_SERDE", "KeyValueStore"]
+
+
+class _KeySerde:
+    """The default of ``prefix_serde``: the store's key serde (an explicit ``None`` is refused,
+    as Java's ``requireNonNull(prefixKeySerializer)``)."""
+
+    def __repr__(self) -> str:
+        return "KEY_SERDE"
+
+
+KEY_SERDE: Any = _KeySerde()
 
 
 class KeyValueStore(TypedStore):
@@ -161,11 +172,12 @@ class KeyValueStore(TypedStore):
         """Every entry from the largest key down."""
         return self._iterator(self._backend.reverse_all())
 
-    def prefix_scan(self, prefix: Any, prefix_serde: Any = None) -> KeyValueIterator:
+    def prefix_scan(self, prefix: Any, prefix_serde: Any = KEY_SERDE) -> KeyValueIterator:
         """Entries whose serialized key starts with ``prefix`` serialized by ``prefix_serde``.
 
-        ``prefix_serde`` defaults to the store's key serde; it serializes with the store's
-        changelog topic, as the key serde does.
+        ``prefix_serde`` defaults to the store's key serde (``None`` raises
+        ``MissingArgumentError``, as in Java); it serializes with the store's changelog topic, as
+        the key serde does.
         """
         return self._iterator(self._backend.prefix_scan(self._prefix_bytes(prefix, prefix_serde)))
 
@@ -210,8 +222,11 @@ class KeyValueStore(TypedStore):
         if prefix is None:
             msg = f"prefix_scan on store '{self._name}' got prefix None; pass a prefix"
             raise StoreError(msg)
-        if prefix_serde is None:
+        if prefix_serde is KEY_SERDE:
             return self._serialize_key(prefix)
+        if prefix_serde is None:
+            msg = "prefixKeySerializer cannot be null"
+            raise MissingArgumentError(msg)
         serialize = getattr(prefix_serde, "serialize", None)
         if serialize is None and isinstance(prefix_serde, str | type):
             serialize = resolve_serde(prefix_serde, None, self._name, is_key=True).serialize

@@ -15,16 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from kslab.errors import StoreError
-from kslab.records import ValueAndTimestamp
+from kslab.records import KeyValue, ValueAndTimestamp
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import preview
 from kslab.state.base import KeyValueBackend, StoreContext
-from kslab.state.iterators import KeyValueIterator
-from kslab.state.keyvalue import KeyValueStore
+from kslab.state.keyvalue import KEY_SERDE, KeyValueStore
 
 __all__ = [
     "NO_TIMESTAMP",
     "KeyValueStoreFacade",
+    "PlainValueIterator",
     "TimestampDroppingBackend",
     "TimestampedKeyValueStore",
 ]
@@ -302,28 +302,27 @@ class KeyValueStoreFacade:
         old = self._inner.delete(key)
         return None if old is None else old.value
 
-    def range(self, from_key: Any = None, to_key: Any = None) -> KeyValueIterator:
+    def range(self, from_key: Any = None, to_key: Any = None) -> PlainValueIterator:
         """As ``KeyValueStore.range``, with plain values."""
-        inner = self._inner
-        return self._plain(inner._backend.range(*inner._bounds(from_key, to_key)))
+        return PlainValueIterator(self._inner.range(from_key, to_key))
 
-    def reverse_range(self, from_key: Any = None, to_key: Any = None) -> KeyValueIterator:
+    def reverse_range(self, from_key: Any = None, to_key: Any = None) -> PlainValueIterator:
         """As ``KeyValueStore.reverse_range``, with plain values."""
-        inner = self._inner
-        return self._plain(inner._backend.reverse_range(*inner._bounds(from_key, to_key)))
+        return PlainValueIterator(self._inner.reverse_range(from_key, to_key))
 
-    def all(self) -> KeyValueIterator:
+    def all(self) -> PlainValueIterator:
         """Every entry in key order, with plain values."""
-        return self._plain(self._inner._backend.all())
+        return PlainValueIterator(self._inner.all())
 
-    def reverse_all(self) -> KeyValueIterator:
+    def reverse_all(self) -> PlainValueIterator:
         """Every entry from the largest key down, with plain values."""
-        return self._plain(self._inner._backend.reverse_all())
+        return PlainValueIterator(self._inner.reverse_all())
 
-    def prefix_scan(self, prefix: Any, prefix_serde: Any = None) -> KeyValueIterator:
+    def prefix_scan(self, prefix: Any, prefix_serde: Any = KEY_SERDE) -> PlainValueIterator:
         """As ``KeyValueStore.prefix_scan``, with plain values."""
-        inner = self._inner
-        return self._plain(inner._backend.prefix_scan(inner._prefix_bytes(prefix, prefix_serde)))
+        if prefix_serde is KEY_SERDE:
+            return PlainValueIterator(self._inner.prefix_scan(prefix))
+        return PlainValueIterator(self._inner.prefix_scan(prefix, prefix_serde))
 
     def approximate_num_entries(self) -> int:
         """How many keys the store holds."""
@@ -340,9 +339,6 @@ class KeyValueStoreFacade:
     def __repr__(self) -> str:
         return f"<KeyValueStoreFacade over {self._inner!r}>"
 
-    def _plain(self, source: Iterator[tuple[bytes, bytes]]) -> KeyValueIterator:
-        return self._inner._iterator(source, self._inner._decode_plain_value)
-
     def _columns(self) -> dict[str, list[Any]]:
         keys: list[Any] = []
         values: list[Any] = []
@@ -351,6 +347,56 @@ class KeyValueStoreFacade:
                 keys.append(key)
                 values.append(value)
         return {"key": keys, "value": values}
+
+
+class PlainValueIterator:
+    """A scan of a timestamped store seen with plain values (Java's ``KeyValueIteratorFacade``):
+    every call goes to the inner iterator, so the inner store's semantics (its cache included)
+    hold, and each ``ValueAndTimestamp`` loses its timestamp."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __iter__(self) -> PlainValueIterator:
+        return self
+
+    def __next__(self) -> KeyValue:
+        return _plain_pair(next(self._inner))
+
+    def has_next(self) -> bool:
+        """True when another pair follows."""
+        return self._inner.has_next()  # type: ignore[no-any-return]
+
+    def next(self) -> KeyValue:
+        """The next pair; ``NoSuchElementError`` at the end."""
+        return _plain_pair(self._inner.next())
+
+    def peek_next_key(self) -> Any:
+        """The key ``next()`` would return, without moving."""
+        return self._inner.peek_next_key()
+
+    def close(self) -> None:
+        """Close the inner scan."""
+        self._inner.close()
+
+    def __enter__(self) -> PlainValueIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<PlainValueIterator over {self._inner!r}>"
+
+
+def _plain_pair(pair: Any) -> KeyValue:
+    """``KeyValue(key, ValueAndTimestamp)`` as ``KeyValue(key, value)`` (``None`` stays)."""
+    key, value_and_timestamp = pair
+    return _new_tuple(
+        KeyValue, (key, None if value_and_timestamp is None else value_and_timestamp[0])
+    )
 
 
 class TimestampDroppingBackend(KeyValueBackend):

@@ -116,11 +116,6 @@ def test_should_return_no_keys(byte_store: Any) -> None:
     assert _prefix_values(byte_store, "bb") == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kslab/state/keyvalue.py KeyValueStore.prefix_scan treats prefix_serde=None as 'use the key "
-    "serde'; Java's requireNonNull(prefixKeySerializer) throws. Fix: default prefix_serde to a "
-    "sentinel (omitted = key serde) and raise MissingArgumentError('prefixKeySerializer cannot "
-    "be null') for an explicit None in _prefix_bytes"))
 def test_should_throw_null_pointer_if_prefix_key_serializer_is_null(byte_store: Any) -> None:
     with pytest.raises(ks.MissingArgumentError):
         byte_store.prefix_scan("bb", None)

@@ -19,13 +19,6 @@ from kslab.state import KeyValueIterator, KeyValueStoreFacade
 
 PAIRS = [ks.KeyValue("key1", ks.ValueAndTimestamp("value1", 21)),
          ks.KeyValue("key2", ks.ValueAndTimestamp("value2", 42))]
-FACADE_FIX = (
-    "kslab/state/timestamped.py KeyValueStoreFacade.range/all/prefix_scan read "
-    "inner._backend directly instead of calling inner.range(...)/all()/prefix_scan(...), so they "
-    "bypass a caching store's dirty entries and fail over any other TimestampedKeyValueStore; "
-    "fix: call the inner store's method and map each KeyValue(k, vt) to KeyValue(k, vt.value) "
-    "(None stays None) in a KeyValueIterator-like wrapper, as Java's KeyValueIteratorFacade"
-)
 
 
 @pytest.fixture
@@ -52,7 +45,6 @@ def test_should_return_plain_value_on_get(facade, store) -> None:
     assert facade.get("unknownKey") is None
 
 
-@pytest.mark.xfail(strict=True, reason=FACADE_FIX)
 def test_should_return_plain_key_value_pairs_for_range_iterator(facade, store, iterator) -> None:
     store.range.return_value = iterator
     result = facade.range("key1", "key2")
@@ -61,7 +53,6 @@ def test_should_return_plain_key_value_pairs_for_range_iterator(facade, store, i
     assert result.next() == ks.KeyValue("key2", "value2")
 
 
-@pytest.mark.xfail(strict=True, reason=FACADE_FIX)
 def test_should_return_plain_key_value_pairs_for_prefix_scan(facade, store, iterator) -> None:
     serializer = ks.serdes.String()
     store.prefix_scan.return_value = iterator
@@ -71,7 +62,6 @@ def test_should_return_plain_key_value_pairs_for_prefix_scan(facade, store, iter
     assert result.next() == ks.KeyValue("key2", "value2")
 
 
-@pytest.mark.xfail(strict=True, reason=FACADE_FIX)
 def test_should_return_plain_key_value_pairs_for_all_iterator(facade, store, iterator) -> None:
     store.all.return_value = iterator
     result = facade.all()
