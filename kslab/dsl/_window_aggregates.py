@@ -17,7 +17,6 @@ Each such emission is measured as Java's node-level ``window-aggregate-final-emi
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +25,7 @@ from kslab.dsl._processors import skip_record
 from kslab.dsl._stores import cache_forwarding
 from kslab.processor import Processor, ProcessorContext, PunctuationType
 from kslab.records import Headers, Record, ValueAndTimestamp, Window, Windowed
+from kslab.sensors import AvgMaxSensor, RateTotalSensor
 from kslab.state.window import TimestampedWindowStore
 
 __all__ = [
@@ -148,37 +148,22 @@ def _no_forward(record: Record, child_name: str | None = None) -> None:
 
 
 _EMIT = "window-aggregate-final-emit"
-_RATE_WINDOW_S = 30.0  # Java's metrics: two 30 s samples; a young rate is over 30 s
 
 
 class EmitFinalMetrics:
-    """Java's node-level ``window-aggregate-final-emit-*`` sensors: records emitted on window
-    close (``-total``, ``-rate`` per second) and how long each emission took (``-latency-avg``,
-    ``-latency-max``, ms; NaN before the first, as Java's empty ``Avg``/``Max``)."""
+    """Java's node-level ``window-aggregate-final-emit-*`` sensors on Kafka's sampled stats:
+    records emitted on window close (``-total``, ``-rate`` per second) and how long each
+    emission took (``-latency-avg``, ``-latency-max``, ms; NaN before the first)."""
 
     def __init__(self, metrics: dict[str, float], clock: Callable[[], int]) -> None:
-        self.metrics = metrics
         self.clock = clock
-        self.started = clock()
-        self.emissions = 0
-        self.latency_sum = 0
-        metrics.update({f"{_EMIT}-total": 0.0, f"{_EMIT}-rate": 0.0,
-                        f"{_EMIT}-latency-avg": math.nan, f"{_EMIT}-latency-max": math.nan})
+        self.emitted = RateTotalSensor(metrics, _EMIT, clock)
+        self.latency = AvgMaxSensor(metrics, f"{_EMIT}-latency", clock)
 
     def record(self, emitted: int, started_ms: int) -> None:
         """Count one emission of ``emitted`` records that began at ``started_ms``."""
-        now = self.clock()
-        latency = now - started_ms
-        metrics = self.metrics
-        self.emissions += 1
-        self.latency_sum += latency
-        total = metrics[f"{_EMIT}-total"] + emitted
-        metrics[f"{_EMIT}-total"] = total
-        metrics[f"{_EMIT}-rate"] = total / max((now - self.started) / 1000, _RATE_WINDOW_S)
-        metrics[f"{_EMIT}-latency-avg"] = self.latency_sum / self.emissions
-        highest = metrics[f"{_EMIT}-latency-max"]
-        metrics[f"{_EMIT}-latency-max"] = float(latency) if math.isnan(highest) else \
-            max(highest, float(latency))
+        self.emitted.record(float(emitted))
+        self.latency.record(float(self.clock() - started_ms))
 
 
 def emit_final_metrics(context: Any) -> EmitFinalMetrics | None:
