@@ -137,6 +137,27 @@ _KNOWN = set(_DEFAULTS) | {
     "value.serializer.encoding", "key.deserializer.encoding", "value.deserializer.encoding",
 }
 
+# Java's client configs (ConsumerConfig / ProducerConfig / AdminClientConfig.configNames(), the
+# ones users set): given without a prefix, Streams hands each to the clients that know it, as
+# StreamsConfig.getClientPropsWithPrefix does; a prefixed one ("consumer.", ...) wins
+CONSUMER_CONFIGS = frozenset({
+    "auto.offset.reset", "group.instance.id", "isolation.level", "max.poll.records",
+    "max.poll.interval.ms", "session.timeout.ms", "heartbeat.interval.ms", "fetch.min.bytes",
+    "fetch.max.bytes", "fetch.max.wait.ms", "max.partition.fetch.bytes", "check.crcs",
+    "allow.auto.create.topics", "auto.commit.interval.ms", "enable.auto.commit",
+    "partition.assignment.strategy", "group.id", "key.deserializer", "value.deserializer",
+    "exclude.internal.topics", "default.api.timeout.ms", "group.protocol",
+})
+PRODUCER_CONFIGS = frozenset({
+    "acks", "linger.ms", "batch.size", "buffer.memory", "compression.type",
+    "max.in.flight.requests.per.connection", "enable.idempotence", "delivery.timeout.ms",
+    "max.block.ms", "max.request.size", "transaction.timeout.ms", "transactional.id",
+    "partitioner.class", "key.serializer", "value.serializer", "batch.num.messages",
+    "compression.level",
+})
+ADMIN_CONFIGS = frozenset({"default.api.timeout.ms"})
+CLIENT_CONFIGS = CONSUMER_CONFIGS | PRODUCER_CONFIGS | ADMIN_CONFIGS
+
 _PREFIXES = (
     "topic.", "consumer.", "main.consumer.", "restore.consumer.", "global.consumer.",
     "producer.", "admin.", "client.tag.", "sasl.", "ssl.", "kslab.",
@@ -152,7 +173,8 @@ class StreamsConfig:
             if not isinstance(key, str):
                 msg = f"config key {key!r} must be a str property name like 'application.id'"
                 raise KslabError(msg)
-            if strict and key not in _KNOWN and not key.startswith(_PREFIXES):
+            if strict and key not in _KNOWN and key not in CLIENT_CONFIGS \
+                    and not key.startswith(_PREFIXES):
                 close = difflib.get_close_matches(key, sorted(_KNOWN), n=1)
                 hint = f"did you mean '{close[0]}'?" if close else (
                     "client settings go under a 'consumer.', 'producer.' or 'admin.' prefix"

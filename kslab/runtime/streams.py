@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from kslab.config import StreamsConfig
+from kslab.config import ADMIN_CONFIGS, CONSUMER_CONFIGS, PRODUCER_CONFIGS, StreamsConfig
 from kslab.errors import KslabError, StreamsError
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
@@ -146,13 +146,17 @@ class KafkaStreams:
         props = self.config.as_dict()
         return {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
 
-    def _client(self, *prefixes: str) -> dict[str, Any]:
+    def _client(self, *prefixes: str, names: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """A client's config: connection settings, the unprefixed client configs in ``names``,
+        then each prefix's settings (later ones win), without Java-only names."""
         conf: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
         for key in ("security.protocol",):
             if self.config.get(key):
                 conf[key] = self.config.get(key)
         for prefix in ("sasl.", "ssl."):
             conf.update({prefix + k: v for k, v in self._prefixed(prefix).items()})
+        given = self.config.as_dict()
+        conf.update({k: v for k, v in given.items() if k in names})
         for prefix in prefixes:
             conf.update(self._prefixed(prefix))
         for key in _JAVA_ONLY:
@@ -171,14 +175,20 @@ class KafkaStreams:
             "isolation.level": "read_committed" if self.eos else "read_uncommitted",
             "enable.partition.eof": False,
         }
-        conf.update(self._client("consumer.", "main.consumer."))
+        conf.update(self._client("consumer.", "main.consumer.", names=CONSUMER_CONFIGS))
+        # what Streams decides whatever the user set, as Java's getMainConsumerConfigs
+        conf.update({"group.id": self.application_id, "enable.auto.commit": False})
+        if self.eos:
+            conf["isolation.level"] = "read_committed"
         return conf
 
     def restore_config(self) -> dict[str, Any]:
         """The config of consumers that read changelogs and global topics (no group)."""
         conf = {"isolation.level": "read_committed" if self.eos else "read_uncommitted",
                 "client.id": f"{self.client_id}-restore-consumer"}
-        conf.update(self._client("consumer.", "restore.consumer."))
+        conf.update(self._client("consumer.", "restore.consumer.", names=CONSUMER_CONFIGS))
+        if self.eos:
+            conf["isolation.level"] = "read_committed"
         for key in ("session.timeout.ms", "heartbeat.interval.ms", "group.instance.id"):
             conf.pop(key, None)
         return conf
@@ -194,7 +204,10 @@ class KafkaStreams:
         if self.eos:
             conf["transactional.id"] = f"{self.application_id}-{self.process_id}-{index}"
             conf["transaction.timeout.ms"] = 10000
-        conf.update(self._client("producer."))
+        conf.update(self._client("producer.", names=PRODUCER_CONFIGS))
+        if self.eos:  # Streams owns the transactions
+            conf["transactional.id"] = f"{self.application_id}-{self.process_id}-{index}"
+            conf["enable.idempotence"] = True
         return conf
 
     def admin(self) -> Any:
@@ -202,7 +215,7 @@ class KafkaStreams:
         if self._admin is None:
             from confluent_kafka.admin import AdminClient
 
-            self._admin = AdminClient(self._client("admin."))
+            self._admin = AdminClient(self._client("admin.", names=ADMIN_CONFIGS))
         return self._admin
 
     def partition_count(self, topic: str) -> int:

@@ -16,8 +16,7 @@ Java's ``bytesStore`` is a write to it), ``cache`` its ``thread_cache``. The con
 
 ``has_index`` is the supplier's ``has_index`` flag (Java's ``RocksDbIndexedTimeOrderedWindow
 BytesStoreSupplier`` with ``hasIndex``): index entries count in the cache and key-range fetches
-go key first within a segment. Strict xfail: ``CLIENT_CONFIG`` (kslab refuses the unprefixed
-``auto.offset.reset`` Java's driver config carries).
+go key first within a segment.
 Skipped: ``shouldDelegateInit``, ``shouldThrowIfWrongStore`` and the three ``shouldClose...``
 tests (Mockito mocks of the inner store and ``ThreadCache``; kslab has one caching window store
 class), ``shouldMatchPositionAfterPut...`` (IQv2 ``Position`` is not in kslab's API).
@@ -39,7 +38,6 @@ from kslab.state.cache import LRUCacheEntry
 from tests.conformance._kv_store_support import RecordingContext
 
 __all__ = [
-    "CLIENT_CONFIG",
     "HAS_INDEX",
     "FlushListenerStub",
     "Setup",
@@ -214,21 +212,6 @@ def add_items_to_cache(store: Any) -> int:
         store.put(kv, kv, DEFAULT_TIMESTAMP)
         cached_size += memory_cache_entry_size(kv, kv, TOPIC) + 8 + 4  # timestamp, sequence
     return i
-
-
-CLIENT_CONFIG = (
-    "kslab/config.py StreamsConfig.__init__ refuses the unprefixed consumer config "
-    "'auto.offset.reset' (ConsumerConfig.AUTO_OFFSET_RESET_CONFIG) that the Java test puts in "
-    "its streams config (\"unknown config 'auto.offset.reset'; client settings go under a "
-    "'consumer.' ... prefix\"). Java's StreamsConfig accepts every property, and "
-    "getMainConsumerConfigs/getProducerConfigs/getAdminConfigs pass the unprefixed ones named by "
-    "ConsumerConfig/ProducerConfig/AdminClientConfig.configNames() to the clients "
-    "(StreamsConfig.getClientPropsWithPrefix -> clientProps(configNames, originals())). Fix: add "
-    "the Java client config names (ConsumerConfig's auto.offset.reset, group.id, "
-    "isolation.level, enable.auto.commit, max.poll.records, ...; ProducerConfig's acks, "
-    "linger.ms, batch.size, ...; AdminClientConfig's) to _KNOWN. The test passes with "
-    "'consumer.auto.offset.reset'"
-)
 
 
 def check_no_duplicates_in_ranges(has_index: bool, tmp_path: Any, *, forward: bool) -> None:

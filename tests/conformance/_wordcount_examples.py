@@ -17,18 +17,6 @@ OUTPUT_TOPIC = "streams-wordcount-output"
 PROCESSOR_OUTPUT_TOPIC = "streams-wordcount-processor-output"
 
 
-UNPREFIXED_CLIENT_CONFIG = (
-    "kslab/config.py StreamsConfig.__init__ refuses the unprefixed consumer config "
-    "'auto.offset.reset' that the demos' streamsConfig sets (\"unknown config "
-    "'auto.offset.reset'; client settings go under a 'consumer.' ... prefix\"). Java's "
-    "StreamsConfig accepts it and passes unprefixed ConsumerConfig/ProducerConfig/"
-    "AdminClientConfig.configNames() to the clients (StreamsConfig.getClientPropsWithPrefix). "
-    "Fix: add the Java client config names (ConsumerConfig's auto.offset.reset, group.id, "
-    "isolation.level, max.poll.records, ...; ProducerConfig's acks, linger.ms, batch.size, ...; "
-    "AdminClientConfig's) to _KNOWN. The test passes with 'consumer.auto.offset.reset'"
-)
-
-
 def java_split(text: str, pattern: str = r"\W+") -> list[str]:
     """Java's ``String.split``: like ``re.split``, minus the trailing empty strings."""
     parts = re.split(pattern, text)

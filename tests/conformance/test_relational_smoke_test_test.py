@@ -10,8 +10,6 @@ Java seeds with ``new Random().nextLong()`` each run; here three fixed seeds run
 reproduces. ``App.getConfig`` is the same property dict; ``verifySync`` is translated with its
 report. The Kafka-cluster parts of ``RelationalSmokeTest`` (``produce``, ``startSync``, the
 consumer ``verifySync`` and ``main``) are not part of the driver test and are not translated.
-Strict xfail: kslab's config refuses the unprefixed consumer setting ``auto.offset.reset`` that
-Java's ``getConfig`` passes (see ``CLIENT_CONFIG``).
 """
 
 from __future__ import annotations
@@ -306,22 +304,6 @@ def verify_sync(log_results: bool, consumed_articles: dict[int, Article],
     return not report, "\n".join(report) if log_results else ""
 
 
-CLIENT_CONFIG = (
-    "kslab/config.py StreamsConfig.__init__ refuses the unprefixed consumer config "
-    "'auto.offset.reset' that App.getConfig sets (\"unknown config 'auto.offset.reset'; client "
-    "settings go under a 'consumer.' ... prefix\"). Java's StreamsConfig accepts every "
-    "property, and getMainConsumerConfigs/getProducerConfigs/getAdminConfigs pass the unprefixed "
-    "ones named by ConsumerConfig/ProducerConfig/AdminClientConfig.configNames() to the clients "
-    "(StreamsConfig.getClientPropsWithPrefix -> clientProps(configNames, originals())). Fix: add "
-    "the Java client config names (at least ConsumerConfig's: auto.offset.reset, group.id, "
-    "isolation.level, enable.auto.commit, max.poll.records, fetch.*, session.timeout.ms, ...; "
-    "ProducerConfig's: acks, linger.ms, batch.size, compression.type, ...; "
-    "AdminClientConfig's) to _KNOWN, so they are accepted unprefixed as in Java. The rest of "
-    "this test passes with 'consumer.auto.offset.reset'"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=CLIENT_CONFIG)
 @pytest.mark.parametrize("seed", [-4962768465676381896, 42, 7_331_008_123_456_789])
 def test_verify_smoke_test_logic(seed: int, tmp_path: Any) -> None:
     config = get_config("nothing:0", "test", "test", "at_least_once", str(tmp_path))

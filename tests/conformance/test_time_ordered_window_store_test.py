@@ -12,7 +12,6 @@ import pytest
 
 from tests.conformance._time_ordered_window_store_cases import *  # noqa: F403
 from tests.conformance._time_ordered_window_store_cases import (
-    CLIENT_CONFIG,
     Setup,
     cached,
     check_no_duplicates_in_ranges,
@@ -20,7 +19,6 @@ from tests.conformance._time_ordered_window_store_cases import (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=CLIENT_CONFIG)
 @pytest.mark.parametrize("has_index", [True, False])
 def test_should_not_return_duplicates_in_ranges(has_index: bool, tmp_path: Any) -> None:
     check_no_duplicates_in_ranges(has_index, tmp_path, forward=True)

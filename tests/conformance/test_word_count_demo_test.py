@@ -14,7 +14,6 @@ from kslab import serdes
 from tests.conformance._wordcount_examples import (
     INPUT_TOPIC,
     OUTPUT_TOPIC,
-    UNPREFIXED_CLIENT_CONFIG,
     create_word_count_stream,
     streams_config,
 )
@@ -31,7 +30,6 @@ def topics():
         yield input_topic, output_topic
 
 
-@pytest.mark.xfail(strict=True, reason=UNPREFIXED_CLIENT_CONFIG)
 def test_one_word(topics):
     input_topic, output_topic = topics
     input_topic.pipe_input("Hello")
@@ -39,7 +37,6 @@ def test_one_word(topics):
     assert output_topic.is_empty() is True
 
 
-@pytest.mark.xfail(strict=True, reason=UNPREFIXED_CLIENT_CONFIG)
 def test_count_list_of_words(topics):
     input_topic, output_topic = topics
     input_values = [

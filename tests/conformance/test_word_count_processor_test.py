@@ -10,20 +10,16 @@ logged here (Java disables logging only because the mock context has no changelo
 
 from __future__ import annotations
 
-import pytest
-
 import kslab as ks
 from kslab import serdes
 from tests.conformance._wordcount_examples import (
     INPUT_TOPIC,
     PROCESSOR_OUTPUT_TOPIC,
-    UNPREFIXED_CLIENT_CONFIG,
     streams_config,
     word_count_processor_topology,
 )
 
 
-@pytest.mark.xfail(strict=True, reason=UNPREFIXED_CLIENT_CONFIG)
 def test():
     config = streams_config("streams-wordcount-processor")
     with ks.TopologyTestDriver(word_count_processor_topology(), config) as driver:

@@ -9,20 +9,16 @@ where Java calls ``punctuate(0)`` by hand.
 
 from __future__ import annotations
 
-import pytest
-
 import kslab as ks
 from kslab import serdes
 from tests.conformance._wordcount_examples import (
     INPUT_TOPIC,
     PROCESSOR_OUTPUT_TOPIC,
-    UNPREFIXED_CLIENT_CONFIG,
     streams_config,
     word_count_transformer_topology,
 )
 
 
-@pytest.mark.xfail(strict=True, reason=UNPREFIXED_CLIENT_CONFIG)
 def test():
     config = streams_config("streams-wordcount-transformer")
     with ks.TopologyTestDriver(word_count_transformer_topology(), config) as driver:
