@@ -35,6 +35,7 @@ from kslab.dsl import (
     TableJoined,
     TimeWindowedKStream,
     TimeWindows,
+    UnlimitedWindows,
 )
 from kslab.errors import (
     DeserializationError,
@@ -154,6 +155,7 @@ __all__ = [
     "TopologyDescription",
     "TopologyError",
     "TopologyTestDriver",
+    "UnlimitedWindows",
     "ValueAndTimestamp",
     "VersionedRecord",
     "Window",

@@ -30,6 +30,7 @@ from kslab.dsl.windows import (
     SessionWindows,
     SlidingWindows,
     TimeWindows,
+    UnlimitedWindows,
 )
 
 __all__ = [
@@ -62,4 +63,5 @@ __all__ = [
     "TableJoined",
     "TimeWindowedKStream",
     "TimeWindows",
+    "UnlimitedWindows",
 ]

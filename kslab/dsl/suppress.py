@@ -95,6 +95,17 @@ class BufferConfig:
         return self._with(logging=True, log_config={str(k): str(v)
                                                     for k, v in (config or {}).items()})
 
+    def _key(self) -> tuple[Any, ...]:
+        return (self.max_records_, self.max_bytes_, self.strategy, self.logging,
+                tuple(sorted(self.log_config.items())))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal bounds, policy and logging (Java's buffer configs compare by value)."""
+        return isinstance(other, BufferConfig) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     def __repr__(self) -> str:
         return (f"BufferConfig(max_records={self.max_records_}, max_bytes={self.max_bytes_}, "
                 f"when_full={self.strategy})")
@@ -138,6 +149,15 @@ class Suppressed:
         """Name the suppress processor (its store becomes ``<name>-store``)."""
         return Suppressed(self.final, self.time_to_wait, self.buffer,
                           check_name(name, "Suppressed"))
+
+    def __eq__(self, other: object) -> bool:
+        """Same kind, wait, buffer and name (Java's SuppressedInternal compares by value)."""
+        return isinstance(other, Suppressed) and (
+            self.final, self.time_to_wait, self.buffer, self.name) == (
+            other.final, other.time_to_wait, other.buffer, other.name)
+
+    def __hash__(self) -> int:
+        return hash((self.final, self.time_to_wait, self.buffer, self.name))
 
     def __repr__(self) -> str:
         kind = "until_window_closes" if self.final else f"until_time_limit({self.time_to_wait})"

@@ -7,25 +7,17 @@ internals are built with kslab's constructors: ``EagerBufferConfigImpl(r, b, log
 ``StrictBufferConfigImpl(r, b, SHUT_DOWN, logConfig)`` the same with ``strategy="shut_down"``,
 ``SuppressedInternal(name, time, buffer, null, false)`` is ``Suppressed(False, time, buffer,
 name)`` and ``FinalResultsSuppressionBuilder(name, buffer)`` is ``Suppressed(True, 0, buffer,
-name)``. Java's ``assertThat(..., is(...))`` is ``==``, so these need value equality, which
-kslab's ``BufferConfig``/``Suppressed`` do not have yet (xfail, see the reason). Nothing is skipped.
+name)``. Java's ``assertThat(..., is(...))`` is ``==``: both compare by value, as Java's.
+Nothing is skipped.
 """
 
 from __future__ import annotations
-
-import pytest
 
 from kslab import BufferConfig, Suppressed
 
 MAX_VALUE = 2**63 - 1
 LOG = {"myConfigKey": "myConfigValue"}
 
-NO_EQUALITY = pytest.mark.xfail(strict=True, reason=(
-    "kslab/dsl/suppress.py: BufferConfig and Suppressed have no __eq__/__hash__, so equal "
-    "configs compare unequal (Java's EagerBufferConfigImpl/StrictBufferConfigImpl/"
-    "SuppressedInternal/FinalResultsSuppressionBuilder.equals). Fix: BufferConfig.__eq__ "
-    "comparing (max_records_, max_bytes_, strategy, logging, log_config) and Suppressed.__eq__ "
-    "comparing (final, time_to_wait, buffer, name), each with a matching __hash__"))
 
 
 def _eager(records: int, size: int, log: dict | None = None) -> BufferConfig:
@@ -36,7 +28,6 @@ def _strict(records: int, size: int, log: dict | None = None) -> BufferConfig:
     return BufferConfig(max_records=records, max_bytes=size, strategy="shut_down", log_config=log)
 
 
-@NO_EQUALITY
 def test_buffer_builder_should_be_consistent() -> None:
     assert BufferConfig.max_bytes(2).with_max_records(4).with_no_bound() == BufferConfig.unbounded()
     assert BufferConfig.max_records(2) == _eager(2, MAX_VALUE)
@@ -45,7 +36,6 @@ def test_buffer_builder_should_be_consistent() -> None:
         2, 4, LOG)
 
 
-@NO_EQUALITY
 def test_intermediate_events_should_accept_any_buffer_and_set_bounds() -> None:
     unbounded = BufferConfig.unbounded()
     assert Suppressed.until_time_limit(2, unbounded).with_name("myname") == Suppressed(
@@ -61,7 +51,6 @@ def test_intermediate_events_should_accept_any_buffer_and_set_bounds() -> None:
     assert Suppressed.until_time_limit(2, early) == Suppressed(False, 2, _eager(2, MAX_VALUE, LOG))
 
 
-@NO_EQUALITY
 def test_final_events_should_accept_strict_buffers_and_set_bounds() -> None:
     unbounded = BufferConfig.unbounded()
     records = BufferConfig.max_records(2).shut_down_when_full()
@@ -79,7 +68,6 @@ def test_final_events_should_accept_strict_buffers_and_set_bounds() -> None:
     assert Suppressed.until_window_closes(logged) == Suppressed(True, 0, _strict(MAX_VALUE, 2, LOG))
 
 
-@NO_EQUALITY
 def test_support_long_chain_of_methods() -> None:
     buffer = (BufferConfig.unbounded().emit_early_when_full().with_max_records(3)
               .with_max_bytes(4).with_max_records(5).with_max_bytes(6))
