@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from kslab.errors import StreamsError
 from kslab.state.base import StateStore
 from kslab.state.cache import LRUCacheEntry, ThreadCache, thread_cache_for, total_cache_size
 from kslab.state.keyvalue import KEY_SERDE
@@ -156,12 +157,31 @@ class CachingStore(StateStore):
         self._inner.flush()
 
     def close(self) -> None:
-        """Drop the cache's entries (the task flushed them before) and close the store."""
-        if self._cache is not None:
-            self._cache.close(self._namespace)
-            self._cache = None
-            self._named = None
-        self._inner.close()
+        """Flush the cache, drop its namespace and close the wrapped store, each step even when
+        an earlier one fails, then raise the first failure (Java's ``executeAll`` and
+        ``throwSuppressed``), so a failing flush never leaves the store open."""
+        cache, namespace = self._cache, self._namespace
+        steps: list[Callable[[], None]] = [self._inner.close]
+        if cache is not None:
+            steps[:0] = [lambda: cache.flush(namespace), lambda: cache.close(namespace)]
+        errors: list[Exception] = []
+        for step in steps:
+            try:
+                step()
+            except Exception as exc:
+                errors.append(exc)
+        self._cache = None
+        self._named = None
+        if errors:
+            kind = self.store_kind
+            label = ("window" if "window" in kind else "session" if "session" in kind
+                     else "key value")
+            error = StreamsError(
+                f"Caught an exception while closing caching {label} store for store {self.name}"
+            )
+            for later in errors[1:]:
+                error.add_note(f"also failed: {later!r}")
+            raise error from errors[0]
 
     def __getattr__(self, name: str) -> Any:
         if name == "_inner":  # not set yet while unpickling (Spark ships topologies pickled)

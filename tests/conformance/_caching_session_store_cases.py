@@ -386,15 +386,6 @@ def test_should_not_throw_invalid_range_exception_with_negative_from_key(
     assert INVALID_RANGE in caplog.messages
 
 
-CLOSE_XFAIL = pytest.mark.xfail(strict=True, reason=(
-    "CachingStore.close (kslab/state/caching.py) only closes the cache namespace and the "
-    "wrapped store, and stops at the first error. Java's CachingSessionStore.close runs "
-    "cache.flush(namespace), cache.close(namespace) and wrapped.close() each even when an "
-    "earlier one fails, then raises the first error. Fix in CachingStore.close: run the three "
-    "steps in order, each in try/except collecting errors, and raise StreamsError('Caught an "
-    "exception while closing caching session store for store <name>') from the first"))
-
-
 def close_setup(store: Any) -> tuple[mock.Mock, Any]:
     """Java's ``setUpCloseTests``: a mocked cache and wrapped store behind the caching store."""
     real_inner = store.wrapped
@@ -412,7 +403,6 @@ def close_and_order(store: Any, order: mock.Mock) -> list[str]:
     return [c[0] for c in order.mock_calls]
 
 
-@CLOSE_XFAIL
 def test_should_close_wrapped_store_and_cache_after_error_during_cache_flush(store: Any) -> None:
     order, real = close_setup(store)
     order.cache.flush.side_effect = [RuntimeError("Simulating an error on flush"), None]
@@ -421,7 +411,6 @@ def test_should_close_wrapped_store_and_cache_after_error_during_cache_flush(sto
     real.close()
 
 
-@CLOSE_XFAIL
 def test_should_close_wrapped_store_after_error_during_cache_close(store: Any) -> None:
     order, real = close_setup(store)
     order.cache.close.side_effect = [RuntimeError("Simulating an error on close"), None]
@@ -430,7 +419,6 @@ def test_should_close_wrapped_store_after_error_during_cache_close(store: Any) -
     real.close()
 
 
-@CLOSE_XFAIL
 def test_should_close_cache_after_error_during_wrapped_store_close(store: Any) -> None:
     order, real = close_setup(store)
     order.inner.close.side_effect = [RuntimeError("Simulating an error on close"), None]

@@ -486,15 +486,6 @@ def test_should_not_throw_invalid_backward_range_exception_with_negative_from_ke
     ) in caplog.messages
 
 
-CLOSE_XFAIL = pytest.mark.xfail(strict=True, reason=(
-    "CachingStore.close (kslab/state/caching.py) only closes the cache namespace and the "
-    "wrapped store, and stops at the first error. Java's CachingWindowStore.close runs "
-    "cache.flush(namespace), cache.close(namespace) and wrapped.close() each even when an "
-    "earlier one fails, then raises the first error. Fix in CachingStore.close: run the three "
-    "steps in order, each in try/except collecting errors, and raise StreamsError('Caught an "
-    "exception while closing caching window store for store <name>') from the first"))
-
-
 def close_setup(store: Any) -> tuple[mock.Mock, mock.Mock]:
     """Java's ``setUpCloseTests``: a mocked cache and wrapped store behind the caching store."""
     real_inner = store.wrapped
@@ -506,7 +497,6 @@ def close_setup(store: Any) -> tuple[mock.Mock, mock.Mock]:
     return order, real_inner
 
 
-@CLOSE_XFAIL
 def test_should_close_cache_and_wrapped_store_after_error_during_cache_flush(store: Any) -> None:
     order, real = close_setup(store)
     order.cache.flush.side_effect = [RuntimeError("Simulating an error on flush"), None]
@@ -517,7 +507,6 @@ def test_should_close_cache_and_wrapped_store_after_error_during_cache_flush(sto
     real.close()
 
 
-@CLOSE_XFAIL
 def test_should_close_wrapped_store_after_error_during_cache_close(store: Any) -> None:
     order, real = close_setup(store)
     order.cache.close.side_effect = [RuntimeError("Simulating an error on close"), None]
@@ -528,7 +517,6 @@ def test_should_close_wrapped_store_after_error_during_cache_close(store: Any) -
     real.close()
 
 
-@CLOSE_XFAIL
 def test_should_close_cache_after_error_during_state_store_close(store: Any) -> None:
     order, real = close_setup(store)
     order.inner.close.side_effect = [RuntimeError("Simulating an error on close"), None]
