@@ -84,9 +84,10 @@ class Headers:
         return [(h.key, h.value) for h in self._items]
 
     def copy(self) -> Headers:
-        """A new ``Headers`` with the same entries."""
-        new = Headers()
-        new._items = list(self._items)
+        """A new ``Headers`` with the same entries (what Java's ``new RecordHeaders(headers)``
+        makes for every record built from another's headers)."""
+        new = object.__new__(Headers)
+        new._items = self._items.copy()
         return new
 
     def __iter__(self) -> Iterator[Header]:
@@ -143,8 +144,8 @@ class Record(_RecordFields):
     ) -> Record:
         if timestamp < 0:
             _negative_timestamp(timestamp)
-        if headers is not None and headers.__class__ is not Headers:
-            headers = as_headers(headers)
+        if headers is not None:  # its own copy, as Java's constructor makes
+            headers = headers.copy() if headers.__class__ is Headers else as_headers(headers)
         new = _RecordFields()
         new.key = key
         new.value = value
@@ -191,11 +192,12 @@ class Record(_RecordFields):
         new.key = key
         new.value = self.value
         new.timestamp = self.timestamp
-        new._headers = self._headers
+        headers = self._headers
+        new._headers = None if headers is None else headers.copy()  # Java copies them
         try:
             new.__class__ = self.__class__
         except TypeError:
-            return _build(self.__class__, key, self.value, self.timestamp, self._headers)
+            return _build(self.__class__, key, self.value, self.timestamp, new._headers)
         return new  # type: ignore[return-value]
 
     def with_value(self, value: Any) -> Record:
@@ -204,22 +206,27 @@ class Record(_RecordFields):
         new.key = self.key
         new.value = value
         new.timestamp = self.timestamp
-        new._headers = self._headers
+        headers = self._headers
+        new._headers = None if headers is None else headers.copy()  # Java copies them
         try:
             new.__class__ = self.__class__
         except TypeError:
-            return _build(self.__class__, self.key, value, self.timestamp, self._headers)
+            return _build(self.__class__, self.key, value, self.timestamp, new._headers)
         return new  # type: ignore[return-value]
 
     def with_timestamp(self, timestamp: int) -> Record:
         """A copy with another timestamp (ms); negative timestamps are refused as in Kafka."""
         if timestamp < 0:
             _negative_timestamp(timestamp)
-        return self._copy(self.key, self.value, timestamp, self._headers)
+        headers = self._headers
+        return self._copy(self.key, self.value, timestamp,
+                          None if headers is None else headers.copy())
 
     def with_headers(self, headers: Headers | Iterable[tuple[str, bytes | None]] | None) -> Record:
         """A copy with other headers."""
-        return self._copy(self.key, self.value, self.timestamp, as_headers(headers))
+        given = as_headers(headers)
+        return self._copy(self.key, self.value, self.timestamp,
+                          given.copy() if given is headers else given)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Record):

@@ -83,3 +83,18 @@ def test_source_record_is_the_record_the_constructor_builds():
     assert record.headers == ks.Headers()
     with pytest.raises(AttributeError, match="with_key"):
         record.key = "x"
+
+
+def test_a_record_built_from_another_has_its_own_headers() -> None:
+    """Java copies the headers into every new Record (constructor and with_*): adding a header
+    to a derived record leaves the one it came from, and its siblings, as they were."""
+    original = ks.Record("k", "v", 1, ks.Headers([("a", b"1")]))
+    derived = [original.with_value("w"), original.with_key("j"), original.with_timestamp(2),
+               ks.Record("k", "v", 1, original.headers),
+               original.with_headers(original.headers)]
+    for record in derived:
+        record.headers.add("b", b"2")
+    assert original.headers.to_list() == [("a", b"1")]
+    assert [r.headers.to_list() for r in derived] == [[("a", b"1"), ("b", b"2")]] * 5
+    bare = ks.Record("k", "v", 1)
+    assert bare.with_value("w")._headers is None  # no headers, nothing copied
