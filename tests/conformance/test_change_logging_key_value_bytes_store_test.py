@@ -1,12 +1,15 @@
-"""Kafka's ``ChangeLoggingKeyValueBytesStoreTest``: every write reaches the inner store and the
-changelog, deletes log a tombstone, ``put_if_absent`` logs only when it writes.
+"""Kafka's ``ChangeLoggingKeyValueBytesStoreTest``: a logged key-value store writes each change to
+the inner store and the same key and value bytes to the changelog (a delete logs a tombstone);
+``put_if_absent`` writes and logs only when the key has no value.
 
 Mapping: kslab folds the change-logging layer into the typed store, so the store under test is a
-``key_value_store_builder`` store with ``serdes.Bytes()`` keys and values (Java's ``Bytes`` /
-``byte[]``) over an in-memory backend the test keeps (``inner``); the ``MockRecordCollector`` is
-``RecordingContext.changelog`` (store, key, value, timestamp). Skipped: ``shouldDelegateInit``
-(Mockito verification of the wrapper chain, which kslab does not have) and
-``shouldLogPositionOnPut`` (IQv2 position headers on changelog records are not in kslab's API).
+``key_value_store_builder`` store with ``serdes.Bytes()`` keys and values over an in-memory
+backend the test keeps (Java's ``inner``); ``Bytes.wrap(b)`` is ``b``; the ``MockRecordCollector``
+is ``RecordingContext.changelog`` (its default serdes are ``Bytes`` rather than Java's
+String/Long, which the store never uses, because it decodes what it records);
+``StringSerializer`` is ``serdes.String()``. Skipped:
+``shouldDelegateInit`` (Mockito verification of a wrapper chain kslab does not have) and
+``shouldLogPositionOnPut`` (the IQv2 ``Position`` changelog header is not in kslab's API).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from kslab.state.backends import InMemoryKeyValueBackend
 from tests.conformance._kv_store_support import RecordingContext
 
 B = ks.serdes.Bytes()
-HI, HELLO, THERE, WORLD = b"hi", b"hello", b"there", b"world"
+HI, HELLO = b"hi", b"hello"
+THERE, WORLD = b"there", b"world"
 
 
 class _Supplier(KeyValueBytesStoreSupplier):
@@ -42,7 +46,7 @@ def inner() -> InMemoryKeyValueBackend:
 
 @pytest.fixture
 def context(tmp_path: Any) -> RecordingContext:
-    recording = RecordingContext(tmp_path, B, B)
+    recording = RecordingContext(tmp_path, B, B)  # it decodes what it records: bytes here
     recording.timestamp = 0
     return recording
 
@@ -95,20 +99,18 @@ def test_should_write_to_inner_on_put_if_absent_no_previous_value(store, inner) 
     assert inner.get(HI) == THERE
 
 
-def test_should_not_write_to_inner_on_put_if_absent_when_value_for_key_exists(
-        store, inner) -> None:
+def test_should_not_write_to_inner_on_put_if_absent_when_value_for_key_exists(store, inner):
     store.put(HI, THERE)
     store.put_if_absent(HI, WORLD)
     assert inner.get(HI) == THERE
 
 
-def test_should_write_to_changelog_on_put_if_absent_when_no_previous_value(store, context) -> None:
+def test_should_write_to_changelog_on_put_if_absent_when_no_previous_value(store, context):
     store.put_if_absent(HI, THERE)
     assert collected(context) == [(HI, THERE)]
 
 
-def test_should_not_write_to_change_log_on_put_if_absent_when_value_for_key_exists(
-        store, context) -> None:
+def test_should_not_write_to_change_log_on_put_if_absent_when_value_for_key_exists(store, context):
     store.put(HI, THERE)
     store.put_if_absent(HI, WORLD)
     assert collected(context) == [(HI, THERE)]
@@ -131,12 +133,14 @@ def test_should_return_value_on_get_when_exists(store) -> None:
 def test_should_get_records_with_prefix_key(store) -> None:
     store.put(HI, THERE)
     store.put(b"hj", WORLD)  # Bytes.increment(hi)
-    with store.prefix_scan("hi", ks.serdes.String()) as iterator:
-        entries = []
-        while iterator.has_next():
-            entries.append(iterator.next())
-    assert [kv.key for kv in entries] == [HI]
-    assert [kv.value for kv in entries] == [THERE]
+    keys, values = [], []
+    with store.prefix_scan("hi", ks.serdes.String()) as keys_with_prefix:
+        while keys_with_prefix.has_next():
+            entry = keys_with_prefix.next()
+            keys.append(entry.key)
+            values.append(entry.value)
+    assert keys == [HI]
+    assert values == [THERE]
 
 
 def test_should_return_null_on_get_when_doesnt_exist(store) -> None:
