@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kslab.errors import MissingArgumentError, StoreError
+from kslab.errors import StoreError
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import MEMO_KEY_TYPES, TypedStore, resolve_serde
+from kslab.state.base import NullStoreArgumentError
 from kslab.state.iterators import KeyValueIterator
 
 __all__ = ["KEY_SERDE", "KeyValueStore"]
@@ -175,11 +176,16 @@ class KeyValueStore(TypedStore):
     def prefix_scan(self, prefix: Any, prefix_serde: Any = KEY_SERDE) -> KeyValueIterator:
         """Entries whose serialized key starts with ``prefix`` serialized by ``prefix_serde``.
 
-        ``prefix_serde`` defaults to the store's key serde (``None`` raises
-        ``MissingArgumentError``, as in Java); it serializes with the store's changelog topic, as
-        the key serde does.
+        ``prefix_serde`` defaults to the store's key serde (a ``None`` prefix or serde raises
+        ``MissingArgumentError``, as Java's ``NullPointerException``); it serializes with the
+        store's changelog topic, as the key serde does.
         """
         return self._iterator(self._backend.prefix_scan(self._prefix_bytes(prefix, prefix_serde)))
+
+    def set_flush_listener(self, listener: Any, send_old_values: bool) -> bool:
+        """False: a store without a record cache has nothing to flush, so the caller forwards
+        its updates itself (Java's ``setFlushListener`` on an uncached store)."""
+        return False
 
     def approximate_num_entries(self) -> int:
         """How many keys the store holds (exact in memory, RocksDB's estimate on disk)."""
@@ -220,13 +226,14 @@ class KeyValueStore(TypedStore):
 
     def _prefix_bytes(self, prefix: Any, prefix_serde: Any) -> bytes:
         if prefix is None:
-            msg = f"prefix_scan on store '{self._name}' got prefix None; pass a prefix"
-            raise StoreError(msg)
+            msg = (f"prefix_scan on store '{self._name}' got prefix None (prefix cannot be null); "
+                   "pass a prefix")
+            raise NullStoreArgumentError(msg)
         if prefix_serde is KEY_SERDE:
             return self._serialize_key(prefix)
         if prefix_serde is None:
             msg = "prefixKeySerializer cannot be null"
-            raise MissingArgumentError(msg)
+            raise NullStoreArgumentError(msg)
         serialize = getattr(prefix_serde, "serialize", None)
         if serialize is None and isinstance(prefix_serde, str | type):
             serialize = resolve_serde(prefix_serde, None, self._name, is_key=True).serialize

@@ -1,0 +1,185 @@
+"""Kafka's ``MeteredKeyValueStoreTest``: the outer layer of a key-value store serializes with the
+changelog topic's name, refuses ``None`` keys and prefixes, decodes what the inner store holds and
+passes the flush listener to a caching store only.
+
+Mapping: kslab folds the metered layer into the typed ``KeyValueStore``, so ``metered`` is a
+``key_value_store_builder`` store with String keys and values over an in-memory backend the test
+keeps (Java's mocked ``inner``), opened on a ``RecordingContext`` whose changelog topic is
+``changelog-topic`` (Java's ``context.changelogFor``); ``CachedKeyValueStore`` is the same store
+``with_caching_enabled()``. Java's mocked serdes that answer only for the expected topic are
+serdes that record the topic they see; ``NullPointerException`` is ``ks.MissingArgumentError``.
+Skipped: the metrics tests (``testMetrics``, ``shouldRecordRestoreLatencyOnInit``, the
+``...AndRecord<Op>Metric`` tests, ``shouldFlushInnerWhenFlushTimeRecords``,
+``shouldRemoveMetrics...``, ``shouldTrackOpenIteratorsMetric``, ``shouldTimeIteratorDuration``,
+``shouldTrackOldestOpenIteratorTimestamp``: kslab stores have no sensors or JMX),
+``shouldDelegateInit`` (Mockito verification of a wrapper chain kslab does not have) and the four
+``shouldThrowNullPointerOn(Reverse)RangeIf(From|To)IsNull`` tests (they throw only because the
+store is not initialised and the mocked inner store returns no iterator; an open store takes
+``None`` as an open bound, as ``CompositeReadOnlyKeyValueStoreTest`` asserts). The named-topology
+part of the default changelog name does not apply (kslab has no named topologies).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import kslab as ks
+from kslab.state import KeyValueBytesStoreSupplier
+from kslab.state.backends import InMemoryKeyValueBackend
+from tests.conformance._kv_store_support import RecordingContext
+
+APPLICATION_ID = "test-app"
+STORE_NAME = "store-name"
+CHANGELOG_TOPIC = "changelog-topic"
+KEY, VALUE = "key", "value"
+KEY_BYTES, VALUE_BYTES = b"key", b"value"
+S = ks.serdes.String()
+
+
+class _Supplier(KeyValueBytesStoreSupplier):
+    metrics_scope = "scope"
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(STORE_NAME)
+        self.inner = inner
+
+    def get(self) -> Any:
+        return self.inner
+
+
+class _Context(RecordingContext):
+    """``context.changelogFor(STORE_NAME)`` is ``changelog-topic``."""
+
+    def __init__(self, changelog: str | None) -> None:
+        super().__init__(None, S, S)
+        self.application_id = APPLICATION_ID
+        self._changelog = changelog
+
+    def changelog_topic(self, store_name: str) -> str:
+        return self._changelog or super().changelog_topic(store_name)
+
+
+class TopicRecordingSerde:
+    """A String serde that records the topic of every call (Java's mocks that answer only for
+    the expected topic)."""
+
+    def __init__(self) -> None:
+        self.topics: list[str] = []
+
+    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
+        self.topics.append(topic)
+        return S.serialize(topic, data)
+
+    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
+        self.topics.append(topic)
+        return S.deserialize(topic, data)
+
+
+@pytest.fixture
+def inner() -> InMemoryKeyValueBackend:
+    return InMemoryKeyValueBackend(STORE_NAME)
+
+
+def build(inner: Any, key_serde: Any = S, value_serde: Any = S, *, logging: bool = True,
+          caching: bool = False) -> Any:
+    builder = ks.Stores.key_value_store_builder(_Supplier(inner), key_serde, value_serde)
+    if not logging:
+        builder = builder.with_logging_disabled()
+    if caching:
+        builder = builder.with_caching_enabled()
+    return builder.build()
+
+
+@pytest.fixture
+def metered(inner: Any) -> Any:
+    """``setUpWithoutContext``: built, not initialised."""
+    return build(inner)
+
+
+def init(store: Any, changelog: str | None = CHANGELOG_TOPIC) -> Any:
+    store.init(_Context(changelog), store)
+    return store
+
+
+def do_should_pass_changelog_topic_name_to_state_store_serde(inner: Any, topic: str,
+                                                             logging: bool) -> None:
+    key_serde, value_serde = TopicRecordingSerde(), TopicRecordingSerde()
+    inner.open(None)
+    inner.put(KEY_BYTES, VALUE_BYTES)
+    metered = init(build(inner, key_serde, value_serde, logging=logging),
+                   CHANGELOG_TOPIC if logging else None)
+    assert metered.get(KEY) == VALUE
+    metered.put(KEY, VALUE)
+    assert key_serde.topics and set(key_serde.topics) == {topic}
+    assert value_serde.topics and set(value_serde.topics) == {topic}
+
+
+def test_should_pass_changelog_topic_name_to_state_store_serde(inner: Any) -> None:
+    do_should_pass_changelog_topic_name_to_state_store_serde(inner, CHANGELOG_TOPIC, True)
+
+
+def test_should_pass_default_changelog_topic_name_to_state_store_serde_if_logging_disabled(
+        inner: Any) -> None:
+    default_changelog_topic_name = f"{APPLICATION_ID}-{STORE_NAME}-changelog"
+    do_should_pass_changelog_topic_name_to_state_store_serde(
+        inner, default_changelog_topic_name, False)
+
+
+def test_should_set_flush_listener_on_wrapped_caching_store(inner: Any) -> None:
+    metered = init(build(inner, caching=True))
+    assert metered.set_flush_listener(lambda *args: None, False) is True
+
+
+def test_should_not_throw_null_pointer_exception_if_get_returns_null(metered: Any) -> None:
+    init(metered)
+    assert metered.get("a") is None
+
+
+def test_should_not_set_flush_listener_on_wrapped_none_caching_store(metered: Any) -> None:
+    assert metered.set_flush_listener(None, False) is False
+
+
+def test_should_throw_null_pointer_on_get_if_key_is_null(metered: Any) -> None:
+    init(metered)
+    with pytest.raises(ks.MissingArgumentError):
+        metered.get(None)
+
+
+def test_should_throw_null_pointer_on_put_if_key_is_null(metered: Any) -> None:
+    init(metered)
+    with pytest.raises(ks.MissingArgumentError):
+        metered.put(None, VALUE)
+
+
+def test_should_throw_null_pointer_on_put_if_absent_if_key_is_null(metered: Any) -> None:
+    init(metered)
+    with pytest.raises(ks.MissingArgumentError):
+        metered.put_if_absent(None, VALUE)
+
+
+def test_should_throw_null_pointer_on_delete_if_key_is_null(metered: Any) -> None:
+    init(metered)
+    with pytest.raises(ks.MissingArgumentError):
+        metered.delete(None)
+
+
+def test_should_throw_null_pointer_on_put_all_if_any_key_is_null(metered: Any) -> None:
+    init(metered)
+    with pytest.raises(ks.MissingArgumentError):
+        metered.put_all([ks.KeyValue(None, VALUE)])
+
+
+def test_should_throw_null_pointer_on_prefix_scan_if_prefix_is_null(metered: Any) -> None:
+    init(metered)
+    with pytest.raises(ks.MissingArgumentError):
+        metered.prefix_scan(None, ks.serdes.String())
+
+
+def test_should_get_records_with_prefix_key(metered: Any) -> None:
+    init(metered)
+    metered.put(KEY, VALUE)
+    iterator = metered.prefix_scan(KEY, ks.serdes.String())
+    assert iterator.next().value == VALUE
+    iterator.close()
