@@ -83,14 +83,17 @@ def _count_key_bytes(count: CountStep, keys: list[Any]) -> dict[Any, bytes] | No
     key_bytes = None if serialize is None else {key: serialize(key) for key in distinct}
     sink = count.sink
     topic, key_ser = sink.topic, sink._key_ser
-    processor = count.aggregate.processor
-    if isinstance(processor.s, TimeWindowAggregateSupplier):
-        size = processor.size
-        for key in distinct:
-            key_ser(topic, Windowed(key, Window(0, size)), None)
-    elif key_bytes is None or type(sink.key_serde) is not type(serialize.__self__._key_serde):
-        for key in distinct:  # (a built-in serde of the store's type refuses what it refuses)
-            key_ser(topic, key, None)
+    windowed = isinstance(count.aggregate.processor.s, TimeWindowAggregateSupplier)
+    sink_serde = getattr(sink.key_serde, "_inner", None) if windowed else sink.key_serde
+    # a built-in serde of the store's own type refuses just what the store's refused
+    if key_bytes is None or type(sink_serde) is not type(serialize.__self__._key_serde):
+        if windowed:
+            window = Window(0, count.aggregate.processor.size)
+            for key in distinct:
+                key_ser(topic, Windowed(key, window), None)
+        else:
+            for key in distinct:
+                key_ser(topic, key, None)
     sink._value_ser(topic, 1, None)  # a count is an int: a serde refusing one refuses all
     return key_bytes
 
