@@ -74,13 +74,27 @@ def _store_key_serializer(count: CountStep) -> Any:
     return serialize if built_in(getattr(owner, "_key_serde", None)) else None
 
 
+def _serialize_all(serialize: Any, keys: set[Any]) -> dict[Any, bytes]:
+    """``{key: serialize(key)}``, through the store's one-argument C-level codec when it has
+    one (the same bytes; a key it refuses raises, and the chunk goes to the record path)."""
+    encode = getattr(serialize.__self__, "_kenc", None)
+    if encode is None:
+        return {key: serialize(key) for key in keys}
+    encoded = dict(zip(keys, map(encode, keys), strict=True))
+    for key, raw in encoded.items():
+        if raw.__class__ is not bytes:  # a codec handing back a bytearray or the like
+            encoded[key] = serialize(key)
+    return encoded
+
+
 def _count_key_bytes(count: CountStep, keys: list[Any]) -> dict[Any, bytes] | None:
     """Serialize every distinct key the count will see as its store and sink will, so that a
     serde refusing one declines the chunk before anything changed (the record path then
     raises the store's or the sink's error at the right record); the store's key bytes."""
-    distinct = {key for key in keys if key is not None}
+    distinct = set(keys)
+    distinct.discard(None)
     serialize = _store_key_serializer(count)
-    key_bytes = None if serialize is None else {key: serialize(key) for key in distinct}
+    key_bytes = None if serialize is None else _serialize_all(serialize, distinct)
     sink = count.sink
     topic, key_ser = sink.topic, sink._key_ser
     windowed = isinstance(count.aggregate.processor.s, TimeWindowAggregateSupplier)
