@@ -144,8 +144,11 @@ class Record(_RecordFields):
     ) -> Record:
         if timestamp < 0:
             _negative_timestamp(timestamp)
-        if headers is not None:  # its own copy, as Java's constructor makes
-            headers = headers.copy() if headers.__class__ is Headers else as_headers(headers)
+        if headers is not None:  # its own copy, as Java's constructor makes (none when empty:
+            # ``headers`` then gives the record a fresh empty one of its own)
+            if headers.__class__ is not Headers:
+                headers = as_headers(headers)
+            headers = headers.copy() if headers._items else None
         new = _RecordFields()
         new.key = key
         new.value = value
@@ -193,7 +196,7 @@ class Record(_RecordFields):
         new.value = self.value
         new.timestamp = self.timestamp
         headers = self._headers
-        new._headers = None if headers is None else headers.copy()  # Java copies them
+        new._headers = headers.copy() if headers is not None and headers._items else None
         try:
             new.__class__ = self.__class__
         except TypeError:
@@ -207,7 +210,7 @@ class Record(_RecordFields):
         new.value = value
         new.timestamp = self.timestamp
         headers = self._headers
-        new._headers = None if headers is None else headers.copy()  # Java copies them
+        new._headers = headers.copy() if headers is not None and headers._items else None
         try:
             new.__class__ = self.__class__
         except TypeError:
@@ -220,7 +223,7 @@ class Record(_RecordFields):
             _negative_timestamp(timestamp)
         headers = self._headers
         return self._copy(self.key, self.value, timestamp,
-                          None if headers is None else headers.copy())
+                          headers.copy() if headers is not None and headers._items else None)
 
     def with_headers(self, headers: Headers | Iterable[tuple[str, bytes | None]] | None) -> Record:
         """A copy with other headers."""

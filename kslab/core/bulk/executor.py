@@ -67,8 +67,8 @@ def _store_key_serializer(count: CountStep) -> Any:
     serde is built-in (a custom serde may count its calls: the record path's then decide)."""
     if count.kind == "tumbling":
         serialize = count.aggregate.processor.serialize
-    else:
-        store = count.store.wrapped if count.kind == "cached" else count.store
+    else:  # the typed store behind a record cache serializes the keys
+        store = getattr(count.store, "wrapped", count.store)
         serialize = getattr(store, "_serialize_key", None)
     owner = getattr(serialize, "__self__", None)
     return serialize if built_in(getattr(owner, "_key_serde", None)) else None
