@@ -137,6 +137,14 @@ _KNOWN = set(_DEFAULTS) | {
     "value.serializer.encoding", "key.deserializer.encoding", "value.deserializer.encoding",
 }
 
+# What Kafka's TopologyTestDriver sets, and what every engine that replays data (the test
+# driver, Spark) starts from: windowed final results and outer joins' null-padded results are
+# emitted without a wall-clock throttle, so replaying a history gives the same records
+REPLAY_DEFAULTS: dict[str, Any] = {
+    "__emit.interval.ms.kstreams.windowed.aggregation__": 0,
+    "__emit.interval.ms.kstreams.outer.join.spurious.results.fix__": 0,
+}
+
 # Java's client configs (ConsumerConfig / ProducerConfig / AdminClientConfig.configNames(), the
 # ones users set): given without a prefix, Streams hands each to the clients that know it, as
 # StreamsConfig.getClientPropsWithPrefix does; a prefixed one ("consumer.", ...) wins

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from kslab.config import StreamsConfig
+from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.partitioner import default_partition
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
@@ -156,7 +156,7 @@ class TaskRunner:
         self._state_dir = Path(tempfile.mkdtemp(prefix=f"kslab-spark-{subtopology}_{partition}-"))
         self.task = StreamTask(
             TaskId(subtopology, partition), topology, nodes,
-            config=StreamsConfig(props), application_id=application_id,
+            config=StreamsConfig({**REPLAY_DEFAULTS, **props}), application_id=application_id,
             collector=self.collector, clock=clock, input_partitions=inputs,
             state_dir=self._state_dir,
         )

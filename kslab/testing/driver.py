@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kslab.config import StreamsConfig
+from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
 from kslab.core.error_policy import ErrorPolicy
 from kslab.core.task import StreamTask
@@ -97,12 +97,8 @@ class TopologyTestDriver:
             raise KslabError(msg)
         self._topology = topology
         self._config_props = dict(config or {})
-        # as Kafka's driver: windowed aggregations emit on close and outer joins emit their
-        # null-padded results without a wall-clock throttle
-        self.config = StreamsConfig({
-            "__emit.interval.ms.kstreams.windowed.aggregation__": 0,
-            "__emit.interval.ms.kstreams.outer.join.spurious.results.fix__": 0,
-            **self._config_props})
+        # as Kafka's driver: no wall-clock throttle on emit-final windows and outer joins
+        self.config = StreamsConfig({**REPLAY_DEFAULTS, **self._config_props})
         self.application_id = self.config.get("application.id") or DEFAULT_APPLICATION_ID
         self._initial_wall_clock = to_millis(initial_wall_clock_time) or 0
         self._wall_clock = self._initial_wall_clock
