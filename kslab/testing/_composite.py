@@ -10,10 +10,13 @@ import heapq
 from collections.abc import Iterator
 from typing import Any
 
-from kslab.errors import StoreError
+from kslab.errors import MissingArgumentError, NoSuchElementError, StoreError
 from kslab.records import KeyValue
+from kslab.state.keyvalue import KEY_SERDE
 
 __all__ = ["CompositeStoreView"]
+
+_LONG_MAX = 2**63 - 1
 
 
 class CompositeStoreView:
@@ -64,9 +67,25 @@ class CompositeStoreView:
         """Entries with keys in ``[from_key, to_key]`` across partitions."""
         return self._merged([s.range(from_key, to_key) for s in self._stores])
 
+    def reverse_range(self, from_key: Any = None, to_key: Any = None) -> _MergedIterator:
+        """Entries with keys in ``[from_key, to_key]`` across partitions, largest key first."""
+        return self._merged([s.reverse_range(from_key, to_key) for s in self._stores],
+                            reverse=True)
+
+    def prefix_scan(self, prefix: Any, prefix_serde: Any = KEY_SERDE) -> _MergedIterator:
+        """Entries whose serialized key starts with ``prefix``, across partitions."""
+        if prefix is None:
+            msg = "prefix cannot be null"
+            raise MissingArgumentError(msg)
+        if prefix_serde is None:
+            msg = "prefixKeySerializer cannot be null"
+            raise MissingArgumentError(msg)
+        return self._merged([s.prefix_scan(prefix, prefix_serde) for s in self._stores])
+
     def approximate_num_entries(self) -> int:
-        """The sum over partitions."""
-        return sum(s.approximate_num_entries() for s in self._stores)
+        """The sum over partitions, capped at Java's ``Long.MAX_VALUE`` as Java's overflow
+        guard caps it."""
+        return min(sum(s.approximate_num_entries() for s in self._stores), _LONG_MAX)
 
     def to_pandas(self) -> Any:
         """Every entry as a pandas frame (``key``, ``value``)."""
@@ -94,16 +113,42 @@ class CompositeStoreView:
 
 
 class _MergedIterator:
-    """Iterates merged entries; a context manager that closes the underlying iterators."""
+    """Iterates merged entries, with Java's ``hasNext``/``next``/``peekNextKey`` beside Python's
+    protocol; a context manager that closes the underlying iterators."""
 
     def __init__(self, entries: Iterator[KeyValue]) -> None:
         self._entries = entries
+        self._peeked: KeyValue | None = None
 
     def __iter__(self) -> _MergedIterator:
         return self
 
     def __next__(self) -> KeyValue:
+        peeked = self._peeked
+        if peeked is not None:
+            self._peeked = None
+            return peeked
         return next(self._entries)
+
+    def has_next(self) -> bool:
+        """True while an entry is left."""
+        if self._peeked is None:
+            self._peeked = next(self._entries, None)
+        return self._peeked is not None
+
+    def next(self) -> KeyValue:
+        """The next entry; ``NoSuchElementError`` when there is none (Java's ``next``)."""
+        if not self.has_next():
+            msg = "no more entries in this iterator"
+            raise NoSuchElementError(msg)
+        return next(self)
+
+    def peek_next_key(self) -> Any:
+        """The next entry's key without consuming it; ``NoSuchElementError`` at the end."""
+        if not self.has_next():
+            msg = "no more entries in this iterator"
+            raise NoSuchElementError(msg)
+        return self._peeked.key  # type: ignore[union-attr]
 
     def close(self) -> None:
         """Close the per-partition iterators."""

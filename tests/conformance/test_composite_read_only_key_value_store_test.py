@@ -32,30 +32,6 @@ from tests.conformance._kv_store_support import RecordingContext
 STORE_NAME = "my-store"
 S = ks.serdes.String()
 LONG_MAX = 2**63 - 1
-_COMPOSITE = "kslab/testing/_composite.py CompositeStoreView"
-REVERSE_RANGE_FIX = (
-    f"{_COMPOSITE} has no reverse_range (AttributeError). Fix: add reverse_range(from_key=None, "
-    "to_key=None) -> self._merged([s.reverse_range(from_key, to_key) for s in self._stores], "
-    "reverse=True), as Java's CompositeReadOnlyKeyValueStore.reverseRange"
-)
-PREFIX_SCAN_FIX = (
-    f"{_COMPOSITE} has no prefix_scan (AttributeError). Fix: add prefix_scan(prefix, "
-    "prefix_serde=KEY_SERDE) (KEY_SERDE from kslab.state.keyvalue) that raises "
-    "MissingArgumentError for a None prefix ('prefix cannot be null') or an explicit None "
-    "prefix_serde ('prefixKeySerializer cannot be null') and otherwise merges "
-    "[s.prefix_scan(prefix) if prefix_serde is KEY_SERDE else s.prefix_scan(prefix, "
-    "prefix_serde) for s in self._stores], as Java's CompositeReadOnlyKeyValueStore.prefixScan"
-)
-ITERATOR_FIX = (
-    f"{_COMPOSITE}'s _MergedIterator has only __next__; Java's DelegatingPeekingKeyValueIterator "
-    "has hasNext/next/peekNextKey. Fix: give _MergedIterator a one-entry lookahead with "
-    "has_next(), next() and peek_next_key() raising ks.NoSuchElementError at the end (as "
-    "kslab.state.iterators.KeyValueIterator does)"
-)
-OVERFLOW_FIX = (
-    f"{_COMPOSITE}.approximate_num_entries sums without bound (2**63 here); Java's returns "
-    "Long.MAX_VALUE once the running long total overflows. Fix: return min(total, 2**63 - 1)"
-)
 
 
 class NoOpReadOnlyStore:
@@ -151,20 +127,17 @@ def test_should_return_value_on_range_null_to_key(the_store: Any, stub_one_under
         assert list(iterator) == [ks.KeyValue("1", "one"), ks.KeyValue("2", "two")]
 
 
-@pytest.mark.xfail(strict=True, reason=PREFIX_SCAN_FIX)
 def test_should_throw_null_pointer_exception_on_prefix_scan_null_prefix(the_store: Any) -> None:
     with pytest.raises(ks.MissingArgumentError):
         the_store.prefix_scan(None, ks.serdes.String())
 
 
-@pytest.mark.xfail(strict=True, reason=PREFIX_SCAN_FIX)
 def test_should_throw_null_pointer_exception_on_prefix_scan_null_prefix_key_serializer(
         the_store: Any) -> None:
     with pytest.raises(ks.MissingArgumentError):
         the_store.prefix_scan("aa", None)
 
 
-@pytest.mark.xfail(strict=True, reason=REVERSE_RANGE_FIX)
 def test_should_return_value_on_reverse_range_null_from_key(the_store: Any,
                                                             stub_one_underlying: Any) -> None:
     stub_one_underlying.put("0", "zero")
@@ -174,7 +147,6 @@ def test_should_return_value_on_reverse_range_null_from_key(the_store: Any,
         assert list(iterator) == [ks.KeyValue("1", "one"), ks.KeyValue("0", "zero")]
 
 
-@pytest.mark.xfail(strict=True, reason=REVERSE_RANGE_FIX)
 def test_should_return_value_on_reverse_range_null_to_key(the_store: Any,
                                                           stub_one_underlying: Any) -> None:
     stub_one_underlying.put("0", "zero")
@@ -195,7 +167,6 @@ def test_should_not_get_values_from_other_stores(the_store: Any,
     assert the_store.get("otherKey") is None
 
 
-@pytest.mark.xfail(strict=True, reason=ITERATOR_FIX)
 def test_should_throw_no_such_element_exception_while_next(the_store: Any,
                                                            stub_one_underlying: Any) -> None:
     stub_one_underlying.put("a", "1")
@@ -205,7 +176,6 @@ def test_should_throw_no_such_element_exception_while_next(the_store: Any,
             iterator.next()
 
 
-@pytest.mark.xfail(strict=True, reason=ITERATOR_FIX)
 def test_should_throw_no_such_element_exception_while_peek_next(the_store: Any,
                                                                 stub_one_underlying: Any) -> None:
     stub_one_underlying.put("a", "1")
@@ -215,7 +185,6 @@ def test_should_throw_no_such_element_exception_while_peek_next(the_store: Any,
             iterator.peek_next_key()
 
 
-@pytest.mark.xfail(strict=True, reason=f"{PREFIX_SCAN_FIX}; and {ITERATOR_FIX}")
 def test_should_throw_no_such_element_exception_while_next_for_prefix_scan(
         the_store: Any, stub_one_underlying: Any) -> None:
     stub_one_underlying.put("a", "1")
@@ -225,7 +194,6 @@ def test_should_throw_no_such_element_exception_while_next_for_prefix_scan(
             iterator.next()
 
 
-@pytest.mark.xfail(strict=True, reason=f"{PREFIX_SCAN_FIX}; and {ITERATOR_FIX}")
 def test_should_throw_no_such_element_exception_while_peek_next_for_prefix_scan(
         the_store: Any, stub_one_underlying: Any) -> None:
     stub_one_underlying.put("a", "1")
@@ -252,7 +220,6 @@ def test_should_support_range(the_store: Any, stub_one_underlying: Any) -> None:
     assert len(results) == 2
 
 
-@pytest.mark.xfail(strict=True, reason=REVERSE_RANGE_FIX)
 def test_should_support_reverse_range(the_store: Any, stub_one_underlying: Any) -> None:
     for key in ("a", "b", "c"):
         stub_one_underlying.put(key, key)
@@ -260,7 +227,6 @@ def test_should_support_reverse_range(the_store: Any, stub_one_underlying: Any) 
                                                        ks.KeyValue("a", "a")]
 
 
-@pytest.mark.xfail(strict=True, reason=PREFIX_SCAN_FIX)
 def test_should_return_keys_with_given_prefix_excluding_next_key_largest_key(
         the_store: Any, stub_one_underlying: Any) -> None:
     stub_one_underlying.put("abc", "a")
@@ -271,7 +237,6 @@ def test_should_return_keys_with_given_prefix_excluding_next_key_largest_key(
     assert len(results) == 1
 
 
-@pytest.mark.xfail(strict=True, reason=PREFIX_SCAN_FIX)
 def test_should_support_prefix_scan(the_store: Any, stub_one_underlying: Any) -> None:
     stub_one_underlying.put("a", "a")
     stub_one_underlying.put("aa", "b")
@@ -290,7 +255,6 @@ def test_should_support_range_across_multiple_kv_stores(the_store: Any, stub_one
     ]
 
 
-@pytest.mark.xfail(strict=True, reason=PREFIX_SCAN_FIX)
 def test_should_support_prefix_scan_across_multiple_kv_stores(the_store: Any,
                                                               stub_one_underlying: Any,
                                                               cache: Any) -> None:
@@ -304,7 +268,6 @@ def test_should_support_prefix_scan_across_multiple_kv_stores(the_store: Any,
     ]
 
 
-@pytest.mark.xfail(strict=True, reason=REVERSE_RANGE_FIX)
 def test_should_support_reverse_range_across_multiple_kv_stores(the_store: Any,
                                                                 stub_one_underlying: Any,
                                                                 cache: Any) -> None:
@@ -350,14 +313,12 @@ def test_should_throw_invalid_store_exception_on_range_during_rebalance(rebalanc
         rebalancing.range("anything", "something")
 
 
-@pytest.mark.xfail(strict=True, reason=REVERSE_RANGE_FIX)
 def test_should_throw_invalid_store_exception_on_reverse_range_during_rebalance(
         rebalancing: Any) -> None:
     with pytest.raises(ks.StoreError):
         rebalancing.reverse_range("anything", "something")
 
 
-@pytest.mark.xfail(strict=True, reason=PREFIX_SCAN_FIX)
 def test_should_throw_invalid_store_exception_on_prefix_scan_during_rebalance(
         rebalancing: Any) -> None:
     with pytest.raises(ks.StoreError):
@@ -382,7 +343,6 @@ def test_should_get_approximate_entries_across_all_stores(the_store: Any,
     assert the_store.approximate_num_entries() == 6
 
 
-@pytest.mark.xfail(strict=True, reason=OVERFLOW_FIX)
 def test_should_return_long_max_value_on_overflow(the_store: Any, stores: list[Any],
                                                   stub_one_underlying: Any) -> None:
     stores.append(NoOpReadOnlyStore(LONG_MAX))
