@@ -168,8 +168,8 @@ class TaskLayout:
                 return task
         self._check_regex_like_topics(topic)
         msg = (
-            f"Unknown topic: '{topic}'; the topology reads {self.read_topics()}: pipe into one "
-            "of those, or add a source for it"
+            f"Unknown topic: {topic}; the topology reads "
+            f"{self.read_topics()}: pipe into one of those, or add a source for it"
         )
         raise InvalidArgumentError(msg)
 
