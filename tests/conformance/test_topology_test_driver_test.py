@@ -16,11 +16,9 @@ Skipped, as outside kslab's API:
 
 - ``shouldThrowForMissingTime``: Java's internal ``pipeRecord(..., time=null)`` for a record
   without a timestamp; kslab's input topics always take a missing timestamp from their clock.
-- The versioned-store parts of ``shouldReturnCorrectPersistentStoreTypeOnly`` and
-  ``shouldThrowIfPersistentBuiltInStoreIsAccessedWithUntypedMethod``: kslab's ``Stores`` has no
-  versioned stores yet; the key-value, timestamped key-value (local and global), window,
-  timestamped window and session parts are here. (What ``get_window_store`` returns for a
-  timestamped window store — Java's ``WindowStoreFacade`` — is checked only for being there.)
+- (What ``get_window_store`` returns for a timestamped window store — Java's
+  ``WindowStoreFacade`` — is checked only for being there.) Versioned stores are persistent only,
+  so, as in Java, their parts run for the persistent case.
 - ``metrics()`` names: not part of kslab's API.
 """
 
@@ -541,6 +539,27 @@ def _add_stores(topology: ks.Topology, persistent: bool) -> None:
         ).with_logging_disabled(),
         "sourceDummy2", "topicDummy2", "processorDummy2", VoidProcessor,
         key_serde=serdes.Bytes(), value_serde=serdes.Bytes())
+    if persistent:  # versioned stores have no in-memory kind (nor in Java)
+        def versioned(name: str) -> Any:
+            return ks.Stores.versioned_key_value_store_builder(
+                ks.Stores.persistent_versioned_key_value_store(name, 1000), serdes.Bytes(),
+                serdes.Bytes())
+
+        topology.add_state_store(versioned("keyValueVersionedStore"), "processor")
+        topology.add_global_store(
+            versioned("globalKeyValueVersionedStore").with_logging_disabled(),
+            "sourceDummy3", "topicDummy3", "processorDummy3", VoidProcessor,
+            key_serde=serdes.Bytes(), value_serde=serdes.Bytes())
+
+
+def _check_versioned_store_types(driver: ks.TopologyTestDriver) -> None:
+    for name in ("keyValueVersionedStore", "globalKeyValueVersionedStore"):
+        assert driver.get_key_value_store(name) is None
+        assert driver.get_timestamped_key_value_store(name) is None
+        assert driver.get_versioned_key_value_store(name) is not None
+        assert driver.get_window_store(name) is None
+        assert driver.get_timestamped_window_store(name) is None
+        assert driver.get_session_store(name) is None
 
 
 def _check_store_types(driver: ks.TopologyTestDriver) -> None:
@@ -589,6 +608,8 @@ def test_should_return_correct_store_type_only(config, persistent):
     _add_stores(topology, persistent)
     with ks.TopologyTestDriver(topology, config) as driver:
         _check_store_types(driver)
+        if persistent:
+            _check_versioned_store_types(driver)
 
 
 @pytest.mark.parametrize("persistent", [True, False], ids=["persistent", "in_memory"])
@@ -608,6 +629,10 @@ def test_should_throw_if_built_in_store_is_accessed_with_untyped_method(config, 
             ("globalKeyValueStore", "key-value", "get_key_value_store"),
             ("globalKeyValueTimestampStore", "timestamped key-value",
              "get_timestamped_key_value_store"),
+            *([("keyValueVersionedStore", "versioned key-value",
+                "get_versioned_key_value_store"),
+               ("globalKeyValueVersionedStore", "versioned key-value",
+                "get_versioned_key_value_store")] if persistent else []),
         ]:
             with pytest.raises(ks.StoreError) as info:
                 driver.get_state_store(name)
