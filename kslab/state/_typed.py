@@ -356,6 +356,11 @@ class TypedStore(StateStore):
         )
         raise StoreError(msg)
 
+    def set_flush_listener(self, listener: Any, send_old_values: bool) -> bool:
+        """False: a store without a record cache has nothing to flush, so the caller forwards
+        its updates itself (Java's ``WrappedStateStore.setFlushListener`` on an uncached store)."""
+        return False
+
     def _null_key(self) -> NullStoreArgumentError:
         """Java's ``NullPointerException`` for a null key (``MissingArgumentError`` here)."""
         msg = (

@@ -25,6 +25,7 @@ from kslab.state.session import SINGLE_KEY, session_key, split_session_key
 from kslab.state.window import (
     WindowStoreFacade,
     invalid_key_range,
+    require_key,
     split_window_key,
     window_key,
 )
@@ -87,6 +88,7 @@ class CachingWindowStore(CachingStore):
 
     def put(self, key: Any, value: Any, window_start: int) -> None:
         """Cache ``value`` for ``key`` in the window starting at ``window_start``."""
+        require_key(key)
         self.put_serialized(self._inner._serialize_key(key), value, window_start)
 
     def put_serialized(self, key_bytes: bytes, value: Any, window_start: int) -> None:
@@ -125,6 +127,8 @@ class CachingWindowStore(CachingStore):
 
     def fetch(self, key: Any, time_from: Any = None, time_to: Any = None, *args: Any) -> Any:
         """As the window store's ``fetch``, with cached writes laid over the store."""
+        if not args:
+            require_key(key)
         if not args and time_to is None:
             return self.fetch_serialized(self._inner._serialize_key(key), time_from)
         if not self._has_dirty():
@@ -136,6 +140,8 @@ class CachingWindowStore(CachingStore):
     def backward_fetch(self, key: Any, time_from: Any, time_to: Any = None, *args: Any) -> Any:
         """As ``fetch`` with a time range, newest first; a reversed key range logs Java's
         backward wording and is empty without asking the store (as Java's caching stores)."""
+        if not args:
+            require_key(key)
         if args and self._reversed(key, time_from):
             return self._iterator([], self._inner._decode_windowed)
         if not self._has_dirty():

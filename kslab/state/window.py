@@ -20,7 +20,7 @@ from kslab.errors import StoreError
 from kslab.records import ValueAndTimestamp, Window, Windowed
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import TypedStore
-from kslab.state.base import KeyValueBackend, StoreContext
+from kslab.state.base import KeyValueBackend, NullStoreArgumentError, StoreContext
 from kslab.state.iterators import KeyValueIterator
 
 __all__ = [
@@ -44,6 +44,14 @@ _MAX_TS = 2**63 - 1
 def window_key(key_bytes: bytes, start: int, seq: int = 0) -> bytes:
     """Java's ``WindowKeySchema.toStoreKeyBinary``: key, window start, sequence number."""
     return key_bytes + _TS_SEQ.pack(start, seq)
+
+
+def require_key(key: Any) -> None:
+    """Java's ``Objects.requireNonNull(key, "key cannot be null")`` of the metered window
+    store's single-key writes and reads."""
+    if key is None:
+        msg = "key cannot be null"
+        raise NullStoreArgumentError(msg)
 
 
 def invalid_key_range(lower: bytes | None, upper: bytes | None, *,
@@ -193,6 +201,8 @@ class WindowStore(TypedStore):
 
     def put(self, key: Any, value: Any, window_start: int) -> None:
         """Store ``value`` for ``key`` in the window starting at ``window_start``; None deletes."""
+        if key is None:
+            require_key(key)
         self._put_bytes(self._serialize_key(key), self._encode(value), window_start)
 
     def _put_bytes(self, key_bytes: bytes, value: tuple[bytes, bytes, int] | None,
@@ -245,6 +255,7 @@ class WindowStore(TypedStore):
         ``fetch(key_from, key_to, from, to)``: ``(Windowed, value)`` pairs."""
         if args:
             return self._fetch_range(key, time_from, time_to, args[0], backward=False)
+        require_key(key)
         if time_to is None:
             return self._fetch_one(key, time_from)
         return self._fetch_key(key, time_from, time_to, backward=False)
@@ -254,6 +265,7 @@ class WindowStore(TypedStore):
         """As ``fetch`` with a time range, newest first."""
         if args:
             return self._fetch_range(key, time_from, time_to, args[0], backward=True)
+        require_key(key)
         return self._fetch_key(key, time_from, time_to, backward=True)
 
     def fetch_all(self, time_from: int, time_to: int) -> KeyValueIterator:
