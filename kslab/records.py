@@ -310,6 +310,15 @@ class KeyValue(NamedTuple):
         """The pair of ``key`` and ``value``, as Java's ``KeyValue.pair(key, value)``."""
         return cls(key, value)
 
+    def __str__(self) -> str:
+        """Java's ``KeyValue.toString()``: ``KeyValue(key, value)`` (``repr`` names the fields)."""
+        return f"KeyValue({_java_str(self.key)}, {_java_str(self.value)})"
+
+
+def _java_str(obj: Any) -> str:
+    """``String.valueOf(obj)``: ``null`` for ``None``, else ``str``."""
+    return "null" if obj is None else str(obj)
+
 
 class ValueAndTimestamp(NamedTuple):
     """What a timestamped store holds: the value and the timestamp of its last update."""

@@ -98,3 +98,9 @@ def test_a_record_built_from_another_has_its_own_headers() -> None:
     assert [r.headers.to_list() for r in derived] == [[("a", b"1"), ("b", b"2")]] * 5
     bare = ks.Record("k", "v", 1)
     assert bare.with_value("w")._headers is None  # no headers, nothing copied
+
+
+def test_key_value_prints_as_java() -> None:
+    assert str(ks.KeyValue("k", 1)) == "KeyValue(k, 1)"
+    assert str(ks.KeyValue(None, None)) == "KeyValue(null, null)"
+    assert repr(ks.KeyValue("k", 1)) == "KeyValue(key='k', value=1)"
