@@ -356,6 +356,7 @@ class CachingSessionStore(CachingStore):
 
     def fetch_session(self, key: Any, session_start: int, session_end: int) -> Any:
         """The session's value, cached or stored."""
+        require_key(key)
         cache = self._cache
         if cache is not None:
             binary = session_key(self._inner._serialize_key(key), session_start, session_end)

@@ -35,6 +35,17 @@ def _require_key(key: Any) -> None:
         msg = "key cannot be null"
         raise NullStoreArgumentError(msg)
 
+def _require_session(session: Any) -> None:
+    """Java's ``requireNonNull`` checks of a session key on ``put`` and ``remove``."""
+    if session is None:
+        msg = "sessionKey can't be null"
+    elif session.key is None:
+        msg = "sessionKey.key() can't be null"
+    else:
+        msg = "sessionKey.window() can't be null"
+    raise NullStoreArgumentError(msg)
+
+
 _END_START = struct.Struct(">qq")
 _SUFFIX = 16
 _MIN_TS = -(2**63)
@@ -137,6 +148,7 @@ class SessionStore(TypedStore):
 
     def fetch_session(self, key: Any, session_start: int, session_end: int) -> Any:
         """The value of the session of ``key`` with exactly these bounds, or ``None``."""
+        _require_key(key)
         if session_end <= self._observed - self._retention:
             return None
         raw = self._bget(self._serialize_key(key) + _END_START.pack(session_end, session_start))
@@ -272,6 +284,9 @@ class SessionStore(TypedStore):
         return Windowed(super()._decode_key(inner), Window(start, end))
 
     def _session(self, session: Any) -> tuple[bytes, int, int]:
+        if session is None or (isinstance(session, Windowed) and (
+                session.key is None or session.window is None)):
+            _require_session(session)
         if not isinstance(session, Windowed) or not isinstance(session.window, Window | tuple):
             msg = (
                 f"Session store '{self._name}' got {session!r}; pass "
