@@ -47,6 +47,14 @@ log = logging.getLogger("kslab.state")
 _ENTRY = struct.Struct(">qi")
 
 
+def _require_key(key: Any) -> None:
+    """Java's ``Objects.requireNonNull(key, "key cannot be null")`` of the metered versioned
+    store's ``put``, ``get`` and ``delete``."""
+    if key is None:
+        msg = "key cannot be null"
+        raise NullStoreArgumentError(msg)
+
+
 def _encode(versions: list[tuple[int, bytes | None]]) -> bytes:
     return b"".join(_ENTRY.pack(ts, -1 if v is None else len(v)) + (v or b"")
                     for ts, v in versions)
@@ -105,6 +113,7 @@ class VersionedKeyValueStore(TypedStore):
 
     def put(self, key: Any, value: Any, timestamp: int | None = None) -> int:
         """Add a version; returns its ``valid_to``, -1 if it is the latest, or NOT_PUT."""
+        _require_key(key)
         if timestamp is None and isinstance(value, ValueAndTimestamp):
             value, timestamp = value.value, value.timestamp
         if timestamp is None:
@@ -151,6 +160,7 @@ class VersionedKeyValueStore(TypedStore):
     def delete(self, key: Any, timestamp: int) -> VersionedRecord | None:
         """Add a tombstone at ``timestamp``; returns the version that was valid then (``None``
         when the delete is older than history retention and so does not happen, as Java's)."""
+        _require_key(key)
         if timestamp < self._observed - self._history:
             self._expired("Skipping record for expired delete.")
             if self._log is not None:  # Java's change-logging layer logs it all the same
@@ -162,6 +172,7 @@ class VersionedKeyValueStore(TypedStore):
 
     def get(self, key: Any, as_of_timestamp: int | None = None) -> VersionedRecord | None:
         """The latest version, or the one valid at ``as_of_timestamp``; ``None`` if none."""
+        _require_key(key)
         if isinstance(as_of_timestamp, dt.datetime):
             as_of_timestamp = int(as_of_timestamp.timestamp() * 1000)
         stored = self._bget(self._serialize_key(key))
