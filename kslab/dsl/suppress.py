@@ -278,7 +278,9 @@ class _SuppressProcessor(Processor):
                 raise StreamsError(msg)
             buffer.evict_while(self._over, self._emit)
 
-    def _emit(self, key: Any, new: Any, prior: Any, context: tuple[Any, ...]) -> None:
+    def _emit(self, key: Any, new: Any, old: Any, context: tuple[Any, ...]) -> None:
+        """Forward an evicted change as Java's ``Eviction`` carries it: the latest change
+        ``Change(new, old)`` under its own record context."""
         if new is None and self.final:
             return  # final results: a tombstone for a window is safe to drop
         timestamp, offset, topic, partition, headers = context
@@ -288,7 +290,7 @@ class _SuppressProcessor(Processor):
         saved = (ctx.topic, ctx.partition, ctx.offset)
         ctx.topic, ctx.partition, ctx.offset = topic, partition, offset
         try:
-            ctx.forward(Record(key, Change(new, prior), timestamp, headers))
+            ctx.forward(Record(key, Change(new, old), timestamp, headers))
         finally:
             ctx.topic, ctx.partition, ctx.offset = saved
         if self.emitted is not None:

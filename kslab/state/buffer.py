@@ -8,7 +8,12 @@ new values and the record context of the latest change. Invariant: keys touched 
 ``ProcessorRecordContext`` + ``BufferValue`` + 8-byte buffer time, with the header ``v`` =
 ``0x03`` (Java's changelog format version 3) — or as a tombstone (no header) once evicted, so
 restoring the changelog rebuilds exactly the entries that were still buffered. Restore reads
-version 3, the only format Kafka 4.0 writes.
+every format Java's buffer reads, chosen by the record's ``v`` header: none (2.1's buffer time +
+old + new), 1 (buffer time + ``ContextualRecord``), 2 (context + old + new + prior + time, or
+version 3 bytes under a ``v`` = 2 header as 2.4.0-2.5.0 wrote them) and 3. A restore record
+without headers (the engines' ``(key, value[, timestamp])``) is read as version 3, which is all
+kslab writes; a ``ChangelogRecord`` carries the headers, topic, partition and offset Java's
+``ConsumerRecord`` does.
 """
 
 from __future__ import annotations
@@ -19,14 +24,18 @@ from typing import Any, NamedTuple
 
 from sortedcontainers import SortedList
 
+from kslab.errors import InvalidArgumentError, StoreError
 from kslab.records import Headers
 from kslab.sensors import AvgMaxSensor
 from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext
 
-__all__ = ["BufferEntry", "SuppressionBuffer", "SuppressionBufferBuilder"]
+__all__ = ["BufferEntry", "BufferValue", "ChangelogRecord", "SuppressionBuffer",
+           "SuppressionBufferBuilder"]
 
 _I = struct.Struct(">i")
 _Q = struct.Struct(">q")
+LONG_MAX = 0x7FFFFFFFFFFFFFFF  # Java's Long.MAX_VALUE: minTimestamp() of an empty buffer
+_NULL, _DUPLICATE = -1, -2  # BufferValue's size sentinels: null, old value == prior value
 
 
 class BufferEntry(NamedTuple):
@@ -40,15 +49,74 @@ class BufferEntry(NamedTuple):
     context: tuple[int, int, str, int, Any]  # timestamp, offset, topic, partition, headers
 
     def size(self) -> int:
-        """Java's ``computeRecordSize``: key, time, values and the record context estimate."""
+        """Java's ``computeRecordSize``: buffer time, key and the value's size estimate."""
         values = sum(len(v) for v in (self.prior, self.new) if v is not None)
         if self.old is not None and self.old != self.prior:
             values += len(self.old)
-        topic, headers = self.context[2], self.context[4]
-        header_bytes = 0
-        for key, value in headers or ():
-            header_bytes += len(key) + (len(value) if value is not None else 0)
-        return len(self.key) + 8 + values + 8 + 8 + 4 + len(topic or "") + header_bytes
+        return 8 + len(self.key) + values + context_size(self.context)
+
+
+def context_size(context: tuple[Any, ...]) -> int:
+    """Java's ``ProcessorRecordContext.residentMemorySizeEstimate``: timestamp, offset, topic
+    chars, partition, header keys and values."""
+    topic, headers = context[2], context[4]
+    size = 8 + 8 + 4 + (_java_chars(topic) if topic is not None else 0)
+    for key, value in headers or ():
+        size += _java_chars(key) + (len(value) if value is not None else 0)
+    return size
+
+
+def _java_chars(text: str) -> int:
+    """``String.toCharArray().length``: UTF-16 code units."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+class BufferValue(NamedTuple):
+    """Java's ``BufferValue``: the prior, old and new value bytes and the record context
+    (timestamp, offset, topic, partition, headers); build it with ``of`` to share equal
+    prior and old values as Java does."""
+
+    prior: bytes | None
+    old: bytes | None
+    new: bytes | None
+    context: tuple[int, int, str, int, Any] | None
+
+    @classmethod
+    def of(cls, prior: bytes | None, old: bytes | None, new: bytes | None,
+           context: tuple[int, int, str, int, Any] | None) -> BufferValue:
+        """Java's constructor: a prior value equal to the old value becomes the same object."""
+        return cls(old if prior == old else prior, old, new, context)
+
+    def resident_memory_size_estimate(self) -> int:
+        """Value bytes (old only when it differs from prior) plus the context estimate."""
+        size = sum(len(v) for v in (self.prior, self.new) if v is not None)
+        if self.old is not None and self.old is not self.prior:
+            size += len(self.old)
+        return size + (context_size(self.context) if self.context is not None else 0)
+
+    def serialize(self, end_padding: int = 0) -> bytes:
+        """Context, prior, old (``-2`` when equal to prior) and new value, then
+        ``end_padding`` zero bytes (Java leaves room there for the buffer time)."""
+        parts = [serialize_context(self.context), _value(self.prior)]
+        if self.old is None:
+            parts.append(_I.pack(_NULL))
+        elif self.old == self.prior:
+            parts.append(_I.pack(_DUPLICATE))
+        else:
+            parts.append(_value(self.old))
+        parts += [_value(self.new), bytes(end_padding)]
+        return b"".join(parts)
+
+    @classmethod
+    def deserialize(cls, data: bytes, pos: int = 0) -> tuple[BufferValue, int]:
+        """Read one at ``pos``; the value and the position after it."""
+        reader = _Reader(data, pos)
+        context = reader.context()
+        prior = reader.nullable()
+        size = reader.int()
+        old = prior if size == _DUPLICATE else reader.array(size)
+        new = reader.nullable()
+        return cls.of(prior, old, new, context), reader.pos
 
 
 class SuppressionBuffer(ChangelogBackedMemoryStore):
@@ -61,8 +129,10 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         super().__init__(name, key_serde, value_serde, logging_enabled=logging_enabled)
         self._entries: dict[bytes, BufferEntry] = {}
         self._order: SortedList = SortedList()
-        self._dirty: set[bytes] = set()
-        self._objects: dict[bytes, tuple[Any, Any, Any]] = {}
+        self._dirty: dict[bytes, None] = {}  # insertion-ordered, as Java's HashSet buckets are
+        self._dirty_capacity = 16
+        self._partition = 0
+        self._objects: dict[bytes, tuple[Any, Any, Any, Any]] = {}  # key, new, old, prior
         self._size = 0
         self._sensors: tuple[AvgMaxSensor, AvgMaxSensor] | None = None
 
@@ -70,6 +140,8 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         """Bind serdes and the changelog; Kafka's buffer size and count sensors, sampled now
         and after every put, eviction and restore."""
         super().init(context, root)
+        task_id = getattr(context, "task_id", None)
+        self._partition = task_id.partition if task_id is not None else 0
         node_metrics = getattr(context, "node_metrics", None)
         if node_metrics is not None:
             metrics = node_metrics(self._name)
@@ -88,14 +160,17 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         self.flush()
 
     def flush(self) -> None:
-        """Write every key changed since the last flush to the changelog."""
+        """Write every key changed since the last flush to the changelog, in the order Java's
+        ``HashSet<Bytes>`` of dirty keys iterates them."""
         if not self._dirty:
             return
-        dirty, self._dirty = self._dirty, set()
+        dirty = self._dirty
+        self._dirty_capacity = _hash_set_capacity(len(dirty), self._dirty_capacity)
+        self._dirty = {}
         log = self._log
         if log is None:
             return
-        for key in sorted(dirty):
+        for key in _hash_set_order(dirty, self._dirty_capacity):
             entry = self._entries.get(key)
             if entry is None:
                 log(self._name, key, None)
@@ -107,6 +182,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         self._entries.clear()
         self._objects.clear()
         self._order.clear()
+        self._dirty.clear()
         self._size = 0
         self._sample()
         self._open = False
@@ -116,19 +192,25 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
     def put(self, time: int, key: Any, new: Any, old: Any,
             context: tuple[int, int, str, int, Any]) -> None:
         """Buffer the change ``old -> new`` of ``key`` at ``time``, replacing its entry."""
+        if context is None:
+            msg = "recordContext cannot be null"
+            raise InvalidArgumentError(msg)
         topic = self.topic
         key_bytes = self.key_serde.serialize(topic, key)
         new_bytes = None if new is None else self.value_serde.serialize(topic, new)
         old_bytes = None if old is None else self.value_serde.serialize(topic, old)
         previous = self._entries.get(key_bytes)
-        prior = old_bytes if previous is None else previous.prior
-        prior_obj = old if previous is None else self._objects.get(key_bytes, (0, 0, None))[2]
-        if previous is not None:  # non-resetting: a key keeps its place (and time) in the queue
-            time = previous.time
-            if key_bytes not in self._objects and prior is not None:
-                prior_obj = self.value_serde.deserialize(topic, prior)
+        if previous is None:
+            prior, prior_obj = old_bytes, old
+        else:  # non-resetting: a key keeps its place (and time) in the queue
+            time, prior = previous.time, previous.prior
+            cached = self._objects.get(key_bytes)
+            if cached is not None:
+                prior_obj = cached[3]
+            else:
+                prior_obj = None if prior is None else self.value_serde.deserialize(topic, prior)
         self._put(BufferEntry(time, key_bytes, prior, old_bytes, new_bytes, context))
-        self._objects[key_bytes] = (key, new, prior_obj)
+        self._objects[key_bytes] = (key, new, old, prior_obj)
         self._sample()
 
     def _put(self, entry: BufferEntry) -> None:
@@ -139,7 +221,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         self._entries[entry.key] = entry
         self._order.add((entry.time, entry.key))
         self._size += entry.size()
-        self._dirty.add(entry.key)
+        self._dirty[entry.key] = None
 
     def prior_value_for_buffered(self, key: Any) -> tuple[bool, Any]:
         """Java's ``priorValueForBuffered``: ``(True, value before the buffered changes)`` for
@@ -150,13 +232,13 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
             return False, None
         objects = self._objects.get(key_bytes)
         if objects is not None:
-            return True, objects[2]
+            return True, objects[3]
         prior = entry.prior
         return True, None if prior is None else self.value_serde.deserialize(self.topic, prior)
 
-    def min_timestamp(self) -> int | None:
-        """The smallest buffer time, or ``None`` when empty."""
-        return self._order[0][0] if self._order else None
+    def min_timestamp(self) -> int:
+        """The smallest buffer time; Java's ``Long.MAX_VALUE`` when empty."""
+        return self._order[0][0] if self._order else LONG_MAX
 
     def num_records(self) -> int:
         """How many keys are buffered."""
@@ -168,32 +250,35 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
 
     def evict_while(self, predicate: Callable[[], bool],
                     callback: Callable[[Any, Any, Any, tuple[Any, ...]], None]) -> None:
-        """Evict entries in time order while ``predicate()``; ``callback(key, new, prior, ctx)``."""
-        topic = self.topic
+        """Evict entries in time order while ``predicate()``: ``callback(key, new, old, ctx)``
+        (Java's ``Eviction``: the latest change and its record context) sees the entry still
+        buffered, which is removed after the callback returns."""
         evicted = 0
         try:
             while self._order and predicate():
+                self._evict_next(callback)
                 evicted += 1
-                self._evict_next(topic, callback)
         finally:
             if evicted:
                 self._sample()
 
-    def _evict_next(self, topic: str,
-                    callback: Callable[[Any, Any, Any, tuple[Any, ...]], None]) -> None:
-        """Take the oldest entry out and hand it to ``callback``."""
-        _, key_bytes = self._order.pop(0)
-        entry = self._entries.pop(key_bytes)
-        self._size -= entry.size()
-        self._dirty.add(key_bytes)
-        objects = self._objects.pop(key_bytes, None)
+    def _evict_next(self, callback: Callable[[Any, Any, Any, tuple[Any, ...]], None]) -> None:
+        """Hand the oldest entry to ``callback``, then take it out."""
+        key_bytes = self._order[0][1]
+        entry = self._entries[key_bytes]
+        objects = self._objects.get(key_bytes)
         if objects is not None:  # skip a serde round trip for entries put in this run
             callback(objects[0], objects[1], objects[2], entry.context)
-            return
-        des = self.value_serde.deserialize
-        callback(self.key_serde.deserialize(topic, key_bytes),
-                 None if entry.new is None else des(topic, entry.new),
-                 None if entry.prior is None else des(topic, entry.prior), entry.context)
+        else:
+            topic, des = self.topic, self.value_serde.deserialize
+            callback(self.key_serde.deserialize(topic, key_bytes),
+                     None if entry.new is None else des(topic, entry.new),
+                     None if entry.old is None else des(topic, entry.old), entry.context)
+        del self._order[0]
+        del self._entries[key_bytes]
+        self._objects.pop(key_bytes, None)
+        self._size -= entry.size()
+        self._dirty[key_bytes] = None
 
     def entries(self) -> list[BufferEntry]:
         """The buffered entries in eviction order."""
@@ -214,18 +299,46 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         self._dirty.clear()
 
     def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+        """Replay changelog records; a tombstone drops its key (see the module docstring for
+        the formats)."""
         for record in records:
             key, value = record[0], record[1]
             if value is None:
-                entry = self._entries.pop(key, None)
-                self._objects.pop(key, None)
-                if entry is not None:
-                    self._order.remove((entry.time, entry.key))
-                    self._size -= entry.size()
+                self._remove(key)
             else:
-                self._put(_decode(key, value))
+                self._put(self._read(record))
         self._dirty.clear()
         self._sample()
+
+    def _remove(self, key: bytes) -> None:
+        entry = self._entries.pop(key, None)
+        self._objects.pop(key, None)
+        if entry is not None:
+            self._order.remove((entry.time, entry.key))
+            self._size -= entry.size()
+
+    def _read(self, record: tuple[Any, ...]) -> BufferEntry:
+        """Decode one changelog value by its ``v`` header (none given: version 3)."""
+        key, value, _, headers, _, partition, _ = _fields(record)
+        if partition != self._partition and isinstance(record, ChangelogRecord):
+            msg = (f"record partition [{partition}] is being restored by the wrong suppress "
+                   f"partition [{self._partition}]")
+            raise StoreError(msg)
+        if headers is None:
+            return _decode(key, value)
+        version = headers.last_header("v")
+        if version is None or version.value == b"\x01":
+            previous = self._entries.get(key)
+            prior = None if previous is None else previous.prior
+            if version is None:
+                return _decode_v0(record, prior, previous is not None)
+            return _decode_v1(key, value, prior, previous is not None)
+        if version.value == b"\x03":
+            return _decode(key, value)
+        if version.value == b"\x02":
+            return _duck_type_v2(key, value)
+        msg = f"Restoring apparently invalid changelog record: {record!r}"
+        raise InvalidArgumentError(msg)
 
     def __repr__(self) -> str:
         return f"<SuppressionBuffer '{self._name}' ({len(self._entries)} buffered)>"
@@ -245,58 +358,183 @@ class SuppressionBufferBuilder(StoreBuilder):
                                  logging_enabled=self._logging_enabled)
 
 
+class ChangelogRecord(NamedTuple):
+    """A changelog record to restore, with what Java's ``ConsumerRecord`` gives the buffer:
+    the ``v`` header picks the format, and version 0 takes its record context from the rest."""
+
+    key: bytes
+    value: bytes | None
+    timestamp: int = -1
+    headers: Any = ()
+    topic: str = ""
+    partition: int = 0
+    offset: int = -1
+
+
+def _java_hash(data: bytes) -> int:
+    """``Bytes.hashCode``: ``Arrays.hashCode`` of the signed bytes, spread as ``HashMap``
+    spreads it."""
+    h = 1
+    for b in data:
+        h = (31 * h + (b - 256 if b > 127 else b)) & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+def _hash_set_capacity(size: int, capacity: int) -> int:
+    """The table size of a ``HashSet`` that grew to ``size`` keys (it never shrinks)."""
+    while size > capacity * 3 // 4:
+        capacity *= 2
+    return capacity
+
+
+def _hash_set_order(keys: dict[bytes, None], capacity: int) -> list[bytes]:
+    """Java's ``HashSet`` iteration: by bucket, then insertion order within a bucket."""
+    mask = capacity - 1
+    return sorted(keys, key=lambda key: _java_hash(key) & mask)
+
+
 def _v3_headers() -> Headers:
     """Java's ``CHANGELOG_HEADERS``: ``v`` = 3."""
     return Headers().add("v", b"\x03")
 
 
 def _value(data: bytes | None) -> bytes:
-    return _I.pack(-1) if data is None else _I.pack(len(data)) + data
+    return _I.pack(_NULL) if data is None else _I.pack(len(data)) + data
 
 
-def _encode(entry: BufferEntry) -> bytes:
-    timestamp, offset, topic, partition, headers = entry.context
+def serialize_context(context: tuple[int, int, str, int, Any] | None) -> bytes:
+    """Java's ``ProcessorRecordContext.serialize``: timestamp, offset, topic, partition and
+    the headers (count, then each key and nullable value, all size-prefixed)."""
+    timestamp, offset, topic, partition, headers = context or (0, 0, "", 0, None)
     topic_bytes = (topic or "").encode()
-    parts = [_Q.pack(timestamp), _Q.pack(offset if offset is not None else -1),
-             _I.pack(len(topic_bytes)), topic_bytes, _I.pack(partition or 0)]
     pairs = list(headers or ())
-    parts.append(_I.pack(len(pairs)))
+    parts = [_Q.pack(timestamp), _Q.pack(offset if offset is not None else -1),
+             _I.pack(len(topic_bytes)), topic_bytes, _I.pack(partition or 0),
+             _I.pack(len(pairs))]
     for key, value in pairs:
         key_bytes = key.encode()
         parts += [_I.pack(len(key_bytes)), key_bytes, _value(value)]
-    parts.append(_value(entry.prior))
-    if entry.old is not None and entry.old == entry.prior:
-        parts.append(_I.pack(-2))
-    else:
-        parts.append(_value(entry.old))
-    parts += [_value(entry.new), _Q.pack(entry.time)]
     return b"".join(parts)
 
 
-def _decode(key: bytes, data: bytes) -> BufferEntry:
-    pos = 0
+class _Reader:
+    """Java's ``ByteBuffer`` reads over changelog bytes, failing as Java does on short data
+    (``BufferUnderflowException``) or a negative size (``NegativeArraySizeException``)."""
 
-    def take(n: int) -> bytes:
-        nonlocal pos
-        chunk = data[pos:pos + n]
-        pos += n
+    def __init__(self, data: bytes, pos: int = 0) -> None:
+        self.data = data
+        self.pos = pos
+
+    def take(self, n: int) -> bytes:
+        if n < 0 or n > len(self.data) - self.pos:
+            msg = f"cannot read {n} bytes at {self.pos} of {len(self.data)}"
+            raise ValueError(msg)
+        chunk = self.data[self.pos:self.pos + n]
+        self.pos += n
         return chunk
 
-    def read_value() -> bytes | None:
-        size = _I.unpack(take(4))[0]
-        return None if size < 0 else take(size)
+    def int(self) -> int:
+        return _I.unpack(self.take(4))[0]
 
-    timestamp = _Q.unpack(take(8))[0]
-    offset = _Q.unpack(take(8))[0]
-    topic = take(_I.unpack(take(4))[0]).decode()
-    partition = _I.unpack(take(4))[0]
-    headers = Headers()
-    for _ in range(_I.unpack(take(4))[0]):
-        name = take(_I.unpack(take(4))[0]).decode()
-        headers.add(name, read_value())
-    prior = read_value()
-    size = _I.unpack(take(4))[0]
-    old = prior if size == -2 else (None if size < 0 else take(size))
-    new = read_value()
-    time = _Q.unpack(take(8))[0]
-    return BufferEntry(time, key, prior, old, new, (timestamp, offset, topic, partition, headers))
+    def long(self) -> int:
+        return _Q.unpack(self.take(8))[0]
+
+    def array(self, size: int) -> bytes | None:
+        return None if size == _NULL else self.take(size)
+
+    def nullable(self) -> bytes | None:
+        return self.array(self.int())
+
+    def context(self) -> tuple[int, int, str, int, Headers]:
+        """``ProcessorRecordContext.deserialize`` (a header count of -1 reads as none)."""
+        timestamp, offset = self.long(), self.long()
+        topic = self.take(self.int()).decode()
+        partition = self.int()
+        headers = Headers()
+        count = self.int()
+        for _ in range(max(count, 0)):
+            name = self.take(self.int()).decode()
+            headers.add(name, self.nullable())
+        return timestamp, offset, topic, partition, headers
+
+    def legacy_change(self) -> tuple[bytes | None, bytes | None]:
+        """``FullChangeSerde.decomposeLegacyFormattedArrayIntoChangeArrays`` of a nullable
+        array: ``(old, new)``; a null array fails as Java's ``requireNonNull``."""
+        inner = self.nullable()
+        if inner is None:
+            msg = "null change"
+            raise ValueError(msg)
+        change = _Reader(inner)
+        old = change.nullable()
+        return old, change.nullable()
+
+
+def _encode(entry: BufferEntry) -> bytes:
+    """Version 3: ``BufferValue`` then the 8-byte buffer time."""
+    value = BufferValue.of(entry.prior, entry.old, entry.new, entry.context)
+    return value.serialize() + _Q.pack(entry.time)
+
+
+def _decode(key: bytes, data: bytes) -> BufferEntry:
+    """Version 3 (``deserializeV3``)."""
+    value, pos = BufferValue.deserialize(data)
+    return _entry(_Reader(data, pos).long(), key, value)
+
+
+def _entry(time: int, key: bytes, value: BufferValue) -> BufferEntry:
+    return BufferEntry(time, key, value.prior, value.old, value.new, value.context)
+
+
+def _decode_v2(key: bytes, data: bytes) -> BufferEntry:
+    """Version 2: ``ContextualRecord`` (context + legacy change), prior value, buffer time."""
+    reader = _Reader(data)
+    context = reader.context()
+    old, new = reader.legacy_change()
+    prior = reader.nullable()
+    return _entry(reader.long(), key, BufferValue.of(prior, old, new, context))
+
+
+def _duck_type_v2(key: bytes, data: bytes) -> BufferEntry:
+    """A ``v`` = 2 record: version 2 bytes, or version 3 bytes (2.4.0, 2.4.1 and 2.5.0 wrote
+    those under the version 2 header)."""
+    try:
+        return _decode_v2(key, data)
+    except ValueError as v2_error:
+        try:
+            return _decode(key, data)
+        except ValueError as v3_error:
+            msg = f"Couldn't deserialize record as v2 or v3: key={key!r} ({v2_error}; {v3_error})"
+            raise StoreError(msg) from v3_error
+
+
+def _decode_v1(key: bytes, data: bytes, prior: bytes | None, buffered: bool) -> BufferEntry:
+    """Version 1: buffer time, then ``ContextualRecord``; the prior value is the buffered
+    one when the key is already buffered, else the change's old value."""
+    reader = _Reader(data)
+    time = reader.long()
+    context = reader.context()
+    old, new = reader.legacy_change()
+    return _entry(time, key, BufferValue.of(prior if buffered else old, old, new, context))
+
+
+def _decode_v0(record: tuple[Any, ...], prior: bytes | None, buffered: bool) -> BufferEntry:
+    """Version 0 (no header): buffer time, old and new value; the record context is the
+    changelog record's own (its topic, offset, partition, timestamp and headers)."""
+    key, data, timestamp, headers, topic, partition, offset = _fields(record)
+    reader = _Reader(data)
+    time = reader.long()
+    old = reader.nullable()
+    new = reader.nullable()
+    context = (timestamp, offset, topic, partition, headers)
+    return _entry(time, key, BufferValue.of(prior if buffered else old, old, new, context))
+
+
+def _fields(record: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A restore record as ``ChangelogRecord`` fields (engines' tuples lack the tail)."""
+    if isinstance(record, ChangelogRecord):
+        headers = record.headers
+        return (record.key, record.value, record.timestamp,
+                headers if isinstance(headers, Headers) else Headers(headers or ()),
+                record.topic, record.partition, record.offset)
+    timestamp = record[2] if len(record) > 2 else -1
+    return record[0], record[1], timestamp, None, "", 0, -1
