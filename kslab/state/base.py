@@ -27,10 +27,12 @@ __all__ = [
     "KeyValueBackend",
     "NullStoreArgumentError",
     "SerdeLike",
+    "StateSerdes",
     "StateStore",
     "StoreBuilder",
     "StoreContext",
     "StoreSupplier",
+    "ValueAndTimestampSerde",
     "check_serde_spec",
     "check_store_name",
 ]
@@ -420,3 +422,167 @@ class ChangelogBackedMemoryStore(StateStore):
                                        is_key=True)
         self.value_serde = resolve_serde(self._value_spec, context.default_value_serde,
                                          self._name, is_key=False)
+
+
+_INCOMPATIBLE = (
+    "A serializer ({serde}) is not compatible to the actual {role} type ({role} type: {type}). "
+    "Change the default Serdes in StreamConfig or provide correct Serdes via method parameters."
+)
+
+
+def _builtin_serde(cls: Any, what: str) -> Any:
+    """Java's ``Serdes.serdeFrom(Class)`` for a Python type (``str``, ``int``, ``bytes``, ...)."""
+    if cls is None:
+        msg = f"{what} class cannot be null"
+        raise MissingArgumentError(msg)
+    from kslab.serdes import resolve
+
+    try:
+        return resolve(cls)
+    except Exception as exc:
+        msg = f"Unknown class for built-in serializer. {exc}"
+        raise InvalidArgumentError(msg) from exc
+
+
+def _type_mismatch(exc: Exception) -> bool:
+    """Whether a serializer failed because of the data's type (Java's ``ClassCastException``)."""
+    return isinstance(exc, TypeError | AttributeError) or \
+        isinstance(exc.__cause__, TypeError | AttributeError)
+
+
+def _incompatible(serde: Any, data: Any, *, is_key: bool) -> Exception:
+    """Java's ``StreamsException`` for data a serializer cannot take (its exact wording)."""
+    from kslab.errors import StreamsError
+
+    role = "key" if is_key else "value"
+    shown = f"unknown because {role} is null" if data is None else type(data).__name__
+    return StreamsError(_INCOMPATIBLE.format(serde=serde, role=role, type=shown))
+
+
+class StateSerdes:
+    """Java's ``StateSerdes``: a store's key and value serdes bound to the topic they use.
+
+    >>> import kslab as ks
+    >>> s = StateSerdes("t", ks.serdes.String(), ks.serdes.Long())
+    >>> s.raw_key("k"), s.value_from(s.raw_value(7))
+    (b'k', 7)
+    """
+
+    __slots__ = ("_key_serde", "_topic", "_value_serde")
+
+    def __init__(self, topic: str, key_serde: Any, value_serde: Any) -> None:
+        for arg, what in ((topic, "topic"), (key_serde, "key serde"),
+                          (value_serde, "value serde")):
+            if arg is None:
+                msg = f"{what} cannot be null"
+                raise MissingArgumentError(msg)
+        self._topic, self._key_serde, self._value_serde = topic, key_serde, value_serde
+
+    @classmethod
+    def with_builtin_types(cls, topic: str, key_class: Any, value_class: Any) -> StateSerdes:
+        """Serdes for built-in types (``str``, ``int``, ``float``, ``bytes``, ...), as Java's
+        ``withBuiltinTypes``; an unknown type is an ``InvalidArgumentError``."""
+        if topic is None:
+            msg = "topic cannot be null"
+            raise MissingArgumentError(msg)
+        return cls(topic, _builtin_serde(key_class, "key"), _builtin_serde(value_class, "value"))
+
+    @property
+    def topic(self) -> str:
+        """The topic the serdes are called with (the store's changelog topic)."""
+        return self._topic
+
+    @property
+    def key_serde(self) -> Any:
+        """The key serde."""
+        return self._key_serde
+
+    @property
+    def value_serde(self) -> Any:
+        """The value serde."""
+        return self._value_serde
+
+    def key_from(self, raw_key: bytes | None) -> Any:
+        """The key in ``raw_key``."""
+        return self._key_serde.deserialize(self._topic, raw_key)
+
+    def value_from(self, raw_value: bytes | None) -> Any:
+        """The value in ``raw_value``."""
+        return self._value_serde.deserialize(self._topic, raw_value)
+
+    def raw_key(self, key: Any) -> bytes | None:
+        """``key`` serialized; a key of the wrong type is Java's ``StreamsException``."""
+        try:
+            return self._key_serde.serialize(self._topic, key)
+        except Exception as exc:
+            if not _type_mismatch(exc):
+                raise
+            raise _incompatible(self._key_serde, key, is_key=True) from exc
+
+    def raw_value(self, value: Any) -> bytes | None:
+        """``value`` serialized; a value of the wrong type is Java's ``StreamsException``, naming
+        the plain serde and value inside a ``ValueAndTimestamp``."""
+        try:
+            return self._value_serde.serialize(self._topic, value)
+        except Exception as exc:
+            if not _type_mismatch(exc):
+                raise
+            serde = getattr(self._value_serde, "value_serde", self._value_serde)
+            shown = value.value if isinstance(self._value_serde, ValueAndTimestampSerde) \
+                and value is not None else value
+            raise _incompatible(serde, shown, is_key=False) from exc
+
+
+class ValueAndTimestampSerde:
+    """Java's ``ValueAndTimestampSerde``: a timestamped store's value bytes, the 8-byte
+    big-endian timestamp then the plain value's bytes (``None`` for a ``None`` value)."""
+
+    __slots__ = ("value_serde",)
+
+    def __init__(self, value_serde: Any) -> None:
+        if value_serde is None:
+            msg = "valueSerde was null"
+            raise MissingArgumentError(msg)
+        self.value_serde = value_serde
+
+    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
+        """``timestamp + value`` bytes of a ``ValueAndTimestamp``; ``None`` for ``None`` or a
+        value that serializes to ``None``."""
+        if data is None:
+            return None
+        return self.serialize_value(topic, data.value, data.timestamp, headers)
+
+    def serialize_value(self, topic: str, value: Any, timestamp: int,
+                        headers: Any = None) -> bytes | None:
+        """Java's ``serialize(topic, value, timestamp)``."""
+        if value is None:
+            return None
+        raw = self.value_serde.serialize(topic, value, headers)
+        if raw is None:
+            return None
+        return timestamp.to_bytes(8, "big", signed=True) + raw
+
+    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
+        """The ``ValueAndTimestamp`` in ``data``; ``None`` for ``None``."""
+        if data is None:
+            return None
+        from kslab.records import ValueAndTimestamp
+
+        value = self.value_serde.deserialize(topic, data[8:], headers)
+        return ValueAndTimestamp(value, int.from_bytes(data[:8], "big", signed=True))
+
+    @staticmethod
+    def values_are_same_and_time_is_increasing(old: bytes | None, new: bytes | None) -> bool:
+        """Java's ``valuesAreSameAndTimeIsIncreasing``: the same value bytes at a strictly later
+        timestamp (an idempotent update a table may drop)."""
+        if old is new:
+            return True
+        if old is None or new is None or len(old) != len(new):
+            return False
+        if int.from_bytes(new[:8], "big", signed=True) <= \
+                int.from_bytes(old[:8], "big", signed=True):
+            return False
+        return old[8:] == new[8:]
+
+    def __repr__(self) -> str:
+        return f"ValueAndTimestampSerde({self.value_serde!r})"
