@@ -2,10 +2,13 @@
 
 Java's ``RocksDBTimeOrderedKeyValueBuffer``: stream records wait here until stream time (the
 largest timestamp buffered) passes their timestamp plus the grace period, and leave in timestamp
-order (then key bytes, then arrival). Invariant: every put and every eviction is written to the
-changelog at once, as Java writes it: key = 8-byte timestamp + key bytes + 4-byte sequence
-number (Java's time-first window key), value = ``BufferValue`` (record context, no prior or old
-value, the new value) + 8 zero bytes; an eviction is a tombstone. Restoring replays exactly that.
+order of Java's store key (a ``0x00`` prefix, the 8-byte timestamp, the key bytes and a 4-byte
+sequence number: ``TimeFirstWindowKeySchema.toStoreKeyBinary``). Invariant: every put and every
+eviction is written to the changelog at once: the store key without its prefix byte (Java logs
+the prefix too; see ``_changelog_key``), and the value ``BufferValue`` (record context, no prior
+or old value, the new value) + 8 zero bytes, with no headers; an eviction is a tombstone.
+Restoring replays exactly that. Size, count and the minimum timestamp follow Java's bookkeeping,
+including its minimum after an eviction pass (stream time - grace + 1 while records remain).
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from typing import Any
 
 from sortedcontainers import SortedDict
 
+from kslab.errors import InvalidArgumentError
 from kslab.records import Headers
 from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder
-from kslab.state.buffer import BufferEntry, _decode, _encode
+from kslab.state.buffer import LONG_MAX, BufferEntry, _decode, _encode, context_size
 
 __all__ = ["JoinBuffer", "JoinBufferBuilder", "buffer_key"]
 
@@ -28,9 +32,22 @@ _MAX_SEQ = 0x7FFFFFFF
 _NO_TIMESTAMP = -1
 
 
+_TIME_FIRST_PREFIX = b"\x00"
+
+
 def buffer_key(key_bytes: bytes, timestamp: int, seq: int) -> bytes:
-    """Java's ``TimeFirstWindowKeySchema.toStoreKeyBinary``: timestamp, key, sequence number."""
-    return _Q.pack(timestamp) + key_bytes + _I.pack(seq)
+    """Java's ``TimeFirstWindowKeySchema.toStoreKeyBinary``: prefix, timestamp, key, sequence."""
+    return _TIME_FIRST_PREFIX + _Q.pack(timestamp) + key_bytes + _I.pack(seq)
+
+
+def _changelog_key(store_key: bytes) -> bytes:
+    """The changelog key: the store key without the prefix byte (Java's changelog keeps it;
+    kslab's tests/dsl/test_versioned_grace_join.py pins this layout for now)."""
+    return store_key[1:]
+
+
+def _timestamp(store_key: bytes) -> int:
+    return _Q.unpack_from(store_key, 1)[0]
 
 
 class JoinBuffer(ChangelogBackedMemoryStore):
@@ -42,10 +59,13 @@ class JoinBuffer(ChangelogBackedMemoryStore):
                  *, logging_enabled: bool = True) -> None:
         super().__init__(name, key_serde, value_serde, logging_enabled=logging_enabled)
         self.grace = grace
-        # (timestamp, key bytes, seq) -> [key, value, context, entry bytes or None]
+        # store key -> [key, value, context, size]; a restored entry's key is None and its
+        # value _UNREAD, its context carrying the value bytes as a sixth field
         self._entries: SortedDict = SortedDict()
         self._seq = 0
         self.observed = _NO_TIMESTAMP
+        self._size = 0
+        self._min = LONG_MAX
 
     def flush(self) -> None:
         """Nothing to do: every change is logged when made."""
@@ -62,74 +82,109 @@ class JoinBuffer(ChangelogBackedMemoryStore):
 
         Returns False, buffering nothing, when it is already older than stream time - grace.
         """
+        if value is None or key is None or context is None:
+            what = "value" if value is None else "key" if key is None else "recordContext"
+            msg = f"{what} cannot be null"
+            raise InvalidArgumentError(msg)
         timestamp = context[0]
         if self.observed - self.grace > timestamp:
             return False
         self._seq = (self._seq + 1) & _MAX_SEQ
         key_bytes = self.key_serde.serialize(self.topic, key)
-        entry_key = (timestamp, key_bytes, self._seq)
-        self._entries[entry_key] = [key, value, context]
+        store_key = buffer_key(key_bytes, timestamp, self._seq)
+        new = self.value_serde.serialize(self.topic, value)
+        size = len(store_key) + len(new or b"") + context_size(context)
+        self._entries[store_key] = [key, value, context, size]
         self.observed = max(self.observed, timestamp)
-        log = self._log
-        if log is not None:
-            new = self.value_serde.serialize(self.topic, value)
-            log(self._name, buffer_key(key_bytes, timestamp, self._seq),
-                _encode(BufferEntry(0, key_bytes, None, None, new, context)), timestamp)
+        self._size += size
+        self._min = min(self._min, timestamp)
+        if self._log is not None:
+            self._log(self._name, _changelog_key(store_key),
+                      _encode(BufferEntry(0, key_bytes, None, None, new, context)), timestamp)
         return True
 
     def evict(self, callback: Callable[[Any, Any, tuple[Any, ...]], None]) -> None:
         """Release, oldest first, every record at or before stream time - grace."""
+        self.evict_while(_always, callback)
+
+    def evict_while(self, predicate: Callable[[], bool],
+                    callback: Callable[[Any, Any, tuple[Any, ...]], None]) -> None:
+        """Java's ``evictWhile``: while ``predicate()``, release the oldest record at or before
+        stream time - grace to ``callback(key, value, context)``, then remove and log it."""
+        if not predicate():
+            return
         limit = self.observed - self.grace
         entries = self._entries
-        while entries:
-            entry_key = entries.peekitem(0)[0]
-            if entry_key[0] > limit:
+        while entries and predicate():
+            store_key = entries.peekitem(0)[0]
+            timestamp = _timestamp(store_key)
+            if timestamp > limit:
                 break
-            key, value, context = entries.popitem(0)[1]
-            if self._log is not None:
-                self._log(self._name, buffer_key(entry_key[1], entry_key[0], entry_key[2]),
-                          None, entry_key[0])
+            self._min = timestamp
+            key, value, context, size = entries[store_key]
             if value is _UNREAD:  # restored: deserialize now
-                key = self.key_serde.deserialize(self.topic, entry_key[1])
+                key = self.key_serde.deserialize(self.topic, store_key[9:-4])
                 value = self.value_serde.deserialize(self.topic, context[5])
                 context = context[:5]
             callback(key, value, context)
+            del entries[store_key]
+            if self._log is not None:
+                self._log(self._name, _changelog_key(store_key), None, timestamp)
+            self._size -= size
+        self._min = LONG_MAX if not entries else limit + 1
 
     def num_records(self) -> int:
         """How many records are buffered."""
         return len(self._entries)
 
+    def buffer_size(self) -> int:
+        """Java's ``bufferSize``: store key bytes, value bytes and record context estimates."""
+        return self._size
+
+    def min_timestamp(self) -> int:
+        """Java's ``minTimestamp`` bookkeeping (``Long.MAX_VALUE`` when empty)."""
+        return self._min
+
     # -- engine hooks --------------------------------------------------------------------------
 
     def _snapshot(self) -> object:
-        return ({k: list(v) for k, v in self._entries.items()}, self._seq, self.observed)
+        return ({k: list(v) for k, v in self._entries.items()}, self._seq, self.observed,
+                self._size, self._min)
 
     def _restore_snapshot(self, snapshot: object) -> None:
-        entries, self._seq, self.observed = snapshot  # type: ignore[misc]
+        entries, self._seq, self.observed, *rest = snapshot  # type: ignore[misc]
+        self._size, self._min = rest
         self._entries = SortedDict({k: list(v) for k, v in entries.items()})
 
     def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         for record in records:
-            binary, value = record[0], record[1]
-            timestamp = _Q.unpack_from(binary)[0]
-            seq = _I.unpack_from(binary, len(binary) - 4)[0]
-            entry_key = (timestamp, binary[8:-4], seq)
+            store_key, value = _TIME_FIRST_PREFIX + record[0], record[1]
+            timestamp = _timestamp(store_key)
+            seq = _I.unpack_from(store_key, len(store_key) - 4)[0]
             self.observed = max(self.observed, timestamp)
             self._seq = max(self._seq, seq)
+            previous = self._entries.pop(store_key, None)
+            if previous is not None:
+                self._size -= previous[3]
             if value is None:
-                self._entries.pop(entry_key, None)
                 continue
-            entry = _decode(binary[8:-4], value)
+            entry = _decode(store_key[9:-4], value)
             ts, offset, topic, partition, headers = entry.context
-            self._entries[entry_key] = [None, _UNREAD,
-                                        (ts, offset, topic, partition, headers or Headers(),
-                                         entry.new)]
+            context = (ts, offset, topic, partition, headers or Headers())
+            size = len(store_key) + len(entry.new or b"") + context_size(context)
+            self._entries[store_key] = [None, _UNREAD, (*context, entry.new), size]
+            self._size += size
+            self._min = min(self._min, timestamp)
 
     def __repr__(self) -> str:
         return f"<JoinBuffer '{self._name}' ({len(self._entries)} buffered)>"
 
 
 _UNREAD = object()
+
+
+def _always() -> bool:
+    return True
 
 
 class JoinBufferBuilder(StoreBuilder):
