@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from sortedcontainers import SortedList
 
@@ -351,6 +351,10 @@ class SuppressionBufferBuilder(StoreBuilder):
     def persistent(self) -> bool:
         """In memory."""
         return False
+
+    def with_caching_enabled(self) -> Self:
+        """A no-op, as in Java: a buffer has no record cache."""
+        return self
 
     def build(self) -> SuppressionBuffer:
         """A new, uninitialized buffer."""

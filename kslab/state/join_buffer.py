@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Self
 
 from sortedcontainers import SortedDict
 
@@ -199,6 +199,10 @@ class JoinBufferBuilder(StoreBuilder):
     def persistent(self) -> bool:
         """In memory, restored from its changelog."""
         return False
+
+    def with_caching_enabled(self) -> Self:
+        """A no-op, as in Java: a buffer has no record cache."""
+        return self
 
     def build(self) -> JoinBuffer:
         """A new, uninitialized buffer."""

@@ -17,7 +17,9 @@ def _builder() -> SuppressionBufferBuilder:
 
 
 def test_buffer_should_allow_cache_enablement() -> None:
-    _builder().with_caching_enabled()
+    builder = _builder()
+    assert builder.with_caching_enabled() is builder
+    assert builder.caching_enabled is False  # a no-op in Java: the buffer has no cache
 
 
 def test_buffer_should_allow_cache_disablement() -> None:
@@ -35,3 +37,4 @@ def test_buffer_should_allow_logging_disablement() -> None:
     builder = _builder().with_logging_disabled()
     assert builder.log_config == {}
     assert builder.logging_enabled is False
+
