@@ -302,11 +302,19 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         """Replay changelog records; a tombstone drops its key (see the module docstring for
         the formats)."""
         for record in records:
+            if isinstance(record, ChangelogRecord) and record.partition != self._partition:
+                msg = (f"record partition [{record.partition}] is being restored by the wrong "
+                       f"suppress partition [{self._partition}]")
+                raise StoreError(msg)
             key, value = record[0], record[1]
             if value is None:
                 self._remove(key)
             else:
-                self._put(self._read(record))
+                self._objects.pop(key, None)
+                entry, previous = self._read(record), self._entries.get(key)
+                if previous is not None:  # Java's cleanPut: a key keeps its place in the queue
+                    entry = entry._replace(time=previous.time)
+                self._put(entry)
         self._dirty.clear()
         self._sample()
 
@@ -319,11 +327,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
 
     def _read(self, record: tuple[Any, ...]) -> BufferEntry:
         """Decode one changelog value by its ``v`` header (none given: version 3)."""
-        key, value, _, headers, _, partition, _ = _fields(record)
-        if partition != self._partition and isinstance(record, ChangelogRecord):
-            msg = (f"record partition [{partition}] is being restored by the wrong suppress "
-                   f"partition [{self._partition}]")
-            raise StoreError(msg)
+        key, value, _, headers, *_ = _fields(record)
         if headers is None:
             return _decode(key, value)
         version = headers.last_header("v")
