@@ -397,6 +397,8 @@ def _hash_set_capacity(size: int, capacity: int) -> int:
 
 def _hash_set_order(keys: dict[bytes, None], capacity: int) -> list[bytes]:
     """Java's ``HashSet`` iteration: by bucket, then insertion order within a bucket."""
+    if len(keys) < 2:
+        return list(keys)
     mask = capacity - 1
     return sorted(keys, key=lambda key: _java_hash(key) & mask)
 
