@@ -3,8 +3,10 @@
 It holds at most one entry per serialized key, ordered by ``(buffer time, key bytes)``; a key
 keeps the buffer time of its first change until evicted (Java's non-resetting semantics); each
 entry keeps the value before the first buffered change (``prior``), the latest change's old and
-new values and the record context of the latest change. Invariant: keys touched since the last
-``flush`` are written to the changelog on ``flush`` (the task's commit) with Java's byte layout —
+new values and the record context of the latest change; an eviction hands out the latest change
+(new and old value, as Java's ``Eviction`` does), the prior value only answers
+``prior_value_for_buffered``. Invariant: keys touched since the last ``flush`` are written to
+the changelog on ``flush`` (the task's commit, in Java's ``HashSet`` order) with Java's layout —
 ``ProcessorRecordContext`` + ``BufferValue`` + 8-byte buffer time, with the header ``v`` =
 ``0x03`` (Java's changelog format version 3) — or as a tombstone (no header) once evicted, so
 restoring the changelog rebuilds exactly the entries that were still buffered. Restore reads
