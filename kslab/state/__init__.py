@@ -5,7 +5,14 @@ engine initializes with a ``StoreContext``. ``base`` holds the contracts, ``back
 per storage engine.
 """
 
-from kslab.state.base import StateStore, StoreBuilder, StoreContext, StoreSupplier
+from kslab.state.base import (
+    StateSerdes,
+    StateStore,
+    StoreBuilder,
+    StoreContext,
+    StoreSupplier,
+    ValueAndTimestampSerde,
+)
 from kslab.state.builders import KeyValueStoreBuilder, TimestampedKeyValueStoreBuilder
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.keyvalue import KeyValueStore
@@ -32,6 +39,7 @@ __all__ = [
     "SessionBytesStoreSupplier",
     "SessionStore",
     "SessionStoreBuilder",
+    "StateSerdes",
     "StateStore",
     "StoreBuilder",
     "StoreContext",
@@ -41,6 +49,7 @@ __all__ = [
     "TimestampedKeyValueStoreBuilder",
     "TimestampedWindowStore",
     "TimestampedWindowStoreBuilder",
+    "ValueAndTimestampSerde",
     "VersionedKeyValueStore",
     "VersionedKeyValueStoreBuilder",
     "WindowBytesStoreSupplier",
