@@ -4,11 +4,13 @@ Java's ``RocksDBTimeOrderedKeyValueBuffer``: stream records wait here until stre
 largest timestamp buffered) passes their timestamp plus the grace period, and leave in timestamp
 order of Java's store key (a ``0x00`` prefix, the 8-byte timestamp, the key bytes and a 4-byte
 sequence number: ``TimeFirstWindowKeySchema.toStoreKeyBinary``). Invariant: every put and every
-eviction is written to the changelog at once: the store key without its prefix byte (Java logs
-the prefix too; see ``_changelog_key``), and the value ``BufferValue`` (record context, no prior
-or old value, the new value) + 8 zero bytes, with no headers; an eviction is a tombstone.
-Restoring replays exactly that. Size, count and the minimum timestamp follow Java's bookkeeping,
-including its minimum after an eviction pass (stream time - grace + 1 while records remain).
+eviction is written to the changelog at once: the store key, prefix byte included (as Java's
+``logValue`` sends it), and the value ``BufferValue`` (record context, no prior or old value, the
+new value) + 8 zero bytes, with no headers; an eviction is a tombstone. Restoring replays exactly
+that (Java's own restore reads the key as a non-prefixed window key, which does not round-trip
+what it logs; kslab restores its logged bytes as they are). Size, count and the minimum
+timestamp follow Java's bookkeeping, including its minimum after an eviction pass (stream time -
+grace + 1 while records remain).
 """
 
 from __future__ import annotations
@@ -41,9 +43,8 @@ def buffer_key(key_bytes: bytes, timestamp: int, seq: int) -> bytes:
 
 
 def _changelog_key(store_key: bytes) -> bytes:
-    """The changelog key: the store key without the prefix byte (Java's changelog keeps it;
-    kslab's tests/dsl/test_versioned_grace_join.py pins this layout for now)."""
-    return store_key[1:]
+    """The changelog key: the whole store key, prefix byte included, as Java logs it."""
+    return store_key
 
 
 def _timestamp(store_key: bytes) -> int:
@@ -158,7 +159,7 @@ class JoinBuffer(ChangelogBackedMemoryStore):
 
     def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         for record in records:
-            store_key, value = _TIME_FIRST_PREFIX + record[0], record[1]
+            store_key, value = bytes(record[0]), record[1]
             timestamp = _timestamp(store_key)
             seq = _I.unpack_from(store_key, len(store_key) - 4)[0]
             self.observed = max(self.observed, timestamp)

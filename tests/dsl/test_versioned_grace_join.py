@@ -136,10 +136,11 @@ def test_buffer_changelog_bytes_and_restart() -> None:
         records = first.create_output_topic(CHANGELOG, serdes.Bytes(), serdes.Bytes())
         saved = [(r.key, r.value, r.timestamp) for r in records.read_records_to_list()]
     assert out == []
-    # key: 8-byte timestamp + Integer key + 4-byte sequence number (time-first window key)
+    # key: Java's store key: 0x00 prefix + 8-byte timestamp + Integer key + 4-byte sequence number
+    # (TimeFirstWindowKeySchema.toStoreKeyBinary, logged whole by RocksDBTimeOrderedKeyValueBuffer)
     assert saved == [
-        (struct.pack(">qii", 3, 3, 1), _expected_value(3, 0, b"X3"), 3),
-        (struct.pack(">qii", 2, 2, 2), _expected_value(2, 1, b"X2"), 2),
+        (b"\x00" + struct.pack(">qii", 3, 3, 1), _expected_value(3, 0, b"X3"), 3),
+        (b"\x00" + struct.pack(">qii", 2, 2, 2), _expected_value(2, 1, b"X2"), 2),
     ]
     topology, out = _join(2)
     with ks.TopologyTestDriver(topology) as second:
@@ -150,5 +151,6 @@ def test_buffer_changelog_bytes_and_restart() -> None:
         records = second.create_output_topic(CHANGELOG, serdes.Bytes(), serdes.Bytes())
         logged = [(r.key, r.value) for r in records.read_records_to_list()]
     # the new record is logged (sequence 3, after the restored ones), then both evictions
-    assert logged == [(struct.pack(">qii", 5, 1, 3), _expected_value(5, 0, b"X1")),
-                      (struct.pack(">qii", 2, 2, 2), None), (struct.pack(">qii", 3, 3, 1), None)]
+    assert logged == [(b"\x00" + struct.pack(">qii", 5, 1, 3), _expected_value(5, 0, b"X1")),
+                      (b"\x00" + struct.pack(">qii", 2, 2, 2), None),
+                      (b"\x00" + struct.pack(">qii", 3, 3, 1), None)]
