@@ -110,6 +110,7 @@ _VALIDATORS: dict[str, tuple[str, Any]] = {
     "default.deserialization.exception.handler": ("handler", None),
     "production.exception.handler": ("handler", None),
     "default.production.exception.handler": ("handler", None),
+    "default.timestamp.extractor": ("timestamp_extractor", None),
 }
 
 _KNOWN = set(_DEFAULTS) | {
@@ -310,6 +311,9 @@ def _validate(name: str, value: Any) -> None:
     if kind == "handler":
         _check_handler_name(name, value)
         return
+    if kind == "timestamp_extractor":
+        _check_timestamp_extractor(value)
+        return
     number = _as_number(name, value)
     if kind == "at_least" and number < arg:
         _invalid(name, value, f"Value must be at least {arg}")
@@ -327,6 +331,14 @@ def _check_handler_name(name: str, value: Any) -> None:
             "a handler class or function"
         )
         _invalid(name, value, reason)
+
+
+def _check_timestamp_extractor(value: Any) -> None:
+    """A timestamp extractor named by a string must be a built-in one (its Java class name)."""
+    if isinstance(value, str):
+        from kslab.processor.timestamps import resolve_timestamp_extractor
+
+        resolve_timestamp_extractor(value)
 
 
 def _as_number(name: str, value: Any) -> int:

@@ -117,11 +117,11 @@ class RecordDeserializer:
         return self._extract(ConsumerRecord(*raw), key, value, partition_time)
 
     def _negative(self, raw: ConsumerRecord, key: Any, value: Any) -> None:
-        msg = (
-            f"Input record from topic '{raw.topic}', partition {raw.partition}, offset "
-            f"{raw.offset} has invalid (negative) timestamp {raw.timestamp}; give the source "
-            "a timestamp_extractor that handles it"
-        )
+        """The record's own negative timestamp: ``FailOnInvalidTimestamp``'s error."""
+        from kslab.processor.timestamps import invalid_timestamp_message
+
+        msg = invalid_timestamp_message(raw._replace(key=key, value=value))
+        log.error(msg)
         raise StreamsError(
             msg, node=self.source_name, topic=raw.topic, partition=raw.partition,
             offset=raw.offset, key=key, value=value,
@@ -129,16 +129,17 @@ class RecordDeserializer:
 
     def _extract(self, raw: ConsumerRecord, key: Any, value: Any,
                  partition_time: int) -> tuple | None:
+        """The extractor's timestamp; a ``StreamsError`` it raises stops the task as it is, any
+        other error as Java's "Fatal user code error"; a negative timestamp drops the record."""
         extractor = self._extractor
         topic = raw.topic
+        record = raw._replace(key=key, value=value)
         try:
-            timestamp = extractor(raw._replace(key=key, value=value), partition_time)
+            timestamp = extractor(record, partition_time)
+        except StreamsError:
+            raise
         except Exception as exc:
-            msg = (
-                f"timestamp extractor of source '{self.source_name}' failed on the record at "
-                f"topic '{topic}', partition {raw.partition}, offset {raw.offset}: {exc!r}; "
-                "fix the extractor"
-            )
+            msg = f"Fatal user code error in TimestampExtractor callback for record {record}."
             raise StreamsError(
                 msg, node=self.source_name, topic=topic, partition=raw.partition,
                 offset=raw.offset, key=key, value=value,
@@ -146,8 +147,8 @@ class RecordDeserializer:
         if timestamp < 0:
             log.warning(
                 "Skipping record due to negative extracted timestamp. topic=[%s] partition=[%s] "
-                "offset=[%s] extractedTimestamp=[%s] extractor=[%r]",
-                topic, raw.partition, raw.offset, timestamp, extractor,
+                "offset=[%s] extractedTimestamp=[%s] extractor=[%s]",
+                topic, raw.partition, raw.offset, timestamp, _extractor_name(extractor),
             )
             self._on_skip(raw, ValueError(f"negative extracted timestamp {timestamp}"))
             return None
@@ -175,6 +176,15 @@ class RecordDeserializer:
             offset=raw.offset,
             raw=raw.value if not isinstance(exc, SerdeError) or exc.raw is None else exc.raw,
         ) from exc
+
+
+def _extractor_name(extractor: Any) -> str:
+    """The extractor's class (or function) name, as Java logs its class's canonical name."""
+    owner = getattr(extractor, "__self__", None)
+    named = type(owner) if owner is not None else extractor
+    if not hasattr(named, "__qualname__"):
+        named = type(named)
+    return f"{named.__module__}.{named.__qualname__}"
 
 
 class RecordQueue:

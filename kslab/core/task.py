@@ -245,15 +245,19 @@ class StreamTask:
         return queues
 
     def _extractor_for(self, source_name: str) -> Callable[..., int] | None:
-        """The source's timestamp extractor, else ``default.timestamp.extractor``; an object
-        with Java's ``extract(record, partition_time)`` method works as well as a function."""
+        """The source's timestamp extractor, else ``default.timestamp.extractor``: a function,
+        an object with Java's ``extract(record, partition_time)``, a class, or a built-in
+        one's (Java) class name; ``None`` means the record's own timestamp, failing if negative."""
+        from kslab.processor.timestamps import resolve_timestamp_extractor
+
         node = self.topology.nodes[source_name]
-        extractor = getattr(node, "timestamp_extractor", None) or self.config.get(
-            "default.timestamp.extractor")
-        if isinstance(extractor, type) and hasattr(extractor, "extract"):
-            extractor = extractor()  # a class, as Java configs name one
+        extractor = resolve_timestamp_extractor(getattr(node, "timestamp_extractor", None)
+                                                or self.config.get("default.timestamp.extractor"))
         if getattr(extractor, "uses_record_timestamp", False):
             return None  # FailOnInvalidTimestamp: what the queue does without an extractor
+        if getattr(extractor, "uses_wall_clock", False):
+            clock = self.clock
+            return lambda record, partition_time: clock()  # the driver's mocked clock
         extract = getattr(extractor, "extract", None)
         if callable(extract):
             return extract  # type: ignore[no-any-return]

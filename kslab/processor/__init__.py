@@ -2,7 +2,7 @@
 
 Only contracts live here; the engine-agnostic implementation of the context is in
 ``kslab.core``. ``init`` and ``close`` default to no-ops, so a processor needs only ``process``.
-``FailOnInvalidTimestamp`` is Java's timestamp extractor of the same name.
+Java's built-in timestamp extractors (``kslab.processor.timestamps``) are exported from here.
 """
 
 from __future__ import annotations
@@ -12,6 +12,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kslab.processor.timestamps import (
+    FailOnInvalidTimestamp,
+    LogAndSkipOnInvalidTimestamp,
+    TimestampExtractor,
+    UsePartitionTimeOnInvalidTimestamp,
+    WallclockTimestampExtractor,
+)
+
 if TYPE_CHECKING:
     from kslab.records import FixedKeyRecord, Record, RecordMetadata, TaskId
 
@@ -20,10 +28,14 @@ __all__ = [
     "FailOnInvalidTimestamp",
     "FixedKeyProcessor",
     "FixedKeyProcessorContext",
+    "LogAndSkipOnInvalidTimestamp",
     "Processor",
     "ProcessorContext",
     "PunctuationType",
     "Punctuator",
+    "TimestampExtractor",
+    "UsePartitionTimeOnInvalidTimestamp",
+    "WallclockTimestampExtractor",
 ]
 
 Punctuator = Callable[[int], None]
@@ -127,40 +139,3 @@ class FixedKeyProcessor(ABC):
 
     def close(self) -> None:  # noqa: B027
         """Release what ``init`` set up."""
-
-
-class FailOnInvalidTimestamp:
-    """Java's ``FailOnInvalidTimestamp``: a record's own timestamp; a negative one stops the
-    task with a ``StreamsError`` (Kafka reads its repartition topics with this extractor).
-
-    ``uses_record_timestamp`` tells an engine it may read the record timestamp itself and fail
-    on a negative one, which is what this extractor does.
-    """
-
-    uses_record_timestamp = True
-
-    def extract(self, record: Any, partition_time: int) -> int:
-        """``record.timestamp``, unless it is negative."""
-        timestamp: int = record.timestamp
-        if timestamp < 0:
-            return self.on_invalid_timestamp(record, timestamp, partition_time)
-        return timestamp
-
-    def on_invalid_timestamp(self, record: Any, record_timestamp: int,
-                             partition_time: int) -> int:
-        """Raise ``StreamsError`` with Java's message naming the record."""
-        from kslab.errors import StreamsError
-
-        msg = (
-            f"Input record {record} has invalid (negative) timestamp. Possibly because a "
-            "pre-0.10 producer client was used to write this record to Kafka without embedding "
-            "a timestamp, or because the input topic was created before upgrading the Kafka "
-            "cluster to 0.10+. Use a different TimestampExtractor to process this data."
-        )
-        raise StreamsError(msg)
-
-    def __call__(self, record: Any, partition_time: int) -> int:
-        return self.extract(record, partition_time)
-
-    def __repr__(self) -> str:
-        return "FailOnInvalidTimestamp()"
