@@ -13,6 +13,9 @@ PROMISED = {
     # Processor API
     "Processor", "FixedKeyProcessor", "ProcessorContext", "PunctuationType", "Cancellable",
     "Topology", "TopologyDescription", "Stores",
+    # Java's built-in timestamp extractors
+    "TimestampExtractor", "FailOnInvalidTimestamp", "LogAndSkipOnInvalidTimestamp",
+    "UsePartitionTimeOnInvalidTimestamp", "WallclockTimestampExtractor",
     # the test driver
     "TopologyTestDriver", "TestInputTopic", "TestOutputTopic",
 }
@@ -38,3 +41,13 @@ def test_serdes_module_exports():
     assert SERDES.issubset(serdes.__all__)
     assert serdes.Long().serialize("t", 1) == bytes.fromhex("0000000000000001")
     assert serdes.Integer().serialize("t", -1) == bytes.fromhex("ffffffff")
+
+
+def test_processor_module_exports_the_timestamp_extractors():
+    from kslab import processor
+
+    assert list(processor.__all__) == sorted(set(processor.__all__))
+    for name in ("TimestampExtractor", "FailOnInvalidTimestamp", "LogAndSkipOnInvalidTimestamp",
+                 "UsePartitionTimeOnInvalidTimestamp", "WallclockTimestampExtractor"):
+        assert name in processor.__all__
+        assert getattr(processor, name) is getattr(ks, name)
