@@ -357,7 +357,10 @@ class StreamTask:
         """Write changelog records ``(key_bytes, value_bytes, timestamp)`` into a store, unlogged.
 
         This is the restore path of every engine: on assignment a task replays its stores'
-        changelogs before it processes input. Returns the number of records applied.
+        changelogs before it processes input. A record may be a ``ChangelogRecord`` (the same
+        three fields, then headers, topic, partition and offset), which reaches the store as
+        it is: the suppression buffer reads its format version from the headers, every other
+        store reads the first three fields. Returns the number of records applied.
         """
         store = self.stores.get(store_name)
         if store is None:

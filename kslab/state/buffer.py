@@ -13,9 +13,9 @@ restoring the changelog rebuilds exactly the entries that were still buffered. R
 every format Java's buffer reads, chosen by the record's ``v`` header: none (2.1's buffer time +
 old + new), 1 (buffer time + ``ContextualRecord``), 2 (context + old + new + prior + time, or
 version 3 bytes under a ``v`` = 2 header as 2.4.0-2.5.0 wrote them) and 3. A restore record
-without headers (the engines' ``(key, value[, timestamp])``) is read as version 3, which is all
-kslab writes; a ``ChangelogRecord`` carries the headers, topic, partition and offset Java's
-``ConsumerRecord`` does.
+without headers (a bare ``(key, value[, timestamp])``) is read as version 3, which is all kslab
+writes; a ``ChangelogRecord`` carries the headers, topic, partition and offset Java's
+``ConsumerRecord`` does, and is what the test driver and the runtime restore from.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import InvalidArgumentError, KslabError, MissingArgumentError, StoreError
 from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
+from kslab.state.buffer import ChangelogRecord
 from kslab.testing._collector import DriverCollector
 from kslab.testing._layout import GLOBAL_TASK, TaskLayout
 from kslab.testing._log import RecordLog, gc_paused
@@ -588,9 +589,12 @@ class TopologyTestDriver:
     def restore_from_changelog(self, store_name: str, records: Any) -> int:
         """Fill a store from changelog records, as a restarted instance would, before driving.
 
-        ``records`` are ``TestRecord``s read from a changelog topic (serialized again with the
-        store's serdes) or ``(key_bytes, value_bytes, timestamp)`` triples. With several
-        partitions, pass triples with the partition as a fourth element.
+        ``records`` are ``TestRecord``s read from a changelog topic, ``ChangelogRecord``s (routed
+        by their partition) or ``(key_bytes, value_bytes, timestamp)`` triples (with several
+        partitions, the partition as a fourth element). A ``TestRecord`` keeps its headers (the
+        suppression buffer reads its format version from them); its key and value are serialized
+        with the store's serdes, except ``bytes`` for a store whose changelog holds its own
+        binary layout (window, session, buffer and join stores), which pass through unchanged.
         """
         owners = [t for t in self.tasks.values() if store_name in t.stores]
         if not owners:
@@ -602,9 +606,10 @@ class TopologyTestDriver:
         by_partition: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
         for rec in records:
             if isinstance(rec, TestRecord):
-                key = store.key_serde.serialize(topic, rec.key)
-                value = None if rec.value is None else store.value_serde.serialize(topic, rec.value)
-                by_partition[0].append((key, value, rec.timestamp))
+                batch = by_partition[0]
+                batch.append(_test_record_changelog(store, topic, rec, len(batch)))
+            elif isinstance(rec, ChangelogRecord):
+                by_partition[rec.partition].append(rec)
             else:
                 partition = rec[3] if len(rec) > 3 else 0
                 by_partition[partition].append(tuple(rec[:3]))
@@ -788,3 +793,26 @@ def _refuse_built_in(name: str, store: Any) -> None:
         kind, getter = found
         msg = f"Store {name} is a {kind} store and should be accessed via `{getter}()`"
         raise StoreError(msg)
+
+
+# stores whose changelog bytes are their own layout, not the store's serdes' output
+_RAW_CHANGELOG_KINDS = frozenset({"suppression_buffer", "time_ordered_buffer", "window",
+                                  "timestamped_window", "session", "key_value_list"})
+
+
+def _test_record_changelog(store: Any, topic: str, rec: TestRecord,
+                           offset: int) -> ChangelogRecord:
+    """A ``TestRecord`` from a changelog topic as the record a restore reads (partition 0)."""
+    raw = getattr(store, "store_kind", None) in _RAW_CHANGELOG_KINDS
+    key = _changelog_bytes(rec.key, store.key_serde, topic, raw)
+    value = _changelog_bytes(rec.value, store.value_serde, topic, raw)
+    return ChangelogRecord(key, value, rec.timestamp, rec.headers, topic, 0, offset)
+
+
+def _changelog_bytes(data: Any, serde: Any, topic: str, raw: bool) -> bytes | None:
+    """``data`` as changelog bytes: bytes as they are for a raw-layout store, else serialized."""
+    if data is None:
+        return None
+    if raw and isinstance(data, bytes | bytearray | memoryview):
+        return bytes(data)
+    return serde.serialize(topic, data)
