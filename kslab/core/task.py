@@ -251,8 +251,12 @@ class StreamTask:
         from kslab.processor.timestamps import resolve_timestamp_extractor
 
         node = self.topology.nodes[source_name]
-        extractor = resolve_timestamp_extractor(getattr(node, "timestamp_extractor", None)
-                                                or self.config.get("default.timestamp.extractor"))
+        extractor = getattr(node, "timestamp_extractor", None)
+        if extractor is not None:
+            extractor = resolve_timestamp_extractor(extractor, source=source_name)
+        else:
+            extractor = resolve_timestamp_extractor(
+                self.config.get("default.timestamp.extractor"))
         if getattr(extractor, "uses_record_timestamp", False):
             return None  # FailOnInvalidTimestamp: what the queue does without an extractor
         if getattr(extractor, "uses_wall_clock", False):

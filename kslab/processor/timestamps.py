@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = [
     "FailOnInvalidTimestamp",
@@ -150,21 +150,35 @@ _BUILT_IN: dict[str, type[TimestampExtractor]] = {
 }
 
 
-def resolve_timestamp_extractor(value: Any) -> Any:
+def resolve_timestamp_extractor(value: Any, source: str | None = None) -> Any:
     """An extractor instance or function for what a config or a source names: an instance, a
     function, an extractor class, or a built-in one's (Java fully qualified) class name."""
     if isinstance(value, str):
-        name = value.removeprefix(_JAVA_PACKAGE)
-        cls = _BUILT_IN.get(name)
+        cls = _BUILT_IN.get(value.removeprefix(_JAVA_PACKAGE))
         if cls is None:
-            from kslab.config import ConfigError
-
-            msg = (
-                f"Invalid value {value} for configuration default.timestamp.extractor: Class "
-                f"{value} could not be found."
-            )
-            raise ConfigError(msg)
+            _unknown_class(value, source)
         return cls()
     if isinstance(value, type) and hasattr(value, "extract"):
         return value()  # a class, as Java configs name one
     return value
+
+
+def _unknown_class(value: str, source: str | None) -> NoReturn:
+    """Refuse a class name that is no built-in extractor: Java's ConfigException message for the
+    config, or naming the source that was given it."""
+    from kslab.config import ConfigError
+    from kslab.errors import TopologyError
+
+    if source is None:
+        msg = (
+            f"Invalid value {value} for configuration default.timestamp.extractor: Class "
+            f"{value} could not be found."
+        )
+        raise ConfigError(msg)
+    known = ", ".join(sorted(_BUILT_IN))
+    msg = (
+        f"Source '{source}' has timestamp_extractor={value!r}, which names no built-in "
+        f"extractor ({known}); pass one of those, an extractor or a function "
+        "(record, partition_time) -> int"
+    )
+    raise TopologyError(msg)

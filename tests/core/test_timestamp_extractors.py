@@ -162,3 +162,11 @@ def test_a_timestamp_extractor_subclass_reads_the_value():
     assert out == [("a", "10", 10), ("b", "5", 15)]
     with pytest.raises(TypeError):
         ks.TimestampExtractor()  # abstract, as Java's interface
+
+
+def test_a_source_takes_a_built_in_class_name_and_refuses_another():
+    out, dropped = _run(_topology(JAVA + "LogAndSkipOnInvalidTimestamp"), [("a", "1", -1)])
+    assert (out, dropped) == ([], 1)
+    with pytest.raises(ks.TopologyError, match=r"^Source 'source' has timestamp_extractor="
+                                               r"'Nope', which names no built-in extractor"):
+        ks.TopologyTestDriver(_topology("Nope"))
