@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from kslab.errors import StreamsError
+from kslab.records import Headers
+from kslab.state.buffer import ChangelogRecord
 
 __all__ = ["ChangelogReader", "Checkpoint", "CommittedMetadata", "process_id", "task_dir"]
 
@@ -176,8 +178,14 @@ class ChangelogReader:
     def restore(self, starts: dict[tuple[str, int], int],
                 apply: Callable[[str, int, list[tuple[Any, ...]]], None],
                 progress: Callable[[str, int, int], None] | None = None,
+                *, with_headers: bool = False,
                 ) -> dict[tuple[str, int], int]:
-        """Read every partition from its start offset to its end; return the end positions."""
+        """Read every partition from its start offset to its end; return the end positions.
+
+        Records are ``(key, value, timestamp)``; ``with_headers`` makes them ``ChangelogRecord``s
+        (the same three fields first, then headers, topic, partition and offset), which stores
+        reading a format version header (the suppression buffer) need.
+        """
         from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
         if not starts:
@@ -210,7 +218,8 @@ class ChangelogReader:
                         msg = f"restoring {tp[0]}-{tp[1]} failed: {error}"
                         raise StreamsError(msg, topic=tp[0], partition=tp[1])
                     batches.setdefault(tp, []).append(
-                        (message.key(), message.value(), message.timestamp()[1]))
+                        _changelog_record(message) if with_headers
+                        else (message.key(), message.value(), message.timestamp()[1]))
                     positions[tp] = message.offset() + 1
                 for (topic, partition), batch in batches.items():
                     apply(topic, partition, batch)
@@ -224,6 +233,13 @@ class ChangelogReader:
     def close(self) -> None:
         """Close the consumer."""
         self._consumer.close()
+
+
+def _changelog_record(message: Any) -> ChangelogRecord:
+    """A consumed changelog message as the ``ChangelogRecord`` stores restore from."""
+    return ChangelogRecord(message.key(), message.value(), message.timestamp()[1],
+                           Headers(message.headers() or ()), message.topic(),
+                           message.partition(), message.offset())
 
 
 def batched(items: Iterable[Any], size: int) -> Iterable[list[Any]]:

@@ -468,6 +468,8 @@ class StreamThread(threading.Thread):
                 time.sleep(0.1)
 
     def _restore(self, state: TaskState, starts: dict[tuple[str, int], int]) -> None:
+        """Replay the task's changelogs, headers included (the suppression buffer reads its
+        format version from them)."""
         if not starts or self._reader is None:
             return
         by_topic = {topic: store for store, topic in state.changelogs.items()}
@@ -481,7 +483,7 @@ class StreamThread(threading.Thread):
             self.stats["restore-total"] += count
 
         started = time.perf_counter()
-        ends = self._reader.restore(starts, apply, progress)
+        ends = self._reader.restore(starts, apply, progress, with_headers=True)
         sent = self.collector.changelog_sent if self.collector is not None else {}
         for tp, end in ends.items():
             state.changelog_base[tp] = end - sent.get(tp, 0)
