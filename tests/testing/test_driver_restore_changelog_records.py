@@ -3,7 +3,7 @@
 Headers reach the store (the suppression buffer picks Java's changelog format by its ``v``
 header, as ``InMemoryTimeOrderedKeyValueChangeBuffer.restoreBatch`` does), and ``bytes`` keys and
 values of ``TestRecord``s pass unchanged into stores whose changelog bytes are their own layout
-(suppression buffer, window store; the grace buffer's case is in
+(suppression buffer, window and session stores; the grace buffer's case is in
 tests/dsl/test_versioned_grace_join.py), where the store's serdes cannot make them.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import kslab as ks
 from kslab import serdes
-from kslab.dsl import TimeWindows
+from kslab.dsl import SessionWindows, TimeWindows
 from kslab.dsl.suppress import BufferConfig, Suppressed
 from kslab.records import Headers
 from kslab.state.buffer import ChangelogRecord
@@ -130,3 +130,26 @@ def test_windowed_suppress_buffer_restores_test_records_read_as_bytes() -> None:
         second.create_input_topic("clicks").pipe_input("c", "x", 80_000)
         out = second.create_output_topic("final").read_records_to_list()
     assert [(r.key, r.value, r.timestamp) for r in out] == [("a", "0:2", 1000), ("b", "0:1", 2000)]
+
+
+def _session_counts() -> ks.Topology:
+    b = ks.StreamsBuilder()
+    (b.stream("clicks", ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(SessionWindows.of_inactivity_gap_with_no_grace(1000))
+     .count(ks.Materialized.as_("sessions")))
+    return b.build()
+
+
+def test_session_store_restores_test_records_read_as_bytes() -> None:
+    with ks.TopologyTestDriver(_session_counts()) as first:
+        topic = first.create_input_topic("clicks")
+        for key, ts in [("a", 0), ("a", 500), ("b", 1000)]:  # all within retention (1000)
+            topic.pipe_input(key, "x", ts)
+        saved = first.create_output_topic("topology-test-driver-sessions-changelog",
+                                          serdes.Bytes(), serdes.Bytes()).read_records_to_list()
+    with ks.TopologyTestDriver(_session_counts()) as second:
+        assert second.restore_from_changelog("sessions", saved) == len(saved)
+        store = second.get_session_store("sessions")
+        assert store.fetch_session("a", 0, 500) == 2
+        assert store.fetch_session("a", 0, 0) is None
+        assert store.fetch_session("b", 1000, 1000) == 1
