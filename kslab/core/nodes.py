@@ -199,7 +199,11 @@ class SinkRuntime(RuntimeNode):
 
     def init(self) -> None:
         """Ask the engine for a direct writer to a fixed topic, if it offers one."""
-        if self.topic is not None and self.partitioner is None:
+        # a partitioner that picks the default's partition 0 on a one-partition topic (as the
+        # DSL's windowed one) keeps the direct writer, which engines offer only for such topics
+        if self.topic is not None and (
+                self.partitioner is None
+                or getattr(self.partitioner, "default_on_one_partition", False)):
             self._writer = self.context.writer(self.topic)
             if self._writer is not None:
                 self.call = self._write

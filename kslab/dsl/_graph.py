@@ -243,9 +243,13 @@ class SinkGraphNode(GraphNode):
         self.partitioner = partitioner
 
     def write(self, topology: Topology) -> None:
-        """Add the sink."""
+        """Add the sink (a windowed key serde without a partitioner partitions by the base key,
+        as Java's ``StreamSinkNode``)."""
+        from kslab.dsl._partitioners import windowed_partitioner
+
         topology.add_sink(self.name, self.topic, *self.parent_names(), key_serde=self.key_serde,
-                          value_serde=self.value_serde, partitioner=self.partitioner)
+                          value_serde=self.value_serde,
+                          partitioner=windowed_partitioner(self.key_serde, self.partitioner))
 
 
 class TableSourceNode(GraphNode):

@@ -75,8 +75,10 @@ def _only_child(runtime: Any) -> Any:
 
 def _plain_sink(node: Any) -> SinkRuntime | None:
     """A sink writing a fixed topic with built-in serdes, through the engine's direct writer."""
-    if not isinstance(node, SinkRuntime) or node.topic is None or node.partitioner is not None:
-        return None
+    if not isinstance(node, SinkRuntime) or node.topic is None or (
+            node.partitioner is not None
+            and not getattr(node.partitioner, "default_on_one_partition", False)):
+        return None  # (the bulk path runs where every topic has one partition)
     if getattr(node, "_writer", None) is None or not _unguarded(node, node):
         return None  # guarded by an error handler, or an engine without direct writers
     if not (built_in(node.key_serde) and built_in(node.value_serde)):
