@@ -297,3 +297,7 @@ def test_should_recover_buffer_after_shutdown(kafka, guarantee: str) -> None:
     assert wait_for(lambda: len(events) >= 5, 5)
     assert len(events) == 5, "suppress has apparently produced some duplicates"
     assert validator.failures == []
+    # the buffer's changelog records keep the input partition, not the key partitioner's choice
+    changelog = f"{config['application.id']}-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog"
+    logged = kafka.read(changelog, 100, timeout=2, partitions=2, committed=True)
+    assert logged and {partition for _k, _v, partition in logged} == {0}
