@@ -412,3 +412,24 @@ def test_window_final_buffer_recovers_after_restart(kafka) -> None:
     out = kafka.read(sink, 4, committed=True, settle=1.0)
     assert [(k.decode(), v.decode()) for k, v, _p in out] == [
         ("a@0-1000", "2"), ("b@0-1000", "1"), ("a@1000-2000", "1"), ("b@1000-2000", "1")]
+
+
+def test_a_full_buffer_under_log_and_continue_drops_the_record_and_keeps_running(kafka) -> None:
+    """Beyond the Java tests: Java's ProcessorNode hands the buffer's StreamsException to the
+    processing exception handler; CONTINUE drops that record at the suppress node only, so the
+    raw output (a sibling of the suppress node) still gets every count and the app runs on."""
+    input_, raw, suppressed = _topics(kafka, "-continue")
+    builder = ks.StreamsBuilder()
+    value_counts = _counts_table(builder, input_)
+    (value_counts.suppress(ks.Suppressed.until_time_limit(
+        MAX, ks.BufferConfig.max_records(1).shut_down_when_full()))
+     .to_stream().to(suppressed, ks.Produced.with_(S, L)))
+    value_counts.to_stream().to(raw, ks.Produced.with_(S, L))
+    config = kafka.config("continue", **{"processing.exception.handler": "log_and_continue"})
+    streams = _start(kafka, builder, config)
+    _produce(kafka, input_, FOUR_EVENTS)
+    out = kafka.read(raw, 5, settle=0.5)
+    assert [(k.decode(), int.from_bytes(v, "big")) for k, v, _p in out] == [
+        ("v1", 1), ("v1", 0), ("v2", 1), ("v1", 1), ("x", 1)]
+    assert streams.state is ks.KafkaStreams.State.RUNNING
+    assert kafka.read(suppressed, 1, timeout=0.5) == []
