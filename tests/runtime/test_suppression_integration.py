@@ -15,8 +15,10 @@ The durability test runs under at_least_once (Java's default there) and exactly_
 
 The durability test also checks the buffer's changelog as Java writes it: every record on the
 input's partition 0, values with the ``v`` = 3 header, tombstones for the evicted keys.
-One extra test pins the internal topic configs Java's InternalTopicManager creates (xfail: kslab's
-TopicPlan lacks them, see its reason).
+Extra tests beyond the Java classes: the internal topic configs Java's InternalTopicManager
+creates (xfail: kslab's TopicPlan lacks them, see its reason), an until-window-closes buffer
+restored after a restart, and a full buffer under log_and_continue (Java's ProcessorNode hands
+the buffer's error to the processing exception handler).
 
 Nothing is skipped: every Java test of both classes is expressible.
 """
