@@ -30,6 +30,11 @@ __all__ = ["TopicPlan"]
 _WINDOWED_KINDS = ("window", "timestamped_window", "session")
 ADDITIONAL_RETENTION_CONFIG = "windowstore.changelog.additional.retention.ms"
 _DAY_MS = 24 * 60 * 60 * 1000
+# Java's InternalTopicConfig defaults: every internal topic, then repartition topics on top;
+# the app's ``topic.*`` settings go over these, a store's own log config over those
+_INTERNAL_DEFAULTS = {"message.timestamp.type": "CreateTime"}
+_REPARTITION_DEFAULTS = {**_INTERNAL_DEFAULTS, "cleanup.policy": "delete",
+                         "segment.bytes": "52428800", "retention.ms": "-1"}
 
 
 @dataclass
@@ -46,16 +51,21 @@ class TopicPlan:
     global_topics: list[str] = field(default_factory=list)
     patterns: list[tuple[int, re.Pattern[str]]] = field(default_factory=list)
     additional_retention_ms: int = _DAY_MS
+    topic_defaults: dict[str, str] = field(default_factory=dict)  # the config's "topic.*"
 
     @classmethod
     def build(cls, topology: Topology, application_id: str, existing: dict[str, int],
               config: Any = None) -> TopicPlan:
         """Resolve partition counts against ``existing`` (topic -> partitions on the broker);
-        ``config`` (a ``StreamsConfig`` or dict) gives the window changelogs' extra retention."""
+        ``config`` (a ``StreamsConfig`` or dict) gives the window changelogs' extra retention
+        and the ``topic.*`` settings every internal topic gets."""
         plan = cls(topology, application_id)
         extra = None if config is None else config.get(ADDITIONAL_RETENTION_CONFIG)
         if extra is not None:
             plan.additional_retention_ms = int(extra)
+        given = config.as_dict() if hasattr(config, "as_dict") else dict(config or {})
+        plan.topic_defaults = {k[len("topic."):]: str(v) for k, v in given.items()
+                               if k.startswith("topic.")}
         plan._resolve(existing)
         return plan
 
@@ -100,7 +110,7 @@ class TopicPlan:
             self._copartition(internal)
         for topic in internal:
             self.partitions.setdefault(topic, 1)
-            self.internal[topic] = {"cleanup.policy": "delete", "segment.ms": "600000"}
+            self.internal[topic] = {**_REPARTITION_DEFAULTS, **self.topic_defaults}
         for group in self.groups:
             for store in group.stores:
                 changelog = topo.changelog_topic_for(store, self.application_id)
@@ -146,7 +156,9 @@ class TopicPlan:
     def _changelog_config(self, store: str) -> dict[str, str]:
         builder = self.topology.state_stores[store]
         kind = getattr(builder.build(), "store_kind", "")  # built, never opened: no files
-        config = {"cleanup.policy": "compact,delete" if kind in _WINDOWED_KINDS else "compact"}
+        config = {**_INTERNAL_DEFAULTS,
+                  "cleanup.policy": "compact,delete" if kind in _WINDOWED_KINDS else "compact",
+                  **self.topic_defaults}
         windowed = getattr(builder, "changelog_topic_config", None)
         if windowed is not None:
             config.update(windowed(self.additional_retention_ms))

@@ -347,13 +347,6 @@ def _describe(kafka, topic: str) -> dict[str, str]:
     return {name: entry.value for name, entry in described.items()}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kslab/core/topic_plan.py TopicPlan._resolve/_changelog_config: internal topics lack Java's "
-    "InternalTopicConfig defaults and the StreamsConfig 'topic.*' overrides. Fix: every internal "
-    "topic starts from {'message.timestamp.type': 'CreateTime'}; repartition topics add "
-    "{'cleanup.policy': 'delete', 'segment.bytes': '52428800', 'retention.ms': '-1'} (not "
-    "segment.ms=600000); then the config's 'topic.'-prefixed entries (prefix stripped) go over "
-    "the library defaults, and the store's own log config (or windowed retention) over those"))
 def test_suppress_changelog_and_repartition_topic_configs(kafka) -> None:
     """Java's UnwindowedUnversionedChangelogTopicConfig and RepartitionTopicConfig: library
     overrides < global ``topic.*`` overrides < per-topic overrides."""
