@@ -29,11 +29,12 @@ def _plan(config: dict | None, log_config: dict | None = None) -> dict[str, dict
 
 def test_default_additional_retention_is_one_day() -> None:
     internal = _plan(None)
-    assert internal["app-w-changelog"] == {"cleanup.policy": "compact,delete",
+    create_time = {"message.timestamp.type": "CreateTime"}  # Java's internal-topic default
+    assert internal["app-w-changelog"] == {**create_time, "cleanup.policy": "compact,delete",
                                            "retention.ms": str(65_000 + 86_400_000)}
-    assert internal["app-s-changelog"] == {"cleanup.policy": "compact,delete",
+    assert internal["app-s-changelog"] == {**create_time, "cleanup.policy": "compact,delete",
                                            "retention.ms": str(1_000 + 86_400_000)}
-    assert internal["app-kv-changelog"] == {"cleanup.policy": "compact"}
+    assert internal["app-kv-changelog"] == {**create_time, "cleanup.policy": "compact"}
 
 
 def test_configured_additional_retention() -> None:
@@ -47,7 +48,8 @@ def test_configured_additional_retention() -> None:
 def test_store_log_config_retention_wins() -> None:
     internal = _plan({"windowstore.changelog.additional.retention.ms": 1_000},
                      {"retention.ms": "42", "segment.bytes": "1024"})
-    assert internal["app-w-changelog"] == {"cleanup.policy": "compact,delete",
+    assert internal["app-w-changelog"] == {"message.timestamp.type": "CreateTime",
+                                           "cleanup.policy": "compact,delete",
                                            "retention.ms": "42", "segment.bytes": "1024"}
 
 
