@@ -70,3 +70,29 @@ def test_suppress_buffer_restart_emits_what_was_buffered(kafka):
     second.start()
     out = kafka.read_until(sink, lambda r: len(r) >= 2)
     assert [(k, v) for k, v, _ in out] == [(b"a", b"1"), (b"b", b"2")]
+
+
+def test_a_java_v2_changelog_restores_through_its_headers(kafka):
+    """The buffer's changelog holds Java's v2 records (``v`` = 2 header): the runtime's restore
+    must hand the headers over, or the bytes are read as v3 and the buffer is wrong. Java's
+    TimeOrderedKeyValueBufferTest.shouldRestoreV2Format values, then the evictions Java makes."""
+    from confluent_kafka import Producer
+
+    from tests.testing.test_driver_restore_changelog_records import _JAVA_EVICTIONS, _V2
+
+    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
+    config = kafka.config("suppress-v2")
+    changelog = kafka.create(f"{config['application.id']}-limit-store-changelog",
+                             **{"cleanup.policy": "compact"})
+    producer = Producer({"bootstrap.servers": kafka.bootstrap})
+    for key, value, ts in _V2:
+        producer.produce(changelog, bytes.fromhex(value), key.encode(), timestamp=ts,
+                         headers=[("v", b"\x02")])
+    producer.produce(changelog, None, b"todelete", timestamp=3)
+    assert producer.flush(30) == 0
+    streams = kafka.track(ks.KafkaStreams(_limited(source, sink), config))
+    streams.start()
+    assert streams.wait_until_running(30)
+    kafka.produce(source, [(b"other", b"x")], timestamp=2000)  # past 1000 ms: both are due
+    out = kafka.read(sink, 2, settle=1.0)
+    assert [(k.decode(), v.decode()) for k, v, _ in out] == [(k, v) for k, v, _ in _JAVA_EVICTIONS]
