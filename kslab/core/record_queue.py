@@ -139,7 +139,9 @@ class RecordDeserializer:
         except StreamsError:
             raise
         except Exception as exc:
-            msg = f"Fatal user code error in TimestampExtractor callback for record {record}."
+            msg = (f"Fatal user code error in TimestampExtractor callback for record {record}. "
+                   f"The timestamp extractor of source '{self.source_name}' raised {exc!r}; "
+                   "fix the extractor")
             raise StreamsError(
                 msg, node=self.source_name, topic=topic, partition=raw.partition,
                 offset=raw.offset, key=key, value=value,

@@ -138,6 +138,7 @@ def test_another_extractor_error_is_a_fatal_user_code_error():
         _run(_topology(extractor), [("a", "1", 1)])
     assert str(info.value).startswith(
         "Fatal user code error in TimestampExtractor callback for record ConsumerRecord(")
+    assert str(info.value).endswith("raised ValueError('bad'); fix the extractor")
     assert isinstance(info.value.__cause__, ValueError)
 
 
