@@ -29,6 +29,11 @@ class Json(Serde):
 
     __slots__ = ("_default",)
 
+    # Reading only (serdes._base.fast_deserializer): ``orjson.loads`` returns what
+    # ``deserialize`` returns and raises where it raises (``None`` included). No fast writer:
+    # ``dumps`` writes ``None`` as ``null`` and ``default`` is per instance.
+    _fast = (None, _loads, False)
+
     def __init__(self, default: Callable[[Any], Any] | None = None) -> None:
         self._default = default
 

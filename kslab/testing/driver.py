@@ -307,24 +307,27 @@ class TopologyTestDriver:
             self._after_bulk(task, topic, rows)
             return
         tp = (topic, 0)
-        offsets = self._offsets
         history = self._history
         first = history.total
         history.extend(rows, topic)  # one call per chunk; cut back below if a record fails
-        process_now = task.process_now
         queue = task.queue_for(topic, 0)
+        self._settled = False  # until the chunk is through: a failure leaves work queued
+        tracer = self._tracer
+        if tracer is None:
+            self._pipe_rows_now(task, queue, tp, rows, first)
+            self._settled = True
+            return
+        offsets = self._offsets
+        process_now = task.process_now
         punctuation = task.stream_time_queue._heap
         collector = self._collector
-        tracer = self._tracer
         caches = task._caches  # commit() only flushes these and clears commit_requested
         offset = offsets[tp]
         done = 0
-        self._settled = False  # until the chunk is through: a failure leaves work queued
         try:
             for key, value, headers, timestamp, _ in rows:
                 offsets[tp] = offset + 1
-                if tracer is not None:
-                    tracer.step = first + done
+                tracer.step = first + done
                 if process_now((topic, 0, offset, timestamp, key, value, headers), queue) \
                         and punctuation:
                     task.maybe_punctuate_stream_time()
@@ -341,6 +344,30 @@ class TopologyTestDriver:
             history.truncate((first + done + 1, 0))
             raise
         self._settled = True
+
+    def _pipe_rows_now(self, task: StreamTask, queue: Any, tp: tuple[str, int],
+                       rows: list[tuple[Any, ...]], first: int) -> None:
+        """``_pipe_fast``'s loop done by the core's ``process_rows``: each record processed,
+        punctuated and committed at once, and what it sent to the task's own topics looped
+        back before the next (the topic's offset is set first, as the next input's)."""
+        offsets = self._offsets
+        offset = offsets[tp]
+
+        def on_sent() -> None:
+            offsets[tp] = offset + task.processed_rows + 1  # after the row being processed
+            self._loop_back(task)
+            if task.has_records():
+                self._complete_all_work()
+            self._settled = False
+
+        try:
+            task.process_rows(queue, offset, rows, commit_each=True, on_sent=on_sent)
+        except BaseException:
+            done = task.processed_rows
+            offsets[tp] = offset + done + 1
+            self._history.truncate((first + done + 1, 0))
+            raise
+        offsets[tp] = offset + len(rows)
 
     def _after_bulk(self, task: StreamTask, topic: str, rows: list[tuple[Any, ...]]) -> None:
         """Record a chunk the bulk path ran (it processed and committed every record)."""

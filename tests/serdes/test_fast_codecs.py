@@ -66,3 +66,24 @@ def test_only_exact_built_in_classes_offer_fast_codecs():
     assert fast_serializer(serdes.from_functions(str.encode, bytes.decode)) is None
     assert fast_serializer(serdes.String()) is str.encode
     assert fast_deserializer(serdes.String()) == (bytes.decode, False)
+
+
+def test_json_offers_a_fast_reader_and_no_fast_writer():
+    """``orjson.loads`` reads what ``Json.deserialize`` reads and refuses what it refuses (a
+    ``None`` too, so callers ask the serde); no writer: ``dumps`` would write ``None`` as
+    ``null`` and ``default`` is per instance."""
+    import orjson
+
+    serde = serdes.Json()
+    assert fast_serializer(serde) is None
+    decode, indexed = fast_deserializer(serde)
+    assert indexed is False
+    for data in (b'{"a":[1,2.5,"x"]}', b"null", b"0", b'"s"'):
+        assert decode(data) == serde.deserialize("t", data)
+    assert decode(b"null") is None
+    for bad in (None, b"", b"{"):
+        with pytest.raises((TypeError, orjson.JSONDecodeError)):
+            decode(bad)
+    assert serde.deserialize("t", None) is None
+    with pytest.raises(SerdeError, match="expected UTF-8 JSON"):
+        serde.deserialize("t", b"{")

@@ -185,6 +185,33 @@ def test_memory_scan_reads_values_late_and_skips_deleted_keys() -> None:
     assert list(scan) == [(b"a", b"late"), (b"c", b"C!")]
 
 
+def test_memory_backend_scans_see_keys_put_since_the_last_scan() -> None:
+    """``put`` is the dict's own setitem; the sorted keys catch up at the next scan or delete,
+    whatever mix of new keys, rewrites, deletes and re-adds came before."""
+    backend = InMemoryKeyValueBackend("m")
+    model: dict[bytes, bytes] = {}
+    ops = 0
+    for round_ in range(40):
+        for i in range(round_ % 7 + 1):  # new keys and rewrites, out of order
+            key = b"k%02d" % ((round_ * 13 + i * 29) % 50)
+            backend.put(key, b"v%d" % ops)
+            model[key] = b"v%d" % ops
+            ops += 1
+        if round_ % 3 == 0:  # a delete between unsynced puts, then the key comes back
+            victim = b"k%02d" % ((round_ * 7) % 50)
+            assert backend.delete(victim) == model.pop(victim, None)
+            backend.put(victim, b"back")
+            model[victim] = b"back"
+        if round_ % 2:
+            assert list(backend.all()) == sorted(model.items())
+            assert list(backend.reverse_range(b"k10", b"k30")) == sorted(
+                ((k, v) for k, v in model.items() if b"k10" <= k <= b"k30"), reverse=True)
+            assert list(backend.prefix_scan(b"k2")) == sorted(
+                (k, v) for k, v in model.items() if k.startswith(b"k2"))
+    assert list(backend.all()) == sorted(model.items())
+    assert backend.approximate_num_entries() == len(model) == 50
+
+
 def test_rocksdb_scan_reads_the_snapshot_taken_at_start(tmp_path: Path) -> None:
     backend = RocksDBKeyValueBackend("r")
     backend.open(tmp_path / "r")

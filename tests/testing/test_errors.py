@@ -66,6 +66,26 @@ def test_log_and_continue_skips_counts_and_logs(caplog):
     assert any("offset 1" in r.getMessage() for r in caplog.records)
 
 
+def test_log_and_continue_skips_bad_records_inside_one_piped_chunk(caplog):
+    """One ``pipe_key_value_list`` chunk (the core's ``process_rows``): the rows the source
+    cannot read are skipped, counted and logged at their own offsets, the rest go on in order."""
+    config = {"default.deserialization.exception.handler": "log_and_continue"}
+    eight = serdes.Long().serialize
+    rows = [("a", eight("in", 1)), ("b", b"abc"), ("c", eight("in", 3)), ("d", b""),
+            ("e", eight("in", 5))]
+    with ks.TopologyTestDriver(long_topology(), config) as driver:
+        raw = driver.create_input_topic("in", value_serde=serdes.Bytes())
+        with caplog.at_level(logging.WARNING, logger="kslab.core"):
+            raw.pipe_key_value_list(rows, 0, 1)
+        out = driver.create_output_topic("out")
+        assert out.read_key_values_to_list() == [("a", 1), ("c", 3), ("e", 5)]
+        assert driver.metrics()["0_0"]["dropped-records-total"] == 2
+        assert driver.metrics()["0_0"]["process-total"] == 3
+    skipped = [r.getMessage() for r in caplog.records if "Skipping record" in r.getMessage()]
+    assert [("offset 1" in m, "offset 3" in m) for m in skipped] == [(True, False),
+                                                                    (False, True)]
+
+
 def test_exception_in_processor_is_streams_error_with_record_and_node():
     topo = ks.Topology()
     topo.add_source("src", "in", key_serde="string", value_serde="string")

@@ -1,15 +1,17 @@
 """The in-memory sorted key-value backend: a dict for point operations, a sorted key list for scans.
 
-Invariant: ``_keys`` holds exactly the keys of ``_map``, sorted as unsigned bytes. Updating an
-existing key touches only the dict, so the per-record hot path (get, put of a known key) is a
-dict operation; the sorted list changes only when a key is added or removed. ``_map`` is never
-replaced, because ``get`` is bound straight to ``_map.get``.
+Invariant: ``_keys`` holds the keys of ``_map`` sorted as unsigned bytes, except the keys added
+since the last scan: those are the last ``len(_map) - len(_keys)`` keys of ``_map`` in its
+insertion order (a delete syncs first, so the two only differ by additions), and ``_sync`` adds
+them before anything reads ``_keys``. So the per-record hot path (get and put) is the dict's own
+C methods with no Python frame, and the sorted list changes only when a scan needs it. ``_map``
+is never replaced, because ``get`` and ``put`` are bound straight to its methods.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from operator import is_not
 from pathlib import Path
 
@@ -37,8 +39,19 @@ class InMemoryKeyValueBackend(KeyValueBackend):
         super().__init__(name)
         self._map: dict[bytes, bytes] = {}
         self._keys: SortedList = SortedList()
-        # The typed view calls backend.get once per record: skip a Python frame.
+        # The typed view calls backend.get and put once per record: skip a Python frame
+        # (a subclass with a put of its own keeps it).
         self.get = self._map.get  # type: ignore[method-assign]
+        if type(self).put is InMemoryKeyValueBackend.put:
+            self.put = self._map.__setitem__  # type: ignore[method-assign]
+
+    def _sync(self) -> SortedList:
+        """The sorted keys, with the keys added since the last scan (see the invariant)."""
+        keys = self._keys
+        added = len(self._map) - len(keys)
+        if added:
+            keys.update(islice(reversed(self._map), added))
+        return keys
 
     def open(self, directory: Path | None) -> None:
         """Nothing to open: memory is ready."""
@@ -55,12 +68,13 @@ class InMemoryKeyValueBackend(KeyValueBackend):
         """The value at ``key``, or ``None``."""
         return self._map.get(key)
 
-    def put(self, key: bytes, value: bytes) -> None:
+    def put(self, key: bytes, value: bytes) -> None:  # replaced per instance by _map's setitem
         """Write ``value`` at ``key``; only a new key touches the sorted list."""
         entries = self._map
-        if key not in entries:
-            self._keys.add(key)
+        known = key in entries
         entries[key] = value
+        if not known:
+            self._sync()
 
     def put_if_absent(self, key: bytes, value: bytes) -> bytes | None:
         """Write only when ``key`` is absent; return the value that was there."""
@@ -79,16 +93,17 @@ class InMemoryKeyValueBackend(KeyValueBackend):
 
     def delete(self, key: bytes) -> bytes | None:
         """Remove ``key``; return the value that was there."""
+        keys = self._sync()
         old = self._map.pop(key, None)
         if old is not None:
-            self._keys.remove(key)
+            keys.remove(key)
         return old
 
     def range(self, from_key: bytes | None, to_key: bytes | None) -> Iterator[tuple[bytes, bytes]]:
         """Pairs with ``from_key <= key <= to_key``, ascending."""
         if is_inverted(self.name, from_key, to_key):
             return iter(())
-        return self._scan(list(self._keys.irange(from_key, to_key)))
+        return self._scan(list(self._sync().irange(from_key, to_key)))
 
     def reverse_range(
         self, from_key: bytes | None, to_key: bytes | None
@@ -96,12 +111,12 @@ class InMemoryKeyValueBackend(KeyValueBackend):
         """Pairs with ``from_key <= key <= to_key``, descending."""
         if is_inverted(self.name, from_key, to_key):
             return iter(())
-        return self._scan(list(self._keys.irange(from_key, to_key, reverse=True)))
+        return self._scan(list(self._sync().irange(from_key, to_key, reverse=True)))
 
     def prefix_scan(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
         """Pairs whose key starts with ``prefix``, ascending."""
         end = increment(prefix)
-        return self._scan(list(self._keys.irange(prefix, end, inclusive=(True, False))))
+        return self._scan(list(self._sync().irange(prefix, end, inclusive=(True, False))))
 
     def approximate_num_entries(self) -> int:
         """The exact number of keys."""
