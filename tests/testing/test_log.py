@@ -134,3 +134,54 @@ def test_drain_unpacking_slices_values_once_anything_else_wrote_the_log(other_wr
     columns, unpacked = log.drain_unpacking(None, long_)
     assert unpacked == (False, False)
     assert columns[1][0] == long_.pack(1)
+
+
+def test_encoding_writes_mixed_with_appends_extends_reads_and_truncates_keep_order(monkeypatch):
+    """An encoding writer's records wait in the tail (bytes as the codec made them); every
+    other write, a point read and a truncate move them into the columns first, a tail of
+    ``_TAIL_LIMIT`` records moves by itself, and a drain of tail records reads them as they
+    are: the log reads back the same records in the same order whichever way they came."""
+    from kslab.testing import _log
+
+    monkeypatch.setattr(_log, "_TAIL_LIMIT", 3)
+    long_ = struct.Struct(">q")
+    log = RecordLog()
+    write = log.encoding_writer(str.encode, long_.pack, print)
+    expected: list[tuple] = []
+
+    def wrote(key, value, ts, partition=0):
+        expected.append((None if key is None else key.encode(),
+                         None if value is None else long_.pack(value), None, ts, partition))
+
+    write(None, Record("a", 1, 1)), wrote("a", 1, 1)
+    write(None, Record("b", 2, 2)), wrote("b", 2, 2)
+    log.append(b"c", long_.pack(3), None, 3, 0), wrote("c", 3, 3)  # moves the tail first
+    for i in range(4, 9):  # the tail settles by itself after 3
+        write(None, Record(f"k{i}", i, i)), wrote(f"k{i}", i, i)
+    assert log.record(3) == expected[3]  # a point read in the tail
+    write(None, Record(None, 9, 9)), wrote(None, 9, 9)
+    log.extend([(b"x", None, None, 10, 0)]), wrote("x", None, 10)
+    write(None, Record("y", 11, 11)), wrote("y", 11, 11)
+    mark = log.mark()
+    write(None, Record("gone", 12, 12))
+    log.truncate(mark)  # cuts inside the tail
+    assert list(log) == expected
+    assert log.total == len(expected) == 11
+
+
+def test_a_drain_of_tail_records_unpacks_and_slices_as_the_columns_do():
+    long_ = struct.Struct(">q")
+    log = RecordLog()
+    write = log.encoding_writer(str.encode, long_.pack, print)
+    for i in range(5):
+        write(None, Record(f"w{i}", i * 10, i))
+    log.popleft()
+    columns, unpacked = log.drain_unpacking(long_, long_)
+    assert unpacked == (False, True)
+    assert columns == ([b"w1", b"w2", b"w3", b"w4"], [10, 20, 30, 40], [None] * 4,
+                       [1, 2, 3, 4], [0, 0, 0, 0])
+    write(None, Record(None, None, 5))
+    columns, unpacked = log.drain_unpacking(long_, long_)
+    assert unpacked == (False, False)  # a tombstone: values as bytes (None kept)
+    assert columns == ([None], [None], [None], [5], [0])
+    assert log.record(2) == (b"w2", long_.pack(20), None, 2, 0)
