@@ -8,12 +8,6 @@ once (orjson's keep ~4 KB of buffer each: keeping them would cost 800 MB per 200
 records), an append is a few C calls, and a bulk read slices each column in one pass
 (bench/README.md). Invariant: records are only appended; reading moves a cursor, and
 ``truncate`` (for ``restore``) is the only way records disappear.
-
-A sink's encoding writer (C-level codecs: ``bytes`` of exactly their size) appends its keys and
-values to two plain lists instead, the tail: the columns hold the first ``len(_key_ends)``
-records, the tail the rest, up to ``_TAIL_LIMIT`` records before it moves into the columns.
-Every reader but the bulk drain first moves the tail (``_settle``); the drain of records that
-are all in the tail reads the tail's ``bytes`` as they are.
 """
 
 from __future__ import annotations
@@ -27,8 +21,6 @@ from typing import Any
 
 __all__ = ["RecordLog", "gc_paused"]
 
-_TAIL_LIMIT = 1 << 16  # tail records kept as bytes objects (~80 bytes each) before settling
-
 
 class RecordLog:
     """Serialized records ``(key, value, headers, timestamp, partition[, topic])`` in order.
@@ -37,9 +29,9 @@ class RecordLog:
     record (the history, which holds every input topic).
     """
 
-    __slots__ = ("_headers", "_key_ends", "_keys", "_partitions", "_start", "_tail_keys",
-                 "_tail_values", "_timestamps", "_topic_ids", "_topics", "_topics_by_name",
-                 "_value_ends", "_value_width", "_values")
+    __slots__ = ("_headers", "_key_ends", "_keys", "_partitions", "_start", "_timestamps",
+                 "_topic_ids", "_topics", "_topics_by_name", "_value_ends", "_value_width",
+                 "_values")
 
     def __init__(self, *, with_topics: bool = False) -> None:
         self._keys = bytearray()
@@ -49,8 +41,6 @@ class RecordLog:
         self._timestamps = array("q")
         self._partitions: array | None = None  # made at the first partition other than 0
         self._headers: dict[int, Any] = {}
-        self._tail_keys: list[bytes | None] = []  # see the module docstring
-        self._tail_values: list[bytes | None] = []
         self._start = 0
         # Every value in the log is exactly this many bytes (None: no value yet; -1: unknown),
         # so a read can unpack the column whole (drain_unpacking). Only an encoding writer of
@@ -63,8 +53,6 @@ class RecordLog:
     def append(self, key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
                partition: int, topic: str | None = None) -> None:
         """Add one record at the end."""
-        if self._tail_keys:
-            self._settle()
         self._value_width = -1
         if headers:
             self._headers[len(self._timestamps)] = headers
@@ -97,12 +85,12 @@ class RecordLog:
         ``None``) and appending it at partition 0 in one call: a sink's whole hot path. A
         record a codec refuses goes to ``fallback(record)``, which serializes it the slow way
         (or raises the serde's error)."""
-        tail_keys = self._tail_keys
-        add_key, add_value = tail_keys.append, self._tail_values.append
+        keys, values = self._keys, self._values
+        add_key, add_value = keys.extend, values.extend
+        end_key, end_value = self._key_ends.append, self._value_ends.append
         timestamps = self._timestamps
         add_timestamp = timestamps.append
         all_headers = self._headers
-        settle = self._settle
 
         def write(node: Any, record: Any) -> None:
             key, value = record.key, record.value
@@ -115,15 +103,20 @@ class RecordLog:
             headers = record._headers
             if headers:
                 all_headers[len(timestamps)] = headers
-            add_key(key_bytes)
-            add_value(value_bytes)
-            add_timestamp(record.timestamp)
+            if key_bytes is None:
+                end_key(~len(keys))
+            else:
+                add_key(key_bytes)
+                end_key(len(keys))
             if value_bytes is None:
                 self._value_width = -1
+                end_value(~len(values))
+            else:
+                add_value(value_bytes)
+                end_value(len(values))
+            add_timestamp(record.timestamp)
             if self._partitions is not None:
                 self._partitions.append(0)
-            if len(tail_keys) >= _TAIL_LIMIT:
-                settle()
 
         if self._topic_ids is not None:  # a log with topics needs append's topic argument
             return lambda node, record: fallback(record)
@@ -131,15 +124,6 @@ class RecordLog:
         if self._value_width != width:
             self._value_width = width if self._value_width is None else -1
         return write
-
-    def _settle(self) -> None:
-        """Move the tail's records into the columns."""
-        tail_keys, tail_values = self._tail_keys, self._tail_values
-        if tail_keys:
-            _append_column(self._keys, self._key_ends, tail_keys)
-            _append_column(self._values, self._value_ends, tail_values)
-            tail_keys.clear()
-            tail_values.clear()
 
     def _partition_column(self, before: int) -> array:
         """The partition column, made when the first record of a partition other than 0 comes,
@@ -159,8 +143,6 @@ class RecordLog:
         self._value_width = -1
         if not rows:
             return
-        if self._tail_keys:
-            self._settle()
         keys, values, headers, timestamps, partitions = zip(*rows, strict=True)
         if any(headers):
             for index, item in enumerate(headers, len(self._timestamps)):
@@ -178,8 +160,6 @@ class RecordLog:
 
     def record(self, index: int) -> tuple[Any, ...]:
         """Record ``index`` (absolute) as ``(key, value, headers, timestamp, partition)``."""
-        if self._tail_keys:
-            self._settle()
         return (_field(self._keys, self._key_ends, index),
                 _field(self._values, self._value_ends, index),
                 self._headers.get(index), self._timestamps[index],
@@ -229,25 +209,12 @@ class RecordLog:
         all_headers, partitions = self._headers, self._partitions
         headers = ([all_headers.get(i) for i in range(start, end)]
                    if all_headers else [None] * (end - start))
-        settled = len(self._key_ends)
-        if start >= settled:  # all in the tail: its bytes as they are
-            key_fields = self._tail_keys[start - settled:]
-            value_fields = self._tail_values[start - settled:]
-            keys = _unpacked_fields(key_fields, key_struct, -1)
-            values = _unpacked_fields(value_fields, value_struct, self._value_width)
-            key_column = key_fields if keys is None else keys
-            value_column = value_fields if values is None else values
-        else:
-            self._settle()
-            keys = _unpacked(self._keys, self._key_ends, start, end, key_struct, -1)
-            values = _unpacked(self._values, self._value_ends, start, end, value_struct,
-                               self._value_width)
-            key_column = _column(self._keys, self._key_ends, start, end) if keys is None \
-                else keys
-            value_column = _column(self._values, self._value_ends, start, end) \
-                if values is None else values
-        columns = (key_column,
-                   value_column,
+        keys = _unpacked(self._keys, self._key_ends, start, end, key_struct, -1)
+        values = _unpacked(self._values, self._value_ends, start, end, value_struct,
+                           self._value_width)
+        columns = (_column(self._keys, self._key_ends, start, end) if keys is None else keys,
+                   _column(self._values, self._value_ends, start, end) if values is None
+                   else values,
                    headers,
                    self._timestamps[start:end].tolist(),
                    [0] * (end - start) if partitions is None
@@ -276,7 +243,6 @@ class RecordLog:
         """Drop what was appended after ``mark`` and unread what was read since."""
         total, start = mark
         if total < len(self._timestamps):
-            self._settle()
             del self._keys[_end_before(self._key_ends, total):]
             del self._values[_end_before(self._value_ends, total):]
             for column in (self._key_ends, self._value_ends, self._timestamps,
@@ -329,14 +295,6 @@ def _unpacked(data: bytearray, ends: array, start: int, stop: int, struct: Any,
         return None
     with memoryview(data) as view:
         return list(chain.from_iterable(struct.iter_unpack(view[_end_before(ends, start):])))
-
-
-def _unpacked_fields(fields: list[bytes | None], struct: Any,
-                     width: int | None) -> list[Any] | None:
-    """``_unpacked`` for fields held as ``bytes``: one join and one C pass."""
-    if struct is None or not fields or width != struct.size:
-        return None
-    return list(chain.from_iterable(struct.iter_unpack(b"".join(fields))))  # type: ignore[arg-type]
 
 
 def _column(data: bytearray, ends: array, start: int, stop: int) -> list[bytes | None]:
