@@ -157,20 +157,26 @@ class TestInputTopic:
     def _pipe_many(self, pairs: Iterable[Any], start: Any, advance: Any) -> None:
         ts = to_millis(start)
         step = to_millis(advance) or 0
-        rows = []
-        for key, value in pairs:
-            rows.append((key, value, ts, None, None))
-            if ts is not None:
-                ts += step
-        self._pipe_rows(rows)
+        with gc_paused():  # the rows die by reference counting (see gc_paused)
+            rows = []
+            for key, value in pairs:
+                rows.append((key, value, ts, None, None))
+                if ts is not None:
+                    ts += step
+            self._pipe_rows(rows)
 
     def _pipe_rows(self, rows: Iterable[tuple[Any, Any, Any, Any, Any]]) -> None:
         """Serialize ``(key, value, timestamp, headers, partition)`` rows and pipe them in order.
 
         Rows go in chunks through the driver's fast path (small chunks keep memory flat); a
         serde error pipes the rows before the bad one and then raises, as piping them one by
-        one would.
+        one would. The cyclic GC is paused for the whole pipe, not chunk by chunk: resuming it
+        after each chunk ran a collection per chunk.
         """
+        with gc_paused():
+            self._pipe_rows_paused(rows)
+
+    def _pipe_rows_paused(self, rows: Iterable[tuple[Any, Any, Any, Any, Any]]) -> None:
         topic = self.name
         key_ser, value_ser = self.key_serde.serialize, self.value_serde.serialize
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
