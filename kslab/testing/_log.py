@@ -8,6 +8,11 @@ once (orjson's keep ~4 KB of buffer each: keeping them would cost 800 MB per 200
 records), an append is a few C calls, and a bulk read slices each column in one pass
 (bench/README.md). Invariant: records are only appended; reading moves a cursor, and
 ``truncate`` (for ``restore``) is the only way records disappear.
+
+A fixed-width encoding writer (a ``Struct``'s ``pack``: ``Long`` counts) leaves its values' end
+offsets implicit while every value in the log is that wide: ``_value_ends`` may then be shorter
+than ``_timestamps``, each missing end one width after the one before. Anything that reads the
+ends, writes another value, or lets the widths vary first calls ``_fill_value_ends``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,10 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate, chain
 from typing import Any
 
-__all__ = ["RecordLog", "gc_paused"]
+__all__ = ["TEXT", "RecordLog", "gc_paused"]
+
+# ``drain_unpacking``'s codec for a column of UTF-8 text (the ``String`` serde's bytes)
+TEXT: Any = "utf-8 text"
 
 
 class RecordLog:
@@ -53,6 +61,7 @@ class RecordLog:
     def append(self, key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
                partition: int, topic: str | None = None) -> None:
         """Add one record at the end."""
+        self._fill_value_ends()
         self._value_width = -1
         if headers:
             self._headers[len(self._timestamps)] = headers
@@ -86,13 +95,14 @@ class RecordLog:
         record a codec refuses goes to ``fallback(record)``, which serializes it the slow way
         (or raises the serde's error)."""
         keys, values = self._keys, self._values
-        add_key, add_value = keys.extend, values.extend
         end_key, end_value = self._key_ends.append, self._value_ends.append
         timestamps = self._timestamps
         add_timestamp = timestamps.append
         all_headers = self._headers
+        fill = self._fill_value_ends
 
         def write(node: Any, record: Any) -> None:
+            nonlocal keys, values  # ``+=`` on the bytearrays: the same objects, one less call
             key, value = record.key, record.value
             try:
                 key_bytes = None if key is None else key_encode(key)
@@ -106,14 +116,16 @@ class RecordLog:
             if key_bytes is None:
                 end_key(~len(keys))
             else:
-                add_key(key_bytes)
+                keys += key_bytes
                 end_key(len(keys))
             if value_bytes is None:
+                fill()
                 self._value_width = -1
                 end_value(~len(values))
             else:
-                add_value(value_bytes)
-                end_value(len(values))
+                values += value_bytes
+                if self._value_width != width:  # else the end stays implicit (module doc)
+                    end_value(len(values))
             add_timestamp(record.timestamp)
             if self._partitions is not None:
                 self._partitions.append(0)
@@ -121,9 +133,23 @@ class RecordLog:
         if self._topic_ids is not None:  # a log with topics needs append's topic argument
             return lambda node, record: fallback(record)
         width = getattr(getattr(value_encode, "__self__", None), "size", -1)  # a Struct's pack
+        if width <= 0:
+            width = -1
         if self._value_width != width:
+            self._fill_value_ends()
             self._value_width = width if self._value_width is None else -1
+        if width < 0:
+            width = -2  # never the log's width: this writer writes every end
         return write
+
+    def _fill_value_ends(self) -> None:
+        """Write the implicit value ends a fixed-width writer left (see the module docstring)."""
+        ends = self._value_ends
+        missing = len(self._timestamps) - len(ends)
+        if missing:
+            width = self._value_width
+            base = _end_before(ends, len(ends))
+            ends.extend(range(base + width, base + width * missing + 1, width))
 
     def _partition_column(self, before: int) -> array:
         """The partition column, made when the first record of a partition other than 0 comes,
@@ -140,6 +166,7 @@ class RecordLog:
 
     def extend(self, rows: list[tuple[Any, ...]], topic: str | None = None) -> None:
         """Append ``(key, value, headers, timestamp, partition)`` rows, all of ``topic``."""
+        self._fill_value_ends()
         self._value_width = -1
         if not rows:
             return
@@ -160,6 +187,7 @@ class RecordLog:
 
     def record(self, index: int) -> tuple[Any, ...]:
         """Record ``index`` (absolute) as ``(key, value, headers, timestamp, partition)``."""
+        self._fill_value_ends()
         return (_field(self._keys, self._key_ends, index),
                 _field(self._values, self._value_ends, index),
                 self._headers.get(index), self._timestamps[index],
@@ -202,15 +230,20 @@ class RecordLog:
         self, key_struct: Any, value_struct: Any
     ) -> tuple[tuple[list[Any], list[Any], list[Any], list[int], list[int]], tuple[bool, bool]]:
         """``drain_columns``, where a column of fields all exactly ``struct.Struct`` wide (a
-        fixed-width serde's bytes) comes back unpacked in one C pass instead of sliced; the
-        second item says which of keys and values were (``None``: never unpack that column).
+        fixed-width serde's bytes) comes back unpacked in one C pass instead of sliced, and a
+        ``TEXT`` column of ASCII fields with no ``None`` as ``str`` sliced from one decoded
+        string; the second item says which of keys and values were (``None``: never decode
+        that column here).
         """
+        self._fill_value_ends()
         start, end = self._start, len(self._timestamps)
         all_headers, partitions = self._headers, self._partitions
         headers = ([all_headers.get(i) for i in range(start, end)]
                    if all_headers else [None] * (end - start))
-        keys = _unpacked(self._keys, self._key_ends, start, end, key_struct, -1)
-        values = _unpacked(self._values, self._value_ends, start, end, value_struct,
+        keys = _text(self._keys, self._key_ends, start, end) if key_struct is TEXT \
+            else _unpacked(self._keys, self._key_ends, start, end, key_struct, -1)
+        values = _text(self._values, self._value_ends, start, end) if value_struct is TEXT \
+            else _unpacked(self._values, self._value_ends, start, end, value_struct,
                            self._value_width)
         columns = (_column(self._keys, self._key_ends, start, end) if keys is None else keys,
                    _column(self._values, self._value_ends, start, end) if values is None
@@ -242,6 +275,7 @@ class RecordLog:
     def truncate(self, mark: tuple[int, int]) -> None:
         """Drop what was appended after ``mark`` and unread what was read since."""
         total, start = mark
+        self._fill_value_ends()
         if total < len(self._timestamps):
             del self._keys[_end_before(self._key_ends, total):]
             del self._values[_end_before(self._value_ends, total):]
@@ -295,6 +329,22 @@ def _unpacked(data: bytearray, ends: array, start: int, stop: int, struct: Any,
         return None
     with memoryview(data) as view:
         return list(chain.from_iterable(struct.iter_unpack(view[_end_before(ends, start):])))
+
+
+def _text(data: bytearray, ends: array, start: int, stop: int) -> list[str] | None:
+    """Records ``start`` to ``stop`` (the last) as ``str`` when their fields are all ASCII and
+    none is ``None`` (then byte offsets are character offsets); ``None`` otherwise."""
+    if start == stop:
+        return None
+    base = _end_before(ends, start)
+    with memoryview(data) as view:
+        buffer = bytes(view[base:])
+    section = ends[start:stop]
+    if not buffer.isascii() or min(section) < 0:
+        return None
+    text = buffer.decode("ascii")
+    offsets = [end - base for end in section] if base else section.tolist()
+    return [text[a:b] for a, b in zip([0, *offsets[:-1]], offsets, strict=True)]
 
 
 def _column(data: bytearray, ends: array, start: int, stop: int) -> list[bytes | None]:

@@ -21,7 +21,7 @@ from kslab.errors import (
 )
 from kslab.records import Headers, KeyValue, TestRecord, as_headers
 from kslab.serdes._base import fast_deserializer, fast_serializer
-from kslab.testing._log import gc_paused
+from kslab.testing._log import TEXT, gc_paused
 from kslab.testing.frames import frame_rows, records_frame, to_millis
 
 if TYPE_CHECKING:
@@ -407,7 +407,13 @@ def _decode_column(
 
 
 def _struct_of(serde: Any) -> Any:
-    """The ``struct.Struct`` of a fixed-width built-in serde (its fast deserializer is the
-    struct's bound ``unpack``, see ``serdes._base.fast_deserializer``), else ``None``."""
+    """How the log may decode a column of ``serde`` itself (``RecordLog.drain_unpacking``):
+    the ``struct.Struct`` of a fixed-width built-in serde (its fast deserializer is the
+    struct's bound ``unpack``, see ``serdes._base.fast_deserializer``), ``TEXT`` for the
+    UTF-8 ``String`` (``bytes.decode``), else ``None``."""
     fast = fast_deserializer(serde)
-    return fast[0].__self__ if fast is not None and fast[1] else None
+    if fast is None:
+        return None
+    if fast[0] is bytes.decode:
+        return TEXT
+    return fast[0].__self__ if fast[1] else None

@@ -134,3 +134,80 @@ def test_drain_unpacking_slices_values_once_anything_else_wrote_the_log(other_wr
     columns, unpacked = log.drain_unpacking(None, long_)
     assert unpacked == (False, False)
     assert columns[1][0] == long_.pack(1)
+
+
+def test_a_fixed_width_writers_implicit_value_ends_read_back_whatever_comes_between():
+    """A ``Long`` writer leaves its values' ends implicit; a point read, a truncate inside
+    them, a tombstone, an ``append``, and a second writer of another width each fill them in
+    first, so every record reads back as written."""
+    long_, int_ = struct.Struct(">q"), struct.Struct(">i")
+    log = RecordLog()
+    longs = log.encoding_writer(str.encode, long_.pack, print)
+    expected: list[tuple] = []
+
+    def write(writer, packer, key, value, ts):
+        writer(None, Record(key, value, ts))
+        expected.append((key.encode(), None if value is None else packer.pack(value), None, ts,
+                         0))
+
+    for i in range(4):
+        write(longs, long_, f"k{i}", i * 100, i)
+    assert log.record(2) == expected[2]
+    write(longs, long_, "k4", 400, 4)
+    mark = log.mark()
+    write(longs, long_, "gone", 1, 5)
+    log.truncate(mark)
+    expected.pop()
+    write(longs, long_, "k5", None, 5)  # a tombstone: widths vary from here on
+    write(longs, long_, "k6", 600, 6)
+    log.append(b"k7", b"seven", None, 7, 0)
+    expected.append((b"k7", b"seven", None, 7, 0))
+    write(log.encoding_writer(str.encode, int_.pack, print), int_, "k8", 8, 8)
+    write(longs, long_, "k9", 900, 9)
+    assert list(log) == expected
+
+    fresh = RecordLog()  # all implicit, then drained unpacked and read back one by one
+    longs = fresh.encoding_writer(str.encode, long_.pack, print)
+    for i in range(3):
+        longs(None, Record(f"w{i}", -i, i))
+    (keys, values, _, timestamps, _), unpacked = fresh.drain_unpacking(long_, long_)
+    assert (keys, values, timestamps, unpacked) == ([b"w0", b"w1", b"w2"], [0, -1, -2],
+                                                    [0, 1, 2], (False, True))
+    assert fresh.record(1) == (b"w1", long_.pack(-1), None, 1, 0)
+    ints = fresh.encoding_writer(str.encode, int_.pack, print)  # another width
+    ints(None, Record("i", 7, 3))
+    assert fresh.record(3) == (b"i", int_.pack(7), None, 3, 0)
+    assert fresh.drain_unpacking(long_, long_)[1] == (False, False)
+
+
+def test_a_text_column_comes_back_as_str_only_when_all_ascii_and_present():
+    from kslab.testing._log import TEXT
+
+    log = RecordLog()
+    write = log.encoding_writer(str.encode, str.encode, print)
+    for key, value in (("a", "x"), ("bc", ""), ("d", "yz")):
+        write(None, Record(key, value, 0))
+    log.popleft()
+    (keys, values, *_), decoded = log.drain_unpacking(TEXT, TEXT)
+    assert (keys, values, decoded) == (["bc", "d"], ["", "yz"], (True, True))
+    write(None, Record("é", None, 1))  # not ASCII, and a None value: both left as bytes
+    (keys, values, *_), decoded = log.drain_unpacking(TEXT, TEXT)
+    assert (keys, values, decoded) == (["é".encode()], [None], (False, False))
+
+
+def test_output_reads_decode_ascii_and_other_text_alike():
+    import kslab as ks
+    from kslab import serdes
+
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde=serdes.String(), value_serde=serdes.String())
+    topo.add_sink("out", "out", "src", key_serde=serdes.String(), value_serde=serdes.String())
+    pairs = [("plain", "ascii"), ("naïve", "日本"), (None, "k"), ("k", None), ("", "")]
+    with ks.TopologyTestDriver(topo) as driver:
+        driver.create_input_topic("in").pipe_key_value_list(pairs[:2])
+        out = driver.create_output_topic("out")
+        assert out.read_key_values_to_list() == pairs[:2]
+        driver.create_input_topic("in").pipe_key_value_list(pairs)
+        assert out.read_key_values_to_list() == pairs
+        driver.create_input_topic("in").pipe_key_value_list([("a", "b"), ("c", "d")])
+        assert out.read_key_values_to_map() == {"a": "b", "c": "d"}
