@@ -421,6 +421,41 @@ class _FastDecodingIterator(KeyValueIterator):
         self._kdec, self._kidx = store._kdec, store._kdec_indexed
         self._vdec, self._vidx = store._vdec, store._vdec_indexed
 
+    def __iter__(self) -> Iterator[KeyValue]:  # type: ignore[override]
+        """What a ``for`` loop runs: ``__next__``'s steps in a generator (a resumed generator
+        costs less than a method call per pair). Each step reads this iterator's state, so
+        ``has_next``/``peek_next_key``/``next`` and ``close`` in the loop's body act as on
+        ``__next__``; a step with a peeked pair, or after a close, is ``__next__`` itself."""
+        return self._steps()
+
+    def _steps(self) -> Iterator[KeyValue]:
+        kdec, vdec, kidx, vidx = self._kdec, self._vdec, self._kidx, self._vidx
+        while True:
+            source = self._source
+            if source is None or self._pending is not None:
+                try:
+                    item = self.__next__()  # a peeked pair, exhausted, or closed (raises)
+                except StopIteration:
+                    return
+                yield item
+                continue
+            entry = next(source, None)
+            if entry is None:
+                self._source = None  # exhausted: let go of the backend's scan
+                return
+            key_bytes, value_bytes = entry
+            try:
+                key = kdec(key_bytes)
+                value = vdec(value_bytes)
+            except Exception:
+                yield KeyValue(self._decode_key(key_bytes), self._decode_value(value_bytes))
+                continue
+            if kidx:
+                key = key[0]
+            if vidx:
+                value = value[0]
+            yield _new_tuple(KeyValue, (key, value))
+
     def __next__(self) -> KeyValue:
         entry = self._pending
         if entry is not None:

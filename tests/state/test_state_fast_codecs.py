@@ -42,6 +42,43 @@ def test_bad_stored_bytes_raise_the_stores_error_on_get_and_scan(make_kv: Any) -
         store.get("a")
     with pytest.raises(StoreError, match="cannot deserialize value bytes 01 with value serde"):
         next(store.all())
+    with pytest.raises(StoreError, match="cannot deserialize value bytes 01 with value serde"):
+        list(store.all())  # the for-loop's generator takes the same path
     with store.range(b"\xfe".decode("latin-1"), None) as entries, \
             pytest.raises(StoreError, match="cannot deserialize key bytes ff with key serde"):
         next(entries)
+
+
+@pytest.mark.parametrize("kind", ["memory", "rocksdb"])
+def test_a_for_loop_over_a_scan_sees_peeks_deletes_and_close_in_its_body(make_kv: Any,
+                                                                        kind: str) -> None:
+    """``for`` over a fast-decoding scan runs a generator; what the body does to the iterator
+    or the store acts on the next step as it does for ``next()``."""
+    store = make_kv(kind, serdes.String(), serdes.Long())
+    for i, key in enumerate("abcdef"):
+        store.put(key, i)
+    seen: list[Any] = []
+    with store.all() as entries:
+        for kv in entries:
+            seen.append(kv)
+            if kv.key == "a":
+                assert entries.peek_next_key() == "b"  # peeked: the loop still yields it
+                assert entries.has_next()
+            if kv.key == "b":
+                assert entries.next() == KeyValue("c", 2)  # taken here: the loop skips it
+            if kv.key == "d":
+                store.put("f", 50)
+            if kv.key == "e":
+                break
+        assert next(entries) == KeyValue("f", 50 if kind == "memory" else 5)
+        with pytest.raises(StopIteration):
+            next(entries)
+        assert list(entries) == []
+    assert seen == [KeyValue("a", 0), KeyValue("b", 1), KeyValue("d", 3), KeyValue("e", 4)]
+    entries = store.all()
+    for _kv in entries:
+        entries.close()
+        break
+    with pytest.raises(StoreError, match="is closed because it was closed"):
+        for _kv in entries:
+            pass
