@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import struct as _struct
+import sys
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
+from operator import sub
 from typing import Any
 
 __all__ = ["TEXT", "RecordLog", "gc_paused"]
@@ -227,13 +230,14 @@ class RecordLog:
         return self.drain_unpacking(None, None)[0]
 
     def drain_unpacking(
-        self, key_struct: Any, value_struct: Any
+        self, key_struct: Any, value_struct: Any, *, where: bool = True
     ) -> tuple[tuple[list[Any], list[Any], list[Any], list[int], list[int]], tuple[bool, bool]]:
         """``drain_columns``, where a column of fields all exactly ``struct.Struct`` wide (a
         fixed-width serde's bytes) comes back unpacked in one C pass instead of sliced, and a
         ``TEXT`` column of ASCII fields with no ``None`` as ``str`` sliced from one decoded
         string; the second item says which of keys and values were (``None``: never decode
-        that column here).
+        that column here). ``where=False`` leaves the timestamp and partition columns empty
+        (reads of keys and values only).
         """
         self._fill_value_ends()
         start, end = self._start, len(self._timestamps)
@@ -249,8 +253,8 @@ class RecordLog:
                    _column(self._values, self._value_ends, start, end) if values is None
                    else values,
                    headers,
-                   self._timestamps[start:end].tolist(),
-                   [0] * (end - start) if partitions is None
+                   self._timestamps[start:end].tolist() if where else [],
+                   [] if not where else [0] * (end - start) if partitions is None
                    else partitions[start:end].tolist())
         self._start = end
         return columns, (keys is not None, values is not None)
@@ -328,7 +332,32 @@ def _unpacked(data: bytearray, ends: array, start: int, stop: int, struct: Any,
     if struct is None or start == stop or width != struct.size:
         return None
     with memoryview(data) as view:
-        return list(chain.from_iterable(struct.iter_unpack(view[_end_before(ends, start):])))
+        fields = view[_end_before(ends, start):]
+        typecode = _ARRAY_TYPECODES.get(struct.format)
+        if typecode is None:
+            return list(chain.from_iterable(struct.iter_unpack(fields)))
+        numbers = array(typecode)  # the same numbers, without a tuple per field
+        numbers.frombytes(fields)
+    if _SWAP:
+        numbers.byteswap()
+    return numbers.tolist()
+
+
+# Big-endian struct formats an ``array`` of the same width reads (after a byte swap here)
+_ARRAY_TYPECODES = {fmt: code for fmt, code in ((">q", "q"), (">i", "i"), (">h", "h"),
+                                                (">d", "d"), (">f", "f"))
+                    if array(code).itemsize == _struct.calcsize(fmt)}
+_SWAP = sys.byteorder == "little"
+
+
+def _offsets(ends: array, start: int, stop: int) -> tuple[int, list[int]]:
+    """Where record ``start``'s bytes begin, and the end offsets of records ``start`` to
+    ``stop`` counted from there (negative where a field is ``None``)."""
+    base = _end_before(ends, start)
+    offsets = ends[start:stop].tolist()
+    if base:
+        offsets = list(map(sub, offsets, repeat(base)))
+    return base, offsets
 
 
 def _text(data: bytearray, ends: array, start: int, stop: int) -> list[str] | None:
@@ -336,32 +365,28 @@ def _text(data: bytearray, ends: array, start: int, stop: int) -> list[str] | No
     none is ``None`` (then byte offsets are character offsets); ``None`` otherwise."""
     if start == stop:
         return None
-    base = _end_before(ends, start)
+    base, offsets = _offsets(ends, start, stop)
     with memoryview(data) as view:
         buffer = bytes(view[base:])
-    section = ends[start:stop]
-    if not buffer.isascii() or min(section) < 0:
+    if not buffer.isascii() or min(offsets) < 0:
         return None
-    text = buffer.decode("ascii")
-    offsets = [end - base for end in section] if base else section.tolist()
-    return [text[a:b] for a, b in zip([0, *offsets[:-1]], offsets, strict=True)]
+    text = buffer.decode("ascii")  # (previous end, end) pairs: the first list is one longer
+    return [text[a:b] for a, b in zip([0, *offsets], offsets, strict=False)]
 
 
 def _column(data: bytearray, ends: array, start: int, stop: int) -> list[bytes | None]:
     """The fields of records ``start`` to ``stop`` (the last record in the log) as bytes."""
     if start == stop:
         return []
-    base = _end_before(ends, start)
+    base, offsets = _offsets(ends, start, stop)
     with memoryview(data) as view:  # one copy, not a bytearray slice and then bytes
         buffer = bytes(view[base:])
-    section = ends[start:stop]
-    if min(section) >= 0:  # no None: one comprehension over (start, end) pairs
-        offsets = [end - base for end in section] if base else section.tolist()
-        return [buffer[a:b] for a, b in zip([0, *offsets[:-1]], offsets, strict=True)]
+    if min(offsets) >= 0:  # no None: one comprehension over (previous end, end) pairs
+        return [buffer[a:b] for a, b in zip([0, *offsets], offsets, strict=False)]
     out: list[bytes | None] = []
     append = out.append
     position = 0
-    for end in section:
+    for end in ends[start:stop]:
         if end < 0:
             append(None)
         else:

@@ -305,17 +305,17 @@ class TestOutputTopic:
 
     def read_values_to_list(self) -> list[Any]:
         """Every remaining value."""
-        return self._drain()[1]
+        return self._drain(where=False)[1]
 
     def read_key_values_to_list(self) -> list[KeyValue]:
         """Every remaining record as ``KeyValue``."""
-        keys, values, _, _, _ = self._drain()
+        keys, values, _, _, _ = self._drain(where=False)
         with gc_paused():
             return list(map(tuple.__new__, repeat(KeyValue), zip(keys, values, strict=True)))
 
     def read_key_values_to_map(self) -> dict[Any, Any]:
         """The last value per key (a tombstone leaves ``None``); ``None`` keys are refused."""
-        keys, values, _, _, _ = self._drain()
+        keys, values, _, _, _ = self._drain(where=False)
         if None in keys:
             msg = (
                 "Null keys not allowed with readKeyValuesToMap method: output topic "
@@ -331,16 +331,18 @@ class TestOutputTopic:
             return [TestRecord(k, v, ts, h if h is not None else Headers())
                     for k, v, ts, h in zip(keys, values, timestamps, headers, strict=True)]
 
-    def _drain(self) -> tuple[list[Any], list[Any], list[Any], list[int], list[int]]:
+    def _drain(self, *, where: bool = True
+               ) -> tuple[list[Any], list[Any], list[Any], list[int], list[int]]:
         """Every remaining record, decoded, as columns; a bad record raises with its location
-        after the good ones before it were read, as one-by-one reads would."""
+        after the good ones before it were read, as one-by-one reads would. ``where=False``:
+        keys, values and headers only (timestamps and partitions come back empty)."""
         log = self._driver._output_queue(self.name)
         mark = log.mark()
         topic = self.name
         key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
         with gc_paused():
             columns, unpacked = log.drain_unpacking(_struct_of(self.key_serde),
-                                                    _struct_of(self.value_serde))
+                                                    _struct_of(self.value_serde), where=where)
             keys, values, headers, timestamps, partitions = columns
             try:
                 if not unpacked[0]:
