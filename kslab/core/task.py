@@ -43,7 +43,8 @@ from kslab.topology.topology import Topology
 
 __all__ = ["RecordCollector", "StreamTask", "TaskMetrics"]
 
-_UNDECODED: Any = object()  # process_rows: a row the inline decoding leaves to process_now
+class _Undecoded(Exception):
+    """process_rows: a row its inline decoding leaves to process_now (a negative timestamp)."""
 
 log = logging.getLogger("kslab.core")
 
@@ -472,13 +473,14 @@ class StreamTask:
             self.idle.on_record(self.clock(), group.stream_time)
         return True
 
-    def process_rows(self, queue: RecordQueue, offset: int, rows: Iterable[tuple], *,
+    def process_rows(self, queue: RecordQueue, offset: int,
+                     rows: Iterable[tuple[Any, Any, Any, int, Any]], *,
                      commit_each: bool = False,
                      on_sent: Callable[[], None] | None = None) -> int:
-        """Process serialized rows ``(key, value, headers, timestamp, ...)`` of ``queue``'s
-        partition, from ``offset`` on, on an idle task: each as ``process_now`` followed by the
-        stream-time punctuations due, then (``commit_each``) a commit when one would do
-        anything, then ``on_sent()`` when the collector holds what the record sent.
+        """Process serialized rows ``(key, value, headers, timestamp, partition)`` of
+        ``queue``'s partition, from ``offset`` on, on an idle task: each as ``process_now``
+        followed by the stream-time punctuations due, then (``commit_each``) a commit when one
+        would do anything, then ``on_sent()`` when the collector holds what the record sent.
 
         The engines' hot loop: with the built-in serdes' C-level codecs and the record's own
         timestamp it decodes and forwards inline, with no call per record but the source's
@@ -487,69 +489,82 @@ class StreamTask:
         leaves ``processed_rows`` saying how many came before it."""
         decoder = queue._deserializer
         kdec, vdec = decoder._kdec, decoder._vdec
-        inline = (decoder._extractor is None and kdec is not None and vdec is not None
-                  and self.idle is None and "process_now" not in self.__dict__)
-        kidx, vidx = decoder._kidx, decoder._vidx
         topic, partition = queue.topic, queue.partition
-        context, group, metrics = self.context, self.partition_group, self.metrics
-        source = queue.source
         heap = self.stream_time_queue._heap
         caches = self._caches
-        pending = self.collector.pending
+        pending = self.collector.pending if on_sent is not None else ()
         process_now = self.process_now
         done = 0
         self.processed_rows = 0
-        for row in rows:
-            key_bytes, value_bytes, headers, timestamp = row[0], row[1], row[2], row[3]
-            if inline and timestamp >= 0:
+        if not (decoder._extractor is None and kdec is not None and vdec is not None
+                and self.idle is None and "process_now" not in self.__dict__):
+            try:
+                for key_bytes, value_bytes, headers, timestamp, _ in rows:
+                    if process_now((topic, partition, offset, timestamp, key_bytes,
+                                    value_bytes, headers), queue) and heap:
+                        self.maybe_punctuate_stream_time()
+                    if commit_each and (caches or self.commit_requested):
+                        self.commit()
+                    if pending:
+                        on_sent()  # type: ignore[misc]
+                    done += 1
+                    offset += 1
+            finally:
+                self.processed_rows = done
+            return done
+        kidx, vidx = decoder._kidx, decoder._vidx
+        context, group, metrics = self.context, self.partition_group, self.metrics
+        source = queue.source
+        try:
+            for key_bytes, value_bytes, headers, timestamp, _ in rows:
                 try:
                     key = None if key_bytes is None else kdec(key_bytes)
                     value = None if value_bytes is None else vdec(value_bytes)
-                except Exception:
-                    key = value = _UNDECODED
-                if kidx and key_bytes is not None and key is not _UNDECODED:
-                    key = key[0]
-                if vidx and value_bytes is not None and value is not _UNDECODED:
-                    value = value[0]
-            else:
-                key = _UNDECODED
-            if key is _UNDECODED or value is _UNDECODED:
-                if process_now((topic, partition, offset, timestamp, key_bytes, value_bytes,
-                                headers), queue) and heap:
-                    self.maybe_punctuate_stream_time()
-            else:  # process_now, inlined
-                if timestamp > queue.partition_time:
-                    queue.partition_time = timestamp
-                if timestamp > group.stream_time:
-                    group.stream_time = timestamp
-                elif timestamp < group.stream_time:
-                    metrics.late(group.stream_time - timestamp)
-                context.topic, context.partition, context.offset = topic, partition, offset
-                if headers is None:
-                    record = _new_record()
-                    record.key = key
-                    record.value = value
-                    record.timestamp = timestamp
-                    record._headers = None
-                    record.__class__ = Record
-                else:
-                    record = Record(key, value, timestamp, headers)
-                context.record = record
-                context.current = source
-                try:
+                    if timestamp < 0:
+                        raise _Undecoded
+                except Exception:  # process_now gives the outcome: a skip or the error
+                    if process_now((topic, partition, offset, timestamp, key_bytes,
+                                    value_bytes, headers), queue) and heap:
+                        self.maybe_punctuate_stream_time()
+                else:  # process_now, inlined
+                    if kidx and key_bytes is not None:
+                        key = key[0]
+                    if vidx and value_bytes is not None:
+                        value = value[0]
+                    if timestamp > queue.partition_time:
+                        queue.partition_time = timestamp
+                    if timestamp > group.stream_time:
+                        group.stream_time = timestamp
+                    elif timestamp < group.stream_time:
+                        metrics.late(group.stream_time - timestamp)
+                    context.topic, context.partition, context.offset = topic, partition, offset
+                    if headers is None:
+                        record = _new_record()
+                        record.key = key
+                        record.value = value
+                        record.timestamp = timestamp
+                        record._headers = None
+                        record.__class__ = Record
+                    else:
+                        record = Record(key, value, timestamp, headers)
+                    context.record = record
+                    context.current = source
                     context.process_source(record)
-                finally:
                     context.current = None
-                metrics.processed += 1
-                if heap:
-                    self.maybe_punctuate_stream_time()
-            if commit_each and (caches or self.commit_requested):
-                self.commit()
-            if pending and on_sent is not None:
-                on_sent()
-            done += 1
+                    metrics.processed += 1
+                    if heap:
+                        self.maybe_punctuate_stream_time()
+                if commit_each and (caches or self.commit_requested):
+                    self.commit()
+                if pending:
+                    on_sent()  # type: ignore[misc]
+                done += 1
+                offset += 1
+        except BaseException:
+            context.current = None
+            raise
+        finally:
             self.processed_rows = done
-            offset += 1
         return done
 
     def _run(self, source: SourceRuntime, stamped: tuple) -> None:

@@ -195,3 +195,20 @@ def test_forward_to_unknown_child_names_children():
         ks.StreamsError, match=r"Unknown downstream node: 'nope'.*'a'"
     ):
         driver.create_input_topic("in").pipe_input("k", "v", 0)
+
+
+def test_a_value_the_input_serde_refuses_mid_list_pipes_the_rows_before_it_and_names_it():
+    """``pipe_value_list`` serializes a chunk at once; a value the serde refuses in its third
+    chunk pipes every row before it (processed, in the history) and raises the serde's error
+    for that row; nothing after it is piped."""
+    topo = ks.Topology()
+    topo.add_source("src", "in", key_serde="string", value_serde="string")
+    topo.add_sink("out", "out", "src", key_serde="string", value_serde="string")
+    values: list[object] = [f"v{i}" for i in range(700)]
+    values[600] = 600
+    with ks.TopologyTestDriver(topo) as driver:
+        with pytest.raises(ks.SerdeError, match=r"input topic 'in' cannot serialize value 600"):
+            driver.create_input_topic("in").pipe_value_list(values, 0, 1)
+        out = driver.create_output_topic("out").read_values_to_list()
+        assert out == values[:600]
+        assert len(driver.history) == 600
