@@ -43,10 +43,11 @@ from kslab.topology.topology import Topology
 
 __all__ = ["RecordCollector", "StreamTask", "TaskMetrics"]
 
+log = logging.getLogger("kslab.core")
+
+
 class _Undecoded(Exception):
     """process_rows: a row its inline decoding leaves to process_now (a negative timestamp)."""
-
-log = logging.getLogger("kslab.core")
 
 
 class RecordCollector(Protocol):
