@@ -46,10 +46,6 @@ __all__ = ["RecordCollector", "StreamTask", "TaskMetrics"]
 log = logging.getLogger("kslab.core")
 
 
-class _Undecoded(Exception):
-    """process_rows: a row its inline decoding leaves to process_now (a negative timestamp)."""
-
-
 class RecordCollector(Protocol):
     """Where a task's output goes: the engine's producer (or the driver's in-memory topics)."""
 
@@ -495,39 +491,24 @@ class StreamTask:
         caches = self._caches
         pending = self.collector.pending if on_sent is not None else ()
         process_now = self.process_now
-        done = 0
-        self.processed_rows = 0
-        if not (decoder._extractor is None and kdec is not None and vdec is not None
-                and self.idle is None and "process_now" not in self.__dict__):
-            try:
-                for key_bytes, value_bytes, headers, timestamp, _ in rows:
-                    if process_now((topic, partition, offset, timestamp, key_bytes,
-                                    value_bytes, headers), queue) and heap:
-                        self.maybe_punctuate_stream_time()
-                    if commit_each and (caches or self.commit_requested):
-                        self.commit()
-                    if pending:
-                        on_sent()  # type: ignore[misc]
-                    done += 1
-                    offset += 1
-            finally:
-                self.processed_rows = done
-            return done
+        inline = (decoder._extractor is None and kdec is not None and vdec is not None
+                  and self.idle is None and "process_now" not in self.__dict__)
         kidx, vidx = decoder._kidx, decoder._vidx
         context, group, metrics = self.context, self.partition_group, self.metrics
         source = queue.source
+        done = 0
+        self.processed_rows = 0
         try:
             for key_bytes, value_bytes, headers, timestamp, _ in rows:
-                try:
-                    key = None if key_bytes is None else kdec(key_bytes)
-                    value = None if value_bytes is None else vdec(value_bytes)
-                    if timestamp < 0:
-                        raise _Undecoded
-                except Exception:  # process_now gives the outcome: a skip or the error
-                    if process_now((topic, partition, offset, timestamp, key_bytes,
-                                    value_bytes, headers), queue) and heap:
-                        self.maybe_punctuate_stream_time()
-                else:  # process_now, inlined
+                decoded = False
+                if inline:
+                    try:
+                        key = None if key_bytes is None else kdec(key_bytes)
+                        value = None if value_bytes is None else vdec(value_bytes)
+                        decoded = timestamp >= 0
+                    except Exception:
+                        pass  # process_now gives the outcome: a skip or the error
+                if decoded:  # process_now, inlined
                     if kidx and key_bytes is not None:
                         key = key[0]
                     if vidx and value_bytes is not None:
@@ -539,7 +520,7 @@ class StreamTask:
                     elif timestamp < group.stream_time:
                         metrics.late(group.stream_time - timestamp)
                     context.topic, context.partition, context.offset = topic, partition, offset
-                    if headers is None:
+                    if headers is None:  # records.source_record, inlined
                         record = _new_record()
                         record.key = key
                         record.value = value
@@ -555,6 +536,9 @@ class StreamTask:
                     metrics.processed += 1
                     if heap:
                         self.maybe_punctuate_stream_time()
+                elif process_now((topic, partition, offset, timestamp, key_bytes, value_bytes,
+                                  headers), queue) and heap:
+                    self.maybe_punctuate_stream_time()
                 if commit_each and (caches or self.commit_requested):
                     self.commit()
                 if pending:
