@@ -463,12 +463,14 @@ def _test_record_time_and_headers(timestamp: Any, headers: Any) -> tuple[int | N
         else:
             timestamp = timestamp.__index__()  # numpy integers, ...
         if timestamp < 0:
-            msg = (
-                f"TestRecord timestamp must be non-negative, got {timestamp}; give ms since "
-                "the epoch (>= 0), a datetime, or None for the input topic's clock"
-            )
-            raise InvalidArgumentError(msg)
+            raise InvalidArgumentError(invalid_timestamp(timestamp))
     return timestamp, None if headers is None else as_headers(headers)
+
+
+def invalid_timestamp(timestamp: int) -> str:
+    """Java's ``TestRecord`` refusal of a negative timestamp in ms, and what to give instead."""
+    return (f"Invalid timestamp: {timestamp}. Timestamp should always be non-negative or null; "
+            "give ms since the epoch (>= 0), a datetime, or None for the input topic's clock")
 
 
 def _java_str(value: Any) -> str:

@@ -104,3 +104,14 @@ def test_key_value_prints_as_java() -> None:
     assert str(ks.KeyValue("k", 1)) == "KeyValue(k, 1)"
     assert str(ks.KeyValue(None, None)) == "KeyValue(null, null)"
     assert repr(ks.KeyValue("k", 1)) == "KeyValue(key='k', value=1)"
+
+
+def test_a_negative_test_record_timestamp_is_refused_with_javas_text():
+    import pytest
+
+    from kslab.errors import InvalidArgumentError
+    from kslab.records import TestRecord
+
+    with pytest.raises(InvalidArgumentError, match=r"^Invalid timestamp: -1\. Timestamp should "
+                                                   r"always be non-negative or null; give ms"):
+        TestRecord("k", "v", -1)
