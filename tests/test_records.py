@@ -107,8 +107,6 @@ def test_key_value_prints_as_java() -> None:
 
 
 def test_a_negative_test_record_timestamp_is_refused_with_javas_text():
-    import pytest
-
     from kslab.errors import InvalidArgumentError
     from kslab.records import TestRecord
 
