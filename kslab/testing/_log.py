@@ -170,7 +170,6 @@ class RecordLog:
     def extend(self, rows: list[tuple[Any, ...]], topic: str | None = None) -> None:
         """Append ``(key, value, headers, timestamp, partition)`` rows, all of ``topic``."""
         self._fill_value_ends()
-        self._value_width = -1
         if not rows:
             return
         keys, values, headers, timestamps, partitions = zip(*rows, strict=True)
@@ -179,7 +178,13 @@ class RecordLog:
                 if item:
                     self._headers[index] = item
         _append_column(self._keys, self._key_ends, keys)
-        _append_column(self._values, self._value_ends, values)
+        widths = _append_column(self._values, self._value_ends, values)
+        # every value still the same width (no None among them): reads may unpack the column
+        width = self._value_width
+        if widths is None or widths[0] != widths[1] or width not in (None, widths[0]):
+            self._value_width = -1
+        else:
+            self._value_width = widths[0]
         if self._partitions is None and any(partitions):
             self._partition_column(len(self._timestamps))
         self._timestamps.extend(timestamps)
@@ -292,15 +297,23 @@ class RecordLog:
         self._start = start
 
 
-def _append_column(data: bytearray, ends: array, fields: Sequence[bytes | None]) -> None:
-    """Append ``fields`` to a column: their bytes to ``data``, their end offsets to ``ends``."""
+def _append_column(data: bytearray, ends: array,
+                   fields: Sequence[bytes | None]) -> tuple[int, int] | None:
+    """Append ``fields`` to a column: their bytes to ``data``, their end offsets to ``ends``.
+    Returns the smallest and largest field length, or ``None`` when a field was ``None``."""
     position = len(data)
-    if None not in fields:  # the usual case, all in C
-        data += b"".join(fields)  # type: ignore[arg-type]
+    try:  # the usual case, all in C (len(None) raises: then the loop below)
         lengths = list(map(len, fields))  # type: ignore[arg-type]
+    except TypeError:
+        pass
+    else:
+        if not lengths:
+            return None
+        data += b"".join(fields)  # type: ignore[arg-type]
+        widths = min(lengths), max(lengths)
         lengths[0] += position
         ends.extend(accumulate(lengths))
-        return
+        return widths
     for field in fields:
         if field is None:
             ends.append(~position)
@@ -308,6 +321,7 @@ def _append_column(data: bytearray, ends: array, fields: Sequence[bytes | None])
             position += len(field)
             ends.append(position)
     data += b"".join([field for field in fields if field is not None])
+    return None
 
 
 def _end_before(ends: array, index: int) -> int:

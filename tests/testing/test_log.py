@@ -234,3 +234,26 @@ def test_a_fixed_width_value_column_reads_back_as_the_struct_unpacks_it(fmt, val
     expected = [packer.unpack(packer.pack(v))[0] for v in values[1:]]
     assert [struct.pack(">d", v) for v in read] == [struct.pack(">d", v) for v in expected]
     assert [type(v) for v in read] == [type(v) for v in expected]
+
+
+def test_extended_rows_of_one_width_keep_the_value_column_unpackable():
+    """``extend`` (the bulk path's writes) keeps the log's value width while every value it
+    adds has it, so a fixed-width read unpacks the column; a ``None`` or another width makes
+    it unknown for good."""
+    long_ = struct.Struct(">q")
+    log = RecordLog()
+    log.extend([(b"a", long_.pack(1), None, 0, None), (b"b", long_.pack(2), None, 1, None)])
+    write = log.encoding_writer(str.encode, long_.pack, print)  # the same width: implicit ends
+    write(None, Record("c", 3, 2))
+    log.extend([(b"d", long_.pack(4), None, 3, None)])
+    (keys, values, *_), unpacked = log.drain_unpacking(None, long_)
+    assert (keys, values, unpacked) == ([b"a", b"b", b"c", b"d"], [1, 2, 3, 4], (False, True))
+    log.extend([(b"e", None, None, 4, None)])
+    log.extend([(b"f", long_.pack(6), None, 5, None)])
+    (keys, values, *_), unpacked = log.drain_unpacking(None, long_)
+    assert (values, unpacked) == ([None, long_.pack(6)], (False, False))
+    mixed = RecordLog()
+    mixed.extend([(b"a", b"12345678", None, 0, None), (b"b", b"1234", None, 1, None)])
+    assert mixed.drain_unpacking(None, long_)[1] == (False, False)
+    assert list(mixed) == []
+    assert mixed.record(1) == (b"b", b"1234", None, 1, 0)
