@@ -66,6 +66,12 @@ def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any
     pack, unpack = _TIMESTAMP.pack, _TIMESTAMP.unpack_from
     out_topic = sink.topic
     key_ser, value_ser = sink._key_ser, sink._value_ser
+    # the serdes' C-level codecs (serdes._base): a Long count's bytes without a method call;
+    # where one refuses, the serde's own method gives the bytes or the error
+    vdec, vidx, venc = store._vdec, store._vdec_indexed, store._venc
+    key_enc, value_enc = sink._key_enc, sink._value_enc
+    fast = vdec is not None and venc is not None and key_enc is not None \
+        and value_enc is not None
     out: list[tuple[Any, ...]] = []
     append = out.append
     if key_bytes_of is None:
@@ -90,18 +96,44 @@ def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any
         if stored is None:
             new = 1
         else:
-            new = vdes(store_topic, stored[8:]) + 1
+            new = None
+            if fast:
+                try:
+                    new = vdec(stored[8:])
+                except Exception:
+                    pass
+                else:
+                    if vidx:
+                        new = new[0]
+            if new is None:
+                new = vdes(store_topic, stored[8:])
+            new += 1
             old_timestamp = unpack(stored)[0]
             if old_timestamp > timestamp:
                 timestamp = old_timestamp
-        raw = vser(store_topic, new)
+        raw = None
+        if fast:
+            try:
+                raw = venc(new)
+            except Exception:
+                pass
+        if raw is None:
+            raw = vser(store_topic, new)
         bput(key_bytes, pack(timestamp) + raw)
         if collect is not None:
             collect((key_bytes, raw, None, timestamp, 0))
         elif log is not None:
             log(name, key_bytes, raw, timestamp)
-        append((key_ser(out_topic, key, header), value_ser(out_topic, new, header), header,
-                timestamp, 0))
+        row = None
+        if fast:
+            try:
+                row = (key_enc(key), value_enc(new), header, timestamp, 0)
+            except Exception:
+                pass
+        if row is None:
+            row = (key_ser(out_topic, key, header), value_ser(out_topic, new, header), header,
+                   timestamp, 0)
+        append(row)
     if last_key is not None and last_key.__class__ in _MEMO:  # as the store's get-then-put
         store._memo_key, store._memo_key_bytes = last_key, key_bytes  # of the last key leaves it
     return out

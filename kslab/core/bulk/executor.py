@@ -10,7 +10,7 @@ and the task's context.
 
 from __future__ import annotations
 
-from itertools import accumulate
+from itertools import accumulate, repeat
 from operator import sub
 from typing import Any, Protocol
 
@@ -21,6 +21,7 @@ from kslab.core.bulk.windowed import tumbling_count
 from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
 from kslab.records import Headers, Record, Window, Windowed, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
+from kslab.serdes._base import fast_deserializer, fast_serializer
 
 __all__ = ["BulkExecutor", "EnginePort"]
 
@@ -60,6 +61,36 @@ class _Stage:
         self.cols = Columns(keys, values, list(range(len(keys))))
         self.out_rows: list[tuple[Any, ...]] = []
         self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
+
+
+def _decoded(serde: Any, topic: str, fields: list[Any], headers: list[Any]) -> list[Any]:
+    """``serde.deserialize(topic, field, header)`` of each field: in C through the serde's
+    fast codec when it takes them all (``serdes._base.fast_deserializer``), else the serde's
+    own method (which gives the value or raises its error)."""
+    fast = fast_deserializer(serde)
+    if fast is not None:
+        decode, indexed = fast
+        try:
+            decoded = [None if field is None else decode(field) for field in fields]
+        except Exception:
+            pass
+        else:
+            if not indexed:
+                return decoded
+            return [None if value is None else value[0] for value in decoded]
+    return list(map(serde.deserialize, repeat(topic), fields, headers))
+
+
+def _encoded(serde: Any, topic: str, items: list[Any], headers: list[Any]) -> list[Any]:
+    """``serde.serialize(topic, item, header)`` of each item, in C through the serde's fast
+    codec where it takes them all (``serdes._base.fast_serializer``)."""
+    encode = fast_serializer(serde)
+    if encode is not None:
+        try:
+            return [None if item is None else encode(item) for item in items]
+        except Exception:
+            pass
+    return list(map(serde.serialize, repeat(topic), items, headers))
 
 
 def _store_key_serializer(count: CountStep) -> Any:
@@ -158,17 +189,14 @@ class BulkExecutor:
 
     def _prepare(self, plan: Chain, topic: str, rows: list[tuple[Any, ...]]
                  ) -> list[_Stage] | None:
-        kdes = plan.source.key_serde.deserialize
-        vdes = plan.source.value_serde.deserialize
-        keys, values, timestamps, headers = [], [], [], []
-        for key_bytes, value_bytes, header, timestamp, _ in rows:
-            if timestamp < 0:
-                return None  # the record path raises the negative-timestamp error
-            keys.append(kdes(topic, key_bytes, header))
-            values.append(vdes(topic, value_bytes, header))
-            timestamps.append(timestamp)
-            headers.append(header if header is None or header.__class__ is Headers
-                           else as_headers(header))
+        key_fields, value_fields, headers, timestamps, _ = (list(c) for c in zip(*rows,
+                                                                                 strict=True))
+        if min(timestamps) < 0:
+            return None  # the record path raises the negative-timestamp error
+        headers = [header if header is None or header.__class__ is Headers
+                   else as_headers(header) for header in headers]
+        keys = _decoded(plan.source.key_serde, topic, key_fields, headers)
+        values = _decoded(plan.source.value_serde, topic, value_fields, headers)
         stage = _Stage(plan, topic, keys, values, timestamps, headers, list(range(len(rows))))
         stages = [stage]
         while True:
@@ -182,13 +210,14 @@ class BulkExecutor:
                 stage.key_bytes = _count_key_bytes(chain.count, cols.keys)
                 return stages
             sink = chain.sink
-            out_topic, kser, vser = sink.topic, sink._key_ser, sink._value_ser
+            out_topic = sink.topic
             ts, hs = stage.timestamps, stage.headers
+            out_headers = [hs[row] for row in cols.origin]
             out = stage.out_rows
-            for key, value, row in zip(cols.keys, cols.values, cols.origin, strict=True):
-                header = hs[row]
-                out.append((kser(out_topic, key, header), vser(out_topic, value, header),
-                            header, ts[row], 0))
+            out.extend(zip(_encoded(sink.key_serde, out_topic, cols.keys, out_headers),
+                           _encoded(sink.value_serde, out_topic, cols.values, out_headers),
+                           out_headers, [ts[row] for row in cols.origin],
+                           repeat(0, len(out_headers)), strict=True))
             downstream = chain.downstream
             if downstream is None:
                 return stages
