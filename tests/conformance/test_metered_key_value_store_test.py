@@ -29,14 +29,18 @@ import pytest
 import kslab as ks
 from kslab.state import KeyValueBytesStoreSupplier
 from kslab.state.backends import InMemoryKeyValueBackend
-from tests.conformance._kv_store_support import RecordingContext
+from tests.conformance._metered_support import (
+    APPLICATION_ID,
+    S,
+    TopicRecordingSerde,
+    built,
+)
+from tests.conformance._metered_support import ChangelogContext as _Context
 
-APPLICATION_ID = "test-app"
 STORE_NAME = "store-name"
 CHANGELOG_TOPIC = "changelog-topic"
 KEY, VALUE = "key", "value"
 KEY_BYTES, VALUE_BYTES = b"key", b"value"
-S = ks.serdes.String()
 
 
 class _Supplier(KeyValueBytesStoreSupplier):
@@ -50,34 +54,6 @@ class _Supplier(KeyValueBytesStoreSupplier):
         return self.inner
 
 
-class _Context(RecordingContext):
-    """``context.changelogFor(STORE_NAME)`` is ``changelog-topic``."""
-
-    def __init__(self, changelog: str | None) -> None:
-        super().__init__(None, S, S)
-        self.application_id = APPLICATION_ID
-        self._changelog = changelog
-
-    def changelog_topic(self, store_name: str) -> str:
-        return self._changelog or super().changelog_topic(store_name)
-
-
-class TopicRecordingSerde:
-    """A String serde that records the topic of every call (Java's mocks that answer only for
-    the expected topic)."""
-
-    def __init__(self) -> None:
-        self.topics: list[str] = []
-
-    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
-        self.topics.append(topic)
-        return S.serialize(topic, data)
-
-    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
-        self.topics.append(topic)
-        return S.deserialize(topic, data)
-
-
 @pytest.fixture
 def inner() -> InMemoryKeyValueBackend:
     return InMemoryKeyValueBackend(STORE_NAME)
@@ -85,12 +61,8 @@ def inner() -> InMemoryKeyValueBackend:
 
 def build(inner: Any, key_serde: Any = S, value_serde: Any = S, *, logging: bool = True,
           caching: bool = False) -> Any:
-    builder = ks.Stores.key_value_store_builder(_Supplier(inner), key_serde, value_serde)
-    if not logging:
-        builder = builder.with_logging_disabled()
-    if caching:
-        builder = builder.with_caching_enabled()
-    return builder.build()
+    return built(ks.Stores.key_value_store_builder(_Supplier(inner), key_serde, value_serde),
+                 logging=logging, caching=caching)
 
 
 @pytest.fixture

@@ -30,10 +30,14 @@ import kslab as ks
 from kslab.state.backends import InMemoryKeyValueBackend
 from kslab.state.session import session_key
 from kslab.state.windowed_builders import SessionBytesStoreSupplier
-from tests.conformance._kv_store_support import RecordingContext
-from tests.conformance.test_metered_key_value_store_test import TopicRecordingSerde
+from tests.conformance._metered_support import (
+    APPLICATION_ID,
+    S,
+    TopicRecordingSerde,
+    built,
+)
+from tests.conformance._metered_support import ChangelogContext as _Context
 
-APPLICATION_ID = "test-app"
 STORE_NAME = "mocked-store"
 CHANGELOG_TOPIC = "changelog-topic"
 KEY, VALUE = "key", "value"
@@ -43,7 +47,6 @@ WINDOWED_KEY_BYTES = session_key(KEY_BYTES, 0, 0)
 START_TIMESTAMP, END_TIMESTAMP = 24, 42
 RETENTION_PERIOD = 100
 LONG_MAX = 2**63 - 1
-S = ks.serdes.String()
 
 
 class _Supplier(SessionBytesStoreSupplier):
@@ -57,18 +60,6 @@ class _Supplier(SessionBytesStoreSupplier):
         return self.inner
 
 
-class _Context(RecordingContext):
-    """``context.changelogFor(STORE_NAME)`` is ``changelog-topic`` when given."""
-
-    def __init__(self, changelog: str | None) -> None:
-        super().__init__(None, S, S)
-        self.application_id = APPLICATION_ID
-        self._changelog = changelog
-
-    def changelog_topic(self, store_name: str) -> str:
-        return self._changelog or super().changelog_topic(store_name)
-
-
 @pytest.fixture
 def inner() -> InMemoryKeyValueBackend:
     return InMemoryKeyValueBackend(STORE_NAME)
@@ -76,12 +67,8 @@ def inner() -> InMemoryKeyValueBackend:
 
 def build(inner: Any, key_serde: Any = S, value_serde: Any = S, *, logging: bool = True,
           caching: bool = False) -> Any:
-    builder = ks.Stores.session_store_builder(_Supplier(inner), key_serde, value_serde)
-    if not logging:
-        builder = builder.with_logging_disabled()
-    if caching:
-        builder = builder.with_caching_enabled()
-    return builder.build()
+    return built(ks.Stores.session_store_builder(_Supplier(inner), key_serde, value_serde),
+                 logging=logging, caching=caching)
 
 
 def init(store: Any, changelog: str | None = CHANGELOG_TOPIC) -> Any:

@@ -29,16 +29,20 @@ import pytest
 import kslab as ks
 from kslab.state import KeyValueBytesStoreSupplier
 from kslab.state.backends import InMemoryKeyValueBackend
-from tests.conformance._kv_store_support import RecordingContext
+from tests.conformance._metered_support import (
+    APPLICATION_ID,
+    ChangelogContext,
+    S,
+    TopicRecordingSerde,
+    built,
+)
 
-APPLICATION_ID = "test-app"
 STORE_NAME = "store-name"
 CHANGELOG_TOPIC = "changelog-topic-name"
 KEY = "key"
 KEY_BYTES = b"key"
 VALUE_AND_TIMESTAMP = ks.ValueAndTimestamp("value", 97)
 VALUE_AND_TIMESTAMP_BYTES = b"\0\0\0\0\0\0\0avalue"  # timestamp 97 is ASCII 'a'
-S = ks.serdes.String()
 
 
 class _Supplier(KeyValueBytesStoreSupplier):
@@ -52,35 +56,12 @@ class _Supplier(KeyValueBytesStoreSupplier):
         return self.inner
 
 
-class _Context(RecordingContext):
-    """``context.changelogFor(STORE_NAME)``; ``keySerde()``/``valueSerde()`` are the defaults."""
-
-    def __init__(self, changelog: str | None, key_serde: Any = S, value_serde: Any = S) -> None:
-        super().__init__(None, key_serde, value_serde)
-        self.application_id = APPLICATION_ID
-        self._changelog = changelog
-
-    def changelog_topic(self, store_name: str) -> str:
-        return self._changelog or super().changelog_topic(store_name)
+class _Context(ChangelogContext):
+    """``ChangelogContext`` whose changelog writes keep their timestamp."""
 
     def log_change(self, store_name: str, key: bytes, value: bytes | None,
                    timestamp: int | None = None, headers: Any = None) -> None:
         self.changelog.append((store_name, key, value, timestamp))
-
-
-class TopicRecordingSerde:
-    """A String serde recording the topic of every call."""
-
-    def __init__(self) -> None:
-        self.topics: list[str] = []
-
-    def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
-        self.topics.append(topic)
-        return S.serialize(topic, data)
-
-    def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
-        self.topics.append(topic)
-        return S.deserialize(topic, data)
 
 
 @pytest.fixture
@@ -90,13 +71,9 @@ def inner() -> InMemoryKeyValueBackend:
 
 def build(inner: Any, key_serde: Any = S, value_serde: Any = S, *, logging: bool = True,
           caching: bool = False) -> Any:
-    builder = ks.Stores.timestamped_key_value_store_builder(_Supplier(inner), key_serde,
-                                                            value_serde)
-    if not logging:
-        builder = builder.with_logging_disabled()
-    if caching:
-        builder = builder.with_caching_enabled()
-    return builder.build()
+    return built(ks.Stores.timestamped_key_value_store_builder(_Supplier(inner), key_serde,
+                                                               value_serde),
+                 logging=logging, caching=caching)
 
 
 def init(store: Any, context: Any = None) -> Any:

@@ -30,16 +30,19 @@ import pytest
 import kslab as ks
 from kslab.state.backends import InMemoryKeyValueBackend
 from kslab.state.versioned import PUT_RETURN_CODE_VALID_TO_UNDEFINED, VersionedBytesStoreSupplier
-from tests.conformance._kv_store_support import RecordingContext
-from tests.conformance.test_metered_key_value_store_test import TopicRecordingSerde
+from tests.conformance._metered_support import (
+    APPLICATION_ID,
+    S,
+    TopicRecordingSerde,
+    built,
+)
+from tests.conformance._metered_support import ChangelogContext as _Context
 
 STORE_NAME = "versioned_store"
-APPLICATION_ID = "test-app"
 CHANGELOG_TOPIC = "changelog-topic"
 KEY, VALUE = "k", "v"
 TIMESTAMP = 10
 HISTORY_RETENTION = 60_000
-S = ks.serdes.String()
 
 
 class _Supplier(VersionedBytesStoreSupplier):
@@ -53,25 +56,10 @@ class _Supplier(VersionedBytesStoreSupplier):
         return self.inner
 
 
-class _Context(RecordingContext):
-    """``context.changelogFor(STORE_NAME)`` is ``changelog-topic`` when given."""
-
-    def __init__(self, changelog: str | None, state_dir: Path | None = None) -> None:
-        super().__init__(state_dir, S, S)
-        self.application_id = APPLICATION_ID
-        self._changelog = changelog
-
-    def changelog_topic(self, store_name: str) -> str:
-        return self._changelog or super().changelog_topic(store_name)
-
-
 def new_metered_store(inner: Any, key_serde: Any = S, value_serde: Any = S, *,
                       logging: bool = True) -> Any:
-    builder = ks.Stores.versioned_key_value_store_builder(_Supplier(inner), key_serde,
-                                                          value_serde)
-    if not logging:
-        builder = builder.with_logging_disabled()
-    return builder.build()
+    return built(ks.Stores.versioned_key_value_store_builder(_Supplier(inner), key_serde,
+                                                             value_serde), logging=logging)
 
 
 @pytest.fixture
@@ -179,7 +167,7 @@ def test_should_delegate_name(store: Any) -> None:
 def test_should_delegate_persistent(store: Any, tmp_path: Path) -> None:
     supplier = ks.Stores.persistent_versioned_key_value_store(STORE_NAME, HISTORY_RETENTION)
     persistent = ks.Stores.versioned_key_value_store_builder(supplier, S, S).build()
-    persistent.init(_Context(None, tmp_path), persistent)
+    persistent.init(_Context(None, state_dir=tmp_path), persistent)
     assert persistent.persistent is True
     persistent.close()
     assert store.persistent is False

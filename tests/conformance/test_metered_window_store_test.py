@@ -26,10 +26,14 @@ import kslab as ks
 from kslab.state.backends import InMemoryKeyValueBackend
 from kslab.state.window import window_key
 from kslab.state.windowed_builders import WindowBytesStoreSupplier
-from tests.conformance._kv_store_support import RecordingContext
-from tests.conformance.test_metered_key_value_store_test import TopicRecordingSerde
+from tests.conformance._metered_support import (
+    APPLICATION_ID,
+    S,
+    TopicRecordingSerde,
+    built,
+)
+from tests.conformance._metered_support import ChangelogContext as _Context
 
-APPLICATION_ID = "test-app"
 STORE_NAME = "mocked-store"
 CHANGELOG_TOPIC = "changelog-topic"
 KEY, VALUE = "key", "value"
@@ -37,7 +41,6 @@ KEY_BYTES, VALUE_BYTES = b"key", b"value"
 WINDOW_SIZE_MS = 10
 RETENTION_PERIOD = 100
 TIMESTAMP = 42
-S = ks.serdes.String()
 
 
 class _Supplier(WindowBytesStoreSupplier):
@@ -52,18 +55,6 @@ class _Supplier(WindowBytesStoreSupplier):
         return self.inner
 
 
-class _Context(RecordingContext):
-    """``context.changelogFor(STORE_NAME)`` is ``changelog-topic`` when given."""
-
-    def __init__(self, changelog: str | None) -> None:
-        super().__init__(None, S, S)
-        self.application_id = APPLICATION_ID
-        self._changelog = changelog
-
-    def changelog_topic(self, store_name: str) -> str:
-        return self._changelog or super().changelog_topic(store_name)
-
-
 @pytest.fixture
 def inner() -> InMemoryKeyValueBackend:
     return InMemoryKeyValueBackend(STORE_NAME)
@@ -71,12 +62,8 @@ def inner() -> InMemoryKeyValueBackend:
 
 def build(inner: Any, key_serde: Any = S, value_serde: Any = S, *, logging: bool = True,
           caching: bool = False) -> Any:
-    builder = ks.Stores.window_store_builder(_Supplier(inner), key_serde, value_serde)
-    if not logging:
-        builder = builder.with_logging_disabled()
-    if caching:
-        builder = builder.with_caching_enabled()
-    return builder.build()
+    return built(ks.Stores.window_store_builder(_Supplier(inner), key_serde, value_serde),
+                 logging=logging, caching=caching)
 
 
 def init(store: Any, changelog: str | None = CHANGELOG_TOPIC) -> Any:
