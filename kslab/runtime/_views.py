@@ -10,69 +10,18 @@ so the answer equals one store holding every partition. Invariant: a view never 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from kslab.errors import NoSuchElementError, StoreError
+from kslab.errors import StoreError
 from kslab.records import KeyValue
+from kslab.state.iterators import MergedIterator
 
 __all__ = ["ReadOnlySessionView", "ReadOnlyWindowView"]
 
 _MIN_TS = -(2**63)
 _MAX_TS = 2**63 - 1
 _WRITES = ("put", "put_serialized", "remove", "delete", "put_if_absent", "put_all")
-
-
-class _ViewIterator:
-    """Merged or chained per-partition iterators; a context manager that closes them all."""
-
-    def __init__(self, entries: Iterator[KeyValue], parts: list[Any]) -> None:
-        self._entries = entries
-        self._parts = parts
-        self._pending: KeyValue | None = None
-
-    def __iter__(self) -> _ViewIterator:
-        return self
-
-    def __next__(self) -> KeyValue:
-        if self._pending is not None:
-            entry, self._pending = self._pending, None
-            return entry
-        return next(self._entries)
-
-    def has_next(self) -> bool:
-        """True when another pair follows."""
-        if self._pending is None:
-            self._pending = next(self._entries, None)
-        return self._pending is not None
-
-    def next(self) -> KeyValue:
-        """The next pair; ``NoSuchElementError`` at the end (Java's ``next()``)."""
-        if not self.has_next():
-            msg = "store view iterator has no more entries; check has_next()"
-            raise NoSuchElementError(msg)
-        return self.__next__()
-
-    def peek_next_key(self) -> Any:
-        """The key ``next()`` would return."""
-        if not self.has_next():
-            msg = "store view iterator has no more entries; check has_next()"
-            raise NoSuchElementError(msg)
-        return self._pending.key  # type: ignore[union-attr]
-
-    def close(self) -> None:
-        """Close every per-partition scan."""
-        for part in self._parts:
-            close = getattr(part, "close", None)
-            if close is not None:
-                close()
-        self._parts = []
-
-    def __enter__(self) -> _ViewIterator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class _View:
@@ -91,17 +40,17 @@ class _View:
         return self._serde.serialize(self._topic, key) if self._serde is not None else key
 
     def _merge(self, scans: list[Any], order: Callable[[KeyValue], Any],
-               backward: bool) -> _ViewIterator:
-        return _ViewIterator(heapq.merge(*scans, key=order, reverse=backward), scans)
+               backward: bool) -> MergedIterator:
+        return MergedIterator(heapq.merge(*scans, key=order, reverse=backward), scans)
 
-    def _first_non_empty(self, scans: Callable[[Any], Any]) -> _ViewIterator:
+    def _first_non_empty(self, scans: Callable[[Any], Any]) -> MergedIterator:
         """The scan of the first store that has any entry (a key lives in one partition)."""
         for store in self._stores:
             scan = scans(store)
             if scan.has_next():
-                return _ViewIterator(iter(scan), [scan])
+                return MergedIterator(iter(scan), [scan])
             scan.close()
-        return _ViewIterator(iter(()), [])
+        return MergedIterator(iter(()), [])
 
     def __getattr__(self, name: str) -> Any:
         if name in _WRITES:
@@ -153,28 +102,28 @@ class ReadOnlyWindowView(_View):
         return self._first_non_empty(lambda s: s.fetch(key, time_from, time_to))
 
     def backward_fetch(self, key: Any, time_from: Any, time_to: Any = None,
-                       *args: Any) -> _ViewIterator:
+                       *args: Any) -> MergedIterator:
         """As ``fetch`` with a time range, newest first."""
         if args:
             return self._merge([s.backward_fetch(key, time_from, time_to, args[0])
                                 for s in self._stores], self._order, True)
         return self._first_non_empty(lambda s: s.backward_fetch(key, time_from, time_to))
 
-    def fetch_all(self, time_from: int, time_to: int) -> _ViewIterator:
+    def fetch_all(self, time_from: int, time_to: int) -> MergedIterator:
         """Every ``(Windowed, value)`` with a window start in ``[time_from, time_to]``."""
         return self._merge([s.fetch_all(time_from, time_to) for s in self._stores], self._order,
                            False)
 
-    def backward_fetch_all(self, time_from: int, time_to: int) -> _ViewIterator:
+    def backward_fetch_all(self, time_from: int, time_to: int) -> MergedIterator:
         """As ``fetch_all``, in reverse order."""
         return self._merge([s.backward_fetch_all(time_from, time_to) for s in self._stores],
                            self._order, True)
 
-    def all(self) -> _ViewIterator:
+    def all(self) -> MergedIterator:
         """Every live ``(Windowed, value)``."""
         return self._merge([s.all() for s in self._stores], self._order, False)
 
-    def backward_all(self) -> _ViewIterator:
+    def backward_all(self) -> MergedIterator:
         """Every live ``(Windowed, value)``, in reverse order."""
         return self._merge([s.backward_all() for s in self._stores], self._order, True)
 
@@ -201,7 +150,7 @@ class ReadOnlySessionView(_View):
         return None
 
     def find_sessions(self, key: Any, earliest_session_end_time: int,
-                      latest_session_start_time: int | None = None, *args: Any) -> _ViewIterator:
+                      latest_session_start_time: int | None = None, *args: Any) -> MergedIterator:
         """As ``SessionStore.find_sessions``: one key, a key range (four arguments), or every
         session ending in ``[earliest_end, latest_end]`` (two arguments)."""
         if latest_session_start_time is None:
@@ -213,7 +162,7 @@ class ReadOnlySessionView(_View):
         return self._first_non_empty(lambda s: s.find_sessions(
             key, earliest_session_end_time, latest_session_start_time))
 
-    def _ending_in(self, earliest_end: int, latest_end: int) -> _ViewIterator:
+    def _ending_in(self, earliest_end: int, latest_end: int) -> MergedIterator:
         """Every session ending in ``[earliest_end, latest_end]``, through the all-keys range
         form every session store supports (a plain RocksDB one refuses the two-argument
         ``find_sessions``, as Java's); a time-ordered store keeps its own scan and order."""
@@ -222,10 +171,10 @@ class ReadOnlySessionView(_View):
                                 for s in self._stores], self._order_by_end, False)
         scans = [s.find_sessions(None, None, earliest_end, latest_end) for s in self._stores]
         merged = heapq.merge(*scans, key=self._order)
-        return _ViewIterator((kv for kv in merged if kv.key.window.end <= latest_end), scans)
+        return MergedIterator((kv for kv in merged if kv.key.window.end <= latest_end), scans)
 
     def backward_find_sessions(self, key: Any, earliest_session_end_time: int,
-                               latest_session_start_time: int, *args: Any) -> _ViewIterator:
+                               latest_session_start_time: int, *args: Any) -> MergedIterator:
         """As ``find_sessions``, newest first."""
         if args:
             return self._merge([s.backward_find_sessions(key, earliest_session_end_time,
@@ -234,19 +183,19 @@ class ReadOnlySessionView(_View):
         return self._first_non_empty(lambda s: s.backward_find_sessions(
             key, earliest_session_end_time, latest_session_start_time))
 
-    def fetch(self, key_from: Any, key_to: Any = None) -> _ViewIterator:
+    def fetch(self, key_from: Any, key_to: Any = None) -> MergedIterator:
         """Every session of ``key_from`` (or of the keys in ``[key_from, key_to]``)."""
         if key_to is None:
             return self._first_non_empty(lambda s: s.fetch(key_from))
         return self._merge([s.fetch(key_from, key_to) for s in self._stores], self._order, False)
 
-    def backward_fetch(self, key_from: Any, key_to: Any = None) -> _ViewIterator:
+    def backward_fetch(self, key_from: Any, key_to: Any = None) -> MergedIterator:
         """As ``fetch``, newest first."""
         if key_to is None:
             return self._first_non_empty(lambda s: s.backward_fetch(key_from))
         return self._merge([s.backward_fetch(key_from, key_to) for s in self._stores],
                            self._order, True)
 
-    def all(self) -> _ViewIterator:
+    def all(self) -> MergedIterator:
         """Every live session."""
         return self._merge([s.all() for s in self._stores], self._order, False)

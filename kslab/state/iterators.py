@@ -18,7 +18,7 @@ from typing import Any
 from kslab.errors import NoSuchElementError, StoreError
 from kslab.records import KeyValue
 
-__all__ = ["KeyValueIterator"]
+__all__ = ["KeyValueIterator", "MergedIterator"]
 
 
 class KeyValueIterator:
@@ -139,3 +139,57 @@ class KeyValueIterator:
         if entry is None:
             self._source = None  # exhausted: let go of the backend's scan
         return entry
+
+
+class MergedIterator:
+    """Pairs already decoded by per-partition scans (merged or chained across the partitions of
+    a store), with Java's ``has_next``/``next``/``peek_next_key`` beside Python's protocol; a
+    context manager that closes every scan it was given."""
+
+    def __init__(self, entries: Iterator[KeyValue], parts: list[Any]) -> None:
+        self._entries = entries
+        self._parts = parts
+        self._pending: KeyValue | None = None
+
+    def __iter__(self) -> MergedIterator:
+        return self
+
+    def __next__(self) -> KeyValue:
+        if self._pending is not None:
+            entry, self._pending = self._pending, None
+            return entry
+        return next(self._entries)
+
+    def has_next(self) -> bool:
+        """True when another pair follows."""
+        if self._pending is None:
+            self._pending = next(self._entries, None)
+        return self._pending is not None
+
+    def next(self) -> KeyValue:
+        """The next pair; ``NoSuchElementError`` at the end (Java's ``next()``)."""
+        if not self.has_next():
+            msg = "store view iterator has no more entries; check has_next()"
+            raise NoSuchElementError(msg)
+        return self.__next__()
+
+    def peek_next_key(self) -> Any:
+        """The key ``next()`` would return, without moving."""
+        if not self.has_next():
+            msg = "store view iterator has no more entries; check has_next()"
+            raise NoSuchElementError(msg)
+        return self._pending.key  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        """Close every per-partition scan."""
+        for part in self._parts:
+            close = getattr(part, "close", None)
+            if close is not None:
+                close()
+        self._parts = []
+
+    def __enter__(self) -> MergedIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

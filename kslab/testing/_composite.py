@@ -10,8 +10,9 @@ import heapq
 from collections.abc import Iterator
 from typing import Any
 
-from kslab.errors import MissingArgumentError, NoSuchElementError, StoreError
+from kslab.errors import MissingArgumentError, StoreError
 from kslab.records import KeyValue
+from kslab.state.iterators import MergedIterator
 from kslab.state.keyvalue import KEY_SERDE
 
 __all__ = ["CompositeStoreView"]
@@ -35,10 +36,7 @@ class CompositeStoreView:
                 return value
         return None
 
-    def _merged(self, iterators: list[Any], reverse: bool = False) -> _MergedIterator:
-        return _MergedIterator(self._merge(iterators, reverse))
-
-    def _merge(self, iterators: list[Any], reverse: bool) -> Iterator[KeyValue]:
+    def _merged(self, iterators: list[Any], reverse: bool = False) -> MergedIterator:
         key_serde = getattr(self._stores[0], "key_serde", None)
         topic = getattr(self._stores[0], "changelog_topic", self.name)
 
@@ -47,32 +45,35 @@ class CompositeStoreView:
                 return kv.key
             return key_serde.serialize(topic, kv.key)
 
-        try:
-            yield from heapq.merge(*iterators, key=sort_key, reverse=reverse)
-        finally:
-            for it in iterators:
-                close = getattr(it, "close", None)
-                if close is not None:
-                    close()
+        def merged() -> Iterator[KeyValue]:
+            try:
+                yield from heapq.merge(*iterators, key=sort_key, reverse=reverse)
+            finally:  # exhausted: the per-partition scans let go at once
+                for it in iterators:
+                    close = getattr(it, "close", None)
+                    if close is not None:
+                        close()
 
-    def all(self) -> _MergedIterator:
+        return MergedIterator(merged(), iterators)
+
+    def all(self) -> MergedIterator:
         """Every entry across partitions, in key-byte order."""
         return self._merged([s.all() for s in self._stores])
 
-    def reverse_all(self) -> _MergedIterator:
+    def reverse_all(self) -> MergedIterator:
         """Every entry across partitions, in reverse key-byte order."""
         return self._merged([s.reverse_all() for s in self._stores], reverse=True)
 
-    def range(self, from_key: Any, to_key: Any) -> _MergedIterator:
+    def range(self, from_key: Any, to_key: Any) -> MergedIterator:
         """Entries with keys in ``[from_key, to_key]`` across partitions."""
         return self._merged([s.range(from_key, to_key) for s in self._stores])
 
-    def reverse_range(self, from_key: Any = None, to_key: Any = None) -> _MergedIterator:
+    def reverse_range(self, from_key: Any = None, to_key: Any = None) -> MergedIterator:
         """Entries with keys in ``[from_key, to_key]`` across partitions, largest key first."""
         return self._merged([s.reverse_range(from_key, to_key) for s in self._stores],
                             reverse=True)
 
-    def prefix_scan(self, prefix: Any, prefix_serde: Any = KEY_SERDE) -> _MergedIterator:
+    def prefix_scan(self, prefix: Any, prefix_serde: Any = KEY_SERDE) -> MergedIterator:
         """Entries whose serialized key starts with ``prefix``, across partitions."""
         if prefix is None:
             msg = "prefix cannot be null"
@@ -110,52 +111,3 @@ class CompositeStoreView:
             )
             raise StoreError(msg)
         raise AttributeError(name)
-
-
-class _MergedIterator:
-    """Iterates merged entries, with Java's ``hasNext``/``next``/``peekNextKey`` beside Python's
-    protocol; a context manager that closes the underlying iterators."""
-
-    def __init__(self, entries: Iterator[KeyValue]) -> None:
-        self._entries = entries
-        self._peeked: KeyValue | None = None
-
-    def __iter__(self) -> _MergedIterator:
-        return self
-
-    def __next__(self) -> KeyValue:
-        peeked = self._peeked
-        if peeked is not None:
-            self._peeked = None
-            return peeked
-        return next(self._entries)
-
-    def has_next(self) -> bool:
-        """True while an entry is left."""
-        if self._peeked is None:
-            self._peeked = next(self._entries, None)
-        return self._peeked is not None
-
-    def next(self) -> KeyValue:
-        """The next entry; ``NoSuchElementError`` when there is none (Java's ``next``)."""
-        if not self.has_next():
-            msg = "no more entries in this iterator"
-            raise NoSuchElementError(msg)
-        return next(self)
-
-    def peek_next_key(self) -> Any:
-        """The next entry's key without consuming it; ``NoSuchElementError`` at the end."""
-        if not self.has_next():
-            msg = "no more entries in this iterator"
-            raise NoSuchElementError(msg)
-        return self._peeked.key  # type: ignore[union-attr]
-
-    def close(self) -> None:
-        """Close the per-partition iterators."""
-        self._entries.close()  # type: ignore[attr-defined]
-
-    def __enter__(self) -> _MergedIterator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
