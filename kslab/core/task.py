@@ -473,11 +473,13 @@ class StreamTask:
     def process_rows(self, queue: RecordQueue, offset: int,
                      rows: Iterable[tuple[Any, Any, Any, int, Any]], *,
                      commit_each: bool = False,
-                     on_sent: Callable[[], None] | None = None) -> int:
+                     on_sent: Callable[[], None] | None = None,
+                     before: Callable[[int], None] | None = None) -> int:
         """Process serialized rows ``(key, value, headers, timestamp, partition)`` of
         ``queue``'s partition, from ``offset`` on, on an idle task: each as ``process_now``
         followed by the stream-time punctuations due, then (``commit_each``) a commit when one
-        would do anything, then ``on_sent()`` when the collector holds what the record sent.
+        would do anything, then ``on_sent()`` when the collector holds what the record sent;
+        ``before(i)`` runs before row ``i`` (a tracer noting the step).
 
         The engines' hot loop: with the built-in serdes' C-level codecs and the record's own
         timestamp it decodes and forwards inline, with no call per record but the source's
@@ -500,6 +502,8 @@ class StreamTask:
         self.processed_rows = 0
         try:
             for key_bytes, value_bytes, headers, timestamp, _ in rows:
+                if before is not None:
+                    before(done)
                 decoded = False
                 if inline:
                     try:

@@ -312,46 +312,22 @@ class TopologyTestDriver:
         history.extend(rows, topic)  # one call per chunk; cut back below if a record fails
         queue = task.queue_for(topic, 0)
         self._settled = False  # until the chunk is through: a failure leaves work queued
-        tracer = self._tracer
-        if tracer is None:
-            self._pipe_rows_now(task, queue, tp, rows, first)
-            self._settled = True
-            return
-        offsets = self._offsets
-        process_now = task.process_now
-        punctuation = task.stream_time_queue._heap
-        collector = self._collector
-        caches = task._caches  # commit() only flushes these and clears commit_requested
-        offset = offsets[tp]
-        done = 0
-        try:
-            for key, value, headers, timestamp, _ in rows:
-                offsets[tp] = offset + 1
-                tracer.step = first + done
-                if process_now((topic, 0, offset, timestamp, key, value, headers), queue) \
-                        and punctuation:
-                    task.maybe_punctuate_stream_time()
-                if caches or task.commit_requested:  # else commit() would change nothing
-                    task.commit()
-                if collector.pending:
-                    self._loop_back(task)
-                    if task.has_records():
-                        self._complete_all_work()
-                    self._settled = False
-                offset += 1
-                done += 1
-        except BaseException:
-            history.truncate((first + done + 1, 0))
-            raise
+        self._pipe_rows_now(task, queue, tp, rows, first)
         self._settled = True
 
     def _pipe_rows_now(self, task: StreamTask, queue: Any, tp: tuple[str, int],
                        rows: list[tuple[Any, ...]], first: int) -> None:
         """``_pipe_fast``'s loop done by the core's ``process_rows``: each record processed,
         punctuated and committed at once, and what it sent to the task's own topics looped
-        back before the next (the topic's offset is set first, as the next input's)."""
+        back before the next (the topic's offset is set first, as the next input's). A traced
+        driver's tracer gets each record's step before it runs."""
         offsets = self._offsets
         offset = offsets[tp]
+        tracer = self._tracer
+        before = None
+        if tracer is not None:
+            def before(index: int) -> None:
+                tracer.step = first + index
 
         def on_sent() -> None:
             offsets[tp] = offset + task.processed_rows + 1  # after the row being processed
@@ -361,7 +337,8 @@ class TopologyTestDriver:
             self._settled = False
 
         try:
-            task.process_rows(queue, offset, rows, commit_each=True, on_sent=on_sent)
+            task.process_rows(queue, offset, rows, commit_each=True, on_sent=on_sent,
+                              before=before)
         except BaseException:
             done = task.processed_rows
             offsets[tp] = offset + done + 1

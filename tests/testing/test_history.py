@@ -127,3 +127,14 @@ def test_trace_lists_nodes_forwards_and_store_writes_per_record():
             "step", "task", "node", "event", "key", "value", "timestamp", "detail"
         ]
         assert len(frame) == 10
+
+
+def test_trace_steps_each_record_of_one_piped_list():
+    """Records piped in one list go through one chunk: each still gets its own step."""
+    with ks.TopologyTestDriver(topology(), trace=True) as driver:
+        driver.create_input_topic("numbers").pipe_key_value_list([("a", 5), ("b", 2), ("a", 1)],
+                                                                 0, 1)
+        trace = driver.trace
+        assert [(e.step, e.node, e.key, e.value) for e in trace if e.event == "put"] == [
+            (0, "sum", "a", 5), (1, "sum", "b", 2), (2, "sum", "a", 6)]
+        assert trace.path(2) == ["src", "sum", "out"]
