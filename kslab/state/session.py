@@ -75,6 +75,7 @@ class SessionStore(TypedStore):
     __slots__ = ("_dropped", "_ends", "_interval", "_observed", "_retention", "_time_ordered")
 
     store_kind = "session"
+    raw_changelog = True  # its changelog holds its binary session keys, not its serdes' output
 
     def __init__(self, name: str, backend: KeyValueBackend, key_serde: Any = None,
                  value_serde: Any = None, *, retention: int, logging_enabled: bool = True,

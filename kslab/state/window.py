@@ -138,6 +138,7 @@ class WindowStore(TypedStore):
     )
 
     store_kind = "window"
+    raw_changelog = True  # its changelog holds its binary window keys, not its serdes' output
 
     def __init__(self, name: str, backend: KeyValueBackend, key_serde: Any = None,
                  value_serde: Any = None, *, retention: int, window_size: int,
@@ -581,6 +582,7 @@ class WindowStoreFacade:
     """A timestamped window store seen with plain values (Java's ``ReadOnlyWindowStoreFacade``)."""
 
     store_kind = "window"
+    raw_changelog = True
 
     def __init__(self, inner: TimestampedWindowStore) -> None:
         self._inner = inner

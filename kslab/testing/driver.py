@@ -799,15 +799,10 @@ def _refuse_built_in(name: str, store: Any) -> None:
         raise StoreError(msg)
 
 
-# stores whose changelog bytes are their own layout, not the store's serdes' output
-_RAW_CHANGELOG_KINDS = frozenset({"suppression_buffer", "time_ordered_buffer", "window",
-                                  "timestamped_window", "session", "key_value_list"})
-
-
 def _test_record_changelog(store: Any, topic: str, rec: TestRecord,
                            offset: int) -> ChangelogRecord:
     """A ``TestRecord`` from a changelog topic as the record a restore reads (partition 0)."""
-    raw = getattr(store, "store_kind", None) in _RAW_CHANGELOG_KINDS
+    raw = getattr(store, "raw_changelog", False)  # the store's own layout, not its serdes'
     key = _changelog_bytes(rec.key, store.key_serde, topic, raw)
     value = _changelog_bytes(rec.value, store.value_serde, topic, raw)
     return ChangelogRecord(key, value, rec.timestamp, rec.headers, topic, 0, offset)
