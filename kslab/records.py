@@ -384,7 +384,7 @@ class TestRecord:
     key, value, timestamp and headers; ``record_time`` is the timestamp as a UTC ``datetime``.
     """
 
-    __slots__ = ("headers", "key", "timestamp", "value")
+    __slots__ = ("_headers", "key", "timestamp", "value")
     __test__ = False  # not a pytest class
 
     def __init__(
@@ -402,7 +402,19 @@ class TestRecord:
         self.key = key
         self.value = value
         self.timestamp = timestamp
-        self.headers = headers if headers is not None else Headers()
+        self._headers = headers  # None: no headers yet (made when asked for)
+
+    @property
+    def headers(self) -> Headers:
+        """The record's headers (an empty ``Headers``, its own, when it has none)."""
+        headers = self._headers
+        if headers is None:
+            headers = self._headers = Headers()
+        return headers
+
+    @headers.setter
+    def headers(self, headers: Headers) -> None:
+        self._headers = headers
 
     @property
     def record_time(self) -> datetime | None:
@@ -425,7 +437,7 @@ class TestRecord:
         return hash((self.key, self.value, self.timestamp))
 
     def __repr__(self) -> str:
-        extra = f", headers={self.headers!r}" if self.headers else ""
+        extra = f", headers={self._headers!r}" if self._headers else ""
         return (
             f"TestRecord(key={self.key!r}, value={self.value!r}, "
             f"timestamp={self.timestamp}{extra})"

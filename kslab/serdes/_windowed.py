@@ -13,7 +13,13 @@ from typing import Any
 
 from kslab.errors import SerdeError
 from kslab.records import Window, Windowed
-from kslab.serdes._base import Serde, deserialize_error, plural, serialize_error
+from kslab.serdes._base import (
+    Serde,
+    deserialize_error,
+    fast_deserializer,
+    plural,
+    serialize_error,
+)
 from kslab.serdes._resolve import resolve
 
 __all__ = ["SessionWindowed", "TimeWindowed"]
@@ -89,6 +95,36 @@ class TimeWindowed(Serde):
         end = start + size
         window = _tuple_new(Window, (start, end if end <= LONG_MAX else LONG_MAX))
         return _tuple_new(Windowed, (self._inner.deserialize(topic, data[:cut], headers), window))
+
+    def deserialize_column(self, topic: str, column: list[Any], headers: list[Any]) -> list[Any]:
+        """``deserialize`` of each field (a reader's bulk read): the keys through the inner
+        serde's C-level codec, one ``Window`` per start. Where a field is not the common case
+        (``None``, empty, short, refused by the codec) every field takes ``deserialize``."""
+        fast = fast_deserializer(self._inner)
+        size = self._window_size
+        if fast is not None and size is not None and not fast[1]:
+            decode = fast[0]
+            suffix = 12 if self._changelog else 8
+            windows: dict[int, Window] = {}
+            out: list[Any] = []
+            append = out.append
+            try:
+                for data in column:
+                    cut = len(data) - suffix
+                    if cut < 0:
+                        break  # too short: deserialize raises its error
+                    start = _unpack_start(data, cut)[0]
+                    window = windows.get(start)
+                    if window is None:
+                        end = start + size
+                        window = windows[start] = _tuple_new(
+                            Window, (start, end if end <= LONG_MAX else LONG_MAX))
+                    append(_tuple_new(Windowed, (decode(data[:cut]), window)))
+                else:
+                    return out
+            except Exception:
+                pass
+        return list(map(self.deserialize, [topic] * len(column), column, headers))
 
     def configure(self, is_key: bool) -> Serde:
         """This serde with its inner serde configured the same way."""

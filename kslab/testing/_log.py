@@ -27,6 +27,8 @@ from itertools import accumulate, chain, repeat
 from operator import sub
 from typing import Any
 
+from kslab.core.bulk.columns import ByteColumn
+
 __all__ = ["TEXT", "RecordLog", "gc_paused"]
 
 # ``drain_unpacking``'s codec for a column of UTF-8 text (the ``String`` serde's bytes)
@@ -169,29 +171,45 @@ class RecordLog:
 
     def extend(self, rows: list[tuple[Any, ...]], topic: str | None = None) -> None:
         """Append ``(key, value, headers, timestamp, partition)`` rows, all of ``topic``."""
-        self._fill_value_ends()
-        if not rows:
+        if rows:
+            keys, values, headers, timestamps, partitions = zip(*rows, strict=True)
+            self.extend_columns(keys, values, headers, timestamps, partitions, topic)
+
+    def extend_columns(self, keys: Sequence[bytes | None] | ByteColumn,
+                       values: Sequence[bytes | None] | ByteColumn,
+                       headers: Sequence[Any] | None, timestamps: Sequence[int],
+                       partitions: Sequence[int | None] | None = None,
+                       topic: str | None = None) -> None:
+        """Append records given as columns, all of ``topic``: ``headers`` ``None`` for none,
+        ``partitions`` ``None`` for partition 0. A ``ByteColumn`` is laid out once however
+        many logs take it (the bulk path's counts write one to their changelog and output)."""
+        count = len(timestamps)
+        if not count:
             return
-        keys, values, headers, timestamps, partitions = zip(*rows, strict=True)
-        if any(headers):
+        if headers is not None and any(headers):
             for index, item in enumerate(headers, len(self._timestamps)):
                 if item:
                     self._headers[index] = item
         _append_column(self._keys, self._key_ends, keys)
-        widths = _append_column(self._values, self._value_ends, values)
-        # every value still the same width (no None among them): reads may unpack the column
+        layout = _layout(values)
         width = self._value_width
-        if widths is None or widths[0] != widths[1] or width not in (None, widths[0]):
-            self._value_width = -1
+        if layout is not None and layout[2] == layout[3] > 0 and width in (None, layout[2]):
+            # every value exactly as wide as every one before: their ends stay implicit, and
+            # reads may unpack the column (see the module docstring)
+            self._values += layout[0]
+            self._value_width = layout[2]
         else:
-            self._value_width = widths[0]
-        if self._partitions is None and any(partitions):
+            self._fill_value_ends()
+            _append_column(self._values, self._value_ends, values, layout)
+            self._value_width = -1
+        if partitions is not None and self._partitions is None and any(partitions):
             self._partition_column(len(self._timestamps))
         self._timestamps.extend(timestamps)
         if self._partitions is not None:
-            self._partitions.extend([partition or 0 for partition in partitions])
+            self._partitions.extend([0] * count if partitions is None
+                                    else [partition or 0 for partition in partitions])
         if self._topic_ids is not None:
-            self._topic_ids.extend([self._topic_id(topic)] * len(rows))
+            self._topic_ids.extend([self._topic_id(topic)] * count)
 
     def record(self, index: int) -> tuple[Any, ...]:
         """Record ``index`` (absolute) as ``(key, value, headers, timestamp, partition)``."""
@@ -297,31 +315,36 @@ class RecordLog:
         self._start = start
 
 
-def _append_column(data: bytearray, ends: array,
-                   fields: Sequence[bytes | None]) -> tuple[int, int] | None:
-    """Append ``fields`` to a column: their bytes to ``data``, their end offsets to ``ends``.
-    Returns the smallest and largest field length, or ``None`` when a field was ``None``."""
+def _layout(fields: Sequence[bytes | None] | ByteColumn
+            ) -> tuple[bytes, list[int], int, int] | None:
+    """``ByteColumn.layout`` of ``fields`` (a column or a plain sequence)."""
+    if fields.__class__ is not ByteColumn:
+        fields = ByteColumn(fields)  # type: ignore[arg-type]
+    return fields.layout()  # type: ignore[union-attr]
+
+
+def _append_column(data: bytearray, ends: array, fields: Sequence[bytes | None] | ByteColumn,
+                   layout: tuple[bytes, list[int], int, int] | None = None) -> None:
+    """Append ``fields`` to a column: their bytes to ``data``, their end offsets to ``ends``
+    (``layout``: theirs, when the caller has it)."""
+    if layout is None:
+        layout = _layout(fields)
     position = len(data)
-    try:  # the usual case, all in C (len(None) raises: then the loop below)
-        lengths = list(map(len, fields))  # type: ignore[arg-type]
-    except TypeError:
-        pass
-    else:
-        if not lengths:
-            return None
-        data += b"".join(fields)  # type: ignore[arg-type]
-        widths = min(lengths), max(lengths)
-        lengths[0] += position
-        ends.extend(accumulate(lengths))
-        return widths
-    for field in fields:
+    if layout is not None:  # the usual case, all in C
+        data += layout[0]
+        offsets = accumulate(layout[1], initial=position)
+        next(offsets)  # the position itself: the first field's start
+        ends.extend(offsets)
+        return
+    if fields.__class__ is ByteColumn:
+        fields = fields.fields  # type: ignore[union-attr]
+    for field in fields:  # some None among them (or none at all)
         if field is None:
             ends.append(~position)
         else:
             position += len(field)
             ends.append(position)
     data += b"".join([field for field in fields if field is not None])
-    return None
 
 
 def _end_before(ends: array, index: int) -> int:

@@ -9,7 +9,8 @@ topic share the records: each read takes one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from kslab.errors import (
@@ -19,7 +20,7 @@ from kslab.errors import (
     NoSuchElementError,
     SerdeError,
 )
-from kslab.records import Headers, KeyValue, TestRecord, as_headers
+from kslab.records import KeyValue, TestRecord, as_headers
 from kslab.serdes._base import fast_deserializer, fast_serializer
 from kslab.testing._log import TEXT, gc_paused
 from kslab.testing.frames import frame_rows, records_frame, to_millis
@@ -29,7 +30,40 @@ if TYPE_CHECKING:
 
 __all__ = ["TestInputTopic", "TestOutputTopic"]
 
-_CHUNK = 256  # rows serialized ahead of processing in batched pipes
+# Batched pipes serialize rows ahead of processing, a chunk at a time: the first chunk is
+# small, the next ones as many rows as fit the byte budget (at most _MAX_CHUNK). Large chunks
+# let the bulk path read and write a key once per chunk; the budget keeps memory flat for
+# large records.
+_FIRST_CHUNK = 256
+_MAX_CHUNK = 8192
+_CHUNK_BYTES = 4 << 20
+
+
+def _next_chunk(rows: int, size: int) -> int:
+    """Rows for the chunk after one of ``rows`` rows that serialized to ``size`` bytes."""
+    if size <= 0:
+        return _MAX_CHUNK
+    return max(1, min(_MAX_CHUNK, rows * _CHUNK_BYTES // size))
+
+
+def _size(raw: list[tuple[Any, ...]]) -> int:
+    """Serialized bytes of a chunk's keys and values (iterators in C: no call per row)."""
+    return sum(map(len, filter(None, map(_KEY, raw)))) \
+        + sum(map(len, filter(None, map(_VALUE, raw))))
+
+
+def _plain(batch: list[tuple[Any, Any, Any, Any, Any]]) -> bool:
+    """True when no row of ``batch`` has headers or a partition and every timestamp is a
+    non-negative ``int`` (checked in C): then the rows serialize in one comprehension."""
+    count = len(batch)
+    if list(map(_HEADERS, batch)).count(None) != count \
+            or list(map(_PARTITION, batch)).count(None) != count:
+        return False
+    timestamps = list(map(_TIMESTAMP, batch))
+    return set(map(type, timestamps)) == {int} and min(timestamps) >= 0
+
+
+_KEY, _VALUE, _TIMESTAMP, _HEADERS, _PARTITION = map(itemgetter, range(5))
 
 
 class TestInputTopic:
@@ -100,7 +134,7 @@ class TestInputTopic:
                 rec = args[0]
                 self._pipe(rec.key, rec.value,
                            rec.timestamp if rec.timestamp is not None else timestamp,
-                           rec.headers if headers is None else headers, partition)
+                           rec._headers if headers is None else headers, partition)
                 return
             key, value = None, args[0]
         elif 2 <= len(args) <= 4:
@@ -163,30 +197,8 @@ class TestInputTopic:
                 rows.append((key, value, ts, None, None))
                 if ts is not None:
                     ts += step
-            if ts is None:  # the topic's clock stamps them
-                self._pipe_rows(rows)
-            else:
-                self._pipe_stamped(rows)
+            self._pipe_rows(rows)  # a None ts: the topic's clock stamps them
             del rows  # freed here, not walked by the collection that resuming the GC starts
-
-    def _pipe_stamped(self, rows: list[tuple[Any, Any, int, None, None]]) -> None:
-        """``_pipe_rows`` for headerless rows with int timestamps: with both serdes' C-level
-        codecs a chunk serializes in one comprehension; from a chunk they refuse on, the rows
-        take ``_pipe_rows``, which pipes the good ones and raises the serde's error."""
-        key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
-        if key_enc is None or value_enc is None:
-            self._pipe_rows(rows)
-            return
-        topic, pipe_many = self.name, self._driver._pipe_raw_many
-        for first in range(0, len(rows), _CHUNK):
-            try:
-                raw = [(None if key is None else key_enc(key),
-                        None if value is None else value_enc(value), None, timestamp, None)
-                       for key, value, timestamp, _, _ in rows[first:first + _CHUNK]]
-            except Exception:
-                self._pipe_rows(rows[first:])
-                return
-            pipe_many(topic, raw)
 
     def _pipe_rows(self, rows: Iterable[tuple[Any, Any, Any, Any, Any]]) -> None:
         """Serialize ``(key, value, timestamp, headers, partition)`` rows and pipe them in order.
@@ -201,13 +213,34 @@ class TestInputTopic:
 
     def _pipe_rows_paused(self, rows: Iterable[tuple[Any, Any, Any, Any, Any]]) -> None:
         topic = self.name
-        key_ser, value_ser = self.key_serde.serialize, self.value_serde.serialize
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
-        fast = key_enc is not None and value_enc is not None
         pipe_many = self._driver._pipe_raw_many
+        rows = iter(rows)
+        chunk = _FIRST_CHUNK
+        while batch := list(islice(rows, chunk)):
+            raw = None
+            if key_enc is not None and value_enc is not None and _plain(batch):
+                try:  # the whole chunk in one comprehension
+                    raw = [(None if key is None else key_enc(key),
+                            None if value is None else value_enc(value), None, timestamp, None)
+                           for key, value, timestamp, _, _ in batch]
+                except Exception:
+                    raw = None  # row by row: the serdes' own methods, or their error
+            if raw is None:
+                raw = self._serialize_rows(batch, key_enc, value_enc)
+            pipe_many(topic, raw)
+            chunk = _next_chunk(len(raw), _size(raw))
+
+    def _serialize_rows(self, batch: list[tuple[Any, Any, Any, Any, Any]], key_enc: Any,
+                        value_enc: Any) -> list[tuple[Any, ...]]:
+        """``batch`` serialized row by row (headers, the topic's clock, datetimes); at a row
+        its serdes refuse, the rows before it are piped and the row's error raised."""
+        topic = self.name
+        key_ser, value_ser = self.key_serde.serialize, self.value_serde.serialize
+        fast = key_enc is not None and value_enc is not None
         raw: list[tuple[Any, ...]] = []
-        for key, value, timestamp, headers, partition in rows:
+        for key, value, timestamp, headers, partition in batch:
             hdrs = None if headers is None else as_headers(headers)
             if timestamp is None:
                 timestamp = self._time
@@ -216,27 +249,24 @@ class TestInputTopic:
                 timestamp = to_millis(timestamp)
             try:
                 if fast:
-                    kb = None if key is None else key_enc(key)  # type: ignore[misc]
-                    vb = None if value is None else value_enc(value)  # type: ignore[misc]
+                    kb = None if key is None else key_enc(key)
+                    vb = None if value is None else value_enc(value)
                 else:
                     kb, vb = key_ser(topic, key, hdrs), value_ser(topic, value, hdrs)
             except Exception:
                 try:  # the serdes' own methods: the same bytes, or their error
                     kb, vb = key_ser(topic, key, hdrs), value_ser(topic, value, hdrs)
                 except Exception:  # redo this one on the slow path, which raises the message
-                    pipe_many(topic, raw)
+                    self._driver._pipe_raw_many(topic, raw)
                     self._pipe(key, value, timestamp, hdrs, partition)
                     msg = "unreachable: _pipe raises for the row that failed here"
                     raise AssertionError(msg) from None
             raw.append((kb, vb, hdrs, timestamp, partition))
-            if len(raw) == _CHUNK:
-                pipe_many(topic, raw)
-                raw = []
-        pipe_many(topic, raw)
+        return raw
 
     def pipe_record_list(self, records: Iterable[TestRecord]) -> None:
         """Pipe ``TestRecord``s (a ``None`` timestamp takes the topic's clock)."""
-        self._pipe_rows((r.key, r.value, r.timestamp, r.headers, None) for r in records)
+        self._pipe_rows((r.key, r.value, r.timestamp, r._headers, None) for r in records)
 
     def pipe_dataframe(
         self,
@@ -311,7 +341,7 @@ class TestOutputTopic:
                 "create_output_topic(name, key_serde=..., value_serde=...)"
             )
             raise SerdeError(msg, topic=topic, raw=value_bytes) from exc
-        return TestRecord(key, value, timestamp, headers if headers is not None else Headers())
+        return TestRecord(key, value, timestamp, headers)
 
     def read_value(self) -> Any:
         """The next record's value."""
@@ -351,7 +381,7 @@ class TestOutputTopic:
         """Every remaining record."""
         keys, values, headers, timestamps, _ = self._drain()
         with gc_paused():
-            return [TestRecord(k, v, ts, h if h is not None else Headers())
+            return [TestRecord(k, v, ts, h)
                     for k, v, ts, h in zip(keys, values, timestamps, headers, strict=True)]
 
     def _drain(self, *, where: bool = True
@@ -419,7 +449,11 @@ def _decode_column(
     serde: Any, deserialize: Any, topic: str, column: list[Any], headers: list[Any]
 ) -> list[Any]:
     """``deserialize(topic, data, headers)`` of every field, in C through the serde's fast codec
-    (``serdes._base.fast_deserializer``) when it has one and takes every field (no ``None``)."""
+    (``serdes._base.fast_deserializer``) when it has one and takes every field (no ``None``),
+    or the serde's own ``deserialize_column`` (windowed keys)."""
+    column_reader = getattr(serde, "deserialize_column", None)
+    if column_reader is not None:
+        return column_reader(topic, column, headers)  # type: ignore[no-any-return]
     fast = fast_deserializer(serde)
     if fast is not None:
         decode, indexed = fast

@@ -98,3 +98,32 @@ def test_identity_and_validation():
     assert repr(serdes.SessionWindowed(serdes.Long())) == "SessionWindowed(Long())"
     with pytest.raises(ValueError, match="window_size=-1 is invalid"):
         serdes.TimeWindowed(serdes.String(), -1)
+
+
+def test_time_windowed_column_read_equals_field_reads():
+    """``deserialize_column`` (the driver's bulk read) gives what ``deserialize`` gives per
+    field: String keys through their C codec, Long keys, changelog keys, the capped end."""
+    cases = [
+        (serdes.TimeWindowed(serdes.String(), 100),
+         [Windowed("k1", Window(0, 100)), Windowed("", Window(100, 200)),
+          Windowed("ключ", Window(0, 100))]),
+        (serdes.TimeWindowed(serdes.Long(), 50), [Windowed(7, Window(50, 100))]),
+        (serdes.TimeWindowed(serdes.String(), LONG_MAX), [Windowed("k", Window(10, LONG_MAX))]),
+    ]
+    for serde, keys in cases:
+        column = [serde.serialize("t", key) for key in keys]
+        assert serde.deserialize_column("t", column, [None] * len(column)) == keys
+    changelog = serdes.TimeWindowed(serdes.String(), 100).for_changelog()
+    raw = bytes.fromhex("6b31" + "00000000000003e8" + "00000005")
+    assert changelog.deserialize_column("t", [raw], [None]) == [
+        Windowed("k1", Window(1000, 1100))]
+
+
+def test_time_windowed_column_read_falls_back_to_each_field():
+    """A ``None`` or empty field reads as ``None`` and a short one raises, as ``deserialize``."""
+    serde = serdes.TimeWindowed(serdes.String(), 100)
+    good = serde.serialize("t", Windowed("k", Window(0, 100)))
+    assert serde.deserialize_column("t", [good, None, b""], [None] * 3) == [
+        Windowed("k", Window(0, 100)), None, None]
+    with pytest.raises(SerdeError):
+        serde.deserialize_column("t", [good, b"abc"], [None, None])

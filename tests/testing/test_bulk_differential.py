@@ -42,6 +42,21 @@ def _lines(n: int, seed: int) -> Records:
     return out
 
 
+def _clean_lines(n: int, seed: int) -> Records:
+    """``_lines`` without nulls (a chunk holding a null key or value is counted record by
+    record): repeated words, empty lines, headers and shuffled timestamps."""
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(12)]
+    out: Records = []
+    for i in range(n):
+        ts = max(0, i * 10 + rng.randint(-300, 50))
+        words = rng.randint(0, 9)
+        value = " ".join(rng.choice(vocab) for _ in range(words))
+        headers = [("h", str(i).encode())] if rng.random() < 0.1 else None
+        out.append((f"k{rng.randint(0, 3)}", value, ts, headers))
+    return out
+
+
 def _split(value: str | None) -> list[str | None]:
     if value is None:
         return ["nullvalue"]
@@ -219,9 +234,10 @@ def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,
 
 def _same(topology: Callable[[], ks.Topology], caplog: pytest.LogCaptureFixture,
           n: int = 700, seed: int = 7, config: dict[str, Any] | None = None,
-          between: Callable[[ks.TopologyTestDriver], None] | None = None) -> Any:
+          between: Callable[[ks.TopologyTestDriver], None] | None = None,
+          lines: Callable[[int, int], Records] = _lines) -> Any:
     caplog.set_level(logging.WARNING)
-    records = _lines(n, seed)
+    records = lines(n, seed)
     bulk_state, executor, bulk_log = _drive(topology, records, True, caplog, config, between)
     record_state, none, record_log = _drive(topology, records, False, caplog, config, between)
     assert none is None
@@ -250,6 +266,35 @@ def test_word_count_cached_replays_the_cache_and_matches(
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
     executor = _same(lambda: _word_count(store, True, logging_on), caplog, config=config)
     assert executor.chunks == 7 and executor.cached_counts == 7
+
+
+@pytest.mark.parametrize("store", ["in_memory", "persistent"])
+@pytest.mark.parametrize("logging_on", [True, False])
+@pytest.mark.parametrize("cache", [False, True], ids=["uncached", "cached"])
+def test_counts_at_once_match(store: str, logging_on: bool, cache: bool,
+                              caplog: pytest.LogCaptureFixture) -> None:
+    """With no null in a chunk, the count reads and writes each key once per chunk
+    (``_count_direct_chunk``, ``_count_cached_chunk``): every update's output and changelog
+    record, the store's bytes, and each cached entry, counter and size as the record path's."""
+    executor = _same(lambda: _word_count(store, cache, logging_on), caplog,
+                     lines=_clean_lines)
+    # 350 and 347 rows in two chunks each, 3 single records: the second one is an empty
+    # line, which leaves the count nothing to do
+    assert executor.chunks == 7 and executor.counted_at_once == 6
+    assert executor.cached_counts == (6 if cache else 0)
+
+
+@pytest.mark.parametrize(("cache_bytes", "at_once"), [(5000, 6), (1500, 2), (400, 0)])
+def test_cached_count_at_once_only_where_nothing_can_be_evicted(
+        cache_bytes: int, at_once: int, caplog: pytest.LogCaptureFixture) -> None:
+    """A chunk that might fill the cache is counted update by update (an eviction flushes
+    in between), the others at once; either way every observable is the record path's,
+    with interactive reads between the pipes (hits, a clean entry read back, a scan)."""
+    executor = _same(lambda: _word_count("in_memory", True, True), caplog,
+                     config={"statestore.cache.max.bytes": cache_bytes}, between=_query,
+                     lines=_clean_lines)
+    assert executor.chunks == 7 and executor.cached_counts == 6  # one empty line
+    assert executor.counted_at_once == at_once
 
 
 def _query(driver: ks.TopologyTestDriver) -> None:
@@ -343,6 +388,50 @@ def test_windowed_count_runs_in_bulk_and_matches(windows: Any, cache: bool,
                                                  caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _windowed(windows, cache), caplog)
     assert executor.chunks == 7 and executor.declined == 0
+
+
+def _ordered_lines(n: int, seed: int) -> Records:
+    """Lines mostly in time order, 1 ms apart (long runs of one window), with some out of
+    order within the grace, some late enough to be dropped, and a few null keys."""
+    rng = random.Random(seed)
+    vocab = [f"w{i}" for i in range(5)]
+    out: Records = []
+    for i in range(n):
+        roll = rng.random()
+        ts = i - 150 if roll < 0.02 else max(0, i - rng.randint(0, 30)) if roll < 0.1 else i
+        key = None if rng.random() < 0.01 else f"k{rng.randint(0, 3)}"
+        headers = [("h", str(i).encode())] if rng.random() < 0.1 else None
+        out.append((key, " ".join(rng.sample(vocab, rng.randint(1, 3))), max(0, ts), headers))
+    return out
+
+
+@pytest.mark.parametrize("logging_on", [True, False])
+def test_tumbling_count_in_runs_at_once_matches(logging_on: bool,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    """Runs of one open window are counted at once (``windowed._count_run``); late records
+    dropped, null keys skipped, new windows opened one record at a time in between: every
+    observable is the record path's."""
+    windows = ks.TimeWindows.of_size_and_grace(100, 50)
+
+    def topology() -> ks.Topology:
+        topo = _windowed(windows, False)
+        if not logging_on:  # the same program with the store's changelog off
+            b = ks.StreamsBuilder()
+            (b.stream("lines", ks.Consumed.with_(S, S))
+             .filter(lambda k, v: k is not None)
+             .flat_map_values(_split)
+             .group_by_key()
+             .windowed_by(windows)
+             .count(ks.Materialized.as_("wcounts").with_store_type("in_memory")
+                    .with_caching_disabled().with_logging_disabled())
+             .to_stream()
+             .to("wcounts", ks.Produced.with_(serdes.TimeWindowed(S, 100), L)))
+            topo = b.build()
+        return topo
+
+    executor = _same(topology, caplog, n=2000, lines=_ordered_lines)
+    assert executor.chunks == 7  # 1000 rows as 256 + 744, 3 single records, 997 as 256 + 741
+    assert executor.window_records_at_once == 3664  # of 4,028 words
 
 
 def test_windowed_count_emitting_on_close_runs_in_bulk_and_matches(

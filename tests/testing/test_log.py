@@ -257,3 +257,11 @@ def test_extended_rows_of_one_width_keep_the_value_column_unpackable():
     assert mixed.drain_unpacking(None, long_)[1] == (False, False)
     assert list(mixed) == []
     assert mixed.record(1) == (b"b", b"1234", None, 1, 0)
+
+
+def test_extend_columns_of_empty_values_keeps_every_end() -> None:
+    """Empty values (width 0) are never left implicit: each keeps its end offset."""
+    log = RecordLog()
+    log.extend_columns([b"a", b"b"], [b"", b""], None, [1, 2])
+    log.extend_columns([b"c"], [b""], None, [3])
+    assert [log.record(i)[:2] for i in range(3)] == [(b"a", b""), (b"b", b""), (b"c", b"")]

@@ -6,13 +6,58 @@ and the order of the record path (input row by input row, depth first) are kept.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from kslab.dsl._processors import Filter, FlatMapValues, MapValues, NotNullKey, SelectKey
 
-__all__ = ["STATELESS", "Columns", "apply_stateless"]
+__all__ = ["STATELESS", "ByteColumn", "Columns", "LogBatch", "apply_stateless"]
 
 STATELESS = (FlatMapValues, MapValues, Filter, SelectKey, NotNullKey)
+
+
+class ByteColumn:
+    """The serialized keys or values (``bytes``, ``None`` for a null) of a run of records, laid
+    out once however many logs append them: a count's key bytes go to its changelog and its
+    output topic, a repartition's words are its keys and its values."""
+
+    __slots__ = ("_layout", "fields")
+
+    def __init__(self, fields: list[Any]) -> None:
+        self.fields = fields
+        self._layout: tuple[bytes, list[int], int, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def layout(self) -> tuple[bytes, list[int], int, int] | None:
+        """``(the fields back to back, each field's length, shortest and longest field)``, all
+        computed in C; ``None`` when a field is ``None`` (or there are none)."""
+        layout = self._layout
+        if layout is None and self.fields:
+            fields = self.fields
+            try:
+                lengths = list(map(len, fields))  # len(None) raises: no layout
+            except TypeError:
+                return None
+            layout = self._layout = (b"".join(fields), lengths, min(lengths), max(lengths))
+        return layout
+
+
+class LogBatch(NamedTuple):
+    """Records for one topic's log, as columns (partition 0): what ``extend_columns`` takes."""
+
+    keys: ByteColumn | list[Any]
+    values: ByteColumn | list[Any]
+    headers: list[Any] | None  # None: no record has headers
+    timestamps: list[int]
+
+    @classmethod
+    def of_rows(cls, rows: list[tuple[Any, ...]]) -> LogBatch:
+        """The batch of ``(key, value, headers, timestamp, partition 0)`` rows."""
+        if not rows:
+            return cls([], [], None, [])
+        keys, values, headers, timestamps, _ = map(list, zip(*rows, strict=True))
+        return cls(keys, values, headers, timestamps)
 
 
 class Columns:

@@ -14,14 +14,16 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import Any
 
+from kslab.core.bulk.columns import ByteColumn, LogBatch
 from kslab.core.bulk.plan import built_in
 from kslab.dsl._processors import skip_record
 from kslab.errors import KslabError
 from kslab.records import Record, ValueAndTimestamp
 from kslab.serdes import Bytes, Integer, Long, String
-from kslab.state.cache import LRUCacheEntry
+from kslab.state.cache import _NODE_OVERHEAD, LRUCacheEntry, _headers_size
 from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 
@@ -47,22 +49,32 @@ def _byte_level(store: Any) -> tuple[Any, ...] | None:
 def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any],
                  values: list[Any], timestamps: list[int], headers: list[Any],
                  first_offset: int, origins: list[int],
-                 changelog: list[tuple[Any, ...]] | None = None,
-                 key_bytes_of: dict[Any, bytes] | None = None) -> list[tuple[Any, ...]]:
-    """Count ``keys`` read from ``topic`` into an uncached timestamped store; output rows.
+                 changelog: list[LogBatch] | None = None,
+                 key_bytes_of: dict[Any, bytes] | None = None) -> tuple[LogBatch, bool]:
+    """Count ``keys`` read from ``topic`` into an uncached timestamped store; the output, and
+    whether the chunk was counted at once (``_count_direct_chunk``).
 
     The store's bytes are written as its own ``get``/``put`` write them (8-byte timestamp,
     then the value serde's bytes; the changelog gets the value bytes at that timestamp).
     With ``changelog`` (the engine said its writes only append to the topic's log), the
-    changelog rows are collected there for one append instead of one write per update.
+    changelog's records are collected there for one append instead of one write per update.
     ``key_bytes_of`` holds keys the store already serialized (the chunk's, checked first).
     """
     parts = _byte_level(store)
     if parts is None:
-        return _count_through_store(context, topic, store, sink, keys, values, timestamps,
-                                    headers, first_offset, origins)
+        return LogBatch.of_rows(_count_through_store(context, topic, store, sink, keys, values,
+                                                     timestamps, headers, first_offset,
+                                                     origins)), False
+    if key_bytes_of is not None and (changelog is not None or parts[-1] is None):
+        done = _count_direct_chunk(store, sink, parts, keys, values, timestamps, headers,
+                                   key_bytes_of)
+        if done is not None:
+            if changelog is not None:
+                changelog.append(done[1])
+            return done[0], True
     kser, vser, vdes, bget, bput, store_topic, name, log = parts
-    collect = None if changelog is None else changelog.append
+    changelog_rows: list[tuple[Any, ...]] = []
+    collect = None if changelog is None else changelog_rows.append
     pack, unpack = _TIMESTAMP.pack, _TIMESTAMP.unpack_from
     out_topic = sink.topic
     key_ser, value_ser = sink._key_ser, sink._value_ser
@@ -136,7 +148,84 @@ def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any
         append(row)
     if last_key is not None and last_key.__class__ in _MEMO:  # as the store's get-then-put
         store._memo_key, store._memo_key_bytes = last_key, key_bytes  # of the last key leaves it
-    return out
+    if changelog is not None and changelog_rows:
+        changelog.append(LogBatch.of_rows(changelog_rows))
+    return LogBatch.of_rows(out), False
+
+
+def _running_counts(keys: list[Any], timestamps: list[int], counts: dict[Any, int],
+                    stamps: dict[Any, int]) -> tuple[list[int], list[int]]:
+    """Each update's count and store timestamp (the larger of the stored one and the
+    record's), from each key's stored count and timestamp (0 and -1 for none), which
+    ``counts`` and ``stamps`` hold after the last update; what the store holds is
+    ``KStreamAggregate``'s count of the record path after each update."""
+    news: list[int] = []
+    stamped: list[int] = []
+    add_count, add_stamp = news.append, stamped.append
+    for key, timestamp in zip(keys, timestamps, strict=True):
+        n = counts[key] + 1
+        counts[key] = n
+        add_count(n)
+        stamp = stamps[key]
+        if timestamp > stamp:
+            stamps[key] = stamp = timestamp
+        add_stamp(stamp)
+    return news, stamped
+
+
+def _chunk_outputs(store: Any, sink: Any, keys: list[Any], key_bytes: list[bytes],
+                   news: list[int], raws: list[bytes], headers: list[Any],
+                   stamped: list[int]) -> tuple[LogBatch, LogBatch]:
+    """The output's and the changelog's records of a chunk's counts: the store's key and
+    value bytes laid out once for both when the sink's serdes write the same bytes (else the
+    sink's codecs, which may raise: call before changing anything)."""
+    store_keys, store_values = ByteColumn(key_bytes), ByteColumn(raws)
+    out_keys = store_keys if _same_bytes(sink.key_serde, store._key_serde) \
+        else ByteColumn(list(map(sink._key_enc, keys)))
+    out_values = store_values if _same_bytes(sink.value_serde, store._value_serde) \
+        else ByteColumn(list(map(sink._value_enc, news)))
+    return (LogBatch(out_keys, out_values, headers, stamped),
+            LogBatch(store_keys, store_values, None, stamped))
+
+
+def _count_direct_chunk(store: Any, sink: Any, parts: tuple[Any, ...], keys: list[Any],
+                        values: list[Any], timestamps: list[int], headers: list[Any],
+                        key_bytes_of: dict[Any, bytes]) -> tuple[LogBatch, LogBatch] | None:
+    """``count_direct`` a chunk at a time: read each distinct key once, count in a dict, write
+    each key's last count once; the output and changelog records are every update's, as the
+    record path writes them. ``None``, with nothing changed, where a codec or a key is not
+    the common case (no null, the serdes' C-level codecs taking everything)."""
+    bget, bput = parts[3], parts[4]
+    vdec, vidx, venc = store._vdec, store._vdec_indexed, store._venc
+    if vdec is None or venc is None or sink._key_enc is None or sink._value_enc is None:
+        return None
+    unpack = _TIMESTAMP.unpack_from
+    counts: dict[Any, int] = {}
+    stamps: dict[Any, int] = {}
+    try:
+        if None in values:
+            return None  # the record path skips it, logs and counts it
+        key_bytes = list(map(key_bytes_of.__getitem__, keys))  # a None key raises
+        for key in dict.fromkeys(keys):
+            stored = bget(key_bytes_of[key])
+            if stored is None:
+                counts[key], stamps[key] = 0, -1
+            else:
+                count = vdec(stored[8:])
+                counts[key], stamps[key] = count[0] if vidx else count, unpack(stored)[0]
+        news, stamped = _running_counts(keys, timestamps, counts, stamps)
+        raws = list(map(venc, news))
+        out, logged = _chunk_outputs(store, sink, keys, key_bytes, news, raws, headers,
+                                     stamped)
+    except Exception:
+        return None  # the record-at-a-time loop gives the outcome or the error
+    pack = _TIMESTAMP.pack
+    for key, count in counts.items():  # first-seen order, as the record path's puts add keys
+        bput(key_bytes_of[key], pack(stamps[key]) + venc(count))
+    last = keys[-1]
+    if last.__class__ in _MEMO:  # as the store's get-then-put of the last key leaves it
+        store._memo_key, store._memo_key_bytes = last, key_bytes[-1]
+    return out, logged
 
 
 def _count_through_store(context: Any, topic: str, store: Any, sink: Any, keys: list[Any],
@@ -273,9 +362,9 @@ def _cached_store(task: Any, aggregate: Any, store: Any) -> Any:
 def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, keys: list[Any],
                  values: list[Any], timestamps: list[int], headers: list[Any],
                  first_offset: int, origins: list[int],
-                 changelog: Callable[[list[tuple[Any, ...]]], None] | None = None,
+                 changelog: Callable[[LogBatch], None] | None = None,
                  key_bytes_of: dict[Any, bytes] | None = None
-                 ) -> list[tuple[Any, ...]] | None:
+                 ) -> tuple[LogBatch, bool] | None:
     """``count_with_processor`` for a count behind a record cache, without its calls: per
     record the cached store's get, put and the commit's flush (``ThreadCache.put_and_flush_one``
     keeps the cache's counters, sizes and LRU order), the store write, the changelog row and
@@ -283,8 +372,9 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
     is not certain (see ``_cached_store``; one consumed record updating the count twice; a key
     its serde refuses): then run ``count_with_processor``. A put that would evict, or a stored
     value read back, takes the cache's own methods. With ``changelog`` (extends the changelog's
-    log, whose writes only append), changelog rows are handed over in batches, always before
-    anything else could write there."""
+    log, whose writes only append), changelog records are handed over in batches, always
+    before anything else could write there. A chunk that cannot evict is accounted at once
+    (``_count_cached_chunk``): the second item says so."""
     inner = _cached_store(task, aggregate, store)
     if inner is None or len(set(origins)) != len(origins):
         return None
@@ -294,6 +384,13 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
             key_bytes_of = {key: serialize_key(key) for key in set(keys) if key is not None}
         except Exception:
             return None  # the record path raises the store's error at the right record
+    if changelog is not None or inner._log is None:
+        done = _count_cached_chunk(topic, store, inner, sink, keys, values, timestamps,
+                                   headers, first_offset, origins, key_bytes_of)
+        if done is not None:
+            if changelog is not None:
+                changelog(done[1])
+            return done[0], True
     context = task.context
     cache, named, namespace = store._cache, store._named, store._namespace
     entries = named._entries
@@ -317,8 +414,8 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
     gets = hits = misses = empty_flushes = 0
 
     def emit_changelog() -> None:
-        if pending:
-            changelog(pending)  # type: ignore[misc]  # pending is only filled with changelog
+        if pending:  # pending is only filled with a changelog
+            changelog(LogBatch.of_rows(pending))  # type: ignore[misc]
             pending.clear()
 
     def enter(offset: int, record: Record) -> None:
@@ -402,4 +499,96 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
             named.flushes += empty_flushes
     if last_key is not None and last_key.__class__ in _MEMO:  # the store's get-then-put
         store._memo_key, store._memo_bytes = last_key, key_bytes_of[last_key]
-    return out
+    return LogBatch.of_rows(out), False
+
+
+def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: list[Any],
+                        values: list[Any], timestamps: list[int], headers: list[Any],
+                        first_offset: int, origins: list[int], key_bytes_of: dict[Any, bytes]
+                        ) -> tuple[LogBatch, LogBatch] | None:
+    """``count_cached`` for a chunk that cannot fill the cache, accounted at once: per key,
+    one read (the cached entry, else the store, read back as a clean entry) and one final
+    entry, the one the key's last update leaves (its value, record context and place in the
+    LRU order), with every counter and size as the record path's get, put and flush of each
+    update leave them; the store gets each key's last bytes, the changelog and the output
+    every update. ``None``, with nothing changed, for anything else (a null, a codec or a
+    stored value not the common case, a chunk that might evict)."""
+    venc = inner._venc
+    cache, named = store._cache, store._named
+    entries = named._entries
+    decode, bget, bput = inner._decode_value, inner._bget, inner._bput
+    if venc is None or sink._key_enc is None or sink._value_enc is None:
+        return None
+    counts: dict[Any, int] = {}
+    stamps: dict[Any, int] = {}
+    loaded = fresh = 0  # keys the chunk reads from the store; keys in neither
+    try:
+        if None in values:
+            return None  # the record path skips it, logs and counts it
+        key_bytes = list(map(key_bytes_of.__getitem__, keys))  # a None key raises
+        for key in dict.fromkeys(keys):
+            kb = key_bytes_of[key]
+            entry = entries.get(kb)
+            if entry is not None:
+                stored = entry.obj
+                if stored is None and entry.value is not None:
+                    stored = decode(entry.value)
+            else:
+                raw = bget(kb)
+                stored = None if raw is None else decode(raw)
+                loaded += raw is not None
+                fresh += raw is None
+            if stored is None:
+                counts[key], stamps[key] = 0, -1
+            else:
+                counts[key], stamps[key] = stored
+        news, stamped = _running_counts(keys, timestamps, counts, stamps)
+        raws = list(map(venc, news))
+        # the most the cache can hold at any point of the chunk: nothing may be evicted
+        widest = 1 + 8 + max(map(len, raws)) + 8 + 8 + 4 + len(topic) \
+            + (max(map(_headers_size, headers)) if any(headers) else 0)
+        if cache._size_bytes + sum(len(key_bytes_of[key]) + _NODE_OVERHEAD + widest
+                                   for key in counts) > cache.max_cache_size_bytes:
+            return None
+        out, logged = _chunk_outputs(inner, sink, keys, key_bytes, news, raws, headers,
+                                     stamped)
+    except Exception:
+        return None  # count_cached's loop gives the outcome or the error
+    pack = _TIMESTAMP.pack
+    vat_type = ValueAndTimestamp
+    updates = len(keys)
+    misses = loaded + fresh
+    sorted_keys = named._sorted
+    grown = 0
+    # the keys in the order of their last update: the LRU order the updates leave
+    for key, i in sorted(dict(zip(keys, range(updates), strict=True)).items(),
+                         key=itemgetter(1)):
+        kb = key_bytes[i]
+        header = headers[i]
+        entry = LRUCacheEntry(pack(stamped[i]) + raws[i], header if header else None, False,
+                              first_offset + origins[i], timestamps[i], 0, topic)
+        entry.obj = _new_tuple(vat_type, (news[i], stamped[i]))
+        entry.record, entry.key_obj = Record(key, values[i], timestamps[i], header), key
+        old = entries.get(kb)
+        grown += len(kb) + _NODE_OVERHEAD + entry.size
+        if old is not None:
+            grown -= len(kb) + _NODE_OVERHEAD + old.size
+            entries.move_to_end(kb)
+        elif sorted_keys is not None:
+            sorted_keys.add(kb)
+        entries[kb] = entry
+    for key in counts:  # the store's writes in first-seen order, as the puts add new keys
+        bput(key_bytes_of[key], entries[key_bytes_of[key]].value)
+    cache.gets += updates
+    cache.puts += updates + loaded
+    cache.flushes += updates
+    cache._size_bytes += grown
+    named.hits += updates - misses
+    named.misses += misses
+    named.overwrites += updates - fresh
+    named.flushes += updates
+    named.current_size_bytes += grown
+    last = keys[-1]
+    if last.__class__ in _MEMO:  # the store's get-then-put of the last key leaves it
+        store._memo_key, store._memo_bytes = last, key_bytes[-1]
+    return out, logged

@@ -14,7 +14,7 @@ from itertools import accumulate, repeat
 from operator import sub
 from typing import Any, Protocol
 
-from kslab.core.bulk.columns import Columns, apply_stateless
+from kslab.core.bulk.columns import ByteColumn, Columns, LogBatch, apply_stateless
 from kslab.core.bulk.count import count_cached, count_direct, count_with_processor
 from kslab.core.bulk.plan import Chain, CountStep, built_in, compile_chain
 from kslab.core.bulk.windowed import tumbling_count
@@ -36,7 +36,7 @@ class EnginePort(Protocol):
     offsets: dict[tuple[str, int], int]
 
     def log(self, topic: str) -> Any:
-        """The log of ``topic`` (``extend(rows)`` appends serialized rows)."""
+        """The log of ``topic`` (``extend_columns(*batch)`` appends a ``LogBatch``)."""
 
     def appends_only(self, topic: str) -> bool:
         """True when a write to ``topic`` only appends to its log (no loop-back, one
@@ -45,9 +45,10 @@ class EnginePort(Protocol):
 
 class _Stage:
     """One chain's share of a chunk: the records it consumes, the same as columns after its
-    stateless processors (``cols.origin`` indexes the consumed records), and its sink's rows."""
+    stateless processors (``cols.origin`` indexes the consumed records), and its sink's
+    records."""
 
-    __slots__ = ("chain", "cols", "headers", "input_row", "key_bytes", "keys", "out_rows",
+    __slots__ = ("chain", "cols", "headers", "input_row", "key_bytes", "keys", "out",
                  "timestamps", "topic", "values")
 
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
@@ -59,7 +60,7 @@ class _Stage:
         self.headers = headers
         self.input_row = input_row  # the chunk row each consumed record comes from
         self.cols = Columns(keys, values, list(range(len(keys))))
-        self.out_rows: list[tuple[Any, ...]] = []
+        self.out: LogBatch | None = None
         self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
 
 
@@ -143,6 +144,14 @@ def _count_key_bytes(count: CountStep, keys: list[Any]) -> dict[Any, bytes] | No
     return key_bytes
 
 
+def _same_fields(sink: Any, keys: list[Any], values: list[Any]) -> bool:
+    """True when a sink writes the same bytes for ``values`` as for ``keys``: equal objects
+    of the one type its key and value serdes (the same built-in) serialize alike."""
+    kind = _IDENTITY.get(type(sink.key_serde))
+    return kind is not None and type(sink.value_serde) is type(sink.key_serde) \
+        and keys == values and all(key.__class__ is kind for key in keys)
+
+
 def _round_trips(sink_serde: Any, source_serde: Any, objects: list[Any]) -> bool:
     kind = _IDENTITY.get(type(sink_serde))
     if kind is None or type(source_serde) is not type(sink_serde):
@@ -159,6 +168,8 @@ class BulkExecutor:
         self.chunks = 0  # chunks run in bulk (tests assert a topology used or left the path)
         self.declined = 0
         self.cached_counts = 0  # chunks whose cached count took count_cached (tests assert it)
+        self.counted_at_once = 0  # chunks whose count read and wrote each key once (or window)
+        self.window_records_at_once = 0  # records a tumbling count took in runs at once
 
     def plan(self, task: Any, topic: str) -> Chain | None:
         """The compiled plan for ``topic`` in ``task`` (``None``: record path)."""
@@ -213,24 +224,29 @@ class BulkExecutor:
             out_topic = sink.topic
             ts, hs = stage.timestamps, stage.headers
             out_headers = [hs[row] for row in cols.origin]
-            out = stage.out_rows
-            out.extend(zip(_encoded(sink.key_serde, out_topic, cols.keys, out_headers),
-                           _encoded(sink.value_serde, out_topic, cols.values, out_headers),
-                           out_headers, [ts[row] for row in cols.origin],
-                           repeat(0, len(out_headers)), strict=True))
+            out_timestamps = [ts[row] for row in cols.origin]
+            key_fields = _encoded(sink.key_serde, out_topic, cols.keys, out_headers)
+            out_keys = ByteColumn(key_fields)
+            if _same_fields(sink, cols.keys, cols.values):  # a group_by(value): one layout
+                out_values = out_keys
+            else:
+                out_values = ByteColumn(_encoded(sink.value_serde, out_topic, cols.values,
+                                                 out_headers))
+            stage.out = LogBatch(out_keys, out_values, out_headers, out_timestamps)
             downstream = chain.downstream
             if downstream is None:
                 return stages
             source = downstream.source
             next_keys, next_values = cols.keys, cols.values
             if not _round_trips(sink.key_serde, source.key_serde, next_keys):
-                next_keys = [source.key_serde.deserialize(out_topic, r[0], r[2]) for r in out]
+                next_keys = list(map(source.key_serde.deserialize, repeat(out_topic),
+                                     key_fields, out_headers))
             if not _round_trips(sink.value_serde, source.value_serde, next_values):
-                next_values = [source.value_serde.deserialize(out_topic, r[1], r[2])
-                               for r in out]
+                next_values = list(map(source.value_serde.deserialize, repeat(out_topic),
+                                       out_values.fields, out_headers))
             rows_of = stage.input_row
-            stage = _Stage(downstream, out_topic, next_keys, next_values, [r[3] for r in out],
-                           [r[2] for r in out], [rows_of[i] for i in cols.origin])
+            stage = _Stage(downstream, out_topic, next_keys, next_values, out_timestamps,
+                           out_headers, [rows_of[i] for i in cols.origin])
             stages.append(stage)
 
     # -- phase two: apply ----------------------------------------------------------------
@@ -246,13 +262,13 @@ class BulkExecutor:
         return topic  # type: ignore[no-any-return]
 
     def _changelog_extend(self, task: Any, store: Any) -> Any:
-        """``extend(rows)`` of the changelog's log when ``_changelog_topic`` allows batches
-        for the store behind ``store``'s cache; ``None``: the store logs each write."""
+        """Appends a ``LogBatch`` to the changelog's log when ``_changelog_topic`` allows
+        batches for the store behind ``store``'s cache; ``None``: the store logs each write."""
         topic = self._changelog_topic(task, getattr(store, "wrapped", store))
         if topic is None:
             return None
         port = self.port
-        return lambda rows: port.log(topic).extend(rows)
+        return lambda batch: port.log(topic).extend_columns(*batch)
 
     def _consume(self, task: Any, topic: str, timestamps: list[int]) -> int:
         """Advance offsets and partition time and the processed count; first offset."""
@@ -308,40 +324,47 @@ class BulkExecutor:
                                stage.timestamps[index], stage.headers[index]))
             chain = stage.chain
             if chain.sink is not None:
-                if stage.out_rows:
-                    self.port.log(chain.sink.topic).extend(stage.out_rows)
+                if stage.out is not None:
+                    self.port.log(chain.sink.topic).extend_columns(*stage.out)
                 continue
             count, cols = chain.count, stage.cols
             assert count is not None
             ts = [stage.timestamps[i] for i in cols.origin]
             hs = [stage.headers[i] for i in cols.origin]
             if count.kind == "tumbling":
-                out = tumbling_count(task, stage.topic, count.aggregate, count.sink, cols.keys,
-                                     cols.values, ts, hs, first, cols.origin, stage.key_bytes)
+                out, at_once = tumbling_count(
+                    task, stage.topic, count.aggregate, count.sink, cols.keys, cols.values, ts,
+                    hs, first, cols.origin, stage.key_bytes,
+                    self._changelog_extend(task, count.store))
+                self.counted_at_once += at_once > 0
+                self.window_records_at_once += at_once
             elif count.kind == "direct":
                 changelog_topic = self._changelog_topic(task, count.store)
-                changelog: list[tuple[Any, ...]] | None = (
-                    None if changelog_topic is None else [])
-                out = count_direct(context, stage.topic, count.store, count.sink, cols.keys,
-                                   cols.values, ts, hs, first, cols.origin, changelog,
-                                   stage.key_bytes)
-                if changelog:
-                    self.port.log(changelog_topic).extend(changelog)
+                changelog: list[LogBatch] | None = None if changelog_topic is None else []
+                out, at_once = count_direct(context, stage.topic, count.store, count.sink,
+                                            cols.keys, cols.values, ts, hs, first, cols.origin,
+                                            changelog, stage.key_bytes)
+                self.counted_at_once += at_once
+                for batch in changelog or ():
+                    self.port.log(changelog_topic).extend_columns(*batch)
             else:
                 commits -= len(set(cols.origin))  # committed after each by the count
                 out = None
                 if count.kind == "cached":
-                    out = count_cached(task, stage.topic, count.aggregate, count.store,
-                                       count.sink, cols.keys, cols.values, ts, hs, first,
-                                       cols.origin, self._changelog_extend(task, count.store),
-                                       stage.key_bytes)
-                    self.cached_counts += out is not None
+                    done = count_cached(task, stage.topic, count.aggregate, count.store,
+                                        count.sink, cols.keys, cols.values, ts, hs, first,
+                                        cols.origin, self._changelog_extend(task, count.store),
+                                        stage.key_bytes)
+                    if done is not None:
+                        out = done[0]
+                        self.cached_counts += 1
+                        self.counted_at_once += done[1]
                 if out is None:
-                    out = count_with_processor(task, stage.topic, count.aggregate, count.sink,
-                                               cols.keys, cols.values, ts, hs, first,
-                                               cols.origin)
-            if out:
-                self.port.log(count.sink.topic).extend(out)
+                    out = LogBatch.of_rows(count_with_processor(
+                        task, stage.topic, count.aggregate, count.sink, cols.keys, cols.values,
+                        ts, hs, first, cols.origin))
+            if out.timestamps:
+                self.port.log(count.sink.topic).extend_columns(*out)
         # the record path commits after every record; with no record cache that is a no-op
         for _ in range(commits if task._caches else 1):
             task.commit()

@@ -1,0 +1,82 @@
+"""Batched pipes serialize and process rows a chunk at a time: a small first chunk, then as many
+rows as fit the byte budget (kslab/testing/topics.py), so that the bulk path reads and writes a
+key once per large chunk while large records keep memory flat."""
+
+from __future__ import annotations
+
+import pytest
+
+import kslab as ks
+from kslab import serdes
+from kslab.testing import topics
+
+S = serdes.String()
+
+
+def _words() -> ks.Topology:
+    b = ks.StreamsBuilder()
+    b.stream("in", ks.Consumed.with_(S, S)).map_values(len).to(
+        "out", ks.Produced.with_(S, serdes.Long()))
+    return b.build()
+
+
+def _chunks(values: list[str], *, stamped: bool) -> tuple[int, list[int]]:
+    with ks.TopologyTestDriver(_words()) as driver:
+        topic = driver.create_input_topic("in", S, S)
+        if stamped:
+            topic.pipe_value_list(values, 0, 1)  # plain rows: one comprehension per chunk
+        else:
+            topic.pipe_value_list(values)  # the topic's clock stamps them: row by row
+        out = driver.create_output_topic("out", S, serdes.Long()).read_values_to_list()
+        return driver._bulk.chunks, out
+
+
+def test_next_chunk_fills_the_byte_budget() -> None:
+    assert topics._next_chunk(256, 0) == topics._MAX_CHUNK
+    assert topics._next_chunk(256, 256 * 10) == topics._MAX_CHUNK  # small rows: the cap
+    assert topics._next_chunk(256, 256 * 100_000) == 4 * 1024 * 1024 // 100_000  # 41 rows
+    assert topics._next_chunk(1, 64 << 20) == 1  # never fewer than one row
+
+
+def test_small_rows_go_in_a_small_then_a_full_chunk() -> None:
+    values = ["abc"] * 10_000
+    for stamped in (True, False):
+        chunks, out = _chunks(values, stamped=stamped)
+        assert chunks == 3  # 256, 8192, 1552
+        assert out == [3] * 10_000
+
+
+def test_large_rows_go_in_chunks_of_the_byte_budget() -> None:
+    values = ["x" * 100_000] * 300
+    for stamped in (True, False):
+        chunks, out = _chunks(values, stamped=stamped)
+        assert chunks == 3  # 256 rows, then 41 (4 MiB of 100 kB rows), then the last 3
+        assert out == [100_000] * 300
+
+
+def test_record_lists_mix_plain_chunks_and_row_by_row_ones() -> None:
+    """Plain chunks (no headers, int timestamps) serialize in one comprehension; headers, a
+    datetime or the topic's clock go row by row; the outputs are the same either way."""
+    import datetime as dt
+
+    records = [ks.TestRecord("k", "ab", 5)] * 300 + [
+        ks.TestRecord("k", "abc", 7, [("h", b"1")]),
+        ks.TestRecord("k", "abcd", dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=dt.UTC)),
+        ks.TestRecord("k", "abcde"),
+    ]
+    with ks.TopologyTestDriver(_words()) as driver:
+        driver.create_input_topic("in", S, S, 100).pipe_record_list(records)
+        out = driver.create_output_topic("out", S, serdes.Long()).read_records_to_list()
+    assert [(r.value, r.timestamp, list(r.headers)) for r in out[298:]] == [
+        (2, 5, []), (2, 5, []), (3, 7, [("h", b"1")]), (4, 1000, []), (5, 100, [])]
+    assert len(out) == 303
+
+
+def test_a_refused_row_in_a_plain_chunk_pipes_the_rows_before_it_then_raises() -> None:
+    with ks.TopologyTestDriver(_words()) as driver:
+        topic = driver.create_input_topic("in", S, S)
+        with pytest.raises(ks.SerdeError):
+            topic.pipe_record_list([ks.TestRecord("k", "a", 1), ks.TestRecord("k", "bb", 2),
+                                    ks.TestRecord("k", 3, 3), ks.TestRecord("k", "d", 4)])
+        assert driver.create_output_topic("out", S, serdes.Long()).read_values_to_list() \
+            == [1, 2]
