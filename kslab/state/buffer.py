@@ -161,6 +161,13 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         """The task's commit: log the changed keys (Java logs the buffer on commit)."""
         self.flush()
 
+    def flush_is_noop(self) -> bool:
+        """True when ``flush_cache`` would do nothing (no key changed since the last)."""
+        return not self._dirty
+
+    def count_noop_flushes(self, times: int) -> None:
+        """``flush_cache()`` ``times`` times while ``flush_is_noop``: nothing to do."""
+
     def flush(self) -> None:
         """Write every key changed since the last flush to the changelog, in the order Java's
         ``HashSet<Bytes>`` of dirty keys iterates them."""

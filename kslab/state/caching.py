@@ -151,6 +151,20 @@ class CachingStore(StateStore):
         if self._cache is not None:
             self._cache.flush(self._namespace)
 
+    def flush_is_noop(self) -> bool:
+        """True when ``flush_cache`` would only count itself (nothing dirty)."""
+        named = self._named
+        return self._cache is None or (
+            named is not None and not named._dirty and named.listener is not None
+            and self._cache._caches.get(self._namespace) is named)
+
+    def count_noop_flushes(self, times: int) -> None:
+        """``flush_cache()`` ``times`` times while ``flush_is_noop``: the counters only."""
+        cache = self._cache
+        if cache is not None:
+            cache.flushes += times
+            self._named.flushes += times
+
     def flush(self) -> None:
         """Flush the cache, then the store."""
         self.flush_cache()
