@@ -27,7 +27,8 @@ from kslab.state.cache import _NODE_OVERHEAD, LRUCacheEntry, _headers_size
 from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 
-__all__ = ["capture_forwards", "count_cached", "count_direct", "count_with_processor"]
+__all__ = ["capture_forwards", "count_cached", "count_direct", "count_with_processor",
+           "put_all"]
 
 _new_tuple = tuple.__new__
 _TIMESTAMP = struct.Struct(">q")  # the store's layout: timestamp, then the value's bytes
@@ -153,6 +154,17 @@ def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any
     return LogBatch.of_rows(out), False
 
 
+def put_all(put: Callable[[bytes, bytes], None], pairs: list[tuple[bytes, bytes]]) -> None:
+    """``put(key, value)`` of each pair in order: one ``dict.update`` when ``put`` is a dict's
+    own ``__setitem__`` (the in-memory backend's), the same writes in the same order."""
+    target = getattr(put, "__self__", None)
+    if type(target) is dict and put == target.__setitem__:
+        target.update(pairs)
+        return
+    for key, value in pairs:
+        put(key, value)
+
+
 def _running_counts(keys: list[Any], timestamps: list[int], counts: dict[Any, int],
                     stamps: dict[Any, int]) -> tuple[list[int], list[int]]:
     """Each update's count and store timestamp (the larger of the stored one and the
@@ -220,8 +232,8 @@ def _count_direct_chunk(store: Any, sink: Any, parts: tuple[Any, ...], keys: lis
     except Exception:
         return None  # the record-at-a-time loop gives the outcome or the error
     pack = _TIMESTAMP.pack
-    for key, count in counts.items():  # first-seen order, as the record path's puts add keys
-        bput(key_bytes_of[key], pack(stamps[key]) + venc(count))
+    put_all(bput, [(key_bytes_of[key], pack(stamps[key]) + venc(count))
+                   for key, count in counts.items()])  # first-seen order, as the puts add keys
     last = keys[-1]
     if last.__class__ in _MEMO:  # as the store's get-then-put of the last key leaves it
         store._memo_key, store._memo_key_bytes = last, key_bytes[-1]
@@ -577,8 +589,8 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
         elif sorted_keys is not None:
             sorted_keys.add(kb)
         entries[kb] = entry
-    for key in counts:  # the store's writes in first-seen order, as the puts add new keys
-        bput(key_bytes_of[key], entries[key_bytes_of[key]].value)
+    put_all(bput, [(kb, entries[kb].value)  # first-seen order, as the puts add new keys
+                   for kb in map(key_bytes_of.__getitem__, counts)])
     cache.gets += updates
     cache.puts += updates + loaded
     cache.flushes += updates

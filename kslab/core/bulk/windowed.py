@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kslab.core.bulk.columns import LogBatch
-from kslab.core.bulk.count import _running_counts, _same_bytes, capture_forwards
+from kslab.core.bulk.count import _running_counts, _same_bytes, capture_forwards, put_all
 from kslab.records import Record, Window, Windowed
 from kslab.serdes import TimeWindowed
 
@@ -220,8 +220,8 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
     except Exception:
         return False  # the record-at-a-time loop gives the outcome or the error
     pack = _START.pack
-    for key, count in counts.items():  # first-seen order, as the record path's puts add keys
-        bput(binary[key], pack(stamps[key]) + venc(count))
+    put_all(bput, [(binary[key], pack(stamps[key]) + venc(count))
+                   for key, count in counts.items()])  # first-seen order, as the puts add keys
     segment = start // store._interval
     names = store._segments.get(segment)
     if names is None:
