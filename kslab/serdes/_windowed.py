@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import struct
+from itertools import chain, repeat
+from operator import getitem, sub
 from typing import Any
 
 from kslab.errors import SerdeError
@@ -97,34 +99,26 @@ class TimeWindowed(Serde):
         return _tuple_new(Windowed, (self._inner.deserialize(topic, data[:cut], headers), window))
 
     def deserialize_column(self, topic: str, column: list[Any], headers: list[Any]) -> list[Any]:
-        """``deserialize`` of each field (a reader's bulk read): the keys through the inner
-        serde's C-level codec, one ``Window`` per start. Where a field is not the common case
-        (``None``, empty, short, refused by the codec) every field takes ``deserialize``."""
+        """``deserialize`` of each field (a reader's bulk read), in C iterators: the keys
+        through the inner serde's C-level codec, one ``Window`` per start. Where a field is
+        not the common case (``None``, empty, short, refused by the codec) every field takes
+        ``deserialize``, which gives the value or the error."""
         fast = fast_deserializer(self._inner)
         size = self._window_size
-        if fast is not None and size is not None and not fast[1]:
-            decode = fast[0]
+        if fast is not None and size is not None and not fast[1] and column:
             suffix = 12 if self._changelog else 8
-            windows: dict[int, Window] = {}
-            out: list[Any] = []
-            append = out.append
             try:
-                for data in column:
-                    cut = len(data) - suffix
-                    if cut < 0:
-                        break  # too short: deserialize raises its error
-                    start = _unpack_start(data, cut)[0]
-                    window = windows.get(start)
-                    if window is None:
-                        end = start + size
-                        window = windows[start] = _tuple_new(
-                            Window, (start, end if end <= LONG_MAX else LONG_MAX))
-                    append(_tuple_new(Windowed, (decode(data[:cut]), window)))
-                else:
-                    return out
+                cuts = list(map(sub, map(len, column), repeat(suffix)))  # len(None) raises
+                if min(cuts) >= 0 and all(column):
+                    keys = list(map(fast[0], map(getitem, column, map(slice, cuts))))
+                    starts = list(chain.from_iterable(map(_unpack_start, column, cuts)))
+                    windows = {start: _tuple_new(Window, (start, min(start + size, LONG_MAX)))
+                               for start in set(starts)}
+                    return list(map(_tuple_new, repeat(Windowed),
+                                    zip(keys, map(windows.__getitem__, starts), strict=True)))
             except Exception:
                 pass
-        return list(map(self.deserialize, [topic] * len(column), column, headers))
+        return list(map(self.deserialize, repeat(topic), column, headers))
 
     def configure(self, is_key: bool) -> Serde:
         """This serde with its inner serde configured the same way."""

@@ -303,9 +303,11 @@ class TopologyTestDriver:
             for key, value, headers, timestamp, partition in rows:
                 self._pipe_raw(topic, key, value, headers, timestamp, partition)
             return
-        if self._bulk is not None and self._bulk.run(task, topic, rows):
-            self._after_bulk(task, topic, rows)
-            return
+        if self._bulk is not None:
+            columns = tuple(map(list, zip(*rows, strict=True)))
+            if self._bulk.run(task, topic, rows, columns):
+                self._after_bulk(topic, columns)
+                return
         tp = (topic, 0)
         history = self._history
         first = history.total
@@ -346,9 +348,10 @@ class TopologyTestDriver:
             raise
         offsets[tp] = offset + len(rows)
 
-    def _after_bulk(self, task: StreamTask, topic: str, rows: list[tuple[Any, ...]]) -> None:
+    def _after_bulk(self, topic: str, columns: tuple[list[Any], ...]) -> None:
         """Record a chunk the bulk path ran (it processed and committed every record)."""
-        self._history.extend(rows, topic)
+        keys, values, headers, timestamps, _ = columns  # partition 0 (see _pipe_fast)
+        self._history.extend_columns(keys, values, headers, timestamps, None, topic)
         self._settled = True
 
     def _enqueue(self, task: StreamTask, topic: str, partition: int, key: Any, value: Any,

@@ -180,15 +180,18 @@ class BulkExecutor:
             self._plans[key] = compile_chain(task, topic)
         return self._plans[key]
 
-    def run(self, task: Any, topic: str, rows: list[tuple[Any, ...]]) -> bool:
-        """Process ``rows`` (serialized, partition 0) of ``topic`` in bulk; ``False``: declined."""
+    def run(self, task: Any, topic: str, rows: list[tuple[Any, ...]],
+            columns: tuple[list[Any], ...] | None = None) -> bool:
+        """Process ``rows`` (serialized, partition 0) of ``topic`` in bulk; ``False``: declined.
+        ``columns``: the rows transposed, when the engine has them (read, never changed)."""
         plan = self.plan(task, topic)
         if plan is None or task.stream_time_queue._heap or task.wall_clock_queue._heap \
                 or task.idle is not None or not rows:
             self.declined += 1
             return False
         try:
-            stages = self._prepare(plan, topic, rows)
+            stages = self._prepare(plan, topic, columns or tuple(map(list, zip(*rows,
+                                                                                strict=True))))
         except Exception:
             stages = None
         if stages is None:
@@ -200,17 +203,16 @@ class BulkExecutor:
 
     # -- phase one: user code, no mutation ------------------------------------------------
 
-    def _prepare(self, plan: Chain, topic: str, rows: list[tuple[Any, ...]]
+    def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...]
                  ) -> list[_Stage] | None:
-        key_fields, value_fields, headers, timestamps, _ = (list(c) for c in zip(*rows,
-                                                                                 strict=True))
+        key_fields, value_fields, headers, timestamps, _ = columns
         if min(timestamps) < 0:
             return None  # the record path raises the negative-timestamp error
         headers = [header if header is None or header.__class__ is Headers
                    else as_headers(header) for header in headers]
         keys = _decoded(plan.source.key_serde, topic, key_fields, headers)
         values = _decoded(plan.source.value_serde, topic, value_fields, headers)
-        stage = _Stage(plan, topic, keys, values, timestamps, headers, list(range(len(rows))))
+        stage = _Stage(plan, topic, keys, values, timestamps, headers, list(range(len(timestamps))))
         stages = [stage]
         while True:
             chain = stage.chain
