@@ -23,7 +23,7 @@ import struct as _struct
 import sys
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from itertools import accumulate, chain, repeat
+from itertools import chain, repeat
 from operator import sub
 from typing import Any
 
@@ -190,8 +190,9 @@ class RecordLog:
             for index, item in enumerate(headers, len(self._timestamps)):
                 if item:
                     self._headers[index] = item
-        _append_column(self._keys, self._key_ends, keys)
-        layout = _layout(values)
+        _append_column(self._keys, self._key_ends, _as_column(keys))
+        values = _as_column(values)
+        layout = values.layout()
         width = self._value_width
         if layout is not None and layout[2] == layout[3] > 0 and width in (None, layout[2]):
             # every value exactly as wide as every one before: their ends stay implicit, and
@@ -200,7 +201,7 @@ class RecordLog:
             self._value_width = layout[2]
         else:
             self._fill_value_ends()
-            _append_column(self._values, self._value_ends, values, layout)
+            _append_column(self._values, self._value_ends, values)
             self._value_width = -1
         if partitions is not None and self._partitions is None and any(partitions):
             self._partition_column(len(self._timestamps))
@@ -315,29 +316,22 @@ class RecordLog:
         self._start = start
 
 
-def _layout(fields: Sequence[bytes | None] | ByteColumn
-            ) -> tuple[bytes, list[int], int, int] | None:
-    """``ByteColumn.layout`` of ``fields`` (a column or a plain sequence)."""
-    if fields.__class__ is not ByteColumn:
-        fields = ByteColumn(fields)  # type: ignore[arg-type]
-    return fields.layout()  # type: ignore[union-attr]
+def _as_column(fields: Sequence[bytes | None] | ByteColumn) -> ByteColumn:
+    """``fields`` as a ``ByteColumn`` (a column already, or a plain sequence)."""
+    if fields.__class__ is ByteColumn:
+        return fields  # type: ignore[return-value]
+    return ByteColumn(fields)  # type: ignore[arg-type]
 
 
-def _append_column(data: bytearray, ends: array, fields: Sequence[bytes | None] | ByteColumn,
-                   layout: tuple[bytes, list[int], int, int] | None = None) -> None:
-    """Append ``fields`` to a column: their bytes to ``data``, their end offsets to ``ends``
-    (``layout``: theirs, when the caller has it)."""
-    if layout is None:
-        layout = _layout(fields)
+def _append_column(data: bytearray, ends: array, column: ByteColumn) -> None:
+    """Append ``column``'s fields: their bytes to ``data``, their end offsets to ``ends``."""
+    layout = column.layout()
     position = len(data)
     if layout is not None:  # the usual case, all in C
         data += layout[0]
-        offsets = accumulate(layout[1], initial=position)
-        next(offsets)  # the position itself: the first field's start
-        ends.extend(offsets)
+        column.extend_ends(ends, position)
         return
-    if fields.__class__ is ByteColumn:
-        fields = fields.fields  # type: ignore[union-attr]
+    fields = column.fields
     for field in fields:  # some None among them (or none at all)
         if field is None:
             ends.append(~position)

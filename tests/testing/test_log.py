@@ -265,3 +265,21 @@ def test_extend_columns_of_empty_values_keeps_every_end() -> None:
     log.extend_columns([b"a", b"b"], [b"", b""], None, [1, 2])
     log.extend_columns([b"c"], [b""], None, [3])
     assert [log.record(i)[:2] for i in range(3)] == [(b"a", b""), (b"b", b""), (b"c", b"")]
+
+
+def test_long_column_batches_match_record_by_record_appends() -> None:
+    """Batches long enough for the numpy layout (and short ones, and ones with a ``None``)
+    leave the log exactly as appending their records one by one does."""
+    rows = [(f"k{i}".encode() * (i % 3), str(i).encode() if i % 7 else None, None, i, 0)
+            for i in range(300)]
+    batched, appended = RecordLog(), RecordLog()
+    batched.extend(rows[:10])  # short: list lengths
+    batched.extend(rows[10:200])  # long, with None values: field by field
+    batched.extend([(k, b"v" * (i % 5), h, t, p) for i, (k, _, h, t, p)
+                    in enumerate(rows[200:])])  # long, no None: numpy lengths, offset ends
+    for key, value, headers, timestamp, partition in rows[:200]:
+        appended.append(key, value, headers, timestamp, partition)
+    for i, (key, _, headers, timestamp, partition) in enumerate(rows[200:]):
+        appended.append(key, b"v" * (i % 5), headers, timestamp, partition)
+    assert [batched.record(i) for i in range(300)] == [appended.record(i) for i in range(300)]
+    assert batched.drain_columns() == appended.drain_columns()

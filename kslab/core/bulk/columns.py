@@ -6,6 +6,8 @@ and the order of the record path (input row by input row, depth first) are kept.
 
 from __future__ import annotations
 
+from array import array
+from itertools import accumulate
 from typing import Any, NamedTuple
 
 from kslab.dsl._processors import Filter, FlatMapValues, MapValues, NotNullKey, SelectKey
@@ -24,23 +26,57 @@ class ByteColumn:
 
     def __init__(self, fields: list[Any]) -> None:
         self.fields = fields
-        self._layout: tuple[bytes, list[int], int, int] | None = None
+        self._layout: tuple[bytes, Any, int, int] | None = None
 
     def __len__(self) -> int:
         return len(self.fields)
 
-    def layout(self) -> tuple[bytes, list[int], int, int] | None:
+    def layout(self) -> tuple[bytes, Any, int, int] | None:
         """``(the fields back to back, each field's length, shortest and longest field)``, all
-        computed in C; ``None`` when a field is ``None`` (or there are none)."""
+        computed in C (the lengths of a long column in a numpy array: no Python int per
+        field); ``None`` when a field is ``None`` (or there are none)."""
         layout = self._layout
         if layout is None and self.fields:
             fields = self.fields
-            try:
-                lengths = list(map(len, fields))  # len(None) raises: no layout
+            count = len(fields)
+            try:  # len(None) raises: no layout
+                if count >= _NUMPY_FROM:
+                    lengths = _numpy().fromiter(map(len, fields), _numpy().int64, count)
+                    shortest, longest = int(lengths.min()), int(lengths.max())
+                else:
+                    lengths = list(map(len, fields))
+                    shortest, longest = min(lengths), max(lengths)
             except TypeError:
                 return None
-            layout = self._layout = (b"".join(fields), lengths, min(lengths), max(lengths))
+            layout = self._layout = (b"".join(fields), lengths, shortest, longest)
         return layout
+
+    def extend_ends(self, ends: array, position: int) -> None:
+        """Append each field's end offset, counted from ``position`` (where the first field
+        starts), to ``ends`` (an ``array("q")``); the column has a ``layout``."""
+        lengths = self.layout()[1]  # type: ignore[index]
+        if lengths.__class__ is list:
+            offsets = accumulate(lengths, initial=position)
+            next(offsets)  # the position itself
+            ends.extend(offsets)
+        else:  # native int64, the array's own layout: one copy
+            offsets = lengths.cumsum()
+            offsets += position
+            ends.frombytes(offsets.tobytes())
+
+
+_NUMPY_FROM = 64  # columns at least this long lay their lengths out with numpy
+_NP: Any = None
+
+
+def _numpy() -> Any:
+    """numpy, imported at the first long column (importing kslab does not need it)."""
+    global _NP
+    if _NP is None:
+        import numpy
+
+        _NP = numpy
+    return _NP
 
 
 class LogBatch(NamedTuple):
