@@ -14,7 +14,7 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from operator import itemgetter
+from operator import add
 from typing import Any
 
 from kslab.core.bulk.columns import ByteColumn, LogBatch
@@ -27,7 +27,7 @@ from kslab.state.cache import _NODE_OVERHEAD, LRUCacheEntry, _headers_size
 from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 
-__all__ = ["capture_forwards", "count_cached", "count_direct", "count_with_processor",
+__all__ = ["Tally", "capture_forwards", "count_cached", "count_direct", "count_with_processor",
            "put_all"]
 
 _new_tuple = tuple.__new__
@@ -165,24 +165,37 @@ def put_all(put: Callable[[bytes, bytes], None], pairs: list[tuple[bytes, bytes]
         put(key, value)
 
 
-def _running_counts(keys: list[Any], timestamps: list[int], counts: dict[Any, int],
-                    stamps: dict[Any, int]) -> tuple[list[int], list[int]]:
-    """Each update's count and store timestamp (the larger of the stored one and the
-    record's), from each key's stored count and timestamp (0 and -1 for none), which
-    ``counts`` and ``stamps`` hold after the last update; what the store holds is
-    ``KStreamAggregate``'s count of the record path after each update."""
-    news: list[int] = []
-    stamped: list[int] = []
-    add_count, add_stamp = news.append, stamped.append
-    for key, timestamp in zip(keys, timestamps, strict=True):
-        n = counts[key] + 1
-        counts[key] = n
-        add_count(n)
-        stamp = stamps[key]
-        if timestamp > stamp:
-            stamps[key] = stamp = timestamp
-        add_stamp(stamp)
-    return news, stamped
+class Tally:
+    """A chunk's distinct keys (first-seen order) and, per update, the index of its key: lists
+    indexed by key id instead of dicts hashed per update."""
+
+    __slots__ = ("distinct", "ids")
+
+    def __init__(self, keys: list[Any]) -> None:
+        self.distinct = list(dict.fromkeys(keys))
+        index = dict(zip(self.distinct, range(len(self.distinct)), strict=True))
+        self.ids = list(map(index.__getitem__, keys))
+
+    def run(self, timestamps: list[int], counts: list[int], stamps: list[int]
+            ) -> tuple[list[int], list[int], list[int]]:
+        """Each update's count and store timestamp (the larger of the stored one and the
+        record's) from each key's stored count and timestamp (0 and -1 for none), which
+        ``counts`` and ``stamps`` hold after the last update, and each key's last update;
+        what the store holds is ``KStreamAggregate``'s count after each update."""
+        news: list[int] = []
+        stamped: list[int] = []
+        last = [0] * len(counts)
+        add_count, add_stamp = news.append, stamped.append
+        for position, (key, timestamp) in enumerate(zip(self.ids, timestamps, strict=True)):
+            n = counts[key] + 1
+            counts[key] = n
+            add_count(n)
+            stamp = stamps[key]
+            if timestamp > stamp:
+                stamps[key] = stamp = timestamp
+            add_stamp(stamp)
+            last[key] = position
+        return news, stamped, last
 
 
 def _chunk_outputs(store: Any, sink: Any, keys: list[Any], key_bytes: list[bytes],
@@ -212,28 +225,27 @@ def _count_direct_chunk(store: Any, sink: Any, parts: tuple[Any, ...], keys: lis
     if vdec is None or venc is None or sink._key_enc is None or sink._value_enc is None:
         return None
     unpack = _TIMESTAMP.unpack_from
-    counts: dict[Any, int] = {}
-    stamps: dict[Any, int] = {}
     try:
         if None in values:
             return None  # the record path skips it, logs and counts it
-        key_bytes = list(map(key_bytes_of.__getitem__, keys))  # a None key raises
-        for key in dict.fromkeys(keys):
-            stored = bget(key_bytes_of[key])
-            if stored is None:
-                counts[key], stamps[key] = 0, -1
-            else:
+        tally = Tally(keys)
+        distinct_bytes = list(map(key_bytes_of.__getitem__, tally.distinct))  # None raises
+        key_bytes = list(map(distinct_bytes.__getitem__, tally.ids))
+        counts = [0] * len(distinct_bytes)
+        stamps = [-1] * len(distinct_bytes)
+        for i, stored in enumerate(map(bget, distinct_bytes)):
+            if stored is not None:
                 count = vdec(stored[8:])
-                counts[key], stamps[key] = count[0] if vidx else count, unpack(stored)[0]
-        news, stamped = _running_counts(keys, timestamps, counts, stamps)
+                counts[i], stamps[i] = count[0] if vidx else count, unpack(stored)[0]
+        news, stamped, _ = tally.run(timestamps, counts, stamps)
         raws = list(map(venc, news))
         out, logged = _chunk_outputs(store, sink, keys, key_bytes, news, raws, headers,
                                      stamped)
     except Exception:
         return None  # the record-at-a-time loop gives the outcome or the error
     pack = _TIMESTAMP.pack
-    put_all(bput, [(key_bytes_of[key], pack(stamps[key]) + venc(count))
-                   for key, count in counts.items()])  # first-seen order, as the puts add keys
+    put_all(bput, list(zip(distinct_bytes, map(add, map(pack, stamps), map(venc, counts)),
+                           strict=True)))  # first-seen order, as the record path adds keys
     last = keys[-1]
     if last.__class__ in _MEMO:  # as the store's get-then-put of the last key leaves it
         store._memo_key, store._memo_key_bytes = last, key_bytes[-1]
@@ -531,36 +543,35 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
     decode, bget, bput = inner._decode_value, inner._bget, inner._bput
     if venc is None or sink._key_enc is None or sink._value_enc is None:
         return None
-    counts: dict[Any, int] = {}
-    stamps: dict[Any, int] = {}
     loaded = fresh = 0  # keys the chunk reads from the store; keys in neither
     try:
         if None in values:
             return None  # the record path skips it, logs and counts it
-        key_bytes = list(map(key_bytes_of.__getitem__, keys))  # a None key raises
-        for key in dict.fromkeys(keys):
-            kb = key_bytes_of[key]
-            entry = entries.get(kb)
+        tally = Tally(keys)
+        distinct_bytes = list(map(key_bytes_of.__getitem__, tally.distinct))  # None raises
+        key_bytes = list(map(distinct_bytes.__getitem__, tally.ids))
+        counts = [0] * len(distinct_bytes)
+        stamps = [-1] * len(distinct_bytes)
+        olds = list(map(entries.get, distinct_bytes))  # the entries before the chunk
+        for i, entry in enumerate(olds):
             if entry is not None:
                 stored = entry.obj
                 if stored is None and entry.value is not None:
                     stored = decode(entry.value)
             else:
-                raw = bget(kb)
+                raw = bget(distinct_bytes[i])
                 stored = None if raw is None else decode(raw)
                 loaded += raw is not None
                 fresh += raw is None
-            if stored is None:
-                counts[key], stamps[key] = 0, -1
-            else:
-                counts[key], stamps[key] = stored
-        news, stamped = _running_counts(keys, timestamps, counts, stamps)
+            if stored is not None:
+                counts[i], stamps[i] = stored
+        news, stamped, last = tally.run(timestamps, counts, stamps)
         raws = list(map(venc, news))
         # the most the cache can hold at any point of the chunk: nothing may be evicted
         widest = 1 + 8 + max(map(len, raws)) + 8 + 8 + 4 + len(topic) \
             + (max(map(_headers_size, headers)) if any(headers) else 0)
-        if cache._size_bytes + sum(len(key_bytes_of[key]) + _NODE_OVERHEAD + widest
-                                   for key in counts) > cache.max_cache_size_bytes:
+        if cache._size_bytes + sum(map(len, distinct_bytes)) \
+                + len(distinct_bytes) * (_NODE_OVERHEAD + widest) > cache.max_cache_size_bytes:
             return None
         out, logged = _chunk_outputs(inner, sink, keys, key_bytes, news, raws, headers,
                                      stamped)
@@ -572,16 +583,19 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
     misses = loaded + fresh
     sorted_keys = named._sorted
     grown = 0
+    finals: list[bytes] = [b""] * len(distinct_bytes)
     # the keys in the order of their last update: the LRU order the updates leave
-    for key, i in sorted(dict(zip(keys, range(updates), strict=True)).items(),
-                         key=itemgetter(1)):
-        kb = key_bytes[i]
+    for j in sorted(range(len(last)), key=last.__getitem__):
+        i = last[j]
+        kb = distinct_bytes[j]
         header = headers[i]
-        entry = LRUCacheEntry(pack(stamped[i]) + raws[i], header if header else None, False,
+        finals[j] = value = pack(stamped[i]) + raws[i]
+        entry = LRUCacheEntry(value, header if header else None, False,
                               first_offset + origins[i], timestamps[i], 0, topic)
+        key = keys[i]
         entry.obj = _new_tuple(vat_type, (news[i], stamped[i]))
         entry.record, entry.key_obj = Record(key, values[i], timestamps[i], header), key
-        old = entries.get(kb)
+        old = olds[j]
         grown += len(kb) + _NODE_OVERHEAD + entry.size
         if old is not None:
             grown -= len(kb) + _NODE_OVERHEAD + old.size
@@ -589,8 +603,8 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
         elif sorted_keys is not None:
             sorted_keys.add(kb)
         entries[kb] = entry
-    put_all(bput, [(kb, entries[kb].value)  # first-seen order, as the puts add new keys
-                   for kb in map(key_bytes_of.__getitem__, counts)])
+    del olds  # the replaced entries go here, not one by one above
+    put_all(bput, list(zip(distinct_bytes, finals, strict=True)))  # first-seen order
     cache.gets += updates
     cache.puts += updates + loaded
     cache.flushes += updates

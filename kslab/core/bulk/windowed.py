@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from itertools import repeat
+from operator import add
 from typing import Any
 
 from kslab.core.bulk.columns import LogBatch
-from kslab.core.bulk.count import _running_counts, _same_bytes, capture_forwards, put_all
+from kslab.core.bulk.count import Tally, _same_bytes, capture_forwards, put_all
 from kslab.records import Record, Window, Windowed
 from kslab.serdes import TimeWindowed
 
@@ -193,24 +195,22 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
     timestamp = timestamps[0]
     start = timestamp - timestamp % processor.size
     suffix = _START_SEQ.pack(start, 0)
-    counts: dict[Any, int] = {}
-    stamps: dict[Any, int] = {}
-    binary: dict[Any, bytes] = {}
     unpack = _START.unpack_from
     try:
-        for key in dict.fromkeys(keys):
-            binary[key] = name = key_bytes_of[key] + suffix
-            stored = bget(name)
-            if stored is None:
-                counts[key], stamps[key] = 0, -1
-            else:
+        tally = Tally(keys)
+        distinct_bytes = list(map(key_bytes_of.__getitem__, tally.distinct))
+        binary = list(map(add, distinct_bytes, repeat(suffix)))  # each window's store key
+        counts = [0] * len(binary)
+        stamps = [-1] * len(binary)
+        for i, stored in enumerate(map(bget, binary)):
+            if stored is not None:
                 value = vdec(stored[8:])
-                counts[key], stamps[key] = value[0] if vidx else value, unpack(stored)[0]
-        news, stamped = _running_counts(keys, timestamps, counts, stamps)
+                counts[i], stamps[i] = value[0] if vidx else value, unpack(stored)[0]
+        news, stamped, _ = tally.run(timestamps, counts, stamps)
         raws = list(map(venc, news))
         if same_keys:
-            window_key = _START.pack(start)
-            out_keys = [key_bytes_of[key] + window_key for key in keys]
+            window_keys = list(map(add, distinct_bytes, repeat(_START.pack(start))))
+            out_keys = list(map(window_keys.__getitem__, tally.ids))
         else:
             window = Window(start, start + processor.size)
             topic, key_ser = sink.topic, sink._key_ser
@@ -220,16 +220,16 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
     except Exception:
         return False  # the record-at-a-time loop gives the outcome or the error
     pack = _START.pack
-    put_all(bput, [(binary[key], pack(stamps[key]) + venc(count))
-                   for key, count in counts.items()])  # first-seen order, as the puts add keys
+    put_all(bput, list(zip(binary, map(add, map(pack, stamps), map(venc, counts)),
+                           strict=True)))  # first-seen order, as the record path adds keys
     segment = start // store._interval
     names = store._segments.get(segment)
     if names is None:
-        store._segments[segment] = set(binary.values())
+        store._segments[segment] = set(binary)
     else:
-        names.update(binary.values())
+        names.update(binary)
     if output.changelog is not None:
-        output.log_keys += map(binary.__getitem__, keys)
+        output.log_keys += map(binary.__getitem__, tally.ids)
         output.log_values += raws
         output.log_timestamps += stamped
     output.keys += out_keys
