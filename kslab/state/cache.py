@@ -23,18 +23,20 @@ from kslab.records import KeyValue
 
 __all__ = [
     "DEFAULT_CACHE_MAX_BYTES",
+    "NODE_OVERHEAD",
     "CacheIterator",
     "DirtyEntry",
     "LRUCacheEntry",
     "NamedCache",
     "ThreadCache",
+    "headers_size",
     "node_size",
     "thread_cache_for",
     "total_cache_size",
 ]
 
 DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024
-_NODE_OVERHEAD = 8 + 8 + 8  # the LRU node's entry, previous and next references
+NODE_OVERHEAD = 8 + 8 + 8  # the LRU node's entry, previous and next references
 
 
 def total_cache_size(configs: dict[str, Any]) -> int:
@@ -45,7 +47,8 @@ def total_cache_size(configs: dict[str, Any]) -> int:
     return max(0, int(DEFAULT_CACHE_MAX_BYTES if size is None else size))
 
 
-def _headers_size(headers: Any) -> int:
+def headers_size(headers: Any) -> int:
+    """Bytes a cached entry's headers count for: each key's characters and value's bytes."""
     size = 0
     if headers:
         for key, value in headers:
@@ -80,7 +83,7 @@ class LRUCacheEntry:
         self.record: Any = None  # the processor's Record at write time (flushes restore it)
         # 1 (dirty flag) + value + timestamp, offset, partition + topic chars + headers
         self.size = (1 + (0 if value is None else len(value)) + 8 + 8 + 4
-                     + (len(topic) if topic else 0) + _headers_size(headers))
+                     + (len(topic) if topic else 0) + headers_size(headers))
 
     def mark_clean(self) -> None:
         """Flushed: the underlying store now holds this value."""
@@ -92,7 +95,7 @@ class LRUCacheEntry:
 
 def node_size(key: bytes, entry: LRUCacheEntry) -> int:
     """Bytes one cached entry counts for: key, node references, entry (Java's ``LRUNode``)."""
-    return len(key) + _NODE_OVERHEAD + entry.size
+    return len(key) + NODE_OVERHEAD + entry.size
 
 
 class DirtyEntry:
@@ -146,7 +149,7 @@ class NamedCache:
         old = entries.get(key)
         if old is not None:
             self.overwrites += 1
-            self.current_size_bytes -= len(key) + _NODE_OVERHEAD + old.size
+            self.current_size_bytes -= len(key) + NODE_OVERHEAD + old.size
             entries.move_to_end(key)
         elif self._sorted is not None:
             self._sorted.add(key)
@@ -156,7 +159,7 @@ class NamedCache:
             if key in dirty:
                 del dirty[key]
             dirty[key] = None
-        self.current_size_bytes += len(key) + _NODE_OVERHEAD + entry.size
+        self.current_size_bytes += len(key) + NODE_OVERHEAD + entry.size
 
     def put_if_absent(self, key: bytes, entry: LRUCacheEntry) -> LRUCacheEntry | None:
         """Put only if ``key`` has no entry; return the entry that was there."""
@@ -409,9 +412,9 @@ class ThreadCache:
             return False
         entries = cache._entries
         old = entries.get(key)
-        delta = len(key) + _NODE_OVERHEAD + entry.size
+        delta = len(key) + NODE_OVERHEAD + entry.size
         if old is not None:
-            delta -= len(key) + _NODE_OVERHEAD + old.size
+            delta -= len(key) + NODE_OVERHEAD + old.size
         if self._size_bytes + delta > self.max_cache_size_bytes:
             return False  # the put would evict: only the real put knows what
         self.puts += 1

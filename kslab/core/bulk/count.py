@@ -23,7 +23,7 @@ from kslab.dsl._processors import skip_record
 from kslab.errors import KslabError
 from kslab.records import Record, ValueAndTimestamp
 from kslab.serdes import Bytes, Integer, Long, String
-from kslab.state.cache import _NODE_OVERHEAD, LRUCacheEntry, _headers_size
+from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, headers_size, node_size
 from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 
@@ -216,8 +216,8 @@ def _chunk_outputs(store: Any, sink: Any, keys: list[Any], key_bytes: list[bytes
 def _count_direct_chunk(store: Any, sink: Any, parts: tuple[Any, ...], keys: list[Any],
                         values: list[Any], timestamps: list[int], headers: list[Any],
                         key_bytes_of: dict[Any, bytes]) -> tuple[LogBatch, LogBatch] | None:
-    """``count_direct`` a chunk at a time: read each distinct key once, count in a dict, write
-    each key's last count once; the output and changelog records are every update's, as the
+    """``count_direct`` a chunk at a time: read each distinct key once, count over key ids,
+    write each key's last count once; the output and changelog records are every update's, as the
     record path writes them. ``None``, with nothing changed, where a codec or a key is not
     the common case (no null, the serdes' C-level codecs taking everything)."""
     bget, bput = parts[3], parts[4]
@@ -569,9 +569,9 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
         raws = list(map(venc, news))
         # the most the cache can hold at any point of the chunk: nothing may be evicted
         widest = 1 + 8 + max(map(len, raws)) + 8 + 8 + 4 + len(topic) \
-            + (max(map(_headers_size, headers)) if any(headers) else 0)
+            + (max(map(headers_size, headers)) if any(headers) else 0)
         if cache._size_bytes + sum(map(len, distinct_bytes)) \
-                + len(distinct_bytes) * (_NODE_OVERHEAD + widest) > cache.max_cache_size_bytes:
+                + len(distinct_bytes) * (NODE_OVERHEAD + widest) > cache.max_cache_size_bytes:
             return None
         out, logged = _chunk_outputs(inner, sink, keys, key_bytes, news, raws, headers,
                                      stamped)
@@ -596,9 +596,9 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
         entry.obj = _new_tuple(vat_type, (news[i], stamped[i]))
         entry.record, entry.key_obj = Record(key, values[i], timestamps[i], header), key
         old = olds[j]
-        grown += len(kb) + _NODE_OVERHEAD + entry.size
+        grown += node_size(kb, entry)
         if old is not None:
-            grown -= len(kb) + _NODE_OVERHEAD + old.size
+            grown -= node_size(kb, old)
             entries.move_to_end(kb)
         elif sorted_keys is not None:
             sorted_keys.add(kb)
@@ -614,7 +614,7 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
     named.overwrites += updates - fresh
     named.flushes += updates
     named.current_size_bytes += grown
-    last = keys[-1]
-    if last.__class__ in _MEMO:  # the store's get-then-put of the last key leaves it
-        store._memo_key, store._memo_bytes = last, key_bytes[-1]
+    last_key = keys[-1]
+    if last_key.__class__ in _MEMO:  # the store's get-then-put of the last key leaves it
+        store._memo_key, store._memo_bytes = last_key, key_bytes[-1]
     return out, logged

@@ -47,6 +47,7 @@ class _Output:
         self.log_timestamps: list[int] = []
 
     def add_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        """Move the processor's forwarded rows (captured) to the columns."""
         for key, value, header, timestamp, _ in rows:
             self.keys.append(key)
             self.values.append(value)
@@ -62,15 +63,16 @@ class _Output:
             self.log_keys, self.log_values, self.log_timestamps = [], [], []
 
     def batch(self) -> LogBatch:
+        """The output, once the changelog's last records are handed over."""
         self.flush_changelog()
         return LogBatch(self.keys, self.values, self.headers, self.timestamps)
 
 
 def _run_parts(store: Any, sink: Any, changelog: Callable[[LogBatch], None] | None,
                key_bytes_of: dict[Any, bytes] | None) -> tuple[Any, ...] | None:
-    """What counting runs at once needs (the store's backend, codecs and segments; whether
-    the sink writes the store's bytes), or ``None`` when the record-at-a-time loop must do it
-    all: the store logs its writes itself, a codec is not a C-level one, keys unserialized."""
+    """Whether the sink writes the store's key and value bytes, when runs can be counted at
+    once; ``None`` when the record-at-a-time loop must do it all (the store logs its writes
+    itself or keeps duplicates, a codec is not a C-level one, keys unserialized)."""
     if key_bytes_of is None or getattr(store, "_retain_duplicates", True) \
             or (changelog is None and store._log is not None) \
             or store._vdec is None or store._venc is None or sink._value_enc is None:
