@@ -10,7 +10,7 @@ and the task's context.
 
 from __future__ import annotations
 
-from itertools import accumulate, repeat
+from itertools import accumulate, chain, repeat
 from operator import sub
 from typing import Any, Protocol
 
@@ -72,7 +72,12 @@ def _decoded(serde: Any, topic: str, fields: list[Any], headers: list[Any]) -> l
     if fast is not None:
         decode, indexed = fast
         try:
-            decoded = [None if field is None else decode(field) for field in fields]
+            if fields.count(None):
+                decoded = [None if field is None else decode(field) for field in fields]
+            else:  # no null (the usual case): all in C
+                decoded = list(map(decode, fields))
+                if indexed:
+                    return list(chain.from_iterable(decoded))
         except Exception:
             pass
         else:
@@ -208,8 +213,9 @@ class BulkExecutor:
         key_fields, value_fields, headers, timestamps, _ = columns
         if min(timestamps) < 0:
             return None  # the record path raises the negative-timestamp error
-        headers = [header if header is None or header.__class__ is Headers
-                   else as_headers(header) for header in headers]
+        if headers.count(None) != len(headers):
+            headers = [header if header is None or header.__class__ is Headers
+                       else as_headers(header) for header in headers]
         keys = _decoded(plan.source.key_serde, topic, key_fields, headers)
         values = _decoded(plan.source.value_serde, topic, value_fields, headers)
         stage = _Stage(plan, topic, keys, values, timestamps, headers, list(range(len(timestamps))))
