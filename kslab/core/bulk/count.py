@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import struct
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from operator import add
 from typing import Any
@@ -166,22 +166,39 @@ def put_all(put: Callable[[bytes, bytes], None], pairs: list[tuple[bytes, bytes]
 
 
 class Tally:
-    """A chunk's distinct keys (first-seen order) and, per update, the index of its key: lists
-    indexed by key id instead of dicts hashed per update."""
+    """A chunk's distinct keys (first-seen order), their serialized bytes, their stored counts
+    and timestamps (0 and -1 for none), and per update the index of its key: lists indexed by
+    key id instead of dicts hashed per update."""
 
-    __slots__ = ("distinct", "ids")
+    __slots__ = ("counts", "distinct", "distinct_bytes", "ids", "stamps")
 
-    def __init__(self, keys: list[Any]) -> None:
+    def __init__(self, keys: list[Any], key_bytes_of: dict[Any, bytes]) -> None:
         self.distinct = list(dict.fromkeys(keys))
         index = dict(zip(self.distinct, range(len(self.distinct)), strict=True))
         self.ids = list(map(index.__getitem__, keys))
+        self.distinct_bytes = list(map(key_bytes_of.__getitem__, self.distinct))  # None raises
+        self.counts = [0] * len(self.distinct)
+        self.stamps = [-1] * len(self.distinct)
 
-    def run(self, timestamps: list[int], counts: list[int], stamps: list[int]
-            ) -> tuple[list[int], list[int], list[int]]:
+    def key_bytes(self) -> list[bytes]:
+        """Each update's key bytes."""
+        return list(map(self.distinct_bytes.__getitem__, self.ids))
+
+    def read(self, stored: Iterable[bytes | None], decode: Callable[[bytes], Any],
+             indexed: bool) -> None:
+        """Start each key (in order) from its stored bytes, if any: an 8-byte timestamp, then
+        the count's bytes for the serde's C-level ``decode`` (``indexed``: a 1-tuple)."""
+        counts, stamps, unpack = self.counts, self.stamps, _TIMESTAMP.unpack_from
+        for i, raw in enumerate(stored):
+            if raw is not None:
+                count = decode(raw[8:])
+                counts[i], stamps[i] = count[0] if indexed else count, unpack(raw)[0]
+
+    def run(self, timestamps: list[int]) -> tuple[list[int], list[int], list[int]]:
         """Each update's count and store timestamp (the larger of the stored one and the
-        record's) from each key's stored count and timestamp (0 and -1 for none), which
-        ``counts`` and ``stamps`` hold after the last update, and each key's last update;
-        what the store holds is ``KStreamAggregate``'s count after each update."""
+        record's), and each key's last update; ``counts`` and ``stamps`` end as the store
+        holds them after the last update (``KStreamAggregate``'s count)."""
+        counts, stamps = self.counts, self.stamps
         news: list[int] = []
         stamped: list[int] = []
         last = [0] * len(counts)
@@ -224,27 +241,21 @@ def _count_direct_chunk(store: Any, sink: Any, parts: tuple[Any, ...], keys: lis
     vdec, vidx, venc = store._vdec, store._vdec_indexed, store._venc
     if vdec is None or venc is None or sink._key_enc is None or sink._value_enc is None:
         return None
-    unpack = _TIMESTAMP.unpack_from
     try:
         if None in values:
             return None  # the record path skips it, logs and counts it
-        tally = Tally(keys)
-        distinct_bytes = list(map(key_bytes_of.__getitem__, tally.distinct))  # None raises
-        key_bytes = list(map(distinct_bytes.__getitem__, tally.ids))
-        counts = [0] * len(distinct_bytes)
-        stamps = [-1] * len(distinct_bytes)
-        for i, stored in enumerate(map(bget, distinct_bytes)):
-            if stored is not None:
-                count = vdec(stored[8:])
-                counts[i], stamps[i] = count[0] if vidx else count, unpack(stored)[0]
-        news, stamped, _ = tally.run(timestamps, counts, stamps)
+        tally = Tally(keys, key_bytes_of)
+        key_bytes = tally.key_bytes()
+        tally.read(map(bget, tally.distinct_bytes), vdec, vidx)
+        news, stamped, _ = tally.run(timestamps)
         raws = list(map(venc, news))
         out, logged = _chunk_outputs(store, sink, keys, key_bytes, news, raws, headers,
                                      stamped)
     except Exception:
         return None  # the record-at-a-time loop gives the outcome or the error
     pack = _TIMESTAMP.pack
-    put_all(bput, list(zip(distinct_bytes, map(add, map(pack, stamps), map(venc, counts)),
+    put_all(bput, list(zip(tally.distinct_bytes,
+                           map(add, map(pack, tally.stamps), map(venc, tally.counts)),
                            strict=True)))  # first-seen order, as the record path adds keys
     last = keys[-1]
     if last.__class__ in _MEMO:  # as the store's get-then-put of the last key leaves it
@@ -547,11 +558,9 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
     try:
         if None in values:
             return None  # the record path skips it, logs and counts it
-        tally = Tally(keys)
-        distinct_bytes = list(map(key_bytes_of.__getitem__, tally.distinct))  # None raises
-        key_bytes = list(map(distinct_bytes.__getitem__, tally.ids))
-        counts = [0] * len(distinct_bytes)
-        stamps = [-1] * len(distinct_bytes)
+        tally = Tally(keys, key_bytes_of)
+        distinct_bytes, counts, stamps = tally.distinct_bytes, tally.counts, tally.stamps
+        key_bytes = tally.key_bytes()
         olds = list(map(entries.get, distinct_bytes))  # the entries before the chunk
         for i, entry in enumerate(olds):
             if entry is not None:
@@ -565,7 +574,7 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
                 fresh += raw is None
             if stored is not None:
                 counts[i], stamps[i] = stored
-        news, stamped, last = tally.run(timestamps, counts, stamps)
+        news, stamped, last = tally.run(timestamps)
         raws = list(map(venc, news))
         # the most the cache can hold at any point of the chunk: nothing may be evicted
         widest = 1 + 8 + max(map(len, raws)) + 8 + 8 + 4 + len(topic) \

@@ -197,21 +197,14 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
     timestamp = timestamps[0]
     start = timestamp - timestamp % processor.size
     suffix = _START_SEQ.pack(start, 0)
-    unpack = _START.unpack_from
     try:
-        tally = Tally(keys)
-        distinct_bytes = list(map(key_bytes_of.__getitem__, tally.distinct))
-        binary = list(map(add, distinct_bytes, repeat(suffix)))  # each window's store key
-        counts = [0] * len(binary)
-        stamps = [-1] * len(binary)
-        for i, stored in enumerate(map(bget, binary)):
-            if stored is not None:
-                value = vdec(stored[8:])
-                counts[i], stamps[i] = value[0] if vidx else value, unpack(stored)[0]
-        news, stamped, _ = tally.run(timestamps, counts, stamps)
+        tally = Tally(keys, key_bytes_of)
+        binary = list(map(add, tally.distinct_bytes, repeat(suffix)))  # each window's key
+        tally.read(map(bget, binary), vdec, vidx)
+        news, stamped, _ = tally.run(timestamps)
         raws = list(map(venc, news))
         if same_keys:
-            window_keys = list(map(add, distinct_bytes, repeat(_START.pack(start))))
+            window_keys = list(map(add, tally.distinct_bytes, repeat(_START.pack(start))))
             out_keys = list(map(window_keys.__getitem__, tally.ids))
         else:
             window = Window(start, start + processor.size)
@@ -222,7 +215,7 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
     except Exception:
         return False  # the record-at-a-time loop gives the outcome or the error
     pack = _START.pack
-    put_all(bput, list(zip(binary, map(add, map(pack, stamps), map(venc, counts)),
+    put_all(bput, list(zip(binary, map(add, map(pack, tally.stamps), map(venc, tally.counts)),
                            strict=True)))  # first-seen order, as the record path adds keys
     segment = start // store._interval
     names = store._segments.get(segment)
