@@ -29,6 +29,7 @@ __all__ = [
     "LRUCacheEntry",
     "NamedCache",
     "ThreadCache",
+    "entry_size",
     "headers_size",
     "node_size",
     "thread_cache_for",
@@ -81,9 +82,8 @@ class LRUCacheEntry:
         self.obj: Any = None
         self.key_obj: Any = None
         self.record: Any = None  # the processor's Record at write time (flushes restore it)
-        # 1 (dirty flag) + value + timestamp, offset, partition + topic chars + headers
-        self.size = (1 + (0 if value is None else len(value)) + 8 + 8 + 4
-                     + (len(topic) if topic else 0) + headers_size(headers))
+        self.size = entry_size(0 if value is None else len(value), topic,
+                               headers_size(headers))
 
     def mark_clean(self) -> None:
         """Flushed: the underlying store now holds this value."""
@@ -91,6 +91,12 @@ class LRUCacheEntry:
 
     def __repr__(self) -> str:
         return f"LRUCacheEntry(value={self.value!r}, dirty={self.is_dirty})"
+
+
+def entry_size(value_length: int, topic: str | None, header_bytes: int) -> int:
+    """Bytes an entry counts for: 1 (dirty flag) + value + timestamp, offset, partition +
+    topic characters + headers (``headers_size``), as Java's ``LRUCacheEntry.size``."""
+    return 1 + value_length + 8 + 8 + 4 + (len(topic) if topic else 0) + header_bytes
 
 
 def node_size(key: bytes, entry: LRUCacheEntry) -> int:
@@ -431,6 +437,40 @@ class ThreadCache:
         entry.is_dirty = False
         return True
 
+    def fits(self, growth: int) -> bool:
+        """True when ``growth`` more bytes stay within the budget: no put would evict."""
+        return self._size_bytes + growth <= self.max_cache_size_bytes
+
+    def put_and_flush_many(self, namespace: str, finals: list[tuple[bytes, LRUCacheEntry]],
+                           updates: int, clean_puts: int) -> None:
+        """``put_and_flush_one`` of ``updates`` dirty entries whose last ones per key are the
+        clean ``finals``, in the order of their last update, after ``clean_puts`` clean
+        entries read back from the store were ``put`` for keys not cached (each then
+        overwritten by its key's first update): every counter, size and the LRU order as
+        those calls leave them. The caller checked with ``fits`` that nothing is evicted and
+        that the namespace has a listener and nothing dirty (``put_and_flush_one``'s terms)."""
+        cache = self._caches[namespace]
+        entries, sorted_keys = cache._entries, cache._sorted
+        grown = new = 0
+        for key, entry in finals:
+            old = entries.get(key)
+            grown += node_size(key, entry)
+            if old is None:
+                new += 1
+                if sorted_keys is not None:
+                    sorted_keys.add(key)
+            else:
+                grown -= node_size(key, old)
+                entries.move_to_end(key)
+            entries[key] = entry
+        fresh = new - clean_puts  # keys new to the cache and the store: put, not overwritten
+        self.puts += updates + clean_puts
+        self.flushes += updates
+        cache.overwrites += updates - fresh
+        cache.flushes += updates
+        cache.current_size_bytes += grown
+        self._size_bytes += grown
+
     def put_if_absent(self, namespace: str, key: bytes,
                       entry: LRUCacheEntry) -> LRUCacheEntry | None:
         """Put only if absent; return the entry that was there."""
@@ -457,6 +497,18 @@ class ThreadCache:
         entry = cache.delete(key)
         self._size_bytes += cache.current_size_bytes - old
         return entry
+
+    def flush_is_noop(self, namespace: str) -> bool:
+        """True when ``flush(namespace)`` would only count itself (nothing dirty there)."""
+        cache = self._caches.get(namespace)
+        return cache is None or (not cache._dirty and cache.listener is not None)
+
+    def count_noop_flushes(self, namespace: str, times: int) -> None:
+        """``flush(namespace)`` ``times`` times while ``flush_is_noop``: the counters only."""
+        self.flushes += times
+        cache = self._caches.get(namespace)
+        if cache is not None:
+            cache.flushes += times
 
     def flush(self, namespace: str) -> None:
         """Flush the dirty entries of ``namespace`` to its listener."""

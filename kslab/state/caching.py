@@ -153,17 +153,12 @@ class CachingStore(StateStore):
 
     def flush_is_noop(self) -> bool:
         """True when ``flush_cache`` would only count itself (nothing dirty)."""
-        named = self._named
-        return self._cache is None or (
-            named is not None and not named._dirty and named.listener is not None
-            and self._cache._caches.get(self._namespace) is named)
+        return self._cache is None or self._cache.flush_is_noop(self._namespace)
 
     def count_noop_flushes(self, times: int) -> None:
         """``flush_cache()`` ``times`` times while ``flush_is_noop``: the counters only."""
-        cache = self._cache
-        if cache is not None:
-            cache.flushes += times
-            self._named.flushes += times
+        if self._cache is not None:
+            self._cache.count_noop_flushes(self._namespace, times)
 
     def flush(self) -> None:
         """Flush the cache, then the store."""

@@ -224,12 +224,7 @@ class WindowStore(TypedStore):
             self._bdelete(binary)
         else:
             self._bput(binary, value[0])
-            segment = start // self._interval
-            keys = self._segments.get(segment)
-            if keys is None:
-                self._segments[segment] = {binary}
-            else:
-                keys.add(binary)
+            self._segment_keys(start).add(binary)
         changelog = self._log
         if changelog is not None:  # logged even when expired, as Java's change-logging layer
             if value is None:
@@ -449,6 +444,14 @@ class WindowStore(TypedStore):
             for binary in segments.pop(segment):
                 delete(binary)
 
+    def _segment_keys(self, start: int) -> set[bytes]:
+        """The binary keys of the segment holding windows that start at ``start``."""
+        segment = start // self._interval
+        keys = self._segments.get(segment)
+        if keys is None:
+            keys = self._segments[segment] = set()
+        return keys
+
     def _reindex(self) -> None:
         self._segments = {}
         observed = _MIN_TS
@@ -536,9 +539,23 @@ class TimestampedWindowStore(WindowStore):
         except Exception as exc:
             raise self._value_read_failure(raw[8:], exc) from exc
 
+    def holds_open(self, window_start: int) -> bool:
+        """True when a write to the window at ``window_start`` is a plain write: a store
+        without duplicates, no new window (segments do not roll), not expired."""
+        observed = self._observed
+        return not self._retain_duplicates and observed - self._keep < window_start <= observed
+
+    def put_open_window(self, window_start: int, binaries: list[bytes],
+                        values: list[bytes]) -> None:
+        """Write the window at ``window_start`` (which ``holds_open``) of each binary key
+        (``window_key``), its 8-byte timestamp + value bytes, in order: what ``put_pair``
+        writes to the backend and the segment; not logged (the caller writes the changelog)."""
+        self._backend.put_all(zip(binaries, values, strict=True))
+        self._segment_keys(window_start).update(binaries)
+
     def put_pair(self, key_bytes: bytes, value: Any, timestamp: int, window_start: int) -> None:
         """``put(key, ValueAndTimestamp(value, timestamp), start)`` for a serialized key."""
-        observed = self._observed
+        observed = self._observed  # holds_open, inlined (the aggregations' hot path)
         if value is None or self._retain_duplicates or window_start > observed or \
                 window_start <= observed - self._keep:
             raw = self._serialize_value(value)
@@ -559,11 +576,7 @@ class TimestampedWindowStore(WindowStore):
                 return
         binary = key_bytes + _TS_SEQ.pack(window_start, 0)
         self._bput(binary, _TS.pack(timestamp) + raw)
-        keys = self._segments.get(window_start // self._interval)
-        if keys is None:
-            self._segments[window_start // self._interval] = {binary}
-        else:
-            keys.add(binary)
+        self._segment_keys(window_start).add(binary)
         log = self._log
         if log is not None:
             log(self._name, binary, raw, timestamp)

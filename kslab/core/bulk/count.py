@@ -23,12 +23,11 @@ from kslab.dsl._processors import skip_record
 from kslab.errors import KslabError
 from kslab.records import Record, ValueAndTimestamp
 from kslab.serdes import Bytes, Integer, Long, String
-from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, headers_size, node_size
+from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, entry_size, headers_size
 from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 
-__all__ = ["Tally", "capture_forwards", "count_cached", "count_direct", "count_with_processor",
-           "put_all"]
+__all__ = ["Tally", "capture_forwards", "count_cached", "count_direct", "count_with_processor"]
 
 _new_tuple = tuple.__new__
 _TIMESTAMP = struct.Struct(">q")  # the store's layout: timestamp, then the value's bytes
@@ -154,17 +153,6 @@ def count_direct(context: Any, topic: str, store: Any, sink: Any, keys: list[Any
     return LogBatch.of_rows(out), False
 
 
-def put_all(put: Callable[[bytes, bytes], None], pairs: list[tuple[bytes, bytes]]) -> None:
-    """``put(key, value)`` of each pair in order: one ``dict.update`` when ``put`` is a dict's
-    own ``__setitem__`` (the in-memory backend's), the same writes in the same order."""
-    target = getattr(put, "__self__", None)
-    if type(target) is dict and put == target.__setitem__:
-        target.update(pairs)
-        return
-    for key, value in pairs:
-        put(key, value)
-
-
 class Tally:
     """A chunk's distinct keys (first-seen order), their serialized bytes, their stored counts
     and timestamps (0 and -1 for none), and per update the index of its key: lists indexed by
@@ -237,7 +225,7 @@ def _count_direct_chunk(store: Any, sink: Any, parts: tuple[Any, ...], keys: lis
     write each key's last count once; the output and changelog records are every update's, as the
     record path writes them. ``None``, with nothing changed, where a codec or a key is not
     the common case (no null, the serdes' C-level codecs taking everything)."""
-    bget, bput = parts[3], parts[4]
+    bget = parts[3]
     vdec, vidx, venc = store._vdec, store._vdec_indexed, store._venc
     if vdec is None or venc is None or sink._key_enc is None or sink._value_enc is None:
         return None
@@ -254,9 +242,9 @@ def _count_direct_chunk(store: Any, sink: Any, parts: tuple[Any, ...], keys: lis
     except Exception:
         return None  # the record-at-a-time loop gives the outcome or the error
     pack = _TIMESTAMP.pack
-    put_all(bput, list(zip(tally.distinct_bytes,
-                           map(add, map(pack, tally.stamps), map(venc, tally.counts)),
-                           strict=True)))  # first-seen order, as the record path adds keys
+    store._backend.put_all(zip(tally.distinct_bytes,  # first-seen order, as the puts add keys
+                               map(add, map(pack, tally.stamps), map(venc, tally.counts)),
+                               strict=True))
     last = keys[-1]
     if last.__class__ in _MEMO:  # as the store's get-then-put of the last key leaves it
         store._memo_key, store._memo_key_bytes = last, key_bytes[-1]
@@ -551,10 +539,10 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
     venc = inner._venc
     cache, named = store._cache, store._named
     entries = named._entries
-    decode, bget, bput = inner._decode_value, inner._bget, inner._bput
+    decode, bget = inner._decode_value, inner._bget
     if venc is None or sink._key_enc is None or sink._value_enc is None:
         return None
-    loaded = fresh = 0  # keys the chunk reads from the store; keys in neither
+    loaded = misses = 0  # keys the chunk reads back from the store; keys not cached
     try:
         if None in values:
             return None  # the record path skips it, logs and counts it
@@ -571,16 +559,16 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
                 raw = bget(distinct_bytes[i])
                 stored = None if raw is None else decode(raw)
                 loaded += raw is not None
-                fresh += raw is None
+                misses += 1
             if stored is not None:
                 counts[i], stamps[i] = stored
         news, stamped, last = tally.run(timestamps)
         raws = list(map(venc, news))
-        # the most the cache can hold at any point of the chunk: nothing may be evicted
-        widest = 1 + 8 + max(map(len, raws)) + 8 + 8 + 4 + len(topic) \
-            + (max(map(headers_size, headers)) if any(headers) else 0)
-        if cache._size_bytes + sum(map(len, distinct_bytes)) \
-                + len(distinct_bytes) * (NODE_OVERHEAD + widest) > cache.max_cache_size_bytes:
+        # the most the cache can grow by at any point of the chunk: nothing may be evicted
+        widest = entry_size(8 + max(map(len, raws)), topic,
+                            max(map(headers_size, headers)) if any(headers) else 0)
+        if not cache.fits(sum(map(len, distinct_bytes))
+                          + len(distinct_bytes) * (NODE_OVERHEAD + widest)):
             return None
         out, logged = _chunk_outputs(inner, sink, keys, key_bytes, news, raws, headers,
                                      stamped)
@@ -589,40 +577,24 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
     pack = _TIMESTAMP.pack
     vat_type = ValueAndTimestamp
     updates = len(keys)
-    misses = loaded + fresh
-    sorted_keys = named._sorted
-    grown = 0
-    finals: list[bytes] = [b""] * len(distinct_bytes)
-    # the keys in the order of their last update: the LRU order the updates leave
+    stored_values: list[bytes] = [b""] * len(distinct_bytes)  # in first-seen order
+    finals: list[tuple[bytes, LRUCacheEntry]] = []  # in the order of their last update
     for j in sorted(range(len(last)), key=last.__getitem__):
         i = last[j]
-        kb = distinct_bytes[j]
         header = headers[i]
-        finals[j] = value = pack(stamped[i]) + raws[i]
+        stored_values[j] = value = pack(stamped[i]) + raws[i]
         entry = LRUCacheEntry(value, header if header else None, False,
                               first_offset + origins[i], timestamps[i], 0, topic)
         key = keys[i]
         entry.obj = _new_tuple(vat_type, (news[i], stamped[i]))
         entry.record, entry.key_obj = Record(key, values[i], timestamps[i], header), key
-        old = olds[j]
-        grown += node_size(kb, entry)
-        if old is not None:
-            grown -= node_size(kb, old)
-            entries.move_to_end(kb)
-        elif sorted_keys is not None:
-            sorted_keys.add(kb)
-        entries[kb] = entry
-    del olds  # the replaced entries go here, not one by one above
-    put_all(bput, list(zip(distinct_bytes, finals, strict=True)))  # first-seen order
-    cache.gets += updates
-    cache.puts += updates + loaded
-    cache.flushes += updates
-    cache._size_bytes += grown
+        finals.append((distinct_bytes[j], entry))
+    cache.put_and_flush_many(store._namespace, finals, updates, loaded)
+    del olds  # the replaced entries go here, not one by one
+    inner._backend.put_all(zip(distinct_bytes, stored_values, strict=True))  # as the puts
+    cache.gets += updates  # the store's gets, as count_cached counts them
     named.hits += updates - misses
     named.misses += misses
-    named.overwrites += updates - fresh
-    named.flushes += updates
-    named.current_size_bytes += grown
     last_key = keys[-1]
     if last_key.__class__ in _MEMO:  # the store's get-then-put of the last key leaves it
         store._memo_key, store._memo_bytes = last_key, key_bytes[-1]

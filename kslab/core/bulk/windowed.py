@@ -18,15 +18,15 @@ from operator import add
 from typing import Any
 
 from kslab.core.bulk.columns import LogBatch
-from kslab.core.bulk.count import Tally, _same_bytes, capture_forwards, put_all
+from kslab.core.bulk.count import Tally, _same_bytes, capture_forwards
 from kslab.records import Record, Window, Windowed
 from kslab.serdes import TimeWindowed
+from kslab.state.window import window_key
 
 __all__ = ["tumbling_count"]
 
 _RUN = 16  # the shortest run of one window worth counting at once
-_START = struct.Struct(">q")  # a windowed key's start, after the key's bytes
-_START_SEQ = struct.Struct(">qi")  # a window store's binary key: start and sequence number
+_LONG = struct.Struct(">q")  # a windowed key's start after its bytes; a stored timestamp
 
 
 class _Output:
@@ -72,9 +72,8 @@ def _run_parts(store: Any, sink: Any, changelog: Callable[[LogBatch], None] | No
                key_bytes_of: dict[Any, bytes] | None) -> tuple[Any, ...] | None:
     """Whether the sink writes the store's key and value bytes, when runs can be counted at
     once; ``None`` when the record-at-a-time loop must do it all (the store logs its writes
-    itself or keeps duplicates, a codec is not a C-level one, keys unserialized)."""
-    if key_bytes_of is None or getattr(store, "_retain_duplicates", True) \
-            or (changelog is None and store._log is not None) \
+    itself, a codec is not a C-level one, keys unserialized)."""
+    if key_bytes_of is None or (changelog is None and store._log is not None) \
             or store._vdec is None or store._venc is None or sink._value_enc is None:
         return None
     sink_serde = sink.key_serde
@@ -165,9 +164,8 @@ def _run_end(processor: Any, store: Any, keys: list[Any], values: list[Any],
     size, grace = processor.size, processor.grace
     timestamp = timestamps[first]
     start = timestamp - timestamp % size
-    observed = store._observed
-    if start > observed or start <= observed - store._keep:
-        return first  # a new window (segments roll) or an expired one: the store decides
+    if not store.holds_open(start):
+        return first  # a new window (segments roll), an expired one: the store decides
     end = start + size
     latest = processor.observed
     if end <= latest - grace:
@@ -192,11 +190,10 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
     written once, every update's changelog and output record. ``False``, with nothing
     changed, when a key or a stored value is not the common case."""
     same_keys, same_values = parts
-    bget, bput, vdec, vidx, venc = store._bget, store._bput, store._vdec, \
-        store._vdec_indexed, store._venc
+    bget, vdec, vidx, venc = store._bget, store._vdec, store._vdec_indexed, store._venc
     timestamp = timestamps[0]
     start = timestamp - timestamp % processor.size
-    suffix = _START_SEQ.pack(start, 0)
+    suffix = window_key(b"", start)
     try:
         tally = Tally(keys, key_bytes_of)
         binary = list(map(add, tally.distinct_bytes, repeat(suffix)))  # each window's key
@@ -204,7 +201,7 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
         news, stamped, _ = tally.run(timestamps)
         raws = list(map(venc, news))
         if same_keys:
-            window_keys = list(map(add, tally.distinct_bytes, repeat(_START.pack(start))))
+            window_keys = list(map(add, tally.distinct_bytes, repeat(_LONG.pack(start))))
             out_keys = list(map(window_keys.__getitem__, tally.ids))
         else:
             window = Window(start, start + processor.size)
@@ -214,15 +211,8 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
         out_values = raws if same_values else list(map(sink._value_enc, news))
     except Exception:
         return False  # the record-at-a-time loop gives the outcome or the error
-    pack = _START.pack
-    put_all(bput, list(zip(binary, map(add, map(pack, tally.stamps), map(venc, tally.counts)),
-                           strict=True)))  # first-seen order, as the record path adds keys
-    segment = start // store._interval
-    names = store._segments.get(segment)
-    if names is None:
-        store._segments[segment] = set(binary)
-    else:
-        names.update(binary)
+    store.put_open_window(start, binary,  # first-seen order, as the record path adds keys
+                          list(map(add, map(_LONG.pack, tally.stamps), map(venc, tally.counts))))
     if output.changelog is not None:
         output.log_keys += map(binary.__getitem__, tally.ids)
         output.log_values += raws
