@@ -303,11 +303,10 @@ class TopologyTestDriver:
             for key, value, headers, timestamp, partition in rows:
                 self._pipe_raw(topic, key, value, headers, timestamp, partition)
             return
-        if self._bulk is not None:
-            columns = tuple(map(list, zip(*rows, strict=True)))
-            if self._bulk.run(task, topic, rows, columns):
-                self._after_bulk(topic, columns)
-                return
+        columns = None if self._bulk is None else self._bulk.run(task, topic, rows)
+        if columns is not None:
+            self._after_bulk(topic, columns)
+            return
         tp = (topic, 0)
         history = self._history
         first = history.total

@@ -1,7 +1,7 @@
 """Runs one chunk of an idle single-partition task's input over columns, or declines.
 
 Phase one runs every user function, deserializer and serializer of the chunk's stateless
-chains and mutates nothing; if anything raises, ``run`` returns ``False`` and the engine re-runs
+chains and mutates nothing; if anything raises, ``run`` returns ``None`` and the engine re-runs
 the chunk on the record path, which raises the exact error with the exact partial state (the
 user functions of earlier records then run twice, as Kafka's reprocessing after a failure also
 does). Phase two applies the chunk: logs, offsets, clocks, metrics, the counts, the commits
@@ -185,26 +185,27 @@ class BulkExecutor:
             self._plans[key] = compile_chain(task, topic)
         return self._plans[key]
 
-    def run(self, task: Any, topic: str, rows: list[tuple[Any, ...]],
-            columns: tuple[list[Any], ...] | None = None) -> bool:
-        """Process ``rows`` (serialized, partition 0) of ``topic`` in bulk; ``False``: declined.
-        ``columns``: the rows transposed, when the engine has them (read, never changed)."""
+    def run(self, task: Any, topic: str, rows: list[tuple[Any, ...]]
+            ) -> tuple[list[Any], ...] | None:
+        """Process ``rows`` (serialized, partition 0) of ``topic`` in bulk; the rows as
+        columns ``(keys, values, headers, timestamps, partitions)`` (the engine may keep
+        them: they are never changed), or ``None``: declined."""
         plan = self.plan(task, topic)
         if plan is None or task.stream_time_queue._heap or task.wall_clock_queue._heap \
                 or task.idle is not None or not rows:
             self.declined += 1
-            return False
+            return None
+        columns = tuple(map(list, zip(*rows, strict=True)))
         try:
-            stages = self._prepare(plan, topic, columns or tuple(map(list, zip(*rows,
-                                                                                strict=True))))
+            stages = self._prepare(plan, topic, columns)
         except Exception:
             stages = None
         if stages is None:
             self.declined += 1
-            return False
+            return None
         self._apply(task, stages, rows)
         self.chunks += 1
-        return True
+        return columns
 
     # -- phase one: user code, no mutation ------------------------------------------------
 

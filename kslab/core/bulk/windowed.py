@@ -110,11 +110,12 @@ def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[
     i = 0
     with capture_forwards(aggregate, sink, captured) as process:
         while i < count:
-            end = i if parts is None else _run_end(processor, store, keys, values, timestamps,
-                                                   i)
-            if end - i >= _RUN and _count_run(processor, store, sink, parts, output, keys[i:end],
-                                              values[i:end], timestamps[i:end],
-                                              headers[i:end], key_bytes_of):
+            # no runs at once (parts None): every record one at a time, in one loop
+            end = count if parts is None else _run_end(processor, store, keys, values,
+                                                       timestamps, i)
+            if parts is not None and end - i >= _RUN and _count_run(
+                    processor, store, sink, parts, output, keys[i:end], values[i:end],
+                    timestamps[i:end], headers[i:end], key_bytes_of):
                 at_once += end - i
                 i = end
                 continue
