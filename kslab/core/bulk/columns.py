@@ -28,9 +28,6 @@ class ByteColumn:
         self.fields = fields
         self._layout: tuple[bytes, Any, int, int] | None = None
 
-    def __len__(self) -> int:
-        return len(self.fields)
-
     def layout(self) -> tuple[bytes, Any, int, int] | None:
         """``(the fields back to back, each field's length, shortest and longest field)``, all
         computed in C (the lengths of a long column in a numpy array: no Python int per
