@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import struct
 from itertools import chain, repeat
-from operator import getitem, sub
+from operator import getitem, itemgetter, sub
 from typing import Any
 
 from kslab.errors import SerdeError
@@ -35,6 +35,7 @@ _unpack_end_start = struct.Struct(">qq").unpack_from
 _EXPECTED_VALUE = "a Windowed(key, Window(start, end))"
 # Builds the named tuples without their Python-level __new__: reads happen once per record.
 _tuple_new = tuple.__new__
+_IMMUTABLE = {str, int, bytes}  # keys equal fields may share (their Windowed is a tuple too)
 
 
 class TimeWindowed(Serde):
@@ -99,26 +100,42 @@ class TimeWindowed(Serde):
         return _tuple_new(Windowed, (self._inner.deserialize(topic, data[:cut], headers), window))
 
     def deserialize_column(self, topic: str, column: list[Any], headers: list[Any]) -> list[Any]:
-        """``deserialize`` of each field (a reader's bulk read), in C iterators: the keys
-        through the inner serde's C-level codec, one ``Window`` per start. Where a field is
-        not the common case (``None``, empty, short, refused by the codec) every field takes
+        """``deserialize`` of each field (a reader's bulk read): each distinct field decoded
+        once in C iterators (``_decode_fields``), equal fields sharing one ``Windowed`` when
+        its key is immutable (a window's updates repeat their keys). Where a field is not the
+        common case (``None``, empty, short, refused by the codec) every field takes
         ``deserialize``, which gives the value or the error."""
         fast = fast_deserializer(self._inner)
-        size = self._window_size
-        if fast is not None and size is not None and not fast[1] and column:
-            suffix = 12 if self._changelog else 8
+        if fast is not None and self._window_size is not None and not fast[1] and column:
             try:
-                cuts = list(map(sub, map(len, column), repeat(suffix)))  # len(None) raises
-                if min(cuts) >= 0 and all(column):
-                    keys = list(map(fast[0], map(getitem, column, map(slice, cuts))))
-                    starts = list(chain.from_iterable(map(_unpack_start, column, cuts)))
-                    windows = {start: _tuple_new(Window, (start, min(start + size, LONG_MAX)))
-                               for start in set(starts)}
-                    return list(map(_tuple_new, repeat(Windowed),
-                                    zip(keys, map(windows.__getitem__, starts), strict=True)))
+                distinct = list(dict.fromkeys(column))
+                decoded = self._decode_fields(fast[0], distinct)
+                if decoded is not None and len(decoded) < len(column):
+                    if set(map(type, map(itemgetter(0), decoded))) <= _IMMUTABLE:
+                        shared = dict(zip(distinct, decoded, strict=True))
+                        return list(map(shared.__getitem__, column))
+                    decoded = self._decode_fields(fast[0], column)  # one object per record
+                if decoded is not None:
+                    return decoded
             except Exception:
                 pass
         return list(map(self.deserialize, repeat(topic), column, headers))
+
+    def _decode_fields(self, decode: Any, fields: list[Any]) -> list[Any] | None:
+        """Each field's ``Windowed``: the keys through the inner serde's C-level ``decode``,
+        one ``Window`` per start; ``None`` when a field is ``None``, empty or short (a codec
+        refusing a key raises)."""
+        size = self._window_size
+        suffix = 12 if self._changelog else 8
+        cuts = list(map(sub, map(len, fields), repeat(suffix)))  # len(None) raises
+        if min(cuts) < 0 or not all(fields):
+            return None
+        keys = list(map(decode, map(getitem, fields, map(slice, cuts))))
+        starts = list(chain.from_iterable(map(_unpack_start, fields, cuts)))
+        windows = {start: _tuple_new(Window, (start, min(start + size, LONG_MAX)))
+                   for start in set(starts)}
+        return list(map(_tuple_new, repeat(Windowed),
+                        zip(keys, map(windows.__getitem__, starts), strict=True)))
 
     def configure(self, is_key: bool) -> Serde:
         """This serde with its inner serde configured the same way."""

@@ -119,6 +119,24 @@ def test_time_windowed_column_read_equals_field_reads():
         Windowed("k1", Window(1000, 1100))]
 
 
+def test_time_windowed_column_read_decodes_each_distinct_field_once():
+    """Repeated fields read back equal; an immutable key's records share one ``Windowed``,
+    a mutable (JSON object) key's records each get their own, as per-field reads give."""
+    serde = serdes.TimeWindowed(serdes.String(), 100)
+    one, two = Windowed("k1", Window(0, 100)), Windowed("k2", Window(100, 200))
+    column = [serde.serialize("t", key) for key in (one, two, one, one)]
+    read = serde.deserialize_column("t", column, [None] * 4)
+    assert read == [one, two, one, one]
+    assert read[0] is read[2] is read[3]
+    json = serdes.TimeWindowed(serdes.Json(), 100)
+    key = Windowed({"user": 1}, Window(0, 100))
+    column = [json.serialize("t", key)] * 3
+    read = json.deserialize_column("t", column, [None] * 3)
+    assert read == [key, key, key]
+    read[0].key["user"] = 2
+    assert [r.key for r in read] == [{"user": 2}, {"user": 1}, {"user": 1}]
+
+
 def test_time_windowed_column_read_falls_back_to_each_field():
     """A ``None`` or empty field reads as ``None`` and a short one raises, as ``deserialize``."""
     serde = serdes.TimeWindowed(serdes.String(), 100)

@@ -405,6 +405,41 @@ def _ordered_lines(n: int, seed: int) -> Records:
     return out
 
 
+def _in_order_but_one(n: int, seed: int) -> Records:
+    """Lines 1 ms apart in time order, but for one of the single records piped between the
+    two chunks (``_drive``), 500 ms ahead: the first chunk is in order, the second starts
+    behind stream time (late records, then none once it catches up)."""
+    rng = random.Random(seed)
+    out: Records = []
+    for i in range(n):
+        ts = i + 500 if i == n // 2 + 1 else i
+        out.append((f"k{rng.randint(0, 3)}", f"w{rng.randint(0, 4)} w{rng.randint(0, 4)}", ts,
+                    None))
+    return out
+
+
+@pytest.mark.parametrize("topology", [
+    lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 1000), False),
+    lambda: _word_count("in_memory", False, True)], ids=["windowed", "word-count"])
+def test_in_order_chunks_match(topology: Callable[[], ks.Topology],
+                               caplog: pytest.LogCaptureFixture) -> None:
+    """A chunk in time order from stream time on has no late record (the executor's
+    shortcut); one starting behind stream time counts each record's lateness."""
+    executor = _same(topology, caplog, lines=_in_order_but_one)
+    assert executor.chunks == 7  # 350 rows as 256 + 94, 3 single records, 347 as 256 + 91
+    driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": True})
+    with driver:
+        topic = driver.create_input_topic("lines", S, S)
+        records = _in_order_but_one(700, 7)
+        topic.pipe_record_list([ks.TestRecord(k, v, ts) for k, v, ts, _ in records[:351]])
+        assert driver.tasks[ks.TaskId(0, 0)].stream_time == 350
+        topic.pipe_record_list([ks.TestRecord(k, v, ts) for k, v, ts, _ in records[351:]])
+        task = driver.tasks[ks.TaskId(0, 0)]
+        assert task.stream_time == 851
+        # the rest of the second pipe (timestamps 352..699) is each 851 - ts late
+        assert task.metrics.lateness_max == 851 - 352
+
+
 @pytest.mark.parametrize("logging_on", [True, False])
 def test_tumbling_count_in_runs_at_once_matches(logging_on: bool,
                                                 caplog: pytest.LogCaptureFixture) -> None:

@@ -10,8 +10,8 @@ and the task's context.
 
 from __future__ import annotations
 
-from itertools import accumulate, chain, repeat
-from operator import sub
+from itertools import accumulate, chain, islice, repeat
+from operator import le, sub
 from typing import Any, Protocol
 
 from kslab.core.bulk.columns import ByteColumn, Columns, LogBatch, apply_stateless
@@ -302,6 +302,10 @@ class BulkExecutor:
         keep timestamps, so a looped-back record is exactly as late as its input row."""
         group, metrics = task.partition_group, task.metrics
         timestamps = stages[0].timestamps
+        if timestamps[0] >= group.stream_time and all(map(le, timestamps,
+                                                          islice(timestamps, 1, None))):
+            group.stream_time = timestamps[-1]  # in order (the usual case): none is late
+            return
         # stream time once each input row is taken, and how far behind it each row was
         after = list(accumulate(timestamps, max, initial=group.stream_time))[1:]
         late = list(map(sub, after, timestamps))
