@@ -469,6 +469,48 @@ def test_tumbling_count_in_runs_at_once_matches(logging_on: bool,
     assert executor.window_records_at_once == 3664  # of 4,028 words
 
 
+def _windowed_per_record(logging_on: bool) -> ks.Topology:
+    """A cached tumbling count, one update per consumed record (null keys skipped by it)."""
+    mat = ks.Materialized.as_("wcounts").with_store_type("in_memory")
+    if not logging_on:
+        mat = mat.with_logging_disabled()
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .group_by_key()
+     .windowed_by(ks.TimeWindows.of_size_and_grace(100, 50))
+     .count(mat)
+     .to_stream()
+     .to("wcounts", ks.Produced.with_(serdes.TimeWindowed(S, 100), L)))
+    return b.build()
+
+
+def _query_windows(driver: ks.TopologyTestDriver) -> None:
+    """Interactive reads of the cached window store between pipes: hits, misses, a scan."""
+    store = driver.get_timestamped_window_store("wcounts")
+    for key in ["k1", "k2", "absent", "k1"]:
+        store.fetch(key, 900)
+    with store.fetch_all(800, 1000) as windows:  # the cache's keys sorted from now on
+        list(windows)
+
+
+@pytest.mark.parametrize("logging_on", [True, False])
+@pytest.mark.parametrize(("cache_bytes", "at_once"), [(None, 1496), (600, 68), (300, 0)],
+                         ids=["default", "evicting-some", "evicting"])
+def test_cached_tumbling_count_in_runs_at_once_matches(
+        logging_on: bool, cache_bytes: int | None, at_once: int,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Behind a record cache, runs of one open window that cannot fill the cache are counted
+    at once (``windowed._CacheRun``: the cache's entries, LRU order, counters and sizes as
+    each record's get, put and flush leave them); the rest, and every run of a cache that
+    might evict, go through the processor and a commit per record. With interactive reads
+    between the pipes, every observable is the record path's."""
+    config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
+    executor = _same(lambda: _windowed_per_record(logging_on), caplog, n=2000,
+                     lines=_ordered_lines, config=config, between=_query_windows)
+    assert executor.chunks == 7 and executor.cached_counts == 7
+    assert executor.window_records_at_once == at_once
+
+
 def test_windowed_count_emitting_on_close_runs_in_bulk_and_matches(
         caplog: pytest.LogCaptureFixture) -> None:
     windows = ks.TimeWindows.of_size_and_grace(100, 30)

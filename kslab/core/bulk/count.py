@@ -27,7 +27,8 @@ from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, entry_size, headers_
 from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 
-__all__ = ["Tally", "capture_forwards", "count_cached", "count_direct", "count_with_processor"]
+__all__ = ["Tally", "capture_forwards", "count_cached", "count_direct", "count_with_processor",
+           "replays_cache"]
 
 _new_tuple = tuple.__new__
 _TIMESTAMP = struct.Struct(">q")  # the store's layout: timestamp, then the value's bytes
@@ -364,18 +365,25 @@ def _listens_for(store: Any, aggregate: Any) -> bool:
         and any(cell.cell_contents is aggregate for cell in cells)
 
 
+def replays_cache(task: Any, aggregate: Any, store: Any) -> bool:
+    """True when the record path's use of ``store``'s record cache can be replayed exactly:
+    the task's only cache, nothing dirty, flushes forwarded from ``aggregate`` without old
+    values, this thread."""
+    cache, named = store._cache, store._named
+    return not (cache is None or named is None
+                or cache._caches.get(store._namespace) is not named or named._dirty
+                or named.listener != store._flushed or store._send_old_values
+                or len(task._caches) != 1 or task._caches[0] is not store
+                or threading.get_ident() != store._thread or not _listens_for(store, aggregate))
+
+
 def _cached_store(task: Any, aggregate: Any, store: Any) -> Any:
     """The timestamped store behind ``store``'s record cache when ``count_cached`` can replay
-    the record path exactly (the task's only cache, nothing dirty, flushes forwarded from
-    ``aggregate`` without old values, this thread); ``None`` otherwise."""
-    if type(store) is not CachingKeyValueStore or not store._timestamped:
+    the record path exactly (``replays_cache``); ``None`` otherwise."""
+    if type(store) is not CachingKeyValueStore or not store._timestamped \
+            or not replays_cache(task, aggregate, store):
         return None
-    cache, named, inner = store._cache, store._named, store._inner
-    if cache is None or named is None or cache._caches.get(store._namespace) is not named \
-            or named._dirty or named.listener != store._flushed or store._send_old_values \
-            or len(task._caches) != 1 or task._caches[0] is not store \
-            or threading.get_ident() != store._thread or not _listens_for(store, aggregate):
-        return None
+    inner = store._inner
     if type(inner) is not TimestampedKeyValueStore or _byte_level(inner) is None \
             or not (built_in(inner._key_serde) and built_in(inner._value_serde)):
         return None  # a custom serde may see that keys are serialized once per chunk

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from kslab.core.bulk.columns import ByteColumn, Columns, LogBatch, apply_stateless
 from kslab.core.bulk.count import count_cached, count_direct, count_with_processor
 from kslab.core.bulk.plan import Chain, CountStep, built_in, compile_chain
-from kslab.core.bulk.windowed import tumbling_count
+from kslab.core.bulk.windowed import replays_window_cache, tumbling_count
 from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
 from kslab.records import Headers, Record, Window, Windowed, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
@@ -365,7 +365,16 @@ class BulkExecutor:
             else:
                 commits -= len(set(cols.origin))  # committed after each by the count
                 out = None
-                if count.kind == "cached":
+                if count.kind == "tumbling_cached" and len(set(cols.origin)) == len(cols.origin) \
+                        and replays_window_cache(task, count.aggregate, count.store):
+                    out, at_once = tumbling_count(
+                        task, stage.topic, count.aggregate, count.sink, cols.keys, cols.values,
+                        ts, hs, first, cols.origin, stage.key_bytes,
+                        self._changelog_extend(task, count.store), cached=True)
+                    self.cached_counts += 1
+                    self.counted_at_once += at_once > 0
+                    self.window_records_at_once += at_once
+                elif count.kind == "cached":
                     done = count_cached(task, stage.topic, count.aggregate, count.store,
                                         count.sink, cols.keys, cols.values, ts, hs, first,
                                         cols.origin, self._changelog_extend(task, count.store),

@@ -20,6 +20,7 @@ from kslab.dsl._processors import MapValues
 from kslab.dsl._table_processors import new_value_only
 from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
 from kslab.state.caching import CachingKeyValueStore
+from kslab.state.caching_window import CachingWindowStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 from kslab.topology._nodes import SourceNode
 
@@ -34,7 +35,9 @@ class CountStep(NamedTuple):
     """count -> to_stream -> sink, done as ``kind`` says: ``"direct"`` (a plain count on an
     uncached timestamped store, on the store itself), ``"cached"`` (the same behind a record
     cache: the cache's bookkeeping replayed, else the processor), ``"tumbling"`` (a
-    tumbling-window count on an uncached window store, emitting updates), or ``"processor"``
+    tumbling-window count on an uncached window store, emitting updates),
+    ``"tumbling_cached"`` (the same behind a record cache, its bookkeeping replayed where it
+    can be, else the processor), or ``"processor"``
     (the real processor per record, store and record cache included; only what it forwards is
     taken over)."""
 
@@ -137,10 +140,13 @@ def _count_step(aggregate: Any, task: Any) -> CountStep | None:
     elif type(store) is CachingKeyValueStore and type(processor.s) is AggregateSupplier \
             and type(store.wrapped) is TimestampedKeyValueStore:
         kind = "cached"
-    elif type(processor.s) is TimeWindowAggregateSupplier and processor.pairs \
+    elif type(processor.s) is TimeWindowAggregateSupplier \
             and processor.advance == processor.size and processor.updates \
             and processor.serialize is not None:
-        kind = "tumbling"
+        if processor.pairs:
+            kind = "tumbling"
+        elif type(store) is CachingWindowStore:
+            kind = "tumbling_cached"
     return CountStep(aggregate, store, sink, kind)
 
 

@@ -1,12 +1,14 @@
 """A tumbling-window ``count`` emitting every update, done as its processor does it.
 
 This is ``KStreamWindowAggregate``'s hot path (one window per record, the window still open,
-an uncached timestamped window store read and written through its pair methods) with the
-processor's own observed stream time and shared ``Window``. A run of records of one window
-that is open in the store and stays open (no null, nothing late enough to drop) is counted at
-once: each key's window read and written once, every update's output and changelog record as
-the record path writes them. Other records go one at a time; one for a closed window (or with
-a null key or value) goes to the real processor, which drops, logs and counts it.
+a timestamped window store read and written through its pair methods) with the processor's
+own observed stream time and shared ``Window``. A run of records of one window that is open in
+the store and stays open (no null, nothing late enough to drop) is counted at once: each key's
+window read and written once, every update's output and changelog record as the record path
+writes them. Behind a record cache (which the driver flushes after every record), a run also
+leaves the cache as each record's get, put and flush would (``_cache_run``). Other records go
+one at a time; one for a closed window (or with a null key or value) goes to the real
+processor, which drops, logs and counts it; behind a cache every one does, then the commit.
 """
 
 from __future__ import annotations
@@ -18,15 +20,18 @@ from operator import add
 from typing import Any
 
 from kslab.core.bulk.columns import LogBatch
-from kslab.core.bulk.count import Tally, _same_bytes, capture_forwards
-from kslab.records import Record, Window, Windowed
+from kslab.core.bulk.count import Tally, _same_bytes, capture_forwards, replays_cache
+from kslab.records import Record, ValueAndTimestamp, Window, Windowed
 from kslab.serdes import TimeWindowed
-from kslab.state.window import window_key
+from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, entry_size, headers_size
+from kslab.state.caching_window import CachingWindowStore
+from kslab.state.window import TimestampedWindowStore, window_key
 
-__all__ = ["tumbling_count"]
+__all__ = ["replays_window_cache", "tumbling_count"]
 
 _RUN = 16  # the shortest run of one window worth counting at once
 _LONG = struct.Struct(">q")  # a windowed key's start after its bytes; a stored timestamp
+_new_tuple = tuple.__new__
 
 
 class _Output:
@@ -83,44 +88,64 @@ def _run_parts(store: Any, sink: Any, changelog: Callable[[LogBatch], None] | No
     return same_keys, same_values
 
 
+def replays_window_cache(task: Any, aggregate: Any, store: Any) -> bool:
+    """True when ``store`` is a record cache in front of a plain timestamped window store
+    (no index, no duplicates) whose use by ``aggregate`` the count can replay exactly
+    (``replays_cache``)."""
+    return type(store) is CachingWindowStore and store._cache is not None \
+        and not store._index and type(store.wrapped) is TimestampedWindowStore \
+        and not store.wrapped._retain_duplicates and replays_cache(task, aggregate, store)
+
+
 def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[Any],
                    values: list[Any], timestamps: list[int], headers: list[Any],
                    first_offset: int, origins: list[int],
                    key_bytes_of: dict[Any, bytes] | None = None,
-                   changelog: Callable[[LogBatch], None] | None = None
+                   changelog: Callable[[LogBatch], None] | None = None, cached: bool = False
                    ) -> tuple[LogBatch, int]:
     """Count each record into its tumbling window; the sink's output and how many records
     were counted in runs at once (``key_bytes_of``: keys the store already serialized;
     ``changelog``: appends to the changelog's log, when the engine lets records be appended
-    there in batches; each batch goes before the store writes a record itself)."""
+    there in batches; each batch goes before the store writes a record itself). ``cached``:
+    the processor's store is a record cache ``replays_window_cache`` accepts, and every
+    consumed record gave one update (the commit after each record is done here)."""
     processor = aggregate.processor
     store = processor.store
-    serialize, fetch_pair, put_pair = processor.serialize, processor.fetch_pair, \
-        processor.put_pair
-    size, grace = processor.size, processor.grace
+    inner = store.wrapped if cached else store
+    serialize, size, grace = processor.serialize, processor.size, processor.grace
     out_topic = sink.topic
     key_ser, value_ser = sink._key_ser, sink._value_ser
     output = _Output(changelog)
-    parts = _run_parts(store, sink, changelog, key_bytes_of)
+    parts = _run_parts(inner, sink, changelog, key_bytes_of)
     captured: list[tuple[Any, ...]] = []
     if key_bytes_of is None:
         key_bytes_of = {}
+    run_cache = _CacheRun(store, topic, first_offset) if cached else None
     count = len(keys)
     at_once = 0
     i = 0
     with capture_forwards(aggregate, sink, captured) as process:
         while i < count:
             # no runs at once (parts None): every record one at a time, in one loop
-            end = count if parts is None else _run_end(processor, store, keys, values,
+            end = count if parts is None else _run_end(processor, inner, keys, values,
                                                        timestamps, i)
             if parts is not None and end - i >= _RUN and _count_run(
-                    processor, store, sink, parts, output, keys[i:end], values[i:end],
-                    timestamps[i:end], headers[i:end], key_bytes_of):
+                    processor, inner, sink, parts, output, keys[i:end], values[i:end],
+                    timestamps[i:end], headers[i:end], key_bytes_of, run_cache,
+                    origins[i:end]):
                 at_once += end - i
                 i = end
                 continue
             if output.changelog is not None:
                 output.flush_changelog()
+            if cached:  # the processor, then the commit's flush forwards its update
+                for k in range(i, max(end, i + 1)):
+                    process(topic, first_offset + origins[k],
+                            Record(keys[k], values[k], timestamps[k], headers[k]))
+                    task.commit()
+                    output.add_rows(captured)
+                i = max(end, i + 1)
+                continue
             for k in range(i, max(end, i + 1)):  # one at a time, as the processor does it
                 key, value, timestamp, header = keys[k], values[k], timestamps[k], headers[k]
                 if key is None or value is None:
@@ -142,14 +167,14 @@ def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[
                 key_bytes = key_bytes_of.get(key)
                 if key_bytes is None:
                     key_bytes = key_bytes_of[key] = serialize(key)
-                stored = fetch_pair(key_bytes, start)
+                stored = processor.fetch_pair(key_bytes, start)
                 if stored is None:
                     new, new_timestamp = 1, timestamp
                 else:
                     new, new_timestamp = stored[0] + 1, stored[1]
                     if timestamp > new_timestamp:
                         new_timestamp = timestamp
-                put_pair(key_bytes, new, new_timestamp, start)
+                processor.put_pair(key_bytes, new, new_timestamp, start)
                 output.keys.append(key_ser(out_topic, Windowed(key, window), header))
                 output.values.append(value_ser(out_topic, new, header))
                 output.headers.append(header)
@@ -186,10 +211,12 @@ def _run_end(processor: Any, store: Any, keys: list[Any], values: list[Any],
 
 def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], output: _Output,
                keys: list[Any], values: list[Any], timestamps: list[int], headers: list[Any],
-               key_bytes_of: dict[Any, bytes]) -> bool:
-    """Count a run of one window (see ``_run_end``) at once: each key's window read once,
-    written once, every update's changelog and output record. ``False``, with nothing
-    changed, when a key or a stored value is not the common case."""
+               key_bytes_of: dict[Any, bytes], cached: _CacheRun | None,
+               origins: list[int]) -> bool:
+    """Count a run of one window (see ``_run_end``) at once: each key's window read once
+    (from the record cache first, when ``cached``), written once, every update's changelog
+    and output record. ``False``, with nothing changed, when a key or a stored value is not
+    the common case (or the cache might evict)."""
     same_keys, same_values = parts
     bget, vdec, vidx, venc = store._bget, store._vdec, store._vdec_indexed, store._venc
     timestamp = timestamps[0]
@@ -198,8 +225,9 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
     try:
         tally = Tally(keys, key_bytes_of)
         binary = list(map(add, tally.distinct_bytes, repeat(suffix)))  # each window's key
-        tally.read(map(bget, binary), vdec, vidx)
-        news, stamped, _ = tally.run(timestamps)
+        tally.read(map(bget, binary) if cached is None else cached.read(start, binary, bget),
+                   vdec, vidx)
+        news, stamped, last = tally.run(timestamps)
         raws = list(map(venc, news))
         if same_keys:
             window_keys = list(map(add, tally.distinct_bytes, repeat(_LONG.pack(start))))
@@ -210,10 +238,14 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
             out_keys = [key_ser(topic, Windowed(key, window), header)
                         for key, header in zip(keys, headers, strict=True)]
         out_values = raws if same_values else list(map(sink._value_enc, news))
+        finals = list(map(add, map(_LONG.pack, tally.stamps), map(venc, tally.counts)))
+        if cached is not None and not cached.fits(raws, headers):
+            return False
     except Exception:
         return False  # the record-at-a-time loop gives the outcome or the error
-    store.put_open_window(start, binary,  # first-seen order, as the record path adds keys
-                          list(map(add, map(_LONG.pack, tally.stamps), map(venc, tally.counts))))
+    store.put_open_window(start, binary, finals)  # first-seen order, as the record path adds
+    if cached is not None:
+        cached.flushed(keys, values, timestamps, headers, origins, news, stamped, last, finals)
     if output.changelog is not None:
         output.log_keys += map(binary.__getitem__, tally.ids)
         output.log_values += raws
@@ -228,3 +260,57 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
     if processor.window.start != start:
         processor.window = Window(start, start + processor.size)
     return True
+
+
+class _CacheRun:
+    """A run's use of the window store's record cache, as each record's get, put and the
+    commit's flush leave it: per key one read (the cached window, else the store's), and one
+    final clean entry with its last update's value and record context, in LRU order."""
+
+    __slots__ = ("cache", "first_offset", "keys", "misses", "named", "namespace", "store",
+                 "topic")
+
+    def __init__(self, store: Any, topic: str, first_offset: int) -> None:
+        self.store, self.topic, self.first_offset = store, topic, first_offset
+        self.cache, self.named, self.namespace = store._cache, store._named, store._namespace
+        self.keys: list[bytes] = []  # the run's windows' cache keys (first-seen order)
+        self.misses = 0
+
+    def read(self, start: int, binary: list[bytes], bget: Callable[[bytes], Any]
+             ) -> list[bytes | None]:
+        """Each window's stored bytes before the run: the cached entry's (a hit), else the
+        store's (a miss; the caching store does not cache what it reads)."""
+        prefix = self.store._cache_key(b"", start)  # the segment, the same for the run
+        self.keys = list(map(add, repeat(prefix), binary))
+        entries = list(map(self.named._entries.get, self.keys))
+        self.misses = entries.count(None)
+        return [bget(key) if entry is None else entry.value
+                for key, entry in zip(binary, entries, strict=True)]
+
+    def fits(self, raws: list[bytes], headers: list[Any]) -> bool:
+        """True when no put of the run can evict (the most the cache can grow by)."""
+        widest = entry_size(8 + max(map(len, raws)), self.topic,
+                            max(map(headers_size, headers)) if any(headers) else 0)
+        return self.cache.fits(sum(map(len, self.keys))
+                               + len(self.keys) * (NODE_OVERHEAD + widest))
+
+    def flushed(self, keys: list[Any], values: list[Any], timestamps: list[int],
+                headers: list[Any], origins: list[int], news: list[int],
+                stamped: list[int], last: list[int], finals: list[bytes]) -> None:
+        """Leave the cache as the run's gets, puts and flushes would: counters, sizes, each
+        window's final entry (clean) in the order of its last update."""
+        entries: list[tuple[bytes, LRUCacheEntry]] = []
+        topic, first_offset = self.topic, self.first_offset
+        for j in sorted(range(len(last)), key=last.__getitem__):
+            i = last[j]
+            header = headers[i]
+            entry = LRUCacheEntry(finals[j], header if header else None, False,
+                                  first_offset + origins[i], timestamps[i], 0, topic)
+            entry.obj = _new_tuple(ValueAndTimestamp, (news[i], stamped[i]))
+            entry.record = Record(keys[i], values[i], timestamps[i], header)
+            entries.append((self.keys[j], entry))
+        updates = len(keys)
+        self.cache.put_and_flush_many(self.namespace, entries, updates, 0)
+        self.cache.gets += updates
+        self.named.hits += updates - self.misses
+        self.named.misses += self.misses
