@@ -298,12 +298,29 @@ class TopologyTestDriver:
         with gc_paused():
             self._pipe_fast(task, topic, rows)
 
-    def _pipe_fast(self, task: StreamTask, topic: str, rows: list[tuple[Any, ...]]) -> None:
+    def _pipe_columns(self, topic: str, columns: tuple[list[Any], ...]) -> None:
+        """``_pipe_raw_many`` of rows given as columns ``(keys, values, headers, timestamps,
+        partitions)`` (every partition ``None``): straight to the bulk path when it takes
+        them (no rows made), else as rows."""
+        task = self._fast.get(topic)
+        if task is None or self._closed or not self._settled or self._bulk is None:
+            self._pipe_raw_many(topic, list(zip(*columns, strict=True)), task)
+            return
+        with gc_paused():
+            if self._bulk.run_columns(task, topic, columns):
+                self._after_bulk(topic, columns)
+                return
+            self._pipe_fast(task, topic, list(zip(*columns, strict=True)), bulk=False)
+
+    def _pipe_fast(self, task: StreamTask, topic: str, rows: list[tuple[Any, ...]],
+                   bulk: bool = True) -> None:
+        """Rows of an idle task's topic: through the bulk path when it takes them (``bulk``:
+        not yet asked), else each processed at once."""
         if not self._settled or any(map(_PARTITION, rows)):
             for key, value, headers, timestamp, partition in rows:
                 self._pipe_raw(topic, key, value, headers, timestamp, partition)
             return
-        columns = None if self._bulk is None else self._bulk.run(task, topic, rows)
+        columns = None if self._bulk is None or not bulk else self._bulk.run(task, topic, rows)
         if columns is not None:
             self._after_bulk(topic, columns)
             return

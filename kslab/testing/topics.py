@@ -8,9 +8,9 @@ topic share the records: each read takes one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, islice, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from kslab.errors import (
@@ -52,18 +52,41 @@ def _size(raw: list[tuple[Any, ...]]) -> int:
         + sum(map(len, filter(None, map(_VALUE, raw))))
 
 
-def _plain(batch: list[tuple[Any, Any, Any, Any, Any]]) -> bool:
-    """True when no row of ``batch`` has headers or a partition and every timestamp is a
-    non-negative ``int`` (checked in C): then the rows serialize in one comprehension."""
-    count = len(batch)
-    if list(map(_HEADERS, batch)).count(None) != count \
-            or list(map(_PARTITION, batch)).count(None) != count:
-        return False
-    timestamps = list(map(_TIMESTAMP, batch))
-    return set(map(type, timestamps)) == {int} and min(timestamps) >= 0
+def _plain(timestamps: list[Any], headers: list[Any], partitions: list[Any]) -> bool:
+    """True when no row of a chunk has headers or a partition and every timestamp is a
+    non-negative ``int`` (checked in C): then its keys and values serialize a column at a
+    time."""
+    count = len(timestamps)
+    return headers.count(None) == count and partitions.count(None) == count \
+        and set(map(type, timestamps)) == {int} and min(timestamps) >= 0
 
 
-_KEY, _VALUE, _TIMESTAMP, _HEADERS, _PARTITION = map(itemgetter, range(5))
+def _plain_bytes(encode: Callable[[Any], bytes], items: list[Any]) -> list[Any] | None:
+    """Each item through a serde's C-level codec (``None`` stays ``None``), or ``None`` when
+    the codec refuses one (the serde's own method then gives its bytes or its error)."""
+    try:
+        if items.count(None):
+            return [None if item is None else encode(item) for item in items]
+        return list(map(encode, items))
+    except Exception:
+        return None
+
+
+def _row_columns(rows: list[tuple[Any, ...]]) -> list[list[Any]]:
+    """``(key, value, timestamp, headers, partition)`` rows as five columns."""
+    return list(map(list, zip(*rows, strict=True)))
+
+
+def _record_columns(records: list[TestRecord]) -> list[list[Any]]:
+    """``TestRecord``s as the columns of ``_row_columns`` (no partition)."""
+    return [list(map(_RECORD_KEY, records)), list(map(_RECORD_VALUE, records)),
+            list(map(_RECORD_TIMESTAMP, records)), list(map(_RECORD_HEADERS, records)),
+            [None] * len(records)]
+
+
+_RECORD_KEY, _RECORD_VALUE, _RECORD_TIMESTAMP, _RECORD_HEADERS = map(
+    attrgetter, ("key", "value", "timestamp", "_headers"))
+_KEY, _VALUE = itemgetter(0), itemgetter(1)
 
 
 class TestInputTopic:
@@ -209,28 +232,37 @@ class TestInputTopic:
         after each chunk ran a collection per chunk.
         """
         with gc_paused():
-            self._pipe_rows_paused(rows)
+            self._pipe_chunks(rows, _row_columns)
 
-    def _pipe_rows_paused(self, rows: Iterable[tuple[Any, Any, Any, Any, Any]]) -> None:
+    def _pipe_chunks(self, items: Iterable[Any],
+                     columns_of: Callable[[list[Any]], list[list[Any]]]) -> None:
+        """Pipe ``items`` a chunk at a time; ``columns_of(chunk)`` gives its keys, values,
+        timestamps, headers and partitions. A plain chunk (``_plain_bytes``) goes to the
+        driver as columns, any other row by row."""
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
-        pipe_many = self._driver._pipe_raw_many
-        rows = iter(rows)
+        items = iter(items)
         chunk = _FIRST_CHUNK
-        while batch := list(islice(rows, chunk)):
-            raw = None
-            if key_enc is not None and value_enc is not None and _plain(batch):
-                try:  # the whole chunk in one comprehension
-                    raw = [(None if key is None else key_enc(key),
-                            None if value is None else value_enc(value), None, timestamp, None)
-                           for key, value, timestamp, _, _ in batch]
-                except Exception:
-                    raw = None  # row by row: the serdes' own methods, or their error
-            if raw is None:
-                raw = self._serialize_rows(batch, key_enc, value_enc)
-            pipe_many(topic, raw)
-            chunk = _next_chunk(len(raw), _size(raw))
+        while batch := list(islice(items, chunk)):
+            columns = columns_of(batch)
+            del batch
+            keys, values, timestamps, headers, partitions = columns
+            key_bytes = value_bytes = None
+            if key_enc is not None and value_enc is not None \
+                    and _plain(timestamps, headers, partitions):
+                key_bytes = _plain_bytes(key_enc, keys)
+                value_bytes = None if key_bytes is None else _plain_bytes(value_enc, values)
+            if key_bytes is None or value_bytes is None:  # row by row (or its error)
+                raw = self._serialize_rows(list(zip(*columns, strict=True)), key_enc, value_enc)
+                self._driver._pipe_raw_many(topic, raw)
+                size = _size(raw)
+            else:
+                self._driver._pipe_columns(topic, (key_bytes, value_bytes, headers, timestamps,
+                                                   partitions))
+                size = sum(map(len, filter(None, key_bytes))) \
+                    + sum(map(len, filter(None, value_bytes)))
+            chunk = _next_chunk(len(timestamps), size)
 
     def _serialize_rows(self, batch: list[tuple[Any, Any, Any, Any, Any]], key_enc: Any,
                         value_enc: Any) -> list[tuple[Any, ...]]:
@@ -266,7 +298,8 @@ class TestInputTopic:
 
     def pipe_record_list(self, records: Iterable[TestRecord]) -> None:
         """Pipe ``TestRecord``s (a ``None`` timestamp takes the topic's clock)."""
-        self._pipe_rows((r.key, r.value, r.timestamp, r._headers, None) for r in records)
+        with gc_paused():
+            self._pipe_chunks(records, _record_columns)
 
     def pipe_dataframe(
         self,

@@ -80,3 +80,33 @@ def test_a_refused_row_in_a_plain_chunk_pipes_the_rows_before_it_then_raises() -
                                     ks.TestRecord("k", 3, 3), ks.TestRecord("k", "d", 4)])
         assert driver.create_output_topic("out", S, serdes.Long()).read_values_to_list() \
             == [1, 2]
+
+
+def test_a_plain_chunk_goes_to_the_bulk_path_as_columns_and_a_declined_one_runs_once_more(
+) -> None:
+    """A plain chunk reaches the bulk path as columns; when a user function raises there,
+    the record path runs the chunk (each function then sees the records before the failure
+    twice, as documented) and raises, with the records before it processed."""
+    calls: list[str] = []
+
+    def length(value: str) -> int:
+        calls.append(value)
+        if value == "boom":
+            raise ValueError("bad value")
+        return len(value)
+
+    b = ks.StreamsBuilder()
+    b.stream("in", ks.Consumed.with_(S, S)).map_values(length).to(
+        "out", ks.Produced.with_(S, serdes.Long()))
+    with ks.TopologyTestDriver(b.build()) as driver:
+        topic = driver.create_input_topic("in", S, S)
+        topic.pipe_record_list([ks.TestRecord("k", "abc", 1)])
+        assert (driver._bulk.chunks, driver._bulk.declined) == (1, 0)
+        calls.clear()
+        with pytest.raises(ks.StreamsError, match="bad value"):
+            topic.pipe_record_list([ks.TestRecord("k", v, i)
+                                    for i, v in enumerate(["a", "bb", "boom", "dddd"])])
+        assert calls == ["a", "bb", "boom", "a", "bb", "boom"]
+        assert (driver._bulk.chunks, driver._bulk.declined) == (1, 1)
+        out = driver.create_output_topic("out", S, serdes.Long()).read_values_to_list()
+        assert out == [3, 1, 2]

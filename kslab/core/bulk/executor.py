@@ -190,22 +190,35 @@ class BulkExecutor:
         """Process ``rows`` (serialized, partition 0) of ``topic`` in bulk; the rows as
         columns ``(keys, values, headers, timestamps, partitions)`` (the engine may keep
         them: they are never changed), or ``None``: declined."""
-        plan = self.plan(task, topic)
-        if plan is None or task.stream_time_queue._heap or task.wall_clock_queue._heap \
-                or task.idle is not None or not rows:
+        if not rows or not self.accepts(task, topic):
             self.declined += 1
             return None
         columns = tuple(map(list, zip(*rows, strict=True)))
+        return columns if self.run_columns(task, topic, columns) else None
+
+    def accepts(self, task: Any, topic: str) -> bool:
+        """True when a chunk of ``topic`` may go to ``task``'s bulk path now: a plan, and
+        nothing scheduled or idling that the record path would run between records."""
+        return self.plan(task, topic) is not None and not task.stream_time_queue._heap \
+            and not task.wall_clock_queue._heap and task.idle is None
+
+    def run_columns(self, task: Any, topic: str, columns: tuple[list[Any], ...]) -> bool:
+        """``run`` for rows given as columns ``(keys, values, headers, timestamps,
+        partitions)`` (partition 0; never changed); ``False``: declined."""
+        plan = self.plan(task, topic)
+        if plan is None or not columns[3] or not self.accepts(task, topic):
+            self.declined += 1
+            return False
         try:
             stages = self._prepare(plan, topic, columns)
         except Exception:
             stages = None
         if stages is None:
             self.declined += 1
-            return None
-        self._apply(task, stages, rows)
+            return False
+        self._apply(task, stages, len(columns[3]))
         self.chunks += 1
-        return columns
+        return True
 
     # -- phase one: user code, no mutation ------------------------------------------------
 
@@ -320,7 +333,7 @@ class BulkExecutor:
         if after[-1] > group.stream_time:
             group.stream_time = after[-1]
 
-    def _apply(self, task: Any, stages: list[_Stage], rows: list[tuple[Any, ...]]) -> None:
+    def _apply(self, task: Any, stages: list[_Stage], rows: int) -> None:
         context = task.context
         commits = 0
         last: tuple[str, int, Record] | None = None
@@ -332,7 +345,7 @@ class BulkExecutor:
             first = self._consume(task, stage.topic, stage.timestamps)
             commits += consumed
             # the record path processes an input row, then what it looped back
-            if n == 0 or stage.input_row[-1] == len(rows) - 1:
+            if n == 0 or stage.input_row[-1] == rows - 1:
                 index = consumed - 1
                 last = (stage.topic, first + index,
                         Record(stage.keys[index], stage.values[index],
