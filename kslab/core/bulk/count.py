@@ -14,7 +14,9 @@ import struct
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from operator import add
+from itertools import count as count_from
+from itertools import islice, repeat
+from operator import add, le
 from typing import Any
 
 from kslab.core.bulk.columns import ByteColumn, LogBatch
@@ -186,7 +188,12 @@ class Tally:
     def run(self, timestamps: list[int]) -> tuple[list[int], list[int], list[int]]:
         """Each update's count and store timestamp (the larger of the stored one and the
         record's), and each key's last update; ``counts`` and ``stamps`` end as the store
-        holds them after the last update (``KStreamAggregate``'s count)."""
+        holds them after the last update (``KStreamAggregate``'s count). Timestamps in
+        order (the usual case) are counted in C iterators (``_run_ordered``)."""
+        if not self.ids:
+            return [], [], []
+        if all(map(le, timestamps, islice(timestamps, 1, None))):
+            return self._run_ordered(timestamps)
         counts, stamps = self.counts, self.stamps
         news: list[int] = []
         stamped: list[int] = []
@@ -203,6 +210,21 @@ class Tally:
             last[key] = position
         return news, stamped, last
 
+    def _run_ordered(self, timestamps: list[int]) -> tuple[list[int], list[int], list[int]]:
+        """``run`` for timestamps in order: each key's counts from a C counter, a key's
+        largest timestamp so far its latest one (or the stored one, when that is larger)."""
+        ids, counts, stamps = self.ids, self.counts, self.stamps
+        counters = list(map(count_from, map(add, counts, repeat(1))))
+        news = list(map(next, map(counters.__getitem__, ids)))
+        last_of = dict(zip(ids, range(len(ids)), strict=True))  # each key id's last place
+        last = list(map(last_of.__getitem__, range(len(counts))))
+        if max(stamps) <= timestamps[0]:
+            stamped = list(timestamps)  # no stored timestamp is larger than a record's
+        else:
+            stamped = list(map(max, map(stamps.__getitem__, ids), timestamps))
+        counts[:] = map(news.__getitem__, last)
+        stamps[:] = map(stamped.__getitem__, last)
+        return news, stamped, last
 
 def _chunk_outputs(store: Any, sink: Any, keys: list[Any], key_bytes: list[bytes],
                    news: list[int], raws: list[bytes], headers: list[Any],
