@@ -413,20 +413,25 @@ def _in_order_but_one(n: int, seed: int) -> Records:
     out: Records = []
     for i in range(n):
         ts = i + 500 if i == n // 2 + 1 else i
-        out.append((f"k{rng.randint(0, 3)}", f"w{rng.randint(0, 4)} w{rng.randint(0, 4)}", ts,
-                    None))
+        key = None if i % 97 == 5 else f"k{rng.randint(0, 3)}"
+        value = None if i % 89 == 7 else f"w{rng.randint(0, 4)} w{rng.randint(0, 4)}"
+        out.append((key, value, ts, None))
     return out
 
 
-@pytest.mark.parametrize("topology", [
-    lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 1000), False),
-    lambda: _word_count("in_memory", False, True)], ids=["windowed", "word-count"])
-def test_in_order_chunks_match(topology: Callable[[], ks.Topology],
+@pytest.mark.parametrize(("topology", "at_once"), [
+    (lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 1000), False), 1366),
+    (lambda: _windowed_per_record(True), 313),
+    (lambda: _word_count("in_memory", False, True), 0)],
+    ids=["windowed", "windowed-cached-nulls", "word-count"])
+def test_in_order_chunks_match(topology: Callable[[], ks.Topology], at_once: int,
                                caplog: pytest.LogCaptureFixture) -> None:
     """A chunk in time order from stream time on has no late record (the executor's
-    shortcut); one starting behind stream time counts each record's lateness."""
+    shortcut) and a tumbling count finds its runs by bisection, ending at a null; one
+    starting behind stream time counts each record's lateness."""
     executor = _same(topology, caplog, lines=_in_order_but_one)
     assert executor.chunks == 7  # 350 rows as 256 + 94, 3 single records, 347 as 256 + 91
+    assert executor.window_records_at_once == at_once
     driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": True})
     with driver:
         topic = driver.create_input_topic("lines", S, S)

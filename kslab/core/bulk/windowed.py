@@ -14,9 +14,10 @@ processor, which drops, logs and counts it; behind a cache every one does, then 
 from __future__ import annotations
 
 import struct
+from bisect import bisect_left
 from collections.abc import Callable
-from itertools import repeat
-from operator import add
+from itertools import islice, repeat
+from operator import add, le
 from typing import Any
 
 from kslab.core.bulk.columns import LogBatch
@@ -121,6 +122,7 @@ def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[
     if key_bytes_of is None:
         key_bytes_of = {}
     run_cache = _CacheRun(store, topic, first_offset) if cached else None
+    ordered = all(map(le, timestamps, islice(timestamps, 1, None)))
     count = len(keys)
     at_once = 0
     i = 0
@@ -128,7 +130,7 @@ def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[
         while i < count:
             # no runs at once (parts None): every record one at a time, in one loop
             end = count if parts is None else _run_end(processor, inner, keys, values,
-                                                       timestamps, i)
+                                                       timestamps, i, ordered)
             if parts is not None and end - i >= _RUN and _count_run(
                     processor, inner, sink, parts, output, keys[i:end], values[i:end],
                     timestamps[i:end], headers[i:end], key_bytes_of, run_cache,
@@ -184,9 +186,10 @@ def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[
 
 
 def _run_end(processor: Any, store: Any, keys: list[Any], values: list[Any],
-             timestamps: list[int], first: int) -> int:
+             timestamps: list[int], first: int, ordered: bool) -> int:
     """Where the run from ``first`` ends: records of one window that the store holds as
-    open (no new window, none expired), with no null, none late enough to be dropped."""
+    open (no new window, none expired), with no null, none late enough to be dropped
+    (``ordered``: the timestamps are in order, found by bisection)."""
     size, grace = processor.size, processor.grace
     timestamp = timestamps[first]
     start = timestamp - timestamp % size
@@ -196,7 +199,16 @@ def _run_end(processor: Any, store: Any, keys: list[Any], values: list[Any],
     latest = processor.observed
     if end <= latest - grace:
         return first  # closed already: the processor drops its records
-    i, count = first, len(keys)
+    count = len(keys)
+    if ordered:  # the run ends at the window's end, or at a null (never closed within)
+        i = bisect_left(timestamps, end, first)
+        for column in (keys, values):
+            try:
+                i = column.index(None, first, i)
+            except ValueError:
+                pass
+        return i
+    i = first
     while i < count:
         timestamp = timestamps[i]
         if timestamp < start or timestamp >= end or keys[i] is None or values[i] is None:
