@@ -283,3 +283,31 @@ def test_long_column_batches_match_record_by_record_appends() -> None:
         appended.append(key, b"v" * (i % 5), headers, timestamp, partition)
     assert [batched.record(i) for i in range(300)] == [appended.record(i) for i in range(300)]
     assert batched.drain_columns() == appended.drain_columns()
+
+
+def test_columns_of_a_declared_width_match_measured_ones() -> None:
+    """A ``ByteColumn`` of a fixed-width serde's fields (``fixed_width``) is laid out without
+    measuring them, in the value column's implicit ends and in explicit ends alike; a
+    declared width the fields do not add up to is measured after all."""
+    from kslab import serdes
+    from kslab.core.bulk.columns import ByteColumn, fixed_width
+
+    assert (fixed_width(serdes.Long()), fixed_width(serdes.Integer()),
+            fixed_width(serdes.String()), fixed_width(serdes.Json())) == (8, 4, None, None)
+    longs = [struct.pack(">q", i) for i in range(100)]
+    keys = [f"k{i}".encode() for i in range(100)]
+    declared, measured = RecordLog(), RecordLog()
+    declared.extend_columns(ByteColumn(keys), ByteColumn(longs, 8), None, list(range(100)))
+    measured.extend_columns(keys, longs, None, list(range(100)))
+    assert declared.drain_unpacking(None, struct.Struct(">q"))[0] \
+        == measured.drain_unpacking(None, struct.Struct(">q"))[0]
+    # after a value of another width the ends are explicit: a declared column fills them in
+    declared.extend_columns([b"x"], [b"abc"], None, [100])
+    measured.extend_columns([b"x"], [b"abc"], None, [100])
+    for log in (declared, measured):
+        log.extend_columns(ByteColumn(keys), ByteColumn(longs, 8), None, list(range(100)))
+    assert [declared.record(i) for i in range(201)] == [measured.record(i) for i in range(201)]
+    assert declared.record(150)[1] == struct.pack(">q", 49)
+    wrong = ByteColumn([b"1234567", b"12345678"], 8)  # 15 bytes: not 8 each
+    assert wrong.layout()[1:] == ([7, 8], 7, 8)
+    assert ByteColumn([b"12345678", None], 8).layout() is None

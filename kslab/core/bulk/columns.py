@@ -11,8 +11,9 @@ from itertools import accumulate
 from typing import Any, NamedTuple
 
 from kslab.dsl._processors import Filter, FlatMapValues, MapValues, NotNullKey, SelectKey
+from kslab.serdes._base import fast_deserializer
 
-__all__ = ["STATELESS", "ByteColumn", "Columns", "LogBatch", "apply_stateless"]
+__all__ = ["STATELESS", "ByteColumn", "Columns", "LogBatch", "apply_stateless", "fixed_width"]
 
 STATELESS = (FlatMapValues, MapValues, Filter, SelectKey, NotNullKey)
 
@@ -20,23 +21,32 @@ STATELESS = (FlatMapValues, MapValues, Filter, SelectKey, NotNullKey)
 class ByteColumn:
     """The serialized keys or values (``bytes``, ``None`` for a null) of a run of records, laid
     out once however many logs append them: a count's key bytes go to its changelog and its
-    output topic, a repartition's words are its keys and its values."""
+    output topic, a repartition's words are its keys and its values. ``width``: every field
+    is that many bytes (a fixed-width serde's, see ``fixed_width``), so no length is measured."""
 
-    __slots__ = ("_layout", "fields")
+    __slots__ = ("_layout", "_width", "fields")
 
-    def __init__(self, fields: list[Any]) -> None:
+    def __init__(self, fields: list[Any], width: int | None = None) -> None:
         self.fields = fields
         self._layout: tuple[bytes, Any, int, int] | None = None
+        self._width = width
 
     def layout(self) -> tuple[bytes, Any, int, int] | None:
         """``(the fields back to back, each field's length, shortest and longest field)``, all
         computed in C (the lengths of a long column in a numpy array: no Python int per
-        field); ``None`` when a field is ``None`` (or there are none)."""
+        field; ``None`` for a column of ``width``); ``None`` when a field is ``None`` (or
+        there are none)."""
         layout = self._layout
         if layout is None and self.fields:
             fields = self.fields
             count = len(fields)
             try:  # len(None) raises: no layout
+                width = self._width
+                if width is not None:
+                    joined = b"".join(fields)
+                    if len(joined) == width * count:
+                        layout = self._layout = (joined, None, width, width)
+                        return layout
                 if count >= _NUMPY_FROM:
                     lengths = _numpy().fromiter(map(len, fields), _numpy().int64, count)
                     shortest, longest = int(lengths.min()), int(lengths.max())
@@ -51,8 +61,10 @@ class ByteColumn:
     def extend_ends(self, ends: array, position: int) -> None:
         """Append each field's end offset, counted from ``position`` (where the first field
         starts), to ``ends`` (an ``array("q")``); the column has a ``layout``."""
-        lengths = self.layout()[1]  # type: ignore[index]
-        if lengths.__class__ is list:
+        _, lengths, width, _ = self.layout()  # type: ignore[misc]
+        if lengths is None:  # every field ``width`` bytes
+            ends.extend(range(position + width, position + width * len(self.fields) + 1, width))
+        elif lengths.__class__ is list:
             offsets = accumulate(lengths, initial=position)
             next(offsets)  # the position itself
             ends.extend(offsets)
@@ -60,6 +72,13 @@ class ByteColumn:
             offsets = lengths.cumsum()
             offsets += position
             ends.frombytes(offsets.tobytes())
+
+
+def fixed_width(serde: Any) -> int | None:
+    """The width of every field a built-in fixed-width serde writes (its C-level codec is a
+    ``struct.Struct``'s), else ``None``."""
+    fast = fast_deserializer(serde)
+    return fast[0].__self__.size if fast is not None and fast[1] else None
 
 
 _NUMPY_FROM = 64  # columns at least this long lay their lengths out with numpy

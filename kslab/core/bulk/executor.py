@@ -48,8 +48,8 @@ class _Stage:
     stateless processors (``cols.origin`` indexes the consumed records), and its sink's
     records."""
 
-    __slots__ = ("chain", "cols", "headers", "input_row", "key_bytes", "keys", "out",
-                 "timestamps", "topic", "values")
+    __slots__ = ("chain", "cols", "headers", "identity", "input_row", "key_bytes", "keys",
+                 "out", "timestamps", "topic", "values")
 
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int]) -> None:
@@ -60,6 +60,7 @@ class _Stage:
         self.headers = headers
         self.input_row = input_row  # the chunk row each consumed record comes from
         self.cols = Columns(keys, values, list(range(len(keys))))
+        self.identity = self.cols.origin  # still cols.origin: each record is its own row
         self.out: LogBatch | None = None
         self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
 
@@ -357,8 +358,11 @@ class BulkExecutor:
                 continue
             count, cols = chain.count, stage.cols
             assert count is not None
-            ts = [stage.timestamps[i] for i in cols.origin]
-            hs = [stage.headers[i] for i in cols.origin]
+            if cols.origin is stage.identity:  # no record dropped or multiplied
+                ts, hs = stage.timestamps, stage.headers
+            else:
+                ts = [stage.timestamps[i] for i in cols.origin]
+                hs = [stage.headers[i] for i in cols.origin]
             if count.kind == "tumbling":
                 out, at_once = tumbling_count(
                     task, stage.topic, count.aggregate, count.sink, cols.keys, cols.values, ts,

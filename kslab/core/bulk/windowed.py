@@ -20,7 +20,7 @@ from itertools import islice, repeat
 from operator import add, le
 from typing import Any
 
-from kslab.core.bulk.columns import LogBatch
+from kslab.core.bulk.columns import ByteColumn, LogBatch, fixed_width
 from kslab.core.bulk.count import Tally, _same_bytes, capture_forwards, replays_cache
 from kslab.records import Record, ValueAndTimestamp, Window, Windowed
 from kslab.serdes import TimeWindowed
@@ -40,9 +40,11 @@ class _Output:
     order; the changelog's wait until the store writes one itself (or the chunk ends)."""
 
     __slots__ = ("changelog", "headers", "keys", "log_keys", "log_timestamps", "log_values",
-                 "timestamps", "values")
+                 "log_width", "timestamps", "values", "width")
 
-    def __init__(self, changelog: Callable[[LogBatch], None] | None) -> None:
+    def __init__(self, changelog: Callable[[LogBatch], None] | None, width: int | None,
+                 log_width: int | None) -> None:
+        self.width, self.log_width = width, log_width  # of every value (fixed-width serdes)
         self.keys: list[Any] = []
         self.values: list[Any] = []
         self.headers: list[Any] = []
@@ -64,14 +66,16 @@ class _Output:
     def flush_changelog(self) -> None:
         """Hand over the changelog records collected so far (before the store writes one)."""
         if self.log_timestamps:
-            self.changelog(LogBatch(self.log_keys, self.log_values, None,  # type: ignore[misc]
-                                    self.log_timestamps))
+            self.changelog(LogBatch(  # type: ignore[misc]
+                self.log_keys, ByteColumn(self.log_values, self.log_width), None,
+                self.log_timestamps))
             self.log_keys, self.log_values, self.log_timestamps = [], [], []
 
     def batch(self) -> LogBatch:
         """The output, once the changelog's last records are handed over."""
         self.flush_changelog()
-        return LogBatch(self.keys, self.values, self.headers, self.timestamps)
+        return LogBatch(self.keys, ByteColumn(self.values, self.width), self.headers,
+                        self.timestamps)
 
 
 def _run_parts(store: Any, sink: Any, changelog: Callable[[LogBatch], None] | None,
@@ -116,7 +120,7 @@ def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[
     serialize, size, grace = processor.serialize, processor.size, processor.grace
     out_topic = sink.topic
     key_ser, value_ser = sink._key_ser, sink._value_ser
-    output = _Output(changelog)
+    output = _Output(changelog, fixed_width(sink.value_serde), fixed_width(inner._value_serde))
     parts = _run_parts(inner, sink, changelog, key_bytes_of)
     captured: list[tuple[Any, ...]] = []
     if key_bytes_of is None:
