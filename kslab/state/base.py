@@ -201,6 +201,11 @@ class KeyValueBackend(ABC):
     def delete(self, key: bytes) -> bytes | None:
         """Remove ``key``; return the value that was there."""
 
+    def delete_all(self, keys: Iterable[bytes]) -> None:
+        """Remove every key (a store's expired segment at once); absent ones are skipped."""
+        for key in keys:
+            self.delete(key)
+
     @abstractmethod
     def range(self, from_key: bytes | None, to_key: bytes | None) -> Iterator[tuple[bytes, bytes]]:
         """Pairs with ``from_key <= key <= to_key``, ascending."""

@@ -439,10 +439,8 @@ class WindowStore(TypedStore):
             min_live = min(min_live, pinned_time(self._iterators))
         interval = self._interval
         dead = [s for s in segments if (s + 1) * interval - 1 < min_live]
-        delete = self._bdelete
         for segment in dead:
-            for binary in segments.pop(segment):
-                delete(binary)
+            self._backend.delete_all(segments.pop(segment))
 
     def _segment_keys(self, start: int) -> set[bytes]:
         """The binary keys of the segment holding windows that start at ``start``."""

@@ -64,6 +64,25 @@ def test_put_all_writes_in_order_and_none_deletes(backend: Any) -> None:
     assert list(backend.all()) == [(b"a", b"2"), (b"c", b"3")]
 
 
+@pytest.mark.parametrize("removed", [[b"b"], [b"a", b"c", b"d", b"zz"]],
+                         ids=["few", "most-and-an-absent-one"])
+def test_delete_all_removes_every_key_and_scans_agree(backend: Any,
+                                                      removed: list[bytes]) -> None:
+    """``delete_all`` (a window store's expired segment): few keys one by one, most of them
+    at once (the in-memory sorted keys then rebuilt by the next scan), absent keys skipped;
+    keys put before and after it, scanned before and after it, are all seen."""
+    fill(backend, b"a", b"b", b"c")
+    assert keys_of(backend.all()) == [b"a", b"b", b"c"]  # the sorted keys are built here
+    fill(backend, b"d", b"e")
+    backend.delete_all(removed)
+    fill(backend, b"f")
+    left = [key for key in [b"a", b"b", b"c", b"d", b"e", b"f"] if key not in removed]
+    assert keys_of(backend.all()) == left
+    assert keys_of(backend.reverse_range(b"b", None)) == [k for k in reversed(left) if k >= b"b"]
+    assert [backend.get(key) for key in removed] == [None] * len(removed)
+    assert backend.approximate_num_entries() == len(left) or backend.persistent
+
+
 def test_keys_are_ordered_as_unsigned_bytes(backend: Any) -> None:
     fill(backend, b"\xff", b"\x80", b"\x7f", b"\x00", b"a", b"ab", b"", b"b")
     assert keys_of(backend.all()) == [b"", b"\x00", b"a", b"ab", b"b", b"\x7f", b"\x80", b"\xff"]
