@@ -1,9 +1,10 @@
 """A tumbling-window count in the test driver beside a plain loop and Bytewax, in one run.
 
 All count records per key (1,000 keys) in 60 s tumbling windows and emit the running count of
-the record's window on every update (no suppression). The driver runs twice: with the store's
-record cache disabled (how Kafka Streams users get every update) and with the default cache
-(which the driver, like Java's, flushes and forwards after every record). Run
+the record's window on every update (no suppression). The driver runs with the store's record
+cache disabled (how Kafka Streams users get every update) and with the default cache (which the
+driver, like Java's, flushes and forwards after every record), the records piped as
+``TestRecord``s and as a pandas DataFrame. Run
 ``python bench/windows.py --records 200000 --runs 5``; the printed table goes into
 bench/README.md.
 """
@@ -48,14 +49,21 @@ def topology(cache: bool = False) -> ks.Topology:
 
 
 def run_driver(records: list[tuple[str, str, int]], cache: bool = False,
-               bulk: bool = True) -> int:
+               bulk: bool = True, frame: bool = False) -> int:
     """Pipe every record through the windowed count in the driver and read the updates back.
 
+    The records go in as ``TestRecord``s (``pipe_record_list``), or with ``frame`` as a pandas
+    DataFrame made from them (``pipe_dataframe``); either is built in the timed call.
     ``bulk=False`` turns the driver's bulk path off: every record goes through every node.
     """
     with ks.TopologyTestDriver(topology(cache), {"kslab.driver.bulk": bulk}) as driver:
         topic = driver.create_input_topic("events", S, S)
-        topic.pipe_record_list([ks.TestRecord(k, v, ts) for k, v, ts in records])
+        if frame:
+            import pandas as pd
+
+            topic.pipe_dataframe(pd.DataFrame(records, columns=["key", "value", "timestamp"]))
+        else:
+            topic.pipe_record_list([ks.TestRecord(k, v, ts) for k, v, ts in records])
         return len(driver.create_output_topic("counts", WINDOWED, L).read_key_values_to_list())
 
 
@@ -105,6 +113,10 @@ def main() -> None:
         ("windowed count in TopologyTestDriver, cache disabled", lambda: run_driver(records)),
         ("windowed count in TopologyTestDriver, default record cache",
          lambda: run_driver(records, cache=True)),
+        ("same, cache disabled, records as a pandas DataFrame (pipe_dataframe)",
+         lambda: run_driver(records, frame=True)),
+        ("same, default record cache, records as a pandas DataFrame",
+         lambda: run_driver(records, cache=True, frame=True)),
         ("same, cache disabled, record path (kslab.driver.bulk=false)",
          lambda: run_driver(records, bulk=False)),
         ("same, default record cache, record path",

@@ -15,7 +15,7 @@ from typing import Any
 
 from kslab.errors import KslabError
 
-__all__ = ["frame_kind", "frame_rows", "records_frame", "to_millis"]
+__all__ = ["frame_columns", "frame_kind", "frame_rows", "records_frame", "to_millis"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -61,6 +61,8 @@ def to_millis(value: Any) -> int | None:
 
 
 def _column(df: Any, kind: str, name: str) -> list[Any]:
+    """A frame column as Python objects, missing values as ``None`` (datetimes as int ms);
+    a pandas column's missing values are found at once (``isna``)."""
     if kind == "polars":
         import polars as pl
 
@@ -72,7 +74,10 @@ def _column(df: Any, kind: str, name: str) -> list[Any]:
     dtype = str(series.dtype)
     if dtype.startswith("datetime64"):
         return [None if _is_missing(v) else to_millis(v) for v in series.tolist()]
-    return [None if _is_missing(v) else v for v in series.tolist()]
+    values = series.tolist()
+    if dtype.startswith(("int", "uint")) or not series.isna().any():
+        return values  # nothing missing (an integer column never has)
+    return [None if _is_missing(v) else v for v in values]
 
 
 def _is_missing(value: Any) -> bool:
@@ -93,6 +98,20 @@ def frame_rows(
     partition: str | None,
 ) -> list[tuple[Any, Any, int | None, Any, int | None]]:
     """The frame as ``(key, value, timestamp, headers, partition)`` rows, checked."""
+    return list(zip(*frame_columns(df, key=key, value=value, timestamp=timestamp,
+                                   headers=headers, partition=partition), strict=True))
+
+
+def frame_columns(
+    df: Any,
+    *,
+    key: str | None,
+    value: str | Sequence[str] | None,
+    timestamp: str | None,
+    headers: str | None,
+    partition: str | None,
+) -> list[list[Any]]:
+    """``frame_rows`` as its five columns (keys, values, timestamps, headers, partitions)."""
     kind = frame_kind(df)
     columns = [str(c) for c in df.columns]
     n = len(df)
@@ -123,7 +142,9 @@ def frame_rows(
             "name it with value=..., or pass value=None to make each row's other columns a dict",
         )
     if timestamp is not None and timestamp in columns:
-        stamps = [to_millis(t) for t in _column(df, kind, timestamp)]
+        stamps = _column(df, kind, timestamp)
+        if set(map(type, stamps)) != {int}:  # int ms already (the usual case), else convert
+            stamps = [to_millis(t) for t in stamps]
     elif timestamp is not None and timestamp != "timestamp":
         msg = f"the frame has no timestamp column '{timestamp}' (columns: {columns})"
         raise KslabError(msg)
@@ -134,7 +155,7 @@ def frame_rows(
         parts = [None if p is None else int(p) for p in _column(df, kind, partition)]
     else:
         parts = [None] * n
-    return list(zip(keys, values, stamps, hdrs, parts, strict=True))
+    return [keys, values, stamps, hdrs, parts]
 
 
 def records_frame(

@@ -23,7 +23,7 @@ from kslab.errors import (
 from kslab.records import KeyValue, TestRecord, as_headers
 from kslab.serdes._base import fast_deserializer, fast_serializer
 from kslab.testing._log import TEXT, gc_paused
-from kslab.testing.frames import frame_rows, records_frame, to_millis
+from kslab.testing.frames import frame_columns, records_frame, to_millis
 
 if TYPE_CHECKING:
     from kslab.testing.driver import TopologyTestDriver
@@ -82,6 +82,32 @@ def _record_columns(records: list[TestRecord]) -> list[list[Any]]:
     return [list(map(_RECORD_KEY, records)), list(map(_RECORD_VALUE, records)),
             list(map(_RECORD_TIMESTAMP, records)), list(map(_RECORD_HEADERS, records)),
             [None] * len(records)]
+
+
+def _taking(items: Iterable[Any], columns_of: Callable[[list[Any]], list[list[Any]]]
+            ) -> Callable[[int], list[list[Any]] | None]:
+    """``_pipe_chunks``'s ``take`` over ``items``: ``columns_of`` the next ``n`` of them."""
+    iterator = iter(items)
+
+    def take(n: int) -> list[list[Any]] | None:
+        batch = list(islice(iterator, n))
+        return columns_of(batch) if batch else None
+
+    return take
+
+
+def _slicing(columns: list[list[Any]]) -> Callable[[int], list[list[Any]] | None]:
+    """``_pipe_chunks``'s ``take`` over whole columns: the next ``n`` rows of each."""
+    position = 0
+
+    def take(n: int) -> list[list[Any]] | None:
+        nonlocal position
+        if position >= len(columns[0]):
+            return None
+        start, position = position, position + n
+        return [column[start:position] for column in columns]
+
+    return take
 
 
 _RECORD_KEY, _RECORD_VALUE, _RECORD_TIMESTAMP, _RECORD_HEADERS = map(
@@ -232,21 +258,17 @@ class TestInputTopic:
         after each chunk ran a collection per chunk.
         """
         with gc_paused():
-            self._pipe_chunks(rows, _row_columns)
+            self._pipe_chunks(_taking(rows, _row_columns))
 
-    def _pipe_chunks(self, items: Iterable[Any],
-                     columns_of: Callable[[list[Any]], list[list[Any]]]) -> None:
-        """Pipe ``items`` a chunk at a time; ``columns_of(chunk)`` gives its keys, values,
-        timestamps, headers and partitions. A plain chunk (``_plain_bytes``) goes to the
-        driver as columns, any other row by row."""
+    def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None]) -> None:
+        """Pipe a chunk at a time: ``take(n)`` gives the next (at most) ``n`` records' keys,
+        values, timestamps, headers and partitions, ``None`` at the end. A plain chunk
+        (``_plain_bytes``) goes to the driver as columns, any other row by row."""
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
-        items = iter(items)
         chunk = _FIRST_CHUNK
-        while batch := list(islice(items, chunk)):
-            columns = columns_of(batch)
-            del batch
+        while (columns := take(chunk)) is not None:
             keys, values, timestamps, headers, partitions = columns
             key_bytes = value_bytes = None
             if key_enc is not None and value_enc is not None \
@@ -299,7 +321,7 @@ class TestInputTopic:
     def pipe_record_list(self, records: Iterable[TestRecord]) -> None:
         """Pipe ``TestRecord``s (a ``None`` timestamp takes the topic's clock)."""
         with gc_paused():
-            self._pipe_chunks(records, _record_columns)
+            self._pipe_chunks(_taking(records, _record_columns))
 
     def pipe_dataframe(
         self,
@@ -318,10 +340,11 @@ class TestInputTopic:
         if partition is None and "partition" in df.columns and \
                 self._driver.partition_count(self.name) > 1:
             partition = "partition"
-        rows = frame_rows(df, key=key, value=value, timestamp=timestamp, headers=headers,
-                          partition=partition)
-        self._pipe_rows(rows)
-        return len(rows)
+        columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
+                                headers=headers, partition=partition)
+        with gc_paused():
+            self._pipe_chunks(_slicing(columns))
+        return len(columns[0])
 
     def __repr__(self) -> str:
         return (f"TestInputTopic[topic='{self.name}', key_serde={self.key_serde!r}, "

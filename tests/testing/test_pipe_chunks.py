@@ -110,3 +110,30 @@ def test_a_plain_chunk_goes_to_the_bulk_path_as_columns_and_a_declined_one_runs_
         assert (driver._bulk.chunks, driver._bulk.declined) == (1, 1)
         out = driver.create_output_topic("out", S, serdes.Long()).read_values_to_list()
         assert out == [3, 1, 2]
+
+
+def test_a_dataframe_pipes_as_columns_and_matches_its_records() -> None:
+    """A frame's columns go to the driver a chunk at a time without rows (2 bulk chunks for
+    1,000 rows), reading what the records would: missing keys and values (``None``, NaN,
+    ``pd.NA``) are nulls, a float timestamp column (ints turned float by a NaN elsewhere)
+    reads as int ms, a missing timestamp takes the topic's clock."""
+    import pandas as pd
+
+    b = ks.StreamsBuilder()
+    b.stream("in", ks.Consumed.with_(S, S)).to("out", ks.Produced.with_(S, S))
+    keys = [f"k{i % 7}" for i in range(1000)]
+    frame = pd.DataFrame({"key": keys, "value": [f"v{i}" for i in range(1000)],
+                          "timestamp": list(range(1000))})
+    with ks.TopologyTestDriver(b.build()) as driver:
+        assert driver.create_input_topic("in", S, S).pipe_dataframe(frame) == 1000
+        assert (driver._bulk.chunks, driver._bulk.declined) == (2, 0)
+        out = driver.create_output_topic("out", S, S).read_records_to_list()
+    assert out == [ks.TestRecord(k, f"v{i}", i) for i, k in enumerate(keys)]
+    gaps = pd.DataFrame({"key": ["a", None, "c", float("nan")],
+                         "value": pd.array(["x", "y", pd.NA, "z"], dtype="string"),
+                         "timestamp": [5.0, float("nan"), 7.0, 8.0]})
+    with ks.TopologyTestDriver(b.build()) as driver:
+        driver.create_input_topic("in", S, S, 100).pipe_dataframe(gaps)
+        out = driver.create_output_topic("out", S, S).read_records_to_list()
+    assert [(r.key, r.value, r.timestamp) for r in out] == [
+        ("a", "x", 5), (None, "y", 100), ("c", None, 7), (None, "z", 8)]
