@@ -35,7 +35,7 @@ __all__ = ["TestInputTopic", "TestOutputTopic"]
 # let the bulk path read and write a key once per chunk; the budget keeps memory flat for
 # large records.
 _FIRST_CHUNK = 256
-_MAX_CHUNK = 8192
+_MAX_CHUNK = 32768
 _CHUNK_BYTES = 4 << 20
 
 

@@ -39,11 +39,11 @@ def test_next_chunk_fills_the_byte_budget() -> None:
 
 
 def test_small_rows_go_in_a_small_then_a_full_chunk() -> None:
-    values = ["abc"] * 10_000
+    values = ["abc"] * 40_000
     for stamped in (True, False):
         chunks, out = _chunks(values, stamped=stamped)
-        assert chunks == 3  # 256, 8192, 1552
-        assert out == [3] * 10_000
+        assert chunks == 3  # 256, 32768, 6976
+        assert out == [3] * 40_000
 
 
 def test_large_rows_go_in_chunks_of_the_byte_budget() -> None:
