@@ -42,9 +42,9 @@ class RecordLog:
     record (the history, which holds every input topic).
     """
 
-    __slots__ = ("_headers", "_key_ends", "_keys", "_partitions", "_start", "_timestamps",
-                 "_topic_ids", "_topics", "_topics_by_name", "_value_ends", "_value_width",
-                 "_values")
+    __slots__ = ("_headers", "_key_dictionaries", "_key_ends", "_keys", "_partitions",
+                 "_start", "_timestamps", "_topic_ids", "_topics", "_topics_by_name",
+                 "_value_ends", "_value_width", "_values")
 
     def __init__(self, *, with_topics: bool = False) -> None:
         self._keys = bytearray()
@@ -62,6 +62,10 @@ class RecordLog:
         self._topic_ids: array | None = array("i") if with_topics else None
         self._topics: list[str | None] = []
         self._topics_by_name: dict[str | None, int] = {}
+        # runs of keys drawn from a few distinct ones, in order: (the run's first record,
+        # the distinct keys' bytes, each record's index among them); a drain maps them
+        # instead of slicing each key (see ByteColumn.dictionaries)
+        self._key_dictionaries: list[tuple[int, list[bytes], list[int]]] = []
 
     def append(self, key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
                partition: int, topic: str | None = None) -> None:
@@ -190,7 +194,12 @@ class RecordLog:
             for index, item in enumerate(headers, len(self._timestamps)):
                 if item:
                     self._headers[index] = item
-        _append_column(self._keys, self._key_ends, _as_column(keys))
+        keys = _as_column(keys)
+        if keys.dictionaries:
+            first = len(self._timestamps)
+            self._key_dictionaries += [(first + at, distinct, ids)
+                                       for at, distinct, ids in keys.dictionaries]
+        _append_column(self._keys, self._key_ends, keys)
         values = _as_column(values)
         layout = values.layout()
         width = self._value_width
@@ -268,8 +277,10 @@ class RecordLog:
         all_headers, partitions = self._headers, self._partitions
         headers = ([all_headers.get(i) for i in range(start, end)]
                    if all_headers else [None] * (end - start))
-        keys = _text(self._keys, self._key_ends, start, end) if key_struct is TEXT \
-            else _unpacked(self._keys, self._key_ends, start, end, key_struct, -1)
+        keys = self._dictionary_keys(start, end, key_struct)
+        if keys is None:
+            keys = _text(self._keys, self._key_ends, start, end) if key_struct is TEXT \
+                else _unpacked(self._keys, self._key_ends, start, end, key_struct, -1)
         values = _text(self._values, self._value_ends, start, end) if value_struct is TEXT \
             else _unpacked(self._values, self._value_ends, start, end, value_struct,
                            self._value_width)
@@ -282,6 +293,41 @@ class RecordLog:
                    else partitions[start:end].tolist())
         self._start = end
         return columns, (keys is not None, values is not None)
+
+    def _dictionary_keys(self, start: int, end: int, key_struct: Any) -> list[Any] | None:
+        """Keys ``start`` to ``end`` (the last) as ``bytes`` (``TEXT``: as ASCII ``str``)
+        where key dictionaries hold most of them: their distinct keys read once and shared,
+        the others sliced; ``None`` when none does (or a ``TEXT`` key is not ASCII, or the
+        keys unpack whole): the usual reads then."""
+        dictionaries = self._key_dictionaries
+        if key_struct not in (None, TEXT) or not dictionaries \
+                or dictionaries[-1][0] + len(dictionaries[-1][2]) <= start:
+            return None
+        read = _text if key_struct is TEXT else _column  # the keys no dictionary holds
+        data, ends = self._keys, self._key_ends
+        keys: list[Any] = []
+        position = start
+        for first, distinct, ids in dictionaries:
+            last = min(first + len(ids), end)
+            if last <= position:
+                continue
+            if first > position:  # keys appended otherwise in between
+                between = read(data, ends, position, first)
+                if between is None:
+                    return None
+                keys += between
+            if key_struct is TEXT:
+                if not all(map(bytes.isascii, distinct)):
+                    return None
+                distinct = [key.decode("ascii") for key in distinct]
+            keys += map(distinct.__getitem__, ids[max(position, first) - first:last - first])
+            position = last
+        if position < end:
+            after = read(data, ends, position, end)
+            if after is None:
+                return None
+            keys += after
+        return keys
 
     def __len__(self) -> int:
         return len(self._timestamps) - self._start
@@ -313,6 +359,12 @@ class RecordLog:
                     del column[total:]
             for index in [i for i in self._headers if i >= total]:
                 del self._headers[index]
+            dictionaries = self._key_dictionaries
+            while dictionaries and dictionaries[-1][0] >= total:
+                dictionaries.pop()
+            if dictionaries and dictionaries[-1][0] + len(dictionaries[-1][2]) > total:
+                first, distinct, ids = dictionaries[-1]
+                dictionaries[-1] = (first, distinct, ids[:total - first])
         self._start = start
 
 

@@ -227,6 +227,9 @@ def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,
                                 for k, v, ts, h in records[half + 3:]])
         state = _state(driver)
         messages = [r.getMessage() for r in caplog.records]
+        state["reads"] = {  # drained as bytes: the count's key dictionaries, where it has them
+            topic: driver.create_output_topic(topic, serdes.Bytes(), serdes.Bytes())
+            .read_records_to_list() for topic in sorted(driver._collector.outputs)}
         return state, driver._bulk, messages
     finally:
         driver.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import pytest
 
@@ -311,3 +312,56 @@ def test_columns_of_a_declared_width_match_measured_ones() -> None:
     wrong = ByteColumn([b"1234567", b"12345678"], 8)  # 15 bytes: not 8 each
     assert wrong.layout()[1:] == ([7, 8], 7, 8)
     assert ByteColumn([b"12345678", None], 8).layout() is None
+
+
+@pytest.mark.parametrize("text", [False, True], ids=["bytes", "text"])
+def test_key_dictionaries_read_back_as_slicing_does(text: bool) -> None:
+    """Keys appended as runs of a few distinct ones (``ByteColumn.dictionaries``, a count's
+    keys) drain as the same keys as plain appends: with plain keys between runs, a read
+    starting inside a run, a truncate cutting one, and non-ASCII keys read as text (then
+    the usual path)."""
+    from kslab.core.bulk.columns import ByteColumn
+    from kslab.testing._log import TEXT
+
+    struct_ = TEXT if text else None
+
+    def drained(log: RecordLog) -> list[Any]:
+        columns, unpacked = log.drain_unpacking(struct_, None)
+        keys = columns[0]
+        return keys if unpacked[0] else [k if k is None or not text else k.decode()
+                                         for k in keys]
+
+    distinct = [b"a", b"bb", b"ccc"]
+    runs = [[0, 1, 0, 2, 2], [1, 1, 0]]
+    dictionary, plain = RecordLog(), RecordLog()
+    for log in (dictionary, plain):
+        log.extend_columns([b"x", b"yy"], [b"1", b"2"], None, [0, 1])
+    t = 2
+    for ids in runs:
+        fields = [distinct[i] for i in ids]
+        dictionary.extend_columns(ByteColumn(fields, dictionaries=[(0, distinct, ids)]),
+                                  [b"v"] * len(ids), None, list(range(t, t + len(ids))))
+        plain.extend_columns(fields, [b"v"] * len(ids), None, list(range(t, t + len(ids))))
+        t += len(ids)
+        for log in (dictionary, plain):
+            log.extend_columns([b"z"], [b"3"], None, [t])
+        t += 1
+    expected = ["x", "yy", "a", "bb", "a", "ccc", "ccc", "z", "bb", "bb", "a", "z"]
+    if not text:
+        expected = [k.encode() for k in expected]
+    for log in (dictionary, plain):
+        for _ in range(4):  # a read starting inside the first run
+            log.popleft()
+    assert drained(dictionary) == drained(plain) == expected[4:]
+    assert dictionary._dictionary_keys(4, 12, struct_) == expected[4:]  # not the usual path
+    mark = (9, 0)  # cut the second run after its first key, then read all again
+    for log in (dictionary, plain):
+        log.truncate(mark)
+        log.extend_columns([b"w"], [b"4"], None, [20])
+    assert drained(dictionary) == drained(plain) == [*expected[:9], b"w" if not text else "w"]
+    accented = RecordLog()
+    accented.extend_columns(ByteColumn(["é".encode()] * 2,
+                                       dictionaries=[(0, ["é".encode()], [0, 0])]),
+                            [b"1", b"2"], None, [0, 1])
+    assert accented._dictionary_keys(0, 2, TEXT) is None
+    assert drained(accented) == (["é", "é"] if text else ["é".encode()] * 2)

@@ -24,12 +24,17 @@ class ByteColumn:
     output topic, a repartition's words are its keys and its values. ``width``: every field
     is that many bytes (a fixed-width serde's, see ``fixed_width``), so no length is measured."""
 
-    __slots__ = ("_layout", "_width", "fields")
+    __slots__ = ("_layout", "_width", "dictionaries", "fields")
 
-    def __init__(self, fields: list[Any], width: int | None = None) -> None:
+    def __init__(self, fields: list[Any], width: int | None = None,
+                 dictionaries: list[tuple[int, list[bytes], list[int]]] | None = None) -> None:
         self.fields = fields
         self._layout: tuple[bytes, Any, int, int] | None = None
         self._width = width
+        # runs of fields drawn from a few distinct ones (a count's keys): (where the run
+        # starts in the column, the distinct fields, each field's index among them), so a
+        # log can read them back without slicing each (RecordLog's key dictionaries)
+        self.dictionaries = dictionaries
 
     def layout(self) -> tuple[bytes, Any, int, int] | None:
         """``(the fields back to back, each field's length, shortest and longest field)``, all

@@ -227,12 +227,14 @@ class Tally:
         return news, stamped, last
 
 def _chunk_outputs(store: Any, sink: Any, keys: list[Any], key_bytes: list[bytes],
-                   news: list[int], raws: list[bytes], headers: list[Any],
+                   tally: Tally, news: list[int], raws: list[bytes], headers: list[Any],
                    stamped: list[int]) -> tuple[LogBatch, LogBatch]:
-    """The output's and the changelog's records of a chunk's counts: the store's key and
-    value bytes laid out once for both when the sink's serdes write the same bytes (else the
-    sink's codecs, which may raise: call before changing anything)."""
-    store_keys, store_values = ByteColumn(key_bytes), ByteColumn(raws)
+    """The output's and the changelog's records of a chunk's counts (``key_bytes``: each
+    update's, ``tally.key_bytes()``): the store's key and value bytes laid out once for both
+    when the sink's serdes write the same bytes (else the sink's codecs, which may raise:
+    call before changing anything)."""
+    store_keys = ByteColumn(key_bytes, dictionaries=[(0, tally.distinct_bytes, tally.ids)])
+    store_values = ByteColumn(raws)
     out_keys = store_keys if _same_bytes(sink.key_serde, store._key_serde) \
         else ByteColumn(list(map(sink._key_enc, keys)))
     out_values = store_values if _same_bytes(sink.value_serde, store._value_serde) \
@@ -260,7 +262,7 @@ def _count_direct_chunk(store: Any, sink: Any, parts: tuple[Any, ...], keys: lis
         tally.read(map(bget, tally.distinct_bytes), vdec, vidx)
         news, stamped, _ = tally.run(timestamps)
         raws = list(map(venc, news))
-        out, logged = _chunk_outputs(store, sink, keys, key_bytes, news, raws, headers,
+        out, logged = _chunk_outputs(store, sink, keys, key_bytes, tally, news, raws, headers,
                                      stamped)
     except Exception:
         return None  # the record-at-a-time loop gives the outcome or the error
@@ -600,7 +602,7 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
         if not cache.fits(sum(map(len, distinct_bytes))
                           + len(distinct_bytes) * (NODE_OVERHEAD + widest)):
             return None
-        out, logged = _chunk_outputs(inner, sink, keys, key_bytes, news, raws, headers,
+        out, logged = _chunk_outputs(inner, sink, keys, key_bytes, tally, news, raws, headers,
                                      stamped)
     except Exception:
         return None  # count_cached's loop gives the outcome or the error

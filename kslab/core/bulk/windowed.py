@@ -39,13 +39,14 @@ class _Output:
     """The output's and the changelog's records so far, as columns, in the record path's
     order; the changelog's wait until the store writes one itself (or the chunk ends)."""
 
-    __slots__ = ("changelog", "headers", "keys", "log_keys", "log_timestamps", "log_values",
-                 "log_width", "timestamps", "values", "width")
+    __slots__ = ("changelog", "headers", "key_dictionaries", "keys", "log_keys",
+                 "log_timestamps", "log_values", "log_width", "timestamps", "values", "width")
 
     def __init__(self, changelog: Callable[[LogBatch], None] | None, width: int | None,
                  log_width: int | None) -> None:
         self.width, self.log_width = width, log_width  # of every value (fixed-width serdes)
         self.keys: list[Any] = []
+        self.key_dictionaries: list[tuple[int, list[bytes], list[int]]] = []  # of runs' keys
         self.values: list[Any] = []
         self.headers: list[Any] = []
         self.timestamps: list[int] = []
@@ -74,8 +75,8 @@ class _Output:
     def batch(self) -> LogBatch:
         """The output, once the changelog's last records are handed over."""
         self.flush_changelog()
-        return LogBatch(self.keys, ByteColumn(self.values, self.width), self.headers,
-                        self.timestamps)
+        return LogBatch(ByteColumn(self.keys, dictionaries=self.key_dictionaries),
+                        ByteColumn(self.values, self.width), self.headers, self.timestamps)
 
 
 def _run_parts(store: Any, sink: Any, changelog: Callable[[LogBatch], None] | None,
@@ -266,6 +267,8 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
         output.log_keys += map(binary.__getitem__, tally.ids)
         output.log_values += raws
         output.log_timestamps += stamped
+    if same_keys:  # each output key one of the run's distinct windows' keys
+        output.key_dictionaries.append((len(output.keys), window_keys, tally.ids))
     output.keys += out_keys
     output.values += out_values
     output.headers += headers
