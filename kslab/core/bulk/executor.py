@@ -380,9 +380,11 @@ class BulkExecutor:
                 for batch in changelog or ():
                     self.port.log(changelog_topic).extend_columns(*batch)
             else:
-                commits -= len(set(cols.origin))  # committed after each by the count
+                reaching = consumed if cols.origin is stage.identity \
+                    else len(set(cols.origin))  # consumed records the count sees
+                commits -= reaching  # committed after each by the count
                 out = None
-                if count.kind == "tumbling_cached" and len(set(cols.origin)) == len(cols.origin) \
+                if count.kind == "tumbling_cached" and reaching == len(cols.origin) \
                         and replays_window_cache(task, count.aggregate, count.store):
                     out, at_once = tumbling_count(
                         task, stage.topic, count.aggregate, count.sink, cols.keys, cols.values,

@@ -256,7 +256,7 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
                         for key, header in zip(keys, headers, strict=True)]
         out_values = raws if same_values else list(map(sink._value_enc, news))
         finals = list(map(add, map(_LONG.pack, tally.stamps), map(venc, tally.counts)))
-        if cached is not None and not cached.fits(raws, headers):
+        if cached is not None and not cached.fits(raws, headers, output.log_width):
             return False
     except Exception:
         return False  # the record-at-a-time loop gives the outcome or the error
@@ -306,9 +306,10 @@ class _CacheRun:
         return [bget(key) if entry is None else entry.value
                 for key, entry in zip(binary, entries, strict=True)]
 
-    def fits(self, raws: list[bytes], headers: list[Any]) -> bool:
-        """True when no put of the run can evict (the most the cache can grow by)."""
-        widest = entry_size(8 + max(map(len, raws)), self.topic,
+    def fits(self, raws: list[bytes], headers: list[Any], width: int | None) -> bool:
+        """True when no put of the run can evict (the most the cache can grow by);
+        ``width``: of every value in ``raws``, when a fixed-width serde wrote them."""
+        widest = entry_size(8 + (width or max(map(len, raws))), self.topic,
                             max(map(headers_size, headers)) if any(headers) else 0)
         return self.cache.fits(sum(map(len, self.keys))
                                + len(self.keys) * (NODE_OVERHEAD + widest))
