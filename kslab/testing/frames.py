@@ -88,18 +88,10 @@ def _is_missing(value: Any) -> bool:
     return type(value).__name__ in ("NAType", "NaTType")
 
 
-def frame_rows(
-    df: Any,
-    *,
-    key: str | None,
-    value: str | Sequence[str] | None,
-    timestamp: str | None,
-    headers: str | None,
-    partition: str | None,
-) -> list[tuple[Any, Any, int | None, Any, int | None]]:
-    """The frame as ``(key, value, timestamp, headers, partition)`` rows, checked."""
-    return list(zip(*frame_columns(df, key=key, value=value, timestamp=timestamp,
-                                   headers=headers, partition=partition), strict=True))
+def frame_rows(df: Any, **names: Any) -> list[tuple[Any, Any, int | None, Any, int | None]]:
+    """The frame as ``(key, value, timestamp, headers, partition)`` rows, checked; ``names``
+    are ``frame_columns``'s column names."""
+    return list(zip(*frame_columns(df, **names), strict=True))
 
 
 def frame_columns(

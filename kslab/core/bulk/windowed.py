@@ -6,7 +6,7 @@ own observed stream time and shared ``Window``. A run of records of one window t
 the store and stays open (no null, nothing late enough to drop) is counted at once: each key's
 window read and written once, every update's output and changelog record as the record path
 writes them. Behind a record cache (which the driver flushes after every record), a run also
-leaves the cache as each record's get, put and flush would (``_cache_run``). Other records go
+leaves the cache as each record's get, put and flush would (``_CacheRun``). Other records go
 one at a time; one for a closed window (or with a null key or value) goes to the real
 processor, which drops, logs and counts it; behind a cache every one does, then the commit.
 """
