@@ -217,7 +217,7 @@ class BulkExecutor:
         if stages is None:
             self.declined += 1
             return False
-        self._apply(task, stages, len(columns[3]))
+        self._apply(task, stages, len(columns[3]))  # every input row
         self.chunks += 1
         return True
 
@@ -334,7 +334,7 @@ class BulkExecutor:
         if after[-1] > group.stream_time:
             group.stream_time = after[-1]
 
-    def _apply(self, task: Any, stages: list[_Stage], rows: int) -> None:
+    def _apply(self, task: Any, stages: list[_Stage], row_count: int) -> None:
         context = task.context
         commits = 0
         last: tuple[str, int, Record] | None = None
@@ -346,7 +346,7 @@ class BulkExecutor:
             first = self._consume(task, stage.topic, stage.timestamps)
             commits += consumed
             # the record path processes an input row, then what it looped back
-            if n == 0 or stage.input_row[-1] == rows - 1:
+            if n == 0 or stage.input_row[-1] == row_count - 1:
                 index = consumed - 1
                 last = (stage.topic, first + index,
                         Record(stage.keys[index], stage.values[index],
