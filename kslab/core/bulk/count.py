@@ -226,6 +226,7 @@ class Tally:
         stamps[:] = map(stamped.__getitem__, last)
         return news, stamped, last
 
+
 def _chunk_outputs(store: Any, sink: Any, keys: list[Any], key_bytes: list[bytes],
                    tally: Tally, news: list[int], raws: list[bytes], headers: list[Any],
                    stamped: list[int]) -> tuple[LogBatch, LogBatch]:
