@@ -444,13 +444,13 @@ def _offsets(ends: array, start: int, stop: int) -> tuple[int, list[int]]:
 
 
 def _text(data: bytearray, ends: array, start: int, stop: int) -> list[str] | None:
-    """Records ``start`` to ``stop`` (the last) as ``str`` when their fields are all ASCII and
-    none is ``None`` (then byte offsets are character offsets); ``None`` otherwise."""
+    """Records ``start`` to ``stop`` as ``str`` when their fields are all ASCII and none is
+    ``None`` (then byte offsets are character offsets); ``None`` otherwise."""
     if start == stop:
         return None
     base, offsets = _offsets(ends, start, stop)
-    with memoryview(data) as view:
-        buffer = bytes(view[base:])
+    with memoryview(data) as view:  # just these records' bytes (a drain reads gaps too)
+        buffer = bytes(view[base:_end_before(ends, stop)])
     if not buffer.isascii() or min(offsets) < 0:
         return None
     text = buffer.decode("ascii")  # (previous end, end) pairs: the first list is one longer
@@ -458,12 +458,12 @@ def _text(data: bytearray, ends: array, start: int, stop: int) -> list[str] | No
 
 
 def _column(data: bytearray, ends: array, start: int, stop: int) -> list[bytes | None]:
-    """The fields of records ``start`` to ``stop`` (the last record in the log) as bytes."""
+    """The fields of records ``start`` to ``stop`` as bytes."""
     if start == stop:
         return []
     base, offsets = _offsets(ends, start, stop)
-    with memoryview(data) as view:  # one copy, not a bytearray slice and then bytes
-        buffer = bytes(view[base:])
+    with memoryview(data) as view:  # one copy of just these records' bytes
+        buffer = bytes(view[base:_end_before(ends, stop)])
     if min(offsets) >= 0:  # no None: one comprehension over (previous end, end) pairs
         return [buffer[a:b] for a, b in zip([0, *offsets], offsets, strict=False)]
     out: list[bytes | None] = []
