@@ -191,25 +191,32 @@ class BulkExecutor:
         """Process ``rows`` (serialized, partition 0) of ``topic`` in bulk; the rows as
         columns ``(keys, values, headers, timestamps, partitions)`` (the engine may keep
         them: they are never changed), or ``None``: declined."""
-        if not rows or not self.accepts(task, topic):
+        plan = self._accepted(task, topic) if rows else None
+        if plan is None:
             self.declined += 1
             return None
         columns = tuple(map(list, zip(*rows, strict=True)))
-        return columns if self.run_columns(task, topic, columns) else None
+        return columns if self._run(plan, task, topic, columns) else None
 
-    def accepts(self, task: Any, topic: str) -> bool:
-        """True when a chunk of ``topic`` may go to ``task``'s bulk path now: a plan, and
-        nothing scheduled or idling that the record path would run between records."""
-        return self.plan(task, topic) is not None and not task.stream_time_queue._heap \
-            and not task.wall_clock_queue._heap and task.idle is None
+    def _accepted(self, task: Any, topic: str) -> Chain | None:
+        """The plan when a chunk of ``topic`` may go to ``task``'s bulk path now: nothing
+        scheduled or idling that the record path would run between records."""
+        plan = self.plan(task, topic)
+        if plan is None or task.stream_time_queue._heap or task.wall_clock_queue._heap \
+                or task.idle is not None:
+            return None
+        return plan
 
     def run_columns(self, task: Any, topic: str, columns: tuple[list[Any], ...]) -> bool:
         """``run`` for rows given as columns ``(keys, values, headers, timestamps,
         partitions)`` (partition 0; never changed); ``False``: declined."""
-        plan = self.plan(task, topic)
-        if plan is None or not columns[3] or not self.accepts(task, topic):
+        plan = self._accepted(task, topic) if columns[3] else None
+        if plan is None:
             self.declined += 1
             return False
+        return self._run(plan, task, topic, columns)
+
+    def _run(self, plan: Chain, task: Any, topic: str, columns: tuple[list[Any], ...]) -> bool:
         try:
             stages = self._prepare(plan, topic, columns)
         except Exception:
