@@ -127,6 +127,13 @@ def fast_deserializer(serde: object) -> tuple[Callable[[bytes], Any], bool] | No
     return None if fast is None else (fast[1], fast[2])
 
 
+def fixed_struct(serde: object) -> Any:
+    """The ``struct.Struct`` whose bound ``unpack`` is a fixed-width built-in serde's fast
+    deserializer (every field it writes is ``size`` bytes), else ``None``."""
+    fast = fast_deserializer(serde)
+    return fast[0].__self__ if fast is not None and fast[1] else None
+
+
 def located(
     err: SerdeError, *, topic: str | None, partition: int | None, offset: int | None
 ) -> SerdeError:

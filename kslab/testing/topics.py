@@ -21,7 +21,7 @@ from kslab.errors import (
     SerdeError,
 )
 from kslab.records import KeyValue, TestRecord, as_headers
-from kslab.serdes._base import fast_deserializer, fast_serializer
+from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
 from kslab.testing._log import TEXT, gc_paused
 from kslab.testing.frames import frame_columns, records_frame, to_millis
 
@@ -527,8 +527,6 @@ def _struct_of(serde: Any) -> Any:
     struct's bound ``unpack``, see ``serdes._base.fast_deserializer``), ``TEXT`` for the
     UTF-8 ``String`` (``bytes.decode``), else ``None``."""
     fast = fast_deserializer(serde)
-    if fast is None:
-        return None
-    if fast[0] is bytes.decode:
+    if fast is not None and fast[0] is bytes.decode:
         return TEXT
-    return fast[0].__self__ if fast[1] else None
+    return fixed_struct(serde)

@@ -11,7 +11,7 @@ from itertools import accumulate
 from typing import Any, NamedTuple
 
 from kslab.dsl._processors import Filter, FlatMapValues, MapValues, NotNullKey, SelectKey
-from kslab.serdes._base import fast_deserializer
+from kslab.serdes._base import fixed_struct
 
 __all__ = ["STATELESS", "ByteColumn", "Columns", "LogBatch", "apply_stateless", "fixed_width"]
 
@@ -80,10 +80,9 @@ class ByteColumn:
 
 
 def fixed_width(serde: Any) -> int | None:
-    """The width of every field a built-in fixed-width serde writes (its C-level codec is a
-    ``struct.Struct``'s), else ``None``."""
-    fast = fast_deserializer(serde)
-    return fast[0].__self__.size if fast is not None and fast[1] else None
+    """The width of every field a built-in fixed-width serde writes, else ``None``."""
+    found = fixed_struct(serde)
+    return None if found is None else found.size  # type: ignore[no-any-return]
 
 
 _NUMPY_FROM = 64  # columns at least this long lay their lengths out with numpy
