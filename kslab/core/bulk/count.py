@@ -30,7 +30,7 @@ from kslab.state.caching import CachingKeyValueStore
 from kslab.state.timestamped import TimestampedKeyValueStore
 
 __all__ = ["Tally", "capture_forwards", "count_cached", "count_direct", "count_with_processor",
-           "replays_cache"]
+           "flush_final_entries", "replays_cache"]
 
 _new_tuple = tuple.__new__
 _TIMESTAMP = struct.Struct(">q")  # the store's layout: timestamp, then the value's bytes
@@ -185,14 +185,18 @@ class Tally:
                 count = decode(raw[8:])
                 counts[i], stamps[i] = count[0] if indexed else count, unpack(raw)[0]
 
-    def run(self, timestamps: list[int]) -> tuple[list[int], list[int], list[int]]:
+    def run(self, timestamps: list[int], ordered: bool | None = None
+            ) -> tuple[list[int], list[int], list[int]]:
         """Each update's count and store timestamp (the larger of the stored one and the
         record's), and each key's last update; ``counts`` and ``stamps`` end as the store
         holds them after the last update (``KStreamAggregate``'s count). Timestamps in
-        order (the usual case) are counted in C iterators (``_run_ordered``)."""
+        order (the usual case; ``ordered``: known already) are counted in C iterators
+        (``_run_ordered``)."""
         if not self.ids:
             return [], [], []
-        if all(map(le, timestamps, islice(timestamps, 1, None))):
+        if ordered is None:
+            ordered = all(map(le, timestamps, islice(timestamps, 1, None)))
+        if ordered:
             return self._run_ordered(timestamps)
         counts, stamps = self.counts, self.stamps
         news: list[int] = []
@@ -558,6 +562,37 @@ def count_cached(task: Any, topic: str, aggregate: Any, store: Any, sink: Any, k
     return LogBatch.of_rows(out), False
 
 
+def flush_final_entries(store: Any, cache_keys: list[bytes], stored: list[bytes],
+                        last: list[int], topic: str, first_offset: int,
+                        records: tuple[list[Any], ...], news: list[int], stamped: list[int],
+                        loaded: int, misses: int, *, key_objects: bool) -> None:
+    """Leave ``store``'s record cache as a chunk's per-update get, put and commit flush
+    leave it: each key's final clean entry (``stored[j]`` under ``cache_keys[j]``, with the
+    record context, value and timestamp of its last update ``last[j]``; ``key_objects``: the
+    key object too, as the key-value cache keeps it) in the order of those last updates,
+    and the counters and sizes, after ``loaded`` clean entries were read back from the
+    store and ``misses`` keys were not cached. ``records``: the chunk's keys, values,
+    timestamps, headers and origins (offset ``first_offset + origin``)."""
+    keys, values, timestamps, headers, origins = records
+    finals: list[tuple[bytes, LRUCacheEntry]] = []
+    for j in sorted(range(len(last)), key=last.__getitem__):
+        i = last[j]
+        header = headers[i]
+        entry = LRUCacheEntry(stored[j], header if header else None, False,
+                              first_offset + origins[i], timestamps[i], 0, topic)
+        entry.obj = _new_tuple(ValueAndTimestamp, (news[i], stamped[i]))
+        entry.record = Record(keys[i], values[i], timestamps[i], header)
+        if key_objects:
+            entry.key_obj = keys[i]
+        finals.append((cache_keys[j], entry))
+    updates = len(keys)
+    cache, named = store._cache, store._named
+    cache.put_and_flush_many(store._namespace, finals, updates, loaded)
+    cache.gets += updates  # the store's gets, as count_cached counts them
+    named.hits += updates - misses
+    named.misses += misses
+
+
 def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: list[Any],
                         values: list[Any], timestamps: list[int], headers: list[Any],
                         first_offset: int, origins: list[int], key_bytes_of: dict[Any, bytes]
@@ -607,27 +642,12 @@ def _count_cached_chunk(topic: str, store: Any, inner: Any, sink: Any, keys: lis
                                      stamped)
     except Exception:
         return None  # count_cached's loop gives the outcome or the error
-    pack = _TIMESTAMP.pack
-    vat_type = ValueAndTimestamp
-    updates = len(keys)
-    stored_values: list[bytes] = [b""] * len(distinct_bytes)  # in first-seen order
-    finals: list[tuple[bytes, LRUCacheEntry]] = []  # in the order of their last update
-    for j in sorted(range(len(last)), key=last.__getitem__):
-        i = last[j]
-        header = headers[i]
-        stored_values[j] = value = pack(stamped[i]) + raws[i]
-        entry = LRUCacheEntry(value, header if header else None, False,
-                              first_offset + origins[i], timestamps[i], 0, topic)
-        key = keys[i]
-        entry.obj = _new_tuple(vat_type, (news[i], stamped[i]))
-        entry.record, entry.key_obj = Record(key, values[i], timestamps[i], header), key
-        finals.append((distinct_bytes[j], entry))
-    cache.put_and_flush_many(store._namespace, finals, updates, loaded)
+    stored_values = list(map(add, map(_TIMESTAMP.pack, tally.stamps), map(venc, tally.counts)))
+    flush_final_entries(store, distinct_bytes, stored_values, last, topic, first_offset,
+                        (keys, values, timestamps, headers, origins), news, stamped, loaded,
+                        misses, key_objects=True)
     del olds  # the replaced entries go here, not one by one
     inner._backend.put_all(zip(distinct_bytes, stored_values, strict=True))  # as the puts
-    cache.gets += updates  # the store's gets, as count_cached counts them
-    named.hits += updates - misses
-    named.misses += misses
     last_key = keys[-1]
     if last_key.__class__ in _MEMO:  # the store's get-then-put of the last key leaves it
         store._memo_key, store._memo_bytes = last_key, key_bytes[-1]

@@ -21,10 +21,16 @@ from operator import add, le
 from typing import Any
 
 from kslab.core.bulk.columns import ByteColumn, LogBatch, fixed_width
-from kslab.core.bulk.count import Tally, _same_bytes, capture_forwards, replays_cache
-from kslab.records import Record, ValueAndTimestamp, Window, Windowed
+from kslab.core.bulk.count import (
+    Tally,
+    _same_bytes,
+    capture_forwards,
+    flush_final_entries,
+    replays_cache,
+)
+from kslab.records import Record, Window, Windowed
 from kslab.serdes import TimeWindowed
-from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, entry_size, headers_size
+from kslab.state.cache import NODE_OVERHEAD, entry_size, headers_size
 from kslab.state.caching_window import CachingWindowStore
 from kslab.state.window import TimestampedWindowStore, window_key
 
@@ -32,7 +38,6 @@ __all__ = ["replays_window_cache", "tumbling_count"]
 
 _RUN = 16  # the shortest run of one window worth counting at once
 _LONG = struct.Struct(">q")  # a windowed key's start after its bytes; a stored timestamp
-_new_tuple = tuple.__new__
 
 
 class _Output:
@@ -139,7 +144,7 @@ def tumbling_count(task: Any, topic: str, aggregate: Any, sink: Any, keys: list[
             if parts is not None and end - i >= _RUN and _count_run(
                     processor, inner, sink, parts, output, keys[i:end], values[i:end],
                     timestamps[i:end], headers[i:end], key_bytes_of, run_cache,
-                    origins[i:end]):
+                    origins[i:end], ordered or None):
                 at_once += end - i
                 i = end
                 continue
@@ -229,11 +234,12 @@ def _run_end(processor: Any, store: Any, keys: list[Any], values: list[Any],
 def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], output: _Output,
                keys: list[Any], values: list[Any], timestamps: list[int], headers: list[Any],
                key_bytes_of: dict[Any, bytes], cached: _CacheRun | None,
-               origins: list[int]) -> bool:
+               origins: list[int], ordered: bool | None) -> bool:
     """Count a run of one window (see ``_run_end``) at once: each key's window read once
     (from the record cache first, when ``cached``), written once, every update's changelog
-    and output record. ``False``, with nothing changed, when a key or a stored value is not
-    the common case (or the cache might evict)."""
+    and output record (``ordered``: the chunk's timestamps are in order; ``None``: unknown).
+    ``False``, with nothing changed, when a key or a stored value is not the common case
+    (or the cache might evict)."""
     same_keys, same_values = parts
     bget, vdec, vidx, venc = store._bget, store._vdec, store._vdec_indexed, store._venc
     timestamp = timestamps[0]
@@ -244,7 +250,7 @@ def _count_run(processor: Any, store: Any, sink: Any, parts: tuple[Any, ...], ou
         binary = list(map(add, tally.distinct_bytes, repeat(suffix)))  # each window's key
         tally.read(map(bget, binary) if cached is None else cached.read(start, binary, bget),
                    vdec, vidx)
-        news, stamped, last = tally.run(timestamps)
+        news, stamped, last = tally.run(timestamps, ordered)
         raws = list(map(venc, news))
         if same_keys:
             window_keys = list(map(add, tally.distinct_bytes, repeat(_LONG.pack(start))))
@@ -286,12 +292,11 @@ class _CacheRun:
     commit's flush leave it: per key one read (the cached window, else the store's), and one
     final clean entry with its last update's value and record context, in LRU order."""
 
-    __slots__ = ("cache", "first_offset", "keys", "misses", "named", "namespace", "store",
-                 "topic")
+    __slots__ = ("cache", "first_offset", "keys", "misses", "named", "store", "topic")
 
     def __init__(self, store: Any, topic: str, first_offset: int) -> None:
         self.store, self.topic, self.first_offset = store, topic, first_offset
-        self.cache, self.named, self.namespace = store._cache, store._named, store._namespace
+        self.cache, self.named = store._cache, store._named
         self.keys: list[bytes] = []  # the run's windows' cache keys (first-seen order)
         self.misses = 0
 
@@ -317,20 +322,8 @@ class _CacheRun:
     def flushed(self, keys: list[Any], values: list[Any], timestamps: list[int],
                 headers: list[Any], origins: list[int], news: list[int],
                 stamped: list[int], last: list[int], finals: list[bytes]) -> None:
-        """Leave the cache as the run's gets, puts and flushes would: counters, sizes, each
-        window's final entry (clean) in the order of its last update."""
-        entries: list[tuple[bytes, LRUCacheEntry]] = []
-        topic, first_offset = self.topic, self.first_offset
-        for j in sorted(range(len(last)), key=last.__getitem__):
-            i = last[j]
-            header = headers[i]
-            entry = LRUCacheEntry(finals[j], header if header else None, False,
-                                  first_offset + origins[i], timestamps[i], 0, topic)
-            entry.obj = _new_tuple(ValueAndTimestamp, (news[i], stamped[i]))
-            entry.record = Record(keys[i], values[i], timestamps[i], header)
-            entries.append((self.keys[j], entry))
-        updates = len(keys)
-        self.cache.put_and_flush_many(self.namespace, entries, updates, 0)
-        self.cache.gets += updates
-        self.named.hits += updates - self.misses
-        self.named.misses += self.misses
+        """Leave the cache as the run's gets, puts and flushes would (``finals``: each
+        window's stored bytes after the run)."""
+        flush_final_entries(self.store, self.keys, finals, last, self.topic, self.first_offset,
+                            (keys, values, timestamps, headers, origins), news, stamped, 0,
+                            self.misses, key_objects=False)
