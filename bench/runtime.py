@@ -53,8 +53,8 @@ def run_kslab(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
 
 
 def kslab_app(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
-              app: str, state: str) -> Any:
-    """The kslab contestant's KafkaStreams (not started)."""
+              app: str, state: str, extra: dict[str, Any] | None = None) -> Any:
+    """The kslab contestant's KafkaStreams (not started); ``extra``: more config."""
     import re
 
     import kslab as ks
@@ -99,6 +99,7 @@ def kslab_app(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
         "processing.guarantee": guarantee,
         "commit.interval.ms": 1000 if guarantee == "at_least_once" else 100,
         "consumer.session.timeout.ms": 6000, "consumer.heartbeat.interval.ms": 500,
+        **(extra or {}),
     })
 
 

@@ -362,15 +362,23 @@ class TaskContext(ProcessorContext):
             return
         if timestamp is None:
             timestamp = self.record.timestamp
-        write(key, value, headers, timestamp, self._task.id.partition)
+        if write.__class__ is dict:  # the engine keeps each key's last write until the commit
+            write[key] = (value, headers, timestamp)
+        else:
+            write(key, value, headers, timestamp, self._task.id.partition)
 
     def _changelog_writer(self, store_name: str) -> Any:
-        """How ``log_change`` writes to ``store_name``'s changelog (``None``: not logged)."""
+        """How ``log_change`` writes to ``store_name``'s changelog (``None``: not logged): the
+        engine's batch of last writes per key when it keeps one (``changelog_batch``), else
+        its direct writer or ``send``."""
         task = self._task
         topic = task.changelog_topics.get(store_name)
         write = None
         if topic is not None:
-            write = self.writer(topic) if task.id.partition == 0 else None
+            batch = getattr(task.collector, "changelog_batch", None)
+            write = None if batch is None else batch(topic, task.id.partition)
+            if write is None and task.id.partition == 0:
+                write = self.writer(topic)
             if write is None:
                 send = task.collector.send
 

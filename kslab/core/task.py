@@ -65,7 +65,9 @@ class RecordCollector(Protocol):
         """How many partitions ``topic`` has."""
 
     # Optional: ``writer(topic)`` returning ``append(key, value, headers, timestamp, 0)`` for
-    # topics that always take partition 0 and need nothing else on send (the driver's logs).
+    # topics that always take partition 0 and need nothing else on send (the driver's logs);
+    # ``changelog_batch(topic, partition)`` returning the dict where an engine that sends only
+    # each key's last changelog write per commit keeps them, ``{key: (value, headers, ts)}``.
 
 
 class TaskMetrics:

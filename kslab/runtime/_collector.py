@@ -92,24 +92,20 @@ class KafkaCollector:
         """A direct writer for a one-partition topic (sinks skip ``send``'s general path)."""
         if self.partitions_for(topic) != 1:
             return None
-        if topic in self.batched:
-            return self._batch_writer(topic)
         return _TopicWriter(self, topic, self._produce).append
 
+    def changelog_batch(self, topic: str, partition: int
+                        ) -> dict[Any, tuple[Any, Any, int]] | None:
+        """Where a batched changelog's writes wait for the commit, ``{key: (value, headers,
+        timestamp)}`` holding each key's last write (the task's context writes into it
+        directly), or ``None`` when ``topic`` is not batched."""
+        return self._pending_for(topic, partition) if topic in self.batched else None
+
     def _pending_for(self, topic: str, partition: int) -> dict[Any, tuple[Any, Any, int]]:
-        pending = self._pending.get((topic, partition))
+        pending = self._pending.get((topic, partition))  # cleared in place, never replaced
         if pending is None:
             pending = self._pending[(topic, partition)] = {}
         return pending
-
-    def _batch_writer(self, topic: str) -> Callable[..., None]:
-        pending = self._pending_for(topic, 0)  # cleared in place on flush, never replaced
-
-        def write(key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
-                  _partition: int) -> None:
-            pending[key] = (value, headers, timestamp)
-
-        return write
 
     def flush_full_changelogs(self) -> None:
         """Send the batched changelog writes early where ``batch_limit`` distinct keys wait
