@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from runtime import kslab_app, make_input  # noqa: E402
+from runtime import kslab_app, make_input, raw_word_count  # noqa: E402
 
 BATCH = 1000
 # the producers keep every message while the broker is gone (librdkafka's maximums)
@@ -119,25 +119,13 @@ class KslabContestant:
 def raw_pass(producer: Any, dst: str, counts: dict[str, int], work: list[list[Any]]) -> float:
     """CPU seconds of ``bench/runtime.py``'s raw loop body over ``work`` (in its own thread)."""
     word = re.compile(r"\s+")
-    produce = producer.produce
     took: list[float] = []
 
     def body() -> None:
         offsets: dict[int, int] = {}
         start = time.thread_time()
         for batch in work:
-            for msg in batch:
-                if msg.error():
-                    continue
-                for w in word.split(msg.value().decode()):
-                    n = counts.get(w, 0) + 1
-                    counts[w] = n
-                    try:
-                        produce(dst, n.to_bytes(8, "big"), w.encode())
-                    except BufferError:
-                        producer.poll(0.05)
-                        produce(dst, n.to_bytes(8, "big"), w.encode())
-                offsets[msg.partition()] = msg.offset() + 1
+            raw_word_count(batch, counts, producer, dst, word, offsets)
         took.append(time.thread_time() - start)
 
     thread = threading.Thread(target=body)
