@@ -177,6 +177,9 @@ class StreamTask:
         self.max_idle_ms = int(config.get("max.task.idle.ms") or 0)
         self.partition_group = PartitionGroup(self._queues, self.max_idle_ms, self.metrics)
         self._initialized = False
+        # the engine's hook between opening the stores and the processors' init (the runtime
+        # lets stores hold writes there, before processors take their store views)
+        self.on_stores_open: Callable[[StreamTask], None] | None = None
         self.closed = False
 
     # -- construction -------------------------------------------------------------------------
@@ -332,6 +335,8 @@ class StreamTask:
                 for store_name in node.stores:
                     if store_name not in self.stores and store_name not in self.global_stores:
                         self._open_store(store_name)
+        if self.on_stores_open is not None:
+            self.on_stores_open(self)
         for runtime in self.nodes.values():
             self.context.current = runtime
             runtime.init()

@@ -11,12 +11,14 @@ counted under ``log_and_continue``); a record the producer refuses at once raise
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from kslab.core.partitioner import default_partition
 from kslab.errors import StreamsError
 from kslab.runtime._errors import ProductionError
+from kslab.state.write_behind import WriteBehindKeyValueStore
 
 __all__ = ["KafkaCollector"]
 
@@ -45,6 +47,9 @@ class KafkaCollector:
         # changelogs of key-value stores: only each key's last write per commit is sent
         self.batched: set[str] = set()
         self._pending: dict[tuple[str, int], dict[Any, tuple[Any, Any, int]]] = {}
+        # stores holding their writes as objects until the changelogs go out
+        # (kslab.state.write_behind); weak, as a closed task's stores are let go
+        self._holding: weakref.WeakSet[Any] = weakref.WeakSet()
         self.batch_limit = _BATCH_LIMIT
         self.failures: list[tuple[str, str, Any]] = []  # (message, topic, key)
         self.skipped = 0
@@ -107,19 +112,36 @@ class KafkaCollector:
             pending = self._pending[(topic, partition)] = {}
         return pending
 
+    def hold(self, store: Any) -> None:
+        """Have ``store`` (a ``WriteBehindKeyValueStore``) write its held objects behind before
+        each changelog flush, and drop them with the changelogs on an abort."""
+        self._holding.add(store)
+
     def flush_full_changelogs(self) -> None:
         """Send the batched changelog writes early where ``batch_limit`` distinct keys wait
-        (the stream thread asks after each polled batch, so a batch may go a batch over)."""
+        or are held (the stream thread asks after each polled batch, so a batch may go a batch
+        over)."""
         limit = self.batch_limit
-        if any(len(pending) >= limit for pending in self._pending.values()):
+        if any(len(pending) >= limit for pending in self._pending.values()) or any(
+                store.held_writes() >= limit for store in self._held_stores()):
             self.flush_changelogs()
 
+    def _held_stores(self) -> list[Any]:
+        """The stores still holding writes (a closed one is a plain store again: let go)."""
+        stores = [store for store in self._holding if type(store) is WriteBehindKeyValueStore]
+        if len(stores) != len(self._holding):
+            self._holding = weakref.WeakSet(stores)
+        return stores
+
     def flush_changelogs(self) -> None:
-        """Produce each batched changelog key's last write since the previous flush.
+        """Produce each batched changelog key's last write since the previous flush (held
+        writes are written behind into the batches first).
 
         A compacted changelog restores to the same state from these records as from every
         write (Java's record cache sends the same), with a fraction of the records.
         """
+        for store in self._held_stores():
+            store.write_behind()
         produce = self._produce
         sent = self.changelog_sent
         for (topic, partition), pending in self._pending.items():
@@ -138,9 +160,11 @@ class KafkaCollector:
             pending.clear()
 
     def drop_changelogs(self) -> None:
-        """Forget unsent changelog writes (their transaction is being aborted)."""
+        """Forget unsent changelog writes and held ones (their transaction is being aborted)."""
         for pending in self._pending.values():
             pending.clear()
+        for store in self._held_stores():
+            store.drop_held()
 
     def _wait_and_retry(self, topic: str, key: Any, value: Any, partition: int,
                         timestamp: int, headers: Any) -> None:

@@ -28,6 +28,7 @@ from kslab.runtime._state import (
     task_dir,
     wipe_store,
 )
+from kslab.state.write_behind import hold_writes
 
 if TYPE_CHECKING:
     from kslab.runtime.streams import KafkaStreams
@@ -413,18 +414,32 @@ class StreamThread(threading.Thread):
         if self.collector is not None:
             self.collector.changelogs.update(changelogs.values())
         committed = self._committed_metadata(directory, inputs)
-        task = self._open_task(task_id, group.nodes, inputs, directory, committed)
+        task = self._open_task(task_id, group.nodes, inputs, directory, committed,
+                               lambda opened: self._stores_opened(opened, changelogs))
         streams.errors_policy.install(task, self)
-        if self.collector is not None:  # last-write-wins changelogs: batched per commit
-            self.collector.batched.update(
-                topic for store, topic in changelogs.items()
-                if getattr(task.stores.get(store), "store_kind", None) in _BATCHED_KINDS)
         state = TaskState(task, directory, changelogs, persistent)
         self.tasks[task_id] = state
         self._restore(state, starts)
         for topic, partition in inputs:
             queue = task.queue_for(topic, partition)
             self._route[(topic, partition)] = (task, queue, len(inputs) == 1, state)
+
+    def _stores_opened(self, task: StreamTask, changelogs: dict[str, str]) -> None:
+        """Before the processors' init: batch the last-write-wins changelogs per commit, and
+        let plain key-value stores hold their writes as objects until each changelog flush
+        (``kslab.state.write_behind``: the batch sends the same records)."""
+        collector = self.collector
+        if collector is None:
+            return
+        collector.batched.update(
+            topic for store, topic in changelogs.items()
+            if getattr(task.stores.get(store), "store_kind", None) in _BATCHED_KINDS)
+        for name, store in task.stores.items():
+            topic = changelogs.get(name)
+            batch = None if topic is None else collector.changelog_batch(topic,
+                                                                          task.id.partition)
+            if hold_writes(store, task.context, batch):
+                collector.hold(store)
 
     def _committed_metadata(self, directory: Path, inputs: list[tuple[str, int]]
                             ) -> dict[tuple[str, int], str]:
@@ -443,7 +458,8 @@ class StreamThread(threading.Thread):
                                          .read())
 
     def _open_task(self, task_id: TaskId, nodes: tuple[str, ...], inputs: list[tuple[str, int]],
-                   directory: Path, committed: dict[tuple[str, int], str]) -> StreamTask:
+                   directory: Path, committed: dict[tuple[str, int], str],
+                   on_stores_open: Any) -> StreamTask:
         streams = self.streams
         deadline = time.monotonic() + 30
         while True:
@@ -453,6 +469,7 @@ class StreamThread(threading.Thread):
                 clock=_wall_clock, input_partitions=inputs, state_dir=directory,
                 global_stores=streams.global_stores, on_skip=streams._skipped_record,
             )
+            task.on_stores_open = on_stores_open
             try:
                 task.init_committed(committed)
                 task.initialize()

@@ -1,0 +1,265 @@
+"""Key-value writes held as objects until the commit: the live runtime's write-behind.
+
+An engine that sends each key's last changelog write once per commit may let a plain in-memory
+key-value store hold what its processors put, as objects, when its serdes map objects to bytes
+one to one: exact ``str`` (String), ``int`` in range (Long, Integer, Short) or ``bytes`` (Bytes)
+keys, and those or ``float`` (Double) values. ``get`` answers from the held objects, equal to what
+the serdes would give back; ``write_behind()`` serializes each held key once into the backend and
+the changelog batch, and the engine's collector calls it before it sends the batch. Everything
+else (the bytes, the changelog records and their timestamps, errors) is what the plain store gives.
+
+Invariant: outside ``get`` and ``put`` on the owning thread, the backend holds every write: every
+other method writes the held objects behind first. Another thread (interactive queries) never
+writes: its scans merge a copy of the held objects over the backend's entries.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from kslab.state.backends.memory import InMemoryKeyValueBackend
+from kslab.state.iterators import KeyValueIterator
+from kslab.state.keyvalue import KEY_SERDE, KeyValueStore
+
+__all__ = ["WriteBehindKeyValueStore", "hold_writes"]
+
+_get_ident = threading.get_ident
+
+
+def _held_form(serde: Any, *, key: bool) -> tuple[type, int | None] | None:
+    """The class a serde's objects must have to be held, and the bound of an ``int`` one."""
+    from kslab import serdes
+
+    kind = type(serde)  # exact: a subclass may serialize differently
+    if kind is serdes.String:  # UTF-8 (another charset is a subclass)
+        return str, None
+    if kind is serdes.Long:
+        return int, 2**63
+    if kind is serdes.Integer:
+        return int, 2**31
+    if kind is serdes.Short:
+        return int, 2**15
+    if kind is serdes.Bytes:
+        return bytes, None
+    if kind is serdes.Double and not key:  # keys: -0.0 == 0.0 but their bytes differ
+        return float, None
+    return None
+
+
+def hold_writes(store: Any, context: Any, batch: dict[Any, Any] | None) -> bool:
+    """Let ``store`` hold its puts as objects until ``write_behind()``, if it can; ``context``
+    gives the current record's timestamp, ``batch`` is the engine's changelog batch
+    (``RecordCollector.changelog_batch``; ``None`` for an unlogged store). The calling thread owns
+    the store from here on. Returns whether it now holds writes.
+
+    Only an open plain ``KeyValueStore`` on the in-memory backend (an LRU map's evictions follow
+    its reads, RocksDB keeps its own order of writes) with holdable serdes qualifies, logged
+    through a batch or not logged at all.
+    """
+    if type(store) is not KeyValueStore or not store.is_open:
+        return False
+    if type(store._impl) is not InMemoryKeyValueBackend:
+        return False
+    if (store._log is None) != (batch is None):  # logged, but not through a batch
+        return False
+    key_form = _held_form(store.key_serde, key=True)
+    value_form = _held_form(store.value_serde, key=False)
+    if key_form is None or value_form is None:
+        return False
+    store.__class__ = WriteBehindKeyValueStore
+    store._held = {}
+    store._held_key_class, store._held_key_bound = key_form
+    store._held_value_class, store._held_value_bound = value_form
+    store._held_context = context
+    store._held_batch = batch
+    store._held_owner = _get_ident()
+    return True
+
+
+def _same(data: bytes) -> bytes:
+    """The Bytes serde's serialize of an exact ``bytes`` (it has no C-level codec)."""
+    return data
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` has UTF-8 bytes (a lone surrogate has none)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class WriteBehindKeyValueStore(KeyValueStore):
+    """A ``KeyValueStore`` holding its puts as objects until ``write_behind()`` (see the module)."""
+
+    __slots__ = ()
+
+    def get(self, key: Any) -> Any:
+        """As ``KeyValueStore.get``, from the held objects first."""
+        if key.__class__ is self._held_key_class:
+            held = self._held.get(key)
+            if held is not None:
+                return held[0]
+            return KeyValueStore.get(self, key)
+        self._settle()  # another class (True for 1, say) may equal a held key
+        return KeyValueStore.get(self, key)
+
+    def put(self, key: Any, value: Any) -> None:
+        """As ``KeyValueStore.put``; a key and value of the held classes are held as objects."""
+        if key.__class__ is self._held_key_class and value.__class__ is self._held_value_class:
+            bound = self._held_key_bound
+            if bound is None:
+                ok = key.__class__ is not str or key.isascii() or _encodable(key)
+            else:
+                ok = -bound <= key < bound
+            if ok:
+                bound = self._held_value_bound
+                if bound is None:
+                    ok = value.__class__ is not str or value.isascii() or _encodable(value)
+                else:
+                    ok = -bound <= value < bound
+                if ok:
+                    self._held[key] = (value, self._held_context.record.timestamp)
+                    return
+        self._settle()  # None, another class or a value the serde refuses: the plain put
+        KeyValueStore.put(self, key, value)
+
+    # -- the engine's side ----------------------------------------------------------------------
+
+    def write_behind(self) -> None:
+        """Serialize each held key's last object into the backend and the changelog batch,
+        stamped with the timestamp of the record that put it."""
+        held = self._held
+        if not held:
+            return
+        kenc, venc = self._kenc or _same, self._venc or _same
+        bput, batch = self._bput, self._held_batch
+        for key, (value, timestamp) in held.items():
+            key_bytes = kenc(key)
+            value_bytes = venc(value)
+            bput(key_bytes, value_bytes)
+            if batch is not None:
+                batch[key_bytes] = (value_bytes, None, timestamp)
+        held.clear()
+
+    def drop_held(self) -> None:
+        """Forget the held objects (their transaction is being aborted)."""
+        self._held.clear()
+
+    def held_writes(self) -> int:
+        """How many keys are held."""
+        return len(self._held)
+
+    def _settle(self) -> bool:
+        """Write behind when on the owning thread; ``False`` when another thread finds
+        objects held (it must merge them in instead)."""
+        if not self._held:
+            return True
+        if _get_ident() == self._held_owner:
+            self.write_behind()
+            return True
+        return False
+
+    # -- everything else reads and writes the backend --------------------------------------------
+
+    def put_if_absent(self, key: Any, value: Any) -> Any:
+        """As ``KeyValueStore.put_if_absent``."""
+        self._settle()
+        return KeyValueStore.put_if_absent(self, key, value)
+
+    def put_all(self, entries: Any) -> None:
+        """As ``KeyValueStore.put_all``."""
+        self._settle()
+        KeyValueStore.put_all(self, entries)
+
+    def delete(self, key: Any) -> Any:
+        """As ``KeyValueStore.delete``."""
+        self._settle()
+        return KeyValueStore.delete(self, key)
+
+    def range(self, from_key: Any = None, to_key: Any = None) -> KeyValueIterator:
+        """As ``KeyValueStore.range``."""
+        if self._settle():
+            return KeyValueStore.range(self, from_key, to_key)
+        lower, upper = self._bounds(from_key, to_key)
+        return self._merged(self._backend.range(lower, upper), _within(lower, upper), False)
+
+    def reverse_range(self, from_key: Any = None, to_key: Any = None) -> KeyValueIterator:
+        """As ``KeyValueStore.reverse_range``."""
+        if self._settle():
+            return KeyValueStore.reverse_range(self, from_key, to_key)
+        lower, upper = self._bounds(from_key, to_key)
+        return self._merged(self._backend.reverse_range(lower, upper), _within(lower, upper),
+                            True)
+
+    def all(self) -> KeyValueIterator:
+        """As ``KeyValueStore.all``."""
+        if self._settle():
+            return KeyValueStore.all(self)
+        return self._merged(self._backend.all(), _within(None, None), False)
+
+    def reverse_all(self) -> KeyValueIterator:
+        """As ``KeyValueStore.reverse_all``."""
+        if self._settle():
+            return KeyValueStore.reverse_all(self)
+        return self._merged(self._backend.reverse_all(), _within(None, None), True)
+
+    def prefix_scan(self, prefix: Any, prefix_serde: Any = KEY_SERDE) -> KeyValueIterator:
+        """As ``KeyValueStore.prefix_scan``."""
+        if self._settle():
+            return KeyValueStore.prefix_scan(self, prefix, prefix_serde)
+        start = self._prefix_bytes(prefix, prefix_serde)
+        return self._merged(self._backend.prefix_scan(start), lambda k: k.startswith(start),
+                            False)
+
+    def approximate_num_entries(self) -> int:
+        """As ``KeyValueStore.approximate_num_entries``."""
+        if self._settle():
+            return KeyValueStore.approximate_num_entries(self)
+        kenc, bget = self._kenc or _same, self._bget
+        new = sum(1 for key in dict(self._held) if bget(kenc(key)) is None)
+        return self._backend.approximate_num_entries() + new
+
+    def flush(self) -> None:
+        """Write behind, then flush the backend."""
+        self._settle()
+        KeyValueStore.flush(self)
+
+    def close(self) -> None:
+        """Drop what is held (a clean close wrote it behind at its commit; an unclean one
+        rebuilds from the changelog) and close as a plain store, which it is again."""
+        self._held.clear()
+        self.__class__ = KeyValueStore
+        KeyValueStore.close(self)
+
+    def _restore_batch(self, records: Any) -> None:
+        self._settle()
+        KeyValueStore._restore_batch(self, records)
+
+    def _snapshot(self) -> object:
+        self._settle()
+        return KeyValueStore._snapshot(self)
+
+    def _restore_snapshot(self, snapshot: object) -> None:
+        self._held.clear()
+        KeyValueStore._restore_snapshot(self, snapshot)
+
+    def _merged(self, entries: Iterator[tuple[bytes, bytes]], keep: Callable[[bytes], bool],
+                backward: bool) -> KeyValueIterator:
+        """A scan for another thread: the backend's ``entries`` with a copy of the held objects
+        that ``keep`` admits laid over them, in key order."""
+        merged = dict(entries)
+        kenc, venc = self._kenc or _same, self._venc or _same
+        for key, (value, _timestamp) in dict(self._held).items():  # a copy: the owner writes on
+            key_bytes = kenc(key)
+            if keep(key_bytes):
+                merged[key_bytes] = venc(value)
+        return self._iterator(iter(sorted(merged.items(), reverse=backward)))
+
+
+def _within(lower: bytes | None, upper: bytes | None) -> Callable[[bytes], bool]:
+    """Whether a key's bytes lie between the optional bounds (both inclusive)."""
+    return lambda key: (lower is None or key >= lower) and (upper is None or key <= upper)
