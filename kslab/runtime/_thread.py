@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -459,7 +460,7 @@ class StreamThread(threading.Thread):
 
     def _open_task(self, task_id: TaskId, nodes: tuple[str, ...], inputs: list[tuple[str, int]],
                    directory: Path, committed: dict[tuple[str, int], str],
-                   on_stores_open: Any) -> StreamTask:
+                   on_stores_open: Callable[[StreamTask], None]) -> StreamTask:
         streams = self.streams
         deadline = time.monotonic() + 30
         while True:

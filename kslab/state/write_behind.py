@@ -54,9 +54,9 @@ def hold_writes(store: Any, context: Any, batch: dict[Any, Any] | None) -> bool:
     (``RecordCollector.changelog_batch``; ``None`` for an unlogged store). The calling thread owns
     the store from here on. Returns whether it now holds writes.
 
-    Only an open plain ``KeyValueStore`` on the in-memory backend (an LRU map's evictions follow
-    its reads, RocksDB keeps its own order of writes) with holdable serdes qualifies, logged
-    through a batch or not logged at all.
+    Only an open plain ``KeyValueStore`` on the in-memory backend (not an LRU map, whose
+    evictions follow its reads and writes; RocksDB stores are left as they are) with holdable
+    serdes qualifies, logged through a batch or not logged at all.
     """
     if type(store) is not KeyValueStore or not store.is_open:
         return False
