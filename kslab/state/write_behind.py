@@ -110,20 +110,15 @@ class WriteBehindKeyValueStore(KeyValueStore):
     def put(self, key: Any, value: Any) -> None:
         """As ``KeyValueStore.put``; a key and value of the held classes are held as objects."""
         if key.__class__ is self._held_key_class and value.__class__ is self._held_value_class:
-            bound = self._held_key_bound
-            if bound is None:
-                ok = key.__class__ is not str or key.isascii() or _encodable(key)
-            else:
-                ok = -bound <= key < bound
-            if ok:
-                bound = self._held_value_bound
-                if bound is None:
-                    ok = value.__class__ is not str or value.isascii() or _encodable(value)
-                else:
-                    ok = -bound <= value < bound
-                if ok:
-                    self._held[key] = (value, self._held_context.record.timestamp)
-                    return
+            # in the serde's range: an int within its bound; a str with UTF-8 bytes (inlined:
+            # a call per check would cost what holding saves)
+            key_bound, value_bound = self._held_key_bound, self._held_value_bound
+            if ((-key_bound <= key < key_bound) if key_bound else (
+                    key.__class__ is not str or key.isascii() or _encodable(key))) and (
+                    (-value_bound <= value < value_bound) if value_bound else (
+                    value.__class__ is not str or value.isascii() or _encodable(value))):
+                self._held[key] = (value, self._held_context.record.timestamp)
+                return
         self._settle()  # None, another class or a value the serde refuses: the plain put
         KeyValueStore.put(self, key, value)
 

@@ -148,6 +148,15 @@ def test_a_key_of_another_class_equal_to_a_held_one_reads_the_held_value():
     assert store.held_writes() == 1
     assert store.get(True) == 10  # True serializes as 1: written behind first, then read
     assert store.held_writes() == 0
+    plain, _ = open_store(key_serde=serdes.Long())
+    with pytest.raises(KslabError) as held_error:
+        store.put(2**63, 1)  # out of Long's range: the plain put and its error
+    with pytest.raises(KslabError) as plain_error:
+        plain.put(2**63, 1)
+    assert str(held_error.value) == str(plain_error.value)
+    store.put(-(2**63), 2)
+    assert store.held_writes() == 1
+    assert store.get(-(2**63)) == 2
 
 
 @pytest.mark.parametrize("make", [
