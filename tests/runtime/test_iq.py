@@ -61,3 +61,36 @@ def test_store_views_metadata_and_http(kafka):
     status, body = _get(f"{base}/metadata")
     assert status == 200 and body["threads"][0]["tasks"][0]["id"] == "0_0"
     assert _get(f"{base}/stores/nope/x")[0] == 404
+
+
+def test_queries_see_the_writes_an_in_memory_store_holds_until_its_commit(kafka):
+    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
+    text = lines(100, seed=12)
+    expected = reference_counts(text)
+    kafka.produce(source, [(None, t.encode()) for t in text])
+    port = _free_port()
+    streams = kafka.track(ks.KafkaStreams(
+        word_count_papi(source, sink, persistent=False),
+        kafka.config("iq-held", application__server=f"localhost:{port}",
+                     commit__interval__ms=600_000)))  # no commit: every count stays held
+    streams.start()
+    kafka.read_until(sink, lambda r: final_counts(r) == expected)
+    (task,) = streams.local_tasks().values()
+    held = task.stores["counts"]
+    assert type(held).__name__ == "WriteBehindKeyValueStore"
+    assert held.held_writes() == len(expected)  # the queries below merge them in
+
+    store = streams.store("counts")
+    assert store.get("w1") == expected["w1"]
+    with store.all() as entries:
+        assert {kv.key: kv.value for kv in entries} == expected
+    with store.range("w1", "w2") as entries:
+        assert [(kv.key, kv.value) for kv in entries] == sorted(
+            (w, n) for w, n in expected.items() if "w1" <= w <= "w2")
+    assert store.approximate_num_entries() == len(expected)
+    base = f"http://127.0.0.1:{port}"
+    assert _get(f"{base}/stores/counts/w1") == (200, {"key": "w1", "value": expected["w1"]})
+    status, body = _get(f"{base}/stores/counts?from=w1&to=w2")
+    assert status == 200 and [(e["key"], e["value"]) for e in body] == sorted(
+        (w, n) for w, n in expected.items() if "w1" <= w <= "w2")
+    assert held.held_writes() == len(expected)  # the queries wrote nothing behind
