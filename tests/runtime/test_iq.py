@@ -27,14 +27,21 @@ def _get(url):
         return error.code, json.loads(error.read())
 
 
-def test_store_views_metadata_and_http(kafka):
+def _word_count(kafka, tag, seed, *, persistent=True, **config):
+    """A word count app serving HTTP queries, its 100 lines of input produced, not started:
+    (sink topic, expected counts, HTTP port, streams)."""
     source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
-    text = lines(100, seed=11)
-    expected = reference_counts(text)
+    text = lines(100, seed=seed)
     kafka.produce(source, [(None, t.encode()) for t in text])
     port = _free_port()
-    streams = kafka.track(ks.KafkaStreams(word_count_papi(source, sink), kafka.config(
-        "iq", application__server=f"localhost:{port}")))
+    streams = kafka.track(ks.KafkaStreams(
+        word_count_papi(source, sink, persistent=persistent),
+        kafka.config(tag, application__server=f"localhost:{port}", **config)))
+    return sink, reference_counts(text), port, streams
+
+
+def test_store_views_metadata_and_http(kafka):
+    sink, expected, port, streams = _word_count(kafka, "iq", 11)
     with pytest.raises(ks.StoreError, match="CREATED"):
         streams.store("counts")
     streams.start()
@@ -64,15 +71,9 @@ def test_store_views_metadata_and_http(kafka):
 
 
 def test_queries_see_the_writes_an_in_memory_store_holds_until_its_commit(kafka):
-    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
-    text = lines(100, seed=12)
-    expected = reference_counts(text)
-    kafka.produce(source, [(None, t.encode()) for t in text])
-    port = _free_port()
-    streams = kafka.track(ks.KafkaStreams(
-        word_count_papi(source, sink, persistent=False),
-        kafka.config("iq-held", application__server=f"localhost:{port}",
-                     commit__interval__ms=600_000)))  # no commit: every count stays held
+    # no commit: every count stays held
+    sink, expected, port, streams = _word_count(kafka, "iq-held", 12, persistent=False,
+                                                commit__interval__ms=600_000)
     streams.start()
     kafka.read_until(sink, lambda r: final_counts(r) == expected)
     (task,) = streams.local_tasks().values()
