@@ -7,8 +7,12 @@ fed the same pre-built ``confluent_kafka.Message`` batches of word-count lines (
 a poll returns) in turns, producing into their producers' queues (which keep everything while
 the broker is gone). kslab runs them through ``StreamThread._process`` and sends its batched
 changelog writes every ``--flush-every`` batches, as a commit would; the raw loop runs
-``bench/runtime.py``'s loop body. Each side reports the minimum over ``--runs`` passes of its
-thread's ``time.thread_time()``: the processing cost alone, without polls, commits or network.
+``bench/runtime.py``'s loop body; "floor" runs the same user processor on a stand-in framework
+that does nothing but the API's work (see ``floor_pass``). Each side reports the minimum over
+``--runs`` passes of its thread's ``time.thread_time()``: the processing cost alone, without
+polls, commits or network. Thread times move a lot on these VMs; for steady numbers count
+instructions: ``valgrind --tool=cachegrind --cache-sim=no python bench/runtime_hotpath.py
+--only kslab --runs 2`` minus the same with ``--runs 1`` is one pass.
 
 Usage: python bench/runtime_hotpath.py [--lines 25000] [--runs 5] [--flush-every 12]
 """
@@ -16,6 +20,7 @@ Usage: python bench/runtime_hotpath.py [--lines 25000] [--runs 5] [--flush-every
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 import re
 import shutil
@@ -57,7 +62,6 @@ class KslabContestant:
     def __init__(self, bootstrap: str, src: str, dst: str, flush_every: int) -> None:
         from kslab.runtime._thread import StreamThread
 
-        self.src = src
         self.flush_every = flush_every
         self.requests: queue.Queue[Any] = queue.Queue()
         self.results: queue.Queue[Any] = queue.Queue()
@@ -233,8 +237,7 @@ def main() -> None:
                         help="batches between changelog sends (12: about the bench's 1 s "
                         "commits at least once; 2: its 100 ms ones exactly once)")
     parser.add_argument("--only", choices=("raw", "floor", "kslab"),
-                        help="run one contestant (for an instruction count under valgrind: "
-                        "the difference between --runs 3 and --runs 1 is two passes)")
+                        help="run one contestant (for an instruction count under valgrind)")
     parser.add_argument("--verbose", action="store_true", help="print every pass's time")
     opts = parser.parse_args()
     lines = make_input("word count", opts.lines)
@@ -275,8 +278,6 @@ def main() -> None:
                     if "raw" in best and who in best)
     print(f"{opts.lines} lines, changelog sent every {opts.flush_every} batches, min of "
           f"{opts.runs}: {text}{ratio}", flush=True)
-    import os
-
     os._exit(0)  # the clients would wait for the stopped broker
 
 
