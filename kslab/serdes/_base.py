@@ -127,6 +127,15 @@ def fast_deserializer(serde: object) -> tuple[Callable[[bytes], Any], bool] | No
     return None if fast is None else (fast[1], fast[2])
 
 
+def one_to_one(serde: object) -> tuple[type, int | None] | None:
+    """The class whose objects a built-in serde maps to bytes one to one, and for ``int`` the
+    bound ``b`` of the range ``[-b, b)`` it writes (``str`` has to have UTF-8 bytes), else
+    ``None``: for those, deserializing the bytes gives back an object equal to the one
+    serialized (NaN aside; and ``-0.0 == 0.0``, so equal floats may have different bytes).
+    Declared as ``_one_to_one`` in the class body of the exact class, as ``_fast`` is."""
+    return type(serde).__dict__.get("_one_to_one")
+
+
 def fixed_struct(serde: object) -> Any:
     """The ``struct.Struct`` whose bound ``unpack`` is a fixed-width built-in serde's fast
     deserializer (every field it writes is ``size`` bytes), else ``None``."""

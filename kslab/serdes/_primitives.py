@@ -44,6 +44,7 @@ class String(Serde):
 
     __slots__ = ()
     _fast = (_encode, _decode, False)  # see serdes._base.fast_serializer
+    _one_to_one = (str, None)  # see serdes._base.one_to_one
 
     def __new__(cls, encoding: str | None = None) -> String:
         """A UTF-8 ``String``, or one that writes and reads ``encoding`` (a Java charset name)."""
@@ -156,6 +157,7 @@ class Bytes(Serde):
     """Raw bytes passed through untouched (Kafka's ``Bytes``/``ByteArray`` serdes)."""
 
     __slots__ = ()
+    _one_to_one = (bytes, None)  # see serdes._base.one_to_one
 
     def serialize(self, topic: str, data: Any, headers: Any = None) -> bytes | None:
         """``data`` itself; a ``bytearray`` or ``memoryview`` is copied to ``bytes``."""
@@ -216,6 +218,7 @@ class Long(_FixedWidth):
     _pack, _unpack, _size = _codec(">q")
     _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "an int in [-2**63, 2**63)"
+    _one_to_one = (int, 2**63)
 
 
 class Integer(_FixedWidth):
@@ -225,6 +228,7 @@ class Integer(_FixedWidth):
     _pack, _unpack, _size = _codec(">i")
     _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "an int in [-2**31, 2**31)"
+    _one_to_one = (int, 2**31)
 
 
 class Short(_FixedWidth):
@@ -234,6 +238,7 @@ class Short(_FixedWidth):
     _pack, _unpack, _size = _codec(">h")
     _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "an int in [-2**15, 2**15)"
+    _one_to_one = (int, 2**15)
 
 
 class Double(_FixedWidth):
@@ -243,6 +248,7 @@ class Double(_FixedWidth):
     _pack, _unpack, _size = _codec(">d")
     _fast = (_pack, _unpack, True)  # see serdes._base.fast_serializer
     _expected = "a float (or int)"
+    _one_to_one = (float, None)
 
 
 class Float(_FixedWidth):

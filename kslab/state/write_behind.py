@@ -29,23 +29,12 @@ _get_ident = threading.get_ident
 
 
 def _held_form(serde: Any, *, key: bool) -> tuple[type, int | None] | None:
-    """The class a serde's objects must have to be held, and the bound of an ``int`` one."""
-    from kslab import serdes
+    """The class a serde's objects must have to be held, and the bound of an ``int`` one
+    (``serdes._base.one_to_one``); not ``float`` keys: ``-0.0 == 0.0``, their bytes differ."""
+    from kslab.serdes._base import one_to_one  # state never needs kslab.serdes at import time
 
-    kind = type(serde)  # exact: a subclass may serialize differently
-    if kind is serdes.String:  # UTF-8 (another charset is a subclass)
-        return str, None
-    if kind is serdes.Long:
-        return int, 2**63
-    if kind is serdes.Integer:
-        return int, 2**31
-    if kind is serdes.Short:
-        return int, 2**15
-    if kind is serdes.Bytes:
-        return bytes, None
-    if kind is serdes.Double and not key:  # keys: -0.0 == 0.0 but their bytes differ
-        return float, None
-    return None
+    form = one_to_one(serde)
+    return None if form is None or (key and form[0] is float) else form
 
 
 def hold_writes(store: Any, context: Any, batch: dict[Any, Any] | None) -> bool:

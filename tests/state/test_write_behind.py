@@ -172,7 +172,7 @@ def test_stores_whose_objects_are_not_one_to_one_with_their_bytes_are_left_plain
     assert type(store) is not WriteBehindKeyValueStore
 
 
-def test_a_logged_store_without_a_batch_and_a_timestamped_store_are_left_plain(tmp_path):
+def test_a_logged_store_without_a_batch_and_a_timestamped_store_are_left_plain():
     store, context = open_store()
     assert not hold_writes(store, context, None)  # every write must reach the changelog now
     timestamped = Stores.timestamped_key_value_store_builder(
@@ -188,6 +188,23 @@ def test_a_logged_store_without_a_batch_and_a_timestamped_store_are_left_plain(t
     unlogged.write_behind()
     assert unlogged.get("a") == 1
     assert context.batch == {}
+
+
+@pytest.mark.parametrize(("serde", "bound"), [(serdes.Integer(), 2**31), (serdes.Short(), 2**15)])
+def test_int_values_are_held_within_their_serdes_range_only(serde, bound):
+    store, context = open_store(value_serde=serde)
+    assert hold_writes(store, context, context.batch)
+    plain, _ = open_store(value_serde=serde)
+    store.put("low", -bound)
+    store.put("high", bound - 1)
+    assert store.held_writes() == 2
+    with pytest.raises(KslabError) as held_error:
+        store.put("over", bound)
+    with pytest.raises(KslabError) as plain_error:
+        plain.put("over", bound)
+    assert str(held_error.value) == str(plain_error.value)
+    assert store.held_writes() == 0  # written behind before the plain put
+    assert (store.get("low"), store.get("high")) == (-bound, bound - 1)
 
 
 def test_double_values_and_bytes_keys_are_held():
