@@ -79,9 +79,6 @@ class KafkaCollector:
             for p in sorted(partition):  # a multicast partitioner
                 self.send(topic, key, value, headers, timestamp, p, sink)
             return
-        elif sink is None and topic in self.batched:
-            self._pending_for(topic, partition)[key] = (value, headers, timestamp)
-            return
         elif topic in self.changelogs:  # the task's own partition: count it for checkpoints
             tp = (topic, partition)
             self.changelog_sent[tp] = self.changelog_sent.get(tp, 0) + 1
