@@ -6,9 +6,10 @@ order, the smallest head timestamp next) and piped through a
 tap child that keeps the first records its node forwards (tracing is only switched on to find
 the node of a failing record). One
 ``PreviewRun`` per builder version is cached and driven further only as far as a display needs
-(rows and seconds are bounded). Invariant: a preview never raises into the notebook: sample
+(rows and seconds are bounded). Invariants: a preview never raises into the notebook: sample
 mistakes and processing errors become a one-line ``problem`` or an ``error`` naming the node and
-the record, and driving stops at the first error.
+the record, and driving stops at the first error; each forwarded record is kept once (the
+traced re-drive that finds a failing node keeps nothing).
 """
 
 from __future__ import annotations
@@ -111,15 +112,28 @@ def _detached(builder: Any) -> Any:
     return build()
 
 
+class _Kept:
+    """The rows every tap of one run keeps, by node, and whether taps keep anything now.
+
+    ``keeping`` is off while a traced driver drives the same tapped topology again to find a
+    failing node: those records were kept on the first drive and must not be kept twice.
+    """
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[tuple[Any, Any, int]]] = {}
+        self.keeping = True
+
+
 class _Tap(Processor):
     """Keeps the first records its parent forwards (a do-nothing child otherwise)."""
 
-    def __init__(self, rows: list[tuple[Any, Any, int]]) -> None:
-        self.rows = rows
+    def __init__(self, kept: _Kept, node: str) -> None:
+        self.kept = kept
+        self.rows = kept.rows.setdefault(node, [])
 
     def process(self, record: Any) -> None:
-        """Keep the record while fewer than ``_KEEP`` are kept."""
-        if len(self.rows) < _KEEP:
+        """Keep the record while taps keep and fewer than ``_KEEP`` are kept."""
+        if self.kept.keeping and len(self.rows) < _KEEP:
             self.rows.append((record.key, record.value, record.timestamp))
 
 
@@ -131,7 +145,8 @@ class PreviewRun:
 
         self.problem: str | None = None
         self.error: PreviewError | None = None
-        self.rows: dict[str, list[tuple[Any, Any, int]]] = {}
+        self._kept = _Kept()
+        self.rows = self._kept.rows
         self.inputs: list[tuple[str, int, tuple[Any, ...]]] = []
         self.position = 0
         self._taps: dict[str, str] = {}
@@ -154,9 +169,9 @@ class PreviewRun:
             if isinstance(node, SinkNode) or getattr(node, "is_global", False):
                 continue
             tap = TAP_PREFIX + name
-            rows = self.rows.setdefault(name, [])
+            self.rows.setdefault(name, [])
             try:
-                topology.add_processor(tap, functools.partial(_Tap, rows), name)
+                topology.add_processor(tap, functools.partial(_Tap, self._kept, name), name)
             except Exception:  # a node that cannot take a child: no preview for it
                 continue
             self._taps[tap] = name
@@ -197,20 +212,26 @@ class PreviewRun:
                             last.value, last.timestamp, topic, row)
 
     def _failing_hop(self) -> Any:
-        """Drive the rows again with tracing to find the node the failing record was in."""
+        """Drive the rows again with tracing to find the node the failing record was in
+        (the taps keep nothing meanwhile: these records were kept already)."""
         from kslab.testing import TopologyTestDriver
 
-        with TopologyTestDriver(self.topology, trace=True) as traced:
-            topics = {t: traced.create_input_topic(t) for t in self._topics}
-            for topic, _, (key, value, ts, headers, partition) in \
-                    self.inputs[:self.position + 1]:
-                try:
-                    topics[topic]._pipe(key, value, ts, headers, partition)
-                except Exception:
-                    break
-            step = traced._history.total - 1
-            return next((ev for ev in reversed(traced.trace) if ev.event == "receive"
-                         and ev.step == step and not ev.node.startswith(TAP_PREFIX)), None)
+        self._kept.keeping = False
+        try:
+            with TopologyTestDriver(self.topology, trace=True) as traced:
+                topics = {t: traced.create_input_topic(t) for t in self._topics}
+                for topic, _, (key, value, ts, headers, partition) in \
+                        self.inputs[:self.position + 1]:
+                    try:
+                        topics[topic]._pipe(key, value, ts, headers, partition)
+                    except Exception:
+                        break
+                step = traced._history.total - 1
+                return next((ev for ev in reversed(traced.trace) if ev.event == "receive"
+                             and ev.step == step and not ev.node.startswith(TAP_PREFIX)),
+                            None)
+        finally:
+            self._kept.keeping = True
 
     def close(self) -> None:
         """Close the driver (and its temporary state directory)."""

@@ -136,3 +136,27 @@ def test_a_kslab_error_keeps_its_own_message_in_the_preview():
     assert error.error.startswith("SerdeError: Json() cannot serialize Windowed ")
     assert error.node == final.name
     assert (error.topic, error.row, error.timestamp) == ("clicks", 0, 10)
+
+
+def test_rows_before_an_error_are_kept_once_and_counted_once():
+    def checked(value):
+        if value == "boom":
+            raise ValueError(f"cannot take {value!r}")
+        return value.upper()
+
+    builder = ks.StreamsBuilder()
+    frame = pd.DataFrame({"key": ["a", "b", "c"], "value": ["x", "y", "boom"],
+                          "timestamp": [1, 2, 3]})
+    source = builder.stream("t", sample=frame)
+    upper = source.map_values(checked)
+    for _ in range(2):  # a second display drives no further and keeps nothing again
+        preview = preview_for(builder, upper.name)
+        assert preview.rows == [("a", "X", 1), ("b", "Y", 2)]
+        assert (preview.driven, preview.total) == (2, 3)
+    assert preview_for(builder, source.name).rows == [("a", "x", 1), ("b", "y", 2)]
+    html = upper._repr_mimebundle_()["text/html"].replace("&#x27;", "'")
+    assert "2 first record(s) forwarded by this node; 2 of 3 sample rows driven" in html
+    assert html.count("<td>a</td>") == 1 and html.count("<td>b</td>") == 1
+    assert ("<b>ValueError: cannot take 'boom'</b> in node KSTREAM-MAPVALUES-0000000001 on "
+            "record key='c', value='boom', timestamp=3 (sample row 2 of topic 't'); driving "
+            "stopped there") in html
