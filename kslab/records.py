@@ -299,6 +299,23 @@ class FixedKeyRecord(Record):
         raise AttributeError(msg)
 
 
+def plain_record(record: Record) -> Record:
+    """``record`` as a plain ``Record``, with the same fields and headers object.
+
+    What a ``FixedKeyProcessor`` forwards reaches its children as this: only the fixed-key
+    processor itself may not change the key (Java's ``FixedKeyRecord`` is a class of its own,
+    and the nodes after ``processValues`` receive ``Record``s)."""
+    if record.__class__ is Record:
+        return record
+    new = _RecordFields()
+    new.key = record.key
+    new.value = record.value
+    new.timestamp = record.timestamp
+    new._headers = record._headers
+    new.__class__ = Record
+    return new  # type: ignore[return-value]
+
+
 class KeyValue(NamedTuple):
     """A key and a value; plain tuples are accepted wherever one is expected."""
 

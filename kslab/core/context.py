@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import FixedKeyProcessorContext, ProcessorContext, PunctuationType
-from kslab.records import FixedKeyRecord, Record, RecordMetadata, TaskId
+from kslab.records import FixedKeyRecord, Record, RecordMetadata, TaskId, plain_record
 
 if TYPE_CHECKING:
     from kslab.core.nodes import RuntimeNode, SinkRuntime
@@ -496,7 +496,7 @@ class FixedKeyContext(FixedKeyProcessorContext):
                 "to change keys"
             )
             raise StreamsError(msg, node=self._node.name)
-        self._inner.forward(record, child_name)
+        self._inner.forward(plain_record(record), child_name)
 
     def schedule(self, interval: Any, punctuation_type: PunctuationType, punctuator: Any):
         """As ``ProcessorContext.schedule``."""
