@@ -23,6 +23,8 @@ __all__ = ["DriverExplorer", "StoreBrowser", "frame_html", "store_frame"]
 CHECKPOINT_EVERY = 50  # a snapshot every this many records: rewinding replays at most that many
 _PROGRESS_FROM = 200  # replays longer than this show the progress bar
 _TABLE_ROWS = 20
+_TABLES_WIDTH = "330px"  # room for both tab titles at ipywidgets' 144px tab width
+_EMPTY = '<div class="kslab-muted">{}</div>'  # an empty tab's text
 
 
 class DriverExplorer(w.VBox):
@@ -76,14 +78,20 @@ class DriverExplorer(w.VBox):
         self.reset_button.on_click(lambda _: self.seek(0))
         self.slider.observe(self._on_slider, names="value")
         self.player.observe(self._on_slider, names="value")
-        tables = w.Tab(children=[self.outputs_view, self.stores_view])
-        tables.set_title(0, "output topics")
-        tables.set_title(1, "stores")
+        # The tables' width never follows their contents (it would change at each step and
+        # squeeze the tab titles): at least _TABLES_WIDTH, the rest of the graph's row, and
+        # below the graph when the row is too narrow for both; wide tables scroll inside.
+        self.graph_view.layout = w.Layout(flex="0 1 auto")
+        self.tables = w.Tab(children=[self.outputs_view, self.stores_view],
+                            titles=("output topics", "stores"),
+                            layout=w.Layout(flex=f"1 1 {_TABLES_WIDTH}",
+                                            min_width=_TABLES_WIDTH))
         super().__init__([
             w.HBox([self.step_button, self.player, self.slider, self.reset_button,
                     self.progress]),
             self.record_view,
-            w.HBox([self.graph_view, tables]),  # the path beside what it did
+            w.HBox([self.graph_view, self.tables],  # the path beside what it did
+                   layout=w.Layout(flex_flow="row wrap")),
         ])
         self.add_class("kslab-driver-explorer")
         self._refresh()
@@ -207,15 +215,15 @@ class DriverExplorer(w.VBox):
         self.record_view.value = self._record_html()
         self.graph_view.value = self._graph_html()
         outputs = self.outputs()
-        self.outputs_view.value = _STYLE + "".join(
+        self.outputs_view.value = _STYLE + ("".join(
             f"<div><b>{escape(topic)}</b> ({len(rows)} records)</div>"
             + html_table(["key", "value", "timestamp"], rows[-_TABLE_ROWS:])
             for topic, rows in sorted(outputs.items())
-        ) or "no output topics"
+        ) or _EMPTY.format("no output topics"))
         self.stores_view.value = _STYLE + ("".join(
             f"<div><b>{escape(name)}</b></div>{frame_html(df)}"
             for name, df in self.stores().items()
-        ) or "no stores")
+        ) or _EMPTY.format("no stores"))
 
     def _record_html(self) -> str:
         head = f"<b>record {self.position} of {len(self.events)}</b>"

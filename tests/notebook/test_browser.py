@@ -1,7 +1,8 @@
 """The one real-browser test: JupyterLab on loopback, Debian's Chromium driven by Playwright.
 
 It opens the quickstart notebook on the kslab kernel, runs all cells, checks that the graph and
-the driver explorer are on the page, and that clicking Step changes the record shown.
+the driver explorer are on the page, and that clicking Step changes the record shown while the
+explorer's tables keep their width and whole tab titles (in a laptop-wide window).
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 NOTEBOOK = "01-quickstart-word-count.ipynb"
+TABLES = """() => {
+    const tab = document.querySelector('.kslab-driver-explorer .jupyter-widget-tab');
+    const labels = [...tab.querySelectorAll('.lm-TabBar-tabLabel')];
+    return {width: tab.getBoundingClientRect().width,
+            clipped: labels.filter(l => l.scrollWidth > l.clientWidth).map(l => l.innerText)};
+}"""  # the explorer's tables: their width and the tab titles cut short
 
 
 def _need(ok: bool, why: str) -> None:
@@ -59,7 +66,7 @@ def test_quickstart_runs_in_jupyterlab_and_step_moves_the_record(lab):
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = browser.new_page(viewport={"width": 1000, "height": 1000})  # a laptop's
             console: list[str] = []
             page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
             page.goto(f"{lab}/lab/tree/{NOTEBOOK}")
@@ -77,11 +84,16 @@ def test_quickstart_runs_in_jupyterlab_and_step_moves_the_record(lab):
                                 "[fill='#ffd54f']").count() >= 1
             record = page.locator(".kslab-driver-explorer .kslab-record")  # re-queried on use
             assert "record 0 of 4" in record.inner_text()
-            explorer.query_selector("button:has-text('Step')").click()
-            page.wait_for_function(
-                "() => document.querySelector('.kslab-driver-explorer .kslab-record')"
-                ".innerText.includes('record 1 of 4')", timeout=30_000)
-            assert "the quick brown fox" in record.inner_text()
+            tables = page.evaluate(TABLES)
+            assert tables["clipped"] == []
+            for n in range(1, 5):
+                explorer.query_selector("button:has-text('Step')").click()
+                page.wait_for_function(
+                    "() => document.querySelector('.kslab-driver-explorer .kslab-record')"
+                    f".innerText.includes('record {n} of 4')", timeout=30_000)
+                if n == 1:
+                    assert "the quick brown fox" in record.inner_text()
+                assert page.evaluate(TABLES) == tables  # steady while stepping
             assert page.locator(".jp-OutputArea-output[data-mime-type*='error']").count() == 0
         finally:
             browser.close()

@@ -150,6 +150,20 @@ def test_an_error_shows_in_the_record_view_and_stops_driving():
     explorer.close()
 
 
+def test_a_topology_without_sinks_shows_the_empty_output_tab():
+    from kslab.widgets import DriverExplorer
+
+    builder = ks.StreamsBuilder()
+    builder.stream("lines").flat_map_values(str.split).foreach(lambda k, v: None)
+    explorer = DriverExplorer(builder, {"lines": lines_frame()})
+    explorer.step()
+    assert explorer.outputs() == {}
+    assert explorer.outputs_view.value.endswith('<div class="kslab-muted">no output topics</div>')
+    assert explorer.stores_view.value.endswith('<div class="kslab-muted">no stores</div>')
+    assert explorer.tables.titles == ("output topics", "stores")
+    explorer.close()
+
+
 def test_a_frame_without_key_or_value_is_refused_in_one_line():
     from kslab.widgets import DriverExplorer
 
