@@ -269,7 +269,8 @@ class RecordLog:
         fixed-width serde's bytes) comes back unpacked in one C pass instead of sliced, and a
         ``TEXT`` column of ASCII fields with no ``None`` as ``str`` sliced from one decoded
         string; the second item says which of keys and values were (``None``: never decode
-        that column here). ``where=False`` leaves the timestamp and partition columns empty
+        that column here: it comes back as bytes, reported undecoded, for the reader's serde,
+        key dictionaries or not). ``where=False`` leaves the timestamp and partition columns empty
         (reads of keys and values only).
         """
         self._fill_value_ends()
@@ -292,13 +293,15 @@ class RecordLog:
                    [] if not where else [0] * (end - start) if partitions is None
                    else partitions[start:end].tolist())
         self._start = end
-        return columns, (keys is not None, values is not None)
+        # key dictionaries hand back keys as bytes when given no codec: not decoded
+        return columns, (keys is not None and key_struct is not None, values is not None)
 
     def _dictionary_keys(self, start: int, end: int, key_struct: Any) -> list[Any] | None:
         """Keys ``start`` to ``end`` (the last) as ``bytes`` (``TEXT``: as ASCII ``str``)
         where key dictionaries hold most of them: their distinct keys read once and shared,
         the others sliced; ``None`` when none does (or a ``TEXT`` key is not ASCII, or the
-        keys unpack whole): the usual reads then."""
+        keys unpack whole): the usual reads then. Bytes are still to decode (a ``None``
+        ``key_struct``: the reader's serde does it)."""
         dictionaries = self._key_dictionaries
         if key_struct not in (None, TEXT) or not dictionaries \
                 or dictionaries[-1][0] + len(dictionaries[-1][2]) <= start:

@@ -314,6 +314,22 @@ def test_columns_of_a_declared_width_match_measured_ones() -> None:
     assert ByteColumn([b"12345678", None], 8).layout() is None
 
 
+@pytest.mark.parametrize("dictionaries", [False, True], ids=["plain", "dictionaries"])
+def test_a_column_drained_without_a_codec_is_reported_undecoded(dictionaries: bool) -> None:
+    """``drain_unpacking`` says which columns it decoded, and the reader decodes the others
+    with its serdes: a column given no codec comes back as bytes, reported undecoded, whether
+    its keys were appended one by one or as key dictionaries (a count's, on the bulk path)."""
+    from kslab.core.bulk.columns import ByteColumn
+
+    keys = [b"a", b"b", b"a"]
+    log = RecordLog()
+    log.extend_columns(ByteColumn(keys, dictionaries=[(0, [b"a", b"b"], [0, 1, 0])])
+                       if dictionaries else keys, [b"1", b"2", b"3"], None, [0, 1, 2])
+    log.popleft()
+    (drained_keys, values, *_), decoded = log.drain_unpacking(None, None)
+    assert (drained_keys, values, decoded) == ([b"b", b"a"], [b"2", b"3"], (False, False))
+
+
 @pytest.mark.parametrize("text", [False, True], ids=["bytes", "text"])
 def test_key_dictionaries_read_back_as_slicing_does(text: bool) -> None:
     """Keys appended as runs of a few distinct ones (``ByteColumn.dictionaries``, a count's
