@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kslab.core.partitioner import default_partition
 from kslab.errors import StoreError
+from kslab.runtime._iq_keys import parse_key, parse_time
 from kslab.runtime._views import ReadOnlySessionView, ReadOnlyWindowView
 from kslab.serdes import resolve as resolve_serde
 from kslab.testing._composite import CompositeStoreView
@@ -211,56 +212,61 @@ def serve(streams: KafkaStreams) -> ThreadingHTTPServer:
     return server
 
 
-def _parse_key(text: str, serde: Any) -> Any:
-    name = type(serde).__name__.lower()
-    if name in ("long", "integer", "short"):
-        return int(text)
-    if name in ("double", "float"):
-        return float(text)
-    if name == "json":
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-    return text
-
-
 def handle_get(streams: KafkaStreams, path: str) -> tuple[int, Any]:
     """Answer one GET: ``/metadata``, ``/stores/<store>/<key>``, ``/stores/<store>?from=&to=``.
 
-    For window and session stores ``from``/``to`` are times in ms (window starts; for a key's
-    sessions the earliest end and latest start, else session ends) and ``backward=true`` reverses.
+    ``path`` is the request target as ``http.server`` reads it (ISO-8859-1); keys and bounds
+    are percent-encoded UTF-8 (raw bytes for a ``Bytes`` key serde). A key or bound the store's
+    key serde cannot take answers 400 naming it. For window and session stores ``from``/``to``
+    are times in ms (window starts; for a key's sessions the earliest end and latest start, else
+    session ends) and ``backward=true`` reverses.
     """
-    parsed = urllib.parse.urlsplit(path)
-    parts = [urllib.parse.unquote(p) for p in parsed.path.strip("/").split("/") if p]
+    target = _target_bytes(path)
+    route, _, raw_query = target.partition(b"?")
+    parts = [urllib.parse.unquote_to_bytes(p) for p in route.strip(b"/").split(b"/") if p]
     try:
-        if parts == ["metadata"]:
-            return 200, {
-                "application.server": streams.application_server,
-                "state": streams.state.name,
-                "threads": [{"name": t.thread_name, "state": t.thread_state,
-                             "tasks": [{"id": str(m.task_id), "partitions":
-                                        [f"{a}-{b}" for a, b in m.topic_partitions]}
-                                       for m in t.active_tasks]}
-                            for t in streams.metadata_for_local_threads()],
-            }
-        if len(parts) in (2, 3) and parts[0] == "stores":
-            return _store_get(streams, parts[1], parts[2] if len(parts) == 3 else None,
-                              urllib.parse.parse_qs(parsed.query))
+        if parts == [b"metadata"]:
+            return 200, _metadata(streams)
+        if len(parts) in (2, 3) and parts[0] == b"stores":
+            query = {name.decode("latin-1"): values[0] for name, values in
+                     urllib.parse.parse_qs(raw_query).items()}
+            return _store_get(streams, parts[1].decode("utf-8", "replace"),
+                              parts[2] if len(parts) == 3 else None, query)
     except StoreError as exc:
         return 404, {"error": str(exc)}
     except (ValueError, TypeError) as exc:
         return 400, {"error": str(exc)}
-    return 404, {"error": f"no route {parsed.path}; use /metadata or /stores/<store>[/<key>]"}
+    shown = route.decode("latin-1")
+    return 404, {"error": f"no route {shown}; use /metadata or /stores/<store>[/<key>]"}
 
 
-def _store_get(streams: KafkaStreams, name: str, key_text: str | None,
-               query: dict[str, list[str]]) -> tuple[int, Any]:
+def _target_bytes(path: str) -> bytes:
+    """The request target's bytes: ``http.server`` decodes them as ISO-8859-1."""
+    try:
+        return path.encode("latin-1")
+    except UnicodeEncodeError:  # a str given by hand
+        return path.encode("utf-8")
+
+
+def _metadata(streams: KafkaStreams) -> dict[str, Any]:
+    return {
+        "application.server": streams.application_server,
+        "state": streams.state.name,
+        "threads": [{"name": t.thread_name, "state": t.thread_state,
+                     "tasks": [{"id": str(m.task_id), "partitions":
+                                [f"{a}-{b}" for a, b in m.topic_partitions]}
+                               for m in t.active_tasks]}
+                    for t in streams.metadata_for_local_threads()],
+    }
+
+
+def _store_get(streams: KafkaStreams, name: str, raw_key: bytes | None,
+               query: dict[str, bytes]) -> tuple[int, Any]:
     builder = streams.topology.state_stores.get(name)
     serde = resolve_serde((builder.key_serde if builder else None)
                           or streams.config.get("default.key.serde"), is_key=True)
-    if key_text is not None:
-        key = _parse_key(key_text, serde)
+    if raw_key is not None:
+        key = parse_key(raw_key, serde, name)
         meta = query_metadata_for_key(streams, name, key)
         local = _parse_host(streams.application_server)
         if meta.active_host is not None and meta.active_host != local:
@@ -269,26 +275,26 @@ def _store_get(streams: KafkaStreams, name: str, key_text: str | None,
                          "host": str(meta.active_host), "partition": meta.partition}
         view = streams.store(name)
         if isinstance(view, ReadOnlyWindowView | ReadOnlySessionView):
-            return 200, _windows(view, key, query)
+            return 200, _windows(view, key, query, name)
         value = view.get(key)
         if value is None:
             return 404, {"key": key, "error": f"key {key!r} not found in store '{name}'"}
         return 200, {"key": key, "value": _plain(value)}
     view = streams.store(name)
     if isinstance(view, ReadOnlyWindowView | ReadOnlySessionView):
-        return 200, _windows(view, None, query)
-    low = _parse_key(query["from"][0], serde) if "from" in query else None
-    high = _parse_key(query["to"][0], serde) if "to" in query else None
+        return 200, _windows(view, None, query, name)
+    low, high = (parse_key(query[bound], serde, name, bound) if bound in query else None
+                 for bound in ("from", "to"))
     with view.range(low, high) as entries:
         return 200, [{"key": kv.key, "value": _plain(kv.value)} for kv in entries]
 
 
-def _windows(view: Any, key: Any, query: dict[str, list[str]]) -> list[dict[str, Any]]:
+def _windows(view: Any, key: Any, query: dict[str, bytes], name: str) -> list[dict[str, Any]]:
     """Windows or sessions as JSON rows: of ``key`` (``from``/``to`` bound the window start, or
     session end/start as ``find_sessions``), or of every key (window starts, session ends)."""
-    low = int(query["from"][0]) if "from" in query else _MIN_TS
-    high = int(query["to"][0]) if "to" in query else _MAX_TS
-    backward = query.get("backward", ["false"])[0].lower() in ("1", "true", "yes")
+    low = parse_time(query["from"], name, "from") if "from" in query else _MIN_TS
+    high = parse_time(query["to"], name, "to") if "to" in query else _MAX_TS
+    backward = query.get("backward", b"false").lower() in (b"1", b"true", b"yes")
     if isinstance(view, ReadOnlyWindowView):
         if key is not None:
             scan = view.backward_fetch(key, key, low, high) if backward \
