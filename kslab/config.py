@@ -70,6 +70,10 @@ _DEFAULTS: dict[str, Any] = {
     "rack.aware.assignment.strategy": "none",
     "send.buffer.bytes": 128 * 1024,
     "receive.buffer.bytes": 32 * 1024,
+    # the interactive-query HTTP endpoint (application.server): an idle connection is closed
+    # after the read timeout, and connections beyond the bound get a 503
+    "kslab.http.read.timeout.ms": 30_000,
+    "kslab.http.max.connections": 64,
 }
 
 # Java's ConfigDef validators for the settings kslab reads or that apps commonly set:
@@ -95,6 +99,8 @@ _VALIDATORS: dict[str, tuple[str, Any]] = {
     "metrics.sample.window.ms": ("at_least", 0),
     "receive.buffer.bytes": ("at_least", -1),
     "send.buffer.bytes": ("at_least", -1),
+    "kslab.http.read.timeout.ms": ("at_least", 1),
+    "kslab.http.max.connections": ("at_least", 1),
     "reconnect.backoff.ms": ("at_least", 0),
     "reconnect.backoff.max.ms": ("at_least", 0),
     "retry.backoff.ms": ("at_least", 0),

@@ -10,13 +10,12 @@ view never writes; a query for a key held elsewhere answers with that instance's
 from __future__ import annotations
 
 import json
-import threading
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kslab.core.partitioner import default_partition
 from kslab.errors import StoreError
+from kslab.runtime._http import BoundedHTTPServer, serve_json
 from kslab.runtime._iq_keys import parse_key, parse_time
 from kslab.runtime._views import ReadOnlySessionView, ReadOnlyWindowView
 from kslab.serdes import resolve as resolve_serde
@@ -187,29 +186,20 @@ def query_metadata_for_key(streams: KafkaStreams, store_name: str, key: Any,
     return KeyQueryMetadata(host, (), partition)
 
 
-def serve(streams: KafkaStreams) -> ThreadingHTTPServer:
-    """Start the HTTP endpoint at ``application.server`` (loopback unless ``kslab.http.bind``)."""
+def serve(streams: KafkaStreams) -> BoundedHTTPServer:
+    """Start the HTTP endpoint at ``application.server`` (loopback unless ``kslab.http.bind``).
+
+    Connections are bounded by ``kslab.http.max.connections`` and closed after
+    ``kslab.http.read.timeout.ms`` without a request.
+    """
     address = _parse_host(streams.application_server)
     assert address is not None
-    bind = streams.config.get("kslab.http.bind") or "127.0.0.1"
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:  # quiet: no stderr line per request
-            return
-
-        def do_GET(self) -> None:
-            status, body = handle_get(streams, self.path)
-            data = json.dumps(body, default=str).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = ThreadingHTTPServer((bind, address.port), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="kslab-iq-http", daemon=True).start()
-    return server
+    config = streams.config
+    return serve_json(config.get("kslab.http.bind") or "127.0.0.1", address.port,
+                      lambda path: handle_get(streams, path),
+                      read_timeout=config.get_int("kslab.http.read.timeout.ms") / 1000,
+                      max_connections=config.get_int("kslab.http.max.connections"),
+                      name="kslab-iq-http")
 
 
 def handle_get(streams: KafkaStreams, path: str) -> tuple[int, Any]:

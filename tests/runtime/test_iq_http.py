@@ -1,13 +1,16 @@
-"""The interactive-query HTTP endpoint under bad requests.
+"""The interactive-query HTTP endpoint under bad requests and idle connections.
 
 Every bad key or bound gets a 400 naming what is wrong (never a dropped connection with a
-traceback on stderr).
+traceback on stderr); idle connections are closed after ``kslab.http.read.timeout.ms``, and at
+most ``kslab.http.max.connections`` are served at once (the rest get a 503 at once).
 """
 
 from __future__ import annotations
 
 import json
 import socket
+import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -17,9 +20,11 @@ from runtime_fixtures import KafkaHelper, wait_for
 
 import kslab as ks
 from kslab import serdes
+from kslab.config import ConfigError
 
 # (key, value, timestamp) of the records the app stores
 RECORDS = [(1, "a", 1000), (2, "b", 2000), (3, "c", 3000)]
+READ_TIMEOUT_MS, MAX_CONNECTIONS = 1500, 6
 
 
 class _Keep(ks.Processor):
@@ -86,7 +91,9 @@ def app(broker, tmp_path_factory):
                       timestamp=timestamp)
     port = _free_port()
     streams = kafka.track(ks.KafkaStreams(_topology(source), kafka.config(
-        "iq-http", application__server=f"localhost:{port}")))
+        "iq-http", application__server=f"localhost:{port}",
+        kslab__http__read__timeout__ms=READ_TIMEOUT_MS,
+        kslab__http__max__connections=MAX_CONNECTIONS)))
     streams.start()
     base = f"http://127.0.0.1:{port}"
     assert wait_for(lambda: _get(f"{base}/stores/ids/3")[0] == 200, 60)
@@ -154,3 +161,70 @@ def test_a_bad_key_or_bound_gets_a_400_naming_it_and_no_traceback(app, capfd, pa
     base, _, _ = app
     assert _get(base + path) == (400, {"error": error})
     assert "Traceback" not in capfd.readouterr().err
+
+
+def _server_threads(port: int) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith(f"kslab-iq-http-{port}-")]
+
+
+def _connect(port: int) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.settimeout(10)
+    return sock
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+def test_idle_connections_time_out_and_the_connection_count_is_bounded(app):
+    base, port, _ = app
+    assert wait_for(lambda: not _server_threads(port), 10)  # earlier tests' connections ended
+    idle = [_connect(port) for _ in range(MAX_CONNECTIONS)]
+    assert wait_for(lambda: len(_server_threads(port)) == MAX_CONNECTIONS, 5)
+    opened = time.monotonic()
+
+    # beyond the bound: an immediate 503 naming the setting, and no thread for it
+    refused = [_connect(port) for _ in range(3 * MAX_CONNECTIONS)]
+    for sock in refused:
+        head, _, body = _read_all(sock).partition(b"\r\n\r\n")
+        sock.close()
+        assert head.split(b"\r\n")[0] == b"HTTP/1.0 503 Service Unavailable"
+        assert json.loads(body) == {"error": (
+            f"the interactive-query server on port {port} already serves {MAX_CONNECTIONS} "
+            "connections (kslab.http.max.connections); retry later, or raise that setting")}
+    assert len(_server_threads(port)) == MAX_CONNECTIONS
+    assert _get(f"{base}/stores/ids/2")[0] == 503
+
+    # the idle ones are closed by the server after the read timeout, their threads gone
+    for sock in idle:
+        assert _read_all(sock) == b""
+        sock.close()
+    waited = time.monotonic() - opened
+    assert READ_TIMEOUT_MS / 1000 - 0.2 <= waited < READ_TIMEOUT_MS / 1000 + 5
+    assert wait_for(lambda: not _server_threads(port), 5)
+    assert _get(f"{base}/stores/ids/2") == (200, {"key": 2, "value": 20})
+
+
+def test_a_slow_request_is_answered_when_it_completes_within_the_timeout(app):
+    _, port, _ = app
+    with _connect(port) as sock:
+        sock.sendall(b"GET /stores/ids/3 HTTP/1.0\r\n")
+        time.sleep(READ_TIMEOUT_MS / 2000)
+        sock.sendall(b"\r\n")
+        head, _, body = _read_all(sock).partition(b"\r\n\r\n")
+    assert head.split(b"\r\n")[0] == b"HTTP/1.0 200 OK"
+    assert json.loads(body) == {"key": 3, "value": 30}
+
+
+def test_http_settings_are_validated_with_the_config():
+    for name, value, reason in [("kslab.http.max.connections", 0, "Value must be at least 1"),
+                                ("kslab.http.read.timeout.ms", "soon",
+                                 "Not a number of type LONG")]:
+        with pytest.raises(ConfigError) as error:
+            ks.KafkaStreams(_topology("t"), {"application.id": "a", "bootstrap.servers": "x:1",
+                                             name: value})
+        assert str(error.value) == f"Invalid value {value} for configuration {name}: {reason}"
