@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import urllib.parse
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from kslab import serdes
 from kslab.errors import InvalidArgumentError
@@ -36,7 +36,7 @@ def parse_key(raw: bytes, serde: Any, store: str, bound: str | None = None) -> A
     except ValueError as exc:
         _refuse(raw, serde, store, bound, str(exc), expected)
     try:
-        serde.serialize(store, key)
+        serde.serialize(store, key)  # the store's name stands in for its changelog topic
     except Exception as exc:  # any serde, user-written ones too
         cause = exc.__cause__ if exc.__cause__ is not None and str(exc.__cause__) else exc
         _refuse(raw, serde, store, bound, str(cause).split(";")[0], expected)
@@ -59,7 +59,7 @@ def parse_time(raw: bytes, store: str, bound: str) -> int:
 
 
 def _refuse(raw: bytes, serde: Any, store: str, bound: str | None, reason: str,
-            expected: str) -> None:
+            expected: str) -> NoReturn:
     subject = "key" if bound is None else f"'{bound}' bound"
     msg = (f"{subject} {_shown(raw)!r} of store '{store}' is not a {serde!r} key ({reason}); "
            f"give {expected}")
