@@ -23,13 +23,16 @@ NOTEBOOK = "01-quickstart-word-count.ipynb"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
 def shoot(url: str, out: Path) -> None:
-    """Run the notebook and save the window with the finished topology's graph in view."""
+    """Open the notebook at ``url`` (the lab's token in it), run it and save the window with
+    the finished topology's graph in view."""
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1500})
-            page.goto(f"{url}/lab/tree/{NOTEBOOK}")
+            page.goto(url)
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
             page.wait_for_function(KERNEL_IDLE, timeout=60_000)
             page.click(".lm-MenuBar-itemLabel:text-is('Run')")
@@ -52,11 +55,11 @@ def main(argv: list[str]) -> int:
     """Write the screenshot to ``argv[0]`` (default docs/lab.png)."""
     out = Path(argv[0]) if argv else ROOT / "docs" / "lab.png"
     with tempfile.TemporaryDirectory(prefix="kslab-shot-") as work:
-        server, url = start_scratch_lab(Path(work), ROOT / "notebooks" / NOTEBOOK)
+        lab = start_scratch_lab(Path(work), ROOT / "notebooks" / NOTEBOOK)
         try:
-            shoot(url, out)
+            shoot(lab.url_for(f"lab/tree/{NOTEBOOK}"), out)
         finally:
-            stop_scratch_lab(server)
+            stop_scratch_lab(lab)
     print(f"{out} ({out.stat().st_size // 1024} KB)")
     return 0
 

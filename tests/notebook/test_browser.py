@@ -1,4 +1,5 @@
-"""The one real-browser test: JupyterLab on loopback, Debian's Chromium driven by Playwright.
+"""The one real-browser test: JupyterLab on loopback, Debian's Chromium driven by Playwright
+(and the scratch lab's token, checked on the same server).
 
 It opens the quickstart notebook on the kslab kernel, runs all cells, checks that the graph and
 the driver explorer are on the page, and that clicking Step changes the record shown while the
@@ -9,13 +10,21 @@ from __future__ import annotations
 
 import os
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "extensions"))
-from scratch_lab import KERNEL_IDLE, start_scratch_lab, stop_scratch_lab  # noqa: E402
+from scratch_lab import (  # noqa: E402
+    KERNEL_IDLE,
+    lab_command,
+    lab_env,
+    start_scratch_lab,
+    stop_scratch_lab,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -37,21 +46,38 @@ def _need(ok: bool, why: str) -> None:
         pytest.skip(why)
 
 
-@pytest.fixture
-def lab(tmp_path):
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
     """JupyterLab on 127.0.0.1 over a copy of the quickstart, with the kslab kernel."""
-    _need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
     jupyter = Path(sys.executable).parent / "jupyter"
     _need(jupyter.exists(), "no jupyter in this environment (pip install 'kslab[notebook]')")
-    with (tmp_path / "lab.log").open("w") as log:
+    work = tmp_path_factory.mktemp("lab")
+    with (work / "lab.log").open("w") as log:
         try:
-            server, url = start_scratch_lab(tmp_path, ROOT / "notebooks" / NOTEBOOK, log)
+            started = start_scratch_lab(work, ROOT / "notebooks" / NOTEBOOK, log)
         except RuntimeError:
-            pytest.fail("JupyterLab did not start: " + (tmp_path / "lab.log").read_text())
+            pytest.fail("JupyterLab did not start: " + (work / "lab.log").read_text())
         try:
-            yield url
+            yield started
         finally:
-            stop_scratch_lab(server)
+            stop_scratch_lab(started)
+
+
+def test_the_scratch_lab_answers_only_with_its_token(lab):
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{lab.url}/api/contents", timeout=10)
+    assert refused.value.code == 403
+    request = urllib.request.Request(f"{lab.url}/api/contents",
+                                     headers={"Authorization": f"token {lab.token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+
+
+def test_the_token_is_random_and_off_the_command_line(tmp_path):
+    options = [arg.partition("=")[0].lower() for arg in lab_command(8888, tmp_path)]
+    assert not [o for o in options if "token" in o or "password" in o]  # ps shows them
+    tokens = [lab_env(tmp_path)["JUPYTER_TOKEN"] for _ in range(2)]
+    assert tokens[0] != tokens[1] and all(len(t) == 48 for t in tokens)
 
 
 def run_all(page) -> None:
@@ -62,6 +88,7 @@ def run_all(page) -> None:
 
 
 def test_quickstart_runs_in_jupyterlab_and_step_moves_the_record(lab):
+    _need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -69,7 +96,7 @@ def test_quickstart_runs_in_jupyterlab_and_step_moves_the_record(lab):
             page = browser.new_page(viewport={"width": 1000, "height": 1000})  # a laptop's
             console: list[str] = []
             page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
-            page.goto(f"{lab}/lab/tree/{NOTEBOOK}")
+            page.goto(lab.url_for(f"lab/tree/{NOTEBOOK}"))
             page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
             run_all(page)
             try:
