@@ -2,6 +2,8 @@
 
 One small class per Java processor (``KStreamFilter``, ``KStreamMap``, ``KStreamBranch``...);
 each DSL call wraps one in a graph node, so user-function errors name the operator's node.
+Processors with one child also have a batch form, ``process_batch`` (see
+``kslab.processor.batch``), written beside ``process`` with the same rule.
 Invariant: these processors keep no state between records; ``Supplier`` makes a new instance for
 every task, as a ``ProcessorSupplier`` must.
 """
@@ -15,6 +17,7 @@ from typing import Any
 
 from kslab.errors import MissingArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
+from kslab.processor.batch import Batch
 from kslab.records import Record
 
 __all__ = [
@@ -93,6 +96,12 @@ class Filter(_Stateless):
         if bool(self.predicate(record.key, record.value)) is not self.negate:
             self.forward(record)
 
+    def process_batch(self, batch: Batch) -> Batch:
+        """The records that pass, the predicate called once per record in order."""
+        predicate, negate = self.predicate, self.negate
+        return batch.where([bool(predicate(key, value)) is not negate
+                            for key, value in zip(batch.keys, batch.values, strict=True)])
+
 
 class NotNullKey(_Stateless):
     """The filter before a repartition topic: records with a ``None`` key are dropped."""
@@ -101,6 +110,10 @@ class NotNullKey(_Stateless):
         """Forward records that have a key."""
         if record.key is not None:
             self.forward(record)
+
+    def process_batch(self, batch: Batch) -> Batch:
+        """The records that have a key."""
+        return batch.where([key is not None for key in batch.keys])
 
 
 def _not_null_result(result: Any) -> Any:
@@ -122,6 +135,17 @@ class Map(_Stateless):
         key, value = _not_null_result(self.mapper(record.key, record.value))
         self.forward(record.with_key(key).with_value(value))
 
+    def process_batch(self, batch: Batch) -> Batch:
+        """Each record's mapped pair."""
+        mapper = self.mapper
+        keys: list[Any] = []
+        values: list[Any] = []
+        for key, value in zip(batch.keys, batch.values, strict=True):
+            key, value = _not_null_result(mapper(key, value))
+            keys.append(key)
+            values.append(value)
+        return Batch(keys, values, batch.origin)
+
 
 class SelectKey(_Stateless):
     """``select_key`` / ``group_by``: ``selector(key, value) -> new_key`` (Java's KStreamMap)."""
@@ -132,6 +156,12 @@ class SelectKey(_Stateless):
     def process(self, record: Record) -> None:
         """Forward the record under its new key."""
         self.forward(record.with_key(self.selector(record.key, record.value)))
+
+    def process_batch(self, batch: Batch) -> Batch:
+        """Each record under its new key."""
+        selector, values = self.selector, batch.values
+        return Batch([selector(key, value) for key, value in zip(batch.keys, values, strict=True)],
+                     values, batch.origin)
 
 
 class MapValues(_Stateless):
@@ -149,6 +179,15 @@ class MapValues(_Stateless):
             value = self.mapper(record.value)
         self.forward(record.with_value(value))
 
+    def process_batch(self, batch: Batch) -> Batch:
+        """Each record with its mapped value."""
+        mapper, keys = self.mapper, batch.keys
+        if self.with_key:
+            values = [mapper(key, value) for key, value in zip(keys, batch.values, strict=True)]
+        else:
+            values = list(map(mapper, batch.values))
+        return Batch(keys, values, batch.origin)
+
 
 class FlatMap(_Stateless):
     """Java's ``KStreamFlatMap``: zero or more ``(key, value)`` pairs per record."""
@@ -162,6 +201,19 @@ class FlatMap(_Stateless):
         forward = self.ctx.forward
         for key, value in pairs:
             forward(record.with_key(key).with_value(value))
+
+    def process_batch(self, batch: Batch) -> Batch:
+        """Every pair of every record, in order."""
+        mapper = self.mapper
+        keys: list[Any] = []
+        values: list[Any] = []
+        origin: list[int] = []
+        for key, value, row in zip(batch.keys, batch.values, batch.origin, strict=True):
+            for new_key, new_value in _not_null_result(mapper(key, value)):
+                keys.append(new_key)
+                values.append(new_value)
+                origin.append(row)
+        return Batch(keys, values, origin)
 
 
 class FlatMapValues(_Stateless):
@@ -180,6 +232,21 @@ class FlatMapValues(_Stateless):
         forward = self.ctx.forward
         for value in values:
             forward(record.with_value(value))
+
+    def process_batch(self, batch: Batch) -> Batch:
+        """Every value of every record, under the record's key, in order."""
+        mapper, with_key = self.mapper, self.with_key
+        keys: list[Any] = []
+        values: list[Any] = []
+        origin: list[int] = []
+        for key, value, row in zip(batch.keys, batch.values, batch.origin, strict=True):
+            produced = list(mapper(key, value) if with_key else mapper(value))
+            n = len(produced)
+            if n:
+                values += produced
+                keys += [key] * n
+                origin += [row] * n
+        return Batch(keys, values, origin)
 
 
 class Peek(_Stateless):
@@ -211,6 +278,10 @@ class PassThrough(_Stateless):
     def process(self, record: Record) -> None:
         """Forward."""
         self.forward(record)
+
+    def process_batch(self, batch: Batch) -> Batch:
+        """Every record, unchanged."""
+        return batch
 
 
 class Branch(_Stateless):

@@ -1,8 +1,4 @@
-"""Columns of records in flight through a bulk chunk, and the stateless DSL steps over them.
-
-Each record keeps the index of the input row it came from (``origin``), so headers, timestamps
-and the order of the record path (input row by input row, depth first) are kept.
-"""
+"""Serialized columns of a bulk chunk: fields laid out once for every log that appends them."""
 
 from __future__ import annotations
 
@@ -10,12 +6,9 @@ from array import array
 from itertools import accumulate
 from typing import Any, NamedTuple
 
-from kslab.dsl._processors import Filter, FlatMapValues, MapValues, NotNullKey, SelectKey
 from kslab.serdes._base import fixed_struct
 
-__all__ = ["STATELESS", "ByteColumn", "Columns", "LogBatch", "apply_stateless", "fixed_width"]
-
-STATELESS = (FlatMapValues, MapValues, Filter, SelectKey, NotNullKey)
+__all__ = ["ByteColumn", "LogBatch", "fixed_width"]
 
 
 class ByteColumn:
@@ -114,52 +107,3 @@ class LogBatch(NamedTuple):
             return cls([], [], None, [])
         keys, values, headers, timestamps, _ = map(list, zip(*rows, strict=True))
         return cls(keys, values, headers, timestamps)
-
-
-class Columns:
-    """Keys, values and the input row each record came from, in record-path order."""
-
-    __slots__ = ("keys", "origin", "values")
-
-    def __init__(self, keys: list[Any], values: list[Any], origin: list[int]) -> None:
-        self.keys = keys
-        self.values = values
-        self.origin = origin
-
-
-def apply_stateless(processor: Any, cols: Columns) -> Columns:
-    """Run one stateless DSL processor over ``cols``: the user's function once per element."""
-    kind = processor.__class__
-    keys, values, origin = cols.keys, cols.values, cols.origin
-    if kind is FlatMapValues:
-        mapper, with_key = processor.mapper, processor.with_key
-        out_k: list[Any] = []
-        out_v: list[Any] = []
-        out_o: list[int] = []
-        for key, value, row in zip(keys, values, origin, strict=True):
-            produced = list(mapper(key, value) if with_key else mapper(value))
-            n = len(produced)
-            if n:
-                out_v += produced
-                out_k += [key] * n
-                out_o += [row] * n
-        return Columns(out_k, out_v, out_o)
-    if kind is MapValues:
-        mapper = processor.mapper
-        if processor.with_key:
-            return Columns(keys, [mapper(k, v) for k, v in zip(keys, values, strict=True)],
-                           origin)
-        return Columns(keys, [mapper(v) for v in values], origin)
-    if kind is SelectKey:
-        selector = processor.selector
-        return Columns([selector(k, v) for k, v in zip(keys, values, strict=True)], values,
-                       origin)
-    if kind is Filter:
-        predicate, negate = processor.predicate, processor.negate
-        keep = [bool(predicate(k, v)) is not negate for k, v in zip(keys, values, strict=True)]
-    else:  # NotNullKey
-        keep = [k is not None for k in keys]
-    if all(keep):
-        return cols
-    idx = [i for i, ok in enumerate(keep) if ok]
-    return Columns([keys[i] for i in idx], [values[i] for i in idx], [origin[i] for i in idx])

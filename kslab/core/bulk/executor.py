@@ -14,11 +14,12 @@ from itertools import accumulate, chain, islice, repeat
 from operator import le, sub
 from typing import Any, Protocol
 
-from kslab.core.bulk.columns import ByteColumn, Columns, LogBatch, apply_stateless
+from kslab.core.bulk.columns import ByteColumn, LogBatch
 from kslab.core.bulk.count import count_cached, count_direct, count_with_processor
 from kslab.core.bulk.plan import Chain, CountStep, built_in, compile_chain
 from kslab.core.bulk.windowed import replays_window_cache, tumbling_count
 from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
+from kslab.processor.batch import Batch
 from kslab.records import Headers, Record, Window, Windowed, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
 from kslab.serdes._base import fast_deserializer, fast_serializer
@@ -59,7 +60,7 @@ class _Stage:
         self.timestamps = timestamps
         self.headers = headers
         self.input_row = input_row  # the chunk row each consumed record comes from
-        self.cols = Columns(keys, values, list(range(len(keys))))
+        self.cols = Batch(keys, values, list(range(len(keys))))
         self.identity = self.cols.origin  # still cols.origin: each record is its own row
         self.out: LogBatch | None = None
         self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
@@ -246,7 +247,7 @@ class BulkExecutor:
             chain = stage.chain
             cols = stage.cols
             for processor in chain.processors:
-                cols = apply_stateless(processor, cols)
+                cols = processor.process_batch(cols)
             stage.cols = cols
             if chain.sink is None:
                 assert chain.count is not None

@@ -1,6 +1,7 @@
 """Which tasks the bulk path may run, compiled into chains of steps (``None``: not supported).
 
-A supported chain reads its input topic through a linear chain of stateless DSL processors and
+A supported chain reads its input topic through a linear chain of processors with a batch form
+(``process_batch``: the stateless DSL operators with one child, see ``kslab.processor.batch``) and
 ends in either a sink with a fixed topic or a ``count`` (non-windowed, or over ``TimeWindows``)
 whose result goes ``to_stream`` into a sink. A sink topic the task reads again (a repartition
 topic) must lead into such a chain. Anything else (a Processor-API node, peek/foreach/print,
@@ -13,7 +14,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from kslab import serdes
-from kslab.core.bulk.columns import STATELESS
 from kslab.core.nodes import ProcessorRuntime, SinkRuntime, SourceRuntime
 from kslab.dsl._aggregates import AggregateSupplier, count_adder, count_initializer
 from kslab.dsl._processors import MapValues
@@ -164,7 +164,7 @@ def compile_chain(task: Any, topic: str, depth: int = 0) -> Chain | None:
     node = _only_child(source)
     while type(node) is ProcessorRuntime and not node.stores:
         processor = getattr(node, "processor", None)
-        if type(processor) not in STATELESS or not _unguarded(node, processor):
+        if getattr(processor, "process_batch", None) is None or not _unguarded(node, processor):
             return None
         processors.append(processor)
         node = _only_child(node)
