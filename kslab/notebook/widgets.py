@@ -71,7 +71,7 @@ class DriverExplorer(w.VBox):
         self.progress = w.IntProgress(value=0, min=0, max=max(n, 1), description="replaying",
                                       layout=w.Layout(visibility="hidden"))
         self.record_view = w.HTML()
-        self.graph_view = w.HTML()
+        self.graph_view = w.HTML(layout=w.Layout(flex="0 1 auto"))  # its width, less if narrow
         self.outputs_view = w.HTML()
         self.stores_view = w.HTML()
         self.step_button.on_click(lambda _: self.step())
@@ -81,7 +81,6 @@ class DriverExplorer(w.VBox):
         # The tables' width never follows their contents (it would change at each step and
         # squeeze the tab titles): at least _TABLES_WIDTH, the rest of the graph's row, and
         # below the graph when the row is too narrow for both; wide tables scroll inside.
-        self.graph_view.layout = w.Layout(flex="0 1 auto")
         self.tables = w.Tab(children=[self.outputs_view, self.stores_view],
                             titles=("output topics", "stores"),
                             layout=w.Layout(flex=f"1 1 {_TABLES_WIDTH}",
