@@ -27,7 +27,7 @@ from kslab.topology._nodes import SourceNode
 __all__ = ["Chain", "CountStep", "built_in", "compile_chain"]
 
 _BUILT_IN = (serdes.String, serdes.Bytes, serdes.Long, serdes.Integer, serdes.Short,
-             serdes.Double, serdes.Float, serdes.Boolean, serdes.UUID)
+             serdes.Double, serdes.Float, serdes.Boolean, serdes.UUID, serdes.Json)
 _WINDOWED = (serdes.TimeWindowed,)
 
 
