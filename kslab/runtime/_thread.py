@@ -70,7 +70,7 @@ class StreamThread(threading.Thread):
     """Runs the poll / process / punctuate / commit loop of one consumer."""
 
     def __init__(self, streams: KafkaStreams, index: int) -> None:
-        super().__init__(name=f"{streams.client_id}-StreamThread-{index}", daemon=True)
+        super().__init__(name=streams.thread_name(index), daemon=True)
         self.streams = streams
         self.index = index
         self.eos = streams.eos
@@ -128,7 +128,7 @@ class StreamThread(threading.Thread):
             self.producer.init_transactions(30)
             self.producer.begin_transaction()
         self._reader = ChangelogReader(streams.restore_config())
-        self.consumer = Consumer(streams.consumer_config(self.name))
+        self.consumer = Consumer(streams.consumer_config(self.index))
         self.consumer.subscribe(streams.plan.source_topics(), on_assign=self._on_assign,
                                 on_revoke=self._on_revoke, on_lost=self._on_lost)
 

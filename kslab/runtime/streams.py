@@ -136,7 +136,6 @@ class KafkaStreams:
         self._iq_server: Any = None
         self._hosts_producer: Any = None
         self._closing = threading.Event()
-        self._next_index = 1
         self.dropped = {"deserialization": 0, "processing": 0, "production": 0, "dlq": 0}
         self.errors: list[BaseException] = []
 
@@ -163,12 +162,21 @@ class KafkaStreams:
             conf.pop(key, None)
         return conf
 
-    def consumer_config(self, client_id: str) -> dict[str, Any]:
-        """The main consumer's config for one stream thread."""
+    def thread_name(self, index: int) -> str:
+        """The name of stream thread ``index`` (also its clients' id prefix), as Java's."""
+        return f"{self.client_id}-StreamThread-{index}"
+
+    def consumer_config(self, index: int) -> dict[str, Any]:
+        """The main consumer's config for stream thread ``index``.
+
+        Under static membership each thread's consumer gets its own ``group.instance.id``,
+        the configured one plus ``-<index>`` (Java's ``getMainConsumerConfigs``): members
+        sharing one id are fenced by Kafka (and all given every partition by Tansu).
+        """
         server = f"@{self.application_server}" if self.application_server else ""
         conf = {
             "group.id": self.application_id,
-            "client.id": client_id + server,
+            "client.id": self.thread_name(index) + server,
             "enable.auto.commit": False,
             "auto.offset.reset": "earliest",
             "partition.assignment.strategy": "range",
@@ -180,6 +188,8 @@ class KafkaStreams:
         conf.update({"group.id": self.application_id, "enable.auto.commit": False})
         if self.eos:
             conf["isolation.level"] = "read_committed"
+        if conf.get("group.instance.id"):
+            conf["group.instance.id"] = f"{conf['group.instance.id']}-{index}"
         return conf
 
     def restore_config(self) -> dict[str, Any]:
@@ -196,7 +206,7 @@ class KafkaStreams:
     def producer_config(self, index: int) -> dict[str, Any]:
         """The producer's config for stream thread ``index``."""
         conf: dict[str, Any] = {
-            "client.id": f"{self.client_id}-StreamThread-{index}-producer",
+            "client.id": f"{self.thread_name(index)}-producer",
             "linger.ms": 5 if not self.eos else 10,
             "delivery.report.only.error": True,
             "enable.idempotence": True,
@@ -378,9 +388,13 @@ class KafkaStreams:
             time.sleep(0.05)
 
     def _start_thread(self) -> StreamThread:
-        thread = StreamThread(self, self._next_index)
-        self._next_index += 1
+        """Start a stream thread with the lowest index no live thread has (Java's
+        ``getNextThreadIndex``): a replacement thread takes its predecessor's name, producer
+        ``transactional.id`` and static ``group.instance.id``."""
         with self._lock:
+            taken = {t.index for t in self._threads}
+            index = next(i for i in range(1, len(taken) + 2) if i not in taken)
+            thread = StreamThread(self, index)
             self._threads.append(thread)
         thread.start()
         return thread

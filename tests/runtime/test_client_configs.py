@@ -20,7 +20,7 @@ def test_unprefixed_client_configs_reach_their_clients() -> None:
     streams = _streams(auto__offset__reset="latest", acks="1", linger__ms=50,
                        consumer__fetch__min__bytes=7, fetch__min__bytes=3,
                        group__id="mine", enable__auto__commit=True)
-    consumer = streams.consumer_config("t1")
+    consumer = streams.consumer_config(1)
     assert consumer["auto.offset.reset"] == "latest"
     assert consumer["fetch.min.bytes"] == 7  # the prefixed one wins
     assert (consumer["group.id"], consumer["enable.auto.commit"]) == ("app", False)
@@ -33,7 +33,7 @@ def test_unprefixed_client_configs_reach_their_clients() -> None:
 def test_exactly_once_keeps_what_streams_owns() -> None:
     streams = _streams(processing__guarantee="exactly_once_v2", isolation__level="read_uncommitted",
                        transactional__id="mine", enable__idempotence=False)
-    assert streams.consumer_config("t1")["isolation.level"] == "read_committed"
+    assert streams.consumer_config(1)["isolation.level"] == "read_committed"
     assert streams.restore_config()["isolation.level"] == "read_committed"
     producer = streams.producer_config(1)
     assert producer["transactional.id"].startswith("app-") and producer["enable.idempotence"]
@@ -42,3 +42,13 @@ def test_exactly_once_keeps_what_streams_owns() -> None:
 def test_an_unknown_config_is_still_refused() -> None:
     with pytest.raises(KslabError, match=r"unknown config 'auto\.offset\.rest'"):
         _streams(auto__offset__rest="latest")
+
+
+def test_static_membership_gives_each_thread_its_own_instance_id() -> None:
+    streams = _streams(group__instance__id="pod-0", num__stream__threads=2)
+    ids = [streams.consumer_config(i)["group.instance.id"] for i in (1, 2)]
+    assert ids == ["pod-0-1", "pod-0-2"]  # Java: group.instance.id + "-" + thread index
+    prefixed = _streams(main__consumer__group__instance__id="pod-1")
+    assert prefixed.consumer_config(3)["group.instance.id"] == "pod-1-3"
+    assert "group.instance.id" not in _streams().consumer_config(1)
+    assert "group.instance.id" not in _streams(group__instance__id="pod-0").restore_config()

@@ -101,6 +101,8 @@ def test_replace_thread_reprocesses_from_the_last_commit(kafka):
     assert wait_for(lambda: streams.state is ks.KafkaStreams.State.RUNNING)
     metrics = streams.metrics()
     assert metrics["client"]["alive-stream-threads"] == 1
+    # the replacement takes the free index 1 (its name, transactional and instance ids)
+    assert list(metrics["threads"]) == [f"{streams.client_id}-StreamThread-1"]
     thread = next(iter(metrics["threads"].values()))
     for name in ("process-total", "process-rate", "commit-latency-avg-ms", "restore-total"):
         assert name in thread
