@@ -21,8 +21,9 @@ sys.path.insert(0, str(HERE))
 from install import install  # noqa: E402
 
 
-def start_broker(port: int) -> Any:
-    """A started ``LocalBroker`` on ``port``, or ``None`` when the runtime or broker is missing."""
+def start_broker(port: int | None) -> Any:
+    """A started ``LocalBroker`` on ``port`` (a free one for ``None``), or ``None`` when the
+    runtime or broker is missing or the port is taken."""
     try:
         from kslab.runtime.broker import LocalBroker
     except ImportError:
@@ -39,7 +40,8 @@ def main(argv: list[str]) -> int:
     """Run JupyterLab (extra arguments are passed on) with the broker around it."""
     prefix = Path(sys.prefix)
     install(prefix)
-    broker = start_broker(int(os.environ.get("KSLAB_BROKER_PORT", "9092")))
+    asked = os.environ.get("KSLAB_BROKER_PORT")  # else a free port: a fixed one may be taken
+    broker = start_broker(int(asked) if asked else None)
     env = dict(os.environ)
     if broker is not None:
         env["KSLAB_BOOTSTRAP_SERVERS"] = broker.bootstrap_servers

