@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kslab-installed
 
-.PHONY: test lint lab bench bench-spark clean
+.PHONY: test lint lab bench bench-idiomatic bench-spark clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ test: $(STAMP) lint
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# Issue 19's workloads written as a user would, beside a plain loop, polars and Bytewax (2-4
+# minutes; Bytewax's rows need `$(BIN)/pip install bytewax==0.21.1`)
+bench-idiomatic: $(STAMP)
+	$(BIN)/python bench/idiomatic.py --runs 3
 
 # Spark batch replay of 1M records on local[1] and local[2] beside the driver (a few minutes)
 bench-spark: $(STAMP)
