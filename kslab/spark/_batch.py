@@ -20,6 +20,7 @@ from kslab.config import StreamsConfig
 from kslab.errors import StreamsError
 from kslab.spark._plan import SparkPlan, Stage
 from kslab.spark._task import TaskRunner, batch_rows, output_schema
+from kslab.spark._workers import check_workers
 from kslab.topology.topology import Topology
 
 __all__ = ["run_batch"]
@@ -39,7 +40,9 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
     ``partition``, ``offset`` and ``headers``. ``partitions`` gives topics' partition counts
     (default: ``max(partition) + 1`` of a frame with that column, else 1). Output frames have
     ``topic, partition, key, value, timestamp, headers`` and ``task, seq``: the writing task's
-    partition and its write sequence, which order one task's records.
+    partition and its write sequence, which order one task's records. Raises
+    ``SparkUnavailableError`` when Spark's Python workers cannot import this kslab (checked
+    once per SparkContext and worker Python).
     """
     from kslab.spark.session import require_pyspark
 
@@ -56,6 +59,8 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
     counts.update({t: n for t, n in (partitions or {}).items() if t not in counts})
     plan = SparkPlan.build(topology, application_id, counts)
     _check_inputs(plan, frames)
+    if frames:  # before any kslab task is planned: they run in Spark's Python workers
+        check_workers(next(iter(frames.values())).sparkSession)
     topics: dict[str, Any] = {}  # topic -> frame of records sent to it (stage output rows)
     sinks: set[str] = set()
     for stage in plan.stages:

@@ -32,6 +32,7 @@ from kslab.spark._state import (
     attach_spark_state,
 )
 from kslab.spark._task import OUTPUT_FIELDS, TaskRunner
+from kslab.spark._workers import check_workers
 from kslab.topology.topology import Topology
 
 __all__ = ["SparkStreams", "start"]
@@ -118,7 +119,8 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
     from Spark state only the store keys it looks up (a scan reads the whole store), or a whole
     store at once when it holds no more entries than the micro-batch has records;
     ``preload_state=True`` always reads every store whole, ``False`` never does unless it
-    scans (both for comparison).
+    scans (both for comparison). Raises ``SparkUnavailableError`` before creating any topic
+    when Spark's Python workers cannot import this kslab.
     """
     from kslab.runtime._topics import TopicPlan, create_topics, existing_topics
     from kslab.spark.session import require_pyspark, session
@@ -144,6 +146,8 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
         msg = ("kslab.spark.start needs 'application.id' and 'bootstrap.servers' in config; "
                "add them")
         raise StreamsError(msg)
+    spark = spark or _active() or session()
+    check_workers(spark)  # before the broker is changed: every task runs in a Python worker
     from confluent_kafka.admin import AdminClient
 
     admin = AdminClient({"bootstrap.servers": servers})
@@ -158,7 +162,6 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
                 msg = (f"output topic '{topic}' does not exist on the broker; create it before "
                        "starting (its partition count decides where each key goes)")
                 raise StreamsError(msg, topic=topic)
-    spark = spark or _active() or session()
     from kslab.spark.kafka import register
 
     register(spark)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kslab.spark._plan import streaming_unsupported, unsupported
+from kslab.spark._workers import check_active_workers
 from kslab.topology._nodes import ProcessorNode, SinkNode, SourceNode
 from kslab.topology._subtopologies import subtopologies
 from kslab.topology.topology import Topology
@@ -111,6 +112,10 @@ class SemanticsReport:
 def explain(topology: Any) -> SemanticsReport:
     """How each node of ``topology`` runs on Spark and any difference from Kafka Streams.
 
+    With a SparkSession active, first checks that its Python workers import this kslab (once
+    per SparkContext and worker Python) and raises ``SparkUnavailableError`` if they do not;
+    without one it runs no Spark at all.
+
     >>> import kslab as ks
     >>> topo = ks.Topology().add_source("src", "in").add_sink("out", "out", "src")
     >>> report = explain(topo)
@@ -119,6 +124,7 @@ def explain(topology: Any) -> SemanticsReport:
     """
     if hasattr(topology, "build") and not isinstance(topology, Topology):
         topology = topology.build()
+    check_active_workers()
     refused = dict(unsupported(topology))
     no_streaming = dict(streaming_unsupported(topology))
     group_of = {n: g.id for g in subtopologies(topology) for n in g.nodes}

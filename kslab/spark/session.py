@@ -23,10 +23,12 @@ _ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProv
 
 
 class SparkUnavailableError(StreamsError, ImportError):
-    """Spark cannot run here: the ``spark`` extra is not installed, or there is no Java.
+    """Spark cannot run here: the ``spark`` extra is not installed, there is no Java, or Spark's
+    Python workers cannot import this kslab (another Python, or another kslab version).
 
     Operator action: install the extra (``pip install 'kslab[spark]'``) and a Java 17+ runtime
-    (``apt-get install openjdk-17-jre-headless``), or set ``JAVA_HOME``.
+    (``apt-get install openjdk-17-jre-headless``), or set ``JAVA_HOME``; for the workers, start
+    Spark with ``kslab.spark.session()`` or set ``PYSPARK_PYTHON`` to a Python with kslab.
     """
 
 
