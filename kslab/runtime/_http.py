@@ -45,6 +45,7 @@ class BoundedHTTPServer(ThreadingHTTPServer):
         self._slots = threading.BoundedSemaphore(max_connections)
         self._lock = threading.Lock()
         self._open: dict[threading.Thread, socket.socket] = {}  # connections being served
+        self.serving: threading.Thread | None = None  # the thread running serve_forever
 
     def get_request(self) -> tuple[socket.socket, Any]:
         """Accept a connection; its reads and writes time out after ``read_timeout``."""
@@ -78,6 +79,12 @@ class BoundedHTTPServer(ThreadingHTTPServer):
         with self._lock:
             del self._open[thread]
         self._slots.release()
+
+    def shutdown(self) -> None:
+        """Stop ``serve_forever`` and wait until the thread that ran it has ended."""
+        super().shutdown()
+        if self.serving is not None and self.serving is not threading.current_thread():
+            self.serving.join()
 
     def server_close(self) -> None:
         """Stop listening and end every connection still open, so no thread outlives it."""
@@ -149,5 +156,6 @@ def serve_json(bind: str, port: int, answer: Answer, *, read_timeout: float,
 
     server = BoundedHTTPServer((bind, port), Handler, read_timeout=read_timeout,
                                max_connections=max_connections, name=name)
-    threading.Thread(target=server.serve_forever, name=server.name, daemon=True).start()
+    server.serving = threading.Thread(target=server.serve_forever, name=server.name, daemon=True)
+    server.serving.start()
     return server

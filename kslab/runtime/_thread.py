@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from kslab.core.task import StreamTask
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.records import TaskId
+from kslab.runtime._clients import close_producer
 from kslab.runtime._collector import KafkaCollector
 from kslab.runtime._state import (
     ChangelogReader,
@@ -164,8 +165,8 @@ class StreamThread(threading.Thread):
 
     def _close_producer(self) -> None:
         if self.producer is not None:
-            self.producer.flush(5)
-            self.producer = None
+            producer, self.producer = self.producer, None
+            close_producer(producer, 5, f"the producer of {self.name}")
 
     def _abort(self) -> None:
         if self.eos and self.collector is not None:

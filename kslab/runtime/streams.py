@@ -21,6 +21,7 @@ from typing import Any
 
 from kslab.config import ADMIN_CONFIGS, CONSUMER_CONFIGS, PRODUCER_CONFIGS, StreamsConfig
 from kslab.errors import KslabError, StreamsError
+from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
 from kslab.runtime._state import process_id
@@ -135,7 +136,9 @@ class KafkaStreams:
         self._admin: Any = None
         self._iq_server: Any = None
         self._hosts_producer: Any = None
+        self._control: threading.Thread | None = None
         self._closing = threading.Event()
+        self._released = False  # the shared clients are closed: make no new ones
         self.dropped = {"deserialization": 0, "processing": 0, "production": 0, "dlq": 0}
         self.errors: list[BaseException] = []
 
@@ -221,12 +224,19 @@ class KafkaStreams:
         return conf
 
     def admin(self) -> Any:
-        """The admin client (created on first use)."""
-        if self._admin is None:
-            from confluent_kafka.admin import AdminClient
+        """The admin client (created on first use, released by ``close``)."""
+        with self._lock:
+            if self._released:
+                msg = (f"KafkaStreams {self.client_id} is closed and its clients with it; "
+                       "create a new KafkaStreams to talk to the brokers again")
+                raise StreamsError(msg)
+            if self._admin is None:
+                from confluent_kafka.admin import AdminClient
 
-            self._admin = AdminClient(self._client("admin.", names=ADMIN_CONFIGS))
-        return self._admin
+                conf = {"client.id": f"{self.client_id}-admin",
+                        **self._client("admin.", names=ADMIN_CONFIGS)}
+                self._admin = AdminClient(conf)
+            return self._admin
 
     def partition_count(self, topic: str) -> int:
         """Partitions of ``topic`` (from the plan, else the broker's metadata, cached)."""
@@ -301,8 +311,9 @@ class KafkaStreams:
                 self._global = GlobalThread(self)
                 self._global.bootstrap()
                 self._global.start()
-            threading.Thread(target=self._watch_control, name=f"{self.client_id}-control",
-                             daemon=True).start()
+            self._control = threading.Thread(target=self._watch_control, daemon=True,
+                                             name=f"{self.client_id}-control")
+            self._control.start()
             for _ in range(self.num_threads):
                 self._start_thread()
             if self.application_server:
@@ -353,9 +364,10 @@ class KafkaStreams:
     def _request_application_shutdown(self) -> None:
         from confluent_kafka import Producer
 
-        producer = Producer(self._client("producer."))
+        producer = Producer({"client.id": f"{self.client_id}-control-producer",
+                             **self._client("producer.")})
         producer.produce(self.control_topic, b"SHUTDOWN_APPLICATION", self.client_id.encode())
-        producer.flush(10)
+        close_producer(producer, 10, f"the control producer of {self.client_id}")
 
     @property
     def hosts_topic(self) -> str:
@@ -371,8 +383,11 @@ class KafkaStreams:
         from confluent_kafka import Producer
 
         with self._lock:
+            if self._released:
+                return  # closed: the other instances see this one's group membership end
             if self._hosts_producer is None:
-                self._hosts_producer = Producer(self._client("producer."))
+                self._hosts_producer = Producer({"client.id": f"{self.client_id}-hosts-producer",
+                                                 **self._client("producer.")})
             producer = self._hosts_producer
         value = json.dumps({"host": self.application_server, "time": time.time(),
                             "partitions": sorted(partitions)}).encode()
@@ -413,6 +428,9 @@ class KafkaStreams:
         with self._lock:
             if thread in self._threads:
                 self._threads.remove(thread)
+            last = not self._threads
+        if last and self._closing.is_set():
+            self._release_clients()  # close() timed out before this thread ended
         exc = thread.failed
         if exc is None or self._state in (State.PENDING_SHUTDOWN, State.NOT_RUNNING):
             return
@@ -453,27 +471,52 @@ class KafkaStreams:
         self._set_state(State.ERROR)
 
     def _stop_all(self, timeout: float | None = None) -> bool:
+        """Stop every thread and close every client; True if all ended within ``timeout`` s.
+
+        Stream threads close their own clients as they end; the clients they share (admin,
+        hosts producer) are closed once the last of them has ended, here or, after a
+        timeout, by that last thread (``_thread_finished``).
+        """
         self._closing.set()
         with self._lock:
             threads = list(self._threads)
         for thread in threads:
             thread.shutdown()
         deadline = None if timeout is None else time.monotonic() + timeout
+
+        def remaining() -> float | None:
+            return None if deadline is None else max(deadline - time.monotonic(), 0)
+
         for thread in threads:
-            if thread is threading.current_thread():
-                continue
-            thread.join(None if deadline is None else max(deadline - time.monotonic(), 0))
+            if thread is not threading.current_thread():
+                thread.join(remaining())
         if self._global is not None:
             self._global.shutdown()
             if self._global.is_alive():
                 self._global.join(10)
             else:
                 self._global.close()
+        if self._control is not None and self._control is not threading.current_thread():
+            self._control.join(remaining())
         if self._iq_server is not None:
             self._iq_server.shutdown()
             self._iq_server.server_close()
             self._iq_server = None
-        return not any(t.is_alive() for t in threads)
+        done = not any(t.is_alive() for t in threads)
+        if done:
+            self._release_clients()
+        return done
+
+    def _release_clients(self) -> None:
+        """Close the clients the stream threads share (once none of them runs any more)."""
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
+            hosts, self._hosts_producer = self._hosts_producer, None
+            self._admin = None  # an AdminClient has no close(): its last reference ends it
+        if hosts is not None:
+            close_producer(hosts, 5, f"the hosts producer of {self.client_id}")
 
     def close(self, timeout: Any = None) -> bool:
         """Finish in-flight work, commit, leave the group; True if done within ``timeout``."""
@@ -485,6 +528,7 @@ class KafkaStreams:
             return True
         if self._state is State.CREATED:
             self._set_state(State.PENDING_SHUTDOWN)
+            self._release_clients()  # partition_count may have made the admin client
             self._set_state(State.NOT_RUNNING)
             return True
         if self._state is State.PENDING_ERROR:

@@ -5,6 +5,7 @@ Reads count records instead of trusting the broker's high watermark (Tansu under
 
 from __future__ import annotations
 
+import gc
 import itertools
 import re
 import time
@@ -128,12 +129,19 @@ class KafkaHelper:
         return app
 
     def close(self) -> None:
-        """Close every tracked app."""
+        """Close every tracked app, then this helper's own clients (none outlives the test to
+        reconnect to a stopped broker)."""
         for app in self._apps:
             try:
                 app.close(timeout=10_000)
             except Exception:
                 pass
+        self._apps.clear()
+        if self._producer is not None:
+            producer, self._producer = self._producer, None
+            producer.flush(10)
+            producer.close()
+        self.admin = None  # an AdminClient has no close(): dropping the last reference ends it
 
 
 def wait_for(predicate: Any, timeout: float = 30.0, interval: float = 0.05) -> bool:
@@ -144,3 +152,18 @@ def wait_for(predicate: Any, timeout: float = 30.0, interval: float = 0.05) -> b
             return True
         time.sleep(interval)
     return False
+
+
+def open_clients() -> list[Any]:
+    """The confluent-kafka clients alive in this process and not closed (an AdminClient has no
+    close: alive is open). Compare before and after to find a client something leaked."""
+
+    def is_open(client: Any) -> bool:
+        try:
+            client.assignment() if isinstance(client, Consumer) else client.poll(0)
+        except RuntimeError:  # "Producer has been closed", "Consumer closed"
+            return False
+        return True
+
+    return [o for o in gc.get_objects()
+            if isinstance(o, Consumer | Producer | AdminClient) and is_open(o)]
