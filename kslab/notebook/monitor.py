@@ -139,14 +139,19 @@ class RuntimeMonitor(w.VBox):
         self._timer.start()
 
     def stop(self) -> None:
-        """Stop refreshing."""
+        """Stop refreshing: end the timer thread and close the consumer its refreshes read the
+        dead letters with (a later ``refresh()`` opens a new one)."""
         self._stop.set()
+        timer = self._timer
+        if timer is not None and timer is not threading.current_thread():
+            timer.join(10)
+        consumer, self._dlq_consumer = self._dlq_consumer, None
+        if consumer is not None:
+            consumer.close()
 
     def close(self) -> None:
         """Stop refreshing and close the widget (the app keeps running)."""
         self.stop()
-        if self._dlq_consumer is not None:
-            self._dlq_consumer.close()
         super().close()
 
     # -- internals ----------------------------------------------------------------------------

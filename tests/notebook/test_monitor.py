@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import enum
+import threading
+import time
 
 import pytest
 
 from kslab.notebook.monitor import RuntimeMonitor, lag_rows, rate_svg
 from tests.notebook.test_widgets import FakeComm
+from tests.runtime.runtime_fixtures import open_clients
 
 
 class State(enum.Enum):
@@ -97,6 +100,22 @@ def test_timer_refreshes_and_a_failing_metrics_call_shows_one_line():
     streams.metrics = broken
     monitor.refresh()
     assert "metrics unavailable: RuntimeError: broker gone" in monitor.state_view.value
+    monitor.close()
+
+
+def test_stop_ends_the_timer_and_closes_the_dead_letter_consumer():
+    pytest.importorskip("confluent_kafka")
+    streams = Streams()
+    streams.dlq_topic = "dlq"  # refreshes read it with a consumer (its broker need not exist)
+    threads, clients = set(threading.enumerate()), {id(c) for c in open_clients()}
+    monitor = RuntimeMonitor(streams, interval=0.01)
+    deadline = time.monotonic() + 5
+    while len(monitor.samples) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len([c for c in open_clients() if id(c) not in clients]) == 1
+    monitor.stop()
+    assert [t.name for t in threading.enumerate() if t not in threads] == []
+    assert [c for c in open_clients() if id(c) not in clients] == []
     monitor.close()
 
 
