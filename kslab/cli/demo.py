@@ -9,12 +9,10 @@ picture as SVG. Invariant: for the same ``--lines`` the printed counts are alway
 from __future__ import annotations
 
 import argparse
-import gc
 import random
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -76,7 +74,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"kslab demo: local broker at {broker.bootstrap_servers}", flush=True)
             got = _live_counts(broker.bootstrap_servers, topology, lines, state_dir, expected,
                                args.timeout)
-            gc.collect()  # the clients go before the broker, so none logs a lost connection
     finally:
         shutil.rmtree(state_dir, ignore_errors=True)
     words = sum(len(line.split()) for line in lines)
@@ -113,6 +110,8 @@ def _live_counts(servers: str, topology: Any, lines: list[str], state_dir: Path,
     for line in lines:  # the quickstart's source reads with the default serdes: JSON
         producer.produce(SOURCE, value=orjson.dumps(line))
     producer.flush(10)
+    producer.close()
+    del admin  # an AdminClient has no close(): its last reference ends it
     streams = ks.KafkaStreams(topology, {"application.id": "kslab-demo",
                                          "bootstrap.servers": servers,
                                          "state.dir": str(state_dir), **DEV_SETTINGS})
@@ -130,24 +129,11 @@ def _live_counts(servers: str, topology: Any, lines: list[str], state_dir: Path,
                     got[key] = value_serde.deserialize(SINK, message.value())
     finally:
         consumer.close()
-        streams.close(timeout=10_000)
-        _await_threads(streams.client_id)
+        streams.close(timeout=10_000)  # its threads and clients end with it
     if not got:
         msg = f"no counts reached {SINK} within {timeout} s; the app's state: {streams.state.name}"
         raise CliError(msg, FAILED)
     return got
-
-
-def _await_threads(client_id: str, timeout: float = 2.0) -> None:
-    """Wait for the app's threads (named after its client id) to end after ``close()``.
-
-    They hold the app and its clients; once they are gone the clients are freed before the
-    broker stops, so none of them logs a lost connection.
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and any(
-            t.name.startswith(client_id) for t in threading.enumerate()):
-        time.sleep(0.02)
 
 
 def _write_graph(topology: Any, out: Path | None) -> Path:
