@@ -107,15 +107,16 @@ def test_stop_ends_the_timer_and_closes_the_dead_letter_consumer():
     pytest.importorskip("confluent_kafka")
     streams = Streams()
     streams.dlq_topic = "dlq"  # refreshes read it with a consumer (its broker need not exist)
-    threads, clients = set(threading.enumerate()), {id(c) for c in open_clients()}
+    threads, clients = set(threading.enumerate()), open_clients()  # kept: ids stay unique
+    known = {id(c) for c in clients}
     monitor = RuntimeMonitor(streams, interval=0.01)
     deadline = time.monotonic() + 5
     while len(monitor.samples) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert len([c for c in open_clients() if id(c) not in clients]) == 1
+    assert len([c for c in open_clients() if id(c) not in known]) == 1
     monitor.stop()
     assert [t.name for t in threading.enumerate() if t not in threads] == []
-    assert [c for c in open_clients() if id(c) not in clients] == []
+    assert [c for c in open_clients() if id(c) not in known] == []
     monitor.close()
 
 
