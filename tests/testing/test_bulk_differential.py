@@ -17,6 +17,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from tests.testing.driver_observables import state as _state
 
 S, L = serdes.String(), serdes.Long()
 Records = list[tuple[Any, Any, int, Any]]
@@ -147,66 +148,6 @@ def _stateless_only() -> ks.Topology:
      .select_key(lambda k, w: w)
      .to("words", ks.Produced.with_(S, S)))
     return b.build()
-
-
-def _state(driver: ks.TopologyTestDriver) -> dict[str, Any]:
-    """Every observable of a driver, as plain comparable values."""
-    outputs = {}
-    for topic, log in driver._collector.outputs.items():
-        outputs[topic] = [log.record(i) for i in range(log.total)]
-    tasks = {}
-    for tid, task in driver.tasks.items():
-        stores = {}
-        for name, store in task.stores.items():
-            entry: dict[str, Any] = {"bytes": store._snapshot()}
-            named = getattr(store, "_named", None)
-            if named is not None:
-                entry["cache"] = [
-                    (k, e.value, e.is_dirty, e.offset, e.timestamp, e.partition, e.topic,
-                     e.headers, e.size, e.obj, e.key_obj, _record(e.record))
-                    for k, e in named._entries.items()]  # in LRU order
-                entry["cache_counters"] = (named.hits, named.misses, named.overwrites,
-                                           named.flushes, named.current_size_bytes,
-                                           list(named._dirty))
-                cache = store.thread_cache
-                entry["thread_cache"] = (cache.puts, cache.gets, cache.evicts, cache.flushes,
-                                         cache.size_bytes())
-            inner = getattr(store, "wrapped", store)
-            entry["ints"] = {k: v for k, v in _attrs(inner).items() if isinstance(v, int)}
-            stores[name] = entry
-        processors = {}
-        for name, runtime in task.nodes.items():
-            processor = getattr(runtime, "processor", None)
-            if processor is not None:
-                processors[name] = {k: v for k, v in _attrs(processor).items()
-                                    if isinstance(v, int) and not isinstance(v, bool)}
-        tasks[str(tid)] = {
-            "group": task.partition_group.snapshot(),
-            "partition_times": {tp: q.partition_time for tp, q in task._queues.items()},
-            "stream_time": task.stream_time,
-            "metrics": task.metrics.as_dict(),
-            "stores": stores,
-            "processors": processors,
-            "context": (task.context.topic, task.context.partition, task.context.offset),
-        }
-    return {"outputs": outputs, "tasks": tasks, "offsets": dict(driver._offsets),
-            "history": driver.history, "metrics": driver.metrics()}
-
-
-def _record(record: Any) -> Any:
-    """A cached entry's record context as a plain tuple."""
-    if record is None:
-        return None
-    return (record.key, record.value, record.timestamp, record._headers)
-
-
-def _attrs(obj: Any) -> dict[str, Any]:
-    found = dict(getattr(obj, "__dict__", {}))
-    for cls in type(obj).__mro__:
-        for slot in getattr(cls, "__slots__", ()):
-            if slot not in found and hasattr(obj, slot):
-                found[slot] = getattr(obj, slot)
-    return found
 
 
 def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_bulk_differential import _state
 
 import kslab as ks
 from kslab import serdes
 from kslab.errors import KslabError, StreamsError
+from tests.testing.driver_observables import state as _state
 
 S, L = serdes.String(), serdes.Long()
 

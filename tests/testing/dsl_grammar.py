@@ -1,0 +1,276 @@
+"""The grammar of random DSL programs (``programs``, a hypothesis strategy) that the
+differential test of the driver's batch path runs (``test_batch_differential``).
+
+A program is drawn as a list of ``dsl_programs.Op``\\ s over variables whose types the draft
+tracks (stream or table, String or windowed keys, codec or Long values), so that every
+program is valid: serdes given wherever a topic is written, joins only with the co-partitioned
+table of topic ``tbl`` (or the global table of ``gtbl``), ``reduce`` only over codec values,
+``group_by_key`` / ``to_table`` / joins only on String keys. User functions come from small
+families of lambdas (``dsl_programs`` describes their helpers); about one in seven raises for
+one value of ``n``. Half the programs are linear chains of the bulk path's operators ending in
+a sink or a (windowed) count; the others use the whole grammar, every unused stream ending in
+a sink, a topic extractor or a ``foreach``, every unused table in ``to_stream().to(...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tests.testing.dsl_programs import Fn, Mat, Op, Program, Win
+
+__all__ = ["programs"]
+
+
+# -- the grammar: user function families ------------------------------------------------------
+
+def _fns(at: int | None, *sources: st.SearchStrategy[str]) -> st.SearchStrategy[Fn]:
+    """``Fn``\\ s of these sources; about one in seven raises for one value of ``n``."""
+    booms = st.integers(0, 99).map(lambda i: (i - 85) % 10 if i >= 85 else None)
+    return st.builds(Fn, st.one_of(*sources), st.just(at), booms)
+
+
+def _mod(source: str, low: int = 2, high: int = 4) -> st.SearchStrategy[str]:
+    """``source`` with ``{m}`` drawn from ``low..high``."""
+    return st.integers(low, high).map(lambda m: source.format(m=m))
+
+
+PREDICATES = _fns(1, st.builds("lambda k, v: v is not None and n(v) % {} == {}".format,
+                               st.integers(2, 4), st.integers(0, 1)),
+                  st.sampled_from(["lambda k, v: k is not None and key(k) < 'k2'",
+                                   "lambda k, v: s(v) != ''",
+                                   "lambda k, v: k is None or v is None"]))
+VALUE_MAPPERS = _fns(0, _mod("lambda v: None if v is None else mk(n(v) + {m}, s(v))", 1, 3),
+                     _mod("lambda v: None if v is None or n(v) % {m} == 0 "
+                          "else mk(n(v), s(v) + '!')", 2, 3),
+                     st.sampled_from(["lambda v: mk(-1 if v is None else n(v), s(v)[::-1])",
+                                      "lambda v: mk(len(s(v)), s(v) + s(v))"]))
+VALUE_MAPPERS_WITH_KEY = _fns(1, st.sampled_from([
+    "lambda k, v: None if v is None else mk(n(v), (key(k) or '-') + s(v))",
+    "lambda k, v: mk(len(key(k) or ''), s(v))"]))
+FLAT_VALUES = _fns(0, _mod("lambda v: [] if v is None else "
+                           "[mk(n(v) + i, s(v)) for i in range(n(v) % {m})]"),
+                   st.just("lambda v: [mk(len(w), w) for w in s(v).split()]"))
+FLAT_VALUES_WITH_KEY = _fns(1, st.just(
+    "lambda k, v: [] if k is None else [mk(n(v) or 0, key(k)), mk(1, s(v))]"))
+KEY_SELECTORS = _fns(1, _mod("lambda k, v: None if v is None else 'k' + str(n(v) % {m})"),
+                     st.sampled_from(["lambda k, v: key(k)", "lambda k, v: s(v)[:1] or None",
+                                      "lambda k, v: 'k0'"]))
+KV_MAPPERS = _fns(1, _mod("lambda k, v: (None if v is None else 'k' + str(n(v) % {m}), "
+                          "None if v is None else mk(n(v) + 1, s(v)))"),
+                  st.sampled_from(["lambda k, v: (s(v)[:1] or None, "
+                                   "mk(len(key(k) or ''), key(k) or ''))",
+                                   "lambda k, v: (key(k), mk(n(v) or 0, s(v)))"]))
+FLAT_KV = _fns(1, _mod("lambda k, v: [] if v is None else [('k' + str((n(v) + i) % {m}), "
+                       "mk(n(v) + i, s(v))) for i in range(n(v) % 3)]"),
+               st.just("lambda k, v: [(w, mk(n(v) or 0, w)) for w in s(v).split()]"))
+JOINERS = _fns(0, st.sampled_from([
+    "lambda v, tv: mk((n(v) or 0) + (n(tv) or 0), (s(v) + '|' + s(tv))[:40])",
+    "lambda v, tv: None if tv is None else mk(n(tv), s(v))"]))
+GLOBAL_KEYS = _fns(1, _mod("lambda k, v: None if v is None else 'g' + str(n(v) % {m})"),
+                   st.just("lambda k, v: None if k is None else 'g' + key(k)[-1:]"))
+REDUCERS = _fns(1, st.sampled_from(["lambda a, b: mk(n(a) + n(b), s(b))",
+                                    "lambda a, b: a if n(a) >= n(b) else b"]))
+AGGREGATORS = _fns(1, st.sampled_from([
+    "lambda k, v, a: mk(n(a) + (n(v) or 0), (s(a) + s(v))[-12:])",
+    "lambda k, v, a: mk(n(a) + 1, key(k) or '')"]))
+INITIALIZER = Fn("lambda: mk(0, '')")
+WINDOWS = st.builds(lambda size, grace, hop, close: Win(size, grace, hop and size // hop, close),
+                    st.sampled_from([1000, 100, 50, 30]), st.sampled_from([0, 20, 200]),
+                    st.sampled_from([None, None, 2, 5]), st.sampled_from([False, False, True]))
+
+STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "flat_map",
+              "select_key", "peek", "foreach", "split", "merge", "repartition", "to",
+              "to_extractor", "group", "group", "to_table", "join", "gjoin"]
+TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream"]
+LINEAR_OPS = ["filter", "map_values", "flat_map_values", "select_key", "filter_not",
+              "repartition"]  # the bulk path's stateless operators (and a repartition)
+
+
+# -- the grammar: programs ------------------------------------------------------------------
+
+@dataclass
+class _Var:
+    """A variable of the program being drawn: a stream or a table, its key serde (``S`` or
+    ``W<size>``, windowed) and value serde (``V`` or ``L``, a count)."""
+
+    name: str
+    table: bool
+    key: str = "S"
+    value: str = "V"
+    joinable: bool = False  # a table of topic "tbl": co-partitioned with the input streams
+    used: bool = False
+
+
+class _Draft:
+    """A program being drawn: its ops and variables."""
+
+    def __init__(self, draw: Callable[..., Any], codec: str, linear: bool) -> None:
+        self.draw = draw
+        self.linear = linear
+        self.program = Program(codec)
+        self.vars: list[_Var] = []
+        self.serial = 0
+        self.has_global = False
+        self.base_table: _Var | None = None
+
+    def new(self, table: bool, key: str = "S", value: str = "V",
+            joinable: bool = False) -> _Var:
+        """A fresh variable."""
+        var = _Var(f"{'t' if table else 's'}{self.serial}", table, key, value, joinable)
+        self.serial += 1
+        self.vars.append(var)
+        return var
+
+    def emit(self, kind: str, src: list[_Var], args: list[Any], *outs: _Var) -> Any:
+        """Append one op reading ``src`` and defining ``outs``; the (first) output."""
+        for var in src:
+            var.used = True
+        self.program.ops.append(Op(kind, tuple(o.name for o in outs),
+                                   tuple(var.name for var in src), tuple(args)))
+        return outs[0] if outs else None
+
+    def mat(self) -> Mat:
+        """A ``Materialized`` of a fresh store name (or none), drawn."""
+        d = self.draw
+        return Mat(d(st.sampled_from([f"store-{self.serial}", None])),
+                   d(st.sampled_from([True, False])),
+                   d(st.sampled_from(["in_memory", "persistent"])),
+                   d(st.sampled_from([True, False])))
+
+    def source(self, topic: str) -> _Var:
+        """A stream of ``topic``."""
+        return self.emit("stream", [], [topic], self.new(False))
+
+    def op(self, x: _Var, kind: str) -> _Var | None:
+        """Apply ``kind`` to ``x`` (``filter`` where ``kind`` does not fit ``x``)."""
+        d = self.draw
+        same = (x.table, x.key, x.value, x.joinable)
+        if kind in ("filter", "filter_not"):
+            return self.emit(kind, [x], [d(PREDICATES)], self.new(*same))
+        if kind in ("map_values", "flat_map_values"):
+            with_key = not x.table and d(st.booleans())
+            family = {("map_values", False): VALUE_MAPPERS,
+                      ("map_values", True): VALUE_MAPPERS_WITH_KEY,
+                      ("flat_map_values", False): FLAT_VALUES,
+                      ("flat_map_values", True): FLAT_VALUES_WITH_KEY}[kind, with_key]
+            if x.table and kind == "flat_map_values":
+                return self.op(x, "filter")
+            return self.emit(kind, [x], [d(family), with_key],
+                             self.new(x.table, x.key, "V", x.joinable))
+        if kind in ("map", "flat_map", "select_key"):
+            family = {"map": KV_MAPPERS, "flat_map": FLAT_KV, "select_key": KEY_SELECTORS}[kind]
+            value = x.value if kind == "select_key" else "V"
+            return self.emit(kind, [x], [d(family)], self.new(False, "S", value))
+        if kind in ("peek", "foreach"):
+            out = [self.new(*same)] if kind == "peek" else []
+            return self.emit(kind, [x], [f"{kind}-{x.name}"], *out)
+        if kind == "to_stream":
+            return self.emit(kind, [x], [], self.new(False, x.key, x.value))
+        if kind in ("to", "to_extractor"):
+            topic = f"out-{self.serial}"
+            self.serial += 1
+            target = topic if kind == "to" else d(_fns(1, st.just(
+                f"lambda k, v, ctx: '{topic}-' + ('odd' if (n(v) or 0) % 2 else 'even')")))
+            return self.emit(kind, [x], [target, x.key, x.value])
+        if kind == "repartition":
+            return self.emit(kind, [x], [x.key, x.value], self.new(*same))
+        return self._structural(x, kind)
+
+    def _structural(self, x: _Var, kind: str) -> _Var | None:
+        """split, merge, group, to_table and the joins."""
+        d = self.draw
+        if kind == "split":
+            predicates = d(st.lists(PREDICATES, min_size=1, max_size=2))
+            default = len(predicates) == 1 or d(st.booleans())
+            outs = [self.new(False, x.key, x.value) for _ in range(len(predicates) + default)]
+            self.emit(kind, [x], [tuple(predicates), default], *outs)
+            if d(st.booleans()):  # two branches merged back
+                return self.emit("merge", outs[:2], [], self.new(False, x.key, x.value))
+            return outs[-1]
+        if kind == "merge":
+            partners = [v for v in self.vars if not v.table and v is not x
+                        and (v.key, v.value) == (x.key, x.value)]
+            if (x.key, x.value) == ("S", "V") and "in2" not in self.program.topics() \
+                    and (not partners or d(st.booleans())):
+                partners = [self.source("in2")]
+            if not partners:
+                return self.op(x, "filter")
+            other = d(st.sampled_from(partners))
+            return self.emit(kind, [x, other], [], self.new(False, x.key, x.value))
+        if kind == "group":
+            return self.group(x, None)
+        if kind in ("to_table", "join"):
+            if x.key != "S":
+                return self.op(x, "filter")
+            if kind == "to_table":
+                return self.emit(kind, [x], [self.mat(), x.value], self.new(True, "S", x.value))
+            if self.base_table is None:
+                self.base_table = self.emit("table", [], ["tbl", self.mat()],
+                                            self.new(True, joinable=True))
+            table = d(st.sampled_from([v for v in self.vars if v.joinable]))
+            return self.emit("join", [x, table], [d(JOINERS), d(st.booleans()), x.value,
+                                                  table.value], self.new(False, "S", "V"))
+        if not self.has_global:
+            self.has_global = True
+            self.emit("global", [], ["gtbl"], _Var("g", True))
+        return self.emit("gjoin", [x, _Var("g", True)],
+                         [d(GLOBAL_KEYS), d(JOINERS), d(st.booleans())],
+                         self.new(False, x.key, "V"))
+
+    def group(self, x: _Var, agg: str | None, windowed: bool | None = None) -> _Var:
+        """group_by / group_by_key, maybe windowed_by, and an aggregation."""
+        d = self.draw
+        by_key = x.key == "S" and d(st.booleans())
+        selector = None if by_key else d(KEY_SELECTORS)
+        win = d(WINDOWS) if (d(st.booleans()) if windowed is None else windowed) else None
+        if agg is None:
+            aggs = ["count", "aggregate"] + (["reduce"] if x.value == "V" else [])
+            agg = d(st.sampled_from(aggs))
+        fns = {"count": (), "reduce": (d(REDUCERS),),
+               "aggregate": (INITIALIZER, d(AGGREGATORS))}[agg]
+        value = "L" if agg == "count" else "V"
+        args = [selector, x.value, win, agg, fns, self.mat(), value]
+        key = "S" if win is None else f"W{win.size}"
+        return self.emit("group", [x], args, self.new(True, key, value))
+
+    def close(self) -> None:
+        """End every unused stream in a sink (or a foreach), every unused table in a
+        ``to_stream`` and a sink."""
+        d = self.draw
+        for var in list(self.vars):
+            if var.used:
+                continue
+            if var.table:
+                var = self.op(var, "to_stream")  # type: ignore[assignment]
+            ends = ["to"] if self.linear else ["to", "to", "to_extractor", "foreach"]
+            self.op(var, d(st.sampled_from(ends)))
+
+
+@st.composite
+def programs(draw: Callable[..., Any], linear: bool | None = None) -> Program:
+    """A random DSL program: ``linear`` (else half of them) a chain of the bulk path's
+    operators ending in a sink or a (windowed) count, the others anything the grammar
+    makes."""
+    if linear is None:
+        linear = draw(st.sampled_from([True, False]))
+    codec = draw(st.sampled_from(["str", "json"]))
+    draft = _Draft(draw, codec, linear)
+    x: _Var | None = draft.source("in")
+    if linear:
+        for _ in range(draw(st.integers(0, 4))):
+            x = draft.op(x, draw(st.sampled_from(LINEAR_OPS)))  # type: ignore[arg-type]
+        end = draw(st.sampled_from(["count", "windowed", "to", "windowed"]))
+        if end != "to":
+            draft.group(x, "count", end == "windowed")  # type: ignore[arg-type]
+    else:
+        for _ in range(draw(st.integers(1, 6))):
+            open_vars = [v for v in reversed(draft.vars) if not v.used]
+            pool = open_vars if open_vars and draw(st.integers(0, 9)) < 9 else draft.vars
+            x = draw(st.sampled_from(pool))
+            draft.op(x, draw(st.sampled_from(TABLE_OPS if x.table else STREAM_OPS)))
+    draft.close()
+    return draft.program

@@ -1,0 +1,327 @@
+"""The driver's batch (bulk) path against its record path, on random programs: property-based.
+
+hypothesis draws a DSL program from the grammar of ``dsl_grammar`` (filter, filter_not, map,
+map_values with and without key, flat_map, flat_map_values, select_key, peek, foreach, split
+into branches merged back or not, merge, repartition, ``to`` a topic or a topic extractor,
+group_by / group_by_key then count, reduce or aggregate, optionally over tumbling or hopping
+``TimeWindows`` with grace, to_stream / to_table, table filter / map_values, stream-table and
+stream-globaltable joins), its inputs (``None`` keys and values, out-of-order and late
+timestamps, empty and large values, headers, several input topics) piped in a mix of
+``pipe_record_list``, ``pipe_input`` and ``pipe_dataframe`` (some lists longer than a chunk),
+and a driver config (record caches on, off, small and evicting; in-memory or RocksDB stores;
+1 to 4 partitions). Each case runs twice, with ``kslab.driver.bulk`` on and off, and every
+observable must be equal (``driver_observables.state``: every topic's log record by record,
+store bytes and caches, clocks, offsets, metrics, history), with what each ``peek`` /
+``foreach`` saw in call order, the warnings logged (dropped records) and the error raised, if
+any (its type, message, node, topic, partition, offset, key, value, and the state after it).
+
+Two properties: any program of the grammar, and bulk-shaped ones (linear chains of the bulk
+path's operators ending in a sink or a (windowed) count, long clean pipes) so that the bulk
+path's counts at once, record-cache replays and tumbling-window runs are reached within the
+budget. ``make test`` runs a fixed budget of derandomized examples (``BUDGET`` and
+``BULK_SHAPED_BUDGET``, the same ones every run, about 25 s). A longer run draws that many new
+examples for each property every time::
+
+    KSLAB_DIFF_EXAMPLES=2000 .venv/bin/python -m pytest tests/testing/test_batch_differential.py
+
+(``--hypothesis-show-statistics`` tells how many examples ran chunks in bulk, counted at once,
+raised.) A failure prints the shrunk program as Python, its pipes and config, and the first
+observable that differs. A known kslab bug is named in ``known_bug`` and reproduced by a
+strict xfail test.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, Phase, event, given, settings
+from hypothesis import strategies as st
+
+import kslab as ks
+from kslab import serdes
+from tests.testing.driver_observables import captured_warnings, error_summary, state
+from tests.testing.dsl_grammar import programs
+from tests.testing.dsl_programs import Calls, Fn, Mat, Op, Program, Win, codec_serde, maker
+
+BUDGET = 150  # examples of any program in make test
+BULK_SHAPED_BUDGET = 120  # of bulk-shaped ones (both: about 25 s on two cores)
+EXAMPLES = int(os.environ.get("KSLAB_DIFF_EXAMPLES") or 0)
+
+Row = tuple[Any, Any, int, Any]  # key, value, timestamp, headers
+LARGE = "x" * 3000  # fills a small record cache (printed as <x * 3000>)
+TEXTS = ["a", "", "b a", "ab ba a", LARGE]
+JITTER = [0, 0, 7, -13, -45, -120, -420, 95]  # out of order; late beyond any grace
+FIRST = ["error", "close_error", "calls", "warnings"]  # compared first: a difference names it
+
+
+@dataclass(frozen=True)
+class Pipe:
+    """One call piping ``rows`` into ``topic`` (``times`` over, each copy later by the rows'
+    span): ``"list"`` (``pipe_record_list``), ``"single"`` (``pipe_input`` each) or
+    ``"frame"`` (``pipe_dataframe``)."""
+
+    topic: str
+    how: str
+    rows: tuple[Row, ...]
+    times: int = 1
+
+    def records(self) -> list[Row]:
+        """The rows piped, copies included."""
+        span = 10 * len(self.rows)
+        return [(k, v, ts + span * i, h) for i in range(self.times) for k, v, ts, h in self.rows]
+
+    def into(self, topic: Any) -> None:
+        """Pipe the records into the driver's input ``topic``."""
+        records = self.records()
+        if self.how == "single":
+            for k, v, ts, h in records:
+                topic.pipe_input(k, v, ts, headers=h)
+        elif self.how == "list":
+            topic.pipe_record_list([ks.TestRecord(k, v, ts, h) for k, v, ts, h in records])
+        else:
+            columns = {"key": pd.Series([r[0] for r in records], dtype=object),
+                       "value": pd.Series([r[1] for r in records], dtype=object),
+                       "timestamp": pd.Series([r[2] for r in records], dtype="int64")}
+            with_headers = any(r[3] for r in records)
+            if with_headers:
+                columns["headers"] = pd.Series([r[3] for r in records], dtype=object)
+            topic.pipe_dataframe(pd.DataFrame(columns),
+                                 headers="headers" if with_headers else None)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A program, what is piped into it, and the driver's config."""
+
+    program: Program
+    pipes: tuple[Pipe, ...]
+    cache_bytes: int | None = None  # statestore.cache.max.bytes (None: the default)
+    partitions: int = 1  # of every input topic but the global table's
+
+    def __repr__(self) -> str:
+        lines = [repr(self.program),
+                 f"# config: statestore.cache.max.bytes={self.cache_bytes}, "
+                 f"partitions={self.partitions}"]
+        lines += [f"# {pipe.how} x{pipe.times} into {pipe.topic}: {list(pipe.rows)}"
+                  for pipe in self.pipes]
+        return "\n".join(lines).replace(LARGE, "<x * 3000>")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """How hypothesis prints a failing case: as ``repr`` does, line by line."""
+        for i, line in enumerate(repr(self).splitlines()):
+            if i:
+                printer.break_()
+            printer.text(line)
+
+    def config(self, bulk: bool) -> dict[str, Any]:
+        """The driver's config, with the bulk path on or off."""
+        config: dict[str, Any] = {"kslab.driver.bulk": bulk}
+        if self.cache_bytes is not None:
+            config["statestore.cache.max.bytes"] = self.cache_bytes
+        return config
+
+    def partition_counts(self) -> dict[str, int] | None:
+        """The driver's ``partitions=``: co-partitioned input topics."""
+        if self.partitions == 1:
+            return None
+        return {t: self.partitions for t in self.program.topics() if t != "gtbl"}
+
+
+def _rows(codec: str, topic: str, clean: bool, min_size: int = 1
+          ) -> st.SearchStrategy[list[tuple[Any, Any, int, Any]]]:
+    """Rows of ``topic`` as ``(key, value, timestamp jitter, headers)``; ``clean``: no
+    ``None`` key or value, in time order (what the bulk path's counts take at once)."""
+    mk = maker(codec)
+    keys = ["g0", "g1", "g2"] if topic == "gtbl" else ["k0", "k1", "k2", "k3"]
+    values = st.builds(mk, st.integers(0, 9), st.sampled_from(TEXTS))
+    jitter = st.just(0)
+    if not clean:
+        keys.append(None)
+        values = st.one_of(values, st.none(), st.just({} if codec == "json" else ""))
+        jitter = st.sampled_from(JITTER)
+    headers = st.sampled_from([None, None, None, [("h", b"1")]])
+    return st.lists(st.tuples(st.sampled_from(keys), values, jitter, headers),
+                    min_size=min_size, max_size=24)
+
+
+@st.composite
+def cases(draw: Callable[..., Any], bulk_shaped: bool = False) -> Case:
+    """A program, its pipes (timestamps 10 ms apart, jittered) and a driver config;
+    ``bulk_shaped``: a linear program on one partition, its pipes mostly long and clean (no
+    null, in time order), what the bulk path's counts take at once."""
+    program = draw(programs(linear=True if bulk_shaped else None))
+    topics = program.topics()
+    position = 0
+    pipes = []
+    for _ in range(draw(st.integers(1, 5))):
+        topic = draw(st.sampled_from(topics))
+        how = draw(st.sampled_from(["list", "frame", "list", "single"] if bulk_shaped
+                                   else ["list", "single", "frame"]))
+        clean = draw(st.sampled_from([True, True, False] if bulk_shaped else [True, False]))
+        drawn = draw(_rows(program.codec, topic, clean, 8 if bulk_shaped else 1))
+        rows = tuple((k, v, max(0, 10 * (position + i) + jitter), h)
+                     for i, (k, v, jitter, h) in enumerate(drawn))
+        times = 1 if how == "single" else draw(st.sampled_from(
+            [14, 40, 1] if bulk_shaped else [1, 1, 14, 40]))
+        position += len(rows) * times
+        pipes.append(Pipe(topic, how, rows, times))
+    cache_bytes = draw(st.sampled_from([None, 0, 150, 2000]))
+    linear = not any(op.kind in ("table", "global", "split", "join") for op in program.ops)
+    partitions = 1 if bulk_shaped else draw(
+        st.sampled_from([1, 1, 1, 2]) if linear else st.integers(1, 4))
+    return Case(program, tuple(pipes), cache_bytes, partitions)
+
+
+def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
+    """Every observable of one run of ``case``, and the driver's bulk executor (``None``:
+    the bulk path was off)."""
+    calls: Calls = {}
+    topology = case.program.build(calls)
+    error = close_error = None
+    with captured_warnings() as warnings:
+        driver = ks.TopologyTestDriver(topology, case.config(bulk),
+                                       partitions=case.partition_counts())
+        try:
+            value_serde = codec_serde(case.program.codec)
+            topics = {t: driver.create_input_topic(t, serdes.String(), value_serde)
+                      for t in case.program.topics()}
+            for pipe in case.pipes:
+                pipe.into(topics[pipe.topic])
+        except Exception as exc:  # compared: the same error, at the same record
+            error = error_summary(exc)
+        observed = state(driver)
+        observed["reads"] = {
+            topic: driver.create_output_topic(topic, serdes.Bytes(), serdes.Bytes())
+            .read_records_to_list() for topic in sorted(driver._collector.outputs)}
+        executor = driver._bulk
+        try:
+            driver.close()
+        except Exception as exc:
+            close_error = error_summary(exc)
+    observed.update(error=error, close_error=close_error, calls=calls, warnings=warnings)
+    return observed, executor
+
+
+def difference(left: Any, right: Any, path: str = "") -> str | None:
+    """Where ``left`` and ``right`` first differ (``None``: equal), with both sides."""
+    if isinstance(left, dict) and isinstance(right, dict):
+        first = [k for k in FIRST if k in left]  # the error before what it left behind
+        for key in [*first, *(k for k in left if k not in first),
+                    *(k for k in right if k not in left)]:
+            if key not in left or key not in right:
+                return f"{path}[{key!r}]: only in {'bulk' if key in left else 'record'} run"
+            found = difference(left[key], right[key], f"{path}[{key!r}]")
+            if found:
+                return found
+        return None
+    if isinstance(left, list | tuple) and isinstance(right, list | tuple) \
+            and type(left) is type(right):
+        for i, (a, b) in enumerate(zip(left, right, strict=False)):
+            found = difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        if len(left) != len(right):
+            return f"{path}: {len(left)} items in the bulk run, {len(right)} in the record run"
+        return None
+    if left is right or left == right or (left != left and right != right):  # NaN: no samples
+        return None
+    return f"{path}:\n  bulk:   {left!r:.600}\n  record: {right!r:.600}"
+
+
+SETTINGS = settings(max_examples=EXAMPLES or BUDGET, deadline=None, derandomize=not EXAMPLES,
+                    database=None, print_blob=True,
+                    phases=[Phase.explicit, Phase.generate, Phase.shrink],
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@SETTINGS
+@given(cases())
+def test_the_batch_path_matches_the_record_path(case: Case) -> None:
+    """Any program of the grammar."""
+    check(case)
+
+
+@settings(SETTINGS, max_examples=EXAMPLES or BULK_SHAPED_BUDGET)
+@given(cases(bulk_shaped=True))
+def test_the_batch_path_matches_the_record_path_on_bulk_shaped_programs(case: Case) -> None:
+    """Linear programs and long, clean pipes: the bulk path's counts at once, its record
+    cache replays and tumbling windows counted in runs."""
+    check(case)
+
+
+def check(case: Case) -> None:
+    """Run ``case`` with the bulk path on and off; every observable the same."""
+    bulk, executor = observe(case, True)
+    record, _ = observe(case, False)
+    for counter in ("chunks", "cached_counts", "counted_at_once", "window_records_at_once"):
+        if getattr(executor, counter, 0):
+            event(f"bulk path: {counter}")
+    if record["error"] is not None:
+        event(f"raised {record['error'][0]}")
+    bug = known_bug(bulk, record)
+    if bug is not None:  # reported, and reproduced by its strict xfail test
+        event(f"not compared: known bug {bug}")
+        return
+    found = difference(bulk, record)
+    assert found is None, f"the bulk and record runs differ at {found}"
+
+
+def known_bug(bulk: dict[str, Any], record: dict[str, Any]) -> str | None:
+    """The name of the known kslab bug that makes ``bulk`` differ from ``record`` (such a case
+    is not compared, so that the budgeted run passes and a long run finds the differences
+    nobody knows yet), else ``None``. Each has a strict xfail test below that reproduces it:
+    when the bug is fixed, that test fails, and its entry here goes."""
+    error = bulk["error"]
+    if error is not None and error[:2] == ("IndexError", "list index out of range") \
+            and record["error"] != error:
+        return "bulk-count-of-an-empty-chunk"  # test_bug_bulk_count_of_an_empty_chunk
+    return None
+
+
+@pytest.mark.xfail(strict=True, raises=IndexError, reason=(
+    "kslab bug bulk-count-of-an-empty-chunk: when no record of a chunk reaches an uncached "
+    "count (all filtered out before it), kslab.core.bulk.count._count_direct_chunk reads "
+    "keys[-1] of no keys and raises IndexError, after the chunk's offset, clocks and metrics "
+    "were applied; the record path counts nothing and raises nothing"))
+def test_bug_bulk_count_of_an_empty_chunk() -> None:
+    """The smallest program and input showing the bug (found by the properties above)."""
+    S, L = serdes.String(), serdes.Long()
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, S))
+     .filter(lambda k, v: False)
+     .group_by_key()
+     .count(ks.Materialized.as_("counts").with_caching_disabled())
+     .to_stream()
+     .to("out", ks.Produced.with_(S, L)))
+    with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": True}) as driver:
+        driver.create_input_topic("in").pipe_input("k", "v", 0)
+        assert driver.create_output_topic("out").is_empty()
+
+
+def test_the_grammar_reaches_the_bulk_path() -> None:
+    """A linear program of the grammar (a tumbling count behind a select_key) runs chunks in
+    bulk, counting windows in runs: the properties compare the two paths, not the record path
+    with itself."""
+    select = Fn("lambda k, v: None if v is None else 'k' + str(n(v) % 3)", 1)
+    program = Program("str", [
+        Op("stream", ("s0",), (), ("in",)),
+        Op("select_key", ("s1",), ("s0",), (select,)),
+        Op("group", ("t2",), ("s1",), (None, "V", Win(1000, 20), "count", (),
+                                       Mat("counts", store="in_memory"), "L")),
+        Op("to_stream", ("s3",), ("t2",)),
+        Op("to", (), ("s3",), ("out", "W1000", "L")),
+    ])
+    rows = tuple((f"k{i % 4}", f"{i % 10}:a", 10 * i, None) for i in range(40))
+    case = Case(program, (Pipe("in", "list", rows, 14), Pipe("in", "frame", rows)))
+    bulk, executor = observe(case, True)
+    record, _ = observe(case, False)
+    assert executor.chunks == 3  # 256 rows, the other 304, the frame's 40
+    assert executor.window_records_at_once > 0
+    assert difference(bulk, record) is None
+    assert len(bulk["outputs"]["out"]) == 40 * 14  # the frame's rows are late: dropped
+    assert len(bulk["warnings"]) == 40
