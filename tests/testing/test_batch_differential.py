@@ -26,8 +26,7 @@ examples for each property every time::
 
 (``--hypothesis-show-statistics`` tells how many examples ran chunks in bulk, counted at once,
 raised.) A failure prints the shrunk program as Python, its pipes and config, and the first
-observable that differs. A known kslab bug is named in ``known_bug`` and reproduced by a
-strict xfail test.
+observable that differs; each difference found is fixed and kept as a test below.
 """
 
 from __future__ import annotations
@@ -38,7 +37,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
@@ -263,33 +261,14 @@ def check(case: Case) -> None:
             event(f"bulk path: {counter}")
     if record["error"] is not None:
         event(f"raised {record['error'][0]}")
-    bug = known_bug(bulk, record)
-    if bug is not None:  # reported, and reproduced by its strict xfail test
-        event(f"not compared: known bug {bug}")
-        return
     found = difference(bulk, record)
     assert found is None, f"the bulk and record runs differ at {found}"
 
 
-def known_bug(bulk: dict[str, Any], record: dict[str, Any]) -> str | None:
-    """The name of the known kslab bug that makes ``bulk`` differ from ``record`` (such a case
-    is not compared, so that the budgeted run passes and a long run finds the differences
-    nobody knows yet), else ``None``. Each has a strict xfail test below that reproduces it:
-    when the bug is fixed, that test fails, and its entry here goes."""
-    error = bulk["error"]
-    if error is not None and error[:2] == ("IndexError", "list index out of range") \
-            and record["error"] != error:
-        return "bulk-count-of-an-empty-chunk"  # test_bug_bulk_count_of_an_empty_chunk
-    return None
-
-
-@pytest.mark.xfail(strict=True, raises=IndexError, reason=(
-    "kslab bug bulk-count-of-an-empty-chunk: when no record of a chunk reaches an uncached "
-    "count (all filtered out before it), kslab.core.bulk.count._count_direct_chunk reads "
-    "keys[-1] of no keys and raises IndexError, after the chunk's offset, clocks and metrics "
-    "were applied; the record path counts nothing and raises nothing"))
-def test_bug_bulk_count_of_an_empty_chunk() -> None:
-    """The smallest program and input showing the bug (found by the properties above)."""
+def test_a_count_no_record_of_a_chunk_reaches() -> None:
+    """A count behind a filter that drops a whole chunk counts nothing and raises nothing
+    (found by the properties above: the bulk path's uncached count read keys[-1] of no keys
+    and raised IndexError after the chunk's offset, clocks and metrics were applied)."""
     S, L = serdes.String(), serdes.Long()
     b = ks.StreamsBuilder()
     (b.stream("in", ks.Consumed.with_(S, S))

@@ -275,7 +275,7 @@ def _count_direct_chunk(store: Any, sink: Any, parts: tuple[Any, ...], keys: lis
     store._backend.put_all(zip(tally.distinct_bytes,  # first-seen order, as the puts add keys
                                map(add, map(pack, tally.stamps), map(venc, tally.counts)),
                                strict=True))
-    last = keys[-1]
+    last = keys[-1] if keys else None  # (no record may reach the count: filtered out)
     if last.__class__ in _MEMO:  # as the store's get-then-put of the last key leaves it
         store._memo_key, store._memo_key_bytes = last, key_bytes[-1]
     return out, logged
