@@ -17,7 +17,7 @@ from typing import Any
 
 from kslab.errors import MissingArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
-from kslab.processor.batch import Batch
+from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record
 
 __all__ = [
@@ -96,7 +96,7 @@ class Filter(_Stateless):
         if bool(self.predicate(record.key, record.value)) is not self.negate:
             self.forward(record)
 
-    def process_batch(self, batch: Batch) -> Batch:
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """The records that pass, the predicate called once per record in order."""
         predicate, negate = self.predicate, self.negate
         return batch.where([bool(predicate(key, value)) is not negate
@@ -111,7 +111,7 @@ class NotNullKey(_Stateless):
         if record.key is not None:
             self.forward(record)
 
-    def process_batch(self, batch: Batch) -> Batch:
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """The records that have a key."""
         return batch.where([key is not None for key in batch.keys])
 
@@ -135,7 +135,7 @@ class Map(_Stateless):
         key, value = _not_null_result(self.mapper(record.key, record.value))
         self.forward(record.with_key(key).with_value(value))
 
-    def process_batch(self, batch: Batch) -> Batch:
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Each record's mapped pair."""
         mapper = self.mapper
         keys: list[Any] = []
@@ -144,7 +144,7 @@ class Map(_Stateless):
             key, value = _not_null_result(mapper(key, value))
             keys.append(key)
             values.append(value)
-        return Batch(keys, values, batch.origin)
+        return Batch(keys, values, batch.origin, batch.timestamps)
 
 
 class SelectKey(_Stateless):
@@ -157,11 +157,11 @@ class SelectKey(_Stateless):
         """Forward the record under its new key."""
         self.forward(record.with_key(self.selector(record.key, record.value)))
 
-    def process_batch(self, batch: Batch) -> Batch:
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Each record under its new key."""
-        selector, values = self.selector, batch.values
-        return Batch([selector(key, value) for key, value in zip(batch.keys, values, strict=True)],
-                     values, batch.origin)
+        selector = self.selector
+        return batch.with_keys([selector(key, value)
+                                for key, value in zip(batch.keys, batch.values, strict=True)])
 
 
 class MapValues(_Stateless):
@@ -179,14 +179,13 @@ class MapValues(_Stateless):
             value = self.mapper(record.value)
         self.forward(record.with_value(value))
 
-    def process_batch(self, batch: Batch) -> Batch:
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Each record with its mapped value."""
-        mapper, keys = self.mapper, batch.keys
+        mapper = self.mapper
         if self.with_key:
-            values = [mapper(key, value) for key, value in zip(keys, batch.values, strict=True)]
-        else:
-            values = list(map(mapper, batch.values))
-        return Batch(keys, values, batch.origin)
+            return batch.with_values([mapper(key, value) for key, value
+                                      in zip(batch.keys, batch.values, strict=True)])
+        return batch.with_values(list(map(mapper, batch.values)))
 
 
 class FlatMap(_Stateless):
@@ -202,18 +201,20 @@ class FlatMap(_Stateless):
         for key, value in pairs:
             forward(record.with_key(key).with_value(value))
 
-    def process_batch(self, batch: Batch) -> Batch:
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Every pair of every record, in order."""
         mapper = self.mapper
         keys: list[Any] = []
         values: list[Any] = []
-        origin: list[int] = []
-        for key, value, row in zip(batch.keys, batch.values, batch.origin, strict=True):
+        counts: list[int] = []
+        for key, value in zip(batch.keys, batch.values, strict=True):
+            n = 0
             for new_key, new_value in _not_null_result(mapper(key, value)):
                 keys.append(new_key)
                 values.append(new_value)
-                origin.append(row)
-        return Batch(keys, values, origin)
+                n += 1
+            counts.append(n)
+        return batch.repeated(counts, keys, values)
 
 
 class FlatMapValues(_Stateless):
@@ -233,20 +234,20 @@ class FlatMapValues(_Stateless):
         for value in values:
             forward(record.with_value(value))
 
-    def process_batch(self, batch: Batch) -> Batch:
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Every value of every record, under the record's key, in order."""
         mapper, with_key = self.mapper, self.with_key
         keys: list[Any] = []
         values: list[Any] = []
-        origin: list[int] = []
-        for key, value, row in zip(batch.keys, batch.values, batch.origin, strict=True):
+        counts: list[int] = []
+        for key, value in zip(batch.keys, batch.values, strict=True):
             produced = list(mapper(key, value) if with_key else mapper(value))
             n = len(produced)
             if n:
                 values += produced
                 keys += [key] * n
-                origin += [row] * n
-        return Batch(keys, values, origin)
+            counts.append(n)
+        return batch.repeated(counts, keys, values)
 
 
 class Peek(_Stateless):
@@ -279,7 +280,7 @@ class PassThrough(_Stateless):
         """Forward."""
         self.forward(record)
 
-    def process_batch(self, batch: Batch) -> Batch:
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Every record, unchanged."""
         return batch
 

@@ -247,7 +247,7 @@ class BulkExecutor:
             chain = stage.chain
             cols = stage.cols
             for processor in chain.processors:
-                cols = processor.process_batch(cols)
+                cols = processor.process_batch(cols, None)
             stage.cols = cols
             if chain.sink is None:
                 assert chain.count is not None
