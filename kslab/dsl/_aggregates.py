@@ -16,6 +16,7 @@ from kslab.dsl._processors import skip_record
 from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
 from kslab.errors import StreamsError
 from kslab.processor import Processor, ProcessorContext
+from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, ValueAndTimestamp
 
 _new_tuple = tuple.__new__  # a NamedTuple's own __new__ is a Python function
@@ -74,35 +75,70 @@ class _StreamAggregateProcessor(Processor):
         self.store = context.get_state_store(self.s.store_name)
         self.forwarder = TupleForwarder(self.store, context, self.s.send_old_values)
 
+    def _fold(self, key: Any, value: Any, stored: Any, timestamp: int) -> tuple[Any, Any, int]:
+        """The aggregate before (Java's ``oldAgg``: the initializer's for a new key of an
+        aggregate), the aggregate after, and its timestamp (the largest folded into it)."""
+        s = self.s
+        if stored is None:
+            if s.reducer is None:  # Java's KStreamAggregate: the initial value is the old one
+                old = s.initializer()  # type: ignore[misc]
+                return old, s.aggregator(key, value, old), timestamp  # type: ignore[misc]
+            return None, value, timestamp
+        old = stored[0]
+        if stored[1] > timestamp:
+            timestamp = stored[1]
+        if s.reducer is not None:
+            return old, s.reducer(old, value), timestamp
+        return old, s.aggregator(key, value, old), timestamp  # type: ignore[misc]
+
     def process(self, record: Record) -> None:
         key, value = record.key, record.value
         if key is None or value is None:
             skip_record(self.ctx, "null key or value")
             return
-        s = self.s
         store = self.store
-        stored = store.get(key)
-        old = None if stored is None else stored[0]
-        timestamp = record.timestamp
-        if old is None:
-            if s.reducer is None:  # Java's KStreamAggregate: the initial value is the old one
-                old = s.initializer()  # type: ignore[misc]
-                new = s.aggregator(key, value, old)  # type: ignore[misc]
-            else:
-                new = value
-        else:
-            if stored[1] > timestamp:
-                timestamp = stored[1]
-            new = s.reducer(old, value) if s.reducer is not None else s.aggregator(  # type: ignore[misc]
-                key, value, old)
+        old, new, timestamp = self._fold(key, value, store.get(key), record.timestamp)
         code = store.put(key, _new_tuple(ValueAndTimestamp, (new, timestamp)))
         if not self.forwarder.cached:  # a cached store forwards on flush
             if code == -(2**63):  # a versioned store refused a put older than its history
                 return
-            old_sent = old if s.send_old_values else None
+            old_sent = old if self.s.send_old_values else None
             is_latest = code is None or code == -1
             self.forwarder.maybe_forward(Record(key, Change(new, old_sent, is_latest), timestamp,
                                                 record._headers))
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run: the aggregator (or reducer) once per record in order,
+        against the store's held writes (``None``: the store cannot hold them, or a cached
+        store forwards on flush, or the aggregate became ``None``: record by record)."""
+        held = getattr(self.store, "held_writes", None)
+        writes = None if held is None or self.forwarder.cached else held()
+        if writes is None:
+            return None
+        send_old = self.s.send_old_values
+        fold, get, put = self._fold, writes.get, writes.put
+        keys: list[Any] = []
+        values: list[Any] = []
+        origin: list[int] = []
+        timestamps: list[int] = []
+        for key, key_bytes, value, timestamp, row in zip(
+                batch.keys, writes.key_bytes(batch.keys), batch.values, run.timestamps(batch),
+                batch.origin, strict=True):
+            if key is None or value is None:
+                run.defer(row, self._skip)
+                continue
+            old, new, timestamp = fold(key, value, get(key_bytes), timestamp)
+            if not put(key, key_bytes, new, timestamp):
+                return None
+            keys.append(key)
+            values.append(Change(new, old if send_old else None, True))
+            origin.append(row)
+            timestamps.append(timestamp)
+        run.hold(writes)
+        return Batch(keys, values, origin, timestamps)
+
+    def _skip(self) -> None:
+        skip_record(self.ctx, "null key or value")
 
 
 class RepartitionMapSupplier:

@@ -165,6 +165,10 @@ class KeyValueBackend(ABC):
     persistent: bool = False
     timestamped: bool = False  # Java's TimestampedBytesStore marker: values carry timestamps
     on_evict: Callable[[bytes, bytes], None] | None = None
+    # True when writing each key's last value once (``put_all``) leaves the backend as writing
+    # every value in order would: what lets a batch run hold its writes (False for a backend
+    # whose state depends on the order of writes, as the LRU map's, or not known to)
+    last_write_wins: bool = False
 
     def __init__(self, name: str) -> None:
         self.name = name

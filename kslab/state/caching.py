@@ -223,6 +223,14 @@ class CachingKeyValueStore(CachingStore):
         self._memo_key = _NO_KEY
         super().init(context, root)
 
+    def held_writes(self) -> Any:
+        """The wrapped store's held writes (``kslab.processor.batch``) while the record cache
+        is off (``statestore.cache.max.bytes`` 0: every write goes through), else ``None``."""
+        if self._cache is not None:
+            return None
+        held = getattr(self._inner, "held_writes", None)
+        return None if held is None else held()
+
     def plain_view(self) -> KeyValueStoreFacade:
         """This (timestamped) store seen with plain values, reads and writes still going through
         the cache (``driver.get_key_value_store``: Java's facade wraps the caching layer)."""

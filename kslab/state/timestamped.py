@@ -17,12 +17,13 @@ from typing import Any
 from kslab.errors import StoreError
 from kslab.records import KeyValue, ValueAndTimestamp
 from kslab.state._frames import to_pandas, to_polars
-from kslab.state._typed import preview
+from kslab.state._typed import MEMO_KEY_TYPES, preview
 from kslab.state.base import KeyValueBackend, StoreContext
 from kslab.state.keyvalue import KEY_SERDE, KeyValueStore
 
 __all__ = [
     "NO_TIMESTAMP",
+    "HeldTimestampedWrites",
     "KeyValueStoreFacade",
     "PlainValueIterator",
     "TimestampDroppingBackend",
@@ -132,6 +133,13 @@ class TimestampedKeyValueStore(KeyValueStore):
     def delete(self, key: Any) -> ValueAndTimestamp | None:
         """Remove ``key``; return the ``ValueAndTimestamp`` that was there."""
         return super().delete(key)  # type: ignore[no-any-return]
+
+    def held_writes(self) -> HeldTimestampedWrites | None:
+        """Writes held for a batch run (``kslab.processor.batch``), or ``None`` when this
+        store cannot hold them (a backend whose state depends on the order of writes)."""
+        if not self.is_open or not self._backend.last_write_wins:
+            return None
+        return HeldTimestampedWrites(self)
 
     def plain_view(self) -> KeyValueStoreFacade:
         """This store seen as a plain key-value store, as Java's test driver shows it."""
@@ -478,3 +486,72 @@ class TimestampDroppingBackend(KeyValueBackend):
 def _with_no_timestamp(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
     for key, value in pairs:
         yield key, _NO_TIMESTAMP_BYTES + value
+
+
+class HeldTimestampedWrites:
+    """What a batch run writes to a ``TimestampedKeyValueStore``, held until ``apply``.
+
+    ``get`` sees the held writes; the store and its changelog see nothing before ``apply``,
+    which leaves both as the record path's ``put`` of every write would have: each key's last
+    bytes in the backend (keys new to it added in the order they were first written), every
+    write in the changelog, in order. Keys are identified by their bytes, as the store does.
+    A delete (a ``None`` value) is not held: ``put`` returns ``False`` and the run goes record
+    by record (the record path logs a tombstone with the record's own context).
+    """
+
+    __slots__ = ("_last", "_latest", "_objects", "_store", "_writes")
+
+    def __init__(self, store: TimestampedKeyValueStore) -> None:
+        self._store = store
+        self._latest: dict[bytes, bytes] = {}  # key bytes -> stored bytes, first-written order
+        self._objects: dict[bytes, ValueAndTimestamp] = {}
+        self._writes: list[tuple[bytes, bytes, int]] = []  # the changelog: key, value, time
+        self._last: tuple[Any, bytes] | None = None
+
+    def key_bytes(self, keys: list[Any]) -> list[bytes | None]:
+        """Each key as the store serializes it (``None`` for a ``None`` key); a key the store
+        refuses raises its error."""
+        serialize = self._store._serialize_key
+        return [None if key is None else serialize(key) for key in keys]
+
+    def get(self, key_bytes: bytes) -> ValueAndTimestamp | None:
+        """The held value of the key, else the stored one."""
+        held = self._objects.get(key_bytes)
+        if held is not None:
+            return held
+        stored = self._store._bget(key_bytes)
+        if stored is None:
+            return None
+        value = self._store._decode_value(stored)
+        self._objects[key_bytes] = value
+        return value
+
+    def put(self, key: Any, key_bytes: bytes, value: Any, timestamp: int) -> bool:
+        """Hold ``ValueAndTimestamp(value, timestamp)`` for the key; ``False`` (nothing held)
+        for a ``None`` value or one the serde writes as ``None``: a delete."""
+        if value is None:
+            return False
+        raw = self._store._serialize_value(value)
+        if raw is None:
+            return False
+        stored = _pack_timestamp(timestamp) + raw
+        self._latest[key_bytes] = stored
+        self._objects[key_bytes] = _new_tuple(ValueAndTimestamp, (value, timestamp))
+        self._writes.append((key_bytes, raw, timestamp))
+        self._last = (key, key_bytes)
+        return True
+
+    def apply(self) -> None:
+        """Write what was held to the backend and the changelog."""
+        store = self._store
+        if not self._writes:
+            return
+        store._backend.put_all(self._latest.items())
+        log = store._log
+        if log is not None:
+            name = store._name
+            for key_bytes, raw, timestamp in self._writes:
+                log(name, key_bytes, raw, timestamp)
+        key, key_bytes = self._last  # type: ignore[misc]
+        if key.__class__ in MEMO_KEY_TYPES:  # as the record path's last get leaves it
+            store._memo_key, store._memo_key_bytes = key, key_bytes

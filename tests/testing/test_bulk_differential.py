@@ -467,11 +467,16 @@ def test_windowed_count_emitting_on_close_runs_in_bulk_and_matches(
     assert executor.chunks == 7
 
 
-@pytest.mark.parametrize("topology", [_peeking, _reduced], ids=["peek", "reduce"])
-def test_unsupported_topologies_fall_back_and_match(topology: Callable[[], ks.Topology],
-                                                    caplog: pytest.LogCaptureFixture) -> None:
-    executor = _same(topology, caplog)
+def test_unsupported_topologies_fall_back_and_match(caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(_peeking, caplog)
     assert executor.chunks == 0 and executor.declined == 7
+
+
+def test_an_uncached_reduce_runs_in_bulk_and_matches(caplog: pytest.LogCaptureFixture) -> None:
+    """The reducer once per record against the store's held writes; null values skipped with
+    their warnings in order."""
+    executor = _same(_reduced, caplog)
+    assert executor.chunks == 7 and executor.declined == 0
 
 
 def test_tracing_and_handlers_turn_the_bulk_path_off() -> None:

@@ -10,6 +10,7 @@ and the task's context.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import accumulate, chain, islice, repeat
 from operator import le, sub
 from typing import Any, Protocol
@@ -19,7 +20,7 @@ from kslab.core.bulk.count import count_cached, count_direct, count_with_process
 from kslab.core.bulk.plan import Chain, CountStep, built_in, compile_chain
 from kslab.core.bulk.windowed import replays_window_cache, tumbling_count
 from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
-from kslab.processor.batch import Batch
+from kslab.processor.batch import Batch, HeldWrites
 from kslab.records import Headers, Record, Window, Windowed, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
 from kslab.serdes._base import fast_deserializer, fast_serializer
@@ -46,11 +47,11 @@ class EnginePort(Protocol):
 
 class _Stage:
     """One chain's share of a chunk: the records it consumes, the same as columns after its
-    stateless processors (``cols.origin`` indexes the consumed records), and its sink's
-    records."""
+    processors' batch forms (``cols.origin`` indexes the consumed records), its sink's
+    records, and what its batch forms hold for phase two (``run``)."""
 
     __slots__ = ("chain", "cols", "headers", "identity", "input_row", "key_bytes", "keys",
-                 "out", "timestamps", "topic", "values")
+                 "out", "run", "timestamps", "topic", "values")
 
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int]) -> None:
@@ -64,6 +65,53 @@ class _Stage:
         self.identity = self.cols.origin  # still cols.origin: each record is its own row
         self.out: LogBatch | None = None
         self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
+        self.run = _StageRun(self)
+
+
+class _StageRun:
+    """A stage's ``BatchRun`` (``kslab.processor.batch``): its consumed records' timestamps
+    and headers, and the held writes and deferred actions of its batch forms, applied in
+    phase two in the order of the consumed records they belong to."""
+
+    __slots__ = ("deferred", "held", "stage")
+
+    commit_each = True  # the driver commits after every record
+
+    def __init__(self, stage: _Stage) -> None:
+        self.stage = stage
+        self.held: list[HeldWrites] = []
+        self.deferred: list[tuple[int, Callable[[], None]]] = []
+
+    def timestamps(self, batch: Batch) -> list[int]:
+        """Each record's timestamp (its origin's unless an operator set its own)."""
+        if batch.timestamps is not None:
+            return batch.timestamps
+        return list(map(self.stage.timestamps.__getitem__, batch.origin))
+
+    def headers(self, batch: Batch) -> list[Any]:
+        """Each record's headers: its origin's."""
+        return list(map(self.stage.headers.__getitem__, batch.origin))
+
+    def hold(self, writes: HeldWrites) -> None:
+        """Apply ``writes`` in phase two."""
+        self.held.append(writes)
+
+    def defer(self, origin: int, action: Callable[[], None]) -> None:
+        """Call ``action`` in phase two with consumed record ``origin``'s context."""
+        self.deferred.append((origin, action))
+
+    def apply(self, context: Any, first_offset: int) -> None:
+        """Phase two of the stage's batch forms: held writes, then deferred actions in origin
+        order, each with its consumed record as the task's context."""
+        for writes in self.held:
+            writes.apply()
+        stage = self.stage
+        for origin, action in sorted(self.deferred, key=lambda item: item[0]):
+            context.topic, context.partition = stage.topic, 0
+            context.offset = first_offset + origin
+            context.record = Record(stage.keys[origin], stage.values[origin],
+                                    stage.timestamps[origin], stage.headers[origin])
+            action()
 
 
 def _decoded(serde: Any, topic: str, fields: list[Any], headers: list[Any]) -> list[Any]:
@@ -247,7 +295,9 @@ class BulkExecutor:
             chain = stage.chain
             cols = stage.cols
             for processor in chain.processors:
-                cols = processor.process_batch(cols, None)
+                cols = processor.process_batch(cols, stage.run)
+                if cols is None:
+                    return None  # a batch form that cannot take this run
             stage.cols = cols
             if chain.sink is None:
                 assert chain.count is not None
@@ -255,9 +305,8 @@ class BulkExecutor:
                 return stages
             sink = chain.sink
             out_topic = sink.topic
-            ts, hs = stage.timestamps, stage.headers
-            out_headers = [hs[row] for row in cols.origin]
-            out_timestamps = [ts[row] for row in cols.origin]
+            out_headers = stage.run.headers(cols)
+            out_timestamps = stage.run.timestamps(cols)
             key_fields = _encoded(sink.key_serde, out_topic, cols.keys, out_headers)
             out_keys = ByteColumn(key_fields)
             if _same_fields(sink, cols.keys, cols.values):  # a group_by(value): one layout
@@ -352,6 +401,7 @@ class BulkExecutor:
             if not consumed:
                 continue
             first = self._consume(task, stage.topic, stage.timestamps)
+            stage.run.apply(context, first)
             commits += consumed
             # the record path processes an input row, then what it looped back
             if n == 0 or stage.input_row[-1] == row_count - 1:

@@ -1,9 +1,10 @@
 """Which tasks the bulk path may run, compiled into chains of steps (``None``: not supported).
 
 A supported chain reads its input topic through a linear chain of processors with a batch form
-(``process_batch``: the stateless DSL operators with one child, see ``kslab.processor.batch``) and
-ends in either a sink with a fixed topic or a ``count`` (non-windowed, or over ``TimeWindows``)
-whose result goes ``to_stream`` into a sink. A sink topic the task reads again (a repartition
+(``process_batch``, see ``kslab.processor.batch``: the stateless DSL operators with one child,
+stream aggregations over a store that holds its writes) and ends in either a sink with a fixed
+topic or a ``count`` (non-windowed, or over ``TimeWindows``) whose result goes ``to_stream``
+into a sink. A sink topic the task reads again (a repartition
 topic) must lead into such a chain. Anything else (a Processor-API node, peek/foreach/print,
 branches, joins, tables, suppress, user aggregators or reducers, sliding or session windows,
 custom serdes, timestamp extractors, partitioners, error-handler guards) keeps the record path.
@@ -161,21 +162,26 @@ def compile_chain(task: Any, topic: str, depth: int = 0) -> Chain | None:
     if source is None:
         return None
     processors: list[Any] = []
+    stateful = False
     node = _only_child(source)
-    while type(node) is ProcessorRuntime and not node.stores:
+    while type(node) is ProcessorRuntime:
         processor = getattr(node, "processor", None)
+        if node.stores:
+            count = _count_step(node, task)
+            if count is not None:
+                return Chain(source, processors, None, None, count)
+            stateful = True
         if getattr(processor, "process_batch", None) is None or not _unguarded(node, processor):
             return None
         processors.append(processor)
         node = _only_child(node)
-    if type(node) is ProcessorRuntime:
-        count = _count_step(node, task)
-        return None if count is None else Chain(source, processors, None, None, count)
     sink = _plain_sink(node)
     if sink is None:
         return None
     downstream = None
     if sink.topic in task_topics(task):
+        if stateful:  # looped back: its lateness is taken as the input row's (see _apply)
+            return None
         downstream = compile_chain(task, sink.topic, depth + 1) if depth == 0 else None
         if downstream is None:
             return None

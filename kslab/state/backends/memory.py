@@ -35,6 +35,7 @@ class InMemoryKeyValueBackend(KeyValueBackend):
     """Java's ``InMemoryKeyValueStore`` over bytes: sorted, unbounded, gone when closed."""
 
     persistent = False
+    last_write_wins = True
 
     def __init__(self, name: str) -> None:
         super().__init__(name)

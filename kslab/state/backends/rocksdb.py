@@ -33,6 +33,7 @@ class RocksDBKeyValueBackend(KeyValueBackend):
     """Java's ``RocksDBStore`` over bytes, opened at ``init`` and closed with the task."""
 
     persistent = True
+    last_write_wins = True
     timestamped = False
 
     def __init__(self, name: str) -> None:
