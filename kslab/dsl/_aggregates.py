@@ -109,31 +109,43 @@ class _StreamAggregateProcessor(Processor):
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
         """``process`` over a run: the aggregator (or reducer) once per record in order,
-        against the store's held writes (``None``: the store cannot hold them, or a cached
-        store forwards on flush, or the aggregate became ``None``: record by record)."""
+        against the store's held writes; a cached store's updates go out as its commits
+        flush them (``None``: the store cannot hold the writes, or the aggregate became
+        ``None``: record by record)."""
         held = getattr(self.store, "held_writes", None)
-        writes = None if held is None or self.forwarder.cached else held()
+        writes = None if held is None else held(batch, run)
         if writes is None:
             return None
-        send_old = self.s.send_old_values
+        cached, send_old = self.forwarder.cached, self.s.send_old_values
         fold, get, put = self._fold, writes.get, writes.put
         keys: list[Any] = []
         values: list[Any] = []
         origin: list[int] = []
         timestamps: list[int] = []
-        for key, key_bytes, value, timestamp, row in zip(
-                batch.keys, writes.key_bytes(batch.keys), batch.values, run.timestamps(batch),
-                batch.origin, strict=True):
+        for position, (key, key_bytes, value, timestamp, row) in enumerate(zip(
+                batch.keys, writes.key_bytes(), batch.values, run.timestamps(batch),
+                batch.origin, strict=True)):
             if key is None or value is None:
                 run.defer(row, self._skip)
                 continue
-            old, new, timestamp = fold(key, value, get(key_bytes), timestamp)
-            if not put(key, key_bytes, new, timestamp):
+            old, new, timestamp = fold(key, value, get(key_bytes, position), timestamp)
+            if not put(position, key_bytes, new, timestamp):
                 return None
-            keys.append(key)
-            values.append(Change(new, old if send_old else None, True))
-            origin.append(row)
-            timestamps.append(timestamp)
+            if not cached:
+                keys.append(key)
+                values.append(Change(new, old if send_old else None, True))
+                origin.append(row)
+                timestamps.append(timestamp)
+        if cached:  # what the commits after each record flush, as the flush listener sends it
+            flushed = writes.flushed()
+            if flushed is None:
+                return None
+            for position, new_stored, old_stored in flushed:
+                keys.append(batch.keys[position])
+                values.append(Change(new_stored[0],
+                                     None if old_stored is None else old_stored[0]))
+                origin.append(batch.origin[position])
+                timestamps.append(new_stored[1])
         run.hold(writes)
         return Batch(keys, values, origin, timestamps)
 

@@ -92,13 +92,21 @@ class BatchRun(Protocol):
     """What a batch form may ask of the engine running the batch."""
 
     commit_each: bool
-    """True when the engine commits after every consumed record (the test driver)."""
+    """True when the engine commits after every consumed record (the test driver) and no
+    other record cache of the task flushes in between (a cached store may then replay its
+    flushes at once)."""
+
+    topic: str
+    """The topic the run's records were consumed from."""
 
     def timestamps(self, batch: Batch) -> list[int]:
         """Each record's timestamp."""
 
     def headers(self, batch: Batch) -> list[Any]:
         """Each record's headers (its origin's; ``None`` for none)."""
+
+    def source(self, origin: int) -> tuple[str, int, int]:
+        """Topic, partition and offset of consumed record ``origin`` (valid in phase two)."""
 
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two (dropped if the run fails)."""

@@ -437,6 +437,45 @@ class ThreadCache:
         entry.is_dirty = False
         return True
 
+    def peek(self, namespace: str, key: bytes) -> LRUCacheEntry | None:
+        """The entry of ``key`` in ``namespace`` without counting a get or moving it."""
+        cache = self._caches.get(namespace)
+        return None if cache is None else cache._entries.get(key)
+
+    def is_clean(self, namespace: str) -> bool:
+        """True when ``namespace`` has a listener and nothing dirty (a flush is a no-op)."""
+        cache = self._caches.get(namespace)
+        return cache is not None and not cache._dirty and cache.listener is not None
+
+    def replay(self, namespace: str, finals: list[tuple[bytes, LRUCacheEntry]], *,
+               gets: int, hits: int, puts: int, overwrites: int) -> None:
+        """Leave ``namespace`` as a run of gets, puts and flushes left it when none of them
+        evicted (the caller checked ``fits``) and the last flush left nothing dirty: each
+        ``finals`` entry (clean) replaces its key's, moved to the most recently used end in
+        the order given (the keys' last use), and the counters grow by what is given (the
+        flushes are counted by the commits, ``count_noop_flushes``). A batch run's record
+        cache (``kslab.state.caching.HeldCachedWrites``)."""
+        cache = self._caches[namespace]
+        entries, sorted_keys = cache._entries, cache._sorted
+        grown = 0
+        for key, entry in finals:
+            old = entries.get(key)
+            grown += node_size(key, entry)
+            if old is None:
+                if sorted_keys is not None:
+                    sorted_keys.add(key)
+            else:
+                grown -= node_size(key, old)
+                entries.move_to_end(key)
+            entries[key] = entry
+        self.gets += gets
+        self.puts += puts
+        cache.hits += hits
+        cache.misses += gets - hits
+        cache.overwrites += overwrites
+        cache.current_size_bytes += grown
+        self._size_bytes += grown
+
     def fits(self, growth: int) -> bool:
         """True when ``growth`` more bytes stay within the budget: no put would evict."""
         return self._size_bytes + growth <= self.max_cache_size_bytes

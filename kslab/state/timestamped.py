@@ -134,12 +134,14 @@ class TimestampedKeyValueStore(KeyValueStore):
         """Remove ``key``; return the ``ValueAndTimestamp`` that was there."""
         return super().delete(key)  # type: ignore[no-any-return]
 
-    def held_writes(self) -> HeldTimestampedWrites | None:
-        """Writes held for a batch run (``kslab.processor.batch``), or ``None`` when this
-        store cannot hold them (a backend whose state depends on the order of writes)."""
+    def held_writes(self, batch: Any, run: Any, *, memo: bool = True
+                    ) -> HeldTimestampedWrites | None:
+        """Writes held for a batch run over ``batch`` (``kslab.processor.batch``), or ``None``
+        when this store cannot hold them (a backend whose state depends on the order of
+        writes). ``memo``: see ``HeldTimestampedWrites``."""
         if not self.is_open or not self._backend.last_write_wins:
             return None
-        return HeldTimestampedWrites(self)
+        return HeldTimestampedWrites(self, batch.keys, memo)
 
     def plain_view(self) -> KeyValueStoreFacade:
         """This store seen as a plain key-value store, as Java's test driver shows it."""
@@ -496,26 +498,32 @@ class HeldTimestampedWrites:
     bytes in the backend (keys new to it added in the order they were first written), every
     write in the changelog, in order. Keys are identified by their bytes, as the store does.
     A delete (a ``None`` value) is not held: ``put`` returns ``False`` and the run goes record
-    by record (the record path logs a tombstone with the record's own context).
+    by record (the record path logs a tombstone with the record's own context). ``memo``: the
+    record path's reads go through this store (no record cache before it), so its last key is
+    remembered as theirs leave it.
     """
 
-    __slots__ = ("_last", "_latest", "_objects", "_store", "_writes")
+    __slots__ = ("_keys", "_last", "_latest", "_memo", "_objects", "_read", "_store", "_writes")
 
-    def __init__(self, store: TimestampedKeyValueStore) -> None:
+    def __init__(self, store: TimestampedKeyValueStore, keys: list[Any], memo: bool) -> None:
         self._store = store
+        self._keys = keys  # the batch's keys, by position
+        self._memo = memo
         self._latest: dict[bytes, bytes] = {}  # key bytes -> stored bytes, first-written order
         self._objects: dict[bytes, ValueAndTimestamp] = {}
+        self._read: dict[bytes, bytes] = {}  # stored bytes read from the backend
         self._writes: list[tuple[bytes, bytes, int]] = []  # the changelog: key, value, time
-        self._last: tuple[Any, bytes] | None = None
+        self._last = -1  # the position of the last write
 
-    def key_bytes(self, keys: list[Any]) -> list[bytes | None]:
-        """Each key as the store serializes it (``None`` for a ``None`` key); a key the store
-        refuses raises its error."""
+    def key_bytes(self) -> list[bytes | None]:
+        """Each key of the batch as the store serializes it (``None`` for a ``None`` key); a
+        key the store refuses raises its error."""
         serialize = self._store._serialize_key
-        return [None if key is None else serialize(key) for key in keys]
+        return [None if key is None else serialize(key) for key in self._keys]
 
-    def get(self, key_bytes: bytes) -> ValueAndTimestamp | None:
-        """The held value of the key, else the stored one."""
+    def get(self, key_bytes: bytes, position: int = -1) -> ValueAndTimestamp | None:
+        """The held value of the key, else the stored one (``position``: the batch record
+        asking, which a plain store does not need)."""
         held = self._objects.get(key_bytes)
         if held is not None:
             return held
@@ -524,22 +532,41 @@ class HeldTimestampedWrites:
             return None
         value = self._store._decode_value(stored)
         self._objects[key_bytes] = value
+        self._read[key_bytes] = stored
         return value
 
-    def put(self, key: Any, key_bytes: bytes, value: Any, timestamp: int) -> bool:
-        """Hold ``ValueAndTimestamp(value, timestamp)`` for the key; ``False`` (nothing held)
-        for a ``None`` value or one the serde writes as ``None``: a delete."""
+    def stored_bytes(self, key_bytes: bytes) -> bytes:
+        """The bytes ``get`` read from the backend for the key."""
+        return self._read[key_bytes]
+
+    def encode(self, value: Any, timestamp: int) -> tuple[bytes, bytes] | None:
+        """``(stored bytes, value bytes)`` of ``ValueAndTimestamp(value, timestamp)`` as the
+        store writes them (its error for a value it refuses); ``None`` for a delete."""
         if value is None:
-            return False
+            return None
         raw = self._store._serialize_value(value)
         if raw is None:
+            return None
+        return _pack_timestamp(timestamp) + raw, raw
+
+    def put(self, position: int, key_bytes: bytes, value: Any, timestamp: int) -> bool:
+        """Hold ``ValueAndTimestamp(value, timestamp)`` for the key of the batch's record at
+        ``position``; ``False`` (nothing held) for a delete."""
+        encoded = self.encode(value, timestamp)
+        if encoded is None:
             return False
-        stored = _pack_timestamp(timestamp) + raw
-        self._latest[key_bytes] = stored
-        self._objects[key_bytes] = _new_tuple(ValueAndTimestamp, (value, timestamp))
-        self._writes.append((key_bytes, raw, timestamp))
-        self._last = (key, key_bytes)
+        self.put_encoded(position, key_bytes, encoded,
+                         _new_tuple(ValueAndTimestamp, (value, timestamp)))
         return True
+
+    def put_encoded(self, position: int, key_bytes: bytes, encoded: tuple[bytes, bytes],
+                    value: ValueAndTimestamp) -> None:
+        """``put`` of a value already ``encode``d."""
+        stored, raw = encoded
+        self._latest[key_bytes] = stored
+        self._objects[key_bytes] = value
+        self._writes.append((key_bytes, raw, value[1]))
+        self._last = position
 
     def apply(self) -> None:
         """Write what was held to the backend and the changelog."""
@@ -552,6 +579,6 @@ class HeldTimestampedWrites:
             name = store._name
             for key_bytes, raw, timestamp in self._writes:
                 log(name, key_bytes, raw, timestamp)
-        key, key_bytes = self._last  # type: ignore[misc]
-        if key.__class__ in MEMO_KEY_TYPES:  # as the record path's last get leaves it
-            store._memo_key, store._memo_key_bytes = key, key_bytes
+        key = self._keys[self._last]
+        if self._memo and key.__class__ in MEMO_KEY_TYPES:  # as the last get leaves it
+            store._memo_key, store._memo_key_bytes = key, self._writes[-1][0]

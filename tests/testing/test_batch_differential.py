@@ -304,3 +304,24 @@ def test_the_grammar_reaches_the_bulk_path() -> None:
     assert difference(bulk, record) is None
     assert len(bulk["outputs"]["out"]) == 40 * 14  # the frame's rows are late: dropped
     assert len(bulk["warnings"]) == 40
+
+
+def test_a_count_no_record_of_a_chunk_reaches_writes_no_changelog() -> None:
+    """(Found by the properties: the bulk count appended an empty batch to its changelog,
+    which made the changelog's log exist where the record path made none.)"""
+    S, L = serdes.String(), serdes.Long()
+
+    def run(bulk: bool) -> dict[str, Any]:
+        b = ks.StreamsBuilder()
+        (b.stream("in", ks.Consumed.with_(S, S))
+         .flat_map_values(lambda v: [])
+         .group_by_key()
+         .count(ks.Materialized.as_("store").with_store_type("in_memory")
+                .with_caching_disabled())
+         .to_stream()
+         .to("out", ks.Produced.with_(S, L)))
+        with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": bulk}) as driver:
+            driver.create_input_topic("in", S, S).pipe_key_value_list([("k0", "0:a")])
+            return state(driver)
+
+    assert run(True)["outputs"] == run(False)["outputs"] == {"out": []}

@@ -50,11 +50,12 @@ class _Stage:
     processors' batch forms (``cols.origin`` indexes the consumed records), its sink's
     records, and what its batch forms hold for phase two (``run``)."""
 
-    __slots__ = ("chain", "cols", "headers", "identity", "input_row", "key_bytes", "keys",
-                 "out", "run", "timestamps", "topic", "values")
+    __slots__ = ("chain", "cols", "first_offset", "headers", "identity", "input_row",
+                 "key_bytes", "keys", "out", "run", "timestamps", "topic", "values")
 
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
-                 timestamps: list[int], headers: list[Any], input_row: list[int]) -> None:
+                 timestamps: list[int], headers: list[Any], input_row: list[int],
+                 commit_each: bool) -> None:
         self.chain = chain
         self.topic = topic
         self.keys, self.values = keys, values  # as consumed (deserialized)
@@ -65,7 +66,8 @@ class _Stage:
         self.identity = self.cols.origin  # still cols.origin: each record is its own row
         self.out: LogBatch | None = None
         self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
-        self.run = _StageRun(self)
+        self.first_offset = -1  # set in phase two
+        self.run = _StageRun(self, commit_each)
 
 
 class _StageRun:
@@ -73,14 +75,22 @@ class _StageRun:
     and headers, and the held writes and deferred actions of its batch forms, applied in
     phase two in the order of the consumed records they belong to."""
 
-    __slots__ = ("deferred", "held", "stage")
+    __slots__ = ("commit_each", "deferred", "held", "stage")
 
-    commit_each = True  # the driver commits after every record
-
-    def __init__(self, stage: _Stage) -> None:
+    def __init__(self, stage: _Stage, commit_each: bool) -> None:
         self.stage = stage
+        self.commit_each = commit_each
         self.held: list[HeldWrites] = []
         self.deferred: list[tuple[int, Callable[[], None]]] = []
+
+    @property
+    def topic(self) -> str:
+        """The topic the stage consumes."""
+        return self.stage.topic
+
+    def source(self, origin: int) -> tuple[str, int, int]:
+        """Topic, partition and offset of consumed record ``origin`` (in phase two)."""
+        return self.stage.topic, 0, self.stage.first_offset + origin
 
     def timestamps(self, batch: Batch) -> list[int]:
         """Each record's timestamp (its origin's unless an operator set its own)."""
@@ -103,6 +113,7 @@ class _StageRun:
     def apply(self, context: Any, first_offset: int) -> None:
         """Phase two of the stage's batch forms: held writes, then deferred actions in origin
         order, each with its consumed record as the task's context."""
+        self.stage.first_offset = first_offset
         for writes in self.held:
             writes.apply()
         stage = self.stage
@@ -267,7 +278,9 @@ class BulkExecutor:
 
     def _run(self, plan: Chain, task: Any, topic: str, columns: tuple[list[Any], ...]) -> bool:
         try:
-            stages = self._prepare(plan, topic, columns)
+            # the driver commits after every record; a batch form replays a record cache's
+            # flushes only where it is the task's one cache (the others flush in between)
+            stages = self._prepare(plan, topic, columns, len(task._caches) <= 1)
         except Exception:
             stages = None
         if stages is None:
@@ -279,8 +292,8 @@ class BulkExecutor:
 
     # -- phase one: user code, no mutation ------------------------------------------------
 
-    def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...]
-                 ) -> list[_Stage] | None:
+    def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...],
+                 commit_each: bool) -> list[_Stage] | None:
         key_fields, value_fields, headers, timestamps, _ = columns
         if min(timestamps) < 0:
             return None  # the record path raises the negative-timestamp error
@@ -289,7 +302,8 @@ class BulkExecutor:
                        else as_headers(header) for header in headers]
         keys = _decoded(plan.source.key_serde, topic, key_fields, headers)
         values = _decoded(plan.source.value_serde, topic, value_fields, headers)
-        stage = _Stage(plan, topic, keys, values, timestamps, headers, list(range(len(timestamps))))
+        stage = _Stage(plan, topic, keys, values, timestamps, headers,
+                       list(range(len(timestamps))), commit_each)
         stages = [stage]
         while True:
             chain = stage.chain
@@ -328,7 +342,7 @@ class BulkExecutor:
                                        out_values.fields, out_headers))
             rows_of = stage.input_row
             stage = _Stage(downstream, out_topic, next_keys, next_values, out_timestamps,
-                           out_headers, [rows_of[i] for i in cols.origin])
+                           out_headers, [rows_of[i] for i in cols.origin], commit_each)
             stages.append(stage)
 
     # -- phase two: apply ----------------------------------------------------------------
@@ -350,7 +364,12 @@ class BulkExecutor:
         if topic is None:
             return None
         port = self.port
-        return lambda batch: port.log(topic).extend_columns(*batch)
+
+        def extend(batch: LogBatch) -> None:
+            if batch.timestamps:  # (an empty one would still create the log)
+                port.log(topic).extend_columns(*batch)
+
+        return extend
 
     def _consume(self, task: Any, topic: str, timestamps: list[int]) -> int:
         """Advance offsets and partition time and the processed count; first offset."""
@@ -436,7 +455,8 @@ class BulkExecutor:
                                             changelog, stage.key_bytes)
                 self.counted_at_once += at_once
                 for batch in changelog or ():
-                    self.port.log(changelog_topic).extend_columns(*batch)
+                    if batch.timestamps:  # (an empty one would still create the log)
+                        self.port.log(changelog_topic).extend_columns(*batch)
             else:
                 reaching = consumed if cols.origin is stage.identity \
                     else len(set(cols.origin))  # consumed records the count sees
