@@ -9,11 +9,13 @@ largest timestamp of the records folded into it, as in Java.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any
 
 from kslab.dsl._change import Change
 from kslab.dsl._processors import skip_record
 from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
+from kslab.dsl._tally import KeyTally
 from kslab.errors import StreamsError
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun
@@ -108,46 +110,74 @@ class _StreamAggregateProcessor(Processor):
                                                 record._headers))
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
-        """``process`` over a run: the aggregator (or reducer) once per record in order,
-        against the store's held writes; a cached store's updates go out as its commits
-        flush them (``None``: the store cannot hold the writes, or the aggregate became
-        ``None``: record by record)."""
+        """``process`` over a run: each key's stored aggregate read once, the aggregator (or
+        reducer) once per record in order over it (a count folded in C), then handed to the
+        store's held writes as each record's get and put; a cached store's updates go out as
+        its commits flush them. ``None``, record by record, when the store cannot hold the
+        writes or an aggregate became ``None`` (a delete)."""
         held = getattr(self.store, "held_writes", None)
         writes = None if held is None else held(batch, run)
         if writes is None:
             return None
-        cached, send_old = self.forwarder.cached, self.s.send_old_values
-        fold, get, put = self._fold, writes.get, writes.put
-        keys: list[Any] = []
-        values: list[Any] = []
-        origin: list[int] = []
-        timestamps: list[int] = []
-        for position, (key, key_bytes, value, timestamp, row) in enumerate(zip(
-                batch.keys, writes.key_bytes(), batch.values, run.timestamps(batch),
-                batch.origin, strict=True)):
-            if key is None or value is None:
-                run.defer(row, self._skip)
-                continue
-            old, new, timestamp = fold(key, value, get(key_bytes, position), timestamp)
-            if not put(position, key_bytes, new, timestamp):
-                return None
-            if not cached:
-                keys.append(key)
-                values.append(Change(new, old if send_old else None, True))
-                origin.append(row)
-                timestamps.append(timestamp)
-        if cached:  # what the commits after each record flush, as the flush listener sends it
-            flushed = writes.flushed()
-            if flushed is None:
-                return None
-            for position, new_stored, old_stored in flushed:
-                keys.append(batch.keys[position])
-                values.append(Change(new_stored[0],
-                                     None if old_stored is None else old_stored[0]))
-                origin.append(batch.origin[position])
-                timestamps.append(new_stored[1])
+        keys, values, origin = batch.keys, batch.values, batch.origin
+        if None in keys or any(value is None for value in values):
+            positions = [position for position, (key, value) in enumerate(zip(
+                keys, values, strict=True)) if key is not None and value is not None]
+            for position in sorted(set(range(len(keys))) - set(positions)):
+                run.defer(origin[position], self._skip)
+        else:
+            positions = list(range(len(keys)))
+        timestamps = run.timestamps(batch)
+        if len(positions) != len(keys):
+            timestamps = list(map(timestamps.__getitem__, positions))
+        key_bytes = writes.key_bytes(positions)
+        tally = KeyTally(key_bytes)
+        stored = writes.read(tally.distinct)
+        if self._counts():
+            olds, news, stamps = tally.count(stored, timestamps)
+        else:
+            olds, news, stamps = self._fold_all(tally, stored, positions, keys, values,
+                                                timestamps)
+        if not writes.update_all(positions, key_bytes, news, stamps):
+            return None
+        flushed = writes.flushed()  # a cached store's: what the commits after each record
+        if flushed is None:  # flush, as its flush listener sends them
+            return None
+        if not self.forwarder.cached:
+            sent_olds = olds if self.s.send_old_values else repeat(None)
+            run.hold(writes)
+            return Batch(list(map(keys.__getitem__, positions)),
+                         list(map(Change, news, sent_olds, repeat(True))),
+                         list(map(origin.__getitem__, positions)), stamps)
         run.hold(writes)
-        return Batch(keys, values, origin, timestamps)
+        return Batch([keys[position] for position, _, _ in flushed],
+                     [Change(new[0], None if old is None else old[0])
+                      for _, new, old in flushed],
+                     [origin[position] for position, _, _ in flushed],
+                     [new[1] for _, new, _ in flushed])
+
+    def _counts(self) -> bool:
+        """True for ``count()``: the aggregate is the number of records."""
+        s = self.s
+        return s.reducer is None and s.initializer is count_initializer \
+            and s.aggregator is count_adder
+
+    def _fold_all(self, tally: KeyTally, stored: list[Any], positions: list[int],
+                  keys: list[Any], values: list[Any], timestamps: list[int]
+                  ) -> tuple[list[Any], list[Any], list[int]]:
+        """``_fold`` of each record at ``positions`` over its key's aggregate so far."""
+        current = list(stored)  # each distinct key's ValueAndTimestamp, as the folds leave it
+        fold = self._fold
+        olds: list[Any] = []
+        news: list[Any] = []
+        stamps: list[int] = []
+        for key_id, position, timestamp in zip(tally.ids, positions, timestamps, strict=True):
+            old, new, stamp = fold(keys[position], values[position], current[key_id], timestamp)
+            current[key_id] = (new, stamp)
+            olds.append(old)
+            news.append(new)
+            stamps.append(stamp)
+        return olds, news, stamps
 
     def _skip(self) -> None:
         skip_record(self.ctx, "null key or value")

@@ -108,6 +108,11 @@ class BatchRun(Protocol):
     def source(self, origin: int) -> tuple[str, int, int]:
         """Topic, partition and offset of consumed record ``origin`` (valid in phase two)."""
 
+    def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
+        """``append(keys, values, timestamps)`` writing a store's changelog records at once
+        in phase two, when the engine can take them so (``log``: the store's changelog
+        writer); ``None``: write each through ``log``."""
+
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two (dropped if the run fails)."""
 

@@ -15,23 +15,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kslab.errors import StreamsError
-from kslab.records import Record, ValueAndTimestamp
 from kslab.state.base import StateStore
-from kslab.state.cache import (
-    NODE_OVERHEAD,
-    LRUCacheEntry,
-    ThreadCache,
-    entry_size,
-    headers_size,
-    thread_cache_for,
-    total_cache_size,
-)
+from kslab.state.cache import LRUCacheEntry, ThreadCache, thread_cache_for, total_cache_size
+from kslab.state.held_cache import HeldCachedWrites
 from kslab.state.keyvalue import KEY_SERDE
 from kslab.state.timestamped import KeyValueStoreFacade, TimestampedKeyValueStore
 
-__all__ = ["CachingKeyValueStore", "CachingStore", "HeldCachedWrites"]
+__all__ = ["CachingKeyValueStore", "CachingStore"]
 
-_new_tuple = tuple.__new__
 
 _TIMESTAMP = struct.Struct(">q")
 _NO_KEY = object()
@@ -247,7 +238,16 @@ class CachingKeyValueStore(CachingStore):
                 or not self._cache.is_clean(self._namespace):
             return None
         inner = held(batch, run, memo=False)  # the cache's reads never reach the store's get
-        return None if inner is None else HeldCachedWrites(self, inner, batch, run)
+        if inner is None:
+            return None
+        return HeldCachedWrites(self._cache, self._namespace, inner, batch, run,
+                                decode=self._object, send_old_values=self._send_old_values,
+                                remember=self._remember_key)
+
+    def _remember_key(self, key: Any, key_bytes: bytes) -> None:
+        """Remember ``key``'s bytes as a get or put of it does (``_key_bytes``)."""
+        if key.__class__ in _MEMO_TYPES:
+            self._memo_key, self._memo_bytes = key, key_bytes
 
     def plain_view(self) -> KeyValueStoreFacade:
         """This (timestamped) store seen with plain values, reads and writes still going through
@@ -421,152 +421,6 @@ class CachingKeyValueStore(CachingStore):
                 log(inner.name, key_bytes, raw[8:], _TIMESTAMP.unpack_from(raw)[0])
             else:
                 log(inner.name, key_bytes, raw)
-
-
-class HeldCachedWrites:
-    """What a batch run writes through a ``CachingKeyValueStore`` when the engine commits
-    after every consumed record (the test driver): the record cache's gets, puts and each
-    commit's flush, replayed at once.
-
-    Phase one: ``get`` and ``put`` go to an overlay; when a record of another consumed record
-    writes (and at ``flushed``), the keys the previous one dirtied are flushed, in the order of
-    their last write: each goes to the wrapped store's held writes (one write per key and
-    consumed record, as the flush writes it) and becomes a forward ``(position of the last
-    write, new, old)``. ``flushed`` returns them, or ``None`` when a put of the run might have
-    evicted (only the cache's own put knows what: the run then goes record by record). Phase
-    two (``apply``) puts each touched key's final clean entry in the order of its last use,
-    with the counters and sizes the gets, puts and flushes leave, and applies the wrapped
-    store's held writes (its bytes and changelog).
-    """
-
-    def __init__(self, store: CachingKeyValueStore, inner: Any, batch: Any, run: Any) -> None:
-        self._store, self._inner, self._batch, self._run = store, inner, batch, run
-        self._values: dict[bytes, Any] = {}  # each touched key's current value
-        self._stored: dict[bytes, Any] = {}  # ... and what the store holds (as of the flush)
-        self._encoded: dict[bytes, tuple[bytes, bytes]] = {}  # last put's stored/value bytes
-        self._cached: dict[bytes, Any] = {}  # touched keys in the cache: entry before, or None
-        self._last_use: dict[bytes, int] = {}  # position of each touched key's last get/put
-        self._last_put: dict[bytes, int] = {}
-        self._dirty: dict[bytes, int] = {}  # the consumed record being written: key -> position
-        self._origin = -1
-        self._forwards: list[tuple[int, Any, Any]] = []
-        self._gets = self._hits = self._puts = self._overwrites = self._loaded = 0
-        self._widest = 0  # the longest stored value put or read back
-
-    def key_bytes(self) -> list[bytes | None]:
-        """Each key of the batch as the store serializes it (see ``HeldTimestampedWrites``)."""
-        return self._inner.key_bytes()  # type: ignore[no-any-return]
-
-    def get(self, key_bytes: bytes, position: int) -> Any:
-        """The key's value as the cached store's ``get`` at ``position`` returns it."""
-        self._gets += 1
-        self._last_use[key_bytes] = position
-        values = self._values
-        if key_bytes in values:
-            if key_bytes in self._cached:
-                self._hits += 1
-            return values[key_bytes]
-        store = self._store
-        entry = store._cache.peek(store._namespace, key_bytes)  # type: ignore[union-attr]
-        if entry is not None:
-            self._hits += 1
-            self._cached[key_bytes] = entry
-            value = store._object(entry)
-        else:
-            value = self._inner.get(key_bytes)
-            if value is not None:  # read back into the cache as a clean entry
-                self._loaded += 1
-                self._cached[key_bytes] = None
-                width = len(self._inner.stored_bytes(key_bytes))
-                if width > self._widest:
-                    self._widest = width
-        values[key_bytes] = self._stored[key_bytes] = value
-        return value
-
-    def put(self, position: int, key_bytes: bytes, value: Any, timestamp: int) -> bool:
-        """The cached store's ``put`` at ``position``; ``False`` (nothing held) for a delete."""
-        encoded = self._inner.encode(value, timestamp)
-        if encoded is None:
-            return False
-        origin = self._batch.origin[position]
-        if origin != self._origin:
-            self._flush()  # the commit after the previous consumed record
-            self._origin = origin
-        if key_bytes not in self._values:  # written before any read: what the store holds
-            self._stored[key_bytes] = self._inner.get(key_bytes)
-            entry = self._store._cache.peek(self._store._namespace, key_bytes)  # type: ignore[union-attr]
-            if entry is not None:
-                self._cached[key_bytes] = entry
-        self._puts += 1
-        if key_bytes in self._cached:
-            self._overwrites += 1
-        else:
-            self._cached[key_bytes] = None
-        self._values[key_bytes] = _new_tuple(ValueAndTimestamp, (value, timestamp))
-        self._encoded[key_bytes] = encoded
-        self._last_use[key_bytes] = self._last_put[key_bytes] = position
-        dirty = self._dirty
-        dirty.pop(key_bytes, None)
-        dirty[key_bytes] = position
-        if len(encoded[0]) > self._widest:
-            self._widest = len(encoded[0])
-        return True
-
-    def _flush(self) -> None:
-        send_old = self._store._send_old_values
-        for key_bytes, position in self._dirty.items():
-            new = self._values[key_bytes]
-            self._inner.put_encoded(position, key_bytes, self._encoded[key_bytes], new)
-            old = self._stored[key_bytes] if send_old else None
-            self._forwards.append((position, new, old))
-            self._stored[key_bytes] = new
-        self._dirty.clear()
-
-    def flushed(self) -> list[tuple[int, Any, Any]] | None:
-        """What the run's commits forward, in order; ``None`` when a put might have evicted."""
-        self._flush()
-        headers = self._run.headers(self._batch)
-        widest_headers = max(map(headers_size, headers)) if any(headers) else 0
-        widest = NODE_OVERHEAD + entry_size(self._widest, self._run.topic, widest_headers)
-        growth = sum(len(key_bytes) + widest for key_bytes in self._cached)
-        if not self._store._cache.fits(growth):  # type: ignore[union-attr]
-            return None
-        return self._forwards
-
-    def apply(self) -> None:
-        """Leave the record cache, the store and its changelog as the record path would."""
-        store, batch, run = self._store, self._batch, self._run
-        timestamps, headers = run.timestamps(batch), run.headers(batch)
-        finals: list[tuple[bytes, LRUCacheEntry]] = []
-        for key_bytes in sorted(self._last_use, key=self._last_use.__getitem__):
-            position = self._last_put.get(key_bytes)
-            if position is None:  # only read: the entry it found, or the one it read back
-                entry = self._cached.get(key_bytes)
-                if entry is None:
-                    value = self._values[key_bytes]
-                    if value is None:
-                        continue  # not cached: a miss of an absent key
-                    entry = LRUCacheEntry(self._inner.stored_bytes(key_bytes))
-                    entry.obj = value
-            else:
-                topic, partition, offset = run.source(batch.origin[position])
-                header = headers[position]
-                entry = LRUCacheEntry(self._encoded[key_bytes][0], header if header else None,
-                                      False, offset, timestamps[position], partition, topic)
-                entry.obj = self._values[key_bytes]
-                entry.key_obj = key = batch.keys[position]
-                entry.record = Record(key, batch.values[position], timestamps[position],
-                                      header)
-            finals.append((key_bytes, entry))
-        store._cache.replay(store._namespace, finals, gets=self._gets,  # type: ignore[union-attr]
-                            hits=self._hits, puts=self._puts + self._loaded,
-                            overwrites=self._overwrites)
-        self._inner.apply()
-        if self._last_use:
-            last = max(self._last_use, key=self._last_use.__getitem__)
-            key = batch.keys[self._last_use[last]]
-            if key.__class__ in _MEMO_TYPES:  # as the store's last get or put leaves it
-                store._memo_key, store._memo_bytes = key, last
 
 
 def _merge(source: Iterator[tuple[bytes, bytes]], dirty: dict[bytes, bytes | None],

@@ -141,7 +141,7 @@ class TimestampedKeyValueStore(KeyValueStore):
         writes). ``memo``: see ``HeldTimestampedWrites``."""
         if not self.is_open or not self._backend.last_write_wins:
             return None
-        return HeldTimestampedWrites(self, batch.keys, memo)
+        return HeldTimestampedWrites(self, batch.keys, run, memo)
 
     def plain_view(self) -> KeyValueStoreFacade:
         """This store seen as a plain key-value store, as Java's test driver shows it."""
@@ -493,92 +493,138 @@ def _with_no_timestamp(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[b
 class HeldTimestampedWrites:
     """What a batch run writes to a ``TimestampedKeyValueStore``, held until ``apply``.
 
-    ``get`` sees the held writes; the store and its changelog see nothing before ``apply``,
-    which leaves both as the record path's ``put`` of every write would have: each key's last
-    bytes in the backend (keys new to it added in the order they were first written), every
-    write in the changelog, in order. Keys are identified by their bytes, as the store does.
-    A delete (a ``None`` value) is not held: ``put`` returns ``False`` and the run goes record
-    by record (the record path logs a tombstone with the record's own context). ``memo``: the
-    record path's reads go through this store (no record cache before it), so its last key is
-    remembered as theirs leave it.
+    A stateful batch form reads the stored values of the run's keys (``read``), folds its
+    records over them, and hands over the result as ``update_all``: at each position, the
+    record path's ``get`` then ``put`` of that record's key. The store and its changelog see
+    nothing before ``apply``, which leaves both as the record path's puts would have: each
+    key's last bytes in the backend (keys new to it added in the order they were first
+    written), every write in the changelog, in order. Keys are identified by their bytes, as
+    the store does. ``flushed`` serializes what was put (in phase one: a value the serde
+    refuses raises its error). A delete (a ``None`` value) is not held: ``update_all`` returns
+    ``False`` and the run goes record by record (the record path logs a tombstone with the
+    record's own context).
+    ``memo``: the record path's reads go through this store (no record cache before it), so
+    its last key is remembered as theirs leave it. A record cache in front writes through
+    ``write_columns`` instead of ``put`` (``kslab.state.caching.HeldCachedWrites``).
     """
 
-    __slots__ = ("_keys", "_last", "_latest", "_memo", "_objects", "_read", "_store", "_writes")
+    __slots__ = ("_keys", "_memo", "_read", "_run", "_store", "_updates", "_written")
 
-    def __init__(self, store: TimestampedKeyValueStore, keys: list[Any], memo: bool) -> None:
+    def __init__(self, store: TimestampedKeyValueStore, keys: list[Any], run: Any,
+                 memo: bool) -> None:
         self._store = store
         self._keys = keys  # the batch's keys, by position
+        self._run = run
         self._memo = memo
-        self._latest: dict[bytes, bytes] = {}  # key bytes -> stored bytes, first-written order
-        self._objects: dict[bytes, ValueAndTimestamp] = {}
         self._read: dict[bytes, bytes] = {}  # stored bytes read from the backend
-        self._writes: list[tuple[bytes, bytes, int]] = []  # the changelog: key, value, time
-        self._last = -1  # the position of the last write
+        # positions, key bytes, values and timestamps of the puts
+        self._updates: tuple[list[int], list[bytes], list[Any], list[int]] = ([], [], [], [])
+        # the writes: key bytes, value bytes, stored bytes, timestamps, last position
+        self._written: tuple[list[bytes], list[bytes], list[bytes], list[int], int] | None = None
 
-    def key_bytes(self) -> list[bytes | None]:
-        """Each key of the batch as the store serializes it (``None`` for a ``None`` key); a
-        key the store refuses raises its error."""
-        serialize = self._store._serialize_key
-        return [None if key is None else serialize(key) for key in self._keys]
+    def key_bytes(self, positions: list[int]) -> list[bytes]:
+        """The keys of the batch's records at ``positions`` (none ``None``) as the store
+        serializes them; a key the store refuses raises its error."""
+        store = self._store
+        keys = list(map(self._keys.__getitem__, positions))
+        encode = store._kenc
+        if encode is not None:
+            try:
+                encoded = list(map(encode, keys))
+            except Exception:
+                pass  # the serde's own serialize below: the same bytes, or its error
+            else:
+                if all(raw.__class__ is bytes for raw in encoded):
+                    return encoded
+        return list(map(store._serialize_key, keys))
 
-    def get(self, key_bytes: bytes, position: int = -1) -> ValueAndTimestamp | None:
-        """The held value of the key, else the stored one (``position``: the batch record
-        asking, which a plain store does not need)."""
-        held = self._objects.get(key_bytes)
-        if held is not None:
-            return held
-        stored = self._store._bget(key_bytes)
-        if stored is None:
-            return None
-        value = self._store._decode_value(stored)
-        self._objects[key_bytes] = value
-        self._read[key_bytes] = stored
-        return value
+    def read(self, distinct: list[bytes]) -> list[ValueAndTimestamp | None]:
+        """The stored value of each of the ``distinct`` keys (``None`` for none)."""
+        store = self._store
+        decode, found = store._decode_value, self._read
+        values: list[ValueAndTimestamp | None] = []
+        for key_bytes, stored in zip(distinct, map(store._bget, distinct), strict=True):
+            if stored is None:
+                values.append(None)
+            else:
+                found[key_bytes] = stored
+                values.append(decode(stored))
+        return values
 
     def stored_bytes(self, key_bytes: bytes) -> bytes:
-        """The bytes ``get`` read from the backend for the key."""
+        """The bytes ``read`` found in the backend for the key."""
         return self._read[key_bytes]
 
-    def encode(self, value: Any, timestamp: int) -> tuple[bytes, bytes] | None:
-        """``(stored bytes, value bytes)`` of ``ValueAndTimestamp(value, timestamp)`` as the
-        store writes them (its error for a value it refuses); ``None`` for a delete."""
-        if value is None:
-            return None
-        raw = self._store._serialize_value(value)
-        if raw is None:
-            return None
-        return _pack_timestamp(timestamp) + raw, raw
-
-    def put(self, position: int, key_bytes: bytes, value: Any, timestamp: int) -> bool:
-        """Hold ``ValueAndTimestamp(value, timestamp)`` for the key of the batch's record at
-        ``position``; ``False`` (nothing held) for a delete."""
-        encoded = self.encode(value, timestamp)
-        if encoded is None:
+    def update_all(self, positions: list[int], key_bytes: list[bytes], values: list[Any],
+                   timestamps: list[int]) -> bool:
+        """Hold, for each position in order, the record path's ``get`` then
+        ``put(key, ValueAndTimestamp(value, timestamp))`` of that record's key; ``False``
+        (nothing held) when a value is ``None``: a delete."""
+        if any(value is None for value in values):
             return False
-        self.put_encoded(position, key_bytes, encoded,
-                         _new_tuple(ValueAndTimestamp, (value, timestamp)))
+        self._updates = (positions, key_bytes, values, timestamps)
         return True
 
-    def put_encoded(self, position: int, key_bytes: bytes, encoded: tuple[bytes, bytes],
-                    value: ValueAndTimestamp) -> None:
-        """``put`` of a value already ``encode``d."""
-        stored, raw = encoded
-        self._latest[key_bytes] = stored
-        self._objects[key_bytes] = value
-        self._writes.append((key_bytes, raw, value[1]))
-        self._last = position
+    def flushed(self) -> list[tuple[int, Any, Any]] | None:
+        """Serialize what was put (phase one); no forwards: a plain store's writer forwards
+        each update itself. ``None`` (record by record) when the serde writes one as a delete."""
+        positions, keys, values, timestamps = self._updates
+        encoded = self.encode_all(values, timestamps)
+        if encoded is None:
+            return None
+        raws, stored = encoded
+        self.write_columns(keys, raws, stored, timestamps, positions)
+        return []
+
+    def encode_all(self, values: list[Any], timestamps: list[int]
+                   ) -> tuple[list[bytes], list[bytes]] | None:
+        """The value bytes and stored bytes (timestamp first) of ``values`` as the store writes
+        them (the serde's error for one it refuses); ``None`` if one is written as a delete."""
+        store = self._store
+        encode = store._venc
+        raws: list[Any] | None = None
+        if encode is not None:
+            try:
+                raws = list(map(encode, values))
+            except Exception:
+                raws = None  # the serde's own serialize below: the same bytes, or its error
+            else:
+                if not all(raw.__class__ is bytes for raw in raws):
+                    raws = None
+        if raws is None:
+            raws = list(map(store._serialize_value, values))
+            if None in raws:
+                return None
+        pack = _pack_timestamp
+        try:
+            stored = [pack(timestamp) + raw for timestamp, raw in zip(timestamps, raws,
+                                                                       strict=True)]
+        except struct.error:
+            return None  # the record path raises the store's message for the timestamp
+        return raws, stored
+
+    def write_columns(self, keys: list[bytes], raws: list[bytes], stored: list[bytes],
+                      timestamps: list[int], positions: list[int]) -> None:
+        """Hold these writes (in order) for ``apply``: what a flush of the cache in front, or
+        ``flushed``, writes."""
+        last = positions[-1] if positions else -1
+        self._written = (keys, raws, stored, timestamps, last)
 
     def apply(self) -> None:
         """Write what was held to the backend and the changelog."""
-        store = self._store
-        if not self._writes:
+        store, written = self._store, self._written
+        if written is None or not written[0]:
             return
-        store._backend.put_all(self._latest.items())
-        log = store._log
-        if log is not None:
-            name = store._name
-            for key_bytes, raw, timestamp in self._writes:
-                log(name, key_bytes, raw, timestamp)
-        key = self._keys[self._last]
+        keys, raws, stored, timestamps, last = written
+        store._backend.put_all(dict(zip(keys, stored, strict=True)).items())
+        if store._log is not None:
+            append = self._run.changelog(store._name, store._log)
+            if append is not None:
+                append(keys, raws, timestamps)
+            else:
+                log, name = store._log, store._name
+                for key_bytes, raw, timestamp in zip(keys, raws, timestamps, strict=True):
+                    log(name, key_bytes, raw, timestamp)
+        key = self._keys[last]
         if self._memo and key.__class__ in MEMO_KEY_TYPES:  # as the last get leaves it
-            store._memo_key, store._memo_key_bytes = key, self._writes[-1][0]
+            store._memo_key, store._memo_key_bytes = key, keys[-1]

@@ -55,7 +55,7 @@ class _Stage:
 
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int],
-                 commit_each: bool) -> None:
+                 commit_each: bool, changelog: Callable[..., Any]) -> None:
         self.chain = chain
         self.topic = topic
         self.keys, self.values = keys, values  # as consumed (deserialized)
@@ -67,7 +67,7 @@ class _Stage:
         self.out: LogBatch | None = None
         self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
         self.first_offset = -1  # set in phase two
-        self.run = _StageRun(self, commit_each)
+        self.run = _StageRun(self, commit_each, changelog)
 
 
 class _StageRun:
@@ -75,11 +75,12 @@ class _StageRun:
     and headers, and the held writes and deferred actions of its batch forms, applied in
     phase two in the order of the consumed records they belong to."""
 
-    __slots__ = ("commit_each", "deferred", "held", "stage")
+    __slots__ = ("_changelog", "commit_each", "deferred", "held", "stage")
 
-    def __init__(self, stage: _Stage, commit_each: bool) -> None:
+    def __init__(self, stage: _Stage, commit_each: bool, changelog: Callable[..., Any]) -> None:
         self.stage = stage
         self.commit_each = commit_each
+        self._changelog = changelog
         self.held: list[HeldWrites] = []
         self.deferred: list[tuple[int, Callable[[], None]]] = []
 
@@ -101,6 +102,11 @@ class _StageRun:
     def headers(self, batch: Batch) -> list[Any]:
         """Each record's headers: its origin's."""
         return list(map(self.stage.headers.__getitem__, batch.origin))
+
+    def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
+        """``append(keys, values, timestamps)`` of a store's changelog records at once, when
+        its ``log`` is the task's and the engine only appends to the topic's log."""
+        return self._changelog(store_name, log)  # type: ignore[no-any-return]
 
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two."""
@@ -280,7 +286,8 @@ class BulkExecutor:
         try:
             # the driver commits after every record; a batch form replays a record cache's
             # flushes only where it is the task's one cache (the others flush in between)
-            stages = self._prepare(plan, topic, columns, len(task._caches) <= 1)
+            stages = self._prepare(plan, topic, columns, len(task._caches) <= 1,
+                                   lambda name, log: self._changelog_columns(task, name, log))
         except Exception:
             stages = None
         if stages is None:
@@ -293,7 +300,7 @@ class BulkExecutor:
     # -- phase one: user code, no mutation ------------------------------------------------
 
     def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...],
-                 commit_each: bool) -> list[_Stage] | None:
+                 commit_each: bool, changelog: Callable[..., Any]) -> list[_Stage] | None:
         key_fields, value_fields, headers, timestamps, _ = columns
         if min(timestamps) < 0:
             return None  # the record path raises the negative-timestamp error
@@ -303,7 +310,7 @@ class BulkExecutor:
         keys = _decoded(plan.source.key_serde, topic, key_fields, headers)
         values = _decoded(plan.source.value_serde, topic, value_fields, headers)
         stage = _Stage(plan, topic, keys, values, timestamps, headers,
-                       list(range(len(timestamps))), commit_each)
+                       list(range(len(timestamps))), commit_each, changelog)
         stages = [stage]
         while True:
             chain = stage.chain
@@ -342,7 +349,8 @@ class BulkExecutor:
                                        out_values.fields, out_headers))
             rows_of = stage.input_row
             stage = _Stage(downstream, out_topic, next_keys, next_values, out_timestamps,
-                           out_headers, [rows_of[i] for i in cols.origin], commit_each)
+                           out_headers, [rows_of[i] for i in cols.origin], commit_each,
+                           changelog)
             stages.append(stage)
 
     # -- phase two: apply ----------------------------------------------------------------
@@ -356,6 +364,22 @@ class BulkExecutor:
         if topic is None or not self.port.appends_only(topic):
             return None
         return topic  # type: ignore[no-any-return]
+
+    def _changelog_columns(self, task: Any, store_name: str, log: Any) -> Any:
+        """``append(keys, values, timestamps)`` of a store's changelog records in one batch,
+        when the store logs through the task's context (``log``) and the engine only appends
+        to the changelog's log; ``None`` otherwise."""
+        topic = task.changelog_topics.get(store_name)
+        if log != task.context.log_change or task.id.partition != 0 or topic is None \
+                or not self.port.appends_only(topic):
+            return None
+        port = self.port
+
+        def append(keys: list[bytes], values: list[bytes], timestamps: list[int]) -> None:
+            if timestamps:
+                port.log(topic).extend_columns(keys, values, None, timestamps)
+
+        return append
 
     def _changelog_extend(self, task: Any, store: Any) -> Any:
         """Appends a ``LogBatch`` to the changelog's log when ``_changelog_topic`` allows

@@ -1,0 +1,179 @@
+"""A batch run's writes through a record cache, replayed at once (``kslab.processor.batch``).
+
+What ``CachingKeyValueStore.held_writes`` hands a stateful batch form where the engine commits
+after every consumed record: the cache's bookkeeping of the run's gets, puts and commit
+flushes worked out over the whole run, with the wrapped store's ``HeldTimestampedWrites``
+taking what the flushes write. Invariant: after ``apply`` the cache (entries, LRU order,
+counters, sizes), the store and its changelog are what the record path's calls leave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import islice, repeat
+from operator import lt
+from typing import Any
+
+from kslab.records import Record, ValueAndTimestamp
+from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
+
+__all__ = ["HeldCachedWrites"]
+
+_new_tuple = tuple.__new__
+_UNREAD = object()  # a key the run has not met yet
+
+
+class HeldCachedWrites:
+    """What a batch run writes through a ``CachingKeyValueStore`` when the engine commits
+    after every consumed record (the test driver): the record cache's gets, puts and each
+    commit's flush, replayed at once.
+
+    Phase one: ``read`` finds each key's value (its cached entry, else the store's) without
+    counting; ``update_all`` takes, per position, the record path's ``get`` then ``put`` of
+    that record's key and works out what the cache counts for them; ``flushed`` works out each
+    commit's flush: the keys a consumed record dirtied, in the order of their last write, each
+    written once to the wrapped store's held writes (as the flush writes it) and forwarded
+    ``(position of the last write, new, old)``; it returns those forwards, or ``None`` when a
+    put of the run might have evicted (only the cache's own put knows what: the run then goes
+    record by record). Phase two (``apply``) puts each touched key's final clean entry in the
+    order of its last use, with the counters and sizes the gets, puts and flushes leave, and
+    applies the wrapped store's held writes.
+    """
+
+    def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
+                 *, decode: Callable[[LRUCacheEntry], Any], send_old_values: bool,
+                 remember: Callable[[Any, bytes], None]) -> None:
+        self._cache, self._namespace = cache, namespace
+        self._inner, self._batch, self._run = inner, batch, run
+        self._decode, self._send_old, self._remember = decode, send_old_values, remember
+        self._before: dict[bytes, Any] = {}  # keys cached before the run: their entry, or
+        # None for one read back from the store (``read``)
+        self._stored: dict[bytes, Any] = {}  # what the store holds for each key read
+        # positions, key bytes and ValueAndTimestamps of the updates
+        self._updates: tuple[list[int], list[bytes], list[Any]] = ([], [], [])
+        self._counts = (0, 0, 0, 0)  # gets, hits, puts, overwrites
+        self._flushes: tuple[list[bytes], list[bytes], list[int]] = ([], [], [])
+        self._widest_read = 0  # the longest stored value read back
+
+    def key_bytes(self, positions: list[int]) -> list[bytes]:
+        """The keys at ``positions`` as the store serializes them (``HeldTimestampedWrites``)."""
+        return self._inner.key_bytes(positions)  # type: ignore[no-any-return]
+
+    def read(self, distinct: list[bytes]) -> list[Any]:
+        """Each of the ``distinct`` keys' value as the cached store's ``get`` finds it: the
+        cached entry's, else the store's."""
+        peek, namespace, decode = self._cache.peek, self._namespace, self._decode
+        entries = [peek(namespace, key_bytes) for key_bytes in distinct]
+        missed = [key_bytes for key_bytes, entry in zip(distinct, entries, strict=True)
+                  if entry is None]
+        stored = dict(zip(missed, self._inner.read(missed), strict=True))
+        values: list[Any] = []
+        for key_bytes, entry in zip(distinct, entries, strict=True):
+            if entry is not None:
+                self._before[key_bytes] = entry
+                value = decode(entry)
+            else:
+                value = stored[key_bytes]
+                if value is not None:  # read back into the cache as a clean entry
+                    self._before[key_bytes] = None
+                    width = len(self._inner.stored_bytes(key_bytes))
+                    if width > self._widest_read:
+                        self._widest_read = width
+            self._stored[key_bytes] = value
+            values.append(value)
+        return values
+
+    def update_all(self, positions: list[int], key_bytes: list[bytes], values: list[Any],
+                   timestamps: list[int]) -> bool:
+        """The cached store's ``get`` then ``put`` of the key at each position, in order, of
+        keys ``read`` before; ``False`` (nothing held) when a value is ``None``: a delete."""
+        if any(value is None for value in values):
+            return False
+        updates = list(map(_new_tuple, repeat(ValueAndTimestamp), zip(values, timestamps,
+                                                                        strict=True)))
+        self._updates = (positions, key_bytes, updates)
+        before = self._before
+        distinct = self._stored.keys()
+        missed = sum(1 for key in distinct if before.get(key, _UNREAD) is _UNREAD
+                     or before[key] is None)  # not cached when the run met them
+        fresh = sum(1 for key in distinct if key not in before)  # in neither cache nor store
+        loaded = missed - fresh
+        n = len(positions)
+        self._counts = (n, n - missed, n + loaded, n - fresh)
+        return True
+
+    def _flushed_puts(self) -> list[int]:
+        """The indexes of the updates each commit's flush writes: a consumed record's dirty
+        keys in the order of their last write (all of them when no record writes a key
+        twice)."""
+        positions, keys, _ = self._updates
+        origin = self._batch.origin
+        origins = [origin[position] for position in positions]
+        if all(map(lt, origins, islice(origins, 1, None))):  # one put per consumed record
+            return list(range(len(positions)))
+        flushed: list[int] = []
+        dirty: dict[bytes, int] = {}
+        for index, key_bytes in enumerate(keys):
+            if index and origins[index] != origins[index - 1]:
+                flushed += dirty.values()
+                dirty.clear()
+            dirty.pop(key_bytes, None)
+            dirty[key_bytes] = index
+        flushed += dirty.values()
+        return flushed
+
+    def flushed(self) -> list[tuple[int, Any, Any]] | None:
+        """What the run's commits forward, in order; ``None`` when a put might have evicted."""
+        positions, all_keys, updates = self._updates
+        flushed = self._flushed_puts()
+        keys = list(map(all_keys.__getitem__, flushed))
+        news = list(map(updates.__getitem__, flushed))
+        timestamps = [held[1] for held in news]
+        encoded = self._inner.encode_all([held[0] for held in news], timestamps)
+        if encoded is None:
+            return None
+        raws, stored = encoded
+        headers = self._run.headers(self._batch)
+        widest = max(self._widest_read, max(map(len, stored), default=0))
+        widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
+                                            max(map(headers_size, headers)) if any(headers)
+                                            else 0)
+        if not self._cache.fits(sum(len(key) + widest for key in self._stored)):
+            return None
+        where = list(map(positions.__getitem__, flushed))
+        self._inner.write_columns(keys, raws, stored, timestamps, where)
+        self._flushes = (keys, stored, where)
+        if not self._send_old:
+            return list(zip(where, news, repeat(None)))
+        forwards: list[tuple[int, Any, Any]] = []
+        current = dict(self._stored)  # what the store holds as of each flush
+        for position, key_bytes, new in zip(where, keys, news, strict=True):
+            forwards.append((position, new, current[key_bytes]))
+            current[key_bytes] = new
+        return forwards
+
+    def apply(self) -> None:
+        """Leave the record cache, the store and its changelog as the record path would."""
+        batch, run = self._batch, self._run
+        timestamps, headers = run.timestamps(batch), run.headers(batch)
+        positions, all_keys, updates = self._updates
+        keys, stored, _ = self._flushes
+        final_stored = dict(zip(keys, stored, strict=True))
+        last = dict(zip(all_keys, range(len(positions)), strict=True))  # each key's last update
+        finals: list[tuple[bytes, LRUCacheEntry]] = []
+        for key_bytes, index in sorted(last.items(), key=lambda item: item[1]):
+            position = positions[index]
+            topic, partition, offset = run.source(batch.origin[position])
+            header = headers[position]
+            entry = LRUCacheEntry(final_stored[key_bytes], header if header else None, False,
+                                  offset, timestamps[position], partition, topic)
+            entry.obj = updates[index]
+            entry.key_obj = key = batch.keys[position]
+            entry.record = Record(key, batch.values[position], timestamps[position], header)
+            finals.append((key_bytes, entry))
+        gets, hits, puts, overwrites = self._counts
+        self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
+                           overwrites=overwrites)
+        self._inner.apply()
+        if positions:  # the store remembers the last key it serialized
+            self._remember(batch.keys[positions[-1]], all_keys[-1])
