@@ -20,6 +20,7 @@ from kslab.dsl._aggregates import AggregateSupplier, count_adder, count_initiali
 from kslab.dsl._processors import MapValues
 from kslab.dsl._table_processors import new_value_only
 from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
+from kslab.serdes._base import fast_serializer
 from kslab.state.caching import CachingKeyValueStore
 from kslab.state.caching_window import CachingWindowStore
 from kslab.state.timestamped import TimestampedKeyValueStore
@@ -132,6 +133,12 @@ def _count_step(aggregate: Any, task: Any) -> CountStep | None:
         return None
     sink = _plain_sink(_only_child(to_stream))
     if sink is None or sink.topic in task_topics(task):
+        return None
+    if type(processor.s) is AggregateSupplier and (
+            fast_serializer(sink.key_serde) is None or fast_serializer(sink.value_serde) is None):
+        # these counts write their output through the sink's C-level codecs; otherwise the
+        # aggregate's own batch form (kslab.dsl._aggregates) is the faster (and the one that
+        # stays: this module's counts go once it is as fast everywhere)
         return None
     store = processor.store
     kind = "processor"
