@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from kslab.dsl._change import Change
 from kslab.dsl._processors import skip_record
 from kslab.dsl._stores import cache_forwarding
+from kslab.dsl.windows import TimeWindows
 from kslab.processor import Processor, ProcessorContext, PunctuationType
+from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Headers, Record, ValueAndTimestamp, Window, Windowed
 from kslab.sensors import AvgMaxSensor, RateTotalSensor
 from kslab.state.window import TimestampedWindowStore
@@ -270,6 +273,15 @@ class _WindowedProcessor(Processor):
         return _Closed(self.store.fetch_all(lower, upper))
 
 
+def _append(columns: tuple[list[Any], ...], key: Any, value: Any, origin: int,
+            timestamp: int) -> None:
+    """One record onto a batch's key, value, origin and timestamp columns."""
+    columns[0].append(key)
+    columns[1].append(value)
+    columns[2].append(origin)
+    columns[3].append(timestamp)
+
+
 class _Closed:
     """A window store scan seen as ``(Windowed, value, timestamp)`` triples."""
 
@@ -333,6 +345,77 @@ class _TimeWindowProcessor(_WindowedProcessor):
                 self._update(record, key_bytes, start, window, close_time)
         if not self.updates:
             self.emit_final(record, close_time)
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run of a window aggregation that emits every update: per record
+        and window in order, the aggregator over the window's value as the store's held
+        writes see it; a record for a closed window is skipped in phase two with its warning.
+        ``None`` (record by record) on window close, for windows other than ``TimeWindows``,
+        or when the store cannot hold the writes (or an aggregate became ``None``)."""
+        if not self.updates or type(self.s.windows) is not TimeWindows:
+            return None
+        held = getattr(self.store, "held_writes", None)
+        writes = None if held is None else held(batch, run)
+        if writes is None:
+            return None
+        keys, values, origin = batch.keys, batch.values, batch.origin
+        positions = [position for position, key in enumerate(keys) if key is not None]
+        for position in sorted(set(range(len(keys))) - set(positions)):
+            run.defer(origin[position], self._skip_null_key)
+        s = self.s
+        initializer, aggregator, send_old = s.initializer, s.aggregator, s.send_old_values
+        size, advance, grace = self.size, self.advance, self.grace
+        windows_for, fetch, put = s.windows.windows_for, writes.fetch, writes.put
+        timestamps = run.timestamps(batch)
+        cached = self.forward is _no_forward
+        out: tuple[list[Any], ...] = ([], [], [], [])  # keys, values, origin, timestamps
+        observed = self.observed
+        tumbling: dict[int, Window] = {}
+        for position, key_bytes in zip(positions, writes.key_bytes(positions), strict=True):
+            key, value, timestamp = keys[position], values[position], timestamps[position]
+            if timestamp > observed:
+                observed = timestamp
+            close_time = observed - grace
+            if advance == size:
+                start = timestamp - timestamp % size
+                window = tumbling.get(start)
+                if window is None:
+                    window = tumbling[start] = Window(start, start + size)
+                windows: Any = ((start, window),)
+            else:
+                windows = windows_for(timestamp).items()
+            for start, window in windows:
+                if window.end <= close_time:
+                    run.defer(origin[position], partial(
+                        skip_expired, self.ctx, timestamp, close_time,
+                        f"[{start},{window.end})", observed))
+                    continue
+                stored = fetch(key_bytes, start)
+                if stored is None:
+                    old, stamp = initializer(), timestamp
+                else:
+                    old, stamp = stored
+                    if timestamp > stamp:
+                        stamp = timestamp
+                new = aggregator(key, value, old)
+                if not put(key_bytes, start, new, stamp):
+                    return None
+                if not cached:
+                    _append(out, Windowed(key, window), Change(new, old if send_old else None),
+                            origin[position], stamp)
+        flushed = writes.flushed()  # a cached store's: what the commits after each record
+        if flushed is None:  # flush, as its flush listener sends them
+            return None
+        for position, start, new, old in flushed:
+            _append(out, Windowed(keys[position], Window(start, start + size)),
+                    Change(new[0], None if old is None else old[0]), origin[position], new[1])
+        run.hold(writes)
+        if positions:  # the processor's own stream time, as the records leave it
+            run.defer(origin[positions[-1]], partial(setattr, self, "observed", observed))
+        return Batch(*out)
+
+    def _skip_null_key(self) -> None:
+        skip_record(self.ctx, "null key")
 
     def emit_lower(self) -> int:
         if self.last_emit == _NO_TIMESTAMP:

@@ -78,6 +78,14 @@ class CachingWindowStore(CachingStore):
         self._cache.put(self._namespace,  # type: ignore[union-attr]
                         _SEGMENT.pack(start // self._interval) + _INDEX + binary, entry)
 
+    def held_writes(self, batch: Any, run: Any) -> Any:
+        """The wrapped store's held writes (``kslab.processor.batch``) while the record cache
+        is off; ``None`` with it on (the window cache has no batch form yet)."""
+        if self._cache is not None:
+            return None
+        held = getattr(self._inner, "held_writes", None)
+        return None if held is None else held(batch, run)
+
     def plain_view(self) -> WindowStoreFacade:
         """This store seen with plain values, reads and writes still going through the cache
         (``driver.get_window_store`` on a cached timestamped store; Java's facade wraps the

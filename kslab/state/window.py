@@ -7,6 +7,9 @@ changelog replays byte for byte. Invariant: an entry whose window start is at or
 Java's); expired entries are dropped from the
 backend a segment at a time (one window start per segment in memory, as Java's in-memory store;
 ``max(retention / 2, 60 s)`` on disk, as RocksDB's segments), without changelog tombstones.
+
+(Over 600 lines: the window store, its timestamped form and a batch run's held writes share
+the segment bookkeeping, which no other module should reach into.)
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from kslab.state.base import KeyValueBackend, NullStoreArgumentError, StoreConte
 from kslab.state.iterators import KeyValueIterator
 
 __all__ = [
+    "HeldWindowWrites",
     "TimestampedWindowStore",
     "WindowStore",
     "invalid_key_range",
@@ -39,6 +43,7 @@ _SUFFIX = 12
 _MAX_SEQ = 0x7FFFFFFF
 _MIN_TS = -(2**63)
 _MAX_TS = 2**63 - 1
+_NOT_HELD = object()
 
 
 def window_key(key_bytes: bytes, start: int, seq: int = 0) -> bytes:
@@ -583,6 +588,14 @@ class TimestampedWindowStore(WindowStore):
         """This store seen with plain values (what ``driver.get_window_store`` returns)."""
         return WindowStoreFacade(self)
 
+    def held_writes(self, batch: Any, run: Any) -> HeldWindowWrites | None:
+        """Writes held for a batch run over ``batch`` (``kslab.processor.batch``), or ``None``
+        when this store cannot hold them (duplicates kept, or a backend whose state depends
+        on the order of writes)."""
+        if not self.is_open or self._retain_duplicates or not self._backend.last_write_wins:
+            return None
+        return HeldWindowWrites(self, batch.keys, run)
+
     def _restored_value(self, record: tuple[Any, ...]) -> bytes:
         timestamp = record[2] if len(record) > 2 and record[2] is not None else -1
         return _TS.pack(timestamp) + record[1]
@@ -688,3 +701,123 @@ class _PlainIterator:
 
     def __exit__(self, *exc: object) -> None:
         self._inner.close()
+
+
+class HeldWindowWrites:
+    """What a batch run writes to a ``TimestampedWindowStore`` (no duplicates), held until
+    ``apply``.
+
+    ``fetch`` sees the held writes and the store's expiry as the writes so far move its
+    observed stream time (the largest window start written); ``put`` holds a window's new
+    ``ValueAndTimestamp``. ``flushed`` serializes them in phase one (``None``: a value written
+    as a delete). ``apply`` replays them in order: a run of writes into live windows that move
+    nothing goes to the backend at once (each window's last bytes) with its changelog records,
+    a write that opens a newer window (expiring old segments) or lands in an expired one goes
+    through the store's own write, so segments, expiry, drops and the changelog end as the
+    record path's puts leave them. A cached store in front writes through ``write_flushed``.
+    """
+
+    __slots__ = ("_encoded", "_keep", "_keys", "_observed", "_puts", "_run", "_store",
+                 "_written")
+
+    def __init__(self, store: TimestampedWindowStore, keys: list[Any], run: Any) -> None:
+        self._store, self._keys, self._run = store, keys, run
+        self._observed, self._keep = store._observed, store._keep  # as the writes move it
+        self._puts: dict[bytes, tuple[Any, int] | None] = {}  # binary -> (value, ts)
+        # the writes, in order: key bytes, window start, value, timestamp
+        self._written: list[tuple[bytes, int, Any, int]] = []
+        self._encoded: list[bytes] = []  # each write's value bytes (``flushed``)
+
+    def key_bytes(self, positions: list[int]) -> list[bytes]:
+        """The keys of the batch's records at ``positions`` (none ``None``) as the store
+        serializes them; a key the store refuses raises its error."""
+        store = self._store
+        keys = list(map(self._keys.__getitem__, positions))
+        encode = store._kenc
+        if encode is not None:
+            try:
+                encoded = list(map(encode, keys))
+            except Exception:
+                pass  # the serde's own serialize below: the same bytes, or its error
+            else:
+                if all(raw.__class__ is bytes for raw in encoded):
+                    return encoded
+        return list(map(store._serialize_key, keys))
+
+    def fetch(self, key_bytes: bytes, start: int) -> tuple[Any, int] | None:
+        """``(value, timestamp)`` of the key's window at ``start``, as the store's
+        ``fetch_pair`` would return it after the writes so far."""
+        if start <= self._observed - self._keep:
+            return None
+        binary = key_bytes + _TS_SEQ.pack(start, 0)
+        held = self._puts.get(binary, _NOT_HELD)
+        if held is not _NOT_HELD:
+            return held  # type: ignore[return-value]
+        store = self._store
+        raw = store._bget(binary)
+        if raw is None:
+            return None
+        try:
+            return store._vdes(store._topic, raw[8:]), _TS.unpack_from(raw)[0]
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise store._value_read_failure(raw[8:], exc) from exc
+
+    def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int) -> bool:
+        """Hold ``ValueAndTimestamp(value, timestamp)`` for the key's window at ``start``;
+        ``False`` (nothing held) for a ``None`` value: a delete."""
+        if value is None:
+            return False
+        if start > self._observed:
+            self._observed = start
+        if start > self._observed - self._keep:  # (an expired write is dropped)
+            self._puts[key_bytes + _TS_SEQ.pack(start, 0)] = (value, timestamp)
+        self._written.append((key_bytes, start, value, timestamp))
+        return True
+
+    def flushed(self) -> list[Any] | None:
+        """Serialize what was put (phase one); no forwards (the processor forwards updates of
+        a store without a cache). ``None`` when the serde writes a value as a delete."""
+        raws = list(map(self._store._serialize_value, [write[2] for write in self._written]))
+        if any(raw is None for raw in raws):
+            return None
+        self._encoded = raws
+        return []
+
+    def apply(self) -> None:
+        """Write what was held, in order, as the record path's puts would have."""
+        store = self._store
+        pending: list[tuple[bytes, int, bytes, bytes, int]] = []
+        pack, pack_ts = _TS_SEQ.pack, _TS.pack
+        for (key_bytes, start, _, timestamp), raw in zip(self._written, self._encoded,
+                                                          strict=True):
+            stored = pack_ts(timestamp) + raw
+            observed = store._observed  # (a pending write moves nothing)
+            if start > observed or start <= observed - store._keep:
+                self._write_pending(pending)
+                pending = []
+                store._put_bytes(key_bytes, (stored, raw, timestamp), start)
+            else:
+                pending.append((key_bytes + pack(start, 0), start, stored, raw, timestamp))
+        self._write_pending(pending)
+
+    def _write_pending(self, pending: list[tuple[bytes, int, bytes, bytes, int]]) -> None:
+        """Writes into live windows that move nothing: to the backend and the changelog."""
+        if not pending:
+            return
+        store = self._store
+        store._backend.put_all(dict((binary, stored) for binary, _, stored, _, _
+                                    in pending).items())
+        for binary, start, _, _, _ in pending:
+            store._segment_keys(start).add(binary)
+        if store._log is None:
+            return
+        append = self._run.changelog(store._name, store._log)
+        if append is not None:
+            append([row[0] for row in pending], [row[3] for row in pending],
+                   [row[4] for row in pending])
+        else:
+            log, name = store._log, store._name
+            for binary, _, _, raw, timestamp in pending:
+                log(name, binary, raw, timestamp)

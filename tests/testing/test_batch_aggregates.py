@@ -114,3 +114,41 @@ def test_interactive_reads_between_pipes_match(cache: bool,
 def test_reduce_matches(store: str, cache: bool, caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _reduced(store, cache), caplog)
     assert executor.chunks == 7
+
+
+def _windowed(windows: Any, store: str, cache: bool, *, reduce: bool = False) -> ks.Topology:
+    """Per line key, a windowed count (or a windowed reduce of the words) mapped after
+    ``to_stream`` to a String key and a JSON value, as users write it."""
+    mat = ks.Materialized.as_("windows").with_store_type(store)
+    if not cache:
+        mat = mat.with_caching_disabled()
+    b = ks.StreamsBuilder()
+    windowed = (b.stream("lines", ks.Consumed.with_(S, S))
+                .flat_map_values(lambda v: ["-"] if v is None else v.split())
+                .group_by_key(ks.Grouped.with_(S, S))
+                .windowed_by(windows))
+    table = (windowed.reduce(lambda a, w: max(a, w), mat) if reduce
+             else windowed.count(mat.with_value_serde(L)))
+    (table.to_stream()
+     .map(lambda wk, v: (f"{wk.key}@{wk.window.start}",
+                         {"start": wk.window.start, "end": wk.window.end, "value": v}))
+     .to("windows-out", ks.Produced.with_(S, J)))
+    return b.build()
+
+
+WINDOWS = {
+    "tumbling": ks.TimeWindows.of_size_with_no_grace(100),
+    "tumbling-grace": ks.TimeWindows.of_size_and_grace(100, 50),
+    "hopping": ks.TimeWindows.of_size_and_grace(100, 200).advance_by(25),
+}
+
+
+@pytest.mark.parametrize("windows", sorted(WINDOWS))
+@pytest.mark.parametrize("store", ["in_memory", "persistent"])
+@pytest.mark.parametrize("reduce", [False, True], ids=["count", "reduce"])
+def test_uncached_windowed_aggregations_match(windows: str, store: str, reduce: bool,
+                                              caplog: pytest.LogCaptureFixture) -> None:
+    """Late records dropped with their warnings, windows opening (segments rolling, expiring)
+    and closing within a chunk, a key's window updated several times by one record."""
+    executor = _same(lambda: _windowed(WINDOWS[windows], store, False, reduce=reduce), caplog)
+    assert executor.chunks == 7 and executor.declined == 0
