@@ -390,7 +390,7 @@ class _TimeWindowProcessor(_WindowedProcessor):
                         skip_expired, self.ctx, timestamp, close_time,
                         f"[{start},{window.end})", observed))
                     continue
-                stored = fetch(key_bytes, start)
+                stored = fetch(key_bytes, start, position)
                 if stored is None:
                     old, stamp = initializer(), timestamp
                 else:
@@ -398,7 +398,7 @@ class _TimeWindowProcessor(_WindowedProcessor):
                     if timestamp > stamp:
                         stamp = timestamp
                 new = aggregator(key, value, old)
-                if not put(key_bytes, start, new, stamp):
+                if not put(key_bytes, start, new, stamp, position):
                     return None
                 if not cached:
                     _append(out, Windowed(key, window), Change(new, old if send_old else None),

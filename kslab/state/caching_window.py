@@ -14,12 +14,14 @@ write, cached or stored; a window or session is forwarded at most once per flush
 from __future__ import annotations
 
 import struct
+import threading
 from collections.abc import Iterable
 from typing import Any
 
 from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
 from kslab.state.cache import LRUCacheEntry
 from kslab.state.caching import CachingStore
+from kslab.state.held_cache import HeldCachedWindowWrites
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.session import SINGLE_KEY, session_key, split_session_key
 from kslab.state.window import (
@@ -79,12 +81,23 @@ class CachingWindowStore(CachingStore):
                         _SEGMENT.pack(start // self._interval) + _INDEX + binary, entry)
 
     def held_writes(self, batch: Any, run: Any) -> Any:
-        """The wrapped store's held writes (``kslab.processor.batch``) while the record cache
-        is off; ``None`` with it on (the window cache has no batch form yet)."""
-        if self._cache is not None:
-            return None
+        """Writes held for a batch run over ``batch`` (``kslab.processor.batch``): the wrapped
+        store's while the record cache is off; with it on, ``HeldCachedWindowWrites`` where
+        the run commits after every record and the cache is clean and this thread's (not for
+        a key-first index's entries); else ``None``."""
         held = getattr(self._inner, "held_writes", None)
-        return None if held is None else held(batch, run)
+        if self._cache is None:
+            return None if held is None else held(batch, run)
+        if held is None or not self._timestamped or self._index or not run.commit_each \
+                or threading.get_ident() != self._thread \
+                or not self._cache.is_clean(self._namespace):
+            return None
+        inner = held(batch, run)
+        if inner is None:
+            return None
+        return HeldCachedWindowWrites(self._cache, self._namespace, inner, batch, run,
+                                      cache_key=self._cache_key, decode=self._object,
+                                      send_old_values=self._send_old_values)
 
     def plain_view(self) -> WindowStoreFacade:
         """This store seen with plain values, reads and writes still going through the cache

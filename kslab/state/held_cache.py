@@ -1,9 +1,10 @@
 """A batch run's writes through a record cache, replayed at once (``kslab.processor.batch``).
 
-What ``CachingKeyValueStore.held_writes`` hands a stateful batch form where the engine commits
-after every consumed record: the cache's bookkeeping of the run's gets, puts and commit
-flushes worked out over the whole run, with the wrapped store's ``HeldTimestampedWrites``
-taking what the flushes write. Invariant: after ``apply`` the cache (entries, LRU order,
+What ``CachingKeyValueStore.held_writes`` and ``CachingWindowStore.held_writes`` hand a
+stateful batch form where the engine commits after every consumed record: the cache's
+bookkeeping of the run's gets, puts and commit flushes worked out over the whole run, with
+the wrapped store's held writes (``HeldTimestampedWrites``, ``HeldWindowWrites``) taking what
+the flushes write. Invariant: after ``apply`` the cache (entries, LRU order,
 counters, sizes), the store and its changelog are what the record path's calls leave.
 """
 
@@ -16,8 +17,9 @@ from typing import Any
 
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
+from kslab.state.window import window_key
 
-__all__ = ["HeldCachedWrites"]
+__all__ = ["HeldCachedWindowWrites", "HeldCachedWrites"]
 
 _new_tuple = tuple.__new__
 _UNREAD = object()  # a key the run has not met yet
@@ -177,3 +179,135 @@ class HeldCachedWrites:
         self._inner.apply()
         if positions:  # the store remembers the last key it serialized
             self._remember(batch.keys[positions[-1]], all_keys[-1])
+
+
+class HeldCachedWindowWrites:
+    """What a batch run writes through a ``CachingWindowStore`` (no key-first index) when the
+    engine commits after every consumed record: each fetch and put of a window as the cached
+    store's, and each commit's flush (the windows a consumed record dirtied, in the order of
+    their last write) written to the wrapped store's ``HeldWindowWrites`` in that order (so
+    its expiry follows) and forwarded ``(position, window start, new, old)``. A miss reads the
+    store (windows are not read back into the cache). ``flushed`` returns the forwards, or
+    ``None`` when a put might have evicted; ``apply`` leaves the cache's entries, LRU order,
+    counters and sizes as the record path would, then applies the store's writes.
+    """
+
+    def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
+                 *, cache_key: Callable[[bytes, int], bytes],
+                 decode: Callable[[LRUCacheEntry], Any], send_old_values: bool) -> None:
+        self._cache, self._namespace = cache, namespace
+        self._inner, self._batch, self._run = inner, batch, run
+        self._cache_key, self._decode, self._send_old = cache_key, decode, send_old_values
+        self._values: dict[bytes, tuple[Any, int]] = {}  # cached windows touched: their value
+        self._before: dict[bytes, LRUCacheEntry] = {}  # ... and their entry before the run
+        self._seen: set[bytes] = set()  # cache keys looked up before
+        self._last_use: dict[bytes, int] = {}  # cache key -> when the run last used it
+        self._last_write: dict[bytes, int] = {}  # cache key -> index of its last store write
+        self._dirty: dict[bytes, tuple[bytes, int, int]] = {}  # -> key bytes, start, position
+        self._origin = -1
+        self._forwards: list[tuple[int, int, Any, Any]] = []
+        self._written: list[tuple[bytes, int]] = []  # each store write: cache key, position
+        self._gets = self._hits = self._puts = self._overwrites = 0
+
+    def key_bytes(self, positions: list[int]) -> list[bytes]:
+        """The keys at ``positions`` as the store serializes them (``HeldWindowWrites``)."""
+        return self._inner.key_bytes(positions)  # type: ignore[no-any-return]
+
+    def _enter(self, position: int) -> None:
+        """A new consumed record: the commit after the previous one flushes its windows."""
+        origin = self._batch.origin[position]
+        if origin != self._origin:
+            self._flush()
+            self._origin = origin
+
+    def _cached(self, cache_key: bytes) -> bool:
+        """True when the cache holds the window now (looked up once, without counting)."""
+        if cache_key in self._values:
+            return True
+        if cache_key in self._seen:
+            return False
+        self._seen.add(cache_key)
+        entry = self._cache.peek(self._namespace, cache_key)
+        if entry is None:
+            return False
+        self._before[cache_key] = entry
+        value = self._decode(entry)
+        self._values[cache_key] = (value[0], value[1])
+        return True
+
+    def fetch(self, key_bytes: bytes, start: int, position: int) -> tuple[Any, int] | None:
+        """The cached store's ``fetch_pair`` of the window at ``position``."""
+        self._enter(position)
+        self._gets += 1
+        cache_key = self._cache_key(window_key(key_bytes, start), start)
+        if self._cached(cache_key):
+            self._hits += 1
+            self._last_use[cache_key] = self._gets + self._puts  # (an access count: a record
+            return self._values[cache_key]  # may touch several windows)
+        return self._inner.fetch(key_bytes, start)  # type: ignore[no-any-return]
+
+    def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int,
+            position: int) -> bool:
+        """The cached store's ``put_pair``; ``False`` (nothing held) for a delete."""
+        if value is None:
+            return False
+        self._enter(position)
+        cache_key = self._cache_key(window_key(key_bytes, start), start)
+        if self._cached(cache_key):
+            self._overwrites += 1
+        self._puts += 1
+        self._values[cache_key] = (value, timestamp)
+        self._last_use[cache_key] = self._gets + self._puts
+        dirty = self._dirty
+        dirty.pop(cache_key, None)
+        dirty[cache_key] = (key_bytes, start, position)
+        return True
+
+    def _flush(self) -> None:
+        inner, send_old = self._inner, self._send_old
+        for cache_key, (key_bytes, start, position) in self._dirty.items():
+            new = self._values[cache_key]
+            old = inner.fetch(key_bytes, start) if send_old else None
+            inner.put(key_bytes, start, new[0], new[1])
+            self._last_write[cache_key] = len(self._written)
+            self._written.append((cache_key, position))
+            self._forwards.append((position, start, new, old))
+        self._dirty.clear()
+
+    def flushed(self) -> list[tuple[int, int, Any, Any]] | None:
+        """What the run's commits forward, in order; ``None`` when a put might have evicted."""
+        self._flush()
+        if self._inner.flushed() is None:
+            return None
+        widths = self._inner.stored_widths()
+        headers = self._run.headers(self._batch)
+        widest = NODE_OVERHEAD + entry_size(max(widths, default=0), self._run.topic,
+                                            max(map(headers_size, headers)) if any(headers)
+                                            else 0)
+        if not self._cache.fits(sum(len(key) + widest for key in self._last_write)):
+            return None
+        return self._forwards
+
+    def apply(self) -> None:
+        """Leave the record cache, the store and its changelog as the record path would."""
+        batch, run = self._batch, self._run
+        timestamps, headers = run.timestamps(batch), run.headers(batch)
+        stored = self._inner.stored_values()
+        finals: list[tuple[bytes, LRUCacheEntry]] = []
+        for cache_key in sorted(self._last_use, key=self._last_use.__getitem__):
+            index = self._last_write.get(cache_key)
+            if index is None:  # only read: the entry it found
+                finals.append((cache_key, self._before[cache_key]))
+                continue
+            position = self._written[index][1]
+            topic, partition, offset = run.source(batch.origin[position])
+            header = headers[position]
+            entry = LRUCacheEntry(stored[index], header if header else None, False, offset,
+                                  timestamps[position], partition, topic)
+            entry.obj = _new_tuple(ValueAndTimestamp, self._values[cache_key])
+            entry.record = Record(batch.keys[position], batch.values[position],
+                                  timestamps[position], header)
+            finals.append((cache_key, entry))
+        self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
+                           puts=self._puts, overwrites=self._overwrites)
+        self._inner.apply()

@@ -744,9 +744,10 @@ class HeldWindowWrites:
                     return encoded
         return list(map(store._serialize_key, keys))
 
-    def fetch(self, key_bytes: bytes, start: int) -> tuple[Any, int] | None:
+    def fetch(self, key_bytes: bytes, start: int, position: int = -1) -> tuple[Any, int] | None:
         """``(value, timestamp)`` of the key's window at ``start``, as the store's
-        ``fetch_pair`` would return it after the writes so far."""
+        ``fetch_pair`` would return it after the writes so far (``position``: the batch
+        record asking, which a plain store does not need)."""
         if start <= self._observed - self._keep:
             return None
         binary = key_bytes + _TS_SEQ.pack(start, 0)
@@ -764,7 +765,8 @@ class HeldWindowWrites:
         except Exception as exc:
             raise store._value_read_failure(raw[8:], exc) from exc
 
-    def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int) -> bool:
+    def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int,
+            position: int = -1) -> bool:
         """Hold ``ValueAndTimestamp(value, timestamp)`` for the key's window at ``start``;
         ``False`` (nothing held) for a ``None`` value: a delete."""
         if value is None:
@@ -784,6 +786,16 @@ class HeldWindowWrites:
             return None
         self._encoded = raws
         return []
+
+    def stored_widths(self) -> list[int]:
+        """The length of each write's stored bytes (timestamp and value), after ``flushed``."""
+        return [8 + len(raw) for raw in self._encoded]
+
+    def stored_values(self) -> list[bytes]:
+        """Each write's stored bytes (8-byte timestamp, then the value), after ``flushed``."""
+        pack = _TS.pack
+        return [pack(write[3]) + raw for write, raw in zip(self._written, self._encoded,
+                                                           strict=True)]
 
     def apply(self) -> None:
         """Write what was held, in order, as the record path's puts would have."""

@@ -146,9 +146,19 @@ WINDOWS = {
 @pytest.mark.parametrize("windows", sorted(WINDOWS))
 @pytest.mark.parametrize("store", ["in_memory", "persistent"])
 @pytest.mark.parametrize("reduce", [False, True], ids=["count", "reduce"])
-def test_uncached_windowed_aggregations_match(windows: str, store: str, reduce: bool,
-                                              caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize("cache", [False, True], ids=["uncached", "cached"])
+def test_windowed_aggregations_match(windows: str, store: str, reduce: bool, cache: bool,
+                                     caplog: pytest.LogCaptureFixture) -> None:
     """Late records dropped with their warnings, windows opening (segments rolling, expiring)
-    and closing within a chunk, a key's window updated several times by one record."""
-    executor = _same(lambda: _windowed(WINDOWS[windows], store, False, reduce=reduce), caplog)
+    and closing within a chunk, a key's window updated several times by one record; behind a
+    record cache, its fetches, puts and flushes replayed."""
+    executor = _same(lambda: _windowed(WINDOWS[windows], store, cache, reduce=reduce), caplog)
     assert executor.chunks == 7 and executor.declined == 0
+
+
+@pytest.mark.parametrize("cache_bytes", [300, 3000])
+def test_a_window_cache_that_may_evict_goes_record_by_record(
+        cache_bytes: int, caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(lambda: _windowed(WINDOWS["hopping"], "in_memory", True), caplog,
+                     {"statestore.cache.max.bytes": cache_bytes})
+    assert executor.declined > 0
