@@ -47,6 +47,18 @@ class Json(Serde):
             expected = "a JSON-able value (dict with str keys, list, str, int, float, bool, None)"
             raise serialize_error(self, topic, data, expected, e) from e
 
+    def serialize_column(self, topic: str, items: list[Any],
+                         headers: list[Any] | None = None) -> list[bytes | None]:
+        """``serialize`` of each item. Each result is copied to bytes of its own size: orjson
+        writes into a 1 KiB buffer it then shrinks, and a column keeping tens of thousands of
+        them alive grows the heap by each buffer (3 us a value here, against 0.6 us copied)."""
+        dumps, default = _dumps, self._default
+        try:
+            return [None if item is None else bytes(memoryview(dumps(item, default, _OPTIONS)))
+                    for item in items]
+        except orjson.JSONEncodeError:
+            return super().serialize_column(topic, items, headers)  # its error, at its item
+
     def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
         """The value the JSON in ``data`` encodes; empty bytes are an error, not ``None``."""
         if data is None:

@@ -298,6 +298,21 @@ class TypedStore(StateStore):
             value_bytes = self._value_bytes(value_bytes, value)
         return value_bytes
 
+    def serialize_values(self, values: list[Any]) -> list[bytes | None]:
+        """``_serialize_value`` of each value, in order (a batch run's writes): through the
+        serde's column form where it has one, else one by one (which raises the store's error
+        for a value the serde refuses)."""
+        column = getattr(self._value_serde, "serialize_column", None)
+        if column is not None:
+            try:
+                serialized = column(self._topic, values)
+            except Exception:
+                pass  # one by one below: the same bytes, or the store's error
+            else:
+                if all(raw is None or raw.__class__ is bytes for raw in serialized):
+                    return serialized  # type: ignore[no-any-return]
+        return list(map(self._serialize_value, values))
+
     def _decode_key(self, key_bytes: bytes) -> Any:
         kdec = self._kdec
         if kdec is not None:  # the serde's C-level codec first: see _attach

@@ -592,8 +592,8 @@ class HeldTimestampedWrites:
                 if not all(raw.__class__ is bytes for raw in raws):
                     raws = None
         if raws is None:
-            raws = list(map(store._serialize_value, values))
-            if None in raws:
+            raws = store.serialize_values(values)
+            if any(raw is None for raw in raws):
                 return None
         pack = _pack_timestamp
         try:

@@ -781,7 +781,7 @@ class HeldWindowWrites:
     def flushed(self) -> list[Any] | None:
         """Serialize what was put (phase one); no forwards (the processor forwards updates of
         a store without a cache). ``None`` when the serde writes a value as a delete."""
-        raws = list(map(self._store._serialize_value, [write[2] for write in self._written]))
+        raws = self._store.serialize_values([write[2] for write in self._written])
         if any(raw is None for raw in raws):
             return None
         self._encoded = raws

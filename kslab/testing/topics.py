@@ -292,7 +292,9 @@ class TestInputTopic:
         its serdes refuse, the rows before it are piped and the row's error raised."""
         topic = self.name
         key_ser, value_ser = self.key_serde.serialize, self.value_serde.serialize
-        fast = key_enc is not None and value_enc is not None
+        values = _value_column(self.value_serde, topic, batch) if value_enc is None else None
+        next_value = None if values is None else iter(values).__next__  # (the column form
+        fast = key_enc is not None and value_enc is not None  # took every value)
         raw: list[tuple[Any, ...]] = []
         for key, value, timestamp, headers, partition in batch:
             hdrs = None if headers is None else as_headers(headers)
@@ -302,7 +304,11 @@ class TestInputTopic:
             elif type(timestamp) is not int:
                 timestamp = to_millis(timestamp)
             try:
-                if fast:
+                if next_value is not None:
+                    vb = next_value()
+                    kb = None if key is None else key_enc(key) if key_enc is not None \
+                        else key_ser(topic, key, hdrs)
+                elif fast:
                     kb = None if key is None else key_enc(key)
                     vb = None if value is None else value_enc(value)
                 else:
@@ -530,3 +536,16 @@ def _struct_of(serde: Any) -> Any:
     if fast is not None and fast[0] is bytes.decode:
         return TEXT
     return fixed_struct(serde)
+
+
+def _value_column(serde: Any, topic: str, batch: list[tuple[Any, ...]]) -> list[Any] | None:
+    """The values of a chunk of header-less rows through the serde's column form
+    (``Serde.serialize_column``), or ``None`` (headers, no column form, or a value it
+    refuses: the rows are serialized one by one, which raises at the right row)."""
+    column = getattr(serde, "serialize_column", None)
+    if column is None or any(row[3] is not None for row in batch):
+        return None
+    try:
+        return column(topic, [row[1] for row in batch])  # type: ignore[no-any-return]
+    except Exception:
+        return None

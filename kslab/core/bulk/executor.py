@@ -163,6 +163,9 @@ def _encoded(serde: Any, topic: str, items: list[Any], headers: list[Any]) -> li
             return [None if item is None else encode(item) for item in items]
         except Exception:
             pass
+    column = getattr(serde, "serialize_column", None)  # (a user's serde may not have one)
+    if column is not None:
+        return column(topic, items, headers)  # type: ignore[no-any-return]
     return list(map(serde.serialize, repeat(topic), items, headers))
 
 
