@@ -298,6 +298,21 @@ class TypedStore(StateStore):
             value_bytes = self._value_bytes(value_bytes, value)
         return value_bytes
 
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``_serialize_key`` of each key (none ``None``), in order (a batch run's reads and
+        writes): through the serde's C-level codec where it takes them all, else one by one
+        (which raises the store's error for a key the serde refuses)."""
+        encode = self._kenc
+        if encode is not None:
+            try:
+                encoded = list(map(encode, keys))
+            except Exception:
+                pass  # the serde's own serialize below: the same bytes, or its error
+            else:
+                if all(raw.__class__ is bytes for raw in encoded):
+                    return encoded
+        return list(map(self._serialize_key, keys))
+
     def serialize_values(self, values: list[Any]) -> list[bytes | None]:
         """``_serialize_value`` of each value, in order (a batch run's writes): through the
         serde's column form where it has one, else one by one (which raises the store's error

@@ -167,6 +167,26 @@ class NamedCache:
             dirty[key] = None
         self.current_size_bytes += len(key) + NODE_OVERHEAD + entry.size
 
+    def install(self, finals: list[tuple[bytes, LRUCacheEntry]]) -> tuple[int, int]:
+        """Each ``(key, entry)`` replaces the key's entry as the most recently used one, in
+        order, counting nothing (a batch run's final entries, see ``ThreadCache.replay``);
+        how many bytes the cache grew by, and how many keys are new to it."""
+        entries, sorted_keys = self._entries, self._sorted
+        grown = new = 0
+        for key, entry in finals:
+            old = entries.get(key)
+            grown += node_size(key, entry)
+            if old is None:
+                new += 1
+                if sorted_keys is not None:
+                    sorted_keys.add(key)
+            else:
+                grown -= node_size(key, old)
+                entries.move_to_end(key)
+            entries[key] = entry
+        self.current_size_bytes += grown
+        return grown, new
+
     def put_if_absent(self, key: bytes, entry: LRUCacheEntry) -> LRUCacheEntry | None:
         """Put only if ``key`` has no entry; return the entry that was there."""
         original = self.get(key)
@@ -456,24 +476,12 @@ class ThreadCache:
         flushes are counted by the commits, ``count_noop_flushes``). A batch run's record
         cache (``kslab.state.caching.HeldCachedWrites``)."""
         cache = self._caches[namespace]
-        entries, sorted_keys = cache._entries, cache._sorted
-        grown = 0
-        for key, entry in finals:
-            old = entries.get(key)
-            grown += node_size(key, entry)
-            if old is None:
-                if sorted_keys is not None:
-                    sorted_keys.add(key)
-            else:
-                grown -= node_size(key, old)
-                entries.move_to_end(key)
-            entries[key] = entry
+        grown, _ = cache.install(finals)
         self.gets += gets
         self.puts += puts
         cache.hits += hits
         cache.misses += gets - hits
         cache.overwrites += overwrites
-        cache.current_size_bytes += grown
         self._size_bytes += grown
 
     def fits(self, growth: int) -> bool:
@@ -489,25 +497,12 @@ class ThreadCache:
         those calls leave them. The caller checked with ``fits`` that nothing is evicted and
         that the namespace has a listener and nothing dirty (``put_and_flush_one``'s terms)."""
         cache = self._caches[namespace]
-        entries, sorted_keys = cache._entries, cache._sorted
-        grown = new = 0
-        for key, entry in finals:
-            old = entries.get(key)
-            grown += node_size(key, entry)
-            if old is None:
-                new += 1
-                if sorted_keys is not None:
-                    sorted_keys.add(key)
-            else:
-                grown -= node_size(key, old)
-                entries.move_to_end(key)
-            entries[key] = entry
+        grown, new = cache.install(finals)
         fresh = new - clean_puts  # keys new to the cache and the store: put, not overwritten
         self.puts += updates + clean_puts
         self.flushes += updates
         cache.overwrites += updates - fresh
         cache.flushes += updates
-        cache.current_size_bytes += grown
         self._size_bytes += grown
 
     def put_if_absent(self, namespace: str, key: bytes,

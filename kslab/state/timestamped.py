@@ -525,18 +525,7 @@ class HeldTimestampedWrites:
     def key_bytes(self, positions: list[int]) -> list[bytes]:
         """The keys of the batch's records at ``positions`` (none ``None``) as the store
         serializes them; a key the store refuses raises its error."""
-        store = self._store
-        keys = list(map(self._keys.__getitem__, positions))
-        encode = store._kenc
-        if encode is not None:
-            try:
-                encoded = list(map(encode, keys))
-            except Exception:
-                pass  # the serde's own serialize below: the same bytes, or its error
-            else:
-                if all(raw.__class__ is bytes for raw in encoded):
-                    return encoded
-        return list(map(store._serialize_key, keys))
+        return self._store.serialize_keys(list(map(self._keys.__getitem__, positions)))
 
     def read(self, distinct: list[bytes]) -> list[ValueAndTimestamp | None]:
         """The stored value of each of the ``distinct`` keys (``None`` for none)."""

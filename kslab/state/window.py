@@ -731,18 +731,7 @@ class HeldWindowWrites:
     def key_bytes(self, positions: list[int]) -> list[bytes]:
         """The keys of the batch's records at ``positions`` (none ``None``) as the store
         serializes them; a key the store refuses raises its error."""
-        store = self._store
-        keys = list(map(self._keys.__getitem__, positions))
-        encode = store._kenc
-        if encode is not None:
-            try:
-                encoded = list(map(encode, keys))
-            except Exception:
-                pass  # the serde's own serialize below: the same bytes, or its error
-            else:
-                if all(raw.__class__ is bytes for raw in encoded):
-                    return encoded
-        return list(map(store._serialize_key, keys))
+        return self._store.serialize_keys(list(map(self._keys.__getitem__, positions)))
 
     def fetch(self, key_bytes: bytes, start: int, position: int = -1) -> tuple[Any, int] | None:
         """``(value, timestamp)`` of the key's window at ``start``, as the store's
