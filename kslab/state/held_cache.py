@@ -187,9 +187,11 @@ class HeldCachedWindowWrites:
     store's, and each commit's flush (the windows a consumed record dirtied, in the order of
     their last write) written to the wrapped store's ``HeldWindowWrites`` in that order (so
     its expiry follows) and forwarded ``(position, window start, new, old)``. A miss reads the
-    store (windows are not read back into the cache). ``flushed`` returns the forwards, or
-    ``None`` when a put might have evicted; ``apply`` leaves the cache's entries, LRU order,
-    counters and sizes as the record path would, then applies the store's writes.
+    store (windows are not read back into the cache); the flushes are worked out at
+    ``flushed``, after the run's reads, which is exact because a window the aggregation reads
+    is open, so no flush of the run can have expired it in the store. ``flushed`` returns the
+    forwards, or ``None`` when a put might have evicted; ``apply`` leaves the cache's entries,
+    LRU order, counters and sizes as the record path would, then applies the store's writes.
     """
 
     def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
@@ -203,22 +205,24 @@ class HeldCachedWindowWrites:
         self._seen: set[bytes] = set()  # cache keys looked up before
         self._last_use: dict[bytes, int] = {}  # cache key -> when the run last used it
         self._last_write: dict[bytes, int] = {}  # cache key -> index of its last store write
-        self._dirty: dict[bytes, tuple[bytes, int, int]] = {}  # -> key bytes, start, position
-        self._origin = -1
-        self._forwards: list[tuple[int, int, Any, Any]] = []
+        # the puts, in order: cache key, key bytes, window start, position, (value, timestamp)
+        self._puts: list[tuple[bytes, bytes, int, int, tuple[Any, int]]] = []
         self._written: list[tuple[bytes, int]] = []  # each store write: cache key, position
-        self._gets = self._hits = self._puts = self._overwrites = 0
+        self._gets = self._hits = self._overwrites = 0
+        self._last: tuple[bytes, int, bytes] | None = None  # the last window looked up
 
     def key_bytes(self, positions: list[int]) -> list[bytes]:
         """The keys at ``positions`` as the store serializes them (``HeldWindowWrites``)."""
         return self._inner.key_bytes(positions)  # type: ignore[no-any-return]
 
-    def _enter(self, position: int) -> None:
-        """A new consumed record: the commit after the previous one flushes its windows."""
-        origin = self._batch.origin[position]
-        if origin != self._origin:
-            self._flush()
-            self._origin = origin
+    def _key(self, key_bytes: bytes, start: int) -> bytes:
+        """The window's cache key (the last one asked again: a fetch, then its put)."""
+        last = self._last
+        if last is not None and last[1] == start and last[0] == key_bytes:
+            return last[2]
+        cache_key = self._cache_key(window_key(key_bytes, start), start)
+        self._last = (key_bytes, start, cache_key)
+        return cache_key
 
     def _cached(self, cache_key: bytes) -> bool:
         """True when the cache holds the window now (looked up once, without counting)."""
@@ -237,13 +241,12 @@ class HeldCachedWindowWrites:
 
     def fetch(self, key_bytes: bytes, start: int, position: int) -> tuple[Any, int] | None:
         """The cached store's ``fetch_pair`` of the window at ``position``."""
-        self._enter(position)
         self._gets += 1
-        cache_key = self._cache_key(window_key(key_bytes, start), start)
+        cache_key = self._key(key_bytes, start)
         if self._cached(cache_key):
             self._hits += 1
-            self._last_use[cache_key] = self._gets + self._puts  # (an access count: a record
-            return self._values[cache_key]  # may touch several windows)
+            self._last_use[cache_key] = self._gets + len(self._puts)  # (an access count: a
+            return self._values[cache_key]  # record may touch several windows)
         return self._inner.fetch(key_bytes, start)  # type: ignore[no-any-return]
 
     def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int,
@@ -251,42 +254,53 @@ class HeldCachedWindowWrites:
         """The cached store's ``put_pair``; ``False`` (nothing held) for a delete."""
         if value is None:
             return False
-        self._enter(position)
-        cache_key = self._cache_key(window_key(key_bytes, start), start)
+        cache_key = self._key(key_bytes, start)
         if self._cached(cache_key):
             self._overwrites += 1
-        self._puts += 1
-        self._values[cache_key] = (value, timestamp)
-        self._last_use[cache_key] = self._gets + self._puts
-        dirty = self._dirty
-        dirty.pop(cache_key, None)
-        dirty[cache_key] = (key_bytes, start, position)
+        held = self._values[cache_key] = (value, timestamp)
+        self._puts.append((cache_key, key_bytes, start, position, held))
+        self._last_use[cache_key] = self._gets + len(self._puts)
         return True
 
-    def _flush(self) -> None:
-        inner, send_old = self._inner, self._send_old
-        for cache_key, (key_bytes, start, position) in self._dirty.items():
-            new = self._values[cache_key]
+    def _flush_order(self) -> list[int]:
+        """The indexes of the puts the commits flush, in order: per consumed record its dirty
+        windows in the order of their last write (all puts when none is written twice)."""
+        origin, puts = self._batch.origin, self._puts
+        origins = [origin[put[3]] for put in puts]
+        if all(map(lt, origins, islice(origins, 1, None))):
+            return list(range(len(puts)))
+        order: list[int] = []
+        dirty: dict[bytes, int] = {}
+        for index, put in enumerate(puts):
+            if index and origins[index] != origins[index - 1]:
+                order += dirty.values()
+                dirty.clear()
+            dirty.pop(put[0], None)
+            dirty[put[0]] = index
+        order += dirty.values()
+        return order
+
+    def flushed(self) -> list[tuple[int, int, Any, Any]] | None:
+        """What the run's commits forward, in order; ``None`` when a put might have evicted."""
+        inner, send_old, puts = self._inner, self._send_old, self._puts
+        forwards: list[tuple[int, int, Any, Any]] = []
+        for index in self._flush_order():
+            cache_key, key_bytes, start, position, new = puts[index]
             old = inner.fetch(key_bytes, start) if send_old else None
             inner.put(key_bytes, start, new[0], new[1])
             self._last_write[cache_key] = len(self._written)
             self._written.append((cache_key, position))
-            self._forwards.append((position, start, new, old))
-        self._dirty.clear()
-
-    def flushed(self) -> list[tuple[int, int, Any, Any]] | None:
-        """What the run's commits forward, in order; ``None`` when a put might have evicted."""
-        self._flush()
-        if self._inner.flushed() is None:
+            forwards.append((position, start, new, old))
+        if inner.flushed() is None:
             return None
-        widths = self._inner.stored_widths()
         headers = self._run.headers(self._batch)
-        widest = NODE_OVERHEAD + entry_size(max(widths, default=0), self._run.topic,
+        widest = NODE_OVERHEAD + entry_size(max(inner.stored_widths(), default=0),
+                                            self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
         if not self._cache.fits(sum(len(key) + widest for key in self._last_write)):
             return None
-        return self._forwards
+        return forwards
 
     def apply(self) -> None:
         """Leave the record cache, the store and its changelog as the record path would."""
@@ -309,5 +323,5 @@ class HeldCachedWindowWrites:
                                   timestamps[position], header)
             finals.append((cache_key, entry))
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
-                           puts=self._puts, overwrites=self._overwrites)
+                           puts=len(self._puts), overwrites=self._overwrites)
         self._inner.apply()
