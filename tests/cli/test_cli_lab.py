@@ -4,10 +4,12 @@ stopped by one SIGTERM (what ``make lab`` runs, through the same extensions/lab.
 from __future__ import annotations
 
 import json
+import secrets
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -20,31 +22,41 @@ def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
     if not (Path(sys.executable).parent / "jupyter").exists():
         pytest.skip("no jupyter in this environment (pip install 'kslab[notebook]')")
     lab_port, broker_port = free_port(), free_port()
+    token = secrets.token_hex(24)  # in the environment, not on a command line ps shows
     env = clean_env(JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-                    JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
+                    JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
+                    JUPYTER_TOKEN=token)
     log = (tmp_path / "lab.log").open("w")
     process = subprocess.Popen(
         [str(KSLAB), "lab", "--broker-port", str(broker_port), "--no-browser",
-         f"--ServerApp.port={lab_port}", "--IdentityProvider.token=", "--ServerApp.password="],
+         f"--ServerApp.port={lab_port}"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{lab_port}"
+
+    def get(path: str) -> object:
+        request = urllib.request.Request(f"{url}{path}",
+                                         headers={"Authorization": f"token {token}"})
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return json.load(response)
+
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
-                urllib.request.urlopen(f"{url}/api/status", timeout=2)
+                get("/api/status")
                 break
             except OSError:
                 if time.monotonic() > deadline or process.poll() is not None:
                     pytest.fail("kslab lab did not start: " + (tmp_path / "lab.log").read_text())
                 time.sleep(0.3)
         assert accepts(broker_port)
-        with urllib.request.urlopen(f"{url}/api/contents") as response:
-            names = {item["name"] for item in json.load(response)["content"]}
+        with pytest.raises(urllib.error.HTTPError) as refused:  # no token: no kernels for
+            urllib.request.urlopen(f"{url}/api/contents", timeout=5)  # other local users
+        assert refused.value.code == 403
+        names = {item["name"] for item in get("/api/contents")["content"]}  # type: ignore[index]
         assert "01-quickstart-word-count.ipynb" in names  # rooted at notebooks/
-        with urllib.request.urlopen(f"{url}/api/kernelspecs") as response:
-            specs = json.load(response)
-        assert specs["default"] == "kslab"
+        specs = get("/api/kernelspecs")
+        assert specs["default"] == "kslab"  # type: ignore[index]
         assert "kslab" in specs["kernelspecs"]
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
