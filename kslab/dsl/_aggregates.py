@@ -120,7 +120,7 @@ class _StreamAggregateProcessor(Processor):
         if writes is None:
             return None
         keys, values, origin = batch.keys, batch.values, batch.origin
-        if None in keys or any(value is None for value in values):
+        if any(key is None for key in keys) or any(value is None for value in values):
             positions = [position for position, (key, value) in enumerate(zip(
                 keys, values, strict=True)) if key is not None and value is not None]
             for position in sorted(set(range(len(keys))) - set(positions)):

@@ -23,7 +23,6 @@ from kslab.state.timestamped import KeyValueStoreFacade, TimestampedKeyValueStor
 
 __all__ = ["CachingKeyValueStore", "CachingStore"]
 
-
 _TIMESTAMP = struct.Struct(">q")
 _NO_KEY = object()
 _MEMO_TYPES = (str, int, bytes)  # immutable: the same object always serializes the same

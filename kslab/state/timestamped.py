@@ -505,7 +505,7 @@ class HeldTimestampedWrites:
     record's own context).
     ``memo``: the record path's reads go through this store (no record cache before it), so
     its last key is remembered as theirs leave it. A record cache in front writes through
-    ``write_columns`` instead of ``put`` (``kslab.state.caching.HeldCachedWrites``).
+    ``write_columns`` what its flushes write (``kslab.state.held_cache.HeldCachedWrites``).
     """
 
     __slots__ = ("_keys", "_memo", "_read", "_run", "_store", "_updates", "_written")
