@@ -138,11 +138,16 @@ class TopologyTestDriver:
             and all(t.max_idle_ms <= 0 for t in layout.tasks.values()) else {}
         )
         # bulk pipes run whole chunks over columns when the topology allows it (kslab.core.bulk)
+        bulk = (self._tracer is None and not self._guarded and layout.global_task is None
+                and self.config.get("kslab.driver.bulk") is not False)
         self._bulk: BulkExecutor | None = (
-            BulkExecutor(_DriverPort(self)) if self._fast and self._tracer is None
-            and not self._guarded and layout.global_task is None
-            and self.config.get("kslab.driver.bulk") is not False else None
-        )
+            BulkExecutor(_DriverPort(self)) if self._fast and bulk else None)
+        # several partitions: chunks run task by task when nothing is read back (see
+        # _pipe_partitioned), under the conditions of the general path (no idling)
+        self._partitioned: BulkExecutor | None = (
+            BulkExecutor(_DriverPort(self), partitioned=True)
+            if bulk and not self._fast and not layout.java_mode
+            and all(t.max_idle_ms <= 0 for t in layout.tasks.values()) else None)
         for observe in CREATED_HOOKS:  # kslab export records the notebook's driver sessions
             observe(self)
 
@@ -292,11 +297,52 @@ class TopologyTestDriver:
         """
         task = task or self._fast.get(topic)
         if task is None or self._closed:
+            if task is None and self._pipe_partitioned(topic, rows):
+                return
             for key, value, headers, timestamp, partition in rows:
                 self._pipe_raw(topic, key, value, headers, timestamp, partition)
             return
         with gc_paused():
             self._pipe_fast(task, topic, rows)
+
+    def _pipe_partitioned(self, topic: str, rows: list[tuple[Any, ...]]) -> bool:
+        """Rows of a topic several tasks read, run task by task through the batch forms
+        (``BulkExecutor.run_partitioned``) when every record would be processed at once by
+        its own idle task and nothing these tasks write is read back by a task (the executor
+        checks its sinks): then each row's work is its task's alone, and its outputs follow
+        the rows' order. ``False``, with
+        nothing changed (no round-robin partition taken), when not."""
+        executor = self._partitioned
+        if executor is None or self._closed or not self._settled:
+            return False
+        layout = self._layout
+        if topic in layout.global_topics:
+            return False
+        count = layout.partition_count(topic)
+        routed: list[int] = []
+        for key, _, _, _, partition in rows:
+            if partition is None:
+                if key is None and count > 1:
+                    return False  # the round-robin partition: record by record
+                partition = layout.default_partition(topic, key, count)
+            elif not 0 <= partition < count:
+                return False  # the record path raises the error
+            routed.append(partition)
+        groups: dict[int, list[int]] = {}
+        for place, partition in enumerate(routed):
+            groups.setdefault(partition, []).append(place)
+        tasks = {partition: layout.task_for.get((topic, partition)) for partition in groups}
+        if any(task is None or task.has_records() for task in tasks.values()):
+            return False
+        with gc_paused():
+            if not executor.run_partitioned(topic, [
+                    (tasks[partition], [rows[place] for place in places], places)
+                    for partition, places in groups.items()]):
+                return False
+        self._history.extend([(key, value, headers, timestamp, partition) for
+                              (key, value, headers, timestamp, _), partition
+                              in zip(rows, routed, strict=True)], topic)
+        return True
 
     def _pipe_columns(self, topic: str, columns: tuple[list[Any], ...]) -> None:
         """``_pipe_raw_many`` of rows given as columns ``(keys, values, headers, timestamps,
@@ -770,10 +816,20 @@ class _DriverPort:
         return self._driver._collector.outputs[topic]
 
     def appends_only(self, topic: str) -> bool:
-        """True when a write to ``topic`` only appends to its log (one partition, no
-        loop-back), as the collector's direct writer does."""
-        collector = self._driver._collector
-        return bool(collector.single_partition) and topic not in collector.loopback
+        """True when a write to ``topic`` only appends to its log (no task reads it back), as
+        the collector's send does then."""
+        return topic not in self._driver._collector.loopback
+
+    def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
+        """The default partitioner's partition of each serialized key on ``topic``; ``None``
+        for a ``None`` key on a topic of several partitions (round robin)."""
+        layout = self._driver._layout
+        count = layout.partition_count(topic)
+        if count == 1:
+            return [0] * len(keys)
+        if any(key is None for key in keys):
+            return None
+        return [layout.default_partition(topic, key, count) for key in keys]
 
 
 def _history_step(log: RecordLog, index: int) -> HistoryStep:

@@ -18,9 +18,9 @@ from typing import Any, Protocol
 from kslab.core.bulk.columns import ByteColumn, LogBatch
 from kslab.core.bulk.count import count_cached, count_direct, count_with_processor
 from kslab.core.bulk.plan import Chain, CountStep, built_in, compile_chain
+from kslab.core.bulk.stage import Stage
 from kslab.core.bulk.windowed import replays_window_cache, tumbling_count
 from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
-from kslab.processor.batch import Batch, HeldWrites
 from kslab.records import Headers, Record, Window, Windowed, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
 from kslab.serdes._base import fast_deserializer, fast_serializer
@@ -33,7 +33,7 @@ _IDENTITY = {String: str, Long: int, Integer: int, Bytes: bytes}
 
 class EnginePort(Protocol):
     """What the executor needs from the engine: the next offset of each topic partition and
-    the log of each topic."""
+    the log of each topic (and, for ``run_partitioned``, the partitions of a key column)."""
 
     offsets: dict[tuple[str, int], int]
 
@@ -41,94 +41,13 @@ class EnginePort(Protocol):
         """The log of ``topic`` (``extend_columns(*batch)`` appends a ``LogBatch``)."""
 
     def appends_only(self, topic: str) -> bool:
-        """True when a write to ``topic`` only appends to its log (no loop-back, one
-        partition); asking changes nothing."""
+        """True when a write to ``topic`` only appends to its log (no loop-back); asking
+        changes nothing."""
 
-
-class _Stage:
-    """One chain's share of a chunk: the records it consumes, the same as columns after its
-    processors' batch forms (``cols.origin`` indexes the consumed records), its sink's
-    records, and what its batch forms hold for phase two (``run``)."""
-
-    __slots__ = ("chain", "cols", "first_offset", "headers", "identity", "input_row",
-                 "key_bytes", "keys", "out", "run", "timestamps", "topic", "values")
-
-    def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
-                 timestamps: list[int], headers: list[Any], input_row: list[int],
-                 commit_each: bool, changelog: Callable[..., Any]) -> None:
-        self.chain = chain
-        self.topic = topic
-        self.keys, self.values = keys, values  # as consumed (deserialized)
-        self.timestamps = timestamps
-        self.headers = headers
-        self.input_row = input_row  # the chunk row each consumed record comes from
-        self.cols = Batch(keys, values, list(range(len(keys))))
-        self.identity = self.cols.origin  # still cols.origin: each record is its own row
-        self.out: LogBatch | None = None
-        self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
-        self.first_offset = -1  # set in phase two
-        self.run = _StageRun(self, commit_each, changelog)
-
-
-class _StageRun:
-    """A stage's ``BatchRun`` (``kslab.processor.batch``): its consumed records' timestamps
-    and headers, and the held writes and deferred actions of its batch forms, applied in
-    phase two in the order of the consumed records they belong to."""
-
-    __slots__ = ("_changelog", "commit_each", "deferred", "held", "stage")
-
-    def __init__(self, stage: _Stage, commit_each: bool, changelog: Callable[..., Any]) -> None:
-        self.stage = stage
-        self.commit_each = commit_each
-        self._changelog = changelog
-        self.held: list[HeldWrites] = []
-        self.deferred: list[tuple[int, Callable[[], None]]] = []
-
-    @property
-    def topic(self) -> str:
-        """The topic the stage consumes."""
-        return self.stage.topic
-
-    def source(self, origin: int) -> tuple[str, int, int]:
-        """Topic, partition and offset of consumed record ``origin`` (in phase two)."""
-        return self.stage.topic, 0, self.stage.first_offset + origin
-
-    def timestamps(self, batch: Batch) -> list[int]:
-        """Each record's timestamp (its origin's unless an operator set its own)."""
-        if batch.timestamps is not None:
-            return batch.timestamps
-        return list(map(self.stage.timestamps.__getitem__, batch.origin))
-
-    def headers(self, batch: Batch) -> list[Any]:
-        """Each record's headers: its origin's."""
-        return list(map(self.stage.headers.__getitem__, batch.origin))
-
-    def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
-        """``append(keys, values, timestamps)`` of a store's changelog records at once, when
-        its ``log`` is the task's and the engine only appends to the topic's log."""
-        return self._changelog(store_name, log)  # type: ignore[no-any-return]
-
-    def hold(self, writes: HeldWrites) -> None:
-        """Apply ``writes`` in phase two."""
-        self.held.append(writes)
-
-    def defer(self, origin: int, action: Callable[[], None]) -> None:
-        """Call ``action`` in phase two with consumed record ``origin``'s context."""
-        self.deferred.append((origin, action))
-
-    def apply(self, context: Any, first_offset: int) -> None:
-        """Phase two of the stage's batch forms: held writes, then deferred actions in origin
-        order, each with its consumed record as the task's context."""
-        self.stage.first_offset = first_offset
-        for writes in self.held:
-            writes.apply()
-        stage = self.stage
-        for origin, action in sorted(self.deferred, key=lambda item: item[0]):
-            context.topic, context.partition = stage.topic, 0
-            context.offset = first_offset + origin
-            context.record = Record(stage.keys[origin], stage.values[origin],
-                                    stage.timestamps[origin], stage.headers[origin])
-            action()
+    def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
+        """The partition the default partitioner gives each serialized key on ``topic``
+        (``run_partitioned``'s sinks), or ``None`` when it cannot say without changing
+        anything (a ``None`` key takes the next round-robin partition)."""
 
 
 def _decoded(serde: Any, topic: str, fields: list[Any], headers: list[Any]) -> list[Any]:
@@ -167,6 +86,11 @@ def _encoded(serde: Any, topic: str, items: list[Any], headers: list[Any]) -> li
     if column is not None:
         return column(topic, items, headers)  # type: ignore[no-any-return]
     return list(map(serde.serialize, repeat(topic), items, headers))
+
+
+def _field(column: Any, index: int) -> Any:
+    """One field of a column: a ``ByteColumn``'s or a plain list's."""
+    return column.fields[index] if isinstance(column, ByteColumn) else column[index]
 
 
 def _store_key_serializer(count: CountStep) -> Any:
@@ -239,8 +163,9 @@ def _round_trips(sink_serde: Any, source_serde: Any, objects: list[Any]) -> bool
 class BulkExecutor:
     """The bulk path of one engine's tasks (plans are compiled once per task and topic)."""
 
-    def __init__(self, port: EnginePort) -> None:
+    def __init__(self, port: EnginePort, *, partitioned: bool = False) -> None:
         self.port = port
+        self.partitioned = partitioned  # tasks of several partitions (``run_partitioned``)
         self._plans: dict[tuple[int, str], Chain | None] = {}
         self.chunks = 0  # chunks run in bulk (tests assert a topology used or left the path)
         self.declined = 0
@@ -252,7 +177,7 @@ class BulkExecutor:
         """The compiled plan for ``topic`` in ``task`` (``None``: record path)."""
         key = (id(task), topic)
         if key not in self._plans:
-            self._plans[key] = compile_chain(task, topic)
+            self._plans[key] = compile_chain(task, topic, partitioned=self.partitioned)
         return self._plans[key]
 
     def run(self, task: Any, topic: str, rows: list[tuple[Any, ...]]
@@ -285,12 +210,78 @@ class BulkExecutor:
             return False
         return self._run(plan, task, topic, columns)
 
+    def run_partitioned(self, topic: str,
+                        groups: list[tuple[Any, list[tuple[Any, ...]], list[int]]]) -> bool:
+        """Run a chunk of ``topic`` whose rows several tasks read: ``groups`` holds each
+        task, its rows (serialized ``(key, value, headers, timestamp, partition)``) and each
+        row's place in the chunk. Every task's batch forms run first (phase one for all);
+        then each task's phase two, and the sinks' records of all tasks go to their logs in
+        the chunk's row order (each row's outputs come from its one task, so this is the
+        record path's order, one row after another). ``False``, nothing changed: declined."""
+        prepared: list[tuple[Any, list[Stage], list[int], int]] = []
+        try:
+            for task, rows, places in groups:
+                plan = self._accepted(task, topic)
+                if plan is None:
+                    self.declined += 1
+                    return False
+                columns = tuple(map(list, zip(*rows, strict=True)))
+                stages = self._prepare(
+                    plan, topic, columns, len(task._caches) <= 1,
+                    lambda name, log, task=task: self._changelog_columns(task, name, log),
+                    task.id.partition)
+                if stages is None:
+                    self.declined += 1
+                    return False
+                prepared.append((task, stages, places, len(rows)))
+        except Exception:
+            self.declined += 1
+            return False
+        outputs: list[tuple[Stage, list[int]]] = []
+        actions: list[tuple[int, Callable[[], None]]] = []
+        for task, stages, places, count in prepared:
+            sinks: list[Stage] = []
+            later: list[tuple[int, Callable[[], None]]] = []
+            self._apply(task, stages, count, sinks, later)
+            outputs += [(stage, places) for stage in sinks]
+            actions += [(places[origin], call) for origin, call in later]
+        actions.sort(key=lambda action: action[0])  # the warnings, in the rows' order
+        for _, call in actions:
+            call()
+        self._append_merged(outputs)
+        self.chunks += 1
+        return True
+
+    def _append_merged(self, outputs: list[tuple[Stage, list[int]]]) -> None:
+        """Each sink topic's records from every task, in the order of the chunk rows they
+        descend from (stable: a row's records keep their order), with their partitions."""
+        by_topic: dict[str, list[tuple[int, int, Stage]]] = {}
+        for stage, places in outputs:
+            if stage.out is None or not stage.out.timestamps:
+                continue
+            rows = list(map(places.__getitem__, map(stage.input_row.__getitem__,
+                                                    stage.cols.origin)))
+            by_topic.setdefault(stage.chain.sink.topic, []).extend(  # type: ignore[union-attr]
+                (row, index, stage) for index, row in enumerate(rows))
+        for topic, records in by_topic.items():
+            records.sort(key=lambda record: record[0])
+            keys, values, headers, timestamps, partitions = [], [], [], [], []
+            for _, index, stage in records:
+                out = stage.out
+                keys.append(_field(out.keys, index))  # type: ignore[union-attr]
+                values.append(_field(out.values, index))  # type: ignore[union-attr]
+                headers.append(None if out.headers is None else out.headers[index])  # type: ignore[union-attr]
+                timestamps.append(out.timestamps[index])  # type: ignore[union-attr]
+                partitions.append(stage.out_partitions[index])  # type: ignore[index]
+            self.port.log(topic).extend_columns(keys, values, headers, timestamps, partitions)
+
     def _run(self, plan: Chain, task: Any, topic: str, columns: tuple[list[Any], ...]) -> bool:
         try:
             # the driver commits after every record; a batch form replays a record cache's
             # flushes only where it is the task's one cache (the others flush in between)
             stages = self._prepare(plan, topic, columns, len(task._caches) <= 1,
-                                   lambda name, log: self._changelog_columns(task, name, log))
+                                   lambda name, log: self._changelog_columns(task, name, log),
+                                   task.id.partition)
         except Exception:
             stages = None
         if stages is None:
@@ -303,7 +294,8 @@ class BulkExecutor:
     # -- phase one: user code, no mutation ------------------------------------------------
 
     def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...],
-                 commit_each: bool, changelog: Callable[..., Any]) -> list[_Stage] | None:
+                 commit_each: bool, changelog: Callable[..., Any],
+                 partition: int = 0) -> list[Stage] | None:
         key_fields, value_fields, headers, timestamps, _ = columns
         if min(timestamps) < 0:
             return None  # the record path raises the negative-timestamp error
@@ -312,8 +304,8 @@ class BulkExecutor:
                        else as_headers(header) for header in headers]
         keys = _decoded(plan.source.key_serde, topic, key_fields, headers)
         values = _decoded(plan.source.value_serde, topic, value_fields, headers)
-        stage = _Stage(plan, topic, keys, values, timestamps, headers,
-                       list(range(len(timestamps))), commit_each, changelog)
+        stage = Stage(plan, topic, keys, values, timestamps, headers,
+                       list(range(len(timestamps))), commit_each, changelog, partition)
         stages = [stage]
         while True:
             chain = stage.chain
@@ -339,6 +331,12 @@ class BulkExecutor:
                 out_values = ByteColumn(_encoded(sink.value_serde, out_topic, cols.values,
                                                  out_headers))
             stage.out = LogBatch(out_keys, out_values, out_headers, out_timestamps)
+            if self.partitioned:  # the default partitioner over the key column
+                if not self.port.appends_only(out_topic):
+                    return None  # read back by a task: interleaved by the driver's schedule
+                stage.out_partitions = self.port.partitions(out_topic, key_fields)
+                if stage.out_partitions is None:
+                    return None  # a null key: round robin, which the record path keeps
             downstream = chain.downstream
             if downstream is None:
                 return stages
@@ -351,7 +349,7 @@ class BulkExecutor:
                 next_values = list(map(source.value_serde.deserialize, repeat(out_topic),
                                        out_values.fields, out_headers))
             rows_of = stage.input_row
-            stage = _Stage(downstream, out_topic, next_keys, next_values, out_timestamps,
+            stage = Stage(downstream, out_topic, next_keys, next_values, out_timestamps,
                            out_headers, [rows_of[i] for i in cols.origin], commit_each,
                            changelog)
             stages.append(stage)
@@ -373,14 +371,16 @@ class BulkExecutor:
         when the store logs through the task's context (``log``) and the engine only appends
         to the changelog's log; ``None`` otherwise."""
         topic = task.changelog_topics.get(store_name)
-        if log != task.context.log_change or task.id.partition != 0 or topic is None \
-                or not self.port.appends_only(topic):
+        if log != task.context.log_change or topic is None or not self.port.appends_only(
+                topic) or (task.id.partition != 0 and not self.partitioned):
             return None
-        port = self.port
+        port, partition = self.port, task.id.partition
 
         def append(keys: list[bytes], values: list[bytes], timestamps: list[int]) -> None:
             if timestamps:
-                port.log(topic).extend_columns(keys, values, None, timestamps)
+                port.log(topic).extend_columns(keys, values, None, timestamps,
+                                               [partition] * len(timestamps) if partition
+                                               else None)
 
         return append
 
@@ -398,22 +398,22 @@ class BulkExecutor:
 
         return extend
 
-    def _consume(self, task: Any, topic: str, timestamps: list[int]) -> int:
+    def _consume(self, task: Any, topic: str, timestamps: list[int], partition: int = 0) -> int:
         """Advance offsets and partition time and the processed count; first offset."""
         offsets = self.port.offsets
-        tp = (topic, 0)
+        tp = (topic, partition)
         first = offsets[tp]
         offsets[tp] = first + len(timestamps)
         if timestamps:
             latest = max(timestamps)
-            queue = task.queue_for(topic, 0)
+            queue = task.queue_for(topic, partition)
             if latest > queue.partition_time:
                 queue.partition_time = latest
         task.metrics.processed += len(timestamps)
         return first
 
     @staticmethod
-    def _advance_stream_time(task: Any, stages: list[_Stage]) -> None:
+    def _advance_stream_time(task: Any, stages: list[Stage]) -> None:
         """Stream time after the chunk, and each consumed record's lateness as the record path
         takes them: an input row, then what it looped back. The chain's stateless operators
         keep timestamps, so a looped-back record is exactly as late as its input row."""
@@ -437,7 +437,12 @@ class BulkExecutor:
         if after[-1] > group.stream_time:
             group.stream_time = after[-1]
 
-    def _apply(self, task: Any, stages: list[_Stage], row_count: int) -> None:
+    def _apply(self, task: Any, stages: list[Stage], row_count: int,
+               outputs: list[Stage] | None = None,
+               later: list[tuple[int, Callable[[], None]]] | None = None) -> None:
+        """Phase two: offsets, clocks, held writes, logs, counts, commits, the context;
+        ``outputs`` and ``later``: the sink stages and the deferred actions are left there
+        for the caller to merge with other tasks' (into one log, in one order) instead."""
         context = task.context
         commits = 0
         last: tuple[str, int, Record] | None = None
@@ -446,8 +451,8 @@ class BulkExecutor:
             consumed = len(stage.timestamps)
             if not consumed:
                 continue
-            first = self._consume(task, stage.topic, stage.timestamps)
-            stage.run.apply(context, first)
+            first = self._consume(task, stage.topic, stage.timestamps, stage.partition)
+            stage.run.apply(context, first, later)
             commits += consumed
             # the record path processes an input row, then what it looped back
             if n == 0 or stage.input_row[-1] == row_count - 1:
@@ -457,7 +462,9 @@ class BulkExecutor:
                                stage.timestamps[index], stage.headers[index]))
             chain = stage.chain
             if chain.sink is not None:
-                if stage.out is not None:
+                if outputs is not None:
+                    outputs.append(stage)
+                elif stage.out is not None:
                     self.port.log(chain.sink.topic).extend_columns(*stage.out)
                 continue
             count, cols = chain.count, stage.cols
@@ -516,6 +523,6 @@ class BulkExecutor:
         # the record path commits after every record; with no record cache that is a no-op
         task.commit_times(commits if task._caches else 1)
         if last is not None:
-            context.topic, context.partition, context.offset, context.record = last[0], 0, \
-                last[1], last[2]
+            context.topic, context.partition, context.offset, context.record = last[0], \
+                stages[0].partition, last[1], last[2]
         context.current = None

@@ -78,13 +78,17 @@ def _only_child(runtime: Any) -> Any:
     return children[0] if len(children) == 1 else None
 
 
-def _plain_sink(node: Any) -> SinkRuntime | None:
-    """A sink writing a fixed topic with built-in serdes, through the engine's direct writer."""
-    if not isinstance(node, SinkRuntime) or node.topic is None or (
-            node.partitioner is not None
-            and not getattr(node.partitioner, "default_on_one_partition", False)):
-        return None  # (the bulk path runs where every topic has one partition)
-    if getattr(node, "_writer", None) is None or not _unguarded(node, node):
+def _plain_sink(node: Any, partitioned: bool = False) -> SinkRuntime | None:
+    """A sink writing a fixed topic with built-in serdes, through the engine's direct writer
+    (``partitioned``: the default partitioner, which the engine applies to a column)."""
+    if not isinstance(node, SinkRuntime) or node.topic is None:
+        return None
+    if partitioned:
+        if node.partitioner is not None or not _unguarded(node, node):
+            return None
+    elif (node.partitioner is not None
+          and not getattr(node.partitioner, "default_on_one_partition", False)) \
+            or getattr(node, "_writer", None) is None or not _unguarded(node, node):
         return None  # guarded by an error handler, or an engine without direct writers
     if not (built_in(node.key_serde) and built_in(node.value_serde)):
         return None
@@ -163,8 +167,11 @@ def task_topics(task: Any) -> set[str]:
     return {topic for topic, _ in task.input_partitions}
 
 
-def compile_chain(task: Any, topic: str, depth: int = 0) -> Chain | None:
-    """The bulk plan for records of ``topic`` in ``task``, or ``None`` for the record path."""
+def compile_chain(task: Any, topic: str, depth: int = 0, *,
+                  partitioned: bool = False) -> Chain | None:
+    """The bulk plan for records of ``topic`` in ``task``, or ``None`` for the record path.
+    ``partitioned``: a task of several (the engine partitions sink columns and merges the
+    tasks' outputs; no count's own output path, nothing read back by a task)."""
     source = _source(task, topic)
     if source is None:
         return None
@@ -174,7 +181,7 @@ def compile_chain(task: Any, topic: str, depth: int = 0) -> Chain | None:
     while type(node) is ProcessorRuntime:
         processor = getattr(node, "processor", None)
         if node.stores:
-            count = _count_step(node, task)
+            count = None if partitioned else _count_step(node, task)
             if count is not None:
                 return Chain(source, processors, None, None, count)
             stateful = True
@@ -182,12 +189,13 @@ def compile_chain(task: Any, topic: str, depth: int = 0) -> Chain | None:
             return None
         processors.append(processor)
         node = _only_child(node)
-    sink = _plain_sink(node)
+    sink = _plain_sink(node, partitioned)
     if sink is None:
         return None
     downstream = None
     if sink.topic in task_topics(task):
-        if stateful:  # looped back: its lateness is taken as the input row's (see _apply)
+        if stateful or partitioned:  # looped back: its lateness is taken as the input
+            # row's (see the executor's _apply); several tasks would interleave it
             return None
         downstream = compile_chain(task, sink.topic, depth + 1) if depth == 0 else None
         if downstream is None:

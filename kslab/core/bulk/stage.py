@@ -1,0 +1,122 @@
+"""One chain's share of a bulk chunk (``Stage``) and the ``BatchRun`` its batch forms see.
+
+A stage holds the records a chain consumes, the same as columns after its processors' batch
+forms (``cols.origin`` indexes the consumed records), its sink's records, and, in ``run``,
+what the batch forms hold and defer for phase two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from kslab.core.bulk.columns import LogBatch
+from kslab.core.bulk.plan import Chain
+from kslab.processor.batch import Batch, HeldWrites
+from kslab.records import Record
+
+__all__ = ["Stage", "StageRun"]
+
+
+class Stage:
+    """One chain's share of a chunk: the records it consumes, the same as columns after its
+    processors' batch forms (``cols.origin`` indexes the consumed records), its sink's
+    records, and what its batch forms hold for phase two (``run``)."""
+
+    __slots__ = ("chain", "cols", "first_offset", "headers", "identity", "input_row",
+                 "key_bytes", "keys", "out", "out_partitions", "partition", "run",
+                 "timestamps", "topic", "values")
+
+    def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
+                 timestamps: list[int], headers: list[Any], input_row: list[int],
+                 commit_each: bool, changelog: Callable[..., Any], partition: int = 0) -> None:
+        self.chain = chain
+        self.topic = topic
+        self.partition = partition  # of the consumed topic
+        self.keys, self.values = keys, values  # as consumed (deserialized)
+        self.timestamps = timestamps
+        self.headers = headers
+        self.input_row = input_row  # the chunk row each consumed record comes from
+        self.cols = Batch(keys, values, list(range(len(keys))))
+        self.identity = self.cols.origin  # still cols.origin: each record is its own row
+        self.out: LogBatch | None = None
+        self.out_partitions: list[int] | None = None  # each output record's partition, when
+        # the engine partitions the sink's topic (several partitions)
+        self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
+        self.first_offset = -1  # set in phase two
+        self.run = StageRun(self, commit_each, changelog)
+
+
+class StageRun:
+    """A stage's ``BatchRun`` (``kslab.processor.batch``): its consumed records' timestamps
+    and headers, and the held writes and deferred actions of its batch forms, applied in
+    phase two in the order of the consumed records they belong to."""
+
+    __slots__ = ("_changelog", "commit_each", "deferred", "held", "stage")
+
+    def __init__(self, stage: Stage, commit_each: bool, changelog: Callable[..., Any]) -> None:
+        self.stage = stage
+        self.commit_each = commit_each
+        self._changelog = changelog
+        self.held: list[HeldWrites] = []
+        self.deferred: list[tuple[int, Callable[[], None]]] = []
+
+    @property
+    def topic(self) -> str:
+        """The topic the stage consumes."""
+        return self.stage.topic
+
+    def source(self, origin: int) -> tuple[str, int, int]:
+        """Topic, partition and offset of consumed record ``origin`` (in phase two)."""
+        return self.stage.topic, self.stage.partition, self.stage.first_offset + origin
+
+    def timestamps(self, batch: Batch) -> list[int]:
+        """Each record's timestamp (its origin's unless an operator set its own)."""
+        if batch.timestamps is not None:
+            return batch.timestamps
+        return list(map(self.stage.timestamps.__getitem__, batch.origin))
+
+    def headers(self, batch: Batch) -> list[Any]:
+        """Each record's headers: its origin's."""
+        return list(map(self.stage.headers.__getitem__, batch.origin))
+
+    def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
+        """``append(keys, values, timestamps)`` of a store's changelog records at once, when
+        its ``log`` is the task's and the engine only appends to the topic's log."""
+        return self._changelog(store_name, log)  # type: ignore[no-any-return]
+
+    def hold(self, writes: HeldWrites) -> None:
+        """Apply ``writes`` in phase two."""
+        self.held.append(writes)
+
+    def defer(self, origin: int, action: Callable[[], None]) -> None:
+        """Call ``action`` in phase two with consumed record ``origin``'s context."""
+        self.deferred.append((origin, action))
+
+    def apply(self, context: Any, first_offset: int,
+              later: list[tuple[int, Callable[[], None]]] | None = None) -> None:
+        """Phase two of the stage's batch forms: held writes, then deferred actions in origin
+        order, each with its consumed record as the task's context (``later``: handed over
+        as ``(origin, call)`` for the caller to interleave with other tasks' instead)."""
+        self.stage.first_offset = first_offset
+        for writes in self.held:
+            writes.apply()
+        for origin, action in sorted(self.deferred, key=lambda item: item[0]):
+            if later is None:
+                self._call(context, origin, action)
+            else:
+                later.append((origin, partial(self._call, context, origin, action)))
+
+    def _call(self, context: Any, origin: int, action: Callable[[], None]) -> None:
+        """``action`` with consumed record ``origin`` as the context (put back after)."""
+        stage = self.stage
+        saved = context.topic, context.partition, context.offset, context.record
+        context.topic, context.partition = stage.topic, stage.partition
+        context.offset = stage.first_offset + origin
+        context.record = Record(stage.keys[origin], stage.values[origin],
+                                stage.timestamps[origin], stage.headers[origin])
+        try:
+            action()
+        finally:
+            context.topic, context.partition, context.offset, context.record = saved

@@ -1,0 +1,119 @@
+"""Several partitions in the driver: a chunk runs task by task through the batch forms when
+nothing is read back, and every observable equals the record path's (outputs merged across
+tasks in the rows' order, per-task stores, caches, clocks, offsets, metrics, history)."""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+import pytest
+
+import kslab as ks
+from kslab import serdes
+from tests.testing.driver_observables import state
+
+S, L, J = serdes.String(), serdes.Long(), serdes.Json()
+
+
+def _rows(n: int, seed: int) -> list[tuple[Any, Any, int]]:
+    """Keyed JSON values, out of order and late, some null values (the aggregations skip
+    them with a warning)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        value = None if rng.random() < 0.03 else {"n": rng.randint(0, 99), "w": f"w{i % 7}"}
+        out.append((f"k{rng.randint(0, 30)}", value, max(0, 10 * i + rng.randint(-400, 40))))
+    return out
+
+
+def _stateless() -> ks.Topology:
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, J))
+     .filter(lambda k, v: v is None or v["n"] > 20)
+     .map_values(lambda v: None if v is None else {**v, "twice": v["n"] * 2})
+     .flat_map(lambda k, v: [(k, v), (f"{k}!", v)] if v is not None and v["n"] % 5 == 0
+               else [(k, v)])
+     .to("out", ks.Produced.with_(S, J)))
+    return b.build()
+
+
+def _windowed(cache: bool, store: str) -> ks.Topology:
+    mat = ks.Materialized.as_("windows").with_store_type(store)
+    if not cache:
+        mat = mat.with_caching_disabled()
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, J))
+     .group_by_key()
+     .windowed_by(ks.TimeWindows.of_size_and_grace(200, 100))
+     .count(mat)
+     .to_stream()
+     .map(lambda wk, n: (wk.key, {"start": wk.window.start, "value": n}))
+     .to("out", ks.Produced.with_(S, J)))
+    return b.build()
+
+
+def _aggregated(cache: bool) -> ks.Topology:
+    mat = ks.Materialized.as_("sums")
+    if not cache:
+        mat = mat.with_caching_disabled()
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, J))
+     .group_by_key()
+     .aggregate(lambda: 0, lambda k, v, total: total + v["n"], mat.with_value_serde(L))
+     .to_stream()
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def _drive(topology: Any, bulk: bool, partitions: dict[str, int],
+           caplog: pytest.LogCaptureFixture) -> tuple[dict[str, Any], Any, list[str]]:
+    caplog.clear()
+    rows = _rows(900, 5)
+    with ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": bulk},
+                               partitions=partitions) as driver:
+        topic = driver.create_input_topic("in", S, J)
+        topic.pipe_record_list([ks.TestRecord(k, v, ts) for k, v, ts in rows[:400]])
+        for key, value, ts in rows[400:403]:
+            topic.pipe_input(key, value, ts)
+        topic.pipe_record_list([ks.TestRecord(k, v, ts) for k, v, ts in rows[403:]])
+        observed = state(driver)
+        return observed, driver._partitioned, [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.parametrize("partitions", [{"in": 4}, {"in": 3, "out": 2}], ids=["4", "3-2"])
+@pytest.mark.parametrize("topology", [
+    _stateless,
+    lambda: _windowed(True, "in_memory"),
+    lambda: _windowed(False, "persistent"),
+    lambda: _aggregated(True),
+    lambda: _aggregated(False),
+], ids=["stateless", "windowed-cached", "windowed-rocksdb", "aggregate-cached",
+        "aggregate-uncached"])
+def test_partitioned_chunks_match_the_record_path(topology: Any, partitions: dict[str, int],
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    bulk, executor, bulk_log = _drive(topology, True, partitions, caplog)
+    record, _, record_log = _drive(topology, False, partitions, caplog)
+    assert bulk == record
+    assert bulk_log == record_log
+    assert executor.chunks > 0
+
+
+def test_a_topology_that_reads_back_what_it_writes_stays_record_by_record(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A repartition read back by the tasks: the driver's schedule interleaves the tasks."""
+    def word_count() -> ks.Topology:
+        b = ks.StreamsBuilder()
+        (b.stream("in", ks.Consumed.with_(S, J))
+         .group_by(lambda k, v: None if v is None else v["w"], ks.Grouped.with_(S, J))
+         .count()
+         .to_stream()
+         .to("out", ks.Produced.with_(S, L)))
+        return b.build()
+
+    bulk, executor, _ = _drive(word_count, True, {"in": 4}, caplog)
+    record, _, _ = _drive(word_count, False, {"in": 4}, caplog)
+    assert bulk == record
+    assert executor.chunks == 0
