@@ -287,7 +287,7 @@ class HeldCachedWindowWrites:
         for index in self._flush_order():
             cache_key, key_bytes, start, position, new = puts[index]
             old = inner.fetch(key_bytes, start) if send_old else None
-            inner.put(key_bytes, start, new[0], new[1])
+            inner.put(key_bytes, start, new[0], new[1], position)
             self._last_write[cache_key] = len(self._written)
             self._written.append((cache_key, position))
             forwards.append((position, start, new, old))

@@ -141,7 +141,7 @@ class TimestampedKeyValueStore(KeyValueStore):
         writes). ``memo``: see ``HeldTimestampedWrites``."""
         if not self.is_open or not self._backend.last_write_wins:
             return None
-        return HeldTimestampedWrites(self, batch.keys, run, memo)
+        return HeldTimestampedWrites(self, batch, run, memo)
 
     def plain_view(self) -> KeyValueStoreFacade:
         """This store seen as a plain key-value store, as Java's test driver shows it."""
@@ -508,19 +508,22 @@ class HeldTimestampedWrites:
     ``write_columns`` what its flushes write (``kslab.state.held_cache.HeldCachedWrites``).
     """
 
-    __slots__ = ("_keys", "_memo", "_read", "_run", "_store", "_updates", "_written")
+    __slots__ = ("_batch", "_keys", "_memo", "_read", "_run", "_store", "_updates",
+                 "_written")
 
-    def __init__(self, store: TimestampedKeyValueStore, keys: list[Any], run: Any,
+    def __init__(self, store: TimestampedKeyValueStore, batch: Any, run: Any,
                  memo: bool) -> None:
         self._store = store
-        self._keys = keys  # the batch's keys, by position
+        self._batch = batch
+        self._keys = batch.keys  # the batch's keys, by position
         self._run = run
         self._memo = memo
         self._read: dict[bytes, bytes] = {}  # stored bytes read from the backend
         # positions, key bytes, values and timestamps of the puts
         self._updates: tuple[list[int], list[bytes], list[Any], list[int]] = ([], [], [], [])
-        # the writes: key bytes, value bytes, stored bytes, timestamps, last position
-        self._written: tuple[list[bytes], list[bytes], list[bytes], list[int], int] | None = None
+        # the writes: key bytes, value bytes, stored bytes, timestamps, positions
+        self._written: tuple[list[bytes], list[bytes], list[bytes], list[int],
+                             list[int]] | None = None
 
     def key_bytes(self, positions: list[int]) -> list[bytes]:
         """The keys of the batch's records at ``positions`` (none ``None``) as the store
@@ -594,26 +597,26 @@ class HeldTimestampedWrites:
 
     def write_columns(self, keys: list[bytes], raws: list[bytes], stored: list[bytes],
                       timestamps: list[int], positions: list[int]) -> None:
-        """Hold these writes (in order) for ``apply``: what a flush of the cache in front, or
-        ``flushed``, writes."""
-        last = positions[-1] if positions else -1
-        self._written = (keys, raws, stored, timestamps, last)
+        """Hold these writes (in order; ``positions``: the batch record each writes for)
+        for ``apply``: what a flush of the cache in front, or ``flushed``, writes."""
+        self._written = (keys, raws, stored, timestamps, positions)
 
     def apply(self) -> None:
         """Write what was held to the backend and the changelog."""
         store, written = self._store, self._written
         if written is None or not written[0]:
             return
-        keys, raws, stored, timestamps, last = written
+        keys, raws, stored, timestamps, positions = written
         store._backend.put_all(dict(zip(keys, stored, strict=True)).items())
         if store._log is not None:
             append = self._run.changelog(store._name, store._log)
             if append is not None:
-                append(keys, raws, timestamps)
+                append(keys, raws, timestamps,
+                       list(map(self._batch.origin.__getitem__, positions)))
             else:
                 log, name = store._log, store._name
                 for key_bytes, raw, timestamp in zip(keys, raws, timestamps, strict=True):
                     log(name, key_bytes, raw, timestamp)
-        key = self._keys[last]
+        key = self._keys[positions[-1]]
         if self._memo and key.__class__ in MEMO_KEY_TYPES:  # as the last get leaves it
             store._memo_key, store._memo_key_bytes = key, keys[-1]

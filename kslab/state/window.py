@@ -594,7 +594,7 @@ class TimestampedWindowStore(WindowStore):
         on the order of writes)."""
         if not self.is_open or self._retain_duplicates or not self._backend.last_write_wins:
             return None
-        return HeldWindowWrites(self, batch.keys, run)
+        return HeldWindowWrites(self, batch, run)
 
     def _restored_value(self, record: tuple[Any, ...]) -> bytes:
         timestamp = record[2] if len(record) > 2 and record[2] is not None else -1
@@ -717,15 +717,15 @@ class HeldWindowWrites:
     record path's puts leave them. A cached store in front writes through ``write_flushed``.
     """
 
-    __slots__ = ("_encoded", "_keep", "_keys", "_observed", "_puts", "_run", "_store",
-                 "_written")
+    __slots__ = ("_batch", "_encoded", "_keep", "_keys", "_observed", "_puts", "_run",
+                 "_store", "_written")
 
-    def __init__(self, store: TimestampedWindowStore, keys: list[Any], run: Any) -> None:
-        self._store, self._keys, self._run = store, keys, run
+    def __init__(self, store: TimestampedWindowStore, batch: Any, run: Any) -> None:
+        self._store, self._batch, self._keys, self._run = store, batch, batch.keys, run
         self._observed, self._keep = store._observed, store._keep  # as the writes move it
         self._puts: dict[bytes, tuple[Any, int] | None] = {}  # binary -> (value, ts)
-        # the writes, in order: key bytes, window start, value, timestamp
-        self._written: list[tuple[bytes, int, Any, int]] = []
+        # the writes, in order: key bytes, window start, value, timestamp, position
+        self._written: list[tuple[bytes, int, Any, int, int]] = []
         self._encoded: list[bytes] = []  # each write's value bytes (``flushed``)
 
     def key_bytes(self, positions: list[int]) -> list[bytes]:
@@ -764,7 +764,7 @@ class HeldWindowWrites:
             self._observed = start
         if start > self._observed - self._keep:  # (an expired write is dropped)
             self._puts[key_bytes + _TS_SEQ.pack(start, 0)] = (value, timestamp)
-        self._written.append((key_bytes, start, value, timestamp))
+        self._written.append((key_bytes, start, value, timestamp, position))
         return True
 
     def flushed(self) -> list[Any] | None:
@@ -787,38 +787,46 @@ class HeldWindowWrites:
                                                            strict=True)]
 
     def apply(self) -> None:
-        """Write what was held, in order, as the record path's puts would have."""
+        """Write what was held, in order, as the record path's puts would have; the
+        changelog records (a window-opening write's too) go out together, in order."""
         store = self._store
-        pending: list[tuple[bytes, int, bytes, bytes, int]] = []
+        pending: list[tuple[bytes, int, bytes]] = []  # live-window writes: binary, start,
+        # stored bytes
+        changelog: list[tuple[bytes, bytes, int, int]] = []  # binary, value, time, position
         pack, pack_ts = _TS_SEQ.pack, _TS.pack
-        for (key_bytes, start, _, timestamp), raw in zip(self._written, self._encoded,
-                                                          strict=True):
-            stored = pack_ts(timestamp) + raw
-            observed = store._observed  # (a pending write moves nothing)
-            if start > observed or start <= observed - store._keep:
-                self._write_pending(pending)
-                pending = []
-                store._put_bytes(key_bytes, (stored, raw, timestamp), start)
-            else:
-                pending.append((key_bytes + pack(start, 0), start, stored, raw, timestamp))
-        self._write_pending(pending)
+        log, store._log = store._log, None  # (the store's own writes below log nothing)
+        try:
+            for (key_bytes, start, _, timestamp, position), raw in zip(
+                    self._written, self._encoded, strict=True):
+                stored = pack_ts(timestamp) + raw
+                binary = key_bytes + pack(start, 0)
+                observed = store._observed  # (a pending write moves nothing)
+                if start > observed or start <= observed - store._keep:
+                    self._write_pending(pending)
+                    pending = []
+                    store._put_bytes(key_bytes, (stored, raw, timestamp), start)
+                else:
+                    pending.append((binary, start, stored))
+                changelog.append((binary, raw, timestamp, position))
+            self._write_pending(pending)
+        finally:
+            store._log = log
+        if log is None or not changelog:
+            return
+        append = self._run.changelog(store._name, log)
+        if append is None:
+            for binary, raw, timestamp, _ in changelog:
+                log(store._name, binary, raw, timestamp)
+            return
+        origin = self._batch.origin
+        append([row[0] for row in changelog], [row[1] for row in changelog],
+               [row[2] for row in changelog], [origin[row[3]] for row in changelog])
 
-    def _write_pending(self, pending: list[tuple[bytes, int, bytes, bytes, int]]) -> None:
-        """Writes into live windows that move nothing: to the backend and the changelog."""
+    def _write_pending(self, pending: list[tuple[bytes, int, bytes]]) -> None:
+        """Writes into live windows that move nothing: to the backend at once."""
         if not pending:
             return
         store = self._store
-        store._backend.put_all(dict((binary, stored) for binary, _, stored, _, _
-                                    in pending).items())
-        for binary, start, _, _, _ in pending:
+        store._backend.put_all(dict((binary, stored) for binary, _, stored in pending).items())
+        for binary, start, _ in pending:
             store._segment_keys(start).add(binary)
-        if store._log is None:
-            return
-        append = self._run.changelog(store._name, store._log)
-        if append is not None:
-            append([row[0] for row in pending], [row[3] for row in pending],
-                   [row[4] for row in pending])
-        else:
-            log, name = store._log, store._name
-            for binary, _, _, raw, timestamp in pending:
-                log(name, binary, raw, timestamp)

@@ -325,3 +325,28 @@ def test_a_count_no_record_of_a_chunk_reaches_writes_no_changelog() -> None:
             return state(driver)
 
     assert run(True)["outputs"] == run(False)["outputs"] == {"out": []}
+
+
+def test_a_count_over_two_partitions_keeps_its_changelog_in_the_rows_order() -> None:
+    """(Found by the properties: several tasks' changelog records were appended task by task,
+    so reading the changelog topic gave another order than the record path's.)"""
+    S, L = serdes.String(), serdes.Long()
+
+    def run(bulk: bool) -> list[Any]:
+        b = ks.StreamsBuilder()
+        (b.stream("in", ks.Consumed.with_(S, S))
+         .group_by_key(ks.Grouped.with_(S, S))
+         .count(ks.Materialized.as_("store").with_store_type("in_memory"))
+         .to_stream()
+         .to("out", ks.Produced.with_(S, L)))
+        with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": bulk},
+                                   partitions={"in": 2}) as driver:
+            topic = driver.create_input_topic("in", S, S)
+            topic.pipe_record_list([ks.TestRecord(k, "0:a", ts) for k, ts in
+                                    [("k0", 0), ("k3", 10), ("k0", 20), ("k3", 30)]])
+            changelog = driver.create_output_topic("topology-test-driver-store-changelog",
+                                                   S, L)
+            return [(r.key, r.value, r.timestamp) for r in changelog.read_records_to_list()]
+
+    assert run(True) == run(False) == [("k0", 1, 0), ("k3", 1, 10), ("k0", 2, 20),
+                                       ("k3", 2, 30)]

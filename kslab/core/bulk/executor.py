@@ -88,9 +88,9 @@ def _encoded(serde: Any, topic: str, items: list[Any], headers: list[Any]) -> li
     return list(map(serde.serialize, repeat(topic), items, headers))
 
 
-def _field(column: Any, index: int) -> Any:
-    """One field of a column: a ``ByteColumn``'s or a plain list's."""
-    return column.fields[index] if isinstance(column, ByteColumn) else column[index]
+def _fields(column: Any) -> list[Any]:
+    """The fields of a column: a ``ByteColumn``'s or a plain list."""
+    return column.fields if isinstance(column, ByteColumn) else column  # type: ignore[no-any-return]
 
 
 def _store_key_serializer(count: CountStep) -> Any:
@@ -219,6 +219,7 @@ class BulkExecutor:
         the chunk's row order (each row's outputs come from its one task, so this is the
         record path's order, one row after another). ``False``, nothing changed: declined."""
         prepared: list[tuple[Any, list[Stage], list[int], int]] = []
+        staged: list[tuple[str, int, int, bytes, bytes, int]] = []  # the changelogs' records
         try:
             for task, rows, places in groups:
                 plan = self._accepted(task, topic)
@@ -228,7 +229,8 @@ class BulkExecutor:
                 columns = tuple(map(list, zip(*rows, strict=True)))
                 stages = self._prepare(
                     plan, topic, columns, len(task._caches) <= 1,
-                    lambda name, log, task=task: self._changelog_columns(task, name, log),
+                    lambda name, log, task=task, places=places: self._changelog_columns(
+                        task, name, log, staged, places),
                     task.id.partition)
                 if stages is None:
                     self.declined += 1
@@ -248,31 +250,33 @@ class BulkExecutor:
         actions.sort(key=lambda action: action[0])  # the warnings, in the rows' order
         for _, call in actions:
             call()
-        self._append_merged(outputs)
+        self._append_merged(outputs, staged)
         self.chunks += 1
         return True
 
-    def _append_merged(self, outputs: list[tuple[Stage, list[int]]]) -> None:
-        """Each sink topic's records from every task, in the order of the chunk rows they
-        descend from (stable: a row's records keep their order), with their partitions."""
-        by_topic: dict[str, list[tuple[int, int, Stage]]] = {}
+    def _append_merged(self, outputs: list[tuple[Stage, list[int]]],
+                       staged: list[tuple[str, int, int, bytes, bytes, int]]) -> None:
+        """Each sink's and changelog's records from every task, per topic in the order of the
+        chunk rows they descend from (stable: a row's records keep their order, and a row's
+        records all come from its one task), with their partitions."""
+        by_topic: dict[str, list[tuple[Any, ...]]] = {}
+        for topic, row, partition, key, value, timestamp in staged:
+            by_topic.setdefault(topic, []).append((row, key, value, None, timestamp,
+                                                   partition))
         for stage, places in outputs:
-            if stage.out is None or not stage.out.timestamps:
+            out = stage.out
+            if out is None or not out.timestamps:
                 continue
             rows = list(map(places.__getitem__, map(stage.input_row.__getitem__,
                                                     stage.cols.origin)))
-            by_topic.setdefault(stage.chain.sink.topic, []).extend(  # type: ignore[union-attr]
-                (row, index, stage) for index, row in enumerate(rows))
+            headers = out.headers or [None] * len(rows)
+            by_topic.setdefault(stage.chain.sink.topic, []).extend(zip(  # type: ignore[union-attr]
+                rows, _fields(out.keys), _fields(out.values), headers, out.timestamps,
+                stage.out_partitions, strict=True))  # type: ignore[arg-type]
         for topic, records in by_topic.items():
             records.sort(key=lambda record: record[0])
-            keys, values, headers, timestamps, partitions = [], [], [], [], []
-            for _, index, stage in records:
-                out = stage.out
-                keys.append(_field(out.keys, index))  # type: ignore[union-attr]
-                values.append(_field(out.values, index))  # type: ignore[union-attr]
-                headers.append(None if out.headers is None else out.headers[index])  # type: ignore[union-attr]
-                timestamps.append(out.timestamps[index])  # type: ignore[union-attr]
-                partitions.append(stage.out_partitions[index])  # type: ignore[index]
+            _, keys, values, headers, timestamps, partitions = map(list, zip(*records,
+                                                                             strict=True))
             self.port.log(topic).extend_columns(keys, values, headers, timestamps, partitions)
 
     def _run(self, plan: Chain, task: Any, topic: str, columns: tuple[list[Any], ...]) -> bool:
@@ -366,21 +370,32 @@ class BulkExecutor:
             return None
         return topic  # type: ignore[no-any-return]
 
-    def _changelog_columns(self, task: Any, store_name: str, log: Any) -> Any:
-        """``append(keys, values, timestamps)`` of a store's changelog records in one batch,
-        when the store logs through the task's context (``log``) and the engine only appends
-        to the changelog's log; ``None`` otherwise."""
+    def _changelog_columns(self, task: Any, store_name: str, log: Any,
+                           staged: list[tuple[str, int, int, bytes, bytes, int]] | None = None,
+                           places: list[int] | None = None) -> Any:
+        """``append(keys, values, timestamps, origins)`` of a store's changelog records in
+        one batch, when the store logs through the task's context (``log``) and the engine
+        only appends to the changelog's log; ``None`` otherwise. ``staged``: the records go
+        there, ``(topic, chunk row, partition, key, value, timestamp)``, for
+        ``run_partitioned`` to merge with the other tasks' (``places``: each consumed
+        record's chunk row)."""
         topic = task.changelog_topics.get(store_name)
         if log != task.context.log_change or topic is None or not self.port.appends_only(
                 topic) or (task.id.partition != 0 and not self.partitioned):
             return None
         port, partition = self.port, task.id.partition
 
-        def append(keys: list[bytes], values: list[bytes], timestamps: list[int]) -> None:
-            if timestamps:
-                port.log(topic).extend_columns(keys, values, None, timestamps,
-                                               [partition] * len(timestamps) if partition
-                                               else None)
+        def append(keys: list[bytes], values: list[bytes], timestamps: list[int],
+                   origins: list[int]) -> None:
+            if not timestamps:
+                return
+            if staged is not None and places is not None:
+                staged.extend(zip(repeat(topic), map(places.__getitem__, origins),
+                                  repeat(partition), keys, values, timestamps))
+                return
+            port.log(topic).extend_columns(keys, values, None, timestamps,
+                                           [partition] * len(timestamps) if partition
+                                           else None)
 
         return append
 
