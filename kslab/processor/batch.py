@@ -109,9 +109,10 @@ class BatchRun(Protocol):
         """Topic, partition and offset of consumed record ``origin`` (valid in phase two)."""
 
     def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
-        """``append(keys, values, timestamps)`` writing a store's changelog records at once
-        in phase two, when the engine can take them so (``log``: the store's changelog
-        writer); ``None``: write each through ``log``."""
+        """``append(keys, values, timestamps, origins)`` writing a store's changelog records
+        at once in phase two (``origins``: each one's consumed record), when the engine can
+        take them so (``log``: the store's changelog writer); ``None``: write each through
+        ``log``."""
 
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two (dropped if the run fails)."""

@@ -82,8 +82,9 @@ class StageRun:
         return list(map(self.stage.headers.__getitem__, batch.origin))
 
     def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
-        """``append(keys, values, timestamps)`` of a store's changelog records at once, when
-        its ``log`` is the task's and the engine only appends to the topic's log."""
+        """``append(keys, values, timestamps, origins)`` of a store's changelog records at
+        once (``origins``: each one's consumed record), when its ``log`` is the task's and
+        the engine only appends to the topic's log."""
         return self._changelog(store_name, log)  # type: ignore[no-any-return]
 
     def hold(self, writes: HeldWrites) -> None:
