@@ -19,10 +19,29 @@ from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 from kslab.state.window import window_key
 
-__all__ = ["HeldCachedWindowWrites", "HeldCachedWrites"]
+__all__ = ["HeldCachedWindowWrites", "HeldCachedWrites", "flush_order"]
 
 _new_tuple = tuple.__new__
 _UNREAD = object()  # a key the run has not met yet
+
+
+def flush_order(origins: list[int], keys: list[bytes]) -> list[int]:
+    """The indexes of the puts (``origins[i]``: the consumed record put ``i`` belongs to,
+    ``keys[i]``: its cache key) that the commit after each consumed record flushes, in flush
+    order: per record its dirty keys in the order of their last write (``NamedCache``'s dirty
+    order), so all of them when no record writes a key twice."""
+    if all(map(lt, origins, islice(origins, 1, None))):  # one put per consumed record
+        return list(range(len(origins)))
+    order: list[int] = []
+    dirty: dict[bytes, int] = {}
+    for index, key in enumerate(keys):
+        if index and origins[index] != origins[index - 1]:
+            order += dirty.values()
+            dirty.clear()
+        dirty.pop(key, None)
+        dirty[key] = index
+    order += dirty.values()
+    return order
 
 
 class HeldCachedWrites:
@@ -105,24 +124,10 @@ class HeldCachedWrites:
         return True
 
     def _flushed_puts(self) -> list[int]:
-        """The indexes of the updates each commit's flush writes: a consumed record's dirty
-        keys in the order of their last write (all of them when no record writes a key
-        twice)."""
+        """The indexes of the updates the commits' flushes write (``flush_order``)."""
         positions, keys, _ = self._updates
         origin = self._batch.origin
-        origins = [origin[position] for position in positions]
-        if all(map(lt, origins, islice(origins, 1, None))):  # one put per consumed record
-            return list(range(len(positions)))
-        flushed: list[int] = []
-        dirty: dict[bytes, int] = {}
-        for index, key_bytes in enumerate(keys):
-            if index and origins[index] != origins[index - 1]:
-                flushed += dirty.values()
-                dirty.clear()
-            dirty.pop(key_bytes, None)
-            dirty[key_bytes] = index
-        flushed += dirty.values()
-        return flushed
+        return flush_order([origin[position] for position in positions], keys)
 
     def flushed(self) -> list[tuple[int, Any, Any]] | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
@@ -263,22 +268,9 @@ class HeldCachedWindowWrites:
         return True
 
     def _flush_order(self) -> list[int]:
-        """The indexes of the puts the commits flush, in order: per consumed record its dirty
-        windows in the order of their last write (all puts when none is written twice)."""
+        """The indexes of the puts the commits' flushes write (``flush_order``)."""
         origin, puts = self._batch.origin, self._puts
-        origins = [origin[put[3]] for put in puts]
-        if all(map(lt, origins, islice(origins, 1, None))):
-            return list(range(len(puts)))
-        order: list[int] = []
-        dirty: dict[bytes, int] = {}
-        for index, put in enumerate(puts):
-            if index and origins[index] != origins[index - 1]:
-                order += dirty.values()
-                dirty.clear()
-            dirty.pop(put[0], None)
-            dirty[put[0]] = index
-        order += dirty.values()
-        return order
+        return flush_order([origin[put[3]] for put in puts], [put[0] for put in puts])
 
     def flushed(self) -> list[tuple[int, int, Any, Any]] | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
