@@ -42,42 +42,36 @@ def test_the_fixed_key_processor_itself_still_cannot_change_the_key():
         info.value)
 
 
-class _NoteTypes(ks.Processor):
-    """Notes the class of each record it receives in ``seen``; forwards it."""
+def _noting(base: type, seen: list[type]) -> type:
+    """A processor class of ``base`` noting the class of each record it receives in
+    ``seen``, then forwarding it."""
 
-    seen: list[type] = []
+    class Note(base):  # type: ignore[valid-type, misc]
+        def init(self, context):
+            self.context = context
 
-    def init(self, context):
-        self.context = context
+        def process(self, record):
+            seen.append(type(record))
+            self.context.forward(record)
 
-    def process(self, record):
-        self.seen.append(type(record))
-        self.context.forward(record)
-
-
-class _NoteFixedTypes(ks.FixedKeyProcessor):
-    seen: list[type] = []
-
-    def init(self, context):
-        self.context = context
-
-    def process(self, record):
-        self.seen.append(type(record))
-        self.context.forward(record)
+    return Note
 
 
 def test_records_cross_a_node_boundary_as_their_receiver_expects():
-    _NoteTypes.seen, _NoteFixedTypes.seen = [], []
+    plain_seen: list[type] = []
+    fixed_seen: list[type] = []
     builder = ks.StreamsBuilder()
     upper = builder.stream("in", ks.Consumed.with_(S, S)).process_values(Upper)
-    upper.process(_NoteTypes).select_key(lambda k, v: v).to("plain", ks.Produced.with_(S, S))
-    upper.process_values(_NoteFixedTypes).select_key(lambda k, v: v + "!").to("fixed",
-                                                                     ks.Produced.with_(S, S))
+    strings = ks.Produced.with_(S, S)
+    (upper.process(_noting(ks.Processor, plain_seen))
+     .select_key(lambda k, v: v).to("plain", strings))
+    (upper.process_values(_noting(ks.FixedKeyProcessor, fixed_seen))
+     .select_key(lambda k, v: v + "!").to("fixed", strings))
     with ks.TopologyTestDriver(builder.build(), {"application.id": "fixed"}) as driver:
         driver.create_input_topic("in", S, S).pipe_input("k", "v")
         plain = driver.create_output_topic("plain", S, S).read_key_values_to_list()
         fixed = driver.create_output_topic("fixed", S, S).read_key_values_to_list()
-    assert _NoteTypes.seen == [ks.Record]
-    assert _NoteFixedTypes.seen == [ks.FixedKeyRecord]
+    assert plain_seen == [ks.Record]
+    assert fixed_seen == [ks.FixedKeyRecord]
     assert [tuple(kv) for kv in plain] == [("V", "V")]
     assert [tuple(kv) for kv in fixed] == [("V!", "V")]

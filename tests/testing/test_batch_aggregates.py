@@ -93,9 +93,12 @@ def test_a_cache_that_may_evict_goes_record_by_record(cache_bytes: int,
     assert executor.declined > 0
 
 
-def test_old_values_sent_downstream_match(caplog: pytest.LogCaptureFixture) -> None:
-    """(A table filter has no batch form yet: the chunks go record by record.)"""
-    _same(lambda: _aggregated("in_memory", True, old_values=True), caplog)
+def test_a_table_operator_below_the_aggregate_keeps_the_record_path(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A table filter (asking the aggregate for old values) has no batch form yet: every
+    chunk is declined and runs record by record, with the record path's observables."""
+    executor = _same(lambda: _aggregated("in_memory", True, old_values=True), caplog)
+    assert executor.chunks == 0 and executor.declined > 0
 
 
 @pytest.mark.parametrize("cache", [True, False])
