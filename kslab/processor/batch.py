@@ -92,9 +92,13 @@ class BatchRun(Protocol):
     """What a batch form may ask of the engine running the batch."""
 
     commit_each: bool
-    """True when the engine commits after every consumed record (the test driver) and no
-    other record cache of the task flushes in between (a cached store may then replay its
-    flushes at once)."""
+    """True when the engine commits after every consumed record (the test driver: a cached
+    store replays each commit's flush); false when it commits on an interval (the live
+    runtime: no commit falls inside the run)."""
+
+    caches_held: bool
+    """True when a record cache may hold the run's writes: no other record cache of the
+    task flushes or evicts within the run."""
 
     topic: str
     """The topic the run's records were consumed from."""

@@ -14,13 +14,15 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kslab.core.bulk import BulkExecutor
 from kslab.core.task import StreamTask
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.records import TaskId
+from kslab.runtime._batch import RuntimePort, run_polled
 from kslab.runtime._clients import close_producer
 from kslab.runtime._collector import KafkaCollector
 from kslab.runtime._state import (
@@ -83,12 +85,15 @@ class StreamThread(threading.Thread):
         self.consumer: Any = None
         self.producer: Any = None
         self.collector: KafkaCollector | None = None
+        # runs of polled records over the DSL operators' batch forms (kslab.core.bulk)
+        self.batches: BulkExecutor | None = None
         self._reader: ChangelogReader | None = None
         self._last_commit = time.monotonic()
         self._last_checkpoint = time.monotonic()
         self._dirty = False
         self.stats = {"commit-total": 0, "commit-latency-avg-ms": 0.0, "commit-latency-max-ms":
-                      0.0, "process-total": 0, "poll-total": 0, "restore-total": 0}
+                      0.0, "process-total": 0, "poll-total": 0, "restore-total": 0,
+                      "process-batched-total": 0}  # kslab's: records run in chunks
         self._commit_time = 0.0
         self.lags: dict[tuple[str, int], int] = {}
         self._started_at = time.monotonic()
@@ -125,6 +130,8 @@ class StreamThread(threading.Thread):
         producer_conf["on_delivery"] = self.collector.delivery_report
         self.producer = Producer(producer_conf)
         self.collector.bind(self.producer)
+        if streams.config.get("kslab.runtime.bulk") is not False:
+            self.batches = BulkExecutor(RuntimePort(self.collector), partitioned=True)
         if self.eos:
             self.producer.init_transactions(30)
             self.producer.begin_transaction()
@@ -198,58 +205,58 @@ class StreamThread(threading.Thread):
                 raise streams.global_error
 
     def _process(self, messages: list[Any]) -> None:
-        """Feed a polled batch to the tasks: an idle one-input task processes each record at
-        once, others queue them (partition order, timestamps) and process afterwards.
+        """Feed a polled batch to the tasks, one run of consecutive records of a partition at
+        a time: an idle one-input task takes the run as one chunk where the batch executor
+        accepts it (``kslab.runtime._batch``), else processes each record at once; other
+        tasks queue them (partition order, timestamps) and process afterwards.
 
-        Consecutive records of one partition (the usual batch) share one route lookup and one
-        offset write; the offset written is the one after the last record processed, also
-        when a record fails.
+        A run shares one route lookup and one offset write; the offset written is the one
+        after the last record processed, also when a record fails.
         """
         route = self._route
+        batches = self.batches
         queued: set[StreamTask] = set()
         processed = 0
         task: Any = None
         raw: Any = None
-        current: Any = None  # (topic, partition) of the run being processed
-        fast = False
-        next_offset = -1
-        offsets: dict[tuple[str, int], int] = {}
         try:
-            for message in messages:
-                error = message.error()
-                if error is not None:
-                    self._consumer_error(error)
-                    continue
-                topic = message.topic()
-                partition = message.partition()
-                if current is None or current[1] != partition or current[0] != topic:
-                    if next_offset >= 0:
-                        offsets[current] = next_offset
-                        next_offset = -1
-                    current = (topic, partition)
-                    entry = route.get(current)
-                    if entry is None:
-                        current = None
-                        continue  # a partition revoked while its records were in flight
-                    task, queue, single, state = entry
-                    offsets = state.offsets
-                    fast = single and task not in queued and not task.has_records()
-                offset = message.offset()
-                raw = (topic, partition, offset, message.timestamp()[1], message.key(),
-                       message.value(), message.headers())
-                if fast:
-                    task.process_now(raw, queue)
-                    if task.stream_time_queue._heap:
-                        task.maybe_punctuate_stream_time()
-                else:
-                    task.add_record(raw)
+            for topic, partition, run in _partition_runs(messages, self._consumer_error):
+                tp = (topic, partition)
+                entry = route.get(tp)
+                if entry is None:
+                    continue  # a partition revoked while its records were in flight
+                task, queue, single, state = entry
+                if not single or task in queued or task.has_records():
+                    for message in run:
+                        raw = (topic, partition, message.offset(), message.timestamp()[1],
+                               message.key(), message.value(), message.headers())
+                        task.add_record(raw)
+                    raw = None
                     queued.add(task)
-                next_offset = offset + 1
-                processed += 1
-            raw = None
-            if next_offset >= 0:
-                offsets[current] = next_offset  # type: ignore[index]
-                next_offset = -1
+                    state.offsets[tp] = run[-1].offset() + 1
+                    processed += len(run)
+                    continue
+                if batches is not None and len(run) > 1 and run_polled(
+                        batches, task, topic, partition, run):
+                    state.offsets[tp] = run[-1].offset() + 1
+                    processed += len(run)
+                    self.stats["process-batched-total"] += len(run)
+                    continue
+                done = -1  # the offset of the last record processed
+                try:
+                    for message in run:
+                        offset = message.offset()
+                        raw = (topic, partition, offset, message.timestamp()[1],
+                               message.key(), message.value(), message.headers())
+                        task.process_now(raw, queue)
+                        if task.stream_time_queue._heap:
+                            task.maybe_punctuate_stream_time()
+                        done = offset
+                        processed += 1
+                finally:
+                    if done >= 0:  # also after a failure: the offset after the last one
+                        state.offsets[tp] = done + 1
+                raw = None
             for task in queued:
                 while task.process():
                     if task.stream_time_queue._heap:
@@ -260,8 +267,6 @@ class StreamThread(threading.Thread):
                 raise
             raise error from exc
         finally:
-            if next_offset >= 0:  # a failure mid-run: the offset after the last one processed
-                offsets[current] = next_offset
             self.stats["process-total"] += processed
             self._dirty = True
         self.collector.flush_full_changelogs()  # type: ignore[union-attr]
@@ -545,6 +550,8 @@ class StreamThread(threading.Thread):
                 continue
             for tp in state.task.input_partitions:
                 self._route.pop(tp, None)
+            if self.batches is not None:
+                self.batches.forget(state.task)
             try:
                 if clean:
                     state.task.flush()
@@ -575,6 +582,31 @@ class StreamThread(threading.Thread):
             tasks[str(task_id)] = entry
         out["tasks"] = tasks
         return out
+
+
+def _partition_runs(messages: list[Any], on_error: Callable[[Any], None]
+                    ) -> Iterator[tuple[str, int, list[Any]]]:
+    """The runs of consecutive records of one partition in a polled batch, as ``(topic,
+    partition, messages)``; a consumer error between records goes to ``on_error`` (which
+    raises a fatal one) and ends the run before it."""
+    run: list[Any] = []
+    current: tuple[str, int] | None = None
+    for message in messages:
+        error = message.error()
+        if error is not None:
+            if run:
+                yield current[0], current[1], run  # type: ignore[index]
+                run, current = [], None
+            on_error(error)
+            continue
+        topic, partition = message.topic(), message.partition()
+        if current is None or current[1] != partition or current[0] != topic:
+            if run:
+                yield current[0], current[1], run  # type: ignore[index]
+            run, current = [], (topic, partition)
+        run.append(message)
+    if run:
+        yield current[0], current[1], run  # type: ignore[index]
 
 
 def _wall_clock() -> int:

@@ -468,15 +468,23 @@ class ThreadCache:
         return cache is not None and not cache._dirty and cache.listener is not None
 
     def replay(self, namespace: str, finals: list[tuple[bytes, LRUCacheEntry]], *,
-               gets: int, hits: int, puts: int, overwrites: int) -> None:
+               gets: int, hits: int, puts: int, overwrites: int,
+               written: list[bytes] | None = None) -> None:
         """Leave ``namespace`` as a run of gets, puts and flushes left it when none of them
-        evicted (the caller checked ``fits``) and the last flush left nothing dirty: each
-        ``finals`` entry (clean) replaces its key's, moved to the most recently used end in
-        the order given (the keys' last use), and the counters grow by what is given (the
-        flushes are counted by the commits, ``count_noop_flushes``). A batch run's record
-        cache (``kslab.state.caching.HeldCachedWrites``)."""
+        evicted (the caller checked ``fits``): each ``finals`` entry replaces its key's,
+        moved to the most recently used end in the order given (the keys' last use), and the
+        counters grow by what is given (the flushes are counted by the commits,
+        ``count_noop_flushes``). ``written``: a run with no flush in it (the engine commits on
+        an interval) wrote these keys' dirty entries, in the order of their last write, which
+        becomes their place in the dirty order; ``None``: the last flush left nothing dirty.
+        A batch run's record cache (``kslab.state.held_cache``)."""
         cache = self._caches[namespace]
         grown, _ = cache.install(finals)
+        if written:
+            dirty = cache._dirty
+            for key in written:
+                dirty.pop(key, None)
+                dirty[key] = None
         self.gets += gets
         self.puts += puts
         cache.hits += hits

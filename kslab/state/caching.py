@@ -227,14 +227,14 @@ class CachingKeyValueStore(CachingStore):
     def held_writes(self, batch: Any, run: Any) -> Any:
         """Writes held for a batch run over ``batch`` (``kslab.processor.batch``): with the
         record cache off (``statestore.cache.max.bytes`` 0: every write goes through) the
-        wrapped store's; with it on, ``HeldCachedWrites`` where the run commits after every
-        record and the cache is clean and this thread's; else ``None``."""
+        wrapped store's; with it on, ``HeldCachedWrites`` where the cache is this thread's
+        and, when the run commits after every record, clean; else ``None``."""
         held = getattr(self._inner, "held_writes", None)
         if self._cache is None:
             return None if held is None else held(batch, run)
-        if held is None or not self._timestamped or not run.commit_each \
+        if held is None or not self._timestamped or not run.caches_held \
                 or threading.get_ident() != self._thread \
-                or not self._cache.is_clean(self._namespace):
+                or (run.commit_each and not self._cache.is_clean(self._namespace)):
             return None
         inner = held(batch, run, memo=False)  # the cache's reads never reach the store's get
         if inner is None:

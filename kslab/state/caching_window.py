@@ -83,14 +83,14 @@ class CachingWindowStore(CachingStore):
     def held_writes(self, batch: Any, run: Any) -> Any:
         """Writes held for a batch run over ``batch`` (``kslab.processor.batch``): the wrapped
         store's while the record cache is off; with it on, ``HeldCachedWindowWrites`` where
-        the run commits after every record and the cache is clean and this thread's (not for
-        a key-first index's entries); else ``None``."""
+        the cache is this thread's and, when the run commits after every record, clean (not
+        for a key-first index's entries); else ``None``."""
         held = getattr(self._inner, "held_writes", None)
         if self._cache is None:
             return None if held is None else held(batch, run)
-        if held is None or not self._timestamped or self._index or not run.commit_each \
+        if held is None or not self._timestamped or self._index or not run.caches_held \
                 or threading.get_ident() != self._thread \
-                or not self._cache.is_clean(self._namespace):
+                or (run.commit_each and not self._cache.is_clean(self._namespace)):
             return None
         inner = held(batch, run)
         if inner is None:

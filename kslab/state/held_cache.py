@@ -45,9 +45,11 @@ def flush_order(origins: list[int], keys: list[bytes]) -> list[int]:
 
 
 class HeldCachedWrites:
-    """What a batch run writes through a ``CachingKeyValueStore`` when the engine commits
-    after every consumed record (the test driver): the record cache's gets, puts and each
-    commit's flush, replayed at once.
+    """What a batch run writes through a ``CachingKeyValueStore``: the record cache's gets,
+    puts and, where the engine commits after every consumed record (the test driver), each
+    commit's flush, replayed at once. Where the engine commits on an interval (the live
+    runtime: ``run.commit_each`` false) no flush falls inside the run, and the puts stay in
+    the cache as dirty entries for the commit to flush (``_held_dirty``).
 
     Phase one: ``read`` finds each key's value (its cached entry, else the store's) without
     counting; ``update_all`` takes, per position, the record path's ``get`` then ``put`` of
@@ -131,6 +133,8 @@ class HeldCachedWrites:
 
     def flushed(self) -> list[tuple[int, Any, Any]] | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
+        if not self._run.commit_each:
+            return self._held_dirty()
         positions, all_keys, updates = self._updates
         flushed = self._flushed_puts()
         keys = list(map(all_keys.__getitem__, flushed))
@@ -140,12 +144,7 @@ class HeldCachedWrites:
         if encoded is None:
             return None
         raws, stored = encoded
-        headers = self._run.headers(self._batch)
-        widest = max(self._widest_read, max(map(len, stored), default=0))
-        widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
-                                            max(map(headers_size, headers)) if any(headers)
-                                            else 0)
-        if not self._cache.fits(sum(len(key) + widest for key in self._stored)):
+        if not self._fits(stored):
             return None
         where = list(map(positions.__getitem__, flushed))
         self._inner.write_columns(keys, raws, stored, timestamps, where)
@@ -159,12 +158,41 @@ class HeldCachedWrites:
             current[key_bytes] = new
         return forwards
 
+    def _fits(self, stored: list[bytes]) -> bool:
+        """True when no put of the run can evict: every key it touched, at the widest value
+        it read or wrote (``stored``), fits in what the cache has left."""
+        headers = self._run.headers(self._batch)
+        widest = max(self._widest_read, max(map(len, stored), default=0))
+        widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
+                                            max(map(headers_size, headers)) if any(headers)
+                                            else 0)
+        return self._cache.fits(sum(len(key) + widest for key in self._stored))
+
+    def _held_dirty(self) -> list[tuple[int, Any, Any]] | None:
+        """``flushed`` for an engine that commits on an interval (the live runtime): no
+        commit falls inside the run, so every put stays in the cache as a dirty entry and
+        nothing is forwarded or written to the store (the commit's flush does that, on the
+        record path). Every put is serialized, as the cache's ``put`` does (a value the serde
+        refuses raises here); ``None`` when a put might have evicted."""
+        _, all_keys, updates = self._updates
+        encoded = self._inner.encode_all([held[0] for held in updates],
+                                         [held[1] for held in updates])
+        if encoded is None:
+            return None
+        stored = encoded[1]
+        if not self._fits(stored):
+            return None
+        last = dict(zip(all_keys, range(len(all_keys)), strict=True))  # each key's last put
+        self._flushes = (list(last), [stored[index] for index in last.values()], [])
+        return []
+
     def apply(self) -> None:
         """Leave the record cache, the store and its changelog as the record path would."""
         batch, run = self._batch, self._run
         timestamps, headers = run.timestamps(batch), run.headers(batch)
         positions, all_keys, updates = self._updates
         keys, stored, _ = self._flushes
+        dirty = not run.commit_each  # no flush in the run: the entries are still dirty
         final_stored = dict(zip(keys, stored, strict=True))
         last = dict(zip(all_keys, range(len(positions)), strict=True))  # each key's last update
         finals: list[tuple[bytes, LRUCacheEntry]] = []
@@ -172,7 +200,7 @@ class HeldCachedWrites:
             position = positions[index]
             topic, partition, offset = run.source(batch.origin[position])
             header = headers[position]
-            entry = LRUCacheEntry(final_stored[key_bytes], header if header else None, False,
+            entry = LRUCacheEntry(final_stored[key_bytes], header if header else None, dirty,
                                   offset, timestamps[position], partition, topic)
             entry.obj = updates[index]
             entry.key_obj = key = batch.keys[position]
@@ -180,7 +208,8 @@ class HeldCachedWrites:
             finals.append((key_bytes, entry))
         gets, hits, puts, overwrites = self._counts
         self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
-                           overwrites=overwrites)
+                           overwrites=overwrites,
+                           written=[key for key, _ in finals] if dirty else None)
         self._inner.apply()
         if positions:  # the store remembers the last key it serialized
             self._remember(batch.keys[positions[-1]], all_keys[-1])
@@ -215,6 +244,8 @@ class HeldCachedWindowWrites:
         self._written: list[tuple[bytes, int]] = []  # each store write: cache key, position
         self._gets = self._hits = self._overwrites = 0
         self._last: tuple[bytes, int, bytes] | None = None  # the last window looked up
+        self._dirty: list[bytes] | None = None  # each put's stored bytes, when the run has
+        # no commit in it (``_held_dirty``)
 
     def key_bytes(self, positions: list[int]) -> list[bytes]:
         """The keys at ``positions`` as the store serializes them (``HeldWindowWrites``)."""
@@ -272,8 +303,33 @@ class HeldCachedWindowWrites:
         origin, puts = self._batch.origin, self._puts
         return flush_order([origin[put[3]] for put in puts], [put[0] for put in puts])
 
+    def _fits(self, widths: list[int], keys: Any) -> bool:
+        """True when no put of the run can evict: each of ``keys`` at the widest stored
+        value (``widths``) fits in what the cache has left."""
+        headers = self._run.headers(self._batch)
+        widest = NODE_OVERHEAD + entry_size(max(widths, default=0), self._run.topic,
+                                            max(map(headers_size, headers)) if any(headers)
+                                            else 0)
+        return self._cache.fits(sum(len(key) + widest for key in keys))
+
+    def _held_dirty(self) -> list[tuple[int, int, Any, Any]] | None:
+        """``flushed`` for an engine that commits on an interval (the live runtime): no
+        commit falls inside the run, so every put stays in the cache as a dirty entry and
+        nothing is forwarded or written to the store (the commit's flush does that, on the
+        record path; the store, unwritten, expires nothing in between). Every put is
+        serialized, as the cache's ``put`` does; ``None`` when a put might have evicted."""
+        stored = self._inner.encode_stored([put[4] for put in self._puts])
+        if stored is None:
+            return None
+        if not self._fits(list(map(len, stored)), {put[0] for put in self._puts}):
+            return None
+        self._dirty = stored
+        return []
+
     def flushed(self) -> list[tuple[int, int, Any, Any]] | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
+        if not self._run.commit_each:
+            return self._held_dirty()
         inner, send_old, puts = self._inner, self._send_old, self._puts
         forwards: list[tuple[int, int, Any, Any]] = []
         for index in self._flush_order():
@@ -285,17 +341,15 @@ class HeldCachedWindowWrites:
             forwards.append((position, start, new, old))
         if inner.flushed() is None:
             return None
-        headers = self._run.headers(self._batch)
-        widest = NODE_OVERHEAD + entry_size(max(inner.stored_widths(), default=0),
-                                            self._run.topic,
-                                            max(map(headers_size, headers)) if any(headers)
-                                            else 0)
-        if not self._cache.fits(sum(len(key) + widest for key in self._last_write)):
+        if not self._fits(inner.stored_widths(), self._last_write):
             return None
         return forwards
 
     def apply(self) -> None:
         """Leave the record cache, the store and its changelog as the record path would."""
+        if self._dirty is not None:
+            self._apply_dirty(self._dirty)
+            return
         batch, run = self._batch, self._run
         timestamps, headers = run.timestamps(batch), run.headers(batch)
         stored = self._inner.stored_values()
@@ -317,3 +371,30 @@ class HeldCachedWindowWrites:
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
                            puts=len(self._puts), overwrites=self._overwrites)
         self._inner.apply()
+
+    def _apply_dirty(self, stored: list[bytes]) -> None:
+        """``apply`` of a run with no commit in it: each window put last holds its last put
+        as a dirty entry (dirty in the order of their last put), each one only read keeps
+        its entry, all in the order of their last use; the store is not written."""
+        batch, run = self._batch, self._run
+        timestamps, headers = run.timestamps(batch), run.headers(batch)
+        puts = self._puts
+        last_put = {put[0]: index for index, put in enumerate(puts)}
+        finals: list[tuple[bytes, LRUCacheEntry]] = []
+        for cache_key in sorted(self._last_use, key=self._last_use.__getitem__):
+            index = last_put.get(cache_key)
+            if index is None:  # only read: the entry it found
+                finals.append((cache_key, self._before[cache_key]))
+                continue
+            position = puts[index][3]
+            topic, partition, offset = run.source(batch.origin[position])
+            header = headers[position]
+            entry = LRUCacheEntry(stored[index], header if header else None, True, offset,
+                                  timestamps[position], partition, topic)
+            entry.obj = _new_tuple(ValueAndTimestamp, puts[index][4])
+            entry.record = Record(batch.keys[position], batch.values[position],
+                                  timestamps[position], header)
+            finals.append((cache_key, entry))
+        self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
+                           puts=len(puts), overwrites=self._overwrites,
+                           written=sorted(last_put, key=last_put.__getitem__))

@@ -776,6 +776,16 @@ class HeldWindowWrites:
         self._encoded = raws
         return []
 
+    def encode_stored(self, updates: list[tuple[Any, int]]) -> list[bytes] | None:
+        """The stored bytes (8-byte timestamp, then the value) of each ``(value, timestamp)``
+        as the store writes it, without holding a write (a cache in front keeps them);
+        ``None`` when the serde writes a value as a delete."""
+        raws = self._store.serialize_values([update[0] for update in updates])
+        if any(raw is None for raw in raws):
+            return None
+        pack = _TS.pack
+        return [pack(update[1]) + raw for update, raw in zip(updates, raws, strict=True)]
+
     def stored_widths(self) -> list[int]:
         """The length of each write's stored bytes (timestamp and value), after ``flushed``."""
         return [8 + len(raw) for raw in self._encoded]

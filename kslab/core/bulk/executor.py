@@ -33,7 +33,12 @@ _IDENTITY = {String: str, Long: int, Integer: int, Bytes: bytes}
 
 class EnginePort(Protocol):
     """What the executor needs from the engine: the next offset of each topic partition and
-    the log of each topic (and, for ``run_partitioned``, the partitions of a key column)."""
+    the log of each topic (and, for ``run_partitioned``, the partitions of a key column).
+
+    ``commits_each_record`` (optional, default true): the engine commits after every
+    consumed record (the test driver, as Kafka's); false for an engine that commits on an
+    interval (the live runtime), which gives each chunk its records' offsets and tracks
+    them itself."""
 
     offsets: dict[tuple[str, int], int]
 
@@ -173,12 +178,26 @@ class BulkExecutor:
         self.counted_at_once = 0  # chunks whose count read and wrote each key once (or window)
         self.window_records_at_once = 0  # records a tumbling count took in runs at once
 
+    @property
+    def _commits_each(self) -> bool:
+        """True when the engine commits after every consumed record (``EnginePort``)."""
+        return getattr(self.port, "commits_each_record", True)  # type: ignore[no-any-return]
+
+    def _declined(self) -> bool:
+        self.declined += 1
+        return False
+
     def plan(self, task: Any, topic: str) -> Chain | None:
         """The compiled plan for ``topic`` in ``task`` (``None``: record path)."""
         key = (id(task), topic)
         if key not in self._plans:
             self._plans[key] = compile_chain(task, topic, partitioned=self.partitioned)
         return self._plans[key]
+
+    def forget(self, task: Any) -> None:
+        """Drop ``task``'s plans (an engine closing the task: its id may be reused)."""
+        for key in [key for key in self._plans if key[0] == id(task)]:
+            del self._plans[key]
 
     def run(self, task: Any, topic: str, rows: list[tuple[Any, ...]]
             ) -> tuple[list[Any], ...] | None:
@@ -201,14 +220,17 @@ class BulkExecutor:
             return None
         return plan
 
-    def run_columns(self, task: Any, topic: str, columns: tuple[list[Any], ...]) -> bool:
+    def run_columns(self, task: Any, topic: str, columns: tuple[list[Any], ...],
+                    offsets: list[int] | None = None, partition: int = 0) -> bool:
         """``run`` for rows given as columns ``(keys, values, headers, timestamps,
-        partitions)`` (partition 0; never changed); ``False``: declined."""
+        partitions)`` (never changed) of ``partition`` (0 unless the engine says);
+        ``offsets``: each row's offset, from an engine that tracks them itself (else they
+        follow the port's next offset); ``False``: declined."""
         plan = self._accepted(task, topic) if columns[3] else None
         if plan is None:
             self.declined += 1
             return False
-        return self._run(plan, task, topic, columns)
+        return self._run(plan, task, topic, columns, offsets, partition)
 
     def run_partitioned(self, topic: str,
                         groups: list[tuple[Any, list[tuple[Any, ...]], list[int]]]) -> bool:
@@ -228,10 +250,10 @@ class BulkExecutor:
                     return False
                 columns = tuple(map(list, zip(*rows, strict=True)))
                 stages = self._prepare(
-                    plan, topic, columns, len(task._caches) <= 1,
+                    plan, topic, columns, True,
                     lambda name, log, task=task, places=places: self._changelog_columns(
                         task, name, log, staged, places),
-                    task.id.partition)
+                    task.id.partition, caches_held=len(task._caches) <= 1)
                 if stages is None:
                     self.declined += 1
                     return False
@@ -279,18 +301,19 @@ class BulkExecutor:
                                                                              strict=True))
             self.port.log(topic).extend_columns(keys, values, headers, timestamps, partitions)
 
-    def _run(self, plan: Chain, task: Any, topic: str, columns: tuple[list[Any], ...]) -> bool:
+    def _run(self, plan: Chain, task: Any, topic: str, columns: tuple[list[Any], ...],
+             offsets: list[int] | None = None, partition: int = 0) -> bool:
         try:
-            # the driver commits after every record; a batch form replays a record cache's
-            # flushes only where it is the task's one cache (the others flush in between)
-            stages = self._prepare(plan, topic, columns, len(task._caches) <= 1,
+            # a record cache holds a run's writes only where it is the task's one cache (the
+            # others would flush or evict in between)
+            stages = self._prepare(plan, topic, columns, self._commits_each,
                                    lambda name, log: self._changelog_columns(task, name, log),
-                                   task.id.partition)
+                                   partition, caches_held=len(task._caches) <= 1)
         except Exception:
             stages = None
         if stages is None:
-            self.declined += 1
-            return False
+            return self._declined()
+        stages[0].offsets = offsets
         self._apply(task, stages, len(columns[3]))  # every input row
         self.chunks += 1
         return True
@@ -299,7 +322,7 @@ class BulkExecutor:
 
     def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...],
                  commit_each: bool, changelog: Callable[..., Any],
-                 partition: int = 0) -> list[Stage] | None:
+                 partition: int = 0, *, caches_held: bool = True) -> list[Stage] | None:
         key_fields, value_fields, headers, timestamps, _ = columns
         if min(timestamps) < 0:
             return None  # the record path raises the negative-timestamp error
@@ -309,7 +332,8 @@ class BulkExecutor:
         keys = _decoded(plan.source.key_serde, topic, key_fields, headers)
         values = _decoded(plan.source.value_serde, topic, value_fields, headers)
         stage = Stage(plan, topic, keys, values, timestamps, headers,
-                       list(range(len(timestamps))), commit_each, changelog, partition)
+                       list(range(len(timestamps))), commit_each, changelog, partition,
+                       caches_held)
         stages = [stage]
         while True:
             chain = stage.chain
@@ -355,7 +379,7 @@ class BulkExecutor:
             rows_of = stage.input_row
             stage = Stage(downstream, out_topic, next_keys, next_values, out_timestamps,
                            out_headers, [rows_of[i] for i in cols.origin], commit_each,
-                           changelog)
+                           changelog, 0, caches_held)
             stages.append(stage)
 
     # -- phase two: apply ----------------------------------------------------------------
@@ -413,12 +437,17 @@ class BulkExecutor:
 
         return extend
 
-    def _consume(self, task: Any, topic: str, timestamps: list[int], partition: int = 0) -> int:
-        """Advance offsets and partition time and the processed count; first offset."""
-        offsets = self.port.offsets
-        tp = (topic, partition)
-        first = offsets[tp]
-        offsets[tp] = first + len(timestamps)
+    def _consume(self, task: Any, stage: Stage) -> int:
+        """Advance offsets (unless the engine gave the stage its own) and partition time and
+        the processed count; the first offset."""
+        topic, timestamps, partition = stage.topic, stage.timestamps, stage.partition
+        if stage.offsets is not None:
+            first = stage.offsets[0]
+        else:
+            offsets = self.port.offsets
+            tp = (topic, partition)
+            first = offsets[tp]
+            offsets[tp] = first + len(timestamps)
         if timestamps:
             latest = max(timestamps)
             queue = task.queue_for(topic, partition)
@@ -466,21 +495,23 @@ class BulkExecutor:
             consumed = len(stage.timestamps)
             if not consumed:
                 continue
-            first = self._consume(task, stage.topic, stage.timestamps, stage.partition)
+            first = self._consume(task, stage)
             stage.run.apply(context, first, later)
             commits += consumed
             # the record path processes an input row, then what it looped back
             if n == 0 or stage.input_row[-1] == row_count - 1:
                 index = consumed - 1
-                last = (stage.topic, first + index,
+                last = (stage.topic, stage.offset_of(index),
                         Record(stage.keys[index], stage.values[index],
                                stage.timestamps[index], stage.headers[index]))
             chain = stage.chain
             if chain.sink is not None:
                 if outputs is not None:
                     outputs.append(stage)
-                elif stage.out is not None:
-                    self.port.log(chain.sink.topic).extend_columns(*stage.out)
+                elif stage.out is not None and stage.out.timestamps:  # (an empty one
+                    # would still create the log)
+                    self.port.log(chain.sink.topic).extend_columns(*stage.out,
+                                                                   stage.out_partitions)
                 continue
             count, cols = chain.count, stage.cols
             assert count is not None
@@ -536,7 +567,8 @@ class BulkExecutor:
             if out.timestamps:
                 self.port.log(count.sink.topic).extend_columns(*out)
         # the record path commits after every record; with no record cache that is a no-op
-        task.commit_times(commits if task._caches else 1)
+        if self._commits_each:
+            task.commit_times(commits if task._caches else 1)
         if last is not None:
             context.topic, context.partition, context.offset, context.record = last[0], \
                 stages[0].partition, last[1], last[2]

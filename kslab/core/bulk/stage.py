@@ -25,12 +25,13 @@ class Stage:
     records, and what its batch forms hold for phase two (``run``)."""
 
     __slots__ = ("chain", "cols", "first_offset", "headers", "identity", "input_row",
-                 "key_bytes", "keys", "out", "out_partitions", "partition", "run",
+                 "key_bytes", "keys", "offsets", "out", "out_partitions", "partition", "run",
                  "timestamps", "topic", "values")
 
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int],
-                 commit_each: bool, changelog: Callable[..., Any], partition: int = 0) -> None:
+                 commit_each: bool, changelog: Callable[..., Any], partition: int = 0,
+                 caches_held: bool = True) -> None:
         self.chain = chain
         self.topic = topic
         self.partition = partition  # of the consumed topic
@@ -45,7 +46,15 @@ class Stage:
         # the engine partitions the sink's topic (several partitions)
         self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
         self.first_offset = -1  # set in phase two
-        self.run = StageRun(self, commit_each, changelog)
+        self.offsets: list[int] | None = None  # each consumed record's offset, when the
+        # engine gives them (the live runtime's polled messages); else consecutive from
+        # first_offset
+        self.run = StageRun(self, commit_each, changelog, caches_held)
+
+    def offset_of(self, origin: int) -> int:
+        """The offset of consumed record ``origin`` (in phase two)."""
+        offsets = self.offsets
+        return self.first_offset + origin if offsets is None else offsets[origin]
 
 
 class StageRun:
@@ -53,11 +62,13 @@ class StageRun:
     and headers, and the held writes and deferred actions of its batch forms, applied in
     phase two in the order of the consumed records they belong to."""
 
-    __slots__ = ("_changelog", "commit_each", "deferred", "held", "stage")
+    __slots__ = ("_changelog", "caches_held", "commit_each", "deferred", "held", "stage")
 
-    def __init__(self, stage: Stage, commit_each: bool, changelog: Callable[..., Any]) -> None:
+    def __init__(self, stage: Stage, commit_each: bool, changelog: Callable[..., Any],
+                 caches_held: bool = True) -> None:
         self.stage = stage
         self.commit_each = commit_each
+        self.caches_held = caches_held
         self._changelog = changelog
         self.held: list[HeldWrites] = []
         self.deferred: list[tuple[int, Callable[[], None]]] = []
@@ -69,7 +80,7 @@ class StageRun:
 
     def source(self, origin: int) -> tuple[str, int, int]:
         """Topic, partition and offset of consumed record ``origin`` (in phase two)."""
-        return self.stage.topic, self.stage.partition, self.stage.first_offset + origin
+        return self.stage.topic, self.stage.partition, self.stage.offset_of(origin)
 
     def timestamps(self, batch: Batch) -> list[int]:
         """Each record's timestamp (its origin's unless an operator set its own)."""
@@ -114,7 +125,7 @@ class StageRun:
         stage = self.stage
         saved = context.topic, context.partition, context.offset, context.record
         context.topic, context.partition = stage.topic, stage.partition
-        context.offset = stage.first_offset + origin
+        context.offset = stage.offset_of(origin)
         context.record = Record(stage.keys[origin], stage.values[origin],
                                 stage.timestamps[origin], stage.headers[origin])
         try:

@@ -1,0 +1,86 @@
+"""The live runtime's side of batch execution: a polled run of one partition as one chunk.
+
+The stream thread hands each run of consecutive polled records of one partition, for an idle
+one-input task, to the core's ``BulkExecutor`` (``kslab.core.bulk``), which runs the DSL
+operators' batch forms over it or declines (then the thread processes the run record by
+record, as before). What the engine supplies is I/O: the records' offsets (the thread tracks
+them itself: ``commits_each_record`` is false, since it commits on ``commit.interval.ms``), and
+a log per topic whose appends go to the thread's ``KafkaCollector``, which picks partitions and
+sends exactly as the record path's sinks do. Changelog topics are not append-only here (the
+collector keeps each key's last write per commit), so held store writes log through the
+task's context, record by record, as on the record path.
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+from typing import Any
+
+from kslab.core.bulk import BulkExecutor
+from kslab.runtime._collector import KafkaCollector
+
+__all__ = ["RuntimePort", "run_polled"]
+
+
+class _CollectorLog:
+    """A topic's ``extend_columns`` for the executor: each record sent through the collector
+    (``partitions``: ``None`` for partition 0, else each record's, ``None`` in it for the
+    default partitioner)."""
+
+    __slots__ = ("_collector", "_topic")
+
+    def __init__(self, collector: KafkaCollector, topic: str) -> None:
+        self._collector = collector
+        self._topic = topic
+
+    def extend_columns(self, keys: Any, values: Any, headers: Any, timestamps: list[int],
+                       partitions: list[int | None] | None = None) -> None:
+        """Send each record, in order."""
+        send, topic = self._collector.send, self._topic
+        keys = getattr(keys, "fields", keys)  # a ByteColumn's fields, or a list
+        values = getattr(values, "fields", values)
+        for key, value, header, timestamp, partition in zip(
+                keys, values, headers or repeat(None), timestamps,
+                partitions or repeat(0), strict=False):
+            send(topic, key, value, header, timestamp, partition, None)
+
+
+class RuntimePort:
+    """What the bulk executor sees of a stream thread (``kslab.core.bulk.EnginePort``)."""
+
+    commits_each_record = False  # the thread commits on its interval
+
+    def __init__(self, collector: KafkaCollector) -> None:
+        self._collector = collector
+        self.offsets: dict[tuple[str, int], int] = {}  # unused: each chunk brings its own
+        self._logs: dict[str, _CollectorLog] = {}
+
+    def log(self, topic: str) -> _CollectorLog:
+        """The collector-backed log of ``topic``."""
+        log = self._logs.get(topic)
+        if log is None:
+            log = self._logs[topic] = _CollectorLog(self._collector, topic)
+        return log
+
+    def appends_only(self, topic: str) -> bool:
+        """True for every topic but a changelog (the collector batches those per commit)."""
+        return topic not in self._collector.changelogs
+
+    def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
+        """``None`` per record: the collector applies the default partitioner as it sends."""
+        return [None] * len(keys)  # type: ignore[list-item]
+
+
+def run_polled(executor: BulkExecutor, task: Any, topic: str, partition: int,
+               messages: list[Any]) -> bool:
+    """Run ``messages`` (consecutive polled records of one partition, no errors among them)
+    as one chunk of ``task``; ``False``, nothing changed: the executor declined."""
+    if executor.plan(task, topic) is None:
+        return False
+    keys = [message.key() for message in messages]
+    values = [message.value() for message in messages]
+    headers = [message.headers() for message in messages]
+    timestamps = [message.timestamp()[1] for message in messages]
+    offsets = [message.offset() for message in messages]
+    return executor.run_columns(task, topic, (keys, values, headers, timestamps, None),
+                                offsets, partition)

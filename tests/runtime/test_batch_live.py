@@ -1,0 +1,256 @@
+"""Batch execution in the live runtime: each polled run of a partition as one chunk.
+
+Each program runs twice on the LocalBroker over the same input, once with the batch path
+(the default) and once record by record (``kslab.runtime.bulk: False``), and what is
+deterministic across runs must be equal: every output record per partition (key, value,
+timestamp, headers) of a stateless chain; every key's sequence of updates with the record
+cache off; the final counts and the stores' contents with it on. ``process-batched-total``
+says the chunks really ran in batch.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from confluent_kafka import Consumer, Producer, TopicPartition
+from runtime_fixtures import wait_for
+
+import kslab as ks
+from kslab import serdes
+from kslab.core.partitioner import default_partition
+
+
+def _produce(kafka, topic, records):
+    """Produce ``(key, value, timestamp, headers, partition)`` tuples, in order, flushed."""
+    producer = Producer({"bootstrap.servers": kafka.bootstrap, "linger.ms": 5})
+    for key, value, timestamp, headers, partition in records:
+        producer.produce(topic, value, key, partition=partition, timestamp=timestamp,
+                         headers=headers)
+    assert producer.flush(30) == 0
+
+
+def _read(kafka, topic, count, partitions, timeout=60.0):
+    """Every record of ``topic`` as ``{partition: [(key, value, timestamp, headers)]}``
+    once ``count`` have arrived."""
+    import time
+
+    consumer = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": kafka.name("r"),
+                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    out: dict[int, list[tuple]] = {p: [] for p in range(partitions)}
+    seen = 0
+    deadline = time.monotonic() + timeout
+    try:
+        while seen < count and time.monotonic() < deadline:
+            for message in consumer.consume(1000, 0.2):
+                if message.error() is None:
+                    out[message.partition()].append((message.key(), message.value(),
+                                                     message.timestamp()[1],
+                                                     message.headers()))
+                    seen += 1
+    finally:
+        consumer.close()
+    return out
+
+
+def _orders(n, seed=3):
+    rnd = random.Random(seed)
+    rows = []
+    for i in range(n):
+        key = f"c{rnd.randrange(40)}".encode()
+        value = json.dumps({"id": i, "amount": rnd.randrange(100),
+                            "note": "x" * rnd.randrange(5)}).encode()
+        headers = [("h", str(i).encode())] if i % 7 == 0 else None
+        rows.append((key, value, 1_000 + i * 3 - (i % 5), headers, i % 2))
+    return rows
+
+
+def _start(kafka, builder, app, **config):
+    streams = kafka.track(ks.KafkaStreams(builder, kafka.config(app, **config)))
+    streams.start()
+    return streams
+
+
+def _processed(streams):
+    """Records the stream threads took."""
+    return sum(thread["process-total"] for thread in streams.metrics()["threads"].values())
+
+
+def _batched(streams):
+    """Records the stream threads ran in chunks."""
+    threads = streams.metrics()["threads"].values()
+    return sum(thread["process-batched-total"] for thread in threads)
+
+
+def _enrich(source, sink):
+    builder = ks.StreamsBuilder()
+    (builder.stream(source, ks.Consumed.with_(serdes.String(), serdes.Json()))
+     .filter(lambda _key, order: order["amount"] > 50)
+     .map_values(lambda order: {**order, "amount_x2": order["amount"] * 2})
+     .to(sink, ks.Produced.with_(serdes.String(), serdes.Json())))
+    return builder
+
+
+@pytest.mark.parametrize("guarantee", ["at_least_once", "exactly_once_v2"])
+def test_a_stateless_chain_gives_the_record_paths_records(kafka, guarantee):
+    source = kafka.create(kafka.name("in"), 2)
+    rows = _orders(3_000)
+    _produce(kafka, source, rows)
+    expected_count = sum(json.loads(value)["amount"] > 50 for _, value, _, _, _ in rows)
+    results = []
+    for bulk in (True, False):
+        sink = kafka.create(kafka.name(f"out-{bulk}"), 2)
+        streams = _start(kafka, _enrich(source, sink), f"enrich-{bulk}",
+                         processing__guarantee=guarantee, kslab__runtime__bulk=bulk)
+        got = _read(kafka, sink, expected_count, 2)
+        assert sum(map(len, got.values())) == expected_count
+        if bulk:
+            assert wait_for(lambda s=streams: _batched(s) > 0)
+        else:
+            assert _batched(streams) == 0
+        streams.close(timeout=10_000)
+        results.append(got)
+    batched, by_record = results
+    assert _per_task(batched) == _per_task(by_record)
+    expected: dict[tuple[int, int], list[tuple]] = {}
+    for key, value, timestamp, headers, partition in rows:
+        order = json.loads(value)
+        if order["amount"] > 50:
+            out = json.dumps({**order, "amount_x2": order["amount"] * 2},
+                             separators=(",", ":")).encode()
+            expected.setdefault((default_partition(key, 2), partition), []).append(
+                (key, out, timestamp, headers))
+    assert _per_task(batched) == expected
+
+
+def _per_task(got):
+    """The records of each output partition written by each input partition's task (the
+    order between two tasks writing one partition is the broker's)."""
+    out: dict[tuple[int, int], list[tuple]] = {}
+    for partition, records in got.items():
+        for record in records:
+            out.setdefault((partition, json.loads(record[1])["id"] % 2), []).append(record)
+    return out
+
+
+def _word_count(source, sink, *, cached):
+    builder = ks.StreamsBuilder()
+    materialized = ks.Materialized.as_("word-counts")
+    if not cached:
+        materialized = materialized.with_caching_disabled()
+    (builder.stream(source, ks.Consumed.with_(serdes.String(), serdes.Json()))
+     .flat_map_values(lambda doc: doc["line"].split())
+     .group_by(lambda _key, word: word, ks.Grouped.with_(serdes.String(), serdes.String()))
+     .count(materialized)
+     .to_stream()
+     .to(sink, ks.Produced.with_(serdes.String(), serdes.Long())))
+    return builder
+
+
+def _lines(n, seed=5):
+    rnd = random.Random(seed)
+    vocab = [f"w{i}" for i in range(120)]
+    return [(f"k{i}".encode(), json.dumps({"line": " ".join(
+        rnd.choice(vocab) for _ in range(rnd.randint(1, 8)))}).encode(), 5_000 + i, None,
+        i % 2) for i in range(n)]
+
+
+def _updates(got):
+    """Each word's sequence of counts, over every partition."""
+    out: dict[str, list[int]] = {}
+    for records in got.values():
+        for key, value, _, _ in records:
+            out.setdefault(key.decode(), []).append(int.from_bytes(value, "big", signed=True))
+    return out
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_word_count_counts_every_word_once_in_batches(kafka, cached):
+    source = kafka.create(kafka.name("in"), 2)
+    rows = _lines(2_000)
+    _produce(kafka, source, rows)
+    totals: dict[str, int] = {}
+    for _, value, _, _, _ in rows:
+        for word in json.loads(value)["line"].split():
+            totals[word] = totals.get(word, 0) + 1
+    sink = kafka.create(kafka.name("out"), 2)
+    streams = _start(kafka, _word_count(source, sink, cached=cached), "wc")
+    words = sum(totals.values())
+    if cached:  # updates of a key are folded by the cache: read until every total shows
+        assert wait_for(lambda: _processed(streams) >= len(rows) + words, timeout=60)
+        got = _read(kafka, sink, 1, 2, timeout=3)
+        got = _read(kafka, sink, sum(map(len, got.values())) + 1, 2, timeout=3)
+        updates = _updates(got)
+        assert {word: counts[-1] for word, counts in updates.items()} == totals
+        for counts in updates.values():
+            assert counts == sorted(set(counts))  # rising, each update once
+    else:  # every update goes out: each word's counts are 1, 2, ..., its total
+        got = _read(kafka, sink, words, 2)
+        assert _updates(got) == {word: list(range(1, total + 1))
+                                 for word, total in totals.items()}
+    assert _batched(streams) > 0
+    store = streams.store("word-counts")
+    assert {word: store.get(word) for word in totals} == totals
+
+
+def _windowed_count(source, sink):
+    builder = ks.StreamsBuilder()
+    (builder.stream(source, ks.Consumed.with_(serdes.String(), serdes.Json()))
+     .group_by_key()
+     .windowed_by(ks.TimeWindows.of_size_with_no_grace(1_000))
+     .count(ks.Materialized.as_("per-second").with_caching_disabled())
+     .to_stream()
+     .map(lambda key, count: (key.key, {"start": key.window.start, "value": count}))
+     .to(sink, ks.Produced.with_(serdes.String(), serdes.Json())))
+    return builder
+
+
+def test_a_windowed_count_emits_the_record_paths_updates(kafka):
+    source = kafka.create(kafka.name("in"), 2)
+    # each key in the partition its output goes to: one task writes each output partition
+    rows = [(key, value, timestamp, headers, default_partition(key, 2))
+            for key, value, timestamp, headers, _ in _orders(2_000, seed=11)]
+    _produce(kafka, source, rows)
+    results = []
+    for bulk in (True, False):
+        sink = kafka.create(kafka.name(f"out-{bulk}"), 2)
+        streams = _start(kafka, _windowed_count(source, sink), f"win-{bulk}",
+                         kslab__runtime__bulk=bulk)
+        assert wait_for(lambda s=streams: _processed(s) == len(rows), timeout=60)
+        got = _read(kafka, sink, 1, 2, timeout=3)  # (late records are dropped alike)
+        got = _read(kafka, sink, sum(map(len, got.values())) + 1, 2, timeout=3)
+        assert (_batched(streams) > 0) is bulk
+        streams.close(timeout=10_000)
+        results.append(got)
+    assert results[0] == results[1]
+    assert sum(map(len, results[0].values())) > 1_000
+
+
+def _failing(source, sink):
+    builder = ks.StreamsBuilder()
+    (builder.stream(source, ks.Consumed.with_(serdes.String(), serdes.Json()))
+     .map_values(lambda order: 100 // (order["id"] - 1_234))
+     .to(sink, ks.Produced.with_(serdes.String(), serdes.Json())))
+    return builder
+
+
+def test_a_user_function_failing_mid_chunk_fails_as_on_the_record_path(kafka):
+    source = kafka.create(kafka.name("in"))
+    rows = [(key, value, timestamp, headers, 0)
+            for key, value, timestamp, headers, _ in _orders(3_000, seed=2)]
+    _produce(kafka, source, rows)
+    errors = []
+    for bulk in (True, False):
+        sink = kafka.create(kafka.name(f"out-{bulk}"))
+        streams = _start(kafka, _failing(source, sink), f"fail-{bulk}",
+                         kslab__runtime__bulk=bulk)
+        assert wait_for(lambda s=streams: s.state is ks.KafkaStreams.State.ERROR, timeout=60)
+        error = streams.errors[0]
+        got = _read(kafka, sink, 1_234, 1)
+        assert len(got[0]) == 1_234  # every record before the failing one, once
+        errors.append((type(error), str(error), error.offset))
+    assert errors[0] == errors[1]
+    assert errors[0][2] == 1_234
+    assert "ZeroDivisionError" in errors[0][1]
