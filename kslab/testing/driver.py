@@ -820,6 +820,16 @@ class _DriverPort:
         the collector's send does then."""
         return topic not in self._driver._collector.loopback
 
+    def reader(self, topic: str, partition: int) -> StreamTask | None:
+        """The task that reads ``topic``'s ``partition`` (``None`` for a global topic)."""
+        if topic in self._driver._layout.global_topics:
+            return None
+        return self._driver._layout.task_for.get((topic, partition))
+
+    def rank(self, task: StreamTask) -> int:
+        """``task``'s place in the order ``_complete_all_work`` gives each task a turn."""
+        return list(self._driver.tasks.values()).index(task)
+
     def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
         """The default partitioner's partition of each serialized key on ``topic``; ``None``
         for a ``None`` key on a topic of several partitions (round robin)."""

@@ -48,6 +48,7 @@ from tests.testing.dsl_programs import Calls, Fn, Mat, Op, Program, Win, codec_s
 
 BUDGET = 150  # examples of any program in make test
 BULK_SHAPED_BUDGET = 120  # of bulk-shaped ones (both: about 25 s on two cores)
+PARTITIONED_BUDGET = 80  # of bulk-shaped ones on several partitions
 EXAMPLES = int(os.environ.get("KSLAB_DIFF_EXAMPLES") or 0)
 
 Row = tuple[Any, Any, int, Any]  # key, value, timestamp, headers
@@ -148,10 +149,15 @@ def _rows(codec: str, topic: str, clean: bool, min_size: int = 1
 
 
 @st.composite
-def cases(draw: Callable[..., Any], bulk_shaped: bool = False) -> Case:
+def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
+          partitioned: bool = False) -> Case:
     """A program, its pipes (timestamps 10 ms apart, jittered) and a driver config;
     ``bulk_shaped``: a linear program on one partition, its pipes mostly long and clean (no
-    null, in time order), what the bulk path's counts take at once."""
+    null, in time order), what the bulk path's counts take at once; ``partitioned``: the
+    same on 2 to 4 partitions (repartitions read back by their tasks in the chunk)."""
+    if partitioned:
+        case = draw(cases(bulk_shaped=True))
+        return Case(case.program, case.pipes, case.cache_bytes, draw(st.integers(2, 4)))
     program = draw(programs(linear=True if bulk_shaped else None))
     topics = program.topics()
     position = 0
@@ -249,6 +255,14 @@ def test_the_batch_path_matches_the_record_path(case: Case) -> None:
 def test_the_batch_path_matches_the_record_path_on_bulk_shaped_programs(case: Case) -> None:
     """Linear programs and long, clean pipes: the bulk path's counts at once, its record
     cache replays and tumbling windows counted in runs."""
+    check(case)
+
+
+@settings(SETTINGS, max_examples=EXAMPLES or PARTITIONED_BUDGET)
+@given(cases(partitioned=True))
+def test_the_batch_path_matches_the_record_path_on_several_partitions(case: Case) -> None:
+    """Linear programs on 2 to 4 partitions: chunks run task by task, and a repartition's
+    records run through the tasks reading it in the same chunk, in the driver's order."""
     check(case)
 
 

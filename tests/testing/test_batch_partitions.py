@@ -101,19 +101,37 @@ def test_partitioned_chunks_match_the_record_path(topology: Any, partitions: dic
     assert executor.chunks > 0
 
 
-def test_a_topology_that_reads_back_what_it_writes_stays_record_by_record(
-        caplog: pytest.LogCaptureFixture) -> None:
-    """A repartition read back by the tasks: the driver's schedule interleaves the tasks."""
-    def word_count() -> ks.Topology:
-        b = ks.StreamsBuilder()
-        (b.stream("in", ks.Consumed.with_(S, J))
-         .group_by(lambda k, v: None if v is None else v["w"], ks.Grouped.with_(S, J))
-         .count()
-         .to_stream()
-         .to("out", ks.Produced.with_(S, L)))
-        return b.build()
+def _word_count(cache: bool, store: str) -> ks.Topology:
+    """Words of each value to a repartition topic (a row's words go to several partitions,
+    so their tasks take them over several of the driver's passes), counted per word."""
+    mat = ks.Materialized.as_("counts").with_store_type(store)
+    if not cache:
+        mat = mat.with_caching_disabled()
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, J))
+     .flat_map_values(lambda v: [] if v is None else [v["w"], f"x{v['n'] % 5}", v["w"]])
+     .group_by(lambda k, word: word, ks.Grouped.with_(S, S))
+     .count(mat)
+     .to_stream()
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
 
-    bulk, executor, _ = _drive(word_count, True, {"in": 4}, caplog)
-    record, _, _ = _drive(word_count, False, {"in": 4}, caplog)
+
+@pytest.mark.parametrize("partitions", [2, 4])
+@pytest.mark.parametrize(("cache", "store"), [(True, "in_memory"), (False, "persistent"),
+                                              (True, "persistent")])
+def test_a_repartition_read_back_runs_its_readers_in_the_same_chunk(
+        cache: bool, store: str, partitions: int, caplog: pytest.LogCaptureFixture) -> None:
+    """The tasks reading the repartition topic take its records in the chunk, in the
+    driver's order (input row, then pass, then task): every observable as on the record
+    path, the warnings included."""
+    caplog.set_level(logging.WARNING)
+    topology = lambda: _word_count(cache, store)  # noqa: E731
+    bulk, executor, bulk_log = _drive(topology, True, {"in": partitions}, caplog)
+    record, _, record_log = _drive(topology, False, {"in": partitions}, caplog)
     assert bulk == record
-    assert executor.chunks == 0
+    assert bulk_log == record_log
+    assert executor.chunks > 0
+    counted = {record[0] for record in bulk["outputs"]["out"]}
+    assert counted == {f"w{i}".encode() for i in range(7)} | {f"x{i}".encode()
+                                                               for i in range(5)}

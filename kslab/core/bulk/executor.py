@@ -54,6 +54,11 @@ class EnginePort(Protocol):
         (``run_partitioned``'s sinks), or ``None`` when it cannot say without changing
         anything (a ``None`` key takes the next round-robin partition)."""
 
+    # For ``run_partitioned`` over topics tasks read back (optional: without them such a
+    # sink declines): ``reader(topic, partition)``, the task that reads a topic partition
+    # (``None``: none, or not one this way), and ``rank(task)``, the task's place in the
+    # order the engine gives each task a turn.
+
 
 def _decoded(serde: Any, topic: str, fields: list[Any], headers: list[Any]) -> list[Any]:
     """``serde.deserialize(topic, field, header)`` of each field: in C through the serde's
@@ -238,49 +243,117 @@ class BulkExecutor:
         task, its rows (serialized ``(key, value, headers, timestamp, partition)``) and each
         row's place in the chunk. Every task's batch forms run first (phase one for all);
         then each task's phase two, and the sinks' records of all tasks go to their logs in
-        the chunk's row order (each row's outputs come from its one task, so this is the
-        record path's order, one row after another). ``False``, nothing changed: declined."""
-        prepared: list[tuple[Any, list[Stage], list[int], int]] = []
-        staged: list[tuple[str, int, int, bytes, bytes, int]] = []  # the changelogs' records
+        the record path's order. Records a task sends to a topic other tasks read (a
+        repartition topic) run through those tasks' batch forms in the same chunk
+        (``_prepare_readers``). ``False``, nothing changed: declined.
+
+        The order is the driver's (``TopologyTestDriver``): each input row is piped and then
+        every task, in the port's ``rank`` order, processes one queued record per pass until
+        none is left. So a record's work sorts by (input row, pass, task rank): the row's own
+        task works in pass 1; a reading task takes the row's j-th record for it in pass j + 1,
+        or j + 2 when it ranks before the writing task."""
+        port = self.port
+        prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
+        staged: list[tuple[str, Any, int, bytes, bytes, int]] = []  # the changelogs' records
+        looped: list[tuple[Stage, list[Any]]] = []  # stages writing topics tasks read
         try:
             for task, rows, places in groups:
                 plan = self._accepted(task, topic)
                 if plan is None:
-                    self.declined += 1
-                    return False
+                    return self._declined()
+                rank = port.rank(task)
+                keys = [(place, 1, rank) for place in places]
                 columns = tuple(map(list, zip(*rows, strict=True)))
+                writes_read: list[Stage] = []
                 stages = self._prepare(
                     plan, topic, columns, True,
-                    lambda name, log, task=task, places=places: self._changelog_columns(
-                        task, name, log, staged, places),
-                    task.id.partition, caches_held=len(task._caches) <= 1)
+                    lambda name, log, task=task, keys=keys: self._changelog_columns(
+                        task, name, log, staged, keys),
+                    task.id.partition, caches_held=len(task._caches) <= 1, looped=writes_read)
                 if stages is None:
-                    self.declined += 1
-                    return False
-                prepared.append((task, stages, places, len(rows)))
+                    return self._declined()
+                prepared.append((task, stages, keys, len(rows)))
+                looped += [(stage, keys) for stage in writes_read]
+            if looped:
+                readers = self._prepare_readers(looped, {id(task) for task, _, _ in groups},
+                                                staged)
+                if readers is None:
+                    return self._declined()
+                prepared += readers
         except Exception:
-            self.declined += 1
-            return False
-        outputs: list[tuple[Stage, list[int]]] = []
-        actions: list[tuple[int, Callable[[], None]]] = []
-        for task, stages, places, count in prepared:
+            return self._declined()
+        outputs: list[tuple[Stage, list[Any]]] = []
+        actions: list[tuple[Any, Callable[[], None]]] = []
+        for task, stages, keys, count in prepared:
             sinks: list[Stage] = []
             later: list[tuple[int, Callable[[], None]]] = []
             self._apply(task, stages, count, sinks, later)
-            outputs += [(stage, places) for stage in sinks]
-            actions += [(places[origin], call) for origin, call in later]
-        actions.sort(key=lambda action: action[0])  # the warnings, in the rows' order
+            outputs += [(stage, keys) for stage in sinks]
+            actions += [(keys[origin], call) for origin, call in later]
+        actions.sort(key=lambda action: action[0])  # the warnings, in the record path's order
         for _, call in actions:
             call()
         self._append_merged(outputs, staged)
         self.chunks += 1
         return True
 
-    def _append_merged(self, outputs: list[tuple[Stage, list[int]]],
-                       staged: list[tuple[str, int, int, bytes, bytes, int]]) -> None:
-        """Each sink's and changelog's records from every task, per topic in the order of the
-        chunk rows they descend from (stable: a row's records keep their order, and a row's
-        records all come from its one task), with their partitions."""
+    def _prepare_readers(self, looped: list[tuple[Stage, list[Any]]], writers: set[int],
+                         staged: list[tuple[str, Any, int, bytes, bytes, int]]
+                         ) -> list[tuple[Any, list[Stage], list[Any], int]] | None:
+        """Phase one of the tasks that read what the chunk's tasks wrote (``looped``: each
+        writing stage and its consumed records' sort keys): each reading task's records in
+        the order they were written, each with its sort key (see ``run_partitioned``).
+        ``None`` when one cannot run now: it is a writer too, has records queued or several
+        input partitions, declines, or writes a topic tasks read in turn."""
+        port = self.port
+        written: list[tuple[Any, int, str, int, Any, Any, Any, int]] = []
+        for stage, keys in looped:
+            out = stage.out
+            assert out is not None and stage.out_partitions is not None
+            topic = stage.chain.sink.topic  # type: ignore[union-attr]
+            headers = out.headers or [None] * len(out.timestamps)
+            for order, (origin, partition, key, value, header, timestamp) in enumerate(zip(
+                    stage.cols.origin, stage.out_partitions, _fields(out.keys),
+                    _fields(out.values), headers, out.timestamps, strict=True)):
+                written.append((keys[stage.input_row[origin]], order, topic, partition, key,
+                                value, header, timestamp))
+        written.sort(key=lambda record: record[:2])  # each writer's in its send order
+        inputs: dict[tuple[str, int], tuple[Any, list[tuple[Any, ...]], list[Any]]] = {}
+        taken: dict[tuple[Any, str, int], int] = {}  # (input row, topic, partition) -> count
+        for (row, _, writer), _, topic, partition, key, value, header, timestamp in written:
+            entry = inputs.get((topic, partition))
+            if entry is None:
+                task = port.reader(topic, partition)
+                if task is None or id(task) in writers or task.has_records() \
+                        or len(task.input_partitions) != 1:
+                    return None
+                entry = inputs[(topic, partition)] = (task, [], [])
+            task, rows, keys = entry
+            nth = taken.get((row, topic, partition), 0)
+            taken[(row, topic, partition)] = nth + 1
+            rank = port.rank(task)
+            rows.append((key, value, header, timestamp, partition))
+            keys.append((row, nth + 1 + (rank < writer), rank))
+        prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
+        for (topic, partition), (task, rows, keys) in inputs.items():
+            plan = self._accepted(task, topic)
+            if plan is None:
+                return None
+            stages = self._prepare(
+                plan, topic, tuple(map(list, zip(*rows, strict=True))), True,
+                lambda name, log, task=task, keys=keys: self._changelog_columns(
+                    task, name, log, staged, keys),
+                partition, caches_held=len(task._caches) <= 1)
+            if stages is None:
+                return None
+            prepared.append((task, stages, keys, len(rows)))
+        return prepared
+
+    def _append_merged(self, outputs: list[tuple[Stage, list[Any]]],
+                       staged: list[tuple[str, Any, int, bytes, bytes, int]]) -> None:
+        """Each sink's and changelog's records from every task, per topic in the order of
+        the sort keys of the consumed records they descend from (stable: a consumed record's
+        records keep their order, and each is one task's), with their partitions."""
         by_topic: dict[str, list[tuple[Any, ...]]] = {}
         for topic, row, partition, key, value, timestamp in staged:
             by_topic.setdefault(topic, []).append((row, key, value, None, timestamp,
@@ -322,7 +395,10 @@ class BulkExecutor:
 
     def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...],
                  commit_each: bool, changelog: Callable[..., Any],
-                 partition: int = 0, *, caches_held: bool = True) -> list[Stage] | None:
+                 partition: int = 0, *, caches_held: bool = True,
+                 looped: list[Stage] | None = None) -> list[Stage] | None:
+        """Phase one of a chunk; ``looped``: where a stage whose sink writes a topic tasks
+        read goes (``run_partitioned`` runs those tasks next), else such a sink declines."""
         key_fields, value_fields, headers, timestamps, _ = columns
         if min(timestamps) < 0:
             return None  # the record path raises the negative-timestamp error
@@ -361,7 +437,9 @@ class BulkExecutor:
             stage.out = LogBatch(out_keys, out_values, out_headers, out_timestamps)
             if self.partitioned:  # the default partitioner over the key column
                 if not self.port.appends_only(out_topic):
-                    return None  # read back by a task: interleaved by the driver's schedule
+                    if looped is None:
+                        return None  # read back by a task that cannot run in this chunk
+                    looped.append(stage)
                 stage.out_partitions = self.port.partitions(out_topic, key_fields)
                 if stage.out_partitions is None:
                     return None  # a null key: round robin, which the record path keeps
@@ -395,8 +473,8 @@ class BulkExecutor:
         return topic  # type: ignore[no-any-return]
 
     def _changelog_columns(self, task: Any, store_name: str, log: Any,
-                           staged: list[tuple[str, int, int, bytes, bytes, int]] | None = None,
-                           places: list[int] | None = None) -> Any:
+                           staged: list[tuple[str, Any, int, bytes, bytes, int]] | None = None,
+                           places: list[Any] | None = None) -> Any:
         """``append(keys, values, timestamps, origins)`` of a store's changelog records in
         one batch, when the store logs through the task's context (``log``) and the engine
         only appends to the changelog's log; ``None`` otherwise. ``staged``: the records go
