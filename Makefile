@@ -26,6 +26,15 @@ bench: $(STAMP)
 bench-idiomatic: $(STAMP)
 	$(BIN)/python bench/idiomatic.py --runs 3
 
+# The same workloads live on a LocalBroker, at least once and exactly once: kslab KafkaStreams
+# beside a raw confluent-kafka loop and Quix Streams 3.28.1 (10-12 minutes). Quix runs from its
+# own venv (`python3 -m venv /tmp/quixvenv && /tmp/quixvenv/bin/pip install
+# quixstreams==3.28.1`, or QUIX_PYTHON=...); without it its column is n/a
+.PHONY: bench-live
+bench-live: $(STAMP)
+	QUIX_PYTHON=$${QUIX_PYTHON:-$$(test -x /tmp/quixvenv/bin/python && echo /tmp/quixvenv/bin/python)} \
+	$(BIN)/python bench/idiomatic_live.py --records 100000 --lines 20000 --runs 3
+
 # Spark batch replay of 1M records on local[1] and local[2] beside the driver (a few minutes)
 bench-spark: $(STAMP)
 	$(BIN)/python bench/spark.py --records 1000000

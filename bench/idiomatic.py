@@ -257,36 +257,36 @@ def bytewax_w3_windowed(rows: list[tuple[bytes, bytes, int]]) -> int:
 # -- kslab: the DSL in the TopologyTestDriver, as the docs write it --------------------------------
 
 
-def topology_w1() -> ks.Topology:
+def topology_w1(src: str = "in", dst: str = "out") -> ks.Topology:
     b = ks.StreamsBuilder()
-    (b.stream("in", ks.Consumed.with_(String(), Json()))
+    (b.stream(src, ks.Consumed.with_(String(), Json()))
      .filter(lambda k, v: v["amount"] > 50)
      .map_values(lambda v: {**v, "amount_x2": v["amount"] * 2})
-     .to("out", ks.Produced.with_(String(), Json())))
+     .to(dst, ks.Produced.with_(String(), Json())))
     return b.build()
 
 
-def topology_w2() -> ks.Topology:
+def topology_w2(src: str = "in", dst: str = "out") -> ks.Topology:
     b = ks.StreamsBuilder()
-    (b.stream("in", ks.Consumed.with_(String(), Json()))
+    (b.stream(src, ks.Consumed.with_(String(), Json()))
      .flat_map_values(lambda v: v["line"].split())
      .group_by(lambda k, word: word, ks.Grouped.with_(String(), String()))
      .count()
      .to_stream()
-     .to("out", ks.Produced.with_(String(), Long())))
+     .to(dst, ks.Produced.with_(String(), Long())))
     return b.build()
 
 
-def topology_w3() -> ks.Topology:
+def topology_w3(src: str = "in", dst: str = "out") -> ks.Topology:
     b = ks.StreamsBuilder()
-    (b.stream("in", ks.Consumed.with_(String(), Json()))
+    (b.stream(src, ks.Consumed.with_(String(), Json()))
      .group_by_key()
      .windowed_by(ks.TimeWindows.of_size_and_grace(dt.timedelta(seconds=60),
                                                    dt.timedelta(seconds=1)))
      .count()
      .to_stream()
      .map(lambda wk, v: (wk.key, {"start": wk.window.start, "end": wk.window.end, "value": v}))
-     .to("out", ks.Produced.with_(String(), Json())))
+     .to(dst, ks.Produced.with_(String(), Json())))
     return b.build()
 
 
