@@ -100,6 +100,11 @@ class BatchRun(Protocol):
     """True when a record cache may hold the run's writes: no other record cache of the
     task flushes or evicts within the run."""
 
+    def reserve(self, cache: Any, growth: int) -> bool:
+        """True, reserving them, when ``growth`` more bytes fit in the thread cache ``cache``
+        beside what the other held writes of the chunk reserved (several tasks of one chunk
+        may share a thread cache): then no put of the chunk evicts."""
+
     topic: str
     """The topic the run's records were consumed from."""
 

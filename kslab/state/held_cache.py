@@ -166,7 +166,7 @@ class HeldCachedWrites:
         widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        return self._cache.fits(sum(len(key) + widest for key in self._stored))
+        return self._run.reserve(self._cache, sum(len(key) + widest for key in self._stored))
 
     def _held_dirty(self) -> list[tuple[int, Any, Any]] | None:
         """``flushed`` for an engine that commits on an interval (the live runtime): no
@@ -310,7 +310,7 @@ class HeldCachedWindowWrites:
         widest = NODE_OVERHEAD + entry_size(max(widths, default=0), self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        return self._cache.fits(sum(len(key) + widest for key in keys))
+        return self._run.reserve(self._cache, sum(len(key) + widest for key in keys))
 
     def _held_dirty(self) -> list[tuple[int, int, Any, Any]] | None:
         """``flushed`` for an engine that commits on an interval (the live runtime): no

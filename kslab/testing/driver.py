@@ -805,6 +805,7 @@ class _DriverPort:
 
     def __init__(self, driver: TopologyTestDriver) -> None:
         self._driver = driver
+        self._ranks: dict[int, int] | None = None
 
     @property
     def offsets(self) -> dict[tuple[str, int], int]:
@@ -828,7 +829,11 @@ class _DriverPort:
 
     def rank(self, task: StreamTask) -> int:
         """``task``'s place in the order ``_complete_all_work`` gives each task a turn."""
-        return list(self._driver.tasks.values()).index(task)
+        ranks = self._ranks
+        if ranks is None:  # (the driver's tasks are made once, with the driver)
+            ranks = self._ranks = {id(task): rank for rank, task in
+                                   enumerate(self._driver.tasks.values())}
+        return ranks[id(task)]
 
     def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
         """The default partitioner's partition of each serialized key on ``topic``; ``None``
@@ -839,7 +844,8 @@ class _DriverPort:
             return [0] * len(keys)
         if any(key is None for key in keys):
             return None
-        return [layout.default_partition(topic, key, count) for key in keys]
+        chosen = {key: layout.default_partition(topic, key, count) for key in set(keys)}
+        return list(map(chosen.__getitem__, keys))  # (each distinct key hashed once)
 
 
 def _history_step(log: RecordLog, index: int) -> HistoryStep:

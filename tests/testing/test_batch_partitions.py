@@ -135,3 +135,29 @@ def test_a_repartition_read_back_runs_its_readers_in_the_same_chunk(
     counted = {record[0] for record in bulk["outputs"]["out"]}
     assert counted == {f"w{i}".encode() for i in range(7)} | {f"x{i}".encode()
                                                                for i in range(5)}
+
+
+def test_tasks_sharing_a_small_record_cache_evict_as_on_the_record_path(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Found by the differential test: three tasks' counts share the driver's thread cache
+    (150 bytes); each task's held writes fit alone but not together, so the record path's
+    puts evict. The chunk's held writes reserve their bytes together, and it declines."""
+    def counts() -> ks.Topology:
+        b = ks.StreamsBuilder()
+        (b.stream("in", ks.Consumed.with_(S, S))
+         .group_by_key(ks.Grouped.with_(S, S))
+         .count(ks.Materialized.as_("store-1").with_store_type("in_memory"))
+         .to_stream()
+         .to("out", ks.Produced.with_(S, L)))
+        return b.build()
+
+    keys = ["k0"] * 6 + ["k1", "k2"]
+    rows = [ks.TestRecord(key, "0:a", 10 * i) for i, key in enumerate(keys * 14)]
+    observed = []
+    for bulk in (True, False):
+        config = {"kslab.driver.bulk": bulk, "statestore.cache.max.bytes": 150}
+        with ks.TopologyTestDriver(counts(), config, partitions={"in": 3}) as driver:
+            driver.create_input_topic("in", S, S).pipe_record_list(rows)
+            observed.append(state(driver))
+    assert observed[0] == observed[1]
+    assert observed[1]["tasks"]["0_0"]["stores"]["store-1"]["cache"] == []

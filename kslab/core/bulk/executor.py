@@ -27,6 +27,9 @@ from kslab.serdes._base import fast_deserializer, fast_serializer
 
 __all__ = ["BulkExecutor", "EnginePort"]
 
+# run_partitioned's sort key of a consumed record: row * _ROW + pass * _PASS + task rank
+_ROW, _PASS = 1 << 40, 1 << 16
+
 # serdes whose round trip gives back an equal object of exactly this (immutable) type
 _IDENTITY = {String: str, Long: int, Integer: int, Bytes: bytes}
 
@@ -254,29 +257,34 @@ class BulkExecutor:
         or j + 2 when it ranks before the writing task."""
         port = self.port
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
-        staged: list[tuple[str, Any, int, bytes, bytes, int]] = []  # the changelogs' records
+        staged: list[tuple[Any, ...]] = []  # the changelogs' records, a block per append
         looped: list[tuple[Stage, list[Any]]] = []  # stages writing topics tasks read
+        reserved: dict[int, int] = {}  # record cache bytes the chunk's held writes reserved
         try:
             for task, rows, places in groups:
                 plan = self._accepted(task, topic)
                 if plan is None:
                     return self._declined()
                 rank = port.rank(task)
-                keys = [(place, 1, rank) for place in places]
+                if rank >= _PASS:
+                    return self._declined()
+                first = _PASS + rank  # pass 1
+                keys = [place * _ROW + first for place in places]
                 columns = tuple(map(list, zip(*rows, strict=True)))
                 writes_read: list[Stage] = []
                 stages = self._prepare(
                     plan, topic, columns, True,
                     lambda name, log, task=task, keys=keys: self._changelog_columns(
                         task, name, log, staged, keys),
-                    task.id.partition, caches_held=len(task._caches) <= 1, looped=writes_read)
+                    task.id.partition, caches_held=len(task._caches) <= 1, looped=writes_read,
+                    reserved=reserved)
                 if stages is None:
                     return self._declined()
                 prepared.append((task, stages, keys, len(rows)))
                 looped += [(stage, keys) for stage in writes_read]
             if looped:
                 readers = self._prepare_readers(looped, {id(task) for task, _, _ in groups},
-                                                staged)
+                                                staged, reserved)
                 if readers is None:
                     return self._declined()
                 prepared += readers
@@ -298,7 +306,7 @@ class BulkExecutor:
         return True
 
     def _prepare_readers(self, looped: list[tuple[Stage, list[Any]]], writers: set[int],
-                         staged: list[tuple[str, Any, int, bytes, bytes, int]]
+                         staged: list[tuple[Any, ...]], reserved: dict[int, int]
                          ) -> list[tuple[Any, list[Stage], list[Any], int]] | None:
         """Phase one of the tasks that read what the chunk's tasks wrote (``looped``: each
         writing stage and its consumed records' sort keys): each reading task's records in
@@ -306,72 +314,113 @@ class BulkExecutor:
         ``None`` when one cannot run now: it is a writer too, has records queued or several
         input partitions, declines, or writes a topic tasks read in turn."""
         port = self.port
-        written: list[tuple[Any, int, str, int, Any, Any, Any, int]] = []
+        # every record the writers sent to topics tasks read, as columns, with its sort key
+        sort_keys: list[int] = []
+        topics: list[str] = []
+        partitions: list[int] = []
+        record_keys: list[Any] = []
+        values: list[Any] = []
+        headers: list[Any] = []
+        timestamps: list[int] = []
         for stage, keys in looped:
             out = stage.out
             assert out is not None and stage.out_partitions is not None
-            topic = stage.chain.sink.topic  # type: ignore[union-attr]
-            headers = out.headers or [None] * len(out.timestamps)
-            for order, (origin, partition, key, value, header, timestamp) in enumerate(zip(
-                    stage.cols.origin, stage.out_partitions, _fields(out.keys),
-                    _fields(out.values), headers, out.timestamps, strict=True)):
-                written.append((keys[stage.input_row[origin]], order, topic, partition, key,
-                                value, header, timestamp))
-        written.sort(key=lambda record: record[:2])  # each writer's in its send order
-        inputs: dict[tuple[str, int], tuple[Any, list[tuple[Any, ...]], list[Any]]] = {}
-        taken: dict[tuple[Any, str, int], int] = {}  # (input row, topic, partition) -> count
-        for (row, _, writer), _, topic, partition, key, value, header, timestamp in written:
-            entry = inputs.get((topic, partition))
+            count = len(out.timestamps)
+            input_row = stage.input_row
+            sort_keys += [keys[input_row[origin]] for origin in stage.cols.origin]
+            topics += [stage.chain.sink.topic] * count  # type: ignore[union-attr]
+            partitions += stage.out_partitions
+            record_keys += _fields(out.keys)
+            values += _fields(out.values)
+            headers += out.headers or [None] * count
+            timestamps += out.timestamps
+        # the order they were written in: row by row (a row's records are its one writer's,
+        # in send order: the sort is stable)
+        order = sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
+        inputs: dict[tuple[str, int], tuple[Any, int, list[int], list[int]]] = {}
+        taken: dict[tuple[str, int], int] = {}  # records of the current row per partition
+        current = -1
+        for index in order:
+            row, writer = divmod(sort_keys[index], _ROW)
+            writer %= _PASS
+            tp = (topics[index], partitions[index])
+            entry = inputs.get(tp)
             if entry is None:
-                task = port.reader(topic, partition)
+                task = port.reader(*tp)
                 if task is None or id(task) in writers or task.has_records() \
                         or len(task.input_partitions) != 1:
                     return None
-                entry = inputs[(topic, partition)] = (task, [], [])
-            task, rows, keys = entry
-            nth = taken.get((row, topic, partition), 0)
-            taken[(row, topic, partition)] = nth + 1
-            rank = port.rank(task)
-            rows.append((key, value, header, timestamp, partition))
-            keys.append((row, nth + 1 + (rank < writer), rank))
+                rank = port.rank(task)
+                if rank >= _PASS:
+                    return None
+                entry = inputs[tp] = (task, rank, [], [])
+            if row != current:
+                current = row
+                taken.clear()
+            nth = taken.get(tp, 0)
+            if nth >= _ROW // _PASS - 2:
+                return None  # (more records of a row for one task than a sort key holds)
+            taken[tp] = nth + 1
+            _, rank, indexes, keys = entry
+            indexes.append(index)
+            keys.append(row * _ROW + (nth + 1 + (rank < writer)) * _PASS + rank)
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
-        for (topic, partition), (task, rows, keys) in inputs.items():
+        for (topic, partition), (task, _, indexes, keys) in inputs.items():
             plan = self._accepted(task, topic)
             if plan is None:
                 return None
+            columns = tuple(list(map(column.__getitem__, indexes)) for column in (
+                record_keys, values, headers, timestamps))
             stages = self._prepare(
-                plan, topic, tuple(map(list, zip(*rows, strict=True))), True,
+                plan, topic, (*columns, [partition] * len(indexes)), True,
                 lambda name, log, task=task, keys=keys: self._changelog_columns(
                     task, name, log, staged, keys),
-                partition, caches_held=len(task._caches) <= 1)
+                partition, caches_held=len(task._caches) <= 1, reserved=reserved)
             if stages is None:
                 return None
-            prepared.append((task, stages, keys, len(rows)))
+            prepared.append((task, stages, keys, len(keys)))
         return prepared
 
     def _append_merged(self, outputs: list[tuple[Stage, list[Any]]],
-                       staged: list[tuple[str, Any, int, bytes, bytes, int]]) -> None:
+                       staged: list[tuple[Any, ...]]) -> None:
         """Each sink's and changelog's records from every task, per topic in the order of
         the sort keys of the consumed records they descend from (stable: a consumed record's
         records keep their order, and each is one task's), with their partitions."""
-        by_topic: dict[str, list[tuple[Any, ...]]] = {}
-        for topic, row, partition, key, value, timestamp in staged:
-            by_topic.setdefault(topic, []).append((row, key, value, None, timestamp,
-                                                   partition))
+        by_topic: dict[str, tuple[list[Any], ...]] = {}  # sort keys, then the columns
+
+        def columns_of(topic: str) -> tuple[list[Any], ...]:
+            found = by_topic.get(topic)
+            if found is None:
+                found = by_topic[topic] = ([], [], [], [], [], [])
+            return found
+
+        for topic, rows, partition, keys, values, timestamps in staged:
+            sort_keys, all_keys, all_values, headers, all_timestamps, partitions = columns_of(
+                topic)
+            sort_keys += rows
+            all_keys += keys
+            all_values += values
+            headers += [None] * len(rows)
+            all_timestamps += timestamps
+            partitions += [partition] * len(rows)
         for stage, places in outputs:
             out = stage.out
             if out is None or not out.timestamps:
                 continue
-            rows = list(map(places.__getitem__, map(stage.input_row.__getitem__,
-                                                    stage.cols.origin)))
-            headers = out.headers or [None] * len(rows)
-            by_topic.setdefault(stage.chain.sink.topic, []).extend(zip(  # type: ignore[union-attr]
-                rows, _fields(out.keys), _fields(out.values), headers, out.timestamps,
-                stage.out_partitions, strict=True))  # type: ignore[arg-type]
-        for topic, records in by_topic.items():
-            records.sort(key=lambda record: record[0])
-            _, keys, values, headers, timestamps, partitions = map(list, zip(*records,
-                                                                             strict=True))
+            count = len(out.timestamps)
+            sort_keys, keys, values, headers, timestamps, partitions = columns_of(
+                stage.chain.sink.topic)  # type: ignore[union-attr]
+            input_row = stage.input_row
+            sort_keys += [places[input_row[origin]] for origin in stage.cols.origin]
+            keys += _fields(out.keys)
+            values += _fields(out.values)
+            headers += out.headers or [None] * count
+            timestamps += out.timestamps
+            partitions += stage.out_partitions  # type: ignore[arg-type]
+        for topic, (sort_keys, *columns) in by_topic.items():
+            order = sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
+            keys, values, headers, timestamps, partitions = (
+                list(map(column.__getitem__, order)) for column in columns)
             self.port.log(topic).extend_columns(keys, values, headers, timestamps, partitions)
 
     def _run(self, plan: Chain, task: Any, topic: str, columns: tuple[list[Any], ...],
@@ -396,9 +445,14 @@ class BulkExecutor:
     def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...],
                  commit_each: bool, changelog: Callable[..., Any],
                  partition: int = 0, *, caches_held: bool = True,
-                 looped: list[Stage] | None = None) -> list[Stage] | None:
+                 looped: list[Stage] | None = None,
+                 reserved: dict[int, int] | None = None) -> list[Stage] | None:
         """Phase one of a chunk; ``looped``: where a stage whose sink writes a topic tasks
-        read goes (``run_partitioned`` runs those tasks next), else such a sink declines."""
+        read goes (``run_partitioned`` runs those tasks next), else such a sink declines;
+        ``reserved``: the record cache bytes the chunk's held writes reserved so far (one
+        dict for every task of a chunk: they may share a thread cache)."""
+        if reserved is None:
+            reserved = {}
         key_fields, value_fields, headers, timestamps, _ = columns
         if min(timestamps) < 0:
             return None  # the record path raises the negative-timestamp error
@@ -409,7 +463,7 @@ class BulkExecutor:
         values = _decoded(plan.source.value_serde, topic, value_fields, headers)
         stage = Stage(plan, topic, keys, values, timestamps, headers,
                        list(range(len(timestamps))), commit_each, changelog, partition,
-                       caches_held)
+                       caches_held, reserved)
         stages = [stage]
         while True:
             chain = stage.chain
@@ -457,7 +511,7 @@ class BulkExecutor:
             rows_of = stage.input_row
             stage = Stage(downstream, out_topic, next_keys, next_values, out_timestamps,
                            out_headers, [rows_of[i] for i in cols.origin], commit_each,
-                           changelog, 0, caches_held)
+                           changelog, 0, caches_held, reserved)
             stages.append(stage)
 
     # -- phase two: apply ----------------------------------------------------------------
@@ -473,14 +527,14 @@ class BulkExecutor:
         return topic  # type: ignore[no-any-return]
 
     def _changelog_columns(self, task: Any, store_name: str, log: Any,
-                           staged: list[tuple[str, Any, int, bytes, bytes, int]] | None = None,
+                           staged: list[tuple[Any, ...]] | None = None,
                            places: list[Any] | None = None) -> Any:
         """``append(keys, values, timestamps, origins)`` of a store's changelog records in
         one batch, when the store logs through the task's context (``log``) and the engine
         only appends to the changelog's log; ``None`` otherwise. ``staged``: the records go
-        there, ``(topic, chunk row, partition, key, value, timestamp)``, for
-        ``run_partitioned`` to merge with the other tasks' (``places``: each consumed
-        record's chunk row)."""
+        there as one block per append, ``(topic, sort keys, partition, keys, values,
+        timestamps)``, for ``run_partitioned`` to merge with the other tasks' (``places``:
+        each consumed record's sort key)."""
         topic = task.changelog_topics.get(store_name)
         if log != task.context.log_change or topic is None or not self.port.appends_only(
                 topic) or (task.id.partition != 0 and not self.partitioned):
@@ -492,8 +546,8 @@ class BulkExecutor:
             if not timestamps:
                 return
             if staged is not None and places is not None:
-                staged.extend(zip(repeat(topic), map(places.__getitem__, origins),
-                                  repeat(partition), keys, values, timestamps))
+                staged.append((topic, list(map(places.__getitem__, origins)), partition,
+                               keys, values, timestamps))
                 return
             port.log(topic).extend_columns(keys, values, None, timestamps,
                                            [partition] * len(timestamps) if partition

@@ -31,7 +31,7 @@ class Stage:
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int],
                  commit_each: bool, changelog: Callable[..., Any], partition: int = 0,
-                 caches_held: bool = True) -> None:
+                 caches_held: bool = True, reserved: dict[int, int] | None = None) -> None:
         self.chain = chain
         self.topic = topic
         self.partition = partition  # of the consumed topic
@@ -49,7 +49,8 @@ class Stage:
         self.offsets: list[int] | None = None  # each consumed record's offset, when the
         # engine gives them (the live runtime's polled messages); else consecutive from
         # first_offset
-        self.run = StageRun(self, commit_each, changelog, caches_held)
+        self.run = StageRun(self, commit_each, changelog, caches_held,
+                            {} if reserved is None else reserved)
 
     def offset_of(self, origin: int) -> int:
         """The offset of consumed record ``origin`` (in phase two)."""
@@ -62,13 +63,16 @@ class StageRun:
     and headers, and the held writes and deferred actions of its batch forms, applied in
     phase two in the order of the consumed records they belong to."""
 
-    __slots__ = ("_changelog", "caches_held", "commit_each", "deferred", "held", "stage")
+    __slots__ = ("_changelog", "_reserved", "caches_held", "commit_each", "deferred", "held",
+                 "stage")
 
     def __init__(self, stage: Stage, commit_each: bool, changelog: Callable[..., Any],
-                 caches_held: bool = True) -> None:
+                 caches_held: bool = True, reserved: dict[int, int] | None = None) -> None:
         self.stage = stage
         self.commit_each = commit_each
         self.caches_held = caches_held
+        self._reserved = {} if reserved is None else reserved  # thread cache -> bytes held
+        # for the chunk's held writes (shared by its stages)
         self._changelog = changelog
         self.held: list[HeldWrites] = []
         self.deferred: list[tuple[int, Callable[[], None]]] = []
@@ -97,6 +101,14 @@ class StageRun:
         once (``origins``: each one's consumed record), when its ``log`` is the task's and
         the engine only appends to the topic's log."""
         return self._changelog(store_name, log)  # type: ignore[no-any-return]
+
+    def reserve(self, cache: Any, growth: int) -> bool:
+        """``BatchRun.reserve``: ``growth`` bytes of ``cache`` for this chunk, if they fit."""
+        total = self._reserved.get(id(cache), 0) + growth
+        if not cache.fits(total):
+            return False
+        self._reserved[id(cache)] = total
+        return True
 
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two."""
