@@ -13,13 +13,15 @@ task's context, record by record, as on the record path.
 
 from __future__ import annotations
 
-from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from kslab.core.bulk import BulkExecutor
 from kslab.runtime._collector import KafkaCollector
 
 __all__ = ["RuntimePort", "run_polled"]
+
+_second = itemgetter(1)  # a message's timestamp() is (type, timestamp)
 
 
 class _CollectorLog:
@@ -35,14 +37,11 @@ class _CollectorLog:
 
     def extend_columns(self, keys: Any, values: Any, headers: Any, timestamps: list[int],
                        partitions: list[int | None] | None = None) -> None:
-        """Send each record, in order."""
-        send, topic = self._collector.send, self._topic
-        keys = getattr(keys, "fields", keys)  # a ByteColumn's fields, or a list
-        values = getattr(values, "fields", values)
-        for key, value, header, timestamp, partition in zip(
-                keys, values, headers or repeat(None), timestamps,
-                partitions or repeat(0), strict=False):
-            send(topic, key, value, header, timestamp, partition, None)
+        """Send each record, in order (``KafkaCollector.send_columns``)."""
+        self._collector.send_columns(
+            self._topic, getattr(keys, "fields", keys),  # a ByteColumn's fields, or a list
+            getattr(values, "fields", values), headers, timestamps,
+            [0] * len(timestamps) if partitions is None else partitions)
 
 
 class RuntimePort:
@@ -77,10 +76,11 @@ def run_polled(executor: BulkExecutor, task: Any, topic: str, partition: int,
     as one chunk of ``task``; ``False``, nothing changed: the executor declined."""
     if executor.plan(task, topic) is None:
         return False
-    keys = [message.key() for message in messages]
-    values = [message.value() for message in messages]
-    headers = [message.headers() for message in messages]
-    timestamps = [message.timestamp()[1] for message in messages]
-    offsets = [message.offset() for message in messages]
+    kind = type(messages[0])  # confluent_kafka.Message: its methods mapped in C
+    keys = list(map(kind.key, messages))
+    values = list(map(kind.value, messages))
+    headers = list(map(kind.headers, messages))
+    timestamps = list(map(_second, map(kind.timestamp, messages)))
+    offsets = list(map(kind.offset, messages))
     return executor.run_columns(task, topic, (keys, values, headers, timestamps, None),
                                 offsets, partition)

@@ -90,6 +90,40 @@ class KafkaCollector:
         except Exception as exc:
             raise _refused(topic, key, exc) from exc
 
+    def send_columns(self, topic: str, keys: list[bytes | None], values: list[bytes | None],
+                     headers: list[Any] | None, timestamps: list[int],
+                     partitions: list[int | None]) -> None:
+        """``send`` of each record given as columns, in order (a batch run's sink records;
+        a ``None`` partition: the default partitioner), with ``send``'s outcomes: the same
+        partitions, retries when the local queue is full, refusals raised."""
+        if topic in self.changelogs:  # (counted per record for checkpoints)
+            for record in zip(keys, values, headers or [None] * len(keys), timestamps,
+                              partitions, strict=True):
+                self.send(topic, *record, None)
+            return
+        count = self._counts.get(topic) or self.partitions_for(topic)
+        chosen: dict[bytes, int] = {}  # each distinct key's default partition
+        produce = self._produce
+        for key, value, header, timestamp, partition in zip(
+                keys, values, headers or [None] * len(keys), timestamps, partitions,
+                strict=True):
+            if partition is None:
+                if key is None:
+                    partition = -1
+                elif count == 1:
+                    partition = 0
+                else:
+                    partition = chosen.get(key)
+                    if partition is None:
+                        partition = chosen[key] = default_partition(key, count)
+            hdrs = list(header) if header else None
+            try:
+                produce(topic, value, key, partition, None, None, timestamp, hdrs)
+            except BufferError:
+                self._wait_and_retry(topic, key, value, partition, timestamp, hdrs)
+            except Exception as exc:
+                raise _refused(topic, key, exc) from exc
+
     def writer(self, topic: str) -> Callable[..., None] | None:
         """A direct writer for a one-partition topic (sinks skip ``send``'s general path)."""
         if self.partitions_for(topic) != 1:

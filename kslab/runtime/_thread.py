@@ -589,9 +589,17 @@ def _partition_runs(messages: list[Any], on_error: Callable[[Any], None]
     """The runs of consecutive records of one partition in a polled batch, as ``(topic,
     partition, messages)``; a consumer error between records goes to ``on_error`` (which
     raises a fatal one) and ends the run before it."""
+    kind = type(messages[0])  # confluent_kafka.Message: its methods mapped in C
+    partitions = list(map(kind.partition, messages))
+    topics = list(map(kind.topic, messages))
+    count = len(messages)
+    if partitions.count(partitions[0]) == count and topics.count(topics[0]) == count \
+            and list(map(kind.error, messages)).count(None) == count:
+        yield topics[0], partitions[0], messages  # one partition, no error: the usual poll
+        return
     run: list[Any] = []
     current: tuple[str, int] | None = None
-    for message in messages:
+    for message, topic, partition in zip(messages, topics, partitions, strict=True):
         error = message.error()
         if error is not None:
             if run:
@@ -599,7 +607,6 @@ def _partition_runs(messages: list[Any], on_error: Callable[[Any], None]
                 run, current = [], None
             on_error(error)
             continue
-        topic, partition = message.topic(), message.partition()
         if current is None or current[1] != partition or current[0] != topic:
             if run:
                 yield current[0], current[1], run  # type: ignore[index]
