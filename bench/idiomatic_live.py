@@ -146,18 +146,7 @@ def run_raw(bootstrap: str, workload: str, guarantee: str, src: str, dst: str, a
     """bench/runtime.py's raw loop (clients, commit interval, transactions) with a workload's
     body: consume 1,000, process, commit every 1 s (100 ms in a transaction)."""
     eos = guarantee == "exactly_once_v2"
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": app,
-                         "enable.auto.commit": False, "auto.offset.reset": "earliest",
-                         "isolation.level": "read_committed" if eos else "read_uncommitted",
-                         "session.timeout.ms": 6000, "heartbeat.interval.ms": 500})
-    pconf = {"bootstrap.servers": bootstrap, "linger.ms": 5, "enable.idempotence": True}
-    if eos:
-        pconf["transactional.id"] = f"{app}-raw"
-    producer = Producer(pconf)
-    if eos:
-        producer.init_transactions(30)
-        producer.begin_transaction()
-    consumer.subscribe([src])
+    consumer, producer = rt.raw_clients(bootstrap, app, eos, src)
     body, counts = RAW[workload], {}
     interval = 0.1 if eos else 1.0
     last = time.monotonic()
@@ -165,15 +154,7 @@ def run_raw(bootstrap: str, workload: str, guarantee: str, src: str, dst: str, a
     stop = Path(state) / "stop"
 
     def commit() -> None:
-        tps = [TopicPartition(src, p, o) for p, o in offsets.items()]
-        if eos:
-            producer.send_offsets_to_transaction(tps, consumer.consumer_group_metadata())
-            producer.commit_transaction()
-            producer.begin_transaction()
-        else:
-            producer.flush()
-            consumer.commit(offsets=tps, asynchronous=False)
-        offsets.clear()
+        rt.raw_commit(consumer, producer, src, offsets, eos)
 
     while not stop.exists():
         batch = consumer.consume(1000, 0.1)
@@ -189,20 +170,7 @@ def run_raw(bootstrap: str, workload: str, guarantee: str, src: str, dst: str, a
     consumer.close()
 
 
-QUIX = '''
-import sys, time, threading
-from pathlib import Path
-from quixstreams import Application
-
-bootstrap, workload, guarantee, src, dst, app_id, state = sys.argv[1:8]
-app = Application(broker_address=bootstrap, consumer_group=app_id,
-                  auto_offset_reset="earliest",
-                  processing_guarantee="exactly-once" if "exactly" in guarantee
-                  else "at-least-once",
-                  commit_interval=1.0 if guarantee == "at_least_once" else 0.1,
-                  state_dir=state, loglevel="WARNING",
-                  consumer_extra_config={"session.timeout.ms": 6000,
-                                         "heartbeat.interval.ms": 500})
+QUIX = rt.QUIX_APP + '''
 inp = app.topic(src, key_deserializer="string", value_deserializer="json")
 sdf = app.dataframe(inp)
 if workload == "w1":
@@ -224,17 +192,7 @@ else:
     out = app.topic(dst, key_serializer="string", value_serializer="json")
     sdf = sdf.tumbling_window(60000, grace_ms=1000).count().current()
 sdf.to_topic(out)
-
-
-def watch():
-    while not (Path(state) / "stop").exists():
-        time.sleep(0.2)
-    app.stop()
-
-
-threading.Thread(target=watch, daemon=True).start()
-app.run()
-'''
+''' + rt.QUIX_RUN
 
 
 # -- the harness ----------------------------------------------------------------------------------

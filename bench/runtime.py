@@ -103,13 +103,9 @@ def kslab_app(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
     })
 
 
-def run_raw(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
-            app: str, state: str) -> None:
-    """A hand-written confluent-kafka consume -> produce loop doing the same work."""
-    import re
-
-    word = re.compile(r"\s+")
-    eos = guarantee == "exactly_once_v2"
+def raw_clients(bootstrap: str, app: str, eos: bool, src: str) -> tuple[Any, Any]:
+    """The raw loop's consumer (subscribed to ``src``) and producer (in a transaction when
+    ``eos``), as every raw contestant makes them."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": app,
                          "enable.auto.commit": False, "auto.offset.reset": "earliest",
                          "isolation.level": "read_committed" if eos else "read_uncommitted",
@@ -122,6 +118,17 @@ def run_raw(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
         producer.init_transactions(30)
         producer.begin_transaction()
     consumer.subscribe([src])
+    return consumer, producer
+
+
+def run_raw(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
+            app: str, state: str) -> None:
+    """A hand-written confluent-kafka consume -> produce loop doing the same work."""
+    import re
+
+    word = re.compile(r"\s+")
+    eos = guarantee == "exactly_once_v2"
+    consumer, producer = raw_clients(bootstrap, app, eos, src)
     counts: dict[str, int] = {}
     interval = 0.1 if eos else 1.0
     last = time.monotonic()
@@ -145,16 +152,23 @@ def run_raw(bootstrap: str, workload: str, guarantee: str, src: str, dst: str,
             raw_word_count(batch, counts, producer, dst, word, offsets)
         if time.monotonic() - last >= interval and offsets:
             last = time.monotonic()
-            tps = [TopicPartition(src, p, o) for p, o in offsets.items()]
-            if eos:
-                producer.send_offsets_to_transaction(tps, consumer.consumer_group_metadata())
-                producer.commit_transaction()
-                producer.begin_transaction()
-            else:
-                producer.flush()
-                consumer.commit(offsets=tps, asynchronous=False)
-            offsets.clear()
+            raw_commit(consumer, producer, src, offsets, eos)
     consumer.close()
+
+
+def raw_commit(consumer: Any, producer: Any, src: str, offsets: dict[int, int],
+               eos: bool) -> None:
+    """The raw loop's commit of ``offsets`` (partition -> next offset of ``src``): in the
+    producer's transaction when ``eos``, else after a producer flush; then forgets them."""
+    tps = [TopicPartition(src, p, o) for p, o in offsets.items()]
+    if eos:
+        producer.send_offsets_to_transaction(tps, consumer.consumer_group_metadata())
+        producer.commit_transaction()
+        producer.begin_transaction()
+    else:
+        producer.flush()
+        consumer.commit(offsets=tps, asynchronous=False)
+    offsets.clear()
 
 
 def raw_word_count(batch: list[Any], counts: dict[str, int], producer: Any, dst: str,
@@ -176,8 +190,9 @@ def raw_word_count(batch: list[Any], counts: dict[str, int], producer: Any, dst:
         offsets[msg.partition()] = msg.offset() + 1
 
 
-QUIX = '''
-import re, sys, time
+# the Quix contestant's Application, as both Quix scripts (here and in idiomatic_live) build it
+QUIX_APP = '''
+import re, sys, time, threading
 from pathlib import Path
 from quixstreams import Application
 bootstrap, workload, guarantee, src, dst, app_id, state = sys.argv[1:8]
@@ -189,6 +204,20 @@ app = Application(broker_address=bootstrap, consumer_group=app_id,
                   state_dir=state, loglevel="WARNING",
                   consumer_extra_config={"session.timeout.ms": 6000,
                                          "heartbeat.interval.ms": 500})
+'''
+
+# ... and its run until the harness says stop
+QUIX_RUN = '''
+import threading, os
+def watch():
+    while not (Path(state) / "stop").exists():
+        time.sleep(0.2)
+    app.stop()
+threading.Thread(target=watch, daemon=True).start()
+app.run()
+'''
+
+QUIX = QUIX_APP + '''
 word = re.compile(r"\\s+")
 if workload == "pass-through":
     inp = app.topic(src, key_deserializer="string", value_deserializer="bytes")
@@ -214,14 +243,7 @@ else:
         return result
     sdf = sdf.apply(count, stateful=True, expand=True)
     sdf.to_topic(out, key=lambda kv: kv[0])
-import threading, os
-def watch():
-    while not (Path(state) / "stop").exists():
-        time.sleep(0.2)
-    app.stop()
-threading.Thread(target=watch, daemon=True).start()
-app.run()
-'''
+''' + QUIX_RUN
 
 
 def _wait_for_stop(state: str) -> None:

@@ -82,8 +82,14 @@ class KafkaCollector:
         elif topic in self.changelogs:  # the task's own partition: count it for checkpoints
             tp = (topic, partition)
             self.changelog_sent[tp] = self.changelog_sent.get(tp, 0) + 1
+        self._produce_one(topic, key, value, partition, timestamp, headers)
+
+    def _produce_one(self, topic: str, key: bytes | None, value: bytes | None,
+                     partition: int, timestamp: int, headers: Any) -> None:
+        """Hand one record to the producer: retried while its local queue is full, raised
+        as ``ProductionError`` when it refuses the record at once."""
         hdrs = list(headers) if headers else None
-        try:
+        try:  # positional: confluent-kafka parses keywords at ~0.5 us a call
             self._produce(topic, value, key, partition, None, None, timestamp, hdrs)
         except BufferError:
             self._wait_and_retry(topic, key, value, partition, timestamp, hdrs)
@@ -103,7 +109,7 @@ class KafkaCollector:
             return
         count = self._counts.get(topic) or self.partitions_for(topic)
         chosen: dict[bytes, int] = {}  # each distinct key's default partition
-        produce = self._produce
+        produce_one = self._produce_one
         for key, value, header, timestamp, partition in zip(
                 keys, values, headers or [None] * len(keys), timestamps, partitions,
                 strict=True):
@@ -116,13 +122,7 @@ class KafkaCollector:
                     partition = chosen.get(key)
                     if partition is None:
                         partition = chosen[key] = default_partition(key, count)
-            hdrs = list(header) if header else None
-            try:
-                produce(topic, value, key, partition, None, None, timestamp, hdrs)
-            except BufferError:
-                self._wait_and_retry(topic, key, value, partition, timestamp, hdrs)
-            except Exception as exc:
-                raise _refused(topic, key, exc) from exc
+            produce_one(topic, key, value, partition, timestamp, header)
 
     def writer(self, topic: str) -> Callable[..., None] | None:
         """A direct writer for a one-partition topic (sinks skip ``send``'s general path)."""
@@ -173,19 +173,13 @@ class KafkaCollector:
         """
         for store in self._held_stores():
             store.write_behind()
-        produce = self._produce
+        produce_one = self._produce_one
         sent = self.changelog_sent
         for (topic, partition), pending in self._pending.items():
             if not pending:
                 continue
             for key, (value, headers, timestamp) in pending.items():
-                hdrs = list(headers) if headers else None
-                try:
-                    produce(topic, value, key, partition, None, None, timestamp, hdrs)
-                except BufferError:
-                    self._wait_and_retry(topic, key, value, partition, timestamp, hdrs)
-                except Exception as exc:
-                    raise _refused(topic, key, exc) from exc
+                produce_one(topic, key, value, partition, timestamp, headers)
             tp = (topic, partition)
             sent[tp] = sent.get(tp, 0) + len(pending)
             pending.clear()
