@@ -20,7 +20,7 @@ sources, topic-name extractors and global stores are refused (``explain`` names 
 
 from typing import Any
 
-from kslab.spark._batch import run_batch
+from kslab.spark._batch import bulk_stats, run_batch
 from kslab.spark.explain import NodeSemantics, SemanticsReport, explain
 from kslab.spark.session import SparkUnavailableError, session
 
@@ -29,6 +29,7 @@ __all__ = [
     "SemanticsReport",
     "SparkStreams",
     "SparkUnavailableError",
+    "bulk_stats",
     "explain",
     "run_batch",
     "session",

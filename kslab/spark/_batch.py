@@ -11,6 +11,7 @@ equal the driver's record for record; Spark only moves bytes between tasks.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -23,12 +24,15 @@ from kslab.spark._task import TaskRunner, batch_rows, output_schema
 from kslab.spark._workers import check_workers
 from kslab.topology.topology import Topology
 
-__all__ = ["run_batch"]
+__all__ = ["bulk_stats", "run_batch"]
 
 DEFAULT_APPLICATION_ID = "kslab-spark"
 _HEADERS = "array<struct<key:string,value:binary>>"
 # Between stages a topic travels as its index (``_q`` in, ``_t`` out), not its name: the names
 # of internal topics are long, and every byte of a row is shuffled, sorted and converted.
+# The records run_batch's tasks were fed, and of them run in batch chunks, per SparkContext
+# (accumulators the workers add to as each task closes)
+_STATS: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = weakref.WeakKeyDictionary()
 
 
 def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, Any] | None = None,
@@ -79,6 +83,29 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
             sinks.add(topic)
     return {t: _named(topics[t], t) for t in sorted(sinks)
             if not plan.readers(t) or not plan.is_internal(t)}
+
+
+def bulk_stats(spark: Any) -> dict[str, int]:
+    """How many input records ``run_batch``'s tasks on ``spark``'s SparkContext processed so
+    far (``records``), and how many of them ran in batch chunks over the DSL operators' batch
+    forms (``bulk_records``; the rest went record by record). Counted as Spark tasks finish,
+    so a frame computed twice counts twice; zeros for a Spark Connect session."""
+    found = _accumulators(spark)
+    if found is None:
+        return {"records": 0, "bulk_records": 0}
+    return {"records": int(found[0].value), "bulk_records": int(found[1].value)}
+
+
+def _accumulators(spark: Any) -> tuple[Any, Any] | None:
+    """The SparkContext's (records, bulk records) accumulators; ``None`` without one."""
+    try:
+        context = spark.sparkContext
+    except Exception:  # Spark Connect: no accumulators
+        return None
+    found = _STATS.get(context)
+    if found is None:
+        found = _STATS[context] = (context.accumulator(0), context.accumulator(0))
+    return found
 
 
 def _named(output: Any, topic: str) -> Any:
@@ -197,11 +224,12 @@ def _run_stage(plan: SparkPlan, stage: Stage, sources: list[Any], props: dict[st
                                             for x in (p, r)]), sf.col("partition"))
         inputs = inputs.repartition(stage.tasks, route) \
             .sortWithinPartitions("partition", "_q", "o1", "o2", "o3")
-    run = _stage_function(plan, stage, props)
-    return inputs.mapInArrow(run, _spark_schema())
+    run = _stage_function(plan, stage, props, _accumulators(inputs.sparkSession))
+    return inputs.select(*_FED).mapInArrow(run, _spark_schema())
 
 
-def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> Any:
+def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
+                    stats: tuple[Any, Any] | None = None) -> Any:
     topology, app_id = plan.topology, plan.application_id
     counts = dict(plan.partitions)
     keep = set(stage.sink_topics)
@@ -217,46 +245,72 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> Any
         limit = batch_rows()
         try:
             for batch in batches:
-                cols = batch.to_pydict()
+                cols = {name: batch.column(name).to_pylist() for name in _FED}
                 parts = cols["partition"]
                 n = len(parts)
+                single = n > 0 and parts.count(parts[0]) == n  # one Kafka partition (usual)
                 start = 0
                 while start < n:
                     p = parts[start]
-                    end = start
+                    end = n if single else start
                     while end < n and parts[end] == p:
                         end += 1
                     if p != current:
                         if runner is not None:
                             runner.drain_queued()
                             yield from runner.output()
+                            _count(runner, stats)
                             runner.close()
                         inputs = [(t, p) for t in topics if p < counts.get(t, 1)]
                         runner = TaskRunner(topology, props, app_id, stage.id, nodes, p,
                                             inputs, counts, keep, lambda: started,
                                             topic_ids=sink_ids)
                         current = p
-                    got = cols["offset"][start:end]
-                    names = [topics[q] for q in cols["_q"][start:end]]
-                    for i, off in enumerate(got):
-                        if off < 0:  # no offset given: the position in its partition
-                            tp = (names[i], p)
-                            got[i] = offsets.get(tp, 0)
-                            offsets[tp] = got[i] + 1
-                    runner.feed(names, p, got, cols["timestamp"][start:end],
-                                cols["key"][start:end], cols["value"][start:end],
-                                cols["headers"][start:end])
+                    run_cols = cols if start == 0 and end == n else {
+                        name: column[start:end] for name, column in cols.items()}
+                    got = run_cols["offset"]
+                    if len(topics) == 1:
+                        names = [topics[0]] * (end - start)
+                    else:
+                        names = [topics[q] for q in run_cols["_q"]]
+                    if got and min(got) < 0:
+                        got = list(got)
+                        if len(topics) == 1 and max(got) < 0:  # none given: positions
+                            tp = (topics[0], p)
+                            first = offsets.get(tp, 0)
+                            got = list(range(first, first + len(got)))
+                            offsets[tp] = first + len(got)
+                        else:
+                            for i, off in enumerate(got):
+                                if off < 0:  # no offset given: the position in its partition
+                                    tp = (names[i], p)
+                                    got[i] = offsets.get(tp, 0)
+                                    offsets[tp] = got[i] + 1
+                    runner.feed(names, p, got, run_cols["timestamp"], run_cols["key"],
+                                run_cols["value"], run_cols["headers"])
                     if len(runner.collector) >= limit:
                         yield runner.collector.drain()
                     start = end
             if runner is not None:
                 runner.drain_queued()
                 yield from runner.output()
+                _count(runner, stats)
         finally:
             if runner is not None:
                 runner.close()
 
     return run
+
+
+# the input columns a task is fed (the sort columns o1, o2, o3 stay in the JVM)
+_FED = ("_q", "partition", "offset", "timestamp", "key", "value", "headers")
+
+
+def _count(runner: TaskRunner, stats: tuple[Any, Any] | None) -> None:
+    """Add a finished task's records to the ``bulk_stats`` accumulators."""
+    if stats is not None:
+        stats[0].add(runner.fed)
+        stats[1].add(runner.bulk_records)
 
 
 def _spark_schema() -> Any:

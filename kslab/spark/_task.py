@@ -5,6 +5,14 @@ records and collects what it sends into Arrow batches; ``RowCollector`` is its
 ``RecordCollector``. Invariant: the runner adds only I/O — stream time, punctuation, routing and
 serialization are the core's — and it drives the task exactly as the test driver does: each
 record processed, stream-time punctuation checked and the task committed before the next.
+
+Each run of rows fed for a one-input task goes first to the core's ``BulkExecutor``
+(``kslab.core.bulk``, off with ``kslab.spark.bulk: False``), which runs the DSL operators' batch
+forms over it as one chunk or declines (then the rows go record by record, as above). The
+executor sees the runner through ``SparkPort``: the rows' offsets, a commit after every record
+(as here), sinks' columns appended to the ``RowCollector`` as its ``send`` would append them
+(partition, ``task`` and ``seq`` alike), and changelogs (which the collector drops) written
+through the task's context, as on the record path.
 """
 
 from __future__ import annotations
@@ -14,17 +22,19 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
+from kslab.core.bulk import BulkExecutor
 from kslab.core.partitioner import default_partition
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
 from kslab.records import TaskId
 from kslab.topology.topology import Topology
 
-__all__ = ["OUTPUT_FIELDS", "RowCollector", "TaskRunner", "output_schema"]
+__all__ = ["OUTPUT_FIELDS", "RowCollector", "SparkPort", "TaskRunner", "output_schema"]
 
 OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
 _BATCH_ROWS = 65536
@@ -110,6 +120,39 @@ class RowCollector:
 
         return write
 
+    def keeps(self, topic: str) -> bool:
+        """True when sends to ``topic`` are kept (a sink topic of the stage)."""
+        return topic in self._keep
+
+    def extend(self, topic: str, keys: list[Any], values: list[Any], headers: list[Any] | None,
+               timestamps: list[int], partitions: list[int | None] | None = None) -> None:
+        """Keep records for ``topic`` at once, each as ``_append`` keeps one (``partitions``:
+        each record's, in range; ``None``: partition 0); dropped unless ``keeps(topic)``."""
+        if topic not in self._keep or not timestamps:
+            return
+        n = len(timestamps)
+        c = self.columns
+        c["topic"].extend(repeat(topic if self._ids is None else self._ids[topic], n))
+        if partitions is None:
+            c["partition"].extend(repeat(0, n))
+        elif partitions.count(None):
+            c["partition"].extend(0 if p is None else p for p in partitions)
+        else:
+            c["partition"].extend(partitions)
+        c["key"].extend(keys)
+        c["value"].extend(values)
+        c["timestamp"].extend(timestamps)
+        if headers is None or headers.count(None) == n:
+            c["headers"].extend(repeat(None, n))
+        else:
+            as_json = self._ids is not None
+            c["headers"].extend(
+                None if not h else headers_json(h) if as_json
+                else [{"key": k, "value": v} for k, v in h] for h in headers)
+        c["task"].extend(repeat(self._task, n))
+        c["seq"].extend(range(self.seq, self.seq + n))
+        self.seq += n
+
     def _append(self, topic: str, partition: int, key: bytes | None, value: bytes | None,
                 headers: Any, timestamp: int) -> None:
         c = self.columns
@@ -143,6 +186,63 @@ class RowCollector:
         return batch
 
 
+class _CollectorLog:
+    """A topic's log for the bulk executor: ``extend_columns`` keeps the records in the
+    ``RowCollector``."""
+
+    __slots__ = ("_collector", "_topic")
+
+    def __init__(self, collector: RowCollector, topic: str) -> None:
+        self._collector = collector
+        self._topic = topic
+
+    def extend_columns(self, keys: Any, values: Any, headers: list[Any] | None,
+                       timestamps: list[int], partitions: list[int | None] | None = None
+                       ) -> None:
+        """Keep the records, in order (keys and values: a ``ByteColumn`` or a list)."""
+        self._collector.extend(self._topic, getattr(keys, "fields", keys),
+                               getattr(values, "fields", values), headers, timestamps,
+                               partitions)
+
+
+class SparkPort:
+    """What the bulk executor sees of a task runner (``kslab.core.bulk.EnginePort``): Spark
+    drives a task as the test driver does, committing after every record; each chunk brings
+    its rows' offsets."""
+
+    commits_each_record = True
+
+    def __init__(self, collector: RowCollector) -> None:
+        self._collector = collector
+        self.offsets: dict[tuple[str, int], int] = {}  # unused: each chunk brings its own
+        self._logs: dict[str, _CollectorLog] = {}
+
+    def log(self, topic: str) -> _CollectorLog:
+        """The collector-backed log of ``topic``."""
+        log = self._logs.get(topic)
+        if log is None:
+            log = self._logs[topic] = _CollectorLog(self._collector, topic)
+        return log
+
+    def appends_only(self, topic: str) -> bool:
+        """True for the topics the collector keeps; false for the ones it drops (changelogs),
+        so that held store writes log through the task's context, as on the record path."""
+        return self._collector.keeps(topic)
+
+    def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
+        """The partition ``RowCollector.send`` picks for each serialized key with a sink's
+        default partitioner; ``None`` (declined) for a ``None`` key on a topic of several
+        partitions, which takes the next round-robin partition."""
+        count = self._collector.partitions_for(topic)
+        if count == 1:
+            return [0] * len(keys)
+        if keys.count(None):
+            return None
+        # each distinct key once: keys repeat (a repartition by word)
+        partition_of = {key: default_partition(key, count) for key in set(keys)}
+        return list(map(partition_of.__getitem__, keys))
+
+
 class TaskRunner:
     """Builds and drives the core task of one (sub-topology, partition) over raw records."""
 
@@ -165,27 +265,55 @@ class TaskRunner:
         self.task.initialize()
         self._single = len(inputs) == 1
         self._queue = self.task.queue_for(*inputs[0]) if self._single else None
+        # runs of one input partition over the DSL operators' batch forms (kslab.core.bulk)
+        self.bulk: BulkExecutor | None = (
+            BulkExecutor(SparkPort(self.collector), partitioned=True)
+            if self._single and self.task.config.get("kslab.spark.bulk") is not False
+            else None)
+        self.fed = 0  # records fed
+        self.bulk_records = 0  # of which run in chunks
 
     def feed(self, topics: list[str], partition: int, offsets: list[int], timestamps: list[int],
              keys: list[Any], values: list[Any], headers: list[Any]) -> None:
         """Process (one input partition) or queue (several) the given raw records in order."""
         task = self.task
+        self.fed += len(offsets)
         if not self._single:
             add = task.add_record
             for i in range(len(offsets)):
                 add((topics[i], partition, offsets[i], timestamps[i], keys[i], values[i],
                      _headers(headers[i])))
             return
+        topic = topics[0] if topics else None
+        if self.bulk is not None and len(offsets) > 1 and self._feed_bulk(
+                topic, partition, offsets, timestamps, keys, values, headers):
+            return
         process_now, queue = task.process_now, self._queue
         heap = task.stream_time_queue._heap
         commit = task.commit
-        topic = topics[0] if topics else None
         for i in range(len(offsets)):
             raw = (topic, partition, offsets[i], timestamps[i], keys[i], values[i],
                    _headers(headers[i]))
             if process_now(raw, queue) and heap:
                 task.maybe_punctuate_stream_time()
             commit()
+
+    def _feed_bulk(self, topic: Any, partition: int, offsets: list[int],
+                   timestamps: list[int], keys: list[Any], values: list[Any],
+                   headers: list[Any]) -> bool:
+        """Run the rows as one chunk of the task; ``False``, nothing changed: declined."""
+        bulk = self.bulk
+        assert bulk is not None
+        if bulk.plan(self.task, topic) is None:
+            bulk.declined += 1
+            return False
+        if any(header is not None for header in headers):  # (numpy arrays in streaming)
+            headers = list(map(_headers, headers))
+        if not bulk.run_columns(self.task, topic, (keys, values, headers, timestamps, None),
+                                offsets, partition):
+            return False
+        self.bulk_records += len(offsets)
+        return True
 
     def drain_queued(self) -> None:
         """Process what ``feed`` queued, smallest head timestamp first (the core's choice)."""
@@ -203,6 +331,8 @@ class TaskRunner:
     def close(self) -> None:
         """Close the task and remove its scratch state directory."""
         try:
+            if self.bulk is not None:
+                self.bulk.forget(self.task)
             self.task.close()
         finally:
             shutil.rmtree(self._state_dir, ignore_errors=True)
