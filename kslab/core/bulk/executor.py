@@ -192,6 +192,7 @@ class BulkExecutor:
         return getattr(self.port, "commits_each_record", True)  # type: ignore[no-any-return]
 
     def _declined(self) -> bool:
+        """Count a declined chunk; ``False``, for the caller to return."""
         self.declined += 1
         return False
 
