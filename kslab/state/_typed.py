@@ -46,6 +46,8 @@ class _Unready:
 
 
 _NO_KEY = object()  # the key memo's "nothing remembered"
+_BYTES = frozenset({bytes})  # what a column of serialized fields holds (checked in C)
+_BYTES_OR_NONE = frozenset({bytes, type(None)})
 MEMO_KEY_TYPES = (str, int, bytes)
 """Key types whose serialized bytes a store may remember between a ``get`` and a ``put``: they are
 immutable, so the same object always serializes to the same bytes."""
@@ -309,14 +311,23 @@ class TypedStore(StateStore):
             except Exception:
                 pass  # the serde's own serialize below: the same bytes, or its error
             else:
-                if all(raw.__class__ is bytes for raw in encoded):
+                if _BYTES.issuperset(map(type, encoded)):
                     return encoded
         return list(map(self._serialize_key, keys))
 
     def serialize_values(self, values: list[Any]) -> list[bytes | None]:
         """``_serialize_value`` of each value, in order (a batch run's writes): through the
-        serde's column form where it has one, else one by one (which raises the store's error
-        for a value the serde refuses)."""
+        serde's C-level codec where it takes them all, else its column form where it has one,
+        else one by one (which raises the store's error for a value the serde refuses)."""
+        encode = self._venc
+        if encode is not None:
+            try:
+                encoded = list(map(encode, values))
+            except Exception:
+                pass  # the column form below: the same bytes, or the store's error
+            else:
+                if _BYTES.issuperset(map(type, encoded)):
+                    return encoded  # type: ignore[return-value]
         column = getattr(self._value_serde, "serialize_column", None)
         if column is not None:
             try:
@@ -324,7 +335,7 @@ class TypedStore(StateStore):
             except Exception:
                 pass  # one by one below: the same bytes, or the store's error
             else:
-                if all(raw is None or raw.__class__ is bytes for raw in serialized):
+                if _BYTES_OR_NONE.issuperset(map(type, serialized)):
                     return serialized  # type: ignore[no-any-return]
         return list(map(self._serialize_value, values))
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import islice, repeat
-from operator import lt
+from operator import is_, lt
 from typing import Any
 
+from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 from kslab.state.window import window_key
@@ -52,13 +53,14 @@ class HeldCachedWrites:
     Phase one: ``read`` finds each key's value (its cached entry, else the store's) without
     counting; ``update_all`` takes, per position, the record path's ``get`` then ``put`` of
     that record's key and works out what the cache counts for them; ``flushed`` works out each
-    commit's flush: the keys a consumed record dirtied, in the order of their last write, each
-    written once to the wrapped store's held writes (as the flush writes it) and forwarded
-    ``(position of the last write, new, old)``; it returns those forwards, or ``None`` when a
-    put of the run might have evicted (only the cache's own put knows what: the run then goes
-    record by record). Phase two (``apply``) puts each touched key's final clean entry in the
-    order of its last use, with the counters and sizes the gets, puts and flushes leave, and
-    applies the wrapped store's held writes.
+    commit's flush: the keys a consumed record dirtied, in the order of their last write, all
+    written to the wrapped store's held writes (as the flushes write them) and forwarded; it
+    returns those forwards (``Flushed``), or ``None`` when a put of the run might have
+    evicted (only the cache's own put knows what: the run then goes record by record). Phase
+    two (``apply``) puts each touched key's final clean entry in the order of its last use,
+    with the counters and sizes the gets, puts and flushes leave, and applies the wrapped
+    store's held writes. Per record only columns are mapped (in C): the Python work is per
+    distinct key.
     """
 
     def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
@@ -70,15 +72,25 @@ class HeldCachedWrites:
         self._before: dict[bytes, Any] = {}  # keys cached before the run: their entry, or
         # None for one read back from the store (``read``)
         self._stored: dict[bytes, Any] = {}  # what the store holds for each key read
-        # positions, key bytes and ValueAndTimestamps of the updates
-        self._updates: tuple[list[int], list[bytes], list[Any]] = ([], [], [])
+        # positions, key bytes, values and timestamps of the updates
+        self._updates: tuple[list[int], list[bytes], list[Any], list[int]] = ([], [], [], [])
         self._counts = (0, 0, 0, 0)  # gets, hits, puts, overwrites
-        self._flushes: tuple[list[bytes], list[bytes], list[int]] = ([], [], [])
+        self._flushes: list[int] | None = None  # the flushed updates, when not all of them
         self._widest_read = 0  # the longest stored value read back
 
-    def key_bytes(self, positions: list[int]) -> list[bytes]:
-        """The keys at ``positions`` as the store serializes them (``HeldTimestampedWrites``)."""
-        return self._inner.key_bytes(positions)  # type: ignore[no-any-return]
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote ``key_bytes``."""
+        return self._inner.key_serde
+
+    @property
+    def value_serde(self) -> Any:
+        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
+        return self._inner.value_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` as the store serializes them (``HeldTimestampedWrites``)."""
+        return self._inner.serialize_keys(keys)  # type: ignore[no-any-return]
 
     def read(self, distinct: list[bytes]) -> list[Any]:
         """Each of the ``distinct`` keys' value as the cached store's ``get`` finds it: the
@@ -108,11 +120,9 @@ class HeldCachedWrites:
                    timestamps: list[int]) -> bool:
         """The cached store's ``get`` then ``put`` of the key at each position, in order, of
         keys ``read`` before; ``False`` (nothing held) when a value is ``None``: a delete."""
-        if any(value is None for value in values):
+        if any(map(is_, values, repeat(None))):
             return False
-        updates = list(map(_new_tuple, repeat(ValueAndTimestamp), zip(values, timestamps,
-                                                                        strict=True)))
-        self._updates = (positions, key_bytes, updates)
+        self._updates = (positions, key_bytes, values, timestamps)
         before = self._before
         distinct = self._stored.keys()
         missed = sum(1 for key in distinct if before.get(key, _UNREAD) is _UNREAD
@@ -123,67 +133,72 @@ class HeldCachedWrites:
         self._counts = (n, n - missed, n + loaded, n - fresh)
         return True
 
-    def _flushed_puts(self) -> list[int]:
-        """The indexes of the updates the commits' flushes write (``flush_order``)."""
-        positions, keys, _ = self._updates
-        origin = self._batch.origin
-        return flush_order([origin[position] for position in positions], keys)
-
-    def flushed(self) -> list[tuple[int, Any, Any]] | None:
+    def flushed(self) -> Flushed | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
-        positions, all_keys, updates = self._updates
-        flushed = self._flushed_puts()
-        keys = list(map(all_keys.__getitem__, flushed))
-        news = list(map(updates.__getitem__, flushed))
-        timestamps = [held[1] for held in news]
-        encoded = self._inner.encode_all([held[0] for held in news], timestamps)
-        if encoded is None:
+        positions, all_keys, values, timestamps = self._updates
+        origin = self._batch.origin
+        order = flush_order(list(map(origin.__getitem__, positions)), all_keys)
+        every = len(order) == len(positions)  # (then in order: see flush_order)
+        if every:
+            keys, news, stamps, where = all_keys, values, timestamps, positions
+        else:
+            keys, news, stamps, where = (list(map(column.__getitem__, order)) for column in (
+                all_keys, values, timestamps, positions))
+        raws = self._inner.encode_all(news, stamps)
+        if raws is None:
             return None
-        raws, stored = encoded
         headers = self._run.headers(self._batch)
-        widest = max(self._widest_read, max(map(len, stored), default=0))
+        widest = max(self._widest_read, 8 + max(map(len, raws), default=0))
         widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
         if not self._cache.fits(sum(len(key) + widest for key in self._stored)):
             return None
-        where = list(map(positions.__getitem__, flushed))
-        self._inner.write_columns(keys, raws, stored, timestamps, where)
-        self._flushes = (keys, stored, where)
-        if not self._send_old:
-            return list(zip(where, news, repeat(None)))
-        forwards: list[tuple[int, Any, Any]] = []
-        current = dict(self._stored)  # what the store holds as of each flush
-        for position, key_bytes, new in zip(where, keys, news, strict=True):
-            forwards.append((position, new, current[key_bytes]))
-            current[key_bytes] = new
-        return forwards
+        self._inner.write_columns(keys, raws, stamps, where)
+        self._flushes = None if every else order
+        olds: list[Any] | None = None
+        if self._send_old:  # what the store holds as of each flush
+            current = {key: None if held is None else held[0]
+                       for key, held in self._stored.items()}
+            olds = []
+            for key_bytes, new in zip(keys, news, strict=True):
+                olds.append(current[key_bytes])
+                current[key_bytes] = new
+        return Flushed(None if every else order, olds, raws)
 
     def apply(self) -> None:
         """Leave the record cache, the store and its changelog as the record path would."""
         batch, run = self._batch, self._run
-        timestamps, headers = run.timestamps(batch), run.headers(batch)
-        positions, all_keys, updates = self._updates
-        keys, stored, _ = self._flushes
-        final_stored = dict(zip(keys, stored, strict=True))
-        last = dict(zip(all_keys, range(len(positions)), strict=True))  # each key's last update
+        positions, all_keys, values, stamps = self._updates
+        # each key's last update is its last flushed write (its consumed record's last)
+        keys, indexes, stored = self._inner.finals()
+        flushes = self._flushes
+        if flushes is not None:  # flushed writes -> updates
+            indexes = list(map(flushes.__getitem__, indexes))
+        order = sorted(range(len(keys)), key=indexes.__getitem__)  # by last use
+        last = list(map(positions.__getitem__, map(indexes.__getitem__, order)))
+        origin = batch.origin
+        final = Batch([], [], list(map(origin.__getitem__, last)), None
+                      if batch.timestamps is None else list(map(batch.timestamps.__getitem__,
+                                                                  last)))
+        timestamps, headers = run.timestamps(final), run.headers(final)
         finals: list[tuple[bytes, LRUCacheEntry]] = []
-        for key_bytes, index in sorted(last.items(), key=lambda item: item[1]):
-            position = positions[index]
-            topic, partition, offset = run.source(batch.origin[position])
-            header = headers[position]
-            entry = LRUCacheEntry(final_stored[key_bytes], header if header else None, False,
-                                  offset, timestamps[position], partition, topic)
-            entry.obj = updates[index]
-            entry.key_obj = key = batch.keys[position]
-            entry.record = Record(key, batch.values[position], timestamps[position], header)
-            finals.append((key_bytes, entry))
+        batch_keys, batch_values = batch.keys, batch.values
+        for j, i in enumerate(order):
+            position, index, header = last[j], indexes[i], headers[j]
+            topic, partition, offset = run.source(final.origin[j])
+            entry = LRUCacheEntry(stored[i], header if header else None, False, offset,
+                                  timestamps[j], partition, topic)
+            entry.obj = _new_tuple(ValueAndTimestamp, (values[index], stamps[index]))
+            entry.key_obj = key = batch_keys[position]
+            entry.record = Record(key, batch_values[position], timestamps[j], header)
+            finals.append((keys[i], entry))
         gets, hits, puts, overwrites = self._counts
         self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
                            overwrites=overwrites)
         self._inner.apply()
         if positions:  # the store remembers the last key it serialized
-            self._remember(batch.keys[positions[-1]], all_keys[-1])
+            self._remember(batch_keys[positions[-1]], all_keys[-1])
 
 
 class HeldCachedWindowWrites:
@@ -191,12 +206,15 @@ class HeldCachedWindowWrites:
     engine commits after every consumed record: each fetch and put of a window as the cached
     store's, and each commit's flush (the windows a consumed record dirtied, in the order of
     their last write) written to the wrapped store's ``HeldWindowWrites`` in that order (so
-    its expiry follows) and forwarded ``(position, window start, new, old)``. A miss reads the
-    store (windows are not read back into the cache); the flushes are worked out at
-    ``flushed``, after the run's reads, which is exact because a window the aggregation reads
-    is open, so no flush of the run can have expired it in the store. ``flushed`` returns the
-    forwards, or ``None`` when a put might have evicted; ``apply`` leaves the cache's entries,
-    LRU order, counters and sizes as the record path would, then applies the store's writes.
+    its expiry follows) and forwarded. A miss reads the store (windows are not read back into
+    the cache); the flushes are worked out at ``flushed``, after the run's reads, which is
+    exact because a window the aggregation reads is open, so no flush of the run can have
+    expired it in the store. ``fetch_window`` and ``put_window`` take a run of updates of
+    one window start at once (its gets, hits and overwrites counted from each key's first
+    use), and a run whose every consumed record wrote once is flushed as columns.
+    ``flushed`` returns the forwards (``Flushed``), or ``None`` when a put might have
+    evicted; ``apply`` leaves the cache's entries, LRU order, counters and sizes as the
+    record path would, then applies the store's writes.
     """
 
     def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
@@ -210,24 +228,40 @@ class HeldCachedWindowWrites:
         self._seen: set[bytes] = set()  # cache keys looked up before
         self._last_use: dict[bytes, int] = {}  # cache key -> when the run last used it
         self._last_write: dict[bytes, int] = {}  # cache key -> index of its last store write
-        # the puts, in order: cache key, key bytes, window start, position, (value, timestamp)
-        self._puts: list[tuple[bytes, bytes, int, int, tuple[Any, int]]] = []
-        self._written: list[tuple[bytes, int]] = []  # each store write: cache key, position
+        # the puts, in order: cache key, key bytes, binary key, window start, value,
+        # timestamp, position
+        self._puts: tuple[list[bytes], list[bytes], list[bytes], list[int], list[Any],
+                          list[int], list[int]] = ([], [], [], [], [], [], [])
+        self._runs: list[int] = []  # where each run of puts of one window start begins
+        self._written: tuple[list[bytes], list[int]] = ([], [])  # each store write: cache
+        # key, position
         self._gets = self._hits = self._overwrites = 0
-        self._last: tuple[bytes, int, bytes] | None = None  # the last window looked up
+        self._last: tuple[bytes, int, bytes, bytes] | None = None  # the last window looked up
 
-    def key_bytes(self, positions: list[int]) -> list[bytes]:
-        """The keys at ``positions`` as the store serializes them (``HeldWindowWrites``)."""
-        return self._inner.key_bytes(positions)  # type: ignore[no-any-return]
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote ``key_bytes`` (``HeldWindowWrites``)."""
+        return self._inner.key_serde
 
-    def _key(self, key_bytes: bytes, start: int) -> bytes:
-        """The window's cache key (the last one asked again: a fetch, then its put)."""
+    @property
+    def value_serde(self) -> Any:
+        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
+        return self._inner.value_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` as the store serializes them (``HeldWindowWrites``)."""
+        return self._inner.serialize_keys(keys)  # type: ignore[no-any-return]
+
+    def _key(self, key_bytes: bytes, start: int) -> tuple[bytes, bytes]:
+        """The window's binary key and cache key (the last ones asked again: a fetch, then
+        its put)."""
         last = self._last
         if last is not None and last[1] == start and last[0] == key_bytes:
-            return last[2]
-        cache_key = self._cache_key(window_key(key_bytes, start), start)
-        self._last = (key_bytes, start, cache_key)
-        return cache_key
+            return last[2], last[3]
+        binary = window_key(key_bytes, start)
+        cache_key = self._cache_key(binary, start)
+        self._last = (key_bytes, start, binary, cache_key)
+        return binary, cache_key
 
     def _cached(self, cache_key: bytes) -> bool:
         """True when the cache holds the window now (looked up once, without counting)."""
@@ -247,11 +281,11 @@ class HeldCachedWindowWrites:
     def fetch(self, key_bytes: bytes, start: int, position: int) -> tuple[Any, int] | None:
         """The cached store's ``fetch_pair`` of the window at ``position``."""
         self._gets += 1
-        cache_key = self._key(key_bytes, start)
+        cache_key = self._key(key_bytes, start)[1]
         if self._cached(cache_key):
             self._hits += 1
-            self._last_use[cache_key] = self._gets + len(self._puts)  # (an access count: a
-            return self._values[cache_key]  # record may touch several windows)
+            self._last_use[cache_key] = self._gets + len(self._puts[0])  # (an access count:
+            return self._values[cache_key]  # a record may touch several windows)
         return self._inner.fetch(key_bytes, start)  # type: ignore[no-any-return]
 
     def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int,
@@ -259,61 +293,136 @@ class HeldCachedWindowWrites:
         """The cached store's ``put_pair``; ``False`` (nothing held) for a delete."""
         if value is None:
             return False
-        cache_key = self._key(key_bytes, start)
+        binary, cache_key = self._key(key_bytes, start)
         if self._cached(cache_key):
             self._overwrites += 1
-        held = self._values[cache_key] = (value, timestamp)
-        self._puts.append((cache_key, key_bytes, start, position, held))
-        self._last_use[cache_key] = self._gets + len(self._puts)
+        self._values[cache_key] = (value, timestamp)
+        cache_keys, kbs, binaries, starts, values, stamps, positions = self._puts
+        if not starts or starts[-1] != start:
+            self._runs.append(len(starts))
+        cache_keys.append(cache_key)
+        kbs.append(key_bytes)
+        binaries.append(binary)
+        starts.append(start)
+        values.append(value)
+        stamps.append(timestamp)
+        positions.append(position)
+        self._last_use[cache_key] = self._gets + len(cache_keys)
         return True
 
-    def _flush_order(self) -> list[int]:
-        """The indexes of the puts the commits' flushes write (``flush_order``)."""
-        origin, puts = self._batch.origin, self._puts
-        return flush_order([origin[put[3]] for put in puts], [put[0] for put in puts])
+    def fetch_window(self, start: int, key_bytes: list[bytes]) -> list[tuple[Any, int] | None]:
+        """The first ``fetch`` of each key's window at ``start`` by a run (``put_window``
+        counts the run's gets): the cached value, else the store's."""
+        found: list[tuple[Any, int] | None] = []
+        missed: list[int] = []
+        for index, key in enumerate(key_bytes):
+            cache_key = self._cache_key(window_key(key, start), start)
+            if self._cached(cache_key):
+                found.append(self._values[cache_key])
+            else:
+                found.append(None)
+                missed.append(index)
+        if missed:
+            stored = self._inner.fetch_window(start, list(map(key_bytes.__getitem__, missed)))
+            for index, value in zip(missed, stored, strict=True):
+                found[index] = value
+        return found
 
-    def flushed(self) -> list[tuple[int, int, Any, Any]] | None:
+    def put_window(self, start: int, key_bytes: list[bytes], ids: list[int],
+                   values: list[Any], timestamps: list[int], positions: list[int]) -> bool:
+        """The cached store's ``fetch_pair`` then ``put_pair`` of each update in order, all
+        of windows at ``start``: update ``i`` writes ``values[i]`` at ``timestamps[i]`` for
+        key ``key_bytes[ids[i]]`` (the batch record at ``positions[i]``). Only a key's first
+        fetch can miss; every later one hits, every later put overwrites. ``False`` (nothing
+        held) for a delete."""
+        if any(map(is_, values, repeat(None))):
+            return False
+        binaries = [window_key(key, start) for key in key_bytes]
+        cache_keys = [self._cache_key(binary, start) for binary in binaries]
+        n = len(ids)
+        misses = sum(1 for cache_key in cache_keys if not self._cached(cache_key))
+        gets, puts = self._gets, len(self._puts[0])  # before the run
+        self._gets += n
+        self._hits += n - misses
+        self._overwrites += n - misses
+        last = dict(zip(ids, range(n), strict=True))  # each key's last update
+        for key_id, index in last.items():
+            cache_key = cache_keys[key_id]
+            self._values[cache_key] = (values[index], timestamps[index])
+            self._last_use[cache_key] = gets + puts + 2 * (index + 1)  # its record's get, put
+        cache_key_column, kbs, binary_column, starts, value_column, stamps, where = self._puts
+        if n and (not starts or starts[-1] != start):
+            self._runs.append(len(starts))
+        cache_key_column += map(cache_keys.__getitem__, ids)
+        kbs += map(key_bytes.__getitem__, ids)
+        binary_column += map(binaries.__getitem__, ids)
+        starts += repeat(start, n)
+        value_column += values
+        stamps += timestamps
+        where += positions
+        return True
+
+    def flushed(self) -> Flushed | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
-        inner, send_old, puts = self._inner, self._send_old, self._puts
-        forwards: list[tuple[int, int, Any, Any]] = []
-        for index in self._flush_order():
-            cache_key, key_bytes, start, position, new = puts[index]
-            old = inner.fetch(key_bytes, start) if send_old else None
-            inner.put(key_bytes, start, new[0], new[1], position)
-            self._last_write[cache_key] = len(self._written)
-            self._written.append((cache_key, position))
-            forwards.append((position, start, new, old))
-        if inner.flushed() is None:
+        cache_keys, kbs, binaries, starts, values, stamps, positions = self._puts
+        inner = self._inner
+        origin = self._batch.origin
+        order = flush_order(list(map(origin.__getitem__, positions)), cache_keys)
+        every = len(order) == len(positions)  # (then in order: see flush_order)
+        olds: list[Any] | None = None
+        if every and not self._send_old:  # the commits write every put, in order
+            inner.put_columns(kbs, binaries, starts, values, stamps, positions, self._runs)
+            written = (cache_keys, positions)
+        else:
+            written = ([], [])
+            olds = [] if self._send_old else None
+            for index in order:
+                key_bytes, start = kbs[index], starts[index]
+                if olds is not None:
+                    old = inner.fetch(key_bytes, start)
+                    olds.append(None if old is None else old[0])
+                inner.put(key_bytes, start, values[index], stamps[index], positions[index])
+                written[0].append(cache_keys[index])
+                written[1].append(positions[index])
+        self._written = written
+        self._last_write = dict(zip(written[0], range(len(written[0])), strict=True))
+        flushed = inner.flushed()
+        if flushed is None:
             return None
         headers = self._run.headers(self._batch)
-        widest = NODE_OVERHEAD + entry_size(max(inner.stored_widths(), default=0),
-                                            self._run.topic,
+        widest = NODE_OVERHEAD + entry_size(inner.widest_stored(), self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
         if not self._cache.fits(sum(len(key) + widest for key in self._last_write)):
             return None
-        return forwards
+        return Flushed(None if every else order, olds, flushed.value_bytes)
 
     def apply(self) -> None:
         """Leave the record cache, the store and its changelog as the record path would."""
         batch, run = self._batch, self._run
-        timestamps, headers = run.timestamps(batch), run.headers(batch)
-        stored = self._inner.stored_values()
+        used = sorted(self._last_use, key=self._last_use.__getitem__)
+        written = [index for index in map(self._last_write.get, used) if index is not None]
+        where = list(map(self._written[1].__getitem__, written))
+        final = Batch([], [], list(map(batch.origin.__getitem__, where)), None
+                      if batch.timestamps is None else list(map(batch.timestamps.__getitem__,
+                                                                  where)))
+        timestamps, headers = run.timestamps(final), run.headers(final)
         finals: list[tuple[bytes, LRUCacheEntry]] = []
-        for cache_key in sorted(self._last_use, key=self._last_use.__getitem__):
+        j = 0
+        for cache_key in used:
             index = self._last_write.get(cache_key)
             if index is None:  # only read: the entry it found
                 finals.append((cache_key, self._before[cache_key]))
                 continue
-            position = self._written[index][1]
-            topic, partition, offset = run.source(batch.origin[position])
-            header = headers[position]
-            entry = LRUCacheEntry(stored[index], header if header else None, False, offset,
-                                  timestamps[position], partition, topic)
+            position, header, timestamp = where[j], headers[j], timestamps[j]
+            topic, partition, offset = run.source(final.origin[j])
+            j += 1
+            entry = LRUCacheEntry(self._inner.stored_value(index), header if header else None,
+                                  False, offset, timestamp, partition, topic)
             entry.obj = _new_tuple(ValueAndTimestamp, self._values[cache_key])
-            entry.record = Record(batch.keys[position], batch.values[position],
-                                  timestamps[position], header)
+            entry.record = Record(batch.keys[position], batch.values[position], timestamp,
+                                  header)
             finals.append((cache_key, entry))
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
-                           puts=len(self._puts), overwrites=self._overwrites)
+                           puts=len(self._puts[0]), overwrites=self._overwrites)
         self._inner.apply()

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Iterator
+from itertools import repeat
+from operator import is_
 from pathlib import Path
 from typing import Any
 
 from kslab.errors import StoreError
+from kslab.processor.batch import Encoded, Flushed
 from kslab.records import KeyValue, ValueAndTimestamp
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import MEMO_KEY_TYPES, preview
@@ -37,6 +40,7 @@ _TIMESTAMP = struct.Struct(">q")
 _pack_timestamp = _TIMESTAMP.pack
 _unpack_timestamp = _TIMESTAMP.unpack_from
 _NO_TIMESTAMP_BYTES = _pack_timestamp(NO_TIMESTAMP)
+_MIN_TIMESTAMP, _MAX_TIMESTAMP = -(2**63), 2**63 - 1  # what the 8-byte timestamp holds
 # NamedTuple.__new__ is a Python function; building the tuple directly halves the cost per read.
 _new_tuple = tuple.__new__
 
@@ -500,16 +504,17 @@ class HeldTimestampedWrites:
     key's last bytes in the backend (keys new to it added in the order they were first
     written), every write in the changelog, in order. Keys are identified by their bytes, as
     the store does. ``flushed`` serializes what was put (in phase one: a value the serde
-    refuses raises its error). A delete (a ``None`` value) is not held: ``update_all`` returns
-    ``False`` and the run goes record by record (the record path logs a tombstone with the
-    record's own context).
+    refuses raises its error) and works out each key's last stored bytes, so phase two writes
+    one value per key and the columns the changelog takes as they are. A delete (a ``None``
+    value) is not held: ``update_all`` returns ``False`` and the run goes record by record
+    (the record path logs a tombstone with the record's own context).
     ``memo``: the record path's reads go through this store (no record cache before it), so
     its last key is remembered as theirs leave it. A record cache in front writes through
     ``write_columns`` what its flushes write (``kslab.state.held_cache.HeldCachedWrites``).
     """
 
-    __slots__ = ("_batch", "_keys", "_memo", "_read", "_run", "_store", "_updates",
-                 "_written")
+    __slots__ = ("_batch", "_finals", "_keys", "_memo", "_read", "_run", "_store",
+                 "_updates", "_written")
 
     def __init__(self, store: TimestampedKeyValueStore, batch: Any, run: Any,
                  memo: bool) -> None:
@@ -521,14 +526,24 @@ class HeldTimestampedWrites:
         self._read: dict[bytes, bytes] = {}  # stored bytes read from the backend
         # positions, key bytes, values and timestamps of the puts
         self._updates: tuple[list[int], list[bytes], list[Any], list[int]] = ([], [], [], [])
-        # the writes: key bytes, value bytes, stored bytes, timestamps, positions
-        self._written: tuple[list[bytes], list[bytes], list[bytes], list[int],
-                             list[int]] | None = None
+        # the writes: key bytes, value bytes, timestamps, positions
+        self._written: tuple[list[bytes], list[bytes], list[int], list[int]] | None = None
+        self._finals: tuple[list[bytes], list[int], list[bytes]] = ([], [], [])  # finals
 
-    def key_bytes(self, positions: list[int]) -> list[bytes]:
-        """The keys of the batch's records at ``positions`` (none ``None``) as the store
-        serializes them; a key the store refuses raises its error."""
-        return self._store.serialize_keys(list(map(self._keys.__getitem__, positions)))
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote ``key_bytes``."""
+        return self._store.key_serde
+
+    @property
+    def value_serde(self) -> Any:
+        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
+        return self._store.value_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` (none ``None``) as the store serializes them; a key the store refuses
+        raises its error."""
+        return self._store.serialize_keys(keys)
 
     def read(self, distinct: list[bytes]) -> list[ValueAndTimestamp | None]:
         """The stored value of each of the ``distinct`` keys (``None`` for none)."""
@@ -552,67 +567,65 @@ class HeldTimestampedWrites:
         """Hold, for each position in order, the record path's ``get`` then
         ``put(key, ValueAndTimestamp(value, timestamp))`` of that record's key; ``False``
         (nothing held) when a value is ``None``: a delete."""
-        if any(value is None for value in values):
+        if any(map(is_, values, repeat(None))):
             return False
         self._updates = (positions, key_bytes, values, timestamps)
         return True
 
-    def flushed(self) -> list[tuple[int, Any, Any]] | None:
-        """Serialize what was put (phase one); no forwards: a plain store's writer forwards
-        each update itself. ``None`` (record by record) when the serde writes one as a delete."""
+    def flushed(self) -> Flushed | None:
+        """Serialize what was put (phase one): no forwards (a plain store's writer forwards
+        each update itself), every update's value bytes. ``None`` (record by record) when
+        the serde writes one as a delete."""
         positions, keys, values, timestamps = self._updates
-        encoded = self.encode_all(values, timestamps)
-        if encoded is None:
-            return None
-        raws, stored = encoded
-        self.write_columns(keys, raws, stored, timestamps, positions)
-        return []
-
-    def encode_all(self, values: list[Any], timestamps: list[int]
-                   ) -> tuple[list[bytes], list[bytes]] | None:
-        """The value bytes and stored bytes (timestamp first) of ``values`` as the store writes
-        them (the serde's error for one it refuses); ``None`` if one is written as a delete."""
-        store = self._store
-        encode = store._venc
-        raws: list[Any] | None = None
-        if encode is not None:
-            try:
-                raws = list(map(encode, values))
-            except Exception:
-                raws = None  # the serde's own serialize below: the same bytes, or its error
-            else:
-                if not all(raw.__class__ is bytes for raw in raws):
-                    raws = None
+        raws = self.encode_all(values, timestamps)
         if raws is None:
-            raws = store.serialize_values(values)
-            if any(raw is None for raw in raws):
-                return None
-        pack = _pack_timestamp
-        try:
-            stored = [pack(timestamp) + raw for timestamp, raw in zip(timestamps, raws,
-                                                                       strict=True)]
-        except struct.error:
-            return None  # the record path raises the store's message for the timestamp
-        return raws, stored
+            return None
+        self.write_columns(keys, raws, timestamps, positions)
+        return Flushed(None, None, raws)
 
-    def write_columns(self, keys: list[bytes], raws: list[bytes], stored: list[bytes],
-                      timestamps: list[int], positions: list[int]) -> None:
+    def encode_all(self, values: list[Any], timestamps: list[int]) -> list[bytes] | None:
+        """The value bytes of ``values`` as the store writes them (the serde's error for one
+        it refuses); ``None`` if one is written as a delete or a timestamp is one the store
+        cannot write (the record path raises the store's message for it)."""
+        if timestamps and (min(timestamps) < _MIN_TIMESTAMP or max(timestamps) > _MAX_TIMESTAMP):
+            return None
+        raws = self._store.serialize_values(values)
+        if any(map(is_, raws, repeat(None))):
+            return None
+        return raws  # type: ignore[return-value]
+
+    def write_columns(self, keys: list[bytes], raws: list[bytes], timestamps: list[int],
+                      positions: list[int]) -> None:
         """Hold these writes (in order; ``positions``: the batch record each writes for)
-        for ``apply``: what a flush of the cache in front, or ``flushed``, writes."""
-        self._written = (keys, raws, stored, timestamps, positions)
+        for ``apply``: what a flush of the cache in front, or ``flushed``, writes. Each key's
+        last write and stored bytes (timestamp, then value) are worked out here, in phase
+        one (``finals``)."""
+        last = dict(zip(keys, range(len(keys)), strict=True))  # first-written order, each
+        pack = _pack_timestamp  # key's last write
+        indexes = list(last.values())
+        self._finals = (list(last), indexes, [pack(timestamps[index]) + raws[index]
+                                              for index in indexes])
+        self._written = (keys, raws, timestamps, positions)
+
+    def finals(self) -> tuple[list[bytes], list[int], list[bytes]]:
+        """Each written key (first-written order), the index of its last write among those
+        ``write_columns`` held, and its stored bytes after it."""
+        return self._finals
 
     def apply(self) -> None:
         """Write what was held to the backend and the changelog."""
         store, written = self._store, self._written
         if written is None or not written[0]:
             return
-        keys, raws, stored, timestamps, positions = written
-        store._backend.put_all(dict(zip(keys, stored, strict=True)).items())
+        keys, raws, timestamps, positions = written
+        finals = self._finals
+        store._backend.put_all(zip(finals[0], finals[2], strict=True))
         if store._log is not None:
             append = self._run.changelog(store._name, store._log)
             if append is not None:
-                append(keys, raws, timestamps,
-                       list(map(self._batch.origin.__getitem__, positions)))
+                origin = self._batch.origin
+                append(keys, Encoded(store.value_serde, raws), timestamps,
+                       lambda: list(map(origin.__getitem__, positions)))
             else:
                 log, name = store._log, store._name
                 for key_bytes, raw, timestamp in zip(keys, raws, timestamps, strict=True):

@@ -17,9 +17,12 @@ from __future__ import annotations
 import logging
 import struct
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice, repeat
+from operator import add, is_
 from typing import Any
 
 from kslab.errors import StoreError
+from kslab.processor.batch import Encoded, Flushed
 from kslab.records import ValueAndTimestamp, Window, Windowed
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import TypedStore
@@ -709,29 +712,47 @@ class HeldWindowWrites:
 
     ``fetch`` sees the held writes and the store's expiry as the writes so far move its
     observed stream time (the largest window start written); ``put`` holds a window's new
-    ``ValueAndTimestamp``. ``flushed`` serializes them in phase one (``None``: a value written
-    as a delete). ``apply`` replays them in order: a run of writes into live windows that move
-    nothing goes to the backend at once (each window's last bytes) with its changelog records,
-    a write that opens a newer window (expiring old segments) or lands in an expired one goes
-    through the store's own write, so segments, expiry, drops and the changelog end as the
-    record path's puts leave them. A cached store in front writes through ``write_flushed``.
+    value and timestamp. ``fetch_window`` and ``put_window`` do the same for a run of
+    updates of one window start (each distinct key read once, the updates held as columns
+    sharing one binary key per distinct key), ``put_columns`` for a record cache's flushes.
+    ``flushed`` serializes the values in phase one (``None``: a value written as a delete).
+    ``apply`` replays the writes run by run (a run: writes of one window start in a row):
+    a run's first write that moves the store's stream time (opening a newer window, which
+    expires old segments), and every write of a run in an expired window (dropped and
+    counted), goes through the store's own write; the rest go to the backend at once, each
+    window's last bytes, so segments, expiry, drops and the changelog (every write, in one
+    batch) end as the record path's puts leave them.
     """
 
-    __slots__ = ("_batch", "_encoded", "_keep", "_keys", "_observed", "_puts", "_run",
-                 "_store", "_written")
+    __slots__ = ("_batch", "_columns", "_encoded", "_keep", "_observed", "_puts", "_run",
+                 "_runs", "_store")
 
     def __init__(self, store: TimestampedWindowStore, batch: Any, run: Any) -> None:
-        self._store, self._batch, self._keys, self._run = store, batch, batch.keys, run
+        self._store, self._batch, self._run = store, batch, run
         self._observed, self._keep = store._observed, store._keep  # as the writes move it
-        self._puts: dict[bytes, tuple[Any, int] | None] = {}  # binary -> (value, ts)
-        # the writes, in order: key bytes, window start, value, timestamp, position
-        self._written: list[tuple[bytes, int, Any, int, int]] = []
+        self._puts: dict[bytes, tuple[Any, int]] = {}  # binary -> (value, ts), live windows
+        # the writes, in order: key bytes, binary key, window start, value, timestamp, position
+        self._columns: tuple[list[bytes], list[bytes], list[int], list[Any], list[int],
+                             list[int]] = ([], [], [], [], [], [])
+        # each run: where it begins among the writes and, when known already, its windows'
+        # binary keys and the index (in the run) of each one's last write
+        self._runs: list[tuple[int, list[bytes] | None, dict[int, int] | None]] = []
         self._encoded: list[bytes] = []  # each write's value bytes (``flushed``)
 
-    def key_bytes(self, positions: list[int]) -> list[bytes]:
-        """The keys of the batch's records at ``positions`` (none ``None``) as the store
-        serializes them; a key the store refuses raises its error."""
-        return self._store.serialize_keys(list(map(self._keys.__getitem__, positions)))
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote ``key_bytes`` (the key inside each binary window key)."""
+        return self._store.key_serde
+
+    @property
+    def value_serde(self) -> Any:
+        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
+        return self._store.value_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` (none ``None``) as the store serializes them (the key inside each binary
+        window key); a key the store refuses raises its error."""
+        return self._store.serialize_keys(keys)
 
     def fetch(self, key_bytes: bytes, start: int, position: int = -1) -> tuple[Any, int] | None:
         """``(value, timestamp)`` of the key's window at ``start``, as the store's
@@ -743,10 +764,36 @@ class HeldWindowWrites:
         held = self._puts.get(binary, _NOT_HELD)
         if held is not _NOT_HELD:
             return held  # type: ignore[return-value]
+        raw = self._store._bget(binary)
+        return None if raw is None else self._decode(raw)
+
+    def fetch_window(self, start: int, key_bytes: list[bytes]) -> list[tuple[Any, int] | None]:
+        """``fetch`` of each key's window at ``start`` (a run's reads of one window)."""
+        if start <= self._observed - self._keep:
+            return [None] * len(key_bytes)
+        binaries = list(map(bytes.__add__, key_bytes, repeat(_TS_SEQ.pack(start, 0))))
+        puts = self._puts  # (a held window is a pair, never None)
+        found = list(map(puts.get, binaries)) if puts else [None] * len(binaries)
+        bget, decode = self._store._bget, self._decode
+        for index, binary in enumerate(binaries):
+            if found[index] is None:
+                raw = bget(binary)
+                if raw is not None:
+                    found[index] = decode(raw)
+        return found
+
+    def _decode(self, raw: bytes) -> tuple[Any, int]:
+        """A stored window's ``(value, timestamp)`` (the store's error for bytes it cannot
+        read)."""
         store = self._store
-        raw = store._bget(binary)
-        if raw is None:
-            return None
+        decode = store._vdec  # the serde's C-level codec first (serdes._base)
+        if decode is not None:
+            try:
+                value = decode(raw[8:])
+            except Exception:
+                pass  # the serde's own deserialize below: the value, or its error
+            else:
+                return value[0] if store._vdec_indexed else value, _TS.unpack_from(raw)[0]
         try:
             return store._vdes(store._topic, raw[8:]), _TS.unpack_from(raw)[0]
         except StoreError:
@@ -762,71 +809,138 @@ class HeldWindowWrites:
             return False
         if start > self._observed:
             self._observed = start
+        binary = key_bytes + _TS_SEQ.pack(start, 0)
         if start > self._observed - self._keep:  # (an expired write is dropped)
-            self._puts[key_bytes + _TS_SEQ.pack(start, 0)] = (value, timestamp)
-        self._written.append((key_bytes, start, value, timestamp, position))
+            self._puts[binary] = (value, timestamp)
+        kbs, binaries, starts, values, stamps, positions = self._columns
+        runs = self._runs
+        if not starts or starts[-1] != start:
+            runs.append((len(starts), None, None))
+        elif runs[-1][1] is not None:  # the run goes on: its last writes are found later
+            runs[-1] = (runs[-1][0], None, None)
+        kbs.append(key_bytes)
+        binaries.append(binary)
+        starts.append(start)
+        values.append(value)
+        stamps.append(timestamp)
+        positions.append(position)
         return True
 
-    def flushed(self) -> list[Any] | None:
+    def put_window(self, start: int, key_bytes: list[bytes], ids: list[int],
+                   values: list[Any], timestamps: list[int], positions: list[int]) -> bool:
+        """``put`` of each update in order, all to windows at ``start``: update ``i`` holds
+        ``values[i]`` at ``timestamps[i]`` for key ``key_bytes[ids[i]]`` (the distinct keys:
+        each one updated) for the batch record at ``positions[i]``; ``False`` (nothing
+        held) when a value is ``None``."""
+        if any(map(is_, values, repeat(None))):
+            return False
+        if not ids:
+            return True
+        if start > self._observed:
+            self._observed = start
+        binaries = list(map(bytes.__add__, key_bytes, repeat(_TS_SEQ.pack(start, 0))))
+        last = dict(zip(ids, range(len(ids)), strict=True))  # each window's last update
+        if start > self._observed - self._keep:  # what fetches see from now on
+            self._puts.update(zip(map(binaries.__getitem__, last), zip(
+                map(values.__getitem__, last.values()),
+                map(timestamps.__getitem__, last.values()), strict=True), strict=True))
+        kbs, binary_column, starts, value_column, stamps, where = self._columns
+        self._runs.append((len(starts), binaries, last))
+        kbs += map(key_bytes.__getitem__, ids)
+        binary_column += map(binaries.__getitem__, ids)
+        starts += repeat(start, len(ids))
+        value_column += values
+        stamps += timestamps
+        where += positions
+        return True
+
+    def put_columns(self, key_bytes: list[bytes], binaries: list[bytes], starts: list[int],
+                    values: list[Any], timestamps: list[int], positions: list[int],
+                    runs: list[int]) -> None:
+        """Hold writes given as columns (a record cache's flushes, after every read of the
+        run: what they write is not read back here); no ``None`` among the values. ``runs``:
+        where each run of writes of one window start begins among them."""
+        if not starts:
+            return
+        self._observed = max(self._observed, max(starts))
+        held = self._columns[2]
+        for run in runs:
+            if run or not held or held[-1] != starts[0]:  # (else the last run goes on)
+                self._runs.append((len(held) + run, None, None))
+            elif self._runs[-1][1] is not None:
+                self._runs[-1] = (self._runs[-1][0], None, None)
+        for column, items in zip(self._columns, (key_bytes, binaries, starts, values,
+                                                 timestamps, positions), strict=True):
+            column += items
+
+    def flushed(self) -> Flushed | None:
         """Serialize what was put (phase one); no forwards (the processor forwards updates of
-        a store without a cache). ``None`` when the serde writes a value as a delete."""
-        raws = self._store.serialize_values([write[2] for write in self._written])
-        if any(raw is None for raw in raws):
+        a store without a cache). ``None`` when the serde writes a value as a delete (or a
+        timestamp is one the store cannot write)."""
+        values, timestamps = self._columns[3], self._columns[4]
+        if timestamps and (min(timestamps) < _MIN_TS or max(timestamps) > _MAX_TS):
             return None
-        self._encoded = raws
-        return []
+        raws = self._store.serialize_values(values)
+        if any(map(is_, raws, repeat(None))):
+            return None
+        self._encoded = raws  # type: ignore[assignment]
+        return Flushed(None, None, self._encoded)
 
-    def stored_widths(self) -> list[int]:
-        """The length of each write's stored bytes (timestamp and value), after ``flushed``."""
-        return [8 + len(raw) for raw in self._encoded]
+    def widest_stored(self) -> int:
+        """The length of the longest write's stored bytes (timestamp and value), after
+        ``flushed``."""
+        return 8 + max(map(len, self._encoded), default=0)
 
-    def stored_values(self) -> list[bytes]:
-        """Each write's stored bytes (8-byte timestamp, then the value), after ``flushed``."""
-        pack = _TS.pack
-        return [pack(write[3]) + raw for write, raw in zip(self._written, self._encoded,
-                                                           strict=True)]
+    def stored_value(self, index: int) -> bytes:
+        """Write ``index``'s stored bytes (8-byte timestamp, then the value), after
+        ``flushed``."""
+        return _TS.pack(self._columns[4][index]) + self._encoded[index]
 
     def apply(self) -> None:
         """Write what was held, in order, as the record path's puts would have; the
         changelog records (a window-opening write's too) go out together, in order."""
         store = self._store
-        pending: list[tuple[bytes, int, bytes]] = []  # live-window writes: binary, start,
-        # stored bytes
-        changelog: list[tuple[bytes, bytes, int, int]] = []  # binary, value, time, position
-        pack, pack_ts = _TS_SEQ.pack, _TS.pack
+        kbs, binaries, starts, _, stamps, positions = self._columns
+        if not starts:
+            return
+        raws = self._encoded
+        stored_value = self.stored_value
         log, store._log = store._log, None  # (the store's own writes below log nothing)
         try:
-            for (key_bytes, start, _, timestamp, position), raw in zip(
-                    self._written, self._encoded, strict=True):
-                stored = pack_ts(timestamp) + raw
-                binary = key_bytes + pack(start, 0)
-                observed = store._observed  # (a pending write moves nothing)
-                if start > observed or start <= observed - store._keep:
-                    self._write_pending(pending)
-                    pending = []
-                    store._put_bytes(key_bytes, (stored, raw, timestamp), start)
-                else:
-                    pending.append((binary, start, stored))
-                changelog.append((binary, raw, timestamp, position))
-            self._write_pending(pending)
+            observed, keep = store._observed, store._keep
+            for (first, run_binaries, last), end in zip(
+                    self._runs, [*(run[0] for run in self._runs[1:]), len(starts)],
+                    strict=True):
+                start = starts[first]
+                if start <= observed - keep:  # expired: each write dropped and counted
+                    for index in range(first, end):
+                        store._put_bytes(kbs[index], (stored_value(index), raws[index],
+                                                      stamps[index]), start)
+                    continue
+                if start > observed:  # opens a newer window: the store's own write
+                    store._put_bytes(kbs[first], (stored_value(first), raws[first],
+                                                  stamps[first]), start)
+                    observed = start
+                    if run_binaries is None:
+                        first += 1  # (else its last writes include it: written again)
+                if run_binaries is None or last is None:
+                    last = dict(zip(islice(binaries, first, end), range(first, end),
+                                    strict=True))
+                    finals, indexes = list(last), list(last.values())
+                else:  # each window of the run (first-written order), its last write
+                    finals = list(map(run_binaries.__getitem__, last))
+                    indexes = list(map(add, last.values(), repeat(first)))
+                store._backend.put_all(zip(finals, map(stored_value, indexes), strict=True))
+                store._segment_keys(start).update(finals)
         finally:
             store._log = log
-        if log is None or not changelog:
+        if log is None:
             return
         append = self._run.changelog(store._name, log)
         if append is None:
-            for binary, raw, timestamp, _ in changelog:
+            for binary, raw, timestamp in zip(binaries, raws, stamps, strict=True):
                 log(store._name, binary, raw, timestamp)
             return
         origin = self._batch.origin
-        append([row[0] for row in changelog], [row[1] for row in changelog],
-               [row[2] for row in changelog], [origin[row[3]] for row in changelog])
-
-    def _write_pending(self, pending: list[tuple[bytes, int, bytes]]) -> None:
-        """Writes into live windows that move nothing: to the backend at once."""
-        if not pending:
-            return
-        store = self._store
-        store._backend.put_all(dict((binary, stored) for binary, _, stored in pending).items())
-        for binary, start, _ in pending:
-            store._segment_keys(start).add(binary)
+        append(binaries, Encoded(store.value_serde, raws), stamps,
+               lambda: list(map(origin.__getitem__, positions)))

@@ -15,15 +15,16 @@ from itertools import accumulate, chain, islice, repeat
 from operator import le, sub
 from typing import Any, Protocol
 
-from kslab.core.bulk.columns import ByteColumn, LogBatch
+from kslab.core.bulk.columns import ByteColumn, LogBatch, fixed_width
 from kslab.core.bulk.count import count_cached, count_direct, count_with_processor
 from kslab.core.bulk.plan import Chain, CountStep, built_in, compile_chain
 from kslab.core.bulk.stage import Stage
 from kslab.core.bulk.windowed import replays_window_cache, tumbling_count
 from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
+from kslab.processor.batch import Encoded
 from kslab.records import Headers, Record, Window, Windowed, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
-from kslab.serdes._base import fast_deserializer, fast_serializer
+from kslab.serdes._base import fast_deserializer, fast_serializer, writes_alike
 
 __all__ = ["BulkExecutor", "EnginePort"]
 
@@ -141,6 +142,22 @@ def _count_key_bytes(count: CountStep, keys: list[Any]) -> dict[Any, bytes] | No
                 key_ser(topic, key, None)
     sink._value_ser(topic, 1, None)  # a count is an int: a serde refusing one refuses all
     return key_bytes
+
+
+def _known(serde: Any, encoded: Encoded | None) -> Encoded | None:
+    """``encoded`` when ``serde`` writes exactly its bytes for the column: a built-in serde
+    (whose bytes depend on nothing but the data) configured for writing as the one that
+    wrote them (``writes_alike``); else ``None``."""
+    if encoded is None or not built_in(serde) or not writes_alike(encoded.serde, serde):
+        return None
+    return encoded
+
+
+def _known_column(encoded: Encoded, serde: Any) -> ByteColumn:
+    """The ``ByteColumn`` of fields known already: as wide as ``serde`` writes every one
+    (``fixed_width``), kept as runs of distinct fields where ``encoded`` has them."""
+    dictionaries = None if encoded.distinct is None else [(0, encoded.distinct, encoded.ids)]
+    return ByteColumn(encoded.fields, fixed_width(serde), dictionaries)
 
 
 def _same_fields(sink: Any, keys: list[Any], values: list[Any]) -> bool:
@@ -327,9 +344,16 @@ class BulkExecutor:
             out_topic = sink.topic
             out_headers = stage.run.headers(cols)
             out_timestamps = stage.run.timestamps(cols)
-            key_fields = _encoded(sink.key_serde, out_topic, cols.keys, out_headers)
-            out_keys = ByteColumn(key_fields)
-            if _same_fields(sink, cols.keys, cols.values):  # a group_by(value): one layout
+            known = _known(sink.key_serde, cols.key_bytes)  # (a store's bytes: not again)
+            if known is not None:
+                key_fields, out_keys = known.fields, _known_column(known, sink.key_serde)
+            else:
+                key_fields = _encoded(sink.key_serde, out_topic, cols.keys, out_headers)
+                out_keys = ByteColumn(key_fields)
+            known = _known(sink.value_serde, cols.value_bytes)
+            if known is not None:
+                out_values = _known_column(known, sink.value_serde)
+            elif _same_fields(sink, cols.keys, cols.values):  # a group_by(value): one layout
                 out_values = out_keys
             else:
                 out_values = ByteColumn(_encoded(sink.value_serde, out_topic, cols.values,
@@ -374,24 +398,28 @@ class BulkExecutor:
                            staged: list[tuple[str, int, int, bytes, bytes, int]] | None = None,
                            places: list[int] | None = None) -> Any:
         """``append(keys, values, timestamps, origins)`` of a store's changelog records in
-        one batch, when the store logs through the task's context (``log``) and the engine
-        only appends to the changelog's log; ``None`` otherwise. ``staged``: the records go
-        there, ``(topic, chunk row, partition, key, value, timestamp)``, for
-        ``run_partitioned`` to merge with the other tasks' (``places``: each consumed
-        record's chunk row)."""
+        one batch (``values`` may be an ``Encoded``, ``origins`` a function giving them:
+        see ``BatchRun.changelog``), when the store logs through the task's context
+        (``log``) and the engine only appends to the changelog's log; ``None`` otherwise.
+        ``staged``: the records go there, ``(topic, chunk row, partition, key, value,
+        timestamp)``, for ``run_partitioned`` to merge with the other tasks' (``places``:
+        each consumed record's chunk row)."""
         topic = task.changelog_topics.get(store_name)
         if log != task.context.log_change or topic is None or not self.port.appends_only(
                 topic) or (task.id.partition != 0 and not self.partitioned):
             return None
         port, partition = self.port, task.id.partition
 
-        def append(keys: list[bytes], values: list[bytes], timestamps: list[int],
-                   origins: list[int]) -> None:
+        def append(keys: list[bytes], values: list[bytes] | Encoded, timestamps: list[int],
+                   origins: list[int] | Callable[[], list[int]]) -> None:
             if not timestamps:
                 return
+            if values.__class__ is Encoded:  # a serde's bytes: as wide as it writes them
+                values = _known_column(values, values.serde)  # type: ignore[arg-type,union-attr]
             if staged is not None and places is not None:
-                staged.extend(zip(repeat(topic), map(places.__getitem__, origins),
-                                  repeat(partition), keys, values, timestamps))
+                staged.extend(zip(repeat(topic), map(places.__getitem__, origins()
+                                                     if callable(origins) else origins),
+                                  repeat(partition), keys, _fields(values), timestamps))
                 return
             port.log(topic).extend_columns(keys, values, None, timestamps,
                                            [partition] * len(timestamps) if partition

@@ -131,7 +131,7 @@ def _count_step(aggregate: Any, task: Any) -> CountStep | None:
         return None
     to_stream = _only_child(aggregate)
     mapper = getattr(getattr(to_stream, "processor", None), "mapper", None)
-    if type(to_stream) is not ProcessorRuntime or type(to_stream.processor) is not MapValues \
+    if type(to_stream) is not ProcessorRuntime or type(to_stream.processor).__name__ not in ('MapValues', 'ToStream') \
             or mapper is not new_value_only or to_stream.processor.with_key \
             or not _unguarded(to_stream, to_stream.processor):
         return None

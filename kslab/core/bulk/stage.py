@@ -72,19 +72,25 @@ class StageRun:
         return self.stage.topic, self.stage.partition, self.stage.first_offset + origin
 
     def timestamps(self, batch: Batch) -> list[int]:
-        """Each record's timestamp (its origin's unless an operator set its own)."""
+        """Each record's timestamp (its origin's unless an operator set its own; the consumed
+        column itself while each record is its consumed record: not to be changed)."""
         if batch.timestamps is not None:
             return batch.timestamps
+        if batch.origin is self.stage.identity:
+            return self.stage.timestamps
         return list(map(self.stage.timestamps.__getitem__, batch.origin))
 
     def headers(self, batch: Batch) -> list[Any]:
-        """Each record's headers: its origin's."""
+        """Each record's headers: its origin's (the consumed column itself while each record
+        is its consumed record: not to be changed)."""
+        if batch.origin is self.stage.identity:
+            return self.stage.headers
         return list(map(self.stage.headers.__getitem__, batch.origin))
 
     def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
         """``append(keys, values, timestamps, origins)`` of a store's changelog records at
-        once (``origins``: each one's consumed record), when its ``log`` is the task's and
-        the engine only appends to the topic's log."""
+        once (see ``BatchRun.changelog``), when its ``log`` is the task's and the engine
+        only appends to the topic's log."""
         return self._changelog(store_name, log)  # type: ignore[no-any-return]
 
     def hold(self, writes: HeldWrites) -> None:
