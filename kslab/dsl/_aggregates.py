@@ -142,8 +142,7 @@ class _StreamAggregateProcessor(Processor):
         else:
             olds, news, stamps = self._fold_all(tally, stored, positions, batch.keys,
                                                 batch.values, timestamps)
-        if not writes.update_all(positions, key_bytes, news, stamps):
-            return None
+        writes.update_all(positions, key_bytes, news, stamps)
         flushed = writes.flushed()  # a cached store's: what the commits after each record
         if flushed is None:  # flush, as its flush listener sends them
             return None

@@ -53,12 +53,13 @@ def tally_keys(keys: list[Any], serde: Any,
     return KeyTally(serialize(keys))
 
 
-def count_updates(ids: list[int], stored: list[Any], timestamps: list[int], olds: bool = True
-                  ) -> tuple[list[int] | None, list[int], list[int]]:
+def count_updates(ids: list[int], stored: list[Any], timestamps: list[int], olds: bool = True,
+                  ordered: bool | None = None) -> tuple[list[int] | None, list[int], list[int]]:
     """``KStreamAggregate``'s count of each update (``ids``: its key's id): the count before
     (0 for a new key; only with ``olds``, else ``None``), after, and the aggregate's
-    timestamp (the largest of the stored one and the updates' so far), from each key id's
-    stored ``(count, timestamp)`` (or ``None``)."""
+    timestamp (the largest of the stored one and the updates' so far: ``timestamps``
+    itself where no stored one is larger and they are in order, ``ordered`` if known), from
+    each key id's stored ``(count, timestamp)`` (or ``None``)."""
     if not ids:
         return [] if olds else None, [], []
     counts = [0 if held is None else held[0] for held in stored]
@@ -66,9 +67,11 @@ def count_updates(ids: list[int], stored: list[Any], timestamps: list[int], olds
     counters = list(map(count_from, map(add, counts, repeat(1))))
     news = list(map(next, map(counters.__getitem__, ids)))
     befores = list(map(sub, news, repeat(1))) if olds else None
-    if all(map(le, timestamps, islice(timestamps, 1, None))):  # in order: the latest
-        if max(stamps) <= timestamps[0]:  # record's, unless a stored one is larger
-            return befores, news, list(timestamps)
+    if ordered is None:
+        ordered = all(map(le, timestamps, islice(timestamps, 1, None)))
+    if ordered:  # the latest record's, unless a stored one is larger
+        if max(stamps) <= timestamps[0]:
+            return befores, news, timestamps
         return befores, news, list(map(max, map(stamps.__getitem__, ids), timestamps))
     stamped: list[int] = []
     for key_id, timestamp in zip(ids, timestamps, strict=True):

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import logging
 import struct
+from bisect import bisect_left
 from collections.abc import Callable
 from functools import partial
-from itertools import accumulate, compress, islice, pairwise, repeat
+from itertools import accumulate, chain, compress, islice, pairwise, repeat
 from operator import add, is_, le, mod, ne, or_, sub
 from typing import Any
 
@@ -281,72 +282,103 @@ class _WindowedProcessor(Processor):
         return _Closed(self.store.fetch_all(lower, upper))
 
 
-class _Updates:
-    """A window aggregation batch form's updates so far, as columns in the record path's
-    order: each one's batch position, window start, new aggregate, old one (only where old
-    values are sent: ``olds`` ``None`` otherwise) and timestamp, and its windowed key's bytes
-    as ``TimeWindowed`` writes them (a run's distinct ones shared: ``distinct``, ``ids``;
-    ``None`` once an update came one by one)."""
+class _Part:
+    """Updates of a window aggregation batch form in a row: each one's batch position, new
+    aggregate, old one (``None`` where old values are not sent) and timestamp, of windows at
+    ``start`` (a run: its windowed keys' bytes ``distinct[ids[i]]``), or one by one
+    (``start`` ``None``: each update's start in ``starts``, its key bytes ``distinct[i]``,
+    ``ids`` ``None``). A run's columns are held as they are given."""
 
-    __slots__ = ("distinct", "ids", "news", "olds", "one_each", "positions", "stamps",
-                 "starts", "window_keys")
+    __slots__ = ("distinct", "ids", "news", "olds", "positions", "stamps", "start", "starts")
+
+    def __init__(self, positions: list[int], start: int | None, news: list[Any],
+                 olds: list[Any] | None, stamps: list[int], distinct: list[bytes],
+                 ids: list[int] | None) -> None:
+        self.positions, self.start, self.news, self.olds = positions, start, news, olds
+        self.stamps, self.distinct, self.ids = stamps, distinct, ids
+        self.starts: list[int] = []
+
+    def window_starts(self) -> Any:
+        """Each update's window start."""
+        return self.starts if self.start is None else repeat(self.start, len(self.news))
+
+    def window_keys(self) -> list[bytes]:
+        """Each update's windowed key bytes."""
+        ids = self.ids
+        return self.distinct if ids is None else list(map(self.distinct.__getitem__, ids))
+
+
+def _joined(columns: list[Any]) -> list[Any]:
+    """The columns one after another (the one column itself, when there is one)."""
+    return columns[0] if len(columns) == 1 else list(chain.from_iterable(columns))
+
+
+class _Updates:
+    """A window aggregation batch form's updates so far, in the record path's order, as
+    parts (``_Part``); ``olds``: whether old values are kept; ``one_each``: one update per
+    record of the batch, in order."""
+
+    __slots__ = ("olds", "one_each", "parts")
 
     def __init__(self, olds: bool) -> None:
-        self.positions: list[int] = []
-        self.starts: list[int] = []
-        self.news: list[Any] = []
-        self.olds: list[Any] | None = [] if olds else None
-        self.stamps: list[int] = []
-        self.window_keys: list[bytes] = []
-        self.distinct: list[bytes] | None = []
-        self.ids: list[int] | None = []
-        self.one_each = False  # one update per record of the batch, in order
+        self.parts: list[_Part] = []
+        self.olds = olds
+        self.one_each = False
 
     def add_run(self, start: int, positions: list[int], key_bytes: list[bytes],
                 ids: list[int], news: list[Any], olds: list[Any] | None,
                 stamps: list[int]) -> None:
-        """A run's updates of the windows at ``start`` (update ``i``: key ``key_bytes[ids[i]]``)."""
-        self.positions += positions
-        self.starts += repeat(start, len(ids))
-        self.news += news
-        if self.olds is not None:
-            self.olds += olds  # type: ignore[arg-type]
-        self.stamps += stamps
-        suffix = _pack_start(start)
-        window_keys = list(map(bytes.__add__, key_bytes, repeat(suffix)))
-        self.window_keys += map(window_keys.__getitem__, ids)
-        if self.distinct is not None and self.ids is not None:
-            self.ids += map(add, ids, repeat(len(self.distinct)))
-            self.distinct += window_keys
+        """A run's updates of the windows at ``start`` (update ``i``: key ``key_bytes[ids[i]]``;
+        the lists are held as they are)."""
+        window_keys = list(map(bytes.__add__, key_bytes, repeat(_pack_start(start))))
+        self.parts.append(_Part(positions, start, news, olds if self.olds else None, stamps,
+                                window_keys, ids))
 
     def add(self, position: int, start: int, key_bytes: bytes, new: Any, old: Any,
             stamp: int) -> None:
         """One update."""
-        self.positions.append(position)
-        self.starts.append(start)
-        self.news.append(new)
-        if self.olds is not None:
-            self.olds.append(old)
-        self.stamps.append(stamp)
-        self.window_keys.append(key_bytes + _pack_start(start))
-        self.distinct = self.ids = None
+        parts = self.parts
+        if not parts or parts[-1].start is not None:
+            parts.append(_Part([], None, [], [] if self.olds else None, [], [], None))
+        part = parts[-1]
+        part.positions.append(position)
+        part.starts.append(start)
+        part.news.append(new)
+        if part.olds is not None:
+            part.olds.append(old)
+        part.stamps.append(stamp)
+        part.distinct.append(key_bytes + _pack_start(start))
 
     def batch(self, batch: Batch, size: int, writes: Any, flushed: Flushed,
               cached: bool) -> Batch:
         """What the processor forwards: every update (``cached``: what the record cache's
         flushes forward instead), its ``Windowed`` key and ``Change`` built only if read."""
-        positions, starts, news, stamps = self.positions, self.starts, self.news, self.stamps
-        olds = self.olds
-        window_keys = self.window_keys
-        distinct, ids = self.distinct, self.ids
+        parts = self.parts
+        if not parts:
+            return Batch([], [], [], [])
+        positions = _joined([part.positions for part in parts])
+        news = _joined([part.news for part in parts])
+        stamps = _joined([part.stamps for part in parts])
+        olds = _joined([part.olds for part in parts]) if self.olds else None
+        window_keys = _joined([part.window_keys() for part in parts])
+        distinct: list[bytes] | None = None
+        ids: list[int] | None = None
+        if all(part.ids is not None for part in parts):  # the runs' distinct keys
+            distinct = _joined([part.distinct for part in parts])
+            offsets = accumulate([len(part.distinct) for part in parts[:-1]], initial=0)
+            ids = _joined([part.ids if not offset else list(map(add, part.ids,
+                                                                  repeat(offset)))
+                           for part, offset in zip(parts, offsets, strict=True)])
+        starts: Any = parts
         origin = batch.origin if self.one_each else None
         if cached:
             olds = flushed.olds
             forwarded = flushed.updates
             if forwarded is not None:  # each key's last update of a consumed record
+                all_starts = list(chain.from_iterable(part.window_starts() for part in parts))
                 positions, starts, news, stamps, window_keys = (
                     list(map(column.__getitem__, forwarded))
-                    for column in (positions, starts, news, stamps, window_keys))
+                    for column in (positions, all_starts, news, stamps, window_keys))
                 distinct = ids = origin = None
         return Batch(_WindowedKeys(batch.keys, positions, starts, size),
                      Changes(news, olds, Encoded(writes.value_serde, flushed.value_bytes)),
@@ -357,20 +389,22 @@ class _Updates:
 
 class _WindowedKeys:
     """The ``Windowed`` keys of window updates, built when read (a sink given their bytes
-    never builds them): ``Windowed(keys[positions[i]], Window(start, start + size))``, one
+    never builds them): ``Windowed(keys[positions[i]], Window(start, start + size))`` with
+    each update's start (``starts``: a list, or the ``_Part`` list giving them), one
     ``Window`` per start."""
 
     __slots__ = ("keys", "positions", "size", "starts")
 
-    def __init__(self, keys: list[Any], positions: list[int], starts: list[int],
-                 size: int) -> None:
+    def __init__(self, keys: list[Any], positions: list[int], starts: Any, size: int) -> None:
         self.keys, self.positions, self.starts, self.size = keys, positions, starts, size
 
     def __call__(self) -> list[Windowed]:
-        size = self.size
-        windows = {start: Window(start, start + size) for start in set(self.starts)}
+        size, starts = self.size, self.starts
+        if starts and isinstance(starts[0], _Part):
+            starts = list(chain.from_iterable(part.window_starts() for part in starts))
+        windows = {start: Window(start, start + size) for start in set(starts)}
         return list(map(_new_tuple, repeat(Windowed), zip(
-            map(self.keys.__getitem__, self.positions), map(windows.__getitem__, self.starts),
+            map(self.keys.__getitem__, self.positions), map(windows.__getitem__, starts),
             strict=True)))
 
 
@@ -489,25 +523,32 @@ class _TimeWindowProcessor(_WindowedProcessor):
         window and stream time worked out in C. ``False``: an aggregate became ``None``."""
         size, grace = self.size, self.grace
         n = len(positions)
-        starts = list(map(sub, timestamps, map(mod, timestamps, repeat(size))))
-        changes = list(map(ne, starts, islice(starts, 1, None)))  # a new window from i + 1
+        ordered = all(map(le, timestamps, islice(timestamps, 1, None)))
         closed: list[bool] | None = None
-        if n and not (timestamps[0] >= self.observed
-                      and all(map(le, timestamps, islice(timestamps, 1, None)))):
-            # (in order from the stream time on, each record is the latest: its window open)
+        if ordered and (not n or timestamps[0] >= self.observed):
+            # each record the latest so far: its window open; a run ends where the next
+            # window starts (found by bisection)
+            bounds = [0]
+            while bounds[-1] < n:
+                stamp = timestamps[bounds[-1]]
+                bounds.append(bisect_left(timestamps, stamp - stamp % size + size,
+                                          bounds[-1]))
+            starts: Any = None
+        else:
+            starts = list(map(sub, timestamps, map(mod, timestamps, repeat(size))))
+            changes = list(map(ne, starts, islice(starts, 1, None)))  # a new window at i + 1
             seen = list(accumulate(timestamps, max, initial=self.observed))[1:]
             closed = list(map(le, map(add, starts, repeat(size + grace)), seen))
             if any(closed):
                 changes = list(map(or_, changes, map(ne, closed, islice(closed, 1, None))))
             else:
                 closed = None
-        bounds = [0, *compress(range(1, n), changes), n]
+            bounds = [0, *compress(range(1, n), changes), n]
         keys, values, origin = batch.keys, batch.values, batch.origin
         counts = self._counts()
         for first, end in pairwise(bounds):
-            if first == end:
-                continue
-            start = starts[first]
+            stamp = timestamps[first]
+            start = stamp - stamp % size
             if closed is not None and closed[first]:  # the processor drops them
                 window = f"[{start},{start + size})"
                 for i in range(first, end):
@@ -515,21 +556,19 @@ class _TimeWindowProcessor(_WindowedProcessor):
                         skip_expired, self.ctx, timestamps[i], seen[i] - grace, window,
                         seen[i]))
                 continue
-            if end - first == n:  # the run's keys: distinct (bytes) and each's id
-                distinct, ids = tally.distinct, tally.ids
-            else:
+            if end - first == n:  # the whole batch: its keys, its columns
+                distinct, ids, where, stamped = tally.distinct, tally.ids, positions, timestamps
+            else:  # the run's keys: distinct (bytes) and each's id
                 run_keys = KeyTally(tally.ids[first:end])
-                distinct, ids = list(map(tally.distinct.__getitem__, run_keys.distinct)), \
-                    run_keys.ids
+                distinct = list(map(tally.distinct.__getitem__, run_keys.distinct))
+                ids, where, stamped = run_keys.ids, positions[first:end], timestamps[first:end]
             stored = writes.fetch_window(start, distinct)
-            where, stamped = positions[first:end], timestamps[first:end]
             if counts:
-                olds, news, stamps = count_updates(ids, stored, stamped,
-                                                   updates.olds is not None)
+                olds, news, stamps = count_updates(ids, stored, stamped, updates.olds,
+                                                   ordered or None)
             else:
                 olds, news, stamps = self._fold_run(ids, stored, where, stamped, keys, values)
-            if not writes.put_window(start, distinct, ids, news, stamps, where):
-                return False
+            writes.put_window(start, distinct, ids, news, stamps, where)
             updates.add_run(start, where, distinct, ids, news, olds, stamps)
         updates.one_each = closed is None and n == len(batch.origin)
         return True

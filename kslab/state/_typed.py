@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterator
+from itertools import repeat
+from operator import is_
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -317,17 +319,8 @@ class TypedStore(StateStore):
 
     def serialize_values(self, values: list[Any]) -> list[bytes | None]:
         """``_serialize_value`` of each value, in order (a batch run's writes): through the
-        serde's C-level codec where it takes them all, else its column form where it has one,
-        else one by one (which raises the store's error for a value the serde refuses)."""
-        encode = self._venc
-        if encode is not None:
-            try:
-                encoded = list(map(encode, values))
-            except Exception:
-                pass  # the column form below: the same bytes, or the store's error
-            else:
-                if _BYTES.issuperset(map(type, encoded)):
-                    return encoded  # type: ignore[return-value]
+        serde's column form where it has one, else one by one (which raises the store's error
+        for a value the serde refuses)."""
         column = getattr(self._value_serde, "serialize_column", None)
         if column is not None:
             try:
@@ -338,6 +331,24 @@ class TypedStore(StateStore):
                 if _BYTES_OR_NONE.issuperset(map(type, serialized)):
                     return serialized  # type: ignore[no-any-return]
         return list(map(self._serialize_value, values))
+
+    def encode_values(self, values: list[Any]) -> list[bytes] | None:
+        """``serialize_values`` (through the serde's C-level codec where it takes them all:
+        it refuses ``None``), or ``None`` when a value is ``None`` or the serde writes one as
+        ``None``: a put of it deletes."""
+        encode = self._venc
+        if encode is not None:
+            try:
+                encoded = list(map(encode, values))
+            except Exception:
+                pass  # the serde's own below: the same bytes, or the store's error
+            else:
+                if _BYTES.issuperset(map(type, encoded)):
+                    return encoded
+        if any(map(is_, values, repeat(None))):
+            return None
+        serialized = self.serialize_values(values)
+        return None if None in serialized else serialized  # type: ignore[return-value]
 
     def _decode_key(self, key_bytes: bytes) -> Any:
         kdec = self._kdec

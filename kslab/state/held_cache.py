@@ -11,19 +11,33 @@ counters, sizes), the store and its changelog are what the record path's calls l
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import islice, repeat
-from operator import is_, lt
+from itertools import chain, islice, repeat
+from operator import lt
 from typing import Any
 
 from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
-from kslab.state.window import window_key
+from kslab.state.window import WindowRun, window_key
+
+_WINDOW_SUFFIX = 12  # a binary window key's start and sequence number, after the key
 
 __all__ = ["HeldCachedWindowWrites", "HeldCachedWrites", "flush_order"]
 
 _new_tuple = tuple.__new__
 _UNREAD = object()  # a key the run has not met yet
+
+
+def _widest(fields: list[bytes], serde: Any) -> int:
+    """The length of the longest of ``fields``, which ``serde`` wrote (every one as wide as
+    a fixed-width built-in serde writes them: not measured)."""
+    from kslab.serdes._base import fixed_struct  # (state never needs kslab.serdes at import
+    # time: see kslab.state._typed)
+
+    fixed = fixed_struct(serde)
+    if fixed is not None and fields:
+        return fixed.size  # type: ignore[no-any-return]
+    return max(map(len, fields), default=0)
 
 
 def flush_order(origins: list[int], keys: list[bytes]) -> list[int]:
@@ -117,11 +131,9 @@ class HeldCachedWrites:
         return values
 
     def update_all(self, positions: list[int], key_bytes: list[bytes], values: list[Any],
-                   timestamps: list[int]) -> bool:
+                   timestamps: list[int]) -> None:
         """The cached store's ``get`` then ``put`` of the key at each position, in order, of
-        keys ``read`` before; ``False`` (nothing held) when a value is ``None``: a delete."""
-        if any(map(is_, values, repeat(None))):
-            return False
+        keys ``read`` before (a ``None`` value, a delete, is not held: ``flushed`` says so)."""
         self._updates = (positions, key_bytes, values, timestamps)
         before = self._before
         distinct = self._stored.keys()
@@ -131,28 +143,30 @@ class HeldCachedWrites:
         loaded = missed - fresh
         n = len(positions)
         self._counts = (n, n - missed, n + loaded, n - fresh)
-        return True
 
     def flushed(self) -> Flushed | None:
-        """What the run's commits forward, in order; ``None`` when a put might have evicted."""
+        """What the run's commits forward, in order; ``None`` when a put might have evicted
+        (or for a delete)."""
         positions, all_keys, values, timestamps = self._updates
         origin = self._batch.origin
-        order = flush_order(list(map(origin.__getitem__, positions)), all_keys)
-        every = len(order) == len(positions)  # (then in order: see flush_order)
+        every = all(map(lt, origin, islice(origin, 1, None)))  # (positions increase: so do
+        if not every:  # their consumed records, and each put is flushed after its own)
+            order = flush_order(list(map(origin.__getitem__, positions)), all_keys)
+            every = len(order) == len(positions)  # (then in order: see flush_order)
         if every:
             keys, news, stamps, where = all_keys, values, timestamps, positions
         else:
             keys, news, stamps, where = (list(map(column.__getitem__, order)) for column in (
                 all_keys, values, timestamps, positions))
-        raws = self._inner.encode_all(news, stamps)
+        raws = self._inner.encode_all(news)
         if raws is None:
             return None
         headers = self._run.headers(self._batch)
-        widest = max(self._widest_read, 8 + max(map(len, raws), default=0))
+        widest = max(self._widest_read, 8 + _widest(raws, self._inner.value_serde))
         widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        if not self._cache.fits(sum(len(key) + widest for key in self._stored)):
+        if not self._cache.fits(sum(map(len, self._stored)) + widest * len(self._stored)):
             return None
         self._inner.write_columns(keys, raws, stamps, where)
         self._flushes = None if every else order
@@ -211,7 +225,8 @@ class HeldCachedWindowWrites:
     exact because a window the aggregation reads is open, so no flush of the run can have
     expired it in the store. ``fetch_window`` and ``put_window`` take a run of updates of
     one window start at once (its gets, hits and overwrites counted from each key's first
-    use), and a run whose every consumed record wrote once is flushed as columns.
+    use; the updates held by reference, ``WindowRun``), and where every consumed record
+    wrote once, the flushes are the puts themselves, handed to the store as they are.
     ``flushed`` returns the forwards (``Flushed``), or ``None`` when a put might have
     evicted; ``apply`` leaves the cache's entries, LRU order, counters and sizes as the
     record path would, then applies the store's writes.
@@ -227,16 +242,15 @@ class HeldCachedWindowWrites:
         self._before: dict[bytes, LRUCacheEntry] = {}  # ... and their entry before the run
         self._seen: set[bytes] = set()  # cache keys looked up before
         self._last_use: dict[bytes, int] = {}  # cache key -> when the run last used it
-        self._last_write: dict[bytes, int] = {}  # cache key -> index of its last store write
-        # the puts, in order: cache key, key bytes, binary key, window start, value,
-        # timestamp, position
-        self._puts: tuple[list[bytes], list[bytes], list[bytes], list[int], list[Any],
-                          list[int], list[int]] = ([], [], [], [], [], [], [])
-        self._runs: list[int] = []  # where each run of puts of one window start begins
-        self._written: tuple[list[bytes], list[int]] = ([], [])  # each store write: cache
-        # key, position
+        # cache key -> its last store write: (its run and its window's place among the run's
+        # last writes, or None and its index among all writes) and its batch position
+        self._last_write: dict[bytes, tuple[WindowRun | None, int, int]] = {}
+        self._runs: list[WindowRun] = []  # the puts, in runs of one window start
+        self._run_keys: list[list[bytes]] = []  # each run's cache keys (of its binaries)
+        self._count = 0  # puts
         self._gets = self._hits = self._overwrites = 0
         self._last: tuple[bytes, int, bytes, bytes] | None = None  # the last window looked up
+        self._last_window: tuple[int, list[bytes], Any] | None = None  # a run's (``_window``)
 
     @property
     def key_serde(self) -> Any:
@@ -284,8 +298,8 @@ class HeldCachedWindowWrites:
         cache_key = self._key(key_bytes, start)[1]
         if self._cached(cache_key):
             self._hits += 1
-            self._last_use[cache_key] = self._gets + len(self._puts[0])  # (an access count:
-            return self._values[cache_key]  # a record may touch several windows)
+            self._last_use[cache_key] = self._gets + self._count  # (an access count: a
+            return self._values[cache_key]  # record may touch several windows)
         return self._inner.fetch(key_bytes, start)  # type: ignore[no-any-return]
 
     def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int,
@@ -297,31 +311,45 @@ class HeldCachedWindowWrites:
         if self._cached(cache_key):
             self._overwrites += 1
         self._values[cache_key] = (value, timestamp)
-        cache_keys, kbs, binaries, starts, values, stamps, positions = self._puts
-        if not starts or starts[-1] != start:
-            self._runs.append(len(starts))
-        cache_keys.append(cache_key)
-        kbs.append(key_bytes)
-        binaries.append(binary)
-        starts.append(start)
-        values.append(value)
-        stamps.append(timestamp)
-        positions.append(position)
-        self._last_use[cache_key] = self._gets + len(cache_keys)
+        runs = self._runs
+        if runs and runs[-1].start == start and runs[-1].ids is None:  # the run goes on
+            run = runs[-1]
+            run.last = None
+        else:
+            run = WindowRun(start, [], None, [], [], [])
+            runs.append(run)
+            self._run_keys.append([])
+        run.binaries.append(binary)
+        run.values.append(value)
+        run.timestamps.append(timestamp)
+        run.positions.append(position)
+        self._run_keys[-1].append(cache_key)
+        self._count += 1
+        self._last_use[cache_key] = self._gets + self._count
         return True
+
+    def _window(self, start: int, key_bytes: list[bytes]
+                ) -> tuple[list[bytes], list[bytes], list[bool]]:
+        """The binary and cache keys of each key's window at ``start``, and whether the
+        cache holds it now (asked once per run: its fetches, then its puts)."""
+        last = self._last_window
+        if last is not None and last[0] == start and last[1] is key_bytes:
+            return last[2]
+        binaries = list(map(bytes.__add__, key_bytes, repeat(window_key(b"", start))))
+        # (a cache key is its segment's prefix, then the binary key: no key-first index)
+        cache_keys = list(map(bytes.__add__, repeat(self._cache_key(b"", start)), binaries))
+        cached = list(map(self._cached, cache_keys))
+        self._last_window = (start, key_bytes, (binaries, cache_keys, cached))
+        return binaries, cache_keys, cached
 
     def fetch_window(self, start: int, key_bytes: list[bytes]) -> list[tuple[Any, int] | None]:
         """The first ``fetch`` of each key's window at ``start`` by a run (``put_window``
         counts the run's gets): the cached value, else the store's."""
-        found: list[tuple[Any, int] | None] = []
-        missed: list[int] = []
-        for index, key in enumerate(key_bytes):
-            cache_key = self._cache_key(window_key(key, start), start)
-            if self._cached(cache_key):
-                found.append(self._values[cache_key])
-            else:
-                found.append(None)
-                missed.append(index)
+        _, cache_keys, cached = self._window(start, key_bytes)
+        get = self._values.get
+        found = [get(cache_key) if hit else None
+                 for cache_key, hit in zip(cache_keys, cached, strict=True)]
+        missed = [index for index, hit in enumerate(cached) if not hit]
         if missed:
             stored = self._inner.fetch_window(start, list(map(key_bytes.__getitem__, missed)))
             for index, value in zip(missed, stored, strict=True):
@@ -329,63 +357,69 @@ class HeldCachedWindowWrites:
         return found
 
     def put_window(self, start: int, key_bytes: list[bytes], ids: list[int],
-                   values: list[Any], timestamps: list[int], positions: list[int]) -> bool:
+                   values: list[Any], timestamps: list[int], positions: list[int]) -> None:
         """The cached store's ``fetch_pair`` then ``put_pair`` of each update in order, all
         of windows at ``start``: update ``i`` writes ``values[i]`` at ``timestamps[i]`` for
-        key ``key_bytes[ids[i]]`` (the batch record at ``positions[i]``). Only a key's first
-        fetch can miss; every later one hits, every later put overwrites. ``False`` (nothing
-        held) for a delete."""
-        if any(map(is_, values, repeat(None))):
-            return False
-        binaries = [window_key(key, start) for key in key_bytes]
-        cache_keys = [self._cache_key(binary, start) for binary in binaries]
+        key ``key_bytes[ids[i]]`` (the distinct keys: each one updated) for the batch
+        record at ``positions[i]`` (the lists are held as they are). Only a key's first
+        fetch can miss; every later one hits, every later put overwrites (a ``None`` value,
+        a delete, is not held: ``flushed`` says so)."""
+        if not ids:
+            return
+        binaries, cache_keys, cached = self._window(start, key_bytes)
+        self._last_window = None  # (the puts change what the cache holds)
         n = len(ids)
-        misses = sum(1 for cache_key in cache_keys if not self._cached(cache_key))
-        gets, puts = self._gets, len(self._puts[0])  # before the run
+        misses = cached.count(False)
+        used = self._gets + self._count  # the accesses before the run
         self._gets += n
         self._hits += n - misses
         self._overwrites += n - misses
-        last = dict(zip(ids, range(n), strict=True))  # each key's last update
-        for key_id, index in last.items():
+        run = WindowRun(start, binaries, ids, values, timestamps, positions)
+        held, last_use = self._values, self._last_use
+        for key_id, index in run.finals().items():  # each key's last update
             cache_key = cache_keys[key_id]
-            self._values[cache_key] = (values[index], timestamps[index])
-            self._last_use[cache_key] = gets + puts + 2 * (index + 1)  # its record's get, put
-        cache_key_column, kbs, binary_column, starts, value_column, stamps, where = self._puts
-        if n and (not starts or starts[-1] != start):
-            self._runs.append(len(starts))
-        cache_key_column += map(cache_keys.__getitem__, ids)
-        kbs += map(key_bytes.__getitem__, ids)
-        binary_column += map(binaries.__getitem__, ids)
-        starts += repeat(start, n)
-        value_column += values
-        stamps += timestamps
-        where += positions
-        return True
+            held[cache_key] = (values[index], timestamps[index])
+            last_use[cache_key] = used + 2 * (index + 1)  # its record's get and put
+        self._runs.append(run)
+        self._run_keys.append(cache_keys)
+        self._count += n
 
     def flushed(self) -> Flushed | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
-        cache_keys, kbs, binaries, starts, values, stamps, positions = self._puts
-        inner = self._inner
+        inner, runs, count = self._inner, self._runs, self._count
         origin = self._batch.origin
-        order = flush_order(list(map(origin.__getitem__, positions)), cache_keys)
-        every = len(order) == len(positions)  # (then in order: see flush_order)
+        origins = list(map(origin.__getitem__, chain.from_iterable(
+            run.positions for run in runs)))
+        order: list[int] | None = None  # (None: every put, in order)
+        if not all(map(lt, origins, islice(origins, 1, None))):  # a record put twice
+            order = flush_order(origins, list(chain.from_iterable(
+                keys if run.ids is None else map(keys.__getitem__, run.ids)
+                for run, keys in zip(runs, self._run_keys, strict=True))))
+            if len(order) == count:  # (then in order: see flush_order)
+                order = None
+        last_write = self._last_write
         olds: list[Any] | None = None
-        if every and not self._send_old:  # the commits write every put, in order
-            inner.put_columns(kbs, binaries, starts, values, stamps, positions, self._runs)
-            written = (cache_keys, positions)
+        if order is None and not self._send_old:  # the commits write every put, in order
+            inner.put_runs(runs)
+            for run, keys in zip(runs, self._run_keys, strict=True):
+                where = run.positions
+                for final, (key_id, index) in enumerate(run.finals().items()):
+                    last_write[keys[key_id]] = (run, final, where[index])
         else:
-            written = ([], [])
             olds = [] if self._send_old else None
-            for index in order:
-                key_bytes, start = kbs[index], starts[index]
+            puts = [(run, index, keys) for run, keys in zip(runs, self._run_keys, strict=True)
+                    for index in range(len(run))]
+            for written, put in enumerate(puts if order is None else map(puts.__getitem__,
+                                                                           order)):
+                run, index, keys = put
+                binary, start, position = run.binary(index), run.start, run.positions[index]
+                key_bytes = binary[:-_WINDOW_SUFFIX]
                 if olds is not None:
                     old = inner.fetch(key_bytes, start)
                     olds.append(None if old is None else old[0])
-                inner.put(key_bytes, start, values[index], stamps[index], positions[index])
-                written[0].append(cache_keys[index])
-                written[1].append(positions[index])
-        self._written = written
-        self._last_write = dict(zip(written[0], range(len(written[0])), strict=True))
+                inner.put(key_bytes, start, run.values[index], run.timestamps[index], position)
+                last_write[keys[index if run.ids is None else run.ids[index]]] = (
+                    None, written, position)
         flushed = inner.flushed()
         if flushed is None:
             return None
@@ -393,36 +427,38 @@ class HeldCachedWindowWrites:
         widest = NODE_OVERHEAD + entry_size(inner.widest_stored(), self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        if not self._cache.fits(sum(len(key) + widest for key in self._last_write)):
+        if not self._cache.fits(sum(map(len, last_write)) + widest * len(last_write)):
             return None
-        return Flushed(None if every else order, olds, flushed.value_bytes)
+        return Flushed(order, olds, flushed.value_bytes)
 
     def apply(self) -> None:
         """Leave the record cache, the store and its changelog as the record path would."""
         batch, run = self._batch, self._run
         used = sorted(self._last_use, key=self._last_use.__getitem__)
-        written = [index for index in map(self._last_write.get, used) if index is not None]
-        where = list(map(self._written[1].__getitem__, written))
+        written = list(map(self._last_write.get, used))
+        where = [write[2] for write in written if write is not None]
         final = Batch([], [], list(map(batch.origin.__getitem__, where)), None
                       if batch.timestamps is None else list(map(batch.timestamps.__getitem__,
                                                                   where)))
         timestamps, headers = run.timestamps(final), run.headers(final)
         finals: list[tuple[bytes, LRUCacheEntry]] = []
         j = 0
-        for cache_key in used:
-            index = self._last_write.get(cache_key)
-            if index is None:  # only read: the entry it found
+        for cache_key, write in zip(used, written, strict=True):
+            if write is None:  # only read: the entry it found
                 finals.append((cache_key, self._before[cache_key]))
                 continue
-            position, header, timestamp = where[j], headers[j], timestamps[j]
+            held, index, position = write
+            header, timestamp = headers[j], timestamps[j]
             topic, partition, offset = run.source(final.origin[j])
             j += 1
-            entry = LRUCacheEntry(self._inner.stored_value(index), header if header else None,
-                                  False, offset, timestamp, partition, topic)
+            stored = self._inner.stored_value(index) if held is None \
+                else held.final_stored[index]
+            entry = LRUCacheEntry(stored, header if header else None, False, offset,
+                                  timestamp, partition, topic)
             entry.obj = _new_tuple(ValueAndTimestamp, self._values[cache_key])
             entry.record = Record(batch.keys[position], batch.values[position], timestamp,
                                   header)
             finals.append((cache_key, entry))
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
-                           puts=len(self._puts[0]), overwrites=self._overwrites)
+                           puts=self._count, overwrites=self._overwrites)
         self._inner.apply()

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Iterator
-from itertools import repeat
-from operator import is_
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +38,6 @@ _TIMESTAMP = struct.Struct(">q")
 _pack_timestamp = _TIMESTAMP.pack
 _unpack_timestamp = _TIMESTAMP.unpack_from
 _NO_TIMESTAMP_BYTES = _pack_timestamp(NO_TIMESTAMP)
-_MIN_TIMESTAMP, _MAX_TIMESTAMP = -(2**63), 2**63 - 1  # what the 8-byte timestamp holds
 # NamedTuple.__new__ is a Python function; building the tuple directly halves the cost per read.
 _new_tuple = tuple.__new__
 
@@ -563,43 +560,35 @@ class HeldTimestampedWrites:
         return self._read[key_bytes]
 
     def update_all(self, positions: list[int], key_bytes: list[bytes], values: list[Any],
-                   timestamps: list[int]) -> bool:
+                   timestamps: list[int]) -> None:
         """Hold, for each position in order, the record path's ``get`` then
-        ``put(key, ValueAndTimestamp(value, timestamp))`` of that record's key; ``False``
-        (nothing held) when a value is ``None``: a delete."""
-        if any(map(is_, values, repeat(None))):
-            return False
+        ``put(key, ValueAndTimestamp(value, timestamp))`` of that record's key (a ``None``
+        value, a delete, is not held: ``flushed`` says so)."""
         self._updates = (positions, key_bytes, values, timestamps)
-        return True
 
     def flushed(self) -> Flushed | None:
         """Serialize what was put (phase one): no forwards (a plain store's writer forwards
-        each update itself), every update's value bytes. ``None`` (record by record) when
-        the serde writes one as a delete."""
+        each update itself), every update's value bytes. ``None`` (record by record) for a
+        delete (a ``None`` value, or one the serde writes as ``None``)."""
         positions, keys, values, timestamps = self._updates
-        raws = self.encode_all(values, timestamps)
+        raws = self.encode_all(values)
         if raws is None:
             return None
         self.write_columns(keys, raws, timestamps, positions)
         return Flushed(None, None, raws)
 
-    def encode_all(self, values: list[Any], timestamps: list[int]) -> list[bytes] | None:
+    def encode_all(self, values: list[Any]) -> list[bytes] | None:
         """The value bytes of ``values`` as the store writes them (the serde's error for one
-        it refuses); ``None`` if one is written as a delete or a timestamp is one the store
-        cannot write (the record path raises the store's message for it)."""
-        if timestamps and (min(timestamps) < _MIN_TIMESTAMP or max(timestamps) > _MAX_TIMESTAMP):
-            return None
-        raws = self._store.serialize_values(values)
-        if any(map(is_, raws, repeat(None))):
-            return None
-        return raws  # type: ignore[return-value]
+        it refuses); ``None`` if one is a delete (``TypedStore.encode_values``)."""
+        return self._store.encode_values(values)  # type: ignore[no-any-return]
 
     def write_columns(self, keys: list[bytes], raws: list[bytes], timestamps: list[int],
                       positions: list[int]) -> None:
         """Hold these writes (in order; ``positions``: the batch record each writes for)
         for ``apply``: what a flush of the cache in front, or ``flushed``, writes. Each key's
         last write and stored bytes (timestamp, then value) are worked out here, in phase
-        one (``finals``)."""
+        one (``finals``): a timestamp the store cannot write raises here (``struct.error``;
+        a key's last is its largest, and records' timestamps are 8-byte ones already)."""
         last = dict(zip(keys, range(len(keys)), strict=True))  # first-written order, each
         pack = _pack_timestamp  # key's last write
         indexes = list(last.values())

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import logging
 import struct
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice, repeat
-from operator import add, is_
+from itertools import chain, repeat
 from typing import Any
 
 from kslab.errors import StoreError
@@ -32,6 +32,7 @@ from kslab.state.iterators import KeyValueIterator
 __all__ = [
     "HeldWindowWrites",
     "TimestampedWindowStore",
+    "WindowRun",
     "WindowStore",
     "invalid_key_range",
     "split_window_key",
@@ -706,6 +707,58 @@ class _PlainIterator:
         self._inner.close()
 
 
+class WindowRun:
+    """Writes of one window start in a row, held by reference to the columns they came in:
+    write ``i`` puts ``values[i]`` at ``timestamps[i]`` into window ``binaries[ids[i]]``
+    (``ids`` ``None``: ``binaries[i]``) for the batch record at ``positions[i]``; ``raws``:
+    the value bytes, once serialized. ``last``: each window's last write, ``{id: index}``
+    (``binaries[id]`` the window's key; ``None`` until asked). A run holds the lists it is
+    given: they are not changed."""
+
+    __slots__ = ("binaries", "final_stored", "ids", "last", "positions", "raws", "start",
+                 "timestamps", "values")
+
+    def __init__(self, start: int, binaries: list[bytes], ids: list[int] | None,
+                 values: list[Any], timestamps: list[int], positions: list[int],
+                 last: dict[int, int] | None = None) -> None:
+        self.start, self.binaries, self.ids = start, binaries, ids
+        self.values, self.timestamps, self.positions = values, timestamps, positions
+        self.last = last
+        self.raws: list[bytes] = []
+        self.final_stored: list[bytes] = []  # each window's stored bytes after the run
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def binary(self, index: int) -> bytes:
+        """Write ``index``'s binary window key."""
+        ids = self.ids
+        return self.binaries[index if ids is None else ids[index]]
+
+    def written(self) -> list[bytes]:
+        """Each write's binary window key."""
+        ids = self.ids
+        return self.binaries if ids is None else list(map(self.binaries.__getitem__, ids))
+
+    def finals(self) -> dict[int, int]:
+        """Each window's last write, ``{id: index}`` in first-written order."""
+        last = self.last
+        if last is None:
+            if self.ids is None:  # (a binary per write: a window's id is its last write)
+                indexes = dict(zip(self.binaries, range(len(self.binaries)),
+                                   strict=True)).values()
+                last = dict(zip(indexes, indexes, strict=True))
+            else:
+                last = dict(zip(self.ids, range(len(self.ids)), strict=True))
+            self.last = last
+        return last
+
+    def stored(self, index: int) -> bytes:
+        """Write ``index``'s stored bytes (8-byte timestamp, then the value), once
+        serialized."""
+        return _TS.pack(self.timestamps[index]) + self.raws[index]
+
+
 class HeldWindowWrites:
     """What a batch run writes to a ``TimestampedWindowStore`` (no duplicates), held until
     ``apply``.
@@ -713,31 +766,26 @@ class HeldWindowWrites:
     ``fetch`` sees the held writes and the store's expiry as the writes so far move its
     observed stream time (the largest window start written); ``put`` holds a window's new
     value and timestamp. ``fetch_window`` and ``put_window`` do the same for a run of
-    updates of one window start (each distinct key read once, the updates held as columns
-    sharing one binary key per distinct key), ``put_columns`` for a record cache's flushes.
-    ``flushed`` serializes the values in phase one (``None``: a value written as a delete).
-    ``apply`` replays the writes run by run (a run: writes of one window start in a row):
-    a run's first write that moves the store's stream time (opening a newer window, which
-    expires old segments), and every write of a run in an expired window (dropped and
-    counted), goes through the store's own write; the rest go to the backend at once, each
-    window's last bytes, so segments, expiry, drops and the changelog (every write, in one
-    batch) end as the record path's puts leave them.
+    updates of one window start (each distinct key read once, the updates held by reference
+    as a ``WindowRun``), ``put_runs`` for a record cache's flushes. ``flushed`` serializes
+    the values in phase one (``None``: a value written as a delete). ``apply`` replays the
+    runs in order: a run's first write that moves the store's stream time (opening a newer
+    window, which expires old segments), and every write of a run in an expired window
+    (dropped and counted), goes through the store's own write; the rest go to the backend at
+    once, each window's last bytes, so segments, expiry, drops and the changelog (every
+    write, in one batch) end as the record path's puts leave them.
     """
 
-    __slots__ = ("_batch", "_columns", "_encoded", "_keep", "_observed", "_puts", "_run",
+    __slots__ = ("_batch", "_count", "_keep", "_observed", "_offsets", "_puts", "_run",
                  "_runs", "_store")
 
     def __init__(self, store: TimestampedWindowStore, batch: Any, run: Any) -> None:
         self._store, self._batch, self._run = store, batch, run
         self._observed, self._keep = store._observed, store._keep  # as the writes move it
         self._puts: dict[bytes, tuple[Any, int]] = {}  # binary -> (value, ts), live windows
-        # the writes, in order: key bytes, binary key, window start, value, timestamp, position
-        self._columns: tuple[list[bytes], list[bytes], list[int], list[Any], list[int],
-                             list[int]] = ([], [], [], [], [], [])
-        # each run: where it begins among the writes and, when known already, its windows'
-        # binary keys and the index (in the run) of each one's last write
-        self._runs: list[tuple[int, list[bytes] | None, dict[int, int] | None]] = []
-        self._encoded: list[bytes] = []  # each write's value bytes (``flushed``)
+        self._runs: list[WindowRun] = []
+        self._offsets: list[int] = []  # where each run's writes begin among all the writes
+        self._count = 0  # writes held
 
     @property
     def key_serde(self) -> Any:
@@ -801,6 +849,12 @@ class HeldWindowWrites:
         except Exception as exc:
             raise store._value_read_failure(raw[8:], exc) from exc
 
+    def _hold(self, run: WindowRun) -> None:
+        """Hold ``run``'s writes after those held so far."""
+        self._runs.append(run)
+        self._offsets.append(self._count)
+        self._count += len(run)
+
     def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int,
             position: int = -1) -> bool:
         """Hold ``ValueAndTimestamp(value, timestamp)`` for the key's window at ``start``;
@@ -812,130 +866,119 @@ class HeldWindowWrites:
         binary = key_bytes + _TS_SEQ.pack(start, 0)
         if start > self._observed - self._keep:  # (an expired write is dropped)
             self._puts[binary] = (value, timestamp)
-        kbs, binaries, starts, values, stamps, positions = self._columns
         runs = self._runs
-        if not starts or starts[-1] != start:
-            runs.append((len(starts), None, None))
-        elif runs[-1][1] is not None:  # the run goes on: its last writes are found later
-            runs[-1] = (runs[-1][0], None, None)
-        kbs.append(key_bytes)
-        binaries.append(binary)
-        starts.append(start)
-        values.append(value)
-        stamps.append(timestamp)
-        positions.append(position)
+        if runs and runs[-1].start == start and runs[-1].ids is None:  # the run goes on
+            run = runs[-1]
+            run.last = None
+            self._count += 1
+        else:
+            run = WindowRun(start, [], None, [], [], [])
+            self._hold(run)
+            self._count += 1
+        run.binaries.append(binary)
+        run.values.append(value)
+        run.timestamps.append(timestamp)
+        run.positions.append(position)
         return True
 
     def put_window(self, start: int, key_bytes: list[bytes], ids: list[int],
-                   values: list[Any], timestamps: list[int], positions: list[int]) -> bool:
+                   values: list[Any], timestamps: list[int], positions: list[int]) -> None:
         """``put`` of each update in order, all to windows at ``start``: update ``i`` holds
         ``values[i]`` at ``timestamps[i]`` for key ``key_bytes[ids[i]]`` (the distinct keys:
-        each one updated) for the batch record at ``positions[i]``; ``False`` (nothing
-        held) when a value is ``None``."""
-        if any(map(is_, values, repeat(None))):
-            return False
+        each one updated) for the batch record at ``positions[i]`` (the lists are held as
+        they are; a ``None`` value, a delete, is not held: ``flushed`` says so)."""
         if not ids:
-            return True
+            return
         if start > self._observed:
             self._observed = start
         binaries = list(map(bytes.__add__, key_bytes, repeat(_TS_SEQ.pack(start, 0))))
-        last = dict(zip(ids, range(len(ids)), strict=True))  # each window's last update
+        run = WindowRun(start, binaries, ids, values, timestamps, positions)
+        last = run.finals()
         if start > self._observed - self._keep:  # what fetches see from now on
             self._puts.update(zip(map(binaries.__getitem__, last), zip(
                 map(values.__getitem__, last.values()),
                 map(timestamps.__getitem__, last.values()), strict=True), strict=True))
-        kbs, binary_column, starts, value_column, stamps, where = self._columns
-        self._runs.append((len(starts), binaries, last))
-        kbs += map(key_bytes.__getitem__, ids)
-        binary_column += map(binaries.__getitem__, ids)
-        starts += repeat(start, len(ids))
-        value_column += values
-        stamps += timestamps
-        where += positions
-        return True
+        self._hold(run)
 
-    def put_columns(self, key_bytes: list[bytes], binaries: list[bytes], starts: list[int],
-                    values: list[Any], timestamps: list[int], positions: list[int],
-                    runs: list[int]) -> None:
-        """Hold writes given as columns (a record cache's flushes, after every read of the
-        run: what they write is not read back here); no ``None`` among the values. ``runs``:
-        where each run of writes of one window start begins among them."""
-        if not starts:
-            return
-        self._observed = max(self._observed, max(starts))
-        held = self._columns[2]
+    def put_runs(self, runs: list[WindowRun]) -> None:
+        """Hold ``runs`` (a record cache's flushes, after every read of the batch run: what
+        they write is not read back here); no ``None`` among their values."""
         for run in runs:
-            if run or not held or held[-1] != starts[0]:  # (else the last run goes on)
-                self._runs.append((len(held) + run, None, None))
-            elif self._runs[-1][1] is not None:
-                self._runs[-1] = (self._runs[-1][0], None, None)
-        for column, items in zip(self._columns, (key_bytes, binaries, starts, values,
-                                                 timestamps, positions), strict=True):
-            column += items
+            if run.start > self._observed:
+                self._observed = run.start
+            self._hold(run)
 
     def flushed(self) -> Flushed | None:
-        """Serialize what was put (phase one); no forwards (the processor forwards updates of
-        a store without a cache). ``None`` when the serde writes a value as a delete (or a
-        timestamp is one the store cannot write)."""
-        values, timestamps = self._columns[3], self._columns[4]
-        if timestamps and (min(timestamps) < _MIN_TS or max(timestamps) > _MAX_TS):
-            return None
-        raws = self._store.serialize_values(values)
-        if any(map(is_, raws, repeat(None))):
-            return None
-        self._encoded = raws  # type: ignore[assignment]
-        return Flushed(None, None, self._encoded)
+        """Serialize what was put (phase one), and each window's last stored bytes (a
+        timestamp the store cannot write raises here: a window's last is its largest); no
+        forwards (the processor forwards updates of a store without a cache). ``None`` for a
+        delete (a ``None`` value, or one the serde writes as ``None``)."""
+        encode = self._store.encode_values
+        for run in self._runs:
+            raws = encode(run.values)
+            if raws is None:
+                return None
+            run.raws = raws
+            run.final_stored = list(map(run.stored, run.finals().values()))
+        return Flushed(None, None, self._column("raws"))
+
+    def _column(self, name: str) -> list[Any]:
+        """A column of every write, in order (a run's own list where there is one run)."""
+        runs = self._runs
+        if len(runs) == 1:
+            return getattr(runs[0], name)  # type: ignore[no-any-return]
+        return list(chain.from_iterable(getattr(run, name) for run in runs))
 
     def widest_stored(self) -> int:
         """The length of the longest write's stored bytes (timestamp and value), after
         ``flushed``."""
-        return 8 + max(map(len, self._encoded), default=0)
+        from kslab.serdes._base import fixed_struct  # (state never needs kslab.serdes at
+        # import time: see kslab.state._typed)
+
+        fixed = fixed_struct(self._store.value_serde)  # (every value that wide: not measured)
+        if fixed is not None and self._count:
+            return 8 + fixed.size  # type: ignore[no-any-return]
+        return 8 + max((max(map(len, run.raws)) for run in self._runs if len(run)), default=0)
 
     def stored_value(self, index: int) -> bytes:
         """Write ``index``'s stored bytes (8-byte timestamp, then the value), after
         ``flushed``."""
-        return _TS.pack(self._columns[4][index]) + self._encoded[index]
+        k = bisect_right(self._offsets, index) - 1
+        return self._runs[k].stored(index - self._offsets[k])
 
     def apply(self) -> None:
         """Write what was held, in order, as the record path's puts would have; the
         changelog records (a window-opening write's too) go out together, in order."""
         store = self._store
-        kbs, binaries, starts, _, stamps, positions = self._columns
-        if not starts:
+        if not self._count:
             return
-        raws = self._encoded
-        stored_value = self.stored_value
         log, store._log = store._log, None  # (the store's own writes below log nothing)
         try:
             observed, keep = store._observed, store._keep
-            for (first, run_binaries, last), end in zip(
-                    self._runs, [*(run[0] for run in self._runs[1:]), len(starts)],
-                    strict=True):
-                start = starts[first]
+            put_bytes, backend = store._put_bytes, store._backend
+            for run in self._runs:
+                start, stored = run.start, run.stored
                 if start <= observed - keep:  # expired: each write dropped and counted
-                    for index in range(first, end):
-                        store._put_bytes(kbs[index], (stored_value(index), raws[index],
-                                                      stamps[index]), start)
+                    for index in range(len(run)):
+                        binary = run.binary(index)
+                        put_bytes(binary[:-_SUFFIX], (stored(index), run.raws[index],
+                                                      run.timestamps[index]), start)
                     continue
                 if start > observed:  # opens a newer window: the store's own write
-                    store._put_bytes(kbs[first], (stored_value(first), raws[first],
-                                                  stamps[first]), start)
-                    observed = start
-                    if run_binaries is None:
-                        first += 1  # (else its last writes include it: written again)
-                if run_binaries is None or last is None:
-                    last = dict(zip(islice(binaries, first, end), range(first, end),
-                                    strict=True))
-                    finals, indexes = list(last), list(last.values())
-                else:  # each window of the run (first-written order), its last write
-                    finals = list(map(run_binaries.__getitem__, last))
-                    indexes = list(map(add, last.values(), repeat(first)))
-                store._backend.put_all(zip(finals, map(stored_value, indexes), strict=True))
-                store._segment_keys(start).update(finals)
+                    binary = run.binary(0)
+                    put_bytes(binary[:-_SUFFIX], (stored(0), run.raws[0],
+                                                  run.timestamps[0]), start)
+                    observed = start  # (its window's last write goes again below: the same)
+                finals = list(map(run.binary, run.finals().values()))  # the rest, live:
+                backend.put_all(zip(finals, run.final_stored, strict=True))  # each window's
+                store._segment_keys(start).update(finals)  # last bytes
         finally:
             store._log = log
         if log is None:
             return
+        binaries = self._runs[0].written() if len(self._runs) == 1 else list(
+            chain.from_iterable(run.written() for run in self._runs))
+        raws, stamps = self._column("raws"), self._column("timestamps")
         append = self._run.changelog(store._name, log)
         if append is None:
             for binary, raw, timestamp in zip(binaries, raws, stamps, strict=True):
@@ -943,4 +986,4 @@ class HeldWindowWrites:
             return
         origin = self._batch.origin
         append(binaries, Encoded(store.value_serde, raws), stamps,
-               lambda: list(map(origin.__getitem__, positions)))
+               lambda: list(map(origin.__getitem__, self._column("positions"))))

@@ -153,13 +153,6 @@ def _known(serde: Any, encoded: Encoded | None) -> Encoded | None:
     return encoded
 
 
-def _known_column(encoded: Encoded, serde: Any) -> ByteColumn:
-    """The ``ByteColumn`` of fields known already: as wide as ``serde`` writes every one
-    (``fixed_width``), kept as runs of distinct fields where ``encoded`` has them."""
-    dictionaries = None if encoded.distinct is None else [(0, encoded.distinct, encoded.ids)]
-    return ByteColumn(encoded.fields, fixed_width(serde), dictionaries)
-
-
 def _same_fields(sink: Any, keys: list[Any], values: list[Any]) -> bool:
     """True when a sink writes the same bytes for ``values`` as for ``keys``: equal objects
     of the one type its key and value serdes (the same built-in) serialize alike."""
@@ -185,6 +178,9 @@ class BulkExecutor:
         self.partitioned = partitioned  # tasks of several partitions (``run_partitioned``)
         self._plans: dict[tuple[int, str], Chain | None] = {}
         self.chunks = 0  # chunks run in bulk (tests assert a topology used or left the path)
+        # the chunk's columns of known fields (a store's bytes), laid out once for every log
+        # that takes them (a sink and a changelog): id of the fields -> (fields, column)
+        self._laid_out: dict[int, tuple[list[bytes], ByteColumn]] = {}
         self.declined = 0
         self.cached_counts = 0  # chunks whose cached count took count_cached (tests assert it)
         self.counted_at_once = 0  # chunks whose count read and wrote each key once (or window)
@@ -317,6 +313,7 @@ class BulkExecutor:
     def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...],
                  commit_each: bool, changelog: Callable[..., Any],
                  partition: int = 0) -> list[Stage] | None:
+        self._laid_out.clear()  # (the last chunk's)
         key_fields, value_fields, headers, timestamps, _ = columns
         if min(timestamps) < 0:
             return None  # the record path raises the negative-timestamp error
@@ -346,13 +343,13 @@ class BulkExecutor:
             out_timestamps = stage.run.timestamps(cols)
             known = _known(sink.key_serde, cols.key_bytes)  # (a store's bytes: not again)
             if known is not None:
-                key_fields, out_keys = known.fields, _known_column(known, sink.key_serde)
+                key_fields, out_keys = known.fields, self._known_column(known, sink.key_serde)
             else:
                 key_fields = _encoded(sink.key_serde, out_topic, cols.keys, out_headers)
                 out_keys = ByteColumn(key_fields)
             known = _known(sink.value_serde, cols.value_bytes)
             if known is not None:
-                out_values = _known_column(known, sink.value_serde)
+                out_values = self._known_column(known, sink.value_serde)
             elif _same_fields(sink, cols.keys, cols.values):  # a group_by(value): one layout
                 out_values = out_keys
             else:
@@ -381,6 +378,20 @@ class BulkExecutor:
                            out_headers, [rows_of[i] for i in cols.origin], commit_each,
                            changelog)
             stages.append(stage)
+
+    def _known_column(self, encoded: Encoded, serde: Any) -> ByteColumn:
+        """The ``ByteColumn`` of fields known already: as wide as ``serde`` writes every one
+        (``fixed_width``), kept as runs of distinct fields where ``encoded`` has them; one
+        per list of fields in a chunk (a sink's and a changelog's share its layout)."""
+        fields = encoded.fields
+        laid_out = self._laid_out.get(id(fields))
+        if laid_out is not None and laid_out[0] is fields:
+            return laid_out[1]
+        dictionaries = None if encoded.distinct is None else [(0, encoded.distinct,
+                                                               encoded.ids)]
+        column = ByteColumn(fields, fixed_width(serde), dictionaries)
+        self._laid_out[id(fields)] = (fields, column)
+        return column
 
     # -- phase two: apply ----------------------------------------------------------------
 
@@ -415,11 +426,14 @@ class BulkExecutor:
             if not timestamps:
                 return
             if values.__class__ is Encoded:  # a serde's bytes: as wide as it writes them
-                values = _known_column(values, values.serde)  # type: ignore[arg-type,union-attr]
+                values = self._known_column(values, values.serde)  # type: ignore[arg-type,union-attr]
+            laid_out = self._laid_out.get(id(keys))
+            if laid_out is not None and laid_out[0] is keys:  # a sink's too: laid out once
+                keys = laid_out[1]  # type: ignore[assignment]
             if staged is not None and places is not None:
                 staged.extend(zip(repeat(topic), map(places.__getitem__, origins()
                                                      if callable(origins) else origins),
-                                  repeat(partition), keys, _fields(values), timestamps))
+                                  repeat(partition), _fields(keys), _fields(values), timestamps))
                 return
             port.log(topic).extend_columns(keys, values, None, timestamps,
                                            [partition] * len(timestamps) if partition
