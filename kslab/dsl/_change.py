@@ -8,6 +8,7 @@ to its repartition topic with Java's ``ChangedSerializer`` byte layout.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
@@ -46,19 +47,21 @@ class Change:
 class Changes:
     """A column of changes a stateful batch form leaves unbuilt (``kslab.processor.batch``):
     ``Change(news[i], olds[i])`` (``olds`` ``None``: no old values sent), built by calling
-    it, so ``to_stream`` takes ``news`` (and ``news_bytes``, their bytes as the store wrote
-    them, ``Encoded``) without a ``Change`` per record."""
+    it, so ``to_stream`` takes ``news`` (a column, or a function building it: see ``Batch``)
+    and ``news_bytes`` (their bytes as the store wrote them, ``Encoded``) without a
+    ``Change`` per record."""
 
     __slots__ = ("news", "news_bytes", "olds")
 
-    def __init__(self, news: list[Any], olds: list[Any] | None = None,
-                 news_bytes: Any = None) -> None:
+    def __init__(self, news: list[Any] | Callable[[], list[Any]],
+                 olds: list[Any] | None = None, news_bytes: Any = None) -> None:
         self.news = news
         self.olds = olds
         self.news_bytes = news_bytes
 
     def __call__(self) -> list[Change]:
-        return list(map(Change, self.news, repeat(None) if self.olds is None else self.olds))
+        news = self.news() if callable(self.news) else self.news
+        return list(map(Change, news, repeat(None) if self.olds is None else self.olds))
 
 
 def _write_varint(value: int) -> bytes:

@@ -29,7 +29,7 @@ from kslab.dsl._aggregates import count_adder, count_initializer
 from kslab.dsl._change import Change, Changes
 from kslab.dsl._processors import skip_record
 from kslab.dsl._stores import cache_forwarding
-from kslab.dsl._tally import KeyTally, count_updates, tally_keys
+from kslab.dsl._tally import count_updates, tally_keys
 from kslab.dsl.windows import TimeWindows
 from kslab.processor import Processor, ProcessorContext, PunctuationType
 from kslab.processor.batch import Batch, BatchRun, Encoded, Flushed
@@ -352,12 +352,11 @@ class _Updates:
     def batch(self, batch: Batch, size: int, writes: Any, flushed: Flushed,
               cached: bool) -> Batch:
         """What the processor forwards: every update (``cached``: what the record cache's
-        flushes forward instead), its ``Windowed`` key and ``Change`` built only if read."""
+        flushes forward instead), its ``Windowed`` key and ``Change`` built only if read
+        (and, of several runs, their positions and new aggregates joined only if read)."""
         parts = self.parts
         if not parts:
             return Batch([], [], [], [])
-        positions = _joined([part.positions for part in parts])
-        news = _joined([part.news for part in parts])
         stamps = _joined([part.stamps for part in parts])
         olds = _joined([part.olds for part in parts]) if self.olds else None
         window_keys = _joined([part.window_keys() for part in parts])
@@ -369,42 +368,49 @@ class _Updates:
             ids = _joined([part.ids if not offset else list(map(add, part.ids,
                                                                   repeat(offset)))
                            for part, offset in zip(parts, offsets, strict=True)])
-        starts: Any = parts
-        origin = batch.origin if self.one_each else None
-        if cached:
-            olds = flushed.olds
-            forwarded = flushed.updates
-            if forwarded is not None:  # each key's last update of a consumed record
-                all_starts = list(chain.from_iterable(part.window_starts() for part in parts))
-                positions, starts, news, stamps, window_keys = (
-                    list(map(column.__getitem__, forwarded))
-                    for column in (positions, all_starts, news, stamps, window_keys))
-                distinct = ids = origin = None
-        return Batch(_WindowedKeys(batch.keys, positions, starts, size),
-                     Changes(news, olds, Encoded(writes.value_serde, flushed.value_bytes)),
-                     list(map(batch.origin.__getitem__, positions)) if origin is None
-                     else origin, stamps,
+        if cached and flushed.updates is not None:  # each key's last update of a consumed
+            forwarded = flushed.updates  # record: picked from the columns joined
+            all_starts = list(chain.from_iterable(part.window_starts() for part in parts))
+            positions, starts, news, stamps, window_keys = (
+                list(map(column.__getitem__, forwarded)) for column in (
+                    _joined([part.positions for part in parts]), all_starts,
+                    _joined([part.news for part in parts]), stamps, window_keys))
+            keys: Any = _WindowedKeys(batch.keys, positions, starts, size)
+            values: Any = news
+            origin = list(map(batch.origin.__getitem__, positions))
+            distinct = ids = None
+        else:
+            keys = _WindowedKeys(batch.keys, None, parts, size)
+            values = parts[0].news if len(parts) == 1 else partial(
+                _joined, [part.news for part in parts])
+            origin = batch.origin if self.one_each else list(map(
+                batch.origin.__getitem__, _joined([part.positions for part in parts])))
+        return Batch(keys, Changes(values, flushed.olds if cached else olds,
+                                   Encoded(writes.value_serde, flushed.value_bytes)),
+                     origin, stamps,
                      Encoded(TimeWindowed(writes.key_serde), window_keys, distinct, ids))
 
 
 class _WindowedKeys:
     """The ``Windowed`` keys of window updates, built when read (a sink given their bytes
     never builds them): ``Windowed(keys[positions[i]], Window(start, start + size))`` with
-    each update's start (``starts``: a list, or the ``_Part`` list giving them), one
-    ``Window`` per start."""
+    each update's position and start (``positions`` ``None`` and ``starts`` the ``_Part``
+    list: theirs), one ``Window`` per start."""
 
     __slots__ = ("keys", "positions", "size", "starts")
 
-    def __init__(self, keys: list[Any], positions: list[int], starts: Any, size: int) -> None:
+    def __init__(self, keys: list[Any], positions: list[int] | None, starts: Any,
+                 size: int) -> None:
         self.keys, self.positions, self.starts, self.size = keys, positions, starts, size
 
     def __call__(self) -> list[Windowed]:
-        size, starts = self.size, self.starts
-        if starts and isinstance(starts[0], _Part):
+        size, starts, positions = self.size, self.starts, self.positions
+        if positions is None:  # the parts'
+            positions = _joined([part.positions for part in starts])
             starts = list(chain.from_iterable(part.window_starts() for part in starts))
         windows = {start: Window(start, start + size) for start in set(starts)}
         return list(map(_new_tuple, repeat(Windowed), zip(
-            map(self.keys.__getitem__, self.positions), map(windows.__getitem__, starts),
+            map(self.keys.__getitem__, positions), map(windows.__getitem__, starts),
             strict=True)))
 
 
@@ -496,11 +502,10 @@ class _TimeWindowProcessor(_WindowedProcessor):
             timestamps = list(map(timestamps.__getitem__, positions))
         else:
             positions = list(range(len(keys)))
-        tally = tally_keys(list(map(keys.__getitem__, positions)) if len(positions) < len(keys)
-                           else keys, writes.key_serde, writes.serialize_keys)
+        keyed = list(map(keys.__getitem__, positions)) if len(positions) < len(keys) else keys
         updates = _Updates(self.s.send_old_values)
         fold = self._fold_runs if self.advance == self.size else self._fold_each
-        if not fold(batch, run, writes, positions, timestamps, tally, updates):
+        if not fold(batch, run, writes, positions, timestamps, keyed, updates):
             return None
         flushed = writes.flushed()  # a cached store's: what the commits after each record
         if flushed is None:  # flush, as its flush listener sends them
@@ -516,11 +521,13 @@ class _TimeWindowProcessor(_WindowedProcessor):
         return self.s.initializer is count_initializer and self.s.aggregator is count_adder
 
     def _fold_runs(self, batch: Batch, run: BatchRun, writes: Any, positions: list[int],
-                   timestamps: list[int], tally: KeyTally, updates: _Updates) -> bool:
+                   timestamps: list[int], keys: list[Any], updates: _Updates) -> bool:
         """Tumbling windows: the records in runs of one window (records in time order make
-        long ones), each run's keys read once (``fetch_window``), the aggregator over them in
-        order (a count in C), the run's writes held at once (``put_window``); each record's
-        window and stream time worked out in C. ``False``: an aggregate became ``None``."""
+        long ones), each run's keys told apart once (``tally_keys``) and read once
+        (``fetch_window``), the aggregator over them in order (a count in C), the run's
+        writes held at once (``put_window``); each record's window and stream time worked
+        out in C (``keys``: the records' at ``positions``). ``False``: never (an aggregate
+        that became ``None`` is found by ``flushed``)."""
         size, grace = self.size, self.grace
         n = len(positions)
         ordered = all(map(le, timestamps, islice(timestamps, 1, None)))
@@ -544,8 +551,9 @@ class _TimeWindowProcessor(_WindowedProcessor):
             else:
                 closed = None
             bounds = [0, *compress(range(1, n), changes), n]
-        keys, values, origin = batch.keys, batch.values, batch.origin
+        values, origin = batch.values, batch.origin
         counts = self._counts()
+        key_serde, serialize = writes.key_serde, writes.serialize_keys
         for first, end in pairwise(bounds):
             stamp = timestamps[first]
             start = stamp - stamp % size
@@ -556,18 +564,20 @@ class _TimeWindowProcessor(_WindowedProcessor):
                         skip_expired, self.ctx, timestamps[i], seen[i] - grace, window,
                         seen[i]))
                 continue
-            if end - first == n:  # the whole batch: its keys, its columns
-                distinct, ids, where, stamped = tally.distinct, tally.ids, positions, timestamps
-            else:  # the run's keys: distinct (bytes) and each's id
-                run_keys = KeyTally(tally.ids[first:end])
-                distinct = list(map(tally.distinct.__getitem__, run_keys.distinct))
-                ids, where, stamped = run_keys.ids, positions[first:end], timestamps[first:end]
+            if end - first == n:  # the whole batch: its columns
+                where, stamped, run_keys = positions, timestamps, keys
+            else:
+                where, stamped, run_keys = (positions[first:end], timestamps[first:end],
+                                            keys[first:end])
+            tally = tally_keys(run_keys, key_serde, serialize)  # distinct (bytes), each's id
+            distinct, ids = tally.distinct, tally.ids
             stored = writes.fetch_window(start, distinct)
             if counts:
                 olds, news, stamps = count_updates(ids, stored, stamped, updates.olds,
                                                    ordered or None)
             else:
-                olds, news, stamps = self._fold_run(ids, stored, where, stamped, keys, values)
+                olds, news, stamps = self._fold_run(ids, stored, where, stamped,
+                                                    batch.keys, values)
             writes.put_window(start, distinct, ids, news, stamps, where)
             updates.add_run(start, where, distinct, ids, news, olds, stamps)
         updates.one_each = closed is None and n == len(batch.origin)
@@ -599,9 +609,11 @@ class _TimeWindowProcessor(_WindowedProcessor):
         return olds, news, stamps
 
     def _fold_each(self, batch: Batch, run: BatchRun, writes: Any, positions: list[int],
-                   timestamps: list[int], tally: KeyTally, updates: _Updates) -> bool:
+                   timestamps: list[int], keys: list[Any], updates: _Updates) -> bool:
         """Any ``TimeWindows``: per record and window in order, the aggregator over the
-        window's value as the held writes see it. ``False``: an aggregate became ``None``."""
+        window's value as the held writes see it (``keys``: the records' at
+        ``positions``). ``False``: an aggregate became ``None``."""
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
         s = self.s
         initializer, aggregator, grace = s.initializer, s.aggregator, self.grace
         windows_for, fetch, put = s.windows.windows_for, writes.fetch, writes.put

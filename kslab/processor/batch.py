@@ -174,6 +174,10 @@ class BatchRun(Protocol):
     def source(self, origin: int) -> tuple[str, int, int]:
         """Topic, partition and offset of consumed record ``origin`` (valid in phase two)."""
 
+    def sources(self, origins: list[int]) -> tuple[str, int, list[int]]:
+        """The topic and partition of the run's consumed records, and the offset of each of
+        consumed records ``origins`` (valid in phase two)."""
+
     def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
         """``append(keys, values, timestamps, origins)`` writing a store's changelog records
         at once in phase two (``values``: their bytes, or an ``Encoded`` saying which serde

@@ -342,9 +342,8 @@ class TypedStore(StateStore):
                 encoded = list(map(encode, values))
             except Exception:
                 pass  # the serde's own below: the same bytes, or the store's error
-            else:
-                if _BYTES.issuperset(map(type, encoded)):
-                    return encoded
+            else:  # (a built-in's codec gives bytes, as its serialize)
+                return encoded
         if any(map(is_, values, repeat(None))):
             return None
         serialized = self.serialize_values(values)

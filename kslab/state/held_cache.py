@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import chain, islice, repeat
-from operator import lt
+from itertools import count as count_from
+from operator import add, lt
 from typing import Any
 
 from kslab.processor.batch import Batch, Flushed
@@ -196,16 +197,18 @@ class HeldCachedWrites:
                       if batch.timestamps is None else list(map(batch.timestamps.__getitem__,
                                                                   last)))
         timestamps, headers = run.timestamps(final), run.headers(final)
+        topic, partition, offsets = run.sources(final.origin)
         finals: list[tuple[bytes, LRUCacheEntry]] = []
         batch_keys, batch_values = batch.keys, batch.values
-        for j, i in enumerate(order):
-            position, index, header = last[j], indexes[i], headers[j]
-            topic, partition, offset = run.source(final.origin[j])
-            entry = LRUCacheEntry(stored[i], header if header else None, False, offset,
-                                  timestamps[j], partition, topic)
-            entry.obj = _new_tuple(ValueAndTimestamp, (values[index], stamps[index]))
+        entry_of, vat, record_of = LRUCacheEntry, ValueAndTimestamp, Record
+        for i, position, header, timestamp, offset in zip(order, last, headers, timestamps,
+                                                          offsets, strict=True):
+            index = indexes[i]
+            entry = entry_of(stored[i], header if header else None, False, offset, timestamp,
+                             partition, topic)
+            entry.obj = _new_tuple(vat, (values[index], stamps[index]))
             entry.key_obj = key = batch_keys[position]
-            entry.record = Record(key, batch_values[position], timestamps[j], header)
+            entry.record = record_of(key, batch_values[position], timestamp, header)
             finals.append((keys[i], entry))
         gets, hits, puts, overwrites = self._counts
         self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
@@ -375,11 +378,13 @@ class HeldCachedWindowWrites:
         self._hits += n - misses
         self._overwrites += n - misses
         run = WindowRun(start, binaries, ids, values, timestamps, positions)
-        held, last_use = self._values, self._last_use
-        for key_id, index in run.finals().items():  # each key's last update
-            cache_key = cache_keys[key_id]
-            held[cache_key] = (values[index], timestamps[index])
-            last_use[cache_key] = used + 2 * (index + 1)  # its record's get and put
+        last = run.finals()  # each key's last update: its value, and its record's get and
+        indexes = last.values()  # put as the key's last use
+        self._values.update(zip(map(cache_keys.__getitem__, last), zip(
+            map(values.__getitem__, indexes), map(timestamps.__getitem__, indexes),
+            strict=True), strict=True))
+        self._last_use.update(zip(map(cache_keys.__getitem__, last), map(
+            add, map(add, indexes, indexes), repeat(used + 2)), strict=True))
         self._runs.append(run)
         self._run_keys.append(cache_keys)
         self._count += n
@@ -388,23 +393,27 @@ class HeldCachedWindowWrites:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
         inner, runs, count = self._inner, self._runs, self._count
         origin = self._batch.origin
-        origins = list(map(origin.__getitem__, chain.from_iterable(
-            run.positions for run in runs)))
-        order: list[int] | None = None  # (None: every put, in order)
-        if not all(map(lt, origins, islice(origins, 1, None))):  # a record put twice
-            order = flush_order(origins, list(chain.from_iterable(
-                keys if run.ids is None else map(keys.__getitem__, run.ids)
-                for run, keys in zip(runs, self._run_keys, strict=True))))
-            if len(order) == count:  # (then in order: see flush_order)
-                order = None
+        positions = runs[0].positions if len(runs) == 1 else list(chain.from_iterable(
+            run.positions for run in runs))
+        order: list[int] | None = None  # (None: every put, in order: one per consumed record)
+        if not (all(map(lt, positions, islice(positions, 1, None)))
+                and all(map(lt, origin, islice(origin, 1, None)))):
+            origins = list(map(origin.__getitem__, positions))
+            if not all(map(lt, origins, islice(origins, 1, None))):  # a record put twice
+                order = flush_order(origins, list(chain.from_iterable(
+                    keys if run.ids is None else map(keys.__getitem__, run.ids)
+                    for run, keys in zip(runs, self._run_keys, strict=True))))
+                if len(order) == count:  # (then in order: see flush_order)
+                    order = None
         last_write = self._last_write
         olds: list[Any] | None = None
         if order is None and not self._send_old:  # the commits write every put, in order
             inner.put_runs(runs)
             for run, keys in zip(runs, self._run_keys, strict=True):
-                where = run.positions
-                for final, (key_id, index) in enumerate(run.finals().items()):
-                    last_write[keys[key_id]] = (run, final, where[index])
+                last = run.finals()
+                last_write.update(zip(map(keys.__getitem__, last), zip(
+                    repeat(run), count_from(), map(run.positions.__getitem__, last.values())),
+                    strict=True))
         else:
             olds = [] if self._send_old else None
             puts = [(run, index, keys) for run, keys in zip(runs, self._run_keys, strict=True)
@@ -441,7 +450,11 @@ class HeldCachedWindowWrites:
                       if batch.timestamps is None else list(map(batch.timestamps.__getitem__,
                                                                   where)))
         timestamps, headers = run.timestamps(final), run.headers(final)
+        topic, partition, offsets = run.sources(final.origin)
         finals: list[tuple[bytes, LRUCacheEntry]] = []
+        batch_keys, batch_values, held_values = batch.keys, batch.values, self._values
+        stored_value = self._inner.stored_value
+        entry_of, vat, record_of = LRUCacheEntry, ValueAndTimestamp, Record
         j = 0
         for cache_key, write in zip(used, written, strict=True):
             if write is None:  # only read: the entry it found
@@ -449,15 +462,13 @@ class HeldCachedWindowWrites:
                 continue
             held, index, position = write
             header, timestamp = headers[j], timestamps[j]
-            topic, partition, offset = run.source(final.origin[j])
+            entry = entry_of(stored_value(index) if held is None else held.final_stored[index],
+                             header if header else None, False, offsets[j], timestamp,
+                             partition, topic)
             j += 1
-            stored = self._inner.stored_value(index) if held is None \
-                else held.final_stored[index]
-            entry = LRUCacheEntry(stored, header if header else None, False, offset,
-                                  timestamp, partition, topic)
-            entry.obj = _new_tuple(ValueAndTimestamp, self._values[cache_key])
-            entry.record = Record(batch.keys[position], batch.values[position], timestamp,
-                                  header)
+            entry.obj = _new_tuple(vat, held_values[cache_key])
+            entry.record = record_of(batch_keys[position], batch_values[position], timestamp,
+                                     header)
             finals.append((cache_key, entry))
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
                            puts=self._count, overwrites=self._overwrites)

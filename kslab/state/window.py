@@ -919,7 +919,9 @@ class HeldWindowWrites:
             if raws is None:
                 return None
             run.raws = raws
-            run.final_stored = list(map(run.stored, run.finals().values()))
+            last = run.finals().values()
+            run.final_stored = list(map(bytes.__add__, map(_TS.pack, map(
+                run.timestamps.__getitem__, last)), map(raws.__getitem__, last)))
         return Flushed(None, None, self._column("raws"))
 
     def _column(self, name: str) -> list[Any]:
@@ -969,7 +971,7 @@ class HeldWindowWrites:
                     put_bytes(binary[:-_SUFFIX], (stored(0), run.raws[0],
                                                   run.timestamps[0]), start)
                     observed = start  # (its window's last write goes again below: the same)
-                finals = list(map(run.binary, run.finals().values()))  # the rest, live:
+                finals = list(map(run.binaries.__getitem__, run.finals()))  # the rest, live:
                 backend.put_all(zip(finals, run.final_stored, strict=True))  # each window's
                 store._segment_keys(start).update(finals)  # last bytes
         finally:

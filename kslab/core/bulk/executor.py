@@ -264,6 +264,10 @@ class BulkExecutor:
         for _, call in actions:
             call()
         self._append_merged(outputs, staged)
+        for _, stages, _, _ in prepared:
+            for stage in stages:
+                stage.release()
+        self._laid_out.clear()  # (nothing kept alive past the chunk)
         self.chunks += 1
         return True
 
@@ -302,9 +306,13 @@ class BulkExecutor:
         except Exception:
             stages = None
         if stages is None:
+            self._laid_out.clear()
             self.declined += 1
             return False
         self._apply(task, stages, len(columns[3]))  # every input row
+        for stage in stages:
+            stage.release()
+        self._laid_out.clear()  # (nothing kept alive past the chunk)
         self.chunks += 1
         return True
 

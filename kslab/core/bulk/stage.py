@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from itertools import repeat
+from operator import add
 from typing import Any
 
 from kslab.core.bulk.columns import LogBatch
@@ -48,6 +50,17 @@ class Stage:
         self.run = StageRun(self, commit_each, changelog)
 
 
+    def release(self) -> None:
+        """Drop the stage's run and what it held once the chunk is applied: the stage, its
+        run and the held writes refer to each other, so without this what the batch forms
+        held (their columns, held writes, the cache entries those replaced) would wait for
+        the cyclic GC instead of going now."""
+        run = self.run
+        run.held.clear()
+        run.deferred.clear()
+        self.run = None  # type: ignore[assignment]
+
+
 class StageRun:
     """A stage's ``BatchRun`` (``kslab.processor.batch``): its consumed records' timestamps
     and headers, and the held writes and deferred actions of its batch forms, applied in
@@ -70,6 +83,12 @@ class StageRun:
     def source(self, origin: int) -> tuple[str, int, int]:
         """Topic, partition and offset of consumed record ``origin`` (in phase two)."""
         return self.stage.topic, self.stage.partition, self.stage.first_offset + origin
+
+    def sources(self, origins: list[int]) -> tuple[str, int, list[int]]:
+        """Topic and partition of the consumed records, and offset of each of ``origins``
+        (in phase two)."""
+        stage = self.stage
+        return stage.topic, stage.partition, list(map(add, origins, repeat(stage.first_offset)))
 
     def timestamps(self, batch: Batch) -> list[int]:
         """Each record's timestamp (its origin's unless an operator set its own; the consumed
