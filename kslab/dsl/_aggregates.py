@@ -16,13 +16,14 @@ from typing import Any
 from kslab.dsl._change import Change, Changes
 from kslab.dsl._processors import skip_record
 from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
-from kslab.dsl._tally import KeyTally, tally_keys
+from kslab.dsl._tally import KeyTally, key_types, tally_keys
 from kslab.errors import StreamsError
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun, Encoded
 from kslab.records import Record, ValueAndTimestamp
 
 _new_tuple = tuple.__new__  # a NamedTuple's own __new__ is a Python function
+_NONE = type(None)
 
 __all__ = [
     "AggregateSupplier",
@@ -124,16 +125,18 @@ class _StreamAggregateProcessor(Processor):
             return None
         keys, values, origin = batch.keys, batch.values, batch.origin
         timestamps = run.timestamps(batch)
-        if any(map(is_, keys, repeat(None))) or any(map(is_, values, repeat(None))):
+        types = key_types(keys)
+        if _NONE in types or any(map(is_, values, repeat(None))):
             positions = [position for position, (key, value) in enumerate(zip(
                 keys, values, strict=True)) if key is not None and value is not None]
             for position in sorted(set(range(len(keys))) - set(positions)):
                 run.defer(origin[position], self._skip)
             keys, origin, timestamps = (list(map(column.__getitem__, positions))
                                         for column in (keys, origin, timestamps))
+            types.discard(_NONE)
         else:
-            positions = list(range(len(keys)))
-        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
+            positions = range(len(keys))  # (a range: every record's)
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys, types)
         key_bytes = list(map(tally.distinct.__getitem__, tally.ids))
         stored = writes.read(tally.distinct)
         send_old = self.s.send_old_values

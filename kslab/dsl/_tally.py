@@ -16,7 +16,7 @@ from typing import Any
 
 from kslab.serdes._base import one_to_one
 
-__all__ = ["KeyTally", "count_updates", "tally_keys"]
+__all__ = ["KeyTally", "count_updates", "key_types", "tally_keys"]
 
 _BY_OBJECT = (str, int, bytes)  # one-to-one types whose equal objects have equal bytes (not
 # float: -0.0 == 0.0)
@@ -38,19 +38,27 @@ class KeyTally:
         return count_updates(self.ids, stored, timestamps, olds)
 
 
-def tally_keys(keys: list[Any], serde: Any,
-               serialize: Callable[[list[Any]], list[bytes]]) -> KeyTally:
+def tally_keys(keys: list[Any], serde: Any, serialize: Callable[[list[Any]], list[bytes]],
+               types: set[type] | None = None) -> KeyTally:
     """``KeyTally`` of ``keys`` told apart by their bytes as a store's ``serialize`` (with
     key serde ``serde``) writes them, ``distinct`` holding those bytes. Keys all of the one
     type ``serde`` maps one to one (``kslab.serdes._base.one_to_one``: a str, int or bytes
     key is equal to another exactly when their bytes are) are told apart as objects, so only
-    the distinct ones are serialized; a key the serde refuses raises its error either way."""
+    the distinct ones are serialized; a key the serde refuses raises its error either way.
+    ``types``: the keys' types, where known already (``key_types``; of a run's keys, those
+    of the batch they come from)."""
     kind = one_to_one(serde)
-    if kind is not None and kind[0] in _BY_OBJECT and keys and {*map(type, keys)} == {kind[0]}:
+    if kind is not None and kind[0] in _BY_OBJECT and keys and (
+            {*map(type, keys)} if types is None else types) == {kind[0]}:
         tally = KeyTally(keys)
         tally.distinct = serialize(tally.distinct)
         return tally
     return KeyTally(serialize(keys))
+
+
+def key_types(keys: list[Any]) -> set[type]:
+    """The types of ``keys`` (``NoneType`` among them for a ``None`` key), found in C."""
+    return {*map(type, keys)}
 
 
 def count_updates(ids: list[int], stored: list[Any], timestamps: list[int], olds: bool = True,

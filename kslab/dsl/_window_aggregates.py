@@ -22,14 +22,14 @@ from bisect import bisect_left
 from collections.abc import Callable
 from functools import partial
 from itertools import accumulate, chain, compress, islice, pairwise, repeat
-from operator import add, is_, le, mod, ne, or_, sub
+from operator import add, le, mod, ne, or_, sub
 from typing import Any
 
 from kslab.dsl._aggregates import count_adder, count_initializer
 from kslab.dsl._change import Change, Changes
 from kslab.dsl._processors import skip_record
 from kslab.dsl._stores import cache_forwarding
-from kslab.dsl._tally import count_updates, tally_keys
+from kslab.dsl._tally import count_updates, key_types, tally_keys
 from kslab.dsl.windows import TimeWindows
 from kslab.processor import Processor, ProcessorContext, PunctuationType
 from kslab.processor.batch import Batch, BatchRun, Encoded, Flushed
@@ -51,6 +51,7 @@ log = logging.getLogger("kslab.dsl")
 
 _NO_TIMESTAMP = -1
 _new_tuple = tuple.__new__  # a NamedTuple's own __new__ is a Python function
+_NONE = type(None)
 _pack_start = struct.Struct(">q").pack  # a windowed key's start, after the key's bytes
 EMIT_INTERVAL_CONFIG = "__emit.interval.ms.kstreams.windowed.aggregation__"
 IDLE_ADVANCE_CONFIG = "kslab.idle.stream.time.advance.ms"
@@ -495,17 +496,19 @@ class _TimeWindowProcessor(_WindowedProcessor):
             return None
         keys, origin = batch.keys, batch.origin
         timestamps = run.timestamps(batch)
-        if any(map(is_, keys, repeat(None))):
-            positions = [position for position, key in enumerate(keys) if key is not None]
+        types = key_types(keys)
+        if _NONE in types:
+            positions: Any = [position for position, key in enumerate(keys) if key is not None]
             for position in sorted(set(range(len(keys))) - set(positions)):
                 run.defer(origin[position], self._skip_null_key)
             timestamps = list(map(timestamps.__getitem__, positions))
+            types.discard(_NONE)
         else:
-            positions = list(range(len(keys)))
+            positions = range(len(keys))  # (a range: every record's)
         keyed = list(map(keys.__getitem__, positions)) if len(positions) < len(keys) else keys
         updates = _Updates(self.s.send_old_values)
         fold = self._fold_runs if self.advance == self.size else self._fold_each
-        if not fold(batch, run, writes, positions, timestamps, keyed, updates):
+        if not fold(batch, run, writes, positions, timestamps, keyed, types, updates):
             return None
         flushed = writes.flushed()  # a cached store's: what the commits after each record
         if flushed is None:  # flush, as its flush listener sends them
@@ -520,14 +523,15 @@ class _TimeWindowProcessor(_WindowedProcessor):
         """True for ``count()``: the aggregate is the number of records."""
         return self.s.initializer is count_initializer and self.s.aggregator is count_adder
 
-    def _fold_runs(self, batch: Batch, run: BatchRun, writes: Any, positions: list[int],
-                   timestamps: list[int], keys: list[Any], updates: _Updates) -> bool:
+    def _fold_runs(self, batch: Batch, run: BatchRun, writes: Any, positions: Any,
+                   timestamps: list[int], keys: list[Any], types: set[type],
+                   updates: _Updates) -> bool:
         """Tumbling windows: the records in runs of one window (records in time order make
         long ones), each run's keys told apart once (``tally_keys``) and read once
         (``fetch_window``), the aggregator over them in order (a count in C), the run's
         writes held at once (``put_window``); each record's window and stream time worked
-        out in C (``keys``: the records' at ``positions``). ``False``: never (an aggregate
-        that became ``None`` is found by ``flushed``)."""
+        out in C (``keys``: the records' at ``positions``, of ``types``). ``False``: never
+        (an aggregate that became ``None`` is found by ``flushed``)."""
         size, grace = self.size, self.grace
         n = len(positions)
         ordered = all(map(le, timestamps, islice(timestamps, 1, None)))
@@ -569,7 +573,8 @@ class _TimeWindowProcessor(_WindowedProcessor):
             else:
                 where, stamped, run_keys = (positions[first:end], timestamps[first:end],
                                             keys[first:end])
-            tally = tally_keys(run_keys, key_serde, serialize)  # distinct (bytes), each's id
+            tally = tally_keys(run_keys, key_serde, serialize, types)  # distinct (bytes),
+            # each one's id
             distinct, ids = tally.distinct, tally.ids
             stored = writes.fetch_window(start, distinct)
             if counts:
@@ -608,12 +613,13 @@ class _TimeWindowProcessor(_WindowedProcessor):
             stamps.append(stamp)
         return olds, news, stamps
 
-    def _fold_each(self, batch: Batch, run: BatchRun, writes: Any, positions: list[int],
-                   timestamps: list[int], keys: list[Any], updates: _Updates) -> bool:
+    def _fold_each(self, batch: Batch, run: BatchRun, writes: Any, positions: Any,
+                   timestamps: list[int], keys: list[Any], types: set[type],
+                   updates: _Updates) -> bool:
         """Any ``TimeWindows``: per record and window in order, the aggregator over the
         window's value as the held writes see it (``keys``: the records' at
-        ``positions``). ``False``: an aggregate became ``None``."""
-        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
+        ``positions``, of ``types``). ``False``: an aggregate became ``None``."""
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys, types)
         s = self.s
         initializer, aggregator, grace = s.initializer, s.aggregator, self.grace
         windows_for, fetch, put = s.windows.windows_for, writes.fetch, writes.put
