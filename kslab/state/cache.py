@@ -424,39 +424,6 @@ class ThreadCache:
         if self._size_bytes > self.max_cache_size_bytes:
             self._maybe_evict(cache)
 
-    def put_and_flush_one(self, namespace: str, key: bytes, entry: LRUCacheEntry) -> bool:
-        """``put(namespace, key, entry)`` then ``flush(namespace)`` in one call, for a dirty
-        ``entry`` (not a delete) in a namespace with a listener and nothing else dirty, when
-        the put evicts nothing: every counter, size and the LRU order end as those two calls
-        leave them and ``entry`` is clean, but the listener is NOT called (the caller writes
-        the entry to its store and forwards it, as the listener would). Returns ``False`` and
-        changes nothing when any of that is not so; then use ``put`` and ``flush``. Why: a
-        commit after every record (the test driver) pays one put and one flush per update."""
-        cache = self._caches.get(namespace)
-        if cache is None or cache._dirty or cache.listener is None or not entry.is_dirty \
-                or entry.value is None:
-            return False
-        entries = cache._entries
-        old = entries.get(key)
-        delta = len(key) + NODE_OVERHEAD + entry.size
-        if old is not None:
-            delta -= len(key) + NODE_OVERHEAD + old.size
-        if self._size_bytes + delta > self.max_cache_size_bytes:
-            return False  # the put would evict: only the real put knows what
-        self.puts += 1
-        if old is not None:
-            cache.overwrites += 1
-            entries.move_to_end(key)
-        elif cache._sorted is not None:
-            cache._sorted.add(key)
-        entries[key] = entry
-        cache.current_size_bytes += delta
-        self._size_bytes += delta
-        self.flushes += 1
-        cache.flushes += 1
-        entry.is_dirty = False
-        return True
-
     def peek(self, namespace: str, key: bytes) -> LRUCacheEntry | None:
         """The entry of ``key`` in ``namespace`` without counting a get or moving it."""
         cache = self._caches.get(namespace)
@@ -487,23 +454,6 @@ class ThreadCache:
     def fits(self, growth: int) -> bool:
         """True when ``growth`` more bytes stay within the budget: no put would evict."""
         return self._size_bytes + growth <= self.max_cache_size_bytes
-
-    def put_and_flush_many(self, namespace: str, finals: list[tuple[bytes, LRUCacheEntry]],
-                           updates: int, clean_puts: int) -> None:
-        """``put_and_flush_one`` of ``updates`` dirty entries whose last ones per key are the
-        clean ``finals``, in the order of their last update, after ``clean_puts`` clean
-        entries read back from the store were ``put`` for keys not cached (each then
-        overwritten by its key's first update): every counter, size and the LRU order as
-        those calls leave them. The caller checked with ``fits`` that nothing is evicted and
-        that the namespace has a listener and nothing dirty (``put_and_flush_one``'s terms)."""
-        cache = self._caches[namespace]
-        grown, new = cache.install(finals)
-        fresh = new - clean_puts  # keys new to the cache and the store: put, not overwritten
-        self.puts += updates + clean_puts
-        self.flushes += updates
-        cache.overwrites += updates - fresh
-        cache.flushes += updates
-        self._size_bytes += grown
 
     def put_if_absent(self, namespace: str, key: bytes,
                       entry: LRUCacheEntry) -> LRUCacheEntry | None:

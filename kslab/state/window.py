@@ -546,23 +546,10 @@ class TimestampedWindowStore(WindowStore):
         except Exception as exc:
             raise self._value_read_failure(raw[8:], exc) from exc
 
-    def holds_open(self, window_start: int) -> bool:
-        """True when a write to the window at ``window_start`` is a plain write: a store
-        without duplicates, no new window (segments do not roll), not expired."""
-        observed = self._observed
-        return not self._retain_duplicates and observed - self._keep < window_start <= observed
-
-    def put_open_window(self, window_start: int, binaries: list[bytes],
-                        values: list[bytes]) -> None:
-        """Write the window at ``window_start`` (which ``holds_open``) of each binary key
-        (``window_key``), its 8-byte timestamp + value bytes, in order: what ``put_pair``
-        writes to the backend and the segment; not logged (the caller writes the changelog)."""
-        self._backend.put_all(zip(binaries, values, strict=True))
-        self._segment_keys(window_start).update(binaries)
-
     def put_pair(self, key_bytes: bytes, value: Any, timestamp: int, window_start: int) -> None:
         """``put(key, ValueAndTimestamp(value, timestamp), start)`` for a serialized key."""
-        observed = self._observed  # holds_open, inlined (the aggregations' hot path)
+        observed = self._observed  # a live window, checked inline (the aggregations'
+        # hot path)
         if value is None or self._retain_duplicates or window_start > observed or \
                 window_start <= observed - self._keep:
             raw = self._serialize_value(value)

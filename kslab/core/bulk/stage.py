@@ -26,9 +26,8 @@ class Stage:
     processors' batch forms (``cols.origin`` indexes the consumed records), its sink's
     records, and what its batch forms hold for phase two (``run``)."""
 
-    __slots__ = ("chain", "cols", "first_offset", "headers", "identity", "input_row",
-                 "key_bytes", "keys", "out", "out_partitions", "partition", "run",
-                 "timestamps", "topic", "values")
+    __slots__ = ("chain", "cols", "first_offset", "headers", "identity", "input_row", "keys",
+                 "out", "out_partitions", "partition", "run", "timestamps", "topic", "values")
 
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int],
@@ -45,7 +44,6 @@ class Stage:
         self.out: LogBatch | None = None
         self.out_partitions: list[int] | None = None  # each output record's partition, when
         # the engine partitions the sink's topic (several partitions)
-        self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
         self.first_offset = -1  # set in phase two
         self.run = StageRun(self, commit_each, changelog)
 
