@@ -171,6 +171,10 @@ class BatchRun(Protocol):
     def headers(self, batch: Batch) -> list[Any]:
         """Each record's headers (its origin's; ``None`` for none)."""
 
+    def in_order(self, batch: Batch) -> bool:
+        """True when each record of ``batch`` comes from a consumed record of its own, in
+        the order they were consumed (a consumed record gave at most one of them)."""
+
     def source(self, origin: int) -> tuple[str, int, int]:
         """Topic, partition and offset of consumed record ``origin`` (valid in phase two)."""
 

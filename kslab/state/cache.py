@@ -59,6 +59,9 @@ def headers_size(headers: Any) -> int:
     return size
 
 
+_new_entry = object.__new__
+
+
 class LRUCacheEntry:
     """A cached value (bytes or ``None`` for a delete) with the record context of its write.
 
@@ -82,8 +85,23 @@ class LRUCacheEntry:
         self.obj: Any = None
         self.key_obj: Any = None
         self.record: Any = None  # the processor's Record at write time (flushes restore it)
-        self.size = entry_size(0 if value is None else len(value), topic,
-                               headers_size(headers))
+        self.size = 21 + (0 if value is None else len(value)) + (len(topic) if topic else 0) \
+            + (headers_size(headers) if headers else 0)  # entry_size, inlined (hot)
+
+    @classmethod
+    def clean(cls, value: bytes, headers: Any, offset: int, timestamp: int, partition: int,
+              topic: str, obj: Any, key_obj: Any, record: Any) -> LRUCacheEntry:
+        """A clean entry with its typed value, key and record context set in one call (a
+        batch run's final entries, ``ThreadCache.replay``): what ``LRUCacheEntry(...)`` then
+        setting them builds."""
+        entry = _new_entry(cls)
+        entry.value, entry.headers, entry.is_dirty = value, headers, False
+        entry.offset, entry.timestamp, entry.partition, entry.topic = (offset, timestamp,
+                                                                       partition, topic)
+        entry.obj, entry.key_obj, entry.record = obj, key_obj, record
+        entry.size = 21 + len(value) + (len(topic) if topic else 0) \
+            + (headers_size(headers) if headers else 0)
+        return entry
 
     def mark_clean(self) -> None:
         """Flushed: the underlying store now holds this value."""
@@ -175,13 +193,13 @@ class NamedCache:
         grown = new = 0
         for key, entry in finals:
             old = entries.get(key)
-            grown += node_size(key, entry)
+            grown += len(key) + NODE_OVERHEAD + entry.size  # node_size, inlined (hot)
             if old is None:
                 new += 1
                 if sorted_keys is not None:
                     sorted_keys.add(key)
             else:
-                grown -= node_size(key, old)
+                grown -= len(key) + NODE_OVERHEAD + old.size
                 entries.move_to_end(key)
             entries[key] = entry
         self.current_size_bytes += grown
@@ -428,6 +446,11 @@ class ThreadCache:
         """The entry of ``key`` in ``namespace`` without counting a get or moving it."""
         cache = self._caches.get(namespace)
         return None if cache is None else cache._entries.get(key)
+
+    def peek_all(self, namespace: str, keys: list[bytes]) -> list[LRUCacheEntry | None]:
+        """``peek`` of each of ``keys`` (looked up in C)."""
+        cache = self._caches.get(namespace)
+        return [None] * len(keys) if cache is None else list(map(cache._entries.get, keys))
 
     def is_clean(self, namespace: str) -> bool:
         """True when ``namespace`` has a listener and nothing dirty (a flush is a no-op)."""

@@ -11,9 +11,9 @@ counters, sizes), the store and its changelog are what the record path's calls l
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import chain, islice, repeat
+from itertools import chain, compress, islice, repeat
 from itertools import count as count_from
-from operator import add, lt
+from operator import add, is_, lt, not_
 from typing import Any
 
 from kslab.processor.batch import Batch, Flushed
@@ -26,7 +26,6 @@ _WINDOW_SUFFIX = 12  # a binary window key's start and sequence number, after th
 __all__ = ["HeldCachedWindowWrites", "HeldCachedWrites", "flush_order"]
 
 _new_tuple = tuple.__new__
-_UNREAD = object()  # a key the run has not met yet
 
 
 def _widest(fields: list[bytes], serde: Any) -> int:
@@ -39,6 +38,14 @@ def _widest(fields: list[bytes], serde: Any) -> int:
     if fixed is not None and fields:
         return fixed.size  # type: ignore[no-any-return]
     return max(map(len, fields), default=0)
+
+
+def _increasing(column: Any) -> bool:
+    """True when every item of ``column`` is larger than the one before it (a ``range`` with
+    a positive step is, without making an int of each)."""
+    if column.__class__ is range:
+        return column.step > 0  # type: ignore[no-any-return]
+    return all(map(lt, column, islice(column, 1, None)))
 
 
 def flush_order(origins: list[int], keys: list[bytes]) -> list[int]:
@@ -110,25 +117,26 @@ class HeldCachedWrites:
     def read(self, distinct: list[bytes]) -> list[Any]:
         """Each of the ``distinct`` keys' value as the cached store's ``get`` finds it: the
         cached entry's, else the store's."""
-        peek, namespace, decode = self._cache.peek, self._namespace, self._decode
-        entries = [peek(namespace, key_bytes) for key_bytes in distinct]
-        missed = [key_bytes for key_bytes, entry in zip(distinct, entries, strict=True)
-                  if entry is None]
+        entries = self._cache.peek_all(self._namespace, distinct)
+        missed = list(compress(distinct, map(is_, entries, repeat(None))))
         stored = dict(zip(missed, self._inner.read(missed), strict=True))
+        decode, before = self._decode, self._before
         values: list[Any] = []
         for key_bytes, entry in zip(distinct, entries, strict=True):
             if entry is not None:
-                self._before[key_bytes] = entry
-                value = decode(entry)
+                before[key_bytes] = entry
+                value = entry.obj  # (the cached object; else decoded from its bytes)
+                if value is None:
+                    value = decode(entry)
             else:
                 value = stored[key_bytes]
                 if value is not None:  # read back into the cache as a clean entry
-                    self._before[key_bytes] = None
+                    before[key_bytes] = None
                     width = len(self._inner.stored_bytes(key_bytes))
                     if width > self._widest_read:
                         self._widest_read = width
-            self._stored[key_bytes] = value
             values.append(value)
+        self._stored.update(zip(distinct, values, strict=True))
         return values
 
     def update_all(self, positions: list[int], key_bytes: list[bytes], values: list[Any],
@@ -136,11 +144,9 @@ class HeldCachedWrites:
         """The cached store's ``get`` then ``put`` of the key at each position, in order, of
         keys ``read`` before (a ``None`` value, a delete, is not held: ``flushed`` says so)."""
         self._updates = (positions, key_bytes, values, timestamps)
-        before = self._before
-        distinct = self._stored.keys()
-        missed = sum(1 for key in distinct if before.get(key, _UNREAD) is _UNREAD
-                     or before[key] is None)  # not cached when the run met them
-        fresh = sum(1 for key in distinct if key not in before)  # in neither cache nor store
+        before = self._before  # the keys read: those cached (an entry), read back (None),
+        fresh = len(self._stored) - len(before)  # and in neither cache nor store
+        missed = fresh + list(before.values()).count(None)  # not cached when the run met them
         loaded = missed - fresh
         n = len(positions)
         self._counts = (n, n - missed, n + loaded, n - fresh)
@@ -150,8 +156,8 @@ class HeldCachedWrites:
         (or for a delete)."""
         positions, all_keys, values, timestamps = self._updates
         origin = self._batch.origin
-        every = all(map(lt, origin, islice(origin, 1, None)))  # (positions increase: so do
-        if not every:  # their consumed records, and each put is flushed after its own)
+        every = self._run.in_order(self._batch)  # (positions increase: so do their
+        if not every:  # consumed records, and each put is flushed after its own)
             order = flush_order(list(map(origin.__getitem__, positions)), all_keys)
             every = len(order) == len(positions)  # (then in order: see flush_order)
         if every:
@@ -200,16 +206,15 @@ class HeldCachedWrites:
         topic, partition, offsets = run.sources(final.origin)
         finals: list[tuple[bytes, LRUCacheEntry]] = []
         batch_keys, batch_values = batch.keys, batch.values
-        entry_of, vat, record_of = LRUCacheEntry, ValueAndTimestamp, Record
+        clean, vat, record_of = LRUCacheEntry.clean, ValueAndTimestamp, Record
         for i, position, header, timestamp, offset in zip(order, last, headers, timestamps,
                                                           offsets, strict=True):
             index = indexes[i]
-            entry = entry_of(stored[i], header if header else None, False, offset, timestamp,
-                             partition, topic)
-            entry.obj = _new_tuple(vat, (values[index], stamps[index]))
-            entry.key_obj = key = batch_keys[position]
-            entry.record = record_of(key, batch_values[position], timestamp, header)
-            finals.append((keys[i], entry))
+            key = batch_keys[position]
+            finals.append((keys[i], clean(
+                stored[i], header if header else None, offset, timestamp, partition, topic,
+                _new_tuple(vat, (values[index], stamps[index])), key,
+                record_of(key, batch_values[position], timestamp, header))))
         gets, hits, puts, overwrites = self._counts
         self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
                            overwrites=overwrites)
@@ -334,14 +339,24 @@ class HeldCachedWindowWrites:
     def _window(self, start: int, key_bytes: list[bytes]
                 ) -> tuple[list[bytes], list[bytes], list[bool]]:
         """The binary and cache keys of each key's window at ``start``, and whether the
-        cache holds it now (asked once per run: its fetches, then its puts)."""
+        cache holds it now (asked once per run: its fetches, then its puts), as
+        ``_cached`` of each, looked up in C."""
         last = self._last_window
         if last is not None and last[0] == start and last[1] is key_bytes:
             return last[2]
         binaries = list(map(bytes.__add__, key_bytes, repeat(window_key(b"", start))))
         # (a cache key is its segment's prefix, then the binary key: no key-first index)
         cache_keys = list(map(bytes.__add__, repeat(self._cache_key(b"", start)), binaries))
-        cached = list(map(self._cached, cache_keys))
+        held, seen = self._values, self._seen
+        unseen = [key for key in cache_keys if key not in held and key not in seen]
+        seen.update(unseen)
+        for cache_key, entry in zip(unseen, self._cache.peek_all(self._namespace, unseen),
+                                    strict=True):
+            if entry is not None:  # cached before the run: its value, as it found it
+                self._before[cache_key] = entry
+                value = self._decode(entry)
+                held[cache_key] = (value[0], value[1])
+        cached = list(map(held.__contains__, cache_keys))
         self._last_window = (start, key_bytes, (binaries, cache_keys, cached))
         return binaries, cache_keys, cached
 
@@ -349,10 +364,8 @@ class HeldCachedWindowWrites:
         """The first ``fetch`` of each key's window at ``start`` by a run (``put_window``
         counts the run's gets): the cached value, else the store's."""
         _, cache_keys, cached = self._window(start, key_bytes)
-        get = self._values.get
-        found = [get(cache_key) if hit else None
-                 for cache_key, hit in zip(cache_keys, cached, strict=True)]
-        missed = [index for index, hit in enumerate(cached) if not hit]
+        found: list[Any] = list(map(self._values.get, cache_keys))  # (a value is a pair)
+        missed = list(compress(range(len(found)), map(not_, cached)))
         if missed:
             stored = self._inner.fetch_window(start, list(map(key_bytes.__getitem__, missed)))
             for index, value in zip(missed, stored, strict=True):
@@ -393,12 +406,13 @@ class HeldCachedWindowWrites:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
         inner, runs, count = self._inner, self._runs, self._count
         origin = self._batch.origin
-        positions = runs[0].positions if len(runs) == 1 else list(chain.from_iterable(
-            run.positions for run in runs))
         order: list[int] | None = None  # (None: every put, in order: one per consumed record)
-        if not (all(map(lt, positions, islice(positions, 1, None)))
-                and all(map(lt, origin, islice(origin, 1, None)))):
-            origins = list(map(origin.__getitem__, positions))
+        if not (all(map(_increasing, (run.positions for run in runs)))
+                and all(map(lt, (run.positions[-1] for run in runs[:-1]),
+                            (run.positions[0] for run in runs[1:])))
+                and self._run.in_order(self._batch)):
+            origins = list(map(origin.__getitem__, chain.from_iterable(
+                run.positions for run in runs)))
             if not all(map(lt, origins, islice(origins, 1, None))):  # a record put twice
                 order = flush_order(origins, list(chain.from_iterable(
                     keys if run.ids is None else map(keys.__getitem__, run.ids)
@@ -454,7 +468,7 @@ class HeldCachedWindowWrites:
         finals: list[tuple[bytes, LRUCacheEntry]] = []
         batch_keys, batch_values, held_values = batch.keys, batch.values, self._values
         stored_value = self._inner.stored_value
-        entry_of, vat, record_of = LRUCacheEntry, ValueAndTimestamp, Record
+        clean, vat, record_of = LRUCacheEntry.clean, ValueAndTimestamp, Record
         j = 0
         for cache_key, write in zip(used, written, strict=True):
             if write is None:  # only read: the entry it found
@@ -462,14 +476,12 @@ class HeldCachedWindowWrites:
                 continue
             held, index, position = write
             header, timestamp = headers[j], timestamps[j]
-            entry = entry_of(stored_value(index) if held is None else held.final_stored[index],
-                             header if header else None, False, offsets[j], timestamp,
-                             partition, topic)
+            finals.append((cache_key, clean(
+                stored_value(index) if held is None else held.final_stored[index],
+                header if header else None, offsets[j], timestamp, partition, topic,
+                _new_tuple(vat, held_values[cache_key]), None,
+                record_of(batch_keys[position], batch_values[position], timestamp, header))))
             j += 1
-            entry.obj = _new_tuple(vat, held_values[cache_key])
-            entry.record = record_of(batch_keys[position], batch_values[position], timestamp,
-                                     header)
-            finals.append((cache_key, entry))
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
                            puts=self._count, overwrites=self._overwrites)
         self._inner.apply()

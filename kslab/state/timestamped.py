@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Iterator
+from itertools import compress, repeat
+from operator import getitem, is_not, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,7 @@ _TIMESTAMP = struct.Struct(">q")
 _pack_timestamp = _TIMESTAMP.pack
 _unpack_timestamp = _TIMESTAMP.unpack_from
 _NO_TIMESTAMP_BYTES = _pack_timestamp(NO_TIMESTAMP)
+_AFTER_TIMESTAMP = slice(8, None)  # a stored value's bytes, after its timestamp
 # NamedTuple.__new__ is a Python function; building the tuple directly halves the cost per read.
 _new_tuple = tuple.__new__
 
@@ -491,6 +494,26 @@ def _with_no_timestamp(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[b
         yield key, _NO_TIMESTAMP_BYTES + value
 
 
+def _decode_all(store: TimestampedKeyValueStore, stored: list[bytes]
+                ) -> list[ValueAndTimestamp]:
+    """``store._decode_value`` of each of ``stored`` (timestamp, then the value's bytes): in C
+    iterators through the value serde's C-level codec where it takes them all, else one by
+    one (which raises the store's error for bytes it cannot read)."""
+    decode = store._vdec
+    if decode is not None and stored:
+        try:
+            values = list(map(decode, map(getitem, stored, repeat(_AFTER_TIMESTAMP))))
+        except Exception:
+            pass  # the store's own decoding below: the values, or its error
+        else:
+            if store._vdec_indexed:  # (a struct's unpack: 1-tuples)
+                values = list(map(itemgetter(0), values))
+            stamps = map(itemgetter(0), map(_unpack_timestamp, stored))
+            return list(map(_new_tuple, repeat(ValueAndTimestamp), zip(values, stamps,
+                                                                       strict=True)))
+    return list(map(store._decode_value, stored))
+
+
 class HeldTimestampedWrites:
     """What a batch run writes to a ``TimestampedKeyValueStore``, held until ``apply``.
 
@@ -543,17 +566,15 @@ class HeldTimestampedWrites:
         return self._store.serialize_keys(keys)
 
     def read(self, distinct: list[bytes]) -> list[ValueAndTimestamp | None]:
-        """The stored value of each of the ``distinct`` keys (``None`` for none)."""
+        """The stored value of each of the ``distinct`` keys (``None`` for none): read and
+        decoded in C where the value serde has a C-level codec that takes them all."""
         store = self._store
-        decode, found = store._decode_value, self._read
-        values: list[ValueAndTimestamp | None] = []
-        for key_bytes, stored in zip(distinct, map(store._bget, distinct), strict=True):
-            if stored is None:
-                values.append(None)
-            else:
-                found[key_bytes] = stored
-                values.append(decode(stored))
-        return values
+        raws = list(map(store._bget, distinct))
+        present = list(compress(range(len(raws)), map(is_not, raws, repeat(None))))
+        stored = list(map(raws.__getitem__, present))
+        self._read.update(zip(map(distinct.__getitem__, present), stored, strict=True))
+        decoded = dict(zip(present, _decode_all(store, stored), strict=True))
+        return list(map(decoded.get, range(len(raws))))
 
     def stored_bytes(self, key_bytes: bytes) -> bytes:
         """The bytes ``read`` found in the backend for the key."""

@@ -763,8 +763,8 @@ class HeldWindowWrites:
     write, in one batch) end as the record path's puts leave them.
     """
 
-    __slots__ = ("_batch", "_count", "_keep", "_observed", "_offsets", "_puts", "_run",
-                 "_runs", "_store")
+    __slots__ = ("_batch", "_count", "_keep", "_observed", "_offsets", "_puts", "_raws",
+                 "_run", "_runs", "_store")
 
     def __init__(self, store: TimestampedWindowStore, batch: Any, run: Any) -> None:
         self._store, self._batch, self._run = store, batch, run
@@ -773,6 +773,7 @@ class HeldWindowWrites:
         self._runs: list[WindowRun] = []
         self._offsets: list[int] = []  # where each run's writes begin among all the writes
         self._count = 0  # writes held
+        self._raws: list[bytes] = []  # every write's value bytes, in order (``flushed``)
 
     @property
     def key_serde(self) -> Any:
@@ -909,7 +910,8 @@ class HeldWindowWrites:
             last = run.finals().values()
             run.final_stored = list(map(bytes.__add__, map(_TS.pack, map(
                 run.timestamps.__getitem__, last)), map(raws.__getitem__, last)))
-        return Flushed(None, None, self._column("raws"))
+        self._raws = self._column("raws")  # (one list: a sink and the changelog share it)
+        return Flushed(None, None, self._raws)
 
     def _column(self, name: str) -> list[Any]:
         """A column of every write, in order (a run's own list where there is one run)."""
@@ -967,7 +969,7 @@ class HeldWindowWrites:
             return
         binaries = self._runs[0].written() if len(self._runs) == 1 else list(
             chain.from_iterable(run.written() for run in self._runs))
-        raws, stamps = self._column("raws"), self._column("timestamps")
+        raws, stamps = self._raws, self._column("timestamps")
         append = self._run.changelog(store._name, log)
         if append is None:
             for binary, raw, timestamp in zip(binaries, raws, stamps, strict=True):

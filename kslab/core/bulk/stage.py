@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from itertools import repeat
-from operator import add
+from itertools import islice, repeat
+from operator import add, lt
 from typing import Any
 
 from kslab.core.bulk.columns import LogBatch
@@ -96,6 +96,12 @@ class StageRun:
         if batch.origin is self.stage.identity:
             return self.stage.timestamps
         return list(map(self.stage.timestamps.__getitem__, batch.origin))
+
+    def in_order(self, batch: Batch) -> bool:
+        """True when each record of ``batch`` comes from a consumed record of its own, in
+        consumed order (no pass over the records while each is its consumed record)."""
+        origin = batch.origin
+        return origin is self.stage.identity or all(map(lt, origin, islice(origin, 1, None)))
 
     def headers(self, batch: Batch) -> list[Any]:
         """Each record's headers: its origin's (the consumed column itself while each record
