@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import chain, compress, islice, repeat
 from itertools import count as count_from
-from operator import add, is_, lt, not_
+from operator import add, attrgetter, getitem, is_, lt, not_
 from typing import Any
 
 from kslab.processor.batch import Batch, Flushed
@@ -46,6 +46,24 @@ def _increasing(column: Any) -> bool:
     if column.__class__ is range:
         return column.step > 0  # type: ignore[no-any-return]
     return all(map(lt, column, islice(column, 1, None)))
+
+
+_FINAL_STORED = attrgetter("final_stored")
+
+
+def _at(batch: Batch, positions: list[int]) -> Batch:
+    """The records of ``batch`` at ``positions``, as a batch (their origins and, where the
+    batch has its own, timestamps: what ``BatchRun.timestamps`` and ``headers`` take)."""
+    timestamps = batch.timestamps
+    return Batch([], [], list(map(batch.origin.__getitem__, positions)),
+                 None if timestamps is None else list(map(timestamps.__getitem__, positions)))
+
+
+def _entry_headers(headers: list[Any]) -> list[Any]:
+    """The headers a cache entry keeps of each record's: ``None`` for none or empty ones."""
+    if not any(headers):
+        return [None] * len(headers)
+    return [header if header else None for header in headers]
 
 
 def flush_order(origins: list[int], keys: list[bytes]) -> list[int]:
@@ -198,29 +216,25 @@ class HeldCachedWrites:
             indexes = list(map(flushes.__getitem__, indexes))
         order = sorted(range(len(keys)), key=indexes.__getitem__)  # by last use
         last = list(map(positions.__getitem__, map(indexes.__getitem__, order)))
-        origin = batch.origin
-        final = Batch([], [], list(map(origin.__getitem__, last)), None
-                      if batch.timestamps is None else list(map(batch.timestamps.__getitem__,
-                                                                  last)))
+        final = _at(batch, last)
         timestamps, headers = run.timestamps(final), run.headers(final)
         topic, partition, offsets = run.sources(final.origin)
-        finals: list[tuple[bytes, LRUCacheEntry]] = []
-        batch_keys, batch_values = batch.keys, batch.values
-        clean, vat, record_of = LRUCacheEntry.clean, ValueAndTimestamp, Record
-        for i, position, header, timestamp, offset in zip(order, last, headers, timestamps,
-                                                          offsets, strict=True):
-            index = indexes[i]
-            key = batch_keys[position]
-            finals.append((keys[i], clean(
-                stored[i], header if header else None, offset, timestamp, partition, topic,
-                _new_tuple(vat, (values[index], stamps[index])), key,
-                record_of(key, batch_values[position], timestamp, header))))
+        updated = list(map(indexes.__getitem__, order))  # each final's update
+        key_objects = list(map(batch.keys.__getitem__, last))
+        finals = list(zip(map(keys.__getitem__, order), map(
+            LRUCacheEntry.clean, map(stored.__getitem__, order), _entry_headers(headers),
+            offsets, timestamps, repeat(partition), repeat(topic),
+            map(_new_tuple, repeat(ValueAndTimestamp), zip(
+                map(values.__getitem__, updated), map(stamps.__getitem__, updated),
+                strict=True)),
+            key_objects, map(Record, key_objects, map(batch.values.__getitem__, last),
+                             timestamps, headers)), strict=True))
         gets, hits, puts, overwrites = self._counts
         self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
                            overwrites=overwrites)
         self._inner.apply()
         if positions:  # the store remembers the last key it serialized
-            self._remember(batch_keys[positions[-1]], all_keys[-1])
+            self._remember(batch.keys[positions[-1]], all_keys[-1])
 
 
 class HeldCachedWindowWrites:
@@ -457,31 +471,35 @@ class HeldCachedWindowWrites:
     def apply(self) -> None:
         """Leave the record cache, the store and its changelog as the record path would."""
         batch, run = self._batch, self._run
-        used = sorted(self._last_use, key=self._last_use.__getitem__)
+        used = sorted(self._last_use, key=self._last_use.__getitem__)  # (last use order)
         written = list(map(self._last_write.get, used))
-        where = [write[2] for write in written if write is not None]
-        final = Batch([], [], list(map(batch.origin.__getitem__, where)), None
-                      if batch.timestamps is None else list(map(batch.timestamps.__getitem__,
-                                                                  where)))
+        only_read = None in written  # (a window read, never written: the entry it found)
+        writes = [write for write in written if write is not None] if only_read else written
+        held, indexes, where = (list(column) for column in zip(*writes, strict=True)) \
+            if writes else ([], [], [])
+        final = _at(batch, where)
         timestamps, headers = run.timestamps(final), run.headers(final)
         topic, partition, offsets = run.sources(final.origin)
-        finals: list[tuple[bytes, LRUCacheEntry]] = []
-        batch_keys, batch_values, held_values = batch.keys, batch.values, self._values
-        stored_value = self._inner.stored_value
-        clean, vat, record_of = LRUCacheEntry.clean, ValueAndTimestamp, Record
-        j = 0
-        for cache_key, write in zip(used, written, strict=True):
-            if write is None:  # only read: the entry it found
-                finals.append((cache_key, self._before[cache_key]))
-                continue
-            held, index, position = write
-            header, timestamp = headers[j], timestamps[j]
-            finals.append((cache_key, clean(
-                stored_value(index) if held is None else held.final_stored[index],
-                header if header else None, offsets[j], timestamp, partition, topic,
-                _new_tuple(vat, held_values[cache_key]), None,
-                record_of(batch_keys[position], batch_values[position], timestamp, header))))
-            j += 1
+        if None in held:  # written one by one: the store's index of each
+            stored = [self._inner.stored_value(index) if run_held is None
+                      else run_held.final_stored[index]
+                      for run_held, index in zip(held, indexes, strict=True)]
+        else:  # each window's place among its run's last writes
+            stored = list(map(getitem, map(_FINAL_STORED, held), indexes))
+        written_keys = [key for key, write in zip(used, written, strict=True)
+                        if write is not None] if only_read else used
+        entries = map(
+            LRUCacheEntry.clean, stored, _entry_headers(headers), offsets, timestamps,
+            repeat(partition), repeat(topic), map(_new_tuple, repeat(ValueAndTimestamp),
+                                                  map(self._values.__getitem__, written_keys)),
+            repeat(None), map(Record, map(batch.keys.__getitem__, where),
+                              map(batch.values.__getitem__, where), timestamps, headers))
+        if only_read:
+            entry_of = dict(zip(written_keys, entries, strict=True))
+            finals = [(key, entry_of[key] if key in entry_of else self._before[key])
+                      for key in used]
+        else:
+            finals = list(zip(used, entries, strict=True))
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
                            puts=self._count, overwrites=self._overwrites)
         self._inner.apply()
