@@ -10,18 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import repeat
+from operator import is_
 from typing import Any
 
-from kslab.dsl._change import Change
+from kslab.dsl._change import Change, Changes
 from kslab.dsl._processors import skip_record
 from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
-from kslab.dsl._tally import KeyTally
+from kslab.dsl._tally import KeyTally, key_types, tally_keys
 from kslab.errors import StreamsError
 from kslab.processor import Processor, ProcessorContext
-from kslab.processor.batch import Batch, BatchRun
+from kslab.processor.batch import Batch, BatchRun, Encoded
 from kslab.records import Record, ValueAndTimestamp
 
 _new_tuple = tuple.__new__  # a NamedTuple's own __new__ is a Python function
+_NONE = type(None)
 
 __all__ = [
     "AggregateSupplier",
@@ -113,48 +115,55 @@ class _StreamAggregateProcessor(Processor):
         """``process`` over a run: each key's stored aggregate read once, the aggregator (or
         reducer) once per record in order over it (a count folded in C), then handed to the
         store's held writes as each record's get and put; a cached store's updates go out as
-        its commits flush them. ``None``, record by record, when the store cannot hold the
-        writes or an aggregate became ``None`` (a delete)."""
+        its commits flush them. The updates go out as columns: their ``Change`` objects
+        unbuilt (``Changes``), with the key and value bytes the store wrote (``Encoded``).
+        ``None``, record by record, when the store cannot hold the writes or an aggregate
+        became ``None`` (a delete)."""
         held = getattr(self.store, "held_writes", None)
         writes = None if held is None else held(batch, run)
         if writes is None:
             return None
         keys, values, origin = batch.keys, batch.values, batch.origin
-        if any(key is None for key in keys) or any(value is None for value in values):
+        timestamps = run.timestamps(batch)
+        types = key_types(keys)
+        if _NONE in types or any(map(is_, values, repeat(None))):
             positions = [position for position, (key, value) in enumerate(zip(
                 keys, values, strict=True)) if key is not None and value is not None]
             for position in sorted(set(range(len(keys))) - set(positions)):
                 run.defer(origin[position], self._skip)
+            keys, origin, timestamps = (list(map(column.__getitem__, positions))
+                                        for column in (keys, origin, timestamps))
+            types.discard(_NONE)
         else:
-            positions = list(range(len(keys)))
-        timestamps = run.timestamps(batch)
-        if len(positions) != len(keys):
-            timestamps = list(map(timestamps.__getitem__, positions))
-        key_bytes = writes.key_bytes(positions)
-        tally = KeyTally(key_bytes)
+            positions = range(len(keys))  # (a range: every record's)
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys, types)
+        key_bytes = list(map(tally.distinct.__getitem__, tally.ids))
         stored = writes.read(tally.distinct)
+        send_old = self.s.send_old_values
         if self._counts():
-            olds, news, stamps = tally.count(stored, timestamps)
+            olds, news, stamps = tally.count(stored, timestamps, send_old)
         else:
-            olds, news, stamps = self._fold_all(tally, stored, positions, keys, values,
-                                                timestamps)
-        if not writes.update_all(positions, key_bytes, news, stamps):
-            return None
+            olds, news, stamps = self._fold_all(tally, stored, positions, batch.keys,
+                                                batch.values, timestamps)
+        writes.update_all(positions, key_bytes, news, stamps)
         flushed = writes.flushed()  # a cached store's: what the commits after each record
         if flushed is None:  # flush, as its flush listener sends them
             return None
-        if not self.forwarder.cached:
-            sent_olds = olds if self.s.send_old_values else repeat(None)
-            run.hold(writes)
-            return Batch(list(map(keys.__getitem__, positions)),
-                         list(map(Change, news, sent_olds, repeat(True))),
-                         list(map(origin.__getitem__, positions)), stamps)
         run.hold(writes)
-        return Batch([keys[position] for position, _, _ in flushed],
-                     [Change(new[0], None if old is None else old[0])
-                      for _, new, old in flushed],
-                     [origin[position] for position, _, _ in flushed],
-                     [new[1] for _, new, _ in flushed])
+        known_keys = Encoded(writes.key_serde, key_bytes, tally.distinct, tally.ids)
+        if not self.forwarder.cached:  # every update, as the processor forwards them
+            return Batch(keys, Changes(news, olds if send_old else None,
+                                       Encoded(writes.value_serde, flushed.value_bytes)),
+                         origin, stamps, known_keys)
+        updates = flushed.updates  # the cache's flushes forward them (each key's last
+        if updates is not None:  # update of a consumed record)
+            keys, news, origin, stamps, key_bytes = (list(map(column.__getitem__, updates))
+                                                     for column in (keys, news, origin, stamps,
+                                                                    key_bytes))
+            known_keys = Encoded(writes.key_serde, key_bytes)
+        return Batch(keys, Changes(news, flushed.olds,
+                                   Encoded(writes.value_serde, flushed.value_bytes)),
+                     origin, stamps, known_keys)
 
     def _counts(self) -> bool:
         """True for ``count()``: the aggregate is the number of records."""

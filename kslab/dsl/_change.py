@@ -8,13 +8,15 @@ to its repartition topic with Java's ``ChangedSerializer`` byte layout.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from itertools import repeat
 from typing import Any
 
 from kslab.errors import SerdeError, StreamsError
 from kslab.serdes import Serde
 from kslab.serdes import resolve as resolve_serde
 
-__all__ = ["Change", "ChangedSerde", "ChangedSerdeError"]
+__all__ = ["Change", "ChangedSerde", "ChangedSerdeError", "Changes"]
 
 
 class Change:
@@ -40,6 +42,26 @@ class Change:
 
     def __repr__(self) -> str:
         return f"({self.new_value!r}<-{self.old_value!r})"
+
+
+class Changes:
+    """A column of changes a stateful batch form leaves unbuilt (``kslab.processor.batch``):
+    ``Change(news[i], olds[i])`` (``olds`` ``None``: no old values sent), built by calling
+    it, so ``to_stream`` takes ``news`` (a column, or a function building it: see ``Batch``)
+    and ``news_bytes`` (their bytes as the store wrote them, ``Encoded``) without a
+    ``Change`` per record."""
+
+    __slots__ = ("news", "news_bytes", "olds")
+
+    def __init__(self, news: list[Any] | Callable[[], list[Any]],
+                 olds: list[Any] | None = None, news_bytes: Any = None) -> None:
+        self.news = news
+        self.olds = olds
+        self.news_bytes = news_bytes
+
+    def __call__(self) -> list[Change]:
+        news = self.news() if callable(self.news) else self.news
+        return list(map(Change, news, repeat(None) if self.olds is None else self.olds))
 
 
 def _write_varint(value: int) -> bytes:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kslab.dsl._change import Change
-from kslab.dsl._processors import log, skip_record
+from kslab.dsl._change import Change, Changes
+from kslab.dsl._processors import MapValues, log, skip_record
 from kslab.dsl._stores import forward_flushed
 from kslab.processor import Processor, ProcessorContext
+from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, ValueAndTimestamp
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "MapValuesSupplier",
     "StoreGetterSupplier",
     "TableSource",
+    "ToStream",
     "TupleForwarder",
 ]
 
@@ -324,3 +326,19 @@ class _TableOpProcessor(Processor):
 def new_value_only(change: Change) -> Any:
     """``to_stream``: a table change becomes its new value (``None`` for a deleted row)."""
     return change.new_value
+
+
+class ToStream(MapValues):
+    """``to_stream``'s processor: each table change becomes its new value
+    (``new_value_only``)."""
+
+    def __init__(self) -> None:
+        super().__init__(new_value_only, False)
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
+        """Each change's new value; of changes a batch form left unbuilt (``Changes``), the
+        new values themselves and the bytes the store wrote for them, no ``Change`` built."""
+        changes = batch.pending_values()
+        if changes.__class__ is Changes:
+            return batch.with_values(changes.news, changes.news_bytes)
+        return batch.with_values(list(map(new_value_only, batch.values)))

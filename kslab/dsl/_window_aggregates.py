@@ -17,18 +17,25 @@ Each such emission is measured as Java's node-level ``window-aggregate-final-emi
 from __future__ import annotations
 
 import logging
+import struct
+from bisect import bisect_left
 from collections.abc import Callable
 from functools import partial
+from itertools import accumulate, chain, compress, islice, pairwise, repeat
+from operator import add, le, mod, ne, or_, sub
 from typing import Any
 
-from kslab.dsl._change import Change
+from kslab.dsl._aggregates import count_adder, count_initializer
+from kslab.dsl._change import Change, Changes
 from kslab.dsl._processors import skip_record
 from kslab.dsl._stores import cache_forwarding
+from kslab.dsl._tally import count_updates, key_types, tally_keys
 from kslab.dsl.windows import TimeWindows
 from kslab.processor import Processor, ProcessorContext, PunctuationType
-from kslab.processor.batch import Batch, BatchRun
+from kslab.processor.batch import Batch, BatchRun, Encoded, Flushed
 from kslab.records import Headers, Record, ValueAndTimestamp, Window, Windowed
 from kslab.sensors import AvgMaxSensor, RateTotalSensor
+from kslab.serdes import TimeWindowed
 from kslab.state.window import TimestampedWindowStore
 
 __all__ = [
@@ -43,6 +50,9 @@ __all__ = [
 log = logging.getLogger("kslab.dsl")
 
 _NO_TIMESTAMP = -1
+_new_tuple = tuple.__new__  # a NamedTuple's own __new__ is a Python function
+_NONE = type(None)
+_pack_start = struct.Struct(">q").pack  # a windowed key's start, after the key's bytes
 EMIT_INTERVAL_CONFIG = "__emit.interval.ms.kstreams.windowed.aggregation__"
 IDLE_ADVANCE_CONFIG = "kslab.idle.stream.time.advance.ms"
 
@@ -273,13 +283,136 @@ class _WindowedProcessor(Processor):
         return _Closed(self.store.fetch_all(lower, upper))
 
 
-def _append(columns: tuple[list[Any], ...], key: Any, value: Any, origin: int,
-            timestamp: int) -> None:
-    """One record onto a batch's key, value, origin and timestamp columns."""
-    columns[0].append(key)
-    columns[1].append(value)
-    columns[2].append(origin)
-    columns[3].append(timestamp)
+class _Part:
+    """Updates of a window aggregation batch form in a row: each one's batch position, new
+    aggregate, old one (``None`` where old values are not sent) and timestamp, of windows at
+    ``start`` (a run: its windowed keys' bytes ``distinct[ids[i]]``), or one by one
+    (``start`` ``None``: each update's start in ``starts``, its key bytes ``distinct[i]``,
+    ``ids`` ``None``). A run's columns are held as they are given."""
+
+    __slots__ = ("distinct", "ids", "news", "olds", "positions", "stamps", "start", "starts")
+
+    def __init__(self, positions: list[int], start: int | None, news: list[Any],
+                 olds: list[Any] | None, stamps: list[int], distinct: list[bytes],
+                 ids: list[int] | None) -> None:
+        self.positions, self.start, self.news, self.olds = positions, start, news, olds
+        self.stamps, self.distinct, self.ids = stamps, distinct, ids
+        self.starts: list[int] = []
+
+    def window_starts(self) -> Any:
+        """Each update's window start."""
+        return self.starts if self.start is None else repeat(self.start, len(self.news))
+
+    def window_keys(self) -> list[bytes]:
+        """Each update's windowed key bytes."""
+        ids = self.ids
+        return self.distinct if ids is None else list(map(self.distinct.__getitem__, ids))
+
+
+def _joined(columns: list[Any]) -> list[Any]:
+    """The columns one after another (the one column itself, when there is one)."""
+    return columns[0] if len(columns) == 1 else list(chain.from_iterable(columns))
+
+
+class _Updates:
+    """A window aggregation batch form's updates so far, in the record path's order, as
+    parts (``_Part``); ``olds``: whether old values are kept; ``one_each``: one update per
+    record of the batch, in order."""
+
+    __slots__ = ("olds", "one_each", "parts")
+
+    def __init__(self, olds: bool) -> None:
+        self.parts: list[_Part] = []
+        self.olds = olds
+        self.one_each = False
+
+    def add_run(self, start: int, positions: list[int], key_bytes: list[bytes],
+                ids: list[int], news: list[Any], olds: list[Any] | None,
+                stamps: list[int]) -> None:
+        """A run's updates of the windows at ``start`` (update ``i``: key ``key_bytes[ids[i]]``;
+        the lists are held as they are)."""
+        window_keys = list(map(bytes.__add__, key_bytes, repeat(_pack_start(start))))
+        self.parts.append(_Part(positions, start, news, olds if self.olds else None, stamps,
+                                window_keys, ids))
+
+    def add(self, position: int, start: int, key_bytes: bytes, new: Any, old: Any,
+            stamp: int) -> None:
+        """One update."""
+        parts = self.parts
+        if not parts or parts[-1].start is not None:
+            parts.append(_Part([], None, [], [] if self.olds else None, [], [], None))
+        part = parts[-1]
+        part.positions.append(position)
+        part.starts.append(start)
+        part.news.append(new)
+        if part.olds is not None:
+            part.olds.append(old)
+        part.stamps.append(stamp)
+        part.distinct.append(key_bytes + _pack_start(start))
+
+    def batch(self, batch: Batch, size: int, writes: Any, flushed: Flushed,
+              cached: bool) -> Batch:
+        """What the processor forwards: every update (``cached``: what the record cache's
+        flushes forward instead), its ``Windowed`` key and ``Change`` built only if read
+        (and, of several runs, their positions and new aggregates joined only if read)."""
+        parts = self.parts
+        if not parts:
+            return Batch([], [], [], [])
+        stamps = _joined([part.stamps for part in parts])
+        olds = _joined([part.olds for part in parts]) if self.olds else None
+        window_keys = _joined([part.window_keys() for part in parts])
+        distinct: list[bytes] | None = None
+        ids: list[int] | None = None
+        if all(part.ids is not None for part in parts):  # the runs' distinct keys
+            distinct = _joined([part.distinct for part in parts])
+            offsets = accumulate([len(part.distinct) for part in parts[:-1]], initial=0)
+            ids = _joined([part.ids if not offset else list(map(add, part.ids,
+                                                                  repeat(offset)))
+                           for part, offset in zip(parts, offsets, strict=True)])
+        if cached and flushed.updates is not None:  # each key's last update of a consumed
+            forwarded = flushed.updates  # record: picked from the columns joined
+            all_starts = list(chain.from_iterable(part.window_starts() for part in parts))
+            positions, starts, news, stamps, window_keys = (
+                list(map(column.__getitem__, forwarded)) for column in (
+                    _joined([part.positions for part in parts]), all_starts,
+                    _joined([part.news for part in parts]), stamps, window_keys))
+            keys: Any = _WindowedKeys(batch.keys, positions, starts, size)
+            values: Any = news
+            origin = list(map(batch.origin.__getitem__, positions))
+            distinct = ids = None
+        else:
+            keys = _WindowedKeys(batch.keys, None, parts, size)
+            values = parts[0].news if len(parts) == 1 else partial(
+                _joined, [part.news for part in parts])
+            origin = batch.origin if self.one_each else list(map(
+                batch.origin.__getitem__, _joined([part.positions for part in parts])))
+        return Batch(keys, Changes(values, flushed.olds if cached else olds,
+                                   Encoded(writes.value_serde, flushed.value_bytes)),
+                     origin, stamps,
+                     Encoded(TimeWindowed(writes.key_serde), window_keys, distinct, ids))
+
+
+class _WindowedKeys:
+    """The ``Windowed`` keys of window updates, built when read (a sink given their bytes
+    never builds them): ``Windowed(keys[positions[i]], Window(start, start + size))`` with
+    each update's position and start (``positions`` ``None`` and ``starts`` the ``_Part``
+    list: theirs), one ``Window`` per start."""
+
+    __slots__ = ("keys", "positions", "size", "starts")
+
+    def __init__(self, keys: list[Any], positions: list[int] | None, starts: Any,
+                 size: int) -> None:
+        self.keys, self.positions, self.starts, self.size = keys, positions, starts, size
+
+    def __call__(self) -> list[Windowed]:
+        size, starts, positions = self.size, self.starts, self.positions
+        if positions is None:  # the parts'
+            positions = _joined([part.positions for part in starts])
+            starts = list(chain.from_iterable(part.window_starts() for part in starts))
+        windows = {start: Window(start, start + size) for start in set(starts)}
+        return list(map(_new_tuple, repeat(Windowed), zip(
+            map(self.keys.__getitem__, positions), map(windows.__getitem__, starts),
+            strict=True)))
 
 
 class _Closed:
@@ -349,70 +482,173 @@ class _TimeWindowProcessor(_WindowedProcessor):
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
         """``process`` over a run of a window aggregation that emits every update: per record
         and window in order, the aggregator over the window's value as the store's held
-        writes see it; a record for a closed window is skipped in phase two with its warning.
-        ``None`` (record by record) on window close, for windows other than ``TimeWindows``,
-        or when the store cannot hold the writes (or an aggregate became ``None``)."""
+        writes see it (tumbling windows in runs of one window: ``_fold_runs``); a record for
+        a closed window is skipped in phase two with its warning. The updates go out as
+        columns: their ``Windowed`` keys and ``Change`` values unbuilt, with the key and value
+        bytes the store wrote (``Encoded``). ``None`` (record by record) on window close, for
+        windows other than ``TimeWindows``, or when the store cannot hold the writes (or an
+        aggregate became ``None``)."""
         if not self.updates or type(self.s.windows) is not TimeWindows:
             return None
         held = getattr(self.store, "held_writes", None)
         writes = None if held is None else held(batch, run)
         if writes is None:
             return None
-        keys, values, origin = batch.keys, batch.values, batch.origin
-        positions = [position for position, key in enumerate(keys) if key is not None]
-        for position in sorted(set(range(len(keys))) - set(positions)):
-            run.defer(origin[position], self._skip_null_key)
-        s = self.s
-        initializer, aggregator, send_old = s.initializer, s.aggregator, s.send_old_values
-        size, advance, grace = self.size, self.advance, self.grace
-        windows_for, fetch, put = s.windows.windows_for, writes.fetch, writes.put
+        keys, origin = batch.keys, batch.origin
         timestamps = run.timestamps(batch)
-        cached = self.forward is _no_forward
-        out: tuple[list[Any], ...] = ([], [], [], [])  # keys, values, origin, timestamps
+        types = key_types(keys)
+        if _NONE in types:
+            positions: Any = [position for position, key in enumerate(keys) if key is not None]
+            for position in sorted(set(range(len(keys))) - set(positions)):
+                run.defer(origin[position], self._skip_null_key)
+            timestamps = list(map(timestamps.__getitem__, positions))
+            types.discard(_NONE)
+        else:
+            positions = range(len(keys))  # (a range: every record's)
+        keyed = list(map(keys.__getitem__, positions)) if len(positions) < len(keys) else keys
+        updates = _Updates(self.s.send_old_values)
+        fold = self._fold_runs if self.advance == self.size else self._fold_each
+        if not fold(batch, run, writes, positions, timestamps, keyed, types, updates):
+            return None
+        flushed = writes.flushed()  # a cached store's: what the commits after each record
+        if flushed is None:  # flush, as its flush listener sends them
+            return None
+        run.hold(writes)
+        if positions:  # the processor's own stream time, as the records leave it
+            observed = max(self.observed, max(timestamps))
+            run.defer(origin[positions[-1]], partial(setattr, self, "observed", observed))
+        return updates.batch(batch, self.size, writes, flushed, self.forward is _no_forward)
+
+    def _counts(self) -> bool:
+        """True for ``count()``: the aggregate is the number of records."""
+        return self.s.initializer is count_initializer and self.s.aggregator is count_adder
+
+    def _fold_runs(self, batch: Batch, run: BatchRun, writes: Any, positions: Any,
+                   timestamps: list[int], keys: list[Any], types: set[type],
+                   updates: _Updates) -> bool:
+        """Tumbling windows: the records in runs of one window (records in time order make
+        long ones), each run's keys told apart once (``tally_keys``) and read once
+        (``fetch_window``), the aggregator over them in order (a count in C), the run's
+        writes held at once (``put_window``); each record's window and stream time worked
+        out in C (``keys``: the records' at ``positions``, of ``types``). ``False``: never
+        (an aggregate that became ``None`` is found by ``flushed``)."""
+        size, grace = self.size, self.grace
+        n = len(positions)
+        ordered = all(map(le, timestamps, islice(timestamps, 1, None)))
+        closed: list[bool] | None = None
+        if ordered and (not n or timestamps[0] >= self.observed):
+            # each record the latest so far: its window open; a run ends where the next
+            # window starts (found by bisection)
+            bounds = [0]
+            while bounds[-1] < n:
+                stamp = timestamps[bounds[-1]]
+                bounds.append(bisect_left(timestamps, stamp - stamp % size + size,
+                                          bounds[-1]))
+            starts: Any = None
+        else:
+            starts = list(map(sub, timestamps, map(mod, timestamps, repeat(size))))
+            changes = list(map(ne, starts, islice(starts, 1, None)))  # a new window at i + 1
+            seen = list(accumulate(timestamps, max, initial=self.observed))[1:]
+            closed = list(map(le, map(add, starts, repeat(size + grace)), seen))
+            if any(closed):
+                changes = list(map(or_, changes, map(ne, closed, islice(closed, 1, None))))
+            else:
+                closed = None
+            bounds = [0, *compress(range(1, n), changes), n]
+        values, origin = batch.values, batch.origin
+        counts = self._counts()
+        key_serde, serialize = writes.key_serde, writes.serialize_keys
+        for first, end in pairwise(bounds):
+            stamp = timestamps[first]
+            start = stamp - stamp % size
+            if closed is not None and closed[first]:  # the processor drops them
+                window = f"[{start},{start + size})"
+                for i in range(first, end):
+                    run.defer(origin[positions[i]], partial(
+                        skip_expired, self.ctx, timestamps[i], seen[i] - grace, window,
+                        seen[i]))
+                continue
+            if end - first == n:  # the whole batch: its columns
+                where, stamped, run_keys = positions, timestamps, keys
+            else:
+                where, stamped, run_keys = (positions[first:end], timestamps[first:end],
+                                            keys[first:end])
+            tally = tally_keys(run_keys, key_serde, serialize, types)  # distinct (bytes),
+            # each one's id
+            distinct, ids = tally.distinct, tally.ids
+            stored = writes.fetch_window(start, distinct)
+            if counts:
+                olds, news, stamps = count_updates(ids, stored, stamped, updates.olds,
+                                                   ordered or None)
+            else:
+                olds, news, stamps = self._fold_run(ids, stored, where, stamped,
+                                                    batch.keys, values)
+            writes.put_window(start, distinct, ids, news, stamps, where)
+            updates.add_run(start, where, distinct, ids, news, olds, stamps)
+        updates.one_each = closed is None and n == len(batch.origin)
+        return True
+
+    def _fold_run(self, ids: list[int], stored: list[Any], positions: list[int],
+                  timestamps: list[int], keys: list[Any], values: list[Any]
+                  ) -> tuple[list[Any], list[Any], list[int]]:
+        """The aggregator once per update of a run of one window, in order, over each key's
+        window value as the run's updates leave it (``stored``: before the run)."""
+        initializer, aggregator = self.s.initializer, self.s.aggregator
+        current = list(stored)
+        olds: list[Any] = []
+        news: list[Any] = []
+        stamps: list[int] = []
+        for key_id, position, timestamp in zip(ids, positions, timestamps, strict=True):
+            held = current[key_id]
+            if held is None:
+                old, stamp = initializer(), timestamp
+            else:
+                old, stamp = held
+                if timestamp > stamp:
+                    stamp = timestamp
+            new = aggregator(keys[position], values[position], old)
+            current[key_id] = (new, stamp)
+            olds.append(old)
+            news.append(new)
+            stamps.append(stamp)
+        return olds, news, stamps
+
+    def _fold_each(self, batch: Batch, run: BatchRun, writes: Any, positions: Any,
+                   timestamps: list[int], keys: list[Any], types: set[type],
+                   updates: _Updates) -> bool:
+        """Any ``TimeWindows``: per record and window in order, the aggregator over the
+        window's value as the held writes see it (``keys``: the records' at
+        ``positions``, of ``types``). ``False``: an aggregate became ``None``."""
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys, types)
+        s = self.s
+        initializer, aggregator, grace = s.initializer, s.aggregator, self.grace
+        windows_for, fetch, put = s.windows.windows_for, writes.fetch, writes.put
+        keys, values, origin = batch.keys, batch.values, batch.origin
         observed = self.observed
-        tumbling: dict[int, Window] = {}
-        for position, key_bytes in zip(positions, writes.key_bytes(positions), strict=True):
-            key, value, timestamp = keys[position], values[position], timestamps[position]
+        for position, key, timestamp in zip(positions, map(tally.distinct.__getitem__,
+                                                           tally.ids), timestamps,
+                                            strict=True):
             if timestamp > observed:
                 observed = timestamp
             close_time = observed - grace
-            if advance == size:
-                start = timestamp - timestamp % size
-                window = tumbling.get(start)
-                if window is None:
-                    window = tumbling[start] = Window(start, start + size)
-                windows: Any = ((start, window),)
-            else:
-                windows = windows_for(timestamp).items()
-            for start, window in windows:
+            for start, window in windows_for(timestamp).items():
                 if window.end <= close_time:
                     run.defer(origin[position], partial(
                         skip_expired, self.ctx, timestamp, close_time,
                         f"[{start},{window.end})", observed))
                     continue
-                stored = fetch(key_bytes, start, position)
+                stored = fetch(key, start, position)
                 if stored is None:
                     old, stamp = initializer(), timestamp
                 else:
                     old, stamp = stored
                     if timestamp > stamp:
                         stamp = timestamp
-                new = aggregator(key, value, old)
-                if not put(key_bytes, start, new, stamp, position):
-                    return None
-                if not cached:
-                    _append(out, Windowed(key, window), Change(new, old if send_old else None),
-                            origin[position], stamp)
-        flushed = writes.flushed()  # a cached store's: what the commits after each record
-        if flushed is None:  # flush, as its flush listener sends them
-            return None
-        for position, start, new, old in flushed:
-            _append(out, Windowed(keys[position], Window(start, start + size)),
-                    Change(new[0], None if old is None else old[0]), origin[position], new[1])
-        run.hold(writes)
-        if positions:  # the processor's own stream time, as the records leave it
-            run.defer(origin[positions[-1]], partial(setattr, self, "observed", observed))
-        return Batch(*out)
+                new = aggregator(keys[position], values[position], old)
+                if not put(key, start, new, stamp, position):
+                    return False
+                updates.add(position, start, key, new, old, stamp)
+        return True
 
     def _skip_null_key(self) -> None:
         skip_record(self.ctx, "null key")

@@ -22,7 +22,7 @@ from kslab.dsl._table_processors import (
     MapValuesSupplier,
     StoreGetterSupplier,
     TableSource,
-    new_value_only,
+    ToStream,
 )
 from kslab.dsl.config import Grouped, Materialized, Named
 from kslab.errors import TopologyError
@@ -175,7 +175,7 @@ class KTable:
             key_mapper, named = None, key_mapper
         node_name = or_generate(self.builder, resolve_name(named, name, "to_stream"),
                                 "KTABLE-TOSTREAM-")
-        node = ProcessorGraphNode(node_name, p.Supplier(p.MapValues, new_value_only, False))
+        node = ProcessorGraphNode(node_name, p.Supplier(ToStream))
         self.builder.add_node(self.node, node)
         stream = KStream(self.builder, node_name, self.key_serde, self.value_serde,
                          self.source_nodes, False, node)

@@ -18,31 +18,96 @@ surfaces from ``process`` with the record path's exact context. Processors witho
 keeps the record path's order (consumed record by consumed record, depth first) and each
 record's headers and offset; ``timestamps`` is ``None`` while every record carries its
 origin's timestamp (stateless operators keep it), else each record's own.
+
+A stateful batch form may leave a column unbuilt (a function building it on first read:
+an operator that only passes it on, or a sink given its bytes, never pays for one object per
+record) and may say which bytes a serde wrote for a column (``Encoded``: the store serialized
+the keys and the values it wrote, so a sink with a serde writing the same bytes takes them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
-__all__ = ["Batch", "BatchRun", "HeldWrites"]
+__all__ = ["Batch", "BatchRun", "Encoded", "Flushed", "HeldWrites"]
+
+
+class Encoded(NamedTuple):
+    """The bytes ``serde`` wrote for each item of a column (``serde.serialize(topic, item)``
+    as a store already called it), so that an engine writing the column with a serde that
+    writes the same bytes (``kslab.serdes._base.writes_alike``) takes them instead of
+    serializing every item again. ``distinct`` and ``ids``: the fields are
+    ``distinct[ids[i]]`` (a few distinct keys repeated: logs keep them so, see
+    ``kslab.core.bulk.columns.ByteColumn``), or ``None``."""
+
+    serde: Any
+    fields: list[bytes]
+    distinct: list[bytes] | None = None
+    ids: list[int] | None = None
+
+
+class Flushed(NamedTuple):
+    """What a run's held writes forward and wrote, worked out in phase one (``flushed``).
+
+    ``updates``: the indexes of the updates (in the order given to the held writes) whose
+    new values a record cache's flushes forward, in flush order; ``None`` for every update in
+    order (and for a store without a cache, where the processor forwards each update itself).
+    ``olds``: the value each forwarded update replaced in the store (only where old values
+    are sent), else ``None``. ``value_bytes``: each forwarded update's new value as the
+    store's value serde wrote it (a store without a cache: every update's)."""
+
+    updates: list[int] | None
+    olds: list[Any] | None
+    value_bytes: list[bytes]
 
 
 class Batch:
     """Keys, values and the consumed record each came from (``origin``), in record order;
-    ``timestamps``: each record's, or ``None`` for its origin's."""
+    ``timestamps``: each record's, or ``None`` for its origin's.
 
-    __slots__ = ("keys", "origin", "timestamps", "values")
+    ``keys`` and ``values`` may be given as zero-argument functions building the column: it
+    is built on its first read (``pending_values`` hands over the function instead, to an
+    operator that has a faster way to what it needs). ``key_bytes`` and ``value_bytes``:
+    the bytes a serde already wrote for each key or value (``Encoded``), or ``None``."""
 
-    def __init__(self, keys: list[Any], values: list[Any], origin: list[int],
-                 timestamps: list[int] | None = None) -> None:
-        self.keys = keys
-        self.values = values
+    __slots__ = ("_keys", "_values", "key_bytes", "origin", "timestamps", "value_bytes")
+
+    def __init__(self, keys: list[Any] | Callable[[], list[Any]],
+                 values: list[Any] | Callable[[], list[Any]], origin: list[int],
+                 timestamps: list[int] | None = None, key_bytes: Encoded | None = None,
+                 value_bytes: Encoded | None = None) -> None:
+        self._keys = keys
+        self._values = values
         self.origin = origin
         self.timestamps = timestamps
+        self.key_bytes = key_bytes
+        self.value_bytes = value_bytes
+
+    @property
+    def keys(self) -> list[Any]:
+        """Each record's key (built now when the batch was given a function for them)."""
+        keys = self._keys
+        if callable(keys):
+            keys = self._keys = keys()
+        return keys  # type: ignore[return-value]
+
+    @property
+    def values(self) -> list[Any]:
+        """Each record's value (built now when the batch was given a function for them)."""
+        values = self._values
+        if callable(values):
+            values = self._values = values()
+        return values  # type: ignore[return-value]
+
+    def pending_values(self) -> Any:
+        """The function the values will be built with, while they are not built (else
+        ``None``): an operator that knows its kind may read what it needs from it."""
+        values = self._values
+        return values if callable(values) else None
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return len(self.origin)
 
     def where(self, keep: list[bool]) -> Batch:
         """The records whose ``keep`` flag is true (this batch itself when all are)."""
@@ -56,11 +121,12 @@ class Batch:
 
     def with_keys(self, keys: list[Any]) -> Batch:
         """The same records under ``keys``."""
-        return Batch(keys, self.values, self.origin, self.timestamps)
+        return Batch(keys, self._values, self.origin, self.timestamps, None, self.value_bytes)
 
-    def with_values(self, values: list[Any]) -> Batch:
-        """The same records with ``values``."""
-        return Batch(self.keys, values, self.origin, self.timestamps)
+    def with_values(self, values: list[Any], value_bytes: Encoded | None = None) -> Batch:
+        """The same records with ``values`` (whose bytes are ``value_bytes``, if known)."""
+        return Batch(self._keys, values, self.origin, self.timestamps, self.key_bytes,
+                     value_bytes)
 
     def repeated(self, counts: list[int], keys: list[Any], values: list[Any]) -> Batch:
         """A batch of ``keys``/``values`` where record ``i`` of this one gave ``counts[i]``
@@ -78,7 +144,7 @@ class Batch:
         return Batch(keys, values, origin, timestamps)
 
     def __repr__(self) -> str:
-        return f"Batch({len(self.keys)} records)"
+        return f"Batch({len(self.origin)} records)"
 
 
 class HeldWrites(Protocol):
@@ -114,14 +180,23 @@ class BatchRun(Protocol):
     def headers(self, batch: Batch) -> list[Any]:
         """Each record's headers (its origin's; ``None`` for none)."""
 
+    def in_order(self, batch: Batch) -> bool:
+        """True when each record of ``batch`` comes from a consumed record of its own, in
+        the order they were consumed (a consumed record gave at most one of them)."""
+
     def source(self, origin: int) -> tuple[str, int, int]:
         """Topic, partition and offset of consumed record ``origin`` (valid in phase two)."""
 
+    def sources(self, origins: list[int]) -> tuple[str, int, list[int]]:
+        """The topic and partition of the run's consumed records, and the offset of each of
+        consumed records ``origins`` (valid in phase two)."""
+
     def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
         """``append(keys, values, timestamps, origins)`` writing a store's changelog records
-        at once in phase two (``origins``: each one's consumed record), when the engine can
-        take them so (``log``: the store's changelog writer); ``None``: write each through
-        ``log``."""
+        at once in phase two (``values``: their bytes, or an ``Encoded`` saying which serde
+        wrote them; ``origins``: each one's consumed record, or a function giving them, for
+        an engine that needs them), when the engine can take them so (``log``: the store's
+        changelog writer); ``None``: write each through ``log``."""
 
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two (dropped if the run fails)."""

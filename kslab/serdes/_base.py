@@ -26,6 +26,7 @@ __all__ = [
     "preview_bytes",
     "preview_value",
     "serialize_error",
+    "writes_alike",
 ]
 
 # How much of a bad value or of bad bytes an error message quotes.
@@ -86,6 +87,10 @@ class Serde(abc.ABC):
         """What, besides the type, makes two serdes of this type equal."""
         return ()
 
+    def _write_config(self) -> tuple[Any, ...]:
+        """What, besides the type, decides the bytes this serde writes (``writes_alike``)."""
+        return self._config()
+
     def _repr_args(self) -> str:
         """The arguments shown inside ``repr``'s parentheses."""
         return ""
@@ -137,6 +142,20 @@ def fast_deserializer(serde: object) -> tuple[Callable[[bytes], Any], bool] | No
     """
     fast = type(serde).__dict__.get("_fast")
     return None if fast is None else (fast[1], fast[2])
+
+
+def writes_alike(one: object, other: object) -> bool:
+    """True when ``one`` and ``other`` are serdes of the same class configured alike for
+    writing (``Serde._write_config``), so that they write the same bytes for the same data.
+
+    An internal interface for engines: a column whose bytes one serde wrote already (a store
+    serialized it) is taken for the other's. Engines take it for built-in serdes only: a
+    custom serde may keep state that its configuration does not show.
+    """
+    if type(one) is not type(other):
+        return False
+    config = getattr(one, "_write_config", None)
+    return config is not None and config() == other._write_config()  # type: ignore[attr-defined]
 
 
 def one_to_one(serde: object) -> tuple[type, int | None] | None:

@@ -147,6 +147,9 @@ class TimeWindowed(Serde):
     def _config(self) -> tuple[Any, ...]:
         return (self._inner, self._window_size, self._changelog)
 
+    def _write_config(self) -> tuple[Any, ...]:
+        return (self._inner,)  # the window size and changelog layout only shape reads
+
     def _repr_args(self) -> str:
         size = "" if self._window_size is None else f", window_size={self._window_size}"
         changelog = ", changelog=True" if self._changelog else ""

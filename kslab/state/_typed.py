@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterator
+from itertools import repeat
+from operator import is_
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -46,6 +48,8 @@ class _Unready:
 
 
 _NO_KEY = object()  # the key memo's "nothing remembered"
+_BYTES = frozenset({bytes})  # what a column of serialized fields holds (checked in C)
+_BYTES_OR_NONE = frozenset({bytes, type(None)})
 MEMO_KEY_TYPES = (str, int, bytes)
 """Key types whose serialized bytes a store may remember between a ``get`` and a ``put``: they are
 immutable, so the same object always serializes to the same bytes."""
@@ -309,7 +313,7 @@ class TypedStore(StateStore):
             except Exception:
                 pass  # the serde's own serialize below: the same bytes, or its error
             else:
-                if all(raw.__class__ is bytes for raw in encoded):
+                if _BYTES.issuperset(map(type, encoded)):
                     return encoded
         return list(map(self._serialize_key, keys))
 
@@ -324,9 +328,26 @@ class TypedStore(StateStore):
             except Exception:
                 pass  # one by one below: the same bytes, or the store's error
             else:
-                if all(raw is None or raw.__class__ is bytes for raw in serialized):
+                if _BYTES_OR_NONE.issuperset(map(type, serialized)):
                     return serialized  # type: ignore[no-any-return]
         return list(map(self._serialize_value, values))
+
+    def encode_values(self, values: list[Any]) -> list[bytes] | None:
+        """``serialize_values`` (through the serde's C-level codec where it takes them all:
+        it refuses ``None``), or ``None`` when a value is ``None`` or the serde writes one as
+        ``None``: a put of it deletes."""
+        encode = self._venc
+        if encode is not None:
+            try:
+                encoded = list(map(encode, values))
+            except Exception:
+                pass  # the serde's own below: the same bytes, or the store's error
+            else:  # (a built-in's codec gives bytes, as its serialize)
+                return encoded
+        if any(map(is_, values, repeat(None))):
+            return None
+        serialized = self.serialize_values(values)
+        return None if None in serialized else serialized  # type: ignore[return-value]
 
     def _decode_key(self, key_bytes: bytes) -> Any:
         kdec = self._kdec

@@ -59,6 +59,9 @@ def headers_size(headers: Any) -> int:
     return size
 
 
+_new_entry = object.__new__
+
+
 class LRUCacheEntry:
     """A cached value (bytes or ``None`` for a delete) with the record context of its write.
 
@@ -82,8 +85,32 @@ class LRUCacheEntry:
         self.obj: Any = None
         self.key_obj: Any = None
         self.record: Any = None  # the processor's Record at write time (flushes restore it)
-        self.size = entry_size(0 if value is None else len(value), topic,
-                               headers_size(headers))
+        self.size = 21 + (0 if value is None else len(value)) + (len(topic) if topic else 0) \
+            + (headers_size(headers) if headers else 0)  # entry_size, inlined (hot)
+
+    @classmethod
+    def clean(cls, value: bytes, headers: Any, offset: int, timestamp: int, partition: int,
+              topic: str, obj: Any, key_obj: Any, record: Any) -> LRUCacheEntry:
+        """A clean entry with its typed value, key and record context set in one call (a
+        batch run's final entries, ``ThreadCache.replay``): what ``LRUCacheEntry(...)`` then
+        setting them builds."""
+        entry = _new_entry(cls)
+        entry.value, entry.headers, entry.is_dirty = value, headers, False
+        entry.offset, entry.timestamp, entry.partition, entry.topic = (offset, timestamp,
+                                                                       partition, topic)
+        entry.obj, entry.key_obj, entry.record = obj, key_obj, record
+        entry.size = 21 + len(value) + (len(topic) if topic else 0) \
+            + (headers_size(headers) if headers else 0)
+        return entry
+
+    @classmethod
+    def dirty(cls, value: bytes, headers: Any, offset: int, timestamp: int, partition: int,
+              topic: str, obj: Any, key_obj: Any, record: Any) -> LRUCacheEntry:
+        """``clean``, but dirty: a put not flushed yet (a batch run with no commit in it)."""
+        entry = cls.clean(value, headers, offset, timestamp, partition, topic, obj, key_obj,
+                          record)
+        entry.is_dirty = True
+        return entry
 
     def mark_clean(self) -> None:
         """Flushed: the underlying store now holds this value."""
@@ -175,13 +202,13 @@ class NamedCache:
         grown = new = 0
         for key, entry in finals:
             old = entries.get(key)
-            grown += node_size(key, entry)
+            grown += len(key) + NODE_OVERHEAD + entry.size  # node_size, inlined (hot)
             if old is None:
                 new += 1
                 if sorted_keys is not None:
                     sorted_keys.add(key)
             else:
-                grown -= node_size(key, old)
+                grown -= len(key) + NODE_OVERHEAD + old.size
                 entries.move_to_end(key)
             entries[key] = entry
         self.current_size_bytes += grown
@@ -424,43 +451,15 @@ class ThreadCache:
         if self._size_bytes > self.max_cache_size_bytes:
             self._maybe_evict(cache)
 
-    def put_and_flush_one(self, namespace: str, key: bytes, entry: LRUCacheEntry) -> bool:
-        """``put(namespace, key, entry)`` then ``flush(namespace)`` in one call, for a dirty
-        ``entry`` (not a delete) in a namespace with a listener and nothing else dirty, when
-        the put evicts nothing: every counter, size and the LRU order end as those two calls
-        leave them and ``entry`` is clean, but the listener is NOT called (the caller writes
-        the entry to its store and forwards it, as the listener would). Returns ``False`` and
-        changes nothing when any of that is not so; then use ``put`` and ``flush``. Why: a
-        commit after every record (the test driver) pays one put and one flush per update."""
-        cache = self._caches.get(namespace)
-        if cache is None or cache._dirty or cache.listener is None or not entry.is_dirty \
-                or entry.value is None:
-            return False
-        entries = cache._entries
-        old = entries.get(key)
-        delta = len(key) + NODE_OVERHEAD + entry.size
-        if old is not None:
-            delta -= len(key) + NODE_OVERHEAD + old.size
-        if self._size_bytes + delta > self.max_cache_size_bytes:
-            return False  # the put would evict: only the real put knows what
-        self.puts += 1
-        if old is not None:
-            cache.overwrites += 1
-            entries.move_to_end(key)
-        elif cache._sorted is not None:
-            cache._sorted.add(key)
-        entries[key] = entry
-        cache.current_size_bytes += delta
-        self._size_bytes += delta
-        self.flushes += 1
-        cache.flushes += 1
-        entry.is_dirty = False
-        return True
-
     def peek(self, namespace: str, key: bytes) -> LRUCacheEntry | None:
         """The entry of ``key`` in ``namespace`` without counting a get or moving it."""
         cache = self._caches.get(namespace)
         return None if cache is None else cache._entries.get(key)
+
+    def peek_all(self, namespace: str, keys: list[bytes]) -> list[LRUCacheEntry | None]:
+        """``peek`` of each of ``keys`` (looked up in C)."""
+        cache = self._caches.get(namespace)
+        return [None] * len(keys) if cache is None else list(map(cache._entries.get, keys))
 
     def is_clean(self, namespace: str) -> bool:
         """True when ``namespace`` has a listener and nothing dirty (a flush is a no-op)."""
@@ -495,23 +494,6 @@ class ThreadCache:
     def fits(self, growth: int) -> bool:
         """True when ``growth`` more bytes stay within the budget: no put would evict."""
         return self._size_bytes + growth <= self.max_cache_size_bytes
-
-    def put_and_flush_many(self, namespace: str, finals: list[tuple[bytes, LRUCacheEntry]],
-                           updates: int, clean_puts: int) -> None:
-        """``put_and_flush_one`` of ``updates`` dirty entries whose last ones per key are the
-        clean ``finals``, in the order of their last update, after ``clean_puts`` clean
-        entries read back from the store were ``put`` for keys not cached (each then
-        overwritten by its key's first update): every counter, size and the LRU order as
-        those calls leave them. The caller checked with ``fits`` that nothing is evicted and
-        that the namespace has a listener and nothing dirty (``put_and_flush_one``'s terms)."""
-        cache = self._caches[namespace]
-        grown, new = cache.install(finals)
-        fresh = new - clean_puts  # keys new to the cache and the store: put, not overwritten
-        self.puts += updates + clean_puts
-        self.flushes += updates
-        cache.overwrites += updates - fresh
-        cache.flushes += updates
-        self._size_bytes += grown
 
     def put_if_absent(self, namespace: str, key: bytes,
                       entry: LRUCacheEntry) -> LRUCacheEntry | None:

@@ -1,28 +1,71 @@
 """A batch run's writes through a record cache, replayed at once (``kslab.processor.batch``).
 
 What ``CachingKeyValueStore.held_writes`` and ``CachingWindowStore.held_writes`` hand a
-stateful batch form where the engine commits after every consumed record: the cache's
-bookkeeping of the run's gets, puts and commit flushes worked out over the whole run, with
-the wrapped store's held writes (``HeldTimestampedWrites``, ``HeldWindowWrites``) taking what
-the flushes write. Invariant: after ``apply`` the cache (entries, LRU order,
+stateful batch form: the cache's bookkeeping of the run's gets, puts and commit flushes
+worked out over the whole run, with the wrapped store's held writes
+(``HeldTimestampedWrites``, ``HeldWindowWrites``) taking what the flushes write. Where the
+engine commits on an interval (the live runtime: ``run.commit_each`` false) no flush falls
+inside the run, and the puts stay in the cache as dirty entries for the commit to flush
+(``_held_dirty``). Invariant: after ``apply`` the cache (entries, LRU order,
 counters, sizes), the store and its changelog are what the record path's calls leave.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import islice, repeat
-from operator import lt
+from itertools import chain, compress, islice, repeat
+from itertools import count as count_from
+from operator import add, attrgetter, getitem, is_, lt, not_
 from typing import Any
 
+from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
-from kslab.state.window import window_key
+from kslab.state.window import WindowRun, window_key
+
+_WINDOW_SUFFIX = 12  # a binary window key's start and sequence number, after the key
 
 __all__ = ["HeldCachedWindowWrites", "HeldCachedWrites", "flush_order"]
 
 _new_tuple = tuple.__new__
-_UNREAD = object()  # a key the run has not met yet
+
+
+def _widest(fields: list[bytes], serde: Any) -> int:
+    """The length of the longest of ``fields``, which ``serde`` wrote (every one as wide as
+    a fixed-width built-in serde writes them: not measured)."""
+    from kslab.serdes._base import fixed_struct  # (state never needs kslab.serdes at import
+    # time: see kslab.state._typed)
+
+    fixed = fixed_struct(serde)
+    if fixed is not None and fields:
+        return fixed.size  # type: ignore[no-any-return]
+    return max(map(len, fields), default=0)
+
+
+def _increasing(column: Any) -> bool:
+    """True when every item of ``column`` is larger than the one before it (a ``range`` with
+    a positive step is, without making an int of each)."""
+    if column.__class__ is range:
+        return column.step > 0  # type: ignore[no-any-return]
+    return all(map(lt, column, islice(column, 1, None)))
+
+
+_FINAL_STORED = attrgetter("final_stored")
+
+
+def _at(batch: Batch, positions: list[int]) -> Batch:
+    """The records of ``batch`` at ``positions``, as a batch (their origins and, where the
+    batch has its own, timestamps: what ``BatchRun.timestamps`` and ``headers`` take)."""
+    timestamps = batch.timestamps
+    return Batch([], [], list(map(batch.origin.__getitem__, positions)),
+                 None if timestamps is None else list(map(timestamps.__getitem__, positions)))
+
+
+def _entry_headers(headers: list[Any]) -> list[Any]:
+    """The headers a cache entry keeps of each record's: ``None`` for none or empty ones."""
+    if not any(headers):
+        return [None] * len(headers)
+    return [header if header else None for header in headers]
 
 
 def flush_order(origins: list[int], keys: list[bytes]) -> list[int]:
@@ -47,20 +90,19 @@ def flush_order(origins: list[int], keys: list[bytes]) -> list[int]:
 class HeldCachedWrites:
     """What a batch run writes through a ``CachingKeyValueStore``: the record cache's gets,
     puts and, where the engine commits after every consumed record (the test driver), each
-    commit's flush, replayed at once. Where the engine commits on an interval (the live
-    runtime: ``run.commit_each`` false) no flush falls inside the run, and the puts stay in
-    the cache as dirty entries for the commit to flush (``_held_dirty``).
+    commit's flush, replayed at once (an engine committing on an interval: ``_held_dirty``).
 
     Phase one: ``read`` finds each key's value (its cached entry, else the store's) without
     counting; ``update_all`` takes, per position, the record path's ``get`` then ``put`` of
     that record's key and works out what the cache counts for them; ``flushed`` works out each
-    commit's flush: the keys a consumed record dirtied, in the order of their last write, each
-    written once to the wrapped store's held writes (as the flush writes it) and forwarded
-    ``(position of the last write, new, old)``; it returns those forwards, or ``None`` when a
-    put of the run might have evicted (only the cache's own put knows what: the run then goes
-    record by record). Phase two (``apply``) puts each touched key's final clean entry in the
-    order of its last use, with the counters and sizes the gets, puts and flushes leave, and
-    applies the wrapped store's held writes.
+    commit's flush: the keys a consumed record dirtied, in the order of their last write, all
+    written to the wrapped store's held writes (as the flushes write them) and forwarded; it
+    returns those forwards (``Flushed``), or ``None`` when a put of the run might have
+    evicted (only the cache's own put knows what: the run then goes record by record). Phase
+    two (``apply``) puts each touched key's final clean entry in the order of its last use,
+    with the counters and sizes the gets, puts and flushes leave, and applies the wrapped
+    store's held writes. Per record only columns are mapped (in C): the Python work is per
+    distinct key.
     """
 
     def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
@@ -72,144 +114,154 @@ class HeldCachedWrites:
         self._before: dict[bytes, Any] = {}  # keys cached before the run: their entry, or
         # None for one read back from the store (``read``)
         self._stored: dict[bytes, Any] = {}  # what the store holds for each key read
-        # positions, key bytes and ValueAndTimestamps of the updates
-        self._updates: tuple[list[int], list[bytes], list[Any]] = ([], [], [])
+        # positions, key bytes, values and timestamps of the updates
+        self._updates: tuple[list[int], list[bytes], list[Any], list[int]] = ([], [], [], [])
         self._counts = (0, 0, 0, 0)  # gets, hits, puts, overwrites
-        self._flushes: tuple[list[bytes], list[bytes], list[int]] = ([], [], [])
+        self._flushes: list[int] | None = None  # the flushed updates, when not all of them
+        # each key's last put, when the run has no commit in it (``_held_dirty``): keys, the
+        # index of each one's last update, its stored bytes
+        self._dirty: tuple[list[bytes], list[int], list[bytes]] | None = None
         self._widest_read = 0  # the longest stored value read back
 
-    def key_bytes(self, positions: list[int]) -> list[bytes]:
-        """The keys at ``positions`` as the store serializes them (``HeldTimestampedWrites``)."""
-        return self._inner.key_bytes(positions)  # type: ignore[no-any-return]
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote ``key_bytes``."""
+        return self._inner.key_serde
+
+    @property
+    def value_serde(self) -> Any:
+        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
+        return self._inner.value_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` as the store serializes them (``HeldTimestampedWrites``)."""
+        return self._inner.serialize_keys(keys)  # type: ignore[no-any-return]
 
     def read(self, distinct: list[bytes]) -> list[Any]:
         """Each of the ``distinct`` keys' value as the cached store's ``get`` finds it: the
         cached entry's, else the store's."""
-        peek, namespace, decode = self._cache.peek, self._namespace, self._decode
-        entries = [peek(namespace, key_bytes) for key_bytes in distinct]
-        missed = [key_bytes for key_bytes, entry in zip(distinct, entries, strict=True)
-                  if entry is None]
+        entries = self._cache.peek_all(self._namespace, distinct)
+        missed = list(compress(distinct, map(is_, entries, repeat(None))))
         stored = dict(zip(missed, self._inner.read(missed), strict=True))
+        decode, before = self._decode, self._before
         values: list[Any] = []
         for key_bytes, entry in zip(distinct, entries, strict=True):
             if entry is not None:
-                self._before[key_bytes] = entry
-                value = decode(entry)
+                before[key_bytes] = entry
+                value = entry.obj  # (the cached object; else decoded from its bytes)
+                if value is None:
+                    value = decode(entry)
             else:
                 value = stored[key_bytes]
                 if value is not None:  # read back into the cache as a clean entry
-                    self._before[key_bytes] = None
+                    before[key_bytes] = None
                     width = len(self._inner.stored_bytes(key_bytes))
                     if width > self._widest_read:
                         self._widest_read = width
-            self._stored[key_bytes] = value
             values.append(value)
+        self._stored.update(zip(distinct, values, strict=True))
         return values
 
     def update_all(self, positions: list[int], key_bytes: list[bytes], values: list[Any],
-                   timestamps: list[int]) -> bool:
+                   timestamps: list[int]) -> None:
         """The cached store's ``get`` then ``put`` of the key at each position, in order, of
-        keys ``read`` before; ``False`` (nothing held) when a value is ``None``: a delete."""
-        if any(value is None for value in values):
-            return False
-        updates = list(map(_new_tuple, repeat(ValueAndTimestamp), zip(values, timestamps,
-                                                                        strict=True)))
-        self._updates = (positions, key_bytes, updates)
-        before = self._before
-        distinct = self._stored.keys()
-        missed = sum(1 for key in distinct if before.get(key, _UNREAD) is _UNREAD
-                     or before[key] is None)  # not cached when the run met them
-        fresh = sum(1 for key in distinct if key not in before)  # in neither cache nor store
+        keys ``read`` before (a ``None`` value, a delete, is not held: ``flushed`` says so)."""
+        self._updates = (positions, key_bytes, values, timestamps)
+        before = self._before  # the keys read: those cached (an entry), read back (None),
+        fresh = len(self._stored) - len(before)  # and in neither cache nor store
+        missed = fresh + list(before.values()).count(None)  # not cached when the run met them
         loaded = missed - fresh
         n = len(positions)
         self._counts = (n, n - missed, n + loaded, n - fresh)
-        return True
 
-    def _flushed_puts(self) -> list[int]:
-        """The indexes of the updates the commits' flushes write (``flush_order``)."""
-        positions, keys, _ = self._updates
-        origin = self._batch.origin
-        return flush_order([origin[position] for position in positions], keys)
-
-    def flushed(self) -> list[tuple[int, Any, Any]] | None:
-        """What the run's commits forward, in order; ``None`` when a put might have evicted."""
+    def flushed(self) -> Flushed | None:
+        """What the run's commits forward, in order; ``None`` when a put might have evicted
+        (or for a delete)."""
         if not self._run.commit_each:
             return self._held_dirty()
-        positions, all_keys, updates = self._updates
-        flushed = self._flushed_puts()
-        keys = list(map(all_keys.__getitem__, flushed))
-        news = list(map(updates.__getitem__, flushed))
-        timestamps = [held[1] for held in news]
-        encoded = self._inner.encode_all([held[0] for held in news], timestamps)
-        if encoded is None:
+        positions, all_keys, values, timestamps = self._updates
+        origin = self._batch.origin
+        every = self._run.in_order(self._batch)  # (positions increase: so do their
+        if not every:  # consumed records, and each put is flushed after its own)
+            order = flush_order(list(map(origin.__getitem__, positions)), all_keys)
+            every = len(order) == len(positions)  # (then in order: see flush_order)
+        if every:
+            keys, news, stamps, where = all_keys, values, timestamps, positions
+        else:
+            keys, news, stamps, where = (list(map(column.__getitem__, order)) for column in (
+                all_keys, values, timestamps, positions))
+        raws = self._inner.encode_all(news)
+        if raws is None or not self._fits(raws):
             return None
-        raws, stored = encoded
-        if not self._fits(stored):
-            return None
-        where = list(map(positions.__getitem__, flushed))
-        self._inner.write_columns(keys, raws, stored, timestamps, where)
-        self._flushes = (keys, stored, where)
-        if not self._send_old:
-            return list(zip(where, news, repeat(None)))
-        forwards: list[tuple[int, Any, Any]] = []
-        current = dict(self._stored)  # what the store holds as of each flush
-        for position, key_bytes, new in zip(where, keys, news, strict=True):
-            forwards.append((position, new, current[key_bytes]))
-            current[key_bytes] = new
-        return forwards
+        self._inner.write_columns(keys, raws, stamps, where)
+        self._flushes = None if every else order
+        olds: list[Any] | None = None
+        if self._send_old:  # what the store holds as of each flush
+            current = {key: None if held is None else held[0]
+                       for key, held in self._stored.items()}
+            olds = []
+            for key_bytes, new in zip(keys, news, strict=True):
+                olds.append(current[key_bytes])
+                current[key_bytes] = new
+        return Flushed(None if every else order, olds, raws)
 
-    def _fits(self, stored: list[bytes]) -> bool:
+    def _fits(self, raws: list[bytes]) -> bool:
         """True when no put of the run can evict: every key it touched, at the widest value
-        it read or wrote (``stored``), fits in what the cache has left."""
+        it read or wrote (``raws``: value bytes), fits in what the cache has left (reserved
+        for this chunk: ``BatchRun.reserve``)."""
         headers = self._run.headers(self._batch)
-        widest = max(self._widest_read, max(map(len, stored), default=0))
+        widest = max(self._widest_read, 8 + _widest(raws, self._inner.value_serde))
         widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        return self._run.reserve(self._cache, sum(len(key) + widest for key in self._stored))
+        return self._run.reserve(self._cache, sum(map(len, self._stored))
+                                 + widest * len(self._stored))
 
-    def _held_dirty(self) -> list[tuple[int, Any, Any]] | None:
+    def _held_dirty(self) -> Flushed | None:
         """``flushed`` for an engine that commits on an interval (the live runtime): no
         commit falls inside the run, so every put stays in the cache as a dirty entry and
         nothing is forwarded or written to the store (the commit's flush does that, on the
         record path). Every put is serialized, as the cache's ``put`` does (a value the serde
-        refuses raises here); ``None`` when a put might have evicted."""
-        _, all_keys, updates = self._updates
-        encoded = self._inner.encode_all([held[0] for held in updates],
-                                         [held[1] for held in updates])
-        if encoded is None:
+        refuses raises here); ``None`` when a put might have evicted (or for a delete)."""
+        _, all_keys, values, timestamps = self._updates
+        raws = self._inner.encode_all(values)
+        if raws is None or not self._fits(raws):
             return None
-        stored = encoded[1]
-        if not self._fits(stored):
-            return None
-        last = dict(zip(all_keys, range(len(all_keys)), strict=True))  # each key's last put
-        self._flushes = (list(last), [stored[index] for index in last.values()], [])
-        return []
+        self._dirty = self._inner.encode_finals(all_keys, raws, timestamps)
+        return Flushed([], [] if self._send_old else None, [])
 
     def apply(self) -> None:
         """Leave the record cache, the store and its changelog as the record path would."""
         batch, run = self._batch, self._run
-        timestamps, headers = run.timestamps(batch), run.headers(batch)
-        positions, all_keys, updates = self._updates
-        keys, stored, _ = self._flushes
-        dirty = not run.commit_each  # no flush in the run: the entries are still dirty
-        final_stored = dict(zip(keys, stored, strict=True))
-        last = dict(zip(all_keys, range(len(positions)), strict=True))  # each key's last update
-        finals: list[tuple[bytes, LRUCacheEntry]] = []
-        for key_bytes, index in sorted(last.items(), key=lambda item: item[1]):
-            position = positions[index]
-            topic, partition, offset = run.source(batch.origin[position])
-            header = headers[position]
-            entry = LRUCacheEntry(final_stored[key_bytes], header if header else None, dirty,
-                                  offset, timestamps[position], partition, topic)
-            entry.obj = updates[index]
-            entry.key_obj = key = batch.keys[position]
-            entry.record = Record(key, batch.values[position], timestamps[position], header)
-            finals.append((key_bytes, entry))
+        positions, all_keys, values, stamps = self._updates
+        dirty = self._dirty
+        if dirty is not None:  # each key's last put, held dirty
+            keys, indexes, stored = dirty
+        else:  # each key's last update is its last flushed write (its consumed record's last)
+            keys, indexes, stored = self._inner.finals()
+            flushes = self._flushes
+            if flushes is not None:  # flushed writes -> updates
+                indexes = list(map(flushes.__getitem__, indexes))
+        order = sorted(range(len(keys)), key=indexes.__getitem__)  # by last use
+        last = list(map(positions.__getitem__, map(indexes.__getitem__, order)))
+        final = _at(batch, last)
+        timestamps, headers = run.timestamps(final), run.headers(final)
+        topic, partition, offsets = run.sources(final.origin)
+        updated = list(map(indexes.__getitem__, order))  # each final's update
+        key_objects = list(map(batch.keys.__getitem__, last))
+        final_keys = list(map(keys.__getitem__, order))
+        finals = list(zip(final_keys, map(
+            LRUCacheEntry.clean if dirty is None else LRUCacheEntry.dirty,
+            map(stored.__getitem__, order), _entry_headers(headers),
+            offsets, timestamps, repeat(partition), repeat(topic),
+            map(_new_tuple, repeat(ValueAndTimestamp), zip(
+                map(values.__getitem__, updated), map(stamps.__getitem__, updated),
+                strict=True)),
+            key_objects, map(Record, key_objects, map(batch.values.__getitem__, last),
+                             timestamps, headers)), strict=True))
         gets, hits, puts, overwrites = self._counts
         self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
-                           overwrites=overwrites,
-                           written=[key for key, _ in finals] if dirty else None)
+                           overwrites=overwrites, written=None if dirty is None else final_keys)
         self._inner.apply()
         if positions:  # the store remembers the last key it serialized
             self._remember(batch.keys[positions[-1]], all_keys[-1])
@@ -220,12 +272,17 @@ class HeldCachedWindowWrites:
     engine commits after every consumed record: each fetch and put of a window as the cached
     store's, and each commit's flush (the windows a consumed record dirtied, in the order of
     their last write) written to the wrapped store's ``HeldWindowWrites`` in that order (so
-    its expiry follows) and forwarded ``(position, window start, new, old)``. A miss reads the
-    store (windows are not read back into the cache); the flushes are worked out at
-    ``flushed``, after the run's reads, which is exact because a window the aggregation reads
-    is open, so no flush of the run can have expired it in the store. ``flushed`` returns the
-    forwards, or ``None`` when a put might have evicted; ``apply`` leaves the cache's entries,
-    LRU order, counters and sizes as the record path would, then applies the store's writes.
+    its expiry follows) and forwarded. A miss reads the store (windows are not read back into
+    the cache); the flushes are worked out at ``flushed``, after the run's reads, which is
+    exact because a window the aggregation reads is open, so no flush of the run can have
+    expired it in the store. ``fetch_window`` and ``put_window`` take a run of updates of
+    one window start at once (its gets, hits and overwrites counted from each key's first
+    use; the updates held by reference, ``WindowRun``), and where every consumed record
+    wrote once, the flushes are the puts themselves, handed to the store as they are.
+    ``flushed`` returns the forwards (``Flushed``), or ``None`` when a put might have
+    evicted (an engine committing on an interval: ``_held_dirty``); ``apply`` leaves the
+    cache's entries, LRU order, counters and sizes as the record path would, then applies the
+    store's writes.
     """
 
     def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
@@ -238,27 +295,43 @@ class HeldCachedWindowWrites:
         self._before: dict[bytes, LRUCacheEntry] = {}  # ... and their entry before the run
         self._seen: set[bytes] = set()  # cache keys looked up before
         self._last_use: dict[bytes, int] = {}  # cache key -> when the run last used it
-        self._last_write: dict[bytes, int] = {}  # cache key -> index of its last store write
-        # the puts, in order: cache key, key bytes, window start, position, (value, timestamp)
-        self._puts: list[tuple[bytes, bytes, int, int, tuple[Any, int]]] = []
-        self._written: list[tuple[bytes, int]] = []  # each store write: cache key, position
+        # cache key -> its last store write: (its run and its window's place among the run's
+        # last writes, or None and its index among all writes) and its batch position
+        self._last_write: dict[bytes, tuple[WindowRun | None, int, int]] = {}
+        self._runs: list[WindowRun] = []  # the puts, in runs of one window start
+        self._run_keys: list[list[bytes]] = []  # each run's cache keys (of its binaries)
+        self._count = 0  # puts
         self._gets = self._hits = self._overwrites = 0
-        self._last: tuple[bytes, int, bytes] | None = None  # the last window looked up
-        self._dirty: list[bytes] | None = None  # each put's stored bytes, when the run has
-        # no commit in it (``_held_dirty``)
+        self._last: tuple[bytes, int, bytes, bytes] | None = None  # the last window looked up
+        self._last_window: tuple[int, list[bytes], Any] | None = None  # a run's (``_window``)
+        # each window's last put, in the order of their last put, when the run has no commit
+        # in it (``_held_dirty``): cache key, (its run, its index there, its stored bytes)
+        self._dirty: list[tuple[bytes, tuple[WindowRun, int, bytes]]] | None = None
 
-    def key_bytes(self, positions: list[int]) -> list[bytes]:
-        """The keys at ``positions`` as the store serializes them (``HeldWindowWrites``)."""
-        return self._inner.key_bytes(positions)  # type: ignore[no-any-return]
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote ``key_bytes`` (``HeldWindowWrites``)."""
+        return self._inner.key_serde
 
-    def _key(self, key_bytes: bytes, start: int) -> bytes:
-        """The window's cache key (the last one asked again: a fetch, then its put)."""
+    @property
+    def value_serde(self) -> Any:
+        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
+        return self._inner.value_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` as the store serializes them (``HeldWindowWrites``)."""
+        return self._inner.serialize_keys(keys)  # type: ignore[no-any-return]
+
+    def _key(self, key_bytes: bytes, start: int) -> tuple[bytes, bytes]:
+        """The window's binary key and cache key (the last ones asked again: a fetch, then
+        its put)."""
         last = self._last
         if last is not None and last[1] == start and last[0] == key_bytes:
-            return last[2]
-        cache_key = self._cache_key(window_key(key_bytes, start), start)
-        self._last = (key_bytes, start, cache_key)
-        return cache_key
+            return last[2], last[3]
+        binary = window_key(key_bytes, start)
+        cache_key = self._cache_key(binary, start)
+        self._last = (key_bytes, start, binary, cache_key)
+        return binary, cache_key
 
     def _cached(self, cache_key: bytes) -> bool:
         """True when the cache holds the window now (looked up once, without counting)."""
@@ -278,10 +351,10 @@ class HeldCachedWindowWrites:
     def fetch(self, key_bytes: bytes, start: int, position: int) -> tuple[Any, int] | None:
         """The cached store's ``fetch_pair`` of the window at ``position``."""
         self._gets += 1
-        cache_key = self._key(key_bytes, start)
+        cache_key = self._key(key_bytes, start)[1]
         if self._cached(cache_key):
             self._hits += 1
-            self._last_use[cache_key] = self._gets + len(self._puts)  # (an access count: a
+            self._last_use[cache_key] = self._gets + self._count  # (an access count: a
             return self._values[cache_key]  # record may touch several windows)
         return self._inner.fetch(key_bytes, start)  # type: ignore[no-any-return]
 
@@ -290,60 +363,173 @@ class HeldCachedWindowWrites:
         """The cached store's ``put_pair``; ``False`` (nothing held) for a delete."""
         if value is None:
             return False
-        cache_key = self._key(key_bytes, start)
+        binary, cache_key = self._key(key_bytes, start)
         if self._cached(cache_key):
             self._overwrites += 1
-        held = self._values[cache_key] = (value, timestamp)
-        self._puts.append((cache_key, key_bytes, start, position, held))
-        self._last_use[cache_key] = self._gets + len(self._puts)
+        self._values[cache_key] = (value, timestamp)
+        runs = self._runs
+        if runs and runs[-1].start == start and runs[-1].ids is None:  # the run goes on
+            run = runs[-1]
+            run.last = None
+        else:
+            run = WindowRun(start, [], None, [], [], [])
+            runs.append(run)
+            self._run_keys.append([])
+        run.binaries.append(binary)
+        run.values.append(value)
+        run.timestamps.append(timestamp)
+        run.positions.append(position)
+        self._run_keys[-1].append(cache_key)
+        self._count += 1
+        self._last_use[cache_key] = self._gets + self._count
         return True
 
-    def _flush_order(self) -> list[int]:
-        """The indexes of the puts the commits' flushes write (``flush_order``)."""
-        origin, puts = self._batch.origin, self._puts
-        return flush_order([origin[put[3]] for put in puts], [put[0] for put in puts])
+    def _window(self, start: int, key_bytes: list[bytes]
+                ) -> tuple[list[bytes], list[bytes], list[bool]]:
+        """The binary and cache keys of each key's window at ``start``, and whether the
+        cache holds it now (asked once per run: its fetches, then its puts), as
+        ``_cached`` of each, looked up in C."""
+        last = self._last_window
+        if last is not None and last[0] == start and last[1] is key_bytes:
+            return last[2]
+        binaries = list(map(bytes.__add__, key_bytes, repeat(window_key(b"", start))))
+        # (a cache key is its segment's prefix, then the binary key: no key-first index)
+        cache_keys = list(map(bytes.__add__, repeat(self._cache_key(b"", start)), binaries))
+        held, seen = self._values, self._seen
+        unseen = [key for key in cache_keys if key not in held and key not in seen]
+        seen.update(unseen)
+        for cache_key, entry in zip(unseen, self._cache.peek_all(self._namespace, unseen),
+                                    strict=True):
+            if entry is not None:  # cached before the run: its value, as it found it
+                self._before[cache_key] = entry
+                value = self._decode(entry)
+                held[cache_key] = (value[0], value[1])
+        cached = list(map(held.__contains__, cache_keys))
+        self._last_window = (start, key_bytes, (binaries, cache_keys, cached))
+        return binaries, cache_keys, cached
 
-    def _fits(self, widths: list[int], keys: Any) -> bool:
+    def fetch_window(self, start: int, key_bytes: list[bytes]) -> list[tuple[Any, int] | None]:
+        """The first ``fetch`` of each key's window at ``start`` by a run (``put_window``
+        counts the run's gets): the cached value, else the store's."""
+        _, cache_keys, cached = self._window(start, key_bytes)
+        found: list[Any] = list(map(self._values.get, cache_keys))  # (a value is a pair)
+        missed = list(compress(range(len(found)), map(not_, cached)))
+        if missed:
+            stored = self._inner.fetch_window(start, list(map(key_bytes.__getitem__, missed)))
+            for index, value in zip(missed, stored, strict=True):
+                found[index] = value
+        return found
+
+    def put_window(self, start: int, key_bytes: list[bytes], ids: list[int],
+                   values: list[Any], timestamps: list[int], positions: list[int]) -> None:
+        """The cached store's ``fetch_pair`` then ``put_pair`` of each update in order, all
+        of windows at ``start``: update ``i`` writes ``values[i]`` at ``timestamps[i]`` for
+        key ``key_bytes[ids[i]]`` (the distinct keys: each one updated) for the batch
+        record at ``positions[i]`` (the lists are held as they are). Only a key's first
+        fetch can miss; every later one hits, every later put overwrites (a ``None`` value,
+        a delete, is not held: ``flushed`` says so)."""
+        if not ids:
+            return
+        binaries, cache_keys, cached = self._window(start, key_bytes)
+        self._last_window = None  # (the puts change what the cache holds)
+        n = len(ids)
+        misses = cached.count(False)
+        used = self._gets + self._count  # the accesses before the run
+        self._gets += n
+        self._hits += n - misses
+        self._overwrites += n - misses
+        run = WindowRun(start, binaries, ids, values, timestamps, positions)
+        last = run.finals()  # each key's last update: its value, and its record's get and
+        indexes = last.values()  # put as the key's last use
+        self._values.update(zip(map(cache_keys.__getitem__, last), zip(
+            map(values.__getitem__, indexes), map(timestamps.__getitem__, indexes),
+            strict=True), strict=True))
+        self._last_use.update(zip(map(cache_keys.__getitem__, last), map(
+            add, map(add, indexes, indexes), repeat(used + 2)), strict=True))
+        self._runs.append(run)
+        self._run_keys.append(cache_keys)
+        self._count += n
+
+    def _fits(self, widest_stored: int, keys: Any) -> bool:
         """True when no put of the run can evict: each of ``keys`` at the widest stored
-        value (``widths``) fits in what the cache has left."""
+        value fits in what the cache has left (reserved for this chunk: ``BatchRun.reserve``)."""
         headers = self._run.headers(self._batch)
-        widest = NODE_OVERHEAD + entry_size(max(widths, default=0), self._run.topic,
+        widest = NODE_OVERHEAD + entry_size(widest_stored, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        return self._run.reserve(self._cache, sum(len(key) + widest for key in keys))
+        return self._run.reserve(self._cache, sum(map(len, keys)) + widest * len(keys))
 
-    def _held_dirty(self) -> list[tuple[int, int, Any, Any]] | None:
+    def _held_dirty(self) -> Flushed | None:
         """``flushed`` for an engine that commits on an interval (the live runtime): no
         commit falls inside the run, so every put stays in the cache as a dirty entry and
         nothing is forwarded or written to the store (the commit's flush does that, on the
         record path; the store, unwritten, expires nothing in between). Every put is
-        serialized, as the cache's ``put`` does; ``None`` when a put might have evicted."""
-        stored = self._inner.encode_stored([put[4] for put in self._puts])
-        if stored is None:
+        serialized, as the cache's ``put`` does; ``None`` when a put might have evicted (or
+        for a delete)."""
+        encode = self._inner.encode_stored
+        last_put: dict[bytes, tuple[WindowRun, int, bytes]] = {}
+        widest = 0
+        for run, keys in zip(self._runs, self._run_keys, strict=True):
+            stored = encode(run.values, run.timestamps)
+            if stored is None:
+                return None
+            widest = max(widest, max(map(len, stored), default=0))
+            for index, cache_key in enumerate(keys if run.ids is None
+                                              else map(keys.__getitem__, run.ids)):
+                last_put.pop(cache_key, None)  # (to the end: the order of the last puts)
+                last_put[cache_key] = (run, index, stored[index])
+        if not self._fits(widest, last_put):
             return None
-        if not self._fits(list(map(len, stored)), {put[0] for put in self._puts}):
-            return None
-        self._dirty = stored
-        return []
+        self._dirty = list(last_put.items())
+        return Flushed([], [] if self._send_old else None, [])
 
-    def flushed(self) -> list[tuple[int, int, Any, Any]] | None:
+    def flushed(self) -> Flushed | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted."""
         if not self._run.commit_each:
             return self._held_dirty()
-        inner, send_old, puts = self._inner, self._send_old, self._puts
-        forwards: list[tuple[int, int, Any, Any]] = []
-        for index in self._flush_order():
-            cache_key, key_bytes, start, position, new = puts[index]
-            old = inner.fetch(key_bytes, start) if send_old else None
-            inner.put(key_bytes, start, new[0], new[1], position)
-            self._last_write[cache_key] = len(self._written)
-            self._written.append((cache_key, position))
-            forwards.append((position, start, new, old))
-        if inner.flushed() is None:
+        inner, runs, count = self._inner, self._runs, self._count
+        origin = self._batch.origin
+        order: list[int] | None = None  # (None: every put, in order: one per consumed record)
+        if not (all(map(_increasing, (run.positions for run in runs)))
+                and all(map(lt, (run.positions[-1] for run in runs[:-1]),
+                            (run.positions[0] for run in runs[1:])))
+                and self._run.in_order(self._batch)):
+            origins = list(map(origin.__getitem__, chain.from_iterable(
+                run.positions for run in runs)))
+            if not all(map(lt, origins, islice(origins, 1, None))):  # a record put twice
+                order = flush_order(origins, list(chain.from_iterable(
+                    keys if run.ids is None else map(keys.__getitem__, run.ids)
+                    for run, keys in zip(runs, self._run_keys, strict=True))))
+                if len(order) == count:  # (then in order: see flush_order)
+                    order = None
+        last_write = self._last_write
+        olds: list[Any] | None = None
+        if order is None and not self._send_old:  # the commits write every put, in order
+            inner.put_runs(runs)
+            for run, keys in zip(runs, self._run_keys, strict=True):
+                last = run.finals()
+                last_write.update(zip(map(keys.__getitem__, last), zip(
+                    repeat(run), count_from(), map(run.positions.__getitem__, last.values())),
+                    strict=True))
+        else:
+            olds = [] if self._send_old else None
+            puts = [(run, index, keys) for run, keys in zip(runs, self._run_keys, strict=True)
+                    for index in range(len(run))]
+            for written, put in enumerate(puts if order is None else map(puts.__getitem__,
+                                                                           order)):
+                run, index, keys = put
+                binary, start, position = run.binary(index), run.start, run.positions[index]
+                key_bytes = binary[:-_WINDOW_SUFFIX]
+                if olds is not None:
+                    old = inner.fetch(key_bytes, start)
+                    olds.append(None if old is None else old[0])
+                inner.put(key_bytes, start, run.values[index], run.timestamps[index], position)
+                last_write[keys[index if run.ids is None else run.ids[index]]] = (
+                    None, written, position)
+        flushed = inner.flushed()
+        if flushed is None or not self._fits(inner.widest_stored(), last_write):
             return None
-        if not self._fits(inner.stored_widths(), self._last_write):
-            return None
-        return forwards
+        return Flushed(order, olds, flushed.value_bytes)
 
     def apply(self) -> None:
         """Leave the record cache, the store and its changelog as the record path would."""
@@ -351,50 +537,62 @@ class HeldCachedWindowWrites:
             self._apply_dirty(self._dirty)
             return
         batch, run = self._batch, self._run
-        timestamps, headers = run.timestamps(batch), run.headers(batch)
-        stored = self._inner.stored_values()
-        finals: list[tuple[bytes, LRUCacheEntry]] = []
-        for cache_key in sorted(self._last_use, key=self._last_use.__getitem__):
-            index = self._last_write.get(cache_key)
-            if index is None:  # only read: the entry it found
-                finals.append((cache_key, self._before[cache_key]))
-                continue
-            position = self._written[index][1]
-            topic, partition, offset = run.source(batch.origin[position])
-            header = headers[position]
-            entry = LRUCacheEntry(stored[index], header if header else None, False, offset,
-                                  timestamps[position], partition, topic)
-            entry.obj = _new_tuple(ValueAndTimestamp, self._values[cache_key])
-            entry.record = Record(batch.keys[position], batch.values[position],
-                                  timestamps[position], header)
-            finals.append((cache_key, entry))
+        used = sorted(self._last_use, key=self._last_use.__getitem__)  # (last use order)
+        written = list(map(self._last_write.get, used))
+        only_read = None in written  # (a window read, never written: the entry it found)
+        writes = [write for write in written if write is not None] if only_read else written
+        held, indexes, where = (list(column) for column in zip(*writes, strict=True)) \
+            if writes else ([], [], [])
+        final = _at(batch, where)
+        timestamps, headers = run.timestamps(final), run.headers(final)
+        topic, partition, offsets = run.sources(final.origin)
+        if None in held:  # written one by one: the store's index of each
+            stored = [self._inner.stored_value(index) if run_held is None
+                      else run_held.final_stored[index]
+                      for run_held, index in zip(held, indexes, strict=True)]
+        else:  # each window's place among its run's last writes
+            stored = list(map(getitem, map(_FINAL_STORED, held), indexes))
+        written_keys = [key for key, write in zip(used, written, strict=True)
+                        if write is not None] if only_read else used
+        entries = map(
+            LRUCacheEntry.clean, stored, _entry_headers(headers), offsets, timestamps,
+            repeat(partition), repeat(topic), map(_new_tuple, repeat(ValueAndTimestamp),
+                                                  map(self._values.__getitem__, written_keys)),
+            repeat(None), map(Record, map(batch.keys.__getitem__, where),
+                              map(batch.values.__getitem__, where), timestamps, headers))
+        if only_read:
+            entry_of = dict(zip(written_keys, entries, strict=True))
+            finals = [(key, entry_of[key] if key in entry_of else self._before[key])
+                      for key in used]
+        else:
+            finals = list(zip(used, entries, strict=True))
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
-                           puts=len(self._puts), overwrites=self._overwrites)
+                           puts=self._count, overwrites=self._overwrites)
         self._inner.apply()
 
-    def _apply_dirty(self, stored: list[bytes]) -> None:
-        """``apply`` of a run with no commit in it: each window put last holds its last put
-        as a dirty entry (dirty in the order of their last put), each one only read keeps
-        its entry, all in the order of their last use; the store is not written."""
+    def _apply_dirty(self, dirty: list[tuple[bytes, tuple[WindowRun, int, bytes]]]) -> None:
+        """``apply`` of a run with no commit in it: each window put holds its last put as a
+        dirty entry (dirty in the order of their last put), each one only read keeps its
+        entry, all in the order of their last use; the store is not written."""
         batch, run = self._batch, self._run
         timestamps, headers = run.timestamps(batch), run.headers(batch)
-        puts = self._puts
-        last_put = {put[0]: index for index, put in enumerate(puts)}
+        last_put = dict(dirty)
         finals: list[tuple[bytes, LRUCacheEntry]] = []
         for cache_key in sorted(self._last_use, key=self._last_use.__getitem__):
-            index = last_put.get(cache_key)
-            if index is None:  # only read: the entry it found
+            put = last_put.get(cache_key)
+            if put is None:  # only read: the entry it found
                 finals.append((cache_key, self._before[cache_key]))
                 continue
-            position = puts[index][3]
+            window_run, index, stored = put
+            position = window_run.positions[index]
             topic, partition, offset = run.source(batch.origin[position])
             header = headers[position]
-            entry = LRUCacheEntry(stored[index], header if header else None, True, offset,
-                                  timestamps[position], partition, topic)
-            entry.obj = _new_tuple(ValueAndTimestamp, puts[index][4])
-            entry.record = Record(batch.keys[position], batch.values[position],
-                                  timestamps[position], header)
-            finals.append((cache_key, entry))
+            finals.append((cache_key, LRUCacheEntry.dirty(
+                stored, header if header else None, offset, timestamps[position], partition,
+                topic, _new_tuple(ValueAndTimestamp, (window_run.values[index],
+                                                      window_run.timestamps[index])),
+                None, Record(batch.keys[position], batch.values[position],
+                             timestamps[position], header))))
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
-                           puts=len(puts), overwrites=self._overwrites,
-                           written=sorted(last_put, key=last_put.__getitem__))
+                           puts=self._count, overwrites=self._overwrites,
+                           written=[cache_key for cache_key, _ in dirty])

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Iterator
+from itertools import compress, repeat
+from operator import getitem, is_not, itemgetter
 from pathlib import Path
 from typing import Any
 
 from kslab.errors import StoreError
+from kslab.processor.batch import Encoded, Flushed
 from kslab.records import KeyValue, ValueAndTimestamp
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import MEMO_KEY_TYPES, preview
@@ -37,6 +40,7 @@ _TIMESTAMP = struct.Struct(">q")
 _pack_timestamp = _TIMESTAMP.pack
 _unpack_timestamp = _TIMESTAMP.unpack_from
 _NO_TIMESTAMP_BYTES = _pack_timestamp(NO_TIMESTAMP)
+_AFTER_TIMESTAMP = slice(8, None)  # a stored value's bytes, after its timestamp
 # NamedTuple.__new__ is a Python function; building the tuple directly halves the cost per read.
 _new_tuple = tuple.__new__
 
@@ -490,6 +494,26 @@ def _with_no_timestamp(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[b
         yield key, _NO_TIMESTAMP_BYTES + value
 
 
+def _decode_all(store: TimestampedKeyValueStore, stored: list[bytes]
+                ) -> list[ValueAndTimestamp]:
+    """``store._decode_value`` of each of ``stored`` (timestamp, then the value's bytes): in C
+    iterators through the value serde's C-level codec where it takes them all, else one by
+    one (which raises the store's error for bytes it cannot read)."""
+    decode = store._vdec
+    if decode is not None and stored:
+        try:
+            values = list(map(decode, map(getitem, stored, repeat(_AFTER_TIMESTAMP))))
+        except Exception:
+            pass  # the store's own decoding below: the values, or its error
+        else:
+            if store._vdec_indexed:  # (a struct's unpack: 1-tuples)
+                values = list(map(itemgetter(0), values))
+            stamps = map(itemgetter(0), map(_unpack_timestamp, stored))
+            return list(map(_new_tuple, repeat(ValueAndTimestamp), zip(values, stamps,
+                                                                       strict=True)))
+    return list(map(store._decode_value, stored))
+
+
 class HeldTimestampedWrites:
     """What a batch run writes to a ``TimestampedKeyValueStore``, held until ``apply``.
 
@@ -500,16 +524,17 @@ class HeldTimestampedWrites:
     key's last bytes in the backend (keys new to it added in the order they were first
     written), every write in the changelog, in order. Keys are identified by their bytes, as
     the store does. ``flushed`` serializes what was put (in phase one: a value the serde
-    refuses raises its error). A delete (a ``None`` value) is not held: ``update_all`` returns
-    ``False`` and the run goes record by record (the record path logs a tombstone with the
-    record's own context).
+    refuses raises its error) and works out each key's last stored bytes, so phase two writes
+    one value per key and the columns the changelog takes as they are. A delete (a ``None``
+    value) is not held: ``update_all`` returns ``False`` and the run goes record by record
+    (the record path logs a tombstone with the record's own context).
     ``memo``: the record path's reads go through this store (no record cache before it), so
     its last key is remembered as theirs leave it. A record cache in front writes through
     ``write_columns`` what its flushes write (``kslab.state.held_cache.HeldCachedWrites``).
     """
 
-    __slots__ = ("_batch", "_keys", "_memo", "_read", "_run", "_store", "_updates",
-                 "_written")
+    __slots__ = ("_batch", "_finals", "_keys", "_memo", "_read", "_run", "_store",
+                 "_updates", "_written")
 
     def __init__(self, store: TimestampedKeyValueStore, batch: Any, run: Any,
                  memo: bool) -> None:
@@ -521,98 +546,105 @@ class HeldTimestampedWrites:
         self._read: dict[bytes, bytes] = {}  # stored bytes read from the backend
         # positions, key bytes, values and timestamps of the puts
         self._updates: tuple[list[int], list[bytes], list[Any], list[int]] = ([], [], [], [])
-        # the writes: key bytes, value bytes, stored bytes, timestamps, positions
-        self._written: tuple[list[bytes], list[bytes], list[bytes], list[int],
-                             list[int]] | None = None
+        # the writes: key bytes, value bytes, timestamps, positions
+        self._written: tuple[list[bytes], list[bytes], list[int], list[int]] | None = None
+        self._finals: tuple[list[bytes], list[int], list[bytes]] = ([], [], [])  # finals
 
-    def key_bytes(self, positions: list[int]) -> list[bytes]:
-        """The keys of the batch's records at ``positions`` (none ``None``) as the store
-        serializes them; a key the store refuses raises its error."""
-        return self._store.serialize_keys(list(map(self._keys.__getitem__, positions)))
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote ``key_bytes``."""
+        return self._store.key_serde
+
+    @property
+    def value_serde(self) -> Any:
+        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
+        return self._store.value_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` (none ``None``) as the store serializes them; a key the store refuses
+        raises its error."""
+        return self._store.serialize_keys(keys)
 
     def read(self, distinct: list[bytes]) -> list[ValueAndTimestamp | None]:
-        """The stored value of each of the ``distinct`` keys (``None`` for none)."""
+        """The stored value of each of the ``distinct`` keys (``None`` for none): read and
+        decoded in C where the value serde has a C-level codec that takes them all."""
         store = self._store
-        decode, found = store._decode_value, self._read
-        values: list[ValueAndTimestamp | None] = []
-        for key_bytes, stored in zip(distinct, map(store._bget, distinct), strict=True):
-            if stored is None:
-                values.append(None)
-            else:
-                found[key_bytes] = stored
-                values.append(decode(stored))
-        return values
+        raws = list(map(store._bget, distinct))
+        present = list(compress(range(len(raws)), map(is_not, raws, repeat(None))))
+        stored = list(map(raws.__getitem__, present))
+        self._read.update(zip(map(distinct.__getitem__, present), stored, strict=True))
+        decoded = dict(zip(present, _decode_all(store, stored), strict=True))
+        return list(map(decoded.get, range(len(raws))))
 
     def stored_bytes(self, key_bytes: bytes) -> bytes:
         """The bytes ``read`` found in the backend for the key."""
         return self._read[key_bytes]
 
     def update_all(self, positions: list[int], key_bytes: list[bytes], values: list[Any],
-                   timestamps: list[int]) -> bool:
+                   timestamps: list[int]) -> None:
         """Hold, for each position in order, the record path's ``get`` then
-        ``put(key, ValueAndTimestamp(value, timestamp))`` of that record's key; ``False``
-        (nothing held) when a value is ``None``: a delete."""
-        if any(value is None for value in values):
-            return False
+        ``put(key, ValueAndTimestamp(value, timestamp))`` of that record's key (a ``None``
+        value, a delete, is not held: ``flushed`` says so)."""
         self._updates = (positions, key_bytes, values, timestamps)
-        return True
 
-    def flushed(self) -> list[tuple[int, Any, Any]] | None:
-        """Serialize what was put (phase one); no forwards: a plain store's writer forwards
-        each update itself. ``None`` (record by record) when the serde writes one as a delete."""
+    def flushed(self) -> Flushed | None:
+        """Serialize what was put (phase one): no forwards (a plain store's writer forwards
+        each update itself), every update's value bytes. ``None`` (record by record) for a
+        delete (a ``None`` value, or one the serde writes as ``None``)."""
         positions, keys, values, timestamps = self._updates
-        encoded = self.encode_all(values, timestamps)
-        if encoded is None:
-            return None
-        raws, stored = encoded
-        self.write_columns(keys, raws, stored, timestamps, positions)
-        return []
-
-    def encode_all(self, values: list[Any], timestamps: list[int]
-                   ) -> tuple[list[bytes], list[bytes]] | None:
-        """The value bytes and stored bytes (timestamp first) of ``values`` as the store writes
-        them (the serde's error for one it refuses); ``None`` if one is written as a delete."""
-        store = self._store
-        encode = store._venc
-        raws: list[Any] | None = None
-        if encode is not None:
-            try:
-                raws = list(map(encode, values))
-            except Exception:
-                raws = None  # the serde's own serialize below: the same bytes, or its error
-            else:
-                if not all(raw.__class__ is bytes for raw in raws):
-                    raws = None
+        raws = self.encode_all(values)
         if raws is None:
-            raws = store.serialize_values(values)
-            if any(raw is None for raw in raws):
-                return None
-        pack = _pack_timestamp
-        try:
-            stored = [pack(timestamp) + raw for timestamp, raw in zip(timestamps, raws,
-                                                                       strict=True)]
-        except struct.error:
-            return None  # the record path raises the store's message for the timestamp
-        return raws, stored
+            return None
+        self.write_columns(keys, raws, timestamps, positions)
+        return Flushed(None, None, raws)
 
-    def write_columns(self, keys: list[bytes], raws: list[bytes], stored: list[bytes],
-                      timestamps: list[int], positions: list[int]) -> None:
+    def encode_all(self, values: list[Any]) -> list[bytes] | None:
+        """The value bytes of ``values`` as the store writes them (the serde's error for one
+        it refuses); ``None`` if one is a delete (``TypedStore.encode_values``)."""
+        return self._store.encode_values(values)  # type: ignore[no-any-return]
+
+    def write_columns(self, keys: list[bytes], raws: list[bytes], timestamps: list[int],
+                      positions: list[int]) -> None:
         """Hold these writes (in order; ``positions``: the batch record each writes for)
-        for ``apply``: what a flush of the cache in front, or ``flushed``, writes."""
-        self._written = (keys, raws, stored, timestamps, positions)
+        for ``apply``: what a flush of the cache in front, or ``flushed``, writes. Each key's
+        last write and stored bytes (timestamp, then value) are worked out here, in phase
+        one (``finals``): a timestamp the store cannot write raises here (``struct.error``;
+        a key's last is its largest, and records' timestamps are 8-byte ones already)."""
+        self._finals = self.encode_finals(keys, raws, timestamps)
+        self._written = (keys, raws, timestamps, positions)
+
+    @staticmethod
+    def encode_finals(keys: list[bytes], raws: list[bytes], timestamps: list[int]
+                      ) -> tuple[list[bytes], list[int], list[bytes]]:
+        """Of writes of ``raws`` (value bytes) at ``timestamps`` to ``keys``, in order: each
+        written key (first-written order), the index of its last write and its stored bytes
+        after it (timestamp, then value), as ``finals`` gives them; a timestamp the store
+        cannot write raises here (``struct.error``)."""
+        last = dict(zip(keys, range(len(keys)), strict=True))  # first-written order, each
+        pack = _pack_timestamp  # key's last write
+        indexes = list(last.values())
+        return list(last), indexes, [pack(timestamps[index]) + raws[index]
+                                     for index in indexes]
+
+    def finals(self) -> tuple[list[bytes], list[int], list[bytes]]:
+        """Each written key (first-written order), the index of its last write among those
+        ``write_columns`` held, and its stored bytes after it."""
+        return self._finals
 
     def apply(self) -> None:
         """Write what was held to the backend and the changelog."""
         store, written = self._store, self._written
         if written is None or not written[0]:
             return
-        keys, raws, stored, timestamps, positions = written
-        store._backend.put_all(dict(zip(keys, stored, strict=True)).items())
+        keys, raws, timestamps, positions = written
+        finals = self._finals
+        store._backend.put_all(zip(finals[0], finals[2], strict=True))
         if store._log is not None:
             append = self._run.changelog(store._name, store._log)
             if append is not None:
-                append(keys, raws, timestamps,
-                       list(map(self._batch.origin.__getitem__, positions)))
+                origin = self._batch.origin
+                append(keys, Encoded(store.value_serde, raws), timestamps,
+                       lambda: list(map(origin.__getitem__, positions)))
             else:
                 log, name = store._log, store._name
                 for key_bytes, raw, timestamp in zip(keys, raws, timestamps, strict=True):

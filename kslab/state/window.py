@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import logging
 import struct
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, repeat
 from typing import Any
 
 from kslab.errors import StoreError
+from kslab.processor.batch import Encoded, Flushed
 from kslab.records import ValueAndTimestamp, Window, Windowed
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import TypedStore
@@ -29,6 +32,7 @@ from kslab.state.iterators import KeyValueIterator
 __all__ = [
     "HeldWindowWrites",
     "TimestampedWindowStore",
+    "WindowRun",
     "WindowStore",
     "invalid_key_range",
     "split_window_key",
@@ -542,23 +546,10 @@ class TimestampedWindowStore(WindowStore):
         except Exception as exc:
             raise self._value_read_failure(raw[8:], exc) from exc
 
-    def holds_open(self, window_start: int) -> bool:
-        """True when a write to the window at ``window_start`` is a plain write: a store
-        without duplicates, no new window (segments do not roll), not expired."""
-        observed = self._observed
-        return not self._retain_duplicates and observed - self._keep < window_start <= observed
-
-    def put_open_window(self, window_start: int, binaries: list[bytes],
-                        values: list[bytes]) -> None:
-        """Write the window at ``window_start`` (which ``holds_open``) of each binary key
-        (``window_key``), its 8-byte timestamp + value bytes, in order: what ``put_pair``
-        writes to the backend and the segment; not logged (the caller writes the changelog)."""
-        self._backend.put_all(zip(binaries, values, strict=True))
-        self._segment_keys(window_start).update(binaries)
-
     def put_pair(self, key_bytes: bytes, value: Any, timestamp: int, window_start: int) -> None:
         """``put(key, ValueAndTimestamp(value, timestamp), start)`` for a serialized key."""
-        observed = self._observed  # holds_open, inlined (the aggregations' hot path)
+        observed = self._observed  # a live window, checked inline (the aggregations'
+        # hot path)
         if value is None or self._retain_duplicates or window_start > observed or \
                 window_start <= observed - self._keep:
             raw = self._serialize_value(value)
@@ -703,35 +694,101 @@ class _PlainIterator:
         self._inner.close()
 
 
+class WindowRun:
+    """Writes of one window start in a row, held by reference to the columns they came in:
+    write ``i`` puts ``values[i]`` at ``timestamps[i]`` into window ``binaries[ids[i]]``
+    (``ids`` ``None``: ``binaries[i]``) for the batch record at ``positions[i]``; ``raws``:
+    the value bytes, once serialized. ``last``: each window's last write, ``{id: index}``
+    (``binaries[id]`` the window's key; ``None`` until asked). A run holds the lists it is
+    given: they are not changed."""
+
+    __slots__ = ("binaries", "final_stored", "ids", "last", "positions", "raws", "start",
+                 "timestamps", "values")
+
+    def __init__(self, start: int, binaries: list[bytes], ids: list[int] | None,
+                 values: list[Any], timestamps: list[int], positions: list[int],
+                 last: dict[int, int] | None = None) -> None:
+        self.start, self.binaries, self.ids = start, binaries, ids
+        self.values, self.timestamps, self.positions = values, timestamps, positions
+        self.last = last
+        self.raws: list[bytes] = []
+        self.final_stored: list[bytes] = []  # each window's stored bytes after the run
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def binary(self, index: int) -> bytes:
+        """Write ``index``'s binary window key."""
+        ids = self.ids
+        return self.binaries[index if ids is None else ids[index]]
+
+    def written(self) -> list[bytes]:
+        """Each write's binary window key."""
+        ids = self.ids
+        return self.binaries if ids is None else list(map(self.binaries.__getitem__, ids))
+
+    def finals(self) -> dict[int, int]:
+        """Each window's last write, ``{id: index}`` in first-written order."""
+        last = self.last
+        if last is None:
+            if self.ids is None:  # (a binary per write: a window's id is its last write)
+                indexes = dict(zip(self.binaries, range(len(self.binaries)),
+                                   strict=True)).values()
+                last = dict(zip(indexes, indexes, strict=True))
+            else:
+                last = dict(zip(self.ids, range(len(self.ids)), strict=True))
+            self.last = last
+        return last
+
+    def stored(self, index: int) -> bytes:
+        """Write ``index``'s stored bytes (8-byte timestamp, then the value), once
+        serialized."""
+        return _TS.pack(self.timestamps[index]) + self.raws[index]
+
+
 class HeldWindowWrites:
     """What a batch run writes to a ``TimestampedWindowStore`` (no duplicates), held until
     ``apply``.
 
     ``fetch`` sees the held writes and the store's expiry as the writes so far move its
     observed stream time (the largest window start written); ``put`` holds a window's new
-    ``ValueAndTimestamp``. ``flushed`` serializes them in phase one (``None``: a value written
-    as a delete). ``apply`` replays them in order: a run of writes into live windows that move
-    nothing goes to the backend at once (each window's last bytes) with its changelog records,
-    a write that opens a newer window (expiring old segments) or lands in an expired one goes
-    through the store's own write, so segments, expiry, drops and the changelog end as the
-    record path's puts leave them. A cached store in front writes through ``write_flushed``.
+    value and timestamp. ``fetch_window`` and ``put_window`` do the same for a run of
+    updates of one window start (each distinct key read once, the updates held by reference
+    as a ``WindowRun``), ``put_runs`` for a record cache's flushes. ``flushed`` serializes
+    the values in phase one (``None``: a value written as a delete). ``apply`` replays the
+    runs in order: a run's first write that moves the store's stream time (opening a newer
+    window, which expires old segments), and every write of a run in an expired window
+    (dropped and counted), goes through the store's own write; the rest go to the backend at
+    once, each window's last bytes, so segments, expiry, drops and the changelog (every
+    write, in one batch) end as the record path's puts leave them.
     """
 
-    __slots__ = ("_batch", "_encoded", "_keep", "_keys", "_observed", "_puts", "_run",
-                 "_store", "_written")
+    __slots__ = ("_batch", "_count", "_keep", "_observed", "_offsets", "_puts", "_raws",
+                 "_run", "_runs", "_store")
 
     def __init__(self, store: TimestampedWindowStore, batch: Any, run: Any) -> None:
-        self._store, self._batch, self._keys, self._run = store, batch, batch.keys, run
+        self._store, self._batch, self._run = store, batch, run
         self._observed, self._keep = store._observed, store._keep  # as the writes move it
-        self._puts: dict[bytes, tuple[Any, int] | None] = {}  # binary -> (value, ts)
-        # the writes, in order: key bytes, window start, value, timestamp, position
-        self._written: list[tuple[bytes, int, Any, int, int]] = []
-        self._encoded: list[bytes] = []  # each write's value bytes (``flushed``)
+        self._puts: dict[bytes, tuple[Any, int]] = {}  # binary -> (value, ts), live windows
+        self._runs: list[WindowRun] = []
+        self._offsets: list[int] = []  # where each run's writes begin among all the writes
+        self._count = 0  # writes held
+        self._raws: list[bytes] = []  # every write's value bytes, in order (``flushed``)
 
-    def key_bytes(self, positions: list[int]) -> list[bytes]:
-        """The keys of the batch's records at ``positions`` (none ``None``) as the store
-        serializes them; a key the store refuses raises its error."""
-        return self._store.serialize_keys(list(map(self._keys.__getitem__, positions)))
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote ``key_bytes`` (the key inside each binary window key)."""
+        return self._store.key_serde
+
+    @property
+    def value_serde(self) -> Any:
+        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
+        return self._store.value_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` (none ``None``) as the store serializes them (the key inside each binary
+        window key); a key the store refuses raises its error."""
+        return self._store.serialize_keys(keys)
 
     def fetch(self, key_bytes: bytes, start: int, position: int = -1) -> tuple[Any, int] | None:
         """``(value, timestamp)`` of the key's window at ``start``, as the store's
@@ -743,16 +800,48 @@ class HeldWindowWrites:
         held = self._puts.get(binary, _NOT_HELD)
         if held is not _NOT_HELD:
             return held  # type: ignore[return-value]
+        raw = self._store._bget(binary)
+        return None if raw is None else self._decode(raw)
+
+    def fetch_window(self, start: int, key_bytes: list[bytes]) -> list[tuple[Any, int] | None]:
+        """``fetch`` of each key's window at ``start`` (a run's reads of one window)."""
+        if start <= self._observed - self._keep:
+            return [None] * len(key_bytes)
+        binaries = list(map(bytes.__add__, key_bytes, repeat(_TS_SEQ.pack(start, 0))))
+        puts = self._puts  # (a held window is a pair, never None)
+        found = list(map(puts.get, binaries)) if puts else [None] * len(binaries)
+        bget, decode = self._store._bget, self._decode
+        for index, binary in enumerate(binaries):
+            if found[index] is None:
+                raw = bget(binary)
+                if raw is not None:
+                    found[index] = decode(raw)
+        return found
+
+    def _decode(self, raw: bytes) -> tuple[Any, int]:
+        """A stored window's ``(value, timestamp)`` (the store's error for bytes it cannot
+        read)."""
         store = self._store
-        raw = store._bget(binary)
-        if raw is None:
-            return None
+        decode = store._vdec  # the serde's C-level codec first (serdes._base)
+        if decode is not None:
+            try:
+                value = decode(raw[8:])
+            except Exception:
+                pass  # the serde's own deserialize below: the value, or its error
+            else:
+                return value[0] if store._vdec_indexed else value, _TS.unpack_from(raw)[0]
         try:
             return store._vdes(store._topic, raw[8:]), _TS.unpack_from(raw)[0]
         except StoreError:
             raise
         except Exception as exc:
             raise store._value_read_failure(raw[8:], exc) from exc
+
+    def _hold(self, run: WindowRun) -> None:
+        """Hold ``run``'s writes after those held so far."""
+        self._runs.append(run)
+        self._offsets.append(self._count)
+        self._count += len(run)
 
     def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int,
             position: int = -1) -> bool:
@@ -762,81 +851,140 @@ class HeldWindowWrites:
             return False
         if start > self._observed:
             self._observed = start
+        binary = key_bytes + _TS_SEQ.pack(start, 0)
         if start > self._observed - self._keep:  # (an expired write is dropped)
-            self._puts[key_bytes + _TS_SEQ.pack(start, 0)] = (value, timestamp)
-        self._written.append((key_bytes, start, value, timestamp, position))
+            self._puts[binary] = (value, timestamp)
+        runs = self._runs
+        if runs and runs[-1].start == start and runs[-1].ids is None:  # the run goes on
+            run = runs[-1]
+            run.last = None
+            self._count += 1
+        else:
+            run = WindowRun(start, [], None, [], [], [])
+            self._hold(run)
+            self._count += 1
+        run.binaries.append(binary)
+        run.values.append(value)
+        run.timestamps.append(timestamp)
+        run.positions.append(position)
         return True
 
-    def flushed(self) -> list[Any] | None:
-        """Serialize what was put (phase one); no forwards (the processor forwards updates of
-        a store without a cache). ``None`` when the serde writes a value as a delete."""
-        raws = self._store.serialize_values([write[2] for write in self._written])
-        if any(raw is None for raw in raws):
+    def put_window(self, start: int, key_bytes: list[bytes], ids: list[int],
+                   values: list[Any], timestamps: list[int], positions: list[int]) -> None:
+        """``put`` of each update in order, all to windows at ``start``: update ``i`` holds
+        ``values[i]`` at ``timestamps[i]`` for key ``key_bytes[ids[i]]`` (the distinct keys:
+        each one updated) for the batch record at ``positions[i]`` (the lists are held as
+        they are; a ``None`` value, a delete, is not held: ``flushed`` says so)."""
+        if not ids:
+            return
+        if start > self._observed:
+            self._observed = start
+        binaries = list(map(bytes.__add__, key_bytes, repeat(_TS_SEQ.pack(start, 0))))
+        run = WindowRun(start, binaries, ids, values, timestamps, positions)
+        last = run.finals()
+        if start > self._observed - self._keep:  # what fetches see from now on
+            self._puts.update(zip(map(binaries.__getitem__, last), zip(
+                map(values.__getitem__, last.values()),
+                map(timestamps.__getitem__, last.values()), strict=True), strict=True))
+        self._hold(run)
+
+    def encode_stored(self, values: list[Any], timestamps: list[int]) -> list[bytes] | None:
+        """The stored bytes (8-byte timestamp, then the value) of each value at its
+        timestamp as the store writes it, without holding a write (a record cache in front
+        keeps them: ``HeldCachedWindowWrites._held_dirty``); ``None`` for a delete (a
+        ``None`` value, or one the serde writes as ``None``)."""
+        raws = self._store.encode_values(values)
+        if raws is None:
             return None
-        self._encoded = raws
-        return []
+        return list(map(bytes.__add__, map(_TS.pack, timestamps), raws))
 
-    def encode_stored(self, updates: list[tuple[Any, int]]) -> list[bytes] | None:
-        """The stored bytes (8-byte timestamp, then the value) of each ``(value, timestamp)``
-        as the store writes it, without holding a write (a cache in front keeps them);
-        ``None`` when the serde writes a value as a delete."""
-        raws = self._store.serialize_values([update[0] for update in updates])
-        if any(raw is None for raw in raws):
-            return None
-        pack = _TS.pack
-        return [pack(update[1]) + raw for update, raw in zip(updates, raws, strict=True)]
+    def put_runs(self, runs: list[WindowRun]) -> None:
+        """Hold ``runs`` (a record cache's flushes, after every read of the batch run: what
+        they write is not read back here); no ``None`` among their values."""
+        for run in runs:
+            if run.start > self._observed:
+                self._observed = run.start
+            self._hold(run)
 
-    def stored_widths(self) -> list[int]:
-        """The length of each write's stored bytes (timestamp and value), after ``flushed``."""
-        return [8 + len(raw) for raw in self._encoded]
+    def flushed(self) -> Flushed | None:
+        """Serialize what was put (phase one), and each window's last stored bytes (a
+        timestamp the store cannot write raises here: a window's last is its largest); no
+        forwards (the processor forwards updates of a store without a cache). ``None`` for a
+        delete (a ``None`` value, or one the serde writes as ``None``)."""
+        encode = self._store.encode_values
+        for run in self._runs:
+            raws = encode(run.values)
+            if raws is None:
+                return None
+            run.raws = raws
+            last = run.finals().values()
+            run.final_stored = list(map(bytes.__add__, map(_TS.pack, map(
+                run.timestamps.__getitem__, last)), map(raws.__getitem__, last)))
+        self._raws = self._column("raws")  # (one list: a sink and the changelog share it)
+        return Flushed(None, None, self._raws)
 
-    def stored_values(self) -> list[bytes]:
-        """Each write's stored bytes (8-byte timestamp, then the value), after ``flushed``."""
-        pack = _TS.pack
-        return [pack(write[3]) + raw for write, raw in zip(self._written, self._encoded,
-                                                           strict=True)]
+    def _column(self, name: str) -> list[Any]:
+        """A column of every write, in order (a run's own list where there is one run)."""
+        runs = self._runs
+        if len(runs) == 1:
+            return getattr(runs[0], name)  # type: ignore[no-any-return]
+        return list(chain.from_iterable(getattr(run, name) for run in runs))
+
+    def widest_stored(self) -> int:
+        """The length of the longest write's stored bytes (timestamp and value), after
+        ``flushed``."""
+        from kslab.serdes._base import fixed_struct  # (state never needs kslab.serdes at
+        # import time: see kslab.state._typed)
+
+        fixed = fixed_struct(self._store.value_serde)  # (every value that wide: not measured)
+        if fixed is not None and self._count:
+            return 8 + fixed.size  # type: ignore[no-any-return]
+        return 8 + max((max(map(len, run.raws)) for run in self._runs if len(run)), default=0)
+
+    def stored_value(self, index: int) -> bytes:
+        """Write ``index``'s stored bytes (8-byte timestamp, then the value), after
+        ``flushed``."""
+        k = bisect_right(self._offsets, index) - 1
+        return self._runs[k].stored(index - self._offsets[k])
 
     def apply(self) -> None:
         """Write what was held, in order, as the record path's puts would have; the
         changelog records (a window-opening write's too) go out together, in order."""
         store = self._store
-        pending: list[tuple[bytes, int, bytes]] = []  # live-window writes: binary, start,
-        # stored bytes
-        changelog: list[tuple[bytes, bytes, int, int]] = []  # binary, value, time, position
-        pack, pack_ts = _TS_SEQ.pack, _TS.pack
+        if not self._count:
+            return
         log, store._log = store._log, None  # (the store's own writes below log nothing)
         try:
-            for (key_bytes, start, _, timestamp, position), raw in zip(
-                    self._written, self._encoded, strict=True):
-                stored = pack_ts(timestamp) + raw
-                binary = key_bytes + pack(start, 0)
-                observed = store._observed  # (a pending write moves nothing)
-                if start > observed or start <= observed - store._keep:
-                    self._write_pending(pending)
-                    pending = []
-                    store._put_bytes(key_bytes, (stored, raw, timestamp), start)
-                else:
-                    pending.append((binary, start, stored))
-                changelog.append((binary, raw, timestamp, position))
-            self._write_pending(pending)
+            observed, keep = store._observed, store._keep
+            put_bytes, backend = store._put_bytes, store._backend
+            for run in self._runs:
+                start, stored = run.start, run.stored
+                if start <= observed - keep:  # expired: each write dropped and counted
+                    for index in range(len(run)):
+                        binary = run.binary(index)
+                        put_bytes(binary[:-_SUFFIX], (stored(index), run.raws[index],
+                                                      run.timestamps[index]), start)
+                    continue
+                if start > observed:  # opens a newer window: the store's own write
+                    binary = run.binary(0)
+                    put_bytes(binary[:-_SUFFIX], (stored(0), run.raws[0],
+                                                  run.timestamps[0]), start)
+                    observed = start  # (its window's last write goes again below: the same)
+                finals = list(map(run.binaries.__getitem__, run.finals()))  # the rest, live:
+                backend.put_all(zip(finals, run.final_stored, strict=True))  # each window's
+                store._segment_keys(start).update(finals)  # last bytes
         finally:
             store._log = log
-        if log is None or not changelog:
+        if log is None:
             return
+        binaries = self._runs[0].written() if len(self._runs) == 1 else list(
+            chain.from_iterable(run.written() for run in self._runs))
+        raws, stamps = self._raws, self._column("timestamps")
         append = self._run.changelog(store._name, log)
         if append is None:
-            for binary, raw, timestamp, _ in changelog:
+            for binary, raw, timestamp in zip(binaries, raws, stamps, strict=True):
                 log(store._name, binary, raw, timestamp)
             return
         origin = self._batch.origin
-        append([row[0] for row in changelog], [row[1] for row in changelog],
-               [row[2] for row in changelog], [origin[row[3]] for row in changelog])
-
-    def _write_pending(self, pending: list[tuple[bytes, int, bytes]]) -> None:
-        """Writes into live windows that move nothing: to the backend at once."""
-        if not pending:
-            return
-        store = self._store
-        store._backend.put_all(dict((binary, stored) for binary, _, stored in pending).items())
-        for binary, start, _ in pending:
-            store._segment_keys(start).add(binary)
+        append(binaries, Encoded(store.value_serde, raws), stamps,
+               lambda: list(map(origin.__getitem__, self._column("positions"))))

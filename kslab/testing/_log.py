@@ -186,7 +186,7 @@ class RecordLog:
                        topic: str | None = None) -> None:
         """Append records given as columns, all of ``topic``: ``headers`` ``None`` for none,
         ``partitions`` ``None`` for partition 0. A ``ByteColumn`` is laid out once however
-        many logs take it (the bulk path's counts write one to their changelog and output)."""
+        many logs take it (a store's bytes go to its changelog and a sink's topic)."""
         count = len(timestamps)
         if not count:
             return

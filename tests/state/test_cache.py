@@ -265,37 +265,26 @@ def _bookkeeping(cache: ThreadCache, ns: str) -> tuple[object, ...]:
             [(e.value, e.is_dirty) for e in named._entries.values()])
 
 
-def test_put_and_flush_one_leaves_what_put_then_flush_leaves():
-    """The one-call put-and-flush (the bulk count's) against put followed by flush."""
+def test_replay_leaves_what_gets_puts_and_flushes_leave():
+    """A batch run's replay of the cache (the held cached writes': each key's final clean
+    entry in the order of its last use, the counters given, the commits' flushes counted by
+    ``count_noop_flushes``) against the record path's get, put and flush of each update."""
     one, two = ThreadCache(10_000), ThreadCache(10_000)
     flushed: list[list[bytes]] = []
     one.add_dirty_entry_flush_listener(NS, lambda entries: None)
     two.add_dirty_entry_flush_listener(NS, lambda entries: flushed.append(
         [e.key for e in entries]))
     assert sorted(two.all(NS)) == [] and sorted(one.all(NS)) == []  # both keep sorted keys
-    for key, value in [(b"a", b"1"), (b"b", b"22"), (b"a", b"333"), (b"c", b"4"), (b"b", b"5")]:
-        one.get(NS, key)
+    updates = [(b"a", b"1"), (b"b", b"22"), (b"a", b"333"), (b"c", b"4"), (b"b", b"5")]
+    for key, value in updates:
         two.get(NS, key)
-        entry = dirty(value)
-        assert one.put_and_flush_one(NS, key, entry) is True
-        assert entry.is_dirty is False
         two.put(NS, key, dirty(value))
         two.flush(NS)
-        assert _bookkeeping(one, NS) == _bookkeeping(two, NS)
-    assert flushed == [[b"a"], [b"b"], [b"a"], [b"c"], [b"b"]]  # what the caller forwards
+    assert flushed == [[b"a"], [b"b"], [b"a"], [b"c"], [b"b"]]  # what the flushes forward
+    one.replay(NS, [(b"a", clean(b"333")), (b"c", clean(b"4")), (b"b", clean(b"5"))],
+               gets=5, hits=2, puts=5, overwrites=2)
+    one.count_noop_flushes(NS, 5)  # the commit after each update
+    assert _bookkeeping(one, NS) == _bookkeeping(two, NS)
     assert [k for k, _ in one.all(NS)] == [b"a", b"b", b"c"]
     # keys: 1 + 24 bytes each; entries: 21 + the value ("333", "4", "5")
     assert _bookkeeping(one, NS)[:5] == (5, 5, 0, 5, 3 * 25 + (21 + 3) + (21 + 1) + (21 + 1))
-
-
-@pytest.mark.parametrize("case", ["no-listener", "other-dirty", "clean", "delete", "evicts"])
-def test_put_and_flush_one_refuses_and_changes_nothing(case: str):
-    cache = ThreadCache(90 if case == "evicts" else 10_000)
-    if case != "no-listener":
-        cache.add_dirty_entry_flush_listener(NS, lambda entries: None)
-    cache.put(NS, b"x", dirty(b"1") if case == "other-dirty" else clean(b"1"))
-    entry = {"clean": clean(b"2"), "delete": LRUCacheEntry(None, None, True)}.get(
-        case, dirty(b"22222222"))
-    before = _bookkeeping(cache, NS)
-    assert cache.put_and_flush_one(NS, b"y", entry) is False
-    assert _bookkeeping(cache, NS) == before

@@ -200,16 +200,18 @@ def test_word_count_uncached_runs_in_bulk_and_matches(store: str, logging_on: bo
 
 @pytest.mark.parametrize("store", ["in_memory", "persistent"])
 @pytest.mark.parametrize("logging_on", [True, False])
-@pytest.mark.parametrize("cache_bytes", [None, 300, 60], ids=["default", "evicting", "tiny"])
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (300, 0), (60, 0)],
+                         ids=["default", "evicting", "tiny"])
 def test_word_count_cached_replays_the_cache_and_matches(
-        store: str, logging_on: bool, cache_bytes: int | None,
+        store: str, logging_on: bool, cache_bytes: int | None, in_bulk: int,
         caplog: pytest.LogCaptureFixture) -> None:
-    """The cached count's fast path (count_cached) leaves the cache, store, changelog and
-    outputs as the record path does: with room to spare, with clean entries evicted, and with
-    a cache smaller than one entry (every put evicts its own dirty entry and flushes it)."""
+    """The cached count's batch form (the record cache's gets, puts and flushes replayed at
+    once, ``HeldCachedWrites``) leaves the cache, store, changelog and outputs as the record
+    path does; with clean entries evicted, or a cache smaller than one entry (every put
+    evicts its own dirty entry and flushes it), the chunks keep the record path."""
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
     executor = _same(lambda: _word_count(store, True, logging_on), caplog, config=config)
-    assert executor.chunks == 7 and executor.cached_counts == 7
+    assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
 
 
 @pytest.mark.parametrize("store", ["in_memory", "persistent"])
@@ -217,28 +219,28 @@ def test_word_count_cached_replays_the_cache_and_matches(
 @pytest.mark.parametrize("cache", [False, True], ids=["uncached", "cached"])
 def test_counts_at_once_match(store: str, logging_on: bool, cache: bool,
                               caplog: pytest.LogCaptureFixture) -> None:
-    """With no null in a chunk, the count reads and writes each key once per chunk
-    (``_count_direct_chunk``, ``_count_cached_chunk``): every update's output and changelog
-    record, the store's bytes, and each cached entry, counter and size as the record path's."""
+    """With no null in a chunk, the count reads and writes each key once per chunk (its
+    batch form over ``HeldTimestampedWrites`` or ``HeldCachedWrites``): every update's
+    output and changelog record, the store's bytes, and each cached entry, counter and size
+    as the record path's."""
     executor = _same(lambda: _word_count(store, cache, logging_on), caplog,
                      lines=_clean_lines)
-    # 350 and 347 rows in two chunks each, 3 single records: the second one is an empty
-    # line, which leaves the count nothing to do
-    assert executor.chunks == 7 and executor.counted_at_once == 6
-    assert executor.cached_counts == (6 if cache else 0)
+    # 350 and 347 rows in two chunks each, 3 single records (the second one an empty line,
+    # which leaves the count nothing to do): every one in bulk
+    assert executor.chunks == 7 and executor.declined == 0
 
 
-@pytest.mark.parametrize(("cache_bytes", "at_once"), [(5000, 6), (1500, 2), (400, 0)])
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(5000, 7), (1500, 3), (400, 1)])
 def test_cached_count_at_once_only_where_nothing_can_be_evicted(
-        cache_bytes: int, at_once: int, caplog: pytest.LogCaptureFixture) -> None:
-    """A chunk that might fill the cache is counted update by update (an eviction flushes
-    in between), the others at once; either way every observable is the record path's,
-    with interactive reads between the pipes (hits, a clean entry read back, a scan)."""
+        cache_bytes: int, in_bulk: int, caplog: pytest.LogCaptureFixture) -> None:
+    """A chunk that might fill the cache goes record by record (an eviction flushes in
+    between), the others in bulk (with 400 bytes only the empty line, which counts
+    nothing); either way every observable is the record path's, with interactive reads
+    between the pipes (hits, a clean entry read back, a scan)."""
     executor = _same(lambda: _word_count("in_memory", True, True), caplog,
                      config={"statestore.cache.max.bytes": cache_bytes}, between=_query,
                      lines=_clean_lines)
-    assert executor.chunks == 7 and executor.cached_counts == 6  # one empty line
-    assert executor.counted_at_once == at_once
+    assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
 
 
 def _query(driver: ks.TopologyTestDriver) -> None:
@@ -250,36 +252,40 @@ def _query(driver: ks.TopologyTestDriver) -> None:
         assert len(list(entries)) == 11  # w0 .. w10 (w11 is filtered out)
 
 
-@pytest.mark.parametrize("cache_bytes", [None, 300])
-def test_cached_count_after_interactive_reads_matches(cache_bytes: int | None,
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (300, 0)])
+def test_cached_count_after_interactive_reads_matches(cache_bytes: int | None, in_bulk: int,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
     executor = _same(lambda: _word_count("in_memory", True, True), caplog, config=config,
                      between=_query)
-    assert executor.chunks == 7 and executor.cached_counts == 7
+    assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
 
 
-@pytest.mark.parametrize(("cache_bytes", "thread", "lru", "named"), [
+@pytest.mark.parametrize(("cache_bytes", "thread", "lru", "named", "in_bulk"), [
     # room for all: "a" is hit twice, nothing evicted; one flush per commit (5 lines + 10 words)
     (None, (10, 10, 0, 15, 808), [b"b", b"c", b"d", b"e", b"a", b"f", b"g", b"h"],
-     (2, 8, 2, 15)),
+     (2, 8, 2, 15), True),
     # room for two entries: "a" is read back from the store twice (two clean puts)
-    (300, (12, 10, 8, 15, 202), [b"g", b"h"], (0, 10, 2, 15)),
+    (300, (12, 10, 8, 15, 202), [b"g", b"h"], (0, 10, 2, 15), False),
     # smaller than one entry: every put evicts its own dirty entry, flushing it (10 more flushes)
-    (60, (12, 10, 12, 15, 0), [], (0, 10, 0, 25)),
+    (60, (12, 10, 12, 15, 0), [], (0, 10, 0, 25), False),
 ], ids=["default", "evicting", "tiny"])
 @pytest.mark.parametrize("bulk", [True, False])
 def test_cached_count_bookkeeping_is_exact(bulk: bool, cache_bytes: int | None,
                                            thread: tuple[int, ...], lru: list[bytes],
-                                           named: tuple[int, ...]) -> None:
-    """Exact cache counters of a known input, on both paths: 5 lines of 2 words (``a`` 3x)."""
+                                           named: tuple[int, ...], in_bulk: bool) -> None:
+    """Exact cache counters of a known input, on both paths: 5 lines of 2 words (``a`` 3x);
+    the bulk path runs the chunk where no put can evict (else the record path)."""
     config: dict[str, Any] = {"kslab.driver.bulk": bulk}
     if cache_bytes is not None:
         config["statestore.cache.max.bytes"] = cache_bytes
     with ks.TopologyTestDriver(_word_count("in_memory", True, True), config) as driver:
         lines = ["a b", "c a", "d e", "a f", "g h"]
         driver.create_input_topic("lines", S, S).pipe_value_list(lines, 0, 0)
-        assert (driver._bulk.cached_counts if bulk else None) == (1 if bulk else None)
+        if bulk:  # one chunk: the lines, then the words they loop back through the
+            # repartition topic
+            assert (driver._bulk.chunks, driver._bulk.declined) == ((1, 0) if in_bulk
+                                                                    else (0, 1))
         out = driver.create_output_topic("counts", S, L).read_key_values_to_list()
         assert [(kv.key, kv.value) for kv in out] == [
             ("a", 1), ("b", 1), ("c", 1), ("a", 2), ("d", 1), ("e", 1), ("a", 3), ("f", 1),
@@ -296,9 +302,10 @@ def test_cached_count_bookkeeping_is_exact(bulk: bool, cache_bytes: int | None,
 @pytest.mark.parametrize("cache", [True, False])
 def test_count_updating_a_key_twice_per_record_matches(cache: bool,
                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """A consumed record updating a key several times: its commit flushes (and forwards)
+    the key's last update only."""
     executor = _same(lambda: _count_by_line_key(cache), caplog)
-    assert executor.chunks == 7
-    assert executor.cached_counts == 0  # a record updating a key twice: the real processor
+    assert executor.chunks == 7 and executor.declined == 0
 
 
 @pytest.mark.parametrize("topology", [
@@ -307,8 +314,10 @@ def test_count_updating_a_key_twice_per_record_matches(cache: bool,
 ], ids=["word-count", "windowed"])
 def test_a_small_record_cache_evicting_matches(topology: Callable[[], ks.Topology],
                                                caplog: pytest.LogCaptureFixture) -> None:
+    """A record cache whose puts may evict keeps the record path (only its own put knows
+    what it evicts)."""
     executor = _same(topology, caplog, config={"statestore.cache.max.bytes": 300})
-    assert executor.chunks == 7
+    assert executor.chunks == 0 and executor.declined == 7
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -363,19 +372,19 @@ def _in_order_but_one(n: int, seed: int) -> Records:
     return out
 
 
-@pytest.mark.parametrize(("topology", "at_once"), [
-    (lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 1000), False), 1366),
-    (lambda: _windowed_per_record(True), 313),
-    (lambda: _word_count("in_memory", False, True), 0)],
+@pytest.mark.parametrize("topology", [
+    lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 1000), False),
+    lambda: _windowed_per_record(True),
+    lambda: _word_count("in_memory", False, True)],
     ids=["windowed", "windowed-cached-nulls", "word-count"])
-def test_in_order_chunks_match(topology: Callable[[], ks.Topology], at_once: int,
+def test_in_order_chunks_match(topology: Callable[[], ks.Topology],
                                caplog: pytest.LogCaptureFixture) -> None:
     """A chunk in time order from stream time on has no late record (the executor's
-    shortcut) and a tumbling count finds its runs by bisection, ending at a null; one
-    starting behind stream time counts each record's lateness."""
+    shortcut) and a tumbling count finds its runs of one window by bisection; one starting
+    behind stream time counts each record's lateness."""
     executor = _same(topology, caplog, lines=_in_order_but_one)
-    assert executor.chunks == 7  # 350 rows as 256 + 94, 3 single records, 347 as 256 + 91
-    assert executor.window_records_at_once == at_once
+    # 350 rows as 256 + 94, 3 single records, 347 as 256 + 91: every one in bulk
+    assert executor.chunks == 7 and executor.declined == 0
     driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": True})
     with driver:
         topic = driver.create_input_topic("lines", S, S)
@@ -392,9 +401,9 @@ def test_in_order_chunks_match(topology: Callable[[], ks.Topology], at_once: int
 @pytest.mark.parametrize("logging_on", [True, False])
 def test_tumbling_count_in_runs_at_once_matches(logging_on: bool,
                                                 caplog: pytest.LogCaptureFixture) -> None:
-    """Runs of one open window are counted at once (``windowed._count_run``); late records
-    dropped, null keys skipped, new windows opened one record at a time in between: every
-    observable is the record path's."""
+    """Runs of one window are counted at once (``_TimeWindowProcessor._fold_runs``); late
+    records dropped, null keys skipped, new windows opened (expiring segments) between
+    runs: every observable is the record path's."""
     windows = ks.TimeWindows.of_size_and_grace(100, 50)
 
     def topology() -> ks.Topology:
@@ -414,8 +423,8 @@ def test_tumbling_count_in_runs_at_once_matches(logging_on: bool,
         return topo
 
     executor = _same(topology, caplog, n=2000, lines=_ordered_lines)
-    assert executor.chunks == 7  # 1000 rows as 256 + 744, 3 single records, 997 as 256 + 741
-    assert executor.window_records_at_once == 3664  # of 4,028 words
+    # 1000 rows as 256 + 744, 3 single records, 997 as 256 + 741: every one in bulk
+    assert executor.chunks == 7 and executor.declined == 0
 
 
 def _windowed_per_record(logging_on: bool) -> ks.Topology:
@@ -443,28 +452,29 @@ def _query_windows(driver: ks.TopologyTestDriver) -> None:
 
 
 @pytest.mark.parametrize("logging_on", [True, False])
-@pytest.mark.parametrize(("cache_bytes", "at_once"), [(None, 1496), (600, 68), (300, 0)],
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (600, 0), (300, 0)],
                          ids=["default", "evicting-some", "evicting"])
 def test_cached_tumbling_count_in_runs_at_once_matches(
-        logging_on: bool, cache_bytes: int | None, at_once: int,
+        logging_on: bool, cache_bytes: int | None, in_bulk: int,
         caplog: pytest.LogCaptureFixture) -> None:
-    """Behind a record cache, runs of one open window that cannot fill the cache are counted
-    at once (``windowed._CacheRun``: the cache's entries, LRU order, counters and sizes as
-    each record's get, put and flush leave them); the rest, and every run of a cache that
-    might evict, go through the processor and a commit per record. With interactive reads
-    between the pipes, every observable is the record path's."""
+    """Behind a record cache, runs of one window are counted at once where the chunk cannot
+    fill the cache (``HeldCachedWindowWrites``: the cache's entries, LRU order, counters and
+    sizes as each record's get, put and flush leave them); a chunk whose puts might evict
+    keeps the record path. With interactive reads between the pipes, every observable is
+    the record path's."""
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
     executor = _same(lambda: _windowed_per_record(logging_on), caplog, n=2000,
                      lines=_ordered_lines, config=config, between=_query_windows)
-    assert executor.chunks == 7 and executor.cached_counts == 7
-    assert executor.window_records_at_once == at_once
+    assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
 
 
-def test_windowed_count_emitting_on_close_runs_in_bulk_and_matches(
+def test_windowed_count_emitting_on_close_keeps_the_record_path_and_matches(
         caplog: pytest.LogCaptureFixture) -> None:
+    """``on_window_close`` has no batch form (each record's emission reads the closed
+    windows back): its chunks keep the record path."""
     windows = ks.TimeWindows.of_size_and_grace(100, 30)
     executor = _same(lambda: _windowed(windows, False, on_close=True), caplog)
-    assert executor.chunks == 7
+    assert executor.chunks == 0 and executor.declined == 7
 
 
 def test_unsupported_topologies_fall_back_and_match(caplog: pytest.LogCaptureFixture) -> None:
@@ -511,8 +521,11 @@ def _word_count_custom_store_serde() -> ks.Topology:
     return b.build()
 
 
-def test_cached_count_with_a_custom_store_serde_runs_the_processor(
+def test_cached_count_with_a_custom_store_serde_calls_it_as_the_record_path(
         caplog: pytest.LogCaptureFixture) -> None:
+    """A custom store serde sees exactly the record path's calls (its keys are serialized
+    one by one, not once per distinct key: only a built-in serde's bytes say which keys are
+    equal), and the chunks still run in bulk."""
     records = _lines(700, 7)
     calls = []
     states = []
@@ -522,6 +535,6 @@ def test_cached_count_with_a_custom_store_serde_runs_the_processor(
         calls.append(_CountingString.calls)
         states.append(state)
         if bulk:
-            assert executor.chunks == 7 and executor.cached_counts == 0
+            assert executor.chunks == 7 and executor.declined == 0
     assert states[0] == states[1]
     assert calls[0] == calls[1] > 0

@@ -13,8 +13,8 @@ __all__ = ["ByteColumn", "LogBatch", "fixed_width"]
 
 class ByteColumn:
     """The serialized keys or values (``bytes``, ``None`` for a null) of a run of records, laid
-    out once however many logs append them: a count's key bytes go to its changelog and its
-    output topic, a repartition's words are its keys and its values. ``width``: every field
+    out once however many logs append them: a store's key and value bytes go to its changelog
+    and to a sink's topic, a repartition's words are its keys and its values. ``width``: every field
     is that many bytes (a fixed-width serde's, see ``fixed_width``), so no length is measured."""
 
     __slots__ = ("_layout", "_width", "dictionaries", "fields")
@@ -24,7 +24,7 @@ class ByteColumn:
         self.fields = fields
         self._layout: tuple[bytes, Any, int, int] | None = None
         self._width = width
-        # runs of fields drawn from a few distinct ones (a count's keys): (where the run
+        # runs of fields drawn from a few distinct ones (an aggregation's keys): (where the run
         # starts in the column, the distinct fields, each field's index among them), so a
         # log can read them back without slicing each (RecordLog's key dictionaries)
         self.dictionaries = dictionaries

@@ -4,8 +4,8 @@ Phase one runs every user function, deserializer and serializer of the chunk's s
 chains and mutates nothing; if anything raises, ``run`` returns ``None`` and the engine re-runs
 the chunk on the record path, which raises the exact error with the exact partial state (the
 user functions of earlier records then run twice, as Kafka's reprocessing after a failure also
-does). Phase two applies the chunk: logs, offsets, clocks, metrics, the counts, the commits
-and the task's context.
+does). Phase two applies the chunk: logs, offsets, clocks, metrics, what the batch forms held
+(store writes, changelogs, record caches), the commits and the task's context.
 """
 
 from __future__ import annotations
@@ -15,15 +15,13 @@ from itertools import accumulate, chain, islice, repeat
 from operator import le, sub
 from typing import Any, Protocol
 
-from kslab.core.bulk.columns import ByteColumn, LogBatch
-from kslab.core.bulk.count import count_cached, count_direct, count_with_processor
-from kslab.core.bulk.plan import Chain, CountStep, built_in, compile_chain
+from kslab.core.bulk.columns import ByteColumn, LogBatch, fixed_width
+from kslab.core.bulk.plan import Chain, built_in, compile_chain
 from kslab.core.bulk.stage import Stage
-from kslab.core.bulk.windowed import replays_window_cache, tumbling_count
-from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
-from kslab.records import Headers, Record, Window, Windowed, as_headers
+from kslab.processor.batch import Encoded
+from kslab.records import Headers, Record, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
-from kslab.serdes._base import fast_deserializer, fast_serializer
+from kslab.serdes._base import fast_deserializer, fast_serializer, writes_alike
 
 __all__ = ["BulkExecutor", "EnginePort"]
 
@@ -106,54 +104,13 @@ def _fields(column: Any) -> list[Any]:
     return column.fields if isinstance(column, ByteColumn) else column  # type: ignore[no-any-return]
 
 
-def _store_key_serializer(count: CountStep) -> Any:
-    """How the count's store serializes a key (raising its own error), when it says and its
-    serde is built-in (a custom serde may count its calls: the record path's then decide)."""
-    if count.kind == "tumbling":
-        serialize = count.aggregate.processor.serialize
-    else:  # the typed store behind a record cache serializes the keys
-        store = getattr(count.store, "wrapped", count.store)
-        serialize = getattr(store, "_serialize_key", None)
-    owner = getattr(serialize, "__self__", None)
-    return serialize if built_in(getattr(owner, "_key_serde", None)) else None
-
-
-def _serialize_all(serialize: Any, keys: set[Any]) -> dict[Any, bytes]:
-    """``{key: serialize(key)}``, through the store's one-argument C-level codec when it has
-    one (the same bytes; a key it refuses raises, and the chunk goes to the record path)."""
-    encode = getattr(serialize.__self__, "_kenc", None)
-    if encode is None:
-        return {key: serialize(key) for key in keys}
-    encoded = dict(zip(keys, map(encode, keys), strict=True))
-    for key, raw in encoded.items():
-        if raw.__class__ is not bytes:  # a codec handing back a bytearray or the like
-            encoded[key] = serialize(key)
+def _known(serde: Any, encoded: Encoded | None) -> Encoded | None:
+    """``encoded`` when ``serde`` writes exactly its bytes for the column: a built-in serde
+    (whose bytes depend on nothing but the data) configured for writing as the one that
+    wrote them (``writes_alike``); else ``None``."""
+    if encoded is None or not built_in(serde) or not writes_alike(encoded.serde, serde):
+        return None
     return encoded
-
-
-def _count_key_bytes(count: CountStep, keys: list[Any]) -> dict[Any, bytes] | None:
-    """Serialize every distinct key the count will see as its store and sink will, so that a
-    serde refusing one declines the chunk before anything changed (the record path then
-    raises the store's or the sink's error at the right record); the store's key bytes."""
-    distinct = set(keys)
-    distinct.discard(None)
-    serialize = _store_key_serializer(count)
-    key_bytes = None if serialize is None else _serialize_all(serialize, distinct)
-    sink = count.sink
-    topic, key_ser = sink.topic, sink._key_ser
-    windowed = isinstance(count.aggregate.processor.s, TimeWindowAggregateSupplier)
-    sink_serde = getattr(sink.key_serde, "_inner", None) if windowed else sink.key_serde
-    # a built-in serde of the store's own type refuses just what the store's refused
-    if key_bytes is None or type(sink_serde) is not type(serialize.__self__._key_serde):
-        if windowed:
-            window = Window(0, count.aggregate.processor.size)
-            for key in distinct:
-                key_ser(topic, Windowed(key, window), None)
-        else:
-            for key in distinct:
-                key_ser(topic, key, None)
-    sink._value_ser(topic, 1, None)  # a count is an int: a serde refusing one refuses all
-    return key_bytes
 
 
 def _same_fields(sink: Any, keys: list[Any], values: list[Any]) -> bool:
@@ -181,10 +138,10 @@ class BulkExecutor:
         self.partitioned = partitioned  # tasks of several partitions (``run_partitioned``)
         self._plans: dict[tuple[int, str], Chain | None] = {}
         self.chunks = 0  # chunks run in bulk (tests assert a topology used or left the path)
+        # the chunk's columns of known fields (a store's bytes), laid out once for every log
+        # that takes them (a sink and a changelog): id of the fields -> (fields, column)
+        self._laid_out: dict[int, tuple[list[bytes], ByteColumn]] = {}
         self.declined = 0
-        self.cached_counts = 0  # chunks whose cached count took count_cached (tests assert it)
-        self.counted_at_once = 0  # chunks whose count read and wrote each key once (or window)
-        self.window_records_at_once = 0  # records a tumbling count took in runs at once
 
     @property
     def _commits_each(self) -> bool:
@@ -192,7 +149,9 @@ class BulkExecutor:
         return getattr(self.port, "commits_each_record", True)  # type: ignore[no-any-return]
 
     def _declined(self) -> bool:
-        """Count a declined chunk; ``False``, for the caller to return."""
+        """Count a declined chunk (and drop what it laid out); ``False``, for the caller to
+        return."""
+        self._laid_out.clear()
         self.declined += 1
         return False
 
@@ -303,6 +262,10 @@ class BulkExecutor:
         for _, call in actions:
             call()
         self._append_merged(outputs, staged)
+        for _, stages, _, _ in prepared:
+            for stage in stages:
+                stage.release()
+        self._laid_out.clear()  # (nothing kept alive past the chunk)
         self.chunks += 1
         return True
 
@@ -438,6 +401,9 @@ class BulkExecutor:
             return self._declined()
         stages[0].offsets = offsets
         self._apply(task, stages, len(columns[3]))  # every input row
+        for stage in stages:
+            stage.release()
+        self._laid_out.clear()  # (nothing kept alive past the chunk)
         self.chunks += 1
         return True
 
@@ -474,17 +440,20 @@ class BulkExecutor:
                 if cols is None:
                     return None  # a batch form that cannot take this run
             stage.cols = cols
-            if chain.sink is None:
-                assert chain.count is not None
-                stage.key_bytes = _count_key_bytes(chain.count, cols.keys)
-                return stages
             sink = chain.sink
             out_topic = sink.topic
             out_headers = stage.run.headers(cols)
             out_timestamps = stage.run.timestamps(cols)
-            key_fields = _encoded(sink.key_serde, out_topic, cols.keys, out_headers)
-            out_keys = ByteColumn(key_fields)
-            if _same_fields(sink, cols.keys, cols.values):  # a group_by(value): one layout
+            known = _known(sink.key_serde, cols.key_bytes)  # (a store's bytes: not again)
+            if known is not None:
+                key_fields, out_keys = known.fields, self._known_column(known, sink.key_serde)
+            else:
+                key_fields = _encoded(sink.key_serde, out_topic, cols.keys, out_headers)
+                out_keys = ByteColumn(key_fields)
+            known = _known(sink.value_serde, cols.value_bytes)
+            if known is not None:
+                out_values = self._known_column(known, sink.value_serde)
+            elif _same_fields(sink, cols.keys, cols.values):  # a group_by(value): one layout
                 out_values = out_keys
             else:
                 out_values = ByteColumn(_encoded(sink.value_serde, out_topic, cols.values,
@@ -515,60 +484,57 @@ class BulkExecutor:
                            changelog, 0, caches_held, reserved)
             stages.append(stage)
 
-    # -- phase two: apply ----------------------------------------------------------------
+    def _known_column(self, encoded: Encoded, serde: Any) -> ByteColumn:
+        """The ``ByteColumn`` of fields known already: as wide as ``serde`` writes every one
+        (``fixed_width``), kept as runs of distinct fields where ``encoded`` has them; one
+        per list of fields in a chunk (a sink's and a changelog's share its layout)."""
+        fields = encoded.fields
+        laid_out = self._laid_out.get(id(fields))
+        if laid_out is not None and laid_out[0] is fields:
+            return laid_out[1]
+        dictionaries = None if encoded.distinct is None else [(0, encoded.distinct,
+                                                               encoded.ids)]
+        column = ByteColumn(fields, fixed_width(serde), dictionaries)
+        self._laid_out[id(fields)] = (fields, column)
+        return column
 
-    def _changelog_topic(self, task: Any, store: Any) -> str | None:
-        """The changelog topic when the store logs through the task's context and the engine
-        only appends there; ``None``: the store writes its changelog itself."""
-        if getattr(store, "_log", None) != task.context.log_change or task.id.partition != 0:
-            return None
-        topic = task.changelog_topics.get(store.name)
-        if topic is None or not self.port.appends_only(topic):
-            return None
-        return topic  # type: ignore[no-any-return]
+    # -- phase two: apply ----------------------------------------------------------------
 
     def _changelog_columns(self, task: Any, store_name: str, log: Any,
                            staged: list[tuple[Any, ...]] | None = None,
                            places: list[Any] | None = None) -> Any:
         """``append(keys, values, timestamps, origins)`` of a store's changelog records in
-        one batch, when the store logs through the task's context (``log``) and the engine
-        only appends to the changelog's log; ``None`` otherwise. ``staged``: the records go
-        there as one block per append, ``(topic, sort keys, partition, keys, values,
-        timestamps)``, for ``run_partitioned`` to merge with the other tasks' (``places``:
-        each consumed record's sort key)."""
+        one batch (``values`` may be an ``Encoded``, ``origins`` a function giving them:
+        see ``BatchRun.changelog``), when the store logs through the task's context
+        (``log``) and the engine only appends to the changelog's log; ``None`` otherwise.
+        ``staged``: the records go there as one block per append, ``(topic, sort keys,
+        partition, keys, values, timestamps)``, for ``run_partitioned`` to merge with the
+        other tasks' (``places``: each consumed record's sort key)."""
         topic = task.changelog_topics.get(store_name)
         if log != task.context.log_change or topic is None or not self.port.appends_only(
                 topic) or (task.id.partition != 0 and not self.partitioned):
             return None
         port, partition = self.port, task.id.partition
 
-        def append(keys: list[bytes], values: list[bytes], timestamps: list[int],
-                   origins: list[int]) -> None:
+        def append(keys: list[bytes], values: list[bytes] | Encoded, timestamps: list[int],
+                   origins: list[int] | Callable[[], list[int]]) -> None:
             if not timestamps:
                 return
+            if values.__class__ is Encoded:  # a serde's bytes: as wide as it writes them
+                values = self._known_column(values, values.serde)  # type: ignore[arg-type,union-attr]
+            laid_out = self._laid_out.get(id(keys))
+            if laid_out is not None and laid_out[0] is keys:  # a sink's too: laid out once
+                keys = laid_out[1]  # type: ignore[assignment]
             if staged is not None and places is not None:
-                staged.append((topic, list(map(places.__getitem__, origins)), partition,
-                               keys, values, timestamps))
+                staged.append((topic, list(map(places.__getitem__, origins() if callable(
+                    origins) else origins)), partition, _fields(keys), _fields(values),
+                    timestamps))
                 return
             port.log(topic).extend_columns(keys, values, None, timestamps,
                                            [partition] * len(timestamps) if partition
                                            else None)
 
         return append
-
-    def _changelog_extend(self, task: Any, store: Any) -> Any:
-        """Appends a ``LogBatch`` to the changelog's log when ``_changelog_topic`` allows
-        batches for the store behind ``store``'s cache; ``None``: the store logs each write."""
-        topic = self._changelog_topic(task, getattr(store, "wrapped", store))
-        if topic is None:
-            return None
-        port = self.port
-
-        def extend(batch: LogBatch) -> None:
-            if batch.timestamps:  # (an empty one would still create the log)
-                port.log(topic).extend_columns(*batch)
-
-        return extend
 
     def _consume(self, task: Any, stage: Stage) -> int:
         """Advance offsets (unless the engine gave the stage its own) and partition time and
@@ -617,7 +583,7 @@ class BulkExecutor:
     def _apply(self, task: Any, stages: list[Stage], row_count: int,
                outputs: list[Stage] | None = None,
                later: list[tuple[int, Callable[[], None]]] | None = None) -> None:
-        """Phase two: offsets, clocks, held writes, logs, counts, commits, the context;
+        """Phase two: offsets, clocks, held writes, logs, commits, the context;
         ``outputs`` and ``later``: the sink stages and the deferred actions are left there
         for the caller to merge with other tasks' (into one log, in one order) instead."""
         context = task.context
@@ -637,68 +603,12 @@ class BulkExecutor:
                 last = (stage.topic, stage.offset_of(index),
                         Record(stage.keys[index], stage.values[index],
                                stage.timestamps[index], stage.headers[index]))
-            chain = stage.chain
-            if chain.sink is not None:
-                if outputs is not None:
-                    outputs.append(stage)
-                elif stage.out is not None and stage.out.timestamps:  # (an empty one
-                    # would still create the log)
-                    self.port.log(chain.sink.topic).extend_columns(*stage.out,
-                                                                   stage.out_partitions)
-                continue
-            count, cols = chain.count, stage.cols
-            assert count is not None
-            if cols.origin is stage.identity:  # no record dropped or multiplied
-                ts, hs = stage.timestamps, stage.headers
-            else:
-                ts = [stage.timestamps[i] for i in cols.origin]
-                hs = [stage.headers[i] for i in cols.origin]
-            if count.kind == "tumbling":
-                out, at_once = tumbling_count(
-                    task, stage.topic, count.aggregate, count.sink, cols.keys, cols.values, ts,
-                    hs, first, cols.origin, stage.key_bytes,
-                    self._changelog_extend(task, count.store))
-                self.counted_at_once += at_once > 0
-                self.window_records_at_once += at_once
-            elif count.kind == "direct":
-                changelog_topic = self._changelog_topic(task, count.store)
-                changelog: list[LogBatch] | None = None if changelog_topic is None else []
-                out, at_once = count_direct(context, stage.topic, count.store, count.sink,
-                                            cols.keys, cols.values, ts, hs, first, cols.origin,
-                                            changelog, stage.key_bytes)
-                self.counted_at_once += at_once
-                for batch in changelog or ():
-                    if batch.timestamps:  # (an empty one would still create the log)
-                        self.port.log(changelog_topic).extend_columns(*batch)
-            else:
-                reaching = consumed if cols.origin is stage.identity \
-                    else len(set(cols.origin))  # consumed records the count sees
-                commits -= reaching  # committed after each by the count
-                out = None
-                if count.kind == "tumbling_cached" and reaching == len(cols.origin) \
-                        and replays_window_cache(task, count.aggregate, count.store):
-                    out, at_once = tumbling_count(
-                        task, stage.topic, count.aggregate, count.sink, cols.keys, cols.values,
-                        ts, hs, first, cols.origin, stage.key_bytes,
-                        self._changelog_extend(task, count.store), cached=True)
-                    self.cached_counts += 1
-                    self.counted_at_once += at_once > 0
-                    self.window_records_at_once += at_once
-                elif count.kind == "cached":
-                    done = count_cached(task, stage.topic, count.aggregate, count.store,
-                                        count.sink, cols.keys, cols.values, ts, hs, first,
-                                        cols.origin, self._changelog_extend(task, count.store),
-                                        stage.key_bytes)
-                    if done is not None:
-                        out = done[0]
-                        self.cached_counts += 1
-                        self.counted_at_once += done[1]
-                if out is None:
-                    out = LogBatch.of_rows(count_with_processor(
-                        task, stage.topic, count.aggregate, count.sink, cols.keys, cols.values,
-                        ts, hs, first, cols.origin))
-            if out.timestamps:
-                self.port.log(count.sink.topic).extend_columns(*out)
+            if outputs is not None:
+                outputs.append(stage)
+            elif stage.out is not None and stage.out.timestamps:  # (an empty one would
+                # still create the log)
+                self.port.log(stage.chain.sink.topic).extend_columns(  # type: ignore[union-attr]
+                    *stage.out, stage.out_partitions)
         # the record path commits after every record; with no record cache that is a no-op
         if self._commits_each:
             task.commit_times(commits if task._caches else 1)

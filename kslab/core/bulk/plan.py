@@ -2,12 +2,13 @@
 
 A supported chain reads its input topic through a linear chain of processors with a batch form
 (``process_batch``, see ``kslab.processor.batch``: the stateless DSL operators with one child,
-stream aggregations over a store that holds its writes) and ends in either a sink with a fixed
-topic or a ``count`` (non-windowed, or over ``TimeWindows``) whose result goes ``to_stream``
-into a sink. A sink topic the task reads again (a repartition
-topic) must lead into such a chain. Anything else (a Processor-API node, peek/foreach/print,
-branches, joins, tables, suppress, user aggregators or reducers, sliding or session windows,
-custom serdes, timestamp extractors, partitioners, error-handler guards) keeps the record path.
+stream and windowed aggregations over a store that holds its writes, ``to_stream``) and ends in
+a sink with a fixed topic. A sink topic the task reads again (a repartition topic) must lead
+into such a chain. Anything else (a Processor-API node, peek/foreach/print, branches, joins,
+table operators, suppress, sliding or session windows, custom serdes, timestamp extractors,
+partitioners, error-handler guards) keeps the record path. The core asks each processor for
+its batch form and never looks at its class: what an operator does over a run is its own
+batch form's business.
 """
 
 from __future__ import annotations
@@ -16,47 +17,23 @@ from typing import Any, NamedTuple
 
 from kslab import serdes
 from kslab.core.nodes import ProcessorRuntime, SinkRuntime, SourceRuntime
-from kslab.dsl._aggregates import AggregateSupplier, count_adder, count_initializer
-from kslab.dsl._processors import MapValues
-from kslab.dsl._table_processors import new_value_only
-from kslab.dsl._window_aggregates import TimeWindowAggregateSupplier
-from kslab.serdes._base import fast_serializer
-from kslab.state.caching import CachingKeyValueStore
-from kslab.state.caching_window import CachingWindowStore
-from kslab.state.timestamped import TimestampedKeyValueStore
 from kslab.topology._nodes import SourceNode
 
-__all__ = ["Chain", "CountStep", "built_in", "compile_chain"]
+__all__ = ["Chain", "built_in", "compile_chain"]
 
 _BUILT_IN = (serdes.String, serdes.Bytes, serdes.Long, serdes.Integer, serdes.Short,
              serdes.Double, serdes.Float, serdes.Boolean, serdes.UUID, serdes.Json)
 _WINDOWED = (serdes.TimeWindowed,)
 
 
-class CountStep(NamedTuple):
-    """count -> to_stream -> sink, done as ``kind`` says: ``"direct"`` (a plain count on an
-    uncached timestamped store, on the store itself), ``"cached"`` (the same behind a record
-    cache: the cache's bookkeeping replayed, else the processor), ``"tumbling"`` (a
-    tumbling-window count on an uncached window store, emitting updates),
-    ``"tumbling_cached"`` (the same behind a record cache, its bookkeeping replayed where it
-    can be, else the processor), or ``"processor"``
-    (the real processor per record, store and record cache included; only what it forwards is
-    taken over)."""
-
-    aggregate: ProcessorRuntime
-    store: Any
-    sink: SinkRuntime
-    kind: str
-
-
 class Chain(NamedTuple):
-    """source -> stateless processors -> a sink (and what reads its topic again) or a count."""
+    """source -> processors with a batch form -> a sink (and the chain reading its topic
+    again, if any)."""
 
     source: SourceRuntime
     processors: list[Any]
-    sink: SinkRuntime | None
+    sink: SinkRuntime
     downstream: Chain | None
-    count: CountStep | None
 
 
 def built_in(serde: Any) -> bool:
@@ -113,55 +90,6 @@ def _source(task: Any, topic: str) -> SourceRuntime | None:
     return source
 
 
-def _is_count(processor: Any) -> bool:
-    supplier = getattr(processor, "s", None)
-    if type(supplier) is AggregateSupplier:
-        return supplier.reducer is None and supplier.initializer is count_initializer \
-            and supplier.aggregator is count_adder and not supplier.send_old_values
-    if type(supplier) is TimeWindowAggregateSupplier:
-        return supplier.initializer is count_initializer \
-            and supplier.aggregator is count_adder and not supplier.send_old_values
-    return False
-
-
-def _count_step(aggregate: Any, task: Any) -> CountStep | None:
-    processor = getattr(aggregate, "processor", None)
-    if type(aggregate) is not ProcessorRuntime or not _is_count(processor) \
-            or not _unguarded(aggregate, processor):
-        return None
-    to_stream = _only_child(aggregate)
-    mapper = getattr(getattr(to_stream, "processor", None), "mapper", None)
-    if type(to_stream) is not ProcessorRuntime or type(to_stream.processor) is not MapValues \
-            or mapper is not new_value_only or to_stream.processor.with_key \
-            or not _unguarded(to_stream, to_stream.processor):
-        return None
-    sink = _plain_sink(_only_child(to_stream))
-    if sink is None or sink.topic in task_topics(task):
-        return None
-    if type(processor.s) is AggregateSupplier and (
-            fast_serializer(sink.key_serde) is None or fast_serializer(sink.value_serde) is None):
-        # these counts write their output through the sink's C-level codecs; otherwise the
-        # aggregate's own batch form (kslab.dsl._aggregates) is the faster (and the one that
-        # stays: this module's counts go once it is as fast everywhere)
-        return None
-    store = processor.store
-    kind = "processor"
-    if type(store) is TimestampedKeyValueStore and type(processor.s) is AggregateSupplier \
-            and built_in(store._key_serde) and built_in(store._value_serde):
-        kind = "direct"  # a custom serde may see that keys are serialized once per chunk
-    elif type(store) is CachingKeyValueStore and type(processor.s) is AggregateSupplier \
-            and type(store.wrapped) is TimestampedKeyValueStore:
-        kind = "cached"
-    elif type(processor.s) is TimeWindowAggregateSupplier \
-            and processor.advance == processor.size and processor.updates \
-            and processor.serialize is not None:
-        if processor.pairs:
-            kind = "tumbling"
-        elif type(store) is CachingWindowStore:
-            kind = "tumbling_cached"
-    return CountStep(aggregate, store, sink, kind)
-
-
 def task_topics(task: Any) -> set[str]:
     """The topics ``task`` reads."""
     return {topic for topic, _ in task.input_partitions}
@@ -171,7 +99,7 @@ def compile_chain(task: Any, topic: str, depth: int = 0, *,
                   partitioned: bool = False) -> Chain | None:
     """The bulk plan for records of ``topic`` in ``task``, or ``None`` for the record path.
     ``partitioned``: a task of several (the engine partitions sink columns and merges the
-    tasks' outputs; no count's own output path, nothing read back by a task)."""
+    tasks' outputs; nothing read back by a task)."""
     source = _source(task, topic)
     if source is None:
         return None
@@ -181,9 +109,6 @@ def compile_chain(task: Any, topic: str, depth: int = 0, *,
     while type(node) is ProcessorRuntime:
         processor = getattr(node, "processor", None)
         if node.stores:
-            count = None if partitioned else _count_step(node, task)
-            if count is not None:
-                return Chain(source, processors, None, None, count)
             stateful = True
         if getattr(processor, "process_batch", None) is None or not _unguarded(node, processor):
             return None
@@ -200,4 +125,4 @@ def compile_chain(task: Any, topic: str, depth: int = 0, *,
         downstream = compile_chain(task, sink.topic, depth + 1) if depth == 0 else None
         if downstream is None:
             return None
-    return Chain(source, processors, sink, downstream, None)
+    return Chain(source, processors, sink, downstream)

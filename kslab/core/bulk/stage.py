@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from itertools import islice, repeat
+from operator import add, lt
 from typing import Any
 
 from kslab.core.bulk.columns import LogBatch
@@ -24,9 +26,9 @@ class Stage:
     processors' batch forms (``cols.origin`` indexes the consumed records), its sink's
     records, and what its batch forms hold for phase two (``run``)."""
 
-    __slots__ = ("chain", "cols", "first_offset", "headers", "identity", "input_row",
-                 "key_bytes", "keys", "offsets", "out", "out_partitions", "partition", "run",
-                 "timestamps", "topic", "values")
+    __slots__ = ("chain", "cols", "first_offset", "headers", "identity", "input_row", "keys",
+                 "offsets", "out", "out_partitions", "partition", "run", "timestamps", "topic",
+                 "values")
 
     def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int],
@@ -44,7 +46,6 @@ class Stage:
         self.out: LogBatch | None = None
         self.out_partitions: list[int] | None = None  # each output record's partition, when
         # the engine partitions the sink's topic (several partitions)
-        self.key_bytes: dict[Any, bytes] | None = None  # the count store's, per distinct key
         self.first_offset = -1  # set in phase two
         self.offsets: list[int] | None = None  # each consumed record's offset, when the
         # engine gives them (the live runtime's polled messages); else consecutive from
@@ -56,6 +57,16 @@ class Stage:
         """The offset of consumed record ``origin`` (in phase two)."""
         offsets = self.offsets
         return self.first_offset + origin if offsets is None else offsets[origin]
+
+    def release(self) -> None:
+        """Drop the stage's run and what it held once the chunk is applied: the stage, its
+        run and the held writes refer to each other, so without this what the batch forms
+        held (their columns, held writes, the cache entries those replaced) would wait for
+        the cyclic GC instead of going now."""
+        run = self.run
+        run.held.clear()
+        run.deferred.clear()
+        self.run = None  # type: ignore[assignment]
 
 
 class StageRun:
@@ -86,20 +97,41 @@ class StageRun:
         """Topic, partition and offset of consumed record ``origin`` (in phase two)."""
         return self.stage.topic, self.stage.partition, self.stage.offset_of(origin)
 
+    def sources(self, origins: list[int]) -> tuple[str, int, list[int]]:
+        """Topic and partition of the consumed records, and offset of each of ``origins``
+        (in phase two)."""
+        stage = self.stage
+        offsets = stage.offsets
+        if offsets is not None:
+            return stage.topic, stage.partition, list(map(offsets.__getitem__, origins))
+        return stage.topic, stage.partition, list(map(add, origins, repeat(stage.first_offset)))
+
     def timestamps(self, batch: Batch) -> list[int]:
-        """Each record's timestamp (its origin's unless an operator set its own)."""
+        """Each record's timestamp (its origin's unless an operator set its own; the consumed
+        column itself while each record is its consumed record: not to be changed)."""
         if batch.timestamps is not None:
             return batch.timestamps
+        if batch.origin is self.stage.identity:
+            return self.stage.timestamps
         return list(map(self.stage.timestamps.__getitem__, batch.origin))
 
+    def in_order(self, batch: Batch) -> bool:
+        """True when each record of ``batch`` comes from a consumed record of its own, in
+        consumed order (no pass over the records while each is its consumed record)."""
+        origin = batch.origin
+        return origin is self.stage.identity or all(map(lt, origin, islice(origin, 1, None)))
+
     def headers(self, batch: Batch) -> list[Any]:
-        """Each record's headers: its origin's."""
+        """Each record's headers: its origin's (the consumed column itself while each record
+        is its consumed record: not to be changed)."""
+        if batch.origin is self.stage.identity:
+            return self.stage.headers
         return list(map(self.stage.headers.__getitem__, batch.origin))
 
     def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
         """``append(keys, values, timestamps, origins)`` of a store's changelog records at
-        once (``origins``: each one's consumed record), when its ``log`` is the task's and
-        the engine only appends to the topic's log."""
+        once (see ``BatchRun.changelog``), when its ``log`` is the task's and the engine
+        only appends to the topic's log."""
         return self._changelog(store_name, log)  # type: ignore[no-any-return]
 
     def reserve(self, cache: Any, growth: int) -> bool:
