@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import struct
 
-__all__ = ["default_partition", "murmur2", "to_positive"]
+__all__ = ["default_partition", "default_partitions", "murmur2", "to_positive"]
 
 _SEED = 0x9747B28C
 _M = 0x5BD1E995  # murmur2's mixing constant
@@ -48,6 +48,19 @@ def default_partition(key_bytes: bytes, num_partitions: int) -> int:
             )
             raise ValueError(msg) from None
         return (_murmur2_unsigned(key_bytes) & 0x7FFFFFFF) % num_partitions  # bytearray & co
+
+
+def default_partitions(keys: list[bytes | None], count: int) -> list[int | None]:
+    """``default_partition`` of each key of a column of serialized keys on a topic of
+    ``count`` partitions, each distinct key hashed once (keys repeat: a repartition by word);
+    ``None`` for a ``None`` key on a topic of several partitions, whose partition the engine
+    picks (round robin in the driver, the producer's own choice in the runtime)."""
+    if count == 1:
+        return [0] * len(keys)
+    chosen: dict[bytes | None, int | None] = {key: None if key is None
+                                              else default_partition(key, count)
+                                              for key in set(keys)}
+    return list(map(chosen.__getitem__, keys))
 
 
 def _murmur2_unsigned(data: bytes, _m: int = _M, _mask: int = _MASK) -> int:

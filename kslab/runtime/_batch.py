@@ -17,6 +17,7 @@ from operator import itemgetter
 from typing import Any
 
 from kslab.core.bulk import BulkExecutor
+from kslab.core.bulk.port import CollectorPort
 from kslab.runtime._collector import KafkaCollector
 
 __all__ = ["RuntimePort", "run_polled"]
@@ -24,42 +25,15 @@ __all__ = ["RuntimePort", "run_polled"]
 _second = itemgetter(1)  # a message's timestamp() is (type, timestamp)
 
 
-class _CollectorLog:
-    """A topic's ``extend_columns`` for the executor: each record sent through the collector
-    (``partitions``: ``None`` for partition 0, else each record's, ``None`` in it for the
-    default partitioner)."""
-
-    __slots__ = ("_collector", "_topic")
-
-    def __init__(self, collector: KafkaCollector, topic: str) -> None:
-        self._collector = collector
-        self._topic = topic
-
-    def extend_columns(self, keys: Any, values: Any, headers: Any, timestamps: list[int],
-                       partitions: list[int | None] | None = None) -> None:
-        """Send each record, in order (``KafkaCollector.send_columns``)."""
-        self._collector.send_columns(
-            self._topic, getattr(keys, "fields", keys),  # a ByteColumn's fields, or a list
-            getattr(values, "fields", values), headers, timestamps,
-            [0] * len(timestamps) if partitions is None else partitions)
-
-
-class RuntimePort:
-    """What the bulk executor sees of a stream thread (``kslab.core.bulk.EnginePort``)."""
+class RuntimePort(CollectorPort):
+    """What the bulk executor sees of a stream thread (``kslab.core.bulk.EnginePort``): sink
+    records go out through ``KafkaCollector.send_columns``."""
 
     commits_each_record = False  # the thread commits on its interval
 
     def __init__(self, collector: KafkaCollector) -> None:
+        super().__init__(collector.send_columns)
         self._collector = collector
-        self.offsets: dict[tuple[str, int], int] = {}  # unused: each chunk brings its own
-        self._logs: dict[str, _CollectorLog] = {}
-
-    def log(self, topic: str) -> _CollectorLog:
-        """The collector-backed log of ``topic``."""
-        log = self._logs.get(topic)
-        if log is None:
-            log = self._logs[topic] = _CollectorLog(self._collector, topic)
-        return log
 
     def appends_only(self, topic: str) -> bool:
         """True for every topic but a changelog (the collector batches those per commit)."""

@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from kslab.core.partitioner import default_partition
+from kslab.core.partitioner import default_partition, default_partitions
 from kslab.errors import StreamsError
 from kslab.runtime._errors import ProductionError
 from kslab.state.write_behind import WriteBehindKeyValueStore
@@ -98,30 +98,29 @@ class KafkaCollector:
 
     def send_columns(self, topic: str, keys: list[bytes | None], values: list[bytes | None],
                      headers: list[Any] | None, timestamps: list[int],
-                     partitions: list[int | None]) -> None:
+                     partitions: list[int | None] | None) -> None:
         """``send`` of each record given as columns, in order (a batch run's sink records;
-        a ``None`` partition: the default partitioner), with ``send``'s outcomes: the same
-        partitions, retries when the local queue is full, refusals raised."""
+        a ``None`` partition: the default partitioner; ``partitions`` ``None``: partition 0),
+        with ``send``'s outcomes: the same partitions, retries when the local queue is full,
+        refusals raised."""
+        if partitions is None:
+            partitions = [0] * len(timestamps)
         if topic in self.changelogs:  # (counted per record for checkpoints)
             for record in zip(keys, values, headers or [None] * len(keys), timestamps,
                               partitions, strict=True):
                 self.send(topic, *record, None)
             return
-        count = self._counts.get(topic) or self.partitions_for(topic)
-        chosen: dict[bytes, int] = {}  # each distinct key's default partition
+        if None in partitions:  # the default partitioner's, where no other chose
+            count = self._counts.get(topic) or self.partitions_for(topic)
+            defaults = default_partitions(keys, count)
+            partitions = [(-1 if key is None else default) if partition is None
+                          else partition  # (-1: a None key, the producer's choice)
+                          for partition, default, key in zip(partitions, defaults, keys,
+                                                             strict=True)]
         produce_one = self._produce_one
         for key, value, header, timestamp, partition in zip(
                 keys, values, headers or [None] * len(keys), timestamps, partitions,
                 strict=True):
-            if partition is None:
-                if key is None:
-                    partition = -1
-                elif count == 1:
-                    partition = 0
-                else:
-                    partition = chosen.get(key)
-                    if partition is None:
-                        partition = chosen[key] = default_partition(key, count)
             produce_one(topic, key, value, partition, timestamp, header)
 
     def writer(self, topic: str) -> Callable[..., None] | None:

@@ -28,7 +28,8 @@ from typing import Any
 
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
-from kslab.core.partitioner import default_partition
+from kslab.core.bulk.port import CollectorPort
+from kslab.core.partitioner import default_partition, default_partitions
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
 from kslab.records import TaskId
@@ -186,43 +187,14 @@ class RowCollector:
         return batch
 
 
-class _CollectorLog:
-    """A topic's log for the bulk executor: ``extend_columns`` keeps the records in the
-    ``RowCollector``."""
-
-    __slots__ = ("_collector", "_topic")
-
-    def __init__(self, collector: RowCollector, topic: str) -> None:
-        self._collector = collector
-        self._topic = topic
-
-    def extend_columns(self, keys: Any, values: Any, headers: list[Any] | None,
-                       timestamps: list[int], partitions: list[int | None] | None = None
-                       ) -> None:
-        """Keep the records, in order (keys and values: a ``ByteColumn`` or a list)."""
-        self._collector.extend(self._topic, getattr(keys, "fields", keys),
-                               getattr(values, "fields", values), headers, timestamps,
-                               partitions)
-
-
-class SparkPort:
+class SparkPort(CollectorPort):
     """What the bulk executor sees of a task runner (``kslab.core.bulk.EnginePort``): Spark
     drives a task as the test driver does, committing after every record; each chunk brings
-    its rows' offsets."""
-
-    commits_each_record = True
+    its rows' offsets, and sink records go to the ``RowCollector``."""
 
     def __init__(self, collector: RowCollector) -> None:
+        super().__init__(collector.extend)
         self._collector = collector
-        self.offsets: dict[tuple[str, int], int] = {}  # unused: each chunk brings its own
-        self._logs: dict[str, _CollectorLog] = {}
-
-    def log(self, topic: str) -> _CollectorLog:
-        """The collector-backed log of ``topic``."""
-        log = self._logs.get(topic)
-        if log is None:
-            log = self._logs[topic] = _CollectorLog(self._collector, topic)
-        return log
 
     def appends_only(self, topic: str) -> bool:
         """True for the topics the collector keeps; false for the ones it drops (changelogs),
@@ -233,14 +205,8 @@ class SparkPort:
         """The partition ``RowCollector.send`` picks for each serialized key with a sink's
         default partitioner; ``None`` (declined) for a ``None`` key on a topic of several
         partitions, which takes the next round-robin partition."""
-        count = self._collector.partitions_for(topic)
-        if count == 1:
-            return [0] * len(keys)
-        if keys.count(None):
-            return None
-        # each distinct key once: keys repeat (a repartition by word)
-        partition_of = {key: default_partition(key, count) for key in set(keys)}
-        return list(map(partition_of.__getitem__, keys))
+        partitions = default_partitions(keys, self._collector.partitions_for(topic))
+        return None if None in partitions else partitions  # type: ignore[return-value]
 
 
 class TaskRunner:

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
 from kslab.core.error_policy import ErrorPolicy
+from kslab.core.partitioner import default_partitions
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import InvalidArgumentError, KslabError, MissingArgumentError, StoreError
@@ -321,15 +322,12 @@ class TopologyTestDriver:
         count = layout.partition_count(topic)
         given = [row[4] for row in rows]
         if given.count(None) == len(given):  # the default partitioner's, each key hashed once
-            keys = [row[0] for row in rows]
-            if keys.count(None) and count > 1:
-                return False  # the round-robin partition: record by record
             try:
-                distinct = set(keys)
+                routed = default_partitions([row[0] for row in rows], count)
             except TypeError:
                 return False  # (a serde's bytearray keys: record by record)
-            chosen = {key: layout.default_partition(topic, key, count) for key in distinct}
-            routed = list(map(chosen.__getitem__, keys))
+            if None in routed:
+                return False  # the round-robin partition: record by record
         elif all(partition is not None and 0 <= partition < count for partition in given):
             routed = given
         else:
@@ -844,14 +842,8 @@ class _DriverPort:
     def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
         """The default partitioner's partition of each serialized key on ``topic``; ``None``
         for a ``None`` key on a topic of several partitions (round robin)."""
-        layout = self._driver._layout
-        count = layout.partition_count(topic)
-        if count == 1:
-            return [0] * len(keys)
-        if any(key is None for key in keys):
-            return None
-        chosen = {key: layout.default_partition(topic, key, count) for key in set(keys)}
-        return list(map(chosen.__getitem__, keys))  # (each distinct key hashed once)
+        partitions = default_partitions(keys, self._driver._layout.partition_count(topic))
+        return None if None in partitions else partitions  # type: ignore[return-value]
 
 
 def _history_step(log: RecordLog, index: int) -> HistoryStep:

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from kslab.core.partitioner import default_partition, murmur2, to_positive
+from kslab.core.partitioner import default_partition, default_partitions, murmur2, to_positive
 
 # Kafka's UtilsTest.testMurmur2, clients/src/test/java/org/apache/kafka/common/utils/UtilsTest.java
 KAFKA_VECTORS = {
@@ -105,3 +105,14 @@ def test_default_partition_refuses_bad_arguments():
         default_partition(b"k", 0)
     with pytest.raises(ValueError, match="no key bytes"):
         default_partition(None, 3)
+
+
+def test_default_partitions_of_a_key_column():
+    """Each key's partition as default_partition gives it; None for a None key on a topic of
+    several partitions (the engine's choice); partition 0 for every key of one partition."""
+    keys = [b"21", b"abc", None, b"21", b"foobar"]
+    assert default_partitions(keys, 4) == [
+        to_positive(-973932308) % 4, to_positive(479470107) % 4, None,
+        to_positive(-973932308) % 4, to_positive(-790332482) % 4]
+    assert default_partitions(keys, 1) == [0, 0, 0, 0, 0]
+    assert default_partitions([], 3) == []
