@@ -46,17 +46,21 @@ class PunctuationQueue:
     """Schedules for one clock, ordered by next fire time (ties in registration order)."""
 
     def __init__(self) -> None:
-        self._heap: list[tuple[int, int, Schedule]] = []
+        # the schedules as a heap of (next fire time, registration, schedule); a cancelled
+        # one stays until popped, so an empty heap means nothing is scheduled (engines test
+        # ``heap`` in their per-record loops, which is why it is public; only this class
+        # changes it, in place)
+        self.heap: list[tuple[int, int, Schedule]] = []
         self._seq = itertools.count()
 
     def schedule(self, schedule: Schedule) -> Schedule:
         """Register ``schedule``; returns it as the ``Cancellable``."""
-        heapq.heappush(self._heap, (schedule.next_time, next(self._seq), schedule))
+        heapq.heappush(self.heap, (schedule.next_time, next(self._seq), schedule))
         return schedule
 
     def can_punctuate(self, now: int) -> bool:
         """True when some live schedule is due at ``now``."""
-        heap = self._heap
+        heap = self.heap
         while heap and heap[0][0] <= now:
             if not heap[0][2].cancelled:
                 return True
@@ -65,7 +69,7 @@ class PunctuationQueue:
 
     def maybe_punctuate(self, now: int, fire: Callable[[Schedule, int], None]) -> bool:
         """Fire every schedule due at ``now`` once, through ``fire(schedule, now)``."""
-        heap = self._heap
+        heap = self.heap
         if not heap or heap[0][0] > now:
             return False
         punctuated = False
@@ -82,16 +86,21 @@ class PunctuationQueue:
 
     def snapshot(self) -> list[tuple[int, int, Schedule, bool]]:
         """The schedules' times and cancel flags, for a later ``restore``."""
-        return [(t, s, sched, sched.cancelled) for t, s, sched in self._heap]
+        return [(t, s, sched, sched.cancelled) for t, s, sched in self.heap]
 
     def restore(self, snapshot: list[tuple[int, int, Schedule, bool]]) -> None:
         """Put back the schedules as ``snapshot`` saw them."""
-        self._heap = []
+        heap = self.heap
+        heap.clear()
         for t, s, sched, cancelled in snapshot:
             sched.next_time = t
             sched.cancelled = cancelled
-            self._heap.append((t, s, sched))
-        heapq.heapify(self._heap)
+            heap.append((t, s, sched))
+        heapq.heapify(heap)
+
+    def next_time(self) -> int | None:
+        """When the next live schedule fires; ``None`` when none is scheduled."""
+        return min((t for t, _, schedule in self.heap if not schedule.cancelled), default=None)
 
     def __len__(self) -> int:
-        return sum(1 for _, _, s in self._heap if not s.cancelled)
+        return sum(1 for _, _, s in self.heap if not s.cancelled)

@@ -171,7 +171,8 @@ class StreamTask:
         self.nodes: dict[str, RuntimeNode] = {}
         self._build_nodes()
         self.stores: dict[str, Any] = {}
-        self._caches: list[Any] = []  # stores with a record cache, flushed on commit
+        self.cached_stores: list[Any] = []  # stores with a record cache, flushed on commit
+        # (engines read it: a chunk's record cache holds its writes only where it is the one)
         self.changelog_topics: dict[str, str] = {}
         self._queues = self._build_queues(input_partitions)
         self.max_idle_ms = int(config.get("max.task.idle.ms") or 0)
@@ -236,7 +237,7 @@ class StreamTask:
         queues: dict[tuple[str, int], RecordQueue] = {}
         deserializers: dict[str, RecordDeserializer] = {}
         for topic, partition in input_partitions:
-            source = self._source_for(topic)
+            source = self.source_for(topic)
             deserializer = deserializers.get(source.name)
             if deserializer is None:
                 deserializer = RecordDeserializer(
@@ -281,7 +282,8 @@ class StreamTask:
             raise KslabError(msg)
         return extractor  # type: ignore[no-any-return]
 
-    def _source_for(self, topic: str) -> SourceRuntime:
+    def source_for(self, topic: str) -> SourceRuntime:
+        """The source node of this task that reads ``topic`` (a name or a pattern's match)."""
         for name, runtime in self.nodes.items():
             if isinstance(runtime, SourceRuntime):
                 node = self.topology.nodes[name]
@@ -364,7 +366,7 @@ class StreamTask:
         store.init(self.context)
         self.stores[store_name] = store
         if hasattr(store, "flush_cache"):
-            self._caches.append(store)
+            self.cached_stores.append(store)
 
     def restore_changelog(self, store_name: str, records: Iterable[tuple[Any, ...]]) -> int:
         """Write changelog records ``(key_bytes, value_bytes, timestamp)`` into a store, unlogged.
@@ -397,7 +399,7 @@ class StreamTask:
         """Start reading another partition (a new topic matching a source pattern)."""
         if (topic, partition) in self._queues:
             return
-        source = self._source_for(topic)
+        source = self.source_for(topic)
         existing = next((q for q in self._queues.values() if q.source is source), None)
         deserializer = existing._deserializer if existing is not None else RecordDeserializer(
             source.name, source.key_serde, source.value_serde, self._extractor_for(source.name),
@@ -436,6 +438,11 @@ class StreamTask:
         queue, stamped = nxt
         self._run(queue.source, stamped)
         return True
+
+    @property
+    def queues(self) -> dict[tuple[str, int], RecordQueue]:
+        """Each input partition's queue, by ``(topic, partition)`` (not to be changed)."""
+        return self._queues
 
     def queue_for(self, topic: str, partition: int) -> RecordQueue:
         """The queue of one input partition (engines keep it for ``process_now``)."""
@@ -496,8 +503,8 @@ class StreamTask:
         decoder = queue._deserializer
         kdec, vdec = decoder._kdec, decoder._vdec
         topic, partition = queue.topic, queue.partition
-        heap = self.stream_time_queue._heap
-        caches = self._caches
+        heap = self.stream_time_queue.heap
+        caches = self.cached_stores
         pending = self.collector.pending if on_sent is not None else ()
         process_now = self.process_now
         inline = (decoder._extractor is None and kdec is not None and vdec is not None
@@ -590,7 +597,7 @@ class StreamTask:
     def maybe_punctuate_stream_time(self) -> bool:
         """Fire the stream-time punctuations that are due; nothing before the first record."""
         stream_time = self.partition_group.stream_time
-        if stream_time == UNKNOWN or not self.stream_time_queue._heap:
+        if stream_time == UNKNOWN or not self.stream_time_queue.heap:
             return False
         return self.stream_time_queue.maybe_punctuate(stream_time, self._punctuate)
 
@@ -620,13 +627,13 @@ class StreamTask:
     def commit(self) -> None:
         """Make processed work durable: flush store caches (engines commit offsets after)."""
         self.commit_requested = False
-        for store in self._caches:  # a flush forwards the cached updates downstream
+        for store in self.cached_stores:  # a flush forwards the cached updates downstream
             store.flush_cache()
 
     def commit_times(self, times: int) -> None:
         """``commit()`` ``times`` times (the record path commits after every record); once
         no cache holds anything to flush, the rest only count their flushes, at once."""
-        caches = self._caches
+        caches = self.cached_stores
         while times > 0:
             if all(getattr(store, "flush_is_noop", _never)() for store in caches):
                 self.commit_requested = False

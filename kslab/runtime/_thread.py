@@ -249,7 +249,7 @@ class StreamThread(threading.Thread):
                         raw = (topic, partition, offset, message.timestamp()[1],
                                message.key(), message.value(), message.headers())
                         task.process_now(raw, queue)
-                        if task.stream_time_queue._heap:
+                        if task.stream_time_queue.heap:
                             task.maybe_punctuate_stream_time()
                         done = offset
                         processed += 1
@@ -259,7 +259,7 @@ class StreamThread(threading.Thread):
                 raw = None
             for task in queued:
                 while task.process():
-                    if task.stream_time_queue._heap:
+                    if task.stream_time_queue.heap:
                         task.maybe_punctuate_stream_time()
         except KslabError as exc:
             error = self.streams.errors_policy.failure(self, task, raw, exc)
@@ -284,7 +284,7 @@ class StreamThread(threading.Thread):
     def _punctuate_wall_clock(self) -> None:
         for state in self.tasks.values():
             task = state.task
-            if (task.wall_clock_queue._heap or task.idle is not None) \
+            if (task.wall_clock_queue.heap or task.idle is not None) \
                     and task.maybe_punctuate_wall_clock():
                 self._dirty = True
 

@@ -294,9 +294,9 @@ class TaskProcessor(StatefulProcessor):
         if self.timers:
             for timer in list(self.handle.listTimers()):
                 self.handle.deleteTimer(timer)
-            due = [t for t, _, schedule in task.wall_clock_queue._heap if not schedule.cancelled]
-            if due:
-                self.handle.registerTimer(int(min(due)))
+            due = task.wall_clock_queue.next_time()
+            if due is not None:
+                self.handle.registerTimer(int(due))
         columns = runner.collector.columns
         if columns["seq"]:
             yield pd.DataFrame({name: columns[name] for name in OUTPUT_FIELDS})

@@ -255,7 +255,7 @@ class TaskRunner:
                 topic, partition, offsets, timestamps, keys, values, headers):
             return
         process_now, queue = task.process_now, self._queue
-        heap = task.stream_time_queue._heap
+        heap = task.stream_time_queue.heap
         commit = task.commit
         for i in range(len(offsets)):
             raw = (topic, partition, offsets[i], timestamps[i], keys[i], values[i],

@@ -457,15 +457,15 @@ class TopologyTestDriver:
         """
         collector = self._collector
         pending = collector.pending
-        queues = task._queues
+        queues = task.queues
         if not self._fast or task.has_records():
             self._capture()
             return
         global_topics = self._layout.global_topics
         offsets = self._offsets
         process_now = task.process_now
-        punctuation = task.stream_time_queue._heap
-        caches = task._caches  # commit() only flushes these and clears commit_requested
+        punctuation = task.stream_time_queue.heap
+        caches = task.cached_stores  # commit() only flushes these and clears commit_requested
         while pending:
             topic, partition, key, value, headers, timestamp = pending[0]
             tp = (topic, partition)

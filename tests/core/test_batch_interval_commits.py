@@ -98,7 +98,7 @@ def _driver(program: Program | ks.StreamsBuilder, cache_bytes: int | None
 
 def _serialized(task: Any, topic: str, chunk: Draft) -> Rows | None:
     """``chunk`` as ``topic``'s source in ``task`` reads it (``None``: its serdes refuse)."""
-    source = task._source_for(topic)
+    source = task.source_for(topic)
     try:
         return [(None if key is None else source.key_serde.serialize(topic, key),
                  None if value is None else source.value_serde.serialize(topic, value),

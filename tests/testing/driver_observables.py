@@ -59,7 +59,7 @@ def _task_state(task: Any) -> dict[str, Any]:
                                 if isinstance(v, int) and not isinstance(v, bool)}
     return {
         "group": task.partition_group.snapshot(),
-        "partition_times": {tp: q.partition_time for tp, q in task._queues.items()},
+        "partition_times": {tp: q.partition_time for tp, q in task.queues.items()},
         "stream_time": task.stream_time,
         "metrics": task.metrics.as_dict(),
         "stores": stores,

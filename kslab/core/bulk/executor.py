@@ -183,7 +183,7 @@ class BulkExecutor:
         """The plan when a chunk of ``topic`` may go to ``task``'s bulk path now: nothing
         scheduled or idling that the record path would run between records."""
         plan = self.plan(task, topic)
-        if plan is None or task.stream_time_queue._heap or task.wall_clock_queue._heap \
+        if plan is None or task.stream_time_queue.heap or task.wall_clock_queue.heap \
                 or task.idle is not None:
             return None
         return plan
@@ -236,7 +236,7 @@ class BulkExecutor:
                     plan, topic, columns, True,
                     lambda name, log, task=task, keys=keys: self._changelog_columns(
                         task, name, log, staged, keys),
-                    task.id.partition, caches_held=len(task._caches) <= 1, looped=writes_read,
+                    task.id.partition, caches_held=len(task.cached_stores) <= 1, looped=writes_read,
                     reserved=reserved)
                 if stages is None:
                     return self._declined()
@@ -339,7 +339,7 @@ class BulkExecutor:
                 plan, topic, (*columns, [partition] * len(indexes)), True,
                 lambda name, log, task=task, keys=keys: self._changelog_columns(
                     task, name, log, staged, keys),
-                partition, caches_held=len(task._caches) <= 1, reserved=reserved)
+                partition, caches_held=len(task.cached_stores) <= 1, reserved=reserved)
             if stages is None:
                 return None
             prepared.append((task, stages, keys, len(keys)))
@@ -394,7 +394,7 @@ class BulkExecutor:
             # others would flush or evict in between)
             stages = self._prepare(plan, topic, columns, self._commits_each,
                                    lambda name, log: self._changelog_columns(task, name, log),
-                                   partition, caches_held=len(task._caches) <= 1)
+                                   partition, caches_held=len(task.cached_stores) <= 1)
         except Exception:
             stages = None
         if stages is None:
@@ -611,7 +611,7 @@ class BulkExecutor:
                     *stage.out, stage.out_partitions)
         # the record path commits after every record; with no record cache that is a no-op
         if self._commits_each:
-            task.commit_times(commits if task._caches else 1)
+            task.commit_times(commits if task.cached_stores else 1)
         if last is not None:
             context.topic, context.partition, context.offset, context.record = last[0], \
                 stages[0].partition, last[1], last[2]

@@ -75,7 +75,7 @@ def _plain_sink(node: Any, partitioned: bool = False) -> SinkRuntime | None:
 def _source(task: Any, topic: str) -> SourceRuntime | None:
     """The source reading ``topic``, if it uses built-in serdes and record timestamps."""
     try:
-        source = task._source_for(topic)
+        source = task.source_for(topic)
     except Exception:
         return None
     node = task.topology.nodes[source.name]
