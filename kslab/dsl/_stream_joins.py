@@ -24,8 +24,7 @@ from kslab.errors import StoreError, StreamsError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record
 from kslab.state import Stores
-from kslab.state._typed import resolve_serde
-from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext
+from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext, resolve_serde
 from kslab.state.windowed_builders import WindowBytesStoreSupplier
 
 __all__ = ["stream_stream_join"]
