@@ -28,9 +28,9 @@ from typing import Any
 
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
-from kslab.core.partitioner import default_partition
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
+from kslab.processor.partitioner import default_partition
 from kslab.records import TaskId
 from kslab.topology.topology import Topology
 
