@@ -239,6 +239,6 @@ def test_the_walk_sees_lazy_type_only_and_relative_imports():
         "kslab.runtime",
     } <= found
     assert not allowed("kslab.dsl.kstream", "kslab.core.task")
-    assert not allowed("kslab.runtime._iq", "kslab.testing._composite")
+    assert not allowed("kslab.runtime._iq", "kslab.testing.driver")
     assert allowed("kslab.spark._plan", "kslab.core.topic_plan")
     assert allowed("kslab.notebook.display", "kslab.dsl.kstream")

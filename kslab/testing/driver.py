@@ -622,7 +622,7 @@ class TopologyTestDriver:
             return None
         if len(found) == 1:
             return found[0]
-        from kslab.testing._composite import CompositeStoreView
+        from kslab.state.composite import CompositeStoreView
 
         return CompositeStoreView(name, found)
 
