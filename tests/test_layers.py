@@ -8,7 +8,8 @@ The layers, from the bottom (the rule lives in ``LAYERS`` and ``PACKAGES`` below
                  core runs any topology
     engines      testing, runtime, spark: the core and below, never the DSL, never each other
     front ends   notebook, export, cli, widgets and the ``kslab`` package itself (its
-                 ``__init__`` gathers the public API from every layer)
+                 ``__init__`` gathers the public API from every layer); its ``__version__``
+                 alone is in the foundation
 
 Every ``import`` and ``from ... import`` anywhere in a module counts: at the top, inside
 functions (lazy imports), and under ``if TYPE_CHECKING:``. A type-only edge still tells a reader
@@ -71,6 +72,8 @@ PACKAGES: dict[str, Layer] = {
     "kslab.cli": FRONT_ENDS,
     "kslab.widgets": FRONT_ENDS,
     "kslab": FRONT_ENDS,
+    # the one name of the root any layer may read: Spark's worker check compares versions
+    "kslab.__version__": FOUNDATION,
 }
 
 # (importing module, imported module): the issue that removes the edge.
@@ -126,10 +129,11 @@ def imported(node: ast.AST, module: str, path: Path) -> list[str]:
             anchor = package_of(module, path).split(".")
             anchor = anchor[: len(anchor) - node.level + 1]
             base = ".".join([*anchor, base] if base else anchor)
-        # ``from kslab import serdes`` imports the module kslab.serdes, not the package kslab.
+        # ``from kslab import serdes`` imports the module kslab.serdes, not the package kslab;
+        # ``from kslab import __version__`` reads a name the table places on its own.
         names = [f"{base}.{alias.name}" for alias in node.names]
-        submodules = [name for name in names if name in MODULES]
-        return submodules if len(submodules) == len(names) else [base, *submodules]
+        known = [name for name in names if name in MODULES or name in PACKAGES]
+        return known if len(known) == len(names) else [base, *known]
     if (
         isinstance(node, ast.Call)
         and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
@@ -238,6 +242,10 @@ def test_the_walk_sees_lazy_type_only_and_relative_imports():
         "kslab.notebook.display",
         "kslab.runtime",
     } <= found
+    assert imported(ast.parse("from kslab import __version__").body[0], "kslab.spark._workers",
+                    ROOT / "spark" / "_workers.py") == ["kslab.__version__"]
+    assert imported(ast.parse("from kslab import Topology").body[0], "kslab.spark._workers",
+                    ROOT / "spark" / "_workers.py") == ["kslab"]
     assert not allowed("kslab.dsl.kstream", "kslab.core.task")
     assert not allowed("kslab.runtime._iq", "kslab.testing.driver")
     assert allowed("kslab.spark._plan", "kslab.core.topic_plan")
