@@ -18,9 +18,13 @@ Protocol in the lower layer or a string annotation; so no edge is excused for be
 ``importlib.import_module("kslab....")`` with a literal name counts as an import too.
 
 Within a layer, modules import each other freely, except in the layers marked ``isolated``,
-where each package stands alone. ``EXCEPTIONS`` lists the only edges allowed against the rule,
-each with the issue that removes it; an exception that no longer matches an import fails too,
-so the table only shrinks.
+where each package stands alone; below the front ends, two packages of one layer never import
+each other both ways (the config and the serdes once did), so every package has a place in an
+order. Import cycles inside one package (mutually referring handles, ``TYPE_CHECKING``
+annotations) are the package's own business.
+
+``EXCEPTIONS`` lists the only edges allowed against the rule, each with the issue that removes
+it; an exception that no longer matches an import fails too, so the table only shrinks.
 """
 
 from __future__ import annotations
@@ -201,6 +205,33 @@ def test_every_module_has_a_layer():
 def test_modules_import_only_their_own_layer_or_below():
     bad = forbidden()
     assert not bad, "imports against the layers:\n" + "\n".join(map(describe, bad))
+
+
+def package_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The cycles of a package graph: each package that reaches itself, with the way back."""
+    cycles = []
+    for start in sorted(graph):
+        paths = [[start]]
+        seen = set()
+        while paths:
+            path = paths.pop()
+            for target in sorted(graph.get(path[-1], ())):
+                if target == start:
+                    cycles.append([*path, start])
+                elif target not in seen:
+                    seen.add(target)
+                    paths.append([*path, target])
+    return cycles
+
+
+def test_packages_below_the_front_ends_import_each_other_one_way():
+    graph: dict[str, set[str]] = {}
+    for edge in edges():
+        source, target = top_package(edge.source), top_package(edge.target)
+        if source != target and PACKAGES[source] is not FRONT_ENDS:
+            graph.setdefault(source, set()).add(target)
+    cycles = [" -> ".join(cycle) for cycle in package_cycles(graph)]
+    assert not cycles, "packages that import each other:\n" + "\n".join(cycles)
 
 
 def test_every_exception_is_still_an_import():
