@@ -17,7 +17,7 @@ from typing import Any
 
 from kslab.errors import ConfigError, KslabError
 
-__all__ = ["TIMESTAMP_EXTRACTORS", "ConfigError", "StreamsConfig"]
+__all__ = ["JAVA_PROCESSOR_PACKAGE", "TIMESTAMP_EXTRACTORS", "ConfigError", "StreamsConfig"]
 
 DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024
 NO_OPTIMIZATION, OPTIMIZE = "none", "all"
