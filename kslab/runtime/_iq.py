@@ -13,13 +13,13 @@ import json
 import urllib.parse
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kslab.core.partitioner import default_partition
 from kslab.errors import StoreError
+from kslab.processor.partitioner import default_partition
 from kslab.runtime._http import BoundedHTTPServer, serve_json
 from kslab.runtime._iq_keys import parse_key, parse_time
 from kslab.runtime._views import ReadOnlySessionView, ReadOnlyWindowView
 from kslab.serdes import resolve as resolve_serde
-from kslab.testing._composite import CompositeStoreView
+from kslab.state.composite import CompositeStoreView
 
 if TYPE_CHECKING:
     from kslab.runtime.streams import KafkaStreams

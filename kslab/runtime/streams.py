@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from kslab.config import ADMIN_CONFIGS, CONSUMER_CONFIGS, PRODUCER_CONFIGS, StreamsConfig
+from kslab.core.topic_admin import create_topics, existing_topics
+from kslab.core.topic_plan import TopicPlan
 from kslab.errors import KslabError, StreamsError
 from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
 from kslab.runtime._state import process_id
 from kslab.runtime._thread import StreamThread
-from kslab.runtime._topics import TopicPlan, create_topics, existing_topics
 from kslab.topology.topology import Topology
 
 __all__ = ["KafkaStreams", "StreamThreadExceptionResponse"]
