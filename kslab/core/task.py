@@ -36,7 +36,6 @@ from kslab.core.record_queue import ConsumerRecord, RecordDeserializer, RecordQu
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import PunctuationType
 from kslab.records import Record, TaskId, source_record
-from kslab.records import _RecordFields as _new_record
 from kslab.serdes import resolve as resolve_serde
 from kslab.topology._nodes import ProcessorNode, SinkNode, SourceNode
 from kslab.topology.topology import Topology
@@ -45,6 +44,18 @@ __all__ = ["RecordCollector", "StreamTask", "TaskMetrics"]
 
 log = logging.getLogger("kslab.core")
 
+
+
+class StepGuard(Protocol):
+    """What a task asks of an error policy's guard (``ErrorPolicy.install`` sets
+    ``StreamTask.guard``): ``raw`` is the raw record the current step started from (``None``
+    between steps), and each punctuation runs through ``punctuate``."""
+
+    raw: tuple | None
+
+    def punctuate(self, fire: Callable[[Schedule, int], None], schedule: Schedule,
+                  now: int) -> None:
+        """``fire(schedule, now)``, with what the punctuator raises handed to the handler."""
 
 class RecordCollector(Protocol):
     """Where a task's output goes: the engine's producer (or the driver's in-memory topics)."""
@@ -163,6 +174,9 @@ class StreamTask:
         self.default_value_serde = resolve_serde(config.get("default.value.serde"), is_key=False)
         self._handler = _handler_name(config)
         self.context = context_factory(self)
+        # the error policy's guard (``kslab.core.error_policy.TaskGuard``) when handlers could
+        # continue or a DLQ is written: told each step's raw record, it runs punctuations
+        self.guard: StepGuard | None = None
         self.stream_time_queue = PunctuationQueue()
         self.wall_clock_queue = PunctuationQueue()
         self.idle = IdleStreamTime.from_config(config)  # opt-in: kslab.idle.stream.time...
@@ -459,30 +473,43 @@ class StreamTask:
         stamped = queue._deserializer.deserialize(raw, queue.partition_time)
         if stamped is None:
             return False
-        timestamp = stamped[0]
+        self._step(queue, raw[2], stamped[1], stamped[2], stamped[0], raw[6], raw)
+        return True
+
+    def _step(self, queue: RecordQueue, offset: int, key: Any, value: Any, timestamp: int,
+              headers: Any, raw: tuple | None) -> None:
+        """An idle task's step for one decoded record of ``queue``'s partition: the
+        partition's time and stream time move to it (``PartitionGroup.advance``: or it
+        counts as late), then ``_deliver``."""
         if timestamp > queue.partition_time:
             queue.partition_time = timestamp
-        group = self.partition_group
-        if timestamp > group.stream_time:
-            group.stream_time = timestamp
-        elif timestamp < group.stream_time:
-            self.metrics.late(group.stream_time - timestamp)
-        context = self.context
-        context.topic, context.partition, context.offset = raw[0], raw[1], raw[2]
-        headers = raw[6]
-        if headers is None:
-            record = context.record = source_record(stamped[1], stamped[2], timestamp)
-        else:
-            record = context.record = Record(stamped[1], stamped[2], timestamp, headers)
-        context.current = queue.source
+        self.partition_group.advance(timestamp)
+        record = source_record(key, value, timestamp) if headers is None \
+            else Record(key, value, timestamp, headers)
+        self._deliver(queue.source, queue.topic, queue.partition, offset, record, raw)
+
+    def _deliver(self, source: SourceRuntime, topic: str, partition: int, offset: int,
+                 record: Record, raw: tuple | None) -> None:
+        """The one per-record step every way of processing a record ends in (``process``,
+        ``process_now``, ``process_rows``): the record becomes the context's, runs through
+        the sub-topology from ``source``, and counts as processed (and for the idle clock).
+        An error policy's guard (``guard``) is told the raw record (``raw``, a
+        ``ConsumerRecord``-like tuple) for its handlers' context and the DLQ."""
+        context, guard = self.context, self.guard
+        context.topic, context.partition, context.offset = topic, partition, offset
+        context.record = record
+        context.current = source
+        if guard is not None:
+            guard.raw = raw
         try:
             context.process_source(record)
         finally:
             context.current = None
+            if guard is not None:
+                guard.raw = None  # punctuations that follow have no source record
         self.metrics.processed += 1
         if self.idle is not None:
-            self.idle.on_record(self.clock(), group.stream_time)
-        return True
+            self.idle.on_record(self.clock(), self.partition_group.stream_time)
 
     def process_rows(self, queue: RecordQueue, offset: int,
                      rows: Iterable[tuple[Any, Any, Any, int, Any]], *,
@@ -506,12 +533,10 @@ class StreamTask:
         heap = self.stream_time_queue.heap
         caches = self.cached_stores
         pending = self.collector.pending if on_sent is not None else ()
-        process_now = self.process_now
-        inline = (decoder._extractor is None and kdec is not None and vdec is not None
-                  and self.idle is None and "process_now" not in self.__dict__)
+        process_now, step = self.process_now, self._step
+        inline = decoder._extractor is None and kdec is not None and vdec is not None
         kidx, vidx = decoder._kidx, decoder._vidx
-        context, group, metrics = self.context, self.partition_group, self.metrics
-        source = queue.source
+        guarded = self.guard is not None  # (the guard is told each raw record)
         done = 0
         self.processed_rows = 0
         try:
@@ -526,32 +551,14 @@ class StreamTask:
                         decoded = timestamp >= 0
                     except Exception:
                         pass  # process_now gives the outcome: a skip or the error
-                if decoded:  # process_now, inlined
+                if decoded:  # process_now, its deserializer's C-level codecs inlined
                     if kidx and key_bytes is not None:
                         key = key[0]
                     if vidx and value_bytes is not None:
                         value = value[0]
-                    if timestamp > queue.partition_time:
-                        queue.partition_time = timestamp
-                    if timestamp > group.stream_time:
-                        group.stream_time = timestamp
-                    elif timestamp < group.stream_time:
-                        metrics.late(group.stream_time - timestamp)
-                    context.topic, context.partition, context.offset = topic, partition, offset
-                    if headers is None:  # records.source_record, inlined
-                        record = _new_record()
-                        record.key = key
-                        record.value = value
-                        record.timestamp = timestamp
-                        record._headers = None
-                        record.__class__ = Record
-                    else:
-                        record = Record(key, value, timestamp, headers)
-                    context.record = record
-                    context.current = source
-                    context.process_source(record)
-                    context.current = None
-                    metrics.processed += 1
+                    step(queue, offset, key, value, timestamp, headers,
+                         (topic, partition, offset, timestamp, key_bytes, value_bytes, headers)
+                         if guarded else None)
                     if heap:
                         self.maybe_punctuate_stream_time()
                 elif process_now((topic, partition, offset, timestamp, key_bytes, value_bytes,
@@ -563,26 +570,15 @@ class StreamTask:
                     on_sent()  # type: ignore[misc]
                 done += 1
                 offset += 1
-        except BaseException:
-            context.current = None
-            raise
         finally:
             self.processed_rows = done
         return done
 
     def _run(self, source: SourceRuntime, stamped: tuple) -> None:
+        """``_deliver`` of a record the partition group took (its clocks moved there)."""
         timestamp, key, value, raw = stamped
-        context = self.context
-        context.topic, context.partition, context.offset = raw[0], raw[1], raw[2]
-        record = context.record = Record(key, value, timestamp, raw[6])
-        context.current = source
-        try:
-            context.process_source(record)
-        finally:
-            context.current = None
-        self.metrics.processed += 1
-        if self.idle is not None:
-            self.idle.on_record(self.clock(), self.partition_group.stream_time)
+        self._deliver(source, raw[0], raw[1], raw[2], Record(key, value, timestamp, raw[6]),
+                      raw)
 
     def schedule(
         self, node: RuntimeNode, interval: int, kind: PunctuationType, punctuator: Any
@@ -616,6 +612,14 @@ class StreamTask:
         return fired
 
     def _punctuate(self, schedule: Schedule, now: int) -> None:
+        """Fire ``schedule`` (through the error policy's guard, when one is installed)."""
+        guard = self.guard
+        if guard is None:
+            self._fire(schedule, now)
+        else:
+            guard.punctuate(self._fire, schedule, now)
+
+    def _fire(self, schedule: Schedule, now: int) -> None:
         self.metrics.punctuated += 1
         self.context.run_punctuation(schedule, now)
 
