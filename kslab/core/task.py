@@ -10,10 +10,9 @@ through the graph, before anything else happens in the task.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from kslab.config import StreamsConfig
 from kslab.core.commit_metadata import (
@@ -33,6 +32,7 @@ from kslab.core.nodes import (
 from kslab.core.partition_group import UNKNOWN, PartitionGroup
 from kslab.core.punctuation import PunctuationQueue, Schedule
 from kslab.core.record_queue import ConsumerRecord, RecordDeserializer, RecordQueue
+from kslab.core.task_contracts import RecordCollector, StepGuard, TaskMetrics
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import PunctuationType
 from kslab.records import Record, TaskId, source_record
@@ -40,101 +40,9 @@ from kslab.serdes import resolve as resolve_serde
 from kslab.topology._nodes import ProcessorNode, SinkNode, SourceNode
 from kslab.topology.topology import Topology
 
-__all__ = ["RecordCollector", "StreamTask", "TaskMetrics"]
+__all__ = ["StreamTask"]
 
 log = logging.getLogger("kslab.core")
-
-
-
-class StepGuard(Protocol):
-    """What a task asks of an error policy's guard (``ErrorPolicy.install`` sets
-    ``StreamTask.guard``): ``raw`` is the raw record the current step started from (``None``
-    between steps), and each punctuation runs through ``punctuate``."""
-
-    raw: tuple | None
-
-    def punctuate(self, fire: Callable[[Schedule, int], None], schedule: Schedule,
-                  now: int) -> None:
-        """``fire(schedule, now)``, with what the punctuator raises handed to the handler."""
-
-class RecordCollector(Protocol):
-    """Where a task's output goes: the engine's producer (or the driver's in-memory topics)."""
-
-    def send(
-        self,
-        topic: str,
-        key: bytes | None,
-        value: bytes | None,
-        headers: Any,
-        timestamp: int,
-        partition: Any,
-        sink: str | None,
-    ) -> None:
-        """Write one serialized record; ``partition`` ``None`` means the default partitioner."""
-
-    def partitions_for(self, topic: str) -> int:
-        """How many partitions ``topic`` has."""
-
-    # Optional: ``writer(topic)`` returning ``append(key, value, headers, timestamp, 0)`` for
-    # topics that always take partition 0 and need nothing else on send (the driver's logs);
-    # ``changelog_batch(topic, partition)`` returning the dict where an engine that sends only
-    # each key's last changelog write per commit keeps them, ``{key: (value, headers, ts)}``.
-
-
-class TaskMetrics:
-    """Counters of one task, read by ``metrics()`` in every engine.
-
-    Beside the task's own counters it keeps Kafka's task-level record lateness (stream time
-    minus the timestamp of each record taken for processing, 0 for one that advances stream
-    time) and the node-level metrics processors and stores record under their names
-    (``TaskContext.node_metrics``).
-    """
-
-    __slots__ = ("dropped_records", "lateness_max", "lateness_sum", "nodes", "processed",
-                 "punctuated")
-
-    def __init__(self) -> None:
-        self.processed = 0
-        self.dropped_records = 0
-        self.punctuated = 0
-        self.lateness_sum = 0  # over the processed records; the samples are the processed ones
-        self.lateness_max = 0
-        self.nodes: dict[str, dict[str, float]] = {}
-
-    def late(self, lateness: int) -> None:
-        """Record a record taken ``lateness`` ms behind stream time (on time: nothing to add)."""
-        self.lateness_sum += lateness
-        if lateness > self.lateness_max:
-            self.lateness_max = lateness
-
-    def as_dict(self) -> dict[str, Any]:
-        """The counters by Kafka's metric names, then each node's metrics under its name."""
-        processed = self.processed
-        out: dict[str, Any] = {
-            "process-total": processed,
-            "dropped-records-total": self.dropped_records,
-            "punctuate-total": self.punctuated,
-            # Kafka's avg and max of no samples are NaN
-            "record-lateness-avg": self.lateness_sum / processed if processed else math.nan,
-            "record-lateness-max": float(self.lateness_max) if processed else math.nan,
-        }
-        for name, values in self.nodes.items():
-            out[name] = dict(values)
-        return out
-
-    def snapshot(self) -> tuple[Any, ...]:
-        """Everything, for ``restore``."""
-        return (self.processed, self.dropped_records, self.punctuated, self.lateness_sum,
-                self.lateness_max, {name: dict(v) for name, v in self.nodes.items()})
-
-    def restore(self, saved: tuple[Any, ...]) -> None:
-        """Put back what ``snapshot`` saw (node dicts are updated in place: processors keep
-        references to theirs)."""
-        (self.processed, self.dropped_records, self.punctuated, self.lateness_sum,
-         self.lateness_max, nodes) = saved
-        for name, values in self.nodes.items():
-            values.clear()
-            values.update(nodes.get(name, {}))
 
 
 class StreamTask:
