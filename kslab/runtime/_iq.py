@@ -117,10 +117,10 @@ def store_view(streams: KafkaStreams, name: str, kind: str | None = None) -> Any
     return ReadOnlyStoreView(name, stores)
 
 
-def local_thread_metadata(streams: KafkaStreams) -> list[ThreadMetadata]:
-    """Per stream thread: name, state and active tasks."""
+def local_thread_metadata(threads: list[Any]) -> list[ThreadMetadata]:
+    """Per stream thread (``KafkaStreams``' live ones): name, state and active tasks."""
     out = []
-    for thread in list(streams._threads):
+    for thread in threads:
         tasks = tuple(TaskMetadata(tid, tuple(state.task.input_partitions))
                       for tid, state in sorted(thread.tasks.items()))
         status = "PARTITIONS_REVOKED" if thread.rebalancing else "RUNNING"
