@@ -72,6 +72,16 @@ class RecordDeserializer:
         self._continue = handler == "log_and_continue"
         self._on_skip = on_skip
 
+    def inline_codecs(self) -> tuple[Callable[[bytes], Any], bool, Callable[[bytes], Any],
+                                     bool] | None:
+        """The key's and value's C-level codecs and whether each hands back a 1-tuple
+        (``serdes._base.fast_deserializer``), for a loop that decodes rows itself where the
+        record's own timestamp is used (no extractor); ``None`` when that cannot be done. A
+        row a codec refuses goes through ``deserialize`` for the outcome or the error."""
+        if self._extractor is not None or self._kdec is None or self._vdec is None:
+            return None
+        return self._kdec, self._kidx, self._vdec, self._vidx
+
     def deserialize(self, raw: tuple, partition_time: int) -> tuple | None:
         """``(timestamp, key, value, raw)``, or ``None`` when skipped (and counted).
 
@@ -192,13 +202,13 @@ def _extractor_name(extractor: Any) -> str:
 class RecordQueue:
     """Raw records of one topic partition waiting for the task, oldest first."""
 
-    __slots__ = ("_deserializer", "_raw", "head", "partition", "partition_time", "source", "topic")
+    __slots__ = ("_raw", "deserializer", "head", "partition", "partition_time", "source", "topic")
 
     def __init__(self, topic: str, partition: int, source: Any, deserializer: RecordDeserializer):
         self.topic = topic
         self.partition = partition
         self.source = source
-        self._deserializer = deserializer
+        self.deserializer = deserializer  # its source's (shared by the source's partitions)
         self._raw: deque[ConsumerRecord] = deque()
         self.head: StampedRecord | None = None
         self.partition_time = UNKNOWN
@@ -223,14 +233,14 @@ class RecordQueue:
 
     def take_now(self, raw: tuple) -> tuple | None:
         """Stamp ``raw`` directly, bypassing the queue (only when the queue is empty)."""
-        stamped = self._deserializer.deserialize(raw, self.partition_time)
+        stamped = self.deserializer.deserialize(raw, self.partition_time)
         if stamped is not None and stamped[0] > self.partition_time:
             self.partition_time = stamped[0]
         return stamped
 
     def _update_head(self) -> None:
         raw = self._raw
-        deserialize = self._deserializer.deserialize
+        deserialize = self.deserializer.deserialize
         while raw:
             stamped = deserialize(raw.popleft(), self.partition_time)
             if stamped is not None:

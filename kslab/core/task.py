@@ -323,7 +323,7 @@ class StreamTask:
             return
         source = self.source_for(topic)
         existing = next((q for q in self._queues.values() if q.source is source), None)
-        deserializer = existing._deserializer if existing is not None else RecordDeserializer(
+        deserializer = existing.deserializer if existing is not None else RecordDeserializer(
             source.name, source.key_serde, source.value_serde, self._extractor_for(source.name),
             self._handler, self._skipped,
         )
@@ -378,7 +378,7 @@ class StreamTask:
         """
         if queue is None:
             queue = self._queues[(raw[0], raw[1])]
-        stamped = queue._deserializer.deserialize(raw, queue.partition_time)
+        stamped = queue.deserializer.deserialize(raw, queue.partition_time)
         if stamped is None:
             return False
         self._step(queue, raw[2], stamped[1], stamped[2], stamped[0], raw[6], raw)
@@ -431,19 +431,18 @@ class StreamTask:
         ``before(i)`` runs before row ``i`` (a tracer noting the step).
 
         The engines' hot loop: with the built-in serdes' C-level codecs and the record's own
-        timestamp it decodes and forwards inline, with no call per record but the source's
-        ``forward``; any other row (a codec refusing, a negative timestamp) goes through
+        timestamp it decodes inline (``RecordDeserializer.inline_codecs``) and takes the one
+        per-record step (``_step``); any other row (a codec refusing, a negative timestamp) goes through
         ``process_now`` for the same outcome or error. Returns the rows processed; a raise
         leaves ``processed_rows`` saying how many came before it."""
-        decoder = queue._deserializer
-        kdec, vdec = decoder._kdec, decoder._vdec
+        codecs = queue.deserializer.inline_codecs()
+        inline = codecs is not None
+        kdec, kidx, vdec, vidx = codecs if codecs is not None else (None, False, None, False)
         topic, partition = queue.topic, queue.partition
         heap = self.stream_time_queue.heap
         caches = self.cached_stores
         pending = self.collector.pending if on_sent is not None else ()
         process_now, step = self.process_now, self._step
-        inline = decoder._extractor is None and kdec is not None and vdec is not None
-        kidx, vidx = decoder._kidx, decoder._vidx
         guarded = self.guard is not None  # (the guard is told each raw record)
         done = 0
         self.processed_rows = 0
