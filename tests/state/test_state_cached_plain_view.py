@@ -10,7 +10,7 @@ import pytest
 
 import kslab as ks
 from kslab.state import KeyValueStoreFacade
-from tests.conformance._kv_store_support import RecordingContext
+from tests.conformance.state._kv_store_support import RecordingContext
 
 S = ks.serdes.String()
 
