@@ -1,9 +1,10 @@
 """Kafka's ``PrintedTest``, translated to kslab's ``Printed`` (``kslab/dsl/config.py``).
 
 Java's ``new PrintedInternal<>(printed).build("processor").get()`` is the processor
-``print_(printed)`` makes for a stream named "processor": kslab's
-``kslab.dsl._processors.Print(label or "processor", path, mapper)``, called without ``init``
-exactly as Java calls its processor. Java's ``System.setOut`` capture is pytest's ``capsys``;
+``print_(printed)`` adds under a stream named "processor" (Java passes the parent stream's name,
+the label when none is set); each test drives that printer through the test driver with one
+record, and the driver's close closes it, as Java's test closes its processor. Java's
+``System.setOut`` capture is pytest's ``capsys``;
 ``NullPointerException`` is ``ks.MissingArgumentError`` and ``TopologyException``
 ``ks.TopologyError``. The file test starts from a non-empty file (Java's is a fresh temp
 file) to pin that ``to_file`` truncates, as Java's ``Files.newOutputStream`` does. Nothing
@@ -15,13 +16,17 @@ from __future__ import annotations
 import pytest
 
 import kslab as ks
-from kslab.dsl import _processors
+from kslab import serdes
 
 
-def build(printed: ks.Printed, processor_name: str) -> _processors.Supplier:
-    """Java's ``new PrintedInternal<>(printed).build(processorName)``."""
-    return _processors.Supplier(_processors.Print, printed._label or processor_name,
-                                printed._path, printed._mapper)
+def print_one(printed: ks.Printed, key: str, value: int) -> None:
+    """Java's ``new PrintedInternal<>(printed).build("processor")`` processing one record, then
+    closed: ``print_(printed)`` under a source named "processor", in the test driver."""
+    builder = ks.StreamsBuilder()
+    builder.stream("in", key_serde=serdes.String(), value_serde=serdes.Integer(),
+                   name="processor").print_(printed)
+    with ks.TopologyTestDriver(builder.build()) as driver:
+        driver.create_input_topic("in").pipe_input(key, value, 0)
 
 
 @pytest.fixture
@@ -33,34 +38,26 @@ def test_should_create_processor_that_prints_to_file(tmp_path):
     # shouldCreateProcessorThatPrintsToFile
     file = tmp_path / "printed.txt"
     file.write_text("left over from before\n", encoding="utf-8")
-    processor = build(ks.Printed.to_file(str(file)), "processor")()
-    processor.process(ks.Record("hi", 1, 0))
-    processor.close()
+    print_one(ks.Printed.to_file(str(file)), "hi", 1)
     assert file.read_text(encoding="utf-8") == "[processor]: hi, 1\n"
 
 
 def test_should_create_processor_that_prints_to_std_out(sys_out_printer, capsys):
     # shouldCreateProcessorThatPrintsToStdOut
-    processor = build(sys_out_printer, "processor")()
-    processor.process(ks.Record("good", 2, 0))
-    processor.close()
+    print_one(sys_out_printer, "good", 2)
     assert capsys.readouterr().out == "[processor]: good, 2\n"
 
 
 def test_should_print_with_label(sys_out_printer, capsys):
     # shouldPrintWithLabel
-    processor = build(sys_out_printer.with_label("label"), "processor")()
-    processor.process(ks.Record("hello", 3, 0))
-    processor.close()
+    print_one(sys_out_printer.with_label("label"), "hello", 3)
     assert capsys.readouterr().out == "[label]: hello, 3\n"
 
 
 def test_should_print_with_key_value_mapper(sys_out_printer, capsys):
     # shouldPrintWithKeyValueMapper
     printed = sys_out_printer.with_key_value_mapper(lambda key, value: f"{key} -> {value}")
-    processor = build(printed, "processor")()
-    processor.process(ks.Record("hello", 1, 0))
-    processor.close()
+    print_one(printed, "hello", 1)
     assert capsys.readouterr().out == "[processor]: hello -> 1\n"
 
 

@@ -2,8 +2,8 @@
 
 Java's ``MockApiProcessorSupplier`` is ``_mock_api_processor.MockApiProcessorSupplier`` and a
 ``KeyValueTimestamp`` a ``(key, value, timestamp)`` tuple. ``testKeyValueMapperResultNotNull``
-calls the processor directly, as Java does (``KStreamFlatMap`` is kslab's
-``kslab.dsl._processors.FlatMap``); Java's ``NullPointerException`` is
+calls Java's ``KStreamFlatMap`` processor directly; here the record goes through ``flat_map`` in
+the test driver, which raises the same error. Java's ``NullPointerException`` is
 ``ks.MissingArgumentError``. Nothing skipped.
 """
 
@@ -13,7 +13,6 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
-from kslab.dsl import _processors
 from tests.conformance._mock_api_processor import MockApiProcessorSupplier
 
 PROPS = {"application.id": "kstream-flat-map-test", "default.key.serde": "integer",
@@ -44,7 +43,9 @@ def test_flat_map():
 
 def test_key_value_mapper_result_not_null():
     # testKeyValueMapperResultNotNull
-    supplier = _processors.Supplier(_processors.FlatMap, lambda key, value: None)
-    with pytest.raises(ks.MissingArgumentError) as info:
-        supplier().process(ks.Record("K", 0, 0))
+    builder = ks.StreamsBuilder()
+    builder.stream("topic").flat_map(lambda key, value: None).to("out")
+    with ks.TopologyTestDriver(builder.build()) as driver, \
+            pytest.raises(ks.MissingArgumentError) as info:
+        driver.create_input_topic("topic").pipe_input("K", 0)
     assert str(info.value) == "The provided KeyValueMapper returned null which is not allowed."

@@ -2,8 +2,9 @@
 
 Java's ``MockApiProcessorSupplier`` is ``_mock_api_processor.MockApiProcessorSupplier`` and a
 ``KeyValueTimestamp`` a ``(key, value, timestamp)`` tuple. ``testKeyValueMapperResultNotNull``
-calls the processor directly, as Java does (``KStreamMap`` is kslab's
-``kslab.dsl._processors.Map``); Java's ``NullPointerException`` is ``ks.MissingArgumentError``.
+calls Java's ``KStreamMap`` processor directly; here the record goes through ``map`` in the test
+driver, which raises the same error. Java's ``NullPointerException`` is
+``ks.MissingArgumentError``.
 ``testTypeVariance`` checks Java generics only; it becomes "the program builds". Nothing skipped.
 """
 
@@ -13,7 +14,6 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
-from kslab.dsl import _processors
 from tests.conformance._mock_api_processor import MockApiProcessorSupplier
 
 PROPS = {"application.id": "kstream-map-test", "default.key.serde": "integer",
@@ -39,9 +39,11 @@ def test_map():
 
 def test_key_value_mapper_result_not_null():
     # testKeyValueMapperResultNotNull
-    supplier = _processors.Supplier(_processors.Map, lambda key, value: None)
-    with pytest.raises(ks.MissingArgumentError) as info:
-        supplier().process(ks.Record("K", 0, 0))
+    builder = ks.StreamsBuilder()
+    builder.stream("topic").map(lambda key, value: None).to("out")
+    with ks.TopologyTestDriver(builder.build()) as driver, \
+            pytest.raises(ks.MissingArgumentError) as info:
+        driver.create_input_topic("topic").pipe_input("K", 0)
     assert str(info.value) == "The provided KeyValueMapper returned null which is not allowed."
 
 

@@ -52,10 +52,9 @@ def test_a_windowed_to_partitions_by_the_base_key() -> None:
             for key in keys:
                 topic.pipe_input(key, "v", ts)
         out = driver.create_output_topic("out", serdes.TimeWindowed(s, 10), serdes.Long())
-        records = out.read_records_to_list()
-        assert len(records) == 48
-        by_partition = driver._collector.outputs["out"]
-        partitions = [by_partition.record(i)[4] for i in range(by_partition.total)]
-        assert partitions == [default_partition(s.serialize("out", r.key.key), 4)
-                              for r in records]
+        frame = out.to_pandas()  # with a partition column: "out" has several partitions
+        assert len(frame) == 48
+        partitions = list(frame["partition"])
+        assert partitions == [default_partition(s.serialize("out", key.key), 4)
+                              for key in frame["key"]]
         assert len(set(partitions)) > 1

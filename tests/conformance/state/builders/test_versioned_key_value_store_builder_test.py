@@ -43,19 +43,19 @@ def test_should_have_change_logging_store_by_default(builder):
     store = builder.build()
     assert isinstance(store, VersionedKeyValueStore)
     assert builder.logging_enabled is True
-    assert store._logging_enabled is True
+    assert store.logging_enabled is True
 
 
 def test_should_not_have_change_logging_store_when_disabled(builder):
     store = builder.with_logging_disabled().build()
     assert builder.logging_enabled is False
-    assert store._logging_enabled is False
+    assert store.logging_enabled is False
 
 
 def test_should_have_change_logging_store_when_logging_enabled(builder):
     store = builder.with_logging_enabled({}).build()
     assert builder.logging_enabled is True
-    assert store._logging_enabled is True
+    assert store.logging_enabled is True
 
 
 def test_should_throw_when_caching_enabled(builder):
