@@ -1,7 +1,7 @@
 """Kafka's ``MaterializedTest``, translated to kslab's ``Materialized`` (``kslab/dsl/config.py``).
 
-Java's ``NullPointerException`` is ``ks.MissingArgumentError``, ``IllegalArgumentException``
-``ks.InvalidArgumentError`` and ``TopologyException`` ``ks.TopologyError``, with Java's messages.
+Java's ``NullPointerException`` is ``MissingArgumentError``, ``IllegalArgumentException``
+``InvalidArgumentError`` and ``TopologyException`` ``ks.TopologyError``, with Java's messages.
 Java's ``as(WindowBytesStoreSupplier)``, ``as(KeyValueBytesStoreSupplier)``,
 ``as(SessionBytesStoreSupplier)`` and ``as(StoreType)`` are one Python ``Materialized.as_``, so
 ``as_(None)`` says "supplier can't be null" for all four (Java: "store type can't be null" for
@@ -15,6 +15,7 @@ from datetime import timedelta
 import pytest
 
 import kslab as ks
+from kslab.errors import InvalidArgumentError, MissingArgumentError
 
 
 def test_should_allow_valid_topic_names_as_store_name():
@@ -36,42 +37,42 @@ def test_should_not_allow_invalid_topic_names():
 
 def test_should_throw_null_pointer_if_window_bytes_store_supplier_is_null():
     # shouldThrowNullPointerIfWindowBytesStoreSupplierIsNull
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         ks.Materialized.as_(None)
     assert str(info.value) == "supplier can't be null"
 
 
 def test_should_throw_null_pointer_if_key_value_bytes_store_supplier_is_null():
     # shouldThrowNullPointerIfKeyValueBytesStoreSupplierIsNull
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         ks.Materialized.as_(None)
     assert str(info.value) == "supplier can't be null"
 
 
 def test_should_throw_null_pointer_if_store_type_is_null():
     # shouldThrowNullPointerIfStoreTypeIsNull (one Python as_: see the module docstring)
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         ks.Materialized.as_(None)
     assert str(info.value).endswith("can't be null")
 
 
 def test_should_throw_null_pointer_if_session_bytes_store_supplier_is_null():
     # shouldThrowNullPointerIfSessionBytesStoreSupplierIsNull
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         ks.Materialized.as_(None)
     assert str(info.value) == "supplier can't be null"
 
 
 def test_should_throw_illegal_argument_exception_if_retention_is_negative():
     # shouldThrowIllegalArgumentExceptionIfRetentionIsNegative
-    with pytest.raises(ks.InvalidArgumentError) as info:
+    with pytest.raises(InvalidArgumentError) as info:
         ks.Materialized.as_("valid-name").with_retention(timedelta(days=-1))
     assert str(info.value) == "Retention must not be negative."
 
 
 def test_should_throw_illegal_argument_exception_if_store_supplier_and_store_type_both_set():
     # shouldThrowIllegalArgumentExceptionIfStoreSupplierAndStoreTypeBothSet
-    with pytest.raises(ks.InvalidArgumentError) as info:
+    with pytest.raises(InvalidArgumentError) as info:
         ks.Materialized.as_(ks.Stores.persistent_key_value_store("test")).with_store_type(
             ks.Materialized.StoreType.ROCKS_DB)
     assert str(info.value) == "Cannot set store type when store supplier is pre-configured."

@@ -1,6 +1,6 @@
 """Kafka's ``NamedTest``, translated to kslab's ``Named`` (``kslab/dsl/config.py``).
 
-Java's ``NullPointerException`` is ``ks.MissingArgumentError``, ``TopologyException``
+Java's ``NullPointerException`` is ``MissingArgumentError``, ``TopologyException``
 ``ks.TopologyError``; Java's protected ``Named.validate`` is ``ks.Named.validate``.
 Nothing skipped.
 """
@@ -10,11 +10,12 @@ from __future__ import annotations
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 
 
 def test_should_throw_exception_given_null_name():
     # shouldThrowExceptionGivenNullName
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         ks.Named.as_(None)
 
 

@@ -5,7 +5,7 @@ Java's ``new PrintedInternal<>(printed).build("processor").get()`` is the proces
 the label when none is set); each test drives that printer through the test driver with one
 record, and the driver's close closes it, as Java's test closes its processor. Java's
 ``System.setOut`` capture is pytest's ``capsys``;
-``NullPointerException`` is ``ks.MissingArgumentError`` and ``TopologyException``
+``NullPointerException`` is ``MissingArgumentError`` and ``TopologyException``
 ``ks.TopologyError``. The file test starts from a non-empty file (Java's is a fresh temp
 file) to pin that ``to_file`` truncates, as Java's ``Files.newOutputStream`` does. Nothing
 skipped.
@@ -17,6 +17,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.errors import MissingArgumentError
 
 
 def print_one(printed: ks.Printed, key: str, value: int) -> None:
@@ -63,19 +64,19 @@ def test_should_print_with_key_value_mapper(sys_out_printer, capsys):
 
 def test_should_throw_null_pointer_exception_if_file_path_is_null():
     # shouldThrowNullPointerExceptionIfFilePathIsNull
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         ks.Printed.to_file(None)
 
 
 def test_should_throw_null_pointer_exception_if_mapper_is_null(sys_out_printer):
     # shouldThrowNullPointerExceptionIfMapperIsNull
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         sys_out_printer.with_key_value_mapper(None)
 
 
 def test_should_throw_null_pointer_exception_if_label_is_null(sys_out_printer):
     # shouldThrowNullPointerExceptionIfLabelIsNull
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         sys_out_printer.with_label(None)
 
 

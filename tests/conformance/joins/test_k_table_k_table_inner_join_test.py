@@ -24,6 +24,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.dsl import Change
 
 INT, S = serdes.Integer(), serdes.String()
 TOPIC1, TOPIC2, OUTPUT = "topic1", "topic2", "output"
@@ -105,7 +106,7 @@ def run_capture(topology: ks.Topology, expected: list[list[tuple]]) -> None:
         two = driver.create_input_topic(TOPIC2, INT, S, 0, 0)
         for step, want in zip(_steps(one, two), expected, strict=True):
             step()
-            assert drain() == [(k, ks.Change(*c), ts) for k, c, ts in want]
+            assert drain() == [(k, Change(*c), ts) for k, c, ts in want]
 
 
 def with_capture(builder: ks.StreamsBuilder, joined: ks.KTable) -> ks.Topology:
@@ -239,7 +240,7 @@ def test_join_into_a_versioned_store_flags_out_of_order_results():
         two.pipe_input(0, "Y0", 0)
         one.pipe_input(0, "X0", 10)
         one.pipe_input(0, "XX0", 5)  # out of order
-        assert drain() == [(0, ks.Change("X0+Y0", None), 10),
-                           (0, ks.Change("XX0+Y0", None, False), 5)]
+        assert drain() == [(0, Change("X0+Y0", None), 10),
+                           (0, Change("XX0+Y0", None, False), 5)]
         assert [(r.key, r.value, r.timestamp) for r in out.read_records_to_list()] == [
             (0, "X0+Y0+Y0", 10)]

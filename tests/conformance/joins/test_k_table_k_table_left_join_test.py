@@ -29,6 +29,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.dsl import Change
 
 INT, S = serdes.Integer(), serdes.String()
 TOPIC1, TOPIC2, OUTPUT = "topic1", "topic2", "output"
@@ -110,7 +111,7 @@ def run_capture(topology: ks.Topology, expected: list[list[tuple]]) -> None:
         two = driver.create_input_topic(TOPIC2, INT, S, 0, 0)
         for step, want in zip(_steps(one, two), expected, strict=True):
             step()
-            assert drain() == [(k, ks.Change(*c), ts) for k, c, ts in want]
+            assert drain() == [(k, Change(*c), ts) for k, c, ts in want]
 
 
 def with_capture(builder: ks.StreamsBuilder, joined: ks.KTable) -> ks.Topology:

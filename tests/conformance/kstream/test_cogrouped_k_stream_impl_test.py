@@ -4,7 +4,7 @@ cogroup processors, stores and repartition topics in ``describe()`` (with and wi
 optimization), and cogrouped aggregation results.
 
 Mapping: Java's ``NullPointerException`` for a null grouped stream or function is
-``ks.MissingArgumentError`` with Java's message; ``MockAggregator.TOSTRING_ADDER/REMOVER`` build
+``MissingArgumentError`` with Java's message; ``MockAggregator.TOSTRING_ADDER/REMOVER`` build
 ``"agg+value"``/``"agg-value"``, ``MockInitializer.STRING_INIT`` is ``lambda: "0"``,
 ``MockValueJoiner.TOSTRING_JOINER`` is ``f"{v1}+{v2}"``. Skipped: the ``(Named) null`` and
 ``(Materialized) null`` tests (in Python ``None`` is the default for both, not an error) and
@@ -17,6 +17,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.errors import MissingArgumentError
 
 S, INT = serdes.String(), serdes.Integer()
 STRING_CONSUMED = ks.Consumed.with_(S, S)
@@ -66,33 +67,33 @@ def cogrouped_stream(grouped_stream):
 
 
 def test_should_throw_npe_in_cogroup_if_k_grouped_stream_is_null(cogrouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="groupedStream can't be null"):
+    with pytest.raises(MissingArgumentError, match="groupedStream can't be null"):
         cogrouped_stream.cogroup(None, tostring_adder)
 
 
 def test_should_not_have_null_aggregator_on_cogroup(cogrouped_stream, grouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="aggregator can't be null"):
+    with pytest.raises(MissingArgumentError, match="aggregator can't be null"):
         cogrouped_stream.cogroup(grouped_stream, None)
 
 
 def test_should_not_have_null_initializer_on_aggregate(cogrouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="initializer can't be null"):
+    with pytest.raises(MissingArgumentError, match="initializer can't be null"):
         cogrouped_stream.aggregate(None)
 
 
 def test_should_not_have_null_initializer_on_aggregate_wit_named(cogrouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="initializer can't be null"):
+    with pytest.raises(MissingArgumentError, match="initializer can't be null"):
         cogrouped_stream.aggregate(None, ks.Named.as_("name"))
 
 
 def test_should_not_have_null_initializer_on_aggregate_wit_materialized(cogrouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="initializer can't be null"):
+    with pytest.raises(MissingArgumentError, match="initializer can't be null"):
         cogrouped_stream.aggregate(None, ks.Materialized.as_("store"))
 
 
 def test_should_not_have_null_initializer_on_aggregate_wit_named_and_materialized(
         cogrouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="initializer can't be null"):
+    with pytest.raises(MissingArgumentError, match="initializer can't be null"):
         cogrouped_stream.aggregate(None, ks.Named.as_("name"), ks.Materialized.as_("store"))
 
 

@@ -1,7 +1,7 @@
 """Kafka's ``KGroupedStreamImplTest``, its non-windowed tests: argument checks of ``cogroup``,
 ``reduce`` and ``aggregate``, and count/reduce/aggregate results in their stores.
 
-Mapping: Java's ``NullPointerException`` for a null function is ``ks.MissingArgumentError``
+Mapping: Java's ``NullPointerException`` for a null function is ``MissingArgumentError``
 with Java's message, and ``TopologyException`` is ``ks.TopologyError``; Log4j's
 ``LogCaptureAppender`` is pytest's ``caplog``; ``MockApiProcessor.lastValueAndTimestampPerKey``
 is computed from the captured records. Skipped: the windowed tests (translated in the windowed
@@ -17,6 +17,8 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.dsl import Change
+from kslab.errors import MissingArgumentError
 
 S = serdes.String()
 TOPIC = "topic"
@@ -48,12 +50,12 @@ def tostring_adder(key, value, agg):
 
 
 def test_should_not_have_null_aggregator_on_cogroup(grouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="aggregator can't be null"):
+    with pytest.raises(MissingArgumentError, match="aggregator can't be null"):
         grouped_stream.cogroup(None)
 
 
 def test_should_not_have_null_reducer_on_reduce(grouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="reducer can't be null"):
+    with pytest.raises(MissingArgumentError, match="reducer can't be null"):
         grouped_stream.reduce(None)
 
 
@@ -63,12 +65,12 @@ def test_should_not_have_invalid_store_name_on_reduce(grouped_stream):
 
 
 def test_should_not_have_null_initializer_on_aggregate(grouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="initializer can't be null"):
+    with pytest.raises(MissingArgumentError, match="initializer can't be null"):
         grouped_stream.aggregate(None, tostring_adder, ks.Materialized.as_("store"))
 
 
 def test_should_not_have_null_adder_on_aggregate(grouped_stream):
-    with pytest.raises(ks.MissingArgumentError, match="aggregator can't be null"):
+    with pytest.raises(MissingArgumentError, match="aggregator can't be null"):
         grouped_stream.aggregate(string_init, None, ks.Materialized.as_("store"))
 
 
@@ -209,5 +211,5 @@ def test_aggregate_sends_the_initial_value_as_old_value(cached):
         inp.pipe_input("1", "B", 3)
     first_old = None if cached else "0"
     assert ChangeCapture.seen == [
-        ("1", ks.Change("0+A", first_old), 5), ("1", ks.Change("A", None), 5),
-        ("1", ks.Change("0+A+B", "0+A"), 5), ("1", ks.Change("A+B", "A"), 5)]
+        ("1", Change("0+A", first_old), 5), ("1", Change("A", None), 5),
+        ("1", Change("0+A+B", "0+A"), 5), ("1", Change("A+B", "A"), 5)]

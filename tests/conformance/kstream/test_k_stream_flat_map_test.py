@@ -4,7 +4,7 @@ Java's ``MockApiProcessorSupplier`` is ``_mock_api_processor.MockApiProcessorSup
 ``KeyValueTimestamp`` a ``(key, value, timestamp)`` tuple. ``testKeyValueMapperResultNotNull``
 calls Java's ``KStreamFlatMap`` processor directly; here the record goes through ``flat_map`` in
 the test driver, which raises the same error. Java's ``NullPointerException`` is
-``ks.MissingArgumentError``. Nothing skipped.
+``MissingArgumentError``. Nothing skipped.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.errors import MissingArgumentError
 from tests.conformance._mock_api_processor import MockApiProcessorSupplier
 
 PROPS = {"application.id": "kstream-flat-map-test", "default.key.serde": "integer",
@@ -46,6 +47,6 @@ def test_key_value_mapper_result_not_null():
     builder = ks.StreamsBuilder()
     builder.stream("topic").flat_map(lambda key, value: None).to("out")
     with ks.TopologyTestDriver(builder.build()) as driver, \
-            pytest.raises(ks.MissingArgumentError) as info:
+            pytest.raises(MissingArgumentError) as info:
         driver.create_input_topic("topic").pipe_input("K", 0)
     assert str(info.value) == "The provided KeyValueMapper returned null which is not allowed."

@@ -1,7 +1,7 @@
 # ruff: noqa: E501 - test names are Kafka's method names; describe() texts are Kafka's verbatim
 """Kafka's ``KStreamImplTest``, translated to kslab's ``KStream`` (all but the parts below).
 
-Mapping: Java's ``NullPointerException`` is ``ks.MissingArgumentError`` (kslab's error is also a
+Mapping: Java's ``NullPointerException`` is ``MissingArgumentError`` (kslab's error is also a
 ``ks.TopologyError``) with Java's message; ``MockApiProcessorSupplier`` is
 ``_mock_api_processor.MockApiProcessorSupplier``, a ``KeyValueTimestamp`` a
 ``(key, value, timestamp)`` tuple; ``MockValueJoiner.TOSTRING_JOINER`` is
@@ -35,6 +35,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.errors import MissingArgumentError
 from tests.conformance._mock_api_processor import MockApiProcessorSupplier
 
 S = serdes.String()
@@ -336,658 +337,658 @@ Topologies:
 
 def test_should_not_allow_null_predicate_on_filter(test_stream):
     # shouldNotAllowNullPredicateOnFilter
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.filter(None)
     assert str(info.value) == "predicate can't be null"
 
 
 def test_should_not_allow_null_predicate_on_filter_with_named(test_stream):
     # shouldNotAllowNullPredicateOnFilterWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.filter(None, ks.Named.as_("filter"))
     assert str(info.value) == "predicate can't be null"
 
 
 def test_should_not_allow_null_predicate_on_filter_not(test_stream):
     # shouldNotAllowNullPredicateOnFilterNot
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.filter_not(None)
     assert str(info.value) == "predicate can't be null"
 
 
 def test_should_not_allow_null_predicate_on_filter_not_with_name(test_stream):
     # shouldNotAllowNullPredicateOnFilterNotWithName
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.filter_not(None, ks.Named.as_("filter"))
     assert str(info.value) == "predicate can't be null"
 
 
 def test_should_not_allow_null_mapper_on_select_key(test_stream):
     # shouldNotAllowNullMapperOnSelectKey
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.select_key(None)
     assert str(info.value) == "mapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_select_key_with_named(test_stream):
     # shouldNotAllowNullMapperOnSelectKeyWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.select_key(None, ks.Named.as_("keySelector"))
     assert str(info.value) == "mapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_map(test_stream):
     # shouldNotAllowNullMapperOnMap
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.map(None)
     assert str(info.value) == "mapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_map_with_named(test_stream):
     # shouldNotAllowNullMapperOnMapWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.map(None, ks.Named.as_("map"))
     assert str(info.value) == "mapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_map_values(test_stream):
     # shouldNotAllowNullMapperOnMapValues
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.map_values(None)
     assert str(info.value) == "valueMapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_map_values_with_key(test_stream):
     # shouldNotAllowNullMapperOnMapValuesWithKey
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.map_values(None, with_key=True)
     assert str(info.value) == "valueMapperWithKey can't be null"
 
 
 def test_should_not_allow_null_mapper_on_map_values_with_named(test_stream):
     # shouldNotAllowNullMapperOnMapValuesWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.map_values(None, ks.Named.as_("valueMapper"))
     assert str(info.value) == "valueMapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_map_values_with_key_with_named(test_stream):
     # shouldNotAllowNullMapperOnMapValuesWithKeyWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.map_values(None, ks.Named.as_("valueMapperWithKey"), with_key=True)
     assert str(info.value) == "valueMapperWithKey can't be null"
 
 
 def test_should_not_allow_null_mapper_on_flat_map(test_stream):
     # shouldNotAllowNullMapperOnFlatMap
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.flat_map(None)
     assert str(info.value) == "mapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_flat_map_with_named(test_stream):
     # shouldNotAllowNullMapperOnFlatMapWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.flat_map(None, ks.Named.as_("flatMapper"))
     assert str(info.value) == "mapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_flat_map_values(test_stream):
     # shouldNotAllowNullMapperOnFlatMapValues
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.flat_map_values(None)
     assert str(info.value) == "valueMapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_flat_map_values_with_key(test_stream):
     # shouldNotAllowNullMapperOnFlatMapValuesWithKey
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.flat_map_values(None, with_key=True)
     assert str(info.value) == "valueMapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_flat_map_values_with_named(test_stream):
     # shouldNotAllowNullMapperOnFlatMapValuesWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.flat_map_values(None, ks.Named.as_("flatValueMapper"))
     assert str(info.value) == "valueMapper can't be null"
 
 
 def test_should_not_allow_null_mapper_on_flat_map_values_with_key_with_named(test_stream):
     # shouldNotAllowNullMapperOnFlatMapValuesWithKeyWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.flat_map_values(None, ks.Named.as_("flatValueMapperWithKey"), with_key=True)
     assert str(info.value) == "valueMapper can't be null"
 
 
 def test_should_not_allow_null_action_on_for_each(test_stream):
     # shouldNotAllowNullActionOnForEach
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.foreach(None)
     assert str(info.value) == "action can't be null"
 
 
 def test_should_not_allow_null_action_on_for_each_with_name(test_stream):
     # shouldNotAllowNullActionOnForEachWithName
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.foreach(None, ks.Named.as_("foreach"))
     assert str(info.value) == "action can't be null"
 
 
 def test_should_not_allow_null_action_on_peek(test_stream):
     # shouldNotAllowNullActionOnPeek
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.peek(None)
     assert str(info.value) == "action can't be null"
 
 
 def test_should_not_allow_null_action_on_peek_with_name(test_stream):
     # shouldNotAllowNullActionOnPeekWithName
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.peek(None, ks.Named.as_("peek"))
     assert str(info.value) == "action can't be null"
 
 
 def test_should_not_allow_null_kstream_on_merge(test_stream):
     # shouldNotAllowNullKStreamOnMerge
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.merge(None)
     assert str(info.value) == "stream can't be null"
 
 
 def test_should_not_allow_null_kstream_on_merge_with_named(test_stream):
     # shouldNotAllowNullKStreamOnMergeWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.merge(None, ks.Named.as_("merge"))
     assert str(info.value) == "stream can't be null"
 
 
 def test_should_not_allow_null_topic_on_to(test_stream):
     # shouldNotAllowNullTopicOnTo
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.to(None)
     assert str(info.value) == "topic can't be null"
 
 
 def test_should_not_allow_null_topic_on_to_with_produced(test_stream):
     # shouldNotAllowNullTopicOnToWithProduced
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.to(None, ks.Produced.as_("to"))
     assert str(info.value) == "topic can't be null"
 
 
 def test_should_not_allow_null_selector_on_group_by(test_stream):
     # shouldNotAllowNullSelectorOnGroupBy
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.group_by(None)
     assert str(info.value) == "keySelector can't be null"
 
 
 def test_should_not_allow_null_selector_on_group_by_with_grouped(test_stream):
     # shouldNotAllowNullSelectorOnGroupByWithGrouped
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.group_by(None, ks.Grouped.as_("name"))
     assert str(info.value) == "keySelector can't be null"
 
 
 def test_should_not_allow_null_other_stream_on_join(test_stream):
     # shouldNotAllowNullOtherStreamOnJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(None, TOSTRING_JOINER, WINDOWS)
     assert str(info.value) == "otherStream can't be null"
 
 
 def test_should_not_allow_null_other_stream_on_join_with_stream_joined(test_stream):
     # shouldNotAllowNullOtherStreamOnJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(None, TOSTRING_JOINER, WINDOWS, ks.StreamJoined.as_("name"))
     assert str(info.value) == "otherStream can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_join(test_stream):
     # shouldNotAllowNullValueJoinerOnJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_stream, None, WINDOWS)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_join(test_stream):
     # shouldNotAllowNullValueJoinerWithKeyOnJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_stream, None, WINDOWS, with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_join_with_stream_joined(test_stream):
     # shouldNotAllowNullValueJoinerOnJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_stream, None, WINDOWS, ks.StreamJoined.as_("name"))
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_join_with_stream_joined(test_stream):
     # shouldNotAllowNullValueJoinerWithKeyOnJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_stream, None, WINDOWS, ks.StreamJoined.as_("name"), with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_join_windows_on_join(test_stream):
     # shouldNotAllowNullJoinWindowsOnJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_stream, TOSTRING_JOINER, None)
     assert str(info.value) == "windows can't be null"
 
 
 def test_should_not_allow_null_join_windows_on_join_with_stream_joined(test_stream):
     # shouldNotAllowNullJoinWindowsOnJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_stream, TOSTRING_JOINER, None, ks.StreamJoined.as_("name"))
     assert str(info.value) == "windows can't be null"
 
 
 def test_should_not_allow_null_other_stream_on_left_join(test_stream):
     # shouldNotAllowNullOtherStreamOnLeftJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(None, TOSTRING_JOINER, WINDOWS)
     assert str(info.value) == "otherStream can't be null"
 
 
 def test_should_not_allow_null_other_stream_on_left_join_with_stream_joined(test_stream):
     # shouldNotAllowNullOtherStreamOnLeftJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(None, TOSTRING_JOINER, WINDOWS, ks.StreamJoined.as_("name"))
     assert str(info.value) == "otherStream can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_left_join(test_stream):
     # shouldNotAllowNullValueJoinerOnLeftJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_stream, None, WINDOWS)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_left_join(test_stream):
     # shouldNotAllowNullValueJoinerWithKeyOnLeftJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_stream, None, WINDOWS, with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_left_join_with_stream_joined(test_stream):
     # shouldNotAllowNullValueJoinerOnLeftJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_stream, None, WINDOWS, ks.StreamJoined.as_("name"))
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_left_join_with_stream_joined(test_stream):
     # shouldNotAllowNullValueJoinerWithKeyOnLeftJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_stream, None, WINDOWS, ks.StreamJoined.as_("name"), with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_join_windows_on_left_join(test_stream):
     # shouldNotAllowNullJoinWindowsOnLeftJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_stream, TOSTRING_JOINER, None)
     assert str(info.value) == "windows can't be null"
 
 
 def test_should_not_allow_null_join_windows_on_left_join_with_stream_joined(test_stream):
     # shouldNotAllowNullJoinWindowsOnLeftJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_stream, TOSTRING_JOINER, None, ks.StreamJoined.as_("name"))
     assert str(info.value) == "windows can't be null"
 
 
 def test_should_not_allow_null_other_stream_on_outer_join(test_stream):
     # shouldNotAllowNullOtherStreamOnOuterJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.outer_join(None, TOSTRING_JOINER, WINDOWS)
     assert str(info.value) == "otherStream can't be null"
 
 
 def test_should_not_allow_null_other_stream_on_outer_join_with_stream_joined(test_stream):
     # shouldNotAllowNullOtherStreamOnOuterJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.outer_join(None, TOSTRING_JOINER, WINDOWS, ks.StreamJoined.as_("name"))
     assert str(info.value) == "otherStream can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_outer_join(test_stream):
     # shouldNotAllowNullValueJoinerOnOuterJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.outer_join(test_stream, None, WINDOWS)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_outer_join(test_stream):
     # shouldNotAllowNullValueJoinerWithKeyOnOuterJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.outer_join(test_stream, None, WINDOWS, with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_outer_join_with_stream_joined(test_stream):
     # shouldNotAllowNullValueJoinerOnOuterJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.outer_join(test_stream, None, WINDOWS, ks.StreamJoined.as_("name"))
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_outer_join_with_stream_joined(test_stream):
     # shouldNotAllowNullValueJoinerWithKeyOnOuterJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.outer_join(test_stream, None, WINDOWS, ks.StreamJoined.as_("name"), with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_join_windows_on_outer_join(test_stream):
     # shouldNotAllowNullJoinWindowsOnOuterJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.outer_join(test_stream, TOSTRING_JOINER, None)
     assert str(info.value) == "windows can't be null"
 
 
 def test_should_not_allow_null_join_windows_on_outer_join_with_stream_joined(test_stream):
     # shouldNotAllowNullJoinWindowsOnOuterJoinWithStreamJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.outer_join(test_stream, TOSTRING_JOINER, None, ks.StreamJoined.as_("name"))
     assert str(info.value) == "windows can't be null"
 
 
 def test_should_not_allow_null_table_on_table_join(test_stream):
     # shouldNotAllowNullTableOnTableJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(None, TOSTRING_JOINER)
     assert str(info.value) == "table can't be null"
 
 
 def test_should_not_allow_null_table_on_table_join_with_joiner(test_stream):
     # shouldNotAllowNullTableOnTableJoinWithJoiner
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(None, TOSTRING_JOINER, ks.Joined.as_("name"))
     assert str(info.value) == "table can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_table_join(test_stream, test_table):
     # shouldNotAllowNullValueJoinerOnTableJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_table, None)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_table_join(test_stream, test_table):
     # shouldNotAllowNullValueJoinerWithKeyOnTableJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_table, None, with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_table_join_with_joiner(test_stream, test_table):
     # shouldNotAllowNullValueJoinerOnTableJoinWithJoiner
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_table, None, ks.Joined.as_("name"))
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_table_join_with_joiner(test_stream, test_table):
     # shouldNotAllowNullValueJoinerWithKeyOnTableJoinWithJoiner
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_table, None, ks.Joined.as_("name"), with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_table_on_table_left_join(test_stream):
     # shouldNotAllowNullTableOnTableLeftJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(None, TOSTRING_JOINER)
     assert str(info.value) == "table can't be null"
 
 
 def test_should_not_allow_null_table_on_table_left_join_with_joined(test_stream):
     # shouldNotAllowNullTableOnTableLeftJoinWithJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(None, TOSTRING_JOINER, ks.Joined.as_("name"))
     assert str(info.value) == "table can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_table_left_join(test_stream, test_table):
     # shouldNotAllowNullValueJoinerOnTableLeftJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_table, None)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_table_left_join(test_stream, test_table):
     # shouldNotAllowNullValueJoinerWithKeyOnTableLeftJoin
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_table, None, with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_table_left_join_with_joined(test_stream, test_table):
     # shouldNotAllowNullValueJoinerOnTableLeftJoinWithJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_table, None, ks.Joined.as_("name"))
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_table_left_join_with_joined(test_stream, test_table):
     # shouldNotAllowNullValueJoinerWithKeyOnTableLeftJoinWithJoined
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_table, None, ks.Joined.as_("name"), with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_table_on_join_with_global_table(test_stream):
     # shouldNotAllowNullTableOnJoinWithGlobalTable
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(None, SELECT_VALUE, TOSTRING_JOINER)
     assert str(info.value) == "globalTable can't be null"
 
 
 def test_should_not_allow_null_table_on_join_with_global_table_with_named(test_stream):
     # shouldNotAllowNullTableOnJoinWithGlobalTableWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(None, SELECT_VALUE, TOSTRING_JOINER, ks.Named.as_("name"))
     assert str(info.value) == "globalTable can't be null"
 
 
 def test_should_not_allow_null_mapper_on_join_with_global_table(test_stream, test_global_table):
     # shouldNotAllowNullMapperOnJoinWithGlobalTable
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_global_table, None, TOSTRING_JOINER)
     assert str(info.value) == "keySelector can't be null"
 
 
 def test_should_not_allow_null_mapper_on_join_with_global_table_with_named(test_stream, test_global_table):
     # shouldNotAllowNullMapperOnJoinWithGlobalTableWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_global_table, None, TOSTRING_JOINER, ks.Named.as_("name"))
     assert str(info.value) == "keySelector can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_join_with_global_table(test_stream, test_global_table):
     # shouldNotAllowNullValueJoinerOnJoinWithGlobalTable
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_global_table, SELECT_VALUE, None)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_join_with_global_table(test_stream, test_global_table):
     # shouldNotAllowNullValueJoinerWithKeyOnJoinWithGlobalTable
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_global_table, SELECT_VALUE, None, with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_join_with_global_table_with_named(test_stream, test_global_table):
     # shouldNotAllowNullValueJoinerOnJoinWithGlobalTableWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_global_table, SELECT_VALUE, None, ks.Named.as_("name"))
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_join_with_global_table_with_named(test_stream, test_global_table):
     # shouldNotAllowNullValueJoinerWithKeyOnJoinWithGlobalTableWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.join(test_global_table, SELECT_VALUE, None, ks.Named.as_("name"), with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_table_on_left_join_with_global_table(test_stream):
     # shouldNotAllowNullTableOnLeftJoinWithGlobalTable
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(None, SELECT_VALUE, TOSTRING_JOINER)
     assert str(info.value) == "globalTable can't be null"
 
 
 def test_should_not_allow_null_table_on_left_join_with_global_table_with_named(test_stream):
     # shouldNotAllowNullTableOnLeftJoinWithGlobalTableWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(None, SELECT_VALUE, TOSTRING_JOINER, ks.Named.as_("name"))
     assert str(info.value) == "globalTable can't be null"
 
 
 def test_should_not_allow_null_mapper_on_left_join_with_global_table(test_stream, test_global_table):
     # shouldNotAllowNullMapperOnLeftJoinWithGlobalTable
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_global_table, None, TOSTRING_JOINER)
     assert str(info.value) == "keySelector can't be null"
 
 
 def test_should_not_allow_null_mapper_on_left_join_with_global_table_with_named(test_stream, test_global_table):
     # shouldNotAllowNullMapperOnLeftJoinWithGlobalTableWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_global_table, None, TOSTRING_JOINER, ks.Named.as_("name"))
     assert str(info.value) == "keySelector can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_left_join_with_global_table(test_stream, test_global_table):
     # shouldNotAllowNullValueJoinerOnLeftJoinWithGlobalTable
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_global_table, SELECT_VALUE, None)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_left_join_with_global_table(test_stream, test_global_table):
     # shouldNotAllowNullValueJoinerWithKeyOnLeftJoinWithGlobalTable
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_global_table, SELECT_VALUE, None, with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_on_left_join_with_global_table_with_named(test_stream, test_global_table):
     # shouldNotAllowNullValueJoinerOnLeftJoinWithGlobalTableWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_global_table, SELECT_VALUE, None, ks.Named.as_("name"))
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_value_joiner_with_key_on_left_join_with_global_table_with_named(test_stream, test_global_table):
     # shouldNotAllowNullValueJoinerWithKeyOnLeftJoinWithGlobalTableWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.left_join(test_global_table, SELECT_VALUE, None, ks.Named.as_("name"), with_key=True)
     assert str(info.value) == "joiner can't be null"
 
 
 def test_should_not_allow_null_process_supplier_on_process(test_stream):
     # shouldNotAllowNullProcessSupplierOnProcess
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process(None)
     assert str(info.value) == "processorSupplier can't be null"
 
 
 def test_should_not_allow_null_process_supplier_on_process_with_stores(test_stream):
     # shouldNotAllowNullProcessSupplierOnProcessWithStores
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process(None, "storeName")
     assert str(info.value) == "processorSupplier can't be null"
 
 
 def test_should_not_allow_null_store_name_on_process(test_stream):
     # shouldNotAllowNullStoreNameOnProcess
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process(processor_supplier, None)
     assert str(info.value) == "stateStoreNames can't be null"
 
 
 def test_should_not_allow_null_store_name_on_process_with_named(test_stream):
     # shouldNotAllowNullStoreNameOnProcessWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process(processor_supplier, ks.Named.as_("processor"), None)
     assert str(info.value) == "stateStoreNames can't be null"
 
 
 def test_should_not_allow_null_process_values_supplier_on_process(test_stream):
     # shouldNotAllowNullProcessValuesSupplierOnProcess
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process_values(None)
     assert str(info.value) == "processorSupplier can't be null"
 
 
 def test_should_not_allow_null_process_supplier_on_process_values_with_stores(test_stream):
     # shouldNotAllowNullProcessSupplierOnProcessValuesWithStores
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process_values(None, "storeName")
     assert str(info.value) == "processorSupplier can't be null"
 
 
 def test_should_not_allow_null_store_name_on_process_values(test_stream):
     # shouldNotAllowNullStoreNameOnProcessValues
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process_values(fixed_key_processor_supplier, None)
     assert str(info.value) == "stateStoreNames can't be null"
 
 
 def test_should_not_allow_null_store_name_on_process_values_with_named(test_stream):
     # shouldNotAllowNullStoreNameOnProcessValuesWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process_values(fixed_key_processor_supplier, ks.Named.as_("processor"), None)
     assert str(info.value) == "stateStoreNames can't be null"
 
 
 def test_should_not_allow_null_process_supplier_on_process_with_named(test_stream):
     # shouldNotAllowNullProcessSupplierOnProcessWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process(None, ks.Named.as_("processor"))
     assert str(info.value) == "processorSupplier can't be null"
 
 
 def test_should_not_allow_null_process_supplier_on_process_with_named_and_stores(test_stream):
     # shouldNotAllowNullProcessSupplierOnProcessWithNamedAndStores
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process(None, ks.Named.as_("processor"), "stateStore")
     assert str(info.value) == "processorSupplier can't be null"
 
 
 def test_should_not_allow_null_process_supplier_on_process_values_with_named(test_stream):
     # shouldNotAllowNullProcessSupplierOnProcessValuesWithNamed
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process(None, ks.Named.as_("processor"))
     assert str(info.value) == "processorSupplier can't be null"
 
 
 def test_should_not_allow_null_process_supplier_on_process_values_with_named_and_stores(test_stream):
     # shouldNotAllowNullProcessSupplierOnProcessValuesWithNamedAndStores
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.process(None, ks.Named.as_("processor"), "stateStore")
     assert str(info.value) == "processorSupplier can't be null"
 
 
 def test_should_not_allow_null_topic_chooser_on_to(test_stream):
     # shouldNotAllowNullTopicChooserOnTo (Java: "topicExtractor can't be null"; one Python to())
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.to(None)
     assert str(info.value).endswith("can't be null")
 
 
 def test_should_not_allow_null_topic_chooser_on_to_with_produced(test_stream):
     # shouldNotAllowNullTopicChooserOnToWithProduced
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         test_stream.to(None, ks.Produced.as_("to"))
     assert str(info.value).endswith("can't be null")
 

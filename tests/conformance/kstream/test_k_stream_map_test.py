@@ -4,7 +4,7 @@ Java's ``MockApiProcessorSupplier`` is ``_mock_api_processor.MockApiProcessorSup
 ``KeyValueTimestamp`` a ``(key, value, timestamp)`` tuple. ``testKeyValueMapperResultNotNull``
 calls Java's ``KStreamMap`` processor directly; here the record goes through ``map`` in the test
 driver, which raises the same error. Java's ``NullPointerException`` is
-``ks.MissingArgumentError``.
+``MissingArgumentError``.
 ``testTypeVariance`` checks Java generics only; it becomes "the program builds". Nothing skipped.
 """
 
@@ -14,6 +14,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.errors import MissingArgumentError
 from tests.conformance._mock_api_processor import MockApiProcessorSupplier
 
 PROPS = {"application.id": "kstream-map-test", "default.key.serde": "integer",
@@ -42,7 +43,7 @@ def test_key_value_mapper_result_not_null():
     builder = ks.StreamsBuilder()
     builder.stream("topic").map(lambda key, value: None).to("out")
     with ks.TopologyTestDriver(builder.build()) as driver, \
-            pytest.raises(ks.MissingArgumentError) as info:
+            pytest.raises(MissingArgumentError) as info:
         driver.create_input_topic("topic").pipe_input("K", 0)
     assert str(info.value) == "The provided KeyValueMapper returned null which is not allowed."
 

@@ -1,6 +1,6 @@
 """Kafka's ``KStreamPeekTest``, translated to kslab's ``peek``.
 
-Java's ``NullPointerException`` for a null action is ``ks.MissingArgumentError`` (kslab raises
+Java's ``NullPointerException`` for a null action is ``MissingArgumentError`` (kslab raises
 an error that is also a ``ks.TopologyError``). Nothing skipped.
 """
 
@@ -10,6 +10,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.errors import MissingArgumentError
 
 TOPIC = "topic"
 PROPS = {"application.id": "kstream-peek-test", "default.key.serde": "integer",
@@ -41,5 +42,5 @@ def test_should_not_allow_null_action():
     # shouldNotAllowNullAction
     builder = ks.StreamsBuilder()
     stream = builder.stream(TOPIC, ks.Consumed.with_(serdes.Integer(), serdes.String()))
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         stream.peek(None)

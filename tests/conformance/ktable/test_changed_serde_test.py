@@ -13,6 +13,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.dsl import Change
 from kslab.dsl._change import ChangedSerde
 
 TOPIC = "some-topic"
@@ -35,11 +36,11 @@ def check_round_trip(data, serde):
 def test_serializer_should_throw_if_given_a_change_with_both_new_and_old_values_as_null(
         changed_string_serde):
     with pytest.raises(ks.StreamsError):
-        changed_string_serde.serialize(TOPIC, ks.Change(None, None))
+        changed_string_serde.serialize(TOPIC, Change(None, None))
 
 
 def test_serializer_should_throw_if_given_a_change_with_both_non_null_new_and_old_values_and_is_upgrade():  # noqa: E501
-    data = ks.Change(NON_NULL_NEW_VALUE, NON_NULL_OLD_VALUE)
+    data = Change(NON_NULL_NEW_VALUE, NON_NULL_OLD_VALUE)
     serializer = ChangedSerde(serdes.String())
     serializer.configure({"upgrade.from": "3.3"}, False)
     with pytest.raises(ks.StreamsError):
@@ -48,22 +49,22 @@ def test_serializer_should_throw_if_given_a_change_with_both_non_null_new_and_ol
 
 def test_should_serialize_and_deserialize_change_with_non_null_new_and_old_values(
         changed_string_serde):
-    check_round_trip(ks.Change(NON_NULL_NEW_VALUE, NON_NULL_OLD_VALUE), changed_string_serde)
+    check_round_trip(Change(NON_NULL_NEW_VALUE, NON_NULL_OLD_VALUE), changed_string_serde)
 
 
 def test_should_serialize_and_deserialize_change_with_non_null_new_value_and_null_old_value(
         changed_string_serde):
-    check_round_trip(ks.Change(NON_NULL_NEW_VALUE, None), changed_string_serde)
+    check_round_trip(Change(NON_NULL_NEW_VALUE, None), changed_string_serde)
 
 
 def test_should_serialize_and_deserialize_change_with_null_new_value_and_non_null_old_value(
         changed_string_serde):
-    check_round_trip(ks.Change(None, NON_NULL_OLD_VALUE), changed_string_serde)
+    check_round_trip(Change(None, NON_NULL_OLD_VALUE), changed_string_serde)
 
 
 def test_should_throw_error_if_encounters_an_unknown_byte_value_for_old_new_flag(
         changed_string_serde):
-    serialized = changed_string_serde.serialize(TOPIC, ks.Change(None, NON_NULL_OLD_VALUE))
+    serialized = changed_string_serde.serialize(TOPIC, Change(None, NON_NULL_OLD_VALUE))
     assert serialized is not None
     mutated = serialized[:-1] + bytes([0xFF])  # the flag byte becomes -1
     with pytest.raises(ks.StreamsError):
@@ -101,11 +102,11 @@ def check_round_trip_for_reserved_version(data):
 
 def test_should_deserialize_reserved_versions3_through5():
     # is_latest = True
-    check_round_trip_for_reserved_version(ks.Change(NON_NULL_NEW_VALUE, None, True))
-    check_round_trip_for_reserved_version(ks.Change(None, NON_NULL_OLD_VALUE, True))
-    check_round_trip_for_reserved_version(ks.Change(NON_NULL_NEW_VALUE, NON_NULL_OLD_VALUE, True))
+    check_round_trip_for_reserved_version(Change(NON_NULL_NEW_VALUE, None, True))
+    check_round_trip_for_reserved_version(Change(None, NON_NULL_OLD_VALUE, True))
+    check_round_trip_for_reserved_version(Change(NON_NULL_NEW_VALUE, NON_NULL_OLD_VALUE, True))
     # is_latest = False
-    check_round_trip_for_reserved_version(ks.Change(NON_NULL_NEW_VALUE, None, False))
-    check_round_trip_for_reserved_version(ks.Change(None, NON_NULL_OLD_VALUE, False))
+    check_round_trip_for_reserved_version(Change(NON_NULL_NEW_VALUE, None, False))
+    check_round_trip_for_reserved_version(Change(None, NON_NULL_OLD_VALUE, False))
     check_round_trip_for_reserved_version(
-        ks.Change(NON_NULL_NEW_VALUE, NON_NULL_OLD_VALUE, False))
+        Change(NON_NULL_NEW_VALUE, NON_NULL_OLD_VALUE, False))

@@ -1,7 +1,7 @@
 """Kafka's ``KGroupedTableImplTest``: argument checks of a grouped table's ``aggregate`` and
 ``reduce``, and reduce/count/aggregate results in their stores and downstream.
 
-Mapping: Java's ``NullPointerException`` for a null function is ``ks.MissingArgumentError``
+Mapping: Java's ``NullPointerException`` for a null function is ``MissingArgumentError``
 with Java's message, and ``TopologyException`` is ``ks.TopologyError``;
 ``MockApiProcessor.lastValueAndTimestampPerKey`` is computed from the captured records;
 ``Number.intValue()`` is ``int()``. Skipped: the ``(Materialized) null`` tests (in Python
@@ -14,6 +14,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.errors import MissingArgumentError
 
 S, D, INT, L = serdes.String(), serdes.Double(), serdes.Integer(), serdes.Long()
 INVALID_STORE_NAME = "~foo bar~"
@@ -62,28 +63,28 @@ def test_should_not_allow_invalid_store_name_on_aggregate(grouped_table):
 
 
 def test_should_not_allow_null_initializer_on_aggregate(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="initializer can't be null"):
+    with pytest.raises(MissingArgumentError, match="initializer can't be null"):
         grouped_table.aggregate(None, tostring_adder, tostring_remover,
                                 ks.Materialized.as_("store"))
 
 
 def test_should_not_allow_null_adder_on_aggregate(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="adder can't be null"):
+    with pytest.raises(MissingArgumentError, match="adder can't be null"):
         grouped_table.aggregate(string_init, None, tostring_remover, ks.Materialized.as_("store"))
 
 
 def test_should_not_allow_null_subtractor_on_aggregate(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="subtractor can't be null"):
+    with pytest.raises(MissingArgumentError, match="subtractor can't be null"):
         grouped_table.aggregate(string_init, tostring_adder, None, ks.Materialized.as_("store"))
 
 
 def test_should_not_allow_null_adder_on_reduce(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="adder can't be null"):
+    with pytest.raises(MissingArgumentError, match="adder can't be null"):
         grouped_table.reduce(None, string_remover, ks.Materialized.as_("store"))
 
 
 def test_should_not_allow_null_subtractor_on_reduce(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="subtractor can't be null"):
+    with pytest.raises(MissingArgumentError, match="subtractor can't be null"):
         grouped_table.reduce(string_adder, None, ks.Materialized.as_("store"))
 
 
@@ -215,26 +216,26 @@ def test_should_aggregate_and_materialize_results(builder):
 
 
 def test_should_throw_null_pointer_on_reduce_when_adder_is_null(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="adder can't be null"):
+    with pytest.raises(MissingArgumentError, match="adder can't be null"):
         grouped_table.reduce(None, string_remover, ks.Materialized.as_("store"))
 
 
 def test_should_throw_null_pointer_on_reduce_when_subtractor_is_null(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="subtractor can't be null"):
+    with pytest.raises(MissingArgumentError, match="subtractor can't be null"):
         grouped_table.reduce(string_adder, None, ks.Materialized.as_("store"))
 
 
 def test_should_throw_null_pointer_on_aggregate_when_initializer_is_null(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="initializer can't be null"):
+    with pytest.raises(MissingArgumentError, match="initializer can't be null"):
         grouped_table.aggregate(None, tostring_adder, tostring_remover,
                                 ks.Materialized.as_("store"))
 
 
 def test_should_throw_null_pointer_on_aggregate_when_adder_is_null(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="adder can't be null"):
+    with pytest.raises(MissingArgumentError, match="adder can't be null"):
         grouped_table.aggregate(string_init, None, tostring_remover, ks.Materialized.as_("store"))
 
 
 def test_should_throw_null_pointer_on_aggregate_when_subtractor_is_null(grouped_table):
-    with pytest.raises(ks.MissingArgumentError, match="subtractor can't be null"):
+    with pytest.raises(MissingArgumentError, match="subtractor can't be null"):
         grouped_table.aggregate(string_init, tostring_adder, None, ks.Materialized.as_("store"))

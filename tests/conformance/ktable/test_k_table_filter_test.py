@@ -18,6 +18,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.dsl import Change
 
 S, INT = serdes.String(), serdes.Integer()
 CONSUMED = ks.Consumed.with_(S, INT)
@@ -169,7 +170,7 @@ def do_test_not_sending_old_value(builder, table1, table2, topic1):
     topology = builder.build()
     topology.add_processor("proc1", Capture, table1.name)
     topology.add_processor("proc2", Capture, table2.name)
-    change = ks.Change
+    change = Change
     with ks.TopologyTestDriver(topology, PROPS) as driver:
         inp = driver.create_input_topic(topic1, S, INT)
         inp.pipe_input("A", 1, 5)
@@ -222,7 +223,7 @@ def do_test_sending_old_value(builder, table1, table2, topic1):
     topology.add_processor("proc1", Capture, table1.name)
     topology.add_processor("proc2", Capture, table2.name)
     old = table1.sending_old_value_enabled()
-    change = ks.Change
+    change = Change
     with ks.TopologyTestDriver(topology, PROPS) as driver:
         inp = driver.create_input_topic(topic1, S, INT)
         inp.pipe_input("A", 1, 5)
@@ -290,7 +291,7 @@ def do_test_skip_null_on_materialization(builder, table1, table2, topic1, should
         inp.pipe_input("B", "reject", 10)
         inp.pipe_input("C", "reject", 20)
     p0, p1 = Capture.instances
-    change = ks.Change
+    change = Change
     p0.check_and_clear(("A", change("reject", None), 5), ("B", change("reject", None), 10),
                        ("C", change("reject", None), 20))
     if should_skip:

@@ -3,7 +3,7 @@ store creation, old values on a source, repartition nodes of table aggregations,
 
 Mapping: ``MockApiProcessorSupplier`` is ``Capture``; ``AbstractStream.keySerde()/valueSerde()``
 are the ``key_serde``/``value_serde`` attributes; Java's ``NullPointerException`` for a null
-function or table is ``ks.MissingArgumentError`` with Java's message ("predicate can't be null").
+function or table is ``MissingArgumentError`` with Java's message ("predicate can't be null").
 Skipped: the ``transformValues`` assertions and tests (``KTable.transformValues`` is not in
 kslab's API); ``to_stream(None)`` means "no key mapper" (API default), so the null-mapper test
 passes a non-callable instead; the ``(Materialized) null`` tests (in Python
@@ -18,6 +18,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.errors import MissingArgumentError
 
 S = serdes.String()
 CONSUMED = ks.Consumed.with_(S, S)
@@ -218,32 +219,32 @@ def test_should_not_allow_null_selector_on_to_stream(table):
 
 
 def test_should_not_allow_null_predicate_on_filter(table):
-    with pytest.raises(ks.MissingArgumentError, match="predicate can't be null"):
+    with pytest.raises(MissingArgumentError, match="predicate can't be null"):
         table.filter(None)
 
 
 def test_should_not_allow_null_predicate_on_filter_not(table):
-    with pytest.raises(ks.MissingArgumentError, match="predicate can't be null"):
+    with pytest.raises(MissingArgumentError, match="predicate can't be null"):
         table.filter_not(None)
 
 
 def test_should_not_allow_null_mapper_on_map_values(table):
-    with pytest.raises(ks.MissingArgumentError, match="mapper can't be null"):
+    with pytest.raises(MissingArgumentError, match="mapper can't be null"):
         table.map_values(None)
 
 
 def test_should_not_allow_null_mapper_on_map_value_with_key(table):
-    with pytest.raises(ks.MissingArgumentError, match="mapper can't be null"):
+    with pytest.raises(MissingArgumentError, match="mapper can't be null"):
         table.map_values(None, with_key=True)
 
 
 def test_should_not_allow_null_selector_on_group_by(table):
-    with pytest.raises(ks.MissingArgumentError, match="selector can't be null"):
+    with pytest.raises(MissingArgumentError, match="selector can't be null"):
         table.group_by(None)
 
 
 def test_should_not_allow_null_other_table_on_join(table):
-    with pytest.raises(ks.MissingArgumentError, match="other can't be null"):
+    with pytest.raises(MissingArgumentError, match="other can't be null"):
         table.join(None, joiner)
 
 
@@ -252,25 +253,25 @@ def test_should_allow_null_store_in_join(table):
 
 
 def test_should_not_allow_null_joiner_join(table):
-    with pytest.raises(ks.MissingArgumentError, match="joiner can't be null"):
+    with pytest.raises(MissingArgumentError, match="joiner can't be null"):
         table.join(table, None)
 
 
 def test_should_not_allow_null_other_table_on_outer_join(table):
-    with pytest.raises(ks.MissingArgumentError, match="other can't be null"):
+    with pytest.raises(MissingArgumentError, match="other can't be null"):
         table.outer_join(None, joiner)
 
 
 def test_should_not_allow_null_joiner_on_outer_join(table):
-    with pytest.raises(ks.MissingArgumentError, match="joiner can't be null"):
+    with pytest.raises(MissingArgumentError, match="joiner can't be null"):
         table.outer_join(table, None)
 
 
 def test_should_not_allow_null_joiner_on_left_join(table):
-    with pytest.raises(ks.MissingArgumentError, match="joiner can't be null"):
+    with pytest.raises(MissingArgumentError, match="joiner can't be null"):
         table.left_join(table, None)
 
 
 def test_should_not_allow_null_other_table_on_left_join(table):
-    with pytest.raises(ks.MissingArgumentError, match="other can't be null"):
+    with pytest.raises(MissingArgumentError, match="other can't be null"):
         table.left_join(None, joiner)

@@ -17,6 +17,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.dsl import Change
 
 S, INT = serdes.String(), serdes.Integer()
 CONSUMED = ks.Consumed.with_(S, S)
@@ -151,7 +152,7 @@ def test_not_sending_old_value():
     table1 = builder.table("topic1", CONSUMED)
     table2 = table1.map_values(int)
     topology = builder.build().add_processor("proc", Capture, table2.name)
-    change = ks.Change
+    change = Change
     with ks.TopologyTestDriver(topology, PROPS) as driver:
         inp = driver.create_input_topic("topic1", S, S)
         (proc,) = Capture.instances
@@ -194,7 +195,7 @@ def test_should_enable_sending_old_values_on_parent_if_map_values_not_materializ
     with ks.TopologyTestDriver(builder.build(), PROPS) as driver:
         driver.create_input_topic("topic1", S, S).pipe_input("A", "01", 5)
         (proc,) = Capture.instances
-        proc.check_and_clear(("A", ks.Change(1, None), 5))
+        proc.check_and_clear(("A", Change(1, None), 5))
 
 
 def test_should_not_enable_sending_old_values_on_parent_if_map_values_materialized():
@@ -209,7 +210,7 @@ def test_should_not_enable_sending_old_values_on_parent_if_map_values_materializ
 
 def sending_old_values(builder, topic1, table2):
     topology = builder.build().add_processor("proc", Capture, table2.name)
-    change = ks.Change
+    change = Change
     with ks.TopologyTestDriver(topology, PROPS) as driver:
         inp = driver.create_input_topic(topic1, S, S)
         (proc,) = Capture.instances

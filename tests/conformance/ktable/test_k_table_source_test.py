@@ -18,6 +18,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.dsl import Change
 
 S, INT = serdes.String(), serdes.Integer()
 STRING_CONSUMED = ks.Consumed.with_(S, S)
@@ -143,7 +144,7 @@ def test_not_sending_old_value():
     builder = ks.StreamsBuilder()
     table1 = builder.table("topic1", STRING_CONSUMED)
     topology = builder.build().add_processor("proc1", Capture, table1.name)
-    change = ks.Change
+    change = Change
     with ks.TopologyTestDriver(topology, PROPS) as driver:
         inp = driver.create_input_topic("topic1", S, S)
         (proc1,) = Capture.instances
@@ -168,7 +169,7 @@ def test_sending_old_value():
     table1.enable_sending_old_values(True)
     assert table1.sending_old_value_enabled()
     topology = builder.build().add_processor("proc1", Capture, table1.name)
-    change = ks.Change
+    change = Change
     with ks.TopologyTestDriver(topology, PROPS) as driver:
         inp = driver.create_input_topic("topic1", S, S)
         (proc1,) = Capture.instances

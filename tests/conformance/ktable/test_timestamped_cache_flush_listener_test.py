@@ -14,6 +14,7 @@ from __future__ import annotations
 from unittest import mock
 
 import kslab as ks
+from kslab.dsl import Change
 from kslab.dsl._stores import forward_flushed
 
 
@@ -29,9 +30,9 @@ def flush(new, old, timestamp):
 
 def test_should_forward_value_timestamp_if_new_value_exists():
     seen = flush(ks.ValueAndTimestamp("newValue", 42), ks.ValueAndTimestamp("oldValue", 21), 73)
-    assert seen == [("my-node", ks.Record("key", ks.Change("newValue", "oldValue"), 42))]
+    assert seen == [("my-node", ks.Record("key", Change("newValue", "oldValue"), 42))]
 
 
 def test_should_forward_parameter_timestamp_if_new_value_is_null():
     seen = flush(None, ks.ValueAndTimestamp("oldValue", 21), 73)
-    assert seen == [("my-node", ks.Record("key", ks.Change(None, "oldValue"), 73))]
+    assert seen == [("my-node", ks.Record("key", Change(None, "oldValue"), 73))]

@@ -5,7 +5,7 @@ module of each concrete Java subclass (``InMemoryKeyValueStoreTest``, ``InMemory
 Mapping: the ``KeyValueStoreTestDriver`` is ``RecordingContext`` (``_kv_store_support``), with
 Integer keys and String values as Java's ``create(Integer.class, String.class)``;
 ``context.restore(name, entries)`` is the engine's ``store._restore_batch``. Java's
-``NullPointerException`` is ``ks.MissingArgumentError``; the invalid-range warning is matched word
+``NullPointerException`` is ``MissingArgumentError``; the invalid-range warning is matched word
 for word in ``caplog.messages``, as Java's ``LogCaptureAppender``.
 """
 
@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from tests.conformance.state._kv_store_support import RecordingContext, contents, size_of
 
 INVALID_RANGE = (
@@ -201,7 +202,7 @@ def test_put_if_absent(store: Any, context: RecordingContext) -> None:
 
 
 def test_should_throw_null_pointer_exception_on_put_null_key(store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         store.put(None, "anyValue")
 
 
@@ -210,7 +211,7 @@ def test_should_not_throw_null_pointer_exception_on_put_null_value(store: Any) -
 
 
 def test_should_throw_null_pointer_exception_on_put_if_absent_null_key(store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         store.put_if_absent(None, "anyValue")
 
 
@@ -219,7 +220,7 @@ def test_should_not_throw_null_pointer_exception_on_put_if_absent_null_value(sto
 
 
 def test_should_throw_null_pointer_exception_on_put_all_null_key(store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         store.put_all([ks.KeyValue(None, "anyValue")])
 
 
@@ -228,12 +229,12 @@ def test_should_not_throw_null_pointer_exception_on_put_all_null_key(store: Any)
 
 
 def test_should_throw_null_pointer_exception_on_delete_null_key(store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         store.delete(None)
 
 
 def test_should_throw_null_pointer_exception_on_get_null_key(store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         store.get(None)
 
 

@@ -9,7 +9,7 @@ to it, and ``other-store`` is a store outside the view. Each store is
 ``key_value_store_builder(in_memory_key_value_store("my-store"), String, String)`` opened on a
 recording context at time 1 (``InternalMockProcessorContext``). ``NoOpReadOnlyStore`` is a stub
 with ``approximate_num_entries``; ``StringSerializer`` is ``serdes.String()``;
-``NullPointerException`` is ``ks.MissingArgumentError``, ``NoSuchElementException``
+``NullPointerException`` is ``MissingArgumentError``, ``NoSuchElementException``
 ``ks.NoSuchElementError``, ``InvalidStateStoreException`` ``ks.StoreError``. A provider that is
 rebalancing (``StateStoreProviderStub(true)``) has no equivalent in a list of stores: its
 ``rebalancing()`` view is a view over a store that has been closed (migrated away), whose reads
@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from kslab.testing._composite import CompositeStoreView
 from tests.conformance.state._kv_store_support import RecordingContext
 
@@ -107,7 +108,7 @@ def test_should_return_null_if_key_does_not_exist(the_store: Any) -> None:
 
 
 def test_should_throw_null_pointer_exception_on_get_null_key(the_store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         the_store.get(None)
 
 
@@ -128,13 +129,13 @@ def test_should_return_value_on_range_null_to_key(the_store: Any, stub_one_under
 
 
 def test_should_throw_null_pointer_exception_on_prefix_scan_null_prefix(the_store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         the_store.prefix_scan(None, ks.serdes.String())
 
 
 def test_should_throw_null_pointer_exception_on_prefix_scan_null_prefix_key_serializer(
         the_store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         the_store.prefix_scan("aa", None)
 
 

@@ -5,7 +5,7 @@
 Mapping: the raw ``InMemoryKeyValueStore`` over ``Bytes``/``byte[]`` is a store built with
 ``serdes.Bytes()`` keys and values (kslab stores are typed views over byte backends); Java's
 ``NoSuchElementException`` is ``ks.NoSuchElementError``, the ``IllegalStateException`` of a closed
-iterator is ``ks.StoreError``, ``NullPointerException`` is ``ks.MissingArgumentError``. Skipped:
+iterator is ``ks.StoreError``, ``NullPointerException`` is ``MissingArgumentError``. Skipped:
 ``shouldMatchPositionAfterPut`` (IQv2 ``Position`` tracking is not part of kslab's API).
 """
 
@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from tests.conformance.state._abstract_key_value_store_tests import *  # noqa: F403
 from tests.conformance.state._kv_store_support import RecordingContext, size_of
 
@@ -117,7 +118,7 @@ def test_should_return_no_keys(byte_store: Any) -> None:
 
 
 def test_should_throw_null_pointer_if_prefix_key_serializer_is_null(byte_store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         byte_store.prefix_scan("bb", None)
 
 

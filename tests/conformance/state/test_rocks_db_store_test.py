@@ -5,7 +5,7 @@ its own behavioural tests of the raw ``RocksDBStore`` over ``Bytes``/``byte[]``.
 Mapping: the raw ``RocksDBStore("db-name", ...)`` is a persistent store built with
 ``serdes.Bytes()`` keys and values and logging disabled, opened in a temporary state directory;
 ``context.restore(name, entries)`` is the engine's ``store._restore_batch``; Java's
-``NullPointerException`` is ``ks.MissingArgumentError`` and ``InvalidStateStoreException`` is
+``NullPointerException`` is ``MissingArgumentError`` and ``InvalidStateStoreException`` is
 ``ks.StoreError``. Skipped, as RocksDB options and metrics plumbing outside kslab's API: the
 metrics-recorder and statistics tests, ``shouldThrowWhenUserProvidesNewBlockBasedTableFormat
 Config``, ``shouldNotSetCacheInValueProvidersWhenUserProvidesPlainTableFormatConfig``,
@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from tests.conformance.state._abstract_key_value_store_tests import *  # noqa: F403
 from tests.conformance.state._kv_store_support import RecordingContext
 
@@ -159,22 +160,22 @@ def test_should_restore_then_delete_on_restore_all(rocks_db_store: Any) -> None:
 
 
 def test_should_throw_null_pointer_exception_on_null_put(rocks_db_store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         rocks_db_store.put(None, b"someVal")
 
 
 def test_should_throw_null_pointer_exception_on_null_put_all(rocks_db_store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         rocks_db_store.put(None, b"someVal")
 
 
 def test_should_throw_null_pointer_exception_on_null_get(rocks_db_store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         rocks_db_store.get(None)
 
 
 def test_should_throw_null_pointer_exception_on_delete(rocks_db_store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         rocks_db_store.delete(None)
 
 

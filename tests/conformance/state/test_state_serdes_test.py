@@ -7,8 +7,8 @@ Mapping: ``StateSerdes`` is ``kslab.state.base.StateSerdes`` (``with_builtin_typ
 ``Bytes`` ``bytes`` (a Python type has one default serde, as ``serdes.resolve`` documents), and
 the unknown ``Class.class`` is ``type``. ``Serdes.serdeFrom(String.class)`` is
 ``serdes.String()``, ``ValueAndTimestampSerde`` is ``kslab.state.base.ValueAndTimestampSerde``.
-``NullPointerException`` is ``ks.MissingArgumentError``, ``IllegalArgumentException``
-``ks.InvalidArgumentError`` and ``StreamsException`` ``ks.StreamsError``; the message names the
+``NullPointerException`` is ``MissingArgumentError``, ``IllegalArgumentException``
+``InvalidArgumentError`` and ``StreamsException`` ``ks.StreamsError``; the message names the
 kslab serde (``String()``) and the Python type (``int``) where Java names
 ``org.apache.kafka.common.serialization.StringSerializer`` and ``java.lang.Integer``.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 import pytest
 
 import kslab as ks
+from kslab.errors import InvalidArgumentError, MissingArgumentError
 from kslab.state.base import StateSerdes, ValueAndTimestampSerde
 
 SUFFIX = ("Change the default Serdes in StreamConfig or provide correct Serdes via method "
@@ -25,17 +26,17 @@ SUFFIX = ("Change the default Serdes in StreamConfig or provide correct Serdes v
 
 
 def test_should_throw_if_topic_name_is_null_for_builtin_types() -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         StateSerdes.with_builtin_types(None, bytes, bytes)
 
 
 def test_should_throw_if_key_class_is_null_for_builtin_types() -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         StateSerdes.with_builtin_types("anyName", None, bytes)
 
 
 def test_should_throw_if_value_class_is_null_for_builtin_types() -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         StateSerdes.with_builtin_types("anyName", bytes, None)
 
 
@@ -47,27 +48,27 @@ def test_should_return_serdes_for_built_in_key_and_value_types_for_builtin_types
 
 
 def test_should_throw_for_unknown_key_type_for_builtin_types() -> None:
-    with pytest.raises(ks.InvalidArgumentError):
+    with pytest.raises(InvalidArgumentError):
         StateSerdes.with_builtin_types("anyName", type, bytes)
 
 
 def test_should_throw_for_unknown_value_type_for_builtin_types() -> None:
-    with pytest.raises(ks.InvalidArgumentError):
+    with pytest.raises(InvalidArgumentError):
         StateSerdes.with_builtin_types("anyName", bytes, type)
 
 
 def test_should_throw_if_topic_name_is_null() -> None:
-    with pytest.raises(ks.MissingArgumentError, match=r"^topic cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^topic cannot be null$"):
         StateSerdes(None, ks.serdes.Bytes(), ks.serdes.Bytes())
 
 
 def test_should_throw_if_key_class_is_null() -> None:
-    with pytest.raises(ks.MissingArgumentError, match=r"^key serde cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^key serde cannot be null$"):
         StateSerdes("anyName", None, ks.serdes.Bytes())
 
 
 def test_should_throw_if_value_class_is_null() -> None:
-    with pytest.raises(ks.MissingArgumentError, match=r"^value serde cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^value serde cannot be null$"):
         StateSerdes("anyName", ks.serdes.Bytes(), None)
 
 

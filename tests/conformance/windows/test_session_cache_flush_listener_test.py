@@ -13,6 +13,7 @@ from __future__ import annotations
 from unittest import mock
 
 import kslab as ks
+from kslab.dsl import Change
 from kslab.dsl._stores import forward_flushed_session
 
 
@@ -24,5 +25,5 @@ def test_should_forward_key_new_value_old_value_and_timestamp():
     key = ks.Windowed("key", ks.Window(21, 73))
     forward_flushed_session(context, "my-node")(key, "newValue", "oldValue",
                                                 ks.Record(key, None, 42))
-    assert seen == [("my-node", ks.Record(key, ks.Change("newValue", "oldValue"), 73))]
+    assert seen == [("my-node", ks.Record(key, Change("newValue", "oldValue"), 73))]
     assert context.current == "previous"

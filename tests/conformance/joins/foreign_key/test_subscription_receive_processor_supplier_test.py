@@ -17,6 +17,7 @@ from __future__ import annotations
 import pytest
 
 import kslab as ks
+from kslab.dsl import Change
 from kslab.dsl._fk_wire import Instruction, SubscriptionWrapper
 from tests.conformance.joins.foreign_key._fk_harness import (
     COMBINED_KEY_SCHEMA,
@@ -48,7 +49,7 @@ def check_receive(h: FkJoinHarness, instruction: Instruction, version: int) -> N
     new_value = ks.ValueAndTimestamp(
         SubscriptionWrapper((1, 2), instruction, PK1.encode(), new_partition, version=version), 1)
     assert h.store.get(key) == (None if instruction in DELETES else new_value)
-    assert h.drain() == [((FK, PK1.encode()), ks.Change(new_value, old_value), 1)]
+    assert h.drain() == [((FK, PK1.encode()), Change(new_value, old_value), 1)]
 
 
 def test_should_detect_version_change():

@@ -6,7 +6,7 @@ Java's ``MeteredKeyValueStore`` and ``ChangeLoggingKeyValueBytesStore`` into one
 ``KeyValueStore`` whose ``logging_enabled`` says whether the change-logging layer is there, and
 puts ``CachingKeyValueStore`` outermost (its ``wrapped`` is the typed store). "The wrapped store is
 ``inner``" is checked by behaviour: a ``put`` lands in ``inner`` and logs nothing. Java's
-``NullPointerException`` is ``ks.MissingArgumentError``. Skipped: ``shouldThrowNullPointerIfTimeIs
+``NullPointerException`` is ``MissingArgumentError``. Skipped: ``shouldThrowNullPointerIfTimeIs
 Null`` (kslab builders take no ``Time``).
 """
 
@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from kslab.state import KeyValueBytesStoreSupplier, KeyValueStore, KeyValueStoreBuilder
 from kslab.state.backends import InMemoryKeyValueBackend
 from kslab.state.caching import CachingKeyValueStore
@@ -103,13 +104,13 @@ def test_should_have_caching_and_change_logging_when_both_enabled(
 
 
 def test_should_throw_null_pointer_if_inner_is_null() -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         KeyValueStoreBuilder(None, S, S)
 
 
 def test_should_throw_null_pointer_if_metrics_scope_is_null() -> None:
     supplier = MockSupplier()
     supplier.metrics_scope = None
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         KeyValueStoreBuilder(supplier, S, S)
     assert str(info.value) == "storeSupplier's metricsScope can't be null"

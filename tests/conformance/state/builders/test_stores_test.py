@@ -1,8 +1,8 @@
 """Kafka's ``StoresTest``: argument validation of the ``Stores`` factories (exact messages) and
 the kinds of stores their suppliers and builders make.
 
-Mapping: ``NullPointerException`` is ``ks.MissingArgumentError``, ``IllegalArgumentException`` is
-``ks.InvalidArgumentError`` (both also ``ks.StoreError``); ``Duration`` is ``timedelta``;
+Mapping: ``NullPointerException`` is ``MissingArgumentError``, ``IllegalArgumentException`` is
+``InvalidArgumentError`` (both also ``ks.StoreError``); ``Duration`` is ``timedelta``;
 ``Serdes.ByteArray()`` is ``serdes.Bytes()``. The store classes Java checks with ``instanceOf``
 are kslab's byte backends (``kslab.state.backends``): ``InMemoryStore`` is the sorted in-memory
 backend, ``MemoryNavigableLRUCache`` the LRU backend, ``RocksDBStore`` /
@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import InvalidArgumentError, MissingArgumentError
 from kslab.state import SessionStore, TimestampedWindowStore, VersionedKeyValueStore, WindowStore
 from kslab.state.backends import (
     InMemoryKeyValueBackend,
@@ -44,7 +45,7 @@ def _raises(error: type, message: str, call: Any) -> None:
     assert str(info.value) == message
 
 
-NPE, IAE = ks.MissingArgumentError, ks.InvalidArgumentError
+NPE, IAE = MissingArgumentError, InvalidArgumentError
 
 
 def test_should_throw_if_persistent_key_value_store_store_name_is_null() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from kslab.state import (
     KeyValueBytesStoreSupplier,
     TimestampedKeyValueStore,
@@ -124,7 +125,7 @@ def test_should_wrap_plain_key_value_store_as_timestamp_store(tmp_path: Any) -> 
 
 
 def test_should_throw_null_pointer_if_inner_is_null() -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         TimestampedKeyValueStoreBuilder(None, S, S)
 
 
@@ -139,6 +140,6 @@ def test_should_not_throw_null_pointer_if_value_serde_is_null() -> None:
 def test_should_throw_null_pointer_if_metrics_scope_is_null() -> None:
     supplier = MockSupplier()
     supplier.metrics_scope = None
-    with pytest.raises(ks.MissingArgumentError) as info:
+    with pytest.raises(MissingArgumentError) as info:
         TimestampedKeyValueStoreBuilder(supplier, S, S)
     assert str(info.value) == "storeSupplier's metricsScope can't be null"

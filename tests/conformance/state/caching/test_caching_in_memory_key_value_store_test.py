@@ -8,7 +8,7 @@ Mapping: Java's ``CachingKeyValueStore`` over an ``InMemoryKeyValueStore`` of by
 = 150 in the context's configs; the ``ProcessorRecordContext(10, 0, 0, "topic")`` is the context's
 record, offset, partition and topic. ``CacheFlushListenerStub`` is a listener recording
 ``forwarded[key] = (new, old)``. ``InvalidStateStoreException`` is ``ks.StoreError``,
-``NullPointerException`` ``ks.MissingArgumentError``. Skipped: ``shouldDelegateInit`` and the three
+``NullPointerException`` ``MissingArgumentError``. Skipped: ``shouldDelegateInit`` and the three
 ``shouldClose...AfterError...`` tests (Mockito verification of calls on a mocked ``ThreadCache``
 and inner store), and the two ``shouldMatchPositionAfterPut...`` tests (IQv2 ``Position`` is not in
 kslab's API).
@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from kslab.state.caching import CachingKeyValueStore
 from tests.conformance.state._abstract_key_value_store_tests import *  # noqa: F403
 from tests.conformance.state._kv_store_support import RecordingContext
@@ -312,17 +313,17 @@ def test_should_throw_if_trying_to_do_put_if_absent_closed_caching_store(cached:
 
 
 def test_should_throw_null_pointer_exception_on_put_with_null_key(cached: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         cached.put(None, b"c")
 
 
 def test_should_throw_null_pointer_exception_on_put_if_absent_with_null_key(cached: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         cached.put_if_absent(None, b"c")
 
 
 def test_should_throw_null_pointer_exception_on_put_all_with_null_key(cached: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         cached.put_all([ks.KeyValue(None, b"a")])
 
 

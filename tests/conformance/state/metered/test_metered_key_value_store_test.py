@@ -7,7 +7,7 @@ Mapping: kslab folds the metered layer into the typed ``KeyValueStore``, so ``me
 keeps (Java's mocked ``inner``), opened on a ``RecordingContext`` whose changelog topic is
 ``changelog-topic`` (Java's ``context.changelogFor``); ``CachedKeyValueStore`` is the same store
 ``with_caching_enabled()``. Java's mocked serdes that answer only for the expected topic are serdes
-that record the topic they see; ``NullPointerException`` is ``ks.MissingArgumentError``. The
+that record the topic they see; ``NullPointerException`` is ``MissingArgumentError``. The
 ``...AndRecord<Op>Metric`` tests keep their store assertions (the bytes the inner store gets, what
 ``get``, ``range`` and ``all`` decode) and drop the metric ones. Skipped: the metrics tests
 (``testMetrics``, ``shouldRecordRestoreLatencyOnInit``, ``shouldFlushInnerWhenFlushTimeRecords``,
@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from kslab.state import KeyValueBytesStoreSupplier
 from kslab.state.backends import InMemoryKeyValueBackend
 from tests.conformance.state.metered._metered_support import (
@@ -161,37 +162,37 @@ def test_should_not_set_flush_listener_on_wrapped_none_caching_store(metered: An
 
 def test_should_throw_null_pointer_on_get_if_key_is_null(metered: Any) -> None:
     init(metered)
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         metered.get(None)
 
 
 def test_should_throw_null_pointer_on_put_if_key_is_null(metered: Any) -> None:
     init(metered)
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         metered.put(None, VALUE)
 
 
 def test_should_throw_null_pointer_on_put_if_absent_if_key_is_null(metered: Any) -> None:
     init(metered)
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         metered.put_if_absent(None, VALUE)
 
 
 def test_should_throw_null_pointer_on_delete_if_key_is_null(metered: Any) -> None:
     init(metered)
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         metered.delete(None)
 
 
 def test_should_throw_null_pointer_on_put_all_if_any_key_is_null(metered: Any) -> None:
     init(metered)
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         metered.put_all([ks.KeyValue(None, VALUE)])
 
 
 def test_should_throw_null_pointer_on_prefix_scan_if_prefix_is_null(metered: Any) -> None:
     init(metered)
-    with pytest.raises(ks.MissingArgumentError):
+    with pytest.raises(MissingArgumentError):
         metered.prefix_scan(None, ks.serdes.String())
 
 

@@ -7,7 +7,7 @@ Mapping: kslab folds the metered layer into the typed ``SessionStore``, so ``sto
 the test keeps (Java's mocked ``innerStore``; it holds Java's ``SessionKeySchema`` binary keys),
 opened on a ``RecordingContext`` whose changelog topic is ``changelog-topic``. Java's
 ``SessionWindow(0, 0)`` is ``ks.Window(0, 0)``; ``NullPointerException`` is
-``ks.MissingArgumentError`` with Java's message. The ``...AndRecord<Op>Metric`` tests keep their
+``MissingArgumentError`` with Java's message. The ``...AndRecord<Op>Metric`` tests keep their
 store assertions (the bytes the inner store gets, what the reads decode) and drop the metric ones.
 Skipped: the metrics tests (``testMetrics``, ``shouldRecordRestoreTimeOnInit``,
 ``shouldRemoveMetrics...``, ``shouldTrackOpenIteratorsMetric``, ``shouldTimeIteratorDuration``,
@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from kslab.state.backends import InMemoryKeyValueBackend
 from kslab.state.session import session_key
 from kslab.state.windowed_builders import SessionBytesStoreSupplier
@@ -237,7 +238,7 @@ NULL_CHECKS = {
 
 def _null_check(name: str, store: Any) -> None:
     call, message = NULL_CHECKS[name]
-    with pytest.raises(ks.MissingArgumentError, match=f"^{message}$"):
+    with pytest.raises(MissingArgumentError, match=f"^{message}$"):
         call(store)
 
 

@@ -7,7 +7,7 @@ a ``versioned_key_value_store_builder`` store with String keys and values over a
 versioned backend the test keeps (Java's mocked ``inner``), opened on a ``RecordingContext``.
 Where Java stubs what the inner store answers (``RAW_VALUE_AND_TIMESTAMP``), the store is given
 that version first, so the assertion is on what the typed store decodes; ``verify(inner)...`` is
-what the store shows afterwards. ``NullPointerException`` is ``ks.MissingArgumentError`` with
+what the store shows afterwards. ``NullPointerException`` is ``MissingArgumentError`` with
 Java's message. Skipped: the metrics tests (``shouldRecordMetricsOnInit``, the metric half of
 ``shouldDelegateAndRecordMetricsOn...``, ``shouldRemoveMetricsOnCloseEvenIfInnerThrows``,
 ``shouldTrackOpenIteratorsMetric``, ``shouldTimeIteratorDuration``,
@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from kslab.state.backends import InMemoryKeyValueBackend
 from kslab.state.versioned import PUT_RETURN_CODE_VALID_TO_UNDEFINED, VersionedBytesStoreSupplier
 from tests.conformance.state.metered._metered_support import (
@@ -141,22 +142,22 @@ def test_should_not_set_flush_listener_if_inner_is_not_caching(store: Any) -> No
 
 
 def test_should_throw_null_pointer_on_put_if_key_is_null(store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError, match=r"^key cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^key cannot be null$"):
         store.put(None, VALUE, TIMESTAMP)
 
 
 def test_should_throw_null_pointer_on_delete_if_key_is_null(store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError, match=r"^key cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^key cannot be null$"):
         store.delete(None, TIMESTAMP)
 
 
 def test_should_throw_null_pointer_on_get_if_key_is_null(store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError, match=r"^key cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^key cannot be null$"):
         store.get(None)
 
 
 def test_should_throw_null_pointer_on_get_with_timestamp_if_key_is_null(store: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError, match=r"^key cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^key cannot be null$"):
         store.get(None, TIMESTAMP)
 
 

@@ -7,7 +7,7 @@ Mapping: kslab folds the metered layer into the typed ``WindowStore``, so ``stor
 test keeps (Java's mocked ``innerStoreMock``; it holds Java's ``WindowKeySchema`` binary keys),
 opened on a ``RecordingContext`` whose changelog topic is ``changelog-topic``. Java's mocked
 serdes that answer only for the expected topic are serdes recording the topic they see;
-``NullPointerException`` is ``ks.MissingArgumentError`` with Java's message. The
+``NullPointerException`` is ``MissingArgumentError`` with Java's message. The
 ``...AndRecord<Op>Metrics`` tests keep their store assertions (the bytes the inner store gets,
 what the fetches return) and drop the metric ones. Skipped: the metrics tests (``testMetrics``,
 ``shouldRecordRestoreLatencyOnInit``, ``shouldRecordFlushLatency``'s metric,
@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from kslab.state.backends import InMemoryKeyValueBackend
 from kslab.state.window import window_key
 from kslab.state.windowed_builders import WindowBytesStoreSupplier
@@ -201,17 +202,17 @@ def test_should_close_underlying_store(store: Any, inner: Any) -> None:
 
 def test_should_throw_null_pointer_on_put_if_key_is_null(store: Any) -> None:
     init(store)
-    with pytest.raises(ks.MissingArgumentError, match=r"^key cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^key cannot be null$"):
         store.put(None, "a", 1)
 
 
 def test_should_throw_null_pointer_on_fetch_if_key_is_null(store: Any) -> None:
     init(store)
-    with pytest.raises(ks.MissingArgumentError, match=r"^key cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^key cannot be null$"):
         store.fetch(None, 0, 1)
 
 
 def test_should_throw_null_pointer_on_backward_fetch_if_key_is_null(store: Any) -> None:
     init(store)
-    with pytest.raises(ks.MissingArgumentError, match=r"^key cannot be null$"):
+    with pytest.raises(MissingArgumentError, match=r"^key cannot be null$"):
         store.backward_fetch(None, 0, 1)
