@@ -1,19 +1,64 @@
 """The exceptions kslab raises; every one names what failed and says how to fix it.
 
-    KslabError                  root of everything kslab raises on purpose
-    ├── TopologyError           invalid wiring, found when a topology is built or described
-    ├── SerdeError              bytes that a serde cannot read or a value it cannot write
-    │   └── DeserializationError    a source could not read a record and the handler says
-    │                               fail (also a StreamsError, as Java's StreamsException)
-    ├── StreamsError            a failure while records are processed (user code, runtime)
-    ├── StoreError              unknown store, wrong store kind, store not queryable yet
-    ├── NoSuchElementError      a single-record read from an empty output topic
-    ├── InvalidArgumentError    a bad argument value (also a ValueError; Java's
-    │                           IllegalArgumentException)
-    ├── ConfigError             a config value Kafka Streams refuses (also a ValueError; Java's
-    │                           ConfigException); ``kslab.config`` re-exports it
-    └── MissingArgumentError    ``None`` where a value is required (also a TypeError; Java's
-                                NullPointerException from ``Objects.requireNonNull``)
+The tree below holds every exception class kslab defines, in whatever module: each under its
+first base, with its other bases after "also", and its module named when it is not this one
+(``tests/test_errors_tree.py`` keeps it complete).
+
+    Exception
+    ├── KslabError                  root of everything kslab raises on purpose
+    │   ├── TopologyError           invalid wiring, found when a topology is built or described
+    │   │   ├── MissingTopologyArgumentError    ``None`` given to a Processor API call; also
+    │   │   │                       a MissingArgumentError (kslab.topology.topology)
+    │   │   ├── MissingDslArgumentError     ``None`` given to a DSL operator; also a
+    │   │   │                       MissingArgumentError (kslab.dsl._processors)
+    │   │   ├── InvalidConfigError  a DSL config value Java refuses; also an
+    │   │   │                       InvalidArgumentError (kslab.dsl.config)
+    │   │   └── JoinGraceError      a grace period the joined table cannot honour; also an
+    │   │                           InvalidArgumentError (kslab.dsl._joins)
+    │   ├── SerdeError              bytes that a serde cannot read or a value it cannot write
+    │   │   ├── _RecordSerdeError   a serde failed on a record at a source or sink node; also
+    │   │   │   │                   a StreamsError, as Java's StreamsException
+    │   │   │   ├── DeserializationError    a source could not read a record and the
+    │   │   │   │                   deserialization handler says fail
+    │   │   │   └── SerializationError      a sink could not write a record and the
+    │   │   │                       production handler says fail
+    │   │   ├── InvalidSerdeError   a serde argument or config Java refuses; also an
+    │   │   │   │                   InvalidArgumentError (kslab.serdes._base)
+    │   │   │   └── SerdeConfigError    a serde config that is missing or names no serde;
+    │   │   │                       also a ConfigError (kslab.serdes._from_config)
+    │   │   ├── ChangedSerdeError   a table change that cannot be written or read; also a
+    │   │   │                       StreamsError (kslab.dsl._change)
+    │   │   └── NullPartitionError  a foreign-key subscription without its partition; also a
+    │   │                           MissingArgumentError (kslab.dsl._fk_wire)
+    │   ├── StreamsError            a failure while records are processed (user code, runtime)
+    │   │   ├── StoreInitError      a processor's ``init`` failed on a store; also a StoreError
+    │   │   ├── ProductionError     the producer refused a sink record (kslab.core.error_policy)
+    │   │   ├── HandlerFailed       an exception handler answered FAIL, so outer nodes let it
+    │   │   │                       pass (kslab.core.error_policy)
+    │   │   └── SparkUnavailableError   Spark cannot run here; also an ImportError
+    │   │                           (kslab.spark.session)
+    │   ├── StoreError              unknown store, wrong store kind, store not queryable yet
+    │   │   ├── NullStoreArgumentError  ``None`` given to a store API; also a
+    │   │   │                       MissingArgumentError (kslab.state.base)
+    │   │   └── InvalidStoreArgumentError   a negative size or retention for a store; also
+    │   │                           an InvalidArgumentError (kslab.state.base)
+    │   ├── NoSuchElementError      a single-record read from an empty output topic; also a
+    │   │                           LookupError
+    │   ├── InvalidArgumentError    a bad argument value (also a ValueError; Java's
+    │   │   │                       IllegalArgumentException)
+    │   │   └── WindowSpecError     a window spec with an invalid duration; also a
+    │   │                           TopologyError (kslab.dsl.windows)
+    │   ├── MissingArgumentError    ``None`` where a value is required (also a TypeError; Java's
+    │   │   │                       NullPointerException from ``Objects.requireNonNull``)
+    │   │   └── NullFieldError      a required field of the foreign-key wire format is
+    │   │                           ``None``; also an InvalidArgumentError (kslab.dsl._fk_wire)
+    │   ├── ConfigError             a config value Kafka Streams refuses (Java's
+    │   │                           ConfigException); also a ValueError
+    │   └── ExportError             a notebook that cannot be exported (kslab.export._errors)
+    ├── CliError                    a one-line message and exit code for the ``kslab`` command;
+    │                               never leaves the command (kslab.cli._common)
+    └── _Unavailable                a notebook renderer that is not installed here; caught
+                                    where it is raised (kslab.notebook.render)
 
 Messages are built as ``msg = ...; raise X(msg)``: the object in quotes, what was expected and
 what was got, then after a semicolon what to do.

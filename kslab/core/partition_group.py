@@ -89,10 +89,6 @@ class PartitionGroup:
         """True when no partition holds anything."""
         return not self.has_records()
 
-    def num_buffered(self) -> int:
-        """Records waiting across all partitions."""
-        return sum(len(q) for q in self._queues)
-
     def snapshot(self) -> tuple[int, dict[tuple[str, int], tuple], dict[tuple[str, int], int]]:
         """Stream time, every queue's contents and the idling deadlines, for ``restore``."""
         queues = {tp: q.snapshot() for tp, q in self.queues.items()}

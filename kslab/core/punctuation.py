@@ -58,15 +58,6 @@ class PunctuationQueue:
         heapq.heappush(self.heap, (schedule.next_time, next(self._seq), schedule))
         return schedule
 
-    def can_punctuate(self, now: int) -> bool:
-        """True when some live schedule is due at ``now``."""
-        heap = self.heap
-        while heap and heap[0][0] <= now:
-            if not heap[0][2].cancelled:
-                return True
-            heapq.heappop(heap)
-        return False
-
     def maybe_punctuate(self, now: int, fire: Callable[[Schedule, int], None]) -> bool:
         """Fire every schedule due at ``now`` once, through ``fire(schedule, now)``."""
         heap = self.heap

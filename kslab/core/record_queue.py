@@ -231,13 +231,6 @@ class RecordQueue:
         self.head = None
         return head
 
-    def take_now(self, raw: tuple) -> tuple | None:
-        """Stamp ``raw`` directly, bypassing the queue (only when the queue is empty)."""
-        stamped = self.deserializer.deserialize(raw, self.partition_time)
-        if stamped is not None and stamped[0] > self.partition_time:
-            self.partition_time = stamped[0]
-        return stamped
-
     def _update_head(self) -> None:
         raw = self._raw
         deserialize = self.deserializer.deserialize

@@ -432,9 +432,9 @@ class StreamTask:
 
         The engines' hot loop: with the built-in serdes' C-level codecs and the record's own
         timestamp it decodes inline (``RecordDeserializer.inline_codecs``) and takes the one
-        per-record step (``_step``); any other row (a codec refusing, a negative timestamp) goes through
-        ``process_now`` for the same outcome or error. Returns the rows processed; a raise
-        leaves ``processed_rows`` saying how many came before it."""
+        per-record step (``_step``); any other row (a codec refusing, a negative timestamp)
+        goes through ``process_now`` for the same outcome or error. Returns the rows
+        processed; a raise leaves ``processed_rows`` saying how many came before it."""
         codecs = queue.deserializer.inline_codecs()
         inline = codecs is not None
         kdec, kidx, vdec, vidx = codecs if codecs is not None else (None, False, None, False)

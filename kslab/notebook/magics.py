@@ -120,7 +120,9 @@ class KslabMagics(Magics):
         cls = type(self)
         if args[0] == "start":
             if cls.broker is None or not cls.broker.running:
-                cls.broker = _runtime("LocalBroker")()
+                from kslab.runtime import LocalBroker
+
+                cls.broker = LocalBroker()
                 cls.broker.start()
             print(f"kslab: local broker running at {cls.broker.bootstrap_servers}")
         elif args[0] == "stop":
@@ -162,7 +164,9 @@ class KslabMagics(Magics):
         created = ensure_source_topics(topology, servers)
         if created:
             print(f"kslab: created topics {', '.join(created)} (1 partition each)")
-        streams = _runtime("KafkaStreams")(topology, config)
+        from kslab.runtime import KafkaStreams
+
+        streams = KafkaStreams(topology, config)
         streams.start()
         type(self).apps.append(streams)
         print(f"kslab: {config['application.id']} running on {servers}; "
@@ -304,16 +308,6 @@ def _export_args(args: list[str]) -> Any:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "app"
-
-
-def _runtime(name: str) -> Any:
-    import kslab
-
-    found = getattr(kslab, name, None)
-    if found is None:
-        msg = f"ks.{name} is not in this kslab yet (the live runtime has not landed)"
-        raise UsageError(msg)
-    return found
 
 
 def _one_line(exc: BaseException) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from kslab.core.topic_plan import TopicPlan
 from kslab.errors import TopologyError
@@ -150,10 +149,3 @@ def _ordered(stages: list[Stage]) -> list[Stage]:
         done.extend(ready)
         pending = [s for s in pending if s not in ready]
     return done
-
-
-def describe_stage(stage: Stage) -> dict[str, Any]:
-    """A plain-dict view of ``stage`` for reports."""
-    return {"id": stage.id, "nodes": list(stage.nodes), "reads": list(stage.source_topics),
-            "writes": list(stage.sink_topics), "stores": list(stage.stores),
-            "tasks": stage.tasks}

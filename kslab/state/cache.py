@@ -291,10 +291,6 @@ class NamedCache:
         """Cached keys in ``[from_key, to_key]``, descending."""
         return self.key_range(from_key, to_key)[::-1]
 
-    def all_keys(self) -> list[bytes]:
-        """Every cached key, ascending."""
-        return self.key_range(None, None)
-
     def dirty_keys(self) -> list[bytes]:
         """The dirty keys in write order."""
         return list(self._dirty)

@@ -216,9 +216,6 @@ class TimestampedKeyValueStore(KeyValueStore):
             (super()._decode_value(value_bytes[8:]), _unpack_timestamp(value_bytes)[0]),
         )
 
-    def _decode_plain_value(self, value_bytes: bytes) -> Any:
-        return super()._decode_value(value_bytes[8:])
-
     def _columns(self) -> dict[str, list[Any]]:
         keys: list[Any] = []
         values: list[Any] = []

@@ -10,6 +10,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
+from kslab.dsl import Change
 
 S, INT = serdes.String(), serdes.Integer()
 NO_CACHE = {"statestore.cache.max.bytes": 0}
@@ -71,12 +72,12 @@ def test_filter_forced_to_send_old_values_materializes_its_source():
     parent, filtered, parent_sends = run_filter(force=True)
     assert parent_sends
     assert parent == [
-        ("A", ks.Change(1, None), 5), ("B", ks.Change(1, None), 10), ("C", ks.Change(1, None), 15),
-        ("A", ks.Change(2, 1), 15), ("B", ks.Change(2, 1), 8), ("A", ks.Change(3, 2), 20),
-        ("A", ks.Change(None, 3), 10), ("B", ks.Change(None, 2), 20)]
+        ("A", Change(1, None), 5), ("B", Change(1, None), 10), ("C", Change(1, None), 15),
+        ("A", Change(2, 1), 15), ("B", Change(2, 1), 8), ("A", Change(3, 2), 20),
+        ("A", Change(None, 3), 10), ("B", Change(None, 2), 20)]
     assert filtered == [
-        ("A", ks.Change(2, None), 15), ("B", ks.Change(2, None), 8), ("A", ks.Change(None, 2), 20),
-        ("B", ks.Change(None, 2), 20)]
+        ("A", Change(2, None), 15), ("B", Change(2, None), 8), ("A", Change(None, 2), 20),
+        ("B", Change(None, 2), 20)]
 
 
 def test_filter_without_old_values_forwards_null_changes():
@@ -84,9 +85,9 @@ def test_filter_without_old_values_forwards_null_changes():
     # ...AndNotForcedToMaterialize
     _, filtered, parent_sends = run_filter(force=False)
     assert not parent_sends
-    assert filtered[:3] == [("A", ks.Change(None, None), 5), ("B", ks.Change(None, None), 10),
-                            ("C", ks.Change(None, None), 15)]
-    assert filtered[5] == ("A", ks.Change(None, None), 20)
+    assert filtered[:3] == [("A", Change(None, None), 5), ("B", Change(None, None), 10),
+                            ("C", Change(None, None), 15)]
+    assert filtered[5] == ("A", Change(None, None), 20)
 
 
 def test_table_table_left_join_sends_old_values():
@@ -106,15 +107,15 @@ def test_table_table_left_join_sends_old_values():
         one.pipe_input(0, "X0", 5)
         one.pipe_input(1, "X1", 6)
         one.pipe_input(None, "SomeVal", 42)
-        assert drain() == [(0, ks.Change("X0+null", None), 5), (1, ks.Change("X1+null", None), 6)]
+        assert drain() == [(0, Change("X0+null", None), 5), (1, Change("X1+null", None), 6)]
         two.pipe_input(0, "Y0", 0)
         two.pipe_input(1, "Y1", 10)
-        assert drain() == [(0, ks.Change("X0+Y0", "X0+null"), 5),
-                           (1, ks.Change("X1+Y1", "X1+null"), 10)]
+        assert drain() == [(0, Change("X0+Y0", "X0+null"), 5),
+                           (1, Change("X1+Y1", "X1+null"), 10)]
         two.pipe_input(0, None, 5)
-        assert drain() == [(0, ks.Change("X0+null", "X0+Y0"), 5)]
+        assert drain() == [(0, Change("X0+null", "X0+Y0"), 5)]
         one.pipe_input(1, None, 42)
-        assert drain() == [(1, ks.Change(None, "X1+Y1"), 42)]
+        assert drain() == [(1, Change(None, "X1+Y1"), 42)]
 
 
 def table_aggregate(selector, adder, subtractor, initializer, inputs):

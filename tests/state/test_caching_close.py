@@ -9,7 +9,7 @@ from unittest import mock
 import pytest
 
 import kslab as ks
-from tests.conformance._kv_store_support import RecordingContext
+from tests.conformance.state._kv_store_support import RecordingContext
 
 S = ks.serdes.String()
 

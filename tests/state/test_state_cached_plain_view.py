@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 import kslab as ks
+from kslab.errors import MissingArgumentError
 from kslab.state import KeyValueStoreFacade
-from tests.conformance._kv_store_support import RecordingContext
+from tests.conformance.state._kv_store_support import RecordingContext
 
 S = ks.serdes.String()
 
@@ -71,7 +72,7 @@ def test_facade_writes_go_to_the_cache(cached: Any) -> None:
 
 
 def test_prefix_scan_refuses_an_explicit_none_serde(cached: Any) -> None:
-    with pytest.raises(ks.MissingArgumentError, match="prefixKeySerializer cannot be null"):
+    with pytest.raises(MissingArgumentError, match="prefixKeySerializer cannot be null"):
         cached.plain_view().prefix_scan("a", None)
-    with pytest.raises(ks.MissingArgumentError, match="prefixKeySerializer cannot be null"):
+    with pytest.raises(MissingArgumentError, match="prefixKeySerializer cannot be null"):
         cached.wrapped.prefix_scan("a", None)
