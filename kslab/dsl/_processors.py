@@ -13,12 +13,13 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from operator import itemgetter, not_, truth
 from typing import Any
 
 from kslab.errors import MissingArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun
-from kslab.records import Record
+from kslab.records import KeyValue, Record
 
 __all__ = [
     "Branch",
@@ -98,9 +99,8 @@ class Filter(_Stateless):
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """The records that pass, the predicate called once per record in order."""
-        predicate, negate = self.predicate, self.negate
-        return batch.where([bool(predicate(key, value)) is not negate
-                            for key, value in zip(batch.keys, batch.values, strict=True)])
+        results = list(map(self.predicate, batch.keys, batch.values))  # (in C)
+        return batch.where(list(map(not_ if self.negate else truth, results)))
 
 
 class NotNullKey(_Stateless):
@@ -114,6 +114,11 @@ class NotNullKey(_Stateless):
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """The records that have a key."""
         return batch.where([key is not None for key in batch.keys])
+
+
+_PAIRS = frozenset({tuple, list, KeyValue})  # results Map splits in C (a None is not one)
+_TWO = frozenset({2})
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 def _not_null_result(result: Any) -> Any:
@@ -136,12 +141,17 @@ class Map(_Stateless):
         self.forward(record.with_key(key).with_value(value))
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
-        """Each record's mapped pair."""
-        mapper = self.mapper
+        """Each record's mapped pair: the mapper called in C, and where every result is a
+        tuple or list of two (a ``KeyValue`` is a tuple) the pairs split in C; any other
+        result is unpacked as ``process`` unpacks it (or raises its error)."""
+        results = list(map(self.mapper, batch.keys, batch.values))
+        if set(map(type, results)) <= _PAIRS and set(map(len, results)) <= _TWO:
+            return Batch(list(map(_FIRST, results)), list(map(_SECOND, results)),
+                         batch.origin, batch.timestamps)
         keys: list[Any] = []
         values: list[Any] = []
-        for key, value in zip(batch.keys, batch.values, strict=True):
-            key, value = _not_null_result(mapper(key, value))
+        for result in results:
+            key, value = _not_null_result(result)
             keys.append(key)
             values.append(value)
         return Batch(keys, values, batch.origin, batch.timestamps)
@@ -159,9 +169,7 @@ class SelectKey(_Stateless):
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Each record under its new key."""
-        selector = self.selector
-        return batch.with_keys([selector(key, value)
-                                for key, value in zip(batch.keys, batch.values, strict=True)])
+        return batch.with_keys(list(map(self.selector, batch.keys, batch.values)))
 
 
 class MapValues(_Stateless):
@@ -183,8 +191,7 @@ class MapValues(_Stateless):
         """Each record with its mapped value."""
         mapper = self.mapper
         if self.with_key:
-            return batch.with_values([mapper(key, value) for key, value
-                                      in zip(batch.keys, batch.values, strict=True)])
+            return batch.with_values(list(map(mapper, batch.keys, batch.values)))
         return batch.with_values(list(map(mapper, batch.values)))
 
 
