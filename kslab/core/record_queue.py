@@ -72,6 +72,12 @@ class RecordDeserializer:
         self._continue = handler == "log_and_continue"
         self._on_skip = on_skip
 
+    @property
+    def timestamp_extractor(self) -> Callable[[ConsumerRecord, int], int] | None:
+        """The source's extractor, ``extractor(record, partition_time)``; ``None`` for the
+        record's own timestamp (a negative one fails)."""
+        return self._extractor
+
     def inline_codecs(self) -> tuple[Callable[[bytes], Any], bool, Callable[[bytes], Any],
                                      bool] | None:
         """The key's and value's C-level codecs and whether each hands back a 1-tuple

@@ -20,6 +20,7 @@ import numpy as np
 from kslab.core.bulk.columns import ByteColumn, LogBatch, fixed_width
 from kslab.core.bulk.plan import Chain, built_in, compile_chain
 from kslab.core.bulk.stage import Stage
+from kslab.core.record_queue import ConsumerRecord
 from kslab.processor.batch import Encoded
 from kslab.records import Headers, Record, as_headers
 from kslab.serdes import Bytes, Integer, Long, String
@@ -239,7 +240,7 @@ class BulkExecutor:
                     lambda name, log, task=task, keys=keys: self._changelog_columns(
                         task, name, log, staged, keys),
                     task.id.partition, caches_held=len(task.cached_stores) <= 1, looped=writes_read,
-                    reserved=reserved)
+                    reserved=reserved, task=task)
                 if stages is None:
                     return self._declined()
                 prepared.append((task, stages, keys, len(rows)))
@@ -313,7 +314,8 @@ class BulkExecutor:
                 plan, topic, (*columns, [partition] * len(indexes)), True,
                 lambda name, log, task=task, keys=keys: self._changelog_columns(
                     task, name, log, staged, keys),
-                partition, caches_held=len(task.cached_stores) <= 1, reserved=reserved)
+                partition, caches_held=len(task.cached_stores) <= 1, reserved=reserved,
+                task=task)
             if stages is None:
                 return None
             prepared.append((task, stages, keys, len(keys)))
@@ -419,7 +421,8 @@ class BulkExecutor:
             # others would flush or evict in between)
             stages = self._prepare(plan, topic, columns, self._commits_each,
                                    lambda name, log: self._changelog_columns(task, name, log),
-                                   partition, caches_held=len(task.cached_stores) <= 1)
+                                   partition, caches_held=len(task.cached_stores) <= 1,
+                                   task=task, offsets=offsets)
         except Exception:
             stages = None
         if stages is None:
@@ -438,21 +441,26 @@ class BulkExecutor:
                  commit_each: bool, changelog: Callable[..., Any],
                  partition: int = 0, *, caches_held: bool = True,
                  looped: list[Stage] | None = None,
-                 reserved: dict[int, int] | None = None) -> list[Stage] | None:
-        """Phase one of a chunk; ``looped``: where a stage whose sink writes a topic tasks
-        read goes (``run_partitioned`` runs those tasks next), else such a sink declines;
-        ``reserved``: the record cache bytes the chunk's held writes reserved so far (one
-        dict for every task of a chunk: they may share a thread cache)."""
+                 reserved: dict[int, int] | None = None, task: Any,
+                 offsets: list[int] | None = None) -> list[Stage] | None:
+        """Phase one of ``task``'s chunk; ``looped``: where a stage whose sink writes a topic
+        tasks read goes (``run_partitioned`` runs those tasks next), else such a sink
+        declines; ``reserved``: the record cache bytes the chunk's held writes reserved so
+        far (one dict for every task of a chunk: they may share a thread cache);
+        ``offsets``: the consumed records' own, where the engine gives them."""
         if reserved is None:
             reserved = {}
-        key_fields, value_fields, headers, timestamps, _ = columns
-        if min(timestamps) < 0:
-            return None  # the record path raises the negative-timestamp error
+        key_fields, value_fields, given_headers, timestamps, _ = columns
+        headers = given_headers
         if headers.count(None) != len(headers):
             headers = [header if header is None or header.__class__ is Headers
                        else as_headers(header) for header in headers]
         keys = _decoded(plan.source.key_serde, topic, key_fields, headers)
         values = _decoded(plan.source.value_serde, topic, value_fields, headers)
+        timestamps = self._source_timestamps(task, topic, partition, offsets, keys, values,
+                                             given_headers, timestamps)
+        if timestamps is None:
+            return None  # the record path's error, or its skip and warning
         stage = Stage(plan, topic, keys, values, timestamps, headers,
                        list(range(len(timestamps))), commit_each, changelog, partition,
                        caches_held, reserved)
@@ -496,6 +504,8 @@ class BulkExecutor:
             if downstream is None:
                 return stages
             source = downstream.source
+            if task.queue_for(out_topic, 0).deserializer.timestamp_extractor is not None:
+                return None  # (its records' timestamps would be the extractor's)
             next_keys, next_values = cols.keys, cols.values
             if not _round_trips(sink.key_serde, source.key_serde, next_keys):
                 next_keys = list(map(source.key_serde.deserialize, repeat(out_topic),
@@ -508,6 +518,34 @@ class BulkExecutor:
                            out_headers, [rows_of[i] for i in cols.origin], commit_each,
                            changelog, 0, caches_held, reserved)
             stages.append(stage)
+
+    def _source_timestamps(self, task: Any, topic: str, partition: int,
+                           offsets: list[int] | None, keys: list[Any], values: list[Any],
+                           headers: list[Any], timestamps: list[int]) -> list[int] | None:
+        """Each consumed record's timestamp as its source takes it: the record's own, or
+        its source's timestamp extractor's, called once per record in order with the
+        partition time so far and the record (``ConsumerRecord``: topic, partition, offset,
+        timestamp, key, value, headers), as the record path calls it. ``None`` (the chunk
+        goes record by record) for a negative one, which the record path fails on or
+        skips with its warning, or an extractor's result that is not an ``int``."""
+        queue = task.queue_for(topic, partition)
+        extractor = queue.deserializer.timestamp_extractor
+        if extractor is None:
+            return timestamps if min(timestamps) >= 0 else None
+        if offsets is None:
+            first = self.port.offsets[(topic, partition)]
+            offsets = range(first, first + len(timestamps))  # type: ignore[assignment]
+        partition_time = queue.partition_time
+        extracted: list[int] = []
+        for record in map(ConsumerRecord, repeat(topic), repeat(partition), offsets,
+                          timestamps, keys, values, headers):
+            stamp = extractor(record, partition_time)
+            if stamp.__class__ is not int or stamp < 0:
+                return None
+            if stamp > partition_time:
+                partition_time = stamp
+            extracted.append(stamp)
+        return extracted
 
     def _known_column(self, encoded: Encoded, serde: Any) -> ByteColumn:
         """The ``ByteColumn`` of fields known already: as wide as ``serde`` writes every one

@@ -5,7 +5,7 @@ A supported chain reads its input topic through a linear chain of processors wit
 stream and windowed aggregations over a store that holds its writes, ``to_stream``) and ends in
 a sink with a fixed topic. A sink topic the task reads again (a repartition topic) must lead
 into such a chain. Anything else (a Processor-API node, peek/foreach/print, branches, joins,
-table operators, suppress, sliding or session windows, custom serdes, timestamp extractors,
+table operators, suppress, sliding or session windows, custom serdes,
 partitioners, error-handler guards) keeps the record path. The core asks each processor for
 its batch form and never looks at its class: what an operator does over a run is its own
 batch form's business.
@@ -73,17 +73,14 @@ def _plain_sink(node: Any, partitioned: bool = False) -> SinkRuntime | None:
 
 
 def _source(task: Any, topic: str) -> SourceRuntime | None:
-    """The source reading ``topic``, if it uses built-in serdes and record timestamps."""
+    """The source reading ``topic``, if it uses built-in serdes (its timestamp extractor,
+    if any, the executor calls per record: ``BulkExecutor._source_timestamps``)."""
     try:
         source = task.source_for(topic)
     except Exception:
         return None
     node = task.topology.nodes[source.name]
-    extractor = getattr(node, "timestamp_extractor", None)
-    if not isinstance(node, SourceNode) or (
-            extractor is not None and not getattr(extractor, "uses_record_timestamp", False)):
-        return None  # (FailOnInvalidTimestamp reads the record's own timestamp, as the path)
-    if task.config.get("default.timestamp.extractor") is not None:
+    if not isinstance(node, SourceNode):
         return None
     if not (built_in(source.key_serde) and built_in(source.value_serde)):
         return None
