@@ -13,10 +13,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check kslab tests bench
+	$(BIN)/ruff check kslab tests bench conftest.py
 
+# Four workers on two cores: most slow tests wait (a broker's group join, a Spark job, a kernel),
+# and the Spark and export tests keep to their groups (conftest.py)
+TEST_WORKERS ?= 4
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

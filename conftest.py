@@ -1,10 +1,11 @@
 """Test-run wiring shared by every folder: how ``make test`` spreads the tests over workers.
 
 ``make test`` runs pytest-xdist with ``--dist loadgroup``. Tests whose session fixtures are
-expensive to make twice stay on one worker each: the Spark tests (one local[2] SparkSession,
-and its JVM, per worker) and the export tests (every notebook exported and run once per
-session). Everything else is spread freely: each worker starts its own LocalBroker for the
-runtime and CLI tests, whose topic and application names are unique per test.
+expensive to make twice share a worker: the Spark tests in two groups of about equal length,
+each worker of one holding its own local[2] SparkSession (a JVM), and the export tests (every
+notebook exported and run once per session). Everything else is spread freely: each worker
+starts its own LocalBroker for the runtime and CLI tests, whose topic and application names
+are unique per test.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent / "tests"
-GROUPS = {"spark": "spark", "export": "export"}  # tests/<folder> -> its worker group
+GROUPS = {  # tests/<folder>[/<file>] -> its worker group
+    "spark/test_streaming.py": "spark-streaming",
+    "spark/test_streaming_late.py": "spark-streaming",
+    "spark/test_streaming_stores.py": "spark-streaming",
+    "spark/test_kafka.py": "spark-streaming",
+    "spark": "spark-batch",
+    "export": "export",
+}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -23,9 +31,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     for item in items:
         try:
-            folder = item.path.relative_to(HERE).parts[0]
+            parts = item.path.relative_to(HERE).parts
         except ValueError:  # (kslab's doctests)
             continue
-        group = GROUPS.get(folder)
+        group = GROUPS.get("/".join(parts[:2])) or GROUPS.get(parts[0])
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
