@@ -25,15 +25,14 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
 }
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Put each test of a grouped folder in its xdist group (without xdist: nothing)."""
-    if not config.pluginmanager.hasplugin("xdist"):
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Put each test of a grouped folder or file in its xdist group, as it is collected
+    (before xdist's ``pytest_collection_modifyitems`` reads the groups; without xdist the
+    marker does nothing)."""
+    try:
+        parts = item.path.relative_to(HERE).parts
+    except ValueError:  # (kslab's doctests)
         return
-    for item in items:
-        try:
-            parts = item.path.relative_to(HERE).parts
-        except ValueError:  # (kslab's doctests)
-            continue
-        group = GROUPS.get("/".join(parts[:2])) or GROUPS.get(parts[0])
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+    group = GROUPS.get("/".join(parts[:2])) or GROUPS.get(parts[0])
+    if group is not None:
+        item.add_marker(pytest.mark.xdist_group(group))
