@@ -271,7 +271,7 @@ class StreamThread(threading.Thread):
         finally:
             self.stats["process-total"] += processed
             self._dirty = True
-        self.collector.flush_full_changelogs()  # type: ignore[union-attr]
+        self.collector.flush_full_changelogs(self.eos)  # type: ignore[union-attr]
 
     def _consumer_error(self, error: Any) -> None:
         from confluent_kafka import KafkaError
