@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from itertools import compress, repeat
+from operator import is_, is_not
 from typing import Any
 
 from kslab.dsl._change import Change
@@ -26,11 +28,18 @@ from kslab.dsl._naming import (
 )
 from kslab.dsl._processors import require_callable, skip_record
 from kslab.dsl._stores import store_factory
-from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder, output_versioned
+from kslab.dsl._table_processors import (
+    StoreGetterSupplier,
+    TupleForwarder,
+    output_versioned,
+    store_reads,
+)
+from kslab.dsl._tally import key_types, tally_keys
 from kslab.dsl.config import Materialized, Named
 from kslab.dsl.joined import Joined
 from kslab.errors import InvalidArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
+from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Headers, Record, ValueAndTimestamp
 from kslab.state.join_buffer import JoinBufferBuilder
 
@@ -215,6 +224,66 @@ class _StreamTableJoinProcessor(Processor):
             self._join(record)
         finally:
             ctx.topic, ctx.partition, ctx.offset = saved
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run: each record's lookup key (its key, or the key selector's,
+        called twice per record as ``process`` and then ``_join`` call it), a record without
+        one or without a value skipped (its warning deferred); each distinct lookup key read
+        from the table's store once (``held_reads``); then the table's getters' transforms
+        (its unmaterialized filters and value mappers) and the joiner per record, in order.
+        ``None``, record by record, with a grace buffer, for a versioned table, or where the
+        store cannot hold the reads (a read back into a full record cache)."""
+        found = None if self.buffer is not None or self.versioned else store_reads(self.getter)
+        reads = None if found is None else found[0].held_reads(batch, run)
+        if reads is None:
+            return None
+        positions, lookups = self._lookups(batch, run)
+        present = list(compress(range(len(lookups)), map(is_not, lookups, repeat(None))))
+        looked = lookups if len(present) == len(lookups) else list(map(lookups.__getitem__,
+                                                                       present))
+        tally = tally_keys(looked, reads.key_serde, reads.serialize_keys)
+        stored = reads.read(tally.distinct, tally.ids, looked[-1] if looked else None)
+        if stored is None:
+            return None
+        stamped = list(map(stored.__getitem__, tally.ids))
+        for transform in found[1]:  # type: ignore[index]
+            stamped = list(map(transform, looked, stamped))
+        others: list[Any] = [None] * len(lookups)
+        for index, value in zip(present, stamped, strict=True):
+            if value is not None:
+                others[index] = value[0]
+        keys, values, joiner = batch.keys, batch.values, self.s.joiner
+        keep = [False] * len(batch)
+        joined: list[Any] = []
+        left = self.s.left
+        for position, other in zip(positions, others, strict=True):
+            if left or other is not None:
+                keep[position] = True
+                joined.append(joiner(keys[position], values[position], other))
+        run.hold(reads)
+        return batch.where(keep).with_values(joined)
+
+    def _lookups(self, batch: Batch, run: BatchRun) -> tuple[Any, list[Any]]:
+        """The positions of the records that join and each one's lookup key (``None``: none
+        looked up, a left join's record without a key); the others' skips deferred."""
+        keys, values, mapper, left = batch.keys, batch.values, self.s.key_mapper, self.s.left
+        if mapper is None and None not in key_types(keys) and not any(map(is_, values,
+                                                                           repeat(None))):
+            return range(len(keys)), keys
+        positions: list[int] = []
+        lookups: list[Any] = []
+        for position, (key, value) in enumerate(zip(keys, values, strict=True)):
+            mapped = key if mapper is None else mapper(key, value)
+            if not (left and key is None and value is not None) and (
+                    mapped is None or value is None):
+                run.defer(batch.origin[position], self._skip)
+                continue
+            positions.append(position)
+            lookups.append(key if mapper is None else mapper(key, value))
+        return positions, lookups
+
+    def _skip(self) -> None:
+        skip_record(self.ctx, "null join key or value")
 
     def _join(self, record: Record) -> None:
         s = self.s
