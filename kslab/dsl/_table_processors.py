@@ -449,14 +449,14 @@ class _TableOpProcessor(Processor):
             self.ctx.forward(record.with_value(Change(new, old, change.is_latest)))
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
-        """``process`` over a run of changes without a store of its own: the operator's
-        function on each new value (and then on the old one, where old values are sent),
-        record by record in order; a change that neither matched before nor matches now
-        dropped. ``None`` (record by record) for a materialized one."""
-        if self.store is not None:
-            return None
+        """``process`` over a run of changes: the operator's function on each new value (and
+        then on the old one, where old values are sent without a store of its own), record by
+        record in order; a change that neither matched before nor matches now dropped. With a
+        store, ``_stored_batch``."""
         compute, keys = self.supplier.compute, batch.keys
         news_in, olds_in, latest = _changes(batch)
+        if self.store is not None:
+            return self._stored_batch(batch, run, list(map(compute, keys, news_in)), latest)
         if not self.send_old_values:
             news = list(map(compute, keys, news_in))
             return batch.with_values(_changed(news, None, latest))  # type: ignore[arg-type]
@@ -473,6 +473,39 @@ class _TableOpProcessor(Processor):
                 news, olds = list(compress(news, keep)), list(compress(olds, keep))
                 latest = None if latest is None else list(compress(latest, keep))
         return batch.with_values(_changed(news, olds, latest))  # type: ignore[arg-type]
+
+    def _stored_batch(self, batch: Batch, run: BatchRun, news: list[Any],
+                      latest: list[bool] | None) -> Batch | None:
+        """The run's new values (``news``) put in the operator's store, as the aggregations'
+        batch forms put theirs (``forward_updates``), each one's old value the store's (where
+        old values are sent: then ``process`` gets each key before its put). ``None``, record
+        by record, for a delete (a ``None`` value: a row that stops matching), a change that
+        is not the latest (a versioned table's), a store that cannot hold the writes, or a
+        record cache without old values (a put with no get before it, which the held writes
+        do not count)."""
+        forwarder = self.forwarder
+        assert forwarder is not None
+        if not news:
+            return batch  # (no record reaches the store)
+        if latest is not None or any(map(is_, news, repeat(None))) or (
+                forwarder.cached and not self.send_old_values):
+            return None
+        held = getattr(self.store, "held_writes", None)
+        writes = None if held is None else held(batch, run)
+        if writes is None:
+            return None
+        keys = batch.keys
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
+        stored = writes.read(tally.distinct)
+        olds: list[Any] | None = None
+        if self.send_old_values and not forwarder.cached:  # the store's value before each put
+            current = [None if held is None else held[0] for held in stored]
+            olds = []
+            for key_id, new in zip(tally.ids, news, strict=True):
+                olds.append(current[key_id])
+                current[key_id] = new
+        return forward_updates(run, writes, forwarder.cached, tally, range(len(keys)), keys,
+                               news, olds, batch.origin, run.timestamps(batch))
 
 
 def _changes(batch: Batch) -> tuple[list[Any], list[Any] | None, list[bool] | None]:

@@ -147,6 +147,13 @@ class _Draft:
                    d(st.sampled_from(["in_memory", "persistent"])),
                    d(st.sampled_from([True, False])))
 
+    def table_mat(self, x: _Var, value: str) -> list[Any]:
+        """A table operator's ``Materialized`` (with its key and value serdes), for one in
+        three over String keys; else none."""
+        if not x.table or x.key != "S" or self.draw(st.integers(0, 2)):
+            return []
+        return [self.mat(), x.key, value]
+
     def source(self, topic: str) -> _Var:
         """A stream of ``topic``."""
         return self.emit("stream", [], [topic], self.new(False))
@@ -156,7 +163,8 @@ class _Draft:
         d = self.draw
         same = (x.table, x.key, x.value, x.joinable)
         if kind in ("filter", "filter_not"):
-            return self.emit(kind, [x], [d(PREDICATES)], self.new(*same))
+            return self.emit(kind, [x], [d(PREDICATES), *self.table_mat(x, x.value)],
+                             self.new(*same))
         if kind in ("map_values", "flat_map_values"):
             with_key = not x.table and d(st.booleans())
             family = {("map_values", False): VALUE_MAPPERS,
@@ -165,7 +173,7 @@ class _Draft:
                       ("flat_map_values", True): FLAT_VALUES_WITH_KEY}[kind, with_key]
             if x.table and kind == "flat_map_values":
                 return self.op(x, "filter")
-            return self.emit(kind, [x], [d(family), with_key],
+            return self.emit(kind, [x], [d(family), with_key, *self.table_mat(x, "V")],
                              self.new(x.table, x.key, "V", x.joinable))
         if kind in ("map", "flat_map", "select_key"):
             family = {"map": KV_MAPPERS, "flat_map": FLAT_KV, "select_key": KEY_SELECTORS}[kind]

@@ -266,14 +266,17 @@ def drawn_kinds(program: Program) -> set[str]:
     kinds: set[str] = set()
     tables = {op.dst[0] for op in program.ops if op.kind in ("table", "to_table")}
     for op in program.ops:
-        if op.kind in ("table", "to_table"):
-            kinds.add("table source" if op.kind == "table" else "to_table")
-        elif op.kind in ("filter", "filter_not", "map_values") and op.src[0] in tables:
+        kind = op.kind
+        if kind in ("table", "to_table"):
+            kinds.add("table source" if kind == "table" else "to_table")
+        elif kind in ("filter", "filter_not", "map_values") and op.src[0] in tables:
             tables.add(op.dst[0])
-            kinds.add("table Filter" if op.kind.startswith("filter") else "table MapValues")
-        elif op.kind == "join":
+            mat = op.args[1 if kind != "map_values" else 2] if len(op.args) > 2 else None
+            kinds.add(("table Filter" if kind.startswith("filter") else "table MapValues")
+                      + (", stored" if mat is not None and mat.name else ""))
+        elif kind == "join":
             kinds.add("table left join" if op.args[1] else "table join")
-        elif op.kind == "gjoin":
+        elif kind == "gjoin":
             kinds.add("globaltable left join" if op.args[2] else "globaltable join")
     return kinds
 
@@ -288,7 +291,8 @@ def _kind(processor: Any, topic: str) -> str | None:
             return f"{where} without a store"
         return f"{where}, {'cached' if forwarder.cached else 'uncached'} store"
     if kind == "_TableOpProcessor":
-        return f"table {type(processor.supplier).__name__.removesuffix('Supplier')}"
+        return (f"table {type(processor.supplier).__name__.removesuffix('Supplier')}"
+                + (", stored" if processor.store is not None else ""))
     if kind == "_StreamTableJoinProcessor":
         s = processor.s
         return (f"{'globaltable' if s.key_mapper is not None else 'table'} "

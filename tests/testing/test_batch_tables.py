@@ -144,6 +144,47 @@ def test_to_table_with_table_operators_runs_in_batch(store: str, cache: bool,
         ("c1", None, 111)]
 
 
+@pytest.mark.parametrize(("store", "cache", "config"), CONFIGS)
+def test_a_materialized_table_operator_runs_in_batch(store: str, cache: bool,
+                                                     config: dict[str, Any] | None) -> None:
+    """A materialized ``map_values`` whose filter below asks it for old values (each key
+    read before its put, through the record cache where there is one)."""
+    def topology() -> ks.Topology:
+        b = ks.StreamsBuilder()
+        mapped = ks.Materialized.as_("mapped").with_store_type(store)
+        (b.table("customers", ks.Consumed.with_(S, J))
+         .map_values(lambda c: {"name": c["name"].upper(), "tier": c["tier"]},
+                     mapped if cache else mapped.with_caching_disabled())
+         .filter(lambda k, c: c["tier"] < 3)
+         .to_stream().to("out", ks.Produced.with_(S, J)))
+        return b.build()
+
+    observed, executor = _same(topology, [("customers", CUSTOMERS)], config)
+    assert executor.chunks == 1 and executor.declined == 0
+    assert observed["out"] == [("c1", {"name": "ANN", "tier": 1}, 0),
+                               ("c2", {"name": "BOB", "tier": 2}, 10),
+                               ("c3", {"name": "CY", "tier": 1}, 20), ("c1", None, 30)]
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_a_materialized_filter_keeps_the_record_path_for_its_tombstones(cache: bool) -> None:
+    """A materialized ``filter``: a chunk where every row passes runs in batch, unless a
+    record cache is in front and no old values are sent (each put has no get before it);
+    a row that stops passing (a tombstone) sends its chunk record by record."""
+    def topology() -> ks.Topology:
+        b = ks.StreamsBuilder()
+        kept = ks.Materialized.as_("kept").with_store_type("in_memory")
+        (b.table("customers", ks.Consumed.with_(S, J))
+         .filter(lambda k, c: c["tier"] < 9, kept if cache else kept.with_caching_disabled())
+         .to_stream().to("out", ks.Produced.with_(S, J)))
+        return b.build()
+
+    dropped = ("c2", {"name": "bob", "tier": 9}, 40)
+    observed, executor = _same(topology, [("customers", CUSTOMERS), ("customers", [dropped])])
+    assert (executor.chunks, executor.declined) == ((0, 2) if cache else (1, 1))
+    assert observed["out"] == [*CUSTOMERS, ("c2", None, 40)]
+
+
 def _joined(store: str, cache: bool, *, left: bool, table_ops: bool = False
             ) -> Callable[[], ks.Topology]:
     def topology() -> ks.Topology:
