@@ -154,7 +154,8 @@ def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
     """A program, its pipes (timestamps 10 ms apart, jittered) and a driver config;
     ``bulk_shaped``: a linear program on one partition, its pipes mostly long and clean (no
     null, in time order), what the bulk path's counts take at once, the first one into its
-    table's topic if it has a table (then a join finds rows); ``partitioned``: the
+    table's topic if it has a table and the next into its stream's (then a join finds rows);
+    ``partitioned``: the
     same on 2 to 4 partitions (repartitions read back by their tasks in the chunk)."""
     if partitioned:
         case = draw(cases(bulk_shaped=True))
@@ -163,9 +164,11 @@ def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
     topics = program.topics()
     position = 0
     pipes = []
-    for number in range(draw(st.integers(1, 5))):
-        # (bulk-shaped: a table's topic first, as a table is loaded before the stream joins it)
-        topic = topics[-1] if bulk_shaped and number == 0 else draw(st.sampled_from(topics))
+    # (bulk-shaped: a table's topic first, as a table is loaded before the stream joins it,
+    # then the stream's)
+    first = [topics[-1], topics[0]] if bulk_shaped and len(topics) > 1 else []
+    for number in range(draw(st.integers(max(1, len(first)), 5))):
+        topic = first[number] if number < len(first) else draw(st.sampled_from(topics))
         how = draw(st.sampled_from(["list", "frame", "list", "single"] if bulk_shaped
                                    else ["list", "single", "frame"]))
         clean = draw(st.sampled_from([True, True, False] if bulk_shaped else [True, False]))
