@@ -13,13 +13,13 @@ from itertools import repeat
 from operator import is_
 from typing import Any
 
-from kslab.dsl._change import Change, Changes
+from kslab.dsl._change import Change
 from kslab.dsl._processors import skip_record
-from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder
+from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder, forward_updates
 from kslab.dsl._tally import KeyTally, key_types, tally_keys
 from kslab.errors import StreamsError
 from kslab.processor import Processor, ProcessorContext
-from kslab.processor.batch import Batch, BatchRun, Encoded
+from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, ValueAndTimestamp
 
 _new_tuple = tuple.__new__  # a NamedTuple's own __new__ is a Python function
@@ -137,7 +137,6 @@ class _StreamAggregateProcessor(Processor):
         else:
             positions = range(len(keys))  # (a range: every record's)
         tally = tally_keys(keys, writes.key_serde, writes.serialize_keys, types)
-        key_bytes = list(map(tally.distinct.__getitem__, tally.ids))
         stored = writes.read(tally.distinct)
         send_old = self.s.send_old_values
         if self._counts():
@@ -145,25 +144,8 @@ class _StreamAggregateProcessor(Processor):
         else:
             olds, news, stamps = self._fold_all(tally, stored, positions, batch.keys,
                                                 batch.values, timestamps)
-        writes.update_all(positions, key_bytes, news, stamps)
-        flushed = writes.flushed()  # a cached store's: what the commits after each record
-        if flushed is None:  # flush, as its flush listener sends them
-            return None
-        run.hold(writes)
-        known_keys = Encoded(writes.key_serde, key_bytes, tally.distinct, tally.ids)
-        if not self.forwarder.cached:  # every update, as the processor forwards them
-            return Batch(keys, Changes(news, olds if send_old else None,
-                                       Encoded(writes.value_serde, flushed.value_bytes)),
-                         origin, stamps, known_keys)
-        updates = flushed.updates  # the cache's flushes forward them (each key's last
-        if updates is not None:  # update of a consumed record)
-            keys, news, origin, stamps, key_bytes = (list(map(column.__getitem__, updates))
-                                                     for column in (keys, news, origin, stamps,
-                                                                    key_bytes))
-            known_keys = Encoded(writes.key_serde, key_bytes)
-        return Batch(keys, Changes(news, flushed.olds,
-                                   Encoded(writes.value_serde, flushed.value_bytes)),
-                     origin, stamps, known_keys)
+        return forward_updates(run, writes, self.forwarder.cached, tally, positions, keys,
+                               news, olds if send_old else None, origin, stamps)
 
     def _counts(self) -> bool:
         """True for ``count()``: the aggregate is the number of records."""

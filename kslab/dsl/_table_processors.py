@@ -9,13 +9,17 @@ once a processor exists; processors read them in ``init``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from itertools import compress, islice, repeat
+from operator import attrgetter, is_, le, not_
 from typing import Any
 
 from kslab.dsl._change import Change, Changes
 from kslab.dsl._processors import MapValues, log, skip_record
 from kslab.dsl._stores import forward_flushed
+from kslab.dsl._tally import KeyTally, key_types, tally_keys
 from kslab.processor import Processor, ProcessorContext
-from kslab.processor.batch import Batch, BatchRun
+from kslab.processor.batch import Batch, BatchRun, Encoded
 from kslab.records import Record, ValueAndTimestamp
 
 __all__ = [
@@ -25,7 +29,12 @@ __all__ = [
     "TableSource",
     "ToStream",
     "TupleForwarder",
+    "forward_updates",
+    "store_reads",
 ]
+
+_NONE = type(None)
+_NEW, _OLD, _LATEST = attrgetter("new_value"), attrgetter("old_value"), attrgetter("is_latest")
 
 
 class TupleForwarder:
@@ -51,6 +60,39 @@ class TupleForwarder:
         else:
             change = record.value
             self.ctx.forward(record.with_value(Change(change.new_value, None, change.is_latest)))
+
+
+def forward_updates(run: BatchRun, writes: Any, cached: bool, tally: KeyTally,
+                    positions: Any, keys: list[Any], news: list[Any], olds: list[Any] | None,
+                    origin: list[int], stamps: list[int]) -> Batch | None:
+    """What a stateful batch form forwards of the updates it hands its store's held writes
+    (``writes.update_all``: at each of ``positions``, the record path's get then put of
+    ``keys[i]``'s new value ``news[i]`` at ``stamps[i]``, the ``i``-th record being consumed
+    record ``origin[i]``; ``tally``: the keys' ids): every update as the processor forwards it
+    (``olds``: the old values it sends, or ``None``), or, from a ``cached`` store, what the
+    commits' flushes forward (``Flushed``). The updates go out as columns: their ``Change``
+    objects unbuilt (``Changes``), with the key and value bytes the store wrote (``Encoded``).
+    ``None`` (record by record) when the store cannot hold the writes (a delete, or a run that
+    might fill the record cache); else the writes are held for phase two (``run.hold``)."""
+    key_bytes = list(map(tally.distinct.__getitem__, tally.ids))
+    writes.update_all(positions, key_bytes, news, stamps)
+    flushed = writes.flushed()  # a cached store's: what the commits after each record flush,
+    if flushed is None:  # as its flush listener sends them
+        return None
+    run.hold(writes)
+    known_keys = Encoded(writes.key_serde, key_bytes, tally.distinct, tally.ids)
+    if not cached:  # every update, as the processor forwards them
+        return Batch(keys, Changes(news, olds, Encoded(writes.value_serde, flushed.value_bytes)),
+                     origin, stamps, known_keys)
+    updates = flushed.updates  # the cache's flushes forward them (each key's last update of
+    if updates is not None:  # a consumed record)
+        keys, news, origin, stamps, key_bytes = (list(map(column.__getitem__, updates))
+                                                 for column in (keys, news, origin, stamps,
+                                                                key_bytes))
+        known_keys = Encoded(writes.key_serde, key_bytes)
+    return Batch(keys, Changes(news, flushed.olds,
+                               Encoded(writes.value_serde, flushed.value_bytes)),
+                 origin, stamps, known_keys)
 
 
 class StoreGetterSupplier:
@@ -82,6 +124,12 @@ class StoreGetter:
     def get(self, key: Any) -> ValueAndTimestamp | None:
         """The current value and timestamp of ``key``, or ``None``."""
         return self.store.get(key)
+
+    def held_reads(self, batch: Batch, run: BatchRun) -> Any:
+        """The store's ``get`` calls of a batch run, read at once (``kslab.state.held_reads``),
+        or ``None`` where it cannot read them so."""
+        reads = getattr(self.store, "held_reads", None)
+        return None if reads is None else reads(batch, run)
 
 
 class TableSource:
@@ -142,6 +190,70 @@ class _TableSourceProcessor(Processor):
             is_latest = code is None or code == -1
             self.forwarder.maybe_forward(record.with_value(
                 Change(record.value, None if old is None else old.value, is_latest)))
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run: records without a key skipped (their warnings deferred);
+        without a store each record's ``Change(value, None)``; with one, each distinct key's
+        stored value read once and every record put (the store's held writes, as the
+        aggregations' batch forms do), an out-of-order update's warning deferred, and what
+        the store's writer forwards (``forward_updates``). ``None``, record by record, for a
+        ``None`` value (a delete) or a store that cannot hold the writes (a versioned one)."""
+        keys = batch.keys
+        types = key_types(keys)
+        if _NONE in types:
+            keep = [key is not None for key in keys]
+            origin = batch.origin
+            for position in compress(range(len(keys)), map(not_, keep)):
+                run.defer(origin[position], self._skip)
+            batch = batch.where(keep)
+            keys = batch.keys
+            types.discard(_NONE)
+        if self.forwarder is None:
+            return batch.with_values(Changes(batch.values))  # type: ignore[arg-type]
+        if not keys:
+            return batch  # (no record reaches the store)
+        values = batch.values
+        if any(map(is_, values, repeat(None))):
+            return None  # a delete: the record path logs its tombstone in its own context
+        held = getattr(self.store, "held_writes", None)
+        writes = None if held is None else held(batch, run)
+        if writes is None:
+            return None
+        timestamps = run.timestamps(batch)
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys, types)
+        olds = self._olds(tally, writes.read(tally.distinct), values, timestamps,
+                          batch.origin, run)
+        return forward_updates(run, writes, self.forwarder.cached, tally, range(len(keys)),
+                               keys, values, olds, batch.origin, timestamps)
+
+    def _olds(self, tally: KeyTally, stored: list[Any], values: list[Any],
+              timestamps: list[int], origin: list[int], run: BatchRun) -> list[Any] | None:
+        """The value each put replaces, as the record path's ``get`` before it finds it,
+        where the processor forwards old values itself (else ``None``); the out-of-order
+        warning of each record older than what its key holds is deferred to phase two."""
+        forwarder = self.forwarder
+        assert forwarder is not None
+        sends_olds = forwarder.send_old_values and not forwarder.cached
+        if not sends_olds and all(map(le, timestamps, islice(timestamps, 1, None))) and max(
+                (held[1] for held in stored if held is not None), default=-1) <= timestamps[0]:
+            return None  # in time order and newer than what was stored: nothing out of order
+        current: list[Any] = list(stored)  # each key's value and timestamp so far
+        olds: list[Any] = []
+        name = self.supplier.queryable_name
+        for key_id, value, timestamp, row in zip(tally.ids, values, timestamps, origin,
+                                                 strict=True):
+            old = current[key_id]
+            if old is None:
+                olds.append(None)
+            else:
+                if timestamp < old[1]:
+                    run.defer(row, partial(_out_of_order, self.ctx, name, old[1], timestamp))
+                olds.append(old[0])
+            current[key_id] = (value, timestamp)
+        return olds if sends_olds else None
+
+    def _skip(self) -> None:
+        skip_record(self.ctx, "null key")
 
 
 def _out_of_order(context: ProcessorContext, store: str | None, old: int, new: int) -> None:
@@ -212,6 +324,20 @@ class _DerivedGetter:
 
     def get(self, key: Any) -> ValueAndTimestamp | None:
         return self.transform(key, self.parent.get(key))
+
+
+def store_reads(getter: Any) -> tuple[StoreGetter, list[Callable[[Any, Any], Any]]] | None:
+    """The store getter a table's value getter reads in the end, through the getters of
+    unmaterialized filters and value mappers, and their transforms, innermost first (a
+    ``get`` is each transform, in order, of the store's value: the user's function once per
+    read); ``None`` for another getter (a join's)."""
+    transforms: list[Callable[[Any, Any], Any]] = []
+    while getter.__class__ is _DerivedGetter:
+        transforms.append(getter.transform)
+        getter = getter.parent
+    if getter.__class__ is not StoreGetter:
+        return None
+    return getter, transforms[::-1]
 
 
 def output_versioned(node: Any) -> bool:
@@ -321,6 +447,86 @@ class _TableOpProcessor(Processor):
                 self.forwarder.maybe_forward(record.with_value(Change(new, old, is_latest)))
         else:
             self.ctx.forward(record.with_value(Change(new, old, change.is_latest)))
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run of changes: the operator's function on each new value (and
+        then on the old one, where old values are sent without a store of its own), record by
+        record in order; a change that neither matched before nor matches now dropped. With a
+        store, ``_stored_batch``."""
+        compute, keys = self.supplier.compute, batch.keys
+        news_in, olds_in, latest = _changes(batch)
+        if self.store is not None:
+            return self._stored_batch(batch, run, list(map(compute, keys, news_in)), latest)
+        if not self.send_old_values:
+            news = list(map(compute, keys, news_in))
+            return batch.with_values(_changed(news, None, latest))  # type: ignore[arg-type]
+        news, olds = [], []
+        for key, new, old in zip(keys, news_in, [None] * len(keys) if olds_in is None
+                                 else olds_in, strict=True):
+            news.append(compute(key, new))
+            olds.append(compute(key, old))
+        if self.skip_empty:
+            keep = [new is not None or old is not None for new, old in zip(news, olds,
+                                                                            strict=True)]
+            if not all(keep):
+                batch = batch.where(keep)
+                news, olds = list(compress(news, keep)), list(compress(olds, keep))
+                latest = None if latest is None else list(compress(latest, keep))
+        return batch.with_values(_changed(news, olds, latest))  # type: ignore[arg-type]
+
+    def _stored_batch(self, batch: Batch, run: BatchRun, news: list[Any],
+                      latest: list[bool] | None) -> Batch | None:
+        """The run's new values (``news``) put in the operator's store, as the aggregations'
+        batch forms put theirs (``forward_updates``), each one's old value the store's (where
+        old values are sent: then ``process`` gets each key before its put). ``None``, record
+        by record, for a delete (a ``None`` value: a row that stops matching), a change that
+        is not the latest (a versioned table's), a store that cannot hold the writes, or a
+        record cache without old values (a put with no get before it, which the held writes
+        do not count)."""
+        forwarder = self.forwarder
+        assert forwarder is not None
+        if not news:
+            return batch  # (no record reaches the store)
+        if latest is not None or any(map(is_, news, repeat(None))) or (
+                forwarder.cached and not self.send_old_values):
+            return None
+        held = getattr(self.store, "held_writes", None)
+        writes = None if held is None else held(batch, run)
+        if writes is None:
+            return None
+        keys = batch.keys
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
+        stored = writes.read(tally.distinct)
+        olds: list[Any] | None = None
+        if self.send_old_values and not forwarder.cached:  # the store's value before each put
+            current = [None if held is None else held[0] for held in stored]
+            olds = []
+            for key_id, new in zip(tally.ids, news, strict=True):
+                olds.append(current[key_id])
+                current[key_id] = new
+        return forward_updates(run, writes, forwarder.cached, tally, range(len(keys)), keys,
+                               news, olds, batch.origin, run.timestamps(batch))
+
+
+def _changes(batch: Batch) -> tuple[list[Any], list[Any] | None, list[bool] | None]:
+    """A batch of changes as columns: their new values, old values (``None``: none sent) and
+    ``is_latest`` flags (``None``: all true), taken from a ``Changes`` column left unbuilt
+    (``kslab.dsl._change``) where the batch has one."""
+    changes = batch.pending_values()
+    if changes.__class__ is Changes:
+        news = changes.news
+        return news() if callable(news) else news, changes.olds, None
+    values = batch.values
+    latest = list(map(_LATEST, values))
+    return list(map(_NEW, values)), list(map(_OLD, values)), None if all(latest) else latest
+
+
+def _changed(news: list[Any], olds: list[Any] | None, latest: list[bool] | None) -> Any:
+    """The column of ``Change(news[i], olds[i], latest[i])``: left unbuilt (``Changes``)
+    while every change is the latest, as a table's changes are but for a versioned one's."""
+    if latest is None:
+        return Changes(news, olds)
+    return list(map(Change, news, repeat(None) if olds is None else olds, latest))
 
 
 def new_value_only(change: Change) -> Any:

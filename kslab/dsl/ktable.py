@@ -230,7 +230,7 @@ class KTable:
 
     def _join(self, other: Any, args: tuple[Any, ...], kwargs: dict[str, Any], *, left: bool,
               outer: bool, op: str) -> KTable:
-        from kslab.dsl import _joins
+        from kslab.dsl import _table_joins
 
         foreign = "foreign_key_extractor" in kwargs or (
             len(args) >= 2 and callable(args[0]) and callable(args[1])
@@ -246,8 +246,8 @@ class KTable:
             from kslab.dsl import _fk
 
             return _fk.foreign_key_join(self, other, *args, left=left, op=op, **kwargs)
-        return _joins.table_table_join(self, other, *args, left=left, outer=outer, op=op,
-                                       **kwargs)
+        return _table_joins.table_table_join(self, other, *args, left=left, outer=outer,
+                                             op=op, **kwargs)
 
     def __repr__(self) -> str:
         return f"<kslab.KTable {self.name}>"

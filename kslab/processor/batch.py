@@ -28,6 +28,7 @@ the keys and the values it wrote, so a sink with a serde writing the same bytes 
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
 from typing import Any, NamedTuple, Protocol
 
 __all__ = ["Batch", "BatchRun", "Encoded", "Flushed", "HeldWrites"]
@@ -113,11 +114,10 @@ class Batch:
         """The records whose ``keep`` flag is true (this batch itself when all are)."""
         if all(keep):
             return self
-        index = [i for i, ok in enumerate(keep) if ok]
-        keys, values, origin, timestamps = self.keys, self.values, self.origin, self.timestamps
-        return Batch([keys[i] for i in index], [values[i] for i in index],
-                     [origin[i] for i in index],
-                     None if timestamps is None else [timestamps[i] for i in index])
+        timestamps = self.timestamps
+        return Batch(list(compress(self.keys, keep)), list(compress(self.values, keep)),
+                     list(compress(self.origin, keep)),
+                     None if timestamps is None else list(compress(timestamps, keep)))
 
     def with_keys(self, keys: list[Any]) -> Batch:
         """The same records under ``keys``."""

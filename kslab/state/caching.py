@@ -18,6 +18,7 @@ from kslab.errors import StreamsError
 from kslab.state.base import StateStore
 from kslab.state.cache import LRUCacheEntry, ThreadCache, thread_cache_for, total_cache_size
 from kslab.state.held_cache import HeldCachedWrites
+from kslab.state.held_reads import HeldCachedReads
 from kslab.state.keyvalue import KEY_SERDE
 from kslab.state.timestamped import KeyValueStoreFacade, TimestampedKeyValueStore
 
@@ -242,6 +243,19 @@ class CachingKeyValueStore(CachingStore):
         return HeldCachedWrites(self._cache, self._namespace, inner, batch, run,
                                 decode=self._object, send_old_values=self._send_old_values,
                                 remember=self._remember_key)
+
+    def held_reads(self, batch: Any, run: Any) -> Any:
+        """The ``get`` calls of a batch run (``kslab.state.held_reads``): with the record
+        cache off the wrapped store's; with it on, ``HeldCachedReads`` where the cache is
+        this thread's (a query thread's gets read nothing back into it); else ``None``."""
+        reads = getattr(self._inner, "held_reads", None)
+        held = None if reads is None else reads(batch, run)
+        if self._cache is None or held is None:
+            return held
+        if not self._timestamped or threading.get_ident() != self._thread:
+            return None
+        return HeldCachedReads(self._cache, self._namespace, self._inner, run,
+                               decode=self._object, remember=self._remember_key)
 
     def _remember_key(self, key: Any, key_bytes: bytes) -> None:
         """Remember ``key``'s bytes as a get or put of it does (``_key_bytes``)."""

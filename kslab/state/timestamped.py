@@ -22,6 +22,7 @@ from kslab.records import KeyValue, ValueAndTimestamp
 from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import MEMO_KEY_TYPES, preview
 from kslab.state.base import KeyValueBackend, StoreContext
+from kslab.state.held_reads import HeldReads
 from kslab.state.keyvalue import KEY_SERDE, KeyValueStore
 
 __all__ = [
@@ -137,6 +138,31 @@ class TimestampedKeyValueStore(KeyValueStore):
     def delete(self, key: Any) -> ValueAndTimestamp | None:
         """Remove ``key``; return the ``ValueAndTimestamp`` that was there."""
         return super().delete(key)  # type: ignore[no-any-return]
+
+    def read_stored(self, keys: list[bytes]
+                    ) -> tuple[list[bytes | None], list[ValueAndTimestamp | None]]:
+        """The stored bytes of each of ``keys`` (serialized; ``None`` for none) and the
+        ``ValueAndTimestamp`` a ``get`` decodes of them, read and decoded in C where the
+        value serde has a C-level codec that takes them all: a batch run's reads (a read
+        changes nothing in the backends that hold writes, ``held_writes``)."""
+        raws = list(map(self._bget, keys))
+        present = list(compress(range(len(raws)), map(is_not, raws, repeat(None))))
+        decoded = dict(zip(present, _decode_all(self, list(map(raws.__getitem__, present))),
+                           strict=True))
+        return raws, list(map(decoded.get, range(len(raws))))
+
+    def remember_key(self, key: Any, key_bytes: bytes) -> None:
+        """Remember ``key``'s bytes as the last ``get`` or ``put`` of it leaves the store (a
+        batch run's last key: the store serializes an immutable key once per get-then-put)."""
+        if key.__class__ in MEMO_KEY_TYPES:
+            self._memo_key, self._memo_key_bytes = key, key_bytes
+
+    def held_reads(self, batch: Any, run: Any) -> HeldReads | None:
+        """The ``get`` calls of a batch run (``kslab.state.held_reads``), or ``None`` when this
+        store cannot read them at once (a backend whose reads change it, as the LRU map's)."""
+        if not self.is_open or not self._backend.last_write_wins:
+            return None
+        return HeldReads(self)
 
     def held_writes(self, batch: Any, run: Any, *, memo: bool = True
                     ) -> HeldTimestampedWrites | None:
@@ -565,13 +591,11 @@ class HeldTimestampedWrites:
     def read(self, distinct: list[bytes]) -> list[ValueAndTimestamp | None]:
         """The stored value of each of the ``distinct`` keys (``None`` for none): read and
         decoded in C where the value serde has a C-level codec that takes them all."""
-        store = self._store
-        raws = list(map(store._bget, distinct))
+        raws, values = self._store.read_stored(distinct)
         present = list(compress(range(len(raws)), map(is_not, raws, repeat(None))))
-        stored = list(map(raws.__getitem__, present))
-        self._read.update(zip(map(distinct.__getitem__, present), stored, strict=True))
-        decoded = dict(zip(present, _decode_all(store, stored), strict=True))
-        return list(map(decoded.get, range(len(raws))))
+        self._read.update(zip(map(distinct.__getitem__, present),
+                              map(raws.__getitem__, present), strict=True))
+        return values
 
     def stored_bytes(self, key_bytes: bytes) -> bytes:
         """The bytes ``read`` found in the backend for the key."""
@@ -646,6 +670,5 @@ class HeldTimestampedWrites:
                 log, name = store._log, store._name
                 for key_bytes, raw, timestamp in zip(keys, raws, timestamps, strict=True):
                     log(name, key_bytes, raw, timestamp)
-        key = self._keys[positions[-1]]
-        if self._memo and key.__class__ in MEMO_KEY_TYPES:  # as the last get leaves it
-            store._memo_key, store._memo_key_bytes = key, keys[-1]
+        if self._memo:  # as the last get leaves it
+            store.remember_key(self._keys[positions[-1]], keys[-1])

@@ -138,8 +138,9 @@ class TopologyTestDriver:
             if layout.java_mode and len(layout.tasks) == 1
             and all(t.max_idle_ms <= 0 for t in layout.tasks.values()) else {}
         )
-        # bulk pipes run whole chunks over columns when the topology allows it (kslab.core.bulk)
-        bulk = (self._tracer is None and not self._guarded and layout.global_task is None
+        # bulk pipes run whole chunks over columns when the topology allows it (kslab.core.bulk;
+        # a global table's topic is piped record by record into the global task)
+        bulk = (self._tracer is None and not self._guarded
                 and self.config.get("kslab.driver.bulk") is not False)
         self._bulk: BulkExecutor | None = (
             BulkExecutor(_DriverPort(self)) if self._fast and bulk else None)

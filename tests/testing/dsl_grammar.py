@@ -7,9 +7,11 @@ program is valid: serdes given wherever a topic is written, joins only with the 
 table of topic ``tbl`` (or the global table of ``gtbl``), ``reduce`` only over codec values,
 ``group_by_key`` / ``to_table`` / joins only on String keys. User functions come from small
 families of lambdas (``dsl_programs`` describes their helpers); about one in seven raises for
-one value of ``n``. Half the programs are linear chains of the bulk path's operators ending in
-a sink or a (windowed) count; the others use the whole grammar, every unused stream ending in
-a sink, a topic extractor or a ``foreach``, every unused table in ``to_stream().to(...)``.
+one value of ``n``. Half the programs are linear: chains of the bulk path's operators ending in
+a sink or a (windowed) count, half of them with a table source, a ``to_table`` or a
+stream-table or stream-globaltable join (and table operators) in between; the others use the
+whole grammar, every unused stream ending in a sink, a topic extractor or a ``foreach``, every
+unused table in ``to_stream().to(...)``.
 """
 
 from __future__ import annotations
@@ -88,6 +90,10 @@ STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "f
 TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream"]
 LINEAR_OPS = ["filter", "map_values", "flat_map_values", "select_key", "filter_not",
               "repartition"]  # the bulk path's stateless operators (and a repartition)
+LINEAR_TABLE_OPS = ["filter", "filter_not", "map_values"]
+# what a linear program is around its chain of LINEAR_OPS: the chain alone, a table source,
+# a to_table, or a stream-table or stream-globaltable join (each with its table operators)
+SHAPES = ["chain", "chain", "chain", "chain", "table", "to_table", "join", "gjoin"]
 
 
 # -- the grammar: programs ------------------------------------------------------------------
@@ -141,6 +147,13 @@ class _Draft:
                    d(st.sampled_from(["in_memory", "persistent"])),
                    d(st.sampled_from([True, False])))
 
+    def table_mat(self, x: _Var, value: str) -> list[Any]:
+        """A table operator's ``Materialized`` (with its key and value serdes), for one in
+        three over String keys; else none."""
+        if not x.table or x.key != "S" or self.draw(st.integers(0, 2)):
+            return []
+        return [self.mat(), x.key, value]
+
     def source(self, topic: str) -> _Var:
         """A stream of ``topic``."""
         return self.emit("stream", [], [topic], self.new(False))
@@ -150,7 +163,8 @@ class _Draft:
         d = self.draw
         same = (x.table, x.key, x.value, x.joinable)
         if kind in ("filter", "filter_not"):
-            return self.emit(kind, [x], [d(PREDICATES)], self.new(*same))
+            return self.emit(kind, [x], [d(PREDICATES), *self.table_mat(x, x.value)],
+                             self.new(*same))
         if kind in ("map_values", "flat_map_values"):
             with_key = not x.table and d(st.booleans())
             family = {("map_values", False): VALUE_MAPPERS,
@@ -159,7 +173,7 @@ class _Draft:
                       ("flat_map_values", True): FLAT_VALUES_WITH_KEY}[kind, with_key]
             if x.table and kind == "flat_map_values":
                 return self.op(x, "filter")
-            return self.emit(kind, [x], [d(family), with_key],
+            return self.emit(kind, [x], [d(family), with_key, *self.table_mat(x, "V")],
                              self.new(x.table, x.key, "V", x.joinable))
         if kind in ("map", "flat_map", "select_key"):
             family = {"map": KV_MAPPERS, "flat_map": FLAT_KV, "select_key": KEY_SELECTORS}[kind]
@@ -250,6 +264,40 @@ class _Draft:
             self.op(var, d(st.sampled_from(ends)))
 
 
+def _linear(draft: _Draft, x: _Var, shape: str) -> None:
+    """A linear program of ``shape`` (``SHAPES``) over the stream ``x``: chains of the bulk
+    path's operators ending in a sink or a (windowed) count, with a table (``tbl``, its
+    table operators and ``to_stream``), a ``to_table`` and its table operators, or a join
+    of the (filtered, mapped) table or of the global table (``gtbl``) in between."""
+    d = draft.draw
+
+    def chain(x: _Var, most: int) -> _Var:
+        for _ in range(d(st.integers(0, most))):
+            x = draft.op(x, d(st.sampled_from(LINEAR_OPS)))  # type: ignore[assignment]
+        return x
+
+    def table_ops(t: _Var) -> _Var:
+        for _ in range(d(st.integers(0, 2))):
+            t = draft.op(t, d(st.sampled_from(LINEAR_TABLE_OPS)))  # type: ignore[assignment]
+        return t
+
+    x = chain(x, 4 if shape == "chain" else 2)
+    if shape in ("table", "join"):  # the table of "tbl", maybe filtered and mapped
+        draft.base_table = draft.emit("table", [], ["tbl", draft.mat()],
+                                      draft.new(True, joinable=True))
+        table_ops(draft.base_table)
+    if shape == "to_table":
+        t = table_ops(draft.op(x, "to_table"))  # type: ignore[arg-type]
+        x = chain(draft.op(t, "to_stream"), 2)  # type: ignore[arg-type]
+    elif shape in ("join", "gjoin"):
+        x = chain(draft.op(x, shape), 2)  # type: ignore[arg-type]
+    ends = ["count", "windowed", "to", "windowed"] if shape == "chain" else ["to", "to", "to",
+                                                                           "count"]
+    end = d(st.sampled_from(ends))
+    if end != "to":
+        draft.group(x, "count", end == "windowed")
+
+
 @st.composite
 def programs(draw: Callable[..., Any], linear: bool | None = None) -> Program:
     """A random DSL program: ``linear`` (else half of them) a chain of the bulk path's
@@ -261,11 +309,7 @@ def programs(draw: Callable[..., Any], linear: bool | None = None) -> Program:
     draft = _Draft(draw, codec, linear)
     x: _Var | None = draft.source("in")
     if linear:
-        for _ in range(draw(st.integers(0, 4))):
-            x = draft.op(x, draw(st.sampled_from(LINEAR_OPS)))  # type: ignore[arg-type]
-        end = draw(st.sampled_from(["count", "windowed", "to", "windowed"]))
-        if end != "to":
-            draft.group(x, "count", end == "windowed")  # type: ignore[arg-type]
+        _linear(draft, x, draw(st.sampled_from(SHAPES)))  # type: ignore[arg-type]
     else:
         for _ in range(draw(st.integers(1, 6))):
             open_vars = [v for v in reversed(draft.vars) if not v.used]

@@ -217,7 +217,8 @@ class Program:
             extra = f", {a[1].render('S', 'V')}" if kind == "table" else ""
             call = f'builder.{method}("{a[0]}", Consumed.with_(S, V){extra})'
         elif kind in ("map_values", "flat_map_values"):
-            call = f"{x}.{kind}({a[0]!r}{', with_key=True' if a[1] else ''})"
+            mat = f", {a[2].render(a[3], a[4])}" if len(a) > 2 else ""
+            call = f"{x}.{kind}({a[0]!r}{mat}{', with_key=True' if a[1] else ''})"
         elif kind in ("peek", "foreach"):
             call = f'{x}.{kind}(record("{a[0]}"))'
         elif kind == "split":
@@ -243,6 +244,8 @@ class Program:
                     f"Joined.with_(S, {a[2]}, {a[3]}))")
         elif kind == "gjoin":
             call = f"{x}.{'left_join' if a[2] else 'join'}(g, {a[0]!r}, {a[1]!r})"
+        elif kind in ("filter", "filter_not") and len(a) > 1:  # a table's, materialized
+            call = f"{x}.{kind}({a[0]!r}, {a[1].render(a[2], a[3])})"
         else:  # filter, filter_not, map, flat_map, select_key
             call = f"{x}.{kind}({a[0]!r})"
         return lhs + call
@@ -285,7 +288,9 @@ class Program:
             elif kind == "global":
                 out = builder.global_table(a[0], consumed)
             elif kind in ("map_values", "flat_map_values"):
-                out = getattr(x, kind)(a[0].bind(codec), with_key=a[1])
+                mat = a[2].build(serde(a[3]), serde(a[4])) if len(a) > 2 else None
+                out = getattr(x, kind)(a[0].bind(codec), with_key=a[1], **(
+                    {"materialized": mat} if mat is not None else {}))
             elif kind in ("peek", "foreach"):
                 out = getattr(x, kind)(recorder(calls, a[0]))
             elif kind == "split":
@@ -315,6 +320,8 @@ class Program:
             elif kind == "gjoin":
                 method = x.left_join if a[2] else x.join
                 out = method(found["g"], a[0].bind(codec), a[1].bind(codec))
+            elif kind in ("filter", "filter_not") and len(a) > 1:  # a table's, materialized
+                out = getattr(x, kind)(a[0].bind(codec), a[1].build(serde(a[2]), serde(a[3])))
             else:
                 out = getattr(x, kind)(a[0].bind(codec))
             if len(op.dst) == 1:

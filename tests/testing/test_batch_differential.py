@@ -153,7 +153,9 @@ def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
           partitioned: bool = False) -> Case:
     """A program, its pipes (timestamps 10 ms apart, jittered) and a driver config;
     ``bulk_shaped``: a linear program on one partition, its pipes mostly long and clean (no
-    null, in time order), what the bulk path's counts take at once; ``partitioned``: the
+    null, in time order), what the bulk path's counts take at once, the first one into its
+    table's topic if it has a table and the next into its stream's (then a join finds rows);
+    ``partitioned``: the
     same on 2 to 4 partitions (repartitions read back by their tasks in the chunk)."""
     if partitioned:
         case = draw(cases(bulk_shaped=True))
@@ -162,8 +164,11 @@ def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
     topics = program.topics()
     position = 0
     pipes = []
-    for _ in range(draw(st.integers(1, 5))):
-        topic = draw(st.sampled_from(topics))
+    # (bulk-shaped: a table's topic first, as a table is loaded before the stream joins it,
+    # then the stream's)
+    first = [topics[-1], topics[0]] if bulk_shaped and len(topics) > 1 else []
+    for number in range(draw(st.integers(max(1, len(first)), 5))):
+        topic = first[number] if number < len(first) else draw(st.sampled_from(topics))
         how = draw(st.sampled_from(["list", "frame", "list", "single"] if bulk_shaped
                                    else ["list", "single", "frame"]))
         clean = draw(st.sampled_from([True, True, False] if bulk_shaped else [True, False]))
@@ -183,13 +188,15 @@ def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
 
 def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
     """Every observable of one run of ``case``, and the driver's bulk executor (``None``:
-    the bulk path was off)."""
+    the bulk path was off) with, as ``ran``, the kinds of operators that ran in batch
+    (``batch_kinds``)."""
     calls: Calls = {}
     topology = case.program.build(calls)
     error = close_error = None
     with captured_warnings() as warnings:
         driver = ks.TopologyTestDriver(topology, case.config(bulk),
                                        partitions=case.partition_counts())
+        ran = _count_chunks(driver)
         try:
             value_serde = codec_serde(case.program.codec)
             topics = {t: driver.create_input_topic(t, serdes.String(), value_serde)
@@ -202,13 +209,98 @@ def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
         observed["reads"] = {
             topic: driver.create_output_topic(topic, serdes.Bytes(), serdes.Bytes())
             .read_records_to_list() for topic in sorted(driver._collector.outputs)}
-        executor = driver._bulk
+        executor = driver._bulk or driver._partitioned
+        if executor is not None:
+            executor.ran = batch_kinds(driver, ran)
         try:
             driver.close()
         except Exception as exc:
             close_error = error_summary(exc)
     observed.update(error=error, close_error=close_error, calls=calls, warnings=warnings)
     return observed, executor
+
+
+def _count_chunks(driver: ks.TopologyTestDriver) -> dict[str, int]:
+    """The chunks of each topic the driver's executors run in batch, counted as they run
+    (their entry points wrapped)."""
+    ran: dict[str, int] = {}
+    for executor in (driver._bulk, driver._partitioned):
+        if executor is None:
+            continue
+        for name, at in (("run", 1), ("run_columns", 1), ("run_partitioned", 0)):
+            setattr(executor, name, _counted(getattr(executor, name), at, ran))
+    return ran
+
+
+def _counted(method: Callable[..., Any], at: int, ran: dict[str, int]) -> Callable[..., Any]:
+    """``method`` counting in ``ran`` the chunks it ran (not ``None`` or ``False``) by their
+    topic, its argument ``at``."""
+
+    def counted(*args: Any) -> Any:
+        result = method(*args)
+        if result is not None and result is not False:
+            ran[args[at]] = ran.get(args[at], 0) + 1
+        return result
+
+    return counted
+
+
+def batch_kinds(driver: ks.TopologyTestDriver, ran: dict[str, int]) -> set[str]:
+    """The kinds of the table operators and joins (table source with or without a store and
+    its record cache, ``to_table``, table filter / map_values, stream-table and
+    stream-globaltable inner and left joins) in the plans of the topics that ran chunks in
+    batch."""
+    kinds: set[str] = set()
+    executor = driver._bulk or driver._partitioned
+    for topic in ran:
+        for task in driver.tasks.values():
+            if (topic, task.id.partition) not in task.input_partitions:
+                continue
+            chain = executor.plan(task, topic)
+            while chain is not None:
+                kinds.update(filter(None, (_kind(p, topic) for p in chain.processors)))
+                chain = chain.downstream
+    return kinds
+
+
+def drawn_kinds(program: Program) -> set[str]:
+    """The table operators and joins of ``program``, named as ``batch_kinds`` names them
+    (without the stores): what the statistics compare the kinds that ran in batch with."""
+    kinds: set[str] = set()
+    tables = {op.dst[0] for op in program.ops if op.kind in ("table", "to_table")}
+    for op in program.ops:
+        kind = op.kind
+        if kind in ("table", "to_table"):
+            kinds.add("table source" if kind == "table" else "to_table")
+        elif kind in ("filter", "filter_not", "map_values") and op.src[0] in tables:
+            tables.add(op.dst[0])
+            mat = op.args[1 if kind != "map_values" else 2] if len(op.args) > 2 else None
+            kinds.add(("table Filter" if kind.startswith("filter") else "table MapValues")
+                      + (", stored" if mat is not None and mat.name else ""))
+        elif kind == "join":
+            kinds.add("table left join" if op.args[1] else "table join")
+        elif kind == "gjoin":
+            kinds.add("globaltable left join" if op.args[2] else "globaltable join")
+    return kinds
+
+
+def _kind(processor: Any, topic: str) -> str | None:
+    """What a table operator or join processor is (``None``: another one)."""
+    kind = type(processor).__name__
+    if kind == "_TableSourceProcessor":
+        where = "table source" if topic == "tbl" else "to_table"
+        forwarder = processor.forwarder
+        if forwarder is None:
+            return f"{where} without a store"
+        return f"{where}, {'cached' if forwarder.cached else 'uncached'} store"
+    if kind == "_TableOpProcessor":
+        return (f"table {type(processor.supplier).__name__.removesuffix('Supplier')}"
+                + (", stored" if processor.store is not None else ""))
+    if kind == "_StreamTableJoinProcessor":
+        s = processor.s
+        return (f"{'globaltable' if s.key_mapper is not None else 'table'} "
+                f"{'left join' if s.left else 'join'}")
+    return None
 
 
 def difference(left: Any, right: Any, path: str = "") -> str | None:
@@ -273,6 +365,10 @@ def check(case: Case) -> None:
     for counter in ("chunks", "declined"):  # (no executor where the driver has no bulk path)
         if getattr(executor, counter, 0):
             event(f"bulk path: {counter}")
+    for kind in sorted(getattr(executor, "ran", ())):
+        event(f"ran in batch: {kind}")
+    for kind in sorted(drawn_kinds(case.program)):
+        event(f"drawn: {kind}")
     if record["error"] is not None:
         event(f"raised {record['error'][0]}")
     found = difference(bulk, record)

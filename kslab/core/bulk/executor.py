@@ -474,6 +474,8 @@ class BulkExecutor:
                     return None  # a batch form that cannot take this run
             stage.cols = cols
             sink = chain.sink
+            if sink is None:  # the last processor forwards to nothing
+                return stages
             out_topic = sink.topic
             out_headers = stage.run.headers(cols)
             out_timestamps = stage.run.timestamps(cols)

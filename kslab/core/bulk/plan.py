@@ -2,13 +2,17 @@
 
 A supported chain reads its input topic through a linear chain of processors with a batch form
 (``process_batch``, see ``kslab.processor.batch``: the stateless DSL operators with one child,
-stream and windowed aggregations over a store that holds its writes, ``to_stream``) and ends in
-a sink with a fixed topic. A sink topic the task reads again (a repartition topic) must lead
-into such a chain. Anything else (a Processor-API node, peek/foreach/print, branches, joins,
-table operators, suppress, sliding or session windows, custom serdes,
-partitioners, error-handler guards) keeps the record path. The core asks each processor for
-its batch form and never looks at its class: what an operator does over a run is its own
-batch form's business.
+stream and windowed aggregations over a store that holds its writes, table sources and table
+operators, stream-table joins, ``to_stream``) and ends in a sink with a fixed topic, or in a
+processor that forwards to nothing (a table only joins read). A sink topic the task reads again
+(a repartition topic) must lead into such a chain; a sink topic a global table reads keeps the
+record path. No two processors of a plan share a store: a batch form reads its store as it was
+before the chunk, which is exact only while no other one of the chunk writes it (a join of a
+table the same chain writes). Anything else (a Processor-API node, peek/foreach/print,
+branches, table-table joins, suppress, sliding or session windows, custom serdes,
+partitioners, error-handler guards) keeps the record path. The core asks each
+processor for its batch form and never looks at its class: what an operator does over a run
+is its own batch form's business.
 """
 
 from __future__ import annotations
@@ -27,12 +31,12 @@ _WINDOWED = (serdes.TimeWindowed,)
 
 
 class Chain(NamedTuple):
-    """source -> processors with a batch form -> a sink (and the chain reading its topic
-    again, if any)."""
+    """source -> processors with a batch form -> a sink (``None``: the last processor forwards
+    to nothing), and the chain reading its topic again, if any."""
 
     source: SourceRuntime
     processors: list[Any]
-    sink: SinkRuntime
+    sink: SinkRuntime | None
     downstream: Chain | None
 
 
@@ -92,34 +96,49 @@ def task_topics(task: Any) -> set[str]:
     return {topic for topic, _ in task.input_partitions}
 
 
+def _global_topics(task: Any) -> set[str]:
+    """The topics global tables read (a write to one is read back by the global task)."""
+    return {spec.topic for spec in getattr(task.topology, "global_stores", {}).values()}
+
+
 def compile_chain(task: Any, topic: str, depth: int = 0, *,
-                  partitioned: bool = False) -> Chain | None:
+                  partitioned: bool = False, stores: set[str] | None = None) -> Chain | None:
     """The bulk plan for records of ``topic`` in ``task``, or ``None`` for the record path.
     ``partitioned``: a task of several (the engine partitions sink columns and merges the
-    tasks' outputs; nothing read back by a task)."""
+    tasks' outputs; nothing read back by a task); ``stores``: those the plan's processors
+    so far are connected to."""
     source = _source(task, topic)
     if source is None:
         return None
+    if stores is None:
+        stores = set()
     processors: list[Any] = []
     stateful = False
+    last: Any = source
     node = _only_child(source)
     while type(node) is ProcessorRuntime:
         processor = getattr(node, "processor", None)
         if node.stores:
             stateful = True
+            if not stores.isdisjoint(node.stores):
+                return None  # one reads what another's held writes would have written by then
+            stores.update(node.stores)
         if getattr(processor, "process_batch", None) is None or not _unguarded(node, processor):
             return None
         processors.append(processor)
-        node = _only_child(node)
+        last, node = node, _only_child(node)
+    if node is None and processors and not last.children:  # the last forwards to nothing
+        return Chain(source, processors, None, None)
     sink = _plain_sink(node, partitioned)
-    if sink is None:
+    if sink is None or sink.topic in _global_topics(task):
         return None
     downstream = None
     if sink.topic in task_topics(task):
         if stateful or partitioned:  # looped back: its lateness is taken as the input
             # row's (see the executor's _apply); several tasks would interleave it
             return None
-        downstream = compile_chain(task, sink.topic, depth + 1) if depth == 0 else None
+        downstream = compile_chain(task, sink.topic, depth + 1,
+                                   stores=stores) if depth == 0 else None
         if downstream is None:
             return None
     return Chain(source, processors, sink, downstream)
