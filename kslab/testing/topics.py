@@ -91,13 +91,9 @@ def _plain_bytes(encode: Callable[[Any], bytes], items: list[Any]) -> list[Any] 
         return None
 
 
-def _row_columns(rows: list[tuple[Any, ...]]) -> list[list[Any]]:
-    """``(key, value, timestamp, headers, partition)`` rows as five columns."""
-    return list(map(list, zip(*rows, strict=True)))
-
-
 def _record_columns(records: list[TestRecord]) -> list[list[Any]]:
-    """``TestRecord``s as the columns of ``_row_columns`` (no partition)."""
+    """``TestRecord``s as the five columns ``_pipe_chunks`` takes (keys, values, timestamps,
+    headers, partitions; no partition)."""
     return [list(map(_RECORD_KEY, records)), list(map(_RECORD_VALUE, records)),
             list(map(_RECORD_TIMESTAMP, records)), list(map(_RECORD_HEADERS, records)),
             [None] * len(records)]
@@ -132,6 +128,8 @@ def _slicing(columns: list[list[Any]]) -> Callable[[int], list[list[Any]] | None
 _RECORD_KEY, _RECORD_VALUE, _RECORD_TIMESTAMP, _RECORD_HEADERS = map(
     attrgetter, ("key", "value", "timestamp", "_headers"))
 _KEY, _VALUE = itemgetter(0), itemgetter(1)
+_PAIR_TYPES = frozenset({tuple, list, KeyValue})  # pairs split in C (``_pipe_many``)
+_TWO = {2}
 
 
 class TestInputTopic:
@@ -257,32 +255,40 @@ class TestInputTopic:
         self._pipe_many(pairs, start_timestamp, advance)
 
     def _pipe_many(self, pairs: Iterable[Any], start: Any, advance: Any) -> None:
+        """Pipe ``(key, value)`` pairs a chunk at a time, as columns: where every pair of a
+        chunk is a tuple, list or ``KeyValue`` of two, split in C, else unpacked one by one
+        (as ``for key, value in pairs`` does, or raises); timestamps from ``start`` every
+        ``advance`` (``None``: the topic's clock stamps them)."""
         ts = to_millis(start)
         step = to_millis(advance) or 0
+
+        def columns_of(batch: list[Any]) -> list[list[Any]]:
+            nonlocal ts
+            n = len(batch)
+            if set(map(type, batch)) <= _PAIR_TYPES and set(map(len, batch)) == _TWO:
+                keys, values = list(map(_KEY, batch)), list(map(_VALUE, batch))
+            else:
+                keys, values = [], []
+                for key, value in batch:
+                    keys.append(key)
+                    values.append(value)
+            if ts is None:
+                stamps: list[Any] = [None] * n
+            else:
+                stamps = list(range(ts, ts + n * step, step)) if step else [ts] * n
+                ts += n * step
+            return [keys, values, stamps, [None] * n, [None] * n]
+
         with gc_paused():  # the rows die by reference counting (see gc_paused)
-            rows = []
-            for key, value in pairs:
-                rows.append((key, value, ts, None, None))
-                if ts is not None:
-                    ts += step
-            self._pipe_rows(rows)  # a None ts: the topic's clock stamps them
-            del rows  # freed here, not walked by the collection that resuming the GC starts
-
-    def _pipe_rows(self, rows: Iterable[tuple[Any, Any, Any, Any, Any]]) -> None:
-        """Serialize ``(key, value, timestamp, headers, partition)`` rows and pipe them in order.
-
-        Rows go in chunks through the driver's fast path (small chunks keep memory flat); a
-        serde error pipes the rows before the bad one and then raises, as piping them one by
-        one would. The cyclic GC is paused for the whole pipe, not chunk by chunk: resuming it
-        after each chunk ran a collection per chunk.
-        """
-        with gc_paused():
-            self._pipe_chunks(_taking(rows, _row_columns))
+            self._pipe_chunks(_taking(pairs, columns_of))
 
     def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None]) -> None:
         """Pipe a chunk at a time: ``take(n)`` gives the next (at most) ``n`` records' keys,
         values, timestamps, headers and partitions, ``None`` at the end. A plain chunk
-        (``_plain_bytes``) goes to the driver as columns, any other row by row."""
+        (``_plain_bytes``) goes to the driver as columns, any other row by row. A serde error
+        pipes the rows before the bad one and then raises, as piping them one by one would;
+        callers pause the cyclic GC for the whole pipe (resuming it per chunk ran a
+        collection per chunk)."""
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
