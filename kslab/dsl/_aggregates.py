@@ -130,7 +130,7 @@ class _StreamAggregateProcessor(Processor):
             positions = [position for position, (key, value) in enumerate(zip(
                 keys, values, strict=True)) if key is not None and value is not None]
             for position in sorted(set(range(len(keys))) - set(positions)):
-                run.defer(origin[position], self._skip)
+                run.defer(origin[position], self._skip, position)
             keys, origin, timestamps = (list(map(column.__getitem__, positions))
                                         for column in (keys, origin, timestamps))
             types.discard(_NONE)
@@ -154,7 +154,8 @@ class _StreamAggregateProcessor(Processor):
         if not self.forwarder.cached:  # every update, as the processor forwards them
             return Batch(keys, Changes(news, olds if send_old else None,
                                        Encoded(writes.value_serde, flushed.value_bytes)),
-                         origin, stamps, known_keys)
+                         origin, stamps, known_keys,
+                         parents=None if positions.__class__ is range else positions)
         updates = flushed.updates  # the cache's flushes forward them (each key's last
         if updates is not None:  # update of a consumed record)
             keys, news, origin, stamps, key_bytes = (list(map(column.__getitem__, updates))
@@ -163,7 +164,7 @@ class _StreamAggregateProcessor(Processor):
             known_keys = Encoded(writes.key_serde, key_bytes)
         return Batch(keys, Changes(news, flushed.olds,
                                    Encoded(writes.value_serde, flushed.value_bytes)),
-                     origin, stamps, known_keys)
+                     origin, stamps, known_keys, at_commit=True)
 
     def _counts(self) -> bool:
         """True for ``count()``: the aggregate is the number of records."""

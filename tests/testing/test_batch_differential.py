@@ -1,8 +1,9 @@
 """The driver's batch (bulk) path against its record path, on random programs: property-based.
 
 hypothesis draws a DSL program from the grammar of ``dsl_grammar`` (filter, filter_not, map,
-map_values with and without key, flat_map, flat_map_values, select_key, peek, foreach, split
-into branches merged back or not, merge, repartition, ``to`` a topic or a topic extractor,
+map_values with and without key, flat_map, flat_map_values, select_key, peek, foreach, print,
+split into branches merged back or not, merge, a stream read by several operators,
+repartition, ``to`` a topic (maybe one another sink writes) or a topic extractor,
 group_by / group_by_key then count, reduce or aggregate, optionally over tumbling or hopping
 ``TimeWindows`` with grace, to_stream / to_table, table filter / map_values, stream-table and
 stream-globaltable joins), its inputs (``None`` keys and values, out-of-order and late
@@ -12,25 +13,29 @@ and a driver config (record caches on, off, small and evicting; in-memory or Roc
 1 to 4 partitions). Each case runs twice, with ``kslab.driver.bulk`` on and off, and every
 observable must be equal (``driver_observables.state``: every topic's log record by record,
 store bytes and caches, clocks, offsets, metrics, history), with what each ``peek`` /
-``foreach`` saw in call order, the warnings logged (dropped records) and the error raised, if
-any (its type, message, node, topic, partition, offset, key, value, and the state after it).
+``foreach`` saw and every action's calls in the order they were made (across all of them),
+what ``print`` printed, the warnings logged (dropped records) and the error raised, if any
+(its type, message, node, topic, partition, offset, key, value, and the state after it).
 
-Two properties: any program of the grammar, and bulk-shaped ones (linear chains of the bulk
-path's operators ending in a sink or a (windowed) count, long clean pipes) so that the bulk
-path's counts at once, record-cache replays and tumbling-window runs are reached within the
-budget. ``make test`` runs a fixed budget of derandomized examples (``BUDGET`` and
-``BULK_SHAPED_BUDGET``, the same ones every run, about 25 s). A longer run draws that many new
-examples for each property every time::
+Three properties: any program of the grammar, bulk-shaped ones (chains or trees of the bulk
+path's operators ending in sinks or a (windowed) count, long clean pipes) so that the bulk
+path's counts at once, record-cache replays, tumbling-window runs and fan-outs are reached
+within the budget, and those on several partitions. ``make test`` runs a fixed budget of
+derandomized examples (``BUDGET``, ``BULK_SHAPED_BUDGET`` and ``PARTITIONED_BUDGET``, the same
+ones every run). A longer run draws that many new examples for each property every time::
 
     KSLAB_DIFF_EXAMPLES=2000 .venv/bin/python -m pytest tests/testing/test_batch_differential.py
 
-(``--hypothesis-show-statistics`` tells how many examples ran chunks in bulk, counted at once,
-raised.) A failure prints the shrunk program as Python, its pipes and config, and the first
-observable that differs; each difference found is fixed and kept as a test below.
+(``--hypothesis-show-statistics`` tells how many examples ran chunks in bulk, raised, and
+which shapes ran chunks in bulk: ``ran in bulk: split``, ``... fan-out`` and so on.) A failure
+prints the shrunk program as Python, its pipes and config, and the first observable that
+differs; each difference found is fixed and kept as a test below.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,7 +60,8 @@ Row = tuple[Any, Any, int, Any]  # key, value, timestamp, headers
 LARGE = "x" * 3000  # fills a small record cache (printed as <x * 3000>)
 TEXTS = ["a", "", "b a", "ab ba a", LARGE]
 JITTER = [0, 0, 7, -13, -45, -120, -420, 95]  # out of order; late beyond any grace
-FIRST = ["error", "close_error", "calls", "warnings"]  # compared first: a difference names it
+FIRST = ["error", "close_error", "calls", "printed", "warnings"]  # compared first: a
+# difference names it
 
 
 @dataclass(frozen=True)
@@ -187,7 +193,8 @@ def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
     calls: Calls = {}
     topology = case.program.build(calls)
     error = close_error = None
-    with captured_warnings() as warnings:
+    printed = io.StringIO()
+    with captured_warnings() as warnings, contextlib.redirect_stdout(printed):
         driver = ks.TopologyTestDriver(topology, case.config(bulk),
                                        partitions=case.partition_counts())
         try:
@@ -202,13 +209,37 @@ def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
         observed["reads"] = {
             topic: driver.create_output_topic(topic, serdes.Bytes(), serdes.Bytes())
             .read_records_to_list() for topic in sorted(driver._collector.outputs)}
-        executor = driver._bulk
+        executor = driver._bulk or driver._partitioned
         try:
             driver.close()
         except Exception as exc:
             close_error = error_summary(exc)
-    observed.update(error=error, close_error=close_error, calls=calls, warnings=warnings)
+    observed.update(error=error, close_error=close_error, calls=calls, warnings=warnings,
+                    printed=printed.getvalue().splitlines())
     return observed, executor
+
+
+def shapes(program: Program) -> list[str]:
+    """The shapes of ``program`` the batch path takes since fan-outs: split, merge, peek,
+    foreach, print, topic extractors, a stream several operators read (fan-out), a topic
+    several sinks write, an aggregation beside another branch."""
+    kinds = {op.kind for op in program.ops}
+    found = [kind for kind in ("split", "merge", "peek", "foreach", "print", "to_extractor")
+             if kind in kinds]
+    readers: dict[str, int] = {}
+    topics: dict[str, int] = {}
+    for op in program.ops:
+        for name in op.src[:1]:
+            readers[name] = readers.get(name, 0) + 1
+        if op.kind == "to":
+            topics[op.args[0]] = topics.get(op.args[0], 0) + 1
+    if any(count > 1 for count in readers.values()):
+        found.append("fan-out")
+        if "group" in kinds:
+            found.append("aggregation beside a branch")
+    if any(count > 1 for count in topics.values()):
+        found.append("a topic two sinks write")
+    return found
 
 
 def difference(left: Any, right: Any, path: str = "") -> str | None:
@@ -273,6 +304,9 @@ def check(case: Case) -> None:
     for counter in ("chunks", "declined"):  # (no executor where the driver has no bulk path)
         if getattr(executor, counter, 0):
             event(f"bulk path: {counter}")
+    if getattr(executor, "chunks", 0):
+        for shape in shapes(case.program):
+            event(f"ran in bulk: {shape}")
     if record["error"] is not None:
         event(f"raised {record['error'][0]}")
     found = difference(bulk, record)
