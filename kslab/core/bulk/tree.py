@@ -102,9 +102,9 @@ def _given(stage: Any, index: int) -> Batch:
         columns[2] += part.origin
         if own_times:
             columns[3] += run.timestamps(part)
-    picked = [list(map(column.__getitem__, order)) for column in columns]
+    picked = [list(map(column.__getitem__, order)) if column else None for column in columns]
     stage.seqs[index] = [keys[i][1] for i in order]  # (merged: their paths are known)
-    return Batch(picked[0], picked[1], picked[2], picked[3] if own_times else None)
+    return Batch(picked[0], picked[1], picked[2], picked[3])  # type: ignore[arg-type]
 
 
 def seqs_in(stage: Any, index: int) -> list[tuple[int, ...]]:
