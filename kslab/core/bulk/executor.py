@@ -55,6 +55,10 @@ class EnginePort(Protocol):
         (``run_partitioned``'s sinks), or ``None`` when it cannot say without changing
         anything (a ``None`` key takes the next round-robin partition)."""
 
+    # Optional: ``writable(topic)``, true when a record for ``topic`` that a topic extractor
+    # named goes out as the record path's send would send it (the runtime: a topic the broker
+    # knows); without it every topic is.
+
     # For ``run_partitioned`` over topics tasks read back (optional: without them such a
     # sink declines): ``reader(topic, partition)``, the task that reads a topic partition
     # (``None``: none, or not one this way), and ``rank(task)``, the task's place in the
