@@ -45,14 +45,11 @@ class Step(NamedTuple):
 class Plan(NamedTuple):
     """source -> steps (every step after the steps forwarding to it; ``roots``: the source's
     children) -> sinks, and the plan reading a sink's topic again (``downstream``, read from
-    step ``loop``), if any. ``linear``: one path from the source to one sink (no step forwards
-    to several, none has several parents), where each batch is in the record path's order
-    already."""
+    step ``loop``), if any."""
 
     source: SourceRuntime
     steps: list[Step]
     roots: tuple[int, ...]
-    linear: bool
     downstream: Plan | None
     loop: int | None
 
@@ -185,9 +182,6 @@ def compile_plan(task: Any, topic: str, depth: int = 0, *,
     for root in roots:  # (the source forwards to them too)
         parents[root] += 1
     steps = [step._replace(parents=count) for step, count in zip(steps, parents, strict=True)]
-    linear = len(source.children) == 1 and all(
-        len(step.children) <= 1 and step.parents <= 1 for step in steps) \
-        and sum(step.sink is not None for step in steps) == 1
     downstream = loop = None
     if loops:
         loop = loops[0]
@@ -199,4 +193,4 @@ def compile_plan(task: Any, topic: str, depth: int = 0, *,
         downstream = compile_plan(task, steps[loop].sink.topic, depth + 1)  # type: ignore[union-attr]
         if downstream is None:
             return None
-    return Plan(source, steps, roots, linear, downstream, loop)
+    return Plan(source, steps, roots, downstream, loop)
