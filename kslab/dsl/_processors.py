@@ -347,10 +347,23 @@ class Branch(_Stateless):
             self.ctx.forward(record, self.children[index])
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Routed:
-        """Each branch's records, the predicates called per record as ``process`` calls
-        them."""
-        route = self._route
-        chosen = list(map(route, batch.keys, batch.values))
+        """Each branch's records: each predicate called, in record order, on the records no
+        earlier predicate took (as ``process`` calls them), the rest to the default
+        branch."""
+        keys, values = batch.keys, batch.values
+        left = range(len(keys))  # the positions no predicate took yet
+        chosen = [-1] * len(keys)
+        for index, predicate in enumerate(self.predicates):
+            if not left:
+                break
+            taken = [predicate(keys[i], values[i]) for i in left]
+            for position, hit in zip(left, taken, strict=True):
+                if hit:
+                    chosen[position] = index
+            left = [position for position, hit in zip(left, taken, strict=True) if not hit]
+        if len(self.children) > len(self.predicates):
+            for position in left:
+                chosen[position] = len(self.predicates)
         return Routed({child: batch.where([index == i for index in chosen])
                        for i, child in enumerate(self.children)})
 

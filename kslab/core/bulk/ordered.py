@@ -14,8 +14,11 @@ without calling any action twice.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
-from typing import Any
+from itertools import islice, repeat
+from operator import call
+from typing import Any, NamedTuple
 
 from kslab.core.bulk import tree
 from kslab.core.bulk.columns import LogBatch
@@ -25,8 +28,14 @@ __all__ = ["Actions", "Output", "actions", "call_actions", "outputs"]
 Output = tuple[str, LogBatch, "list[int] | None"]
 """A topic, its records as columns for its log and each record's partition (``None``: 0)."""
 
-Actions = list[tuple[Any, Any, Callable[[Any, Any], None], Any, Any]]
-"""The calls of a chunk's actions in order: ``(owner's id, owner, action, key, value)``."""
+class Actions(NamedTuple):
+    """The calls of a chunk's actions in order: ``actions[i](keys[i], values[i])``, made
+    for processor ``owners[i]``."""
+
+    actions: list[Callable[[Any, Any], None]]
+    keys: list[Any]
+    values: list[Any]
+    owners: list[Any]
 
 
 def _fields(column: Any) -> list[Any]:
@@ -54,7 +63,8 @@ def outputs(stages: list[Any]) -> list[Output]:
         sort_keys: list[Any] = []
         columns: tuple[list[Any], ...] = ([], [], [], [], [])
         for stage, out in outs:
-            sort_keys += _places(stage, out, paths)
+            if not paths:
+                sort_keys += _places(stage, out)
             keys, values, headers, timestamps = columns[:4]
             log = out.log
             count = len(log.timestamps)
@@ -63,7 +73,8 @@ def outputs(stages: list[Any]) -> list[Output]:
             headers += log.headers or [None] * count
             timestamps += log.timestamps
             columns[4].extend(out.partitions or [0] * count)
-        order = sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
+        order = tree.order([(stage, out.step, out.positions) for stage, out in outs]) \
+            if paths else sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
         keys, values, headers, timestamps, partitions = (
             list(map(column.__getitem__, order)) for column in columns)
         partitioned = any(out.partitions is not None for _, out in outs)
@@ -72,11 +83,8 @@ def outputs(stages: list[Any]) -> list[Output]:
     return found
 
 
-def _places(stage: Any, out: Any, paths: bool) -> list[Any]:
-    """The sort key of each record of ``out``: its consumed record's place, or (``paths``)
-    its full key, place then depth-first path."""
-    if paths:
-        return tree.event_keys(stage, out.step, out.positions)
+def _places(stage: Any, out: Any) -> list[Any]:
+    """The sort key of each record of ``out``: its consumed record's place."""
     places = stage.place_keys()
     origin = stage.given[out.step].origin
     if out.positions is None:
@@ -86,36 +94,39 @@ def _places(stage: Any, out: Any, paths: bool) -> list[Any]:
 
 def actions(stages: list[Any]) -> Actions:
     """Every action call of ``stages``, in the record path's order: one step's in its batch's
-    order, several steps' by their full keys (``tree.event_keys``)."""
+    order, several steps' by their full keys (``tree.order``)."""
     entries = [(stage, step, owner, batch, action) for stage in stages
                for step, owner, batch, action in stage.run.actions]
-    if not entries:
-        return []
-    if len(entries) == 1:
-        _, _, owner, batch, action = entries[0]
-        return [(id(owner), owner, action, key, value)
-                for key, value in zip(batch.keys, batch.values, strict=True)]
-    sort_keys: list[Any] = []
-    calls: Actions = []
-    for stage, step, owner, batch, action in entries:
-        sort_keys += tree.event_keys(stage, step)
-        calls += [(id(owner), owner, action, key, value)
-                  for key, value in zip(batch.keys, batch.values, strict=True)]
-    return [calls[i] for i in sorted(range(len(calls)), key=sort_keys.__getitem__)]
+    found = Actions([], [], [], [])
+    for _, _, owner, batch, action in entries:
+        count = len(batch)
+        found.actions.extend(repeat(action, count))
+        found.keys.extend(batch.keys)
+        found.values.extend(batch.values)
+        found.owners.extend(repeat(owner, count))
+    if len(entries) > 1:
+        order = tree.order([(stage, step, None) for stage, step, _, _, _ in entries])
+        return Actions(*(list(map(column.__getitem__, order)) for column in found))
+    return found
 
 
 def call_actions(calls: Actions) -> bool:
-    """Call every action in order; ``False`` when one raised: then each processor that
-    acted is told how many of its calls were made and, the one that raised, its error
-    (``Acting.replay``), and the caller declines the chunk."""
-    done: dict[int, int] = {}
-    for number, (owner_id, owner, action, key, value) in enumerate(calls):
-        try:
-            action(key, value)
-        except Exception as error:
-            owners = {entry[0]: entry[1] for entry in calls[:number + 1]}
-            for found_id, found in owners.items():
-                found.replay(done.get(found_id, 0), error if found is owner else None)
-            return False
-        done[owner_id] = done.get(owner_id, 0) + 1
+    """Call every action in order (the loop in C); ``False`` when one raised: then each
+    processor that acted is told how many of its calls were made and, the one that raised,
+    its error (``Acting.replay``), and the caller declines the chunk."""
+    actions = iter(calls.actions)
+    try:
+        deque(map(call, actions, calls.keys, calls.values), maxlen=0)
+    except Exception as error:
+        number = len(calls.actions) - sum(1 for _ in actions) - 1  # (the one that raised)
+        owners = calls.owners
+        failed = owners[number]
+        done: dict[int, int] = {id(failed): 0}
+        every = {id(failed): failed}
+        for owner in islice(owners, number):
+            done[id(owner)] = done.get(id(owner), 0) + 1
+            every[id(owner)] = owner
+        for owner_id, owner in every.items():
+            owner.replay(done[owner_id], error if owner is failed else None)
+        return False
     return True

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import chain, repeat
+from operator import add
 from typing import Any
 
 from kslab.core.bulk.columns import ByteColumn, LogBatch
@@ -143,20 +144,24 @@ class SinkWriter:
         order, with the record's context, as the record path's sink calls it) and the
         positions of its records (``None``: all). A name that is not one raises."""
         extractor = sink.topic_extractor
-        resolve = stage.task.resolve_topic
         topic, partition = stage.topic, stage.partition
-        offset_of = stage.offset_of
-        named: dict[str, list[int]] = {}
-        for position, (key, value, row, stamp, header) in enumerate(zip(
-                batch.keys, batch.values, batch.origin, timestamps, headers, strict=True)):
-            name = extractor(key, value, RecordContext(topic, partition, offset_of(row),
-                                                       stamp, header))
+        rows = batch.origin
+        offsets = stage.offsets
+        offsets = list(map(add, rows, repeat(stage.first_offset))) if offsets is None \
+            else list(map(offsets.__getitem__, rows))
+        names = list(map(extractor, batch.keys, batch.values, map(
+            RecordContext, repeat(topic), repeat(partition), offsets, timestamps, headers)))
+        resolved = {}
+        for name in set(names):
             if not isinstance(name, str) or not name:
                 msg = f"the topic extractor of sink '{sink.name}' returned {name!r}"
                 raise TypeError(msg)  # (the record path raises its own error)
-            named.setdefault(resolve(name), []).append(position)
-        if len(named) <= 1:
-            return [(name, None) for name in named]
+            resolved[name] = stage.task.resolve_topic(name)
+        if len(resolved) <= 1:
+            return [(name, None) for name in resolved.values()]
+        named: dict[str, list[int]] = {}
+        for position, name in enumerate(names):
+            named.setdefault(resolved[name], []).append(position)
         return list(named.items())  # type: ignore[arg-type]
 
     def _write(self, stage: Any, index: int, topic: str, batch: Batch, headers: list[Any],

@@ -86,8 +86,11 @@ class Stage:
 
     def place_keys(self) -> list[Any]:
         """Each consumed record's sort key among the chunk's: as the executor set them, else
-        (input row, stage number, the record)."""
+        the record itself where its stage is the chunk's only one, else (input row, stage
+        number, the record)."""
         places = self.places
+        if places is None and self.number == 0 and self.plan.downstream is None:
+            return self.identity
         if places is None:
             number = self.number
             places = self.places = [(row, number, origin) for origin, row
@@ -235,10 +238,11 @@ class StageRun:
         if len(steps) == 1:
             keys: list[Any] = list(zip((entry[0] for entry in deferred), positions,
                                        strict=True))
-        else:
-            keys = [(origin, tree.seqs_in(stage, step)[position], step)
-                    for (origin, _, step, _), position in zip(deferred, positions, strict=True)]
-        order = sorted(range(len(deferred)), key=keys.__getitem__)
+            order = sorted(range(len(deferred)), key=keys.__getitem__)
+        else:  # depth first: by (place, path, step), then in the order they were deferred
+            order = tree.order([(stage, step, [position])
+                                for (_, _, step, _), position in zip(deferred, positions,
+                                                                     strict=True)])
         self._ordered = [(deferred[i][0], deferred[i][1]) for i in order]
 
     def _call(self, context: Any, origin: int, action: Callable[[], None]) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 
 from kslab.processor.batch import Batch, Routed
 
-__all__ = ["Unordered", "event_keys", "position_of", "seqs_in", "walk"]
+__all__ = ["Unordered", "event_keys", "order", "position_of", "seqs_in", "walk"]
 
 _COMMIT = 1 << 30  # a commit's forwards come after every child slot of their record
 _EMPTY = Batch([], [], [])
@@ -130,8 +130,11 @@ def _edge_seqs(stage: Any, edge: tuple[int, Batch, int | None]) -> list[tuple[in
         else:
             above = seqs_in(stage, parent)
             parents = _lineage(given, part)
+            same = _constant(above)
             if parents is None:
                 seqs = above
+            elif same is not None and len(set(parents)) == count:
+                seqs = [same] * count  # (the usual case: one object, told apart in C)
             else:
                 seqs = list(map(above.__getitem__, parents))
                 if len(set(parents)) < count:  # one record made several: their ranks
@@ -143,8 +146,17 @@ def _edge_seqs(stage: Any, edge: tuple[int, Batch, int | None]) -> list[tuple[in
                         ranks.append(rank)
                     seqs = [(*seq, rank) for seq, rank in zip(seqs, ranks, strict=True)]
     if slot is not None:
-        seqs = [(*seq, slot) for seq in seqs]
+        same = _constant(seqs)
+        seqs = [(*same, slot)] * count if same is not None else [(*seq, slot) for seq in seqs]
     return seqs
+
+
+def _constant(seqs: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    """The one path of ``seqs`` when all are equal (one object repeated: compared by
+    identity, in C), else ``None``."""
+    if seqs and seqs.count(seqs[0]) == len(seqs):
+        return seqs[0]
+    return None
 
 
 def _lineage(given: Batch, part: Batch) -> list[int] | None:
@@ -164,6 +176,41 @@ def _lineage(given: Batch, part: Batch) -> list[int] | None:
 def position_of(stage: Any, index: int, origin: int) -> int:
     """The position of consumed record ``origin``'s first record in step ``index``'s batch."""
     return bisect_left(stage.given[index].origin, origin)
+
+
+def order(entries: list[tuple[Any, int, list[int] | None]]) -> list[int]:
+    """The record path's order of what steps do for records they were given: ``entries``
+    holds each stage, step and the positions of its records (``None``: all of them); the
+    positions into the entries' records, one after another, sorted by (consumed record's
+    place, path, step). Where every entry's records share one path (at most one record per
+    consumed record each: the usual fan-out), the entries are put in (path, step) order once
+    and the records sorted by place alone (stable)."""
+    shared: list[tuple[tuple[int, ...], int]] | None = []
+    for stage, index, positions in entries:
+        seqs = seqs_in(stage, index)
+        if positions is not None:
+            seqs = [seqs[i] for i in positions]
+        same = _constant(seqs) if seqs else ()
+        if same is None:
+            shared = None
+            break
+        shared.append((same, index))  # type: ignore[union-attr]
+    if shared is None:
+        keys: list[Any] = []
+        for stage, index, positions in entries:
+            keys += event_keys(stage, index, positions)
+        return sorted(range(len(keys)), key=keys.__getitem__)
+    starts = []
+    places: list[Any] = []
+    for stage, index, positions in entries:
+        starts.append(len(places))
+        given = stage.given[index].origin
+        rows = given if positions is None else [given[i] for i in positions]
+        places += map(stage.place_keys().__getitem__, rows)
+    ranked = sorted(range(len(entries)), key=shared.__getitem__)
+    bounds = [*starts, len(places)]
+    first = [i for entry in ranked for i in range(bounds[entry], bounds[entry + 1])]
+    return sorted(first, key=places.__getitem__)
 
 
 def event_keys(stage: Any, index: int, positions: list[int] | None = None) -> list[Any]:
