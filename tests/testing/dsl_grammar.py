@@ -96,7 +96,7 @@ TREE_OPS = ["filter", "map_values", "flat_map_values", "map", "flat_map", "selec
             "peek", "peek", "split", "split", "tee", "tee", "side"]  # and fan-outs: "tee" a
 # second operator reading the stream, "side" a foreach, print or sink reading it
 SIDE_OPS = ["filter", "map_values", "flat_map_values", "peek", "select_key"]
-ENDS = ["to", "to_shared", "to_extractor", "foreach", "print"]
+ENDS = ["to", "to_shared", "to_shared", "to_extractor", "foreach", "print"]
 
 
 # -- the grammar: programs ------------------------------------------------------------------
