@@ -93,7 +93,7 @@ TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream"]
 LINEAR_OPS = ["filter", "map_values", "flat_map_values", "select_key", "filter_not",
               "repartition"]  # the bulk path's stateless operators (and a repartition)
 TREE_OPS = ["filter", "map_values", "flat_map_values", "map", "flat_map", "select_key",
-            "peek", "peek", "split", "split", "tee", "tee", "side"]  # and fan-outs: "tee" a
+            "peek", "peek", "split", "split", "tee", "tee", "tee", "side", "side"]  # "tee" a
 # second operator reading the stream, "side" a foreach, print or sink reading it
 SIDE_OPS = ["filter", "map_values", "flat_map_values", "peek", "select_key"]
 ENDS = ["to", "to_shared", "to_shared", "to_extractor", "foreach", "print"]

@@ -49,7 +49,7 @@ import kslab as ks
 from kslab import serdes
 from tests.testing.driver_observables import captured_warnings, error_summary, state
 from tests.testing.dsl_grammar import programs
-from tests.testing.dsl_programs import Calls, Fn, Mat, Op, Program, Win, codec_serde, maker
+from tests.testing.dsl_programs import ALL, Calls, Fn, Mat, Op, Program, Win, codec_serde, maker
 
 BUDGET = 150  # examples of any program in make test
 BULK_SHAPED_BUDGET = 120  # of bulk-shaped ones (both: about 25 s on two cores)
@@ -398,3 +398,35 @@ def test_a_count_over_two_partitions_keeps_its_changelog_in_the_rows_order() -> 
 
     assert run(True) == run(False) == [("k0", 1, 0), ("k3", 1, 10), ("k0", 2, 20),
                                        ("k3", 2, 30)]
+
+
+def test_the_grammar_reaches_the_bulk_path_with_fan_outs() -> None:
+    """A bulk-shaped tree of the grammar (a peek, split into two branches merged back, a
+    foreach and a sink beside them to the topic the merge writes, a count on the merged
+    branch) runs its chunks in bulk, with the record path's every observable: the
+    properties compare fan-outs in batch, not the record path with itself."""
+    even = Fn("lambda k, v: v is not None and n(v) % 2 == 0", 1)
+    program = Program("json", [
+        Op("stream", ("s0",), (), ("in",)),
+        Op("peek", ("s1",), ("s0",), ("peek-s0",)),
+        Op("split", ("s2", "s3"), ("s1",), ((even,), True)),
+        Op("merge", ("s4",), ("s2", "s3")),
+        Op("to", (), ("s4",), ("out", "S", "V")),
+        Op("foreach", (), ("s1",), ("foreach-s1",)),
+        Op("to", (), ("s1",), ("out", "S", "V")),
+        Op("group", ("t5",), ("s4",), (None, "V", None, "count", (), Mat("counts"), "L")),
+        Op("to_stream", ("s6",), ("t5",)),
+        Op("to", (), ("s6",), ("counts", "S", "L")),
+    ])
+    rows = tuple((f"k{i % 4}", {"n": i % 10, "s": "a"}, 10 * i, None) for i in range(40))
+    case = Case(program, (Pipe("in", "list", rows, 14),))
+    bulk, executor = observe(case, True)
+    record, _ = observe(case, False)
+    assert executor.chunks == 2 and executor.declined == 0  # 256 rows, the other 304
+    assert difference(bulk, record) is None
+    assert len(bulk["outputs"]["out"]) == 2 * 40 * 14  # each record by both sinks
+    assert len(bulk["outputs"]["counts"]) == 40 * 14  # (the driver commits every record)
+    assert bulk["calls"][ALL][:4] == [("peek-s0", "k0", {"n": 0, "s": "a"}),
+                                      ("foreach-s1", "k0", {"n": 0, "s": "a"}),
+                                      ("peek-s0", "k1", {"n": 1, "s": "a"}),
+                                      ("foreach-s1", "k1", {"n": 1, "s": "a"})]
