@@ -1,5 +1,7 @@
 """kslab: a Jupyter-first interactive stream lab with Kafka Streams semantics, in Python."""
 
+# the notebook's renderer draws Topology, StreamsBuilder and the DSL handles in Jupyter
+from kslab import notebook as _notebook  # noqa: F401
 from kslab.core.error_policy import (
     ErrorHandlerContext,
     ProcessingHandlerResponse,

@@ -3,6 +3,10 @@
 A config is a plain dict of Kafka Streams property names. ``StreamsConfig`` validates the names
 once (an unknown key raises, naming the closest known one) and reads typed values; every engine
 reads its settings through it, so a typo fails the same way in the driver and in production.
+
+This module sits in the bottom layer with the serdes it builds: it names the built-in timestamp
+extractors rather than importing them, and ``ConfigError`` lives in ``kslab.errors`` (re-exported
+here) so that serdes and extractors can raise it without importing the config.
 """
 
 from __future__ import annotations
@@ -11,9 +15,9 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from kslab.errors import KslabError
+from kslab.errors import ConfigError, KslabError
 
-__all__ = ["ConfigError", "StreamsConfig"]
+__all__ = ["JAVA_PROCESSOR_PACKAGE", "TIMESTAMP_EXTRACTORS", "ConfigError", "StreamsConfig"]
 
 DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024
 NO_OPTIMIZATION, OPTIMIZE = "none", "all"
@@ -30,9 +34,13 @@ _OPTIMIZATION_HELP = (
     f'"{SINGLE_STORE_SELF_JOIN}").'
 )
 
-
-class ConfigError(KslabError, ValueError):
-    """A config value Kafka Streams refuses (Java's ``ConfigException``), named in the message."""
+# The Java classes of the built-in timestamp extractors a config may name, by their simple names
+# (or with the package below in front); kslab.processor.timestamps implements them.
+TIMESTAMP_EXTRACTORS = (
+    "FailOnInvalidTimestamp", "LogAndSkipOnInvalidTimestamp",
+    "UsePartitionTimeOnInvalidTimestamp", "WallclockTimestampExtractor",
+)
+JAVA_PROCESSOR_PACKAGE = "org.apache.kafka.streams.processor."
 
 _DEFAULTS: dict[str, Any] = {
     "application.id": None,
@@ -341,10 +349,11 @@ def _check_handler_name(name: str, value: Any) -> None:
 
 def _check_timestamp_extractor(value: Any) -> None:
     """A timestamp extractor named by a string must be a built-in one (its Java class name)."""
-    if isinstance(value, str):
-        from kslab.processor.timestamps import resolve_timestamp_extractor
-
-        resolve_timestamp_extractor(value)
+    if (
+        isinstance(value, str)
+        and value.removeprefix(JAVA_PROCESSOR_PACKAGE) not in TIMESTAMP_EXTRACTORS
+    ):
+        _invalid("default.timestamp.extractor", value, f"Class {value} could not be found.")
 
 
 def _as_number(name: str, value: Any) -> int:

@@ -10,6 +10,8 @@
     ├── NoSuchElementError      a single-record read from an empty output topic
     ├── InvalidArgumentError    a bad argument value (also a ValueError; Java's
     │                           IllegalArgumentException)
+    ├── ConfigError             a config value Kafka Streams refuses (also a ValueError; Java's
+    │                           ConfigException); ``kslab.config`` re-exports it
     └── MissingArgumentError    ``None`` where a value is required (also a TypeError; Java's
                                 NullPointerException from ``Objects.requireNonNull``)
 
@@ -20,6 +22,7 @@ what was got, then after a semicolon what to do.
 from __future__ import annotations
 
 __all__ = [
+    "ConfigError",
     "DeserializationError",
     "InvalidArgumentError",
     "KslabError",
@@ -141,6 +144,14 @@ class NoSuchElementError(KslabError, LookupError):
 
 class InvalidArgumentError(KslabError, ValueError):
     """An argument has a value that cannot work: a negative duration or timestamp, ..."""
+
+
+class ConfigError(KslabError, ValueError):
+    """A config value Kafka Streams refuses (Java's ``ConfigException``), named in the message.
+
+    It lives here, beside the other errors, so that serdes and extractors below the config can
+    raise it; ``kslab.config`` re-exports it under its old name.
+    """
 
 
 class MissingArgumentError(KslabError, TypeError):

@@ -237,15 +237,13 @@ class ErrorPolicy:
         guard_sinks = guard_processors or not self._fails_always(self.production)
         if not guard_sinks:
             return None
-        guard = TaskGuard(self, task, send, on_drop)
+        guard = TaskGuard(self, task, send, on_drop, guard_processors)
         for node in task.nodes.values():
             if isinstance(node, SinkRuntime):
                 node.call = guard.sink(node)
             elif guard_processors and isinstance(node, ProcessorRuntime):
                 node.call = guard.processor(node)
-        if guard_processors:
-            task._punctuate = guard.punctuation(task._punctuate)  # type: ignore[method-assign]
-        guard.track_source_records()
+        task.guard = guard  # told each step's raw record; runs the punctuations
         return guard
 
     def dead_letter(self, send: DeadLetterSender | None, raw: Any, error: BaseException) -> bool:
@@ -261,12 +259,14 @@ class TaskGuard:
     """The node guards of one task: they call the handlers and write the DLQ."""
 
     def __init__(self, policy: ErrorPolicy, task: StreamTask, send: DeadLetterSender | None,
-                 on_drop: Callable[[str], None] | None) -> None:
+                 on_drop: Callable[[str], None] | None, guards_punctuation: bool = True) -> None:
         self.policy = policy
         self.task = task
         self.send = send
         self.on_drop = on_drop
-        self.raw: tuple[Any, ...] | None = None  # the source record being processed
+        self.guards_punctuation = guards_punctuation  # (processors' handlers: punctuators')
+        self.raw: tuple[Any, ...] | None = None  # the source record being processed (the
+        # task sets it for each step: ``StreamTask.guard``)
 
     # -- wrappers -------------------------------------------------------------------------------
 
@@ -296,40 +296,18 @@ class TaskGuard:
 
         return guarded
 
-    def punctuation(self, punctuate: Any) -> Any:
-        """``task._punctuate`` that hands a punctuator's failure to the processing handler."""
-
-        def guarded(schedule: Any, now: int) -> None:
-            try:
-                punctuate(schedule, now)
-            except HandlerFailed:
-                raise
-            except Exception as exc:
-                self.punctuation_error(schedule.node.name, now, exc)
-
-        return guarded
-
-    def track_source_records(self) -> None:
-        """Remember the raw record each processing step starts from (the DLQ writes it)."""
-        task = self.task
-        run, process_now = task._run, task.process_now
-
-        def tracked_run(source: Any, stamped: tuple) -> None:
-            self.raw = stamped[3]
-            try:
-                run(source, stamped)
-            finally:
-                self.raw = None  # punctuations that follow have no source record
-
-        def tracked_process_now(raw: tuple, queue: Any = None) -> bool:
-            self.raw = raw
-            try:
-                return process_now(raw, queue)
-            finally:
-                self.raw = None
-
-        task._run = tracked_run  # type: ignore[method-assign]
-        task.process_now = tracked_process_now  # type: ignore[method-assign]
+    def punctuate(self, fire: Callable[[Any, int], None], schedule: Any, now: int) -> None:
+        """``fire(schedule, now)`` for the task (``StepGuard``), with what the punctuator
+        raises handed to the processing handler (where processors' failures are)."""
+        if not self.guards_punctuation:
+            fire(schedule, now)
+            return
+        try:
+            fire(schedule, now)
+        except HandlerFailed:
+            raise
+        except Exception as exc:
+            self.punctuation_error(schedule.node.name, now, exc)
 
     # -- handling -------------------------------------------------------------------------------
 

@@ -234,9 +234,9 @@ class SinkRuntime(RuntimeNode):
             return
         self._writer(key_bytes, value_bytes, record._headers, record.timestamp, 0)  # type: ignore[misc]
 
-    def _write(self, record: Record) -> None:
-        """``process`` for a fixed topic with a direct writer: serialize and append."""
-        topic = self.topic
+    def _serialize(self, topic: str, record: Record) -> tuple[bytes | None, bytes | None]:
+        """The key's and value's bytes through the serdes' own methods, or the sink's
+        ``SerializationError`` naming the node, topic, serde and what to do about it."""
         headers = record._headers
         try:
             key_bytes = self._key_ser(topic, record.key, headers)
@@ -246,33 +246,31 @@ class SinkRuntime(RuntimeNode):
             value_bytes = self._value_ser(topic, record.value, headers)
         except Exception as exc:
             raise self._serde_error(topic, "value", record.value, self.value_serde, exc) from exc
-        self._writer(key_bytes, value_bytes, headers, record.timestamp, 0)  # type: ignore[misc]
+        return key_bytes, value_bytes
+
+    def _write(self, record: Record) -> None:
+        """``process`` for a fixed topic with a direct writer: serialize and append (the
+        fallback of every encoding writer: the same bytes, or the serde's error)."""
+        key_bytes, value_bytes = self._serialize(self.topic, record)  # type: ignore[arg-type]
+        self._writer(key_bytes, value_bytes, record._headers, record.timestamp, 0)  # type: ignore[misc]
 
     def process(self, record: Record) -> None:
         """Write ``record`` to this sink's topic."""
         context = self.context
-        key, value, timestamp = record.key, record.value, record.timestamp
         topic = self.topic
         if topic is None:
             topic = context.extract_topic(self, record)
-        headers = record._headers
-        try:
-            key_bytes = self._key_ser(topic, key, headers)
-        except Exception as exc:
-            raise self._serde_error(topic, "key", key, self.key_serde, exc) from exc
-        try:
-            value_bytes = self._value_ser(topic, value, headers)
-        except Exception as exc:
-            raise self._serde_error(topic, "value", value, self.value_serde, exc) from exc
+        key_bytes, value_bytes = self._serialize(topic, record)
         # no timestamp check: a Record refuses negative timestamps when it is made
         writer = self._writer
         if writer is not None:
-            writer(key_bytes, value_bytes, headers, timestamp, 0)
+            writer(key_bytes, value_bytes, record._headers, record.timestamp, 0)
             return
         partition = None
         if self.partitioner is not None:
-            partition = context.custom_partition(self, topic, key, value)
-        context.send(topic, key_bytes, value_bytes, headers, timestamp, partition, self.name)
+            partition = context.custom_partition(self, topic, record.key, record.value)
+        context.send(topic, key_bytes, value_bytes, record._headers, record.timestamp,
+                     partition, self.name)
 
     def _serde_error(
         self, topic: str, what: str, obj: Any, serde: Any, exc: Exception

@@ -67,11 +67,16 @@ class PartitionGroup:
             if best is None:
                 return None
         record = best.poll()
-        if record[0] > self.stream_time:
-            self.stream_time = record[0]
-        elif record[0] < self.stream_time and self._metrics is not None:
-            self._metrics.late(self.stream_time - record[0])
+        self.advance(record[0])
         return best, record
+
+    def advance(self, timestamp: int) -> None:
+        """Stream time once a record at ``timestamp`` is taken: the record's, if later;
+        an earlier record is late by the difference (counted in the task's metrics)."""
+        if timestamp > self.stream_time:
+            self.stream_time = timestamp
+        elif timestamp < self.stream_time and self._metrics is not None:
+            self._metrics.late(self.stream_time - timestamp)
 
     def has_records(self) -> bool:
         """True when any partition holds a record (valid or not yet deserialized)."""

@@ -10,10 +10,9 @@ through the graph, before anything else happens in the task.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from kslab.config import StreamsConfig
 from kslab.core.commit_metadata import (
@@ -33,97 +32,17 @@ from kslab.core.nodes import (
 from kslab.core.partition_group import UNKNOWN, PartitionGroup
 from kslab.core.punctuation import PunctuationQueue, Schedule
 from kslab.core.record_queue import ConsumerRecord, RecordDeserializer, RecordQueue
+from kslab.core.task_contracts import RecordCollector, StepGuard, TaskMetrics
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import PunctuationType
 from kslab.records import Record, TaskId, source_record
-from kslab.records import _RecordFields as _new_record
 from kslab.serdes import resolve as resolve_serde
 from kslab.topology._nodes import ProcessorNode, SinkNode, SourceNode
 from kslab.topology.topology import Topology
 
-__all__ = ["RecordCollector", "StreamTask", "TaskMetrics"]
+__all__ = ["StreamTask"]
 
 log = logging.getLogger("kslab.core")
-
-
-class RecordCollector(Protocol):
-    """Where a task's output goes: the engine's producer (or the driver's in-memory topics)."""
-
-    def send(
-        self,
-        topic: str,
-        key: bytes | None,
-        value: bytes | None,
-        headers: Any,
-        timestamp: int,
-        partition: Any,
-        sink: str | None,
-    ) -> None:
-        """Write one serialized record; ``partition`` ``None`` means the default partitioner."""
-
-    def partitions_for(self, topic: str) -> int:
-        """How many partitions ``topic`` has."""
-
-    # Optional: ``writer(topic)`` returning ``append(key, value, headers, timestamp, 0)`` for
-    # topics that always take partition 0 and need nothing else on send (the driver's logs);
-    # ``changelog_batch(topic, partition)`` returning the dict where an engine that sends only
-    # each key's last changelog write per commit keeps them, ``{key: (value, headers, ts)}``.
-
-
-class TaskMetrics:
-    """Counters of one task, read by ``metrics()`` in every engine.
-
-    Beside the task's own counters it keeps Kafka's task-level record lateness (stream time
-    minus the timestamp of each record taken for processing, 0 for one that advances stream
-    time) and the node-level metrics processors and stores record under their names
-    (``TaskContext.node_metrics``).
-    """
-
-    __slots__ = ("dropped_records", "lateness_max", "lateness_sum", "nodes", "processed",
-                 "punctuated")
-
-    def __init__(self) -> None:
-        self.processed = 0
-        self.dropped_records = 0
-        self.punctuated = 0
-        self.lateness_sum = 0  # over the processed records; the samples are the processed ones
-        self.lateness_max = 0
-        self.nodes: dict[str, dict[str, float]] = {}
-
-    def late(self, lateness: int) -> None:
-        """Record a record taken ``lateness`` ms behind stream time (on time: nothing to add)."""
-        self.lateness_sum += lateness
-        if lateness > self.lateness_max:
-            self.lateness_max = lateness
-
-    def as_dict(self) -> dict[str, Any]:
-        """The counters by Kafka's metric names, then each node's metrics under its name."""
-        processed = self.processed
-        out: dict[str, Any] = {
-            "process-total": processed,
-            "dropped-records-total": self.dropped_records,
-            "punctuate-total": self.punctuated,
-            # Kafka's avg and max of no samples are NaN
-            "record-lateness-avg": self.lateness_sum / processed if processed else math.nan,
-            "record-lateness-max": float(self.lateness_max) if processed else math.nan,
-        }
-        for name, values in self.nodes.items():
-            out[name] = dict(values)
-        return out
-
-    def snapshot(self) -> tuple[Any, ...]:
-        """Everything, for ``restore``."""
-        return (self.processed, self.dropped_records, self.punctuated, self.lateness_sum,
-                self.lateness_max, {name: dict(v) for name, v in self.nodes.items()})
-
-    def restore(self, saved: tuple[Any, ...]) -> None:
-        """Put back what ``snapshot`` saw (node dicts are updated in place: processors keep
-        references to theirs)."""
-        (self.processed, self.dropped_records, self.punctuated, self.lateness_sum,
-         self.lateness_max, nodes) = saved
-        for name, values in self.nodes.items():
-            values.clear()
-            values.update(nodes.get(name, {}))
 
 
 class StreamTask:
@@ -163,6 +82,9 @@ class StreamTask:
         self.default_value_serde = resolve_serde(config.get("default.value.serde"), is_key=False)
         self._handler = _handler_name(config)
         self.context = context_factory(self)
+        # the error policy's guard (``kslab.core.error_policy.TaskGuard``) when handlers could
+        # continue or a DLQ is written: told each step's raw record, it runs punctuations
+        self.guard: StepGuard | None = None
         self.stream_time_queue = PunctuationQueue()
         self.wall_clock_queue = PunctuationQueue()
         self.idle = IdleStreamTime.from_config(config)  # opt-in: kslab.idle.stream.time...
@@ -459,30 +381,43 @@ class StreamTask:
         stamped = queue._deserializer.deserialize(raw, queue.partition_time)
         if stamped is None:
             return False
-        timestamp = stamped[0]
+        self._step(queue, raw[2], stamped[1], stamped[2], stamped[0], raw[6], raw)
+        return True
+
+    def _step(self, queue: RecordQueue, offset: int, key: Any, value: Any, timestamp: int,
+              headers: Any, raw: tuple | None) -> None:
+        """An idle task's step for one decoded record of ``queue``'s partition: the
+        partition's time and stream time move to it (``PartitionGroup.advance``: or it
+        counts as late), then ``_deliver``."""
         if timestamp > queue.partition_time:
             queue.partition_time = timestamp
-        group = self.partition_group
-        if timestamp > group.stream_time:
-            group.stream_time = timestamp
-        elif timestamp < group.stream_time:
-            self.metrics.late(group.stream_time - timestamp)
-        context = self.context
-        context.topic, context.partition, context.offset = raw[0], raw[1], raw[2]
-        headers = raw[6]
-        if headers is None:
-            record = context.record = source_record(stamped[1], stamped[2], timestamp)
-        else:
-            record = context.record = Record(stamped[1], stamped[2], timestamp, headers)
-        context.current = queue.source
+        self.partition_group.advance(timestamp)
+        record = source_record(key, value, timestamp) if headers is None \
+            else Record(key, value, timestamp, headers)
+        self._deliver(queue.source, queue.topic, queue.partition, offset, record, raw)
+
+    def _deliver(self, source: SourceRuntime, topic: str, partition: int, offset: int,
+                 record: Record, raw: tuple | None) -> None:
+        """The one per-record step every way of processing a record ends in (``process``,
+        ``process_now``, ``process_rows``): the record becomes the context's, runs through
+        the sub-topology from ``source``, and counts as processed (and for the idle clock).
+        An error policy's guard (``guard``) is told the raw record (``raw``, a
+        ``ConsumerRecord``-like tuple) for its handlers' context and the DLQ."""
+        context, guard = self.context, self.guard
+        context.topic, context.partition, context.offset = topic, partition, offset
+        context.record = record
+        context.current = source
+        if guard is not None:
+            guard.raw = raw
         try:
             context.process_source(record)
         finally:
             context.current = None
+            if guard is not None:
+                guard.raw = None  # punctuations that follow have no source record
         self.metrics.processed += 1
         if self.idle is not None:
-            self.idle.on_record(self.clock(), group.stream_time)
-        return True
+            self.idle.on_record(self.clock(), self.partition_group.stream_time)
 
     def process_rows(self, queue: RecordQueue, offset: int,
                      rows: Iterable[tuple[Any, Any, Any, int, Any]], *,
@@ -506,12 +441,10 @@ class StreamTask:
         heap = self.stream_time_queue.heap
         caches = self.cached_stores
         pending = self.collector.pending if on_sent is not None else ()
-        process_now = self.process_now
-        inline = (decoder._extractor is None and kdec is not None and vdec is not None
-                  and self.idle is None and "process_now" not in self.__dict__)
+        process_now, step = self.process_now, self._step
+        inline = decoder._extractor is None and kdec is not None and vdec is not None
         kidx, vidx = decoder._kidx, decoder._vidx
-        context, group, metrics = self.context, self.partition_group, self.metrics
-        source = queue.source
+        guarded = self.guard is not None  # (the guard is told each raw record)
         done = 0
         self.processed_rows = 0
         try:
@@ -526,32 +459,14 @@ class StreamTask:
                         decoded = timestamp >= 0
                     except Exception:
                         pass  # process_now gives the outcome: a skip or the error
-                if decoded:  # process_now, inlined
+                if decoded:  # process_now, its deserializer's C-level codecs inlined
                     if kidx and key_bytes is not None:
                         key = key[0]
                     if vidx and value_bytes is not None:
                         value = value[0]
-                    if timestamp > queue.partition_time:
-                        queue.partition_time = timestamp
-                    if timestamp > group.stream_time:
-                        group.stream_time = timestamp
-                    elif timestamp < group.stream_time:
-                        metrics.late(group.stream_time - timestamp)
-                    context.topic, context.partition, context.offset = topic, partition, offset
-                    if headers is None:  # records.source_record, inlined
-                        record = _new_record()
-                        record.key = key
-                        record.value = value
-                        record.timestamp = timestamp
-                        record._headers = None
-                        record.__class__ = Record
-                    else:
-                        record = Record(key, value, timestamp, headers)
-                    context.record = record
-                    context.current = source
-                    context.process_source(record)
-                    context.current = None
-                    metrics.processed += 1
+                    step(queue, offset, key, value, timestamp, headers,
+                         (topic, partition, offset, timestamp, key_bytes, value_bytes, headers)
+                         if guarded else None)
                     if heap:
                         self.maybe_punctuate_stream_time()
                 elif process_now((topic, partition, offset, timestamp, key_bytes, value_bytes,
@@ -563,26 +478,15 @@ class StreamTask:
                     on_sent()  # type: ignore[misc]
                 done += 1
                 offset += 1
-        except BaseException:
-            context.current = None
-            raise
         finally:
             self.processed_rows = done
         return done
 
     def _run(self, source: SourceRuntime, stamped: tuple) -> None:
+        """``_deliver`` of a record the partition group took (its clocks moved there)."""
         timestamp, key, value, raw = stamped
-        context = self.context
-        context.topic, context.partition, context.offset = raw[0], raw[1], raw[2]
-        record = context.record = Record(key, value, timestamp, raw[6])
-        context.current = source
-        try:
-            context.process_source(record)
-        finally:
-            context.current = None
-        self.metrics.processed += 1
-        if self.idle is not None:
-            self.idle.on_record(self.clock(), self.partition_group.stream_time)
+        self._deliver(source, raw[0], raw[1], raw[2], Record(key, value, timestamp, raw[6]),
+                      raw)
 
     def schedule(
         self, node: RuntimeNode, interval: int, kind: PunctuationType, punctuator: Any
@@ -616,6 +520,14 @@ class StreamTask:
         return fired
 
     def _punctuate(self, schedule: Schedule, now: int) -> None:
+        """Fire ``schedule`` (through the error policy's guard, when one is installed)."""
+        guard = self.guard
+        if guard is None:
+            self._fire(schedule, now)
+        else:
+            guard.punctuate(self._fire, schedule, now)
+
+    def _fire(self, schedule: Schedule, now: int) -> None:
         self.metrics.punctuated += 1
         self.context.run_punctuation(schedule, now)
 

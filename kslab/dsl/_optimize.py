@@ -18,6 +18,7 @@ from kslab.dsl._processors import Filter, NotNullKey, Supplier, skip_record
 from kslab.errors import TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record
+from kslab.topology._subtopologies import check_copartitions
 
 if TYPE_CHECKING:
     from kslab.dsl.builder import StreamsBuilder
@@ -251,14 +252,14 @@ class _StreamJoin:
     @staticmethod
     def of(node: GraphNode) -> _StreamJoin | None:
         """The join whose merge node is ``node``, or ``None`` when ``node`` is something else."""
-        from kslab.dsl._stream_joins import _JoinSide, _PassThrough, _WindowPut
+        from kslab.dsl._stream_joins import JoinSide, PassThrough, WindowPut
 
-        if not _is_processor(node, _PassThrough) or len(node.parents) != 2:
+        if not _is_processor(node, PassThrough) or len(node.parents) != 2:
             return None
         sides = node.parents
-        if not all(_is_processor(side, _JoinSide) and len(side.parents) == 1 for side in sides):
+        if not all(_is_processor(side, JoinSide) and len(side.parents) == 1 for side in sides):
             return None
-        if not all(_is_processor(side.parents[0], _WindowPut) for side in sides):
+        if not all(_is_processor(side.parents[0], WindowPut) for side in sides):
             return None
         return _StreamJoin(node)  # type: ignore[arg-type]
 
@@ -378,6 +379,4 @@ class _SelfJoin(Processor):
 
 def check_copartitioning(topology: Topology) -> None:
     """Java's ``validateCopartition``: repartition topics of one group need equal partitions."""
-    from kslab.topology._subtopologies import _check_copartitions
-
-    _check_copartitions(topology)
+    check_copartitions(topology)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kslab.processor.partitioner import default_partition
 from kslab.serdes import SessionWindowed, TimeWindowed
 
 __all__ = ["WindowedStreamPartitioner", "windowed_partitioner"]
@@ -24,10 +25,8 @@ class WindowedStreamPartitioner:
     default_on_one_partition = True
 
     def __init__(self, serde: TimeWindowed | SessionWindowed) -> None:
-        from kslab.core.partitioner import default_partition  # the producer's own formula
-
         self._inner = serde.inner
-        self._default_partition = default_partition
+        self._default_partition = default_partition  # the producer's own formula
 
     def __call__(self, topic: str, key: Any, value: Any, num_partitions: int) -> int:
         """Kafka's ``BuiltInPartitioner.partitionForKey`` of the serialized base key."""

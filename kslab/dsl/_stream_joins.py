@@ -24,11 +24,10 @@ from kslab.errors import StoreError, StreamsError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record
 from kslab.state import Stores
-from kslab.state._typed import resolve_serde
-from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext
+from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext, resolve_serde
 from kslab.state.windowed_builders import WindowBytesStoreSupplier
 
-__all__ = ["stream_stream_join"]
+__all__ = ["JoinSide", "PassThrough", "WindowPut", "stream_stream_join"]
 
 _Q = struct.Struct(">q")
 _I = struct.Struct(">i")
@@ -213,7 +212,7 @@ class _OuterStoreBuilder(StoreBuilder):
                               logging_enabled=self._logging_enabled, supplier=self._supplier)
 
 
-class _WindowPut(Processor):
+class WindowPut(Processor):
     """Java's ``KStreamJoinWindow``: puts each keyed record into its side's window store."""
 
     def __init__(self, store_name: str) -> None:
@@ -229,7 +228,7 @@ class _WindowPut(Processor):
         self.ctx.forward(record)
 
 
-class _JoinSide(Processor):
+class JoinSide(Processor):
     """One side of the join (Java's ``KStreamKStreamJoinLeftSide`` / ``RightSide``)."""
 
     def __init__(self, other_store: str, windows: JoinWindows, joiner: Callable[..., Any],
@@ -331,7 +330,9 @@ def _long(value: int) -> int:
     return (value + 2**63) % 2**64 - 2**63
 
 
-class _PassThrough(Processor):
+class PassThrough(Processor):
+    """Java's ``KStreamPassThrough``: the merge node below both join sides forwards as is."""
+
     def init(self, context: ProcessorContext) -> None:
         self.forward = context.forward
 
@@ -473,25 +474,25 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
 
     shared = _Shared()
     this_node = ProcessorGraphNode(
-        this_windowed, lambda: _WindowPut(this_store),
+        this_windowed, lambda: WindowPut(this_store),
         store_factory=window_store(this_store, this_serde, this_supplier))
     b.add_node(left.node, this_node)
     other_node = ProcessorGraphNode(
-        other_windowed, lambda: _WindowPut(other_store),
+        other_windowed, lambda: WindowPut(other_store),
         store_factory=window_store(other_store, other_serde, other_supplier))
     b.add_node(right.node, other_node)
     this_join = ProcessorGraphNode(
-        this_name, lambda: _JoinSide(other_store, windows, join3, left_outer, outer_store,
+        this_name, lambda: JoinSide(other_store, windows, join3, left_outer, outer_store,
                                      shared, is_left=True),
         store_names=[other_store],
         store_factory=outer_factory if outer_store else None)
     other_join = ProcessorGraphNode(
-        other_name, lambda: _JoinSide(this_store, windows, join3, right_outer, outer_store,
+        other_name, lambda: JoinSide(this_store, windows, join3, right_outer, outer_store,
                                       shared, is_left=False),
         store_names=[this_store, *([outer_store] if outer_store else [])])
     b.add_node(this_node, this_join)
     b.add_node(other_node, other_join)
-    merge = ProcessorGraphNode(merge_name, _PassThrough)
+    merge = ProcessorGraphNode(merge_name, PassThrough)
     b.add_node([this_join, other_join], merge)
     if left_outer or right_outer:
         merge.relaxed_null_key_join = True  # type: ignore[attr-defined]

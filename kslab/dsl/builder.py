@@ -32,6 +32,7 @@ from kslab.dsl._naming import (
 from kslab.dsl._stores import MaterializedInternal, store_factory
 from kslab.dsl.config import Consumed, Materialized, _replace
 from kslab.errors import TopologyError
+from kslab.topology.display import mimebundle
 from kslab.topology.topology import Topology
 
 __all__ = ["StreamsBuilder"]
@@ -336,9 +337,7 @@ class StreamsBuilder:
         return f"<kslab.StreamsBuilder: {self._index} names used>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """Jupyter display: the topology graph (``kslab.notebook``)."""
-        from kslab.notebook.display import mimebundle
-
+        """Jupyter display: the topology graph (``kslab.topology.display``'s renderer)."""
         return mimebundle(self, include, exclude)
 
 

@@ -22,6 +22,7 @@ from kslab.dsl.config import Materialized, Named
 from kslab.errors import TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record
+from kslab.topology.display import mimebundle
 
 __all__ = ["CogroupedKStream"]
 
@@ -110,9 +111,7 @@ class CogroupedKStream:
         return f"<kslab.CogroupedKStream of {len(self._groups)} grouped streams>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """Jupyter display: the topology graph (``kslab.notebook``)."""
-        from kslab.notebook.display import mimebundle
-
+        """Jupyter display: the topology graph (``kslab.topology.display``'s renderer)."""
         return mimebundle(self, include, exclude)
 
 

@@ -31,6 +31,7 @@ from kslab.dsl._processors import require_callable
 from kslab.dsl._stores import MaterializedInternal, store_factory
 from kslab.dsl.config import Grouped, Materialized, Named
 from kslab.serdes import Long
+from kslab.topology.display import mimebundle
 
 __all__ = ["KGroupedStream", "KGroupedTable"]
 
@@ -147,8 +148,6 @@ class KGroupedStream:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """Jupyter display: the topology graph with this node highlighted."""
-        from kslab.notebook.display import mimebundle
-
         return mimebundle(self, include, exclude)
 
 
@@ -239,6 +238,4 @@ class KGroupedTable:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """Jupyter display: the topology graph with this node highlighted."""
-        from kslab.notebook.display import mimebundle
-
         return mimebundle(self, include, exclude)

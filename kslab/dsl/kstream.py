@@ -17,6 +17,7 @@ from kslab.dsl._naming import or_generate, resolve_config, resolve_materialized,
 from kslab.dsl._optimize import new_repartition_node
 from kslab.dsl.config import Branched, Grouped, Named, Printed, Produced, Repartitioned
 from kslab.errors import TopologyError
+from kslab.topology.display import mimebundle
 
 __all__ = ["BranchedKStream", "KStream"]
 
@@ -405,8 +406,6 @@ class KStream:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """Jupyter display: the graph with this node highlighted, and a live preview."""
-        from kslab.notebook.display import mimebundle
-
         return mimebundle(self, include, exclude)
 
 
@@ -497,8 +496,6 @@ class BranchedKStream:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """Jupyter display: the topology graph with the split highlighted."""
-        from kslab.notebook.display import mimebundle
-
         return mimebundle(self, include, exclude)
 
 

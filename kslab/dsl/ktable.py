@@ -26,6 +26,7 @@ from kslab.dsl._table_processors import (
 )
 from kslab.dsl.config import Grouped, Materialized, Named
 from kslab.errors import TopologyError
+from kslab.topology.display import mimebundle
 
 __all__ = ["GlobalKTable", "KTable"]
 
@@ -253,8 +254,6 @@ class KTable:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """Jupyter display: the graph with this node highlighted, and a live preview."""
-        from kslab.notebook.display import mimebundle
-
         return mimebundle(self, include, exclude)
 
 

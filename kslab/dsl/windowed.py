@@ -37,6 +37,7 @@ from kslab.dsl.windows import (
 from kslab.errors import TopologyError
 from kslab.serdes import Long, SessionWindowed, TimeWindowed
 from kslab.state import Stores
+from kslab.topology.display import mimebundle
 
 __all__ = ["SessionWindowedKStream", "TimeWindowedKStream", "WindowedCogroupedKStream"]
 
@@ -214,8 +215,6 @@ class _Windowed:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """Jupyter display: the topology graph with this node highlighted."""
-        from kslab.notebook.display import mimebundle
-
         return mimebundle(self, include, exclude)
 
 
@@ -342,6 +341,4 @@ class WindowedCogroupedKStream:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """Jupyter display: the topology graph with this node highlighted."""
-        from kslab.notebook.display import mimebundle
-
         return mimebundle(self, include, exclude)

@@ -1,8 +1,10 @@
 """The notebook experience: the IPython extension, rich display, previews, magics and widgets.
 
 ``%load_ext kslab`` calls ``load_ipython_extension`` here; rich display itself needs no
-extension (the DSL classes answer ``_repr_mimebundle_`` through ``kslab.notebook.display``).
-Invariant: importing this package imports neither IPython nor ipywidgets; they load on first use.
+extension: importing this package (``import kslab`` does) installs ``kslab.notebook.display`` as
+the renderer the topology and DSL classes' ``_repr_mimebundle_`` ask ``kslab.topology.display``
+for, so the layers below know nothing of Jupyter. Invariant: importing this package imports
+neither IPython nor ipywidgets, nor the display module itself; they load on first use.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from kslab.notebook._options import Options, options
+from kslab.topology import display
 
 __all__ = [
     "DriverExplorer",
@@ -28,6 +31,16 @@ _LAZY = {
     "RuntimeMonitor": "kslab.notebook.monitor",
     "plot_windows": "kslab.notebook.plot",
 }
+
+
+def _mimebundle(obj: Any, include: Any = None, exclude: Any = None) -> dict[str, str]:
+    """The renderer of topologies and DSL handles: ``kslab.notebook.display``, loaded on use."""
+    from kslab.notebook.display import mimebundle
+
+    return mimebundle(obj, include, exclude)
+
+
+display.set_renderer(_mimebundle)
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -18,6 +18,9 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any, NoReturn
 
+from kslab.config import JAVA_PROCESSOR_PACKAGE
+from kslab.errors import ConfigError, TopologyError
+
 __all__ = [
     "FailOnInvalidTimestamp",
     "LogAndSkipOnInvalidTimestamp",
@@ -28,8 +31,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("kslab.processor")
-
-_JAVA_PACKAGE = "org.apache.kafka.streams.processor."
 
 
 class TimestampExtractor(ABC):
@@ -154,7 +155,7 @@ def resolve_timestamp_extractor(value: Any, source: str | None = None) -> Any:
     """An extractor instance or function for what a config or a source names: an instance, a
     function, an extractor class, or a built-in one's (Java fully qualified) class name."""
     if isinstance(value, str):
-        cls = _BUILT_IN.get(value.removeprefix(_JAVA_PACKAGE))
+        cls = _BUILT_IN.get(value.removeprefix(JAVA_PROCESSOR_PACKAGE))
         if cls is None:
             _unknown_class(value, source)
         return cls()
@@ -166,9 +167,6 @@ def resolve_timestamp_extractor(value: Any, source: str | None = None) -> Any:
 def _unknown_class(value: str, source: str | None) -> NoReturn:
     """Refuse a class name that is no built-in extractor: Java's ConfigException message for the
     config, or naming the source that was given it."""
-    from kslab.config import ConfigError
-    from kslab.errors import TopologyError
-
     if source is None:
         msg = (
             f"Invalid value {value} for configuration default.timestamp.extractor: Class "

@@ -15,8 +15,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from kslab.core.partitioner import default_partition, default_partitions
 from kslab.errors import StreamsError
+from kslab.processor.partitioner import default_partition, default_partitions
 from kslab.runtime._errors import ProductionError
 from kslab.state.write_behind import WriteBehindKeyValueStore
 

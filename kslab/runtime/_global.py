@@ -18,6 +18,7 @@ from kslab.errors import StreamsError
 from kslab.records import TaskId
 
 if TYPE_CHECKING:
+    from kslab.runtime._events import ThreadEvents
     from kslab.runtime.streams import KafkaStreams
 
 __all__ = ["GLOBAL_TASK", "GlobalThread"]
@@ -30,9 +31,10 @@ GLOBAL_TASK = TaskId(-1, -1)
 class GlobalThread(threading.Thread):
     """Bootstraps the global stores, then follows their topics until shut down."""
 
-    def __init__(self, streams: KafkaStreams) -> None:
+    def __init__(self, streams: KafkaStreams, events: ThreadEvents) -> None:
         super().__init__(name=f"{streams.client_id}-GlobalStreamThread", daemon=True)
         self.streams = streams
+        self.events = events  # what the thread tells its client
         self._halt = threading.Event()
         self.task: StreamTask | None = None
         self.consumer: Any = None
@@ -55,7 +57,7 @@ class GlobalThread(threading.Thread):
             GLOBAL_TASK, topo, sorted(nodes), config=streams.config,
             application_id=streams.application_id, collector=_NoOutput(),
             clock=lambda: int(time.time() * 1000), input_partitions=inputs,
-            state_dir=directory, global_stores={}, on_skip=streams._skipped_record,
+            state_dir=directory, global_stores={}, on_skip=self.events.skipped_record,
         )
         self.task.initialize()
         streams.global_stores.update(self.task.stores)

@@ -13,13 +13,13 @@ import json
 import urllib.parse
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kslab.core.partitioner import default_partition
 from kslab.errors import StoreError
+from kslab.processor.partitioner import default_partition
 from kslab.runtime._http import BoundedHTTPServer, serve_json
 from kslab.runtime._iq_keys import parse_key, parse_time
 from kslab.runtime._views import ReadOnlySessionView, ReadOnlyWindowView
 from kslab.serdes import resolve as resolve_serde
-from kslab.testing._composite import CompositeStoreView
+from kslab.state.composite import CompositeStoreView
 
 if TYPE_CHECKING:
     from kslab.runtime.streams import KafkaStreams
@@ -117,10 +117,10 @@ def store_view(streams: KafkaStreams, name: str, kind: str | None = None) -> Any
     return ReadOnlyStoreView(name, stores)
 
 
-def local_thread_metadata(streams: KafkaStreams) -> list[ThreadMetadata]:
-    """Per stream thread: name, state and active tasks."""
+def local_thread_metadata(threads: list[Any]) -> list[ThreadMetadata]:
+    """Per stream thread (``KafkaStreams``' live ones): name, state and active tasks."""
     out = []
-    for thread in list(streams._threads):
+    for thread in threads:
         tasks = tuple(TaskMetadata(tid, tuple(state.task.input_partitions))
                       for tid, state in sorted(thread.tasks.items()))
         status = "PARTITIONS_REVOKED" if thread.rebalancing else "RUNNING"

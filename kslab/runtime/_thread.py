@@ -35,6 +35,7 @@ from kslab.runtime._state import (
 from kslab.state.write_behind import hold_writes
 
 if TYPE_CHECKING:
+    from kslab.runtime._events import ThreadEvents
     from kslab.runtime.streams import KafkaStreams
 
 __all__ = ["StreamThread", "TaskState"]
@@ -72,9 +73,10 @@ class TaskState:
 class StreamThread(threading.Thread):
     """Runs the poll / process / punctuate / commit loop of one consumer."""
 
-    def __init__(self, streams: KafkaStreams, index: int) -> None:
+    def __init__(self, streams: KafkaStreams, index: int, events: ThreadEvents) -> None:
         super().__init__(name=streams.thread_name(index), daemon=True)
         self.streams = streams
+        self.events = events  # what the thread tells its client
         self.index = index
         self.eos = streams.eos
         self.tasks: dict[TaskId, TaskState] = {}
@@ -116,7 +118,7 @@ class StreamThread(threading.Thread):
             log.error("stream thread %s failed: %s", self.name, exc, exc_info=exc)
         finally:
             self._teardown(clean)
-            self.streams._thread_finished(self)
+            self.events.finished(self)
 
     def _setup(self) -> None:
         from confluent_kafka import Consumer, Producer
@@ -126,7 +128,7 @@ class StreamThread(threading.Thread):
         self.collector = KafkaCollector(
             None, streams.partition_count,
             continue_on_error=streams.production_handler == "continue",
-            on_error=streams._production_error)
+            on_error=self.events.production_error)
         producer_conf["on_delivery"] = self.collector.delivery_report
         self.producer = Producer(producer_conf)
         self.collector.bind(self.producer)
@@ -395,7 +397,7 @@ class StreamThread(threading.Thread):
             self._create_task(task_id, inputs)
         streams.publish_assignment(self.name, [(tp.topic, tp.partition) for tp in partitions])
         self.rebalancing = False
-        streams._thread_rebalanced()
+        self.events.rebalanced()
 
     def _create_task(self, task_id: TaskId, inputs: list[tuple[str, int]]) -> None:
         streams = self.streams
@@ -474,7 +476,7 @@ class StreamThread(threading.Thread):
                 task_id, streams.topology, nodes, config=streams.config,
                 application_id=streams.application_id, collector=self.collector,
                 clock=_wall_clock, input_partitions=inputs, state_dir=directory,
-                global_stores=streams.global_stores, on_skip=streams._skipped_record,
+                global_stores=streams.global_stores, on_skip=self.events.skipped_record,
             )
             task.on_stores_open = on_stores_open
             try:
@@ -517,7 +519,7 @@ class StreamThread(threading.Thread):
 
     def _on_revoke(self, consumer: Any, partitions: list[Any]) -> None:
         self.rebalancing = True
-        self.streams._thread_rebalancing()
+        self.events.rebalancing()
         if not self.tasks:
             return
         try:
@@ -532,7 +534,7 @@ class StreamThread(threading.Thread):
 
     def _on_lost(self, consumer: Any, partitions: list[Any]) -> None:
         self.rebalancing = True
-        self.streams._thread_rebalancing()
+        self.events.rebalancing()
         self._abort()
         if self.eos and self.producer is not None:
             self.producer.begin_transaction()

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from kslab.config import ADMIN_CONFIGS, CONSUMER_CONFIGS, PRODUCER_CONFIGS, StreamsConfig
+from kslab.core.topic_admin import create_topics, existing_topics
+from kslab.core.topic_plan import TopicPlan
 from kslab.errors import KslabError, StreamsError
 from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
 from kslab.runtime._state import process_id
 from kslab.runtime._thread import StreamThread
-from kslab.runtime._topics import TopicPlan, create_topics, existing_topics
 from kslab.topology.topology import Topology
 
 __all__ = ["KafkaStreams", "StreamThreadExceptionResponse"]
@@ -131,6 +132,7 @@ class KafkaStreams:
         self._state_listener: Callable[[State, State], None] | None = None
         self._exception_handler: Callable[[BaseException], Any] | None = None
         self._threads: list[StreamThread] = []
+        self._events = _ThreadEvents(self)  # what the threads tell this client
         self._global: GlobalThread | None = None
         self._counts: dict[str, int] = {}
         self._admin: Any = None
@@ -308,7 +310,7 @@ class KafkaStreams:
         try:
             self._prepare_topics()
             if self.topology.global_stores:
-                self._global = GlobalThread(self)
+                self._global = GlobalThread(self, self._events)
                 self._global.bootstrap()
                 self._global.start()
             self._control = threading.Thread(target=self._watch_control, daemon=True,
@@ -409,7 +411,7 @@ class KafkaStreams:
         with self._lock:
             taken = {t.index for t in self._threads}
             index = next(i for i in range(1, len(taken) + 2) if i not in taken)
-            thread = StreamThread(self, index)
+            thread = StreamThread(self, index, self._events)
             self._threads.append(thread)
         thread.start()
         return thread
@@ -611,7 +613,9 @@ class KafkaStreams:
         """One ``ThreadMetadata`` per stream thread: its name, state and active tasks."""
         from kslab.runtime._iq import local_thread_metadata
 
-        return local_thread_metadata(self)
+        with self._lock:
+            threads = list(self._threads)
+        return local_thread_metadata(threads)
 
     def query_metadata_for_key(self, store_name: str, key: Any, key_serde: Any = None) -> Any:
         """Where ``key`` of ``store_name`` lives: ``KeyQueryMetadata(active_host, ...)``."""
@@ -645,3 +649,28 @@ def _required(config: StreamsConfig, name: str) -> str:
         msg = f"config '{name}' is required by KafkaStreams; set it in the config dict"
         raise KslabError(msg)
     return str(value)
+
+
+class _ThreadEvents:
+    """The ``ThreadEvents`` of one client (``kslab.runtime._events``): what its threads tell
+    it, handed to its state machine, exception handling and error counters."""
+
+    __slots__ = ("_streams",)
+
+    def __init__(self, streams: KafkaStreams) -> None:
+        self._streams = streams
+
+    def rebalancing(self) -> None:
+        self._streams._thread_rebalancing()
+
+    def rebalanced(self) -> None:
+        self._streams._thread_rebalanced()
+
+    def finished(self, thread: Any) -> None:
+        self._streams._thread_finished(thread)
+
+    def skipped_record(self, record: Any, error: BaseException) -> None:
+        self._streams._skipped_record(record, error)
+
+    def production_error(self, message: Any, error: Exception, skipped: bool) -> None:
+        self._streams._production_error(message, error, skipped)

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kslab.config import ConfigError
-from kslab.errors import InvalidArgumentError, SerdeError
+from kslab.errors import ConfigError, InvalidArgumentError, SerdeError
 from kslab.serdes._base import InvalidSerdeError, Serde
 from kslab.serdes._list import ListSerde
 from kslab.serdes._primitives import _EncodedString

@@ -187,7 +187,7 @@ def _murmur2_partition(count: int) -> Any:
 
     @sf.pandas_udf("int")  # type: ignore[misc, untyped-decorator]
     def partition_of(keys: pd.Series) -> pd.Series:
-        from kslab.core.partitioner import default_partition
+        from kslab.processor.partitioner import default_partition
 
         return pd.Series([-1 if k is None else default_partition(bytes(k), count)
                           for k in keys], dtype="int32")

@@ -2,7 +2,7 @@
 
 ``SparkPlan`` maps a topology onto stages: one per (non-global) sub-topology, ordered so that a
 stage comes after every stage writing a topic it reads; topic partition counts come from the
-runtime's ``TopicPlan`` (repartition topics take their writer's task count, as in Kafka).
+core's ``TopicPlan`` (repartition topics take their writer's task count, as in Kafka).
 Invariant: a plan is only built for what the Spark engine runs exactly — anything else is refused
 with a ``TopologyError`` that names the node and why.
 """
@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kslab.core.topic_plan import TopicPlan
 from kslab.errors import TopologyError
-from kslab.runtime._topics import TopicPlan
 from kslab.topology._nodes import SinkNode, SourceNode
 from kslab.topology._subtopologies import subtopologies
 from kslab.topology.topology import Topology

@@ -122,7 +122,8 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
     scans (both for comparison). Raises ``SparkUnavailableError`` before creating any topic
     when Spark's Python workers cannot import this kslab.
     """
-    from kslab.runtime._topics import TopicPlan, create_topics, existing_topics
+    from kslab.core.topic_admin import create_topics, existing_topics
+    from kslab.core.topic_plan import TopicPlan
     from kslab.spark.session import require_pyspark, session
 
     require_pyspark()

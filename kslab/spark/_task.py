@@ -29,9 +29,9 @@ from typing import Any
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
 from kslab.core.bulk.port import CollectorPort
-from kslab.core.partitioner import default_partition, default_partitions
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
+from kslab.processor.partitioner import default_partition, default_partitions
 from kslab.records import TaskId
 from kslab.topology.topology import Topology
 

@@ -102,11 +102,11 @@ def _probe_task() -> Callable[[Iterator[Any]], Iterator[tuple[str, str | None, s
         import sys
 
         try:
-            import kslab
-        except Exception as exc:  # any failure to import kslab is the answer
+            from kslab import __version__
+        except Exception as exc:  # any failure to import kslab (and its version) is the answer
             yield sys.executable, None, f"{type(exc).__name__}: {exc}"
             return
-        yield sys.executable, str(getattr(kslab, "__version__", "unknown")), None
+        yield sys.executable, str(__version__), None
 
     return probe
 
@@ -150,6 +150,6 @@ def _fix() -> str:
 
 
 def _driver_version() -> str:
-    import kslab
+    from kslab import __version__
 
-    return kslab.__version__
+    return __version__

@@ -413,7 +413,7 @@ class _Producing:
     def produce(self, iterator: Iterator[Any]) -> int:
         from confluent_kafka import Producer
 
-        from kslab.core.partitioner import default_partition
+        from kslab.processor.partitioner import default_partition
 
         config = client_config(self.options)
         config.setdefault("linger.ms", 5)

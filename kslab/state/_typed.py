@@ -24,10 +24,11 @@ from kslab.state.base import (
     StoreContext,
     check_serde_spec,
     check_store_name,
+    resolve_serde,
 )
 from kslab.state.iterators import KeyValueIterator
 
-__all__ = ["TypedStore", "preview", "resolve_serde"]
+__all__ = ["TypedStore", "preview"]
 
 _PREVIEW_CHARS = 60
 
@@ -238,7 +239,7 @@ class TypedStore(StateStore):
         # paths try them first and fall back to the serde's own method, which gives the answer
         # or raises its own error; None where the serde has none.
         from kslab.serdes._base import fast_deserializer, fast_serializer  # state never needs
-        # kslab.serdes at import time (see resolve_serde)
+        # kslab.serdes at import time (see state.base.resolve_serde)
 
         self._kenc = fast_serializer(self._key_serde)
         self._venc = fast_serializer(self._value_serde)
@@ -540,33 +541,3 @@ def preview(value: Any) -> str:
     """``repr(value)``, cut to a length an error message can quote."""
     text = repr(value)
     return text if len(text) <= _PREVIEW_CHARS else text[: _PREVIEW_CHARS - 3] + "..."
-
-
-def resolve_serde(spec: Any, default: Any, store_name: str, *, is_key: bool) -> SerdeLike:
-    """The serde object for a builder's ``spec``, falling back to the context's ``default``."""
-    role = "key" if is_key else "value"
-    chosen = default if spec is None else spec
-    if chosen is None:
-        msg = (
-            f"Store '{store_name}' has no {role} serde and the engine configures no default; "
-            f"pass one to the store builder or set default.{role}.serde"
-        )
-        raise StoreError(msg)
-    try:
-        # Imported here so that kslab.state never needs kslab.serdes at import time.
-        from kslab.serdes import resolve
-    except ImportError:
-        resolve = None
-    if resolve is not None:
-        try:
-            return resolve(chosen, is_key=is_key)
-        except Exception as exc:
-            msg = f"Store '{store_name}' cannot use {chosen!r} as its {role} serde: {exc}"
-            raise StoreError(msg) from exc
-    if isinstance(chosen, str | type):
-        msg = (
-            f"Store '{store_name}' names its {role} serde {chosen!r}, but kslab.serdes cannot "
-            "resolve names here; pass a serde object instead"
-        )
-        raise StoreError(msg)
-    return chosen

@@ -35,6 +35,7 @@ __all__ = [
     "ValueAndTimestampSerde",
     "check_serde_spec",
     "check_store_name",
+    "resolve_serde",
 ]
 
 
@@ -429,12 +430,40 @@ class ChangelogBackedMemoryStore(StateStore):
 
     def _bind_serdes(self, context: StoreContext) -> None:
         """Resolve ``key_serde`` and ``value_serde`` against the task's defaults."""
-        from kslab.state._typed import resolve_serde
-
         self.key_serde = resolve_serde(self._key_spec, context.default_key_serde, self._name,
                                        is_key=True)
         self.value_serde = resolve_serde(self._value_spec, context.default_value_serde,
                                          self._name, is_key=False)
+
+
+def resolve_serde(spec: Any, default: Any, store_name: str, *, is_key: bool) -> SerdeLike:
+    """The serde object for a builder's ``spec``, falling back to the context's ``default``."""
+    role = "key" if is_key else "value"
+    chosen = default if spec is None else spec
+    if chosen is None:
+        msg = (
+            f"Store '{store_name}' has no {role} serde and the engine configures no default; "
+            f"pass one to the store builder or set default.{role}.serde"
+        )
+        raise StoreError(msg)
+    try:
+        # Imported here so that kslab.state never needs kslab.serdes at import time.
+        from kslab.serdes import resolve
+    except ImportError:
+        resolve = None
+    if resolve is not None:
+        try:
+            return resolve(chosen, is_key=is_key)
+        except Exception as exc:
+            msg = f"Store '{store_name}' cannot use {chosen!r} as its {role} serde: {exc}"
+            raise StoreError(msg) from exc
+    if isinstance(chosen, str | type):
+        msg = (
+            f"Store '{store_name}' names its {role} serde {chosen!r}, but kslab.serdes cannot "
+            "resolve names here; pass a serde object instead"
+        )
+        raise StoreError(msg)
+    return chosen
 
 
 _INCOMPATIBLE = (

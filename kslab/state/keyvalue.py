@@ -13,8 +13,8 @@ from typing import Any
 
 from kslab.errors import StoreError
 from kslab.state._frames import to_pandas, to_polars
-from kslab.state._typed import MEMO_KEY_TYPES, TypedStore, resolve_serde
-from kslab.state.base import NullStoreArgumentError
+from kslab.state._typed import MEMO_KEY_TYPES, TypedStore
+from kslab.state.base import NullStoreArgumentError, resolve_serde
 from kslab.state.iterators import KeyValueIterator
 
 __all__ = ["KEY_SERDE", "KeyValueStore"]

@@ -13,10 +13,10 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kslab.core.partitioner import default_partition
 from kslab.core.task import StreamTask
 from kslab.core.topic_plan import TopicPlan
 from kslab.errors import InvalidArgumentError, KslabError, TopologyError
+from kslab.processor.partitioner import default_partition
 from kslab.records import TaskId
 from kslab.topology._nodes import SourceNode
 from kslab.topology.topology import Topology

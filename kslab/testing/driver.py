@@ -24,10 +24,10 @@ from typing import Any, NamedTuple
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
 from kslab.core.error_policy import ErrorPolicy
-from kslab.core.partitioner import default_partitions
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import InvalidArgumentError, KslabError, MissingArgumentError, StoreError
+from kslab.processor.partitioner import default_partitions
 from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
 from kslab.state.buffer import ChangelogRecord
@@ -620,7 +620,7 @@ class TopologyTestDriver:
             return None
         if len(found) == 1:
             return found[0]
-        from kslab.testing._composite import CompositeStoreView
+        from kslab.state.composite import CompositeStoreView
 
         return CompositeStoreView(name, found)
 

@@ -13,6 +13,7 @@ from itertools import chain, islice, repeat
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
+from kslab.core.bulk.plan import built_in
 from kslab.errors import (
     InvalidArgumentError,
     KslabError,
@@ -59,6 +60,24 @@ def _plain(timestamps: list[Any], headers: list[Any], partitions: list[Any]) -> 
     count = len(timestamps)
     return headers.count(None) == count and partitions.count(None) == count \
         and set(map(type, timestamps)) == {int} and min(timestamps) >= 0
+
+
+def _column_bytes(serde: Any, encode: Callable[[Any], bytes] | None, topic: str,
+                  items: list[Any]) -> list[Any] | None:
+    """A chunk's keys or values serialized a column at a time: through the serde's C-level
+    codec (``_plain_bytes``), else, for a built-in serde, its column form
+    (``Serde.serialize_column``: the same bytes its ``serialize`` writes, one call per
+    item). ``None`` when neither can (a user's serde is called row by row, key then value,
+    as piping one by one calls it) or when one item is refused (the rows then go one by
+    one, which raises at that row)."""
+    if encode is not None:
+        return _plain_bytes(encode, items)
+    if not built_in(serde):
+        return None
+    try:
+        return serde.serialize_column(topic, items)  # type: ignore[no-any-return]
+    except Exception:
+        return None
 
 
 def _plain_bytes(encode: Callable[[Any], bytes], items: list[Any]) -> list[Any] | None:
@@ -271,10 +290,15 @@ class TestInputTopic:
         while (columns := take(chunk)) is not None:
             keys, values, timestamps, headers, partitions = columns
             key_bytes = value_bytes = None
-            if key_enc is not None and value_enc is not None \
-                    and _plain(timestamps, headers, partitions):
-                key_bytes = _plain_bytes(key_enc, keys)
-                value_bytes = None if key_bytes is None else _plain_bytes(value_enc, values)
+            clocked = timestamps.count(None) == len(timestamps) and self._time >= 0
+            if clocked:  # the topic's clock stamps each row, as _serialize_rows would
+                timestamps = self._clock_column(len(timestamps))
+            if _plain(timestamps, headers, partitions):
+                key_bytes = _column_bytes(self.key_serde, key_enc, topic, keys)
+                value_bytes = None if key_bytes is None else _column_bytes(
+                    self.value_serde, value_enc, topic, values)
+            if clocked and (key_bytes is None or value_bytes is None):
+                self._time = timestamps[0]  # (the rows below stamp themselves)
             if key_bytes is None or value_bytes is None:  # row by row (or its error)
                 raw = self._serialize_rows(list(zip(*columns, strict=True)), key_enc, value_enc)
                 self._driver._pipe_raw_many(topic, raw)
@@ -285,6 +309,13 @@ class TestInputTopic:
                 size = sum(map(len, filter(None, key_bytes))) \
                     + sum(map(len, filter(None, value_bytes)))
             chunk = _next_chunk(len(timestamps), size)
+
+    def _clock_column(self, count: int) -> list[int]:
+        """The topic clock's timestamps for ``count`` rows piped without one, in order (the
+        clock moves past them, as stamping them one by one moves it)."""
+        start, step = self._time, self._advance
+        self._time = start + count * step
+        return list(range(start, self._time, step)) if step else [start] * count
 
     def _serialize_rows(self, batch: list[tuple[Any, Any, Any, Any, Any]], key_enc: Any,
                         value_enc: Any) -> list[tuple[Any, ...]]:

@@ -21,7 +21,7 @@ from kslab.topology._nodes import Node, ProcessorNode, SinkNode, SourceNode
 if TYPE_CHECKING:
     from kslab.topology.topology import Topology
 
-__all__ = ["Subtopology", "subtopologies", "validate"]
+__all__ = ["Subtopology", "check_copartitions", "subtopologies", "validate"]
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def check_wiring(topology: Topology) -> None:
         if isinstance(node, ProcessorNode):
             _check_stores(topology, node)
     _check_global_groups(topology)
-    _check_copartitions(topology)
+    check_copartitions(topology)
 
 
 def _subtopology(topology: Topology, gid: int, names: list[str]) -> Subtopology:
@@ -183,9 +183,11 @@ def _check_global_groups(topology: Topology) -> None:
             raise TopologyError(msg)
 
 
-def _check_copartitions(topology: Topology) -> None:
-    # Kafka's validateCopartition: only a group made entirely of internal topics with known
-    # partition counts can be checked before the topics exist.
+def check_copartitions(topology: Topology) -> None:
+    """Kafka's ``validateCopartition``: the repartition topics of one co-partition group need
+    equal partition counts (the DSL's builder checks them after its optimizations too)."""
+    # Only a group made entirely of internal topics with known partition counts can be checked
+    # before the topics exist.
     for group in topology._copartition_groups:
         topics: set[str] = set()
         for name in group:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kslab.errors import MissingArgumentError, TopologyError
 from kslab.topology._nodes import GlobalStoreSpec, Node, ProcessorNode, SinkNode, SourceNode
+from kslab.topology.display import mimebundle
 
 if TYPE_CHECKING:
     import networkx
@@ -527,9 +528,7 @@ class Topology:
         return f"<kslab.Topology: {len(self._nodes)} nodes, {len(self._stores)} stores>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """Jupyter display: the topology graph (``kslab.notebook``)."""
-        from kslab.notebook.display import mimebundle
-
+        """Jupyter display: the topology graph (``kslab.topology.display``'s renderer)."""
         return mimebundle(self, include, exclude)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import kslab as ks
-from kslab.testing._composite import CompositeStoreView
+from kslab.state.composite import CompositeStoreView
 from tests.conformance._kv_store_support import RecordingContext
 
 STORE_NAME = "my-store"

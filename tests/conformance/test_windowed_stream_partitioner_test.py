@@ -3,7 +3,7 @@ does with it: a ``to()`` whose key serde is windowed (and that has no partitione
 the base key, so a windowed result topic is co-partitioned with its un-windowed input.
 
 Mapping: ``DefaultPartitioner.partition(topic, key, keyBytes, ...)`` is
-``kslab.core.partitioner.default_partition(key_bytes, n)`` (murmur2, as the producer);
+``kslab.processor.partitioner.default_partition(key_bytes, n)`` (murmur2, as the producer);
 ``TimeWindowedSerializer<>(intSerializer)`` is ``serdes.TimeWindowed(serdes.Integer())``;
 ``streamPartitioner.partitions(...)`` returns one partition here (Java's singleton set).
 Java draws random keys; this runs a fixed sample of ints, negatives and extremes included.
@@ -15,8 +15,8 @@ import random
 
 import kslab as ks
 from kslab import serdes
-from kslab.core.partitioner import default_partition
 from kslab.dsl._partitioners import WindowedStreamPartitioner
+from kslab.processor.partitioner import default_partition
 from kslab.records import Window, Windowed
 
 TOPIC = "topic"

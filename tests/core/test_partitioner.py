@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from kslab.core.partitioner import default_partition, default_partitions, murmur2, to_positive
+from kslab.processor.partitioner import default_partition, default_partitions, murmur2, to_positive
 
 # Kafka's UtilsTest.testMurmur2, clients/src/test/java/org/apache/kafka/common/utils/UtilsTest.java
 KAFKA_VECTORS = {

@@ -97,6 +97,16 @@ def test_default_timestamp_extractor_refuses_an_unknown_class_name():
                                "default.timestamp.extractor: Class com.x.Nope could not be found.")
 
 
+def test_the_config_accepts_exactly_the_built_in_extractors():
+    from kslab.config import TIMESTAMP_EXTRACTORS
+    from kslab.processor import timestamps
+
+    built_in = {name for name in timestamps.__all__ if name != "resolve_timestamp_extractor"}
+    assert set(TIMESTAMP_EXTRACTORS) == built_in - {"TimestampExtractor"}
+    for name in TIMESTAMP_EXTRACTORS:
+        assert type(timestamps.resolve_timestamp_extractor(JAVA + name)).__name__ == name
+
+
 def test_a_source_extractor_wins_over_the_default():
     config = {"default.timestamp.extractor": JAVA + "UsePartitionTimeOnInvalidTimestamp"}
     out, dropped = _run(_topology(ks.LogAndSkipOnInvalidTimestamp()), [("a", "1", -1)], config)

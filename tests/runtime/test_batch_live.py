@@ -19,7 +19,7 @@ from runtime_fixtures import wait_for
 
 import kslab as ks
 from kslab import serdes
-from kslab.core.partitioner import default_partition
+from kslab.processor.partitioner import default_partition
 
 
 def _produce(kafka, topic, records):

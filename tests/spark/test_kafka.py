@@ -45,7 +45,7 @@ def test_writer_produces_with_murmur2_partitions_and_run_batch_reads_back(spark,
         .option("topic", sink).mode("append").save()
     back = reader(spark, broker, sink).collect()
     assert len(back) == 30
-    from kslab.core.partitioner import default_partition
+    from kslab.processor.partitioner import default_partition
 
     assert all(r["partition"] == default_partition(r["key"], 3) for r in back)
     assert sorted(r["timestamp"] for r in back) == list(range(50, 80))

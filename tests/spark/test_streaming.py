@@ -72,6 +72,6 @@ def test_word_count_restarts_from_the_checkpoint_with_exact_counts(spark, broker
     for word, count, _ in got:
         final[word] = max(final.get(word, 0), count)
     assert final == dict(words)
-    from kslab.core.partitioner import default_partition
+    from kslab.processor.partitioner import default_partition
 
     assert all(p == default_partition(S.serialize("", w), 2) for w, _, p in got)

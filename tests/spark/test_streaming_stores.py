@@ -11,7 +11,7 @@ from conftest import consume_all, produce
 
 import kslab as ks
 from kslab import serdes
-from kslab.core.partitioner import default_partition
+from kslab.processor.partitioner import default_partition
 from kslab.spark import start
 
 S, L, B = serdes.String(), serdes.Long(), serdes.Bytes()

@@ -6,7 +6,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
-from kslab.core.partitioner import default_partition
+from kslab.processor.partitioner import default_partition
 
 
 class KeyByWord(ks.Processor):

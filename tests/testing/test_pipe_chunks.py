@@ -137,3 +137,41 @@ def test_a_dataframe_pipes_as_columns_and_matches_its_records() -> None:
         out = driver.create_output_topic("out", S, S).read_records_to_list()
     assert [(r.key, r.value, r.timestamp) for r in out] == [
         ("a", "x", 5), (None, "y", 100), ("c", None, 7), (None, "z", 8)]
+
+
+def _json_lengths() -> ks.Topology:
+    b = ks.StreamsBuilder()
+    b.stream("in", ks.Consumed.with_(S, serdes.Json())).map_values(len).to(
+        "out", ks.Produced.with_(S, serdes.Long()))
+    return b.build()
+
+
+def test_json_values_stamped_by_the_topic_clock_go_as_columns() -> None:
+    """A built-in serde without a C-level codec (Json) serializes a column at a time, and
+    rows piped without timestamps take the topic clock's as a column: the chunks reach the
+    bulk path, stamped as one by one, and the clock goes on from the last."""
+    with ks.TopologyTestDriver(_json_lengths()) as driver:
+        topic = driver.create_input_topic("in", S, serdes.Json(), 1000, 10)
+        by_rows: list[int] = []
+        row_by_row = topic._serialize_rows
+        topic._serialize_rows = lambda batch, *codecs: (by_rows.append(len(batch)),
+                                                        row_by_row(batch, *codecs))[1]
+        topic.pipe_key_value_list([("k", {"a": i}) for i in range(300)])
+        assert (by_rows, driver._bulk.chunks) == ([], 2)  # 256 rows, then 44, as columns
+        topic.pipe_input("k", [1, 2])
+        out = driver.create_output_topic("out", S, serdes.Long()).read_records_to_list()
+    assert [r.timestamp for r in out] == [1000 + 10 * i for i in range(301)]
+    assert [r.value for r in out] == [1] * 300 + [2]
+
+
+def test_a_json_value_refused_in_a_clocked_chunk_leaves_the_clock_as_one_by_one() -> None:
+    """The rows before the refused one are piped, its error raised, and the clock has moved
+    past it, as piping the rows one by one leaves them."""
+    with ks.TopologyTestDriver(_json_lengths()) as driver:
+        topic = driver.create_input_topic("in", S, serdes.Json(), 0, 5)
+        with pytest.raises(ks.SerdeError):
+            topic.pipe_key_value_list([("k", [1]), ("k", [1, 2]), ("k", {1, 2, 3}),
+                                       ("k", [4])])
+        topic.pipe_input("k", [1, 2, 3, 4])
+        out = driver.create_output_topic("out", S, serdes.Long()).read_records_to_list()
+    assert [(r.value, r.timestamp) for r in out] == [(1, 0), (2, 5), (4, 15)]

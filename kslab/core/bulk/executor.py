@@ -18,6 +18,8 @@ from itertools import accumulate, islice, repeat
 from operator import le, sub
 from typing import Any, Protocol
 
+import numpy as np
+
 from kslab.core.bulk import ordered, tree
 from kslab.core.bulk.columns import ByteColumn, fixed_width
 from kslab.core.bulk.plan import Plan, compile_plan
@@ -213,7 +215,6 @@ class BulkExecutor:
         the order they were written, each with its sort key (see ``run_partitioned``).
         ``None`` when one cannot run now: it is a writer too, has records queued or several
         input partitions, declines, or writes a topic tasks read in turn."""
-        port = self.port
         # every record the writers sent to topics tasks read, as columns, with its sort key
         sort_keys: list[int] = []
         topics: list[str] = []
@@ -231,10 +232,9 @@ class BulkExecutor:
             log = out.log
             assert out.partitions is not None
             count = len(log.timestamps)
-            input_row = stage.input_row
             origin = stage.given[out.step].origin
             rows = origin if out.positions is None else [origin[i] for i in out.positions]
-            sort_keys += [keys[input_row[row]] for row in rows]
+            sort_keys += map(keys.__getitem__, map(stage.input_row.__getitem__, rows))
             if several:
                 paths += tree.event_keys(stage, out.step, out.positions)
             topics += [out.topic] * count
@@ -243,38 +243,13 @@ class BulkExecutor:
             values += fields(log.values)
             headers += log.headers or [None] * count
             timestamps += log.timestamps
-        # the order they were written in: row by row (a row's records are its one writer's,
-        # in send order: the sort is stable)
-        order = sorted(range(len(sort_keys)), key=(paths if several else sort_keys).__getitem__)
-        inputs: dict[tuple[str, int], tuple[Any, int, list[int], list[int]]] = {}
-        taken: dict[tuple[str, int], int] = {}  # records of the current row per partition
-        current = -1
-        for index in order:
-            row, writer = divmod(sort_keys[index], _ROW)
-            writer %= _PASS
-            tp = (topics[index], partitions[index])
-            entry = inputs.get(tp)
-            if entry is None:
-                task = port.reader(*tp)
-                if task is None or id(task) in writers or task.has_records() \
-                        or len(task.input_partitions) != 1:
-                    return None
-                rank = port.rank(task)
-                if rank >= _PASS:
-                    return None
-                entry = inputs[tp] = (task, rank, [], [])
-            if row != current:
-                current = row
-                taken.clear()
-            nth = taken.get(tp, 0)
-            if nth >= _ROW // _PASS - 2:
-                return None  # (more records of a row for one task than a sort key holds)
-            taken[tp] = nth + 1
-            _, rank, indexes, keys = entry
-            indexes.append(index)
-            keys.append(row * _ROW + (nth + 1 + (rank < writer)) * _PASS + rank)
+        inputs = self._reader_inputs(sort_keys, topics, partitions, writers,
+                                     sorted(range(len(paths)), key=paths.__getitem__)
+                                     if several else None)
+        if inputs is None:
+            return None
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
-        for (topic, partition), (task, _, indexes, keys) in inputs.items():
+        for (topic, partition), (task, indexes, keys) in inputs.items():
             plan = self._accepted(task, topic)
             if plan is None:
                 return None
@@ -290,6 +265,59 @@ class BulkExecutor:
                 return None
             prepared.append((task, stages, keys, len(keys)))
         return prepared
+
+    def _reader_inputs(self, sort_keys: list[int], topics: list[str], partitions: list[int],
+                       writers: set[int], written: list[int] | None = None
+                       ) -> dict[tuple[str, int], tuple[Any, list[int], list[int]]] | None:
+        """Each topic partition's reading task, the indexes of the written records it takes
+        (in the order they were written: row by row, a row's records its one writer's in
+        send order) and their sort keys: the row's j-th record for a task (j from 1) is taken
+        in pass j + 1, or j + 2 where the task ranks before the writer (``run_partitioned``).
+        Worked out over the columns in numpy (a sort and a running count per row and topic
+        partition), with Python only per topic partition; the readers in the order their
+        first record was written (``written``: the order, where a stable sort of the sort keys
+        is not it: several sinks of a stage, depth first). ``None``: a reader cannot run now
+        (``_prepare_readers``)."""
+        port = self.port
+        tps = list(dict.fromkeys(zip(topics, partitions, strict=True)))  # each one once
+        readers: list[tuple[Any, int]] = []
+        for tp in tps:
+            task = port.reader(*tp)
+            if task is None or id(task) in writers or task.has_records() \
+                    or len(task.input_partitions) != 1:
+                return None
+            rank = port.rank(task)
+            if rank >= _PASS:
+                return None
+            readers.append((task, rank))
+        n = len(sort_keys)
+        keys = np.fromiter(sort_keys, np.int64, n)
+        order = np.argsort(keys, kind="stable") if written is None else np.array(
+            written, np.int64)  # the order they were written in
+        keys = keys[order]
+        rows, writer = keys // _ROW, keys % _PASS
+        tp_index = {tp: index for index, tp in enumerate(tps)}
+        tp_ids = np.fromiter(map(tp_index.__getitem__, zip(topics, partitions, strict=True)),
+                             np.int64, n)[order]
+        group = rows * len(tps) + tp_ids  # (row, topic partition): its records, in order
+        by_group = np.argsort(group, kind="stable")
+        grouped = group[by_group]
+        starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+        nth = np.empty(n, np.int64)  # each record's place among its group's, from 0
+        nth[by_group] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+        if n and int(nth.max()) >= _ROW // _PASS - 2:
+            return None  # (more records of a row for one task than a sort key holds)
+        rank = np.array([rank for _, rank in readers], np.int64)[tp_ids]
+        passes = nth + 1 + (rank < writer)
+        reader_keys = rows * _ROW + passes * _PASS + rank
+        inputs: dict[tuple[str, int], tuple[Any, list[int], list[int]]] = {}
+        _, first = np.unique(tp_ids, return_index=True)  # each one's first written record
+        for index in np.argsort(first, kind="stable").tolist():
+            tp = tps[index]
+            mine = tp_ids == index
+            inputs[tp] = (readers[index][0], order[mine].tolist(),
+                          reader_keys[mine].tolist())
+        return inputs
 
     def _append(self, outputs: list[ordered.Output]) -> None:
         """Append each topic's sink records (``ordered.outputs``) to its log."""
@@ -314,10 +342,11 @@ class BulkExecutor:
             all_timestamps += timestamps
             partitions += [partition] * len(rows)
         for topic, (sort_keys, *columns) in by_topic.items():
-            order = sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
-            keys, values, headers, timestamps, partitions = (
-                list(map(column.__getitem__, order)) for column in columns)
-            self.port.log(topic).extend_columns(keys, values, headers, timestamps, partitions)
+            if not all(map(le, sort_keys, islice(sort_keys, 1, None))):  # (one task's: sorted)
+                order = np.argsort(np.fromiter(sort_keys, np.int64, len(sort_keys)),
+                                   kind="stable").tolist()
+                columns = [list(map(column.__getitem__, order)) for column in columns]
+            self.port.log(topic).extend_columns(*columns)
 
     @staticmethod
     def _settle(stages: list[Stage]) -> tuple[list[ordered.Output], ordered.Actions]:

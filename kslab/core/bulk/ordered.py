@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from itertools import islice, repeat
-from operator import call
+from operator import call, le
 from typing import Any, NamedTuple
 
 from kslab.core.bulk import tree
@@ -73,9 +73,13 @@ def outputs(stages: list[Any]) -> list[Output]:
             headers += log.headers or [None] * count
             timestamps += log.timestamps
             columns[4].extend(out.partitions or [0] * count)
-        order = tree.order([(stage, out.step, out.positions) for stage, out in outs]) \
-            if paths else sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
-        keys, values, headers, timestamps, partitions = (
+        if paths:
+            order: Any = tree.order([(stage, out.step, out.positions) for stage, out in outs])
+        elif all(map(le, sort_keys, islice(sort_keys, 1, None))):
+            order = None  # (in order already: one task's records, a stage after another)
+        else:
+            order = sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
+        keys, values, headers, timestamps, partitions = columns if order is None else (
             list(map(column.__getitem__, order)) for column in columns)
         partitioned = any(out.partitions is not None for _, out in outs)
         found.append((topic, LogBatch(keys, values, headers, timestamps),

@@ -1,5 +1,8 @@
 """Kafka's default partitioner for keyed records: murmur2 of the key bytes, modulo the partitions.
 
+It sits with the Processor API because it is the partition every ``StreamPartitioner`` defaults
+to, and both the DSL (``WindowedStreamPartitioner``) and every engine compute it.
+
 Invariant: ``murmur2`` returns exactly what Java's ``Utils.murmur2`` returns (a signed 32-bit int)
 for the same bytes, so a key lands on the same partition in kslab as in a Java producer or a
 Kafka Streams repartition topic.

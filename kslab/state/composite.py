@@ -2,6 +2,9 @@
 
 Keys live in exactly one partition, so ``get`` asks each instance in turn and range scans merge
 the instances' sorted iterators by serialized key, keeping Kafka's byte order across partitions.
+Engines share it (the TopologyTestDriver's ``get_*_store`` and the runtime's interactive
+queries), so it lives with the stores; a write is refused in the driver's words unless an
+engine's subclass says otherwise.
 """
 
 from __future__ import annotations

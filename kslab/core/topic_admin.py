@@ -1,13 +1,18 @@
-"""Creating an application's topics on a broker: the admin-client side of ``TopicPlan``."""
+"""Creating an application's topics on a broker: the admin-client side of ``TopicPlan``.
+
+The live runtime and Spark's streaming engine both create the internal topics a ``TopicPlan``
+lists before any client touches them, so the core owns this, beside the plan. Invariant: the
+functions take a confluent-kafka ``AdminClient`` from the engine, and import confluent-kafka
+only when they create topics, so the core runs without the ``kafka`` extra.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kslab.core.topic_plan import TopicPlan
 from kslab.errors import StreamsError
 
-__all__ = ["TopicPlan", "create_topics", "existing_topics"]
+__all__ = ["create_topics", "existing_topics"]
 
 
 def existing_topics(admin: Any, timeout: float = 10.0) -> dict[str, int]:
