@@ -14,6 +14,8 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from itertools import compress
+from operator import not_
 from typing import Any
 
 from kslab.errors import MissingArgumentError, TopologyError
@@ -351,21 +353,34 @@ class Branch(_Stateless):
         earlier predicate took (as ``process`` calls them), the rest to the default
         branch."""
         keys, values = batch.keys, batch.values
-        left = range(len(keys))  # the positions no predicate took yet
-        chosen = [-1] * len(keys)
-        for index, predicate in enumerate(self.predicates):
-            if not left:
-                break
-            taken = [predicate(keys[i], values[i]) for i in left]
-            for position, hit in zip(left, taken, strict=True):
-                if hit:
-                    chosen[position] = index
-            left = [position for position, hit in zip(left, taken, strict=True) if not hit]
-        if len(self.children) > len(self.predicates):
-            for position in left:
-                chosen[position] = len(self.predicates)
-        return Routed({child: batch.where([index == i for index in chosen])
-                       for i, child in enumerate(self.children)})
+        count = len(keys)
+        masks: list[Any] = []  # each child's: which records it takes (truthy)
+        left: list[int] | None = None  # the positions no predicate took yet (None: all)
+        for predicate in self.predicates:
+            if left is None:  # the first: every record, in C
+                taken = list(map(predicate, keys, values))
+                masks.append(taken)
+                left = list(compress(range(count), map(not_, taken)))
+                continue
+            mask = [False] * count
+            hits = list(map(predicate, map(keys.__getitem__, left),
+                            map(values.__getitem__, left)))
+            for position in compress(left, hits):
+                mask[position] = True
+            masks.append(mask)
+            left = list(compress(left, map(not_, hits)))
+        if len(self.children) > len(self.predicates):  # the default branch
+            if left is None:
+                masks.append([True] * count)
+            elif len(masks) == 1:
+                masks.append(list(map(not_, masks[0])))
+            else:
+                default = [False] * count
+                for position in left:
+                    default[position] = True
+                masks.append(default)
+        return Routed({child: batch.where(mask)
+                       for child, mask in zip(self.children, masks, strict=True)})
 
 
 def java_str(value: Any) -> str:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 from typing import Any, NamedTuple, Protocol
 
 __all__ = ["Acting", "Batch", "BatchRun", "Encoded", "Flushed", "HeldWrites", "Routed"]
@@ -143,11 +143,12 @@ class Batch:
         """The records whose ``keep`` flag is true (this batch itself when all are)."""
         if all(keep):
             return self
-        index = [i for i, ok in enumerate(keep) if ok]
-        keys, values, origin, timestamps = self.keys, self.values, self.origin, self.timestamps
-        return Batch([keys[i] for i in index], [values[i] for i in index],
-                     [origin[i] for i in index],
-                     None if timestamps is None else [timestamps[i] for i in index],
+        index = list(compress(range(len(keep)), keep))  # (in C, as the columns below)
+        timestamps = self.timestamps
+        return Batch(list(map(self.keys.__getitem__, index)),
+                     list(map(self.values.__getitem__, index)),
+                     list(map(self.origin.__getitem__, index)),
+                     None if timestamps is None else list(map(timestamps.__getitem__, index)),
                      parents=index)
 
     def with_keys(self, keys: list[Any]) -> Batch:
