@@ -27,7 +27,8 @@ ones every run). A longer run draws that many new examples for each property eve
     KSLAB_DIFF_EXAMPLES=2000 .venv/bin/python -m pytest tests/testing/test_batch_differential.py
 
 (``--hypothesis-show-statistics`` tells how many examples ran chunks in bulk, raised, and
-which shapes ran chunks in bulk: ``ran in bulk: split``, ``... fan-out`` and so on.) A failure
+how many of each shape there were and ran chunks in bulk: ``has split`` and ``ran in bulk:
+split``, ``... fan-out`` and so on.) A failure
 prints the shrunk program as Python, its pipes and config, and the first observable that
 differs; each difference found is fixed and kept as a test below.
 """
@@ -304,8 +305,9 @@ def check(case: Case) -> None:
     for counter in ("chunks", "declined"):  # (no executor where the driver has no bulk path)
         if getattr(executor, counter, 0):
             event(f"bulk path: {counter}")
-    if getattr(executor, "chunks", 0):
-        for shape in shapes(case.program):
+    for shape in shapes(case.program):  # (the share that ran chunks in bulk: the ratio)
+        event(f"has {shape}")
+        if getattr(executor, "chunks", 0):
             event(f"ran in bulk: {shape}")
     if record["error"] is not None:
         event(f"raised {record['error'][0]}")
