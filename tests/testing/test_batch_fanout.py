@@ -220,3 +220,45 @@ def test_the_runtime_port_writes_only_topics_the_broker_knows(topic: str,
     path raises the runtime's error for it; the driver and Spark write any topic."""
     assert RuntimePort(_Collector()).writable(topic) is writable  # type: ignore[arg-type]
     assert CollectorPort(lambda *args: None).writable(topic)
+
+
+def test_a_raising_foreach_on_two_partitions_is_called_once_per_record() -> None:
+    """Tasks of several partitions: their actions are called in the driver's order across
+    the tasks; the one raising declines the chunk before anything is applied and the record
+    path raises it in its place, every action called once."""
+    def run(bulk: bool, last: str = "x") -> tuple[Any, ...]:
+        calls: list[Any] = []
+
+        def each(key: Any, value: Any) -> None:
+            if value == "x":
+                raise ValueError("no x")
+            calls.append((key, value))
+
+        b = ks.StreamsBuilder()
+        stream = b.stream("in", ks.Consumed.with_(S, S))
+        stream.foreach(each)
+        stream.to("out", ks.Produced.with_(S, S))
+        with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": bulk},
+                                   partitions={"in": 2, "out": 2}) as driver:
+            error = None
+            try:
+                driver.create_input_topic("in", S, S).pipe_record_list(
+                    [ks.TestRecord(k, v, 10 * i) for i, (k, v) in enumerate(
+                        [("k0", "a"), ("k3", "b"), ("k0", "c"), ("k3", last), ("k0", "d")])])
+            except StreamsError as exc:
+                error = (str(exc), exc.partition, exc.offset)
+            out = [(r.key, r.value) for r in driver.create_output_topic(
+                "out", S, S).read_records_to_list()]
+            executor = driver._partitioned
+            return calls, error, out, (executor.chunks, executor.declined) if executor else None
+
+    clean = run(True, "e")
+    assert clean[:3] == run(False, "e")[:3] and clean[3] == (1, 0)  # (in batch)
+    assert clean[0] == [("k0", "a"), ("k3", "b"), ("k0", "c"), ("k3", "e"), ("k0", "d")]
+    bulk, record = run(True), run(False)
+    assert bulk[:3] == record[:3]
+    assert bulk[3] == (0, 1)  # (declined: the record path ran the chunk)
+    calls, error, out = bulk[:3]
+    assert calls == [("k0", "a"), ("k3", "b"), ("k0", "c")]
+    assert "no x" in error[0] and error[2] == 1
+    assert sorted(out) == [("k0", "a"), ("k0", "c"), ("k3", "b")]
