@@ -130,7 +130,7 @@ class _StreamAggregateProcessor(Processor):
             positions = [position for position, (key, value) in enumerate(zip(
                 keys, values, strict=True)) if key is not None and value is not None]
             for position in sorted(set(range(len(keys))) - set(positions)):
-                run.defer(origin[position], self._skip)
+                run.defer(origin[position], self._skip, position)
             keys, origin, timestamps = (list(map(column.__getitem__, positions))
                                         for column in (keys, origin, timestamps))
             types.discard(_NONE)

@@ -2,8 +2,9 @@
 
 One small class per Java processor (``KStreamFilter``, ``KStreamMap``, ``KStreamBranch``...);
 each DSL call wraps one in a graph node, so user-function errors name the operator's node.
-Processors with one child also have a batch form, ``process_batch`` (see
-``kslab.processor.batch``), written beside ``process`` with the same rule.
+Each also has a batch form, ``process_batch`` (see ``kslab.processor.batch``), written beside
+``process`` with the same rule; ``peek``, ``foreach`` and ``print`` hand their user's action
+on each record to the engine (``run.act``), which calls them in the record path's order.
 Invariant: these processors keep no state between records; ``Supplier`` makes a new instance for
 every task, as a ``ProcessorSupplier`` must.
 """
@@ -13,12 +14,13 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from itertools import compress
 from operator import itemgetter, not_, truth
 from typing import Any
 
 from kslab.errors import MissingArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
-from kslab.processor.batch import Batch, BatchRun
+from kslab.processor.batch import Batch, BatchRun, Routed
 from kslab.records import KeyValue, Record
 
 __all__ = [
@@ -257,7 +259,33 @@ class FlatMapValues(_Stateless):
         return batch.repeated(counts, keys, values)
 
 
-class Peek(_Stateless):
+class _Acting(_Stateless):
+    """A processor calling a user's action on each record (peek, foreach, print), whose
+    batch form hands the calls to the engine (``run.act``). ``replay``: when one of them
+    raised in phase two, the engine runs the run again record by record; the record path
+    then skips the calls made already and raises the error in place of the one that raised
+    (``kslab.processor.batch.Acting``), so each action is called once, in order."""
+
+    _replay: list[Any] | None = None  # [calls already made, the error of the next one]
+
+    def replay(self, done: int, error: BaseException | None) -> None:
+        """Skip the actions of the next ``done`` records, then raise ``error`` (if any)."""
+        self._replay = [done, error] if done or error is not None else None
+
+    def _replayed(self) -> bool:
+        """True when this record's action was called already (the record path skips it);
+        raises the held error in place of the call that raised it."""
+        replay = self._replay
+        if replay[0]:  # type: ignore[index]
+            replay[0] -= 1  # type: ignore[index]
+            if not replay[0] and replay[1] is None:  # type: ignore[index]
+                self._replay = None
+            return True
+        self._replay = None
+        raise replay[1]  # type: ignore[index,misc]
+
+
+class Peek(_Acting):
     """Java's ``KStreamPeek``: call ``action(key, value)`` and forward unchanged."""
 
     def __init__(self, action: Callable[[Any, Any], None]) -> None:
@@ -265,11 +293,17 @@ class Peek(_Stateless):
 
     def process(self, record: Record) -> None:
         """Run the action, then forward."""
-        self.action(record.key, record.value)
+        if self._replay is None or not self._replayed():
+            self.action(record.key, record.value)
         self.forward(record)
 
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
+        """Every record, unchanged; the action held for phase two."""
+        run.act(self, batch, self.action)
+        return batch
 
-class Foreach(_Stateless):
+
+class Foreach(_Acting):
     """Java's ``ForeachProcessor``: call ``action(key, value)``; a terminal operation."""
 
     def __init__(self, action: Callable[[Any, Any], None]) -> None:
@@ -277,7 +311,13 @@ class Foreach(_Stateless):
 
     def process(self, record: Record) -> None:
         """Run the action."""
-        self.action(record.key, record.value)
+        if self._replay is None or not self._replayed():
+            self.action(record.key, record.value)
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
+        """Nothing forwarded; the action held for phase two."""
+        run.act(self, batch, self.action)
+        return Batch([], [], [])
 
 
 class PassThrough(_Stateless):
@@ -300,14 +340,53 @@ class Branch(_Stateless):
         self.predicates = predicates
         self.children = children
 
+    def _route(self, key: Any, value: Any) -> int:
+        """The index of the child ``(key, value)`` goes to (its predicates called in order
+        until one holds); -1 for none."""
+        for index, predicate in enumerate(self.predicates):
+            if predicate(key, value):
+                return index
+        return len(self.predicates) if len(self.children) > len(self.predicates) else -1
+
     def process(self, record: Record) -> None:
         """Forward to the first branch whose predicate holds, or to the default branch."""
-        for index, predicate in enumerate(self.predicates):
-            if predicate(record.key, record.value):
-                self.ctx.forward(record, self.children[index])
-                return
-        if len(self.children) > len(self.predicates):
-            self.ctx.forward(record, self.children[-1])
+        index = self._route(record.key, record.value)
+        if index >= 0:
+            self.ctx.forward(record, self.children[index])
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Routed:
+        """Each branch's records: each predicate called, in record order, on the records no
+        earlier predicate took (as ``process`` calls them), the rest to the default
+        branch."""
+        keys, values = batch.keys, batch.values
+        count = len(keys)
+        masks: list[Any] = []  # each child's: which records it takes (truthy)
+        left: list[int] | None = None  # the positions no predicate took yet (None: all)
+        for predicate in self.predicates:
+            if left is None:  # the first: every record, in C
+                taken = list(map(predicate, keys, values))
+                masks.append(taken)
+                left = list(compress(range(count), map(not_, taken)))
+                continue
+            mask = [False] * count
+            hits = list(map(predicate, map(keys.__getitem__, left),
+                            map(values.__getitem__, left)))
+            for position in compress(left, hits):
+                mask[position] = True
+            masks.append(mask)
+            left = list(compress(left, map(not_, hits)))
+        if len(self.children) > len(self.predicates):  # the default branch
+            if left is None:
+                masks.append([True] * count)
+            elif len(masks) == 1:
+                masks.append(list(map(not_, masks[0])))
+            else:
+                default = [False] * count
+                for position in left:
+                    default[position] = True
+                masks.append(default)
+        return Routed({child: batch.where(mask)
+                       for child, mask in zip(self.children, masks, strict=True)})
 
 
 def java_str(value: Any) -> str:
@@ -321,7 +400,7 @@ def java_str(value: Any) -> str:
     return str(value)
 
 
-class Print(_Stateless):
+class Print(_Acting):
     """Java's ``KStreamPrint``: ``[label]: key, value`` per record, to stdout or a file."""
 
     def __init__(self, label: str, path: str | None,
@@ -346,11 +425,21 @@ class Print(_Stateless):
 
     def process(self, record: Record) -> None:
         """Print one line."""
+        if self._replay is None or not self._replayed():
+            self._print(record.key, record.value)
+
+    def _print(self, key: Any, value: Any) -> None:
+        """Print ``key, value`` (or the mapper's text of them) under the label."""
         if self.mapper is not None:
-            text = java_str(self.mapper(record.key, record.value))
+            text = java_str(self.mapper(key, value))
         else:
-            text = f"{java_str(record.key)}, {java_str(record.value)}"
+            text = f"{java_str(key)}, {java_str(value)}"
         print(f"[{self.label}]: {text}", file=self._out(), flush=True)
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
+        """Nothing forwarded; each line printed in phase two."""
+        run.act(self, batch, self._print)
+        return Batch([], [], [])
 
     def close(self) -> None:
         """Close the output file."""

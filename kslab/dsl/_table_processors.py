@@ -81,9 +81,11 @@ def forward_updates(run: BatchRun, writes: Any, cached: bool, tally: KeyTally,
         return None
     run.hold(writes)
     known_keys = Encoded(writes.key_serde, key_bytes, tally.distinct, tally.ids)
-    if not cached:  # every update, as the processor forwards them
+    if not cached:  # every update, as the processor forwards them (``parents``: each one's
+        # record of the batch given, where some were skipped)
         return Batch(keys, Changes(news, olds, Encoded(writes.value_serde, flushed.value_bytes)),
-                     origin, stamps, known_keys)
+                     origin, stamps, known_keys,
+                     parents=None if positions.__class__ is range else list(positions))
     updates = flushed.updates  # the cache's flushes forward them (each key's last update of
     if updates is not None:  # a consumed record)
         keys, news, origin, stamps, key_bytes = (list(map(column.__getitem__, updates))
@@ -92,7 +94,7 @@ def forward_updates(run: BatchRun, writes: Any, cached: bool, tally: KeyTally,
         known_keys = Encoded(writes.key_serde, key_bytes)
     return Batch(keys, Changes(news, flushed.olds,
                                Encoded(writes.value_serde, flushed.value_bytes)),
-                 origin, stamps, known_keys)
+                 origin, stamps, known_keys, at_commit=True)  # (sent by the commits' flushes)
 
 
 class StoreGetterSupplier:

@@ -379,17 +379,19 @@ class _Updates:
             keys: Any = _WindowedKeys(batch.keys, positions, starts, size)
             values: Any = news
             origin = list(map(batch.origin.__getitem__, positions))
-            distinct = ids = None
+            distinct = ids = parents = None
         else:
             keys = _WindowedKeys(batch.keys, None, parts, size)
             values = parts[0].news if len(parts) == 1 else partial(
                 _joined, [part.news for part in parts])
-            origin = batch.origin if self.one_each else list(map(
-                batch.origin.__getitem__, _joined([part.positions for part in parts])))
+            parents = None if self.one_each else _joined([part.positions for part in parts])
+            origin = batch.origin if parents is None else list(map(batch.origin.__getitem__,
+                                                                   parents))
         return Batch(keys, Changes(values, flushed.olds if cached else olds,
                                    Encoded(writes.value_serde, flushed.value_bytes)),
                      origin, stamps,
-                     Encoded(TimeWindowed(writes.key_serde), window_keys, distinct, ids))
+                     Encoded(TimeWindowed(writes.key_serde), window_keys, distinct, ids),
+                     parents=parents, at_commit=cached)
 
 
 class _WindowedKeys:
@@ -500,7 +502,7 @@ class _TimeWindowProcessor(_WindowedProcessor):
         if _NONE in types:
             positions: Any = [position for position, key in enumerate(keys) if key is not None]
             for position in sorted(set(range(len(keys))) - set(positions)):
-                run.defer(origin[position], self._skip_null_key)
+                run.defer(origin[position], self._skip_null_key, position)
             timestamps = list(map(timestamps.__getitem__, positions))
             types.discard(_NONE)
         else:
@@ -516,7 +518,8 @@ class _TimeWindowProcessor(_WindowedProcessor):
         run.hold(writes)
         if positions:  # the processor's own stream time, as the records leave it
             observed = max(self.observed, max(timestamps))
-            run.defer(origin[positions[-1]], partial(setattr, self, "observed", observed))
+            run.defer(origin[positions[-1]], partial(setattr, self, "observed", observed),
+                      positions[-1])
         return updates.batch(batch, self.size, writes, flushed, self.forward is _no_forward)
 
     def _counts(self) -> bool:
@@ -566,7 +569,7 @@ class _TimeWindowProcessor(_WindowedProcessor):
                 for i in range(first, end):
                     run.defer(origin[positions[i]], partial(
                         skip_expired, self.ctx, timestamps[i], seen[i] - grace, window,
-                        seen[i]))
+                        seen[i]), positions[i])
                 continue
             if end - first == n:  # the whole batch: its columns
                 where, stamped, run_keys = positions, timestamps, keys
@@ -635,7 +638,7 @@ class _TimeWindowProcessor(_WindowedProcessor):
                 if window.end <= close_time:
                     run.defer(origin[position], partial(
                         skip_expired, self.ctx, timestamp, close_time,
-                        f"[{start},{window.end})", observed))
+                        f"[{start},{window.end})", observed), position)
                     continue
                 stored = fetch(key, start, position)
                 if stored is None:

@@ -1,23 +1,30 @@
 """A run of records as columns: what a processor's batch form takes and returns.
 
-A processor may offer ``process_batch(batch, run) -> Batch | None`` beside
+A processor may offer ``process_batch(batch, run) -> Batch | Routed | None`` beside
 ``process(record)``: the same rule applied to a run of records, in record order, calling the
 user's function once per record exactly as ``process`` would, and returning the records it
-would have forwarded to its one child, in the order it would have forwarded them (``None``:
-it cannot take this run; the engine then runs it record by record).
+would have forwarded, in the order it would have forwarded them: a ``Batch`` for every child
+(a node with several children forwards each record to each of them in turn), or a ``Routed``
+batch per named child for a node forwarding each record to one named child at most
+(``split``'s branches). ``None``: it cannot take this run; the engine then runs it record by
+record.
 
 A batch form changes no state itself and forwards nothing: a stateful one reads its store and
-holds its writes in a ``HeldWrites`` it hands to ``run.hold``, and anything else that must
-happen (a warning and the dropped-record metric of a skipped record) goes to ``run.defer``.
-The engine applies what was held once every batch form of the run returned (phase two), and
-drops it all when anything raised, running the records one by one instead, so an error
-surfaces from ``process`` with the record path's exact context. Processors without
-``process_batch`` always run record by record.
+holds its writes in a ``HeldWrites`` it hands to ``run.hold``, anything else that must happen
+(a warning and the dropped-record metric of a skipped record) goes to ``run.defer``, and a
+user's action on each record (``peek``, ``foreach``, ``print``) goes to ``run.act``. The
+engine applies what was held once every batch form of the run returned (phase two), and drops
+it all when anything raised, running the records one by one instead, so an error surfaces
+from ``process`` with the record path's exact context. Processors without ``process_batch``
+always run record by record.
 
 ``origin`` maps each record of a batch to the consumed record it descends from, so the engine
 keeps the record path's order (consumed record by consumed record, depth first) and each
 record's headers and offset; ``timestamps`` is ``None`` while every record carries its
-origin's timestamp (stateless operators keep it), else each record's own.
+origin's timestamp (stateless operators keep it), else each record's own. Where one consumed
+record gives several records (a flat map), ``parents`` says which record of the given batch
+each one comes from, so the engine can place what every branch does with it in the record
+path's depth-first order.
 
 A stateful batch form may leave a column unbuilt (a function building it on first read:
 an operator that only passes it on, or a sink given its bytes, never pays for one object per
@@ -28,10 +35,11 @@ the keys and the values it wrote, so a sink with a serde writing the same bytes 
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import compress
+from functools import partial
+from itertools import chain, compress, repeat
 from typing import Any, NamedTuple, Protocol
 
-__all__ = ["Batch", "BatchRun", "Encoded", "Flushed", "HeldWrites"]
+__all__ = ["Acting", "Batch", "BatchRun", "Encoded", "Flushed", "HeldWrites", "Routed"]
 
 
 class Encoded(NamedTuple):
@@ -70,20 +78,32 @@ class Batch:
     ``keys`` and ``values`` may be given as zero-argument functions building the column: it
     is built on its first read (``pending_values`` hands over the function instead, to an
     operator that has a faster way to what it needs). ``key_bytes`` and ``value_bytes``:
-    the bytes a serde already wrote for each key or value (``Encoded``), or ``None``."""
+    the bytes a serde already wrote for each key or value (``Encoded``), or ``None``.
 
-    __slots__ = ("_keys", "_values", "key_bytes", "origin", "timestamps", "value_bytes")
+    ``parents``: for the batch a batch form returns, each record's position in the batch it
+    was given (the record it was made from; a function building them, or ``None`` when not
+    said: the engine then takes one record for each given record where ``origin`` is the
+    given one's, else matches them by origin). ``at_commit``: the operator forwards these
+    records from the commit after each consumed record (a record cache's flushes), not
+    while that record is processed."""
+
+    __slots__ = ("_keys", "_parents", "_values", "at_commit", "key_bytes", "origin",
+                 "timestamps", "value_bytes")
 
     def __init__(self, keys: list[Any] | Callable[[], list[Any]],
                  values: list[Any] | Callable[[], list[Any]], origin: list[int],
                  timestamps: list[int] | None = None, key_bytes: Encoded | None = None,
-                 value_bytes: Encoded | None = None) -> None:
+                 value_bytes: Encoded | None = None, *,
+                 parents: list[int] | Callable[[], list[int]] | None = None,
+                 at_commit: bool = False) -> None:
         self._keys = keys
         self._values = values
         self.origin = origin
         self.timestamps = timestamps
         self.key_bytes = key_bytes
         self.value_bytes = value_bytes
+        self._parents = parents
+        self.at_commit = at_commit
 
     @property
     def keys(self) -> list[Any]:
@@ -101,6 +121,15 @@ class Batch:
             values = self._values = values()
         return values  # type: ignore[return-value]
 
+    @property
+    def parents(self) -> list[int] | None:
+        """Each record's position in the batch its operator was given, if said (built now
+        when the batch was given a function for them)."""
+        parents = self._parents
+        if callable(parents):
+            parents = self._parents = parents()
+        return parents
+
     def pending_values(self) -> Any:
         """The function the values will be built with, while they are not built (else
         ``None``): an operator that knows its kind may read what it needs from it."""
@@ -114,10 +143,13 @@ class Batch:
         """The records whose ``keep`` flag is true (this batch itself when all are)."""
         if all(keep):
             return self
+        index = list(compress(range(len(keep)), keep))  # (in C, as the columns below)
         timestamps = self.timestamps
-        return Batch(list(compress(self.keys, keep)), list(compress(self.values, keep)),
-                     list(compress(self.origin, keep)),
-                     None if timestamps is None else list(compress(timestamps, keep)))
+        return Batch(list(map(self.keys.__getitem__, index)),
+                     list(map(self.values.__getitem__, index)),
+                     list(map(self.origin.__getitem__, index)),
+                     None if timestamps is None else list(map(timestamps.__getitem__, index)),
+                     parents=index)
 
     def with_keys(self, keys: list[Any]) -> Batch:
         """The same records under ``keys``."""
@@ -141,10 +173,34 @@ class Batch:
             for ts, n in zip(self.timestamps, counts, strict=True):
                 if n:
                     timestamps += [ts] * n
-        return Batch(keys, values, origin, timestamps)
+        return Batch(keys, values, origin, timestamps, parents=partial(_repeat_positions, counts))
 
     def __repr__(self) -> str:
         return f"Batch({len(self.origin)} records)"
+
+
+def _repeat_positions(counts: list[int]) -> list[int]:
+    """Position ``i`` repeated ``counts[i]`` times: the parents of a flat map's records."""
+    return list(chain.from_iterable(map(repeat, range(len(counts)), counts)))
+
+
+class Routed(NamedTuple):
+    """What the batch form of a node forwarding each record to one named child at most
+    returns: each child's records by its node name, in order, each batch's ``parents``
+    (or origins) placing them in the batch it was given (``Batch.where`` sets them)."""
+
+    parts: dict[str, Batch]
+
+
+class Acting(Protocol):
+    """A processor whose batch form hands its user's action on each record to ``run.act``
+    (``peek``, ``foreach``, ``print``)."""
+
+    def replay(self, done: int, error: BaseException | None) -> None:
+        """The engine called the action of this processor's first ``done`` records of a run
+        already, and the next one raised ``error`` (``None``: none raised): the record path,
+        running the run again, skips those calls and raises ``error`` in place of the next,
+        so that every action is called once, in the record path's order."""
 
 
 class HeldWrites(Protocol):
@@ -201,6 +257,15 @@ class BatchRun(Protocol):
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two (dropped if the run fails)."""
 
-    def defer(self, origin: int, action: Callable[[], None]) -> None:
-        """Call ``action`` in phase two, in origin order, with the task's record context set
-        to consumed record ``origin`` (as the record path would have it then)."""
+    def defer(self, origin: int, action: Callable[[], None], position: int | None = None
+              ) -> None:
+        """Call ``action`` in phase two, in the record path's order, with the task's record
+        context set to consumed record ``origin`` (as the record path would have it then);
+        ``position``: the record of the given batch it is for (else the first of ``origin``).
+        """
+
+    def act(self, owner: Acting, batch: Batch, action: Callable[[Any, Any], None]) -> None:
+        """Call ``action(key, value)`` for each record of ``batch`` in phase two, before
+        anything is applied, in the record path's order across every node's actions; if
+        one raises, nothing is applied and the run goes record by record, ``owner.replay``
+        told first how many of its calls were made and what the one that raised raised."""

@@ -39,6 +39,16 @@ class RuntimePort(CollectorPort):
         """True for every topic but a changelog (the collector batches those per commit)."""
         return topic not in self._collector.changelogs
 
+    def writable(self, topic: str) -> bool:
+        """True when the broker knows ``topic`` (its partition count, looked up once as the
+        record path's send looks it up): a topic extractor naming another declines the
+        chunk, so that the record path raises the collector's error for it."""
+        try:
+            self._collector.partitions_for(topic)
+        except Exception:
+            return False
+        return True
+
     def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
         """``None`` per record: the collector applies the default partitioner as it sends."""
         return [None] * len(keys)  # type: ignore[list-item]

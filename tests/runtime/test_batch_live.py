@@ -254,3 +254,54 @@ def test_a_user_function_failing_mid_chunk_fails_as_on_the_record_path(kafka):
     assert errors[0] == errors[1]
     assert errors[0][2] == 1_234
     assert "ZeroDivisionError" in errors[0][1]
+
+
+def _fanout(source, big, small, seen):
+    """A peek, split into two branches (one to ``small`` through a topic extractor), and a
+    second sink to ``big`` on a filter of the stream."""
+    S, J = serdes.String(), serdes.Json()
+    builder = ks.StreamsBuilder()
+    orders = (builder.stream(source, ks.Consumed.with_(S, J))
+              .peek(lambda _key, order: seen.append(order["id"])))
+    branches = (orders.split(ks.Named.as_("f-"))
+                .branch(lambda _key, order: order["amount"] > 50, ks.Branched.as_("big"))
+                .default_branch(ks.Branched.as_("small")))
+    (branches["f-big"].map_values(lambda order: {**order, "amount_x2": order["amount"] * 2})
+     .to(big, ks.Produced.with_(S, J)))
+    branches["f-small"].to(lambda _key, _order, _context: small, ks.Produced.with_(S, J))
+    orders.filter(lambda _key, order: order["amount"] % 10 == 0).to(big, ks.Produced.with_(S, J))
+    return builder
+
+
+def test_a_fan_out_gives_the_record_paths_records(kafka):
+    """Branches, a topic extractor and two sinks to one topic run in chunks, each task's
+    records to a topic in the record path's depth-first order, every action called once."""
+    source = kafka.create(kafka.name("in"), 2)
+    rows = _orders(2_000)
+    _produce(kafka, source, rows)
+    orders = [(key, json.loads(value), timestamp, headers, partition)
+              for key, value, timestamp, headers, partition in rows]
+    expected: dict[str, dict[tuple[int, int], list[tuple]]] = {"big": {}, "small": {}}
+    for key, order, timestamp, headers, partition in orders:
+        outs = [("big", {**order, "amount_x2": order["amount"] * 2})] if order["amount"] > 50 \
+            else [("small", order)]
+        if order["amount"] % 10 == 0:
+            outs.append(("big", order))
+        for name, out in outs:
+            expected[name].setdefault((default_partition(key, 2), partition), []).append(
+                (key, json.dumps(out, separators=(",", ":")).encode(), timestamp, headers))
+    for bulk in (True, False):
+        big = kafka.create(kafka.name(f"big-{bulk}"), 2)
+        small = kafka.create(kafka.name(f"small-{bulk}"), 2)
+        seen: list[int] = []
+        streams = _start(kafka, _fanout(source, big, small, seen), f"fanout-{bulk}",
+                         kslab__runtime__bulk=bulk)
+        got = {"big": _read(kafka, big, sum(map(len, expected["big"].values())), 2),
+               "small": _read(kafka, small, sum(map(len, expected["small"].values())), 2)}
+        if bulk:
+            assert wait_for(lambda s=streams: _batched(s) > 0)
+        else:
+            assert _batched(streams) == 0
+        streams.close(timeout=10_000)
+        assert {name: _per_task(records) for name, records in got.items()} == expected
+        assert sorted(seen) == list(range(len(rows)))

@@ -104,6 +104,23 @@ def null_keys() -> ks.Topology:
     return b.build()
 
 
+def fan_out() -> ks.Topology:
+    """A peek, split into branches and a flat map beside them, all to one topic: each
+    task's records in the record path's depth-first order (Spark's plans take no topic
+    extractor: their topics are known up front)."""
+    b = ks.StreamsBuilder()
+    stream = b.stream("in", ks.Consumed.with_(S, J)).peek(lambda k, v: None)
+    branches = (stream.split(ks.Named.as_("f-"))
+                .branch(lambda k, v: v["n"] % 3 == 0, ks.Branched.as_("three"))
+                .default_branch(ks.Branched.as_("rest")))
+    (branches["f-three"].map_values(lambda v: v["text"].upper())
+     .to("out", ks.Produced.with_(S, S)))
+    (branches["f-rest"].map_values(lambda v: v["text"])
+     .to("out", ks.Produced.with_(S, S)))
+    stream.flat_map_values(lambda v: v["text"].split()[:2]).to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
 # (topology, input partitions, output partitions, headers, every record in a chunk)
 CASES: dict[str, tuple[Callable[[], ks.Topology], int, int, bool, bool]] = {
     "stateless_json": (stateless_json, 3, 2, True, True),
@@ -113,6 +130,7 @@ CASES: dict[str, tuple[Callable[[], ks.Topology], int, int, bool, bool]] = {
     "flat_map_values": (flat_map, 1, 3, True, True),
     "word_count_4_partitions": (word_count, 4, 3, False, True),
     "null_keys": (null_keys, 2, 2, False, False),
+    "fan_out": (fan_out, 2, 2, True, True),
 }
 
 

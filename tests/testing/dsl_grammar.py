@@ -7,11 +7,14 @@ program is valid: serdes given wherever a topic is written, joins only with the 
 table of topic ``tbl`` (or the global table of ``gtbl``), ``reduce`` only over codec values,
 ``group_by_key`` / ``to_table`` / joins only on String keys. User functions come from small
 families of lambdas (``dsl_programs`` describes their helpers); about one in seven raises for
-one value of ``n``. Half the programs are linear: chains of the bulk path's operators ending in
-a sink or a (windowed) count, half of them with a table source, a ``to_table`` or a
-stream-table or stream-globaltable join (and table operators) in between; the others use the
-whole grammar, every unused stream ending in a sink, a topic extractor or a ``foreach``, every
-unused table in ``to_stream().to(...)``.
+one value of ``n``. Half the programs are bulk-shaped: chains of the bulk path's operators
+ending in a sink or a (windowed) count, half of those with a table source, a ``to_table`` or a
+stream-table or stream-globaltable join (and table operators) in between, or trees of them (a
+stream read by two operators, ``split`` into branches merged back or not, ``peek``, a
+``foreach`` or ``print`` or a sink on the side, two sinks to one topic, topic extractors, an
+aggregation on one branch); the others use the whole grammar, every unused stream ending in a
+sink (maybe to a topic another sink writes), a topic extractor, a ``foreach`` or a ``print``,
+every unused table in ``to_stream().to(...)``.
 """
 
 from __future__ import annotations
@@ -85,7 +88,7 @@ WINDOWS = st.builds(lambda size, grace, hop, close: Win(size, grace, hop and siz
                     st.sampled_from([None, None, 2, 5]), st.sampled_from([False, False, True]))
 
 STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "flat_map",
-              "select_key", "peek", "foreach", "split", "merge", "repartition", "to",
+              "select_key", "peek", "foreach", "print", "split", "merge", "repartition", "to",
               "to_extractor", "group", "group", "to_table", "join", "gjoin"]
 TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream"]
 LINEAR_OPS = ["filter", "map_values", "flat_map_values", "select_key", "filter_not",
@@ -94,6 +97,11 @@ LINEAR_TABLE_OPS = ["filter", "filter_not", "map_values"]
 # what a linear program is around its chain of LINEAR_OPS: the chain alone, a table source,
 # a to_table, or a stream-table or stream-globaltable join (each with its table operators)
 SHAPES = ["chain", "chain", "chain", "chain", "table", "to_table", "join", "gjoin"]
+TREE_OPS = ["filter", "map_values", "flat_map_values", "map", "flat_map", "select_key",
+            "peek", "peek", "split", "split", "tee", "tee", "tee", "side", "side"]  # "tee" a
+# second operator reading the stream, "side" a foreach, print or sink reading it
+SIDE_OPS = ["filter", "map_values", "flat_map_values", "peek", "select_key"]
+ENDS = ["to", "to_shared", "to_shared", "to_extractor", "foreach", "print"]
 
 
 # -- the grammar: programs ------------------------------------------------------------------
@@ -114,9 +122,12 @@ class _Var:
 class _Draft:
     """A program being drawn: its ops and variables."""
 
-    def __init__(self, draw: Callable[..., Any], codec: str, linear: bool) -> None:
+    def __init__(self, draw: Callable[..., Any], codec: str, linear: bool,
+                 tree: bool = False) -> None:
         self.draw = draw
         self.linear = linear
+        self.tree = tree  # a bulk-shaped tree: its open streams end in any of ENDS
+        self.written: list[str] = []  # the fixed topics sinks write
         self.program = Program(codec)
         self.vars: list[_Var] = []
         self.serial = 0
@@ -179,14 +190,19 @@ class _Draft:
             family = {"map": KV_MAPPERS, "flat_map": FLAT_KV, "select_key": KEY_SELECTORS}[kind]
             value = x.value if kind == "select_key" else "V"
             return self.emit(kind, [x], [d(family)], self.new(False, "S", value))
-        if kind in ("peek", "foreach"):
+        if kind in ("peek", "foreach", "print"):
             out = [self.new(*same)] if kind == "peek" else []
             return self.emit(kind, [x], [f"{kind}-{x.name}"], *out)
         if kind == "to_stream":
             return self.emit(kind, [x], [], self.new(False, x.key, x.value))
-        if kind in ("to", "to_extractor"):
+        if kind == "to_shared" and self.written:
+            return self.emit("to", [x], [d(st.sampled_from(self.written)), x.key, x.value])
+        if kind in ("to", "to_extractor", "to_shared"):
             topic = f"out-{self.serial}"
             self.serial += 1
+            if kind != "to_extractor":
+                self.written.append(topic)
+                kind = "to"
             target = topic if kind == "to" else d(_fns(1, st.just(
                 f"lambda k, v, ctx: '{topic}-' + ('odd' if (n(v) or 0) % 2 else 'even')")))
             return self.emit(kind, [x], [target, x.key, x.value])
@@ -260,7 +276,7 @@ class _Draft:
                 continue
             if var.table:
                 var = self.op(var, "to_stream")  # type: ignore[assignment]
-            ends = ["to"] if self.linear else ["to", "to", "to_extractor", "foreach"]
+            ends = ["to"] if self.linear and not self.tree else ["to", *ENDS]
             self.op(var, d(st.sampled_from(ends)))
 
 
@@ -300,15 +316,28 @@ def _linear(draft: _Draft, x: _Var, shape: str) -> None:
 
 @st.composite
 def programs(draw: Callable[..., Any], linear: bool | None = None) -> Program:
-    """A random DSL program: ``linear`` (else half of them) a chain of the bulk path's
-    operators ending in a sink or a (windowed) count, the others anything the grammar
-    makes."""
+    """A random DSL program: ``linear`` (else half of them) bulk-shaped, a chain of the bulk
+    path's operators or (half of those) a tree of them, ending in a sink or a (windowed)
+    count; the others anything the grammar makes."""
     if linear is None:
         linear = draw(st.sampled_from([True, False]))
     codec = draw(st.sampled_from(["str", "json"]))
-    draft = _Draft(draw, codec, linear)
+    tree = linear and draw(st.booleans())
+    draft = _Draft(draw, codec, linear, tree)
     x: _Var | None = draft.source("in")
-    if linear:
+    if tree:
+        for _ in range(draw(st.integers(1, 4))):
+            kind = draw(st.sampled_from(TREE_OPS))
+            if kind == "tee":  # a second operator reading x, ended in close()
+                draft.op(x, draw(st.sampled_from(SIDE_OPS)))  # type: ignore[arg-type]
+            elif kind == "side":
+                draft.op(x, draw(st.sampled_from(ENDS)))  # type: ignore[arg-type]
+            else:
+                x = draft.op(x, kind)  # type: ignore[arg-type]
+        end = draw(st.sampled_from(["count", "windowed", "to", "to"]))
+        if end != "to":
+            draft.group(x, "count", end == "windowed")  # type: ignore[arg-type]
+    elif linear:
         _linear(draft, x, draw(st.sampled_from(SHAPES)))  # type: ignore[arg-type]
     else:
         for _ in range(draw(st.integers(1, 6))):

@@ -13,7 +13,8 @@ of the program's codec), so every function handles ``None`` keys and values:
 
 ``raising_at(b, fn)`` is ``fn`` raising ``ValueError`` when the value it gets has ``n == b``.
 ``record("label")`` appends each ``(key, value)`` a ``peek`` / ``foreach`` sees to
-``calls["label"]``. ``S``, ``L`` and ``V`` are the String, Long and codec serdes.
+``calls["label"]``, and ``("label", key, value)`` to ``calls[ALL]``: every action's calls in
+the order they were made. ``S``, ``L`` and ``V`` are the String, Long and codec serdes.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from typing import Any
 import kslab as ks
 from kslab import serdes
 
-__all__ = ["Calls", "Fn", "Mat", "Op", "Program", "Win", "codec_serde", "maker"]
+__all__ = ["ALL", "Calls", "Fn", "Mat", "Op", "Program", "Win", "codec_serde", "maker"]
 
-Calls = dict[str, list[tuple[Any, Any]]]
+Calls = dict[str, list[tuple[Any, ...]]]
+ALL = "(every action, in call order)"
 
 
 # -- the helpers user functions are written with ---------------------------------------------
@@ -78,11 +80,15 @@ def codec_serde(codec: str) -> Any:
 
 
 def recorder(calls: Calls, label: str) -> Callable[[Any, Any], None]:
-    """A peek / foreach action appending each ``(key, value)`` to ``calls[label]``."""
+    """A peek / foreach action appending each ``(key, value)`` to ``calls[label]`` and
+    ``(label, key, value)`` to ``calls[ALL]`` (the order across every action)."""
     seen = calls.setdefault(label, [])
+    every = calls.setdefault(ALL, [])
 
     def record(k: Any, v: Any) -> None:
-        seen.append((k, copy.deepcopy(v)))
+        copied = copy.deepcopy(v)
+        seen.append((k, copied))
+        every.append((label, k, copied))
 
     return record
 
@@ -221,6 +227,8 @@ class Program:
             call = f"{x}.{kind}({a[0]!r}{mat}{', with_key=True' if a[1] else ''})"
         elif kind in ("peek", "foreach"):
             call = f'{x}.{kind}(record("{a[0]}"))'
+        elif kind == "print":
+            call = f'{x}.print_(Printed.to_sys_out().with_label("{a[0]}"))'
         elif kind == "split":
             branches = "".join(f".branch({p!r})" for p in a[0])
             end = ".default_branch()" if a[1] else ".no_default_branch()"
@@ -293,6 +301,8 @@ class Program:
                     {"materialized": mat} if mat is not None else {}))
             elif kind in ("peek", "foreach"):
                 out = getattr(x, kind)(recorder(calls, a[0]))
+            elif kind == "print":
+                out = x.print_(ks.Printed.to_sys_out().with_label(a[0]))
             elif kind == "split":
                 branched = x.split()
                 for predicate in a[0]:

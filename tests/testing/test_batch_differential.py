@@ -1,8 +1,9 @@
 """The driver's batch (bulk) path against its record path, on random programs: property-based.
 
 hypothesis draws a DSL program from the grammar of ``dsl_grammar`` (filter, filter_not, map,
-map_values with and without key, flat_map, flat_map_values, select_key, peek, foreach, split
-into branches merged back or not, merge, repartition, ``to`` a topic or a topic extractor,
+map_values with and without key, flat_map, flat_map_values, select_key, peek, foreach, print,
+split into branches merged back or not, merge, a stream read by several operators,
+repartition, ``to`` a topic (maybe one another sink writes) or a topic extractor,
 group_by / group_by_key then count, reduce or aggregate, optionally over tumbling or hopping
 ``TimeWindows`` with grace, to_stream / to_table, table filter / map_values, stream-table and
 stream-globaltable joins), its inputs (``None`` keys and values, out-of-order and late
@@ -12,25 +13,30 @@ and a driver config (record caches on, off, small and evicting; in-memory or Roc
 1 to 4 partitions). Each case runs twice, with ``kslab.driver.bulk`` on and off, and every
 observable must be equal (``driver_observables.state``: every topic's log record by record,
 store bytes and caches, clocks, offsets, metrics, history), with what each ``peek`` /
-``foreach`` saw in call order, the warnings logged (dropped records) and the error raised, if
-any (its type, message, node, topic, partition, offset, key, value, and the state after it).
+``foreach`` saw and every action's calls in the order they were made (across all of them),
+what ``print`` printed, the warnings logged (dropped records) and the error raised, if any
+(its type, message, node, topic, partition, offset, key, value, and the state after it).
 
-Two properties: any program of the grammar, and bulk-shaped ones (linear chains of the bulk
-path's operators ending in a sink or a (windowed) count, long clean pipes) so that the bulk
-path's counts at once, record-cache replays and tumbling-window runs are reached within the
-budget. ``make test`` runs a fixed budget of derandomized examples (``BUDGET`` and
-``BULK_SHAPED_BUDGET``, the same ones every run, about 25 s). A longer run draws that many new
-examples for each property every time::
+Three properties: any program of the grammar, bulk-shaped ones (chains or trees of the bulk
+path's operators ending in sinks or a (windowed) count, long clean pipes) so that the bulk
+path's counts at once, record-cache replays, tumbling-window runs and fan-outs are reached
+within the budget, and those on several partitions. ``make test`` runs a fixed budget of
+derandomized examples (``BUDGET``, ``BULK_SHAPED_BUDGET`` and ``PARTITIONED_BUDGET``, the same
+ones every run). A longer run draws that many new examples for each property every time::
 
     KSLAB_DIFF_EXAMPLES=2000 .venv/bin/python -m pytest tests/testing/test_batch_differential.py
 
-(``--hypothesis-show-statistics`` tells how many examples ran chunks in bulk, counted at once,
-raised.) A failure prints the shrunk program as Python, its pipes and config, and the first
-observable that differs; each difference found is fixed and kept as a test below.
+(``--hypothesis-show-statistics`` tells how many examples ran chunks in bulk, raised, and
+how many of each shape there were and ran chunks in bulk: ``has split`` and ``ran in bulk:
+split``, ``... fan-out`` and so on.) A failure
+prints the shrunk program as Python, its pipes and config, and the first observable that
+differs; each difference found is fixed and kept as a test below.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,7 +50,7 @@ import kslab as ks
 from kslab import serdes
 from tests.testing.driver_observables import captured_warnings, error_summary, state
 from tests.testing.dsl_grammar import programs
-from tests.testing.dsl_programs import Calls, Fn, Mat, Op, Program, Win, codec_serde, maker
+from tests.testing.dsl_programs import ALL, Calls, Fn, Mat, Op, Program, Win, codec_serde, maker
 
 BUDGET = 150  # examples of any program in make test
 BULK_SHAPED_BUDGET = 120  # of bulk-shaped ones (both: about 25 s on two cores)
@@ -55,7 +61,8 @@ Row = tuple[Any, Any, int, Any]  # key, value, timestamp, headers
 LARGE = "x" * 3000  # fills a small record cache (printed as <x * 3000>)
 TEXTS = ["a", "", "b a", "ab ba a", LARGE]
 JITTER = [0, 0, 7, -13, -45, -120, -420, 95]  # out of order; late beyond any grace
-FIRST = ["error", "close_error", "calls", "warnings"]  # compared first: a difference names it
+FIRST = ["error", "close_error", "calls", "printed", "warnings"]  # compared first: a
+# difference names it
 
 
 @dataclass(frozen=True)
@@ -193,7 +200,8 @@ def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
     calls: Calls = {}
     topology = case.program.build(calls)
     error = close_error = None
-    with captured_warnings() as warnings:
+    printed = io.StringIO()
+    with captured_warnings() as warnings, contextlib.redirect_stdout(printed):
         driver = ks.TopologyTestDriver(topology, case.config(bulk),
                                        partitions=case.partition_counts())
         ran = _count_chunks(driver)
@@ -216,7 +224,8 @@ def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
             driver.close()
         except Exception as exc:
             close_error = error_summary(exc)
-    observed.update(error=error, close_error=close_error, calls=calls, warnings=warnings)
+    observed.update(error=error, close_error=close_error, calls=calls, warnings=warnings,
+                    printed=printed.getvalue().splitlines())
     return observed, executor
 
 
@@ -256,10 +265,11 @@ def batch_kinds(driver: ks.TopologyTestDriver, ran: dict[str, int]) -> set[str]:
         for task in driver.tasks.values():
             if (topic, task.id.partition) not in task.input_partitions:
                 continue
-            chain = executor.plan(task, topic)
-            while chain is not None:
-                kinds.update(filter(None, (_kind(p, topic) for p in chain.processors)))
-                chain = chain.downstream
+            plan = executor.plan(task, topic)
+            while plan is not None:
+                kinds.update(filter(None, (_kind(step.processor, topic) for step in plan.steps
+                                           if step.processor is not None)))
+                plan = plan.downstream
     return kinds
 
 
@@ -301,6 +311,27 @@ def _kind(processor: Any, topic: str) -> str | None:
         return (f"{'globaltable' if s.key_mapper is not None else 'table'} "
                 f"{'left join' if s.left else 'join'}")
     return None
+def shapes(program: Program) -> list[str]:
+    """The shapes of ``program`` the batch path takes since fan-outs: split, merge, peek,
+    foreach, print, topic extractors, a stream several operators read (fan-out), a topic
+    several sinks write, an aggregation beside another branch."""
+    kinds = {op.kind for op in program.ops}
+    found = [kind for kind in ("split", "merge", "peek", "foreach", "print", "to_extractor")
+             if kind in kinds]
+    readers: dict[str, int] = {}
+    topics: dict[str, int] = {}
+    for op in program.ops:
+        for name in op.src[:1]:
+            readers[name] = readers.get(name, 0) + 1
+        if op.kind == "to":
+            topics[op.args[0]] = topics.get(op.args[0], 0) + 1
+    if any(count > 1 for count in readers.values()):
+        found.append("fan-out")
+        if "group" in kinds:
+            found.append("aggregation beside a branch")
+    if any(count > 1 for count in topics.values()):
+        found.append("a topic two sinks write")
+    return found
 
 
 def difference(left: Any, right: Any, path: str = "") -> str | None:
@@ -369,6 +400,10 @@ def check(case: Case) -> None:
         event(f"ran in batch: {kind}")
     for kind in sorted(drawn_kinds(case.program)):
         event(f"drawn: {kind}")
+    for shape in shapes(case.program):  # (the share that ran chunks in bulk: the ratio)
+        event(f"has {shape}")
+        if getattr(executor, "chunks", 0):
+            event(f"ran in bulk: {shape}")
     if record["error"] is not None:
         event(f"raised {record['error'][0]}")
     found = difference(bulk, record)
@@ -460,3 +495,35 @@ def test_a_count_over_two_partitions_keeps_its_changelog_in_the_rows_order() -> 
 
     assert run(True) == run(False) == [("k0", 1, 0), ("k3", 1, 10), ("k0", 2, 20),
                                        ("k3", 2, 30)]
+
+
+def test_the_grammar_reaches_the_bulk_path_with_fan_outs() -> None:
+    """A bulk-shaped tree of the grammar (a peek, split into two branches merged back, a
+    foreach and a sink beside them to the topic the merge writes, a count on the merged
+    branch) runs its chunks in bulk, with the record path's every observable: the
+    properties compare fan-outs in batch, not the record path with itself."""
+    even = Fn("lambda k, v: v is not None and n(v) % 2 == 0", 1)
+    program = Program("json", [
+        Op("stream", ("s0",), (), ("in",)),
+        Op("peek", ("s1",), ("s0",), ("peek-s0",)),
+        Op("split", ("s2", "s3"), ("s1",), ((even,), True)),
+        Op("merge", ("s4",), ("s2", "s3")),
+        Op("to", (), ("s4",), ("out", "S", "V")),
+        Op("foreach", (), ("s1",), ("foreach-s1",)),
+        Op("to", (), ("s1",), ("out", "S", "V")),
+        Op("group", ("t5",), ("s4",), (None, "V", None, "count", (), Mat("counts"), "L")),
+        Op("to_stream", ("s6",), ("t5",)),
+        Op("to", (), ("s6",), ("counts", "S", "L")),
+    ])
+    rows = tuple((f"k{i % 4}", {"n": i % 10, "s": "a"}, 10 * i, None) for i in range(40))
+    case = Case(program, (Pipe("in", "list", rows, 14),))
+    bulk, executor = observe(case, True)
+    record, _ = observe(case, False)
+    assert executor.chunks == 2 and executor.declined == 0  # 256 rows, the other 304
+    assert difference(bulk, record) is None
+    assert len(bulk["outputs"]["out"]) == 2 * 40 * 14  # each record by both sinks
+    assert len(bulk["outputs"]["counts"]) == 40 * 14  # (the driver commits every record)
+    assert bulk["calls"][ALL][:4] == [("peek-s0", "k0", {"n": 0, "s": "a"}),
+                                      ("foreach-s1", "k0", {"n": 0, "s": "a"}),
+                                      ("peek-s0", "k1", {"n": 1, "s": "a"}),
+                                      ("foreach-s1", "k1", {"n": 1, "s": "a"})]

@@ -477,8 +477,34 @@ def test_windowed_count_emitting_on_close_keeps_the_record_path_and_matches(
     assert executor.chunks == 0 and executor.declined == 7
 
 
-def test_unsupported_topologies_fall_back_and_match(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_peek_before_a_count_runs_in_bulk_and_matches(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """``peek`` has a batch form (its action held for phase two): its chunks run in bulk."""
     executor = _same(_peeking, caplog)
+    assert executor.chunks == 7 and executor.declined == 0
+
+
+class _Upper(ks.Processor):
+    """A Processor API node: it has no batch form."""
+
+    def init(self, context: Any) -> None:
+        self.context = context
+
+    def process(self, record: Any) -> None:
+        self.context.forward(record.with_value(record.value.upper()))
+
+
+def _processing() -> ks.Topology:
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(S, S))
+     .flat_map_values(_split)
+     .process(_Upper)
+     .to("words", ks.Produced.with_(S, S)))
+    return b.build()
+
+
+def test_unsupported_topologies_fall_back_and_match(caplog: pytest.LogCaptureFixture) -> None:
+    executor = _same(_processing, caplog)
     assert executor.chunks == 0 and executor.declined == 7
 
 

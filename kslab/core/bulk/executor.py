@@ -1,38 +1,38 @@
 """Runs one chunk of an idle single-partition task's input over columns, or declines.
 
-Phase one runs every user function, deserializer and serializer of the chunk's stateless
-chains and mutates nothing; if anything raises, ``run`` returns ``None`` and the engine re-runs
-the chunk on the record path, which raises the exact error with the exact partial state (the
-user functions of earlier records then run twice, as Kafka's reprocessing after a failure also
-does). Phase two applies the chunk: logs, offsets, clocks, metrics, what the batch forms held
-(store writes, changelogs, record caches), the commits and the task's context.
+Phase one runs every user function, deserializer and serializer of the chunk's plans (each
+step's batch form over its records, ``kslab.core.bulk.tree``) and mutates nothing; if anything
+raises, ``run`` returns ``None`` and the engine re-runs the chunk on the record path, which
+raises the exact error with the exact partial state (the user functions of earlier records
+then run twice, as Kafka's reprocessing after a failure also does). Phase two calls the
+actions of peek, foreach and print in the record path's order (one that raises declines the
+chunk before anything is applied: ``kslab.core.bulk.ordered``), then applies the chunk: logs,
+offsets, clocks, metrics, what the batch forms held (store writes, changelogs, record caches),
+the commits and the task's context.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import accumulate, chain, islice, repeat
+from itertools import accumulate, islice, repeat
 from operator import le, sub
 from typing import Any, Protocol
 
 import numpy as np
 
-from kslab.core.bulk.columns import ByteColumn, LogBatch, fixed_width
-from kslab.core.bulk.plan import Chain, built_in, compile_chain
-from kslab.core.bulk.stage import Stage
+from kslab.core.bulk import ordered, tree
+from kslab.core.bulk.columns import ByteColumn, fixed_width
+from kslab.core.bulk.plan import Plan, compile_plan
+from kslab.core.bulk.sinks import SinkWriter, decoded, fields, round_trips
+from kslab.core.bulk.stage import SinkOut, Stage
 from kslab.core.record_queue import ConsumerRecord
 from kslab.processor.batch import Encoded
 from kslab.records import Headers, Record, as_headers
-from kslab.serdes import Bytes, Integer, Long, String
-from kslab.serdes._base import fast_deserializer, fast_serializer, writes_alike
 
 __all__ = ["BulkExecutor", "EnginePort"]
 
 # run_partitioned's sort key of a consumed record: row * _ROW + pass * _PASS + task rank
 _ROW, _PASS = 1 << 40, 1 << 16
-
-# serdes whose round trip gives back an equal object of exactly this (immutable) type
-_IDENTITY = {String: str, Long: int, Integer: int, Bytes: bytes}
 
 
 class EnginePort(Protocol):
@@ -58,79 +58,14 @@ class EnginePort(Protocol):
         (``run_partitioned``'s sinks), or ``None`` when it cannot say without changing
         anything (a ``None`` key takes the next round-robin partition)."""
 
+    # Optional: ``writable(topic)``, true when a record for ``topic`` that a topic extractor
+    # named goes out as the record path's send would send it (the runtime: a topic the broker
+    # knows); without it every topic is.
+
     # For ``run_partitioned`` over topics tasks read back (optional: without them such a
     # sink declines): ``reader(topic, partition)``, the task that reads a topic partition
     # (``None``: none, or not one this way), and ``rank(task)``, the task's place in the
     # order the engine gives each task a turn.
-
-
-def _decoded(serde: Any, topic: str, fields: list[Any], headers: list[Any]) -> list[Any]:
-    """``serde.deserialize(topic, field, header)`` of each field: in C through the serde's
-    fast codec when it takes them all (``serdes._base.fast_deserializer``), else the serde's
-    own method (which gives the value or raises its error)."""
-    fast = fast_deserializer(serde)
-    if fast is not None:
-        decode, indexed = fast
-        try:
-            if fields.count(None):
-                decoded = [None if field is None else decode(field) for field in fields]
-            else:  # no null (the usual case): all in C
-                decoded = list(map(decode, fields))
-                if indexed:
-                    return list(chain.from_iterable(decoded))
-        except Exception:
-            pass
-        else:
-            if not indexed:
-                return decoded
-            return [None if value is None else value[0] for value in decoded]
-    return list(map(serde.deserialize, repeat(topic), fields, headers))
-
-
-def _encoded(serde: Any, topic: str, items: list[Any], headers: list[Any]) -> list[Any]:
-    """``serde.serialize(topic, item, header)`` of each item, in C through the serde's fast
-    codec where it takes them all (``serdes._base.fast_serializer``)."""
-    encode = fast_serializer(serde)
-    if encode is not None:
-        try:
-            return [None if item is None else encode(item) for item in items]
-        except Exception:
-            pass
-    column = getattr(serde, "serialize_column", None)  # (a user's serde may not have one)
-    if column is not None:
-        return column(topic, items, headers)  # type: ignore[no-any-return]
-    return list(map(serde.serialize, repeat(topic), items, headers))
-
-
-def _fields(column: Any) -> list[Any]:
-    """The fields of a column: a ``ByteColumn``'s or a plain list."""
-    return column.fields if isinstance(column, ByteColumn) else column  # type: ignore[no-any-return]
-
-
-def _known(serde: Any, encoded: Encoded | None) -> Encoded | None:
-    """``encoded`` when ``serde`` writes exactly its bytes for the column: a built-in serde
-    (whose bytes depend on nothing but the data) configured for writing as the one that
-    wrote them (``writes_alike``); else ``None``."""
-    if encoded is None or not built_in(serde) or not writes_alike(encoded.serde, serde):
-        return None
-    return encoded
-
-
-def _same_fields(sink: Any, keys: list[Any], values: list[Any]) -> bool:
-    """True when a sink writes the same bytes for ``values`` as for ``keys``: equal objects
-    of the one type its key and value serdes (the same built-in) serialize alike."""
-    kind = _IDENTITY.get(type(sink.key_serde))
-    return kind is not None and type(sink.value_serde) is type(sink.key_serde) \
-        and keys == values and set(map(type, keys)) == {kind}
-
-
-def _round_trips(sink_serde: Any, source_serde: Any, objects: list[Any]) -> bool:
-    """True when ``objects`` read back through ``source_serde`` as themselves: ``None`` or
-    exactly the type the (same) built-in serde round-trips (checked in C)."""
-    kind = _IDENTITY.get(type(sink_serde))
-    if kind is None or type(source_serde) is not type(sink_serde):
-        return False
-    return set(map(type, objects)) <= {kind, type(None)}
 
 
 class BulkExecutor:
@@ -139,7 +74,7 @@ class BulkExecutor:
     def __init__(self, port: EnginePort, *, partitioned: bool = False) -> None:
         self.port = port
         self.partitioned = partitioned  # tasks of several partitions (``run_partitioned``)
-        self._plans: dict[tuple[int, str], Chain | None] = {}
+        self._plans: dict[tuple[int, str], Plan | None] = {}
         self.chunks = 0  # chunks run in bulk (tests assert a topology used or left the path)
         # the chunk's columns of known fields (a store's bytes), laid out once for every log
         # that takes them (a sink and a changelog): id of the fields -> (fields, column)
@@ -158,11 +93,11 @@ class BulkExecutor:
         self.declined += 1
         return False
 
-    def plan(self, task: Any, topic: str) -> Chain | None:
+    def plan(self, task: Any, topic: str) -> Plan | None:
         """The compiled plan for ``topic`` in ``task`` (``None``: record path)."""
         key = (id(task), topic)
         if key not in self._plans:
-            self._plans[key] = compile_chain(task, topic, partitioned=self.partitioned)
+            self._plans[key] = compile_plan(task, topic, partitioned=self.partitioned)
         return self._plans[key]
 
     def forget(self, task: Any) -> None:
@@ -182,7 +117,7 @@ class BulkExecutor:
         columns = tuple(map(list, zip(*rows, strict=True)))
         return columns if self._run(plan, task, topic, columns) else None
 
-    def _accepted(self, task: Any, topic: str) -> Chain | None:
+    def _accepted(self, task: Any, topic: str) -> Plan | None:
         """The plan when a chunk of ``topic`` may go to ``task``'s bulk path now: nothing
         scheduled or idling that the record path would run between records."""
         plan = self.plan(task, topic)
@@ -221,7 +156,7 @@ class BulkExecutor:
         port = self.port
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
         staged: list[tuple[Any, ...]] = []  # the changelogs' records, a block per append
-        looped: list[tuple[Stage, list[Any]]] = []  # stages writing topics tasks read
+        looped: list[tuple[Stage, SinkOut, list[Any]]] = []  # sink records tasks read
         reserved: dict[int, int] = {}  # record cache bytes the chunk's held writes reserved
         try:
             for task, rows, places in groups:
@@ -234,40 +169,41 @@ class BulkExecutor:
                 first = _PASS + rank  # pass 1
                 keys = [place * _ROW + first for place in places]
                 columns = tuple(map(list, zip(*rows, strict=True)))
-                writes_read: list[Stage] = []
+                writes_read: list[tuple[Stage, SinkOut]] = []
                 stages = self._prepare(
                     plan, topic, columns, True,
                     lambda name, log, task=task, keys=keys: self._changelog_columns(
                         task, name, log, staged, keys),
-                    task.id.partition, caches_held=len(task.cached_stores) <= 1, looped=writes_read,
-                    reserved=reserved, task=task)
+                    task.id.partition, caches_held=len(task.cached_stores) <= 1,
+                    looped=writes_read, reserved=reserved, task=task, places=keys)
                 if stages is None:
                     return self._declined()
                 prepared.append((task, stages, keys, len(rows)))
-                looped += [(stage, keys) for stage in writes_read]
+                looped += [(stage, out, keys) for stage, out in writes_read]
             if looped:
                 readers = self._prepare_readers(looped, {id(task) for task, _, _ in groups},
                                                 staged, reserved)
                 if readers is None:
                     return self._declined()
                 prepared += readers
+            every = [stage for _, stages, _, _ in prepared for stage in stages]
+            outputs, calls = self._settle(every)
         except Exception:
             return self._declined()
-        outputs: list[tuple[Stage, list[Any]]] = []
+        if not ordered.call_actions(calls):
+            return self._declined()
         actions: list[tuple[Any, Callable[[], None]]] = []
         for task, stages, keys, count in prepared:
-            sinks: list[Stage] = []
             later: list[tuple[int, Callable[[], None]]] = []
-            self._apply(task, stages, count, sinks, later)
-            outputs += [(stage, keys) for stage in sinks]
+            self._apply(task, stages, count, later)
             actions += [(keys[origin], call) for origin, call in later]
         actions.sort(key=lambda action: action[0])  # the warnings, in the record path's order
         for _, call in actions:
             call()
-        self._append_merged(outputs, staged)
-        for _, stages, _, _ in prepared:
-            for stage in stages:
-                stage.release()
+        self._append(outputs)
+        self._append_changelogs(staged)
+        for stage in every:
+            stage.release()
         self._laid_out.clear()  # (nothing kept alive past the chunk)
         self.chunks += 1
         return True
@@ -288,19 +224,29 @@ class BulkExecutor:
         values: list[Any] = []
         headers: list[Any] = []
         timestamps: list[int] = []
-        for stage, keys in looped:
-            out = stage.out
-            assert out is not None and stage.out_partitions is not None
-            count = len(out.timestamps)
-            sort_keys += map(keys.__getitem__, map(stage.input_row.__getitem__,
-                                                   stage.cols.origin))
-            topics += [stage.chain.sink.topic] * count  # type: ignore[union-attr]
-            partitions += stage.out_partitions
-            record_keys += _fields(out.keys)
-            values += _fields(out.values)
-            headers += out.headers or [None] * count
-            timestamps += out.timestamps
-        inputs = self._reader_inputs(sort_keys, topics, partitions, writers)
+        paths: list[Any] = []  # each record's full key, where a stage wrote several
+        per_stage: dict[int, int] = {}
+        for stage, _, _ in looped:
+            per_stage[id(stage)] = per_stage.get(id(stage), 0) + 1
+        several = max(per_stage.values()) > 1  # (then in depth-first order within a row)
+        for stage, out, keys in looped:
+            log = out.log
+            assert out.partitions is not None
+            count = len(log.timestamps)
+            origin = stage.given[out.step].origin
+            rows = origin if out.positions is None else [origin[i] for i in out.positions]
+            sort_keys += map(keys.__getitem__, map(stage.input_row.__getitem__, rows))
+            if several:
+                paths += tree.event_keys(stage, out.step, out.positions)
+            topics += [out.topic] * count
+            partitions += out.partitions
+            record_keys += fields(log.keys)
+            values += fields(log.values)
+            headers += log.headers or [None] * count
+            timestamps += log.timestamps
+        inputs = self._reader_inputs(sort_keys, topics, partitions, writers,
+                                     sorted(range(len(paths)), key=paths.__getitem__)
+                                     if several else None)
         if inputs is None:
             return None
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
@@ -315,14 +261,14 @@ class BulkExecutor:
                 lambda name, log, task=task, keys=keys: self._changelog_columns(
                     task, name, log, staged, keys),
                 partition, caches_held=len(task.cached_stores) <= 1, reserved=reserved,
-                task=task)
+                task=task, places=keys)
             if stages is None:
                 return None
             prepared.append((task, stages, keys, len(keys)))
         return prepared
 
     def _reader_inputs(self, sort_keys: list[int], topics: list[str], partitions: list[int],
-                       writers: set[int]
+                       writers: set[int], written: list[int] | None = None
                        ) -> dict[tuple[str, int], tuple[Any, list[int], list[int]]] | None:
         """Each topic partition's reading task, the indexes of the written records it takes
         (in the order they were written: row by row, a row's records its one writer's in
@@ -330,7 +276,9 @@ class BulkExecutor:
         in pass j + 1, or j + 2 where the task ranks before the writer (``run_partitioned``).
         Worked out over the columns in numpy (a sort and a running count per row and topic
         partition), with Python only per topic partition; the readers in the order their
-        first record was written. ``None``: a reader cannot run now (``_prepare_readers``)."""
+        first record was written (``written``: the order, where a stable sort of the sort keys
+        is not it: several sinks of a stage, depth first). ``None``: a reader cannot run now
+        (``_prepare_readers``)."""
         port = self.port
         tps = list(dict.fromkeys(zip(topics, partitions, strict=True)))  # each one once
         readers: list[tuple[Any, int]] = []
@@ -345,7 +293,8 @@ class BulkExecutor:
             readers.append((task, rank))
         n = len(sort_keys)
         keys = np.fromiter(sort_keys, np.int64, n)
-        order = np.argsort(keys, kind="stable")  # the order they were written in
+        order = np.argsort(keys, kind="stable") if written is None else np.array(
+            written, np.int64)  # the order they were written in
         keys = keys[order]
         rows, writer = keys // _ROW, keys % _PASS
         tp_index = {tp: index for index, tp in enumerate(tps)}
@@ -371,42 +320,28 @@ class BulkExecutor:
                           reader_keys[mine].tolist())
         return inputs
 
-    def _append_merged(self, outputs: list[tuple[Stage, list[Any]]],
-                       staged: list[tuple[Any, ...]]) -> None:
-        """Each sink's and changelog's records from every task, per topic in the order of
+    def _append(self, outputs: list[ordered.Output]) -> None:
+        """Append each topic's sink records (``ordered.outputs``) to its log."""
+        log = self.port.log
+        for topic, batch, partitions in outputs:
+            log(topic).extend_columns(*batch, partitions)
+
+    def _append_changelogs(self, staged: list[tuple[Any, ...]]) -> None:
+        """Each changelog's records from every task (``staged``), per topic in the order of
         the sort keys of the consumed records they descend from (stable: a consumed record's
         records keep their order, and each is one task's), with their partitions."""
         by_topic: dict[str, tuple[list[Any], ...]] = {}  # sort keys, then the columns
-
-        def columns_of(topic: str) -> tuple[list[Any], ...]:
+        for topic, rows, partition, keys, values, timestamps in staged:
             found = by_topic.get(topic)
             if found is None:
                 found = by_topic[topic] = ([], [], [], [], [], [])
-            return found
-
-        for topic, rows, partition, keys, values, timestamps in staged:
-            sort_keys, all_keys, all_values, headers, all_timestamps, partitions = columns_of(
-                topic)
+            sort_keys, all_keys, all_values, headers, all_timestamps, partitions = found
             sort_keys += rows
             all_keys += keys
             all_values += values
             headers += [None] * len(rows)
             all_timestamps += timestamps
             partitions += [partition] * len(rows)
-        for stage, places in outputs:
-            out = stage.out
-            if out is None or not out.timestamps:
-                continue
-            count = len(out.timestamps)
-            sort_keys, keys, values, headers, timestamps, partitions = columns_of(
-                stage.chain.sink.topic)  # type: ignore[union-attr]
-            sort_keys += map(places.__getitem__, map(stage.input_row.__getitem__,
-                                                     stage.cols.origin))
-            keys += _fields(out.keys)
-            values += _fields(out.values)
-            headers += out.headers or [None] * count
-            timestamps += out.timestamps
-            partitions += stage.out_partitions  # type: ignore[arg-type]
         for topic, (sort_keys, *columns) in by_topic.items():
             if not all(map(le, sort_keys, islice(sort_keys, 1, None))):  # (one task's: sorted)
                 order = np.argsort(np.fromiter(sort_keys, np.int64, len(sort_keys)),
@@ -414,7 +349,16 @@ class BulkExecutor:
                 columns = [list(map(column.__getitem__, order)) for column in columns]
             self.port.log(topic).extend_columns(*columns)
 
-    def _run(self, plan: Chain, task: Any, topic: str, columns: tuple[list[Any], ...],
+    @staticmethod
+    def _settle(stages: list[Stage]) -> tuple[list[ordered.Output], ordered.Actions]:
+        """The end of phase one: the stages' sink records per topic and their actions in
+        the record path's order, and each stage's deferred actions put in order (raises
+        ``tree.Unordered`` where a batch form's records cannot be placed)."""
+        for stage in stages:
+            stage.run.settle()
+        return ordered.outputs(stages), ordered.actions(stages)
+
+    def _run(self, plan: Plan, task: Any, topic: str, columns: tuple[list[Any], ...],
              offsets: list[int] | None = None, partition: int = 0) -> bool:
         try:
             # a record cache holds a run's writes only where it is the task's one cache (the
@@ -423,12 +367,14 @@ class BulkExecutor:
                                    lambda name, log: self._changelog_columns(task, name, log),
                                    partition, caches_held=len(task.cached_stores) <= 1,
                                    task=task, offsets=offsets)
+            if stages is None:
+                return self._declined()
+            outputs, calls = self._settle(stages)
         except Exception:
-            stages = None
-        if stages is None:
             return self._declined()
-        stages[0].offsets = offsets
-        self._apply(task, stages, len(columns[3]))  # every input row
+        if not ordered.call_actions(calls):
+            return self._declined()
+        self._apply(task, stages, len(columns[3]), outputs=outputs)  # every input row
         for stage in stages:
             stage.release()
         self._laid_out.clear()  # (nothing kept alive past the chunk)
@@ -437,17 +383,19 @@ class BulkExecutor:
 
     # -- phase one: user code, no mutation ------------------------------------------------
 
-    def _prepare(self, plan: Chain, topic: str, columns: tuple[list[Any], ...],
+    def _prepare(self, plan: Plan, topic: str, columns: tuple[list[Any], ...],
                  commit_each: bool, changelog: Callable[..., Any],
                  partition: int = 0, *, caches_held: bool = True,
-                 looped: list[Stage] | None = None,
-                 reserved: dict[int, int] | None = None, task: Any,
-                 offsets: list[int] | None = None) -> list[Stage] | None:
-        """Phase one of ``task``'s chunk; ``looped``: where a stage whose sink writes a topic
-        tasks read goes (``run_partitioned`` runs those tasks next), else such a sink
+                 looped: list[tuple[Stage, SinkOut]] | None = None,
+                 reserved: dict[int, int] | None = None, task: Any = None,
+                 offsets: list[int] | None = None, places: list[Any] | None = None
+                 ) -> list[Stage] | None:
+        """Phase one of a chunk of ``task``; ``looped``: where the records of a sink writing
+        a topic tasks read go (``run_partitioned`` runs those tasks next), else such a sink
         declines; ``reserved``: the record cache bytes the chunk's held writes reserved so
         far (one dict for every task of a chunk: they may share a thread cache);
-        ``offsets``: the consumed records' own, where the engine gives them."""
+        ``offsets``: each row's, when the engine gives them; ``places``: each row's sort key
+        among the chunk's (several tasks)."""
         if reserved is None:
             reserved = {}
         key_fields, value_fields, given_headers, timestamps, _ = columns
@@ -455,70 +403,47 @@ class BulkExecutor:
         if headers.count(None) != len(headers):
             headers = [header if header is None or header.__class__ is Headers
                        else as_headers(header) for header in headers]
-        keys = _decoded(plan.source.key_serde, topic, key_fields, headers)
-        values = _decoded(plan.source.value_serde, topic, value_fields, headers)
+        keys = decoded(plan.source.key_serde, topic, key_fields, headers)
+        values = decoded(plan.source.value_serde, topic, value_fields, headers)
         timestamps = self._source_timestamps(task, topic, partition, offsets, keys, values,
                                              given_headers, timestamps)
         if timestamps is None:
             return None  # the record path's error, or its skip and warning
         stage = Stage(plan, topic, keys, values, timestamps, headers,
-                       list(range(len(timestamps))), commit_each, changelog, partition,
-                       caches_held, reserved)
+                      list(range(len(timestamps))), commit_each, changelog, partition,
+                      caches_held, reserved, task)
+        stage.offsets = offsets
         stages = [stage]
+        write = SinkWriter(self.port, self.partitioned, self._known_column, looped)
         while True:
-            chain = stage.chain
-            cols = stage.cols
-            for processor in chain.processors:
-                cols = processor.process_batch(cols, stage.run)
-                if cols is None:
-                    return None  # a batch form that cannot take this run
-            stage.cols = cols
-            sink = chain.sink
-            if sink is None:  # the last processor forwards to nothing
+            if places is not None:
+                stage.places = list(map(places.__getitem__, stage.input_row))
+            if stage.offsets is None:  # (a topic extractor's record context reads them)
+                stage.first_offset = self.port.offsets.get((stage.topic, stage.partition), 0)
+            if not tree.walk(stage, write):
+                return None  # a batch form or a sink that cannot take this run
+            plan = stage.plan
+            if plan.downstream is None:
                 return stages
-            out_topic = sink.topic
-            out_headers = stage.run.headers(cols)
-            out_timestamps = stage.run.timestamps(cols)
-            known = _known(sink.key_serde, cols.key_bytes)  # (a store's bytes: not again)
-            if known is not None:
-                key_fields, out_keys = known.fields, self._known_column(known, sink.key_serde)
-            else:
-                key_fields = _encoded(sink.key_serde, out_topic, cols.keys, out_headers)
-                out_keys = ByteColumn(key_fields)
-            known = _known(sink.value_serde, cols.value_bytes)
-            if known is not None:
-                out_values = self._known_column(known, sink.value_serde)
-            elif _same_fields(sink, cols.keys, cols.values):  # a group_by(value): one layout
-                out_values = out_keys
-            else:
-                out_values = ByteColumn(_encoded(sink.value_serde, out_topic, cols.values,
-                                                 out_headers))
-            stage.out = LogBatch(out_keys, out_values, out_headers, out_timestamps)
-            if self.partitioned:  # the default partitioner over the key column
-                if not self.port.appends_only(out_topic):
-                    if looped is None:
-                        return None  # read back by a task that cannot run in this chunk
-                    looped.append(stage)
-                stage.out_partitions = self.port.partitions(out_topic, key_fields)
-                if stage.out_partitions is None:
-                    return None  # a null key: round robin, which the record path keeps
-            downstream = chain.downstream
-            if downstream is None:
-                return stages
-            source = downstream.source
+            loop = plan.loop
+            out = next(out for out in stage.outs if out.step == loop)
+            cols = stage.given[loop]
+            sink = plan.steps[loop].sink
+            source = plan.downstream.source
+            out_topic, log = out.topic, out.log
             if task.queue_for(out_topic, 0).deserializer.timestamp_extractor is not None:
                 return None  # (its records' timestamps would be the extractor's)
-            next_keys, next_values = cols.keys, cols.values
-            if not _round_trips(sink.key_serde, source.key_serde, next_keys):
+            next_keys, next_values = cols.keys, cols.values  # type: ignore[union-attr]
+            if not round_trips(sink.key_serde, source.key_serde, next_keys):  # type: ignore[union-attr]
                 next_keys = list(map(source.key_serde.deserialize, repeat(out_topic),
-                                     key_fields, out_headers))
-            if not _round_trips(sink.value_serde, source.value_serde, next_values):
+                                     fields(log.keys), log.headers))
+            if not round_trips(sink.value_serde, source.value_serde, next_values):  # type: ignore[union-attr]
                 next_values = list(map(source.value_serde.deserialize, repeat(out_topic),
-                                       out_values.fields, out_headers))
+                                       fields(log.values), log.headers))
             rows_of = stage.input_row
-            stage = Stage(downstream, out_topic, next_keys, next_values, out_timestamps,
-                           out_headers, [rows_of[i] for i in cols.origin], commit_each,
-                           changelog, 0, caches_held, reserved)
+            stage = Stage(plan.downstream, out_topic, next_keys, next_values, log.timestamps,
+                          log.headers, [rows_of[i] for i in cols.origin], commit_each,  # type: ignore[union-attr]
+                          changelog, 0, caches_held, reserved, task, len(stages))
             stages.append(stage)
 
     def _source_timestamps(self, task: Any, topic: str, partition: int,
@@ -592,7 +517,7 @@ class BulkExecutor:
                 keys = laid_out[1]  # type: ignore[assignment]
             if staged is not None and places is not None:
                 staged.append((topic, list(map(places.__getitem__, origins() if callable(
-                    origins) else origins)), partition, _fields(keys), _fields(values),
+                    origins) else origins)), partition, fields(keys), fields(values),
                     timestamps))
                 return
             port.log(topic).extend_columns(keys, values, None, timestamps,
@@ -646,11 +571,11 @@ class BulkExecutor:
             group.stream_time = after[-1]
 
     def _apply(self, task: Any, stages: list[Stage], row_count: int,
-               outputs: list[Stage] | None = None,
-               later: list[tuple[int, Callable[[], None]]] | None = None) -> None:
-        """Phase two: offsets, clocks, held writes, logs, commits, the context;
-        ``outputs`` and ``later``: the sink stages and the deferred actions are left there
-        for the caller to merge with other tasks' (into one log, in one order) instead."""
+               later: list[tuple[int, Callable[[], None]]] | None = None,
+               outputs: list[ordered.Output] | None = None) -> None:
+        """Phase two: offsets, clocks, held writes, logs (``outputs``), commits, the
+        context; ``later``: the deferred actions are left there for the caller to merge
+        with other tasks' (in one order) instead, and the caller appends the logs."""
         context = task.context
         commits = 0
         last: tuple[str, int, Record] | None = None
@@ -668,12 +593,8 @@ class BulkExecutor:
                 last = (stage.topic, stage.offset_of(index),
                         Record(stage.keys[index], stage.values[index],
                                stage.timestamps[index], stage.headers[index]))
-            if outputs is not None:
-                outputs.append(stage)
-            elif stage.out is not None and stage.out.timestamps:  # (an empty one would
-                # still create the log)
-                self.port.log(stage.chain.sink.topic).extend_columns(  # type: ignore[union-attr]
-                    *stage.out, stage.out_partitions)
+        if outputs is not None:
+            self._append(outputs)
         # the record path commits after every record; with no record cache that is a no-op
         if self._commits_each:
             task.commit_times(commits if task.cached_stores else 1)

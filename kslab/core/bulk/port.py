@@ -42,7 +42,8 @@ class CollectorLog:
 class CollectorPort:
     """Base of an ``EnginePort`` (``kslab.core.bulk.EnginePort``) whose logs write through a
     collector's ``extend``; a subclass says which topics only append (``appends_only``),
-    how the default partitioner places a key column (``partitions``) and whether the engine
+    how the default partitioner places a key column (``partitions``), which topics a topic
+    extractor may name (``writable``: every one, unless it says) and whether the engine
     commits after every record (``commits_each_record``)."""
 
     commits_each_record = True
@@ -51,6 +52,11 @@ class CollectorPort:
         self.offsets: dict[tuple[str, int], int] = {}  # unused: each chunk brings its own
         self._extend = extend
         self._logs: dict[str, CollectorLog] = {}
+
+    def writable(self, topic: str) -> bool:
+        """True: the collector takes records for any topic as its ``send`` does (Spark's
+        keeps those of its sink topics and drops the others, on both paths)."""
+        return True
 
     def log(self, topic: str) -> CollectorLog:
         """The collector-backed log of ``topic``."""

@@ -1,8 +1,10 @@
-"""One chain's share of a bulk chunk (``Stage``) and the ``BatchRun`` its batch forms see.
+"""One plan's share of a bulk chunk (``Stage``) and the ``BatchRun`` its batch forms see.
 
-A stage holds the records a chain consumes, the same as columns after its processors' batch
-forms (``cols.origin`` indexes the consumed records), its sink's records, and, in ``run``,
-what the batch forms hold and defer for phase two.
+A stage holds the records a plan consumes, what each of its steps was given and made as
+columns (``given[step].origin`` indexes the consumed records), its sinks' records (``outs``),
+and, in ``run``, what the batch forms hold, defer and act on for phase two. Invariant: a
+stage's deferred actions are called in the record path's order (consumed record by consumed
+record, depth first through the plan's steps: ``kslab.core.bulk.tree``).
 """
 
 from __future__ import annotations
@@ -11,30 +13,49 @@ from collections.abc import Callable
 from functools import partial
 from itertools import islice, repeat
 from operator import add, lt
-from typing import Any
+from typing import Any, NamedTuple
 
+from kslab.core.bulk import tree
 from kslab.core.bulk.columns import LogBatch
-from kslab.core.bulk.plan import Chain
-from kslab.processor.batch import Batch, HeldWrites
+from kslab.core.bulk.plan import Plan
+from kslab.processor.batch import Acting, Batch, HeldWrites
 from kslab.records import Record
 
-__all__ = ["Stage", "StageRun"]
+__all__ = ["SinkOut", "Stage", "StageRun"]
+
+
+class SinkOut(NamedTuple):
+    """One sink step's records for one topic: the columns for its log (``log``), each
+    record's partition where the engine partitions the topic (else ``None``), and where the
+    records are in the batch the step was given (``positions``; ``None``: all of them)."""
+
+    step: int
+    topic: str
+    log: LogBatch
+    partitions: list[int] | None
+    positions: list[int] | None
 
 
 class Stage:
-    """One chain's share of a chunk: the records it consumes, the same as columns after its
-    processors' batch forms (``cols.origin`` indexes the consumed records), its sink's
-    records, and what its batch forms hold for phase two (``run``)."""
+    """One plan's share of a chunk: the records it consumes, what each step was given
+    (``given``) and made (``made``) as columns, the batches each step received from the
+    steps before it (``edges``: ``(step, batch, slot)``, step -1 the source, slot the
+    child's place among several children forwarded every record), its sinks' records
+    (``outs``) and what its batch forms hold for phase two (``run``). ``places``: each
+    consumed record's sort key among the chunk's consumed records (set by the executor)."""
 
-    __slots__ = ("chain", "cols", "first_offset", "headers", "identity", "input_row", "keys",
-                 "offsets", "out", "out_partitions", "partition", "run", "timestamps", "topic",
-                 "values")
+    __slots__ = ("cols", "edges", "first_offset", "given", "headers", "identity", "input_row",
+                 "keys", "made", "number", "offsets", "outs", "partition", "places", "plan",
+                 "run", "seqs", "task", "timestamps", "topic", "values")
 
-    def __init__(self, chain: Chain, topic: str, keys: list[Any], values: list[Any],
+    def __init__(self, plan: Plan, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int],
                  commit_each: bool, changelog: Callable[..., Any], partition: int = 0,
-                 caches_held: bool = True, reserved: dict[int, int] | None = None) -> None:
-        self.chain = chain
+                 caches_held: bool = True, reserved: dict[int, int] | None = None,
+                 task: Any = None, number: int = 0) -> None:
+        self.plan = plan
+        self.task = task
+        self.number = number  # the stage's place in its chunk (0: the input's)
         self.topic = topic
         self.partition = partition  # of the consumed topic
         self.keys, self.values = keys, values  # as consumed (deserialized)
@@ -43,10 +64,15 @@ class Stage:
         self.input_row = input_row  # the chunk row each consumed record comes from
         self.cols = Batch(keys, values, list(range(len(keys))))
         self.identity = self.cols.origin  # still cols.origin: each record is its own row
-        self.out: LogBatch | None = None
-        self.out_partitions: list[int] | None = None  # each output record's partition, when
-        # the engine partitions the sink's topic (several partitions)
-        self.first_offset = -1  # set in phase two
+        count = len(plan.steps)
+        self.given: list[Batch | None] = [None] * count
+        self.made: list[Any] = [None] * count
+        self.edges: list[list[tuple[int, Batch, int | None]]] = [[] for _ in range(count)]
+        self.seqs: list[list[tuple[int, ...]] | None] = [None] * count
+        self.outs: list[SinkOut] = []
+        self.places: list[Any] | None = None
+        self.first_offset = -1  # set in phase two (in phase one, where a topic extractor
+        # needs them)
         self.offsets: list[int] | None = None  # each consumed record's offset, when the
         # engine gives them (the live runtime's polled messages); else consecutive from
         # first_offset
@@ -58,6 +84,19 @@ class Stage:
         offsets = self.offsets
         return self.first_offset + origin if offsets is None else offsets[origin]
 
+    def place_keys(self) -> list[Any]:
+        """Each consumed record's sort key among the chunk's: as the executor set them, else
+        the record itself where its stage is the chunk's only one, else (input row, stage
+        number, the record)."""
+        places = self.places
+        if places is None and self.number == 0 and self.plan.downstream is None:
+            return self.identity
+        if places is None:
+            number = self.number
+            places = self.places = [(row, number, origin) for origin, row
+                                    in enumerate(self.input_row)]
+        return places
+
     def release(self) -> None:
         """Drop the stage's run and what it held once the chunk is applied: the stage, its
         run and the held writes refer to each other, so without this what the batch forms
@@ -66,16 +105,19 @@ class Stage:
         run = self.run
         run.held.clear()
         run.deferred.clear()
+        run.actions.clear()
+        self.given = self.made = self.edges = self.seqs = []  # type: ignore[assignment]
         self.run = None  # type: ignore[assignment]
 
 
 class StageRun:
     """A stage's ``BatchRun`` (``kslab.processor.batch``): its consumed records' timestamps
-    and headers, and the held writes and deferred actions of its batch forms, applied in
-    phase two in the order of the consumed records they belong to."""
+    and headers, and the held writes, deferred actions and user actions of its batch forms,
+    applied in phase two in the record path's order. ``step``: the step whose batch form
+    runs now."""
 
-    __slots__ = ("_changelog", "_reserved", "caches_held", "commit_each", "deferred", "held",
-                 "stage")
+    __slots__ = ("_changelog", "_ordered", "_reserved", "actions", "caches_held",
+                 "commit_each", "deferred", "held", "stage", "step")
 
     def __init__(self, stage: Stage, commit_each: bool, changelog: Callable[..., Any],
                  caches_held: bool = True, reserved: dict[int, int] | None = None) -> None:
@@ -86,7 +128,12 @@ class StageRun:
         # for the chunk's held writes (shared by its stages)
         self._changelog = changelog
         self.held: list[HeldWrites] = []
-        self.deferred: list[tuple[int, Callable[[], None]]] = []
+        # (origin, action, step, position in the step's batch or None)
+        self.deferred: list[tuple[int, Callable[[], None], int, int | None]] = []
+        # (step, the processor, its batch, its action)
+        self.actions: list[tuple[int, Acting, Batch, Callable[[Any, Any], None]]] = []
+        self.step = 0
+        self._ordered: list[tuple[int, Callable[[], None]]] | None = None
 
     @property
     def topic(self) -> str:
@@ -146,23 +193,57 @@ class StageRun:
         """Apply ``writes`` in phase two."""
         self.held.append(writes)
 
-    def defer(self, origin: int, action: Callable[[], None]) -> None:
-        """Call ``action`` in phase two with consumed record ``origin``'s context."""
-        self.deferred.append((origin, action))
+    def defer(self, origin: int, action: Callable[[], None], position: int | None = None
+              ) -> None:
+        """Call ``action`` in phase two with consumed record ``origin``'s context, in the
+        record path's order (``position``: the record of the step's batch it is for)."""
+        self.deferred.append((origin, action, self.step, position))
+
+    def act(self, owner: Acting, batch: Batch, action: Callable[[Any, Any], None]) -> None:
+        """Call ``action(key, value)`` per record of ``batch`` in phase two, first
+        (``BatchRun.act``: the executor calls every stage's in the record path's order)."""
+        if len(batch):
+            self.actions.append((self.step, owner, batch, action))
 
     def apply(self, context: Any, first_offset: int,
               later: list[tuple[int, Callable[[], None]]] | None = None) -> None:
-        """Phase two of the stage's batch forms: held writes, then deferred actions in origin
-        order, each with its consumed record as the task's context (``later``: handed over
-        as ``(origin, call)`` for the caller to interleave with other tasks' instead)."""
+        """Phase two of the stage's batch forms: held writes, then deferred actions in the
+        record path's order, each with its consumed record as the task's context (``later``:
+        handed over as ``(origin, call)`` for the caller to interleave with other tasks'
+        instead)."""
         self.stage.first_offset = first_offset
         for writes in self.held:
             writes.apply()
-        for origin, action in sorted(self.deferred, key=lambda item: item[0]):
+        if self._ordered is None:
+            self.settle()
+        for origin, action in self._ordered:  # type: ignore[union-attr]
             if later is None:
                 self._call(context, origin, action)
             else:
                 later.append((origin, partial(self._call, context, origin, action)))
+
+    def settle(self) -> None:
+        """Put the deferred actions in the record path's order (at the end of phase one):
+        by consumed record, then (from several steps) depth first through the plan, else by
+        position in the step's batch (stable: one record's actions in the order they were
+        deferred). Raises ``tree.Unordered`` where their records cannot be placed."""
+        deferred = self.deferred
+        if not deferred:
+            self._ordered = []
+            return
+        stage = self.stage
+        steps = {entry[2] for entry in deferred}
+        positions = [tree.position_of(stage, step, origin) if position is None else position
+                     for origin, _, step, position in deferred]
+        if len(steps) == 1:
+            keys: list[Any] = list(zip((entry[0] for entry in deferred), positions,
+                                       strict=True))
+            order = sorted(range(len(deferred)), key=keys.__getitem__)
+        else:  # depth first: by (place, path, step), then in the order they were deferred
+            order = tree.order([(stage, step, [position])
+                                for (_, _, step, _), position in zip(deferred, positions,
+                                                                     strict=True)])
+        self._ordered = [(deferred[i][0], deferred[i][1]) for i in order]
 
     def _call(self, context: Any, origin: int, action: Callable[[], None]) -> None:
         """``action`` with consumed record ``origin`` as the context (put back after)."""

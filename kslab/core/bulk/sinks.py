@@ -1,0 +1,200 @@
+"""A stage's sink steps in phase one: their records serialized into columns for each topic's
+log (``SinkOut``), and the serde helpers the executor reads and writes columns with.
+
+A sink with a fixed topic writes all its records there; a sink with a topic extractor calls
+the user's extractor once per record, in order, with the record's context, as the record
+path's sink does, and writes each topic's records as one column. A topic the engine cannot
+write as the record path would (unknown to it: ``EnginePort.writable``, read back by a task,
+round-robin partitions) declines the run, so the record path meets it (and raises its error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import chain, repeat
+from operator import add
+from typing import Any
+
+from kslab.core.bulk.columns import ByteColumn, LogBatch
+from kslab.core.bulk.plan import built_in
+from kslab.core.bulk.stage import SinkOut
+from kslab.core.context import RecordContext
+from kslab.processor.batch import Batch, Encoded
+from kslab.serdes import Bytes, Integer, Long, String
+from kslab.serdes._base import fast_deserializer, fast_serializer, writes_alike
+
+__all__ = ["SinkWriter", "decoded", "encoded", "fields", "round_trips"]
+
+# serdes whose round trip gives back an equal object of exactly this (immutable) type
+_IDENTITY = {String: str, Long: int, Integer: int, Bytes: bytes}
+
+
+def decoded(serde: Any, topic: str, fields: list[Any], headers: list[Any]) -> list[Any]:
+    """``serde.deserialize(topic, field, header)`` of each field: in C through the serde's
+    fast codec when it takes them all (``serdes._base.fast_deserializer``), else the serde's
+    own method (which gives the value or raises its error)."""
+    fast = fast_deserializer(serde)
+    if fast is not None:
+        decode, indexed = fast
+        try:
+            if fields.count(None):
+                values = [None if field is None else decode(field) for field in fields]
+            else:  # no null (the usual case): all in C
+                values = list(map(decode, fields))
+                if indexed:
+                    return list(chain.from_iterable(values))
+        except Exception:
+            pass
+        else:
+            if not indexed:
+                return values
+            return [None if value is None else value[0] for value in values]
+    return list(map(serde.deserialize, repeat(topic), fields, headers))
+
+
+def encoded(serde: Any, topic: str, items: list[Any], headers: list[Any]) -> list[Any]:
+    """``serde.serialize(topic, item, header)`` of each item, in C through the serde's fast
+    codec where it takes them all (``serdes._base.fast_serializer``)."""
+    encode = fast_serializer(serde)
+    if encode is not None:
+        try:
+            return [None if item is None else encode(item) for item in items]
+        except Exception:
+            pass
+    column = getattr(serde, "serialize_column", None)  # (a user's serde may not have one)
+    if column is not None:
+        return column(topic, items, headers)  # type: ignore[no-any-return]
+    return list(map(serde.serialize, repeat(topic), items, headers))
+
+
+def fields(column: Any) -> list[Any]:
+    """The fields of a column: a ``ByteColumn``'s or a plain list."""
+    return column.fields if isinstance(column, ByteColumn) else column  # type: ignore[no-any-return]
+
+
+def _known(serde: Any, written: Encoded | None) -> Encoded | None:
+    """``written`` when ``serde`` writes exactly its bytes for the column: a built-in serde
+    (whose bytes depend on nothing but the data) configured for writing as the one that
+    wrote them (``writes_alike``); else ``None``."""
+    if written is None or not built_in(serde) or not writes_alike(written.serde, serde):
+        return None
+    return written
+
+
+def _same_fields(sink: Any, keys: list[Any], values: list[Any]) -> bool:
+    """True when a sink writes the same bytes for ``values`` as for ``keys``: equal objects
+    of the one type its key and value serdes (the same built-in) serialize alike."""
+    kind = _IDENTITY.get(type(sink.key_serde))
+    return kind is not None and type(sink.value_serde) is type(sink.key_serde) \
+        and keys == values and set(map(type, keys)) == {kind}
+
+
+def round_trips(sink_serde: Any, source_serde: Any, objects: list[Any]) -> bool:
+    """True when ``objects`` read back through ``source_serde`` as themselves: ``None`` or
+    exactly the type the (same) built-in serde round-trips (checked in C)."""
+    kind = _IDENTITY.get(type(sink_serde))
+    if kind is None or type(source_serde) is not type(sink_serde):
+        return False
+    return set(map(type, objects)) <= {kind, type(None)}
+
+
+class SinkWriter:
+    """Phase one of a chunk's sink steps (``__call__``, ``tree.walk``'s ``sink``): each
+    topic's records as a ``SinkOut`` in ``stage.outs``. ``known_column``: the executor's
+    ``ByteColumn`` of bytes a store wrote already (laid out once per chunk); ``looped``:
+    where sink records for a topic tasks read go (``partitioned``; ``None``: declined)."""
+
+    def __init__(self, port: Any, partitioned: bool,
+                 known_column: Callable[[Encoded, Any], ByteColumn],
+                 looped: list[tuple[Any, SinkOut]] | None) -> None:
+        self._port = port
+        self._partitioned = partitioned
+        self._known_column = known_column
+        self._looped = looped
+
+    def __call__(self, stage: Any, index: int, batch: Batch) -> bool:
+        """Write sink step ``index``'s records; ``False``: declined."""
+        sink = stage.plan.steps[index].sink
+        run = stage.run
+        headers = run.headers(batch)
+        timestamps = run.timestamps(batch)
+        if sink.topic is not None:
+            return self._write(stage, index, sink.topic, batch, headers, timestamps, None,
+                               True)
+        port = self._port
+        writable = getattr(port, "writable", None)
+        for topic, positions in self._extracted(stage, sink, batch, headers, timestamps):
+            if (writable is not None and not writable(topic)) or not port.appends_only(topic):
+                return False  # the record path meets the topic (and raises its error)
+            part = batch if positions is None else Batch(
+                [batch.keys[i] for i in positions], [batch.values[i] for i in positions],
+                [batch.origin[i] for i in positions])
+            if not self._write(stage, index, topic, part,
+                               headers if positions is None else [headers[i] for i in positions],
+                               timestamps if positions is None else [timestamps[i]
+                                                                     for i in positions],
+                               positions, False):
+                return False
+        return True
+
+    @staticmethod
+    def _extracted(stage: Any, sink: Any, batch: Batch, headers: list[Any],
+                   timestamps: list[int]) -> list[tuple[str, list[int] | None]]:
+        """Each topic the extractor names for the records (called once per record, in
+        order, with the record's context, as the record path's sink calls it) and the
+        positions of its records (``None``: all). A name that is not one raises."""
+        extractor = sink.topic_extractor
+        topic, partition = stage.topic, stage.partition
+        rows = batch.origin
+        offsets = stage.offsets
+        offsets = list(map(add, rows, repeat(stage.first_offset))) if offsets is None \
+            else list(map(offsets.__getitem__, rows))
+        names = list(map(extractor, batch.keys, batch.values, map(
+            RecordContext, repeat(topic), repeat(partition), offsets, timestamps, headers)))
+        resolved = {}
+        for name in set(names):
+            if not isinstance(name, str) or not name:
+                msg = f"the topic extractor of sink '{sink.name}' returned {name!r}"
+                raise TypeError(msg)  # (the record path raises its own error)
+            resolved[name] = stage.task.resolve_topic(name)
+        if len(resolved) <= 1:
+            return [(name, None) for name in resolved.values()]
+        named: dict[str, list[int]] = {}
+        for position, name in enumerate(names):
+            named.setdefault(resolved[name], []).append(position)
+        return list(named.items())  # type: ignore[arg-type]
+
+    def _write(self, stage: Any, index: int, topic: str, batch: Batch, headers: list[Any],
+               timestamps: list[int], positions: list[int] | None, fixed: bool) -> bool:
+        """``batch``'s records serialized for ``topic``'s log, as a ``SinkOut`` of the
+        stage; ``False``: declined."""
+        sink = stage.plan.steps[index].sink
+        known = _known(sink.key_serde, batch.key_bytes)  # (a store's bytes: not again)
+        if known is not None:
+            key_fields, keys = known.fields, self._known_column(known, sink.key_serde)
+        else:
+            key_fields = encoded(sink.key_serde, topic, batch.keys, headers)
+            keys = ByteColumn(key_fields)
+        known = _known(sink.value_serde, batch.value_bytes)
+        if known is not None:
+            values = self._known_column(known, sink.value_serde)
+        elif _same_fields(sink, batch.keys, batch.values):  # a group_by(value): one layout
+            values = keys
+        else:
+            values = ByteColumn(encoded(sink.value_serde, topic, batch.values, headers))
+        partitions = None
+        looped = False
+        if self._partitioned:  # the default partitioner over the key column
+            if fixed and not self._port.appends_only(topic):
+                if self._looped is None:
+                    return False  # read back by a task that cannot run in this chunk
+                looped = True
+            partitions = self._port.partitions(topic, key_fields)
+            if partitions is None:
+                return False  # a null key: round robin, which the record path keeps
+        out = SinkOut(index, topic, LogBatch(keys, values, headers, timestamps), partitions,
+                      positions)
+        stage.outs.append(out)
+        if looped:
+            self._looped.append((stage, out))  # type: ignore[union-attr]
+        return True
