@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conftest import produce
-
 from kslab.spark import run_batch
 from kslab.spark.kafka import is_partitioned_scan
 

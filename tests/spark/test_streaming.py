@@ -6,8 +6,8 @@ from collections import Counter
 
 import spark_apps as apps
 from confluent_kafka import Consumer, TopicPartition
-from conftest import produce
 
+from conftest import produce
 from kslab import serdes
 from kslab.spark import start
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import consume_all, produce
-
 import kslab as ks
+from conftest import consume_all, produce
 from kslab import serdes
 from kslab.spark import start
 

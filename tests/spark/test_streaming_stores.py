@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 import spark_apps as apps
-from conftest import consume_all, produce
 
 import kslab as ks
+from conftest import consume_all, produce
 from kslab import serdes
 from kslab.processor.partitioner import default_partition
 from kslab.spark import start
