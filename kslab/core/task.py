@@ -5,6 +5,10 @@ instances and its stores. Engines feed it raw records with ``add_record`` and dr
 ``process`` / ``maybe_punctuate_*`` / ``commit``; it hands serialized output to the engine's
 ``RecordCollector``. Invariant: one ``process`` call handles exactly one input record, depth first
 through the graph, before anything else happens in the task.
+
+Over 600 lines because the one per-record step and what surrounds it (queues, punctuation,
+commits, snapshots) share the task's state; its contracts with engines are in
+``task_contracts``.
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ the last emission are read from the store in time order and forwarded once each,
 Each such emission is measured as Java's node-level ``window-aggregate-final-emit-total``,
 ``-rate``, ``-latency-avg`` and ``-latency-max`` wherever the engine's context offers
 ``node_metrics()``.
+
+Over 600 lines because the time, sliding and session windows' processors share the observed
+stream time, grace and late-record rules, and each one's batch form is written next to its
+record form.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ The thread maps assigned partitions to tasks (sub-topology x partition) built wi
 ``exactly_once_v2`` it sends the offsets inside the producer's transaction and commits that.
 Invariant: offsets are committed only for records whose output (sink and changelog records)
 the same commit made durable; a failure before that point commits nothing.
+
+Over 600 lines because the poll, process, commit loop, the rebalance callbacks, restoration and
+checkpoints share the thread's consumer, producer and task table; the collector, the state
+restoration, the batch path and the events have modules of their own.
 """
 
 from __future__ import annotations

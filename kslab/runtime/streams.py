@@ -5,6 +5,10 @@ transitions), the internal topics, the global thread, the stream threads and the
 exception handling; threads do the I/O and the core does the processing. Invariant: every
 state change goes through ``_set_state``, which refuses transitions Kafka does not allow and
 calls the state listener exactly once per change.
+
+Over 600 lines because ``KafkaStreams`` is one public object: its state machine, lifecycle, the
+three clients' configs, queries and metrics; its threads, collector and queries' views have
+modules of their own.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ lexicographic byte order (Python's ``bytes`` order, RocksDB's default comparator
 Window, session and versioned stores follow the same pattern: a supplier names a backend and makes
 a fresh one per ``get()``, a builder adds serdes and the logging/caching flags, and ``build()``
 returns a typed ``StateStore``.
+
+Over 600 lines because it is the state layer's one contract: every interface a store, backend,
+supplier and builder implements, imported from one place by the layer's modules.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ entries in LRU order. Invariant (Java's accounting): the thread cache's ``size_b
 sum over its named caches of ``len(key) + 24 + entry.size()`` per entry; after a put, entries of
 the written namespace are evicted from the least recently used end until the total fits, and
 evicting a dirty entry flushes every dirty entry of that namespace to its listener.
+
+Over 600 lines because ``ThreadCache`` and ``NamedCache`` are Java's two classes of one cache:
+the thread's budget and eviction work on each named cache's LRU list.
 """
 
 from __future__ import annotations

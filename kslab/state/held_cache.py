@@ -87,7 +87,28 @@ def flush_order(origins: list[int], keys: list[bytes]) -> list[int]:
     return order
 
 
-class HeldCachedWrites:
+class _CachedInner:
+    """The serdes of the wrapped store's held writes (``_inner``), as a record cache's held
+    writes hand them on to the batch forms."""
+
+    _inner: Any
+
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote the key bytes."""
+        return self._inner.key_serde
+
+    @property
+    def value_serde(self) -> Any:
+        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
+        return self._inner.value_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` as the wrapped store serializes them."""
+        return self._inner.serialize_keys(keys)  # type: ignore[no-any-return]
+
+
+class HeldCachedWrites(_CachedInner):
     """What a batch run writes through a ``CachingKeyValueStore``: the record cache's gets,
     puts and, where the engine commits after every consumed record (the test driver), each
     commit's flush, replayed at once (an engine committing on an interval: ``_held_dirty``).
@@ -122,20 +143,6 @@ class HeldCachedWrites:
         # index of each one's last update, its stored bytes
         self._dirty: tuple[list[bytes], list[int], list[bytes]] | None = None
         self._widest_read = 0  # the longest stored value read back
-
-    @property
-    def key_serde(self) -> Any:
-        """The serde that wrote ``key_bytes``."""
-        return self._inner.key_serde
-
-    @property
-    def value_serde(self) -> Any:
-        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
-        return self._inner.value_serde
-
-    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
-        """``keys`` as the store serializes them (``HeldTimestampedWrites``)."""
-        return self._inner.serialize_keys(keys)  # type: ignore[no-any-return]
 
     def read(self, distinct: list[bytes]) -> list[Any]:
         """Each of the ``distinct`` keys' value as the cached store's ``get`` finds it: the
@@ -267,7 +274,7 @@ class HeldCachedWrites:
             self._remember(batch.keys[positions[-1]], all_keys[-1])
 
 
-class HeldCachedWindowWrites:
+class HeldCachedWindowWrites(_CachedInner):
     """What a batch run writes through a ``CachingWindowStore`` (no key-first index) when the
     engine commits after every consumed record: each fetch and put of a window as the cached
     store's, and each commit's flush (the windows a consumed record dirtied, in the order of
@@ -307,20 +314,6 @@ class HeldCachedWindowWrites:
         # each window's last put, in the order of their last put, when the run has no commit
         # in it (``_held_dirty``): cache key, (its run, its index there, its stored bytes)
         self._dirty: list[tuple[bytes, tuple[WindowRun, int, bytes]]] | None = None
-
-    @property
-    def key_serde(self) -> Any:
-        """The serde that wrote ``key_bytes`` (``HeldWindowWrites``)."""
-        return self._inner.key_serde
-
-    @property
-    def value_serde(self) -> Any:
-        """The serde that wrote the value bytes (``Flushed.value_bytes``)."""
-        return self._inner.value_serde
-
-    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
-        """``keys`` as the store serializes them (``HeldWindowWrites``)."""
-        return self._inner.serialize_keys(keys)  # type: ignore[no-any-return]
 
     def _key(self, key_bytes: bytes, start: int) -> tuple[bytes, bytes]:
         """The window's binary key and cache key (the last ones asked again: a fetch, then

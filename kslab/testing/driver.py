@@ -6,6 +6,9 @@ and fires wall-clock punctuation only on ``advance_wall_clock_time``. With every
 partition it runs the whole topology as task 0_0, exactly as Kafka's driver does; with
 ``partitions=`` it runs one task per sub-topology and partition, as the live runtime does.
 Beyond Java: ``history``, ``snapshot``/``restore``, ``replay``, ``trace`` and DataFrames.
+
+Over 600 lines because ``TopologyTestDriver`` is one public object (pipes, reads, stores,
+clocks, history, as Kafka's); its topics, layout, collector and logs have modules of their own.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ actions of peek, foreach and print in the record path's order (one that raises d
 chunk before anything is applied: ``kslab.core.bulk.ordered``), then applies the chunk: logs,
 offsets, clocks, metrics, what the batch forms held (store writes, changelogs, record caches),
 the commits and the task's context.
+
+Over 600 lines because phase one and phase two of a chunk share the executor's per-chunk state
+(laid-out columns, cache reservations, sort keys); the plan, the tree walk, the sinks and the
+ordering have modules of their own.
 """
 
 from __future__ import annotations
