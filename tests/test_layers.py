@@ -23,8 +23,8 @@ each other both ways (the config and the serdes once did), so every package has 
 order. Import cycles inside one package (mutually referring handles, ``TYPE_CHECKING``
 annotations) are the package's own business.
 
-``EXCEPTIONS`` lists the only edges allowed against the rule, each with the issue that removes
-it; an exception that no longer matches an import fails too, so the table only shrinks.
+No edge is excepted: the last ones (the bulk path's imports of DSL classes) went with issue 19,
+when the core started asking a processor for its batch form instead of looking at its class.
 """
 
 from __future__ import annotations
@@ -79,11 +79,6 @@ PACKAGES: dict[str, Layer] = {
     # the one name of the root any layer may read: Spark's worker check compares versions
     "kslab.__version__": FOUNDATION,
 }
-
-# (importing module, imported module): the issue that removes the edge.
-EXCEPTIONS: dict[tuple[str, str], str] = {}  # none left (the bulk path's DSL imports went
-# with issue 19: the core asks a processor for its batch form, never its class)
-
 
 @dataclass(frozen=True)
 class Edge:
@@ -177,12 +172,8 @@ def allowed(source: str, target: str) -> bool:
 
 
 def forbidden() -> list[Edge]:
-    """Every edge the layers forbid, the listed exceptions aside."""
-    return [
-        edge
-        for edge in edges()
-        if not allowed(edge.source, edge.target) and (edge.source, edge.target) not in EXCEPTIONS
-    ]
+    """Every edge the layers forbid."""
+    return [edge for edge in edges() if not allowed(edge.source, edge.target)]
 
 
 def describe(edge: Edge) -> str:
@@ -225,21 +216,6 @@ def test_packages_below_the_front_ends_import_each_other_one_way():
             graph.setdefault(source, set()).add(target)
     cycles = [" -> ".join(cycle) for cycle in package_cycles(graph)]
     assert not cycles, "packages that import each other:\n" + "\n".join(cycles)
-
-
-def test_every_exception_is_still_an_import():
-    present = {(edge.source, edge.target) for edge in edges()}
-    stale = [
-        f"{source} -> {target} ({issue})"
-        for (source, target), issue in EXCEPTIONS.items()
-        if (source, target) not in present
-    ]
-    assert not stale, "exceptions no import needs any more; delete them:\n" + "\n".join(stale)
-
-
-def test_every_exception_is_against_the_rule():
-    lawful = [f"{s} -> {t}" for s, t in EXCEPTIONS if allowed(s, t)]
-    assert not lawful, "exceptions the layers allow anyway; delete them:\n" + "\n".join(lawful)
 
 
 def test_the_walk_sees_lazy_type_only_and_relative_imports():
