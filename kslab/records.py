@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from kslab.errors import InvalidArgumentError, StreamsError
@@ -26,6 +27,7 @@ __all__ = [
     "VersionedRecord",
     "Window",
     "Windowed",
+    "split_pairs",
 ]
 
 
@@ -525,3 +527,16 @@ def _java_instant(timestamp: int | None) -> str:
     seconds, millis = divmod(timestamp, 1000)
     text = (_EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
     return f"{text}.{millis:03d}Z" if millis else f"{text}Z"
+
+
+_PAIR_TYPES = frozenset({tuple, list, KeyValue})
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
+def split_pairs(items: list[Any]) -> tuple[list[Any], list[Any]] | None:
+    """The firsts and the seconds of ``items`` when every one is a tuple, list or
+    ``KeyValue`` of two (split in C: ``key, value = item`` gives the same); ``None`` when
+    one is anything else, for the caller to unpack item by item (or raise as unpacking does)."""
+    if items and (not set(map(type, items)) <= _PAIR_TYPES or set(map(len, items)) != {2}):
+        return None
+    return list(map(_FIRST, items)), list(map(_SECOND, items))

@@ -15,13 +15,13 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from itertools import compress
-from operator import itemgetter, not_, truth
+from operator import not_, truth
 from typing import Any
 
 from kslab.errors import MissingArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun, Routed
-from kslab.records import KeyValue, Record
+from kslab.records import Record, split_pairs
 
 __all__ = [
     "Branch",
@@ -118,11 +118,6 @@ class NotNullKey(_Stateless):
         return batch.where([key is not None for key in batch.keys])
 
 
-_PAIRS = frozenset({tuple, list, KeyValue})  # results Map splits in C (a None is not one)
-_TWO = frozenset({2})
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
-
-
 def _not_null_result(result: Any) -> Any:
     """A ``KeyValueMapper``'s result, or Java's error when it is ``None`` (map, flat_map)."""
     if result is None:
@@ -147,9 +142,9 @@ class Map(_Stateless):
         tuple or list of two (a ``KeyValue`` is a tuple) the pairs split in C; any other
         result is unpacked as ``process`` unpacks it (or raises its error)."""
         results = list(map(self.mapper, batch.keys, batch.values))
-        if set(map(type, results)) <= _PAIRS and set(map(len, results)) <= _TWO:
-            return Batch(list(map(_FIRST, results)), list(map(_SECOND, results)),
-                         batch.origin, batch.timestamps)
+        pairs = split_pairs(results)
+        if pairs is not None:
+            return Batch(pairs[0], pairs[1], batch.origin, batch.timestamps)
         keys: list[Any] = []
         values: list[Any] = []
         for result in results:

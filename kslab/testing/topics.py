@@ -21,7 +21,7 @@ from kslab.errors import (
     NoSuchElementError,
     SerdeError,
 )
-from kslab.records import KeyValue, TestRecord, as_headers
+from kslab.records import KeyValue, TestRecord, as_headers, split_pairs
 from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
 from kslab.testing._log import TEXT, gc_paused
 from kslab.testing.frames import frame_columns, records_frame, to_millis
@@ -128,8 +128,6 @@ def _slicing(columns: list[list[Any]]) -> Callable[[int], list[list[Any]] | None
 _RECORD_KEY, _RECORD_VALUE, _RECORD_TIMESTAMP, _RECORD_HEADERS = map(
     attrgetter, ("key", "value", "timestamp", "_headers"))
 _KEY, _VALUE = itemgetter(0), itemgetter(1)
-_PAIR_TYPES = frozenset({tuple, list, KeyValue})  # pairs split in C (``_pipe_many``)
-_TWO = {2}
 
 
 class TestInputTopic:
@@ -265,8 +263,9 @@ class TestInputTopic:
         def columns_of(batch: list[Any]) -> list[list[Any]]:
             nonlocal ts
             n = len(batch)
-            if set(map(type, batch)) <= _PAIR_TYPES and set(map(len, batch)) == _TWO:
-                keys, values = list(map(_KEY, batch)), list(map(_VALUE, batch))
+            pairs = split_pairs(batch)
+            if pairs is not None:
+                keys, values = pairs
             else:
                 keys, values = [], []
                 for key, value in batch:
