@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from kslab.errors import DeserializationError, KslabError, SerdeError, StreamsError
@@ -77,6 +78,29 @@ class RecordDeserializer:
         """The source's extractor, ``extractor(record, partition_time)``; ``None`` for the
         record's own timestamp (a negative one fails)."""
         return self._extractor
+
+    def timestamps_of(self, topic: str, partition: int, offsets: Any, timestamps: list[int],
+                      keys: list[Any], values: list[Any], headers: list[Any],
+                      partition_time: int) -> list[int] | None:
+        """The batch form of the timestamps ``deserialize`` gives a run of decoded records:
+        each record's own, or the extractor's, called once per record in order with the
+        partition time so far and the record (``ConsumerRecord``) as ``_extract`` calls it.
+        ``None`` where the record path would not just take them: a negative one (it fails
+        or skips the record with its warning) or an extractor's result that is not an
+        ``int``."""
+        extractor = self._extractor
+        if extractor is None:
+            return timestamps if min(timestamps) >= 0 else None
+        extracted: list[int] = []
+        for record in map(ConsumerRecord, repeat(topic), repeat(partition), offsets,
+                          timestamps, keys, values, headers):
+            stamp = extractor(record, partition_time)
+            if stamp.__class__ is not int or stamp < 0:
+                return None
+            if stamp > partition_time:
+                partition_time = stamp
+            extracted.append(stamp)
+        return extracted
 
     def inline_codecs(self) -> tuple[Callable[[bytes], Any], bool, Callable[[bytes], Any],
                                      bool] | None:

@@ -29,7 +29,6 @@ from kslab.core.bulk.columns import ByteColumn, fixed_width
 from kslab.core.bulk.plan import Plan, compile_plan
 from kslab.core.bulk.sinks import SinkWriter, decoded, fields, round_trips
 from kslab.core.bulk.stage import SinkOut, Stage
-from kslab.core.record_queue import ConsumerRecord
 from kslab.processor.batch import Encoded
 from kslab.records import Headers, Record, as_headers
 
@@ -455,28 +454,15 @@ class BulkExecutor:
                            headers: list[Any], timestamps: list[int]) -> list[int] | None:
         """Each consumed record's timestamp as its source takes it: the record's own, or
         its source's timestamp extractor's, called once per record in order with the
-        partition time so far and the record (``ConsumerRecord``: topic, partition, offset,
-        timestamp, key, value, headers), as the record path calls it. ``None`` (the chunk
-        goes record by record) for a negative one, which the record path fails on or
-        skips with its warning, or an extractor's result that is not an ``int``."""
+        partition time so far and the record, as the record path calls it
+        (``RecordDeserializer.timestamps_of``, next to its record form); ``None``: the chunk
+        goes record by record."""
         queue = task.queue_for(topic, partition)
-        extractor = queue.deserializer.timestamp_extractor
-        if extractor is None:
-            return timestamps if min(timestamps) >= 0 else None
-        if offsets is None:
-            first = self.port.offsets[(topic, partition)]
+        if offsets is None and queue.deserializer.timestamp_extractor is not None:
+            first = self.port.offsets[(topic, partition)]  # (the extractor reads them)
             offsets = range(first, first + len(timestamps))  # type: ignore[assignment]
-        partition_time = queue.partition_time
-        extracted: list[int] = []
-        for record in map(ConsumerRecord, repeat(topic), repeat(partition), offsets,
-                          timestamps, keys, values, headers):
-            stamp = extractor(record, partition_time)
-            if stamp.__class__ is not int or stamp < 0:
-                return None
-            if stamp > partition_time:
-                partition_time = stamp
-            extracted.append(stamp)
-        return extracted
+        return queue.deserializer.timestamps_of(topic, partition, offsets, timestamps, keys,
+                                                values, headers, queue.partition_time)
 
     def _known_column(self, encoded: Encoded, serde: Any) -> ByteColumn:
         """The ``ByteColumn`` of fields known already: as wide as ``serde`` writes every one
