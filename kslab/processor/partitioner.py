@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import functools
 import struct
+from typing import Any
 
-__all__ = ["default_partition", "default_partitions", "murmur2", "to_positive"]
+__all__ = ["default_partition", "default_partitions", "murmur2", "murmur2_column",
+           "to_positive"]
 
 _SEED = 0x9747B28C
 _M = 0x5BD1E995  # murmur2's mixing constant
@@ -57,13 +59,78 @@ def default_partitions(keys: list[bytes | None], count: int) -> list[int | None]
     """``default_partition`` of each key of a column of serialized keys on a topic of
     ``count`` partitions, each distinct key hashed once (keys repeat: a repartition by word);
     ``None`` for a ``None`` key on a topic of several partitions, whose partition the engine
-    picks (round robin in the driver, the producer's own choice in the runtime)."""
+    picks (round robin in the driver, the producer's own choice in the runtime). Many distinct
+    keys are hashed together in numpy (``murmur2_column``); a key that is not hashable
+    (``bytearray``) raises ``TypeError``."""
     if count == 1:
         return [0] * len(keys)
-    chosen: dict[bytes | None, int | None] = {key: None if key is None
-                                              else default_partition(key, count)
-                                              for key in set(keys)}
+    distinct = set(keys)
+    if len(distinct) < _COLUMN_FROM:
+        chosen: dict[bytes | None, int | None] = {key: None if key is None
+                                                  else default_partition(key, count)
+                                                  for key in distinct}
+    else:
+        distinct.discard(None)
+        hashed = list(distinct)
+        partitions = ((murmur2_column(hashed) & 0x7FFFFFFF) % count).tolist()
+        chosen = dict(zip(hashed, partitions, strict=True))
+        chosen[None] = None
     return list(map(chosen.__getitem__, keys))
+
+
+_COLUMN_FROM = 256  # distinct keys from which hashing them together in numpy pays
+
+
+def murmur2_column(keys: list[bytes]) -> Any:
+    """``murmur2`` of each of ``keys`` (bytes-like, none ``None``) as a numpy ``uint32`` array
+    (unsigned: ``& 0x7FFFFFFF`` is ``to_positive``). The keys are grouped by length; each
+    group's bytes are one ``uint8`` matrix, and the hash runs a column of words at a time for
+    every key of the group (numpy's ``uint32`` products wrap at 32 bits, as Java's ints do)."""
+    import numpy as np  # (importing kslab does not need numpy)
+
+    count = len(keys)
+    hashes = np.empty(count, np.uint32)
+    if not count:
+        return hashes
+    lengths = np.fromiter(map(len, keys), np.int64, count)
+    order = np.argsort(lengths, kind="stable")
+    ordered_lengths = lengths[order]
+    cuts = (np.flatnonzero(np.diff(ordered_lengths)) + 1).tolist()
+    for start, end in zip([0, *cuts], [*cuts, count], strict=True):
+        places = order[start:end]
+        length = int(ordered_lengths[start])
+        group = [keys[place] for place in places.tolist()]
+        matrix = np.frombuffer(b"".join(group), np.uint8).reshape(end - start, length)
+        hashes[places] = _murmur2_matrix(np, matrix, length)
+    return hashes
+
+
+def _murmur2_matrix(np: Any, matrix: Any, length: int) -> Any:
+    """``_murmur2_unsigned`` of each row of ``matrix`` (every key ``length`` bytes)."""
+    m = np.uint32(_M)
+    h = np.full(matrix.shape[0], (_SEED ^ length) & _MASK, np.uint32)
+    words = length >> 2
+    if words:
+        packed = np.ascontiguousarray(matrix[:, :words * 4]).view("<u4")
+        for column in range(words):
+            k = packed[:, column] * m
+            k ^= k >> 24
+            k *= m
+            h *= m
+            h ^= k
+    tail = length & 3
+    if tail:
+        base = words * 4
+        if tail == 3:
+            h ^= matrix[:, base + 2].astype(np.uint32) << 16
+        if tail >= 2:
+            h ^= matrix[:, base + 1].astype(np.uint32) << 8
+        h ^= matrix[:, base].astype(np.uint32)
+        h *= m
+    h ^= h >> 13
+    h *= m
+    h ^= h >> 15
+    return h
 
 
 def _murmur2_unsigned(data: bytes, _m: int = _M, _mask: int = _MASK) -> int:

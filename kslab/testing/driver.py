@@ -302,32 +302,38 @@ class TopologyTestDriver:
         """
         task = task or self._fast.get(topic)
         if task is None or self._closed:
-            if task is None and self._pipe_partitioned(topic, rows):
+            if task is None and self._pipe_partitioned(
+                    topic, tuple(map(list, zip(*rows, strict=True)))):
                 return
-            for key, value, headers, timestamp, partition in rows:
-                self._pipe_raw(topic, key, value, headers, timestamp, partition)
+            self._pipe_each(topic, rows)
             return
         with gc_paused():
             self._pipe_fast(task, topic, rows)
 
-    def _pipe_partitioned(self, topic: str, rows: list[tuple[Any, ...]]) -> bool:
-        """Rows of a topic several tasks read, run task by task through the batch forms
+    def _pipe_each(self, topic: str, rows: list[tuple[Any, ...]]) -> None:
+        """Pipe rows one at a time through the general path."""
+        for key, value, headers, timestamp, partition in rows:
+            self._pipe_raw(topic, key, value, headers, timestamp, partition)
+
+    def _pipe_partitioned(self, topic: str, columns: tuple[list[Any], ...]) -> bool:
+        """Rows of a topic several tasks read, given as columns ``(keys, values, headers,
+        timestamps, partitions)``, run task by task through the batch forms
         (``BulkExecutor.run_partitioned``) when every record would be processed at once by
         its own idle task and nothing these tasks write is read back by a task (the executor
         checks its sinks): then each row's work is its task's alone, and its outputs follow
-        the rows' order. ``False``, with
-        nothing changed (no round-robin partition taken), when not."""
+        the rows' order. ``False``, with nothing changed (no round-robin partition taken),
+        when not."""
         executor = self._partitioned
-        if executor is None or self._closed or not self._settled:
+        if executor is None or self._closed or not self._settled or not columns:
             return False
         layout = self._layout
         if topic in layout.global_topics:
             return False
         count = layout.partition_count(topic)
-        given = [row[4] for row in rows]
+        keys, _, _, _, given = columns
         if given.count(None) == len(given):  # the default partitioner's, each key hashed once
             try:
-                routed = default_partitions([row[0] for row in rows], count)
+                routed = default_partitions(keys, count)
             except TypeError:
                 return False  # (a serde's bytearray keys: record by record)
             if None in routed:
@@ -336,20 +342,17 @@ class TopologyTestDriver:
             routed = given
         else:
             return False  # a mix, or out of range (the record path raises the error)
-        groups: dict[int, list[int]] = {}
-        for place, partition in enumerate(routed):
-            groups.setdefault(partition, []).append(place)
+        groups = _places_by_partition(routed)
         tasks = {partition: layout.task_for.get((topic, partition)) for partition in groups}
         if any(task is None or task.has_records() for task in tasks.values()):
             return False
         with gc_paused():
             if not executor.run_partitioned(topic, [
-                    (tasks[partition], [rows[place] for place in places], places)
-                    for partition, places in groups.items()]):
+                    (tasks[partition], tuple(_picked(column, places) for column in columns),
+                     places) for partition, places in groups.items()]):
                 return False
-        self._history.extend([(key, value, headers, timestamp, partition) for
-                              (key, value, headers, timestamp, _), partition
-                              in zip(rows, routed, strict=True)], topic)
+        keys, values, headers, timestamps, _ = columns
+        self._history.extend_columns(keys, values, headers, timestamps, routed, topic)
         return True
 
     def _pipe_columns(self, topic: str, columns: tuple[list[Any], ...]) -> None:
@@ -357,8 +360,14 @@ class TopologyTestDriver:
         partitions)`` (every partition ``None``): straight to the bulk path when it takes
         them (no rows made), else as rows."""
         task = self._fast.get(topic)
+        if task is None and self._pipe_partitioned(topic, columns):
+            return
         if task is None or self._closed or not self._settled or self._bulk is None:
-            self._pipe_raw_many(topic, list(zip(*columns, strict=True)), task)
+            rows = list(zip(*columns, strict=True))
+            if task is None or self._closed:
+                self._pipe_each(topic, rows)
+            else:
+                self._pipe_raw_many(topic, rows, task)
             return
         with gc_paused():
             if self._bulk.run_columns(task, topic, columns):
@@ -908,3 +917,29 @@ def _changelog_bytes(data: Any, serde: Any, topic: str, raw: bool) -> bytes | No
     if raw and isinstance(data, bytes | bytearray | memoryview):
         return bytes(data)
     return serde.serialize(topic, data)
+
+
+def _places_by_partition(routed: list[int]) -> dict[int, list[int]]:
+    """Each partition of ``routed`` (a chunk's partition per row) with its rows' places, in
+    order, partitions in order of their first row (a stable sort in numpy for long chunks)."""
+    if len(routed) < 64:
+        groups: dict[int, list[int]] = {}
+        for place, partition in enumerate(routed):
+            groups.setdefault(partition, []).append(place)
+        return groups
+    import numpy as np  # (the driver imports without numpy)
+
+    partitions = np.asarray(routed, np.int64)
+    order = np.argsort(partitions, kind="stable")
+    ordered = partitions[order]
+    cuts = (np.flatnonzero(np.diff(ordered)) + 1).tolist()
+    spans = sorted(zip([0, *cuts], [*cuts, len(routed)], strict=True),
+                   key=lambda span: int(order[span[0]]))  # by first row
+    return {int(ordered[start]): order[start:end].tolist() for start, end in spans}
+
+
+def _picked(column: list[Any], places: list[int]) -> list[Any]:
+    """The items of ``column`` at ``places``, in C."""
+    if len(places) == 1:
+        return [column[places[0]]]
+    return list(operator.itemgetter(*places)(column))

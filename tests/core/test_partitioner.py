@@ -4,7 +4,13 @@ import random
 
 import pytest
 
-from kslab.processor.partitioner import default_partition, default_partitions, murmur2, to_positive
+from kslab.processor.partitioner import (
+    default_partition,
+    default_partitions,
+    murmur2,
+    murmur2_column,
+    to_positive,
+)
 
 # Kafka's UtilsTest.testMurmur2, clients/src/test/java/org/apache/kafka/common/utils/UtilsTest.java
 KAFKA_VECTORS = {
@@ -116,3 +122,24 @@ def test_default_partitions_of_a_key_column():
         to_positive(-973932308) % 4, to_positive(-790332482) % 4]
     assert default_partitions(keys, 1) == [0, 0, 0, 0, 0]
     assert default_partitions([], 3) == []
+
+
+def test_murmur2_column_matches_java_for_every_length_and_tail():
+    """The numpy form hashes a column of keys of mixed lengths (empty ones and buffers too)
+    exactly as Java does each, in the column's order."""
+    rng = random.Random(11)
+    keys = [rng.randbytes(rng.randrange(70)) for _ in range(3000)]
+    keys += [b"", bytearray(b"foobar"), *KAFKA_VECTORS]
+    assert murmur2_column(keys).tolist() == [h & 0xFFFFFFFF for h in map(_java_murmur2, keys)]
+    assert murmur2_column(list(KAFKA_VECTORS)).astype("int32").tolist() == list(
+        KAFKA_VECTORS.values())
+    assert murmur2_column([]).tolist() == []
+
+
+def test_default_partitions_of_many_distinct_keys_hashes_them_in_numpy():
+    """Past the distinct keys from which numpy hashes them, each key (None included) still
+    gets default_partition's choice."""
+    keys = [f"user-{i % 700}".encode() for i in range(2000)] + [None, b"21"]
+    assert default_partitions(keys, 7) == [
+        None if key is None else default_partition(key, 7) for key in keys]
+    assert default_partitions(keys, 7)[-1] == to_positive(-973932308) % 7

@@ -142,14 +142,14 @@ class BulkExecutor:
         return self._run(plan, task, topic, columns, offsets, partition)
 
     def run_partitioned(self, topic: str,
-                        groups: list[tuple[Any, list[tuple[Any, ...]], list[int]]]) -> bool:
+                        groups: list[tuple[Any, tuple[list[Any], ...], list[int]]]) -> bool:
         """Run a chunk of ``topic`` whose rows several tasks read: ``groups`` holds each
-        task, its rows (serialized ``(key, value, headers, timestamp, partition)``) and each
-        row's place in the chunk. Every task's batch forms run first (phase one for all);
-        then each task's phase two, and the sinks' records of all tasks go to their logs in
-        the record path's order. Records a task sends to a topic other tasks read (a
-        repartition topic) run through those tasks' batch forms in the same chunk
-        (``_prepare_readers``). ``False``, nothing changed: declined.
+        task, its rows as columns (serialized ``(keys, values, headers, timestamps,
+        partitions)``, never changed) and each row's place in the chunk. Every task's batch
+        forms run first (phase one for all); then each task's phase two, and the sinks'
+        records of all tasks go to their logs in the record path's order. Records a task
+        sends to a topic other tasks read (a repartition topic) run through those tasks'
+        batch forms in the same chunk (``_prepare_readers``). ``False``, nothing changed: declined.
 
         The order is the driver's (``TopologyTestDriver``): each input row is piped and then
         every task, in the port's ``rank`` order, processes one queued record per pass until
@@ -162,7 +162,7 @@ class BulkExecutor:
         looped: list[tuple[Stage, SinkOut, list[Any]]] = []  # sink records tasks read
         reserved: dict[int, int] = {}  # record cache bytes the chunk's held writes reserved
         try:
-            for task, rows, places in groups:
+            for task, columns, places in groups:
                 plan = self._accepted(task, topic)
                 if plan is None:
                     return self._declined()
@@ -171,7 +171,6 @@ class BulkExecutor:
                     return self._declined()
                 first = _PASS + rank  # pass 1
                 keys = [place * _ROW + first for place in places]
-                columns = tuple(map(list, zip(*rows, strict=True)))
                 writes_read: list[tuple[Stage, SinkOut]] = []
                 stages = self._prepare(
                     plan, topic, columns, True,
@@ -181,7 +180,7 @@ class BulkExecutor:
                     looped=writes_read, reserved=reserved, task=task, places=keys)
                 if stages is None:
                     return self._declined()
-                prepared.append((task, stages, keys, len(rows)))
+                prepared.append((task, stages, keys, len(places)))
                 looped += [(stage, out, keys) for stage, out in writes_read]
             if looped:
                 readers = self._prepare_readers(looped, {id(task) for task, _, _ in groups},
