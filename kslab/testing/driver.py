@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import operator
+import os
 import shutil
 import tempfile
 import uuid
@@ -45,6 +46,25 @@ from kslab.topology.topology import Topology
 __all__ = ["HistoryStep", "Snapshot", "TopologyTestDriver"]
 
 DEFAULT_APPLICATION_ID = "topology-test-driver"
+# the driver's own state directory (no ``state.dir`` given) is thrown away at ``close``: it goes
+# to a RAM-backed tmpfs when there is one with room, because RocksDB syncs to disk as it creates
+# a database (measured here: ~10-40 ms a store on the disk, ~2 ms in /dev/shm)
+_MEMORY_DIR = "/dev/shm"
+_MEMORY_ROOM = 2 << 30  # bytes free in it, at least
+
+
+def _scratch_parent() -> str | None:
+    """Where the driver makes its own state directory: ``/dev/shm`` when it is a writable
+    directory with at least 2 GiB free, else ``None`` (the system's temp directory)."""
+    try:
+        room = os.statvfs(_MEMORY_DIR)
+    except OSError:
+        return None
+    if room.f_bavail * room.f_frsize < _MEMORY_ROOM or not os.access(_MEMORY_DIR, os.W_OK):
+        return None
+    return _MEMORY_DIR
+
+
 _CLOCK = -2  # the partition that marks a wall-clock advance in the history log
 _PARTITION = operator.itemgetter(4)  # of a (key, value, headers, timestamp, partition) row
 # called with each new driver; kslab.export adds one while it runs a notebook
@@ -117,7 +137,8 @@ class TopologyTestDriver:
         self._own_state_dir: Path | None = None
         state_dir = self.config.get("state.dir")
         if state_dir is None:
-            self._own_state_dir = Path(tempfile.mkdtemp(prefix="kslab-driver-"))
+            self._own_state_dir = Path(tempfile.mkdtemp(prefix="kslab-driver-",
+                                                        dir=_scratch_parent()))
             state_dir = self._own_state_dir
         # as Kafka's driver, close() cleans this directory up: each driver starts empty. Kafka
         # makes up a random application.id when none is set; the default id here is fixed (it

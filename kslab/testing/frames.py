@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import Any
 
 from kslab.errors import KslabError
@@ -126,8 +127,10 @@ def frame_columns(
             if c not in columns:
                 msg = f"the frame has no value column '{c}' (columns: {columns}); fix value=[...]"
                 raise KslabError(msg)
-        data = {c: _column(df, kind, c) for c in value_columns}
-        values = [{c: data[c][i] for c in value_columns} for i in range(n)]
+        data = [_column(df, kind, c) for c in value_columns]
+        rows = zip(*data, strict=True)  # (columns of one frame: as long as each other)
+        values = list(map(dict, map(zip, repeat(value_columns), rows))) if data \
+            else [{} for _ in range(n)]  # each row's dict made in C
     else:
         values = need(
             value, "value",

@@ -417,3 +417,33 @@ def test_a_requested_commit_is_done_after_the_record_that_asked_for_it():
         assert task.commit_requested is False
         assert driver.create_output_topic("out").read_values_to_list() == [
             "a", "commit", "b", "commit"]
+
+
+def test_the_drivers_own_state_directory_is_in_memory_when_there_is_room_and_goes_at_close():
+    """Without ``state.dir`` the driver's RocksDB stores live in a directory of its own under
+    /dev/shm (RocksDB syncs to disk as it creates a database: a RAM-backed tmpfs spares that)
+    when /dev/shm has 2 GiB free, else under the system temp directory; close removes it."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    shm = Path("/dev/shm")
+    roomy = False
+    if shm.is_dir() and os.access(shm, os.W_OK):
+        room = os.statvfs(shm)
+        roomy = room.f_bavail * room.f_frsize >= 2 << 30
+    parent = shm if roomy else Path(tempfile.gettempdir())
+    before = set(parent.glob("kslab-driver-*"))
+    builder = ks.StreamsBuilder()
+    builder.stream("words", ks.Consumed.with_(serdes.String(), serdes.String())) \
+        .group_by_key().count(ks.Materialized.as_("counts")).to_stream() \
+        .to("counts", ks.Produced.with_(serdes.String(), serdes.Long()))
+    driver = ks.TopologyTestDriver(builder.build())
+    driver.create_input_topic("words", serdes.String(), serdes.String()).pipe_input("a", "x")
+    made = set(parent.glob("kslab-driver-*")) - before
+    assert len(made) == 1
+    (own,) = made
+    assert [path.name for path in own.rglob("counts")] == ["counts"]  # the RocksDB store
+    assert driver.get_key_value_store("counts").get("a") == 1
+    driver.close()
+    assert not own.exists()

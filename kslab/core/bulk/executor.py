@@ -231,12 +231,22 @@ class BulkExecutor:
         for stage, _, _ in looped:
             per_stage[id(stage)] = per_stage.get(id(stage), 0) + 1
         several = max(per_stage.values()) > 1  # (then in depth-first order within a row)
+        # the objects the sinks wrote, for readers whose serdes give them back as they are
+        objects: tuple[list[Any], list[Any]] = ([], [])
+        sink_serdes: tuple[list[Any], list[Any]] = ([], [])
         for stage, out, keys in looped:
             log = out.log
             assert out.partitions is not None
             count = len(log.timestamps)
-            origin = stage.given[out.step].origin
+            given = stage.given[out.step]
+            origin = given.origin
             rows = origin if out.positions is None else [origin[i] for i in out.positions]
+            sink = stage.plan.steps[out.step].sink
+            sink_serdes[0].append(sink.key_serde)
+            sink_serdes[1].append(sink.value_serde)
+            for kept, written in zip(objects, (given.keys, given.values), strict=True):
+                kept += written if out.positions is None else map(written.__getitem__,
+                                                                  out.positions)
             sort_keys += map(keys.__getitem__, map(stage.input_row.__getitem__, rows))
             if several:
                 paths += tree.event_keys(stage, out.step, out.positions)
@@ -246,6 +256,8 @@ class BulkExecutor:
             values += fields(log.values)
             headers += log.headers or [None] * count
             timestamps += log.timestamps
+        readable = [_read_back(serdes, written)
+                    for serdes, written in zip(sink_serdes, objects, strict=True)]
         inputs = self._reader_inputs(sort_keys, topics, partitions, writers,
                                      sorted(range(len(paths)), key=paths.__getitem__)
                                      if several else None)
@@ -258,12 +270,17 @@ class BulkExecutor:
                 return None
             columns = tuple(list(map(column.__getitem__, indexes)) for column in (
                 record_keys, values, headers, timestamps))
+            known = tuple(None if kind is None or type(serde) is not kind
+                          else list(map(written.__getitem__, indexes))
+                          for kind, serde, written in zip(
+                              readable, (plan.source.key_serde, plan.source.value_serde),
+                              objects, strict=True))
             stages = self._prepare(
                 plan, topic, (*columns, [partition] * len(indexes)), True,
                 lambda name, log, task=task, keys=keys: self._changelog_columns(
                     task, name, log, staged, keys),
                 partition, caches_held=len(task.cached_stores) <= 1, reserved=reserved,
-                task=task, places=keys)
+                task=task, places=keys, known=known)
             if stages is None:
                 return None
             prepared.append((task, stages, keys, len(keys)))
@@ -390,14 +407,16 @@ class BulkExecutor:
                  partition: int = 0, *, caches_held: bool = True,
                  looped: list[tuple[Stage, SinkOut]] | None = None,
                  reserved: dict[int, int] | None = None, task: Any = None,
-                 offsets: list[int] | None = None, places: list[Any] | None = None
+                 offsets: list[int] | None = None, places: list[Any] | None = None,
+                 known: tuple[list[Any] | None, list[Any] | None] = (None, None)
                  ) -> list[Stage] | None:
         """Phase one of a chunk of ``task``; ``looped``: where the records of a sink writing
         a topic tasks read go (``run_partitioned`` runs those tasks next), else such a sink
         declines; ``reserved``: the record cache bytes the chunk's held writes reserved so
         far (one dict for every task of a chunk: they may share a thread cache);
         ``offsets``: each row's, when the engine gives them; ``places``: each row's sort key
-        among the chunk's (several tasks)."""
+        among the chunk's (several tasks); ``known``: the keys and values the source's serdes
+        would decode, where the caller has them already (``_read_back``)."""
         if reserved is None:
             reserved = {}
         key_fields, value_fields, given_headers, timestamps, _ = columns
@@ -405,8 +424,11 @@ class BulkExecutor:
         if headers.count(None) != len(headers):
             headers = [header if header is None or header.__class__ is Headers
                        else as_headers(header) for header in headers]
-        keys = decoded(plan.source.key_serde, topic, key_fields, headers)
-        values = decoded(plan.source.value_serde, topic, value_fields, headers)
+        keys, values = known
+        if keys is None:
+            keys = decoded(plan.source.key_serde, topic, key_fields, headers)
+        if values is None:
+            values = decoded(plan.source.value_serde, topic, value_fields, headers)
         timestamps = self._source_timestamps(task, topic, partition, offsets, keys, values,
                                              given_headers, timestamps)
         if timestamps is None:
@@ -591,3 +613,15 @@ class BulkExecutor:
             context.topic, context.partition, context.offset, context.record = last[0], \
                 stages[0].partition, last[1], last[2]
         context.current = None
+
+
+def _read_back(serdes: list[Any], written: list[Any]) -> type | None:
+    """The serde class whose reader takes back the objects ``written`` (by sinks with
+    ``serdes``) as they are, or ``None``: where every sink has one built-in serde class whose
+    round trip gives an equal object of its class (``round_trips``: the objects all of that
+    class), a source of the same class would decode each field to an equal object; the
+    executor then hands it the objects and decodes nothing (as ``_prepare``'s loop does)."""
+    kinds = set(map(type, serdes))
+    if len(kinds) != 1 or not round_trips(serdes[0], serdes[0], written):
+        return None
+    return kinds.pop()  # type: ignore[no-any-return]
