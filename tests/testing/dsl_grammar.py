@@ -321,7 +321,7 @@ def programs(draw: Callable[..., Any], linear: bool | None = None) -> Program:
     count; the others anything the grammar makes."""
     if linear is None:
         linear = draw(st.sampled_from([True, False]))
-    codec = draw(st.sampled_from(["str", "json"]))
+    codec = draw(st.sampled_from(["str", "json", "user"]))
     tree = linear and draw(st.booleans())
     draft = _Draft(draw, codec, linear, tree)
     x: _Var | None = draft.source("in")

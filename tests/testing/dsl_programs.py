@@ -9,7 +9,8 @@ of the program's codec), so every function handles ``None`` keys and values:
 
 - ``n(v)``, ``s(v)``: a value's number and text (``n(None)`` is ``None``, ``s(None)`` is ``""``);
 - ``key(k)``: a key as text (a windowed key as ``"<key>@<window start>"``);
-- ``mk(n, s)``: a value of the codec, ``{"n": n, "s": s}`` (``json``) or ``"n:s"`` (``str``).
+- ``mk(n, s)``: a value of the codec, ``{"n": n, "s": s}`` (``json``, and ``user``: a user's
+  JSON serde made with ``serdes.from_functions``) or ``"n:s"`` (``str``).
 
 ``raising_at(b, fn)`` is ``fn`` raising ``ValueError`` when the value it gets has ``n == b``.
 ``record("label")`` appends each ``(key, value)`` a ``peek`` / ``foreach`` sees to
@@ -20,6 +21,7 @@ the order they were made. ``S``, ``L`` and ``V`` are the String, Long and codec 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,15 +70,24 @@ def keytext(k: Any) -> str | None:
 
 
 def maker(codec: str) -> Callable[[int, str], Any]:
-    """``mk(n, s)`` of ``codec``: a dict for ``json``, ``"n:s"`` for ``str``."""
-    if codec == "json":
+    """``mk(n, s)`` of ``codec``: a dict for ``json`` and ``user``, ``"n:s"`` for ``str``."""
+    if codec in ("json", "user"):
         return lambda n, s: {"n": n, "s": s}
     return lambda n, s: f"{n}:{s}"
 
 
 def codec_serde(codec: str) -> Any:
-    """The value serde of ``codec``."""
+    """The value serde of ``codec``: ``user`` is JSON written as a user writes a serde of
+    their own (the standard library's ``json``, keys sorted), which the batch path calls once
+    per field as the record path does."""
+    if codec == "user":
+        return serdes.from_functions(_user_dumps, json.loads)
     return serdes.Json() if codec == "json" else serdes.String()
+
+
+def _user_dumps(value: Any) -> bytes:
+    """A user serde's serializer: sorted-key JSON (bytes other than the ``Json`` serde's)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
 
 
 def recorder(calls: Calls, label: str) -> Callable[[Any, Any], None]:
@@ -198,7 +209,7 @@ def _serde_text(name: str) -> str:
 
 @dataclass
 class Program:
-    """A DSL program over values of ``codec`` (``"json"`` or ``"str"``)."""
+    """A DSL program over values of ``codec`` (``"json"``, ``"user"`` or ``"str"``)."""
 
     codec: str
     ops: list[Op] = field(default_factory=list)
@@ -208,7 +219,8 @@ class Program:
         return [op.args[0] for op in self.ops if op.kind in ("stream", "table", "global")]
 
     def __repr__(self) -> str:
-        lines = [f"# codec {self.codec}: V = {'Json' if self.codec == 'json' else 'String'}()"]
+        shown = {"json": "Json()", "user": "from_functions(json dumps, json loads)"}
+        lines = [f"# codec {self.codec}: V = {shown.get(self.codec, 'String()')}"]
         lines += [self.render_op(op) for op in self.ops]
         return "\n".join(lines)
 

@@ -148,7 +148,7 @@ def _rows(codec: str, topic: str, clean: bool, min_size: int = 1
     jitter = st.just(0)
     if not clean:
         keys.append(None)
-        values = st.one_of(values, st.none(), st.just({} if codec == "json" else ""))
+        values = st.one_of(values, st.none(), st.just("" if codec == "str" else {}))
         jitter = st.sampled_from(JITTER)
     headers = st.sampled_from([None, None, None, [("h", b"1")]])
     return st.lists(st.tuples(st.sampled_from(keys), values, jitter, headers),

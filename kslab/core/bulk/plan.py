@@ -10,11 +10,12 @@ reaches form a tree in which branches may merge again (a DAG): a step may forwar
 children (a stream two operators read, ``split``), and a merge step takes records from several
 parents. A fixed sink topic the task reads again (a repartition topic) must lead into such a
 plan. Anything else (a Processor-API node, stream-stream, table-table and foreign-key joins,
-suppress, sliding or session windows, custom serdes, partitioners, error-handler guards, two
+suppress, sliding or session windows, partitioners, error-handler guards, two
 steps sharing a store: a batch form reads its store as it was before the chunk) keeps the
-record path. The core asks each processor for its batch form
-and never looks at its class: what an operator does over a run is its own batch form's
-business.
+record path. Any serde is taken: a user's is called once per field, as the record path calls
+it (only a built-in serde's bytes are ever reused for another serde's). The core asks each
+processor for its batch form and never looks at its class: what an operator does over a run
+is its own batch form's business.
 """
 
 from __future__ import annotations
@@ -58,7 +59,10 @@ class Plan(NamedTuple):
 
 
 def built_in(serde: Any) -> bool:
-    """Built-in serdes only: a custom serde may keep state or see the call order."""
+    """Whether ``serde`` is one of kslab's own, whose bytes depend on nothing but the data
+    and its configuration: bytes one wrote may stand for another's (``writes_alike``) and a
+    pipe may serialize a column in one call. A user's serde may keep state or see the call
+    order, so it is called once per field, as the record path calls it."""
     kind = type(serde)
     if kind in _WINDOWED:
         return built_in(getattr(serde, "_inner", None))
@@ -86,8 +90,6 @@ def _plain_sink(node: Any, partitioned: bool = False) -> SinkRuntime | None:
           and not getattr(node.partitioner, "default_on_one_partition", False)) \
             or getattr(node, "_writer", None) is None:
         return None  # an engine without direct writers
-    if not (built_in(node.key_serde) and built_in(node.value_serde)):
-        return None
     return node
 
 
@@ -100,8 +102,6 @@ def _source(task: Any, topic: str) -> SourceRuntime | None:
         return None
     node = task.topology.nodes[source.name]
     if not isinstance(node, SourceNode):
-        return None
-    if not (built_in(source.key_serde) and built_in(source.value_serde)):
         return None
     return source
 
