@@ -213,7 +213,15 @@ class KafkaStreams:
         return conf
 
     def producer_config(self, index: int) -> dict[str, Any]:
-        """The producer's config for stream thread ``index``."""
+        """The producer's config for stream thread ``index``.
+
+        Kafka Streams defaults ``linger.ms`` to 100; kslab to 5 (10 under exactly-once), as
+        librdkafka fills its batches within that at any rate batching pays off at. Under
+        exactly-once, with the default 100 ms commit interval, a linger as long as the interval
+        would leave each transaction's records queued until the commit's flush, so the commit
+        would send them all and wait (W1 live: spans 1.35-1.39 s at 100 against 0.88-1.19 s at
+        10). The consumer's settings are librdkafka's defaults, which are Java's (fetch sizes,
+        ``fetch.wait.max.ms`` 500) plus ``max.poll.records`` 1000 as Streams sets it."""
         conf: dict[str, Any] = {
             "client.id": f"{self.thread_name(index)}-producer",
             "linger.ms": 5 if not self.eos else 10,
