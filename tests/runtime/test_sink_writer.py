@@ -1,4 +1,5 @@
-"""A sink's one-call writer on a real broker: headers, timestamps, null keys and serde refusals."""
+"""A sink's direct writer on a real broker: headers, timestamps, null keys, serde refusals (the
+encoding rule's fallback, tests/core/sink_codec_cases.py) and a full producer queue."""
 
 from __future__ import annotations
 
