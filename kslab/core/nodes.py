@@ -9,6 +9,7 @@ and the record, and outer nodes let it pass: the error always names the node tha
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import MethodType
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FixedKeyProcessorRuntime", "ProcessorRuntime", "RuntimeNode", "SinkRuntime", "SourceRuntime",
+    "codec_writer",
 ]
 
 
@@ -208,31 +210,21 @@ class SinkRuntime(RuntimeNode):
             if self._writer is not None:
                 self.call = self._write
                 if self._key_enc is not None and self._value_enc is not None:
-                    self.call = self._encoding_writer() or self._write_fast
+                    # bound, so ``call`` stays a method of this node, as for ``_write``
+                    self.call = MethodType(self._encoding_writer(), self)
 
-    def _encoding_writer(self) -> Any:
-        """The writer's own ``write(node, record)``, bound to this node, doing the C-level
-        serialization and the append in one call, when the writer is a bound ``append`` of an
-        owner offering ``encoding_writer(key_encode, value_encode, fallback)`` (the driver's
-        output logs); bound, so ``call`` stays a method of this node, as for ``_write``."""
+    def _encoding_writer(self) -> Callable[[Any, Record], None]:
+        """``codec_writer`` over the direct writer, or the writer owner's own
+        ``encoding_writer(key_encode, value_encode, fallback)`` when the writer is the bound
+        ``append`` of an owner offering one (the driver's output logs, whose ``append`` for
+        it knows the values' width); either way ``codec_writer``'s rule, with ``_write`` as
+        the fallback."""
         owner = getattr(self._writer, "__self__", None)
         make = getattr(owner, "encoding_writer", None)
-        if make is None or self._writer != getattr(owner, "append", None):
-            return None
-        return MethodType(make(self._key_enc, self._value_enc, self._write), self)
-
-    def _write_fast(self, record: Record) -> None:
-        """``_write`` with the serdes' C-level codecs (``serdes._base.fast_serializer``); a
-        value they refuse (a wrong type) goes through ``_write``, the serdes' own methods, for
-        the same bytes or the same error. ``None`` is ``None`` in every serde that has them."""
-        key, value = record.key, record.value
-        try:
-            key_bytes = None if key is None else self._key_enc(key)  # type: ignore[misc]
-            value_bytes = None if value is None else self._value_enc(value)  # type: ignore[misc]
-        except Exception:
-            self._write(record)
-            return
-        self._writer(key_bytes, value_bytes, record._headers, record.timestamp, 0)  # type: ignore[misc]
+        if make is not None and self._writer == getattr(owner, "append", None):
+            return make(self._key_enc, self._value_enc, self._write)
+        return codec_writer(self._key_enc, self._value_enc, self._write,  # type: ignore[arg-type]
+                            self._writer)
 
     def _serialize(self, topic: str, record: Record) -> tuple[bytes | None, bytes | None]:
         """The key's and value's bytes through the serdes' own methods, or the sink's
@@ -289,3 +281,35 @@ class SinkRuntime(RuntimeNode):
             key=None if record is None else record.key,
             value=None if record is None else record.value,
         )
+
+
+def codec_writer(
+    key_encode: Callable[[Any], bytes],
+    value_encode: Callable[[Any], bytes],
+    fallback: Callable[[Record], None],
+    append: Callable[[bytes | None, bytes | None, Any, int, int], None],
+) -> Callable[[Any, Record], None]:
+    """A sink's whole hot path to a direct writer, as a ``write(node, record)`` to bind to the
+    node as its ``call``: the record's key and value through the serdes' one-argument C codecs
+    (``serdes._base.fast_serializer``), ``None`` staying ``None`` (as in every serde that has
+    them), then ``append(key_bytes, value_bytes, headers, timestamp, 0)``. A record a codec
+    refuses (a wrong type, a value out of range) goes whole to ``fallback(record)``, which
+    serializes it through the serdes' own methods for the same bytes or the same error
+    (``SinkRuntime._write``: a ``SerializationError`` naming the node, topic and serde).
+
+    The one copy of this rule: engines give a sink only an ``append`` (the runtime's topic
+    writer, the driver's loop-back writer) or, for an ``append`` of their own, build their
+    ``encoding_writer`` on this function (the driver's output logs).
+    """
+
+    def write(node: Any, record: Record) -> None:
+        key, value = record.key, record.value
+        try:
+            key_bytes = None if key is None else key_encode(key)
+            value_bytes = None if value is None else value_encode(value)
+        except Exception:
+            fallback(record)
+            return
+        append(key_bytes, value_bytes, record._headers, record.timestamp, 0)
+
+    return write

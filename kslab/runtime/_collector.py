@@ -257,8 +257,8 @@ class KafkaCollector:
 
 
 class _TopicWriter:
-    """The direct writer of one one-partition topic: ``append`` takes serialized records, and
-    ``encoding_writer`` gives a sink its whole hot path (encode, produce) in one Python call."""
+    """The direct writer of one one-partition topic: ``append`` takes serialized records (a
+    sink encodes them first, with ``core.nodes.codec_writer``)."""
 
     __slots__ = ("_collector", "_produce", "_topic")
 
@@ -279,35 +279,6 @@ class _TopicWriter:
                                             list(headers) if headers else None)
         except Exception as exc:
             raise _refused(topic, key, exc) from exc
-
-    def encoding_writer(self, key_encode: Callable[[Any], bytes],
-                        value_encode: Callable[[Any], bytes],
-                        fallback: Callable[[Any], None]) -> Callable[[Any, Any], None]:
-        """A sink's ``write(node, record)``: the serdes' one-argument C codecs
-        (``serdes._base.fast_serializer``, ``None`` staying ``None``) and ``produce`` in one
-        call; a record a codec refuses goes to ``fallback(record)`` (the serdes' own methods,
-        for the same bytes or the same error)."""
-        topic, produce, collector = self._topic, self._produce, self._collector
-
-        def write(node: Any, record: Any) -> None:
-            key, value = record.key, record.value
-            try:
-                key_bytes = None if key is None else key_encode(key)
-                value_bytes = None if value is None else value_encode(value)
-            except Exception:
-                fallback(record)
-                return
-            headers = record._headers
-            headers = list(headers) if headers else None
-            try:
-                produce(topic, value_bytes, key_bytes, 0, None, None, record.timestamp, headers)
-            except BufferError:
-                collector._wait_and_retry(topic, key_bytes, value_bytes, 0, record.timestamp,
-                                          headers)
-            except Exception as exc:
-                raise _refused(topic, key_bytes, exc) from exc
-
-        return write
 
 
 # errors of the producer rather than of one record: Java fails the task (TaskMigrated or fatal)

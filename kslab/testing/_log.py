@@ -28,6 +28,7 @@ from operator import sub
 from typing import Any
 
 from kslab.core.bulk.columns import ByteColumn
+from kslab.core.nodes import codec_writer
 
 __all__ = ["TEXT", "RecordLog", "gc_paused"]
 
@@ -98,47 +99,12 @@ class RecordLog:
     def encoding_writer(self, key_encode: Callable[[Any], bytes],
                         value_encode: Callable[[Any], bytes],
                         fallback: Callable[[Any], None]) -> Callable[[Any, Any], None]:
-        """A ``write(node, record)`` (bound to the writing node) serializing a record's key
-        and value with one-argument codecs (``serdes._base.fast_serializer``, ``None`` staying
-        ``None``) and appending it at partition 0 in one call: a sink's whole hot path. A
-        record a codec refuses goes to ``fallback(record)``, which serializes it the slow way
-        (or raises the serde's error)."""
-        keys, values = self._keys, self._values
-        end_key, end_value = self._key_ends.append, self._value_ends.append
-        timestamps = self._timestamps
-        add_timestamp = timestamps.append
-        all_headers = self._headers
-        fill = self._fill_value_ends
-
-        def write(node: Any, record: Any) -> None:
-            nonlocal keys, values  # ``+=`` on the bytearrays: the same objects, one less call
-            key, value = record.key, record.value
-            try:
-                key_bytes = None if key is None else key_encode(key)
-                value_bytes = None if value is None else value_encode(value)
-            except Exception:
-                fallback(record)
-                return
-            headers = record._headers
-            if headers:
-                all_headers[len(timestamps)] = headers
-            if key_bytes is None:
-                end_key(~len(keys))
-            else:
-                keys += key_bytes
-                end_key(len(keys))
-            if value_bytes is None:
-                fill()
-                self._value_width = -1
-                end_value(~len(values))
-            else:
-                values += value_bytes
-                if self._value_width != width:  # else the end stays implicit (module doc)
-                    end_value(len(values))
-            add_timestamp(record.timestamp)
-            if self._partitions is not None:
-                self._partitions.append(0)
-
+        """A sink's ``write(node, record)`` (``core.nodes.codec_writer``: the key and value
+        through one-argument codecs, ``None`` staying ``None``, a record a codec refuses to
+        ``fallback(record)``, which serializes it the slow way or raises the serde's error)
+        appending at partition 0 through a leaner ``append`` than the general one, which
+        leaves the values' ends implicit while ``value_encode`` is a ``Struct``'s ``pack``
+        and every value in the log is that wide (the module docstring)."""
         if self._topic_ids is not None:  # a log with topics needs append's topic argument
             return lambda node, record: fallback(record)
         width = getattr(getattr(value_encode, "__self__", None), "size", -1)  # a Struct's pack
@@ -149,7 +115,41 @@ class RecordLog:
             self._value_width = width if self._value_width is None else -1
         if width < 0:
             width = -2  # never the log's width: this writer writes every end
-        return write
+        return codec_writer(key_encode, value_encode, fallback, self._sink_append(width))
+
+    def _sink_append(self, width: int) -> Callable[[Any, Any, Any, int, int], None]:
+        """``append`` for an encoding writer at partition 0 (the only one a sink's direct
+        writer writes) whose values are ``width`` bytes when not ``None`` (``-2``: any width)."""
+        keys, values = self._keys, self._values
+        end_key, end_value = self._key_ends.append, self._value_ends.append
+        timestamps = self._timestamps
+        add_timestamp = timestamps.append
+        all_headers = self._headers
+        fill = self._fill_value_ends
+
+        def append(key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
+                   _partition: int) -> None:
+            nonlocal keys, values  # ``+=`` on the bytearrays: the same objects, one less call
+            if headers:
+                all_headers[len(timestamps)] = headers
+            if key is None:
+                end_key(~len(keys))
+            else:
+                keys += key
+                end_key(len(keys))
+            if value is None:
+                fill()
+                self._value_width = -1
+                end_value(~len(values))
+            else:
+                values += value
+                if self._value_width != width:  # else the end stays implicit (module doc)
+                    end_value(len(values))
+            add_timestamp(timestamp)
+            if self._partitions is not None:
+                self._partitions.append(0)
+
+        return append
 
     def _fill_value_ends(self) -> None:
         """Write the implicit value ends a fixed-width writer left (see the module docstring)."""

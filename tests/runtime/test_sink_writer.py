@@ -1,12 +1,14 @@
-"""A sink's one-call writer on a real broker: headers, timestamps, null keys and serde refusals."""
+"""A sink's direct writer on a real broker: headers, timestamps, null keys, serde refusals (the
+encoding rule's fallback, tests/core/sink_codec_cases.py) and a full producer queue."""
 
 from __future__ import annotations
 
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, Producer, TopicPartition
 from runtime_fixtures import wait_for
 
 import kslab as ks
 from kslab import serdes
+from tests.core import sink_codec_cases as cases
 
 
 class _Stamp(ks.Processor):
@@ -68,3 +70,47 @@ def test_sink_value_its_serde_refuses_fails_the_app_naming_the_sink(kafka):
     assert type(error).__name__ == "HandlerFailed"
     assert f"sink 'out' cannot serialize the value 'text' (str) for topic '{sink}'" in str(error)
     assert "the production exception handler is log_and_fail" in str(error)
+
+
+def _produce_json(kafka, topic, values):
+    """``(value, timestamp, headers)`` rows as JSON values under key ``k``, in order."""
+    producer = Producer({"bootstrap.servers": kafka.bootstrap})
+    json = serdes.Json()
+    for value, timestamp, headers in values:
+        producer.produce(topic, json.serialize(topic, value), b"k", timestamp=timestamp,
+                         headers=headers)
+    assert producer.flush(30) == 0
+
+
+def test_sink_writer_writes_what_the_serdes_write_for_records_their_codecs_refuse(kafka):
+    """The runtime's topic writer under the one encoding rule: the driver's writers' bytes
+    (tests/core/test_sink_codec_rule.py), headers and timestamps for the same records."""
+    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
+    _produce_json(kafka, source, cases.INPUT)
+    streams = kafka.track(ks.KafkaStreams(cases.topology(source, sink), kafka.config("sinkc")))
+    streams.start()
+    got = _read(kafka, sink, len(cases.EXPECTED))
+    assert [(k, v, ts, headers or []) for k, v, ts, headers in got] == cases.EXPECTED
+
+
+def test_sink_writer_raises_the_sinks_error_for_what_the_serde_refuses_too(kafka):
+    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
+    _produce_json(kafka, source, [(cases.REFUSED, 106, None)])
+    streams = kafka.track(ks.KafkaStreams(cases.topology(source, sink), kafka.config("sinkr")))
+    streams.start()
+    assert wait_for(lambda: streams.state is ks.KafkaStreams.State.ERROR)
+    assert cases.refused_message(sink) in str(streams.errors[0])
+
+
+def test_sink_writer_waits_for_room_when_the_producers_queue_is_full(kafka):
+    """A local queue of one message: each produce after the first finds it full until the
+    broker acknowledges (``BufferError``); the writer polls and produces again, losing none."""
+    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
+    rows = [(["k", i], 100 + i, None) for i in range(30)]
+    _produce_json(kafka, source, rows)
+    config = kafka.config("sinkq", producer__queue__buffering__max__messages=1)
+    streams = kafka.track(ks.KafkaStreams(cases.topology(source, sink), config))
+    streams.start()
+    got = _read(kafka, sink, len(rows))
+    assert [(k, v, ts) for k, v, ts, _ in got] == [
+        (b"k", i.to_bytes(8, "big"), 100 + i) for i in range(30)]
