@@ -10,7 +10,8 @@ input partitions (``partitions={...}``), the inputs piped in chunks of 100 per t
 topics where there are two; the bulk path declines every chunk (``declined`` is checked).
 
 Run ``.venv/bin/python bench/record_path.py [--records 20000] [--runs 3] [--only join,papi]``;
-``--profile join`` prints cProfile's top functions by tottime instead. ``--compare TREE TREE``
+``--profile join`` prints cProfile's top functions by tottime instead; ``--calls`` counts Python
+function calls (deterministic, load-independent) instead of timing. ``--compare TREE TREE``
 runs this script under each tree's ``kslab`` (``PYTHONPATH``) alternately, ``--runs`` rounds
 each timed by CPU time (``--cpu``), and prints both trees' medians and their ratio: the
 before/after table of bench/README.md.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import datetime as dt
+import io
 import json
 import os
 import pstats
@@ -195,11 +197,22 @@ def measure(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
     for name in args.only:
         data = PROGRAMS[name][2](args.records)
         n = sum(len(records) for records in data.values())
+        if args.calls:
+            results[name] = {str(p): calls(name, data, p) for p in (1, 4)}
+            continue
         one, four = interleaved(args.runs, lambda d=data, m=name: run(m, d, 1),
                                 lambda d=data, m=name: run(m, d, 4),
                                 clock=time.process_time if args.cpu else time.perf_counter)
         results[name] = {"1": [n / one[0], one[1]], "4": [n / four[0], four[1]]}
     return results
+
+
+def calls(name: str, data: Input, partitions: int) -> list[float]:
+    """``[Python function calls, outputs]`` of one run (cProfile's count: deterministic, so
+    two trees compare without the machine's load; C-level work is not counted)."""
+    prof = cProfile.Profile()
+    outputs = prof.runcall(run, name, data, partitions)
+    return [pstats.Stats(prof, stream=io.StringIO()).total_calls, outputs]
 
 
 def compare(args: argparse.Namespace) -> None:
@@ -210,13 +223,15 @@ def compare(args: argparse.Namespace) -> None:
         trees = args.compare if round_ % 2 == 0 else list(reversed(args.compare))
         for tree in trees:
             env = {**os.environ, "PYTHONPATH": tree}
-            out = subprocess.run([sys.executable, __file__, "--json", "--runs", "1", "--cpu",
+            flags = ["--calls"] if args.calls else ["--cpu"]
+            out = subprocess.run([sys.executable, __file__, "--json", "--runs", "1", *flags,
                                   "--records", str(args.records), "--only", ",".join(args.only)],
                                  env=env, capture_output=True, text=True, check=True).stdout
             rates[tree].append(json.loads(out))
     load_after = os.getloadavg()
     before, after = args.compare
-    print("| program | partitions | before rec/s | after rec/s | after / before |")
+    what = "Python calls" if args.calls else "rec/s"
+    print(f"| program | partitions | before {what} | after {what} | ratio (faster: > 1) |")
     print("|---|---:|---:|---:|---:|")
     for name in args.only:
         for parts in ("1", "4"):
@@ -225,8 +240,10 @@ def compare(args: argparse.Namespace) -> None:
             counts = {r[name][parts][1] for t in args.compare for r in rates[t]}
             if len(counts) != 1:
                 raise SystemExit(f"{name}: the trees' output counts differ: {counts}")
-            print(f"| {PROGRAMS[name][0]} | {parts} | {b:,.0f} | {a:,.0f} | {a / b:.2f}x |")
-    print(f"\n{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, CPU time, "
+            ratio = b / a if args.calls else a / b
+            print(f"| {PROGRAMS[name][0]} | {parts} | {b:,.0f} | {a:,.0f} | {ratio:.2f}x |")
+    measured = "Python calls" if args.calls else "CPU time"
+    print(f"\n{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, {measured}, "
           f"median of {args.runs} alternating rounds, --records {args.records:,}; load average "
           f"{'/'.join(f'{x:.2f}' for x in load_before)} before, "
           f"{'/'.join(f'{x:.2f}' for x in load_after)} after; before = {before}, "
@@ -243,6 +260,8 @@ def main() -> None:
     parser.add_argument("--compare", nargs=2, metavar="TREE", help="before and after trees")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--cpu", action="store_true", help="time by CPU time (process_time)")
+    parser.add_argument("--calls", action="store_true",
+                        help="count Python function calls (cProfile) instead of timing")
     args = parser.parse_args()
     args.only = [name.strip() for name in args.only.split(",")]
     if args.compare:
@@ -259,7 +278,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(results))
         return
-    print("| program | 1 partition rec/s | 4 partitions rec/s | outputs |")
+    what = "Python calls" if args.calls else "rec/s"
+    print(f"| program | 1 partition {what} | 4 partitions {what} | outputs |")
     print("|---|---:|---:|---:|")
     for name, result in results.items():
         print(f"| {PROGRAMS[name][0]} | {result['1'][0]:,.0f} | {result['4'][0]:,.0f} | "
