@@ -62,14 +62,15 @@ class SampledStat:
 class AvgMaxSensor:
     """``<name>-avg`` and ``<name>-max`` of the recorded values (NaN with none, as Kafka)."""
 
-    __slots__ = ("_avg", "_clock", "_max", "metrics", "name")
+    __slots__ = ("_avg", "_avg_name", "_clock", "_max", "_max_name", "metrics", "name")
 
     def __init__(self, metrics: dict[str, float], name: str, clock: Callable[[], int]) -> None:
         self.metrics, self.name, self._clock = metrics, name, clock
         self._avg = SampledStat(0.0, lambda total, v: total + v)
         self._max = SampledStat(-math.inf, max)
-        metrics[f"{name}-avg"] = math.nan
-        metrics[f"{name}-max"] = math.nan
+        self._avg_name, self._max_name = f"{name}-avg", f"{name}-max"  # named once, not per record
+        metrics[self._avg_name] = math.nan
+        metrics[self._max_name] = math.nan
 
     def record(self, value: float) -> None:
         """Record ``value`` now and write the measured avg and max."""
@@ -80,22 +81,23 @@ class AvgMaxSensor:
         count = sum(sample[2] for sample in samples)
         total = sum(sample[1] for sample in samples)
         highest = max((s[1] for s in self._max.live(now) if s[2]), default=-math.inf)
-        self.metrics[f"{self.name}-avg"] = total / count if count else math.nan
-        self.metrics[f"{self.name}-max"] = highest if count else math.nan
+        self.metrics[self._avg_name] = total / count if count else math.nan
+        self.metrics[self._max_name] = highest if count else math.nan
 
 
 class RateTotalSensor:
     """``<name>-total`` (the sum of everything recorded) and ``<name>-rate`` (per second over
     the live samples, as Kafka's ``Rate``)."""
 
-    __slots__ = ("_clock", "_rate", "metrics", "name", "total")
+    __slots__ = ("_clock", "_rate", "_rate_name", "_total_name", "metrics", "name", "total")
 
     def __init__(self, metrics: dict[str, float], name: str, clock: Callable[[], int]) -> None:
         self.metrics, self.name, self._clock = metrics, name, clock
         self._rate = SampledStat(0.0, lambda total, v: total + v)
         self.total = 0.0
-        metrics[f"{name}-total"] = 0.0
-        metrics[f"{name}-rate"] = 0.0
+        self._total_name, self._rate_name = f"{name}-total", f"{name}-rate"
+        metrics[self._total_name] = 0.0
+        metrics[self._rate_name] = 0.0
 
     def record(self, value: float = 1.0) -> None:
         """Record ``value`` now and write the total and the measured rate."""
@@ -107,5 +109,5 @@ class RateTotalSensor:
         full = elapsed // WINDOW_MS
         if full < SAMPLES - 1:  # never over less than one full window
             elapsed += (SAMPLES - 1 - full) * WINDOW_MS
-        self.metrics[f"{self.name}-total"] = self.total
-        self.metrics[f"{self.name}-rate"] = sum(s[1] for s in live) / (elapsed / 1000)
+        self.metrics[self._total_name] = self.total
+        self.metrics[self._rate_name] = sum(s[1] for s in live) / (elapsed / 1000)

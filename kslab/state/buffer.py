@@ -69,8 +69,19 @@ def context_size(context: tuple[Any, ...]) -> int:
 
 
 def _java_chars(text: str) -> int:
-    """``String.toCharArray().length``: UTF-16 code units."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    """``String.toCharArray().length``: UTF-16 code units (topics and header keys repeat, so
+    each text's count is kept: an entry's size is computed at every buffered change)."""
+    count = _JAVA_CHARS.get(text)
+    if count is None:
+        count = len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+        if len(_JAVA_CHARS) >= _JAVA_CHARS_MEMO:
+            _JAVA_CHARS.clear()
+        _JAVA_CHARS[text] = count
+    return count
+
+
+_JAVA_CHARS: dict[str, int] = {}
+_JAVA_CHARS_MEMO = 1024
 
 
 class BufferValue(NamedTuple):

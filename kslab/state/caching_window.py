@@ -16,6 +16,8 @@ from __future__ import annotations
 import struct
 import threading
 from collections.abc import Iterable
+from itertools import compress
+from operator import methodcaller
 from typing import Any
 
 from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
@@ -41,6 +43,8 @@ _MAX_TS = 2**63 - 1
 _IMMUTABLE = (str, int, bytes, float)
 _KEY_MEMO = 4096  # decoded keys remembered by the window flush
 _BASE, _INDEX = b"\x00", b"\x01"  # Java's TimeFirst / KeyFirst schema prefixes
+_LAST_SUFFIX = b"\xff" * 12  # above every window start and sequence number of a binary key
+_KEY_SEGMENTS = 16  # a one-key fetch over more segments scans them whole
 
 
 class CachingWindowStore(CachingStore):
@@ -208,15 +212,33 @@ class CachingWindowStore(CachingStore):
             return None if not upper else _SEGMENT.pack(0)
         return None if segment > _MAX_TS else _SEGMENT.pack(segment)
 
+    def _cached_keys(self, time_from: int, time_to: int, key_bytes: bytes | None) -> list[bytes]:
+        """The cache keys of the segments of ``[time_from, time_to]``, ascending; with
+        ``key_bytes``, only those of that key's windows (the caller's ``keep`` filters either
+        list the same way): in a few segments one sorted range per segment (its cache keys
+        being segment, schema byte, key, start, sequence number), in more a filtered scan."""
+        named = self._named
+        first, last = max(time_from, 0) // self._interval, time_to // self._interval
+        if key_bytes is None or not 0 <= last - first < _KEY_SEGMENTS:
+            lower = self._segment_bound(max(time_from, 0), upper=False)
+            upper = self._segment_bound(time_to, upper=True)
+            scan = named.key_range(lower, upper, to_inclusive=False)  # type: ignore[union-attr]
+            return scan if key_bytes is None else _starting(scan, key_bytes, self._skip)
+        schema = _BASE if self._index else b""
+        keys: list[bytes] = []
+        for segment in range(first, last + 1):
+            prefix = _SEGMENT.pack(segment) + schema + key_bytes
+            keys += named.key_range(prefix, prefix + _LAST_SUFFIX)  # type: ignore[union-attr]
+        return keys
+
     def _overlay(self, pairs: Iterable[tuple[bytes, bytes]], time_from: int, time_to: int,
-                 keep: Any) -> list[tuple[bytes, bytes]]:
+                 keep: Any, key_bytes: bytes | None = None) -> list[tuple[bytes, bytes]]:
         """Stored ``(binary, value)`` pairs with the cached entries of the segments of
-        ``[time_from, time_to]`` that ``keep`` accepts laid over them; deletes drop out."""
+        ``[time_from, time_to]`` that ``keep`` accepts laid over them; deletes drop out.
+        ``key_bytes``: ``keep`` accepts only that key's windows (see ``_cached_keys``)."""
         merged = dict(pairs)
         named, skip, index = self._named, self._skip, self._index
-        lower = self._segment_bound(max(time_from, 0), upper=False)
-        upper = self._segment_bound(time_to, upper=True)
-        for cache_key in named.key_range(lower, upper, to_inclusive=False):
+        for cache_key in self._cached_keys(time_from, time_to, key_bytes):
             if index and cache_key[8:9] == _INDEX:
                 continue
             binary = cache_key[skip:]
@@ -239,7 +261,8 @@ class CachingWindowStore(CachingStore):
             return time_from <= split_window_key(binary)[1] <= time_to
 
         stored = inner._key_pairs(key_bytes, time_from, time_to)
-        pairs = sorted(self._overlay(stored, time_from, time_to, keep), reverse=backward)
+        pairs = sorted(self._overlay(stored, time_from, time_to, keep, key_bytes),
+                       reverse=backward)
         return self._iterator(pairs, inner._decode_start)
 
     def _range(self, key_from: Any, key_to: Any, time_from: int, time_to: int, *,
@@ -443,7 +466,10 @@ class CachingSessionStore(CachingStore):
         named = self._named
         first_end = max(earliest_end, end_from if end_from is not None else _MIN_TS)
         lower_key = _SEGMENT.pack(first_end) if first_end >= 0 else None
-        for cache_key in named.key_range(lower_key, None):
+        cache_keys = named.key_range(lower_key, None)
+        if lower is not None and lower == upper:  # one key: cache keys with its bytes after the
+            cache_keys = _starting(cache_keys, lower, 8)  # session end (the checks below stay)
+        for cache_key in cache_keys:
             binary = cache_key[8:]
             key_bytes, start, end = split_session_key(binary)
             if (lower is not None and key_bytes < lower) or \
@@ -488,6 +514,13 @@ class CachingSessionStore(CachingStore):
                     listener(session, new, old if send_old else None, entry.record)
             finally:
                 self._leave(saved)
+
+
+def _starting(cache_keys: list[bytes], key_bytes: bytes, offset: int) -> list[bytes]:
+    """The cache keys holding ``key_bytes`` at ``offset`` (a prefilter in C, no Python frame
+    per key: the caller still checks each key's layout)."""
+    return list(compress(cache_keys, map(methodcaller("startswith", key_bytes, offset),
+                                         cache_keys)))
 
 
 def _find_arguments(key: Any, second: Any, third: Any,

@@ -8,6 +8,7 @@ before ``observed stream time - retention`` is never returned and is dropped fro
 
 from __future__ import annotations
 
+import heapq
 import logging
 import struct
 from collections.abc import Iterable, Iterator
@@ -72,7 +73,8 @@ class SessionStore(TypedStore):
     <SessionStore 's' (InMemory, not open)>
     """
 
-    __slots__ = ("_dropped", "_ends", "_interval", "_observed", "_retention", "_time_ordered")
+    __slots__ = ("_dropped", "_end_heap", "_ends", "_interval", "_observed", "_retention",
+                 "_time_ordered")
 
     store_kind = "session"
     raw_changelog = True  # its changelog holds its binary session keys, not its serdes' output
@@ -86,6 +88,7 @@ class SessionStore(TypedStore):
         self._retention = retention
         self._observed = _MIN_TS
         self._ends: dict[int, set[bytes]] = {}
+        self._end_heap: list[int] = []  # the ends of _ends, smallest first: what expires next
         self._time_ordered = time_ordered
         self._dropped: Any = None  # the task's dropped-records counter, once open
         # RocksDB's segment interval (used by time-ordered stores), as Java's default
@@ -127,7 +130,7 @@ class SessionStore(TypedStore):
             self._bdelete(binary)
         else:
             self._bput(binary, raw)
-            self._ends.setdefault(end, set()).add(binary)
+            self._index_end(end, binary)
         changelog = self._log
         if changelog is not None:  # logged even when expired, as Java's change-logging layer
             changelog(self._name, binary, raw)
@@ -312,27 +315,38 @@ class SessionStore(TypedStore):
             return end // interval >= (self._observed - self._retention) // interval
         return end > self._observed - self._retention
 
+    def _index_end(self, end: int, binary: bytes) -> None:
+        """Note ``binary`` under its session ``end`` in the expiry index."""
+        ends = self._ends.get(end)
+        if ends is None:
+            ends = self._ends[end] = set()
+            heapq.heappush(self._end_heap, end)
+        ends.add(binary)
+
     def _expire(self) -> None:
+        """Delete the sessions no longer kept, oldest end first (whether an end is kept is
+        monotonic in it, so the ends past the first kept one are kept too)."""
+        heap, ends = self._end_heap, self._ends
         if self._time_ordered:
-            ends = self._ends
-            for end in [e for e in ends if not self._live(e)]:
-                for binary in ends.pop(end):
+            live = self._live
+            while heap and not live(heap[0]):
+                for binary in ends.pop(heapq.heappop(heap)):
                     self._bdelete(binary)
             return
         min_live = self._observed - self._retention + 1
         if self._iterators and not self._backend.persistent:  # Java's in-memory store
             min_live = min(min_live, pinned_time(self._iterators))
-        ends = self._ends
-        for end in [e for e in ends if e < min_live]:
-            for binary in ends.pop(end):
+        while heap and heap[0] < min_live:
+            for binary in ends.pop(heapq.heappop(heap)):
                 self._bdelete(binary)
 
     def _reindex(self) -> None:
         self._ends = {}
+        self._end_heap = []
         observed = _MIN_TS
         for binary, _ in self._backend.all():
             _, _, end = split_session_key(binary)
-            self._ends.setdefault(end, set()).add(binary)
+            self._index_end(end, binary)
             observed = max(observed, end)
         self._observed = observed
 
@@ -358,4 +372,4 @@ class SessionStore(TypedStore):
                 self._backend.delete(binary)
             elif self._live(end):
                 self._backend.put(binary, value)
-                self._ends.setdefault(end, set()).add(binary)
+                self._index_end(end, binary)

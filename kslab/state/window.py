@@ -14,6 +14,7 @@ the segment bookkeeping, which no other module should reach into.)
 
 from __future__ import annotations
 
+import heapq
 import logging
 import struct
 from bisect import bisect_right
@@ -140,6 +141,7 @@ class WindowStore(TypedStore):
         "_observed",
         "_retain_duplicates",
         "_retention",
+        "_segment_heap",
         "_segments",
         "_seq",
         "_time_ordered",
@@ -162,6 +164,7 @@ class WindowStore(TypedStore):
         self._interval = max(1, segment_interval)
         self._observed = _MIN_TS
         self._segments: dict[int, set[bytes]] = {}
+        self._segment_heap: list[int] = []  # the ids of _segments, smallest first: what expires
         self._seq = 0
         # scans by window start, then key (Java's in-memory and time-ordered stores)
         self._time_ordered = time_ordered or self._interval == 1
@@ -447,9 +450,9 @@ class WindowStore(TypedStore):
         if self._iterators and not self._backend.persistent:  # Java's in-memory store
             min_live = min(min_live, pinned_time(self._iterators))
         interval = self._interval
-        dead = [s for s in segments if (s + 1) * interval - 1 < min_live]
-        for segment in dead:
-            self._backend.delete_all(segments.pop(segment))
+        heap = self._segment_heap  # oldest first: a segment after a live one is live too
+        while heap and (heap[0] + 1) * interval - 1 < min_live:
+            self._backend.delete_all(segments.pop(heapq.heappop(heap)))
 
     def _segment_keys(self, start: int) -> set[bytes]:
         """The binary keys of the segment holding windows that start at ``start``."""
@@ -457,14 +460,16 @@ class WindowStore(TypedStore):
         keys = self._segments.get(segment)
         if keys is None:
             keys = self._segments[segment] = set()
+            heapq.heappush(self._segment_heap, segment)
         return keys
 
     def _reindex(self) -> None:
         self._segments = {}
+        self._segment_heap = []
         observed = _MIN_TS
         for binary, _ in self._backend.all():
             _, start, seq = split_window_key(binary)
-            self._segments.setdefault(start // self._interval, set()).add(binary)
+            self._segment_keys(start).add(binary)
             observed = max(observed, start)
             self._seq = max(self._seq, seq)
         self._observed = observed
@@ -494,7 +499,7 @@ class WindowStore(TypedStore):
                 self._backend.delete(binary)
             elif start > self._observed - self._keep:
                 self._backend.put(binary, value)
-                self._segments.setdefault(start // self._interval, set()).add(binary)
+                self._segment_keys(start).add(binary)
 
     def _restored_value(self, record: tuple[Any, ...]) -> bytes:
         return record[1]

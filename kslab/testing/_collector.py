@@ -74,9 +74,14 @@ class DriverCollector:
         return self._layout.partition_count(topic)
 
     def writer(self, topic: str) -> Any:
-        """A direct ``write(key, value, headers, timestamp, 0)`` for ``topic`` when every topic
-        has one partition: its log's append, plus the loop-back queue when a task reads it."""
-        if not self.single_partition:
+        """A direct ``write(key, value, headers, timestamp, 0)`` for ``topic`` when it has one
+        partition (every topic does in Java's mode; else the layout's counts are fixed, but a
+        pattern source may still make a topic one a task reads, so none then): its log's
+        append, plus the loop-back queue when a task reads it. What ``send`` does for such a
+        topic, without its routing: the default partitioner picks 0 on one partition."""
+        layout = self._layout
+        if not self.single_partition and (layout.partition_count(topic) != 1
+                                          or layout.pattern_sources):
             return None
         append = self.outputs[topic].append
         if topic not in self.loopback:

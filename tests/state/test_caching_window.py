@@ -135,3 +135,86 @@ def test_windowed_count_forwards_each_window_once_per_commit_under_eviction():
             cache = store.thread_cache
             assert (None if cache is None else cache.evicts) == evictions
         assert changes == [(0, 1), (5, 1), (0, 2), (5, 2)], config
+
+
+def _one_key_reads(supplier, first_starts, second_starts):
+    """Two records through a processor writing windows of ``a``, ``ab`` (``a``'s bytes and
+    more) and ``b``: the first record's writes are flushed to the store by its commit (then
+    clean in the cache), the second's stay dirty; what ``a``'s fetches saw after each."""
+    seen = {}
+
+    class Windows(ks.Processor):
+        def init(self, context):
+            self.store = context.get_state_store("w")
+
+        def process(self, record):
+            starts = first_starts if record.value == "first" else second_starts
+            for start in starts:
+                for key in ("a", "ab", "b"):
+                    self.store.put(key, ks.ValueAndTimestamp(f"{key}@{start}:{record.value}",
+                                                             record.timestamp), start)
+            if record.value == "second":
+                self.store.put("a", None, first_starts[0])  # deletes a stored window
+            with self.store.fetch("a", 5, 1_000_000) as it:
+                seen[record.value] = [(kv.key, kv.value.value) for kv in it]
+            with self.store.backward_fetch("a", 0, 600_000) as it:
+                seen[f"{record.value} back"] = [kv.key for kv in it]
+
+    builder = ks.Stores.timestamped_window_store_builder(supplier, S, S).with_caching_enabled()
+    with _driver(builder, Windows) as driver:
+        topic = driver.create_input_topic("in", S, S)
+        topic.pipe_input("k", "first", timestamp=9)
+        topic.pipe_input("k", "second", timestamp=9)
+    return seen
+
+
+def test_one_key_fetches_see_only_that_keys_cached_windows_across_segments():
+    # a persistent store of 1,000 s retention has 500 s segments: fetch(a, 5, 1_000_000)
+    # reads three of them one key range at a time, beside the stored windows
+    supplier = ks.Stores.persistent_timestamped_window_store("w", 1_000_000, 10, False)
+    seen = _one_key_reads(supplier, [10, 499_990], [500_000, 900_000])
+    assert seen["first"] == [(10, "a@10:first"), (499_990, "a@499990:first")]
+    assert seen["second"] == [(499_990, "a@499990:first"), (500_000, "a@500000:second"),
+                              (900_000, "a@900000:second")]
+    assert seen["first back"] == [499_990, 10]
+    assert seen["second back"] == [500_000, 499_990]
+
+
+def test_one_key_fetches_over_many_segments_scan_them_whole():
+    # an in-memory store's segments are 1 ms: fetch(a, 5, 1_000_000) spans more segments than
+    # the per-segment reads take, so the cached windows of the whole range are scanned
+    supplier = ks.Stores.in_memory_window_store("w", 1_000_000, 10, False)
+    seen = _one_key_reads(supplier, [6, 12], [7, 20])
+    assert seen["first"] == [(6, "a@6:first"), (12, "a@12:first")]
+    assert seen["second"] == [(7, "a@7:second"), (12, "a@12:first"), (20, "a@20:second")]
+    assert seen["second back"] == [20, 12, 7]
+
+
+def test_one_key_session_finds_skip_other_keys_sharing_its_bytes():
+    seen = {}
+
+    class Sessions(ks.Processor):
+        def init(self, context):
+            self.store = context.get_state_store("s")
+
+        def process(self, record):
+            for key in ("a", "ab", "b"):
+                self.store.put(Windowed(key, Window(record.timestamp, record.timestamp + 5)),
+                               f"{key}:{record.value}")
+            with self.store.find_sessions("a", 0, 100) as it:
+                seen[record.value] = [(kv.key.key, kv.key.window.start, kv.value) for kv in it]
+            with self.store.find_sessions("a", "ab", 0, 100) as it:
+                seen[f"{record.value} range"] = [kv.value for kv in it]
+
+    builder = ks.Stores.session_store_builder(ks.Stores.persistent_session_store("s", 1000),
+                                              S, S).with_caching_enabled()
+    with _driver(builder, Sessions) as driver:
+        topic = driver.create_input_topic("in", S, S)
+        topic.pipe_input("k", "first", timestamp=3)  # flushed by its commit, then clean
+        topic.pipe_input("k", "second", timestamp=20)  # dirty while it is read
+    assert seen == {
+        "first": [("a", 3, "a:first")],
+        "first range": ["a:first", "ab:first"],
+        "second": [("a", 3, "a:first"), ("a", 20, "a:second")],
+        "second range": ["a:first", "ab:first", "a:second", "ab:second"],
+    }

@@ -125,3 +125,23 @@ def test_join_inputs_with_different_partition_counts_are_refused_naming_both_top
         ks.TopologyTestDriver(builder.build(), partitions={"clicks": 4, "users": 2})
     assert "clicks" in str(info.value)
     assert "users" in str(info.value)
+
+
+def test_a_one_partition_topic_of_a_partitioned_driver_is_written_and_read_back_in_order():
+    # "mid" and "out" have one partition beside the 4 of "clicks": the sinks write them
+    # directly (partition 0, as the default partitioner picks), and "mid", which the second
+    # sub-topology reads, is looped back record by record as it is written
+    b = ks.StreamsBuilder()
+    b.stream("clicks", key_serde="string", value_serde="string") \
+        .map_values(str.upper).to("mid", ks.Produced.with_("string", "string"))
+    b.stream("mid", key_serde="string", value_serde="string") \
+        .map_values(lambda v: v + "!").to("out", ks.Produced.with_("string", "string"))
+    pairs = [("u1", "a"), ("u2", "b"), ("u3", "c"), ("u1", "d"), ("u4", "e")]
+    with ks.TopologyTestDriver(b.build(), partitions={"clicks": 4}) as driver:
+        driver.create_input_topic("clicks", "string", "string").pipe_key_value_list(pairs)
+        mid = driver.create_output_topic("mid", "string", "string").read_key_values_to_list()
+        out = driver.create_output_topic("out", "string", "string").read_key_values_to_list()
+    assert mid == [ks.KeyValue("u1", "A"), ks.KeyValue("u2", "B"), ks.KeyValue("u3", "C"),
+                   ks.KeyValue("u1", "D"), ks.KeyValue("u4", "E")]
+    assert out == [ks.KeyValue("u1", "A!"), ks.KeyValue("u2", "B!"), ks.KeyValue("u3", "C!"),
+                   ks.KeyValue("u1", "D!"), ks.KeyValue("u4", "E!")]
