@@ -11,7 +11,11 @@ Four mechanisms hold writes and hand them on later, and all four hold them here:
   headers, timestamp)`` per changelog partition, produced at the commit);
 * a batch run's replay of a record cache (``kslab.state.held_cache``: the commits' flush
   order, ``flush_order``, and each window's last put, ``HeldCachedWindowWrites``), and each
-  key's last write of a batch run's held writes (``HeldTimestampedWrites.encode_finals``).
+  key's last write of a batch run's held writes (``HeldTimestampedWrites.encode_finals``,
+  ``WindowRun.finals``);
+
+and so does Spark's capture of a store's changelog until the micro-batch ends
+(``kslab.spark._state.ChangelogState``).
 
 Invariants of a ``PendingWrites``:
 
@@ -26,14 +30,17 @@ Invariants of a ``PendingWrites``:
 * ``drop`` forgets every write unflushed (an aborted transaction, a store wiped or closed).
 
 It is a ``dict`` so that the hot paths hold, read and count with the dict's own C-level
-operations (a processor's put holds a write in one item assignment); nothing else may be added
-to it, and the map is cleared in place, never replaced (a holder may keep a reference to it,
-as a task's context does to its changelog batch).
+operations (a processor's put holds a write in one item assignment), with no attributes of its
+own; a mechanism clears it in place and never replaces it (a holder may keep a reference to
+it, as a task's context does to its changelog batch).
 
-Left outside it, on purpose: the batch forms' columns of held writes (``WindowRun``,
-``HeldTimestampedWrites._written``, ``HeldWindowWrites``) keep every write in order, not each
-key's last, because the changelog of a store without a cache gets every write; they ask this
-class only for each key's last write.
+Left outside it, on purpose, because their rule differs: the batch forms' columns of held
+writes (``WindowRun``, ``HeldTimestampedWrites``, ``HeldWindowWrites``) keep every write in
+order, not each key's last (the changelog of a store without a cache gets every write), and ask
+this class only for each key's last write; the suppression buffer's dirty keys flush in the
+order Java's ``HashSet`` iterates them, not in write order (``kslab.state.buffer``); Spark's
+``SparkStateBackend`` keeps a set of changed keys whose values stay in its sorted map (a
+``MapState`` has no order to keep).
 """
 
 from __future__ import annotations

@@ -61,7 +61,8 @@ def hold_writes(store: Any, context: Any, batch: PendingWrites[Any, Any] | None)
     if key_form is None or value_form is None:
         return False
     store.__class__ = WriteBehindKeyValueStore
-    store._held = PendingWrites()
+    store._held = held = PendingWrites()
+    store._held_get = held.get  # (bound: a dict subclass's method is called the slow way)
     store._held_key_class, store._held_key_bound = key_form
     store._held_value_class, store._held_value_bound = value_form
     store._held_context = context
@@ -92,7 +93,7 @@ class WriteBehindKeyValueStore(KeyValueStore):
     def get(self, key: Any) -> Any:
         """As ``KeyValueStore.get``, from the held objects first."""
         if key.__class__ is self._held_key_class:
-            held = self._held.get(key)
+            held = self._held_get(key)
             if held is not None:
                 return held[0]
             return KeyValueStore.get(self, key)
