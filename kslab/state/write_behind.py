@@ -62,7 +62,8 @@ def hold_writes(store: Any, context: Any, batch: PendingWrites[Any, Any] | None)
         return False
     store.__class__ = WriteBehindKeyValueStore
     store._held = held = PendingWrites()
-    store._held_get = held.get  # (bound: a dict subclass's method is called the slow way)
+    store._held_get = held.get  # (bound once: CPython specializes a method call on an exact
+    # dict only, and a get per record is the hot path)
     store._held_key_class, store._held_key_bound = key_form
     store._held_value_class, store._held_value_bound = value_form
     store._held_context = context
