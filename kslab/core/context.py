@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import FixedKeyProcessorContext, ProcessorContext, PunctuationType
 from kslab.records import FixedKeyRecord, Record, RecordMetadata, TaskId, plain_record
+from kslab.state.pending import PendingWrites
 
 if TYPE_CHECKING:
     from kslab.core.nodes import RuntimeNode, SinkRuntime
@@ -362,7 +363,8 @@ class TaskContext(ProcessorContext):
             return
         if timestamp is None:
             timestamp = self.record.timestamp
-        if write.__class__ is dict:  # the engine keeps each key's last write until the commit
+        if write.__class__ is PendingWrites:  # the engine holds each key's last write until
+            # the commit (its changelog batch)
             write[key] = (value, headers, timestamp)
         else:
             write(key, value, headers, timestamp, self._task.id.partition)

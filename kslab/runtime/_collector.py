@@ -18,6 +18,7 @@ from typing import Any
 from kslab.errors import StreamsError
 from kslab.processor.partitioner import default_partition, default_partitions
 from kslab.runtime._errors import ProductionError
+from kslab.state.pending import PendingWrites
 from kslab.state.write_behind import WriteBehindKeyValueStore
 
 __all__ = ["KafkaCollector"]
@@ -46,7 +47,7 @@ class KafkaCollector:
         self.changelog_sent: dict[tuple[str, int], int] = {}
         # changelogs of key-value stores: only each key's last write per commit is sent
         self.batched: set[str] = set()
-        self._pending: dict[tuple[str, int], dict[Any, tuple[Any, Any, int]]] = {}
+        self._pending: dict[tuple[str, int], PendingWrites[Any, tuple[Any, Any, int]]] = {}
         # stores holding their writes as objects until the changelogs go out
         # (kslab.state.write_behind); weak, as a closed task's stores are let go
         self._holding: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -130,16 +131,18 @@ class KafkaCollector:
         return _TopicWriter(self, topic, self._produce).append
 
     def changelog_batch(self, topic: str, partition: int
-                        ) -> dict[Any, tuple[Any, Any, int]] | None:
-        """Where a batched changelog's writes wait for the commit, ``{key: (value, headers,
-        timestamp)}`` holding each key's last write (the task's context writes into it
-        directly), or ``None`` when ``topic`` is not batched."""
+                        ) -> PendingWrites[Any, tuple[Any, Any, int]] | None:
+        """Where a batched changelog's writes wait for the commit, pending writes ``key ->
+        (value, headers, timestamp)`` holding each key's last write in first-written order
+        (the task's context holds them by item assignment), or ``None`` when ``topic`` is not
+        batched."""
         return self._pending_for(topic, partition) if topic in self.batched else None
 
-    def _pending_for(self, topic: str, partition: int) -> dict[Any, tuple[Any, Any, int]]:
+    def _pending_for(self, topic: str, partition: int
+                     ) -> PendingWrites[Any, tuple[Any, Any, int]]:
         pending = self._pending.get((topic, partition))  # cleared in place, never replaced
         if pending is None:
-            pending = self._pending[(topic, partition)] = {}
+            pending = self._pending[(topic, partition)] = PendingWrites()
         return pending
 
     def hold(self, store: Any) -> None:
@@ -187,16 +190,16 @@ class KafkaCollector:
         for (topic, partition), pending in self._pending.items():
             if not pending:
                 continue
-            for key, (value, headers, timestamp) in pending.items():
+            count = len(pending)
+            for key, (value, headers, timestamp) in pending.drain():
                 produce_one(topic, key, value, partition, timestamp, headers)
             tp = (topic, partition)
-            sent[tp] = sent.get(tp, 0) + len(pending)
-            pending.clear()
+            sent[tp] = sent.get(tp, 0) + count
 
     def drop_changelogs(self) -> None:
         """Forget unsent changelog writes and held ones (their transaction is being aborted)."""
         for pending in self._pending.values():
-            pending.clear()
+            pending.drop()
         for store in self._held_stores():
             store.drop_held()
 

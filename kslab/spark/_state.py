@@ -25,6 +25,7 @@ from kslab.core.task import StreamTask
 from kslab.errors import StoreError
 from kslab.state._typed import TypedStore
 from kslab.state.backends.memory import InMemoryKeyValueBackend
+from kslab.state.pending import PendingWrites
 
 __all__ = ["ChangelogState", "SparkStateBackend", "TaskClocks", "attach_spark_state",
            "spark_backed_kinds"]
@@ -192,7 +193,7 @@ class ChangelogState:
     def __init__(self, store: Any, state: Any) -> None:
         self._state = state
         self._stored: set[bytes] = set()
-        self._pending: dict[bytes, bytes | None] = {}
+        self._pending: PendingWrites[bytes, bytes | None] = PendingWrites()  # last changes
         records = []
         for (key,), (value,) in state.iterator():
             key = bytes(key)
@@ -208,15 +209,14 @@ class ChangelogState:
     def write_back(self) -> int:
         """Write the captured changes to the ``MapState``; returns how many keys."""
         state, stored = self._state, self._stored
-        for key, value in self._pending.items():
+        written = len(self._pending)
+        for key, value in self._pending.drain():
             if value is not None:
                 state.updateValue((key,), (value,))
                 stored.add(key)
             elif key in stored:
                 state.removeKey((key,))
                 stored.discard(key)
-        written = len(self._pending)
-        self._pending.clear()
         return written
 
 

@@ -6,7 +6,9 @@ threads. Each store owns one ``NamedCache`` (namespace ``<task id>-<store name>`
 entries in LRU order. Invariant (Java's accounting): the thread cache's ``size_bytes()`` is the
 sum over its named caches of ``len(key) + 24 + entry.size()`` per entry; after a put, entries of
 the written namespace are evicted from the least recently used end until the total fits, and
-evicting a dirty entry flushes every dirty entry of that namespace to its listener.
+evicting a dirty entry flushes every dirty entry of that namespace to its listener. A named
+cache's dirty entries are its pending writes (``kslab.state.pending.PendingWrites``, in the
+order of their last write); the LRU order, eviction and sizes are the cache's own.
 
 Over 600 lines because ``ThreadCache`` and ``NamedCache`` are Java's two classes of one cache:
 the thread's budget and eviction work on each named cache's LRU list.
@@ -23,6 +25,7 @@ from sortedcontainers import SortedList
 
 from kslab.errors import NoSuchElementError, StoreError
 from kslab.records import KeyValue
+from kslab.state.pending import PendingWrites
 
 __all__ = [
     "DEFAULT_CACHE_MAX_BYTES",
@@ -152,13 +155,14 @@ Listener = Callable[[list[DirtyEntry]], None]
 
 
 class NamedCache:
-    """One store's cache: entries by key in LRU order, plus the dirty keys in write order."""
+    """One store's cache: entries by key in LRU order, plus the dirty ones as pending writes
+    (key -> its dirty entry, in the order of their last write: ``PendingWrites.hold_last``)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self._entries: OrderedDict[bytes, LRUCacheEntry] = OrderedDict()  # eldest first
         self._sorted: SortedList | None = None  # the keys in order, built when a scan asks
-        self._dirty: dict[bytes, None] = {}
+        self._dirty: PendingWrites[bytes, LRUCacheEntry] = PendingWrites()
         self.listener: Listener | None = None
         self.current_size_bytes = 0
         self.hits = self.misses = self.overwrites = self.flushes = 0
@@ -191,17 +195,16 @@ class NamedCache:
             self._sorted.add(key)
         entries[key] = entry
         if entry.is_dirty:
-            dirty = self._dirty
-            if key in dirty:
-                del dirty[key]
-            dirty[key] = None
+            self._dirty.hold_last(key, entry)
         self.current_size_bytes += len(key) + NODE_OVERHEAD + entry.size
 
     def install(self, finals: list[tuple[bytes, LRUCacheEntry]]) -> tuple[int, int]:
         """Each ``(key, entry)`` replaces the key's entry as the most recently used one, in
         order, counting nothing (a batch run's final entries, see ``ThreadCache.replay``);
-        how many bytes the cache grew by, and how many keys are new to it."""
-        entries, sorted_keys = self._entries, self._sorted
+        how many bytes the cache grew by, and how many keys are new to it. A dirty key keeps
+        its place in the dirty order, now with its new entry (a flush hands over the entry the
+        key has then)."""
+        entries, sorted_keys, dirty = self._entries, self._sorted, self._dirty
         grown = new = 0
         for key, entry in finals:
             old = entries.get(key)
@@ -213,6 +216,8 @@ class NamedCache:
             else:
                 grown -= len(key) + NODE_OVERHEAD + old.size
                 entries.move_to_end(key)
+                if dirty and key in dirty:
+                    dirty[key] = entry
             entries[key] = entry
         self.current_size_bytes += grown
         return grown, new
@@ -260,23 +265,19 @@ class NamedCache:
         if self.listener is None:
             msg = f"No listener for namespace {self.name} registered with cache"
             raise StoreError(msg)
-        if not self._dirty:
+        dirty = self._dirty
+        if not dirty:
             return
         entries: list[DirtyEntry] = []
         deleted: list[bytes] = []
         if evicted is not None and evicted_key is not None:
             entries.append(DirtyEntry(evicted_key, evicted.value, evicted))
-            self._dirty.pop(evicted_key, None)
-        for key in self._dirty:
-            entry = self._entries.get(key)
-            if entry is None:
-                msg = f"Key = {key!r} found in dirty key set, but entry is null"
-                raise StoreError(msg)
+            dirty.pop(evicted_key, None)
+        for key, entry in dirty.drain():  # (each one the key's entry: put and install say so)
             entries.append(DirtyEntry(key, entry.value, entry))
             entry.mark_clean()
             if entry.value is None:
                 deleted.append(key)
-        self._dirty.clear()
         self.listener(entries)
         for key in deleted:
             self.delete(key)
@@ -325,7 +326,7 @@ class NamedCache:
         """Drop everything (dirty entries too) without flushing."""
         self._entries.clear()
         self._sorted = None
-        self._dirty.clear()
+        self._dirty.drop()
         self.current_size_bytes = 0
 
     def close(self) -> None:
@@ -479,10 +480,9 @@ class ThreadCache:
         cache = self._caches[namespace]
         grown, _ = cache.install(finals)
         if written:
-            dirty = cache._dirty
+            hold_last, entries = cache._dirty.hold_last, cache._entries
             for key in written:
-                dirty.pop(key, None)
-                dirty[key] = None
+                hold_last(key, entries[key])
         self.gets += gets
         self.puts += puts
         cache.hits += hits

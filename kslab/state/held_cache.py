@@ -21,6 +21,7 @@ from typing import Any
 from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
+from kslab.state.pending import PendingWrites
 from kslab.state.window import WindowRun, window_key
 
 _WINDOW_SUFFIX = 12  # a binary window key's start and sequence number, after the key
@@ -72,18 +73,17 @@ def flush_order(origins: list[int], keys: list[bytes]) -> list[int]:
     """The indexes of the puts (``origins[i]``: the consumed record put ``i`` belongs to,
     ``keys[i]``: its cache key) that the commit after each consumed record flushes, in flush
     order: per record its dirty keys in the order of their last write (``NamedCache``'s dirty
-    order), so all of them when no record writes a key twice."""
+    order, as the cache's pending writes hold them), so all of them when no record writes a
+    key twice."""
     if all(map(lt, origins, islice(origins, 1, None))):  # one put per consumed record
         return list(range(len(origins)))
     order: list[int] = []
-    dirty: dict[bytes, int] = {}
+    dirty: PendingWrites[bytes, int] = PendingWrites()
     for index, key in enumerate(keys):
         if index and origins[index] != origins[index - 1]:
-            order += dirty.values()
-            dirty.clear()
-        dirty.pop(key, None)
-        dirty[key] = index
-    order += dirty.values()
+            order.extend(put for _, put in dirty.drain())
+        dirty.hold_last(key, index)
+    order.extend(put for _, put in dirty.drain())
     return order
 
 
@@ -312,8 +312,8 @@ class HeldCachedWindowWrites(_CachedInner):
         self._last: tuple[bytes, int, bytes, bytes] | None = None  # the last window looked up
         self._last_window: tuple[int, list[bytes], Any] | None = None  # a run's (``_window``)
         # each window's last put, in the order of their last put, when the run has no commit
-        # in it (``_held_dirty``): cache key, (its run, its index there, its stored bytes)
-        self._dirty: list[tuple[bytes, tuple[WindowRun, int, bytes]]] | None = None
+        # in it (``_held_dirty``): cache key -> (its run, its index there, its stored bytes)
+        self._dirty: PendingWrites[bytes, tuple[WindowRun, int, bytes]] | None = None
 
     def _key(self, key_bytes: bytes, start: int) -> tuple[bytes, bytes]:
         """The window's binary key and cache key (the last ones asked again: a fetch, then
@@ -460,7 +460,7 @@ class HeldCachedWindowWrites(_CachedInner):
         serialized, as the cache's ``put`` does; ``None`` when a put might have evicted (or
         for a delete)."""
         encode = self._inner.encode_stored
-        last_put: dict[bytes, tuple[WindowRun, int, bytes]] = {}
+        last_put: PendingWrites[bytes, tuple[WindowRun, int, bytes]] = PendingWrites()
         widest = 0
         for run, keys in zip(self._runs, self._run_keys, strict=True):
             stored = encode(run.values, run.timestamps)
@@ -469,11 +469,11 @@ class HeldCachedWindowWrites(_CachedInner):
             widest = max(widest, max(map(len, stored), default=0))
             for index, cache_key in enumerate(keys if run.ids is None
                                               else map(keys.__getitem__, run.ids)):
-                last_put.pop(cache_key, None)  # (to the end: the order of the last puts)
-                last_put[cache_key] = (run, index, stored[index])
+                last_put.hold_last(cache_key, (run, index, stored[index]))  # (the cache's
+                # dirty order: of the last puts)
         if not self._fits(widest, last_put):
             return None
-        self._dirty = list(last_put.items())
+        self._dirty = last_put
         return Flushed([], [] if self._send_old else None, [])
 
     def flushed(self) -> Flushed | None:
@@ -563,13 +563,13 @@ class HeldCachedWindowWrites(_CachedInner):
                            puts=self._count, overwrites=self._overwrites)
         self._inner.apply()
 
-    def _apply_dirty(self, dirty: list[tuple[bytes, tuple[WindowRun, int, bytes]]]) -> None:
+    def _apply_dirty(self, last_put: PendingWrites[bytes, tuple[WindowRun, int, bytes]]
+                     ) -> None:
         """``apply`` of a run with no commit in it: each window put holds its last put as a
         dirty entry (dirty in the order of their last put), each one only read keeps its
         entry, all in the order of their last use; the store is not written."""
         batch, run = self._batch, self._run
         timestamps, headers = run.timestamps(batch), run.headers(batch)
-        last_put = dict(dirty)
         finals: list[tuple[bytes, LRUCacheEntry]] = []
         for cache_key in sorted(self._last_use, key=self._last_use.__getitem__):
             put = last_put.get(cache_key)
@@ -588,4 +588,4 @@ class HeldCachedWindowWrites(_CachedInner):
                              timestamps[position], header))))
         self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
                            puts=self._count, overwrites=self._overwrites,
-                           written=[cache_key for cache_key, _ in dirty])
+                           written=list(last_put))

@@ -43,8 +43,9 @@ class KeyValueStore(TypedStore):
     # what kslab.state.write_behind keeps while a store holds its writes (unset otherwise;
     # here so a store can switch to WriteBehindKeyValueStore and back; the engine that holds it
     # keeps a weak reference)
-    __slots__ = ("__weakref__", "_held", "_held_batch", "_held_context", "_held_key_bound",
-                 "_held_key_class", "_held_owner", "_held_value_bound", "_held_value_class")
+    __slots__ = ("__weakref__", "_held", "_held_batch", "_held_context", "_held_get",
+                 "_held_key_bound", "_held_key_class", "_held_owner", "_held_value_bound",
+                 "_held_value_class")
 
     store_kind = "key_value"
 

@@ -27,6 +27,7 @@ from kslab.state._typed import MEMO_KEY_TYPES, preview
 from kslab.state.base import KeyValueBackend, StoreContext
 from kslab.state.held_reads import HeldReads
 from kslab.state.keyvalue import KEY_SERDE, KeyValueStore
+from kslab.state.pending import PendingWrites
 
 __all__ = [
     "NO_TIMESTAMP",
@@ -644,7 +645,7 @@ class HeldTimestampedWrites:
         written key (first-written order), the index of its last write and its stored bytes
         after it (timestamp, then value), as ``finals`` gives them; a timestamp the store
         cannot write raises here (``struct.error``)."""
-        last = dict(zip(keys, range(len(keys)), strict=True))  # first-written order, each
+        last = PendingWrites.last_of(keys, range(len(keys)))  # first-written order, each
         pack = _pack_timestamp  # key's last write
         indexes = list(last.values())
         return list(last), indexes, [pack(timestamps[index]) + raws[index]

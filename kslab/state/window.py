@@ -29,6 +29,7 @@ from kslab.state._frames import to_pandas, to_polars
 from kslab.state._typed import TypedStore
 from kslab.state.base import KeyValueBackend, NullStoreArgumentError, StoreContext
 from kslab.state.iterators import KeyValueIterator
+from kslab.state.pending import PendingWrites
 
 __all__ = [
     "HeldWindowWrites",
@@ -733,15 +734,16 @@ class WindowRun:
         return self.binaries if ids is None else list(map(self.binaries.__getitem__, ids))
 
     def finals(self) -> dict[int, int]:
-        """Each window's last write, ``{id: index}`` in first-written order."""
+        """Each window's last write, ``{id: index}`` in first-written order (as pending
+        writes hold them, ``PendingWrites.last_of``)."""
         last = self.last
         if last is None:
             if self.ids is None:  # (a binary per write: a window's id is its last write)
-                indexes = dict(zip(self.binaries, range(len(self.binaries)),
-                                   strict=True)).values()
+                indexes = PendingWrites.last_of(self.binaries,
+                                                range(len(self.binaries))).values()
                 last = dict(zip(indexes, indexes, strict=True))
             else:
-                last = dict(zip(self.ids, range(len(self.ids)), strict=True))
+                last = PendingWrites.last_of(self.ids, range(len(self.ids)))
             self.last = last
         return last
 

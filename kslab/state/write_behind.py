@@ -5,7 +5,9 @@ key-value store hold what its processors put, as objects, when its serdes map ob
 one to one: exact ``str`` (String), ``int`` in range (Long, Integer, Short) or ``bytes`` (Bytes)
 keys, and those or ``float`` (Double) values. ``get`` answers from the held objects, equal to what
 the serdes would give back; ``write_behind()`` serializes each held key once into the backend and
-the changelog batch, and the engine's collector calls it before it sends the batch. Everything
+the changelog batch, and the engine's collector calls it before it sends the batch. The held
+objects are pending writes (``kslab.state.pending.PendingWrites``: key -> ``(value,
+timestamp)``, each key's last, in first-written order), as the batch they go to. Everything
 else (the bytes, the changelog records and their timestamps, errors) is what the plain store gives.
 
 Invariant: outside ``get`` and ``put`` on the owning thread, the backend holds every write: every
@@ -22,6 +24,7 @@ from typing import Any
 from kslab.state.backends.memory import InMemoryKeyValueBackend
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.keyvalue import KEY_SERDE, KeyValueStore
+from kslab.state.pending import PendingWrites
 
 __all__ = ["WriteBehindKeyValueStore", "hold_writes"]
 
@@ -37,7 +40,7 @@ def _held_form(serde: Any, *, key: bool) -> tuple[type, int | None] | None:
     return None if form is None or (key and form[0] is float) else form
 
 
-def hold_writes(store: Any, context: Any, batch: dict[Any, Any] | None) -> bool:
+def hold_writes(store: Any, context: Any, batch: PendingWrites[Any, Any] | None) -> bool:
     """Let ``store`` hold its puts as objects until ``write_behind()``, if it can; ``context``
     gives the current record's timestamp, ``batch`` is the engine's changelog batch
     (``RecordCollector.changelog_batch``; ``None`` for an unlogged store). The calling thread owns
@@ -58,7 +61,9 @@ def hold_writes(store: Any, context: Any, batch: dict[Any, Any] | None) -> bool:
     if key_form is None or value_form is None:
         return False
     store.__class__ = WriteBehindKeyValueStore
-    store._held = {}
+    store._held = held = PendingWrites()
+    store._held_get = held.get  # (bound once: CPython specializes a method call on an exact
+    # dict only, and a get per record is the hot path)
     store._held_key_class, store._held_key_bound = key_form
     store._held_value_class, store._held_value_bound = value_form
     store._held_context = context
@@ -89,7 +94,7 @@ class WriteBehindKeyValueStore(KeyValueStore):
     def get(self, key: Any) -> Any:
         """As ``KeyValueStore.get``, from the held objects first."""
         if key.__class__ is self._held_key_class:
-            held = self._held.get(key)
+            held = self._held_get(key)
             if held is not None:
                 return held[0]
             return KeyValueStore.get(self, key)
@@ -121,17 +126,16 @@ class WriteBehindKeyValueStore(KeyValueStore):
             return
         kenc, venc = self._kenc or _same, self._venc or _same
         bput, batch = self._bput, self._held_batch
-        for key, (value, timestamp) in held.items():
+        for key, (value, timestamp) in held.drain():
             key_bytes = kenc(key)
             value_bytes = venc(value)
             bput(key_bytes, value_bytes)
             if batch is not None:
                 batch[key_bytes] = (value_bytes, None, timestamp)
-        held.clear()
 
     def drop_held(self) -> None:
         """Forget the held objects (their transaction is being aborted)."""
-        self._held.clear()
+        self._held.drop()
 
     def held_writes(self) -> int:
         """How many keys are held."""
@@ -215,7 +219,7 @@ class WriteBehindKeyValueStore(KeyValueStore):
     def close(self) -> None:
         """Drop what is held (a clean close wrote it behind at its commit; an unclean one
         rebuilds from the changelog) and close as a plain store, which it is again."""
-        self._held.clear()
+        self._held.drop()
         self.__class__ = KeyValueStore
         KeyValueStore.close(self)
 
@@ -228,7 +232,7 @@ class WriteBehindKeyValueStore(KeyValueStore):
         return KeyValueStore._snapshot(self)
 
     def _restore_snapshot(self, snapshot: object) -> None:
-        self._held.clear()
+        self._held.drop()
         KeyValueStore._restore_snapshot(self, snapshot)
 
     def _merged(self, entries: Iterator[tuple[bytes, bytes]], keep: Callable[[bytes], bool],
