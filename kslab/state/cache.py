@@ -291,6 +291,14 @@ class NamedCache:
             self._sorted = SortedList(self._entries)
         return list(self._sorted.irange(from_key, to_key, (True, to_inclusive)))
 
+    def last_key(self) -> bytes | None:
+        """The greatest cached key, or ``None`` when the cache is empty."""
+        if not self._entries:
+            return None
+        if self._sorted is None:
+            self._sorted = SortedList(self._entries)
+        return self._sorted[-1]  # type: ignore[no-any-return]
+
     def reverse_key_range(self, from_key: bytes | None, to_key: bytes | None) -> list[bytes]:
         """Cached keys in ``[from_key, to_key]``, descending."""
         return self.key_range(from_key, to_key)[::-1]

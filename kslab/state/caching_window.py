@@ -9,6 +9,9 @@ key-first index (``has_index``) caches an empty index entry beside each window, 
 ``TimeOrderedCachingWindowStore`` does; its cache keys then carry Java's schema prefix byte (0:
 the window, 1: its index entry). Invariant: every read (point fetches and scans) sees the latest
 write, cached or stored; a window or session is forwarded at most once per flush.
+
+Over 600 lines because the two caches share one cache-key layout (segment, then binary key),
+its one-key ranges and the merged iterator: split, each half would import the other's helpers.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ _KEY_MEMO = 4096  # decoded keys remembered by the window flush
 _BASE, _INDEX = b"\x00", b"\x01"  # Java's TimeFirst / KeyFirst schema prefixes
 _LAST_SUFFIX = b"\xff" * 12  # above every window start and sequence number of a binary key
 _KEY_SEGMENTS = 16  # a one-key fetch over more segments scans them whole
+_SESSION_SUFFIX = b"\xff" * 16  # above every end and start of a binary session key
 
 
 class CachingWindowStore(CachingStore):
@@ -369,7 +373,16 @@ class CachingWindowStore(CachingStore):
 
 
 class CachingSessionStore(CachingStore):
-    """Java's ``CachingSessionStore`` over a session store."""
+    """Java's ``CachingSessionStore`` over a session store. As Java's ``SegmentedCacheFunction``
+    its cache keys are the session end's segment (the store's segment interval) and the binary
+    session key, so one key's sessions lie in one sorted range per segment."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self._interval = max(1, getattr(inner, "_interval", 1))
+
+    def _cache_key(self, binary: bytes, end: int) -> bytes:
+        return _SEGMENT.pack(end // self._interval) + binary
 
     @property
     def store_kind(self) -> str:  # type: ignore[override]
@@ -390,7 +403,7 @@ class CachingSessionStore(CachingStore):
         entry = self._dirty_entry(raw, value)
         entry.key_obj = session
         binary = session_key(key_bytes, start, end)
-        cache.put(self._namespace, _SEGMENT.pack(end) + binary, entry)
+        cache.put(self._namespace, self._cache_key(binary, end), entry)
 
     def remove(self, session: Windowed) -> None:
         """Remove the session (a cached delete until flushed)."""
@@ -404,7 +417,7 @@ class CachingSessionStore(CachingStore):
         cache = self._cache
         if cache is not None:
             binary = session_key(self._inner._serialize_key(key), session_start, session_end)
-            entry = cache.get(self._namespace, _SEGMENT.pack(session_end) + binary)
+            entry = cache.get(self._namespace, self._cache_key(binary, session_end))
             if entry is not None:
                 return self._object(entry)
         return self._inner.fetch_session(key, session_start, session_end)
@@ -465,10 +478,7 @@ class CachingSessionStore(CachingStore):
                                   kv.key.window.end): (kv.key, kv.value) for kv in found}
         named = self._named
         first_end = max(earliest_end, end_from if end_from is not None else _MIN_TS)
-        lower_key = _SEGMENT.pack(first_end) if first_end >= 0 else None
-        cache_keys = named.key_range(lower_key, None)
-        if lower is not None and lower == upper:  # one key: cache keys with its bytes after the
-            cache_keys = _starting(cache_keys, lower, 8)  # session end (the checks below stay)
+        cache_keys = self._cached_keys(first_end, lower if lower == upper else None)
         for cache_key in cache_keys:
             binary = cache_key[8:]
             key_bytes, start, end = split_session_key(binary)
@@ -487,6 +497,27 @@ class CachingSessionStore(CachingStore):
         rows = sorted(merged.items(), key=lambda item: _session_order(item[0]),
                       reverse=backward)
         return _ListIterator([value for _, value in rows])
+
+    def _cached_keys(self, first_end: int, key_bytes: bytes | None) -> list[bytes]:
+        """The cache keys of the segments from ``first_end``'s on, ascending; with
+        ``key_bytes``, only those starting with that key's bytes (the caller checks each
+        one's key, end and start): one sorted range per segment up to the last cached one
+        when they are few, else a filtered scan."""
+        named = self._named
+        lower_key = _SEGMENT.pack(first_end // self._interval) if first_end >= 0 else None
+        if key_bytes is None:
+            return named.key_range(lower_key, None)  # type: ignore[union-attr,no-any-return]
+        last_key = named.last_key()  # type: ignore[union-attr]
+        if last_key is None:
+            return []
+        first, last = first_end // self._interval, _SEGMENT.unpack_from(last_key)[0]
+        if lower_key is None or not 0 <= last - first < _KEY_SEGMENTS:
+            return _starting(named.key_range(lower_key, None), key_bytes, 8)  # type: ignore[union-attr]
+        keys: list[bytes] = []
+        for segment in range(first, last + 1):
+            prefix = _SEGMENT.pack(segment) + key_bytes
+            keys += named.key_range(prefix, prefix + _SESSION_SUFFIX)  # type: ignore[union-attr]
+        return keys
 
     # -- flushing ------------------------------------------------------------------------------
 

@@ -218,3 +218,49 @@ def test_one_key_session_finds_skip_other_keys_sharing_its_bytes():
         "second": [("a", 3, "a:first"), ("a", 20, "a:second")],
         "second range": ["a:first", "ab:first", "a:second", "ab:second"],
     }
+
+
+def _session_finds(cached: bool, ends: list[int]) -> dict[str, list[tuple[str, int, int, str]]]:
+    """Sessions of "a", "ab" and "b" ending at each of ``ends`` (one per record, put while
+    the earlier ones are clean or, within a record, dirty), and what one-key finds of "a"
+    return after each: from the start, and from the middle of the sessions so far."""
+    seen: dict[str, list[tuple[str, int, int, str]]] = {}
+
+    class Sessions(ks.Processor):
+        def init(self, context):
+            self.store = context.get_state_store("s")
+
+        def process(self, record):
+            end = int(record.value)
+            for key in ("a", "ab", "b"):
+                self.store.put(Windowed(key, Window(end - 5, end)), f"{key}@{end}")
+            middle = ends[len([e for e in ends if e <= end]) // 2]
+            for label, earliest in (("all", 0), ("middle", middle)):
+                with self.store.find_sessions("a", earliest, end) as it:
+                    seen[f"{end} {label}"] = [(kv.key.key, kv.key.window.start,
+                                               kv.key.window.end, kv.value) for kv in it]
+
+    supplier = ks.Stores.persistent_session_store("s", 10**9)
+    builder = ks.Stores.session_store_builder(supplier, S, S)
+    builder = builder.with_caching_enabled() if cached else builder.with_caching_disabled()
+    with _driver(builder, Sessions) as driver:
+        topic = driver.create_input_topic("in", S, S)
+        for end in ends:
+            topic.pipe_input("k", str(end), timestamp=end)
+    return seen
+
+
+def test_one_key_session_finds_over_few_and_many_segments_see_the_uncached_answer():
+    """Cached sessions are keyed by the segment of their end (60 s here): a one-key find reads
+    one range per segment over a few segments and scans over many, and either way returns
+    exactly the sessions the store without a cache returns."""
+    few = [10, 30_000, 70_000, 125_000, 190_000]  # four segments
+    many = [10 + 61_000 * i for i in range(20)]  # twenty segments
+    for ends in (few, many):
+        cached = _session_finds(True, ends)
+        assert cached == _session_finds(False, ends)
+        last = ends[-1]
+        assert cached[f"{last} all"] == [("a", end - 5, end, f"a@{end}") for end in ends]
+    assert _session_finds(True, few)["190000 middle"] == [
+        ("a", 70_000 - 5, 70_000, "a@70000"), ("a", 125_000 - 5, 125_000, "a@125000"),
+        ("a", 190_000 - 5, 190_000, "a@190000")]
