@@ -109,7 +109,7 @@ class KafkaCollector:
                          values: list[bytes | None], partitions: list[int],
                          timestamps: list[int], headers: list[Any] | None) -> None:
         """``_produce_one`` of each record given as columns, in order, the producer called
-        in C (no Python frame a record: a third of the produce loop's CPU); a record it does
+        in C (no Python frame a record); a record it does
         not take at once goes through ``_not_taken`` and the records after it follow."""
         produce, count, start = self._produce, len(timestamps), 0
         hdrs: Any = repeat(None) if not headers or headers.count(None) == count \
