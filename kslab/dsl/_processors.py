@@ -101,7 +101,7 @@ class Filter(_Stateless):
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """The records that pass, the predicate called once per record in order."""
-        results = list(map(self.predicate, batch.keys, batch.values))  # (in C)
+        results = map(self.predicate, batch.keys, batch.values)  # (in C)
         return batch.where(list(map(not_ if self.negate else truth, results)))
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 import weakref
+from collections import deque
 from collections.abc import Callable
+from itertools import islice, repeat
 from typing import Any
 
 from kslab.errors import StreamsError
@@ -92,10 +94,41 @@ class KafkaCollector:
         hdrs = list(headers) if headers else None
         try:  # positional: confluent-kafka parses keywords at ~0.5 us a call
             self._produce(topic, value, key, partition, None, None, timestamp, hdrs)
-        except BufferError:
-            self._wait_and_retry(topic, key, value, partition, timestamp, hdrs)
         except Exception as exc:
-            raise _refused(topic, key, exc) from exc
+            self._not_taken(exc, topic, key, value, partition, timestamp, hdrs)
+
+    def _not_taken(self, error: Exception, topic: str, key: bytes | None, value: bytes | None,
+                   partition: int, timestamp: int, hdrs: list[Any] | None) -> None:
+        """A record the producer did not take at once (``error``): retried while its local
+        queue is full (``BufferError``), else raised as ``ProductionError``."""
+        if isinstance(error, BufferError):
+            self._wait_and_retry(topic, key, value, partition, timestamp, hdrs)
+            return
+        raise _refused(topic, key, error) from error
+
+    def _produce_columns(self, topic: str, keys: list[bytes | None],
+                         values: list[bytes | None], partitions: list[int],
+                         timestamps: list[int], headers: list[Any] | None) -> None:
+        """``_produce_one`` of each record given as columns, in order, the producer called
+        in C (no Python frame a record); a record it does
+        not take at once goes through ``_not_taken`` and the records after it follow."""
+        produce, count, start = self._produce, len(timestamps), 0
+        hdrs: Any = repeat(None) if not headers or headers.count(None) == count \
+            else [list(header) if header else None for header in headers]
+        while start < count:
+            rest = iter(timestamps[start:] if start else timestamps)
+            try:
+                deque(map(produce, repeat(topic), islice(values, start, None),
+                          islice(keys, start, None), islice(partitions, start, None),
+                          repeat(None), repeat(None), rest, islice(hdrs, start, None)), 0)
+                return
+            except Exception as exc:
+                # every column's iterator gave the failing record: its place, from the rest
+                failed = count - rest.__length_hint__() - 1
+                header = None if hdrs.__class__ is repeat else hdrs[failed]
+                self._not_taken(exc, topic, keys[failed], values[failed], partitions[failed],
+                                timestamps[failed], header)
+                start = failed + 1
 
     def send_columns(self, topic: str, keys: list[bytes | None], values: list[bytes | None],
                      headers: list[Any] | None, timestamps: list[int],
@@ -114,15 +147,15 @@ class KafkaCollector:
         if None in partitions:  # the default partitioner's, where no other chose
             count = self._counts.get(topic) or self.partitions_for(topic)
             defaults = default_partitions(keys, count)
-            partitions = [(-1 if key is None else default) if partition is None
-                          else partition  # (-1: a None key, the producer's choice)
-                          for partition, default, key in zip(partitions, defaults, keys,
-                                                             strict=True)]
-        produce_one = self._produce_one
-        for key, value, header, timestamp, partition in zip(
-                keys, values, headers or [None] * len(keys), timestamps, partitions,
-                strict=True):
-            produce_one(topic, key, value, partition, timestamp, header)
+            if partitions.count(None) == len(partitions) and not keys.count(None):
+                partitions = defaults  # (every key's: the usual sink)
+            else:
+                partitions = [(-1 if key is None else default) if partition is None
+                              else partition  # (-1: a None key, the producer's choice)
+                              for partition, default, key in zip(partitions, defaults, keys,
+                                                                 strict=True)]
+        self._produce_columns(topic, keys, values, partitions, timestamps,  # type: ignore[arg-type]
+                              headers)
 
     def writer(self, topic: str) -> Callable[..., None] | None:
         """A direct writer for a one-partition topic (sinks skip ``send``'s general path)."""

@@ -600,7 +600,7 @@ def _partition_runs(messages: list[Any], on_error: Callable[[Any], None]
     topics = list(map(kind.topic, messages))
     count = len(messages)
     if partitions.count(partitions[0]) == count and topics.count(topics[0]) == count \
-            and list(map(kind.error, messages)).count(None) == count:
+            and not any(map(kind.error, messages)):
         yield topics[0], partitions[0], messages  # one partition, no error: the usual poll
         return
     run: list[Any] = []

@@ -7,6 +7,7 @@ same value always gives the same bytes and therefore the same partition.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any
 
 import orjson
@@ -54,6 +55,9 @@ class Json(Serde):
         them alive grows the heap by each buffer (3 us a value here, against 0.6 us copied)."""
         dumps, default = _dumps, self._default
         try:
+            if not items.count(None):  # no null (the usual case): all in C
+                return list(map(bytes, map(memoryview, map(dumps, items, repeat(default),
+                                                           repeat(_OPTIONS)))))
             return [None if item is None else bytes(memoryview(dumps(item, default, _OPTIONS)))
                     for item in items]
         except orjson.JSONEncodeError:

@@ -1,12 +1,14 @@
 """``KafkaCollector.send_columns`` against the broker: each record of a column reaches its
-partition once and in order, also when the producer's local queue fills mid-column (the loop
-retries that record and goes on after it), and a record the producer refuses at once raises
-``ProductionError`` naming it."""
+partition once and in order, with its own timestamp and headers, also when the producer's local
+queue fills mid-column (the loop retries that record and goes on after it), and a record the
+producer refuses at once raises ``ProductionError`` naming it."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 
 from kslab.runtime._collector import KafkaCollector
 from kslab.runtime._errors import ProductionError
@@ -52,3 +54,32 @@ def test_a_refused_record_raises_naming_it_after_the_records_before_it(kafka) ->
     finally:
         producer.flush(10)
     assert [v for _, v, _ in kafka.read(topic, 2, partitions=2, settle=0.5)] == [b"a", b"b"]
+
+
+def test_each_record_keeps_its_timestamp_and_headers_through_a_full_local_queue(kafka) -> None:
+    topic = kafka.create(kafka.name("columns-headers"), partitions=1)
+    collector, producer = _collector(kafka.bootstrap, **{"queue.buffering.max.messages": 3})
+    headers: list[object] = [None] * 40
+    for i in (0, 2, 3, 17, 39):  # around the retries: each on its own record
+        headers[i] = [("h", f"x{i}".encode())]
+    try:
+        collector.send_columns(topic, [f"k{i}".encode() for i in range(40)],
+                               [f"v{i}".encode() for i in range(40)], headers,
+                               [1000 + i for i in range(40)], None)
+        collector.flush(30)
+    finally:
+        producer.flush(10)
+    consumer = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": kafka.name("r"),
+                         "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    got: list[tuple[bytes, int, object]] = []
+    deadline = time.monotonic() + 30
+    try:
+        while len(got) < 40 and time.monotonic() < deadline:
+            got += [(m.value(), m.timestamp()[1], m.headers()) for m in consumer.consume(100, 0.1)
+                    if m.error() is None]
+    finally:
+        consumer.close()
+    assert got == [(f"v{i}".encode(), 1000 + i,
+                    [("h", f"x{i}".encode())] if i in (0, 2, 3, 17, 39) else None)
+                   for i in range(40)]

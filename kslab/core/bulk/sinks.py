@@ -58,6 +58,8 @@ def encoded(serde: Any, topic: str, items: list[Any], headers: list[Any]) -> lis
     encode = fast_serializer(serde)
     if encode is not None:
         try:
+            if not items.count(None):  # no null (the usual case): all in C
+                return list(map(encode, items))
             return [None if item is None else encode(item) for item in items]
         except Exception:
             pass
