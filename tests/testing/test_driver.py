@@ -425,6 +425,7 @@ def test_the_drivers_own_state_directory_is_in_memory_when_there_is_room_and_goe
     when /dev/shm has 2 GiB free, else under the system temp directory; close removes it."""
     import os
     import tempfile
+    import uuid
     from pathlib import Path
 
     shm = Path("/dev/shm")
@@ -433,16 +434,16 @@ def test_the_drivers_own_state_directory_is_in_memory_when_there_is_room_and_goe
         room = os.statvfs(shm)
         roomy = room.f_bavail * room.f_frsize >= 2 << 30
     parent = shm if roomy else Path(tempfile.gettempdir())
-    before = set(parent.glob("kslab-driver-*"))
+    app = f"own-state-{uuid.uuid4().hex}"  # (other tests' drivers come and go meanwhile)
     builder = ks.StreamsBuilder()
     builder.stream("words", ks.Consumed.with_(serdes.String(), serdes.String())) \
         .group_by_key().count(ks.Materialized.as_("counts")).to_stream() \
         .to("counts", ks.Produced.with_(serdes.String(), serdes.Long()))
-    driver = ks.TopologyTestDriver(builder.build())
+    driver = ks.TopologyTestDriver(builder.build(), {"application.id": app})
     driver.create_input_topic("words", serdes.String(), serdes.String()).pipe_input("a", "x")
-    made = set(parent.glob("kslab-driver-*")) - before
+    made = list(parent.glob(f"kslab-driver-*/{app}"))
     assert len(made) == 1
-    (own,) = made
+    own = made[0].parent
     assert [path.name for path in own.rglob("counts")] == ["counts"]  # the RocksDB store
     assert driver.get_key_value_store("counts").get("a") == 1
     driver.close()
