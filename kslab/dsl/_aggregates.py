@@ -13,9 +13,14 @@ from itertools import repeat
 from operator import is_
 from typing import Any
 
-from kslab.dsl._change import Change
+from kslab.dsl._change import Change, Changes
 from kslab.dsl._processors import skip_record
-from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder, forward_updates
+from kslab.dsl._table_processors import (
+    StoreGetterSupplier,
+    TupleForwarder,
+    change_columns,
+    forward_updates,
+)
 from kslab.dsl._tally import KeyTally, key_types, tally_keys
 from kslab.errors import StreamsError
 from kslab.processor import Processor, ProcessorContext
@@ -242,6 +247,44 @@ class _RepartitionMapProcessor(Processor):
         if new_ok:
             forward(record.with_key(new_pair[0]).with_value(Change(new_pair[1], None, latest)))
 
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run of table changes: the selector on each change's new value,
+        then on its old one, record by record in order; each change gives one ``Change``
+        under its group key (both pairs under one key), or the old pair's retraction and
+        then the new pair's addition (``Batch.repeated``: each keeps its record's origin).
+        ``None``, record by record, for a ``None`` key (the record path raises) or a change
+        that is not the latest (a versioned table's)."""
+        keys = batch.keys
+        news_in, olds_in, latest = change_columns(batch)
+        if latest is not None or _NONE in key_types(keys):
+            return None
+        selector, single = self.selector, self.single_change
+        counts: list[int] = []
+        out_keys: list[Any] = []
+        out_news: list[Any] = []
+        out_olds: list[Any] = []
+        for key, new, old in zip(keys, news_in, [None] * len(keys) if olds_in is None else olds_in,
+                                 strict=True):
+            new_pair = None if new is None else selector(key, new)
+            old_pair = None if old is None else selector(key, old)
+            old_ok, new_ok = _usable(old_pair), _usable(new_pair)
+            if single and old_ok and new_ok and old_pair[0] == new_pair[0]:
+                counts.append(1)
+                out_keys.append(old_pair[0])
+                out_news.append(new_pair[1])
+                out_olds.append(old_pair[1])
+                continue
+            counts.append(old_ok + new_ok)
+            if old_ok:
+                out_keys.append(old_pair[0])
+                out_news.append(None)
+                out_olds.append(old_pair[1])
+            if new_ok:
+                out_keys.append(new_pair[0])
+                out_news.append(new_pair[1])
+                out_olds.append(None)
+        return batch.repeated(counts, out_keys, Changes(out_news, out_olds))  # type: ignore[arg-type]
+
 
 def _before_3_5(version: str) -> bool:
     parts = version.split(".")
@@ -286,6 +329,34 @@ class _TableAggregateProcessor(Processor):
         self.store = context.get_state_store(self.s.store_name)
         self.forwarder = TupleForwarder(self.store, context, self.s.send_old_values)
 
+    def _fold(self, key: Any, new_value: Any, old_value: Any, stored: Any, timestamp: int
+              ) -> tuple[Any, int]:
+        """The aggregate after a change (``old_value`` subtracted from the stored aggregate
+        ``stored``, a ``(value, timestamp)`` or ``None``, then ``new_value`` added) and its
+        timestamp: the change's, or the stored one's where that is larger and was folded."""
+        s = self.s
+        old = None if stored is None else stored[0]
+        if old_value is not None and old is not None:
+            if s.reduce:
+                intermediate = s.subtractor(old, old_value)
+            else:
+                intermediate = s.subtractor(key, old_value, old)
+            stamp = max(timestamp, stored[1])
+        else:
+            intermediate = old
+            stamp = timestamp
+        if new_value is not None:
+            if s.reduce:
+                if intermediate is None:
+                    return new_value, stamp
+                return s.adder(intermediate, new_value), max(timestamp, stored[1])
+            start = s.initializer() if intermediate is None else intermediate  # type: ignore[misc]
+            new = s.adder(key, new_value, start)
+            if stored is not None:
+                stamp = max(timestamp, stored[1])
+            return new, stamp
+        return intermediate, stamp
+
     def process(self, record: Record) -> None:
         s = self.s
         key, change = record.key, record.value
@@ -298,29 +369,8 @@ class _TableAggregateProcessor(Processor):
             raise StreamsError(msg)
         stored = self.store.get(key)
         old = None if stored is None else stored.value
-        timestamp = record.timestamp
-        if change.old_value is not None and old is not None:
-            if s.reduce:
-                intermediate = s.subtractor(old, change.old_value)
-            else:
-                intermediate = s.subtractor(key, change.old_value, old)
-            timestamp = max(record.timestamp, stored.timestamp)
-        else:
-            intermediate = old
-        if change.new_value is not None:
-            if s.reduce:
-                if intermediate is None:
-                    new = change.new_value
-                else:
-                    new = s.adder(intermediate, change.new_value)
-                    timestamp = max(record.timestamp, stored.timestamp)
-            else:
-                start = s.initializer() if intermediate is None else intermediate  # type: ignore[misc]
-                new = s.adder(key, change.new_value, start)
-                if stored is not None:
-                    timestamp = max(record.timestamp, stored.timestamp)
-        else:
-            new = intermediate
+        new, timestamp = self._fold(key, change.new_value, change.old_value, stored,
+                                    record.timestamp)
         code = self.store.put(key, ValueAndTimestamp(new, timestamp))
         if code == -(2**63):  # a versioned store refused a put older than its history
             return
@@ -329,3 +379,43 @@ class _TableAggregateProcessor(Processor):
             is_latest = code is None or code == -1
             self.forwarder.maybe_forward(Record(key, Change(new, old_sent, is_latest), timestamp,
                                                 record._headers))
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run of changes: each key's stored aggregate read once, the
+        subtractor and then the adder (or initializer) once per record in order over it
+        (``_fold``), handed to the store's held writes as each record's get and put, and
+        forwarded as the stream aggregations forward theirs (``forward_updates``). ``None``,
+        record by record, for a ``None`` key (the record path raises), an aggregate becoming
+        ``None`` (a delete) or a store that cannot hold the writes."""
+        keys = batch.keys
+        if not keys:
+            return batch
+        types = key_types(keys)
+        if _NONE in types:
+            return None
+        held = getattr(self.store, "held_writes", None)
+        writes = None if held is None else held(batch, run)
+        if writes is None:
+            return None
+        news_in, olds_in, _latest = change_columns(batch)
+        timestamps = run.timestamps(batch)
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys, types)
+        current = list(writes.read(tally.distinct))  # each key's (aggregate, timestamp) so far
+        fold = self._fold
+        olds: list[Any] = []
+        news: list[Any] = []
+        stamps: list[int] = []
+        for key_id, key, new_value, old_value, timestamp in zip(
+                tally.ids, keys, news_in, [None] * len(keys) if olds_in is None else olds_in,
+                timestamps, strict=True):
+            stored = current[key_id]
+            new, stamp = fold(key, new_value, old_value, stored, timestamp)
+            if new is None:
+                return None  # a delete: the record path logs its tombstone itself
+            olds.append(None if stored is None else stored[0])
+            news.append(new)
+            stamps.append(stamp)
+            current[key_id] = (new, stamp)
+        return forward_updates(run, writes, self.forwarder.cached, tally, range(len(keys)),
+                               keys, news, olds if self.s.send_old_values else None,
+                               batch.origin, stamps)

@@ -29,6 +29,7 @@ __all__ = [
     "TableSource",
     "ToStream",
     "TupleForwarder",
+    "change_columns",
     "forward_updates",
     "store_reads",
 ]
@@ -456,7 +457,7 @@ class _TableOpProcessor(Processor):
         record in order; a change that neither matched before nor matches now dropped. With a
         store, ``_stored_batch``."""
         compute, keys = self.supplier.compute, batch.keys
-        news_in, olds_in, latest = _changes(batch)
+        news_in, olds_in, latest = change_columns(batch)
         if self.store is not None:
             return self._stored_batch(batch, run, list(map(compute, keys, news_in)), latest)
         if not self.send_old_values:
@@ -510,7 +511,7 @@ class _TableOpProcessor(Processor):
                                news, olds, batch.origin, run.timestamps(batch))
 
 
-def _changes(batch: Batch) -> tuple[list[Any], list[Any] | None, list[bool] | None]:
+def change_columns(batch: Batch) -> tuple[list[Any], list[Any] | None, list[bool] | None]:
     """A batch of changes as columns: their new values, old values (``None``: none sent) and
     ``is_latest`` flags (``None``: all true), taken from a ``Changes`` column left unbuilt
     (``kslab.dsl._change``) where the batch has one."""

@@ -9,7 +9,9 @@ table of topic ``tbl`` (or the global table of ``gtbl``), ``reduce`` only over c
 families of lambdas (``dsl_programs`` describes their helpers); about one in seven raises for
 one value of ``n``. Half the programs are bulk-shaped: chains of the bulk path's operators
 ending in a sink or a (windowed) count, half of those with a table source, a ``to_table`` or a
-stream-table or stream-globaltable join (and table operators) in between, or trees of them (a
+stream-table or stream-globaltable join (and table operators) in between, or a ``to_table``
+grouped by a table ``group_by`` and aggregated (count, reduce or aggregate with a
+subtractor), or trees of them (a
 stream read by two operators, ``split`` into branches merged back or not, ``peek``, a
 ``foreach`` or ``print`` or a sink on the side, two sinks to one topic, topic extractors, an
 aggregation on one branch); the others use the whole grammar, every unused stream ending in a
@@ -83,6 +85,11 @@ AGGREGATORS = _fns(1, st.sampled_from([
     "lambda k, v, a: mk(n(a) + (n(v) or 0), (s(a) + s(v))[-12:])",
     "lambda k, v, a: mk(n(a) + 1, key(k) or '')"]))
 INITIALIZER = Fn("lambda: mk(0, '')")
+SUBTRACTORS = _fns(1, st.sampled_from(["lambda a, b: mk(n(a) - n(b), s(a))",
+                                       "lambda a, b: None if n(a) == n(b) else a"]))
+AGG_SUBTRACTORS = _fns(1, st.sampled_from([
+    "lambda k, v, a: mk(n(a) - (n(v) or 0), s(a))",
+    "lambda k, v, a: mk(n(a) - 1, key(k) or '')"]))
 WINDOWS = st.builds(lambda size, grace, hop, close: Win(size, grace, hop and size // hop, close),
                     st.sampled_from([1000, 100, 50, 30]), st.sampled_from([0, 20, 200]),
                     st.sampled_from([None, None, 2, 5]), st.sampled_from([False, False, True]))
@@ -90,13 +97,14 @@ WINDOWS = st.builds(lambda size, grace, hop, close: Win(size, grace, hop and siz
 STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "flat_map",
               "select_key", "peek", "foreach", "print", "split", "merge", "repartition", "to",
               "to_extractor", "group", "group", "to_table", "join", "gjoin"]
-TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream"]
+TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream", "tgroup"]
 LINEAR_OPS = ["filter", "map_values", "flat_map_values", "select_key", "filter_not",
               "repartition"]  # the bulk path's stateless operators (and a repartition)
 LINEAR_TABLE_OPS = ["filter", "filter_not", "map_values"]
 # what a linear program is around its chain of LINEAR_OPS: the chain alone, a table source,
 # a to_table, or a stream-table or stream-globaltable join (each with its table operators)
-SHAPES = ["chain", "chain", "chain", "chain", "table", "to_table", "join", "gjoin"]
+SHAPES = ["chain", "chain", "chain", "chain", "table", "to_table", "join", "gjoin", "tgroup",
+          "tgroup"]  # "tgroup": a to_table's rows grouped by a table group_by and aggregated
 TREE_OPS = ["filter", "map_values", "flat_map_values", "map", "flat_map", "select_key",
             "peek", "peek", "split", "split", "tee", "tee", "tee", "side", "side"]  # "tee" a
 # second operator reading the stream, "side" a foreach, print or sink reading it
@@ -233,6 +241,8 @@ class _Draft:
             return self.emit(kind, [x, other], [], self.new(False, x.key, x.value))
         if kind == "group":
             return self.group(x, None)
+        if kind == "tgroup":
+            return self.table_group(x, None)
         if kind in ("to_table", "join"):
             if x.key != "S":
                 return self.op(x, "filter")
@@ -267,6 +277,19 @@ class _Draft:
         key = "S" if win is None else f"W{win.size}"
         return self.emit("group", [x], args, self.new(True, key, value))
 
+    def table_group(self, x: _Var, agg: str | None) -> _Var:
+        """A table's ``group_by`` (its selector a key-value mapper: rows with a ``None``
+        key dropped) and ``count``, ``reduce`` or ``aggregate`` with a subtractor."""
+        d = self.draw
+        selector = d(KV_MAPPERS)
+        if agg is None:
+            agg = d(st.sampled_from(["count", "reduce", "aggregate"]))
+        fns = {"count": (), "reduce": (d(REDUCERS), d(SUBTRACTORS)),
+               "aggregate": (INITIALIZER, d(AGGREGATORS), d(AGG_SUBTRACTORS))}[agg]
+        value = "L" if agg == "count" else "V"
+        return self.emit("tgroup", [x], [selector, agg, fns, self.mat(), value],
+                         self.new(True, "S", value))
+
     def close(self) -> None:
         """End every unused stream in a sink (or a foreach), every unused table in a
         ``to_stream`` and a sink."""
@@ -298,6 +321,9 @@ def _linear(draft: _Draft, x: _Var, shape: str) -> None:
         return t
 
     x = chain(x, 4 if shape == "chain" else 2)
+    if shape == "tgroup":  # (close() ends the aggregate's table in to_stream().to(...))
+        draft.table_group(table_ops(draft.op(x, "to_table")), None)  # type: ignore[arg-type]
+        return
     if shape in ("table", "join"):  # the table of "tbl", maybe filtered and mapped
         draft.base_table = draft.emit("table", [], ["tbl", draft.mat()],
                                       draft.new(True, joinable=True))

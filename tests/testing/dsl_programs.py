@@ -255,6 +255,10 @@ class Program:
             call = f"{x}.to({a[0]!r}, Produced.with_({_serde_text(a[1])}, {a[2]}))"
         elif kind == "group":
             call = self._render_group(x, *a)
+        elif kind == "tgroup":
+            given = "".join(f"{fn!r}, " for fn in a[2])
+            call = (f"{x}.group_by({a[0]!r}, Grouped.with_(S, V)).{a[1]}({given}"
+                    f"{a[3].render('S', a[4])})")
         elif kind == "to_table":
             call = f"{x}.to_table({a[0].render('S', a[1])})"
         elif kind == "to_stream":
@@ -331,6 +335,10 @@ class Program:
                 out = x.to(a[0].bind(codec), ks.Produced.with_(serde(a[1]), serde(a[2])))
             elif kind == "group":
                 out = _build_group(x, codec, serde, *a)
+            elif kind == "tgroup":
+                grouped = x.group_by(a[0].bind(codec), ks.Grouped.with_(sd["S"], sd["V"]))
+                out = getattr(grouped, a[1])(*(fn.bind(codec) for fn in a[2]),
+                                             a[3].build(sd["S"], serde(a[4])))
             elif kind == "to_table":
                 out = x.to_table(a[0].build(sd["S"], serde(a[1])))
             elif kind == "to_stream":

@@ -291,6 +291,8 @@ def drawn_kinds(program: Program) -> set[str]:
             kinds.add("table left join" if op.args[1] else "table join")
         elif kind == "gjoin":
             kinds.add("globaltable left join" if op.args[2] else "globaltable join")
+        elif kind == "tgroup":
+            kinds.update(("table group_by", "table aggregate"))
     return kinds
 
 
@@ -306,6 +308,10 @@ def _kind(processor: Any, topic: str) -> str | None:
     if kind == "_TableOpProcessor":
         return (f"table {type(processor.supplier).__name__.removesuffix('Supplier')}"
                 + (", stored" if processor.store is not None else ""))
+    if kind == "_RepartitionMapProcessor":
+        return "table group_by"
+    if kind == "_TableAggregateProcessor":
+        return "table aggregate"
     if kind == "_StreamTableJoinProcessor":
         s = processor.s
         return (f"{'globaltable' if s.key_mapper is not None else 'table'} "

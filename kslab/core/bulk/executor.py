@@ -391,6 +391,8 @@ class BulkExecutor:
             outputs, calls = self._settle(stages)
         except Exception:
             return self._declined()
+        if sum(bool(stage.run.deferred) for stage in stages) > 1:
+            return self._declined()  # (``_apply`` calls each stage's in turn, not by row)
         if not ordered.call_actions(calls):
             return self._declined()
         self._apply(task, stages, len(columns[3]), outputs=outputs)  # every input row
@@ -465,8 +467,11 @@ class BulkExecutor:
                 next_values = list(map(source.value_serde.deserialize, repeat(out_topic),
                                        fields(log.values), log.headers))
             rows_of = stage.input_row
+            input_rows = [rows_of[i] for i in cols.origin]  # type: ignore[union-attr]
+            if plan.stores and log.timestamps != list(map(timestamps.__getitem__, input_rows)):
+                return None  # (a looped-back record is taken to be as late as its input row)
             stage = Stage(plan.downstream, out_topic, next_keys, next_values, log.timestamps,
-                          log.headers, [rows_of[i] for i in cols.origin], commit_each,  # type: ignore[union-attr]
+                          log.headers, input_rows, commit_each,
                           changelog, 0, caches_held, reserved, task, len(stages))
             stages.append(stage)
 

@@ -49,13 +49,14 @@ class Step(NamedTuple):
 class Plan(NamedTuple):
     """source -> steps (every step after the steps forwarding to it; ``roots``: the source's
     children) -> sinks, and the plan reading a sink's topic again (``downstream``, read from
-    step ``loop``), if any."""
+    step ``loop``), if any; ``stores``: the stores its steps are connected to."""
 
     source: SourceRuntime
     steps: list[Step]
     roots: tuple[int, ...]
     downstream: Plan | None
     loop: int | None
+    stores: frozenset[str] = frozenset()
 
 
 def built_in(serde: Any) -> bool:
@@ -192,11 +193,11 @@ def compile_plan(task: Any, topic: str, depth: int = 0, *,
     if loops:
         loop = loops[0]
         if len(loops) > 1 or extracted or fixed[steps[loop].sink.topic] > 1 \
-                or stores or partitioned or depth:  # type: ignore[union-attr]
+                or partitioned or depth:  # type: ignore[union-attr]
             # looped back: its lateness is taken as the input row's (see the executor's
             # _apply), and its records are the one sink's; several tasks would interleave it
             return None
         downstream = compile_plan(task, steps[loop].sink.topic, depth + 1)  # type: ignore[union-attr]
-        if downstream is None:
-            return None
-    return Plan(source, steps, roots, downstream, loop)
+        if downstream is None or stores.intersection(downstream.stores):
+            return None  # (a store both read: the reader would see it as before the chunk)
+    return Plan(source, steps, roots, downstream, loop, frozenset(stores))
