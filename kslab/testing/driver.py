@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
+from kslab.core.bulk.columns import picked
 from kslab.core.error_policy import ErrorPolicy
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
@@ -369,7 +370,7 @@ class TopologyTestDriver:
             return False
         with gc_paused():
             if not executor.run_partitioned(topic, [
-                    (tasks[partition], tuple(_picked(column, places) for column in columns),
+                    (tasks[partition], tuple(picked(column, places) for column in columns),
                      places) for partition, places in groups.items()]):
                 return False
         keys, values, headers, timestamps, _ = columns
@@ -948,7 +949,7 @@ def _places_by_partition(routed: list[int]) -> dict[int, list[int]]:
         for place, partition in enumerate(routed):
             groups.setdefault(partition, []).append(place)
         return groups
-    import numpy as np  # (the driver imports without numpy)
+    import numpy as np
 
     partitions = np.asarray(routed, np.int64)
     order = np.argsort(partitions, kind="stable")
@@ -958,9 +959,3 @@ def _places_by_partition(routed: list[int]) -> dict[int, list[int]]:
                    key=lambda span: int(order[span[0]]))  # by first row
     return {int(ordered[start]): order[start:end].tolist() for start, end in spans}
 
-
-def _picked(column: list[Any], places: list[int]) -> list[Any]:
-    """The items of ``column`` at ``places``, in C."""
-    if len(places) == 1:
-        return [column[places[0]]]
-    return list(operator.itemgetter(*places)(column))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from array import array
 from itertools import accumulate
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from kslab.serdes._base import fixed_struct
 
-__all__ = ["ByteColumn", "LogBatch", "fixed_width"]
+__all__ = ["ByteColumn", "LogBatch", "fixed_width", "picked"]
 
 
 class ByteColumn:
@@ -107,3 +108,11 @@ class LogBatch(NamedTuple):
             return cls([], [], None, [])
         keys, values, headers, timestamps, _ = map(list, zip(*rows, strict=True))
         return cls(keys, values, headers, timestamps)
+
+
+def picked(column: list[Any], indexes: list[int]) -> list[Any]:
+    """The items of ``column`` at ``indexes``, in that order, gathered in one C call (a
+    column put in another order: merged tasks' outputs, a reader's share of a chunk)."""
+    if len(indexes) == 1:
+        return [column[indexes[0]]]
+    return list(itemgetter(*indexes)(column)) if indexes else []

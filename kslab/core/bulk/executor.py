@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kslab.core.bulk import ordered, tree
-from kslab.core.bulk.columns import ByteColumn, fixed_width
+from kslab.core.bulk.columns import ByteColumn, fixed_width, picked
 from kslab.core.bulk.plan import Plan, compile_plan
 from kslab.core.bulk.sinks import SinkWriter, decoded, fields, round_trips
 from kslab.core.bulk.stage import SinkOut, Stage
@@ -258,6 +258,7 @@ class BulkExecutor:
             timestamps += log.timestamps
         readable = [_read_back(serdes, written)
                     for serdes, written in zip(sink_serdes, objects, strict=True)]
+        headerless = headers.count(None) == len(headers)
         inputs = self._reader_inputs(sort_keys, topics, partitions, writers,
                                      sorted(range(len(paths)), key=paths.__getitem__)
                                      if several else None)
@@ -268,13 +269,16 @@ class BulkExecutor:
             plan = self._accepted(task, topic)
             if plan is None:
                 return None
-            columns = tuple(list(map(column.__getitem__, indexes)) for column in (
-                record_keys, values, headers, timestamps))
             known = tuple(None if kind is None or type(serde) is not kind
-                          else list(map(written.__getitem__, indexes))
+                          else picked(written, indexes)
                           for kind, serde, written in zip(
                               readable, (plan.source.key_serde, plan.source.value_serde),
                               objects, strict=True))
+            columns = (  # (the fields only where the source decodes them)
+                None if known[0] is not None else picked(record_keys, indexes),
+                None if known[1] is not None else picked(values, indexes),
+                [None] * len(indexes) if headerless else picked(headers, indexes),
+                picked(timestamps, indexes))
             stages = self._prepare(
                 plan, topic, (*columns, [partition] * len(indexes)), True,
                 lambda name, log, task=task, keys=keys: self._changelog_columns(
@@ -365,7 +369,7 @@ class BulkExecutor:
             if not all(map(le, sort_keys, islice(sort_keys, 1, None))):  # (one task's: sorted)
                 order = np.argsort(np.fromiter(sort_keys, np.int64, len(sort_keys)),
                                    kind="stable").tolist()
-                columns = [list(map(column.__getitem__, order)) for column in columns]
+                columns = [picked(column, order) for column in columns]
             self.port.log(topic).extend_columns(*columns)
 
     @staticmethod
@@ -418,7 +422,8 @@ class BulkExecutor:
         far (one dict for every task of a chunk: they may share a thread cache);
         ``offsets``: each row's, when the engine gives them; ``places``: each row's sort key
         among the chunk's (several tasks); ``known``: the keys and values the source's serdes
-        would decode, where the caller has them already (``_read_back``)."""
+        would decode, where the caller has them already (``_read_back``; their fields in
+        ``columns`` may then be ``None``)."""
         if reserved is None:
             reserved = {}
         key_fields, value_fields, given_headers, timestamps, _ = columns

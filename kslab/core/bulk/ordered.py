@@ -21,7 +21,7 @@ from operator import call, le
 from typing import Any, NamedTuple
 
 from kslab.core.bulk import tree
-from kslab.core.bulk.columns import LogBatch
+from kslab.core.bulk.columns import LogBatch, picked
 
 __all__ = ["Actions", "Output", "actions", "argsort", "call_actions", "outputs"]
 
@@ -96,7 +96,7 @@ def outputs(stages: list[Any]) -> list[Output]:
         else:
             order = argsort(sort_keys)
         keys, values, headers, timestamps, partitions = columns if order is None else (
-            list(map(column.__getitem__, order)) for column in columns)
+            picked(column, order) for column in columns)
         partitioned = any(out.partitions is not None for _, out in outs)
         found.append((topic, LogBatch(keys, values, headers, timestamps),
                       partitions if partitioned else None))
