@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from kslab.core.bulk import tree
 from kslab.core.bulk.columns import LogBatch, picked
 
-__all__ = ["Actions", "Output", "actions", "argsort", "call_actions", "outputs"]
+__all__ = ["Actions", "Output", "actions", "call_actions", "outputs"]
 
 Output = tuple[str, LogBatch, "list[int] | None"]
 """A topic, its records as columns for its log and each record's partition (``None``: 0)."""
@@ -41,22 +41,6 @@ class Actions(NamedTuple):
 def _fields(column: Any) -> list[Any]:
     """The fields of a column: a ``ByteColumn``'s or a plain list."""
     return getattr(column, "fields", column)  # type: ignore[no-any-return]
-
-
-def argsort(sort_keys: list[Any]) -> list[int]:
-    """The indexes of ``sort_keys`` in a stable sort of them: in numpy where they are many
-    ints that fit 64 bits (a chunk's places), else Python's ``sorted``."""
-    count = len(sort_keys)
-    if count >= 64 and set(map(type, sort_keys)) == {int}:
-        import numpy as np  # (the bulk path's columns need it already)
-
-        try:
-            keys = np.fromiter(sort_keys, np.int64, count)
-        except OverflowError:
-            pass
-        else:
-            return np.argsort(keys, kind="stable").tolist()  # type: ignore[no-any-return]
-    return sorted(range(count), key=sort_keys.__getitem__)
 
 
 def outputs(stages: list[Any]) -> list[Output]:
@@ -94,7 +78,7 @@ def outputs(stages: list[Any]) -> list[Output]:
         elif all(map(le, sort_keys, islice(sort_keys, 1, None))):
             order = None  # (in order already: one task's records, a stage after another)
         else:
-            order = argsort(sort_keys)
+            order = sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
         keys, values, headers, timestamps, partitions = columns if order is None else (
             picked(column, order) for column in columns)
         partitioned = any(out.partitions is not None for _, out in outs)
