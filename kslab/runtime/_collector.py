@@ -307,14 +307,11 @@ class _TopicWriter:
                _partition: int) -> None:
         """Produce one serialized record at partition 0."""
         topic = self._topic
+        hdrs = list(headers) if headers else None
         try:  # positional: confluent-kafka parses keywords at ~0.5 us a call
-            self._produce(topic, value, key, 0, None, None, timestamp,
-                          list(headers) if headers else None)
-        except BufferError:
-            self._collector._wait_and_retry(topic, key, value, 0, timestamp,
-                                            list(headers) if headers else None)
-        except Exception as exc:
-            raise _refused(topic, key, exc) from exc
+            self._produce(topic, value, key, 0, None, None, timestamp, hdrs)
+        except Exception as exc:  # the collector's one rule: a full queue waits, else refused
+            self._collector._not_taken(exc, topic, key, value, 0, timestamp, hdrs)
 
 
 # errors of the producer rather than of one record: Java fails the task (TaskMigrated or fatal)
