@@ -84,7 +84,7 @@ class ReadOnlyWindowView(_View):
         key_bytes = self._key_bytes(kv.key.key)
         if getattr(self._inner, "_time_ordered", True):
             return (start, key_bytes)
-        interval = getattr(self._inner, "_interval", 1)
+        interval = getattr(self._inner, "segment_interval", 1)
         return (start // interval, key_bytes, start)
 
     def fetch(self, key: Any, time_from: Any = None, time_to: Any = None, *args: Any) -> Any:

@@ -58,7 +58,7 @@ class CachingWindowStore(CachingStore):
         super().__init__(inner)
         self._timestamped = inner.store_kind == "timestamped_window"
         self._keys: dict[bytes, Any] = {}
-        self._interval = max(1, getattr(inner, "_interval", 1))
+        self._interval = max(1, getattr(inner, "segment_interval", 1))
         self._index = bool(getattr(inner, "has_index", False))
         self._skip = 9 if self._index else 8  # cache key bytes before the window's binary key
 
@@ -379,7 +379,7 @@ class CachingSessionStore(CachingStore):
 
     def __init__(self, inner: Any) -> None:
         super().__init__(inner)
-        self._interval = max(1, getattr(inner, "_interval", 1))
+        self._interval = max(1, getattr(inner, "segment_interval", 1))
 
     def _cache_key(self, binary: bytes, end: int) -> bytes:
         return _SEGMENT.pack(end // self._interval) + binary

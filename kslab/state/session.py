@@ -100,6 +100,11 @@ class SessionStore(TypedStore):
         """How long (ms of stream time after a session's end) sessions are kept."""
         return self._retention
 
+    @property
+    def segment_interval(self) -> int:
+        """The width (ms of session end) of the segments sessions are kept and expire in."""
+        return self._interval
+
     def init(self, context: StoreContext, root: Any = None) -> None:
         """Open the backend and rebuild the expiry index from what it holds."""
         super().init(context, root)

@@ -186,6 +186,11 @@ class WindowStore(TypedStore):
         return self._window_size
 
     @property
+    def segment_interval(self) -> int:
+        """The width (ms of window start) of the segments windows are kept and expire in."""
+        return self._interval
+
+    @property
     def has_index(self) -> bool:
         """True for a time-ordered store with Java's key-first index (``hasIndex``)."""
         return self._has_index
