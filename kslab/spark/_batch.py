@@ -3,9 +3,13 @@
 Each stage reads its inputs as one Spark partition per Kafka partition in offset (or timestamp)
 order and runs the core's task over it with ``mapInArrow``; a topic written by one stage and read
 by another (a repartition topic) is a Spark shuffle by the partition Kafka's murmur2 partitioner
-picked, sorted within each partition by (timestamp, writing task, write sequence). Invariant:
-every record reaches its task in the order the test driver would hand it over, so the outputs
-equal the driver's record for record; Spark only moves bytes between tasks.
+picked, sorted within each partition by (mark, writing task, write sequence): a writer's mark is
+the highest timestamp it had written so far, so each writer's records keep the order it wrote
+them in, as Kafka keeps them (a record out of order in time stays late), and several writers of
+one partition are merged by how far each had got in time. Invariant: every record reaches its
+task in an order Kafka could have given it, the test driver's order where one task writes each
+partition, so the outputs then equal the driver's record for record; Spark only moves bytes
+between tasks.
 """
 
 from __future__ import annotations
@@ -198,12 +202,13 @@ def _murmur2_partition(count: int) -> Any:
 
 
 def _internal_frame(output: Any, queue: int) -> Any:
-    """Stage output rows of a topic as a later stage's input: ordered by time, task, sequence."""
+    """Stage output rows of a topic as a later stage's input, ordered by (mark, task, sequence):
+    each writing task's order kept, several writers merged by their marks (``RowCollector``)."""
     from pyspark.sql import functions as sf
 
     return output.select(
         sf.lit(queue).alias("_q"), "partition", sf.lit(-1).cast("long").alias("offset"),
-        sf.col("timestamp").alias("o1"), sf.col("task").cast("long").alias("o2"),
+        sf.col("mark").alias("o1"), sf.col("task").cast("long").alias("o2"),
         sf.col("seq").alias("o3"), "timestamp", "key", "value", "headers",
     )
 

@@ -22,7 +22,7 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from itertools import repeat
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,9 @@ from kslab.topology.topology import Topology
 __all__ = ["OUTPUT_FIELDS", "RowCollector", "SparkPort", "TaskRunner", "output_schema"]
 
 OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
+# batch replay's rows carry one more column: each row's ``mark``, the highest timestamp its
+# task had written so far (a later stage merges several writers' rows by it, see RowCollector)
+_REPLAY_FIELDS = (*OUTPUT_FIELDS, "mark")
 _BATCH_ROWS = 65536
 
 
@@ -60,6 +63,7 @@ def output_schema(topic_ids: bool = False) -> Any:
          pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
         ("task", pa.int32()),
         ("seq", pa.int64()),
+        *([("mark", pa.int64())] if topic_ids else []),
     ])
 
 
@@ -69,6 +73,12 @@ class RowCollector:
     Partitions are picked as the test driver picks them: a sink's partitioner, else murmur2 of
     the key bytes, else (no key) round robin per topic. Sends to other topics (changelogs in
     batch replay) are dropped: Spark holds or discards the state itself.
+
+    With ``topic_ids`` (batch replay) each row also gets its ``mark``: the highest timestamp
+    this task had written up to and including it. Marks never fall along a task's ``seq``, so a
+    later stage that sorts one partition's rows by (mark, task, seq) keeps every writer's
+    order (as Kafka keeps it), merges several writers by how far each had got in time, and with
+    one writer gives exactly its write order, as the test driver hands them over.
     """
 
     def __init__(self, partition_counts: dict[str, int], keep: Iterable[str], task: int,
@@ -79,7 +89,9 @@ class RowCollector:
         self._task = task
         self._round_robin: dict[str, int] = {}
         self.seq = 0
-        self.columns: dict[str, list[Any]] = {name: [] for name in OUTPUT_FIELDS}
+        self._fields = OUTPUT_FIELDS if topic_ids is None else _REPLAY_FIELDS
+        self._mark = -(2**63)  # the highest timestamp written so far (batch replay's order)
+        self.columns: dict[str, list[Any]] = {name: [] for name in self._fields}
 
     def partitions_for(self, topic: str) -> int:
         """The partition count the plan gave ``topic`` (1 when it names none)."""
@@ -153,6 +165,11 @@ class RowCollector:
         c["task"].extend(repeat(self._task, n))
         c["seq"].extend(range(self.seq, self.seq + n))
         self.seq += n
+        if self._ids is not None:
+            marks = list(accumulate(timestamps, max, initial=self._mark))
+            del marks[0]
+            c["mark"].extend(marks)
+            self._mark = marks[-1]
 
     def _append(self, topic: str, partition: int, key: bytes | None, value: bytes | None,
                 headers: Any, timestamp: int) -> None:
@@ -171,6 +188,10 @@ class RowCollector:
         c["task"].append(self._task)
         c["seq"].append(self.seq)
         self.seq += 1
+        if self._ids is not None:
+            if timestamp > self._mark:
+                self._mark = timestamp
+            c["mark"].append(self._mark)
 
     def __len__(self) -> int:
         return len(self.columns["seq"])
@@ -181,9 +202,9 @@ class RowCollector:
 
         schema = output_schema(self._ids is not None)
         batch = pa.RecordBatch.from_arrays([pa.array(self.columns[name], type=field.type)
-                                            for name, field in zip(OUTPUT_FIELDS, schema,
+                                            for name, field in zip(self._fields, schema,
                                                                    strict=True)], schema=schema)
-        self.columns = {name: [] for name in OUTPUT_FIELDS}
+        self.columns = {name: [] for name in self._fields}
         return batch
 
 

@@ -196,3 +196,48 @@ def custom_store() -> ks.Topology:
     topo.add_processor("remember", Remember, "src")
     topo.add_state_store(ListStoreBuilder("seen"), "remember")
     return topo
+
+
+def late_after_repartition() -> ks.Topology:
+    """Re-key by value (a repartition), count in 1 s tumbling windows without grace: a record
+    that arrives after stream time passed its window is dropped."""
+    b = ks.StreamsBuilder()
+    (b.stream("clicks", ks.Consumed.with_(S, S))
+     .select_key(lambda _key, value: value)
+     .group_by_key(ks.Grouped.with_(S, S))
+     .windowed_by(ks.TimeWindows.of_size_with_no_grace(1000))
+     .count(ks.Materialized.with_store_type("in_memory"))
+     .to_stream()
+     .map(lambda window, count: (f"{window.key}@{window.window.start}", count))
+     .to("counts", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def regions_per_user() -> ks.Topology:
+    """A table of user -> region, counted per region (``group_by``: a repartition topic that
+    carries each update as its old value's subtraction and its new value's addition)."""
+    b = ks.StreamsBuilder()
+    (b.table("users", ks.Consumed.with_(S, S),
+             ks.Materialized.with_store_type("in_memory"))
+     .group_by(lambda user, region: (region, user), ks.Grouped.with_(S, S))
+     .count(ks.Materialized.with_store_type("in_memory").with_caching_disabled())
+     .to_stream()
+     .to("regions", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def suppressed_after_repartition() -> ks.Topology:
+    """Re-key, 1 s windows with no grace, each window's final count once it closes."""
+    from kslab.dsl.suppress import BufferConfig, Suppressed
+
+    b = ks.StreamsBuilder()
+    (b.stream("clicks", ks.Consumed.with_(S, S))
+     .select_key(lambda _key, value: value)
+     .group_by_key(ks.Grouped.with_(S, S))
+     .windowed_by(ks.TimeWindows.of_size_with_no_grace(1000))
+     .count(ks.Materialized.with_store_type("in_memory"))
+     .suppress(Suppressed.until_window_closes(BufferConfig.unbounded()))
+     .to_stream()
+     .map(lambda window, count: (f"{window.key}@{window.window.start}", count))
+     .to("counts", ks.Produced.with_(S, L)))
+    return b.build()
