@@ -2,12 +2,14 @@
 
 Spark supplies only I/O, ordering, state storage and clocks; every record goes through the
 core's ``StreamTask`` (stream time, punctuation, routing and serdes are the core's own).
-Invariant: batch replay (``run_batch``) equals the test driver's output record for record.
+Invariant: batch replay (``run_batch``) equals the test driver's output record for record
+where one task writes each repartition partition.
 
 Guarantees. ``run_batch`` is deterministic: each task reads its partitions in offset order and a
-repartition topic is sorted by (timestamp, writing task, sequence). ``start`` restarts state
-and source offsets from one checkpoint, so no input is lost or counted twice; its Kafka sink
-is at-least-once (a micro-batch retried after a crash is written again), and
+repartition topic keeps each writing task's order, several writers merged by (mark, writing
+task, sequence), a task's mark being the highest timestamp it had written so far. ``start``
+restarts state and source offsets from one checkpoint, so no input is lost or counted twice;
+its Kafka sink is at-least-once (a micro-batch retried after a crash is written again), and
 ``exactly_once_v2`` is not available.
 
 What differs from the native runtime (``kslab.KafkaStreams``): no changelog topics (Spark's
