@@ -17,7 +17,9 @@ checkpoint holds state); processors are rebuilt each micro-batch, so only stores
 a task's partitions are merged by head timestamp as if all were buffered (no
 ``max.task.idle.ms``); wall-clock punctuation never fires in batch, and in streaming fires on
 Spark processing-time timers between micro-batches (not under ``availableNow``); pattern
-sources, topic-name extractors and global stores are refused (``explain`` names them).
+sources and topic-name extractors are refused (``explain`` names them). Global stores are
+filled in every batch task from their topics' frames before it processes anything (as Kafka
+Streams bootstraps them); streaming refuses them for now.
 """
 
 from typing import Any

@@ -79,3 +79,21 @@ def test_several_writers_keep_each_writers_order(spark):
     expected = driver_output(apps.late_after_repartition(), [("clicks", *r) for r in rows],
                              partitions, "counts", L)
     assert_same(got, expected)
+
+
+def test_a_chunk_writing_two_topics_keeps_each_topics_order_on_both_paths(spark):
+    # one task writes its output topic and a repartition topic; a batch chunk appends them
+    # topic by topic, so the repartition's order (by each topic's own marks) must not depend
+    # on what the chunk wrote to the other topic first
+    rows = [(0, "u1", "a", 500), (0, "u1", "b", 100), (0, "u1", "a", 200), (0, "u1", "b", 900)]
+    results = []
+    for bulk in (True, False):
+        out = run_batch(apps.counted_and_copied(), {"clicks": frame(spark, rows, "clicks")},
+                        config={"kslab.spark.bulk": bulk})
+        results.append((_records(out, "counts", L), _records(out, "copies", S)))
+    assert results[0] == results[1]
+    # (an aggregate's timestamp is the highest of the records it counted, as in Kafka)
+    assert results[0][0] == [("a", 1, 500), ("b", 1, 100), ("a", 2, 500), ("b", 2, 900)]
+    expected = driver_output(apps.counted_and_copied(), [("clicks", *r) for r in rows], None,
+                             "counts", L)
+    assert_same(results[0][0], expected)
