@@ -199,8 +199,9 @@ class _TableSourceProcessor(Processor):
         without a store each record's ``Change(value, None)``; with one, each distinct key's
         stored value read once and every record put (the store's held writes, as the
         aggregations' batch forms do), an out-of-order update's warning deferred, and what
-        the store's writer forwards (``forward_updates``). ``None``, record by record, for a
-        ``None`` value (a delete) or a store that cannot hold the writes (a versioned one)."""
+        the store's writer forwards (``forward_updates``); a ``None`` value deletes its
+        row. ``None``, record by record, for a store that cannot hold the writes (a
+        versioned one)."""
         keys = batch.keys
         types = key_types(keys)
         if _NONE in types:
@@ -216,8 +217,6 @@ class _TableSourceProcessor(Processor):
         if not keys:
             return batch  # (no record reaches the store)
         values = batch.values
-        if any(map(is_, values, repeat(None))):
-            return None  # a delete: the record path logs its tombstone in its own context
         held = getattr(self.store, "held_writes", None)
         writes = None if held is None else held(batch, run)
         if writes is None:
@@ -252,7 +251,7 @@ class _TableSourceProcessor(Processor):
                 if timestamp < old[1]:
                     run.defer(row, partial(_out_of_order, self.ctx, name, old[1], timestamp))
                 olds.append(old[0])
-            current[key_id] = (value, timestamp)
+            current[key_id] = None if value is None else (value, timestamp)  # (a delete)
         return olds if sends_olds else None
 
     def _skip(self) -> None:
