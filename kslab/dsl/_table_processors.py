@@ -93,6 +93,8 @@ def forward_updates(run: BatchRun, writes: Any, cached: bool, tally: KeyTally,
                                                  for column in (keys, news, origin, stamps,
                                                                 key_bytes))
         known_keys = Encoded(writes.key_serde, key_bytes)
+    if flushed.stamps is not None:  # (a flushed delete carries its record's timestamp)
+        stamps = flushed.stamps
     return Batch(keys, Changes(news, flushed.olds,
                                Encoded(writes.value_serde, flushed.value_bytes)),
                  origin, stamps, known_keys, at_commit=True)  # (sent by the commits' flushes)

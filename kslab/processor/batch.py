@@ -64,11 +64,14 @@ class Flushed(NamedTuple):
     order (and for a store without a cache, where the processor forwards each update itself).
     ``olds``: the value each forwarded update replaced in the store (only where old values
     are sent), else ``None``. ``value_bytes``: each forwarded update's new value as the
-    store's value serde wrote it (a store without a cache: every update's)."""
+    store's value serde wrote it (a store without a cache: every update's; ``None``: a
+    delete). ``stamps``: each forwarded update's timestamp where some differ from the
+    updates' own (a cache's flushed delete carries its record's), else ``None``."""
 
     updates: list[int] | None
     olds: list[Any] | None
-    value_bytes: list[bytes]
+    value_bytes: list[bytes | None]
+    stamps: list[int] | None = None
 
 
 class Batch:

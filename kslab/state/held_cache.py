@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import chain, compress, islice, repeat
 from itertools import count as count_from
-from operator import add, attrgetter, getitem, is_, lt, not_
+from operator import add, attrgetter, getitem, is_, is_not, lt, not_
 from typing import Any
 
 from kslab.processor.batch import Batch, Flushed
@@ -187,6 +187,8 @@ class HeldCachedWrites(_CachedInner):
         if not self._run.commit_each:
             return self._held_dirty()
         positions, all_keys, values, timestamps = self._updates
+        if None in values:
+            return self._flushed_deletes()
         origin = self._batch.origin
         every = self._run.in_order(self._batch)  # (positions increase: so do their
         if not every:  # consumed records, and each put is flushed after its own)
@@ -211,6 +213,65 @@ class HeldCachedWrites(_CachedInner):
                 olds.append(current[key_bytes])
                 current[key_bytes] = new
         return Flushed(None if every else order, olds, raws)
+
+    def _flushed_deletes(self) -> Flushed | None:
+        """``flushed`` of a run with deletes (``None`` values) where the engine commits after
+        every consumed record: the record path's gets, puts and flushes replayed update by
+        update. A flushed delete of a key the store does not hold is neither written nor
+        forwarded (``CachingKeyValueStore._flushed``); every flushed delete leaves the cache,
+        so a later get of its key misses (with nothing to read back) and its put is no
+        overwrite. A forwarded delete carries its record's timestamp (``Flushed.stamps``)."""
+        positions, all_keys, values, timestamps = self._updates
+        origin = self._batch.origin
+        cached = {key for key, entry in self._before.items() if entry is not None}
+        held = {key: None if value is None else value[0]  # the store's value of each key
+                for key, value in self._stored.items()}  # as of each flush
+        gets = hits = puts = overwrites = 0
+        dirty: PendingWrites[bytes, int] = PendingWrites()
+        order: list[int] = []  # the updates the flushes write, in flush order
+        olds: list[Any] = []
+
+        def flush() -> None:
+            for key, index in dirty.drain():
+                new = values[index]
+                if new is None:
+                    cached.discard(key)
+                    if held[key] is None:
+                        continue
+                order.append(index)
+                olds.append(held[key])
+                held[key] = new
+
+        last = None
+        for index, (position, key) in enumerate(zip(positions, all_keys, strict=True)):
+            row = origin[position]
+            if row != last and last is not None:
+                flush()  # (the commit after the consumed record before)
+            last = row
+            gets += 1
+            if key in cached:
+                hits += 1
+                overwrites += 1
+            elif held[key] is not None:  # read back as a clean entry, then overwritten
+                puts += 1
+                overwrites += 1
+                cached.add(key)
+            puts += 1
+            cached.add(key)
+            dirty.hold_last(key, index)
+        flush()
+        news = list(map(values.__getitem__, order))
+        raws = self._inner.encode_deletes(news)
+        if raws is None or not self._fits([raw for raw in raws if raw is not None]):
+            return None
+        records = self._run.timestamps(self._batch)
+        stamps = [timestamps[index] if values[index] is not None else records[positions[index]]
+                  for index in order]
+        self._inner.write_columns(list(map(all_keys.__getitem__, order)), raws, stamps,
+                                  list(map(positions.__getitem__, order)))
+        self._flushes = order
+        self._counts = (gets, hits, puts, overwrites)
+        return Flushed(order, olds if self._send_old else None, raws, stamps)
 
     def _fits(self, raws: list[bytes]) -> bool:
         """True when no put of the run can evict: every key it touched, at the widest value
@@ -249,6 +310,14 @@ class HeldCachedWrites(_CachedInner):
             flushes = self._flushes
             if flushes is not None:  # flushed writes -> updates
                 indexes = list(map(flushes.__getitem__, indexes))
+            if None in stored:  # deleted: out of the cache (gone at its flush)
+                present = list(map(is_not, stored, repeat(None)))
+                before = self._before
+                for key in compress(keys, map(not_, present)):
+                    if before.get(key) is not None:
+                        self._cache.delete(self._namespace, key)
+                keys, indexes, stored = (list(compress(column, present))
+                                         for column in (keys, indexes, stored))
         order = sorted(range(len(keys)), key=indexes.__getitem__)  # by last use
         last = list(map(positions.__getitem__, map(indexes.__getitem__, order)))
         final = _at(batch, last)
