@@ -225,6 +225,14 @@ class BatchRun(Protocol):
     """True when a record cache may hold the run's writes: no other record cache of the
     task flushes or evicts within the run."""
 
+    def holds_cache(self, namespace: str) -> bool:
+        """True when the record cache ``namespace`` may hold the run's writes: it is the
+        task's one cache (``caches_held``), or the engine commits after every consumed
+        record and it is the first cache of the run to ask (the run's one cached writer: at
+        each commit within the run only it is dirty, so the record path's flush order across
+        the task's caches changes nothing; the others are only read, or written by another
+        stage of the chunk, whose consumed records commit on their own)."""
+
     def reserve(self, cache: Any, growth: int) -> bool:
         """True, reserving them, when ``growth`` more bytes fit in the thread cache ``cache``
         beside what the other held writes of the chunk reserved (several tasks of one chunk

@@ -107,7 +107,7 @@ def test_an_out_of_order_table_update_warns_as_the_record_path() -> None:
         "timestamp=[35]. topic=[customers] partition=[0] offset=[4]."]
 
 
-def test_a_table_tombstone_keeps_the_record_path() -> None:
+def test_a_table_tombstone_runs_in_batch() -> None:
     def topology() -> ks.Topology:
         b = ks.StreamsBuilder()
         b.table("customers", ks.Consumed.with_(S, J), _materialized("in_memory", True)) \
@@ -115,7 +115,7 @@ def test_a_table_tombstone_keeps_the_record_path() -> None:
         return b.build()
 
     observed, executor = _same(topology, [("customers", [*CUSTOMERS, ("c2", None, 40)])])
-    assert executor.chunks == 0 and executor.declined == 1
+    assert executor.chunks == 1 and executor.declined == 0
     assert observed["out"][-1] == ("c2", None, 40)
 
 
