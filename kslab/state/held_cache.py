@@ -138,6 +138,7 @@ class HeldCachedWrites(_CachedInner):
         # positions, key bytes, values and timestamps of the updates
         self._updates: tuple[list[int], list[bytes], list[Any], list[int]] = ([], [], [], [])
         self._counts = (0, 0, 0, 0)  # gets, hits, puts, overwrites
+        self._missed = 0  # gets of keys neither cached nor stored, with no put after them
         self._flushes: list[int] | None = None  # the flushed updates, when not all of them
         # each key's last put, when the run has no commit in it (``_held_dirty``): keys, the
         # index of each one's last update, its stored bytes
@@ -180,6 +181,11 @@ class HeldCachedWrites(_CachedInner):
         loaded = missed - fresh
         n = len(positions)
         self._counts = (n, n - missed, n + loaded, n - fresh)
+
+    def missed(self, count: int) -> None:
+        """``count`` more gets, each of a key neither cached nor stored (a miss, nothing read
+        back), with no put after it (a table filter's change it drops)."""
+        self._missed += count
 
     def flushed(self) -> Flushed | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted
@@ -336,6 +342,7 @@ class HeldCachedWrites(_CachedInner):
             key_objects, map(Record, key_objects, map(batch.values.__getitem__, last),
                              timestamps, headers)), strict=True))
         gets, hits, puts, overwrites = self._counts
+        gets += self._missed
         self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
                            overwrites=overwrites, written=None if dirty is None else final_keys)
         self._inner.apply()

@@ -612,6 +612,9 @@ class HeldTimestampedWrites:
         value, a delete, is not held: ``flushed`` says so)."""
         self._updates = (positions, key_bytes, values, timestamps)
 
+    def missed(self, count: int) -> None:
+        """``count`` more gets of keys the store does not hold: they change nothing."""
+
     def flushed(self) -> Flushed | None:
         """Serialize what was put (phase one): no forwards (a plain store's writer forwards
         each update itself), every update's value bytes (``None`` for a delete, whose
