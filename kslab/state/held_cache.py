@@ -8,6 +8,10 @@ engine commits on an interval (the live runtime: ``run.commit_each`` false) no f
 inside the run, and the puts stay in the cache as dirty entries for the commit to flush
 (``_held_dirty``). Invariant: after ``apply`` the cache (entries, LRU order,
 counters, sizes), the store and its changelog are what the record path's calls leave.
+
+Over 600 lines because the key-value and the window cache's held writes replay one cache's
+bookkeeping (``flush_order``, ``_fits``, the final entries) and share its helpers; a run
+with deletes (``HeldCachedWrites._flushed_deletes``) is replayed update by update beside them.
 """
 
 from __future__ import annotations
