@@ -198,18 +198,27 @@ def custom_store() -> ks.Topology:
     return topo
 
 
-def late_after_repartition() -> ks.Topology:
-    """Re-key by value (a repartition), count in 1 s tumbling windows without grace: a record
-    that arrives after stream time passed its window is dropped."""
-    b = ks.StreamsBuilder()
-    (b.stream("clicks", ks.Consumed.with_(S, S))
-     .select_key(lambda _key, value: value)
-     .group_by_key(ks.Grouped.with_(S, S))
-     .windowed_by(ks.TimeWindows.of_size_with_no_grace(1000))
-     .count(ks.Materialized.with_store_type("in_memory"))
-     .to_stream()
+def _clicks_per_value(b: ks.StreamsBuilder) -> ks.KTable:
+    """Clicks re-keyed by value (a repartition), counted in 1 s tumbling windows without
+    grace: a record that arrives after stream time passed its window is dropped."""
+    return (b.stream("clicks", ks.Consumed.with_(S, S))
+            .select_key(lambda _key, value: value)
+            .group_by_key(ks.Grouped.with_(S, S))
+            .windowed_by(ks.TimeWindows.of_size_with_no_grace(1000))
+            .count(ks.Materialized.with_store_type("in_memory")))
+
+
+def _to_counts(table: ks.KTable) -> None:
+    """A windowed count to 'counts', keyed ``key@window start``."""
+    (table.to_stream()
      .map(lambda window, count: (f"{window.key}@{window.window.start}", count))
      .to("counts", ks.Produced.with_(S, L)))
+
+
+def late_after_repartition() -> ks.Topology:
+    """``_clicks_per_value``, every update to 'counts'."""
+    b = ks.StreamsBuilder()
+    _to_counts(_clicks_per_value(b))
     return b.build()
 
 
@@ -227,19 +236,12 @@ def regions_per_user() -> ks.Topology:
 
 
 def suppressed_after_repartition() -> ks.Topology:
-    """Re-key, 1 s windows with no grace, each window's final count once it closes."""
+    """``_clicks_per_value``, each window's final count once it closes, to 'counts'."""
     from kslab.dsl.suppress import BufferConfig, Suppressed
 
     b = ks.StreamsBuilder()
-    (b.stream("clicks", ks.Consumed.with_(S, S))
-     .select_key(lambda _key, value: value)
-     .group_by_key(ks.Grouped.with_(S, S))
-     .windowed_by(ks.TimeWindows.of_size_with_no_grace(1000))
-     .count(ks.Materialized.with_store_type("in_memory"))
-     .suppress(Suppressed.until_window_closes(BufferConfig.unbounded()))
-     .to_stream()
-     .map(lambda window, count: (f"{window.key}@{window.window.start}", count))
-     .to("counts", ks.Produced.with_(S, L)))
+    _to_counts(_clicks_per_value(b).suppress(
+        Suppressed.until_window_closes(BufferConfig.unbounded())))
     return b.build()
 
 
