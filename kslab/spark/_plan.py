@@ -159,8 +159,15 @@ def _ordered(stages: list[Stage]) -> list[Stage]:
                 raise TopologyError(msg)
         if not ready:
             ids = ", ".join(str(s.id) for s in pending)
-            msg = (f"sub-topologies {ids} feed each other in a cycle; a Spark batch plan "
-                   "needs them in order")
+            through = sorted({t for s in pending for t in s.sink_topics
+                              if any(t in p.source_topics for p in pending if p is not s)})
+            fk = any("SUBSCRIPTION-REGISTRATION" in t or "SUBSCRIPTION-RESPONSE" in t
+                     for t in through)
+            msg = (f"sub-topologies {ids} feed each other in a cycle through topics "
+                   f"{', '.join(through)}"
+                   f"{' (a foreign-key join: its subscription and response topics)' if fk else ''}"
+                   "; Spark runs sub-topologies one after another and cannot run a cycle "
+                   "yet; run this topology in the test driver or on ks.KafkaStreams")
             raise TopologyError(msg)
         done.extend(ready)
         pending = [s for s in pending if s not in ready]

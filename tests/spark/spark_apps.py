@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import kslab as ks
 from kslab import serdes
 from kslab.state import StateStore, StoreBuilder
@@ -319,4 +321,121 @@ def counted_and_copied() -> ks.Topology:
     (clicks.group_by(lambda _key, value: value, ks.Grouped.with_(S, S))
      .count(ks.Materialized.with_store_type("in_memory"))
      .to_stream().to("counts", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+# -- the cross-engine test's topologies (test_engines.py): two input topics, "left" and "right",
+# String keys and values "<a|b>:<x|y|z>", one output topic "out"
+
+
+def engines_stream_stream_join() -> ks.Topology:
+    """An outer stream-stream join (100 ms each way, 50 ms grace): records that found no
+    partner are parked and emitted null-padded once their window closed."""
+    b = ks.StreamsBuilder()
+    left = b.stream("left", ks.Consumed.with_(S, S))
+    right = b.stream("right", ks.Consumed.with_(S, S))
+    left.outer_join(right, lambda a, c: f"{a}+{c}",
+                    ks.JoinWindows.of_time_difference_and_grace(100, 50)) \
+        .to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def engines_table_table_join() -> ks.Topology:
+    """A table-table left join."""
+    b = ks.StreamsBuilder()
+    left = b.table("left", ks.Consumed.with_(S, S))
+    right = b.table("right", ks.Consumed.with_(S, S))
+    left.left_join(right, lambda a, c: f"{a}+{c}").to_stream() \
+        .to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def engines_session_count() -> ks.Topology:
+    """Counts in session windows (100 ms gap, 20 ms grace); a merged session's tombstone
+    as -1."""
+    b = ks.StreamsBuilder()
+    (b.stream("left", ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(ks.SessionWindows.of_inactivity_gap_and_grace(100, 20)).count()
+     .to_stream()
+     .map(lambda w, c: (f"{w.key}@{w.window.start}-{w.window.end}", -1 if c is None else c))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def engines_sliding_count() -> ks.Topology:
+    """Counts in sliding windows (100 ms, 20 ms grace)."""
+    b = ks.StreamsBuilder()
+    (b.stream("left", ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(ks.SlidingWindows.of_time_difference_and_grace(100, 20)).count()
+     .to_stream().map(lambda w, c: (f"{w.key}@{w.window.start}", c))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def engines_suppress_final() -> ks.Topology:
+    """Re-keyed by value (a repartition), 100 ms windows (10 ms grace), each window's final
+    count once it closed."""
+    b = ks.StreamsBuilder()
+    (b.stream("left", ks.Consumed.with_(S, S))
+     .group_by(lambda _key, value: value, ks.Grouped.with_(S, S))
+     .windowed_by(ks.TimeWindows.of_size_and_grace(100, 10)).count()
+     .suppress(ks.Suppressed.until_window_closes(ks.BufferConfig.unbounded()))
+     .to_stream().map(lambda w, c: (f"{w.key}@{w.window.start}", c))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def engines_cogroup() -> ks.Topology:
+    """Two grouped streams cogrouped into one aggregate."""
+    b = ks.StreamsBuilder()
+    left = b.stream("left", ks.Consumed.with_(S, S)).group_by_key()
+    right = b.stream("right", ks.Consumed.with_(S, S)).group_by_key()
+    (left.cogroup(lambda _key, value, total: total + len(value))
+     .cogroup(right, lambda _key, _value, total: total + 100)
+     .aggregate(lambda: 0, materialized=ks.Materialized.with_value_serde(L))
+     .to_stream().to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def engines_fk_join() -> ks.Topology:
+    """A foreign-key table-table join: its sub-topologies feed each other."""
+    b = ks.StreamsBuilder()
+    left = b.table("left", ks.Consumed.with_(S, S))
+    right = b.table("right", ks.Consumed.with_(S, S))
+    left.join(right, lambda value: value.split(":")[0], lambda a, c: f"{a}+{c}").to_stream() \
+        .to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def engines_versioned_join() -> ks.Topology:
+    """A stream joined with a versioned table: the version valid at each record's time."""
+    b = ks.StreamsBuilder()
+    store = ks.Stores.persistent_versioned_key_value_store("v", dt.timedelta(seconds=10))
+    right = b.table("right", ks.Consumed.with_(S, S), ks.Materialized.as_(store))
+    b.stream("left", ks.Consumed.with_(S, S)).join(right, lambda a, c: f"{a}+{c}") \
+        .to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def engines_table_aggregate() -> ks.Topology:
+    """A table re-grouped by its value's prefix (a repartition), aggregated with an adder and
+    a subtractor."""
+    b = ks.StreamsBuilder()
+    (b.table("left", ks.Consumed.with_(S, S))
+     .group_by(lambda _key, value: (value.split(":")[0], value), ks.Grouped.with_(S, S))
+     .aggregate(lambda: "", lambda _key, value, text: text + value[-1:],
+                lambda _key, value, text: text.replace(value[-1:], "", 1))
+     .to_stream().to("out", ks.Produced.with_(S, S)))
+    return b.build()
+
+
+def engines_emit_on_close() -> ks.Topology:
+    """Counts in 100 ms windows (10 ms grace) emitted once each, when the window closes
+    (``emit_strategy(on_window_close())``)."""
+    b = ks.StreamsBuilder()
+    (b.stream("left", ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(ks.TimeWindows.of_size_and_grace(100, 10))
+     .emit_strategy(ks.EmitStrategy.on_window_close()).count()
+     .to_stream().map(lambda w, c: (f"{w.key}@{w.window.start}", c))
+     .to("out", ks.Produced.with_(S, L)))
     return b.build()
