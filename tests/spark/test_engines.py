@@ -1,8 +1,7 @@
 """Spark's batch replay against the test driver across the DSL (issue 21, item 5): joins of two
 streams and of two tables, session and sliding windows, windows emitted on close, suppression
-after a repartition,
-cogroup, a versioned table and a table aggregation, each run on random inputs on both engines
-with every output record compared in order.
+after a repartition, cogroup, a versioned table and a table aggregation, each run on random
+inputs on both engines with every output record compared in order.
 
 A task reading two topics takes their records as Kafka Streams does when all are buffered:
 the topic whose next record is earliest first. The driver processes records in the order they
