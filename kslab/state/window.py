@@ -281,11 +281,20 @@ class WindowStore(TypedStore):
         and values, in the fetch's order (a batch run's reads of a store it does not write:
         each distinct key once, over the union of its records' ranges)."""
         found = []
-        decode, live = self._decode_value, self._live_from
+        decode, live, scan, unpack = (self._decode_value, self._live_from,
+                                      self._backend.range, _TS.unpack_from)
         for key, low, high in zip(key_bytes, lows, highs, strict=True):
-            pairs = self._key_range(key, live(low), high)
-            found.append(([_TS_SEQ.unpack_from(binary, len(binary) - _SUFFIX)[0]
-                           for binary, _ in pairs], [decode(value) for _, value in pairs]))
+            low = live(low)
+            if low > high:
+                found.append(([], []))
+                continue
+            size = len(key)  # (every key between the bounds starts with ``key``: only a
+            # longer key's entries are told apart, by their length)
+            pairs = [(binary, value) for binary, value in scan(
+                key + _TS_SEQ.pack(low, 0), key + _TS_SEQ.pack(high, _MAX_SEQ))
+                if len(binary) == size + _SUFFIX]
+            found.append(([unpack(binary, size)[0] for binary, _ in pairs],
+                          list(map(decode, [value for _, value in pairs]))))
         return found
 
     # -- reads ---------------------------------------------------------------------------------
@@ -1087,20 +1096,25 @@ class HeldWindowPuts:
         store._seq = self._seq
         if not self._binaries:
             return
-        observed, backend = store._observed, store._backend
+        observed, keep, backend = store._observed, store._keep, store._backend
+        interval = store._interval
         pending: list[tuple[bytes, bytes]] = []
+        oldest = _MAX_TS  # the end of the oldest segment a pending put is in
         segment_keys = store._segment_keys
         for binary, raw, start, late in zip(self._binaries, self._raws, self._starts,
                                             self._expired, strict=True):
             if start > observed:
-                if pending:
-                    backend.put_all(pending)
-                    pending = []
                 observed = store._observed = start
+                if oldest < observed - keep + 1:  # (the expiry may drop a pending put's
+                    backend.put_all(pending)  # segment: written first, as the record path)
+                    pending, oldest = [], _MAX_TS
                 store._expire()
             if not late:
                 pending.append((binary, raw))
                 segment_keys(start).add(binary)
+                end = (start // interval + 1) * interval - 1
+                if end < oldest:
+                    oldest = end
         if pending:
             backend.put_all(pending)
         log = store._log
