@@ -7,7 +7,8 @@ sliding-window count (10 s); **suppress** a 5 s tumbling count with
 ``suppress(until_window_closes)``; **tables** a table-table join; **papi** a Processor API word
 count (``process`` over a key-value store). Each runs in a ``TopologyTestDriver`` with 1 and 4
 input partitions (``partitions={...}``), the inputs piped in chunks of 100 per topic, alternating
-topics where there are two; the bulk path declines every chunk (``declined`` is checked).
+topics where there are two; the bulk path declines every chunk (``declined`` is checked), or is
+off for the programs that have a batch form now (``BATCHED``: the join).
 
 Run ``.venv/bin/python bench/record_path.py [--records 20000] [--runs 3] [--only join,papi]``;
 ``--profile join`` prints cProfile's top functions by tottime instead; ``--batch`` times the
