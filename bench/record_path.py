@@ -1,7 +1,8 @@
 """Programs the driver still runs record by record, written as users write them, timed.
 
-Six idiomatic programs, five without a batch form (String keys, JSON values via ``kslab.serdes.Json``,
-default stores and record caches, user lambdas): **join** a stream-stream windowed inner join of
+Six idiomatic programs, five without a batch form (String keys, JSON values via
+``kslab.serdes.Json``, default stores and record caches, user lambdas): **join** a
+stream-stream windowed inner join of
 two JSON topics (10 s, grace 1 s); **session** a session-window count (gap 5 s); **sliding** a
 sliding-window count (10 s); **suppress** a 5 s tumbling count with
 ``suppress(until_window_closes)``; **tables** a table-table join; **papi** a Processor API word
