@@ -35,8 +35,10 @@ OUTER = [("a", "l1+r1", 10), (None, "l4+None", 170), ("c", "l2+None", 20),
 
 
 def topology(kind: str, store: str | None = None, logging: bool = True,
-             self_join: bool = False) -> ks.Topology:
-    """``L.<kind>(R, "l+r", JoinWindows(100 ms, grace 50 ms))`` to topic ``out``."""
+             self_join: bool = False, suppliers: str | None = None) -> ks.Topology:
+    """``L.<kind>(R, "l+r", JoinWindows(100 ms, grace 50 ms))`` to topic ``out``
+    (``suppliers``: the window stores from the user's ``in_memory`` or ``persistent``
+    suppliers)."""
     b = ks.StreamsBuilder()
     left = b.stream("L", ks.Consumed.with_(S, S))
     right = left.map_values(str.upper) if self_join else b.stream("R", ks.Consumed.with_(S, S))
@@ -45,6 +47,10 @@ def topology(kind: str, store: str | None = None, logging: bool = True,
         joined = joined.with_dsl_store_suppliers(store)
     if not logging:
         joined = joined.with_logging_disabled()
+    if suppliers is not None:
+        make = getattr(ks.Stores, f"{suppliers}_window_store")
+        joined = (joined.with_this_store_supplier(make("this-side", 250, 200, True))
+                  .with_other_store_supplier(make("other-side", 250, 200, True)))
     windows = ks.JoinWindows.of_time_difference_and_grace(100, 50)
     getattr(left, kind)(right, lambda a, c: f"{a}+{c}", windows, joined).to(
         "out", ks.Produced.with_(S, S))
@@ -118,6 +124,13 @@ def test_outer_join_exact_outputs() -> None:
     out, _ = both({"kind": "outer_join"}, [("R", RIGHT), ("L", LEFT)])
     assert out == [("a", "l1+r1", 10), (None, "l4+None", 170), ("c", "l2+None", 20),
                    ("b", "None+r2", 50), ("b", "l3+None", 160)]
+
+
+@pytest.mark.parametrize("suppliers", ["in_memory", "persistent"])
+def test_outer_join_over_the_users_store_suppliers(suppliers: str) -> None:
+    out, _ = both({"kind": "outer_join", "suppliers": suppliers},
+                  [("R", RIGHT), ("L", LEFT), ("R", LATE)])
+    assert out == OUTER
 
 
 def test_late_records_outside_retention_are_dropped_from_the_store() -> None:
