@@ -209,3 +209,30 @@ def test_stream_join_programs_match_the_record_path(case: Case) -> None:
 @given(cases(partitioned=True, shape="sjoin"))
 def test_stream_join_programs_match_the_record_path_on_several_partitions(case: Case) -> None:
     check(case)
+
+
+def test_the_emission_throttled_by_the_wall_clock() -> None:
+    """With Java's 1 s emit interval the first record's check (nothing parked) starts the
+    interval; the parked records closed by later records' stream time wait until the
+    driver's wall clock has moved past it (``advance_wall_clock_time``)."""
+    from kslab.dsl._stream_joins import EMIT_INTERVAL_CONFIG
+
+    def observe(bulk: bool) -> tuple[Any, ...]:
+        config = {"kslab.driver.bulk": bulk, EMIT_INTERVAL_CONFIG: 1000}
+        with ks.TopologyTestDriver(topology("left_join"), config) as driver:
+            left = driver.create_input_topic("L", S, S)
+            out = driver.create_output_topic("out", S, S)
+            left.pipe_record_list([ks.TestRecord("a", "x", 0), ks.TestRecord("b", "y", 400)])
+            first = out.read_key_values_to_list()
+            left.pipe_record_list([ks.TestRecord("c", "z", 800)])
+            second = out.read_key_values_to_list()
+            driver.advance_wall_clock_time(2000)
+            left.pipe_record_list([ks.TestRecord("d", "w", 1200)])
+            third = out.read_key_values_to_list()
+            return first, second, third, state(driver), driver._bulk.chunks if bulk else 3
+
+    batch, record = observe(True), observe(False)
+    assert batch == record
+    assert [[(kv.key, kv.value) for kv in part] for part in batch[:3]] == [
+        [], [], [("a", "x+None"), ("b", "y+None"), ("c", "z+None")]]
+    assert batch[4] == 3
