@@ -196,3 +196,127 @@ def custom_store() -> ks.Topology:
     topo.add_processor("remember", Remember, "src")
     topo.add_state_store(ListStoreBuilder("seen"), "remember")
     return topo
+
+
+def _clicks_per_value(b: ks.StreamsBuilder) -> ks.KTable:
+    """Clicks re-keyed by value (a repartition), counted in 1 s tumbling windows without
+    grace: a record that arrives after stream time passed its window is dropped."""
+    return (b.stream("clicks", ks.Consumed.with_(S, S))
+            .select_key(lambda _key, value: value)
+            .group_by_key(ks.Grouped.with_(S, S))
+            .windowed_by(ks.TimeWindows.of_size_with_no_grace(1000))
+            .count(ks.Materialized.with_store_type("in_memory")))
+
+
+def _to_counts(table: ks.KTable) -> None:
+    """A windowed count to 'counts', keyed ``key@window start``."""
+    (table.to_stream()
+     .map(lambda window, count: (f"{window.key}@{window.window.start}", count))
+     .to("counts", ks.Produced.with_(S, L)))
+
+
+def late_after_repartition() -> ks.Topology:
+    """``_clicks_per_value``, every update to 'counts'."""
+    b = ks.StreamsBuilder()
+    _to_counts(_clicks_per_value(b))
+    return b.build()
+
+
+def regions_per_user() -> ks.Topology:
+    """A table of user -> region, counted per region (``group_by``: a repartition topic that
+    carries each update as its old value's subtraction and its new value's addition)."""
+    b = ks.StreamsBuilder()
+    (b.table("users", ks.Consumed.with_(S, S),
+             ks.Materialized.with_store_type("in_memory"))
+     .group_by(lambda user, region: (region, user), ks.Grouped.with_(S, S))
+     .count(ks.Materialized.with_store_type("in_memory").with_caching_disabled())
+     .to_stream()
+     .to("regions", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def suppressed_after_repartition() -> ks.Topology:
+    """``_clicks_per_value``, each window's final count once it closes, to 'counts'."""
+    from kslab.dsl.suppress import BufferConfig, Suppressed
+
+    b = ks.StreamsBuilder()
+    _to_counts(_clicks_per_value(b).suppress(
+        Suppressed.until_window_closes(BufferConfig.unbounded())))
+    return b.build()
+
+
+def orders_with_customers() -> ks.Topology:
+    """Orders joined with a GlobalKTable of customers (left join: unknown customers kept),
+    then re-keyed by customer and counted (a repartition after the join)."""
+    b = ks.StreamsBuilder()
+    customers = b.global_table("customers", ks.Consumed.with_(S, S), "customers-by-id")
+    enriched = b.stream("orders", ks.Consumed.with_(S, S)).left_join(
+        customers, lambda _order_id, order: order.split(":")[0],
+        lambda order, customer: f"{order}|{customer or 'unknown'}")
+    enriched.to("enriched", ks.Produced.with_(S, S))
+    (enriched.group_by(lambda _order_id, line: line.split("|")[1], ks.Grouped.with_(S, S))
+     .count(ks.Materialized.with_store_type("in_memory"))
+     .to_stream().to("per-customer", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+class KeepLatest:
+    """A global store's own update processor (``add_global_store``): keeps each key's value
+    upper-cased."""
+
+    def init(self, context):
+        self.store = context.get_state_store("names")
+
+    def process(self, record):
+        self.store.put(record.key, None if record.value is None else record.value.upper())
+
+    def close(self):
+        pass
+
+
+class LookUp:
+    """Forwards each record's value with the global store's entry for its value."""
+
+    def init(self, context):
+        self.context = context
+        self.store = context.get_state_store("names")
+
+    def process(self, record):
+        self.context.forward(record.with_value(f"{record.value}={self.store.get(record.value)}"))
+
+    def close(self):
+        pass
+
+
+def papi_global_store() -> ks.Topology:
+    """The Processor API: a global store with its own update processor, read by a stream."""
+    topo = ks.Topology()
+    topo.add_global_store(
+        ks.Stores.key_value_store_builder(ks.Stores.in_memory_key_value_store("names"), S, S)
+        .with_logging_disabled(),
+        "names-source", "names", "names-update", KeepLatest, key_serde=S, value_serde=S)
+    topo.add_source("src", "ids", key_serde="string", value_serde="string")
+    topo.add_processor("look-up", LookUp, "src")
+    topo.add_sink("out", "named", "look-up", key_serde="string", value_serde="string")
+    return topo
+
+
+def writes_its_global_topic() -> ks.Topology:
+    """A stream written into the topic its own GlobalKTable reads (refused on Spark)."""
+    b = ks.StreamsBuilder()
+    table = b.global_table("customers", ks.Consumed.with_(S, S))
+    stream = b.stream("orders", ks.Consumed.with_(S, S))
+    stream.to("customers", ks.Produced.with_(S, S))
+    stream.join(table, lambda k, v: v, lambda v, c: c).to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def counted_and_copied() -> ks.Topology:
+    """Each click copied to 'copies' and re-keyed by value to be counted (two sink topics)."""
+    b = ks.StreamsBuilder()
+    clicks = b.stream("clicks", ks.Consumed.with_(S, S))
+    clicks.to("copies", ks.Produced.with_(S, S))
+    (clicks.group_by(lambda _key, value: value, ks.Grouped.with_(S, S))
+     .count(ks.Materialized.with_store_type("in_memory"))
+     .to_stream().to("counts", ks.Produced.with_(S, L)))
+    return b.build()
