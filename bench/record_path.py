@@ -1,16 +1,20 @@
 """Programs the driver still runs record by record, written as users write them, timed.
 
-Six idiomatic programs without a batch form (String keys, JSON values via ``kslab.serdes.Json``,
-default stores and record caches, user lambdas): **join** a stream-stream windowed inner join of
+Six idiomatic programs, five without a batch form (String keys, JSON values via
+``kslab.serdes.Json``, default stores and record caches, user lambdas): **join** a
+stream-stream windowed inner join of
 two JSON topics (10 s, grace 1 s); **session** a session-window count (gap 5 s); **sliding** a
 sliding-window count (10 s); **suppress** a 5 s tumbling count with
 ``suppress(until_window_closes)``; **tables** a table-table join; **papi** a Processor API word
 count (``process`` over a key-value store). Each runs in a ``TopologyTestDriver`` with 1 and 4
 input partitions (``partitions={...}``), the inputs piped in chunks of 100 per topic, alternating
-topics where there are two; the bulk path declines every chunk (``declined`` is checked).
+topics where there are two; the bulk path declines every chunk (``declined`` is checked), or is
+off for the programs that have a batch form now (``BATCHED``: the join).
 
 Run ``.venv/bin/python bench/record_path.py [--records 20000] [--runs 3] [--only join,papi]``;
-``--profile join`` prints cProfile's top functions by tottime instead; ``--calls`` counts Python
+``--profile join`` prints cProfile's top functions by tottime instead; ``--batch`` times the
+programs that have a batch form now (``BATCHED``: join) on the record path against the batch
+path, in alternating rounds, by CPU time; ``--calls`` counts Python
 function calls (deterministic, load-independent) instead of timing. ``--compare TREE TREE``
 runs this script under each tree's ``kslab`` (``PYTHONPATH``) alternately, ``--runs`` rounds
 each timed by CPU time (``--cpu``), and prints both trees' medians and their ratio: the
@@ -170,20 +174,32 @@ PROGRAMS: dict[str, tuple[str, Callable[[], ks.Topology], Callable[[int], Input]
 }
 
 
-def run(name: str, data: Input, partitions: int) -> int:
+# programs that have a batch form now: timed here on the record path (the bulk path off), and
+# against the batch path with --batch
+BATCHED = {"join"}
+
+
+def run(name: str, data: Input, partitions: int, bulk: bool | None = None) -> int:
     """Pipe ``data`` through program ``name`` (chunks of ``CHUNK``, topics alternating), read
-    every output back decoded; the number of outputs. Fails if a chunk ran on the bulk path."""
+    every output back decoded; the number of outputs. ``bulk``: the driver's bulk path on or
+    off (``None``: off for ``BATCHED`` programs, else the default, and fails if a chunk ran on
+    the bulk path)."""
     _title, topology, _inputs, out_serde = PROGRAMS[name]
     parts = {topic: partitions for topic in data} if partitions > 1 else None
-    with ks.TopologyTestDriver(topology(), {"application.id": name}, partitions=parts) as driver:
+    config: dict[str, Any] = {"application.id": name}
+    if bulk is None and name in BATCHED:
+        bulk = False
+    if bulk is not None:
+        config["kslab.driver.bulk"] = bulk
+    with ks.TopologyTestDriver(topology(), config, partitions=parts) as driver:
         topics = {topic: driver.create_input_topic(topic, S, J) for topic in data}
         longest = max(len(records) for records in data.values())
         for start in range(0, longest, CHUNK):
             for topic, records in data.items():
                 if start < len(records):
                     topics[topic].pipe_record_list(records[start:start + CHUNK])
-        bulk = getattr(driver, "_bulk", None)  # bench only: which path ran
-        if bulk is not None and bulk.declined == 0:
+        executor = getattr(driver, "_bulk", None)  # bench only: which path ran
+        if bulk is None and executor is not None and executor.declined == 0:
             raise SystemExit(f"{name}: the bulk path took a chunk; this bench is for the other")
         return len(driver.create_output_topic("out", S, out_serde).read_key_values_to_list())
 
@@ -205,6 +221,31 @@ def measure(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
                                 clock=time.process_time if args.cpu else time.perf_counter)
         results[name] = {"1": [n / one[0], one[1]], "4": [n / four[0], four[1]]}
     return results
+
+
+def batch(args: argparse.Namespace) -> None:
+    """The record path against the batch path of each chosen ``BATCHED`` program, at 1 and 4
+    partitions, in alternating rounds in this process, timed by CPU time; their medians and
+    ratio (the output counts must agree)."""
+    load_before = os.getloadavg()
+    print("| program | partitions | record path rec/s | batch rec/s | batch / record |")
+    print("|---|---:|---:|---:|---:|")
+    for name in args.only:
+        if name not in BATCHED:
+            continue
+        data = PROGRAMS[name][2](args.records)
+        n = sum(len(records) for records in data.values())
+        for parts in (1, 4):
+            record, batched = interleaved(
+                args.runs, lambda d=data, m=name, p=parts: run(m, d, p, bulk=False),
+                lambda d=data, m=name, p=parts: run(m, d, p, bulk=True), clock=time.process_time)
+            if record[1] != batched[1]:
+                raise SystemExit(f"{name}: the output counts differ: {record[1]}, {batched[1]}")
+            print(f"| {PROGRAMS[name][0]} | {parts} | {n / record[0]:,.0f} | "
+                  f"{n / batched[0]:,.0f} | {record[0] / batched[0]:.2f}x |")
+    print(f"\nCPU time, median of {args.runs} alternating rounds, --records {args.records:,}; "
+          f"load average {'/'.join(f'{x:.2f}' for x in load_before)} before, "
+          f"{'/'.join(f'{x:.2f}' for x in os.getloadavg())} after")
 
 
 def calls(name: str, data: Input, partitions: int) -> list[float]:
@@ -260,12 +301,17 @@ def main() -> None:
     parser.add_argument("--compare", nargs=2, metavar="TREE", help="before and after trees")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--cpu", action="store_true", help="time by CPU time (process_time)")
+    parser.add_argument("--batch", action="store_true",
+                        help="time the record path against the batch path (BATCHED programs)")
     parser.add_argument("--calls", action="store_true",
                         help="count Python function calls (cProfile) instead of timing")
     args = parser.parse_args()
     args.only = [name.strip() for name in args.only.split(",")]
     if args.compare:
         compare(args)
+        return
+    if args.batch:
+        batch(args)
         return
     if args.profile:
         data = PROGRAMS[args.profile][2](args.records)

@@ -6,28 +6,37 @@ the other side's store, and a ``KSTREAM-MERGE-`` node merges both. Invariant (KI
 left/outer record that found no partner is parked in the shared ``KSTREAM-OUTERSHARED-`` store and
 emitted null-padded only when stream time has passed its window end plus grace; a later partner
 removes it, so no spurious null-padded result is ever emitted.
+
+(Over 600 lines: each join processor's batch form is written next to its record form and
+shares its step, and the outer store's held view next to the store whose bytes it works out.)
 """
 
 from __future__ import annotations
 
 import struct
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
+from copy import copy
 from pathlib import Path
 from typing import Any
 
 from kslab.dsl._graph import ProcessorGraphNode
 from kslab.dsl._naming import resolve_config
 from kslab.dsl._processors import skip_record
+from kslab.dsl._tally import key_types, tally_keys
 from kslab.dsl.joined import StreamJoined
 from kslab.dsl.windows import JoinWindows
 from kslab.errors import StoreError, StreamsError, TopologyError
 from kslab.processor import Processor, ProcessorContext
+from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record
 from kslab.state import Stores
 from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext, resolve_serde
 from kslab.state.windowed_builders import WindowBytesStoreSupplier
 
-__all__ = ["JoinSide", "PassThrough", "WindowPut", "stream_stream_join"]
+_NONE = type(None)
+
+__all__ = ["HeldOuterWrites", "JoinSide", "PassThrough", "WindowPut", "stream_stream_join"]
 
 _Q = struct.Struct(">q")
 _I = struct.Struct(">i")
@@ -119,16 +128,45 @@ class OuterJoinStore(ChangelogBackedMemoryStore):
 
     def add(self, timestamp: int, is_left: bool, key: Any, value: Any) -> None:
         """Park ``value`` of one side (appended to the list of its key, side and time)."""
-        serde = self.left_serde if is_left else self.right_serde
-        raw = (b"\x01" if is_left else b"\x00") + (serde.serialize(self.topic, value) or b"")
-        binary = self._key(timestamp, is_left, key)
-        old = self._backend.get(binary)
-        items = [] if old is None else _list_items(old, self._name)
-        items.append(raw)
-        stored = _list_bytes(items)
+        binary, stored = self._added(self._backend.get, timestamp, is_left, key, value)
         self._backend.put(binary, stored)
         if self._log is not None:
             self._log(self._name, binary, stored)
+
+    def _added(self, get: Callable[[bytes], bytes | None], timestamp: int, is_left: bool,
+               key: Any, value: Any) -> tuple[bytes, bytes]:
+        """The binary key and new stored list of ``add`` (``get``: the stored list now)."""
+        serde = self.left_serde if is_left else self.right_serde
+        raw = (b"\x01" if is_left else b"\x00") + (serde.serialize(self.topic, value) or b"")
+        binary = self._key(timestamp, is_left, key)
+        old = get(binary)
+        items = [] if old is None else _list_items(old, self._name)
+        items.append(raw)
+        return binary, _list_bytes(items)
+
+    def held(self) -> HeldOuterWrites:
+        """This store seen through a batch run's held writes (``HeldOuterWrites``)."""
+        return HeldOuterWrites(self)
+
+    def _apply_held(self, held: HeldOuterWrites, run: Any, origins: list[int]) -> None:
+        """Phase two of ``held``: its writes in order, then their changelog records."""
+        backend = self._backend
+        for binary, stored in zip(held.binaries, held.stored, strict=True):
+            if stored is None:
+                backend.delete(binary)
+            else:
+                backend.put(binary, stored)
+        log = self._log
+        if log is None or not held.binaries:
+            return
+        append = run.changelog(self._name, log)
+        if append is None:
+            for binary, stored, timestamp in zip(held.binaries, held.stored, held.timestamps,
+                                                 strict=True):
+                log(self._name, binary, stored, timestamp)
+            return
+        append(held.binaries, held.stored, held.timestamps,
+               lambda: list(map(origins.__getitem__, held.positions)))
 
     def remove(self, timestamp: int, is_left: bool, key: Any) -> None:
         """Drop the parked records of one key, side and time (a partner arrived)."""
@@ -170,6 +208,67 @@ class OuterJoinStore(ChangelogBackedMemoryStore):
                 _list_items(value, self._name)  # a wrong changelog fails here, not on emit
             pairs.append((binary, value))
         self._backend.restore_batch(pairs)
+
+
+class HeldOuterWrites:
+    """The outer store as a batch run's writes leave it (phase one): ``add``, ``remove``,
+    ``drop``, ``items`` and ``entries`` as the store's own, over its entries and the writes
+    held so far; each write kept in order (``binaries``, ``stored``: ``None`` for a delete,
+    ``timestamps`` and ``positions``: the batch record whose processing wrote it, whose
+    time stamps its changelog record) for ``OuterJoinStore._apply_held`` in phase two."""
+
+    __slots__ = ("_base", "_now", "_store", "binaries", "position", "positions", "stored",
+                 "timestamp", "timestamps")
+
+    def __init__(self, store: OuterJoinStore) -> None:
+        self._store = store
+        self._now: dict[bytes, bytes | None] = {}  # what the held writes changed
+        self._base: dict[bytes, bytes] | None = None  # the store's entries, once listed
+        self.binaries: list[bytes] = []
+        self.stored: list[bytes | None] = []
+        self.timestamps: list[int] = []
+        self.positions: list[int] = []
+        self.position, self.timestamp = -1, -1  # the record being processed
+
+    def _get(self, binary: bytes) -> bytes | None:
+        now = self._now
+        if binary in now:
+            return now[binary]
+        return self._store._backend.get(binary)
+
+    def _write(self, binary: bytes, stored: bytes | None) -> None:
+        self._now[binary] = stored
+        self.binaries.append(binary)
+        self.stored.append(stored)
+        self.timestamps.append(self.timestamp)
+        self.positions.append(self.position)
+
+    def add(self, timestamp: int, is_left: bool, key: Any, value: Any) -> None:
+        """``OuterJoinStore.add``, held."""
+        self._write(*self._store._added(self._get, timestamp, is_left, key, value))
+
+    def remove(self, timestamp: int, is_left: bool, key: Any) -> None:
+        """``OuterJoinStore.remove``, held."""
+        binary = self._store._key(timestamp, is_left, key)
+        if self._get(binary) is not None:
+            self._write(binary, None)
+
+    def drop(self, binary: bytes) -> None:
+        """``OuterJoinStore.drop``, held."""
+        self._write(binary, None)
+
+    def items(self) -> list[tuple[bytes, bytes]]:
+        """``OuterJoinStore.items`` after the held writes."""
+        base = self._base
+        if base is None:
+            base = self._base = dict(self._store.items())
+        merged = {**base, **self._now} if self._now else base
+        return sorted((binary, stored) for binary, stored in merged.items()
+                      if stored is not None)
+
+    def entries(self, binary: bytes, stored: bytes) -> list[tuple[Any, bool, Any]]:
+        """``OuterJoinStore.entries``."""
+        return self._store.entries(binary, stored)
 
 
 def _list_bytes(items: list[bytes]) -> bytes:
@@ -227,6 +326,27 @@ class WindowPut(Processor):
             self.store.put(record.key, record.value, record.timestamp)
         self.ctx.forward(record)
 
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run: every keyed record's put held (``HeldWindowPuts``: its
+        sequence number, the store's stream time, expiry and changelog record as the puts
+        leave them); the batch forwarded as it is. ``None`` for a store that cannot hold
+        them."""
+        held = getattr(self.store, "held_puts", None)
+        writes = None if held is None else held(batch, run)
+        if writes is None:
+            return None
+        keys, values = batch.keys, batch.values
+        timestamps = run.timestamps(batch)
+        if _NONE in key_types(keys):
+            positions = [position for position, key in enumerate(keys) if key is not None]
+            keys, values, timestamps = (list(map(column.__getitem__, positions))
+                                        for column in (keys, values, timestamps))
+        else:
+            positions = list(range(len(keys)))
+        writes.put_all(keys, values, timestamps, positions)
+        run.hold(writes)
+        return batch
+
 
 class JoinSide(Processor):
     """One side of the join (Java's ``KStreamKStreamJoinLeftSide`` / ``RightSide``)."""
@@ -262,36 +382,57 @@ class JoinSide(Processor):
         return self.joiner(key, this, other) if self.is_left else self.joiner(key, other, this)
 
     def process(self, record: Record) -> None:
-        tracker = self.tracker
-        timestamp = record.timestamp
+        forward = self.ctx.forward
+
+        def emit(key: Any, value: Any, timestamp: int) -> None:
+            out = record.with_value(value)
+            if key is not record.key:
+                out = out.with_key(key)
+            forward(out if timestamp == record.timestamp else out.with_timestamp(timestamp))
+
+        self._step(record.key, record.value, record.timestamp, self.tracker, self.outer_store,
+                   self._fetch, emit, self._skip)
+
+    def _fetch(self, key: Any, time_from: int, time_to: int) -> list[tuple[int, Any]]:
+        with self.store.fetch(key, time_from, time_to) as it:
+            return list(it)
+
+    def _skip(self) -> None:
+        skip_record(self.ctx, "null key or value")
+
+    def _step(self, key: Any, value: Any, timestamp: int, tracker: _TimeTracker,
+              outer_store: Any, fetch: Callable[[Any, int, int], list[tuple[int, Any]]],
+              emit: Callable[[Any, Any, int], None], skip: Callable[[], None]) -> None:
+        """One record (the record path's and the batch form's): its partners in the other
+        side's store (``fetch``), joined and emitted (``emit``) in order, the outer store's
+        parked records removed, closed or added (``outer_store``: the store, or a batch
+        run's held view of it)."""
         tracker.stream_time = max(tracker.stream_time, timestamp)
-        key, value = record.key, record.value
         if self.outer and key is None and value is not None:
-            self.ctx.forward(record.with_value(self._join(key, value, None)))
+            emit(key, self._join(key, value, None), timestamp)
             return
         if key is None or value is None:
-            skip_record(self.ctx, "null key or value")
+            skip()
             return
-        if timestamp == tracker.stream_time and self.outer_store is not None:
-            self._emit_closed(record)
+        if timestamp == tracker.stream_time and outer_store is not None:
+            self._emit_closed(tracker, outer_store, emit)
         time_from = max(0, timestamp - self.before)
         time_to = max(0, timestamp + self.after)
-        with self.store.fetch(key, time_from, time_to) as it:
-            partners = list(it)
+        partners = fetch(key, time_from, time_to)
         for other_ts, other in partners:
-            if self.outer_store is not None:
-                self.outer_store.remove(other_ts, not self.is_left, key)
-            self.ctx.forward(record.with_value(self._join(key, value, other))
-                             .with_timestamp(max(timestamp, other_ts)))
+            if outer_store is not None:
+                outer_store.remove(other_ts, not self.is_left, key)
+            emit(key, self._join(key, value, other), max(timestamp, other_ts))
         if self.outer and not partners:
-            if self.outer_store is None or time_to < tracker.stream_time:
-                self.ctx.forward(record.with_value(self._join(key, value, None)))
+            if outer_store is None or time_to < tracker.stream_time:
+                emit(key, self._join(key, value, None), timestamp)
             else:
                 tracker.min_time = min(tracker.min_time, timestamp)
-                self.outer_store.add(timestamp, self.is_left, key, value)
+                outer_store.add(timestamp, self.is_left, key, value)
 
-    def _emit_closed(self, record: Record) -> None:
-        tracker, windows = self.tracker, self.windows
+    def _emit_closed(self, tracker: _TimeTracker, store: Any,
+                     emit: Callable[[Any, Any, int], None]) -> None:
+        windows = self.windows
         # Java adds in 64-bit longs: with nothing parked since a restart (min time = MAX) the
         # sum wraps negative, so records restored from the changelog are emitted
         if _long(tracker.min_time + self.after + self.grace) >= tracker.stream_time:
@@ -303,8 +444,7 @@ class JoinSide(Processor):
         tracker.next_time_to_emit = now + tracker.emit_interval
         tracker.min_time = 2**63 - 1
         left_open = right_open = False
-        store = self.outer_store
-        for binary, stored in store.items():  # type: ignore[union-attr]
+        for binary, stored in store.items():
             parked_ts = _Q.unpack_from(binary)[0]
             parked_left = binary[8:9] == b"\x01"
             tracker.min_time = parked_ts
@@ -317,12 +457,96 @@ class JoinSide(Processor):
                 else:
                     right_open = True
                 continue
-            for key, is_left, value in store.entries(binary, stored):  # type: ignore[union-attr]
+            for key, is_left, value in store.entries(binary, stored):
                 joined = self.joiner(key, value, None) if is_left else \
                     self.joiner(key, None, value)
-                self.ctx.forward(record.with_key(key).with_value(joined)
-                                 .with_timestamp(parked_ts))
-            store.drop(binary)  # type: ignore[union-attr]
+                emit(key, joined, parked_ts)
+            store.drop(binary)
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run of one side's records (the other side's store is not
+        written by the run: a plan declines a chunk reaching both sides). Each distinct key
+        read from the other side's store once, over the union of its records' time ranges
+        (``fetch_keys``); then per record in order the record path's own step (``_step``):
+        its partners picked from what was read, the joiner once per pair, the outer store
+        (left and outer joins) and the shared time tracker worked on over held copies that
+        phase two applies (``HeldOuterWrites``), a skipped record's warning deferred. The
+        joined records go out with their own timestamps, each after its record's."""
+        store = self.store
+        fetch_keys = getattr(store, "fetch_keys", None)
+        if fetch_keys is None or not getattr(store, "is_open", False):
+            return None
+        keys, values, origin = batch.keys, batch.values, batch.origin
+        timestamps = run.timestamps(batch)
+        joined = [position for position, (key, value) in enumerate(zip(keys, values,
+                                                                        strict=True))
+                  if key is not None and value is not None]
+        before, after = self.before, self.after
+        ids: dict[int, int] = {}
+        found: list[tuple[list[int], list[Any]]] = []
+        if joined:
+            looked = list(map(keys.__getitem__, joined))
+            tally = tally_keys(looked, store.key_serde, store.serialize_keys)
+            count = len(tally.distinct)
+            lows, highs = [2**63 - 1] * count, [-1] * count
+            for position, key_id in zip(joined, tally.ids, strict=True):
+                stamp = timestamps[position]
+                lows[key_id] = min(lows[key_id], max(0, stamp - before))
+                highs[key_id] = max(highs[key_id], max(0, stamp + after))
+            ids = dict(zip(joined, tally.ids, strict=True))
+            found = fetch_keys(tally.distinct, lows, highs)
+        out_keys: list[Any] = []
+        out_values: list[Any] = []
+        out_stamps: list[int] = []
+        parents: list[int] = []
+        position = 0
+
+        def fetch(key: Any, time_from: int, time_to: int) -> list[tuple[int, Any]]:
+            starts, others = found[ids[position]]
+            first = bisect_left(starts, time_from)
+            end = bisect_right(starts, time_to, first)
+            return list(zip(starts[first:end], others[first:end], strict=True))
+
+        def emit(key: Any, value: Any, timestamp: int) -> None:
+            out_keys.append(key)
+            out_values.append(value)
+            out_stamps.append(timestamp)
+            parents.append(position)
+
+        def skip() -> None:
+            run.defer(origin[position], self._skip, position)
+
+        tracker = copy(self.tracker)
+        outer = None if self.outer_store is None else self.outer_store.held()
+        step = self._step
+        for position, (key, value, stamp) in enumerate(zip(keys, values, timestamps,
+                                                           strict=True)):
+            if outer is not None:
+                outer.position, outer.timestamp = position, stamp
+            step(key, value, stamp, tracker, outer, fetch, emit, skip)
+        run.hold(_HeldJoin(self, tracker, outer, run, origin))
+        return Batch(out_keys, out_values, list(map(origin.__getitem__, parents)), out_stamps,
+                     parents=parents)
+
+
+class _HeldJoin:
+    """Phase two of a join side's batch run: the shared time tracker as the run leaves it,
+    and the outer store's held writes."""
+
+    __slots__ = ("_origin", "_outer", "_run", "_side", "_tracker")
+
+    def __init__(self, side: JoinSide, tracker: _TimeTracker,
+                 outer: HeldOuterWrites | None, run: BatchRun, origin: list[int]) -> None:
+        self._side, self._tracker, self._outer, self._run = side, tracker, outer, run
+        self._origin = origin
+
+    def apply(self) -> None:
+        """Set the tracker's clocks; write the outer store's held writes."""
+        tracker, held = self._side.tracker, self._tracker
+        tracker.stream_time, tracker.min_time = held.stream_time, held.min_time
+        tracker.next_time_to_emit = held.next_time_to_emit
+        if self._outer is not None:
+            self._side.outer_store._apply_held(self._outer, self._run, self._origin)
 
 
 def _long(value: int) -> int:
@@ -338,6 +562,10 @@ class PassThrough(Processor):
 
     def process(self, record: Record) -> None:
         self.forward(record)
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
+        """``process`` over a run: every record forwarded as it is."""
+        return batch
 
 
 def _check_store_suppliers(this: Any, other: Any, windows: JoinWindows) -> None:

@@ -32,6 +32,7 @@ from kslab.state.iterators import KeyValueIterator
 from kslab.state.pending import PendingWrites
 
 __all__ = [
+    "HeldWindowPuts",
     "HeldWindowWrites",
     "TimestampedWindowStore",
     "WindowRun",
@@ -260,6 +261,41 @@ class WindowStore(TypedStore):
             log.warning("Skipping record for expired segment.")
         if self._dropped is not None:
             self._dropped()
+
+    def drop_expired(self) -> None:
+        """``_expired_put``'s warning and count, for a held put into an expired window that a
+        batch run defers to its place among the run's other warnings (``HeldWindowPuts``)."""
+        self._expired_put()
+
+    def held_puts(self, batch: Any, run: Any) -> HeldWindowPuts | None:
+        """Puts held for a batch run over ``batch`` (``kslab.processor.batch``) into a store
+        retaining duplicates (a stream-stream join's), or ``None`` for another store."""
+        if not self.is_open or not self._retain_duplicates or \
+                type(self)._encode is not WindowStore._encode:  # (a timestamped one's values)
+            return None
+        return HeldWindowPuts(self, batch, run)
+
+    def fetch_keys(self, key_bytes: list[bytes], lows: list[int], highs: list[int]
+                   ) -> list[tuple[list[int], list[Any]]]:
+        """``fetch(key, low, high)`` of each serialized key at once: each key's window starts
+        and values, in the fetch's order (a batch run's reads of a store it does not write:
+        each distinct key once, over the union of its records' ranges)."""
+        found = []
+        decode, live, scan, unpack = (self._decode_value, self._live_from,
+                                      self._backend.range, _TS.unpack_from)
+        for key, low, high in zip(key_bytes, lows, highs, strict=True):
+            low = live(low)
+            if low > high:
+                found.append(([], []))
+                continue
+            size = len(key)  # (every key between the bounds starts with ``key``: only a
+            # longer key's entries are told apart, by their length)
+            pairs = [(binary, value) for binary, value in scan(
+                key + _TS_SEQ.pack(low, 0), key + _TS_SEQ.pack(high, _MAX_SEQ))
+                if len(binary) == size + _SUFFIX]
+            found.append(([unpack(binary, size)[0] for binary, _ in pairs],
+                          list(map(decode, [value for _, value in pairs]))))
+        return found
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -1000,3 +1036,96 @@ class HeldWindowWrites:
         origin = self._batch.origin
         append(binaries, Encoded(store.value_serde, raws), stamps,
                lambda: list(map(origin.__getitem__, self._column("positions"))))
+
+
+class HeldWindowPuts:
+    """What a batch run puts into a ``WindowStore`` retaining duplicates (a stream-stream
+    join's window store, which the run does not read), held until ``apply``.
+
+    ``put_all`` serializes the puts in phase one and works out, as the record path's puts
+    would move them, each put's sequence number, the store's observed stream time and which
+    puts land in an expired window: those are dropped with their warning and count deferred
+    to the record's place (``run.defer``), so they interleave with the run's other warnings.
+    ``apply`` writes the rest in order, expiring segments where a put moves the observed
+    time, and sends every put's changelog record (an expired one's too, as the record path).
+    """
+
+    __slots__ = ("_batch", "_binaries", "_expired", "_observed", "_puts", "_raws", "_run",
+                 "_seq", "_starts", "_store")
+
+    def __init__(self, store: WindowStore, batch: Any, run: Any) -> None:
+        self._store, self._batch, self._run = store, batch, run
+        self._observed, self._seq = store._observed, store._seq
+        self._binaries: list[bytes] = []  # every put, in order
+        self._raws: list[bytes] = []
+        self._starts: list[int] = []
+        self._puts: list[int] = []  # each put's position in the batch
+        self._expired: list[bool] = []
+
+    def put_all(self, keys: list[Any], values: list[Any], starts: list[int],
+                positions: list[int]) -> None:
+        """``put(keys[i], values[i], starts[i])`` for the batch record at ``positions[i]``,
+        in order (no key ``None``); a ``None`` value, or one the serde writes as ``None``,
+        puts nothing."""
+        store = self._store
+        key_bytes = store.serialize_keys(keys)
+        raws = store.serialize_values(values)
+        observed, keep, seq = self._observed, store._keep, self._seq
+        defer, origin = self._run.defer, self._batch.origin
+        binaries, kept, stamps, puts, expired = (self._binaries, self._raws, self._starts,
+                                                 self._puts, self._expired)
+        for key, raw, start, position in zip(key_bytes, raws, starts, positions, strict=True):
+            if raw is None:
+                continue
+            seq = (seq + 1) & _MAX_SEQ
+            binaries.append(key + _TS_SEQ.pack(start, seq))
+            kept.append(raw)
+            stamps.append(start)
+            puts.append(position)
+            if start > observed:
+                observed = start
+            late = start <= observed - keep
+            expired.append(late)
+            if late:
+                defer(origin[position], store.drop_expired, position)
+        self._observed, self._seq = observed, seq
+
+    def apply(self) -> None:
+        """Write what was held, as the record path's puts would have, then log every put."""
+        store = self._store
+        store._seq = self._seq
+        if not self._binaries:
+            return
+        observed, keep, backend = store._observed, store._keep, store._backend
+        interval = store._interval
+        pending: list[tuple[bytes, bytes]] = []
+        oldest = _MAX_TS  # the end of the oldest segment a pending put is in
+        segment_keys = store._segment_keys
+        for binary, raw, start, late in zip(self._binaries, self._raws, self._starts,
+                                            self._expired, strict=True):
+            if start > observed:
+                observed = store._observed = start
+                if oldest < observed - keep + 1:  # (the expiry may drop a pending put's
+                    backend.put_all(pending)  # segment: written first, as the record path)
+                    pending, oldest = [], _MAX_TS
+                store._expire()
+            if not late:
+                pending.append((binary, raw))
+                segment_keys(start).add(binary)
+                end = (start // interval + 1) * interval - 1
+                if end < oldest:
+                    oldest = end
+        if pending:
+            backend.put_all(pending)
+        log = store._log
+        if log is None:
+            return
+        append = self._run.changelog(store._name, log)
+        if append is None:
+            for binary, raw, start in zip(self._binaries, self._raws, self._starts,
+                                          strict=True):
+                log(store._name, binary, raw, start)
+            return
+        origin, puts = self._batch.origin, self._puts
+        append(self._binaries, Encoded(store.value_serde, self._raws), self._starts,
+               lambda: list(map(origin.__getitem__, puts)))

@@ -99,7 +99,7 @@ WINDOWS = st.builds(lambda size, grace, hop, close: Win(size, grace, hop and siz
 
 STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "flat_map",
               "select_key", "peek", "foreach", "print", "split", "merge", "repartition", "to",
-              "to_extractor", "group", "group", "to_table", "join", "gjoin"]
+              "to_extractor", "group", "group", "to_table", "join", "gjoin", "sjoin"]
 TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream", "tgroup"]
 LINEAR_OPS = ["filter", "map_values", "flat_map_values", "select_key", "filter_not",
               "repartition"]  # the bulk path's stateless operators (and a repartition)
@@ -107,7 +107,14 @@ LINEAR_TABLE_OPS = ["filter", "filter_not", "map_values"]
 # what a linear program is around its chain of LINEAR_OPS: the chain alone, a table source,
 # a to_table, or a stream-table or stream-globaltable join (each with its table operators)
 SHAPES = ["chain", "chain", "chain", "chain", "table", "to_table", "join", "gjoin", "tgroup",
-          "tgroup"]  # "tgroup": a to_table's rows grouped by a table group_by and aggregated
+          "tgroup", "sjoin", "sjoin"]  # "tgroup": a to_table's rows grouped by a table group_by
+# and aggregated; "sjoin": a windowed stream-stream join with the stream of topic "sj"
+# a stream-stream join: inner / left / outer, JoinWindows (before, after, grace), the join
+# stores' type (None: the builder's, RocksDB) and changelogs on or off
+STREAM_JOINS = st.tuples(st.sampled_from(["join", "left_join", "outer_join"]),
+                         st.sampled_from([0, 30, 100]), st.sampled_from([0, 20, 100]),
+                         st.sampled_from([0, 20, 200]),
+                         st.sampled_from([None, "in_memory", "rocks_db"]), st.booleans())
 TREE_OPS = ["filter", "map_values", "flat_map_values", "map", "flat_map", "select_key",
             "peek", "peek", "split", "split", "tee", "tee", "tee", "side", "side"]  # "tee" a
 # second operator reading the stream, "side" a foreach, print or sink reading it
@@ -144,6 +151,7 @@ class _Draft:
         self.serial = 0
         self.has_global = False
         self.base_table: _Var | None = None
+        self.sj_stream: str | None = None  # the stream of "sj" stream-stream joins read
 
     def new(self, table: bool, key: str = "S", value: str = "V",
             joinable: bool = False) -> _Var:
@@ -244,6 +252,15 @@ class _Draft:
             return self.emit(kind, [x, other], [], self.new(False, x.key, x.value))
         if kind == "group":
             return self.group(x, None)
+        if kind == "sjoin":
+            if x.key != "S":
+                return self.op(x, "filter")
+            other = next((v for v in self.vars if v.name == self.sj_stream), None)
+            if other is None:
+                other = self.source("sj")
+                self.sj_stream = other.name
+            return self.emit("sjoin", [x, other], [d(JOINERS), x.value, *d(STREAM_JOINS)],
+                             self.new(False, "S", "V"))
         if kind == "tgroup":
             return self.table_group(x, None)
         if kind in ("to_table", "join"):
@@ -334,7 +351,7 @@ def _linear(draft: _Draft, x: _Var, shape: str) -> None:
     if shape == "to_table":
         t = table_ops(draft.op(x, "to_table"))  # type: ignore[arg-type]
         x = chain(draft.op(t, "to_stream"), 2)  # type: ignore[arg-type]
-    elif shape in ("join", "gjoin"):
+    elif shape in ("join", "gjoin", "sjoin"):
         x = chain(draft.op(x, shape), 2)  # type: ignore[arg-type]
     ends = ["count", "windowed", "to", "windowed"] if shape == "chain" else ["to", "to", "to",
                                                                            "count"]
@@ -344,14 +361,16 @@ def _linear(draft: _Draft, x: _Var, shape: str) -> None:
 
 
 @st.composite
-def programs(draw: Callable[..., Any], linear: bool | None = None) -> Program:
+def programs(draw: Callable[..., Any], linear: bool | None = None,
+             shape: str | None = None) -> Program:
     """A random DSL program: ``linear`` (else half of them) bulk-shaped, a chain of the bulk
     path's operators or (half of those) a tree of them, ending in a sink or a (windowed)
-    count; the others anything the grammar makes."""
+    count; the others anything the grammar makes. ``shape``: a linear one of that shape
+    (``SHAPES``)."""
     if linear is None:
-        linear = draw(st.sampled_from([True, False]))
+        linear = shape is not None or draw(st.sampled_from([True, False]))
     codec = draw(st.sampled_from(["str", "json", "user"]))
-    tree = linear and draw(st.booleans())
+    tree = linear and shape is None and draw(st.booleans())
     draft = _Draft(draw, codec, linear, tree)
     x: _Var | None = draft.source("in")
     if tree:
@@ -367,7 +386,7 @@ def programs(draw: Callable[..., Any], linear: bool | None = None) -> Program:
         if end != "to":
             draft.group(x, "count", end == "windowed")  # type: ignore[arg-type]
     elif linear:
-        _linear(draft, x, draw(st.sampled_from(SHAPES)))  # type: ignore[arg-type]
+        _linear(draft, x, shape or draw(st.sampled_from(SHAPES)))  # type: ignore[arg-type]
     else:
         for _ in range(draw(st.integers(1, 6))):
             open_vars = [v for v in reversed(draft.vars) if not v.used]

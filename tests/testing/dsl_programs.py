@@ -268,6 +268,12 @@ class Program:
                     f"Joined.with_(S, {a[2]}, {a[3]}))")
         elif kind == "gjoin":
             call = f"{x}.{'left_join' if a[2] else 'join'}(g, {a[0]!r}, {a[1]!r})"
+        elif kind == "sjoin":
+            stores = f".with_dsl_store_suppliers({a[6]!r})" if a[6] else ""
+            logs = "" if a[7] else ".with_logging_disabled()"
+            call = (f"{x}.{a[2]}({op.src[1]}, {a[0]!r}, JoinWindows.of_time_difference_and_"
+                    f"grace({a[4]}, {a[5]}).before({a[3]}), StreamJoined.with_(S, {a[1]}, V)"
+                    f"{stores}{logs})")
         elif kind in ("filter", "filter_not") and len(a) > 1:  # a table's, materialized
             call = f"{x}.{kind}({a[0]!r}, {a[1].render(a[2], a[3])})"
         else:  # filter, filter_not, map, flat_map, select_key
@@ -350,6 +356,8 @@ class Program:
             elif kind == "gjoin":
                 method = x.left_join if a[2] else x.join
                 out = method(found["g"], a[0].bind(codec), a[1].bind(codec))
+            elif kind == "sjoin":
+                out = _build_stream_join(x, found[op.src[1]], codec, serde, *a)
             elif kind in ("filter", "filter_not") and len(a) > 1:  # a table's, materialized
                 out = getattr(x, kind)(a[0].bind(codec), a[1].build(serde(a[2]), serde(a[3])))
             else:
@@ -359,6 +367,19 @@ class Program:
             elif op.dst:
                 found.update(zip(op.dst, out, strict=True))
         return builder.build()
+
+
+def _build_stream_join(x: Any, other: Any, codec: str, serde: Callable[[str], Any],
+                       joiner: Fn, value: str, kind: str, before: int, after: int, grace: int,
+                       stores: str | None, logging: bool) -> Any:
+    """``x.join / left_join / outer_join(other, joiner, JoinWindows, StreamJoined)``."""
+    windows = ks.JoinWindows.of_time_difference_and_grace(after, grace).before(before)
+    joined = ks.StreamJoined.with_(serde("S"), serde(value), serde("V"))
+    if stores:
+        joined = joined.with_dsl_store_suppliers(stores)
+    if not logging:
+        joined = joined.with_logging_disabled()
+    return getattr(x, kind)(other, joiner.bind(codec), windows, joined)
 
 
 def _build_group(x: Any, codec: str, serde: Callable[[str], Any], selector: Fn | None,

@@ -160,17 +160,18 @@ def _rows(codec: str, topic: str, clean: bool, min_size: int = 1
 
 @st.composite
 def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
-          partitioned: bool = False) -> Case:
+          partitioned: bool = False, shape: str | None = None) -> Case:
     """A program, its pipes (timestamps 10 ms apart, jittered) and a driver config;
     ``bulk_shaped``: a linear program on one partition, its pipes mostly long and clean (no
     null, in time order), what the bulk path's counts take at once, the first one into its
     table's topic if it has a table and the next into its stream's (then a join finds rows);
     ``partitioned``: the
-    same on 2 to 4 partitions (repartitions read back by their tasks in the chunk)."""
+    same on 2 to 4 partitions (repartitions read back by their tasks in the chunk);
+    ``shape``: a bulk-shaped program of that shape (``dsl_grammar.SHAPES``)."""
     if partitioned:
-        case = draw(cases(bulk_shaped=True))
+        case = draw(cases(bulk_shaped=True, shape=shape))
         return Case(case.program, case.pipes, case.cache_bytes, draw(st.integers(2, 4)))
-    program = draw(programs(linear=True if bulk_shaped else None))
+    program = draw(programs(linear=True if bulk_shaped else None, shape=shape))
     topics = program.topics()
     position = 0
     pipes = []
@@ -296,6 +297,8 @@ def drawn_kinds(program: Program) -> set[str]:
             kinds.add("globaltable left join" if op.args[2] else "globaltable join")
         elif kind == "tgroup":
             kinds.update(("table group_by", "table aggregate"))
+        elif kind == "sjoin":
+            kinds.add("stream-stream " + ("join" if op.args[2] == "join" else "left/outer join"))
     return kinds
 
 
@@ -315,6 +318,9 @@ def _kind(processor: Any, topic: str) -> str | None:
         return "table group_by"
     if kind == "_TableAggregateProcessor":
         return "table aggregate"
+    if kind == "JoinSide":
+        return "stream-stream " + ("join" if processor.outer_store_name is None
+                                   else "left/outer join")
     if kind == "_StreamTableJoinProcessor":
         s = processor.s
         return (f"{'globaltable' if s.key_mapper is not None else 'table'} "

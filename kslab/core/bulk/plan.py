@@ -3,19 +3,20 @@
 A supported plan reads its input topic through processors with a batch form
 (``process_batch``, see ``kslab.processor.batch``: the stateless DSL operators, peek, foreach,
 print, branches and merges, stream and windowed aggregations over a store that holds its
-writes, table sources and table operators, stream-table joins, ``to_stream``) into sinks with a
-fixed topic or a topic extractor, or into processors that forward to nothing (a table only
-joins read); a sink topic a global table reads keeps the record path. The nodes the source
-reaches form a tree in which branches may merge again (a DAG): a step may forward to several
-children (a stream two operators read, ``split``), and a merge step takes records from several
-parents. A fixed sink topic the task reads again (a repartition topic) must lead into such a
-plan. Anything else (a Processor-API node, stream-stream, table-table and foreign-key joins,
-suppress, sliding or session windows, partitioners, error-handler guards, two
-steps sharing a store: a batch form reads its store as it was before the chunk) keeps the
-record path. Any serde is taken: a user's is called once per field, as the record path calls
-it (only a built-in serde's bytes are ever reused for another serde's). The core asks each
-processor for its batch form and never looks at its class: what an operator does over a run
-is its own batch form's business.
+writes, table sources and table operators, stream-table and windowed stream-stream joins,
+``to_stream``) into sinks with a fixed topic or a topic extractor, or into processors that
+forward to nothing (a table only joins read); a sink topic a global table reads keeps the
+record path. The nodes the source reaches form a tree in which branches may merge again (a
+DAG): a step may forward to several children (a stream two operators read, ``split``), and a
+merge step takes records from several parents. A fixed sink topic the task reads again (a
+repartition topic) must lead into such a plan. Anything else (a Processor-API node,
+table-table and foreign-key joins, suppress, sliding or session windows, partitioners,
+error-handler guards, two steps sharing a store: a batch form reads its store as it was before
+the chunk, so both sides of a stream-stream join reached from one topic keep the record path)
+keeps the record path. Any serde is taken: a user's is called once per field, as the record
+path calls it (only a built-in serde's bytes are ever reused for another serde's). The core
+asks each processor for its batch form and never looks at its class: what an operator does
+over a run is its own batch form's business.
 """
 
 from __future__ import annotations
