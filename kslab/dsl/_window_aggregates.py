@@ -1,4 +1,5 @@
-"""The processors of windowed aggregations: time (tumbling/hopping), sliding and session windows.
+"""The processors of windowed aggregations: time (tumbling/hopping) and sliding windows, and what
+session windows share with them (``kslab.dsl._session_aggregates``).
 
 Each keeps its own observed stream time (the largest timestamp it has seen) and drops a record
 for every window it would update that has already closed (end + grace at or before stream time
@@ -13,9 +14,9 @@ Each such emission is measured as Java's node-level ``window-aggregate-final-emi
 ``-rate``, ``-latency-avg`` and ``-latency-max`` wherever the engine's context offers
 ``node_metrics()``.
 
-Over 600 lines because the time, sliding and session windows' processors share the observed
-stream time, grace and late-record rules, and each one's batch form is written next to its
-record form.
+Over 600 lines because the time and sliding windows' processors share the observed stream time,
+grace and late-record rules, and each one's batch form is written next to its record form
+(session windows, whose batch form keeps an overlay of sessions, live in their own module).
 """
 
 from __future__ import annotations
@@ -43,12 +44,16 @@ from kslab.serdes import TimeWindowed
 from kslab.state.window import TimestampedWindowStore
 
 __all__ = [
+    "ClosedWindows",
     "EmitFinalMetrics",
-    "SessionWindowAggregateSupplier",
     "SlidingWindowAggregateSupplier",
     "TimeWindowAggregateSupplier",
+    "WindowedProcessor",
+    "WindowedSupplier",
     "merger_for",
+    "no_forward",
     "reducer_aggregator",
+    "skip_expired",
 ]
 
 log = logging.getLogger("kslab.dsl")
@@ -133,7 +138,7 @@ class _GetterSupplier:
         return [self.store_name]
 
 
-class _WindowedSupplier:
+class WindowedSupplier:
     """What the windowed aggregation suppliers share: store, functions, old values, view."""
 
     session = False
@@ -160,7 +165,7 @@ class _WindowedSupplier:
         return _GetterSupplier(self.store_name, self.session)
 
 
-def _no_forward(record: Record, child_name: str | None = None) -> None:
+def no_forward(record: Record, child_name: str | None = None) -> None:
     """Stands in for ``forward`` when a cached store forwards on flush."""
 
 
@@ -192,7 +197,7 @@ def emit_final_metrics(context: Any) -> EmitFinalMetrics | None:
     return EmitFinalMetrics(node_metrics(), context.current_system_time_ms)
 
 
-class _WindowedProcessor(Processor):
+class WindowedProcessor(Processor):
     null_reason = "null key or value"
 
     def __init__(self, supplier: Any) -> None:
@@ -211,7 +216,7 @@ class _WindowedProcessor(Processor):
         self.emit_metrics = emit_final_metrics(context)
         if self.updates and cache_forwarding(self.store, context, self.s.send_old_values,
                                              session=self.s.session):
-            self.forward = _no_forward  # the record cache forwards updates on flush
+            self.forward = no_forward  # the record cache forwards updates on flush
         if not self.updates:
             interval = context.app_configs().get(EMIT_INTERVAL_CONFIG)
             self.emit_interval = 1000 if interval is None else int(interval)
@@ -284,7 +289,7 @@ class _WindowedProcessor(Processor):
 
     def closed_windows(self, lower: int, upper: int) -> Any:
         """``(Windowed, value, timestamp)`` of every window starting in ``[lower, upper]``."""
-        return _Closed(self.store.fetch_all(lower, upper))
+        return ClosedWindows(self.store.fetch_all(lower, upper))
 
 
 class _Part:
@@ -421,7 +426,7 @@ class _WindowedKeys:
             strict=True)))
 
 
-class _Closed:
+class ClosedWindows:
     """A window store scan seen as ``(Windowed, value, timestamp)`` triples."""
 
     def __init__(self, iterator: Any) -> None:
@@ -434,14 +439,14 @@ class _Closed:
         self.iterator.close()
 
 
-class TimeWindowAggregateSupplier(_WindowedSupplier):
+class TimeWindowAggregateSupplier(WindowedSupplier):
     """Java's ``KStreamWindowAggregate`` over ``TimeWindows``."""
 
     def __call__(self) -> Processor:
         return _TimeWindowProcessor(self)
 
 
-class _TimeWindowProcessor(_WindowedProcessor):
+class _TimeWindowProcessor(WindowedProcessor):
     def init(self, context: ProcessorContext) -> None:
         super().init(context)
         store = self.store
@@ -524,7 +529,7 @@ class _TimeWindowProcessor(_WindowedProcessor):
             observed = max(self.observed, max(timestamps))
             run.defer(origin[positions[-1]], partial(setattr, self, "observed", observed),
                       positions[-1])
-        return updates.batch(batch, self.size, writes, flushed, self.forward is _no_forward)
+        return updates.batch(batch, self.size, writes, flushed, self.forward is no_forward)
 
     def _counts(self) -> bool:
         """True for ``count()``: the aggregate is the number of records."""
@@ -717,14 +722,14 @@ class _TimeWindowProcessor(_WindowedProcessor):
                                 record._headers))
 
 
-class SlidingWindowAggregateSupplier(_WindowedSupplier):
+class SlidingWindowAggregateSupplier(WindowedSupplier):
     """Java's ``KStreamSlidingWindowAggregate`` (KIP-450)."""
 
     def __call__(self) -> Processor:
         return _SlidingWindowProcessor(self)
 
 
-class _SlidingWindowProcessor(_WindowedProcessor):
+class _SlidingWindowProcessor(WindowedProcessor):
     def process(self, record: Record) -> None:
         if record.key is None or record.value is None:
             skip_record(self.ctx, self.null_reason)
@@ -852,77 +857,3 @@ class _SlidingWindowProcessor(_WindowedProcessor):
         else:
             skip_expired(self.ctx, record.timestamp, close_time,
                          f"[{window.start},{window.end}]", self.observed)
-
-
-class SessionWindowAggregateSupplier(_WindowedSupplier):
-    """Java's ``KStreamSessionWindowAggregate``: merges sessions within the inactivity gap."""
-
-    session = True
-
-    def __call__(self) -> Processor:
-        return _SessionWindowProcessor(self)
-
-
-class _SessionWindowProcessor(_WindowedProcessor):
-    def process(self, record: Record) -> None:
-        key = record.key
-        if key is None:
-            skip_record(self.ctx, "null key")
-            return
-        s = self.s
-        timestamp = record.timestamp
-        if timestamp > self.observed:
-            self.observed = timestamp
-        gap = s.windows.gap_ms
-        close_time = self.observed - s.windows.grace_ms - gap
-        agg = s.initializer()
-        start = end = timestamp
-        with self.store.find_sessions(key, timestamp - gap, timestamp + gap) as it:
-            merged = list(it)
-        for session, value in merged:
-            agg = s.merger(key, agg, value)
-            start = min(start, session.window.start)
-            end = max(end, session.window.end)
-        if end < close_time:
-            skip_expired(self.ctx, timestamp, close_time, f"[{start},{end}]", self.observed)
-        else:
-            if (start, end) != (timestamp, timestamp):
-                for session, value in merged:
-                    self.store.remove(session)
-                    self._emit(session, value, None)
-            agg = s.aggregator(key, record.value, agg)
-            session = Windowed(key, Window(start, end))
-            self.store.put(session, agg)
-            self._emit(session, None, agg)
-        if not self.updates:
-            self.emit_final(record, close_time)
-
-    def _emit(self, session: Windowed, old: Any, new: Any) -> None:
-        if not self.updates:
-            return
-        old = old if self.s.send_old_values else None
-        self.forward(Record(session, Change(new, old), session.window.end))
-
-    def close_time(self) -> int:
-        windows = self.s.windows
-        return self.observed - windows.grace_ms - windows.gap_ms
-
-    def emit_lower(self) -> int:
-        return max(0, self.last_emit)
-
-    def emit_upper(self, close_time: int) -> int:
-        # sessions include their end: a session closes when its end < close time
-        return close_time - 1
-
-    def should_fetch(self, lower: int, upper: int) -> bool:
-        return upper >= lower  # a session may be a single point [t, t]
-
-    def closed_windows(self, lower: int, upper: int) -> Any:
-        return _ClosedSessions(self.store.find_sessions(lower, upper))
-
-
-class _ClosedSessions(_Closed):
-    """A session store scan by end time seen as ``(Windowed, value, window end)`` triples."""
-
-    def __enter__(self) -> Any:
-        return ((kv.key, kv.value, kv.key.window.end) for kv in self.iterator)
