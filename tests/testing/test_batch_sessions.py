@@ -216,3 +216,30 @@ def test_several_partitions_match(cache: bool, caplog: pytest.LogCaptureFixture)
     assert seen[0][:2] == seen[1][:2]
     assert seen[0][2] == (2, 0)
     assert seen[1][2] is None
+
+
+def test_the_grammar_reaches_the_session_batch_form() -> None:
+    """A program of the differential grammar (a session aggregate with a merger, cached, behind
+    a select_key) runs its chunks in batch: the properties compare the two paths."""
+    from tests.testing.dsl_programs import Fn, Mat, Op, Program, Win
+    from tests.testing.test_batch_differential import Case, Pipe, difference, observe
+
+    select = Fn("lambda k, v: None if v is None else 'k' + str(n(v) % 3)", 1)
+    program = Program("str", [
+        Op("stream", ("s0",), (), ("in",)),
+        Op("select_key", ("s1",), ("s0",), (select,)),
+        Op("group", ("t2",), ("s1",), (None, "V", Win(30, 20, session=True), "aggregate", (
+            Fn("lambda: mk(0, '')"), Fn("lambda k, v, a: mk(n(a) + 1, key(k) or '')", 1),
+            Fn("lambda k, a, b: mk(n(a) + n(b), (s(a) + s(b))[-12:])", 1)),
+            Mat("sessions", store="persistent"), "V")),
+        Op("to_stream", ("s3",), ("t2",)),
+        Op("to", (), ("s3",), ("out", "SW", "V")),
+    ])
+    rows = tuple((f"k{i % 4}", f"{i % 10}:a", 10 * i - (i % 7) * 9, None) for i in range(40))
+    case = Case(program, (Pipe("in", "list", rows, 14), Pipe("in", "frame", rows)))
+    bulk, executor = observe(case, True)
+    record, _ = observe(case, False)
+    assert (executor.chunks, executor.declined) == (3, 0)
+    assert difference(bulk, record) is None
+    assert (len(bulk["outputs"]["out"]), len(bulk["warnings"])) == (868, 40)  # the
+    # frame's rows are late: dropped
