@@ -119,7 +119,7 @@ class HeldCachedSessionWrites:
         for removed_session in removed:
             removed_binary, removed_end = removed_session[0], removed_session[2]
             cache_key = self._put(key_bytes, removed_binary, removed_end)
-            if removed_binary not in held and cache_key not in finals:
+            if removed_binary not in held:
                 self._size += 1  # a new (dirty, None) entry
             held[removed_binary] = (0, 0, None)  # (until the flush)
             finals[cache_key] = None
