@@ -1,5 +1,6 @@
-"""The processors of windowed aggregations: time (tumbling/hopping) and sliding windows, and what
-session windows share with them (``kslab.dsl._session_aggregates``).
+"""The processors of windowed aggregations over time (tumbling/hopping) windows, and what sliding
+and session windows share with them (``kslab.dsl._sliding_aggregates``,
+``kslab.dsl._session_aggregates``).
 
 Each keeps its own observed stream time (the largest timestamp it has seen) and drops a record
 for every window it would update that has already closed (end + grace at or before stream time
@@ -14,9 +15,10 @@ Each such emission is measured as Java's node-level ``window-aggregate-final-emi
 ``-rate``, ``-latency-avg`` and ``-latency-max`` wherever the engine's context offers
 ``node_metrics()``.
 
-Over 600 lines because the time and sliding windows' processors share the observed stream time,
-grace and late-record rules, and each one's batch form is written next to its record form
-(session windows, whose batch form keeps an overlay of sessions, live in their own module).
+Over 600 lines because the shared base (observed stream time, grace, late records, final
+emission) and the time windows' processor with its batch form (runs of one window, the updates
+as columns) belong together; sliding and session windows, whose batch forms keep an overlay of
+each key's windows, live in their own modules.
 """
 
 from __future__ import annotations
@@ -46,7 +48,6 @@ from kslab.state.window import TimestampedWindowStore
 __all__ = [
     "ClosedWindows",
     "EmitFinalMetrics",
-    "SlidingWindowAggregateSupplier",
     "TimeWindowAggregateSupplier",
     "WindowedProcessor",
     "WindowedSupplier",
@@ -720,140 +721,3 @@ class _TimeWindowProcessor(WindowedProcessor):
             self.forward(Record(Windowed(record.key, window),
                                 Change(new, old if s.send_old_values else None), new_ts,
                                 record._headers))
-
-
-class SlidingWindowAggregateSupplier(WindowedSupplier):
-    """Java's ``KStreamSlidingWindowAggregate`` (KIP-450)."""
-
-    def __call__(self) -> Processor:
-        return _SlidingWindowProcessor(self)
-
-
-class _SlidingWindowProcessor(WindowedProcessor):
-    def process(self, record: Record) -> None:
-        if record.key is None or record.value is None:
-            skip_record(self.ctx, self.null_reason)
-            return
-        timestamp = record.timestamp
-        if timestamp > self.observed:
-            self.observed = timestamp
-        self.diff = diff = self.s.windows.diff_ms
-        close_time = self.observed - self.s.windows.grace_ms
-        if timestamp + diff < close_time:
-            skip_expired(self.ctx, timestamp, close_time, f"[{timestamp},{timestamp + diff}]",
-                         self.observed)
-            return
-        if timestamp < diff:  # as Java: no final emission after an early record
-            self._early(record, close_time)
-            return
-        self._reverse(record, close_time)
-        if not self.updates:
-            self.emit_final(record, close_time)
-
-    def emit_lower(self) -> int:
-        if self.last_emit == _NO_TIMESTAMP:
-            return 0
-        return max(0, self.last_emit - self.s.windows.diff_ms)
-
-    def emit_upper(self, close_time: int) -> int:
-        # sliding windows include their end: a window closes when its end < close time
-        return close_time - self.s.windows.diff_ms - 1
-
-    def _windows(self, key: Any, time_from: int, time_to: int) -> list[tuple[int, Any]]:
-        with self.store.backward_fetch(key, time_from, time_to) as it:
-            return [(kv.key, kv.value) for kv in it]
-
-    def _reverse(self, record: Record, close_time: int) -> None:
-        timestamp, diff = record.timestamp, self.diff
-        starts: set[int] = set()
-        left_agg = right_agg = previous = None
-        left_created = right_created = False
-        for start, value in self._windows(record.key, max(0, timestamp - 2 * diff),
-                                          timestamp + 1):
-            starts.add(start)
-            end = start + diff
-            if start == timestamp + 1:
-                right_created = True
-            elif end > timestamp:
-                if right_agg is None:
-                    right_agg = value
-                self._update(Window(start, end), value, record, close_time)
-            elif end == timestamp:
-                left_created = True
-                self._update(Window(start, end), value, record, close_time)
-                if value.timestamp < timestamp:
-                    previous = value.timestamp
-                else:
-                    return
-            else:
-                left_agg = value
-                previous = value.timestamp
-                break
-        self._create(record, close_time, starts, right_agg, left_agg, left_created,
-                     right_created, previous)
-
-    def _early(self, record: Record, close_time: int) -> None:
-        timestamp, diff = record.timestamp, self.diff
-        combined = right_agg = previous = None
-        right_created = False
-        starts: set[int] = set()
-        with self.store.fetch(record.key, 0, timestamp + 1) as it:
-            found = [(kv.key, kv.value) for kv in it]
-        for start, value in found:
-            starts.add(start)
-            if start == 0:
-                combined = value
-                if value.timestamp < timestamp:
-                    previous = value.timestamp
-            elif start <= timestamp:
-                right_agg = value
-                self._update(Window(start, start + diff), value, record, close_time)
-            elif start == timestamp + 1:
-                right_created = True
-        if right_agg is None and combined is not None and combined.timestamp > timestamp:
-            right_agg = combined
-        if not right_created and right_agg is not None and right_agg.timestamp > timestamp:
-            self._right_window(record, right_agg)
-        if previous is not None and previous + 1 not in starts:
-            self._update(Window(previous + 1, previous + 1 + diff),
-                         ValueAndTimestamp(self.s.initializer(), timestamp), record, close_time)
-        start_value = combined if combined is not None else \
-            ValueAndTimestamp(self.s.initializer(), timestamp)
-        self._update(Window(0, diff), start_value, record, close_time)
-
-    def _create(self, record: Record, close_time: int, starts: set[int], right_agg: Any,
-                left_agg: Any, left_created: bool, right_created: bool,
-                previous: int | None) -> None:
-        timestamp, diff = record.timestamp, self.diff
-        if previous is not None:
-            prev_start = previous + 1
-            if prev_start not in starts and prev_start + diff >= timestamp:
-                self._update(Window(prev_start, prev_start + diff),
-                             ValueAndTimestamp(self.s.initializer(), timestamp), record,
-                             close_time)
-        if not left_created:
-            if previous is not None and timestamp - diff <= previous:
-                value = ValueAndTimestamp(left_agg.value, timestamp)
-            else:
-                value = ValueAndTimestamp(self.s.initializer(), timestamp)
-            self._update(Window(timestamp - diff, timestamp), value, record, close_time)
-        if not right_created and right_agg is not None and right_agg.timestamp > timestamp:
-            self._right_window(record, right_agg)
-
-    def _right_window(self, record: Record, right_agg: ValueAndTimestamp) -> None:
-        start = record.timestamp + 1
-        self.store.put(record.key, right_agg, start)
-        self.emit(record, Window(start, start + self.diff), None, right_agg.value,
-                  right_agg.timestamp)
-
-    def _update(self, window: Window, value: ValueAndTimestamp, record: Record,
-                close_time: int) -> None:
-        if window.end >= close_time:
-            old = value.value
-            new = self.s.aggregator(record.key, record.value, old)
-            new_ts = record.timestamp if old is None else max(record.timestamp, value.timestamp)
-            self.store.put(record.key, ValueAndTimestamp(new, new_ts), window.start)
-            self.emit(record, window, old, new, new_ts)
-        else:
-            skip_expired(self.ctx, record.timestamp, close_time,
-                         f"[{window.start},{window.end}]", self.observed)

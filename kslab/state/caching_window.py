@@ -106,7 +106,25 @@ class CachingWindowStore(CachingStore):
             return None
         return HeldCachedWindowWrites(self._cache, self._namespace, inner, batch, run,
                                       cache_key=self._cache_key, decode=self._object,
-                                      send_old_values=self._send_old_values)
+                                      send_old_values=self._send_old_values,
+                                      cached=self._held_cached, windowed=self._windowed)
+
+    def _held_cached(self, key_bytes: bytes, time_from: int, time_to: int
+                     ) -> list[tuple[int, Any]]:
+        """The window starts and entries of ``key_bytes``' cached windows starting in
+        ``[time_from, time_to]`` (a batch run's range reads, ``HeldCachedWindowWrites``)."""
+        named = self._named
+        if named is None or named.is_empty():
+            return []
+        size, skip = len(key_bytes) + 12, self._skip
+        found = []
+        for cache_key in self._cached_keys(time_from, time_to, key_bytes):
+            binary = cache_key[skip:]
+            if len(binary) == size and binary.startswith(key_bytes):
+                start = split_window_key(binary)[1]
+                if time_from <= start <= time_to:
+                    found.append((start, named._entries[cache_key]))
+        return found
 
     def plain_view(self) -> WindowStoreFacade:
         """This store seen with plain values, reads and writes still going through the cache

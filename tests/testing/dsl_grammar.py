@@ -96,6 +96,9 @@ WINDOWS = st.builds(lambda size, grace, hop, close: Win(size, grace, hop and siz
 SESSIONS = st.builds(lambda gap, grace, close: Win(gap, grace, None, close, session=True),
                      st.sampled_from([10, 50, 300]), st.sampled_from([0, 20, 200]),
                      st.sampled_from([False, False, False, True]))
+SLIDING = st.builds(lambda diff, grace, close: Win(diff, grace, None, close, sliding=True),
+                    st.sampled_from([10, 50, 300]), st.sampled_from([0, 20, 200]),
+                    st.sampled_from([False, False, False, True]))
 MERGERS = _fns(1, st.sampled_from(["lambda k, a, b: mk(n(a) + n(b), (s(a) + s(b))[-12:])",
                                    "lambda k, a, b: b if n(b) > n(a) else a"]))
 
@@ -271,7 +274,7 @@ class _Draft:
         d = self.draw
         by_key = x.key == "S" and d(st.booleans())
         selector = None if by_key else d(KEY_SELECTORS)
-        win = d(st.one_of(WINDOWS, SESSIONS)) if (
+        win = d(st.one_of(WINDOWS, SESSIONS, SLIDING)) if (
             d(st.booleans()) if windowed is None else windowed) else None
         if agg is None:
             aggs = ["count", "aggregate"] + (["reduce"] if x.value == "V" else [])

@@ -180,8 +180,13 @@ class Win:
     advance: int | None = None
     on_close: bool = False
     session: bool = False  # SessionWindows with an inactivity gap of ``size`` instead
+    sliding: bool = False  # SlidingWindows with a time difference of ``size`` instead
 
     def __repr__(self) -> str:
+        if self.sliding:
+            return (f"SlidingWindows.of_time_difference_and_grace({self.size}, {self.grace})"
+                    if self.grace else
+                    f"SlidingWindows.of_time_difference_with_no_grace({self.size})")
         if self.session:
             return (f"SessionWindows.of_inactivity_gap_and_grace({self.size}, {self.grace})"
                     if self.grace else
@@ -191,7 +196,11 @@ class Win:
         return out if self.advance is None else f"{out}.advance_by({self.advance})"
 
     def build(self) -> Any:
-        """The ``TimeWindows`` (or ``SessionWindows``) object."""
+        """The ``TimeWindows`` (or ``SessionWindows``, ``SlidingWindows``) object."""
+        if self.sliding:
+            return (ks.SlidingWindows.of_time_difference_and_grace(self.size, self.grace)
+                    if self.grace else ks.SlidingWindows.of_time_difference_with_no_grace(
+                        self.size))
         if self.session:
             return (ks.SessionWindows.of_inactivity_gap_and_grace(self.size, self.grace)
                     if self.grace else ks.SessionWindows.of_inactivity_gap_with_no_grace(
