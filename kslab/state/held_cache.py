@@ -394,18 +394,19 @@ class HeldCachedWindowWrites(_CachedInner):
 
     def expires(self, start: int) -> bool:
         """True when the flush of a write into the window at ``start`` would be dropped by
-        the store as expired (the flushes before it having moved its stream time)."""
-        return self._inner.expires(start, self._observed)
+        the store as expired (the flushes before it having moved its stream time; an engine
+        committing on an interval flushes after the run, on the record path: never)."""
+        return self._run.commit_each and self._inner.expires(start, self._observed)
 
     def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int,
             position: int) -> bool:
         """The cached store's ``put_pair``; ``False`` (nothing held) for a delete."""
         if value is None:
             return False
-        if self._cached_in is not None:  # (a range reader: what later reads see)
-            self._range(key_bytes)[start] = (value, timestamp)
-            if start > self._observed:
-                self._observed = start
+        if self._cached_in is not None:  # (a range reader: what later reads see, and the
+            self._range(key_bytes)[start] = (value, timestamp)  # store's stream time as
+            if start > self._observed and self._run.commit_each:  # each commit's flush
+                self._observed = start  # moves it)
         binary, cache_key = self._key(key_bytes, start)
         if self._cached(cache_key):
             self._overwrites += 1
