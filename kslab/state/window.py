@@ -1011,25 +1011,36 @@ class HeldWindowWrites:
         if not self._count:
             return
         log, store._log = store._log, None  # (the store's own writes below log nothing)
+        keys: list[bytes] = []  # live runs' last bytes, written together before the store's
+        values: list[bytes] = []  # own next write (which may expire segments) and at the end
         try:
             observed, keep = store._observed, store._keep
             put_bytes, backend = store._put_bytes, store._backend
             for run in self._runs:
                 start, stored = run.start, run.stored
                 if start <= observed - keep:  # expired: each write dropped and counted
+                    if keys:
+                        backend.put_all(zip(keys, values, strict=True))
+                        keys, values = [], []
                     for index in range(len(run)):
                         binary = run.binary(index)
                         put_bytes(binary[:-_SUFFIX], (stored(index), run.raws[index],
                                                       run.timestamps[index]), start)
                     continue
                 if start > observed:  # opens a newer window: the store's own write
+                    if keys:
+                        backend.put_all(zip(keys, values, strict=True))
+                        keys, values = [], []
                     binary = run.binary(0)
                     put_bytes(binary[:-_SUFFIX], (stored(0), run.raws[0],
                                                   run.timestamps[0]), start)
                     observed = start  # (its window's last write goes again below: the same)
                 finals = list(map(run.binaries.__getitem__, run.finals()))  # the rest, live:
-                backend.put_all(zip(finals, run.final_stored, strict=True))  # each window's
-                store._segment_keys(start).update(finals)  # last bytes
+                keys += finals  # each window's last bytes
+                values += run.final_stored
+                store._segment_keys(start).update(finals)
+            if keys:
+                backend.put_all(zip(keys, values, strict=True))
         finally:
             store._log = log
         if log is None:
