@@ -122,8 +122,8 @@ class _StreamAggregateProcessor(Processor):
         store's held writes as each record's get and put; a cached store's updates go out as
         its commits flush them. The updates go out as columns: their ``Change`` objects
         unbuilt (``Changes``), with the key and value bytes the store wrote (``Encoded``).
-        ``None``, record by record, when the store cannot hold the writes or an aggregate
-        became ``None`` (a delete)."""
+        An aggregate becoming ``None`` deletes its row. ``None``, record by record, when the
+        store cannot hold the writes."""
         held = getattr(self.store, "held_writes", None)
         writes = None if held is None else held(batch, run)
         if writes is None:
@@ -169,7 +169,7 @@ class _StreamAggregateProcessor(Processor):
         stamps: list[int] = []
         for key_id, position, timestamp in zip(tally.ids, positions, timestamps, strict=True):
             old, new, stamp = fold(keys[position], values[position], current[key_id], timestamp)
-            current[key_id] = (new, stamp)
+            current[key_id] = None if new is None else (new, stamp)  # (None: deleted)
             olds.append(old)
             news.append(new)
             stamps.append(stamp)
@@ -384,9 +384,9 @@ class _TableAggregateProcessor(Processor):
         """``process`` over a run of changes: each key's stored aggregate read once, the
         subtractor and then the adder (or initializer) once per record in order over it
         (``_fold``), handed to the store's held writes as each record's get and put, and
-        forwarded as the stream aggregations forward theirs (``forward_updates``). ``None``,
-        record by record, for a ``None`` key (the record path raises), an aggregate becoming
-        ``None`` (a delete) or a store that cannot hold the writes."""
+        forwarded as the stream aggregations forward theirs (``forward_updates``); an
+        aggregate becoming ``None`` deletes its row. ``None``, record by record, for a
+        ``None`` key (the record path raises) or a store that cannot hold the writes."""
         keys = batch.keys
         if not keys:
             return batch
@@ -410,12 +410,10 @@ class _TableAggregateProcessor(Processor):
                 timestamps, strict=True):
             stored = current[key_id]
             new, stamp = fold(key, new_value, old_value, stored, timestamp)
-            if new is None:
-                return None  # a delete: the record path logs its tombstone itself
             olds.append(None if stored is None else stored[0])
             news.append(new)
             stamps.append(stamp)
-            current[key_id] = (new, stamp)
+            current[key_id] = None if new is None else (new, stamp)  # (None: deleted)
         return forward_updates(run, writes, self.forwarder.cached, tally, range(len(keys)),
                                keys, news, olds if self.s.send_old_values else None,
                                batch.origin, stamps)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from itertools import compress, islice, repeat
-from operator import attrgetter, is_, le, not_
+from operator import attrgetter, le, not_
 from typing import Any
 
 from kslab.dsl._change import Change, Changes
@@ -93,6 +93,8 @@ def forward_updates(run: BatchRun, writes: Any, cached: bool, tally: KeyTally,
                                                  for column in (keys, news, origin, stamps,
                                                                 key_bytes))
         known_keys = Encoded(writes.key_serde, key_bytes)
+    if flushed.stamps is not None:  # (a flushed delete carries its record's timestamp)
+        stamps = flushed.stamps
     return Batch(keys, Changes(news, flushed.olds,
                                Encoded(writes.value_serde, flushed.value_bytes)),
                  origin, stamps, known_keys, at_commit=True)  # (sent by the commits' flushes)
@@ -199,8 +201,9 @@ class _TableSourceProcessor(Processor):
         without a store each record's ``Change(value, None)``; with one, each distinct key's
         stored value read once and every record put (the store's held writes, as the
         aggregations' batch forms do), an out-of-order update's warning deferred, and what
-        the store's writer forwards (``forward_updates``). ``None``, record by record, for a
-        ``None`` value (a delete) or a store that cannot hold the writes (a versioned one)."""
+        the store's writer forwards (``forward_updates``); a ``None`` value deletes its
+        row. ``None``, record by record, for a store that cannot hold the writes (a
+        versioned one)."""
         keys = batch.keys
         types = key_types(keys)
         if _NONE in types:
@@ -216,8 +219,6 @@ class _TableSourceProcessor(Processor):
         if not keys:
             return batch  # (no record reaches the store)
         values = batch.values
-        if any(map(is_, values, repeat(None))):
-            return None  # a delete: the record path logs its tombstone in its own context
         held = getattr(self.store, "held_writes", None)
         writes = None if held is None else held(batch, run)
         if writes is None:
@@ -252,7 +253,7 @@ class _TableSourceProcessor(Processor):
                 if timestamp < old[1]:
                     run.defer(row, partial(_out_of_order, self.ctx, name, old[1], timestamp))
                 olds.append(old[0])
-            current[key_id] = (value, timestamp)
+            current[key_id] = None if value is None else (value, timestamp)  # (a delete)
         return olds if sends_olds else None
 
     def _skip(self) -> None:
@@ -479,36 +480,63 @@ class _TableOpProcessor(Processor):
 
     def _stored_batch(self, batch: Batch, run: BatchRun, news: list[Any],
                       latest: list[bool] | None) -> Batch | None:
-        """The run's new values (``news``) put in the operator's store, as the aggregations'
-        batch forms put theirs (``forward_updates``), each one's old value the store's (where
-        old values are sent: then ``process`` gets each key before its put). ``None``, record
-        by record, for a delete (a ``None`` value: a row that stops matching), a change that
-        is not the latest (a versioned table's), a store that cannot hold the writes, or a
-        record cache without old values (a put with no get before it, which the held writes
-        do not count)."""
+        """The run's new values (``news``; ``None``: the row is deleted, as a row that stops
+        matching is) put in the operator's store, as the aggregations' batch forms put theirs
+        (``forward_updates``), each one's old value the store's (where old values are sent:
+        then ``process`` gets each key before its put, and drops a change that neither
+        matched before nor matches now: a get with no put, ``writes.missed``). ``None``,
+        record by record, for a change that is not the latest (a versioned table's), a store
+        that cannot hold the writes, a record cache without old values (a put with no get
+        before it, which the held writes do not count), or a run whose last change is
+        dropped (its get is the key the store remembers last)."""
         forwarder = self.forwarder
         assert forwarder is not None
         if not news:
             return batch  # (no record reaches the store)
-        if latest is not None or any(map(is_, news, repeat(None))) or (
-                forwarder.cached and not self.send_old_values):
+        if latest is not None or (forwarder.cached and not self.send_old_values):
             return None
-        held = getattr(self.store, "held_writes", None)
-        writes = None if held is None else held(batch, run)
+        writes = self._held(batch, run)
         if writes is None:
             return None
         keys = batch.keys
         tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
         stored = writes.read(tally.distinct)
         olds: list[Any] | None = None
-        if self.send_old_values and not forwarder.cached:  # the store's value before each put
+        positions: Any = range(len(keys))
+        origin, timestamps = batch.origin, run.timestamps(batch)
+        if self.send_old_values:  # the store's value before each put
             current = [None if held is None else held[0] for held in stored]
-            olds = []
+            olds, keep = [], []
+            skip = self.skip_empty
             for key_id, new in zip(tally.ids, news, strict=True):
-                olds.append(current[key_id])
+                old = current[key_id]
+                if skip and old is None and new is None:
+                    keep.append(False)  # (neither matched before nor matches now)
+                    continue
+                keep.append(True)
+                olds.append(old)
                 current[key_id] = new
-        return forward_updates(run, writes, forwarder.cached, tally, range(len(keys)), keys,
-                               news, olds, batch.origin, run.timestamps(batch))
+            if not all(keep):
+                if not keep[-1]:
+                    return None
+                positions = list(compress(positions, keep))
+                keys, news, origin, timestamps = (list(compress(column, keep)) for column in (
+                    keys, news, origin, timestamps))
+                writes = self._held(batch, run)  # (one reading only the keys put)
+                if writes is None:
+                    return None
+                writes.missed(len(keep) - len(positions))
+                tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
+                writes.read(tally.distinct)
+            if forwarder.cached:
+                olds = None  # (the cache's flushes send the store's)
+        return forward_updates(run, writes, forwarder.cached, tally, positions, keys, news,
+                               olds, origin, timestamps)
+
+    def _held(self, batch: Batch, run: BatchRun) -> Any:
+        """The store's held writes for a run over ``batch``, or ``None``."""
+        held = getattr(self.store, "held_writes", None)
+        return None if held is None else held(batch, run)
 
 
 def change_columns(batch: Batch) -> tuple[list[Any], list[Any] | None, list[bool] | None]:

@@ -64,11 +64,14 @@ class Flushed(NamedTuple):
     order (and for a store without a cache, where the processor forwards each update itself).
     ``olds``: the value each forwarded update replaced in the store (only where old values
     are sent), else ``None``. ``value_bytes``: each forwarded update's new value as the
-    store's value serde wrote it (a store without a cache: every update's)."""
+    store's value serde wrote it (a store without a cache: every update's; ``None``: a
+    delete). ``stamps``: each forwarded update's timestamp where some differ from the
+    updates' own (a cache's flushed delete carries its record's), else ``None``."""
 
     updates: list[int] | None
     olds: list[Any] | None
-    value_bytes: list[bytes]
+    value_bytes: list[bytes | None]
+    stamps: list[int] | None = None
 
 
 class Batch:
@@ -221,6 +224,14 @@ class BatchRun(Protocol):
     caches_held: bool
     """True when a record cache may hold the run's writes: no other record cache of the
     task flushes or evicts within the run."""
+
+    def holds_cache(self, namespace: str) -> bool:
+        """True when the record cache ``namespace`` may hold the run's writes: it is the
+        task's one cache (``caches_held``), or the engine commits after every consumed
+        record and it is the first cache of the run to ask (the run's one cached writer: at
+        each commit within the run only it is dirty, so the record path's flush order across
+        the task's caches changes nothing; the others are only read, or written by another
+        stage of the chunk, whose consumed records commit on their own)."""
 
     def reserve(self, cache: Any, growth: int) -> bool:
         """True, reserving them, when ``growth`` more bytes fit in the thread cache ``cache``

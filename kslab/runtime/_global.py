@@ -13,19 +13,17 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from kslab.core.global_task import GLOBAL_TASK, NoOutput, global_nodes
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
-from kslab.records import TaskId
 
 if TYPE_CHECKING:
     from kslab.runtime._events import ThreadEvents
     from kslab.runtime.streams import KafkaStreams
 
-__all__ = ["GLOBAL_TASK", "GlobalThread"]
+__all__ = ["GlobalThread"]
 
 log = logging.getLogger("kslab.runtime")
-
-GLOBAL_TASK = TaskId(-1, -1)
 
 
 class GlobalThread(threading.Thread):
@@ -46,16 +44,13 @@ class GlobalThread(threading.Thread):
 
         streams = self.streams
         topo = streams.topology
-        nodes: set[str] = set()
-        for spec in topo.global_stores.values():
-            nodes.update((spec.source_name, spec.processor_name))
         inputs = [(t, p) for t in streams.plan.global_topics
                   for p in range(streams.partition_count(t))]
         directory = streams.state_root / "global"
         directory.mkdir(parents=True, exist_ok=True)
         self.task = StreamTask(
-            GLOBAL_TASK, topo, sorted(nodes), config=streams.config,
-            application_id=streams.application_id, collector=_NoOutput(),
+            GLOBAL_TASK, topo, global_nodes(topo), config=streams.config,
+            application_id=streams.application_id, collector=NoOutput(),
             clock=lambda: int(time.time() * 1000), input_partitions=inputs,
             state_dir=directory, global_stores={}, on_skip=self.events.skipped_record,
         )
@@ -124,13 +119,3 @@ class GlobalThread(threading.Thread):
             task, self.task = self.task, None
             task.close()
 
-
-class _NoOutput:
-    """Global tasks write nothing; a send here is a wiring bug."""
-
-    def send(self, topic: str, *args: Any) -> None:
-        msg = f"the global task tried to write to '{topic}'; global stores have no outputs"
-        raise StreamsError(msg)
-
-    def partitions_for(self, topic: str) -> int:
-        return 1

@@ -2,12 +2,14 @@
 
 Spark supplies only I/O, ordering, state storage and clocks; every record goes through the
 core's ``StreamTask`` (stream time, punctuation, routing and serdes are the core's own).
-Invariant: batch replay (``run_batch``) equals the test driver's output record for record.
+Invariant: batch replay (``run_batch``) equals the test driver's output record for record
+where one task writes each repartition partition.
 
 Guarantees. ``run_batch`` is deterministic: each task reads its partitions in offset order and a
-repartition topic is sorted by (timestamp, writing task, sequence). ``start`` restarts state
-and source offsets from one checkpoint, so no input is lost or counted twice; its Kafka sink
-is at-least-once (a micro-batch retried after a crash is written again), and
+repartition topic keeps each writing task's order, several writers merged by (mark, writing
+task, sequence), a task's mark being the highest timestamp it had written so far. ``start``
+restarts state and source offsets from one checkpoint, so no input is lost or counted twice;
+its Kafka sink is at-least-once (a micro-batch retried after a crash is written again), and
 ``exactly_once_v2`` is not available.
 
 What differs from the native runtime (``kslab.KafkaStreams``): no changelog topics (Spark's
@@ -15,7 +17,9 @@ checkpoint holds state); processors are rebuilt each micro-batch, so only stores
 a task's partitions are merged by head timestamp as if all were buffered (no
 ``max.task.idle.ms``); wall-clock punctuation never fires in batch, and in streaming fires on
 Spark processing-time timers between micro-batches (not under ``availableNow``); pattern
-sources, topic-name extractors and global stores are refused (``explain`` names them).
+sources and topic-name extractors are refused (``explain`` names them). Global stores are
+filled in every batch task from their topics' frames before it processes anything (as Kafka
+Streams bootstraps them); streaming refuses them for now.
 """
 
 from typing import Any

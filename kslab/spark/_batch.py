@@ -3,9 +3,13 @@
 Each stage reads its inputs as one Spark partition per Kafka partition in offset (or timestamp)
 order and runs the core's task over it with ``mapInArrow``; a topic written by one stage and read
 by another (a repartition topic) is a Spark shuffle by the partition Kafka's murmur2 partitioner
-picked, sorted within each partition by (timestamp, writing task, write sequence). Invariant:
-every record reaches its task in the order the test driver would hand it over, so the outputs
-equal the driver's record for record; Spark only moves bytes between tasks.
+picked, sorted within each partition by (mark, writing task, write sequence): a writer's mark is
+the highest timestamp it had written so far, so each writer's records keep the order it wrote
+them in, as Kafka keeps them (a record out of order in time stays late), and several writers of
+one partition are merged by how far each had got in time. Invariant: every record reaches its
+task in an order Kafka could have given it, the test driver's order where one task writes each
+partition, so the outputs then equal the driver's record for record; Spark only moves bytes
+between tasks.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
     ``partition``, ``offset`` and ``headers``. ``partitions`` gives topics' partition counts
     (default: ``max(partition) + 1`` of a frame with that column, else 1). Output frames have
     ``topic, partition, key, value, timestamp, headers`` and ``task, seq``: the writing task's
-    partition and its write sequence, which order one task's records. Raises
+    partition and its write sequence, which order one task's records of a topic. Raises
     ``SparkUnavailableError`` when Spark's Python workers cannot import this kslab (checked
     once per SparkContext and worker Python).
     """
@@ -59,19 +63,21 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
     props = dict(config or {})
     application_id = StreamsConfig(props).get("application.id") or DEFAULT_APPLICATION_ID
     frames = dict(inputs)
+    _check_global_inputs(topology, frames)
     counts = {t: _partition_count(t, df, partitions) for t, df in frames.items()}
     counts.update({t: n for t, n in (partitions or {}).items() if t not in counts})
     plan = SparkPlan.build(topology, application_id, counts)
     _check_inputs(plan, frames)
     if frames:  # before any kslab task is planned: they run in Spark's Python workers
         check_workers(next(iter(frames.values())).sparkSession)
+    global_records = _global_records(plan, frames, counts)
     topics: dict[str, Any] = {}  # topic -> frame of records sent to it (stage output rows)
     sinks: set[str] = set()
     for stage in plan.stages:
         sources = [_source_frame(frames[t], t, i, counts[t]) if t in frames
                    else _internal_frame(topics[t], i)
                    for i, t in enumerate(stage.source_topics)]
-        output = _run_stage(plan, stage, sources, props, frames)
+        output = _run_stage(plan, stage, sources, props, frames, global_records)
         consumers = list(stage.sink_topics)
         if len(consumers) > 1:
             from pyspark import StorageLevel
@@ -144,6 +150,17 @@ def _check_inputs(plan: SparkPlan, frames: Mapping[str, Any]) -> None:
             raise StreamsError(msg, topic=topic)
 
 
+def _check_global_inputs(topology: Topology, frames: Mapping[str, Any]) -> None:
+    """Every global store's topic has a frame: batch replay fills global stores from it."""
+    for name, spec in topology.global_stores.items():
+        if spec.topic not in frames:
+            given = ", ".join(sorted(frames)) or "none"
+            msg = (f"global store '{name}' reads topic '{spec.topic}' but inputs has no frame "
+                   f"for it (given: {given}); pass inputs={{'{spec.topic}': df, ...}} with "
+                   "the global table's records")
+            raise StreamsError(msg, topic=spec.topic)
+
+
 def _source_frame(df: Any, topic: str, queue: int, count: int) -> Any:
     """A user frame in the stage schema: binary key/value, ms timestamps, a partition."""
     from pyspark.sql import functions as sf
@@ -197,19 +214,56 @@ def _murmur2_partition(count: int) -> Any:
     return sf.when(picked < 0, spread).otherwise(picked)
 
 
+def _global_records(plan: SparkPlan, frames: Mapping[str, Any],
+                    counts: Mapping[str, int]) -> Any:
+    """Every record of the global stores' topics, each partition's in offset (or timestamp)
+    order, collected once and sent to every task (a broadcast variable where the session has
+    a SparkContext): each task fills its global stores from them before it processes anything,
+    as Kafka Streams bootstraps global stores at start. ``None`` without global stores."""
+    if not plan.global_topics:
+        return None
+    records: list[tuple[Any, ...]] = []
+    for topic in plan.global_topics:
+        rows = _source_frame(frames[topic], topic, 0, counts[topic]) \
+            .orderBy("partition", "o1", "o2", "o3").collect()
+        positions: dict[int, int] = {}
+        for row in rows:
+            partition, offset = row["partition"], row["offset"]
+            if offset < 0:  # no offsets given: the position in its partition
+                offset = positions.get(partition, 0)
+                positions[partition] = offset + 1
+            key, value = row["key"], row["value"]  # (Spark's rows hold bytearrays)
+            records.append((topic, partition, offset, row["timestamp"],
+                            None if key is None else bytes(key),
+                            None if value is None else bytes(value), row["headers"]))
+    spark = next(iter(frames.values())).sparkSession
+    try:
+        return spark.sparkContext.broadcast(records)
+    except Exception:  # Spark Connect: no SparkContext, the records travel with each task
+        return records
+
+
+def _value(global_records: Any) -> list[tuple[Any, ...]] | None:
+    """The global records a task fills its global stores from (a broadcast's value)."""
+    if global_records is None or isinstance(global_records, list):
+        return global_records
+    return global_records.value  # type: ignore[no-any-return]
+
+
 def _internal_frame(output: Any, queue: int) -> Any:
-    """Stage output rows of a topic as a later stage's input: ordered by time, task, sequence."""
+    """Stage output rows of a topic as a later stage's input, ordered by (mark, task, sequence):
+    each writing task's order kept, several writers merged by their marks (``RowCollector``)."""
     from pyspark.sql import functions as sf
 
     return output.select(
         sf.lit(queue).alias("_q"), "partition", sf.lit(-1).cast("long").alias("offset"),
-        sf.col("timestamp").alias("o1"), sf.col("task").cast("long").alias("o2"),
+        sf.col("mark").alias("o1"), sf.col("task").cast("long").alias("o2"),
         sf.col("seq").alias("o3"), "timestamp", "key", "value", "headers",
     )
 
 
 def _run_stage(plan: SparkPlan, stage: Stage, sources: list[Any], props: dict[str, Any],
-               frames: Mapping[str, Any]) -> Any:
+               frames: Mapping[str, Any], global_records: Any = None) -> Any:
     """One stage: route each Kafka partition to its own Spark partition, sort, run the tasks."""
     from pyspark.sql import functions as sf
 
@@ -224,12 +278,12 @@ def _run_stage(plan: SparkPlan, stage: Stage, sources: list[Any], props: dict[st
                                             for x in (p, r)]), sf.col("partition"))
         inputs = inputs.repartition(stage.tasks, route) \
             .sortWithinPartitions("partition", "_q", "o1", "o2", "o3")
-    run = _stage_function(plan, stage, props, _accumulators(inputs.sparkSession))
+    run = _stage_function(plan, stage, props, _accumulators(inputs.sparkSession), global_records)
     return inputs.select(*_FED).mapInArrow(run, _spark_schema())
 
 
 def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
-                    stats: tuple[Any, Any] | None = None) -> Any:
+                    stats: tuple[Any, Any] | None = None, global_records: Any = None) -> Any:
     topology, app_id = plan.topology, plan.application_id
     counts = dict(plan.partitions)
     keep = set(stage.sink_topics)
@@ -264,7 +318,8 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
                         inputs = [(t, p) for t in topics if p < counts.get(t, 1)]
                         runner = TaskRunner(topology, props, app_id, stage.id, nodes, p,
                                             inputs, counts, keep, lambda: started,
-                                            topic_ids=sink_ids)
+                                            topic_ids=sink_ids,
+                                            global_records=_value(global_records))
                         current = p
                     run_cols = cols if start == 0 and end == n else {
                         name: column[start:end] for name, column in cols.items()}

@@ -2,7 +2,9 @@
 
 ``SparkPlan`` maps a topology onto stages: one per (non-global) sub-topology, ordered so that a
 stage comes after every stage writing a topic it reads; topic partition counts come from the
-core's ``TopicPlan`` (repartition topics take their writer's task count, as in Kafka).
+core's ``TopicPlan`` (repartition topics take their writer's task count, as in Kafka). Global
+stores are not stages: batch replay fills them in every task from their topics' frames before
+the task processes anything (``global_topics``).
 Invariant: a plan is only built for what the Spark engine runs exactly — anything else is refused
 with a ``TopologyError`` that names the node and why.
 """
@@ -41,6 +43,7 @@ class SparkPlan:
     stages: list[Stage] = field(default_factory=list)
     partitions: dict[str, int] = field(default_factory=dict)
     external: set[str] = field(default_factory=set)  # topics the caller supplies
+    global_topics: tuple[str, ...] = ()  # the topics global stores are filled from
 
     @classmethod
     def build(cls, topology: Topology, application_id: str,
@@ -72,6 +75,16 @@ class SparkPlan:
             for g in groups
         ]
         plan.stages = _ordered(stages)
+        plan.global_topics = tuple(sorted({spec.topic for spec in
+                                           topology.global_stores.values()}))
+        for stage in plan.stages:
+            fed = sorted(set(stage.sink_topics) & set(plan.global_topics))
+            if fed:
+                msg = (f"sub-topology {stage.id} writes topic '{fed[0]}', which a global store "
+                       "reads; a Spark batch replay fills global stores from their topics' "
+                       "frames before any sub-topology runs, so it cannot feed one; pass the "
+                       "topic's records as a frame, or join against a KTable instead")
+                raise TopologyError(msg)
         return plan
 
     def real(self, topic: str) -> str:
@@ -99,20 +112,23 @@ def unsupported(topology: Topology) -> list[tuple[str, str]]:
             out.append((name, "it picks its topic per record (a TopicNameExtractor), and a "
                               "Spark plan needs its output topics up front; use fixed topics "
                               "(split the stream) instead"))
-        elif node.is_global:
-            out.append((name, "global stores (and GlobalKTable) are not supported on Spark "
-                              "yet; join against a KTable instead"))
     return out
 
 
 def streaming_unsupported(topology: Topology) -> list[tuple[str, str]]:
-    """``(node, reason)`` for processors whose stores Spark state cannot hold (custom kinds)."""
+    """``(node, reason)`` for what streaming cannot run that batch replay can: processors whose
+    stores Spark state cannot hold (custom kinds), and global stores' nodes."""
     from kslab.spark._state import spark_backed_kinds
 
     backed = spark_backed_kinds()
     out = []
     kinds: dict[str, str] = {}
     for name, node in topology.nodes.items():
+        if node.is_global:
+            out.append((name, "global stores (and GlobalKTable) run in run_batch but not yet "
+                              "in Spark streaming; replay it with run_batch, run it on "
+                              "ks.KafkaStreams, or join against a KTable instead"))
+            continue
         for store in getattr(node, "stores", ()):
             if store not in kinds:
                 builder = topology.state_stores.get(store)
@@ -143,8 +159,15 @@ def _ordered(stages: list[Stage]) -> list[Stage]:
                 raise TopologyError(msg)
         if not ready:
             ids = ", ".join(str(s.id) for s in pending)
-            msg = (f"sub-topologies {ids} feed each other in a cycle; a Spark batch plan "
-                   "needs them in order")
+            through = sorted({t for s in pending for t in s.sink_topics
+                              if any(t in p.source_topics for p in pending if p is not s)})
+            fk = any("SUBSCRIPTION-REGISTRATION" in t or "SUBSCRIPTION-RESPONSE" in t
+                     for t in through)
+            msg = (f"sub-topologies {ids} feed each other in a cycle through topics "
+                   f"{', '.join(through)}"
+                   f"{' (a foreign-key join: its subscription and response topics)' if fk else ''}"
+                   "; Spark runs sub-topologies one after another and cannot run a cycle "
+                   "yet; run this topology in the test driver or on ks.KafkaStreams")
             raise TopologyError(msg)
         done.extend(ready)
         pending = [s for s in pending if s not in ready]

@@ -22,23 +22,29 @@ import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from itertools import repeat
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any
 
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
 from kslab.core.bulk.port import CollectorPort
+from kslab.core.global_task import GLOBAL_TASK, NoOutput, global_nodes
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
 from kslab.processor.partitioner import default_partition, default_partitions
 from kslab.records import TaskId
 from kslab.topology.topology import Topology
 
-__all__ = ["OUTPUT_FIELDS", "RowCollector", "SparkPort", "TaskRunner", "output_schema"]
+__all__ = ["OUTPUT_FIELDS", "RowCollector", "SparkPort", "TaskRunner", "filled_global_task",
+           "output_schema"]
 
 OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
+# batch replay's rows carry one more column: each row's ``mark``, the highest timestamp its
+# task had written so far (a later stage merges several writers' rows by it, see RowCollector)
+_REPLAY_FIELDS = (*OUTPUT_FIELDS, "mark")
 _BATCH_ROWS = 65536
+_NO_MARK = -(2**63)  # the mark before a task's first write to a topic
 
 
 def output_schema(topic_ids: bool = False) -> Any:
@@ -60,6 +66,7 @@ def output_schema(topic_ids: bool = False) -> Any:
          pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))),
         ("task", pa.int32()),
         ("seq", pa.int64()),
+        *([("mark", pa.int64())] if topic_ids else []),
     ])
 
 
@@ -69,6 +76,14 @@ class RowCollector:
     Partitions are picked as the test driver picks them: a sink's partitioner, else murmur2 of
     the key bytes, else (no key) round robin per topic. Sends to other topics (changelogs in
     batch replay) are dropped: Spark holds or discards the state itself.
+
+    With ``topic_ids`` (batch replay) each row also gets its ``mark``: the highest timestamp
+    this task had written to the row's topic up to and including it. Marks never fall along a
+    task's writes to a topic, so a later stage that sorts one partition's rows by (mark, task,
+    seq) keeps every writer's order (as Kafka keeps it), merges several writers by how far each
+    had got in time, and with one writer gives exactly its write order, as the test driver
+    hands them over. Per topic, not per task: a batch run appends a chunk's records topic by
+    topic, so only each topic's own order is the record path's (``seq`` across topics is not).
     """
 
     def __init__(self, partition_counts: dict[str, int], keep: Iterable[str], task: int,
@@ -79,7 +94,9 @@ class RowCollector:
         self._task = task
         self._round_robin: dict[str, int] = {}
         self.seq = 0
-        self.columns: dict[str, list[Any]] = {name: [] for name in OUTPUT_FIELDS}
+        self._fields = OUTPUT_FIELDS if topic_ids is None else _REPLAY_FIELDS
+        self._marks: dict[str, int] = {}  # topic -> highest timestamp written to it so far
+        self.columns: dict[str, list[Any]] = {name: [] for name in self._fields}
 
     def partitions_for(self, topic: str) -> int:
         """The partition count the plan gave ``topic`` (1 when it names none)."""
@@ -153,6 +170,11 @@ class RowCollector:
         c["task"].extend(repeat(self._task, n))
         c["seq"].extend(range(self.seq, self.seq + n))
         self.seq += n
+        if self._ids is not None:
+            marks = list(accumulate(timestamps, max, initial=self._marks.get(topic, _NO_MARK)))
+            del marks[0]
+            c["mark"].extend(marks)
+            self._marks[topic] = marks[-1]
 
     def _append(self, topic: str, partition: int, key: bytes | None, value: bytes | None,
                 headers: Any, timestamp: int) -> None:
@@ -171,6 +193,11 @@ class RowCollector:
         c["task"].append(self._task)
         c["seq"].append(self.seq)
         self.seq += 1
+        if self._ids is not None:
+            mark = self._marks.get(topic, _NO_MARK)
+            if timestamp > mark:
+                self._marks[topic] = mark = timestamp
+            c["mark"].append(mark)
 
     def __len__(self) -> int:
         return len(self.columns["seq"])
@@ -181,9 +208,9 @@ class RowCollector:
 
         schema = output_schema(self._ids is not None)
         batch = pa.RecordBatch.from_arrays([pa.array(self.columns[name], type=field.type)
-                                            for name, field in zip(OUTPUT_FIELDS, schema,
+                                            for name, field in zip(self._fields, schema,
                                                                    strict=True)], schema=schema)
-        self.columns = {name: [] for name in OUTPUT_FIELDS}
+        self.columns = {name: [] for name in self._fields}
         return batch
 
 
@@ -217,14 +244,22 @@ class TaskRunner:
                  inputs: list[tuple[str, int]], partition_counts: dict[str, int],
                  keep: Iterable[str], clock: Callable[[], int],
                  store_hook: Callable[[StreamTask], None] | None = None,
-                 topic_ids: dict[str, int] | None = None) -> None:
+                 topic_ids: dict[str, int] | None = None,
+                 global_records: list[tuple[Any, ...]] | None = None) -> None:
         self.collector = RowCollector(partition_counts, keep, partition, topic_ids)
         self._state_dir = Path(tempfile.mkdtemp(prefix=f"kslab-spark-{subtopology}_{partition}-"))
+        config = StreamsConfig({**REPLAY_DEFAULTS, **props})
+        self.global_task: StreamTask | None = None
+        if global_records is not None:  # before this task is built: its processors read them
+            self.global_task = filled_global_task(topology, config, application_id, clock,
+                                                  global_records, partition_counts,
+                                                  self._state_dir / "global")
         self.task = StreamTask(
             TaskId(subtopology, partition), topology, nodes,
-            config=StreamsConfig({**REPLAY_DEFAULTS, **props}), application_id=application_id,
+            config=config, application_id=application_id,
             collector=self.collector, clock=clock, input_partitions=inputs,
             state_dir=self._state_dir,
+            global_stores=None if self.global_task is None else self.global_task.stores,
         )
         if store_hook is not None:
             store_hook(self.task)
@@ -295,13 +330,40 @@ class TaskRunner:
             yield self.collector.drain()
 
     def close(self) -> None:
-        """Close the task and remove its scratch state directory."""
+        """Close the task (and its global stores) and remove its scratch state directory."""
         try:
             if self.bulk is not None:
                 self.bulk.forget(self.task)
             self.task.close()
+            if self.global_task is not None:
+                self.global_task.close()
         finally:
             shutil.rmtree(self._state_dir, ignore_errors=True)
+
+
+def filled_global_task(topology: Topology, config: StreamsConfig, application_id: str,
+                       clock: Callable[[], int], records: list[tuple[Any, ...]],
+                       partition_counts: dict[str, int], state_dir: Path) -> StreamTask:
+    """The topology's global task with its stores filled from ``records`` (``(topic,
+    partition, offset, timestamp, key bytes, value bytes, headers JSON)``, each partition's
+    in offset order), as Kafka Streams fills them from the global topics before any stream
+    task processes a record; its processors (a ``GlobalKTable``'s, or ``add_global_store``'s
+    own) run over them as on every engine."""
+    topics = sorted({spec.topic for spec in topology.global_stores.values()})
+    inputs = [(t, p) for t in topics for p in range(partition_counts.get(t, 1))]
+    state_dir.mkdir(parents=True, exist_ok=True)
+    task = StreamTask(GLOBAL_TASK, topology, global_nodes(topology), config=config,
+                      application_id=application_id, collector=NoOutput(),  # type: ignore[arg-type]
+                      clock=clock, input_partitions=inputs, state_dir=state_dir,
+                      global_stores={})
+    task.initialize()
+    for topic, partition, offset, timestamp, key, value, headers in records:
+        task.add_record((topic, partition, offset, timestamp, key, value, _headers(headers)))
+    while task.process():
+        pass
+    task.commit()
+    task.flush()
+    return task
 
 
 def _headers(value: Any) -> Any:

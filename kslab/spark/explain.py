@@ -39,9 +39,10 @@ _SOURCE_DIFF = ("records of several input partitions of one task are merged by h
                 "as if all were buffered: max.task.idle.ms and buffered.records.per.partition "
                 "do not apply")
 _SHUFFLE = ("a Spark shuffle by the partition the writing sink picked (murmur2 of the key "
-            "bytes), sorted within each partition by (timestamp, writing task, sequence)")
-_SHUFFLE_DIFF = ("Kafka orders a partition by arrival time at the broker; Spark orders records "
-                 "from several writing tasks by timestamp, then task")
+            "bytes); each writing task's order kept, several writers merged by (mark, writing "
+            "task, sequence), a task's mark the highest timestamp it had written so far")
+_SHUFFLE_DIFF = ("Kafka interleaves several writing tasks by arrival time at the broker; Spark "
+                 "by how far each had got in time (its mark), then task")
 _SINK_BATCH = "rows of the topic's result frame, with the partition Kafka's producer would pick"
 _SINK_STREAM = ("produced to Kafka by the Arrow stream writer: at-least-once (a micro-batch "
                 "retried after a failure is written again)")

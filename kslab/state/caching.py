@@ -233,7 +233,7 @@ class CachingKeyValueStore(CachingStore):
         held = getattr(self._inner, "held_writes", None)
         if self._cache is None:
             return None if held is None else held(batch, run)
-        if held is None or not self._timestamped or not run.caches_held \
+        if held is None or not self._timestamped or not run.holds_cache(self._namespace) \
                 or threading.get_ident() != self._thread \
                 or (run.commit_each and not self._cache.is_clean(self._namespace)):
             return None

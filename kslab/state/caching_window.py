@@ -97,8 +97,8 @@ class CachingWindowStore(CachingStore):
         held = getattr(self._inner, "held_writes", None)
         if self._cache is None:
             return None if held is None else held(batch, run)
-        if held is None or not self._timestamped or self._index or not run.caches_held \
-                or threading.get_ident() != self._thread \
+        if held is None or not self._timestamped or self._index \
+                or not run.holds_cache(self._namespace) or threading.get_ident() != self._thread \
                 or (run.commit_each and not self._cache.is_clean(self._namespace)):
             return None
         inner = held(batch, run)
@@ -418,7 +418,8 @@ class CachingSessionStore(CachingStore):
             return None
         if self._cache is None:
             return held(batch, run)
-        if not run.caches_held or not run.commit_each or self._listener is None \
+        if not run.holds_cache(self._namespace) or not run.commit_each \
+                or self._listener is None \
                 or threading.get_ident() != self._thread \
                 or not self._cache.is_clean(self._namespace):
             return None

@@ -9,9 +9,10 @@ inside the run, and the puts stay in the cache as dirty entries for the commit t
 (``_held_dirty``). Invariant: after ``apply`` the cache (entries, LRU order,
 counters, sizes), the store and its changelog are what the record path's calls leave.
 
-Over 600 lines because the key-value and window caches' held writes share the flush order,
-the fit check and the entries' record context; the window one also answers a sliding
-aggregation's range reads (``windows``) over the same cached windows it replays.
+Over 600 lines because the key-value and the window cache's held writes replay one cache's
+bookkeeping (``flush_order``, ``_fits``, the final entries) and share its helpers; a run
+with deletes (``HeldCachedWrites._flushed_deletes``) is replayed update by update beside them,
+and the window one also answers a sliding aggregation's range reads (``windows``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import chain, compress, islice, repeat
 from itertools import count as count_from
-from operator import add, attrgetter, getitem, is_, lt, not_
+from operator import add, attrgetter, getitem, is_, is_not, lt, not_
 from typing import Any
 
 from kslab.processor.batch import Batch, Flushed
@@ -142,6 +143,7 @@ class HeldCachedWrites(_CachedInner):
         # positions, key bytes, values and timestamps of the updates
         self._updates: tuple[list[int], list[bytes], list[Any], list[int]] = ([], [], [], [])
         self._counts = (0, 0, 0, 0)  # gets, hits, puts, overwrites
+        self._missed = 0  # gets of keys neither cached nor stored, with no put after them
         self._flushes: list[int] | None = None  # the flushed updates, when not all of them
         # each key's last put, when the run has no commit in it (``_held_dirty``): keys, the
         # index of each one's last update, its stored bytes
@@ -185,12 +187,19 @@ class HeldCachedWrites(_CachedInner):
         n = len(positions)
         self._counts = (n, n - missed, n + loaded, n - fresh)
 
+    def missed(self, count: int) -> None:
+        """``count`` more gets, each of a key neither cached nor stored (a miss, nothing read
+        back), with no put after it (a table filter's change it drops)."""
+        self._missed += count
+
     def flushed(self) -> Flushed | None:
         """What the run's commits forward, in order; ``None`` when a put might have evicted
         (or for a delete)."""
         if not self._run.commit_each:
             return self._held_dirty()
         positions, all_keys, values, timestamps = self._updates
+        if None in values:
+            return self._flushed_deletes()
         origin = self._batch.origin
         every = self._run.in_order(self._batch)  # (positions increase: so do their
         if not every:  # consumed records, and each put is flushed after its own)
@@ -215,6 +224,65 @@ class HeldCachedWrites(_CachedInner):
                 olds.append(current[key_bytes])
                 current[key_bytes] = new
         return Flushed(None if every else order, olds, raws)
+
+    def _flushed_deletes(self) -> Flushed | None:
+        """``flushed`` of a run with deletes (``None`` values) where the engine commits after
+        every consumed record: the record path's gets, puts and flushes replayed update by
+        update. A flushed delete of a key the store does not hold is neither written nor
+        forwarded (``CachingKeyValueStore._flushed``); every flushed delete leaves the cache,
+        so a later get of its key misses (with nothing to read back) and its put is no
+        overwrite. A forwarded delete carries its record's timestamp (``Flushed.stamps``)."""
+        positions, all_keys, values, timestamps = self._updates
+        origin = self._batch.origin
+        cached = {key for key, entry in self._before.items() if entry is not None}
+        held = {key: None if value is None else value[0]  # the store's value of each key
+                for key, value in self._stored.items()}  # as of each flush
+        gets = hits = puts = overwrites = 0
+        dirty: PendingWrites[bytes, int] = PendingWrites()
+        order: list[int] = []  # the updates the flushes write, in flush order
+        olds: list[Any] = []
+
+        def flush() -> None:
+            for key, index in dirty.drain():
+                new = values[index]
+                if new is None:
+                    cached.discard(key)
+                    if held[key] is None:
+                        continue
+                order.append(index)
+                olds.append(held[key])
+                held[key] = new
+
+        last = None
+        for index, (position, key) in enumerate(zip(positions, all_keys, strict=True)):
+            row = origin[position]
+            if row != last and last is not None:
+                flush()  # (the commit after the consumed record before)
+            last = row
+            gets += 1
+            if key in cached:
+                hits += 1
+                overwrites += 1
+            elif held[key] is not None:  # read back as a clean entry, then overwritten
+                puts += 1
+                overwrites += 1
+                cached.add(key)
+            puts += 1
+            cached.add(key)
+            dirty.hold_last(key, index)
+        flush()
+        news = list(map(values.__getitem__, order))
+        raws = self._inner.encode_deletes(news)
+        if raws is None or not self._fits([raw for raw in raws if raw is not None]):
+            return None
+        records = self._run.timestamps(self._batch)
+        stamps = [timestamps[index] if values[index] is not None else records[positions[index]]
+                  for index in order]
+        self._inner.write_columns(list(map(all_keys.__getitem__, order)), raws, stamps,
+                                  list(map(positions.__getitem__, order)))
+        self._flushes = order
+        self._counts = (gets, hits, puts, overwrites)
+        return Flushed(order, olds if self._send_old else None, raws, stamps)
 
     def _fits(self, raws: list[bytes]) -> bool:
         """True when no put of the run can evict: every key it touched, at the widest value
@@ -253,6 +321,14 @@ class HeldCachedWrites(_CachedInner):
             flushes = self._flushes
             if flushes is not None:  # flushed writes -> updates
                 indexes = list(map(flushes.__getitem__, indexes))
+            if None in stored:  # deleted: out of the cache (gone at its flush)
+                present = list(map(is_not, stored, repeat(None)))
+                before = self._before
+                for key in compress(keys, map(not_, present)):
+                    if before.get(key) is not None:
+                        self._cache.delete(self._namespace, key)
+                keys, indexes, stored = (list(compress(column, present))
+                                         for column in (keys, indexes, stored))
         order = sorted(range(len(keys)), key=indexes.__getitem__)  # by last use
         last = list(map(positions.__getitem__, map(indexes.__getitem__, order)))
         final = _at(batch, last)
@@ -271,6 +347,7 @@ class HeldCachedWrites(_CachedInner):
             key_objects, map(Record, key_objects, map(batch.values.__getitem__, last),
                              timestamps, headers)), strict=True))
         gets, hits, puts, overwrites = self._counts
+        gets += self._missed
         self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
                            overwrites=overwrites, written=None if dirty is None else final_keys)
         self._inner.apply()

@@ -553,8 +553,8 @@ class HeldTimestampedWrites:
     the store does. ``flushed`` serializes what was put (in phase one: a value the serde
     refuses raises its error) and works out each key's last stored bytes, so phase two writes
     one value per key and the columns the changelog takes as they are. A delete (a ``None``
-    value) is not held: ``update_all`` returns ``False`` and the run goes record by record
-    (the record path logs a tombstone with the record's own context).
+    value) is held as ``None`` bytes: the key leaves the backend and the changelog gets a
+    tombstone stamped with its record's timestamp (the record path's context).
     ``memo``: the record path's reads go through this store (no record cache before it), so
     its last key is remembered as theirs leave it. A record cache in front writes through
     ``write_columns`` what its flushes write (``kslab.state.held_cache.HeldCachedWrites``).
@@ -612,14 +612,22 @@ class HeldTimestampedWrites:
         value, a delete, is not held: ``flushed`` says so)."""
         self._updates = (positions, key_bytes, values, timestamps)
 
+    def missed(self, count: int) -> None:
+        """``count`` more gets of keys the store does not hold: they change nothing."""
+
     def flushed(self) -> Flushed | None:
         """Serialize what was put (phase one): no forwards (a plain store's writer forwards
-        each update itself), every update's value bytes. ``None`` (record by record) for a
-        delete (a ``None`` value, or one the serde writes as ``None``)."""
+        each update itself), every update's value bytes (``None`` for a delete, whose
+        tombstone the changelog stamps with its record's timestamp, as the record path's
+        context does). ``None`` (record by record) for a value the serde writes as
+        ``None``."""
         positions, keys, values, timestamps = self._updates
         raws = self.encode_all(values)
         if raws is None:
-            return None
+            raws = self.encode_deletes(values)
+            if raws is None:
+                return None
+            timestamps = self.delete_stamps(positions, raws, timestamps)
         self.write_columns(keys, raws, timestamps, positions)
         return Flushed(None, None, raws)
 
@@ -628,9 +636,32 @@ class HeldTimestampedWrites:
         it refuses); ``None`` if one is a delete (``TypedStore.encode_values``)."""
         return self._store.encode_values(values)  # type: ignore[no-any-return]
 
-    def write_columns(self, keys: list[bytes], raws: list[bytes], timestamps: list[int],
-                      positions: list[int]) -> None:
-        """Hold these writes (in order; ``positions``: the batch record each writes for)
+    def encode_deletes(self, values: list[Any]) -> list[bytes | None] | None:
+        """``encode_all`` of values some of which are ``None`` (deletes: ``None`` bytes);
+        ``None`` when the serde writes a value that is not ``None`` as ``None`` (a delete
+        the record path's store finds only as it serializes)."""
+        present = list(compress(range(len(values)), map(is_not, values, repeat(None))))
+        raws = self.encode_all(list(map(values.__getitem__, present)))
+        if raws is None:
+            return None
+        encoded: list[bytes | None] = [None] * len(values)
+        for index, raw in zip(present, raws, strict=True):
+            encoded[index] = raw
+        return encoded
+
+    def delete_stamps(self, positions: Any, raws: list[bytes | None],
+                      timestamps: list[int]) -> list[int]:
+        """``timestamps`` with each delete's (a ``None`` in ``raws``) replaced by the
+        timestamp of the record it is for (``positions``: each write's in the batch): a
+        delete's tombstone carries the record context's timestamp, a put its value's."""
+        records = self._run.timestamps(self._batch)
+        return [stamp if raw is not None else records[position]
+                for position, raw, stamp in zip(positions, raws, timestamps, strict=True)]
+
+    def write_columns(self, keys: list[bytes], raws: list[bytes | None],
+                      timestamps: list[int], positions: list[int]) -> None:
+        """Hold these writes (in order; ``positions``: the batch record each writes for;
+        ``None`` bytes: a delete)
         for ``apply``: what a flush of the cache in front, or ``flushed``, writes. Each key's
         last write and stored bytes (timestamp, then value) are worked out here, in phase
         one (``finals``): a timestamp the store cannot write raises here (``struct.error``;
@@ -639,8 +670,8 @@ class HeldTimestampedWrites:
         self._written = (keys, raws, timestamps, positions)
 
     @staticmethod
-    def encode_finals(keys: list[bytes], raws: list[bytes], timestamps: list[int]
-                      ) -> tuple[list[bytes], list[int], list[bytes]]:
+    def encode_finals(keys: list[bytes], raws: list[bytes | None], timestamps: list[int]
+                      ) -> tuple[list[bytes], list[int], list[bytes | None]]:
         """Of writes of ``raws`` (value bytes) at ``timestamps`` to ``keys``, in order: each
         written key (first-written order), the index of its last write and its stored bytes
         after it (timestamp, then value), as ``finals`` gives them; a timestamp the store
@@ -648,10 +679,11 @@ class HeldTimestampedWrites:
         last = PendingWrites.last_of(keys, range(len(keys)))  # first-written order, each
         pack = _pack_timestamp  # key's last write
         indexes = list(last.values())
-        return list(last), indexes, [pack(timestamps[index]) + raws[index]
+        return list(last), indexes, [None if raws[index] is None
+                                     else pack(timestamps[index]) + raws[index]
                                      for index in indexes]
 
-    def finals(self) -> tuple[list[bytes], list[int], list[bytes]]:
+    def finals(self) -> tuple[list[bytes], list[int], list[bytes | None]]:
         """Each written key (first-written order), the index of its last write among those
         ``write_columns`` held, and its stored bytes after it."""
         return self._finals

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kslab.core.global_task import GLOBAL_TASK, global_nodes
 from kslab.core.task import StreamTask
 from kslab.core.topic_plan import TopicPlan
 from kslab.errors import InvalidArgumentError, KslabError, TopologyError
@@ -21,9 +22,7 @@ from kslab.records import TaskId
 from kslab.topology._nodes import SourceNode
 from kslab.topology.topology import Topology
 
-__all__ = ["GLOBAL_TASK", "TaskLayout"]
-
-GLOBAL_TASK = TaskId(-1, -1)
+__all__ = ["TaskLayout"]
 
 MakeTask = Callable[[TaskId, list[str], list[tuple[str, int]]], StreamTask]
 
@@ -51,15 +50,14 @@ class TaskLayout:
     def build(self) -> None:
         """Create the global task and the stream tasks (not initialized yet)."""
         topo = self.topology
-        global_nodes: set[str] = set()
         for spec in topo.global_stores.values():
-            global_nodes.update((spec.source_name, spec.processor_name))
             self.global_topics[spec.topic] = spec.source_name
-        if global_nodes:
+        global_names = global_nodes(topo)
+        if global_names:
             inputs = [(t, 0) for t in self.global_topics]
-            self.global_task = self._make_task(GLOBAL_TASK, sorted(global_nodes), inputs)
+            self.global_task = self._make_task(GLOBAL_TASK, global_names, inputs)
         stream_nodes = [n for n, node in topo.nodes.items()
-                        if n not in global_nodes and not node.is_global]
+                        if n not in global_names and not node.is_global]
         if not stream_nodes:
             return
         if self.java_mode:

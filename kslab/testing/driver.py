@@ -29,6 +29,7 @@ from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
 from kslab.core.bulk.columns import picked
 from kslab.core.error_policy import ErrorPolicy
+from kslab.core.global_task import GLOBAL_TASK
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
 from kslab.errors import InvalidArgumentError, KslabError, MissingArgumentError, StoreError
@@ -37,7 +38,7 @@ from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
 from kslab.state.buffer import ChangelogRecord
 from kslab.testing._collector import DriverCollector
-from kslab.testing._layout import GLOBAL_TASK, TaskLayout
+from kslab.testing._layout import TaskLayout
 from kslab.testing._log import RecordLog, gc_paused
 from kslab.testing.frames import frame_kind, frame_rows, to_millis
 from kslab.testing.topics import TestInputTopic, TestOutputTopic

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import kslab as ks
 from kslab import serdes
 from kslab.state import StateStore, StoreBuilder
@@ -196,3 +198,244 @@ def custom_store() -> ks.Topology:
     topo.add_processor("remember", Remember, "src")
     topo.add_state_store(ListStoreBuilder("seen"), "remember")
     return topo
+
+
+def _clicks_per_value(b: ks.StreamsBuilder) -> ks.KTable:
+    """Clicks re-keyed by value (a repartition), counted in 1 s tumbling windows without
+    grace: a record that arrives after stream time passed its window is dropped."""
+    return (b.stream("clicks", ks.Consumed.with_(S, S))
+            .select_key(lambda _key, value: value)
+            .group_by_key(ks.Grouped.with_(S, S))
+            .windowed_by(ks.TimeWindows.of_size_with_no_grace(1000))
+            .count(ks.Materialized.with_store_type("in_memory")))
+
+
+def _to_counts(table: ks.KTable) -> None:
+    """A windowed count to 'counts', keyed ``key@window start``."""
+    (table.to_stream()
+     .map(lambda window, count: (f"{window.key}@{window.window.start}", count))
+     .to("counts", ks.Produced.with_(S, L)))
+
+
+def late_after_repartition() -> ks.Topology:
+    """``_clicks_per_value``, every update to 'counts'."""
+    b = ks.StreamsBuilder()
+    _to_counts(_clicks_per_value(b))
+    return b.build()
+
+
+def regions_per_user() -> ks.Topology:
+    """A table of user -> region, counted per region (``group_by``: a repartition topic that
+    carries each update as its old value's subtraction and its new value's addition)."""
+    b = ks.StreamsBuilder()
+    (b.table("users", ks.Consumed.with_(S, S),
+             ks.Materialized.with_store_type("in_memory"))
+     .group_by(lambda user, region: (region, user), ks.Grouped.with_(S, S))
+     .count(ks.Materialized.with_store_type("in_memory").with_caching_disabled())
+     .to_stream()
+     .to("regions", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def suppressed_after_repartition() -> ks.Topology:
+    """``_clicks_per_value``, each window's final count once it closes, to 'counts'."""
+    from kslab.dsl.suppress import BufferConfig, Suppressed
+
+    b = ks.StreamsBuilder()
+    _to_counts(_clicks_per_value(b).suppress(
+        Suppressed.until_window_closes(BufferConfig.unbounded())))
+    return b.build()
+
+
+def orders_with_customers() -> ks.Topology:
+    """Orders joined with a GlobalKTable of customers (left join: unknown customers kept),
+    then re-keyed by customer and counted (a repartition after the join)."""
+    b = ks.StreamsBuilder()
+    customers = b.global_table("customers", ks.Consumed.with_(S, S), "customers-by-id")
+    enriched = b.stream("orders", ks.Consumed.with_(S, S)).left_join(
+        customers, lambda _order_id, order: order.split(":")[0],
+        lambda order, customer: f"{order}|{customer or 'unknown'}")
+    enriched.to("enriched", ks.Produced.with_(S, S))
+    (enriched.group_by(lambda _order_id, line: line.split("|")[1], ks.Grouped.with_(S, S))
+     .count(ks.Materialized.with_store_type("in_memory"))
+     .to_stream().to("per-customer", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+class KeepLatest:
+    """A global store's own update processor (``add_global_store``): keeps each key's value
+    upper-cased."""
+
+    def init(self, context):
+        self.store = context.get_state_store("names")
+
+    def process(self, record):
+        self.store.put(record.key, None if record.value is None else record.value.upper())
+
+    def close(self):
+        pass
+
+
+class LookUp:
+    """Forwards each record's value with the global store's entry for its value."""
+
+    def init(self, context):
+        self.context = context
+        self.store = context.get_state_store("names")
+
+    def process(self, record):
+        self.context.forward(record.with_value(f"{record.value}={self.store.get(record.value)}"))
+
+    def close(self):
+        pass
+
+
+def papi_global_store() -> ks.Topology:
+    """The Processor API: a global store with its own update processor, read by a stream."""
+    topo = ks.Topology()
+    topo.add_global_store(
+        ks.Stores.key_value_store_builder(ks.Stores.in_memory_key_value_store("names"), S, S)
+        .with_logging_disabled(),
+        "names-source", "names", "names-update", KeepLatest, key_serde=S, value_serde=S)
+    topo.add_source("src", "ids", key_serde="string", value_serde="string")
+    topo.add_processor("look-up", LookUp, "src")
+    topo.add_sink("out", "named", "look-up", key_serde="string", value_serde="string")
+    return topo
+
+
+def writes_its_global_topic() -> ks.Topology:
+    """A stream written into the topic its own GlobalKTable reads (refused on Spark)."""
+    b = ks.StreamsBuilder()
+    table = b.global_table("customers", ks.Consumed.with_(S, S))
+    stream = b.stream("orders", ks.Consumed.with_(S, S))
+    stream.to("customers", ks.Produced.with_(S, S))
+    stream.join(table, lambda k, v: v, lambda v, c: c).to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def counted_and_copied() -> ks.Topology:
+    """Each click copied to 'copies' and re-keyed by value to be counted (two sink topics)."""
+    b = ks.StreamsBuilder()
+    clicks = b.stream("clicks", ks.Consumed.with_(S, S))
+    clicks.to("copies", ks.Produced.with_(S, S))
+    (clicks.group_by(lambda _key, value: value, ks.Grouped.with_(S, S))
+     .count(ks.Materialized.with_store_type("in_memory"))
+     .to_stream().to("counts", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+# -- the cross-engine test's topologies (test_engines.py): two input topics, "left" and "right",
+# String keys and values "<a|b>:<x|y|z>", one output topic "out"
+
+
+def engines_stream_stream_join() -> ks.Topology:
+    """An outer stream-stream join (100 ms each way, 50 ms grace): records that found no
+    partner are parked and emitted null-padded once their window closed."""
+    b = ks.StreamsBuilder()
+    left = b.stream("left", ks.Consumed.with_(S, S))
+    right = b.stream("right", ks.Consumed.with_(S, S))
+    left.outer_join(right, lambda a, c: f"{a}+{c}",
+                    ks.JoinWindows.of_time_difference_and_grace(100, 50)) \
+        .to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def engines_table_table_join() -> ks.Topology:
+    """A table-table left join."""
+    b = ks.StreamsBuilder()
+    left = b.table("left", ks.Consumed.with_(S, S))
+    right = b.table("right", ks.Consumed.with_(S, S))
+    left.left_join(right, lambda a, c: f"{a}+{c}").to_stream() \
+        .to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def engines_session_count() -> ks.Topology:
+    """Counts in session windows (100 ms gap, 20 ms grace); a merged session's tombstone
+    as -1."""
+    b = ks.StreamsBuilder()
+    (b.stream("left", ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(ks.SessionWindows.of_inactivity_gap_and_grace(100, 20)).count()
+     .to_stream()
+     .map(lambda w, c: (f"{w.key}@{w.window.start}-{w.window.end}", -1 if c is None else c))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def engines_sliding_count() -> ks.Topology:
+    """Counts in sliding windows (100 ms, 20 ms grace)."""
+    b = ks.StreamsBuilder()
+    (b.stream("left", ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(ks.SlidingWindows.of_time_difference_and_grace(100, 20)).count()
+     .to_stream().map(lambda w, c: (f"{w.key}@{w.window.start}", c))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def engines_suppress_final() -> ks.Topology:
+    """Re-keyed by value (a repartition), 100 ms windows (10 ms grace), each window's final
+    count once it closed."""
+    b = ks.StreamsBuilder()
+    (b.stream("left", ks.Consumed.with_(S, S))
+     .group_by(lambda _key, value: value, ks.Grouped.with_(S, S))
+     .windowed_by(ks.TimeWindows.of_size_and_grace(100, 10)).count()
+     .suppress(ks.Suppressed.until_window_closes(ks.BufferConfig.unbounded()))
+     .to_stream().map(lambda w, c: (f"{w.key}@{w.window.start}", c))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def engines_cogroup() -> ks.Topology:
+    """Two grouped streams cogrouped into one aggregate."""
+    b = ks.StreamsBuilder()
+    left = b.stream("left", ks.Consumed.with_(S, S)).group_by_key()
+    right = b.stream("right", ks.Consumed.with_(S, S)).group_by_key()
+    (left.cogroup(lambda _key, value, total: total + len(value))
+     .cogroup(right, lambda _key, _value, total: total + 100)
+     .aggregate(lambda: 0, materialized=ks.Materialized.with_value_serde(L))
+     .to_stream().to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def engines_fk_join() -> ks.Topology:
+    """A foreign-key table-table join: its sub-topologies feed each other."""
+    b = ks.StreamsBuilder()
+    left = b.table("left", ks.Consumed.with_(S, S))
+    right = b.table("right", ks.Consumed.with_(S, S))
+    left.join(right, lambda value: value.split(":")[0], lambda a, c: f"{a}+{c}").to_stream() \
+        .to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def engines_versioned_join() -> ks.Topology:
+    """A stream joined with a versioned table: the version valid at each record's time."""
+    b = ks.StreamsBuilder()
+    store = ks.Stores.persistent_versioned_key_value_store("v", dt.timedelta(seconds=10))
+    right = b.table("right", ks.Consumed.with_(S, S), ks.Materialized.as_(store))
+    b.stream("left", ks.Consumed.with_(S, S)).join(right, lambda a, c: f"{a}+{c}") \
+        .to("out", ks.Produced.with_(S, S))
+    return b.build()
+
+
+def engines_table_aggregate() -> ks.Topology:
+    """A table re-grouped by its value's prefix (a repartition), aggregated with an adder and
+    a subtractor."""
+    b = ks.StreamsBuilder()
+    (b.table("left", ks.Consumed.with_(S, S))
+     .group_by(lambda _key, value: (value.split(":")[0], value), ks.Grouped.with_(S, S))
+     .aggregate(lambda: "", lambda _key, value, text: text + value[-1:],
+                lambda _key, value, text: text.replace(value[-1:], "", 1))
+     .to_stream().to("out", ks.Produced.with_(S, S)))
+    return b.build()
+
+
+def engines_emit_on_close() -> ks.Topology:
+    """Counts in 100 ms windows (10 ms grace) emitted once each, when the window closes
+    (``emit_strategy(on_window_close())``)."""
+    b = ks.StreamsBuilder()
+    (b.stream("left", ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(ks.TimeWindows.of_size_and_grace(100, 10))
+     .emit_strategy(ks.EmitStrategy.on_window_close()).count()
+     .to_stream().map(lambda w, c: (f"{w.key}@{w.window.start}", c))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()

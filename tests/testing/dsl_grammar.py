@@ -80,10 +80,13 @@ JOINERS = _fns(0, st.sampled_from([
 GLOBAL_KEYS = _fns(1, _mod("lambda k, v: None if v is None else 'g' + str(n(v) % {m})"),
                    st.just("lambda k, v: None if k is None else 'g' + key(k)[-1:]"))
 REDUCERS = _fns(1, st.sampled_from(["lambda a, b: mk(n(a) + n(b), s(b))",
-                                    "lambda a, b: a if n(a) >= n(b) else b"]))
+                                    "lambda a, b: a if n(a) >= n(b) else b",
+                                    "lambda a, b: None if n(a) + n(b) > 12 "
+                                    "else mk(n(a) + n(b), s(b))"]))
 AGGREGATORS = _fns(1, st.sampled_from([
     "lambda k, v, a: mk(n(a) + (n(v) or 0), (s(a) + s(v))[-12:])",
-    "lambda k, v, a: mk(n(a) + 1, key(k) or '')"]))
+    "lambda k, v, a: mk(n(a) + 1, key(k) or '')",
+    "lambda k, v, a: None if n(a) + (n(v) or 0) > 12 else mk(n(a) + (n(v) or 0), s(v))"]))
 INITIALIZER = Fn("lambda: mk(0, '')")
 SUBTRACTORS = _fns(1, st.sampled_from(["lambda a, b: mk(n(a) - n(b), s(a))",
                                        "lambda a, b: None if n(a) == n(b) else a"]))

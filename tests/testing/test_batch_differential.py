@@ -141,10 +141,13 @@ class Case:
 def _rows(codec: str, topic: str, clean: bool, min_size: int = 1
           ) -> st.SearchStrategy[list[tuple[Any, Any, int, Any]]]:
     """Rows of ``topic`` as ``(key, value, timestamp jitter, headers)``; ``clean``: no
-    ``None`` key or value, in time order (what the bulk path's counts take at once)."""
+    ``None`` key, in time order (what the bulk path's counts take at once), a ``None``
+    value (a table's delete) one in eight."""
     mk = maker(codec)
     keys = ["g0", "g1", "g2"] if topic == "gtbl" else ["k0", "k1", "k2", "k3"]
     values = st.builds(mk, st.integers(0, 9), st.sampled_from(TEXTS))
+    if clean and topic != "gtbl":
+        values = st.one_of(*[values] * 7, st.none())
     jitter = st.just(0)
     if not clean:
         keys.append(None)

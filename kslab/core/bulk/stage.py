@@ -116,14 +116,15 @@ class StageRun:
     applied in phase two in the record path's order. ``step``: the step whose batch form
     runs now."""
 
-    __slots__ = ("_changelog", "_ordered", "_reserved", "actions", "caches_held",
-                 "commit_each", "deferred", "held", "stage", "step")
+    __slots__ = ("_cache_writer", "_changelog", "_ordered", "_reserved", "actions",
+                 "caches_held", "commit_each", "deferred", "held", "stage", "step")
 
     def __init__(self, stage: Stage, commit_each: bool, changelog: Callable[..., Any],
                  caches_held: bool = True, reserved: dict[int, int] | None = None) -> None:
         self.stage = stage
         self.commit_each = commit_each
         self.caches_held = caches_held
+        self._cache_writer: str | None = None  # the one record cache holding writes
         self._reserved = {} if reserved is None else reserved  # thread cache -> bytes held
         # for the chunk's held writes (shared by its stages)
         self._changelog = changelog
@@ -180,6 +181,17 @@ class StageRun:
         once (see ``BatchRun.changelog``), when its ``log`` is the task's and the engine
         only appends to the topic's log."""
         return self._changelog(store_name, log)  # type: ignore[no-any-return]
+
+    def holds_cache(self, namespace: str) -> bool:
+        """``BatchRun.holds_cache``: the task's one cache, or, where each consumed record
+        commits, the stage's first cached writer (claimed now)."""
+        if self.caches_held:
+            return True
+        if not self.commit_each:
+            return False
+        if self._cache_writer is None:
+            self._cache_writer = namespace
+        return self._cache_writer == namespace
 
     def reserve(self, cache: Any, growth: int) -> bool:
         """``BatchRun.reserve``: ``growth`` bytes of ``cache`` for this chunk, if they fit."""
