@@ -1,4 +1,6 @@
-"""The processors of windowed aggregations: time (tumbling/hopping), sliding and session windows.
+"""The processors of windowed aggregations over time (tumbling/hopping) windows, and what sliding
+and session windows share with them (``kslab.dsl._sliding_aggregates``,
+``kslab.dsl._session_aggregates``).
 
 Each keeps its own observed stream time (the largest timestamp it has seen) and drops a record
 for every window it would update that has already closed (end + grace at or before stream time
@@ -13,9 +15,10 @@ Each such emission is measured as Java's node-level ``window-aggregate-final-emi
 ``-rate``, ``-latency-avg`` and ``-latency-max`` wherever the engine's context offers
 ``node_metrics()``.
 
-Over 600 lines because the time, sliding and session windows' processors share the observed
-stream time, grace and late-record rules, and each one's batch form is written next to its
-record form.
+Over 600 lines because the shared base (observed stream time, grace, late records, final
+emission) and the time windows' processor with its batch form (runs of one window, the updates
+as columns) belong together; sliding and session windows, whose batch forms keep an overlay of
+each key's windows, live in their own modules.
 """
 
 from __future__ import annotations
@@ -43,12 +46,15 @@ from kslab.serdes import TimeWindowed
 from kslab.state.window import TimestampedWindowStore
 
 __all__ = [
+    "ClosedWindows",
     "EmitFinalMetrics",
-    "SessionWindowAggregateSupplier",
-    "SlidingWindowAggregateSupplier",
     "TimeWindowAggregateSupplier",
+    "WindowedProcessor",
+    "WindowedSupplier",
     "merger_for",
+    "no_forward",
     "reducer_aggregator",
+    "skip_expired",
 ]
 
 log = logging.getLogger("kslab.dsl")
@@ -133,7 +139,7 @@ class _GetterSupplier:
         return [self.store_name]
 
 
-class _WindowedSupplier:
+class WindowedSupplier:
     """What the windowed aggregation suppliers share: store, functions, old values, view."""
 
     session = False
@@ -160,7 +166,7 @@ class _WindowedSupplier:
         return _GetterSupplier(self.store_name, self.session)
 
 
-def _no_forward(record: Record, child_name: str | None = None) -> None:
+def no_forward(record: Record, child_name: str | None = None) -> None:
     """Stands in for ``forward`` when a cached store forwards on flush."""
 
 
@@ -192,7 +198,7 @@ def emit_final_metrics(context: Any) -> EmitFinalMetrics | None:
     return EmitFinalMetrics(node_metrics(), context.current_system_time_ms)
 
 
-class _WindowedProcessor(Processor):
+class WindowedProcessor(Processor):
     null_reason = "null key or value"
 
     def __init__(self, supplier: Any) -> None:
@@ -211,7 +217,7 @@ class _WindowedProcessor(Processor):
         self.emit_metrics = emit_final_metrics(context)
         if self.updates and cache_forwarding(self.store, context, self.s.send_old_values,
                                              session=self.s.session):
-            self.forward = _no_forward  # the record cache forwards updates on flush
+            self.forward = no_forward  # the record cache forwards updates on flush
         if not self.updates:
             interval = context.app_configs().get(EMIT_INTERVAL_CONFIG)
             self.emit_interval = 1000 if interval is None else int(interval)
@@ -284,7 +290,7 @@ class _WindowedProcessor(Processor):
 
     def closed_windows(self, lower: int, upper: int) -> Any:
         """``(Windowed, value, timestamp)`` of every window starting in ``[lower, upper]``."""
-        return _Closed(self.store.fetch_all(lower, upper))
+        return ClosedWindows(self.store.fetch_all(lower, upper))
 
 
 class _Part:
@@ -421,7 +427,7 @@ class _WindowedKeys:
             strict=True)))
 
 
-class _Closed:
+class ClosedWindows:
     """A window store scan seen as ``(Windowed, value, timestamp)`` triples."""
 
     def __init__(self, iterator: Any) -> None:
@@ -434,14 +440,14 @@ class _Closed:
         self.iterator.close()
 
 
-class TimeWindowAggregateSupplier(_WindowedSupplier):
+class TimeWindowAggregateSupplier(WindowedSupplier):
     """Java's ``KStreamWindowAggregate`` over ``TimeWindows``."""
 
     def __call__(self) -> Processor:
         return _TimeWindowProcessor(self)
 
 
-class _TimeWindowProcessor(_WindowedProcessor):
+class _TimeWindowProcessor(WindowedProcessor):
     def init(self, context: ProcessorContext) -> None:
         super().init(context)
         store = self.store
@@ -524,7 +530,7 @@ class _TimeWindowProcessor(_WindowedProcessor):
             observed = max(self.observed, max(timestamps))
             run.defer(origin[positions[-1]], partial(setattr, self, "observed", observed),
                       positions[-1])
-        return updates.batch(batch, self.size, writes, flushed, self.forward is _no_forward)
+        return updates.batch(batch, self.size, writes, flushed, self.forward is no_forward)
 
     def _counts(self) -> bool:
         """True for ``count()``: the aggregate is the number of records."""
@@ -715,214 +721,3 @@ class _TimeWindowProcessor(_WindowedProcessor):
             self.forward(Record(Windowed(record.key, window),
                                 Change(new, old if s.send_old_values else None), new_ts,
                                 record._headers))
-
-
-class SlidingWindowAggregateSupplier(_WindowedSupplier):
-    """Java's ``KStreamSlidingWindowAggregate`` (KIP-450)."""
-
-    def __call__(self) -> Processor:
-        return _SlidingWindowProcessor(self)
-
-
-class _SlidingWindowProcessor(_WindowedProcessor):
-    def process(self, record: Record) -> None:
-        if record.key is None or record.value is None:
-            skip_record(self.ctx, self.null_reason)
-            return
-        timestamp = record.timestamp
-        if timestamp > self.observed:
-            self.observed = timestamp
-        self.diff = diff = self.s.windows.diff_ms
-        close_time = self.observed - self.s.windows.grace_ms
-        if timestamp + diff < close_time:
-            skip_expired(self.ctx, timestamp, close_time, f"[{timestamp},{timestamp + diff}]",
-                         self.observed)
-            return
-        if timestamp < diff:  # as Java: no final emission after an early record
-            self._early(record, close_time)
-            return
-        self._reverse(record, close_time)
-        if not self.updates:
-            self.emit_final(record, close_time)
-
-    def emit_lower(self) -> int:
-        if self.last_emit == _NO_TIMESTAMP:
-            return 0
-        return max(0, self.last_emit - self.s.windows.diff_ms)
-
-    def emit_upper(self, close_time: int) -> int:
-        # sliding windows include their end: a window closes when its end < close time
-        return close_time - self.s.windows.diff_ms - 1
-
-    def _windows(self, key: Any, time_from: int, time_to: int) -> list[tuple[int, Any]]:
-        with self.store.backward_fetch(key, time_from, time_to) as it:
-            return [(kv.key, kv.value) for kv in it]
-
-    def _reverse(self, record: Record, close_time: int) -> None:
-        timestamp, diff = record.timestamp, self.diff
-        starts: set[int] = set()
-        left_agg = right_agg = previous = None
-        left_created = right_created = False
-        for start, value in self._windows(record.key, max(0, timestamp - 2 * diff),
-                                          timestamp + 1):
-            starts.add(start)
-            end = start + diff
-            if start == timestamp + 1:
-                right_created = True
-            elif end > timestamp:
-                if right_agg is None:
-                    right_agg = value
-                self._update(Window(start, end), value, record, close_time)
-            elif end == timestamp:
-                left_created = True
-                self._update(Window(start, end), value, record, close_time)
-                if value.timestamp < timestamp:
-                    previous = value.timestamp
-                else:
-                    return
-            else:
-                left_agg = value
-                previous = value.timestamp
-                break
-        self._create(record, close_time, starts, right_agg, left_agg, left_created,
-                     right_created, previous)
-
-    def _early(self, record: Record, close_time: int) -> None:
-        timestamp, diff = record.timestamp, self.diff
-        combined = right_agg = previous = None
-        right_created = False
-        starts: set[int] = set()
-        with self.store.fetch(record.key, 0, timestamp + 1) as it:
-            found = [(kv.key, kv.value) for kv in it]
-        for start, value in found:
-            starts.add(start)
-            if start == 0:
-                combined = value
-                if value.timestamp < timestamp:
-                    previous = value.timestamp
-            elif start <= timestamp:
-                right_agg = value
-                self._update(Window(start, start + diff), value, record, close_time)
-            elif start == timestamp + 1:
-                right_created = True
-        if right_agg is None and combined is not None and combined.timestamp > timestamp:
-            right_agg = combined
-        if not right_created and right_agg is not None and right_agg.timestamp > timestamp:
-            self._right_window(record, right_agg)
-        if previous is not None and previous + 1 not in starts:
-            self._update(Window(previous + 1, previous + 1 + diff),
-                         ValueAndTimestamp(self.s.initializer(), timestamp), record, close_time)
-        start_value = combined if combined is not None else \
-            ValueAndTimestamp(self.s.initializer(), timestamp)
-        self._update(Window(0, diff), start_value, record, close_time)
-
-    def _create(self, record: Record, close_time: int, starts: set[int], right_agg: Any,
-                left_agg: Any, left_created: bool, right_created: bool,
-                previous: int | None) -> None:
-        timestamp, diff = record.timestamp, self.diff
-        if previous is not None:
-            prev_start = previous + 1
-            if prev_start not in starts and prev_start + diff >= timestamp:
-                self._update(Window(prev_start, prev_start + diff),
-                             ValueAndTimestamp(self.s.initializer(), timestamp), record,
-                             close_time)
-        if not left_created:
-            if previous is not None and timestamp - diff <= previous:
-                value = ValueAndTimestamp(left_agg.value, timestamp)
-            else:
-                value = ValueAndTimestamp(self.s.initializer(), timestamp)
-            self._update(Window(timestamp - diff, timestamp), value, record, close_time)
-        if not right_created and right_agg is not None and right_agg.timestamp > timestamp:
-            self._right_window(record, right_agg)
-
-    def _right_window(self, record: Record, right_agg: ValueAndTimestamp) -> None:
-        start = record.timestamp + 1
-        self.store.put(record.key, right_agg, start)
-        self.emit(record, Window(start, start + self.diff), None, right_agg.value,
-                  right_agg.timestamp)
-
-    def _update(self, window: Window, value: ValueAndTimestamp, record: Record,
-                close_time: int) -> None:
-        if window.end >= close_time:
-            old = value.value
-            new = self.s.aggregator(record.key, record.value, old)
-            new_ts = record.timestamp if old is None else max(record.timestamp, value.timestamp)
-            self.store.put(record.key, ValueAndTimestamp(new, new_ts), window.start)
-            self.emit(record, window, old, new, new_ts)
-        else:
-            skip_expired(self.ctx, record.timestamp, close_time,
-                         f"[{window.start},{window.end}]", self.observed)
-
-
-class SessionWindowAggregateSupplier(_WindowedSupplier):
-    """Java's ``KStreamSessionWindowAggregate``: merges sessions within the inactivity gap."""
-
-    session = True
-
-    def __call__(self) -> Processor:
-        return _SessionWindowProcessor(self)
-
-
-class _SessionWindowProcessor(_WindowedProcessor):
-    def process(self, record: Record) -> None:
-        key = record.key
-        if key is None:
-            skip_record(self.ctx, "null key")
-            return
-        s = self.s
-        timestamp = record.timestamp
-        if timestamp > self.observed:
-            self.observed = timestamp
-        gap = s.windows.gap_ms
-        close_time = self.observed - s.windows.grace_ms - gap
-        agg = s.initializer()
-        start = end = timestamp
-        with self.store.find_sessions(key, timestamp - gap, timestamp + gap) as it:
-            merged = list(it)
-        for session, value in merged:
-            agg = s.merger(key, agg, value)
-            start = min(start, session.window.start)
-            end = max(end, session.window.end)
-        if end < close_time:
-            skip_expired(self.ctx, timestamp, close_time, f"[{start},{end}]", self.observed)
-        else:
-            if (start, end) != (timestamp, timestamp):
-                for session, value in merged:
-                    self.store.remove(session)
-                    self._emit(session, value, None)
-            agg = s.aggregator(key, record.value, agg)
-            session = Windowed(key, Window(start, end))
-            self.store.put(session, agg)
-            self._emit(session, None, agg)
-        if not self.updates:
-            self.emit_final(record, close_time)
-
-    def _emit(self, session: Windowed, old: Any, new: Any) -> None:
-        if not self.updates:
-            return
-        old = old if self.s.send_old_values else None
-        self.forward(Record(session, Change(new, old), session.window.end))
-
-    def close_time(self) -> int:
-        windows = self.s.windows
-        return self.observed - windows.grace_ms - windows.gap_ms
-
-    def emit_lower(self) -> int:
-        return max(0, self.last_emit)
-
-    def emit_upper(self, close_time: int) -> int:
-        # sessions include their end: a session closes when its end < close time
-        return close_time - 1
-
-    def should_fetch(self, lower: int, upper: int) -> bool:
-        return upper >= lower  # a session may be a single point [t, t]
-
-    def closed_windows(self, lower: int, upper: int) -> Any:
-        return _ClosedSessions(self.store.find_sessions(lower, upper))
-
-
-class _ClosedSessions(_Closed):
-    """A session store scan by end time seen as ``(Windowed, value, window end)`` triples."""
-
-    def __enter__(self) -> Any:
-        return ((kv.key, kv.value, kv.key.window.end) for kv in self.iterator)

@@ -17,10 +17,10 @@ from kslab.dsl._aggregates import count_adder, count_initializer
 from kslab.dsl._graph import ProcessorGraphNode
 from kslab.dsl._naming import or_generate, resolve_materialized, resolve_name, suffix_or_generate
 from kslab.dsl._processors import require_callable, require_not_none
+from kslab.dsl._session_aggregates import SessionWindowAggregateSupplier
+from kslab.dsl._sliding_aggregates import SlidingWindowAggregateSupplier
 from kslab.dsl._stores import MaterializedInternal
 from kslab.dsl._window_aggregates import (
-    SessionWindowAggregateSupplier,
-    SlidingWindowAggregateSupplier,
     TimeWindowAggregateSupplier,
     merger_for,
     reducer_aggregator,

@@ -27,6 +27,7 @@ from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
 from kslab.state.cache import LRUCacheEntry
 from kslab.state.caching import CachingStore
 from kslab.state.held_cache import HeldCachedWindowWrites
+from kslab.state.held_sessions import HeldCachedSessionWrites
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.session import SINGLE_KEY, session_key, split_session_key
 from kslab.state.window import (
@@ -105,7 +106,25 @@ class CachingWindowStore(CachingStore):
             return None
         return HeldCachedWindowWrites(self._cache, self._namespace, inner, batch, run,
                                       cache_key=self._cache_key, decode=self._object,
-                                      send_old_values=self._send_old_values)
+                                      send_old_values=self._send_old_values,
+                                      cached=self._held_cached, windowed=self._windowed)
+
+    def _held_cached(self, key_bytes: bytes, time_from: int, time_to: int
+                     ) -> list[tuple[int, Any]]:
+        """The window starts and entries of ``key_bytes``' cached windows starting in
+        ``[time_from, time_to]`` (a batch run's range reads, ``HeldCachedWindowWrites``)."""
+        named = self._named
+        if named is None or named.is_empty():
+            return []
+        size, skip = len(key_bytes) + 12, self._skip
+        found = []
+        for cache_key in self._cached_keys(time_from, time_to, key_bytes):
+            binary = cache_key[skip:]
+            if len(binary) == size and binary.startswith(key_bytes):
+                start = split_window_key(binary)[1]
+                if time_from <= start <= time_to:
+                    found.append((start, named._entries[cache_key]))
+        return found
 
     def plain_view(self) -> WindowStoreFacade:
         """This store seen with plain values, reads and writes still going through the cache
@@ -388,6 +407,44 @@ class CachingSessionStore(CachingStore):
     def store_kind(self) -> str:  # type: ignore[override]
         """The wrapped store's kind."""
         return self._inner.store_kind  # type: ignore[no-any-return]
+
+    def held_writes(self, batch: Any, run: Any) -> Any:
+        """Writes held for a batch run over ``batch`` (``kslab.processor.batch``): with the
+        record cache off the wrapped store's; with it on, ``HeldCachedSessionWrites`` where
+        the cache is this thread's and clean, forwards its flushes, and the engine commits
+        after every record; else ``None``."""
+        held = getattr(self._inner, "held_writes", None)
+        if held is None:
+            return None
+        if self._cache is None:
+            return held(batch, run)
+        if not run.holds_cache(self._namespace) or not run.commit_each \
+                or self._listener is None \
+                or threading.get_ident() != self._thread \
+                or not self._cache.is_clean(self._namespace):
+            return None
+        inner = held(batch, run)
+        if inner is None:
+            return None
+        named = self._named
+        return HeldCachedSessionWrites(self._cache, self._namespace, inner, batch, run,
+                                       cache_key=self._cache_key, cached=self._held_cached,
+                                       decode=self._object,
+                                       size=0 if named is None else len(named),
+                                       send_old_values=self._send_old_values)
+
+    def _held_cached(self, key_bytes: bytes, first_end: int) -> list[tuple[bytes, Any]]:
+        """The binary session keys and entries of ``key_bytes``' cached sessions from
+        ``first_end``'s segment on (a batch run's reads, ``HeldCachedSessionWrites``)."""
+        named = self._named
+        if named is None or named.is_empty():
+            return []
+        found = []
+        for cache_key in self._cached_keys(first_end, key_bytes):
+            binary = cache_key[8:]
+            if split_session_key(binary)[0] == key_bytes:
+                found.append((binary, named._entries[cache_key]))
+        return found
 
     # -- writes --------------------------------------------------------------------------------
 

@@ -11,7 +11,8 @@ counters, sizes), the store and its changelog are what the record path's calls l
 
 Over 600 lines because the key-value and the window cache's held writes replay one cache's
 bookkeeping (``flush_order``, ``_fits``, the final entries) and share its helpers; a run
-with deletes (``HeldCachedWrites._flushed_deletes``) is replayed update by update beside them.
+with deletes (``HeldCachedWrites._flushed_deletes``) is replayed update by update beside them,
+and the window one also answers a sliding aggregation's range reads (``windows``).
 """
 
 from __future__ import annotations
@@ -374,10 +375,19 @@ class HeldCachedWindowWrites(_CachedInner):
 
     def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
                  *, cache_key: Callable[[bytes, int], bytes],
-                 decode: Callable[[LRUCacheEntry], Any], send_old_values: bool) -> None:
+                 decode: Callable[[LRUCacheEntry], Any], send_old_values: bool,
+                 cached: Callable[[bytes, int, int], list[tuple[int, LRUCacheEntry]]]
+                 | None = None, windowed: Callable[[bytes, int], Any] | None = None) -> None:
         self._cache, self._namespace = cache, namespace
         self._inner, self._batch, self._run = inner, batch, run
         self._cache_key, self._decode, self._send_old = cache_key, decode, send_old_values
+        # range reads (``windows``): the cached windows of a key in a span, the store's
+        # stream time as the flushes move it, each key's cached windows as the run leaves
+        # them; ``windowed``: a flushed window's ``Windowed`` key, as the flush builds it
+        self._cached_in, self.windowed = cached, windowed
+        self._span = (0, 0)
+        self._observed = 0
+        self._ranges: dict[bytes, dict[int, tuple[Any, int]]] = {}
         self._values: dict[bytes, tuple[Any, int]] = {}  # cached windows touched: their value
         self._before: dict[bytes, LRUCacheEntry] = {}  # ... and their entry before the run
         self._seen: set[bytes] = set()  # cache keys looked up before
@@ -431,11 +441,49 @@ class HeldCachedWindowWrites(_CachedInner):
             return self._values[cache_key]  # record may touch several windows)
         return self._inner.fetch(key_bytes, start)  # type: ignore[no-any-return]
 
+    def load_span(self, time_from: int, time_to: int) -> None:
+        """The window starts ``windows`` may be asked for (a sliding aggregation's run)."""
+        self._span = (time_from, time_to)
+        self._observed = self._inner.observed
+        self._inner.load_span(time_from, time_to)
+
+    def _range(self, key_bytes: bytes) -> dict[int, tuple[Any, int]]:
+        held = self._ranges.get(key_bytes)
+        if held is None:
+            decode = self._decode
+            held = self._ranges[key_bytes] = {}
+            for start, entry in self._cached_in(key_bytes, *self._span):  # type: ignore[misc]
+                if entry.value is not None:
+                    value = decode(entry)
+                    held[start] = (value[0], value[1])
+        return held
+
+    def windows(self, key_bytes: bytes, time_from: int, time_to: int
+                ) -> list[tuple[int, tuple[Any, int]]]:
+        """The cached store's ``fetch`` of the key's windows starting in ``[time_from,
+        time_to]``, ascending: the store's (as the flushes so far leave it) with the cached
+        ones (not filtered by retention) laid over them."""
+        found = dict(self._inner.windows(key_bytes, time_from, time_to, self._observed))
+        for start, value in self._range(key_bytes).items():
+            if time_from <= start <= time_to:
+                found[start] = value
+        return sorted(found.items())
+
+    def expires(self, start: int) -> bool:
+        """True when the flush of a write into the window at ``start`` would be dropped by
+        the store as expired (the flushes before it having moved its stream time; an engine
+        committing on an interval flushes after the run, on the record path: never)."""
+        return self._run.commit_each and self._inner.expires(start, self._observed)
+
     def put(self, key_bytes: bytes, start: int, value: Any, timestamp: int,
             position: int) -> bool:
         """The cached store's ``put_pair``; ``False`` (nothing held) for a delete."""
         if value is None:
             return False
+        if self._cached_in is not None:  # (a range reader: what later reads see, and the
+            self._range(key_bytes)[start] = (value, timestamp)  # store's stream time as
+            if start > self._observed and self._run.commit_each:  # each commit's flush
+                self._observed = start  # moves it)
         binary, cache_key = self._key(key_bytes, start)
         if self._cached(cache_key):
             self._overwrites += 1

@@ -22,7 +22,7 @@ from kslab.state.base import KeyValueBackend, NullStoreArgumentError, StoreConte
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.window import LazyRows, pinned_time
 
-__all__ = ["SINGLE_KEY", "SessionStore", "session_key", "split_session_key"]
+__all__ = ["SINGLE_KEY", "HeldSessionWrites", "SessionStore", "session_key", "split_session_key"]
 
 log = logging.getLogger("kslab.state")
 
@@ -126,6 +126,15 @@ class SessionStore(TypedStore):
         key_bytes, start, end = self._session(session)
         binary = key_bytes + _END_START.pack(end, start)
         raw = self._serialize_value(value)
+        self._write(binary, end, raw)
+        changelog = self._log
+        if changelog is not None:  # logged even when expired, as Java's change-logging layer
+            changelog(self._name, binary, raw)
+
+    def _write(self, binary: bytes, end: int, raw: bytes | None) -> None:
+        """Write ``raw`` (``None``: delete) under the binary session key of a session ending
+        at ``end``: stream time and expiry first, a session no longer kept dropped (``put``,
+        and a batch run's held writes, ``HeldSessionWrites.apply``)."""
         if end > self._observed:
             self._observed = end
             self._expire()
@@ -136,9 +145,6 @@ class SessionStore(TypedStore):
         else:
             self._bput(binary, raw)
             self._index_end(end, binary)
-        changelog = self._log
-        if changelog is not None:  # logged even when expired, as Java's change-logging layer
-            changelog(self._name, binary, raw)
 
     def _expired_put(self) -> None:
         """A write into an expired session: dropped and counted (Java's ``expiredRecordSensor``
@@ -152,6 +158,13 @@ class SessionStore(TypedStore):
     def remove(self, session: Windowed) -> None:
         """Remove the session (a tombstone goes to the changelog)."""
         self.put(session, None)
+
+    def held_writes(self, batch: Any, run: Any) -> HeldSessionWrites | None:
+        """Writes held for a batch run over ``batch`` (``kslab.processor.batch``), or ``None``
+        when the store is not open."""
+        if not self.is_open:
+            return None
+        return HeldSessionWrites(self, batch, run)
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -312,13 +325,16 @@ class SessionStore(TypedStore):
 
     # -- retention -----------------------------------------------------------------------------
 
-    def _live(self, end: int) -> bool:
-        """Whether a session ending at ``end`` is still kept: by end time, or in a time-ordered
-        store (Java's RocksDB one) by segment of ``max(retention / 2, 60 s)``."""
+    def _live(self, end: int, observed: int | None = None) -> bool:
+        """Whether a session ending at ``end`` is still kept (at stream time ``observed``,
+        else the store's): by end time, or in a time-ordered store (Java's RocksDB one) by
+        segment of ``max(retention / 2, 60 s)``."""
+        if observed is None:
+            observed = self._observed
         if self._time_ordered:
             interval = self._interval
-            return end // interval >= (self._observed - self._retention) // interval
-        return end > self._observed - self._retention
+            return end // interval >= (observed - self._retention) // interval
+        return end > observed - self._retention
 
     def _index_end(self, end: int, binary: bytes) -> None:
         """Note ``binary`` under its session ``end`` in the expiry index."""
@@ -378,3 +394,170 @@ class SessionStore(TypedStore):
             elif self._live(end):
                 self._backend.put(binary, value)
                 self._index_end(end, binary)
+
+
+class HeldSessionWrites:
+    """What a batch run writes to a ``SessionStore``, held until ``apply``.
+
+    Each key's sessions in the run's span (``load_span``: the earliest end and latest start
+    any record of the run asks for) are read from the backend once, when the key is first
+    asked for, and held as an overlay the run's writes change. ``sessions`` and ``fetch``
+    answer as ``find_sessions`` and ``fetch_session`` would after the writes so far (the
+    retention filter at the stream time the writes move); ``write`` holds a put (``None``: a
+    remove), refusing one into a session the store no longer keeps (the record path drops and
+    counts it: the run goes record by record). ``flushed`` serializes the values (phase one);
+    ``apply`` writes each in order through the store's own write (``SessionStore._write``:
+    stream time, expiry, segments) and appends the changelog records, stamped with their
+    consumed record's time, as ``put`` logs them.
+    """
+
+    __slots__ = ("_batch", "_binaries", "_decoded", "_ends", "_keys", "_observed",
+                 "_positions", "_raws", "_run", "_span", "_store", "_values")
+
+    def __init__(self, store: SessionStore, batch: Any, run: Any) -> None:
+        self._store, self._batch, self._run = store, batch, run
+        self._observed = store._observed  # as the writes move it
+        self._span = (_MIN_TS, _MAX_TS)
+        self._keys: dict[bytes, dict[bytes, tuple[int, int, Any]]] = {}  # key bytes ->
+        # binary session key -> (start, end, value): the store's, as the writes leave them
+        self._decoded: dict[bytes, Any] = {}
+        self._binaries: list[bytes] = []
+        self._ends: list[int] = []
+        self._values: list[Any] = []
+        self._positions: list[int] = []
+        self._raws: list[bytes | None] = []
+
+    @property
+    def key_serde(self) -> Any:
+        """The serde that wrote the key inside each binary session key."""
+        return self._store.key_serde
+
+    def serialize_keys(self, keys: list[Any]) -> list[bytes]:
+        """``keys`` (none ``None``) as the store serializes them; a key the store refuses
+        raises its error."""
+        return self._store.serialize_keys(keys)
+
+    def key_object(self, key_bytes: bytes) -> Any:
+        """The key the store reads back from ``key_bytes`` (what its scans return)."""
+        key = self._decoded.get(key_bytes, _MISSING)
+        if key is _MISSING:
+            key = self._decoded[key_bytes] = TypedStore._decode_key(self._store, key_bytes)
+        return key
+
+    def load_span(self, earliest_end: int, latest_start: int) -> None:
+        """The sessions the run may read: ending at or after ``earliest_end``, starting at or
+        before ``latest_start`` (before any key is read)."""
+        self._span = (earliest_end, latest_start)
+
+    def _held(self, key_bytes: bytes) -> dict[bytes, tuple[int, int, Any]]:
+        held = self._keys.get(key_bytes)
+        if held is None:
+            store = self._store
+            earliest_end, latest_start = self._span
+            decode = store._decode_value
+            held = self._keys[key_bytes] = {}
+            for binary, raw in store._rows(key_bytes, key_bytes, earliest_end, latest_start,
+                                           backward=False):
+                _, start, end = split_session_key(binary)
+                held[binary] = (start, end, decode(raw))
+        return held
+
+    def sessions(self, key_bytes: bytes, earliest_end: int, latest_start: int
+                 ) -> list[tuple[bytes, int, int, Any]]:
+        """``(binary, start, end, value)`` of each of the key's sessions ``find_sessions``
+        returns now, in its order."""
+        held = self._held(key_bytes)
+        if not held:
+            return []
+        floor = max(earliest_end, self._observed - self._store._retention + 1)
+        return [(binary, start, end, value)
+                for binary, (start, end, value) in sorted(held.items())
+                if end >= floor and start <= latest_start]
+
+    def fetch(self, key_bytes: bytes, binary: bytes, end: int) -> Any:
+        """The value ``fetch_session`` returns now for the session at ``binary`` (ending at
+        ``end``), or ``None``."""
+        if end <= self._observed - self._store._retention:
+            return None
+        held = self._held(key_bytes).get(binary)
+        return None if held is None else held[2]
+
+    def write(self, key_bytes: bytes, binary: bytes, start: int, end: int, value: Any,
+              position: int) -> bool:
+        """Hold the put of ``value`` (``None``: a remove) for the session at ``binary``, by
+        the batch record at ``position``; ``False`` (nothing held) for a session the store no
+        longer keeps."""
+        observed = self._observed
+        if end > observed:
+            observed = self._observed = end
+        if not self._store._live(end, observed):
+            return False
+        held = self._held(key_bytes)
+        if value is None:
+            held.pop(binary, None)
+        else:
+            held[binary] = (start, end, value)
+        self._binaries.append(binary)
+        self._ends.append(end)
+        self._values.append(value)
+        self._positions.append(position)
+        return True
+
+    def update(self, position: int, key_bytes: bytes,
+               removed: list[tuple[bytes, int, int, Any]], binary: bytes, start: int,
+               end: int, session: Any, value: Any) -> bool:
+        """A session aggregation's writes for the batch record at ``position``: each of the
+        ``removed`` sessions (as ``sessions`` gave them) removed, then ``value`` put for the
+        session at ``binary`` (``session``: its ``Windowed`` key); ``False`` when the store
+        would drop one (see ``write``)."""
+        write = self.write
+        for removed_binary, removed_start, removed_end, _ in removed:
+            if not write(key_bytes, removed_binary, removed_start, removed_end, None, position):
+                return False
+        return write(key_bytes, binary, start, end, value, position)
+
+    def flushed(self) -> bool:
+        """Serialize the values put (phase one); ``False`` when the serde writes one as
+        ``None`` (a delete)."""
+        values = self._values
+        puts = [value for value in values if value is not None]
+        raws = self._store.encode_values(puts) if puts else []
+        if raws is None:
+            return False
+        found = iter(raws)
+        self._raws = [None if value is None else next(found) for value in values]
+        return True
+
+    def raw(self, index: int) -> bytes | None:
+        """Write ``index``'s value bytes (after ``flushed``)."""
+        return self._raws[index]
+
+    def value_of(self, index: int) -> Any:
+        """Write ``index``'s value."""
+        return self._values[index]
+
+    def __len__(self) -> int:
+        return len(self._binaries)
+
+    def apply(self) -> None:
+        """Write what was held, in order, as the record path's puts would have, then its
+        changelog records."""
+        store, binaries, raws = self._store, self._binaries, self._raws
+        write = store._write
+        for binary, end, raw in zip(binaries, self._ends, raws, strict=True):
+            write(binary, end, raw)
+        log = store._log
+        if log is None or not binaries:
+            return
+        batch, positions = self._batch, self._positions
+        stamps = list(map(self._run.timestamps(batch).__getitem__, positions))
+        append = self._run.changelog(store._name, log)
+        if append is None:
+            for binary, raw, timestamp in zip(binaries, raws, stamps, strict=True):
+                log(store._name, binary, raw, timestamp)
+            return
+        origin = batch.origin
+        append(binaries, raws, stamps, lambda: list(map(origin.__getitem__, positions)))
+
+
+_MISSING: Any = object()

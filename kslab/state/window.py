@@ -811,11 +811,14 @@ class HeldWindowWrites:
     write, in one batch) end as the record path's puts leave them.
     """
 
-    __slots__ = ("_batch", "_count", "_keep", "_observed", "_offsets", "_puts", "_raws",
-                 "_run", "_runs", "_store")
+    __slots__ = ("_batch", "_count", "_keep", "_observed", "_offsets", "_overlay", "_puts",
+                 "_raws", "_run", "_runs", "_span", "_store")
 
     def __init__(self, store: TimestampedWindowStore, batch: Any, run: Any) -> None:
         self._store, self._batch, self._run = store, batch, run
+        self._span = (0, 0)  # the window starts ``windows`` may read (``load_span``)
+        self._overlay: dict[bytes, dict[int, tuple[Any, int]]] | None = None  # key bytes ->
+        # its windows in the span, start -> (value, timestamp), as the writes leave them
         self._observed, self._keep = store._observed, store._keep  # as the writes move it
         self._puts: dict[bytes, tuple[Any, int]] = {}  # binary -> (value, ts), live windows
         self._runs: list[WindowRun] = []
@@ -866,6 +869,46 @@ class HeldWindowWrites:
                     found[index] = decode(raw)
         return found
 
+    @property
+    def observed(self) -> int:
+        """The store's stream time as the writes held so far move it."""
+        return self._observed
+
+    def load_span(self, time_from: int, time_to: int) -> None:
+        """The window starts ``windows`` may be asked for (before any write is held)."""
+        self._span = (time_from, time_to)
+        self._overlay = {}
+
+    def _key_windows(self, key_bytes: bytes) -> dict[int, tuple[Any, int]]:
+        """The key's windows in the span, start -> ``(value, timestamp)``, read once."""
+        overlay = self._overlay
+        held = overlay.get(key_bytes)  # type: ignore[union-attr]
+        if held is None:
+            decode, size = self._decode, len(key_bytes)
+            held = overlay[key_bytes] = {  # type: ignore[index]
+                _TS_SEQ.unpack_from(binary, size)[0]: decode(raw)
+                for binary, raw in self._store._key_range(key_bytes, *self._span)}
+        return held
+
+    def windows(self, key_bytes: bytes, time_from: int, time_to: int,
+                observed: int | None = None) -> list[tuple[int, tuple[Any, int]]]:
+        """``(start, (value, timestamp))`` of the key's windows starting in ``[time_from,
+        time_to]`` (within the span), ascending, as the store's ``fetch`` would return them
+        after the writes so far (``observed``: at that stream time instead, a record cache's
+        store that its flushes have moved so far)."""
+        if observed is None:
+            observed = self._observed
+        floor = max(time_from, observed - self._keep + 1)
+        return sorted(item for item in self._key_windows(key_bytes).items()
+                      if floor <= item[0] <= time_to)
+
+    def expires(self, start: int, observed: int | None = None) -> bool:
+        """True when a write into the window at ``start`` now would be dropped by the store
+        as expired (its stream time moved by the write first)."""
+        if observed is None:
+            observed = self._observed
+        return start <= max(observed, start) - self._keep
+
     def _decode(self, raw: bytes) -> tuple[Any, int]:
         """A stored window's ``(value, timestamp)`` (the store's error for bytes it cannot
         read)."""
@@ -902,6 +945,8 @@ class HeldWindowWrites:
         binary = key_bytes + _TS_SEQ.pack(start, 0)
         if start > self._observed - self._keep:  # (an expired write is dropped)
             self._puts[binary] = (value, timestamp)
+            if self._overlay is not None:
+                self._key_windows(key_bytes)[start] = (value, timestamp)
         runs = self._runs
         if runs and runs[-1].start == start and runs[-1].ids is None:  # the run goes on
             run = runs[-1]
@@ -1002,25 +1047,36 @@ class HeldWindowWrites:
         if not self._count:
             return
         log, store._log = store._log, None  # (the store's own writes below log nothing)
+        keys: list[bytes] = []  # live runs' last bytes, written together before the store's
+        values: list[bytes] = []  # own next write (which may expire segments) and at the end
         try:
             observed, keep = store._observed, store._keep
             put_bytes, backend = store._put_bytes, store._backend
             for run in self._runs:
                 start, stored = run.start, run.stored
                 if start <= observed - keep:  # expired: each write dropped and counted
+                    if keys:
+                        backend.put_all(zip(keys, values, strict=True))
+                        keys, values = [], []
                     for index in range(len(run)):
                         binary = run.binary(index)
                         put_bytes(binary[:-_SUFFIX], (stored(index), run.raws[index],
                                                       run.timestamps[index]), start)
                     continue
                 if start > observed:  # opens a newer window: the store's own write
+                    if keys:
+                        backend.put_all(zip(keys, values, strict=True))
+                        keys, values = [], []
                     binary = run.binary(0)
                     put_bytes(binary[:-_SUFFIX], (stored(0), run.raws[0],
                                                   run.timestamps[0]), start)
                     observed = start  # (its window's last write goes again below: the same)
                 finals = list(map(run.binaries.__getitem__, run.finals()))  # the rest, live:
-                backend.put_all(zip(finals, run.final_stored, strict=True))  # each window's
-                store._segment_keys(start).update(finals)  # last bytes
+                keys += finals  # each window's last bytes
+                values += run.final_stored
+                store._segment_keys(start).update(finals)
+            if keys:
+                backend.put_all(zip(keys, values, strict=True))
         finally:
             store._log = log
         if log is None:

@@ -179,13 +179,18 @@ def _run_chunks(executor: BulkExecutor, task: Any, twin: Any, topic: str,
 @st.composite
 def windowed_cases(draw: Callable[..., Any]) -> tuple[ks.StreamsBuilder, list[Draft], int]:
     """A windowed count or aggregate over ``TimeWindows`` (tumbling or hopping, with grace or
-    not; cached by default, in memory or RocksDB) whose updates go out under the plain key, as
-    users write them (a windowed key would take the windowed partitioner, which the engine's
-    batch path leaves to the record path); rows with late and null ones; a cache size."""
+    not), ``SlidingWindows`` or ``SessionWindows`` (cached by default, in memory or RocksDB)
+    whose updates go out under the plain key, as users write them (a windowed key would take
+    the windowed partitioner, which the engine's batch path leaves to the record path); rows
+    with late and null ones; a cache size."""
     size = draw(st.sampled_from([40, 100, 1000]))
     advance = draw(st.sampled_from([size, size // 2]))
     grace = draw(st.sampled_from([0, 30, 500]))
-    windows = ks.TimeWindows.of_size_and_grace(size, grace).advance_by(advance)
+    kind = draw(st.sampled_from(["time", "time", "sliding", "session"]))
+    windows = (ks.SlidingWindows.of_time_difference_and_grace(size, grace) if kind == "sliding"
+               else ks.SessionWindows.of_inactivity_gap_and_grace(size, grace)
+               if kind == "session"
+               else ks.TimeWindows.of_size_and_grace(size, grace).advance_by(advance))
     materialized = ks.Materialized.as_("windows").with_key_serde(serdes.String())
     if draw(st.booleans()):
         materialized = materialized.with_store_type("in_memory")
@@ -195,11 +200,14 @@ def windowed_cases(draw: Callable[..., Any]) -> tuple[ks.StreamsBuilder, list[Dr
     if draw(st.booleans()):
         table = windowed.count(materialized.with_value_serde(serdes.Long()))
     else:
+        merger = [lambda _key, one, two: {"n": one["n"] + two["n"]}] if kind == "session" \
+            else []
         table = windowed.aggregate(lambda: {"n": 0},
                                    lambda _key, value, agg: {"n": agg["n"] + len(str(value))},
-                                   materialized.with_value_serde(serdes.Json()))
+                                   *merger, materialized.with_value_serde(serdes.Json()))
     (table.to_stream()
-     .map(lambda key, value: (key.key, {"start": key.window.start, "value": value}))
+     .map(lambda key, value: (key.key, {"start": key.window.start, "end": key.window.end,
+                                        "value": value}))
      .to("out", ks.Produced.with_(serdes.String(), serdes.Json())))
     keys = st.sampled_from(["k0", "k1", "k2", "k3", None])
     values = st.one_of(st.integers(0, 9), st.none())

@@ -72,6 +72,34 @@ def windowed_count() -> ks.Topology:
     return b.build()
 
 
+def session_count() -> ks.Topology:
+    """A session count behind the record cache (gap 50, grace 20): each commit's flush of
+    the merged sessions' removes and the grown one's put, its keys mapped to plain ones."""
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, J))
+     .group_by_key(ks.Grouped.with_(S, J))
+     .windowed_by(ks.SessionWindows.of_inactivity_gap_and_grace(50, 20))
+     .count()
+     .to_stream()
+     .map(lambda wk, n: ks.KeyValue(f"{wk.key}@{wk.window.start}-{wk.window.end}", n))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def sliding_count() -> ks.Topology:
+    """A sliding-window count behind the record cache (difference 100, grace 50), its keys
+    mapped to plain ones."""
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, J))
+     .group_by_key(ks.Grouped.with_(S, J))
+     .windowed_by(ks.SlidingWindows.of_time_difference_and_grace(100, 50))
+     .count()
+     .to_stream()
+     .map(lambda wk, n: ks.KeyValue(f"{wk.key}@{wk.window.start}-{wk.window.end}", n))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
 def flat_map() -> ks.Topology:
     """flat_map_values: some records give none, some several."""
     b = ks.StreamsBuilder()
@@ -127,6 +155,8 @@ CASES: dict[str, tuple[Callable[[], ks.Topology], int, int, bool, bool]] = {
     "count_cached": (count_cached, 2, 2, False, True),
     "aggregate_lambda": (aggregate_lambda, 2, 1, False, True),
     "windowed_count": (windowed_count, 2, 1, False, True),
+    "session_count": (session_count, 2, 1, False, True),
+    "sliding_count": (sliding_count, 2, 1, True, True),
     "flat_map_values": (flat_map, 1, 3, True, True),
     "word_count_4_partitions": (word_count, 4, 3, False, True),
     "null_keys": (null_keys, 2, 2, False, False),

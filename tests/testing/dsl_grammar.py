@@ -96,6 +96,14 @@ AGG_SUBTRACTORS = _fns(1, st.sampled_from([
 WINDOWS = st.builds(lambda size, grace, hop, close: Win(size, grace, hop and size // hop, close),
                     st.sampled_from([1000, 100, 50, 30]), st.sampled_from([0, 20, 200]),
                     st.sampled_from([None, None, 2, 5]), st.sampled_from([False, False, True]))
+SESSIONS = st.builds(lambda gap, grace, close: Win(gap, grace, None, close, session=True),
+                     st.sampled_from([10, 50, 300]), st.sampled_from([0, 20, 200]),
+                     st.sampled_from([False, False, False, True]))
+SLIDING = st.builds(lambda diff, grace, close: Win(diff, grace, None, close, sliding=True),
+                    st.sampled_from([10, 50, 300]), st.sampled_from([0, 20, 200]),
+                    st.sampled_from([False, False, False, True]))
+MERGERS = _fns(1, st.sampled_from(["lambda k, a, b: mk(n(a) + n(b), (s(a) + s(b))[-12:])",
+                                   "lambda k, a, b: b if n(b) > n(a) else a"]))
 
 STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "flat_map",
               "select_key", "peek", "foreach", "print", "split", "merge", "repartition", "to",
@@ -286,15 +294,18 @@ class _Draft:
         d = self.draw
         by_key = x.key == "S" and d(st.booleans())
         selector = None if by_key else d(KEY_SELECTORS)
-        win = d(WINDOWS) if (d(st.booleans()) if windowed is None else windowed) else None
+        win = d(st.one_of(WINDOWS, SESSIONS, SLIDING)) if (
+            d(st.booleans()) if windowed is None else windowed) else None
         if agg is None:
             aggs = ["count", "aggregate"] + (["reduce"] if x.value == "V" else [])
             agg = d(st.sampled_from(aggs))
         fns = {"count": (), "reduce": (d(REDUCERS),),
                "aggregate": (INITIALIZER, d(AGGREGATORS))}[agg]
+        if agg == "aggregate" and win is not None and win.session:
+            fns = (*fns, d(MERGERS))
         value = "L" if agg == "count" else "V"
         args = [selector, x.value, win, agg, fns, self.mat(), value]
-        key = "S" if win is None else f"W{win.size}"
+        key = "S" if win is None else "SW" if win.session else f"W{win.size}"
         return self.emit("group", [x], args, self.new(True, key, value))
 
     def table_group(self, x: _Var, agg: str | None) -> _Var:

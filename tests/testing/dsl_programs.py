@@ -179,14 +179,32 @@ class Win:
     grace: int = 0
     advance: int | None = None
     on_close: bool = False
+    session: bool = False  # SessionWindows with an inactivity gap of ``size`` instead
+    sliding: bool = False  # SlidingWindows with a time difference of ``size`` instead
 
     def __repr__(self) -> str:
+        if self.sliding:
+            return (f"SlidingWindows.of_time_difference_and_grace({self.size}, {self.grace})"
+                    if self.grace else
+                    f"SlidingWindows.of_time_difference_with_no_grace({self.size})")
+        if self.session:
+            return (f"SessionWindows.of_inactivity_gap_and_grace({self.size}, {self.grace})"
+                    if self.grace else
+                    f"SessionWindows.of_inactivity_gap_with_no_grace({self.size})")
         out = (f"TimeWindows.of_size_and_grace({self.size}, {self.grace})" if self.grace
                else f"TimeWindows.of_size_with_no_grace({self.size})")
         return out if self.advance is None else f"{out}.advance_by({self.advance})"
 
     def build(self) -> Any:
-        """The ``TimeWindows`` object."""
+        """The ``TimeWindows`` (or ``SessionWindows``, ``SlidingWindows``) object."""
+        if self.sliding:
+            return (ks.SlidingWindows.of_time_difference_and_grace(self.size, self.grace)
+                    if self.grace else ks.SlidingWindows.of_time_difference_with_no_grace(
+                        self.size))
+        if self.session:
+            return (ks.SessionWindows.of_inactivity_gap_and_grace(self.size, self.grace)
+                    if self.grace else ks.SessionWindows.of_inactivity_gap_with_no_grace(
+                        self.size))
         out = (ks.TimeWindows.of_size_and_grace(self.size, self.grace) if self.grace
                else ks.TimeWindows.of_size_with_no_grace(self.size))
         return out if self.advance is None else out.advance_by(self.advance)
@@ -204,6 +222,8 @@ class Op:
 
 def _serde_text(name: str) -> str:
     """A serde name of the spec (``S``, ``L``, ``V``, ``W<size>``) as the program prints it."""
+    if name == "SW":
+        return "SessionWindowed(S)"
     return f"TimeWindowed(S, {name[1:]})" if name.startswith("W") else name
 
 
@@ -301,6 +321,8 @@ class Program:
         sd = {"S": serdes.String(), "L": serdes.Long(), "V": codec_serde(codec)}
 
         def serde(name: str) -> Any:
+            if name == "SW":
+                return serdes.SessionWindowed(serdes.String())
             if name.startswith("W"):
                 return serdes.TimeWindowed(serdes.String(), int(name[1:]))
             return sd[name]

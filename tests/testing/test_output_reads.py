@@ -85,7 +85,7 @@ def _session_windowed() -> Case:
             expected.append((Windowed(key, Window(start, end)), None, end))
         sessions[key] = (start, ts, count + 1)
         expected.append((Windowed(key, Window(start, ts)), count + 1, ts))
-    return Case(topology, serdes.SessionWindowed(S), L, _inputs(), expected, False)
+    return Case(topology, serdes.SessionWindowed(S), L, _inputs(), expected, True)
 
 
 def _tagged(data: bytes) -> tuple[str, str]:
