@@ -150,7 +150,7 @@ class TaskContext(ProcessorContext):
     @property
     def headers(self) -> Any:
         """The headers of the record being handled."""
-        return self.record._headers
+        return self.record.raw_headers
 
     # -- forwarding -------------------------------------------------------------------------------
 
@@ -456,7 +456,7 @@ class TaskContext(ProcessorContext):
     def _record_context(self) -> RecordContext:
         record = self.record
         return RecordContext(self.topic, self.partition, self.offset, record.timestamp,
-                             record._headers)
+                             record.raw_headers)
 
     def run_punctuation(self, schedule: Schedule, now: int) -> None:
         """Fire ``schedule`` at ``now`` with no record context, as Kafka does."""

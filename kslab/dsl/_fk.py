@@ -333,7 +333,7 @@ class _ReceiveProcessor(Processor):
                 self.store.put(combined, new)
             change = Change(new, old)
         self.ctx.forward(Record((key, sub.primary_key), change, record.timestamp,
-                                record._headers))
+                                record.raw_headers))
 
 
 class _SubscriptionJoin(_FkSupplier):
@@ -369,7 +369,7 @@ class _SubscriptionJoinProcessor(Processor):
             value = foreign.value
         primary_key = self.pk.deserialize(self.topic + "-pk", pk_bytes)
         response = SubscriptionResponseWrapper(sub.hash, value, sub.primary_partition)
-        self.ctx.forward(Record(primary_key, response, timestamp, record._headers))
+        self.ctx.forward(Record(primary_key, response, timestamp, record.raw_headers))
 
 
 class _ForeignTableJoin(_FkSupplier):

@@ -95,7 +95,7 @@ def forward_flushed(context: Any, node: Any) -> Callable[..., None]:
         previous = context.current
         context.current = node
         try:
-            context.forward(Record(key, change, timestamp, record._headers))
+            context.forward(Record(key, change, timestamp, record.raw_headers))
         finally:
             context.current = previous
 
@@ -111,7 +111,7 @@ def forward_flushed_session(context: Any, node: Any) -> Callable[..., None]:
         previous = context.current
         context.current = node
         try:
-            context.forward(Record(key, Change(new, old), key.window.end, record._headers))
+            context.forward(Record(key, Change(new, old), key.window.end, record.raw_headers))
         finally:
             context.current = previous
 

@@ -77,7 +77,7 @@ class CachingStore(StateStore):
         """A dirty entry for ``raw`` carrying the current record's context."""
         c = self._context
         record = c.record
-        headers = record._headers
+        headers = record.raw_headers
         entry = LRUCacheEntry(raw, headers if headers else None, True, c.offset,
                               record.timestamp, c.partition, c.topic)
         entry.obj = None if raw is None else value

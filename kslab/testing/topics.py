@@ -126,7 +126,7 @@ def _slicing(columns: list[list[Any]]) -> Callable[[int], list[list[Any]] | None
 
 
 _RECORD_KEY, _RECORD_VALUE, _RECORD_TIMESTAMP, _RECORD_HEADERS = map(
-    attrgetter, ("key", "value", "timestamp", "_headers"))
+    attrgetter, ("key", "value", "timestamp", "raw_headers"))
 _KEY, _VALUE = itemgetter(0), itemgetter(1)
 
 
@@ -198,7 +198,7 @@ class TestInputTopic:
                 rec = args[0]
                 self._pipe(rec.key, rec.value,
                            rec.timestamp if rec.timestamp is not None else timestamp,
-                           rec._headers if headers is None else headers, partition)
+                           rec.raw_headers if headers is None else headers, partition)
                 return
             key, value = None, args[0]
         elif 2 <= len(args) <= 4:
