@@ -129,7 +129,7 @@ class ProcessorGraphNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the processor, connect its stores, add the store it owns."""
-        topology._add_processor(self.name, self.supplier, self.parent_names(),
+        topology.add_processor_node(self.name, self.supplier, self.parent_names(),
                                 fixed_key=self.fixed_key)
         if self.store_names:
             topology.connect_processor_and_state_stores(self.name, *self.store_names)
@@ -144,7 +144,7 @@ class TableProcessorNode(ProcessorGraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the processor and, if it keeps one, its store."""
-        topology._add_processor(self.name, self.supplier, self.parent_names(), fixed_key=False)
+        topology.add_processor_node(self.name, self.supplier, self.parent_names(), fixed_key=False)
         if self.store_names:
             topology.connect_processor_and_state_stores(self.name, *self.store_names)
         materialized = getattr(self.supplier, "materialized", None)
@@ -159,7 +159,7 @@ class StreamTableJoinNode(ProcessorGraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the join processor and connect the table's stores."""
-        topology._add_processor(self.name, self.supplier, self.parent_names(), fixed_key=False)
+        topology.add_processor_node(self.name, self.supplier, self.parent_names(), fixed_key=False)
         if self.store_names:
             topology.connect_processor_and_state_stores(self.name, *self.store_names)
 
@@ -198,8 +198,8 @@ class RepartitionNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the internal topic, the filter, the sink and the source."""
-        topology._add_internal_topic(self.topic, self.partitions)
-        topology._add_processor(self.filter_name, self.filter_supplier, self.parent_names(),
+        topology.add_internal_topic(self.topic, self.partitions)
+        topology.add_processor_node(self.filter_name, self.filter_supplier, self.parent_names(),
                                 fixed_key=False)
         topology.add_sink(self.sink_name, self.topic, self.filter_name, key_serde=self.key_serde,
                           value_serde=self.value_serde, partitioner=self.partitioner)
@@ -223,7 +223,7 @@ class GroupedTableRepartitionNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the internal topic, the sink and the source."""
-        topology._add_internal_topic(self.topic, None)
+        topology.add_internal_topic(self.topic, None)
         topology.add_sink(self.sink_name, self.topic, *self.parent_names(),
                           key_serde=self.key_serde, value_serde=self.value_serde)
         topology.add_source(self.name, self.topic, key_serde=self.key_serde,
@@ -279,13 +279,13 @@ class TableSourceNode(GraphNode):
         topology.add_source(self.source_name, self.topic, key_serde=c._key_serde,
                             value_serde=c._value_serde, timestamp_extractor=c._timestamp_extractor,
                             offset_reset=c._offset_reset)
-        topology._add_processor(self.name, self.supplier, (self.source_name,), fixed_key=False)
+        topology.add_processor_node(self.name, self.supplier, (self.source_name,), fixed_key=False)
         if self.supplier.materialized:
             builder = self.store_factory()
             topology.add_state_store(builder, self.name)
             if self.reuse_source_topic:
                 builder.with_logging_disabled()
-                topology._store_changelog_override[builder.name] = self.topic
+                topology.restore_store_from(builder.name, self.topic)
 
 
 class KTableKTableJoinNode(GraphNode):
@@ -306,11 +306,11 @@ class KTableKTableJoinNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add both join processors, the merger, the store connections and the result store."""
-        topology._add_processor(self.this_name, self.this_supplier, (self.this_side,),
+        topology.add_processor_node(self.this_name, self.this_supplier, (self.this_side,),
                                 fixed_key=False)
-        topology._add_processor(self.other_name, self.other_supplier, (self.other_side,),
+        topology.add_processor_node(self.other_name, self.other_supplier, (self.other_side,),
                                 fixed_key=False)
-        topology._add_processor(self.name, self.merger, (self.this_name, self.other_name),
+        topology.add_processor_node(self.name, self.merger, (self.this_name, self.other_name),
                                 fixed_key=False)
         topology.connect_processor_and_state_stores(self.this_name, *self.other_stores())
         topology.connect_processor_and_state_stores(self.other_name, *self.this_stores())

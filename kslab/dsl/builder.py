@@ -293,7 +293,7 @@ class StreamsBuilder:
         self._write_graph(self._topology, self._written)
         return self._finish(self._topology)
 
-    def _build_detached(self, props: dict[str, Any] | None = None) -> Topology:
+    def build_detached(self, props: dict[str, Any] | None = None) -> Topology:
         """The whole graph written into a ``Topology`` nobody else holds: what kslab's own
         displays and previews build, so adding nodes to it never changes a user's topology."""
         self._prepare(props)
@@ -306,9 +306,9 @@ class StreamsBuilder:
         co-partitioning."""
         for topic, partitions in self.internal_topics.items():
             if topic not in topology.internal_topics:
-                topology._add_internal_topic(topic, partitions)
-        groups = topology._copartition_groups
-        groups.extend(set(g) for g in self.copartition_groups if set(g) not in groups)
+                topology.add_internal_topic(topic, partitions)
+        for group in self.copartition_groups:
+            topology.add_copartition_group(group)
         _optimize.check_copartitioning(topology)
         return topology
 

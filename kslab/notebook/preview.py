@@ -108,7 +108,7 @@ def preview_for(builder: Any, node: str, rows: int | None = None,
 
 def _detached(builder: Any) -> Any:
     """A topology built from ``builder`` that nobody else holds (any builder-like object)."""
-    build = getattr(builder, "_build_detached", None) or builder.build
+    build = getattr(builder, "build_detached", None) or builder.build
     return build()
 
 

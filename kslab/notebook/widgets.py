@@ -44,7 +44,7 @@ class DriverExplorer(w.VBox):
             msg = f"rewind={rewind!r}; pick 'snapshot' or 'replay'"
             raise ValueError(msg)
         if hasattr(topology, "build") and hasattr(topology, "samples"):
-            topology = topology._build_detached()  # the explorer's own copy
+            topology = topology.build_detached()  # the explorer's own copy
         self.topology = topology
         self.rewind_mode = rewind
         self.driver = TopologyTestDriver(topology, config, trace=True)
