@@ -193,7 +193,7 @@ class PreviewRun:
         while self.position < end:
             topic, row_index, (key, value, ts, headers, partition) = self.inputs[self.position]
             try:
-                self._topics[topic]._pipe(key, value, ts, headers, partition)
+                self._topics[topic].pipe_row(key, value, ts, headers, partition)
             except Exception as exc:
                 self.error = self._describe(exc, topic, row_index, key, value, ts)
                 return
@@ -223,10 +223,10 @@ class PreviewRun:
                 for topic, _, (key, value, ts, headers, partition) in \
                         self.inputs[:self.position + 1]:
                     try:
-                        topics[topic]._pipe(key, value, ts, headers, partition)
+                        topics[topic].pipe_row(key, value, ts, headers, partition)
                     except Exception:
                         break
-                step = traced._history.total - 1
+                step = traced.history_length - 1
                 return next((ev for ev in reversed(traced.trace) if ev.event == "receive"
                              and ev.step == step and not ev.node.startswith(TAP_PREFIX)),
                             None)

@@ -177,7 +177,7 @@ class DriverExplorer(w.VBox):
     def _drive_one(self) -> None:
         topic, row, (key, value, ts, headers, partition) = self.events[self.position]
         try:
-            self._topics[topic]._pipe(key, value, ts, headers, partition)
+            self._topics[topic].pipe_row(key, value, ts, headers, partition)
         except Exception as exc:
             root = exc
             while isinstance(root.__cause__, Exception):

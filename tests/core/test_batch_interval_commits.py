@@ -48,7 +48,7 @@ class IntervalPort:
 
     def log(self, topic: str) -> Any:
         """The driver's log of ``topic``."""
-        return self._driver._collector.outputs[topic]
+        return self._driver.output_log(topic)
 
     def appends_only(self, topic: str) -> bool:
         """True unless the driver loops ``topic`` back into a task."""

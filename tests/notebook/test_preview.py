@@ -102,7 +102,7 @@ def test_a_run_closes_its_driver():
     builder, _ = word_count(lines_frame())
     run = PreviewRun(builder.build(), builder.samples)
     run.close()
-    assert run.driver._closed
+    assert run.driver.closed
 
 
 def test_a_late_record_stays_late_and_frames_merge_by_head_timestamp():

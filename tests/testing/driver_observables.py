@@ -21,7 +21,7 @@ def state(driver: ks.TopologyTestDriver) -> dict[str, Any]:
     their counters, the stores' and processors' integer state and the processor context;
     then the offsets, history and ``driver.metrics()``."""
     outputs = {}
-    for topic, log in driver._collector.outputs.items():
+    for topic, log in driver.output_logs().items():
         outputs[topic] = [log.record(i) for i in range(log.total)]
     tasks = {str(tid): _task_state(task) for tid, task in driver.tasks.items()}
     global_task = driver._layout.global_task

@@ -220,7 +220,7 @@ def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
         observed = state(driver)
         observed["reads"] = {
             topic: driver.create_output_topic(topic, serdes.Bytes(), serdes.Bytes())
-            .read_records_to_list() for topic in sorted(driver._collector.outputs)}
+            .read_records_to_list() for topic in sorted(driver.output_logs())}
         executor = driver._bulk or driver._partitioned
         if executor is not None:
             executor.ran = batch_kinds(driver, ran)

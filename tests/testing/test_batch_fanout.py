@@ -45,7 +45,7 @@ def _run(build: Callable[[ks.StreamsBuilder, list[Any]], None], rows: list[tuple
         except StreamsError as exc:
             error = (type(exc).__name__, str(exc), exc.offset)
         outputs = {topic: [(r.key, r.value) for r in driver.create_output_topic(
-            topic, S, S).read_records_to_list()] for topic in sorted(driver._collector.outputs)
+            topic, S, S).read_records_to_list()] for topic in sorted(driver.output_logs())
             if not topic.endswith(("-changelog", "-repartition"))}
         observed = state(driver)
         return outputs, calls, (error, observed), driver._bulk

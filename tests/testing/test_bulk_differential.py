@@ -170,7 +170,7 @@ def _drive(topology: Callable[[], ks.Topology], records: Records, bulk: bool,
         messages = [r.getMessage() for r in caplog.records]
         state["reads"] = {  # drained as bytes: the count's key dictionaries, where it has them
             topic: driver.create_output_topic(topic, serdes.Bytes(), serdes.Bytes())
-            .read_records_to_list() for topic in sorted(driver._collector.outputs)}
+            .read_records_to_list() for topic in sorted(driver.output_logs())}
         return state, driver._bulk, messages
     finally:
         driver.close()
