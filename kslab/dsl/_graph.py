@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from kslab.dsl.config import internal
 from kslab.processor import FailOnInvalidTimestamp
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class StreamSourceNode(GraphNode):
 
     def merge(self, other: StreamSourceNode) -> None:
         """Adopt the children of a second source over the same topics (same reset policy)."""
-        mine, theirs = self.consumed._offset_reset, other.consumed._offset_reset
+        mine, theirs = internal(self.consumed).offset_reset, internal(other.consumed).offset_reset
         if mine != theirs:
             from kslab.errors import TopologyError
 
@@ -102,10 +103,10 @@ class StreamSourceNode(GraphNode):
     def write(self, topology: Topology) -> None:
         """Add the source."""
         topics = [self.topics] if isinstance(self.topics, re.Pattern) else self.topics
-        c = self.consumed
+        c = internal(self.consumed)
         topology.add_source(
-            self.name, *topics, key_serde=c._key_serde, value_serde=c._value_serde,
-            timestamp_extractor=c._timestamp_extractor, offset_reset=c._offset_reset,
+            self.name, *topics, key_serde=c.key_serde, value_serde=c.value_serde,
+            timestamp_extractor=c.timestamp_extractor, offset_reset=c.offset_reset,
         )
 
 
@@ -268,17 +269,17 @@ class TableSourceNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the source and processor; the store only when the table is materialized."""
-        c = self.consumed
+        c = internal(self.consumed)
         if self.is_global:
             topology.add_global_store(
                 self.store_factory(), self.source_name, self.topic, self.name, self.supplier,
-                key_serde=c._key_serde, value_serde=c._value_serde,
-                timestamp_extractor=c._timestamp_extractor,
+                key_serde=c.key_serde, value_serde=c.value_serde,
+                timestamp_extractor=c.timestamp_extractor,
             )
             return
-        topology.add_source(self.source_name, self.topic, key_serde=c._key_serde,
-                            value_serde=c._value_serde, timestamp_extractor=c._timestamp_extractor,
-                            offset_reset=c._offset_reset)
+        topology.add_source(self.source_name, self.topic, key_serde=c.key_serde,
+                            value_serde=c.value_serde, timestamp_extractor=c.timestamp_extractor,
+                            offset_reset=c.offset_reset)
         topology.add_processor_node(self.name, self.supplier, (self.source_name,), fixed_key=False)
         if self.supplier.materialized:
             builder = self.store_factory()
@@ -348,9 +349,9 @@ class GlobalStoreNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the global store with its source and processor."""
-        c = self.consumed
+        c = internal(self.consumed)
         topology.add_global_store(
             self.store_builder, self.source_name, self.topic, self.name, self.supplier,
-            key_serde=c._key_serde, value_serde=c._value_serde,
-            timestamp_extractor=c._timestamp_extractor,
+            key_serde=c.key_serde, value_serde=c.value_serde,
+            timestamp_extractor=c.timestamp_extractor,
         )

@@ -30,7 +30,7 @@ from kslab.dsl._naming import (
     suffix_or_generate,
 )
 from kslab.dsl._stores import MaterializedInternal, store_factory
-from kslab.dsl.config import Consumed, Materialized, _replace
+from kslab.dsl.config import Consumed, Materialized, _replace, internal
 from kslab.errors import TopologyError
 from kslab.topology.display import mimebundle
 from kslab.topology.topology import Topology
@@ -162,7 +162,8 @@ class StreamsBuilder:
         node = StreamSourceNode(node_name, topic_list, consumed)
         self.add_node(self.root, node)
         self._keep_sample(topic_list, sample)
-        return KStream(self, node_name, consumed._key_serde, consumed._value_serde,
+        serdes = internal(consumed)
+        return KStream(self, node_name, serdes.key_serde, serdes.value_serde,
                        {node_name}, False, node)
 
     def table(
@@ -189,7 +190,8 @@ class StreamsBuilder:
                                store_factory(mat))
         self.add_node(self.root, node)
         self._keep_sample([topic], sample)
-        return KTable(self, table_name, consumed._key_serde, consumed._value_serde,
+        serdes = internal(consumed)
+        return KTable(self, table_name, serdes.key_serde, serdes.value_serde,
                       {source_name}, mat.queryable_store_name, supplier, node)
 
     def global_table(
@@ -232,12 +234,14 @@ class StreamsBuilder:
         explicit = consumed is not None or key_serde is not None or value_serde is not None
         consumed = resolve_config(Consumed, consumed, "table", key_serde=key_serde,
                                   value_serde=value_serde, name=name)
-        if mat is None:
-            mat = Materialized.with_(consumed._key_serde, consumed._value_serde)
+        given, stored = internal(consumed), internal(mat) if mat is not None else None
+        if stored is None:
+            mat = Materialized.with_(given.key_serde, given.value_serde)
         elif explicit or name is not None:
-            mat = _replace(mat, key_serde=consumed._key_serde, value_serde=consumed._value_serde)
+            mat = _replace(mat, key_serde=given.key_serde, value_serde=given.value_serde)
         else:
-            consumed = _replace(consumed, key_serde=mat._key_serde, value_serde=mat._value_serde)
+            consumed = _replace(consumed, key_serde=stored.key_serde,
+                                value_serde=stored.value_serde)
         return consumed, self.materialize(mat, topic + "-")
 
     def _keep_sample(self, topics: Any, sample: Any) -> None:
@@ -381,8 +385,9 @@ def _check_not_versioned(materialized: Any) -> None:
     """Global tables are never versioned: Java rejects a versioned store supplier up front."""
     if not isinstance(materialized, Materialized):
         return
-    supplier = materialized._supplier
-    if materialized._history_retention is not None or (
+    settings = internal(materialized)
+    supplier = settings.supplier
+    if settings.history_retention is not None or (
         getattr(supplier, "history_retention", None) is not None
     ):
         msg = (
