@@ -195,13 +195,13 @@ class OuterJoinStore(ChangelogBackedMemoryStore):
             entries.append((key, is_left, serde.deserialize(self.topic, raw[1:])))
         return entries
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         return self._backend.snapshot()
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         self._backend.restore_snapshot(snapshot)
 
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         pairs = []
         for record in records:
             binary, value = record[0], record[1]

@@ -453,7 +453,7 @@ class _TimeWindowProcessor(WindowedProcessor):
         store = self.store
         windows = self.s.windows
         self.size, self.advance, self.grace = windows.size_ms, windows.advance_ms, windows.grace_ms
-        self.serialize = getattr(store, "_serialize_key", None)
+        self.serialize = getattr(store, "serialize_key", None)
         if self.serialize is not None:  # a kslab window store: skip re-serializing the key
             self.fetch, self.put = store.fetch_serialized, store.put_serialized
         else:

@@ -199,8 +199,8 @@ class ChangelogState:
             key = bytes(key)
             self._stored.add(key)
             records.append((key, bytes(value)))
-        store._restore_batch(records)
-        store._log = self._capture
+        store.restore_batch(records)
+        store.capture_changelog(self._capture)
 
     def _capture(self, _store: str, key: bytes, value: bytes | None, *_context: Any) -> None:
         """Stands in for the task's ``log_change`` (timestamp and headers are not kept)."""
@@ -254,14 +254,7 @@ def attach_spark_state(task: StreamTask, states: dict[str, Any], *,
         size = 0 if sizes is None else sizes.get(name)
         whole = preload if preload is not None else size is not None and size <= records
         backend = SparkStateBackend(name, states[name], preload=whole, size=size)
-        holder = typed._impl
-        if hasattr(holder, "_inner") and not isinstance(holder, InMemoryKeyValueBackend):
-            holder._inner.close()  # a timestamp-dropping adapter keeps its behaviour
-            holder._inner = backend
-        else:
-            holder.close()
-            typed._impl = backend
-        typed._attach()
+        typed.replace_backend(backend)  # (a timestamp-dropping adapter keeps its behaviour)
         reindex = getattr(typed, "_reindex", None)
         if reindex is not None:  # window and session stores index their keys by time
             reindex()

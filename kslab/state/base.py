@@ -145,15 +145,15 @@ class StateStore(ABC):
         """Close open iterators and the backend; closing twice is harmless."""
 
     @abstractmethod
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         """A copy of the stored bytes, to give back to ``_restore_snapshot`` of this store."""
 
     @abstractmethod
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         """Replace the stored bytes with ``snapshot``; nothing is logged."""
 
     @abstractmethod
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         """Apply changelog records ``(key, value)`` or ``(key, value, timestamp)``, unlogged."""
 
 
@@ -430,6 +430,12 @@ class ChangelogBackedMemoryStore(StateStore):
         self.topic = context.changelog_topic(self._name)
         self._log = context.log_change if self._logging_enabled else None
         self._open = True
+
+    def capture_changelog(self, writer: Callable[..., None]) -> None:
+        """Send the store's changelog writes to ``writer`` (``log_change``'s arguments) instead
+        of the task's changelog: an engine keeping the store's state itself (Spark) takes them
+        so. Until the next ``init``."""
+        self._log = writer
 
     def _bind_serdes(self, context: StoreContext) -> None:
         """Resolve ``key_serde`` and ``value_serde`` against the task's defaults."""

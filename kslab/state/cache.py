@@ -167,6 +167,11 @@ class NamedCache:
         self.current_size_bytes = 0
         self.hits = self.misses = self.overwrites = self.flushes = 0
 
+    def peek(self, key: bytes) -> LRUCacheEntry:
+        """The entry of ``key``, which must be cached, leaving the LRU order and the hit and
+        miss counters as they are (a scan merging cached writes reads them so)."""
+        return self._entries[key]
+
     def get(self, key: bytes | None) -> LRUCacheEntry | None:
         """The entry for ``key`` (now the most recently used), or ``None``."""
         if key is None:

@@ -191,7 +191,7 @@ def test_use_before_init_says_how_to_fix(context: FakeContext) -> None:
         lambda: store.all(),
         lambda: store.approximate_num_entries(),
         lambda: store.flush(),
-        lambda: store._snapshot(),
+        lambda: store.snapshot(),
     ):
         with pytest.raises(
             StoreError, match=r"^Store 'early' is not initialized; .*init\(context\)"

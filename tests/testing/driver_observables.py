@@ -35,7 +35,7 @@ def _task_state(task: Any) -> dict[str, Any]:
     """One task's observables (see ``state``)."""
     stores = {}
     for name, store in task.stores.items():
-        entry: dict[str, Any] = {"bytes": store._snapshot()}
+        entry: dict[str, Any] = {"bytes": store.snapshot()}
         named = getattr(store, "_named", None)
         if named is not None:
             entry["cache"] = [
