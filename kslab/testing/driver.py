@@ -848,6 +848,17 @@ class TopologyTestDriver:
             msg = "this TopologyTestDriver is closed; create a new one (or use replay())"
             raise KslabError(msg)
 
+    def bulk_stats(self) -> dict[str, int]:
+        """How the bulk path did so far: the chunks of piped records it ran over the operators'
+        batch forms (``chunks``) and those it declined, run record by record instead
+        (``declined``). What shows a topology takes the faster path, as the runtime's
+        ``process-batched-total`` metric and ``kslab.spark.bulk_stats`` do; zeros when the path
+        is off (``kslab.driver.bulk``, ``trace=True``) or cannot apply (task idling)."""
+        executor = self._bulk or self._partitioned  # (one of them at most: one task or several)
+        if executor is None:
+            return {"chunks": 0, "declined": 0}
+        return {"chunks": executor.chunks, "declined": executor.declined}
+
     def metrics(self) -> dict[str, dict[str, Any]]:
         """Per task (``"0_0"``): Kafka's task metrics by name (``process-total``,
         ``dropped-records-total``, ``punctuate-total``, ``record-lateness-avg``/``-max``), and

@@ -52,6 +52,7 @@ class IntervalPort:
 
     def appends_only(self, topic: str) -> bool:
         """True unless the driver loops ``topic`` back into a task."""
+        # internal on purpose: this port stands in for the driver's own (its loopback set)
         return topic not in self._driver._collector.loopback
 
     def partitions(self, topic: str, keys: list[bytes | None]) -> list[int]:
