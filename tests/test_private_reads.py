@@ -1,9 +1,11 @@
 """No module reads another module's private members (issue 20).
 
 A private member is an attribute whose name starts with one underscore (``obj._name``; dunders
-are Python's). Outside ``self``, ``cls`` and ``super()``, a module may use such a name only where
-the rule below says it is its own; anything else another module needs has a public, documented
-name on the class that owns it (a property or a method), or the rule moves next to its data.
+are Python's), used as an attribute or by its name as a string (``getattr(obj, "_name")``,
+``hasattr``, ``setattr``, ``object.__getattribute__``). Outside ``self``, ``cls`` and
+``super()``, a module may use such a name only where the rule below says it is its own;
+anything else another module needs has a public, documented name on the class that owns it
+(a property or a method), or the rule moves next to its data.
 
 The rule, in one place (``allowed`` below): ``obj._name`` is allowed in a module when
 
@@ -123,6 +125,26 @@ def _owned(module: str, tree: ast.Module) -> set[str]:
     return names
 
 
+_BY_NAME = frozenset({"getattr", "hasattr", "setattr", "delattr", "object.__getattribute__",
+                      "object.__setattr__"})
+
+
+def _reads(tree: ast.Module) -> list[ast.Attribute]:
+    """Every ``obj._name`` of a module: attributes, and the calls naming one by a string
+    (as the attribute they stand for)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            found.append(node)
+        elif isinstance(node, ast.Call) and len(node.args) >= 2 and \
+                ast.unparse(node.func) in _BY_NAME and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str):
+            found.append(ast.copy_location(
+                ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node))
+    return [node for node in found
+            if node.attr.startswith("_") and not node.attr.startswith("__")]
+
+
 def allowed(module: str, owned: set[str], node: ast.Attribute) -> bool:
     """The one rule: whether ``node`` (``obj._name``) may appear in ``module``."""
     receiver = node.value
@@ -145,9 +167,8 @@ def private_reads() -> list[str]:
         tree = ast.parse(path.read_text())
         module = _module_name(path)
         owned = _owned(module, tree)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and \
-                    not node.attr.startswith("__") and not allowed(module, owned, node):
+        for node in _reads(tree):
+            if not allowed(module, owned, node):
                 found.append(f"{path.relative_to(ROOT.parent)}:{node.lineno}: "
                              f"{ast.unparse(node)}")
     return found

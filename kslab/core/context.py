@@ -287,6 +287,12 @@ class TaskContext(ProcessorContext):
         """This task's id."""
         return self._task.id
 
+    @property
+    def record_collector(self) -> Any:
+        """Engine plumbing: the task's record collector, which the engine's thread writes
+        through (and which owns that thread's record cache)."""
+        return self._task.collector
+
     def record_metadata(self) -> RecordMetadata | None:
         """Topic, partition and offset of the record being processed; ``None`` in punctuation."""
         if self.topic is None:

@@ -199,6 +199,11 @@ class SinkRuntime(RuntimeNode):
         self.partitioner = partitioner
         self._writer: Any = None
 
+    @property
+    def has_direct_writer(self) -> bool:
+        """Whether the engine gave the sink a direct writer to its topic (``init``)."""
+        return self._writer is not None
+
     def init(self) -> None:
         """Ask the engine for a direct writer to a fixed topic, if it offers one."""
         # a partitioner that picks the default's partition 0 on a one-partition topic (as the

@@ -284,6 +284,12 @@ class StreamsBuilder:
                                                  processor_name, state_update_supplier))
         return self
 
+    @property
+    def generation(self) -> tuple[int, int]:
+        """Changes whenever a DSL call adds a node or takes a generated name (the counters of
+        generated names and of node order): what a preview compares to see the graph grew."""
+        return (self._index, self._priority)
+
     # -- build --------------------------------------------------------------------------------
 
     def build(self, props: dict[str, Any] | None = None) -> Topology:

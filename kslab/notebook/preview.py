@@ -63,7 +63,7 @@ class PreviewRows:
 def builder_version(builder: Any) -> tuple[Any, ...]:
     """Changes whenever a DSL call adds a node, a name is taken or a sample is attached."""
     samples = tuple((topic, id(df)) for topic, df in getattr(builder, "samples", {}).items())
-    return (getattr(builder, "_index", 0), getattr(builder, "_priority", 0), samples)
+    return (*getattr(builder, "generation", (0, 0)), samples)
 
 
 _cache: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], dict[str, Any]]] = (

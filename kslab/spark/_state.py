@@ -39,9 +39,6 @@ META_SCHEMA = "meta string"
 _BYTE_KINDS = ("key_value", "timestamped_key_value", "versioned_key_value", "window",
                "timestamped_window", "session")
 _CHANGELOG_KINDS = ("suppression_buffer", "key_value_list")
-# What a byte-backed store remembers beside its bytes: the stream time it has observed (which
-# decides retention) and a window store's duplicate sequence; the rest it rebuilds by scanning.
-_MARKS = ("_observed", "_seq")
 
 
 def spark_backed_kinds() -> tuple[str, ...]:
@@ -223,10 +220,9 @@ class ChangelogState:
 def typed_store(store: Any) -> Any:
     """The typed store under any wrappers (the DSL's record cache), or the store itself."""
     while not isinstance(store, TypedStore):
-        try:
-            store = object.__getattribute__(store, "_inner")
-        except AttributeError:
-            return store
+        if getattr(type(store), "wrapped", None) is None:  # (the class's: not a read a
+            return store  # wrapper delegates to the store behind it)
+        store = store.wrapped
     return store
 
 
@@ -255,7 +251,7 @@ def attach_spark_state(task: StreamTask, states: dict[str, Any], *,
         whole = preload if preload is not None else size is not None and size <= records
         backend = SparkStateBackend(name, states[name], preload=whole, size=size)
         typed.replace_backend(backend)  # (a timestamp-dropping adapter keeps its behaviour)
-        reindex = getattr(typed, "_reindex", None)
+        reindex = getattr(typed, "reindex", None)
         if reindex is not None:  # window and session stores index their keys by time
             reindex()
         backends.append(backend)
@@ -290,9 +286,7 @@ class TaskClocks:
         for name, marks in saved.get("stores", {}).items():
             store = task.stores.get(name)
             if store is not None:
-                typed = typed_store(store)
-                for attr, value in marks.items():
-                    setattr(typed, attr, value)
+                typed_store(store).restore_marks(marks)
         for name, marks in saved.get("processors", {}).items():
             processor = getattr(task.nodes.get(name), "processor", None)
             if processor is not None:
@@ -319,8 +313,7 @@ class TaskClocks:
 def _marks(store: Any) -> dict[str, int]:
     if not isinstance(store, TypedStore):
         return {}
-    return {attr: value for attr in _MARKS
-            if isinstance(value := getattr(store, attr, None), int)}
+    return store.marks()
 
 
 def _processor_marks(processor: Any) -> dict[str, int]:

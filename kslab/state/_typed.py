@@ -56,6 +56,10 @@ MEMO_KEY_TYPES = (str, int, bytes)
 immutable, so the same object always serializes to the same bytes."""
 
 
+# what a byte-backed store remembers beside its bytes (``marks``), where a subclass keeps them
+_MARKS = ("_observed", "_seq")
+
+
 class TypedStore(StateStore):
     """A store that turns objects into bytes with serdes over one ``KeyValueBackend``."""
 
@@ -275,6 +279,20 @@ class TypedStore(StateStore):
         """The task's ``log_change`` for this store while it is open and logged, else ``None``:
         what a wrapper writing the store's bytes itself logs them with."""
         return self._log
+
+    def marks(self) -> dict[str, int]:
+        """What the store remembers beside its bytes, by name: the stream time it has observed
+        (``_observed``, which decides retention) and a window store's duplicate sequence
+        (``_seq``); empty for a plain key-value store. An engine keeping the bytes itself
+        carries them across runs (Spark's micro-batches); the rest is rebuilt by scanning."""
+        return {attr: value for attr in _MARKS
+                if isinstance(value := getattr(self, attr, None), int)}
+
+    def restore_marks(self, marks: dict[str, int]) -> None:
+        """Set what ``marks`` returned before (on a store over the same bytes)."""
+        for attr, value in marks.items():
+            if attr in _MARKS:
+                setattr(self, attr, value)
 
     def replace_backend(self, backend: KeyValueBackend) -> None:
         """Put the store, open, on ``backend`` (an engine's own storage, Spark's state): the

@@ -645,8 +645,7 @@ def thread_cache_for(context: Any, total_bytes: int) -> ThreadCache:
     configs = context.app_configs()
     threads = max(1, int(configs.get("num.stream.threads") or 1))
     size = total_bytes // threads
-    task = getattr(context, "_task", None)
-    owner = getattr(task, "collector", None)
+    owner = getattr(context, "record_collector", None)
     if owner is None:
         return ThreadCache(size)
     try:

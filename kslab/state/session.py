@@ -109,7 +109,7 @@ class SessionStore(TypedStore):
         """Open the backend and rebuild the expiry index from what it holds."""
         super().init(context, root)
         self._dropped = getattr(context, "record_dropped", None)
-        self._reindex()
+        self.reindex()
 
     def close(self) -> None:
         """Close the store; its open iterators just end (Java's session iterators do not throw
@@ -363,7 +363,14 @@ class SessionStore(TypedStore):
             for binary in ends.pop(heapq.heappop(heap)):
                 self._bdelete(binary)
 
-    def _reindex(self) -> None:
+    @property
+    def time_ordered(self) -> bool:
+        """Whether scans come in session-end order first, rather than key by key."""
+        return self._time_ordered
+
+    def reindex(self) -> None:
+        """Rebuild the store's time index from its backend's bytes (after the backend was
+        replaced, as an engine keeping the bytes itself does)."""
         self._ends = {}
         self._end_heap = []
         observed = _MIN_TS
@@ -381,7 +388,7 @@ class SessionStore(TypedStore):
     def restore_snapshot(self, snapshot: object) -> None:
         data, observed = snapshot  # type: ignore[misc]
         self._backend.restore_snapshot(data)
-        self._reindex()
+        self.reindex()
         self._observed = observed
 
     def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:

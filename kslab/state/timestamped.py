@@ -273,6 +273,11 @@ class KeyValueStoreFacade:
         self._inner = inner
 
     @property
+    def wrapped(self) -> TimestampedKeyValueStore:
+        """The timestamped store behind the facade."""
+        return self._inner
+
+    @property
     def name(self) -> str:
         """The store name."""
         return self._inner.name

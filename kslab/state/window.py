@@ -114,7 +114,7 @@ def pinned_time(iterators: Iterable[KeyValueIterator]) -> int:
     """The earliest time an open, not yet read scan of ``iterators`` still needs."""
     pinned = _MAX_TS
     for iterator in iterators:
-        source = getattr(iterator, "_source", None)
+        source = iterator.scan_source
         if source.__class__ is LazyRows and source.min_time < pinned:
             pinned = source.min_time
     return pinned
@@ -207,7 +207,7 @@ class WindowStore(TypedStore):
         self._observed = _MIN_TS
         self._seq = 0
         self._dropped = getattr(context, "record_dropped", None)
-        self._reindex()
+        self.reindex()
 
     def close(self) -> None:
         """Close the store; its open iterators just end (Java's window iterators do not throw
@@ -515,7 +515,15 @@ class WindowStore(TypedStore):
             heapq.heappush(self._segment_heap, segment)
         return keys
 
-    def _reindex(self) -> None:
+    @property
+    def time_ordered(self) -> bool:
+        """Whether scans come in window-start order first (in memory, or a time-ordered
+        layout), rather than segment by segment."""
+        return self._time_ordered
+
+    def reindex(self) -> None:
+        """Rebuild the store's time index from its backend's bytes (after the backend was
+        replaced, as an engine keeping the bytes itself does)."""
         self._segments = {}
         self._segment_heap = []
         observed = _MIN_TS
@@ -534,7 +542,7 @@ class WindowStore(TypedStore):
     def restore_snapshot(self, snapshot: object) -> None:
         data, observed, seq = snapshot  # type: ignore[misc]
         self._backend.restore_snapshot(data)
-        self._reindex()
+        self.reindex()
         self._observed, self._seq = observed, seq
 
     def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
@@ -660,6 +668,11 @@ class WindowStoreFacade:
 
     def __init__(self, inner: TimestampedWindowStore) -> None:
         self._inner = inner
+
+    @property
+    def wrapped(self) -> TimestampedWindowStore:
+        """The timestamped window store behind the facade."""
+        return self._inner
 
     @property
     def name(self) -> str:
