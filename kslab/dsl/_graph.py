@@ -131,7 +131,7 @@ class ProcessorGraphNode(GraphNode):
     def write(self, topology: Topology) -> None:
         """Add the processor, connect its stores, add the store it owns."""
         topology.add_processor_node(self.name, self.supplier, self.parent_names(),
-                                fixed_key=self.fixed_key)
+                                    fixed_key=self.fixed_key)
         if self.store_names:
             topology.connect_processor_and_state_stores(self.name, *self.store_names)
         if self.store_factory is not None:
@@ -201,7 +201,7 @@ class RepartitionNode(GraphNode):
         """Add the internal topic, the filter, the sink and the source."""
         topology.add_internal_topic(self.topic, self.partitions)
         topology.add_processor_node(self.filter_name, self.filter_supplier, self.parent_names(),
-                                fixed_key=False)
+                                    fixed_key=False)
         topology.add_sink(self.sink_name, self.topic, self.filter_name, key_serde=self.key_serde,
                           value_serde=self.value_serde, partitioner=self.partitioner)
         # Java reads its repartition topics with FailOnInvalidTimestamp, whatever
@@ -308,11 +308,11 @@ class KTableKTableJoinNode(GraphNode):
     def write(self, topology: Topology) -> None:
         """Add both join processors, the merger, the store connections and the result store."""
         topology.add_processor_node(self.this_name, self.this_supplier, (self.this_side,),
-                                fixed_key=False)
+                                    fixed_key=False)
         topology.add_processor_node(self.other_name, self.other_supplier, (self.other_side,),
-                                fixed_key=False)
+                                    fixed_key=False)
         topology.add_processor_node(self.name, self.merger, (self.this_name, self.other_name),
-                                fixed_key=False)
+                                    fixed_key=False)
         topology.connect_processor_and_state_stores(self.this_name, *self.other_stores())
         topology.connect_processor_and_state_stores(self.other_name, *self.this_stores())
         if self.store_factory is not None:

@@ -630,10 +630,10 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
         right.value_serde
     if left.repartition_required:
         left = left.repartition_for_join(name + "-left" if name else left.name,
-                                          sj.key_serde, sj.value_serde)
+                                         sj.key_serde, sj.value_serde)
     if right.repartition_required:
         right = right.repartition_for_join(name + "-right" if name else right.name,
-                                            sj.key_serde, sj.other_value_serde)
+                                           sj.key_serde, sj.other_value_serde)
     b = left.builder
     b.copartition(left.source_nodes | right.source_nodes)
 

@@ -226,7 +226,7 @@ class WindowStore(TypedStore):
         self.put_bytes(self.serialize_key(key), self.encode_value(value), window_start)
 
     def put_bytes(self, key_bytes: bytes, value: tuple[bytes, bytes, int] | None,
-                   start: int) -> None:
+                  start: int) -> None:
         """Write a window's encoded value (``None``: delete) under ``key_bytes`` at ``start``, with
         the store's retention, duplicates and changelog rules."""
         if self._retain_duplicates:
@@ -378,7 +378,7 @@ class WindowStore(TypedStore):
         return max(time_from, self._observed - self._keep + 1)
 
     def key_pairs(self, key_bytes: bytes, time_from: int,
-                   time_to: int) -> list[tuple[bytes, bytes]]:
+                  time_to: int) -> list[tuple[bytes, bytes]]:
         """The stored ``(binary, value)`` pairs of one key with a live window start in ``[time_from,
         time_to]``."""
         return self._key_range(key_bytes, self.live_from(time_from), time_to)
@@ -466,7 +466,7 @@ class WindowStore(TypedStore):
         return (start // self._interval, binary)  # RocksDB: by segment, then binary key
 
     def index_order(self, key_bytes: bytes, start: int, seq: int,
-                     binary: bytes) -> tuple[Any, ...]:
+                    binary: bytes) -> tuple[Any, ...]:
         """Key-range order through Java's key-first index: by segment, then key, start, seq."""
         return (start // self._interval, key_bytes, start, seq)
 
@@ -621,7 +621,7 @@ class TimestampedWindowStore(WindowStore):
                 window_start <= observed - self._keep:
             raw = self.serialize_value(value)
             self.put_bytes(key_bytes, None if raw is None else
-                            (_TS.pack(timestamp) + raw, raw, timestamp), window_start)
+                           (_TS.pack(timestamp) + raw, raw, timestamp), window_start)
             return
         # the common case inlined: a live window of a store without duplicates
         try:

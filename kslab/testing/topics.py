@@ -197,8 +197,8 @@ class TestInputTopic:
             if isinstance(args[0], TestRecord):
                 rec = args[0]
                 self.pipe_row(rec.key, rec.value,
-                           rec.timestamp if rec.timestamp is not None else timestamp,
-                           rec.raw_headers if headers is None else headers, partition)
+                              rec.timestamp if rec.timestamp is not None else timestamp,
+                              rec.raw_headers if headers is None else headers, partition)
                 return
             key, value = None, args[0]
         elif 2 <= len(args) <= 4:
@@ -313,7 +313,7 @@ class TestInputTopic:
                 size = _size(raw)
             else:
                 self._driver.pipe_raw_columns(topic, (key_bytes, value_bytes, headers, timestamps,
-                                                   partitions))
+                                                      partitions))
                 size = sum(map(len, filter(None, key_bytes))) \
                     + sum(map(len, filter(None, value_bytes)))
             chunk = _next_chunk(len(timestamps), size)

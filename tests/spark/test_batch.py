@@ -34,7 +34,7 @@ def driver_output(topology, piped, partitions, out_topic, value_serde):
     with ks.TopologyTestDriver(topology, partitions=partitions) as driver:
         for topic, p, key, value, ts in piped:
             driver.pipe_raw(topic, S.serialize(topic, key), S.serialize(topic, value), None,
-                             ts, p)
+                            ts, p)
         return [(r.key, r.value, r.timestamp) for r in
                 driver.create_output_topic(out_topic, S, value_serde).read_records_to_list()]
 
@@ -114,7 +114,7 @@ def test_windowed_aggregation_with_suppress_equals_the_driver(spark):
                                partitions=partitions) as driver:
         for key, value, ts in clicks:
             driver.pipe_raw("clicks", S.serialize("clicks", key), S.serialize("clicks", value),
-                             None, ts, None)
+                            None, ts, None)
         topic = driver.create_output_topic("click-counts-final", windowed, L)
         expected = [(r.key.key, r.key.window.start, r.value, r.timestamp)
                     for r in topic.read_records_to_list()]
