@@ -78,7 +78,7 @@ def test_source_record_is_the_record_the_constructor_builds():
 
     record = source_record("k", "v", 5)
     assert type(record) is ks.Record
-    assert (record.key, record.value, record.timestamp, record._headers) == ("k", "v", 5, None)
+    assert (record.key, record.value, record.timestamp, record.raw_headers) == ("k", "v", 5, None)
     assert record == ks.Record("k", "v", 5)
     assert record.headers == ks.Headers()
     with pytest.raises(AttributeError, match="with_key"):

@@ -50,6 +50,7 @@ def test_the_preview_is_cached_until_the_builder_changes():
     preview_for(builder, h["words"].name)
     from kslab.notebook import preview as module
 
+    # internal on purpose: the preview's cache, which these tests check is kept and dropped
     run = module._cache[builder][1]["run"]
     preview_for(builder, h["lines"].name)
     assert module._cache[builder][1]["run"] is run

@@ -268,7 +268,7 @@ def test_serde_returning_non_bytes(make_kv: Any) -> None:
 
 def test_wrong_bytes_for_the_value_serde(make_kv: Any) -> None:
     store = make_kv("memory", StrSerde(), LongSerde())
-    store._backend.put(b"a", b"\x01")
+    store.backend.put(b"a", b"\x01")
     with pytest.raises(StoreError, match="cannot deserialize value bytes 01 with value serde"):
         store.get("a")
 

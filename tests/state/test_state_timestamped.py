@@ -43,7 +43,7 @@ def test_byte_layout_is_big_endian_timestamp_then_value(make_kv: Any, kind: str)
     store = make_kv(kind, timestamped=True)
     store.put("a", VAT(5, 1_700_000_000_000))
     store.put("n", VAT(7, -1))
-    stored = dict(store._backend.all())
+    stored = dict(store.backend.all())
     assert stored[b"a"].hex() == "0000018bcfe56800" + "0000000000000005"
     assert stored[b"n"].hex() == "ffffffffffffffff" + "0000000000000007"
 
@@ -89,7 +89,7 @@ def test_restore_from_changelog_records_rebuilds_the_bytes(
     target = make_kv(kind, name="dst", timestamped=True)
     target.restore_batch(records)
     assert list(target.all()) == [KeyValue("a", VAT(3, 30))]
-    assert list(target._backend.all()) == list(source._backend.all())
+    assert list(target.backend.all()) == list(source.backend.all())
 
 
 def test_restore_without_timestamps_is_refused(make_kv: Any) -> None:

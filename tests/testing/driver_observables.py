@@ -43,6 +43,7 @@ def _task_state(task: Any) -> dict[str, Any]:
             entry["cache"] = [
                 (k, e.value, e.is_dirty, e.offset, e.timestamp, e.partition, e.topic,
                  e.headers, e.size, e.obj, e.key_obj, record_context(e.record))
+                # internal on purpose: the record caches' entries and dirty keys, compared whole
                 for k, e in named._entries.items()]  # in LRU order
             entry["cache_counters"] = (named.hits, named.misses, named.overwrites,
                                        named.flushes, named.current_size_bytes,
@@ -74,7 +75,7 @@ def record_context(record: Any) -> Any:
     """A cached entry's record context as a plain tuple."""
     if record is None:
         return None
-    return (record.key, record.value, record.timestamp, record._headers)
+    return (record.key, record.value, record.timestamp, record.raw_headers)
 
 
 def attrs(obj: Any) -> dict[str, Any]:

@@ -293,6 +293,7 @@ def test_cached_count_bookkeeping_is_exact(bulk: bool, cache_bytes: int | None,
             ("g", 1), ("h", 1)]
         store = driver.tasks[next(iter(driver.tasks))].stores["counts"]
         cache = store.thread_cache
+        # internal on purpose: the store's namespace in the thread cache
         cached = cache.named_cache(store._namespace)
         assert (cache.puts, cache.gets, cache.evicts, cache.flushes, cache.size_bytes()) == thread
         assert cached.lru_keys() == lru

@@ -32,6 +32,7 @@ def _chunks(values: list[str], *, stamped: bool) -> tuple[int, list[int]]:
 
 
 def test_next_chunk_fills_the_byte_budget() -> None:
+    # internal on purpose: the chunk-size rule itself, and the per-row serializing it skips
     assert topics._next_chunk(256, 0) == topics._MAX_CHUNK
     assert topics._next_chunk(256, 256 * 10) == topics._MAX_CHUNK  # small rows: the cap
     assert topics._next_chunk(256, 256 * 100_000) == 4 * 1024 * 1024 // 100_000  # 41 rows
