@@ -182,7 +182,7 @@ class SparkStateBackend(InMemoryKeyValueBackend):
 class ChangelogState:
     """A store that keeps objects, kept in a ``MapState`` as its changelog records.
 
-    Opening replays the map through the store's ``_restore_batch`` (as a restore from its
+    Opening replays the map through the store's ``restore_batch`` (as a restore from its
     changelog topic would); the store's changelog writes are captured instead of sent, and the
     last one per key is written to the map when the micro-batch ends.
     """

@@ -357,7 +357,7 @@ class TypedStore(StateStore):
         return value_bytes
 
     def serialize_keys(self, keys: list[Any]) -> list[bytes]:
-        """``_serialize_key`` of each key (none ``None``), in order (a batch run's reads and
+        """``serialize_key`` of each key (none ``None``), in order (a batch run's reads and
         writes): through the serde's C-level codec where it takes them all, else one by one
         (which raises the store's error for a key the serde refuses)."""
         encode = self._kenc
@@ -372,7 +372,7 @@ class TypedStore(StateStore):
         return list(map(self.serialize_key, keys))
 
     def serialize_values(self, values: list[Any]) -> list[bytes | None]:
-        """``_serialize_value`` of each value, in order (a batch run's writes): through the
+        """``serialize_value`` of each value, in order (a batch run's writes): through the
         serde's column form where it has one, else one by one (which raises the store's error
         for a value the serde refuses)."""
         column = getattr(self._value_serde, "serialize_column", None)

@@ -103,8 +103,8 @@ class StoreContext(Protocol):
 class StateStore(ABC):
     """A store a task owns: opened by ``init``, flushed on commit, closed with the task.
 
-    The underscored methods are the engine's hooks: ``_snapshot``/``_restore_snapshot`` copy and
-    roll back the stored bytes (the test driver's ``snapshot()``), and ``_restore_batch`` replays
+    Besides a store's own API, the engines' hooks: ``snapshot``/``restore_snapshot`` copy and
+    roll back the stored bytes (the test driver's ``snapshot()``), and ``restore_batch`` replays
     changelog records into the backend without logging them again. ``store_kind`` tells engines
     which typed accessor serves the store (``"key_value"``, ``"timestamped_key_value"``, later
     ``"window"``, ``"session"``, ...).
@@ -146,7 +146,7 @@ class StateStore(ABC):
 
     @abstractmethod
     def snapshot(self) -> object:
-        """A copy of the stored bytes, to give back to ``_restore_snapshot`` of this store."""
+        """A copy of the stored bytes, to give back to ``restore_snapshot`` of this store."""
 
     @abstractmethod
     def restore_snapshot(self, snapshot: object) -> None:
