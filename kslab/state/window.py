@@ -273,8 +273,8 @@ class WindowStore(TypedStore):
         """Puts held for a batch run over ``batch`` (``kslab.processor.batch``) into a store
         retaining duplicates (a stream-stream join's), or ``None`` for another store."""
         if not self.is_open or not self._retain_duplicates or \
-                type(self)._encode is not WindowStore._encode:  # (a timestamped one's values)
-            return None
+                type(self).encode_value is not WindowStore.encode_value:  # (a timestamped
+            return None  # store's values)
         return HeldWindowPuts(self, batch, run)
 
     def fetch_keys(self, key_bytes: list[bytes], lows: list[int], highs: list[int]
@@ -283,7 +283,7 @@ class WindowStore(TypedStore):
         and values, in the fetch's order (a batch run's reads of a store it does not write:
         each distinct key once, over the union of its records' ranges)."""
         found = []
-        decode, live, scan, unpack = (self._decode_value, self._live_from,
+        decode, live, scan, unpack = (self.decode_value, self.live_from,
                                       self._backend.range, _TS.unpack_from)
         for key, low, high in zip(key_bytes, lows, highs, strict=True):
             low = live(low)
