@@ -123,7 +123,7 @@ class CachingWindowStore(CachingStore):
             if len(binary) == size and binary.startswith(key_bytes):
                 start = split_window_key(binary)[1]
                 if time_from <= start <= time_to:
-                    found.append((start, named._entries[cache_key]))
+                    found.append((start, named.peek(cache_key)))
         return found
 
     def plain_view(self) -> WindowStoreFacade:
@@ -443,7 +443,7 @@ class CachingSessionStore(CachingStore):
         for cache_key in self._cached_keys(first_end, key_bytes):
             binary = cache_key[8:]
             if split_session_key(binary)[0] == key_bytes:
-                found.append((binary, named._entries[cache_key]))
+                found.append((binary, named.peek(cache_key)))
         return found
 
     # -- writes --------------------------------------------------------------------------------

@@ -450,7 +450,7 @@ class HeldSessionWrites:
         """The key the store reads back from ``key_bytes`` (what its scans return)."""
         key = self._decoded.get(key_bytes, _MISSING)
         if key is _MISSING:
-            key = self._decoded[key_bytes] = TypedStore._decode_key(self._store, key_bytes)
+            key = self._decoded[key_bytes] = TypedStore.decode_key(self._store, key_bytes)
         return key
 
     def load_span(self, earliest_end: int, latest_start: int) -> None:
@@ -463,7 +463,7 @@ class HeldSessionWrites:
         if held is None:
             store = self._store
             earliest_end, latest_start = self._span
-            decode = store._decode_value
+            decode = store.decode_value
             held = self._keys[key_bytes] = {}
             for binary, raw in store._rows(key_bytes, key_bytes, earliest_end, latest_start,
                                            backward=False):
