@@ -51,8 +51,8 @@ def run(rows: list[ks.TestRecord], bulk: bool) -> tuple[float, int, dict[str, in
         start = time.process_time()
         topic.pipe_record_list(rows)
         elapsed = time.process_time() - start
-        chunks = driver._bulk.chunks if driver._bulk is not None else 0
-        sizes = {name: log.total for name, log in sorted(driver._collector.outputs.items())}
+        chunks = driver.bulk_stats()["chunks"]
+        sizes = {name: log.total for name, log in sorted(driver.output_logs().items())}
     assert audit == [row.value["id"] for row in rows]
     return len(rows) / elapsed, chunks, sizes
 

@@ -56,7 +56,7 @@ def run(bulk: bool, rows: list[Any]) -> tuple[float, int, Any, int]:
         customers.pipe_key_value_list(rows)
         seconds = time.process_time() - start
         out = driver.create_output_topic("per-region", String(), Long()).read_records_to_list()
-        chunks = driver._bulk.chunks if driver._bulk is not None else 0
+        chunks = driver.bulk_stats()["chunks"]
         return seconds, len(out), (out[-1].key, out[-1].value, out[-1].timestamp), chunks
 
 

@@ -61,7 +61,7 @@ def run(bulk: bool, records: list[Any], program: str, store: str, cache: bool
         topic.pipe_record_list(records)
         seconds = time.process_time() - start
         out = driver.create_output_topic("out", S, J).read_records_to_list()
-        declined = None if driver._bulk is None else driver._bulk.declined
+        declined = driver.bulk_stats()["declined"]
         assert not declined, declined
         return seconds, len(out), (out[-1].key, out[-1].value, out[-1].timestamp)
 

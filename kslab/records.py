@@ -133,9 +133,16 @@ class _RecordFields:
 
 
 class Record(_RecordFields):
-    """One record inside a topology: key, value, timestamp (ms) and headers. Immutable."""
+    """One record inside a topology: key, value, timestamp (ms) and headers. Immutable.
+
+    ``raw_headers`` is the record's own ``Headers``, or ``None`` when it has none: what engines
+    and operators pass on to the records and bytes they make from this one, without making the
+    empty ``Headers`` that ``headers`` gives (it reads the same slot, at a slot read's cost).
+    """
 
     __slots__ = ()
+
+    raw_headers = _RecordFields._headers  # the slot itself, under its public name
 
     def __new__(
         cls,
@@ -434,6 +441,11 @@ class TestRecord:
     @headers.setter
     def headers(self, headers: Headers) -> None:
         self._headers = headers
+
+    @property
+    def raw_headers(self) -> Headers | None:
+        """The headers as given, ``None`` when none were (no empty ``Headers`` made)."""
+        return self._headers
 
     @property
     def record_time(self) -> datetime | None:

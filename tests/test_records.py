@@ -78,7 +78,7 @@ def test_source_record_is_the_record_the_constructor_builds():
 
     record = source_record("k", "v", 5)
     assert type(record) is ks.Record
-    assert (record.key, record.value, record.timestamp, record._headers) == ("k", "v", 5, None)
+    assert (record.key, record.value, record.timestamp, record.raw_headers) == ("k", "v", 5, None)
     assert record == ks.Record("k", "v", 5)
     assert record.headers == ks.Headers()
     with pytest.raises(AttributeError, match="with_key"):
@@ -97,7 +97,7 @@ def test_a_record_built_from_another_has_its_own_headers() -> None:
     assert original.headers.to_list() == [("a", b"1")]
     assert [r.headers.to_list() for r in derived] == [[("a", b"1"), ("b", b"2")]] * 5
     bare = ks.Record("k", "v", 1)
-    assert bare.with_value("w")._headers is None  # no headers, nothing copied
+    assert bare.with_value("w").raw_headers is None  # no headers, nothing copied
 
 
 def test_key_value_prints_as_java() -> None:

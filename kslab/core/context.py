@@ -150,7 +150,7 @@ class TaskContext(ProcessorContext):
     @property
     def headers(self) -> Any:
         """The headers of the record being handled."""
-        return self.record._headers
+        return self.record.raw_headers
 
     # -- forwarding -------------------------------------------------------------------------------
 
@@ -286,6 +286,12 @@ class TaskContext(ProcessorContext):
     def task_id(self) -> TaskId:
         """This task's id."""
         return self._task.id
+
+    @property
+    def record_collector(self) -> Any:
+        """Engine plumbing: the task's record collector, which the engine's thread writes
+        through (and which owns that thread's record cache)."""
+        return self._task.collector
 
     def record_metadata(self) -> RecordMetadata | None:
         """Topic, partition and offset of the record being processed; ``None`` in punctuation."""
@@ -456,7 +462,7 @@ class TaskContext(ProcessorContext):
     def _record_context(self) -> RecordContext:
         record = self.record
         return RecordContext(self.topic, self.partition, self.offset, record.timestamp,
-                             record._headers)
+                             record.raw_headers)
 
     def run_punctuation(self, schedule: Schedule, now: int) -> None:
         """Fire ``schedule`` at ``now`` with no record context, as Kafka does."""

@@ -315,7 +315,7 @@ class TaskGuard:
         context, raw = self.task.context, self.raw
         return ErrorHandlerContext(
             context.topic, context.partition, context.offset,
-            context.record._headers if context.record is not None else None, node,
+            context.record.raw_headers if context.record is not None else None, node,
             self.task.id, timestamp, raw[4] if raw else None, raw[5] if raw else None)
 
     def processing_error(self, node: Any, record: Record, exc: Exception) -> None:

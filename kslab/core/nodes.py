@@ -159,7 +159,7 @@ class FixedKeyProcessorRuntime(ProcessorRuntime):
         def call(record: Record) -> None:
             if type(record) is not FixedKeyRecord:
                 record = FixedKeyRecord(record.key, record.value, record.timestamp,
-                                        record._headers)
+                                        record.raw_headers)
             process(record)
 
         return call
@@ -167,7 +167,7 @@ class FixedKeyProcessorRuntime(ProcessorRuntime):
     def process(self, record: Record) -> None:
         """Hand the processor a ``FixedKeyRecord`` view of ``record``."""
         if type(record) is not FixedKeyRecord:
-            record = FixedKeyRecord(record.key, record.value, record.timestamp, record._headers)
+            record = FixedKeyRecord(record.key, record.value, record.timestamp, record.raw_headers)
         ProcessorRuntime.process(self, record)
 
 
@@ -199,6 +199,11 @@ class SinkRuntime(RuntimeNode):
         self.partitioner = partitioner
         self._writer: Any = None
 
+    @property
+    def has_direct_writer(self) -> bool:
+        """Whether the engine gave the sink a direct writer to its topic (``init``)."""
+        return self._writer is not None
+
     def init(self) -> None:
         """Ask the engine for a direct writer to a fixed topic, if it offers one."""
         # a partitioner that picks the default's partition 0 on a one-partition topic (as the
@@ -229,7 +234,7 @@ class SinkRuntime(RuntimeNode):
     def _serialize(self, topic: str, record: Record) -> tuple[bytes | None, bytes | None]:
         """The key's and value's bytes through the serdes' own methods, or the sink's
         ``SerializationError`` naming the node, topic, serde and what to do about it."""
-        headers = record._headers
+        headers = record.raw_headers
         try:
             key_bytes = self._key_ser(topic, record.key, headers)
         except Exception as exc:
@@ -244,7 +249,7 @@ class SinkRuntime(RuntimeNode):
         """``process`` for a fixed topic with a direct writer: serialize and append (the
         fallback of every encoding writer: the same bytes, or the serde's error)."""
         key_bytes, value_bytes = self._serialize(self.topic, record)  # type: ignore[arg-type]
-        self._writer(key_bytes, value_bytes, record._headers, record.timestamp, 0)  # type: ignore[misc]
+        self._writer(key_bytes, value_bytes, record.raw_headers, record.timestamp, 0)  # type: ignore[misc]
 
     def process(self, record: Record) -> None:
         """Write ``record`` to this sink's topic."""
@@ -256,12 +261,12 @@ class SinkRuntime(RuntimeNode):
         # no timestamp check: a Record refuses negative timestamps when it is made
         writer = self._writer
         if writer is not None:
-            writer(key_bytes, value_bytes, record._headers, record.timestamp, 0)
+            writer(key_bytes, value_bytes, record.raw_headers, record.timestamp, 0)
             return
         partition = None
         if self.partitioner is not None:
             partition = context.custom_partition(self, topic, record.key, record.value)
-        context.send(topic, key_bytes, value_bytes, record._headers, record.timestamp,
+        context.send(topic, key_bytes, value_bytes, record.raw_headers, record.timestamp,
                      partition, self.name)
 
     def _serde_error(
@@ -310,6 +315,6 @@ def codec_writer(
         except Exception:
             fallback(record)
             return
-        append(key_bytes, value_bytes, record._headers, record.timestamp, 0)
+        append(key_bytes, value_bytes, record.raw_headers, record.timestamp, 0)
 
     return write

@@ -82,7 +82,7 @@ class PartitionGroup:
         """True when any partition holds a record (valid or not yet deserialized)."""
         single = self._single
         if single is not None:
-            return single.head is not None or bool(single._raw)
+            return len(single) != 0  # a head, or raw records behind it
         return any(len(q) for q in self._queues)
 
     def is_empty(self) -> bool:

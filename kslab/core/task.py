@@ -312,7 +312,7 @@ class StreamTask:
             )
             raise StoreError(msg)
         batch = list(records)
-        store._restore_batch(batch)
+        store.restore_batch(batch)
         return len(batch)
 
     # -- input --------------------------------------------------------------------------------
@@ -597,7 +597,7 @@ class StreamTask:
             "group": self.partition_group.snapshot(),
             "stream_punctuation": self.stream_time_queue.snapshot(),
             "wall_punctuation": self.wall_clock_queue.snapshot(),
-            "stores": {name: store._snapshot() for name, store in self.stores.items()},
+            "stores": {name: store.snapshot() for name, store in self.stores.items()},
             "metrics": self.metrics.snapshot(),
             "processor_metadata": dict(self.processor_metadata.values),
         }
@@ -608,7 +608,7 @@ class StreamTask:
         self.stream_time_queue.restore(snapshot["stream_punctuation"])
         self.wall_clock_queue.restore(snapshot["wall_punctuation"])
         for name, store_snapshot in snapshot["stores"].items():
-            self.stores[name]._restore_snapshot(store_snapshot)
+            self.stores[name].restore_snapshot(store_snapshot)
         self.metrics.restore(snapshot["metrics"])
         self.processor_metadata = ProcessorMetadata(snapshot["processor_metadata"])
 

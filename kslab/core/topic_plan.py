@@ -131,7 +131,7 @@ class TopicPlan:
 
     def _copartition(self, internal: dict[str, Any]) -> None:
         topo = self.topology
-        for group in topo._copartition_groups:
+        for group in topo.copartitioned_sources():
             topics = []
             for name in group:
                 node = topo.nodes.get(name)

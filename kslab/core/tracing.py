@@ -135,7 +135,7 @@ class _TracedStore:
     def _note(self, event: str, key: Any, value: Any) -> None:
         context = self._context
         node = context.current.name if context.current is not None else "?"
-        context.tracer.add(context._task.id, node, event, key, value, context.record.timestamp,
+        context.tracer.add(context.task_id, node, event, key, value, context.record.timestamp,
                            self._store.name)
 
     def put(self, key: Any, value: Any, *args: Any) -> Any:

@@ -114,7 +114,7 @@ class _StreamAggregateProcessor(Processor):
             old_sent = old if self.s.send_old_values else None
             is_latest = code is None or code == -1
             self.forwarder.maybe_forward(Record(key, Change(new, old_sent, is_latest), timestamp,
-                                                record._headers))
+                                                record.raw_headers))
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
         """``process`` over a run: each key's stored aggregate read once, the aggregator (or
@@ -378,7 +378,7 @@ class _TableAggregateProcessor(Processor):
         if not self.forwarder.cached:  # a cached store forwards on flush
             is_latest = code is None or code == -1
             self.forwarder.maybe_forward(Record(key, Change(new, old_sent, is_latest), timestamp,
-                                                record._headers))
+                                                record.raw_headers))
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
         """``process`` over a run of changes: each key's stored aggregate read once, the

@@ -35,7 +35,7 @@ from kslab.dsl._naming import resolve_config, resolve_materialized, suffix_or_ge
 from kslab.dsl._processors import require_callable, skip_record
 from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import TableSource
-from kslab.dsl.config import Consumed, Materialized, Named
+from kslab.dsl.config import Consumed, Materialized, Named, internal
 from kslab.dsl.joined import TableJoined
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record, ValueAndTimestamp
@@ -68,12 +68,12 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
         table_joined = TableJoined.as_(table_joined.name)  # type: ignore[arg-type]
     if isinstance(table_joined, Materialized) and materialized is None:
         table_joined, materialized = None, table_joined
-    tj = resolve_config(TableJoined, table_joined, op, name=name)
+    tj = internal(resolve_config(TableJoined, table_joined, op, name=name))
     m = resolve_materialized(materialized, op) or Materialized.with_(None, None)
     b = this.builder
     other.enable_sending_old_values(True)
     this.enable_sending_old_values(True)
-    user = tj._name
+    user = tj.name
 
     def named(suffix: str, prefix: str) -> str:
         return suffix_or_generate(b, user, suffix, prefix)
@@ -88,8 +88,8 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
               sub_topic))
     b.add_node(this.node, send)
     sub_partitioner = None
-    if tj._other_partitioner is not None:
-        other_partitioner = tj._other_partitioner
+    if tj.other_partitioner is not None:
+        other_partitioner = tj.other_partitioner
 
         def sub_partitioner(topic: str, key: Any, value: Any, n: int) -> Any:
             return other_partitioner(topic, key, None, n)
@@ -121,8 +121,8 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
     response_topic = named("-subscription-response",
                            _PREFIX + "SUBSCRIPTION-RESPONSE-") + "-topic"
     b.internal_topics[response_topic] = None
-    if tj._partitioner is not None:
-        partitioner = tj._partitioner
+    if tj.partitioner is not None:
+        partitioner = tj.partitioner
 
         def response_partitioner(topic: str, key: Any, value: Any, n: int) -> Any:
             return partitioner(topic, key, None, n)
@@ -333,7 +333,7 @@ class _ReceiveProcessor(Processor):
                 self.store.put(combined, new)
             change = Change(new, old)
         self.ctx.forward(Record((key, sub.primary_key), change, record.timestamp,
-                                record._headers))
+                                record.raw_headers))
 
 
 class _SubscriptionJoin(_FkSupplier):
@@ -369,7 +369,7 @@ class _SubscriptionJoinProcessor(Processor):
             value = foreign.value
         primary_key = self.pk.deserialize(self.topic + "-pk", pk_bytes)
         response = SubscriptionResponseWrapper(sub.hash, value, sub.primary_partition)
-        self.ctx.forward(Record(primary_key, response, timestamp, record._headers))
+        self.ctx.forward(Record(primary_key, response, timestamp, record.raw_headers))
 
 
 class _ForeignTableJoin(_FkSupplier):

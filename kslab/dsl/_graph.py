@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from kslab.dsl.config import internal
 from kslab.processor import FailOnInvalidTimestamp
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class StreamSourceNode(GraphNode):
 
     def merge(self, other: StreamSourceNode) -> None:
         """Adopt the children of a second source over the same topics (same reset policy)."""
-        mine, theirs = self.consumed._offset_reset, other.consumed._offset_reset
+        mine, theirs = internal(self.consumed).offset_reset, internal(other.consumed).offset_reset
         if mine != theirs:
             from kslab.errors import TopologyError
 
@@ -102,10 +103,10 @@ class StreamSourceNode(GraphNode):
     def write(self, topology: Topology) -> None:
         """Add the source."""
         topics = [self.topics] if isinstance(self.topics, re.Pattern) else self.topics
-        c = self.consumed
+        c = internal(self.consumed)
         topology.add_source(
-            self.name, *topics, key_serde=c._key_serde, value_serde=c._value_serde,
-            timestamp_extractor=c._timestamp_extractor, offset_reset=c._offset_reset,
+            self.name, *topics, key_serde=c.key_serde, value_serde=c.value_serde,
+            timestamp_extractor=c.timestamp_extractor, offset_reset=c.offset_reset,
         )
 
 
@@ -129,8 +130,8 @@ class ProcessorGraphNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the processor, connect its stores, add the store it owns."""
-        topology._add_processor(self.name, self.supplier, self.parent_names(),
-                                fixed_key=self.fixed_key)
+        topology.add_processor_node(self.name, self.supplier, self.parent_names(),
+                                    fixed_key=self.fixed_key)
         if self.store_names:
             topology.connect_processor_and_state_stores(self.name, *self.store_names)
         if self.store_factory is not None:
@@ -144,7 +145,7 @@ class TableProcessorNode(ProcessorGraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the processor and, if it keeps one, its store."""
-        topology._add_processor(self.name, self.supplier, self.parent_names(), fixed_key=False)
+        topology.add_processor_node(self.name, self.supplier, self.parent_names(), fixed_key=False)
         if self.store_names:
             topology.connect_processor_and_state_stores(self.name, *self.store_names)
         materialized = getattr(self.supplier, "materialized", None)
@@ -159,7 +160,7 @@ class StreamTableJoinNode(ProcessorGraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the join processor and connect the table's stores."""
-        topology._add_processor(self.name, self.supplier, self.parent_names(), fixed_key=False)
+        topology.add_processor_node(self.name, self.supplier, self.parent_names(), fixed_key=False)
         if self.store_names:
             topology.connect_processor_and_state_stores(self.name, *self.store_names)
 
@@ -198,9 +199,9 @@ class RepartitionNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the internal topic, the filter, the sink and the source."""
-        topology._add_internal_topic(self.topic, self.partitions)
-        topology._add_processor(self.filter_name, self.filter_supplier, self.parent_names(),
-                                fixed_key=False)
+        topology.add_internal_topic(self.topic, self.partitions)
+        topology.add_processor_node(self.filter_name, self.filter_supplier, self.parent_names(),
+                                    fixed_key=False)
         topology.add_sink(self.sink_name, self.topic, self.filter_name, key_serde=self.key_serde,
                           value_serde=self.value_serde, partitioner=self.partitioner)
         # Java reads its repartition topics with FailOnInvalidTimestamp, whatever
@@ -223,7 +224,7 @@ class GroupedTableRepartitionNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the internal topic, the sink and the source."""
-        topology._add_internal_topic(self.topic, None)
+        topology.add_internal_topic(self.topic, None)
         topology.add_sink(self.sink_name, self.topic, *self.parent_names(),
                           key_serde=self.key_serde, value_serde=self.value_serde)
         topology.add_source(self.name, self.topic, key_serde=self.key_serde,
@@ -268,24 +269,24 @@ class TableSourceNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the source and processor; the store only when the table is materialized."""
-        c = self.consumed
+        c = internal(self.consumed)
         if self.is_global:
             topology.add_global_store(
                 self.store_factory(), self.source_name, self.topic, self.name, self.supplier,
-                key_serde=c._key_serde, value_serde=c._value_serde,
-                timestamp_extractor=c._timestamp_extractor,
+                key_serde=c.key_serde, value_serde=c.value_serde,
+                timestamp_extractor=c.timestamp_extractor,
             )
             return
-        topology.add_source(self.source_name, self.topic, key_serde=c._key_serde,
-                            value_serde=c._value_serde, timestamp_extractor=c._timestamp_extractor,
-                            offset_reset=c._offset_reset)
-        topology._add_processor(self.name, self.supplier, (self.source_name,), fixed_key=False)
+        topology.add_source(self.source_name, self.topic, key_serde=c.key_serde,
+                            value_serde=c.value_serde, timestamp_extractor=c.timestamp_extractor,
+                            offset_reset=c.offset_reset)
+        topology.add_processor_node(self.name, self.supplier, (self.source_name,), fixed_key=False)
         if self.supplier.materialized:
             builder = self.store_factory()
             topology.add_state_store(builder, self.name)
             if self.reuse_source_topic:
                 builder.with_logging_disabled()
-                topology._store_changelog_override[builder.name] = self.topic
+                topology.restore_store_from(builder.name, self.topic)
 
 
 class KTableKTableJoinNode(GraphNode):
@@ -306,12 +307,12 @@ class KTableKTableJoinNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add both join processors, the merger, the store connections and the result store."""
-        topology._add_processor(self.this_name, self.this_supplier, (self.this_side,),
-                                fixed_key=False)
-        topology._add_processor(self.other_name, self.other_supplier, (self.other_side,),
-                                fixed_key=False)
-        topology._add_processor(self.name, self.merger, (self.this_name, self.other_name),
-                                fixed_key=False)
+        topology.add_processor_node(self.this_name, self.this_supplier, (self.this_side,),
+                                    fixed_key=False)
+        topology.add_processor_node(self.other_name, self.other_supplier, (self.other_side,),
+                                    fixed_key=False)
+        topology.add_processor_node(self.name, self.merger, (self.this_name, self.other_name),
+                                    fixed_key=False)
         topology.connect_processor_and_state_stores(self.this_name, *self.other_stores())
         topology.connect_processor_and_state_stores(self.other_name, *self.this_stores())
         if self.store_factory is not None:
@@ -348,9 +349,9 @@ class GlobalStoreNode(GraphNode):
 
     def write(self, topology: Topology) -> None:
         """Add the global store with its source and processor."""
-        c = self.consumed
+        c = internal(self.consumed)
         topology.add_global_store(
             self.store_builder, self.source_name, self.topic, self.name, self.supplier,
-            key_serde=c._key_serde, value_serde=c._value_serde,
-            timestamp_extractor=c._timestamp_extractor,
+            key_serde=c.key_serde, value_serde=c.value_serde,
+            timestamp_extractor=c.timestamp_extractor,
         )

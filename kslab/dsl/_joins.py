@@ -29,6 +29,7 @@ from kslab.dsl._table_processors import (
     store_reads,
 )
 from kslab.dsl._tally import key_types, tally_keys
+from kslab.dsl.config import internal
 from kslab.dsl.joined import Joined
 from kslab.errors import InvalidArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
@@ -58,22 +59,22 @@ def stream_table_join(stream: Any, table: Any, joiner: Callable[..., Any], joine
     from kslab.dsl.kstream import KStream
 
     joiner3 = _joiner(joiner, with_key, op)
-    j = resolve_config(Joined, joined, op, key_serde=key_serde, value_serde=value_serde,
-                       other_value_serde=other_value_serde, name=name)
+    j = internal(resolve_config(Joined, joined, op, key_serde=key_serde, value_serde=value_serde,
+                                other_value_serde=other_value_serde, name=name))
     if stream.repartition_required:
-        prefix = j._name if j._name is not None else stream.name
-        stream = stream._repartition_for_join(prefix, j._key_serde, j._value_serde)
+        prefix = j.name if j.name is not None else stream.name
+        stream = stream.repartition_for_join(prefix, j.key_serde, j.value_serde)
     b = stream.builder
     sources = stream.source_nodes | table.source_nodes
     b.copartition(sources)
-    node_name = or_generate(b, j._name, "KSTREAM-LEFTJOIN-" if left else "KSTREAM-JOIN-")
-    grace = j._grace_period
+    node_name = or_generate(b, j.name, "KSTREAM-LEFTJOIN-" if left else "KSTREAM-JOIN-")
+    grace = j.grace_period
     buffer_name = None
     if grace is not None:
         if _output_versioned(table) is False:
             raise JoinGraceError(NOT_VERSIONED)
         buffer_name = f"{node_name}-Buffer"
-        b.add_state_store(JoinBufferBuilder(buffer_name, grace, j._key_serde, j._value_serde))
+        b.add_state_store(JoinBufferBuilder(buffer_name, grace, j.key_serde, j.value_serde))
     getters = table.value_getter_supplier()
     supplier = _StreamTableJoinSupplier(getters, joiner3, None, left, buffer_name,
                                         None if with_key else joiner)
@@ -84,7 +85,7 @@ def stream_table_join(stream: Any, table: Any, joiner: Callable[..., Any], joine
     b.add_node(stream.node, node)
     if left:
         node.relaxed_null_key_join = True
-    key_serde = j._key_serde if j._key_serde is not None else stream.key_serde
+    key_serde = j.key_serde if j.key_serde is not None else stream.key_serde
     return KStream(b, node_name, key_serde, None, sources, False, node)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kslab.dsl.config import internal
 from kslab.records import Record
 from kslab.state import Stores
 from kslab.state.caching import CachingKeyValueStore
@@ -34,15 +35,16 @@ class MaterializedInternal:
         m = materialized
         self.store_name = store_name
         self.queryable = queryable
-        self.key_serde = m._key_serde
-        self.value_serde = m._value_serde
-        self.logging = m._logging
-        self.log_config = dict(m._log_config)
-        self.caching = m._caching
-        self.supplier = m._supplier
-        self.store_type = m._store_type
-        self.versioned = m._history_retention is not None
-        self.history_retention = m._history_retention
+        settings = internal(m)
+        self.key_serde = settings.key_serde
+        self.value_serde = settings.value_serde
+        self.logging = settings.logging
+        self.log_config = dict(settings.log_config)
+        self.caching = settings.caching
+        self.supplier = settings.supplier
+        self.store_type = settings.store_type
+        self.versioned = settings.history_retention is not None
+        self.history_retention = settings.history_retention
         self.builder: Any = None  # the StreamsBuilder, for its default store type at build()
 
     @property
@@ -95,7 +97,7 @@ def forward_flushed(context: Any, node: Any) -> Callable[..., None]:
         previous = context.current
         context.current = node
         try:
-            context.forward(Record(key, change, timestamp, record._headers))
+            context.forward(Record(key, change, timestamp, record.raw_headers))
         finally:
             context.current = previous
 
@@ -111,7 +113,7 @@ def forward_flushed_session(context: Any, node: Any) -> Callable[..., None]:
         previous = context.current
         context.current = node
         try:
-            context.forward(Record(key, Change(new, old), key.window.end, record._headers))
+            context.forward(Record(key, Change(new, old), key.window.end, record.raw_headers))
         finally:
             context.current = previous
 

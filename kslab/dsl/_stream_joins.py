@@ -24,6 +24,7 @@ from kslab.dsl._graph import ProcessorGraphNode
 from kslab.dsl._naming import resolve_config
 from kslab.dsl._processors import skip_record
 from kslab.dsl._tally import key_types, tally_keys
+from kslab.dsl.config import internal
 from kslab.dsl.joined import StreamJoined
 from kslab.dsl.windows import JoinWindows
 from kslab.errors import StoreError, StreamsError, TopologyError
@@ -194,13 +195,13 @@ class OuterJoinStore(ChangelogBackedMemoryStore):
             entries.append((key, is_left, serde.deserialize(self.topic, raw[1:])))
         return entries
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         return self._backend.snapshot()
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         self._backend.restore_snapshot(snapshot)
 
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         pairs = []
         for record in records:
             binary, value = record[0], record[1]
@@ -621,18 +622,18 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
         )
         raise TopologyError(msg)
     join3 = _joiner(joiner, with_key, op)
-    sj = resolve_config(StreamJoined, stream_joined, op, **shorthands)
-    name = sj._name
-    key_serde = sj._key_serde if sj._key_serde is not None else left.key_serde
-    this_serde = sj._value_serde if sj._value_serde is not None else left.value_serde
-    other_serde = sj._other_value_serde if sj._other_value_serde is not None else \
+    sj = internal(resolve_config(StreamJoined, stream_joined, op, **shorthands))
+    name = sj.name
+    key_serde = sj.key_serde if sj.key_serde is not None else left.key_serde
+    this_serde = sj.value_serde if sj.value_serde is not None else left.value_serde
+    other_serde = sj.other_value_serde if sj.other_value_serde is not None else \
         right.value_serde
     if left.repartition_required:
-        left = left._repartition_for_join(name + "-left" if name else left.name,
-                                          sj._key_serde, sj._value_serde)
+        left = left.repartition_for_join(name + "-left" if name else left.name,
+                                         sj.key_serde, sj.value_serde)
     if right.repartition_required:
-        right = right._repartition_for_join(name + "-right" if name else right.name,
-                                            sj._key_serde, sj._other_value_serde)
+        right = right.repartition_for_join(name + "-right" if name else right.name,
+                                           sj.key_serde, sj.other_value_serde)
     b = left.builder
     b.copartition(left.source_nodes | right.source_nodes)
 
@@ -651,9 +652,9 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
     this_name = name + this_suffix if name else this_generated
     other_name = name + other_suffix if name else other_generated
     merge_name = named("-merge", "KSTREAM-MERGE-")
-    base = sj._store_name
-    this_supplier = getattr(sj, "_this_store_supplier", None)
-    other_supplier = getattr(sj, "_other_store_supplier", None)
+    base = sj.store_name
+    this_supplier = getattr(sj, "this_store_supplier", None)
+    other_supplier = getattr(sj, "other_store_supplier", None)
     _check_store_suppliers(this_supplier, other_supplier, windows)
     this_store = this_supplier.name if this_supplier is not None else \
         (base + this_suffix if base else this_generated) + "-store"
@@ -670,10 +671,10 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
             prefix = "KSTREAM-OUTERTHIS-" if right_outer else "KSTREAM-JOINTHIS-"
             outer_store = "KSTREAM-OUTERSHARED-" + this_generated[len(prefix):] + "-store"
     retention = windows.size() + windows.grace_ms
-    logging = sj._logging
-    log_config = dict(getattr(sj, "_log_config", None) or {})
+    logging = sj.logging
+    log_config = dict(getattr(sj, "log_config", None) or {})
 
-    dsl_store_type = getattr(sj, "_dsl_store_type", None)
+    dsl_store_type = getattr(sj, "dsl_store_type", None)
 
     def store_type() -> str:
         """The StreamJoined's DSL store type, else the builder's (known at build time)."""
@@ -726,6 +727,6 @@ def stream_stream_join(left: Any, right: Any, joiner: Any, windows: Any,
         merge.relaxed_null_key_join = True  # type: ignore[attr-defined]
     # the joined stream has the StreamJoined key serde or none (Java's KStreamImplJoin): the
     # stores keep the left stream's as their fallback
-    return KStream(b, merge_name, sj._key_serde, None, left.source_nodes | right.source_nodes,
+    return KStream(b, merge_name, sj.key_serde, None, left.source_nodes | right.source_nodes,
                    False, merge)
 

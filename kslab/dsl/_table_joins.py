@@ -172,7 +172,7 @@ class _TableJoinProcessor(Processor):
             if s.send_old_values and change.old_value is not None:
                 old = s.joiner(change.old_value, theirs)
         self.ctx.forward(Record(key, Change(new, old, change.is_latest), timestamp,
-                                record._headers))
+                                record.raw_headers))
 
 
 def _skip_out_of_order(context: ProcessorContext) -> None:

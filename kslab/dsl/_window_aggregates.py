@@ -244,7 +244,7 @@ class WindowedProcessor(Processor):
             return
         old = old if self.s.send_old_values else None
         self.forward(Record(Windowed(record.key, window), Change(new, old), timestamp,
-                            record._headers))
+                            record.raw_headers))
 
     def emit_final(self, record: Record | None, close_time: int) -> None:
         """Forward the windows closed since the last emission (``on_window_close`` only)."""
@@ -262,7 +262,7 @@ class WindowedProcessor(Processor):
         lower = self.emit_lower()
         if not self.should_fetch(lower, upper):
             return
-        headers = Headers() if record is None else record._headers
+        headers = Headers() if record is None else record.raw_headers
         forward = self.forward
         emitted = 0
         with self.closed_windows(lower, upper) as closed:
@@ -453,7 +453,7 @@ class _TimeWindowProcessor(WindowedProcessor):
         store = self.store
         windows = self.s.windows
         self.size, self.advance, self.grace = windows.size_ms, windows.advance_ms, windows.grace_ms
-        self.serialize = getattr(store, "_serialize_key", None)
+        self.serialize = getattr(store, "serialize_key", None)
         if self.serialize is not None:  # a kslab window store: skip re-serializing the key
             self.fetch, self.put = store.fetch_serialized, store.put_serialized
         else:
@@ -697,7 +697,7 @@ class _TimeWindowProcessor(WindowedProcessor):
         if self.updates:
             self.forward(Record(Windowed(record.key, window),
                                 Change(new, old if s.send_old_values else None), new_ts,
-                                record._headers))
+                                record.raw_headers))
 
     def _update(self, record: Record, key_bytes: Any, start: int, window: Window,
                 close_time: int) -> None:
@@ -720,4 +720,4 @@ class _TimeWindowProcessor(WindowedProcessor):
         if self.updates:
             self.forward(Record(Windowed(record.key, window),
                                 Change(new, old if s.send_old_values else None), new_ts,
-                                record._headers))
+                                record.raw_headers))

@@ -30,7 +30,7 @@ from kslab.dsl._naming import (
     suffix_or_generate,
 )
 from kslab.dsl._stores import MaterializedInternal, store_factory
-from kslab.dsl.config import Consumed, Materialized, _replace
+from kslab.dsl.config import Consumed, Materialized, _replace, internal
 from kslab.errors import TopologyError
 from kslab.topology.display import mimebundle
 from kslab.topology.topology import Topology
@@ -162,7 +162,8 @@ class StreamsBuilder:
         node = StreamSourceNode(node_name, topic_list, consumed)
         self.add_node(self.root, node)
         self._keep_sample(topic_list, sample)
-        return KStream(self, node_name, consumed._key_serde, consumed._value_serde,
+        serdes = internal(consumed)
+        return KStream(self, node_name, serdes.key_serde, serdes.value_serde,
                        {node_name}, False, node)
 
     def table(
@@ -189,7 +190,8 @@ class StreamsBuilder:
                                store_factory(mat))
         self.add_node(self.root, node)
         self._keep_sample([topic], sample)
-        return KTable(self, table_name, consumed._key_serde, consumed._value_serde,
+        serdes = internal(consumed)
+        return KTable(self, table_name, serdes.key_serde, serdes.value_serde,
                       {source_name}, mat.queryable_store_name, supplier, node)
 
     def global_table(
@@ -232,12 +234,14 @@ class StreamsBuilder:
         explicit = consumed is not None or key_serde is not None or value_serde is not None
         consumed = resolve_config(Consumed, consumed, "table", key_serde=key_serde,
                                   value_serde=value_serde, name=name)
-        if mat is None:
-            mat = Materialized.with_(consumed._key_serde, consumed._value_serde)
+        given, stored = internal(consumed), internal(mat) if mat is not None else None
+        if stored is None:
+            mat = Materialized.with_(given.key_serde, given.value_serde)
         elif explicit or name is not None:
-            mat = _replace(mat, key_serde=consumed._key_serde, value_serde=consumed._value_serde)
+            mat = _replace(mat, key_serde=given.key_serde, value_serde=given.value_serde)
         else:
-            consumed = _replace(consumed, key_serde=mat._key_serde, value_serde=mat._value_serde)
+            consumed = _replace(consumed, key_serde=stored.key_serde,
+                                value_serde=stored.value_serde)
         return consumed, self.materialize(mat, topic + "-")
 
     def _keep_sample(self, topics: Any, sample: Any) -> None:
@@ -280,6 +284,12 @@ class StreamsBuilder:
                                                  processor_name, state_update_supplier))
         return self
 
+    @property
+    def generation(self) -> tuple[int, int]:
+        """Changes whenever a DSL call adds a node or takes a generated name (the counters of
+        generated names and of node order): what a preview compares to see the graph grew."""
+        return (self._index, self._priority)
+
     # -- build --------------------------------------------------------------------------------
 
     def build(self, props: dict[str, Any] | None = None) -> Topology:
@@ -293,7 +303,7 @@ class StreamsBuilder:
         self._write_graph(self._topology, self._written)
         return self._finish(self._topology)
 
-    def _build_detached(self, props: dict[str, Any] | None = None) -> Topology:
+    def build_detached(self, props: dict[str, Any] | None = None) -> Topology:
         """The whole graph written into a ``Topology`` nobody else holds: what kslab's own
         displays and previews build, so adding nodes to it never changes a user's topology."""
         self._prepare(props)
@@ -306,9 +316,9 @@ class StreamsBuilder:
         co-partitioning."""
         for topic, partitions in self.internal_topics.items():
             if topic not in topology.internal_topics:
-                topology._add_internal_topic(topic, partitions)
-        groups = topology._copartition_groups
-        groups.extend(set(g) for g in self.copartition_groups if set(g) not in groups)
+                topology.add_internal_topic(topic, partitions)
+        for group in self.copartition_groups:
+            topology.add_copartition_group(group)
         _optimize.check_copartitioning(topology)
         return topology
 
@@ -381,8 +391,9 @@ def _check_not_versioned(materialized: Any) -> None:
     """Global tables are never versioned: Java rejects a versioned store supplier up front."""
     if not isinstance(materialized, Materialized):
         return
-    supplier = materialized._supplier
-    if materialized._history_retention is not None or (
+    settings = internal(materialized)
+    supplier = settings.supplier
+    if settings.history_retention is not None or (
         getattr(supplier, "history_retention", None) is not None
     ):
         msg = (

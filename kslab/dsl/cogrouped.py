@@ -71,7 +71,7 @@ class CogroupedKStream:
         b = self.builder
         mat = b.materialize(m, AGGREGATE_NAME)
         user = resolve_name(named, name, "aggregate")
-        self._repartition(mat.store_name)
+        self.repartition_inputs(mat.store_name)
         processors, suppliers = [], []
         for index, (grouped, aggregator) in enumerate(self._groups.items()):
             supplier = AggregateSupplier(mat.store_name, initializer, aggregator)
@@ -90,7 +90,20 @@ class CogroupedKStream:
         return KTable(b, merge_name, mat.key_serde, mat.value_serde, {merge_name},
                       mat.queryable_store_name, merger, merge)
 
-    def _repartition(self, store_name: str) -> None:
+    @property
+    def aggregators(self) -> dict[Any, Callable[[Any, Any, Any], Any]]:
+        """Each co-grouped ``KGroupedStream`` with its aggregator, in ``cogroup`` order (a
+        copy)."""
+        return dict(self._groups)
+
+    def parent_of(self, grouped: Any) -> GraphNode:
+        """The graph node ``grouped``'s records come from: its repartition when it needs one
+        (``repartition_inputs`` must have run), else its own node."""
+        return self._parents[grouped]
+
+    def repartition_inputs(self, store_name: str) -> None:
+        """Give each co-grouped stream needing a repartition its repartition topic (named after
+        its ``Grouped`` or ``store_name``), and co-partition the inputs."""
         for grouped in self._groups:
             if grouped.repartition_required:
                 prefix = grouped.repartition_name or store_name

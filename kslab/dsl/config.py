@@ -29,6 +29,7 @@ __all__ = [
     "Produced",
     "Repartitioned",
     "StoreType",
+    "internal",
 ]
 
 _LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
@@ -111,6 +112,40 @@ class _Config:
             f"{k.lstrip('_')}={v!r}" for k, v in vars(self).items() if v not in (None, {}, ())
         )
         return f"{type(self).__name__}({fields})"
+
+
+class Internal:
+    """A config object's settings, read only, each under its name without the underscore
+    (``internal(materialized).key_serde``).
+
+    What the DSL's operators read of the config objects users pass, as Java's
+    ``MaterializedInternal`` or ``GroupedInternal`` do: the user's classes keep their Java
+    surface (factories and ``with_...`` refinements, no getters), and the operators have one
+    public way in. A snapshot: config objects never change in place.
+    """
+
+    __slots__ = ("_config", "_settings")
+
+    def __init__(self, config: _Config) -> None:
+        object.__setattr__(self, "_config", type(config).__name__)
+        object.__setattr__(self, "_settings",
+                           {name.removeprefix("_"): value for name, value in vars(config).items()})
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._settings[name]
+        except KeyError:
+            msg = f"{self._config} has no setting {name!r}"
+            raise AttributeError(msg) from None
+
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = f"the settings of a {self._config} are read only"
+        raise AttributeError(msg)
+
+
+def internal(config: _Config) -> Any:
+    """``config``'s settings for the DSL's operators, read only (see ``Internal``)."""
+    return Internal(config)
 
 
 class Named(_Config):

@@ -29,7 +29,7 @@ from kslab.dsl._naming import (
 from kslab.dsl._optimize import new_repartition_node
 from kslab.dsl._processors import require_callable
 from kslab.dsl._stores import MaterializedInternal, store_factory
-from kslab.dsl.config import Grouped, Materialized, Named
+from kslab.dsl.config import Grouped, Materialized, Named, internal
 from kslab.serdes import Long
 from kslab.topology.display import mimebundle
 
@@ -52,9 +52,10 @@ class KGroupedStream:
         self.builder = builder
         self.name = name
         self.source_nodes = source_nodes
-        self.key_serde = grouped._key_serde
-        self.value_serde = grouped._value_serde
-        self.repartition_name = grouped._name
+        settings = internal(grouped)
+        self.key_serde = settings.key_serde
+        self.value_serde = settings.value_serde
+        self.repartition_name = settings.name
         self.repartition_required = repartition_required
         self.node = node
         self._repartition: GraphNode | None = None
@@ -159,9 +160,10 @@ class KGroupedTable:
         self.builder = builder
         self.name = name
         self.source_nodes = source_nodes
-        self.key_serde = grouped._key_serde
-        self.value_serde = grouped._value_serde
-        self.repartition_name = grouped._name
+        settings = internal(grouped)
+        self.key_serde = settings.key_serde
+        self.value_serde = settings.value_serde
+        self.repartition_name = settings.name
         self.node = node
         self._repartition: GraphNode | None = None
 

@@ -15,7 +15,7 @@ from kslab.dsl import _processors as p
 from kslab.dsl._graph import GraphNode, ProcessorGraphNode, SinkGraphNode, TableProcessorNode
 from kslab.dsl._naming import or_generate, resolve_config, resolve_materialized, resolve_name
 from kslab.dsl._optimize import new_repartition_node
-from kslab.dsl.config import Branched, Grouped, Named, Printed, Produced, Repartitioned
+from kslab.dsl.config import Branched, Grouped, Named, Printed, Produced, Repartitioned, internal
 from kslab.errors import TopologyError
 from kslab.topology.display import mimebundle
 
@@ -164,9 +164,9 @@ class KStream:
         printed = printed if printed is not None else Printed.to_sys_out()
         if label is not None:
             printed = printed.with_label(label)
-        node_name = or_generate(self.builder, name or printed._name, "KSTREAM-PRINTER-")
-        supplier = p.Supplier(p.Print, printed._label or self.name, printed._path,
-                              printed._mapper)
+        shown = internal(printed)
+        node_name = or_generate(self.builder, name or shown.name, "KSTREAM-PRINTER-")
+        supplier = p.Supplier(p.Print, shown.label or self.name, shown.path, shown.mapper)
         self.builder.add_node(self.node, ProcessorGraphNode(node_name, supplier))
 
     def merge(self, other: KStream, named: Any = None, *, name: str | None = None) -> KStream:
@@ -209,12 +209,13 @@ class KStream:
             raise TopologyError(msg)
         produced = resolve_config(Produced, produced, "to", key_serde=key_serde,
                                   value_serde=value_serde, partitioner=partitioner, name=name)
-        node_name = or_generate(self.builder, produced._name, "KSTREAM-SINK-")
+        out = internal(produced)
+        node_name = or_generate(self.builder, out.name, "KSTREAM-SINK-")
         node = SinkGraphNode(
             node_name, topic,
-            produced._key_serde if produced._key_serde is not None else self.key_serde,
-            produced._value_serde if produced._value_serde is not None else self.value_serde,
-            produced._partitioner,
+            out.key_serde if out.key_serde is not None else self.key_serde,
+            out.value_serde if out.value_serde is not None else self.value_serde,
+            out.partitioner,
         )
         self.builder.add_node(self.node, node)
 
@@ -222,19 +223,22 @@ class KStream:
                     key_serde: Any = None, value_serde: Any = None, name: str | None = None,
                     number_of_partitions: int | None = None) -> KStream:
         """Write to ``<application.id>-<name>-repartition`` and read it back (by the new key)."""
-        r = resolve_config(Repartitioned, repartitioned, "repartition", key_serde=key_serde,
-                           value_serde=value_serde, name=name, partitions=number_of_partitions)
-        prefix = r._name if r._name is not None else self.builder.new_processor_name(
+        r = internal(resolve_config(Repartitioned, repartitioned, "repartition",
+                                    key_serde=key_serde, value_serde=value_serde, name=name,
+                                    partitions=number_of_partitions))
+        prefix = r.name if r.name is not None else self.builder.new_processor_name(
             "KSTREAM-REPARTITION-")
-        value_serde = r._value_serde if r._value_serde is not None else self.value_serde
-        key_serde = r._key_serde if r._key_serde is not None else self.key_serde
-        node = new_repartition_node(self.builder, r._key_serde, value_serde, prefix,
-                                    partitioner=r._partitioner, partitions=r._partitions,
+        value_serde = r.value_serde if r.value_serde is not None else self.value_serde
+        key_serde = r.key_serde if r.key_serde is not None else self.key_serde
+        node = new_repartition_node(self.builder, r.key_serde, value_serde, prefix,
+                                    partitioner=r.partitioner, partitions=r.partitions,
                                     optimizable=False)
         self.builder.add_node(self.node, node)
         return KStream(self.builder, node.name, key_serde, value_serde, {node.name}, False, node)
 
-    def _repartition_for_join(self, prefix: str, key_serde: Any, value_serde: Any) -> KStream:
+    def repartition_for_join(self, prefix: str, key_serde: Any, value_serde: Any) -> KStream:
+        """The stream repartitioned through ``<prefix>-repartition`` before a join (Java's
+        ``repartitionForJoin``): made once per prefix and reused by later joins."""
         key_serde = key_serde if key_serde is not None else self.key_serde
         value_serde = value_serde if value_serde is not None else self.value_serde
         node = new_repartition_node(self.builder, key_serde, value_serde, prefix)
@@ -313,7 +317,7 @@ class KStream:
             grouped = Grouped.with_(None, self.value_serde)
         g = resolve_config(Grouped, grouped, "group_by", key_serde=key_serde,
                            value_serde=value_serde, name=name)
-        node = self._select_key_node(selector, g._name)
+        node = self._select_key_node(selector, internal(g).name)
         self.builder.add_node(self.node, node)
         return KGroupedStream(self.builder, node.name, self.source_nodes, g, True, node)
 
@@ -473,8 +477,8 @@ class BranchedKStream:
         return self._outputs
 
     def _create(self, branched: Branched | None, index: int) -> None:
-        b = branched if branched is not None else Branched()
-        child_name = self.name + (b._name if b._name is not None else str(index))
+        b = internal(branched if branched is not None else Branched())
+        child_name = self.name + (b.name if b.name is not None else str(index))
         self._children.append(child_name)
         src = self._source
         src.builder.new_processor_name(child_name)
@@ -482,12 +486,12 @@ class BranchedKStream:
         src.builder.add_node(self._node, node)
         branch = KStream(src.builder, child_name, src.key_serde, src.value_serde,
                          src.source_nodes, src.repartition_required, node)
-        if b._function is not None:
-            result = b._function(branch)
+        if b.function is not None:
+            result = b.function(branch)
             if result is not None:
                 self._outputs[child_name] = result
-        elif b._consumer is not None:
-            b._consumer(branch)
+        elif b.consumer is not None:
+            b.consumer(branch)
         else:
             self._outputs[child_name] = branch
 

@@ -24,7 +24,7 @@ from kslab.dsl._table_processors import (
     TableSource,
     ToStream,
 )
-from kslab.dsl.config import Grouped, Materialized, Named
+from kslab.dsl.config import Grouped, Materialized, Named, internal
 from kslab.errors import TopologyError
 from kslab.topology.display import mimebundle
 
@@ -192,7 +192,7 @@ class KTable:
         p.require_callable(selector, "selector", "group_by")
         g = resolve_config(Grouped, grouped, "group_by", key_serde=key_serde,
                            value_serde=value_serde, name=name)
-        node_name = or_generate(self.builder, g._name, "KTABLE-SELECT-")
+        node_name = or_generate(self.builder, internal(g).name, "KTABLE-SELECT-")
         supplier = RepartitionMapSupplier(self, selector)
         node = ProcessorGraphNode(node_name, supplier)
         supplier.node = node

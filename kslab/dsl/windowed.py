@@ -25,7 +25,7 @@ from kslab.dsl._window_aggregates import (
     merger_for,
     reducer_aggregator,
 )
-from kslab.dsl.config import Materialized, Named
+from kslab.dsl.config import Materialized, Named, internal
 from kslab.dsl.windows import (
     EmitStrategy,
     SessionWindows,
@@ -153,7 +153,7 @@ class _Windowed:
         elif burn and m.store_name is None:  # Java burns a store name in count(materialized)
             self.builder.new_store_name(AGGREGATE_NAME)
         mat = self.builder.materialize(m, prefix)
-        mat.retention = m._retention  # type: ignore[attr-defined]
+        mat.retention = internal(m).retention  # type: ignore[attr-defined]
         mat.key_serde = mat.key_serde if mat.key_serde is not None else self.key_serde
         if mat.value_serde is None:
             mat.value_serde = value_serde
@@ -311,14 +311,14 @@ class WindowedCogroupedKStream:
             named, materialized = _split(rest[0], rest[1] if len(rest) > 1 else materialized)
         named, materialized = _split(named, materialized)
         cg = self.cogrouped
-        first = next(iter(cg._groups))
+        first = next(iter(cg.aggregators))
         helper = _Windowed(first, self.windows)
         b = cg.builder
         mat = helper._materialize(materialized, "aggregate", COGROUP_AGG, None)
         user = resolve_name(named, name, "aggregate")
-        cg._repartition(mat.store_name)
+        cg.repartition_inputs(mat.store_name)
         processors, suppliers = [], []
-        for index, (grouped, aggregator) in enumerate(cg._groups.items()):
+        for index, (grouped, aggregator) in enumerate(cg.aggregators.items()):
             supplier = helper._supplier(mat, initializer, aggregator, merger)
             node_name = suffix_or_generate(b, user, f"-cogroup-agg-{index}", COGROUP_AGG)
             if index == 0:
@@ -326,7 +326,7 @@ class WindowedCogroupedKStream:
                                           store_factory=window_store_factory(mat, self.windows))
             else:
                 node = ProcessorGraphNode(node_name, supplier, store_names=[mat.store_name])
-            b.add_node(cg._parents[grouped], node)
+            b.add_node(cg.parent_of(grouped), node)
             processors.append(node)
             suppliers.append(supplier)
         merge_name = suffix_or_generate(b, user, "-cogroup-merge", MERGE_NAME)

@@ -97,17 +97,17 @@ def _created_by_user() -> bool:
 def _mismatch(driver: Any, target: Any, variable: str) -> str | None:
     """Why ``driver`` does not run the exported topology, or ``None`` when it does."""
     try:
-        wanted = str(as_topology(target, variable, driver._config_props).describe())
+        wanted = str(as_topology(target, variable, driver.given_config).describe())
     except Exception as exc:
         return f"cannot build `{variable}` with this driver's config: {exc}"
-    if str(driver._topology.describe()) != wanted:
+    if str(driver.topology.describe()) != wanted:
         return f"its topology is not `{variable}` as exported (it describes differently)"
     return None
 
 
 def _session(driver: Any) -> dict[str, Any] | str:
     """The JSON-able session of ``driver``, or why it cannot be one."""
-    config = driver._config_props
+    config = driver.given_config
     bad = [k for k, v in config.items() if not isinstance(v, str | int | float | bool | None)]
     if bad:
         return (f"config {bad[0]!r} is a {type(config[bad[0]]).__name__}, which a fixture "
@@ -117,7 +117,7 @@ def _session(driver: Any) -> dict[str, Any] | str:
         return "nothing was piped into it"
     if len(history) > MAX_RECORDS:
         return f"{len(history)} steps, over the {MAX_RECORDS} a readable fixture holds"
-    partitions = driver._layout.partitions_as_given()
+    partitions = driver.given_partitions
     inputs: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
     for step in history:
@@ -137,25 +137,25 @@ def _session(driver: Any) -> dict[str, Any] | str:
     outputs = {topic: _outputs(driver, topic) for topic in _output_topics(driver)}
     if sum(len(records) for records in outputs.values()) > MAX_RECORDS:
         return f"it wrote over the {MAX_RECORDS} records a readable fixture holds"
-    return {"config": dict(config), "initial_wall_clock_time": driver._initial_wall_clock,
+    return {"config": dict(config), "initial_wall_clock_time": driver.initial_wall_clock_time,
             "partitions": dict(partitions) if partitions else None, "steps": steps,
             "outputs": outputs}
 
 
 def _output_topics(driver: Any) -> list[str]:
     """The topics the topology writes that are not internal, written to or not."""
-    topology = driver._topology
+    topology = driver.topology
     topics = {topology.resolve_topic(node.topic, driver.application_id)
               for node in topology.nodes.values()
               if isinstance(node, SinkNode) and isinstance(node.topic, str)}
-    topics.update(t for t, log in driver._collector.outputs.items() if log.total)
+    topics.update(t for t, log in driver.output_logs().items() if log.total)
     internal = {topology.resolve_topic(t, driver.application_id)
                 for t in topology.internal_topics}
-    return sorted(t for t in topics if t not in internal and not driver._is_internal(t))
+    return sorted(t for t in topics if t not in internal and not driver.is_internal_topic(t))
 
 
 def _outputs(driver: Any, topic: str) -> list[dict[str, Any]]:
-    log = driver._collector.outputs.get(topic)
+    log = driver.output_logs().get(topic)
     if log is None:
         return []
     serdes = driver.create_output_topic(topic)

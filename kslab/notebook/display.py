@@ -167,11 +167,11 @@ def _one_line(exc: BaseException) -> str:
 
 def driver_bundle(driver: Any, include: Any = None, exclude: Any = None) -> dict[str, str]:
     """A driver at a glance: its graph, the records driven, and the topics it has written."""
-    drawing = _draw(lambda: driver._topology, None)
+    drawing = _draw(lambda: driver.topology, None)
     parts = [_STYLE, '<div class="kslab-view">', f"<div><b>{escape(repr(driver))}</b></div>"]
     parts.append(f'<div class="kslab-error">{escape(drawing)}</div>'
                  if isinstance(drawing, str) else drawing.html())
-    produced = sorted(driver.produced_topic_names()) if not driver._closed else []
+    produced = sorted(driver.produced_topic_names()) if not driver.closed else []
     if produced:
         parts.append(html_table(["topic written"], [(t,) for t in produced]))
     parts.append("</div>")

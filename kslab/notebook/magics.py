@@ -243,7 +243,7 @@ def resolve_topology(obj: Any, name: str = "the variable") -> Any:
                "or KTable")
         raise UsageError(msg)
     try:
-        return builder._build_detached()  # a copy: the magic changes nothing of the user's
+        return builder.build_detached()  # a copy: the magic changes nothing of the user's
     except Exception as exc:
         msg = f"cannot build the topology of {name}: {_one_line(exc)}"
         raise UsageError(msg) from None

@@ -63,7 +63,7 @@ class PreviewRows:
 def builder_version(builder: Any) -> tuple[Any, ...]:
     """Changes whenever a DSL call adds a node, a name is taken or a sample is attached."""
     samples = tuple((topic, id(df)) for topic, df in getattr(builder, "samples", {}).items())
-    return (getattr(builder, "_index", 0), getattr(builder, "_priority", 0), samples)
+    return (*getattr(builder, "generation", (0, 0)), samples)
 
 
 _cache: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], dict[str, Any]]] = (
@@ -108,7 +108,7 @@ def preview_for(builder: Any, node: str, rows: int | None = None,
 
 def _detached(builder: Any) -> Any:
     """A topology built from ``builder`` that nobody else holds (any builder-like object)."""
-    build = getattr(builder, "_build_detached", None) or builder.build
+    build = getattr(builder, "build_detached", None) or builder.build
     return build()
 
 
@@ -193,7 +193,7 @@ class PreviewRun:
         while self.position < end:
             topic, row_index, (key, value, ts, headers, partition) = self.inputs[self.position]
             try:
-                self._topics[topic]._pipe(key, value, ts, headers, partition)
+                self._topics[topic].pipe_row(key, value, ts, headers, partition)
             except Exception as exc:
                 self.error = self._describe(exc, topic, row_index, key, value, ts)
                 return
@@ -223,10 +223,10 @@ class PreviewRun:
                 for topic, _, (key, value, ts, headers, partition) in \
                         self.inputs[:self.position + 1]:
                     try:
-                        topics[topic]._pipe(key, value, ts, headers, partition)
+                        topics[topic].pipe_row(key, value, ts, headers, partition)
                     except Exception:
                         break
-                step = traced._history.total - 1
+                step = traced.history_length - 1
                 return next((ev for ev in reversed(traced.trace) if ev.event == "receive"
                              and ev.step == step and not ev.node.startswith(TAP_PREFIX)),
                             None)

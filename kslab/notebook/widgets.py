@@ -44,7 +44,7 @@ class DriverExplorer(w.VBox):
             msg = f"rewind={rewind!r}; pick 'snapshot' or 'replay'"
             raise ValueError(msg)
         if hasattr(topology, "build") and hasattr(topology, "samples"):
-            topology = topology._build_detached()  # the explorer's own copy
+            topology = topology.build_detached()  # the explorer's own copy
         self.topology = topology
         self.rewind_mode = rewind
         self.driver = TopologyTestDriver(topology, config, trace=True)
@@ -177,7 +177,7 @@ class DriverExplorer(w.VBox):
     def _drive_one(self) -> None:
         topic, row, (key, value, ts, headers, partition) = self.events[self.position]
         try:
-            self._topics[topic]._pipe(key, value, ts, headers, partition)
+            self._topics[topic].pipe_row(key, value, ts, headers, partition)
         except Exception as exc:
             root = exc
             while isinstance(root.__cause__, Exception):

@@ -31,7 +31,9 @@ class _View:
         self.name = name
         self._stores = stores
         self.store_kind = getattr(stores[0], "store_kind", None)
-        inner = getattr(stores[0], "_inner", stores[0])  # a facade's store underneath
+        inner = stores[0]
+        if getattr(type(inner), "wrapped", None) is not None:  # a facade's store underneath
+            inner = inner.wrapped
         self._serde = inner.key_serde
         self._topic = getattr(inner, "changelog_topic", None) or name
         self._inner = inner
@@ -82,7 +84,7 @@ class ReadOnlyWindowView(_View):
     def _order(self, kv: KeyValue) -> Any:
         start = kv.key.window.start
         key_bytes = self._key_bytes(kv.key.key)
-        if getattr(self._inner, "_time_ordered", True):
+        if getattr(self._inner, "time_ordered", True):
             return (start, key_bytes)
         interval = getattr(self._inner, "segment_interval", 1)
         return (start // interval, key_bytes, start)
@@ -137,7 +139,7 @@ class ReadOnlySessionView(_View):
 
     def _order_by_end(self, kv: KeyValue) -> Any:
         window = kv.key.window
-        if getattr(self._inner, "_time_ordered", False):
+        if getattr(self._inner, "time_ordered", False):
             return (window.end, window.start, self._key_bytes(kv.key.key))
         return self._order(kv)
 
@@ -166,7 +168,7 @@ class ReadOnlySessionView(_View):
         """Every session ending in ``[earliest_end, latest_end]``, through the all-keys range
         form every session store supports (a plain RocksDB one refuses the two-argument
         ``find_sessions``, as Java's); a time-ordered store keeps its own scan and order."""
-        if getattr(self._inner, "_time_ordered", False):
+        if getattr(self._inner, "time_ordered", False):
             return self._merge([s.find_sessions(earliest_end, latest_end)
                                 for s in self._stores], self._order_by_end, False)
         scans = [s.find_sessions(None, None, earliest_end, latest_end) for s in self._stores]

@@ -39,9 +39,6 @@ META_SCHEMA = "meta string"
 _BYTE_KINDS = ("key_value", "timestamped_key_value", "versioned_key_value", "window",
                "timestamped_window", "session")
 _CHANGELOG_KINDS = ("suppression_buffer", "key_value_list")
-# What a byte-backed store remembers beside its bytes: the stream time it has observed (which
-# decides retention) and a window store's duplicate sequence; the rest it rebuilds by scanning.
-_MARKS = ("_observed", "_seq")
 
 
 def spark_backed_kinds() -> tuple[str, ...]:
@@ -185,7 +182,7 @@ class SparkStateBackend(InMemoryKeyValueBackend):
 class ChangelogState:
     """A store that keeps objects, kept in a ``MapState`` as its changelog records.
 
-    Opening replays the map through the store's ``_restore_batch`` (as a restore from its
+    Opening replays the map through the store's ``restore_batch`` (as a restore from its
     changelog topic would); the store's changelog writes are captured instead of sent, and the
     last one per key is written to the map when the micro-batch ends.
     """
@@ -199,8 +196,8 @@ class ChangelogState:
             key = bytes(key)
             self._stored.add(key)
             records.append((key, bytes(value)))
-        store._restore_batch(records)
-        store._log = self._capture
+        store.restore_batch(records)
+        store.capture_changelog(self._capture)
 
     def _capture(self, _store: str, key: bytes, value: bytes | None, *_context: Any) -> None:
         """Stands in for the task's ``log_change`` (timestamp and headers are not kept)."""
@@ -223,10 +220,9 @@ class ChangelogState:
 def typed_store(store: Any) -> Any:
     """The typed store under any wrappers (the DSL's record cache), or the store itself."""
     while not isinstance(store, TypedStore):
-        try:
-            store = object.__getattribute__(store, "_inner")
-        except AttributeError:
-            return store
+        if getattr(type(store), "wrapped", None) is None:  # (the class's: not a read a
+            return store  # wrapper delegates to the store behind it)
+        store = store.wrapped
     return store
 
 
@@ -254,15 +250,8 @@ def attach_spark_state(task: StreamTask, states: dict[str, Any], *,
         size = 0 if sizes is None else sizes.get(name)
         whole = preload if preload is not None else size is not None and size <= records
         backend = SparkStateBackend(name, states[name], preload=whole, size=size)
-        holder = typed._impl
-        if hasattr(holder, "_inner") and not isinstance(holder, InMemoryKeyValueBackend):
-            holder._inner.close()  # a timestamp-dropping adapter keeps its behaviour
-            holder._inner = backend
-        else:
-            holder.close()
-            typed._impl = backend
-        typed._attach()
-        reindex = getattr(typed, "_reindex", None)
+        typed.replace_backend(backend)  # (a timestamp-dropping adapter keeps its behaviour)
+        reindex = getattr(typed, "reindex", None)
         if reindex is not None:  # window and session stores index their keys by time
             reindex()
         backends.append(backend)
@@ -297,9 +286,7 @@ class TaskClocks:
         for name, marks in saved.get("stores", {}).items():
             store = task.stores.get(name)
             if store is not None:
-                typed = typed_store(store)
-                for attr, value in marks.items():
-                    setattr(typed, attr, value)
+                typed_store(store).restore_marks(marks)
         for name, marks in saved.get("processors", {}).items():
             processor = getattr(task.nodes.get(name), "processor", None)
             if processor is not None:
@@ -326,8 +313,7 @@ class TaskClocks:
 def _marks(store: Any) -> dict[str, int]:
     if not isinstance(store, TypedStore):
         return {}
-    return {attr: value for attr in _MARKS
-            if isinstance(value := getattr(store, attr, None), int)}
+    return store.marks()
 
 
 def _processor_marks(processor: Any) -> dict[str, int]:

@@ -8,7 +8,7 @@ backend and serde slot holds an ``_Unready`` stand-in that raises ``StoreError``
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import repeat
 from operator import is_
 from pathlib import Path
@@ -54,6 +54,10 @@ _BYTES_OR_NONE = frozenset({bytes, type(None)})
 MEMO_KEY_TYPES = (str, int, bytes)
 """Key types whose serialized bytes a store may remember between a ``get`` and a ``put``: they are
 immutable, so the same object always serializes to the same bytes."""
+
+
+# what a byte-backed store remembers beside its bytes (``marks``), where a subclass keeps them
+_MARKS = ("_observed", "_seq")
 
 
 class TypedStore(StateStore):
@@ -209,11 +213,11 @@ class TypedStore(StateStore):
         self._impl.on_evict = None
         self._impl.close()
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         """A copy of the stored bytes."""
         return self._backend.snapshot()
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         """Replace the stored bytes with ``snapshot``; nothing is logged."""
         self._backend.restore_snapshot(snapshot)
 
@@ -264,22 +268,70 @@ class TypedStore(StateStore):
         # Java's ChangeLoggingKeyValueBytesStore logs a tombstone for each LRU eviction.
         self._log(self._name, key, None)  # type: ignore[misc]
 
-    def _iterator(
+    @property
+    def backend(self) -> Any:
+        """The bytes backend the store reads and writes (what a record cache in front of it
+        writes through and scans)."""
+        return self._backend
+
+    @property
+    def changelog_writer(self) -> Callable[..., Any] | None:
+        """The task's ``log_change`` for this store while it is open and logged, else ``None``:
+        what a wrapper writing the store's bytes itself logs them with."""
+        return self._log
+
+    def marks(self) -> dict[str, int]:
+        """What the store remembers beside its bytes, by name: the stream time it has observed
+        (``_observed``, which decides retention) and a window store's duplicate sequence
+        (``_seq``); empty for a plain key-value store. An engine keeping the bytes itself
+        carries them across runs (Spark's micro-batches); the rest is rebuilt by scanning."""
+        return {attr: value for attr in _MARKS
+                if isinstance(value := getattr(self, attr, None), int)}
+
+    def restore_marks(self, marks: dict[str, int]) -> None:
+        """Set what ``marks`` returned before (on a store over the same bytes)."""
+        for attr, value in marks.items():
+            if attr in _MARKS:
+                setattr(self, attr, value)
+
+    def replace_backend(self, backend: KeyValueBackend) -> None:
+        """Put the store, open, on ``backend`` (an engine's own storage, Spark's state): the
+        old backend is closed, or, under an adapter that changes the stored layout (dropping
+        timestamps), the adapter keeps its behaviour over the new one."""
+        holder = self._impl
+        replace_inner = getattr(holder, "replace_inner", None)
+        if replace_inner is not None:  # an adapter (TimestampDroppingBackend) stays on top
+            replace_inner(backend)
+        else:
+            holder.close()
+            self._impl = backend
+        self._attach()
+
+    def register_iterator(self, iterator: KeyValueIterator) -> None:
+        """Keep ``iterator`` with the store's open iterators: closed (or ended) with it."""
+        self._iterators.add(iterator)
+
+    def bytes_iterator(
         self, source: Iterator[tuple[bytes, bytes]], decode_value: Any = None
     ) -> KeyValueIterator:
+        """A ``KeyValueIterator`` decoding ``source``'s stored ``(key, value)`` bytes as this store
+        reads them, registered with the store (closed with it); ``decode_value`` overrides the
+        value's decoding."""
         kind = type(self)
         if (decode_value is None and self._kdec is not None and self._vdec is not None
-                and kind._decode_key is TypedStore._decode_key  # no store-specific layout
-                and kind._decode_value is TypedStore._decode_value):
+                and kind.decode_key is TypedStore.decode_key  # no store-specific layout
+                and kind.decode_value is TypedStore.decode_value):
             iterator: KeyValueIterator = _FastDecodingIterator(self, source)
         else:
             iterator = KeyValueIterator(
-                source, self._decode_key, decode_value or self._decode_value, self._name
+                source, self.decode_key, decode_value or self.decode_value, self._name
             )
         self._iterators.add(iterator)
         return iterator
 
-    def _serialize_key(self, key: Any) -> bytes:
+    def serialize_key(self, key: Any) -> bytes:
+        """The key's bytes in the store's layout (its serde's, checked): what wrappers and batch
+        runs look keys up by."""
         try:
             key_bytes = self._kser(self._topic, key)
         except StoreError:
@@ -290,7 +342,8 @@ class TypedStore(StateStore):
             key_bytes = self._key_bytes(key_bytes, key)
         return key_bytes
 
-    def _serialize_value(self, value: Any) -> bytes | None:
+    def serialize_value(self, value: Any) -> bytes | None:
+        """The value's bytes (``None`` for ``None``), through the store's value serde, checked."""
         if value is None:
             return None
         try:
@@ -304,7 +357,7 @@ class TypedStore(StateStore):
         return value_bytes
 
     def serialize_keys(self, keys: list[Any]) -> list[bytes]:
-        """``_serialize_key`` of each key (none ``None``), in order (a batch run's reads and
+        """``serialize_key`` of each key (none ``None``), in order (a batch run's reads and
         writes): through the serde's C-level codec where it takes them all, else one by one
         (which raises the store's error for a key the serde refuses)."""
         encode = self._kenc
@@ -316,10 +369,10 @@ class TypedStore(StateStore):
             else:
                 if _BYTES.issuperset(map(type, encoded)):
                     return encoded
-        return list(map(self._serialize_key, keys))
+        return list(map(self.serialize_key, keys))
 
     def serialize_values(self, values: list[Any]) -> list[bytes | None]:
-        """``_serialize_value`` of each value, in order (a batch run's writes): through the
+        """``serialize_value`` of each value, in order (a batch run's writes): through the
         serde's column form where it has one, else one by one (which raises the store's error
         for a value the serde refuses)."""
         column = getattr(self._value_serde, "serialize_column", None)
@@ -331,7 +384,7 @@ class TypedStore(StateStore):
             else:
                 if _BYTES_OR_NONE.issuperset(map(type, serialized)):
                     return serialized  # type: ignore[no-any-return]
-        return list(map(self._serialize_value, values))
+        return list(map(self.serialize_value, values))
 
     def encode_values(self, values: list[Any]) -> list[bytes] | None:
         """``serialize_values`` (through the serde's C-level codec where it takes them all:
@@ -350,7 +403,8 @@ class TypedStore(StateStore):
         serialized = self.serialize_values(values)
         return None if None in serialized else serialized  # type: ignore[return-value]
 
-    def _decode_key(self, key_bytes: bytes) -> Any:
+    def decode_key(self, key_bytes: bytes) -> Any:
+        """The key stored as ``key_bytes`` (the store's error for bytes it cannot read)."""
         kdec = self._kdec
         if kdec is not None:  # the serde's C-level codec first: see _attach
             try:
@@ -366,7 +420,8 @@ class TypedStore(StateStore):
         except Exception as exc:
             raise self._key_read_failure(key_bytes, exc) from exc
 
-    def _decode_value(self, value_bytes: bytes) -> Any:
+    def decode_value(self, value_bytes: bytes) -> Any:
+        """The value stored as ``value_bytes`` (the store's error for bytes it cannot read)."""
         vdec = self._vdec
         if vdec is not None:
             try:
@@ -469,7 +524,7 @@ class _FastDecodingIterator(KeyValueIterator):
     __slots__ = ("_kdec", "_kidx", "_vdec", "_vidx")
 
     def __init__(self, store: TypedStore, source: Iterator[tuple[bytes, bytes]]) -> None:
-        super().__init__(source, store._decode_key, store._decode_value, store._name)
+        super().__init__(source, store.decode_key, store.decode_value, store._name)
         self._kdec, self._kidx = store._kdec, store._kdec_indexed
         self._vdec, self._vidx = store._vdec, store._vdec_indexed
 

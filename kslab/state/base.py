@@ -103,8 +103,8 @@ class StoreContext(Protocol):
 class StateStore(ABC):
     """A store a task owns: opened by ``init``, flushed on commit, closed with the task.
 
-    The underscored methods are the engine's hooks: ``_snapshot``/``_restore_snapshot`` copy and
-    roll back the stored bytes (the test driver's ``snapshot()``), and ``_restore_batch`` replays
+    Besides a store's own API, the engines' hooks: ``snapshot``/``restore_snapshot`` copy and
+    roll back the stored bytes (the test driver's ``snapshot()``), and ``restore_batch`` replays
     changelog records into the backend without logging them again. ``store_kind`` tells engines
     which typed accessor serves the store (``"key_value"``, ``"timestamped_key_value"``, later
     ``"window"``, ``"session"``, ...).
@@ -145,15 +145,15 @@ class StateStore(ABC):
         """Close open iterators and the backend; closing twice is harmless."""
 
     @abstractmethod
-    def _snapshot(self) -> object:
-        """A copy of the stored bytes, to give back to ``_restore_snapshot`` of this store."""
+    def snapshot(self) -> object:
+        """A copy of the stored bytes, to give back to ``restore_snapshot`` of this store."""
 
     @abstractmethod
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         """Replace the stored bytes with ``snapshot``; nothing is logged."""
 
     @abstractmethod
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         """Apply changelog records ``(key, value)`` or ``(key, value, timestamp)``, unlogged."""
 
 
@@ -430,6 +430,12 @@ class ChangelogBackedMemoryStore(StateStore):
         self.topic = context.changelog_topic(self._name)
         self._log = context.log_change if self._logging_enabled else None
         self._open = True
+
+    def capture_changelog(self, writer: Callable[..., None]) -> None:
+        """Send the store's changelog writes to ``writer`` (``log_change``'s arguments) instead
+        of the task's changelog: an engine keeping the store's state itself (Spark) takes them
+        so. Until the next ``init``."""
+        self._log = writer
 
     def _bind_serdes(self, context: StoreContext) -> None:
         """Resolve ``key_serde`` and ``value_serde`` against the task's defaults."""

@@ -306,10 +306,10 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
 
     # -- engine hooks --------------------------------------------------------------------------
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         return dict(self._entries)
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         self._objects.clear()
         self._entries.clear()
         self._order.clear()
@@ -318,7 +318,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
             self._put(entry)
         self._dirty.clear()
 
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         """Replay changelog records; a tombstone drops its key (see the module docstring for
         the formats)."""
         for record in records:

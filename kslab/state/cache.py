@@ -167,6 +167,11 @@ class NamedCache:
         self.current_size_bytes = 0
         self.hits = self.misses = self.overwrites = self.flushes = 0
 
+    def peek(self, key: bytes) -> LRUCacheEntry:
+        """The entry of ``key``, which must be cached, leaving the LRU order and the hit and
+        miss counters as they are (a scan merging cached writes reads them so)."""
+        return self._entries[key]
+
     def get(self, key: bytes | None) -> LRUCacheEntry | None:
         """The entry for ``key`` (now the most recently used), or ``None``."""
         if key is None:
@@ -640,8 +645,7 @@ def thread_cache_for(context: Any, total_bytes: int) -> ThreadCache:
     configs = context.app_configs()
     threads = max(1, int(configs.get("num.stream.threads") or 1))
     size = total_bytes // threads
-    task = getattr(context, "_task", None)
-    owner = getattr(task, "collector", None)
+    owner = getattr(context, "record_collector", None)
     if owner is None:
         return ThreadCache(size)
     try:

@@ -70,14 +70,14 @@ class CachingStore(StateStore):
     def _object(self, entry: Any) -> Any:
         """The cached entry's value as an object, decoded once from its bytes."""
         if entry.obj is None and entry.value is not None:
-            entry.obj = self._inner._decode_value(entry.value)
+            entry.obj = self._inner.decode_value(entry.value)
         return entry.obj
 
     def _dirty_entry(self, raw: bytes | None, value: Any) -> LRUCacheEntry:
         """A dirty entry for ``raw`` carrying the current record's context."""
         c = self._context
         record = c.record
-        headers = record._headers
+        headers = record.raw_headers
         entry = LRUCacheEntry(raw, headers if headers else None, True, c.offset,
                               record.timestamp, c.partition, c.topic)
         entry.obj = None if raw is None else value
@@ -121,21 +121,21 @@ class CachingStore(StateStore):
         """The store behind the cache."""
         return self._inner
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         """The wrapped store's bytes (the engines snapshot after a commit: nothing is dirty)."""
-        return self._inner._snapshot()
+        return self._inner.snapshot()
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         """Roll the wrapped store back and forget what is cached."""
         if self._cache is not None:
             self._cache.clear(self._namespace)
-        self._inner._restore_snapshot(snapshot)
+        self._inner.restore_snapshot(snapshot)
 
-    def _restore_batch(self, records: Any) -> None:
+    def restore_batch(self, records: Any) -> None:
         """Restore into the wrapped store directly, as Java's restore bypasses the cache."""
         if self._cache is not None:
             self._cache.clear(self._namespace)
-        self._inner._restore_batch(records)
+        self._inner.restore_batch(records)
 
     @property
     def thread_cache(self) -> ThreadCache | None:
@@ -275,7 +275,7 @@ class CachingKeyValueStore(CachingStore):
         usual get-then-put of one key serializes it once."""
         if key is self._memo_key:
             return self._memo_bytes
-        key_bytes = self._inner._serialize_key(key)
+        key_bytes = self._inner.serialize_key(key)
         if key.__class__ in _MEMO_TYPES:
             self._memo_key, self._memo_bytes = key, key_bytes
         return key_bytes
@@ -290,12 +290,12 @@ class CachingKeyValueStore(CachingStore):
         entry = cache.get(self._namespace, key_bytes)
         if entry is not None:
             if entry.obj is None and entry.value is not None:
-                entry.obj = inner._decode_value(entry.value)
+                entry.obj = inner.decode_value(entry.value)
             return entry.obj
-        raw = inner._bget(key_bytes)
+        raw = inner.backend.get(key_bytes)
         if raw is None:
             return None
-        value = inner._decode_value(raw)
+        value = inner.decode_value(raw)
         if threading.get_ident() == self._thread:  # never let a query thread evict
             clean = LRUCacheEntry(raw)
             clean.obj = value
@@ -311,10 +311,10 @@ class CachingKeyValueStore(CachingStore):
         inner = self._inner
         key_bytes = self._key_bytes(key)
         if self._timestamped:
-            encoded = inner._encode(value)
+            encoded = inner.encode_value(value)
             raw = None if encoded is None else encoded[0]
         else:
-            raw = inner._serialize_value(value)
+            raw = inner.serialize_value(value)
         entry = self._dirty_entry(raw, value)
         entry.key_obj = key
         cache.put(self._namespace, key_bytes, entry)
@@ -359,7 +359,7 @@ class CachingKeyValueStore(CachingStore):
         named = self._named
         if named is None or not named.dirty_keys():
             return inner.prefix_scan(prefix, prefix_serde)
-        prefix_bytes = inner._prefix_bytes(prefix, prefix_serde)
+        prefix_bytes = inner.prefix_key_bytes(prefix, prefix_serde)
         dirty = {}
         for key_bytes in named.key_range(prefix_bytes, None):
             if not key_bytes.startswith(prefix_bytes):
@@ -369,8 +369,8 @@ class CachingKeyValueStore(CachingStore):
                 dirty[key_bytes] = entry.value
         if not dirty:
             return inner.prefix_scan(prefix, prefix_serde)
-        source = inner._backend.prefix_scan(prefix_bytes)
-        return inner._iterator(_merge(source, dirty, False))
+        source = inner.backend.prefix_scan(prefix_bytes)
+        return inner.bytes_iterator(_merge(source, dirty, False))
 
     def _merged(self, method: str, from_key: Any, to_key: Any, *, reverse: bool) -> Any:
         inner = self._inner
@@ -378,8 +378,8 @@ class CachingKeyValueStore(CachingStore):
         named = self._named
         if named is None or not named.dirty_keys():
             return getattr(inner, method)(*args)
-        lower = None if from_key is None else inner._serialize_key(from_key)
-        upper = None if to_key is None else inner._serialize_key(to_key)
+        lower = None if from_key is None else inner.serialize_key(from_key)
+        upper = None if to_key is None else inner.serialize_key(to_key)
         dirty = {}  # clean entries equal the store, so only dirty ones change the scan
         for key_bytes in named.key_range(lower, upper):
             entry = named.get(key_bytes)
@@ -387,10 +387,10 @@ class CachingKeyValueStore(CachingStore):
                 dirty[key_bytes] = entry.value
         if not dirty:
             return getattr(inner, method)(*args)
-        backend = inner._backend
+        backend = inner.backend
         source = (backend.reverse_range(lower, upper) if reverse
                   else backend.range(lower, upper))
-        return inner._iterator(_merge(source, dirty, reverse))
+        return inner.bytes_iterator(_merge(source, dirty, reverse))
 
     # -- flushing -----------------------------------------------------------------------------
 
@@ -408,16 +408,16 @@ class CachingKeyValueStore(CachingStore):
                                                                 entry.partition, entry.offset)
                     self._write(dirty.key, new_raw, entry)
                     continue
-                old_raw = inner._bget(dirty.key) if new_raw is None or send_old else None
+                old_raw = inner.backend.get(dirty.key) if new_raw is None or send_old else None
                 if new_raw is None and old_raw is None:
                     continue
                 c.record, c.topic, c.partition, c.offset = (entry.record, entry.topic,
                                                             entry.partition, entry.offset)
                 self._write(dirty.key, new_raw, entry)
-                old = None if old_raw is None or not send_old else inner._decode_value(old_raw)
+                old = None if old_raw is None or not send_old else inner.decode_value(old_raw)
                 new = entry.obj
                 if new is None and new_raw is not None:
-                    new = inner._decode_value(new_raw)
+                    new = inner.decode_value(new_raw)
                 listener(entry.key_obj, new, old, entry.record)
         finally:
             c.record, c.topic, c.partition, c.offset = saved
@@ -425,10 +425,10 @@ class CachingKeyValueStore(CachingStore):
     def _write(self, key_bytes: bytes, raw: bytes | None, entry: Any) -> None:
         inner = self._inner
         if raw is None:
-            inner._delete_bytes(key_bytes)
+            inner.delete_bytes(key_bytes)
             return
-        inner._bput(key_bytes, raw)
-        log = inner._log
+        inner.backend.put(key_bytes, raw)
+        log = inner.changelog_writer
         if log is not None:
             if self._timestamped:
                 log(inner.name, key_bytes, raw[8:], _TIMESTAMP.unpack_from(raw)[0])

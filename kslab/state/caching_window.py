@@ -123,7 +123,7 @@ class CachingWindowStore(CachingStore):
             if len(binary) == size and binary.startswith(key_bytes):
                 start = split_window_key(binary)[1]
                 if time_from <= start <= time_to:
-                    found.append((start, named._entries[cache_key]))
+                    found.append((start, named.peek(cache_key)))
         return found
 
     def plain_view(self) -> WindowStoreFacade:
@@ -137,7 +137,7 @@ class CachingWindowStore(CachingStore):
     def put(self, key: Any, value: Any, window_start: int) -> None:
         """Cache ``value`` for ``key`` in the window starting at ``window_start``."""
         require_key(key)
-        self.put_serialized(self._inner._serialize_key(key), value, window_start)
+        self.put_serialized(self._inner.serialize_key(key), value, window_start)
 
     def put_serialized(self, key_bytes: bytes, value: Any, window_start: int) -> None:
         """``put`` for an already serialized key."""
@@ -145,7 +145,7 @@ class CachingWindowStore(CachingStore):
         if cache is None:
             self._inner.put_serialized(key_bytes, value, window_start)
             return
-        encoded = self._inner._encode(value)
+        encoded = self._inner.encode_value(value)
         entry = self._dirty_entry(None if encoded is None else encoded[0], value)
         binary = window_key(key_bytes, window_start)
         cache.put(self._namespace, self._cache_key(binary, window_start), entry)
@@ -178,7 +178,7 @@ class CachingWindowStore(CachingStore):
         if not args:
             require_key(key)
         if not args and time_to is None:
-            return self.fetch_serialized(self._inner._serialize_key(key), time_from)
+            return self.fetch_serialized(self._inner.serialize_key(key), time_from)
         if not self._has_dirty():
             return self._inner.fetch(key, time_from, time_to, *args)
         if args:
@@ -191,7 +191,7 @@ class CachingWindowStore(CachingStore):
         if not args:
             require_key(key)
         if args and self._reversed(key, time_from):
-            return self._iterator([], self._inner._decode_windowed)
+            return self._iterator([], self._inner.decode_windowed)
         if not self._has_dirty():
             return self._inner.backward_fetch(key, time_from, time_to, *args)
         if args:
@@ -202,7 +202,7 @@ class CachingWindowStore(CachingStore):
         """True, with Java's backward warning, when both keys are set and serialize reversed."""
         if key_from is None or key_to is None:
             return False
-        serialize = self._inner._serialize_key
+        serialize = self._inner.serialize_key
         return invalid_key_range(serialize(key_from), serialize(key_to), backward=True)
 
     def fetch_all(self, time_from: int, time_to: int) -> Any:
@@ -266,7 +266,7 @@ class CachingWindowStore(CachingStore):
                 continue
             binary = cache_key[skip:]
             if keep(binary):
-                value = named._entries[cache_key].value
+                value = named.peek(cache_key).value
                 if value is None:
                     merged.pop(binary, None)
                 else:
@@ -275,7 +275,7 @@ class CachingWindowStore(CachingStore):
 
     def _key(self, key: Any, time_from: int, time_to: int, *, backward: bool) -> Any:
         inner = self._inner
-        key_bytes = inner._serialize_key(key)
+        key_bytes = inner.serialize_key(key)
         size = len(key_bytes) + 12
 
         def keep(binary: bytes) -> bool:
@@ -283,25 +283,25 @@ class CachingWindowStore(CachingStore):
                 return False
             return time_from <= split_window_key(binary)[1] <= time_to
 
-        stored = inner._key_pairs(key_bytes, time_from, time_to)
+        stored = inner.key_pairs(key_bytes, time_from, time_to)
         pairs = sorted(self._overlay(stored, time_from, time_to, keep, key_bytes),
                        reverse=backward)
-        return self._iterator(pairs, inner._decode_start)
+        return self._iterator(pairs, inner.decode_start)
 
     def _range(self, key_from: Any, key_to: Any, time_from: int, time_to: int, *,
                backward: bool) -> Any:
         inner = self._inner
-        lower = None if key_from is None else inner._serialize_key(key_from)
-        upper = None if key_to is None else inner._serialize_key(key_to)
+        lower = None if key_from is None else inner.serialize_key(key_from)
+        upper = None if key_to is None else inner.serialize_key(key_to)
         if invalid_key_range(lower, upper):
-            return self._iterator([], inner._decode_windowed)
+            return self._iterator([], inner.decode_windowed)
         return self._scan(lower, upper, time_from, time_to, backward=backward,
                           key_first=self._index)
 
     def _scan(self, lower: bytes | None, upper: bytes | None, time_from: int, time_to: int, *,
               backward: bool, key_first: bool = False) -> Any:
         inner = self._inner
-        order = inner._index_order if key_first else inner._order
+        order = inner.index_order if key_first else inner.time_order
 
         def keep(binary: bytes) -> bool:
             key_bytes, start, _ = split_window_key(binary)
@@ -309,8 +309,8 @@ class CachingWindowStore(CachingStore):
                 return False
             return (lower is None or key_bytes >= lower) and (upper is None or key_bytes <= upper)
 
-        live = inner._live_from(time_from)
-        stored = [(b, v) for b, v in inner._entries(live, time_to)
+        live = inner.live_from(time_from)
+        stored = [(b, v) for b, v in inner.stored_entries(live, time_to)
                   if split_window_key(b)[1] >= live]
         rows = []
         for binary, value in self._overlay(stored, time_from, time_to, keep):
@@ -318,12 +318,12 @@ class CachingWindowStore(CachingStore):
                 key_bytes, start, seq = split_window_key(binary)
                 rows.append((order(key_bytes, start, seq, binary), binary, value))
         rows.sort(key=lambda row: row[0], reverse=backward)
-        return self._iterator([(b, v) for _, b, v in rows], inner._decode_windowed)
+        return self._iterator([(b, v) for _, b, v in rows], inner.decode_windowed)
 
     def _iterator(self, pairs: list[tuple[bytes, bytes]], decode_key: Any) -> KeyValueIterator:
         inner = self._inner
-        iterator = KeyValueIterator(iter(pairs), decode_key, inner._decode_value, inner.name)
-        inner._iterators.add(iterator)
+        iterator = KeyValueIterator(iter(pairs), decode_key, inner.decode_value, inner.name)
+        inner.register_iterator(iterator)
         return iterator
 
     # -- flushing ------------------------------------------------------------------------------
@@ -351,7 +351,7 @@ class CachingWindowStore(CachingStore):
                     continue
             saved = self._enter(entry)
             try:
-                inner._put_bytes(key_bytes, None if raw is None else self._encoded(raw), start)
+                inner.put_bytes(key_bytes, None if raw is None else self._encoded(raw), start)
                 if listener is not None:
                     listener(self._windowed(key_bytes, start), self._object(entry),
                              old if send_old else None, entry.record)
@@ -377,7 +377,7 @@ class CachingWindowStore(CachingStore):
         """The ``Windowed`` key of a flushed window; immutable keys are decoded once."""
         key = self._keys.get(key_bytes)
         if key is None:
-            key = self._inner._decode_key(key_bytes)
+            key = self._inner.decode_key(key_bytes)
             if key.__class__ in _IMMUTABLE:
                 if len(self._keys) >= _KEY_MEMO:
                     self._keys.clear()
@@ -443,7 +443,7 @@ class CachingSessionStore(CachingStore):
         for cache_key in self._cached_keys(first_end, key_bytes):
             binary = cache_key[8:]
             if split_session_key(binary)[0] == key_bytes:
-                found.append((binary, named._entries[cache_key]))
+                found.append((binary, named.peek(cache_key)))
         return found
 
     # -- writes --------------------------------------------------------------------------------
@@ -455,8 +455,8 @@ class CachingSessionStore(CachingStore):
             self._inner.put(session, value)
             return
         inner = self._inner
-        key_bytes, start, end = inner._session(session)
-        raw = None if value is None else inner._serialize_value(value)
+        key_bytes, start, end = inner.session_key_parts(session)
+        raw = None if value is None else inner.serialize_value(value)
         entry = self._dirty_entry(raw, value)
         entry.key_obj = session
         binary = session_key(key_bytes, start, end)
@@ -473,7 +473,7 @@ class CachingSessionStore(CachingStore):
         require_key(key)
         cache = self._cache
         if cache is not None:
-            binary = session_key(self._inner._serialize_key(key), session_start, session_end)
+            binary = session_key(self._inner.serialize_key(key), session_start, session_end)
             entry = cache.get(self._namespace, self._cache_key(binary, session_end))
             if entry is not None:
                 return self._object(entry)
@@ -528,10 +528,10 @@ class CachingSessionStore(CachingStore):
         """``found`` (a store scan) with the cached sessions in range laid over it, in
         (end, key, start) order (one key: the store's own order)."""
         inner = self._inner
-        lower = None if key_from is None else inner._serialize_key(key_from)
-        upper = None if key_to is None else inner._serialize_key(key_to)
+        lower = None if key_from is None else inner.serialize_key(key_from)
+        upper = None if key_to is None else inner.serialize_key(key_to)
         with found:
-            merged = {session_key(inner._serialize_key(kv.key.key), kv.key.window.start,
+            merged = {session_key(inner.serialize_key(kv.key.key), kv.key.window.start,
                                   kv.key.window.end): (kv.key, kv.value) for kv in found}
         named = self._named
         first_end = max(earliest_end, end_from if end_from is not None else _MIN_TS)
@@ -546,11 +546,11 @@ class CachingSessionStore(CachingStore):
                 continue
             if end < earliest_end or start > latest_start:
                 continue
-            entry = named._entries[cache_key]
+            entry = named.peek(cache_key)
             if entry.value is None:
                 merged.pop(binary, None)
             else:
-                merged[binary] = (inner._decode_key(binary), self._object(entry))
+                merged[binary] = (inner.decode_key(binary), self._object(entry))
         rows = sorted(merged.items(), key=lambda item: _session_order(item[0]),
                       reverse=backward)
         return _ListIterator([value for _, value in rows])
@@ -586,7 +586,7 @@ class CachingSessionStore(CachingStore):
             binary = dirty.key[8:]
             session = entry.key_obj
             if session is None:
-                session = inner._decode_key(binary)
+                session = inner.decode_key(binary)
             new = self._object(entry)
             old = None
             if listener is not None:

@@ -111,6 +111,17 @@ class KeyValueIterator:
         state = "closed" if self._closed_because else "open"
         return f"<KeyValueIterator over store '{self._store_name}' ({state})>"
 
+    @property
+    def scan_source(self) -> Iterator[tuple[bytes, bytes]] | None:
+        """The backend scan the iterator still reads; ``None`` once it is exhausted or
+        closed."""
+        return self._source
+
+    def end_quietly(self) -> None:
+        """Mark the iterator as ended rather than failed: once its store closes it just has no
+        more entries (Java's window and session iterators), instead of raising on a read."""
+        self._closed_because = None
+
     def _invalidate(self, reason: str) -> None:
         if self._closed_because is None:
             self._closed_because = reason

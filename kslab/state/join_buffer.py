@@ -148,16 +148,16 @@ class JoinBuffer(ChangelogBackedMemoryStore):
 
     # -- engine hooks --------------------------------------------------------------------------
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         return ({k: list(v) for k, v in self._entries.items()}, self._seq, self.observed,
                 self._size, self._min)
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         entries, self._seq, self.observed, *rest = snapshot  # type: ignore[misc]
         self._size, self._min = rest
         self._entries = SortedDict({k: list(v) for k, v in entries.items()})
 
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         for record in records:
             store_key, value = bytes(record[0]), record[1]
             timestamp = _timestamp(store_key)

@@ -102,7 +102,7 @@ class KeyValueStore(TypedStore):
                         self._memo_key = key
                         self._memo_key_bytes = key_bytes
         if value is None:
-            self._delete_bytes(key_bytes)
+            self.delete_bytes(key_bytes)
             return
         venc = self._venc
         value_bytes = None
@@ -112,9 +112,9 @@ class KeyValueStore(TypedStore):
             except Exception:
                 pass  # the serde's own serialize below gives the bytes or its error
         if value_bytes is None:
-            value_bytes = self._serialize_value(value)  # None: delete
+            value_bytes = self.serialize_value(value)  # None: delete
             if value_bytes is None:
-                self._delete_bytes(key_bytes)
+                self.delete_bytes(key_bytes)
                 return
         self._bput(key_bytes, value_bytes)
         log = self._log
@@ -138,8 +138,8 @@ class KeyValueStore(TypedStore):
 
     def put_if_absent(self, key: Any, value: Any) -> Any:
         """Store ``value`` only if ``key`` has none; return the value that was there."""
-        key_bytes = self._serialize_key(key)
-        value_bytes = self._serialize_value(value)
+        key_bytes = self.serialize_key(key)
+        value_bytes = self.serialize_value(value)
         if value_bytes is None:
             old = self._bget(key_bytes)
         else:
@@ -147,11 +147,11 @@ class KeyValueStore(TypedStore):
         if old is None:
             self._log_write(key_bytes, value_bytes)
             return None
-        return self._decode_value(old)
+        return self.decode_value(old)
 
     def put_all(self, entries: Iterable[tuple[Any, Any]]) -> None:
         """Store every ``(key, value)`` pair in order; every key is checked before any write."""
-        pairs = [(self._serialize_key(k), self._serialize_value(v)) for k, v in entries]
+        pairs = [(self.serialize_key(k), self.serialize_value(v)) for k, v in entries]
         self._backend.put_all(pairs)
         if self._log is not None:
             for key_bytes, value_bytes in pairs:
@@ -159,24 +159,24 @@ class KeyValueStore(TypedStore):
 
     def delete(self, key: Any) -> Any:
         """Remove ``key``; return the value that was there (a tombstone is logged either way)."""
-        old = self._delete_bytes(self._serialize_key(key))
-        return None if old is None else self._decode_value(old)
+        old = self.delete_bytes(self.serialize_key(key))
+        return None if old is None else self.decode_value(old)
 
     def range(self, from_key: Any = None, to_key: Any = None) -> KeyValueIterator:
         """Entries with ``from_key <= key <= to_key`` by serialized key; ``None`` is open-ended."""
-        return self._iterator(self._backend.range(*self._bounds(from_key, to_key)))
+        return self.bytes_iterator(self._backend.range(*self._bounds(from_key, to_key)))
 
     def reverse_range(self, from_key: Any = None, to_key: Any = None) -> KeyValueIterator:
         """As ``range``, from the largest key down."""
-        return self._iterator(self._backend.reverse_range(*self._bounds(from_key, to_key)))
+        return self.bytes_iterator(self._backend.reverse_range(*self._bounds(from_key, to_key)))
 
     def all(self) -> KeyValueIterator:
         """Every entry in key order."""
-        return self._iterator(self._backend.all())
+        return self.bytes_iterator(self._backend.all())
 
     def reverse_all(self) -> KeyValueIterator:
         """Every entry from the largest key down."""
-        return self._iterator(self._backend.reverse_all())
+        return self.bytes_iterator(self._backend.reverse_all())
 
     def prefix_scan(self, prefix: Any, prefix_serde: Any = KEY_SERDE) -> KeyValueIterator:
         """Entries whose serialized key starts with ``prefix`` serialized by ``prefix_serde``.
@@ -185,7 +185,8 @@ class KeyValueStore(TypedStore):
         ``MissingArgumentError``, as Java's ``NullPointerException``); it serializes with the
         store's changelog topic, as the key serde does.
         """
-        return self._iterator(self._backend.prefix_scan(self._prefix_bytes(prefix, prefix_serde)))
+        key_prefix = self.prefix_key_bytes(prefix, prefix_serde)
+        return self.bytes_iterator(self._backend.prefix_scan(key_prefix))
 
     def set_flush_listener(self, listener: Any, send_old_values: bool) -> bool:
         """False: a store without a record cache has nothing to flush, so the caller forwards
@@ -206,13 +207,14 @@ class KeyValueStore(TypedStore):
 
     # -- engine hooks -------------------------------------------------------------------------
 
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         """Apply changelog ``(key, value[, timestamp])`` records, unlogged; ``None`` deletes."""
         self._backend.restore_batch([(record[0], record[1]) for record in records])
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _delete_bytes(self, key_bytes: bytes) -> bytes | None:
+    def delete_bytes(self, key_bytes: bytes) -> bytes | None:
+        """Delete the entry under ``key_bytes``, logged; returns its old bytes."""
         old = self._bdelete(key_bytes)
         log = self._log
         if log is not None:
@@ -225,17 +227,18 @@ class KeyValueStore(TypedStore):
             log(self._name, key_bytes, value_bytes)
 
     def _bounds(self, from_key: Any, to_key: Any) -> tuple[bytes | None, bytes | None]:
-        lower = None if from_key is None else self._serialize_key(from_key)
-        upper = None if to_key is None else self._serialize_key(to_key)
+        lower = None if from_key is None else self.serialize_key(from_key)
+        upper = None if to_key is None else self.serialize_key(to_key)
         return lower, upper
 
-    def _prefix_bytes(self, prefix: Any, prefix_serde: Any) -> bytes:
+    def prefix_key_bytes(self, prefix: Any, prefix_serde: Any) -> bytes:
+        """The bytes ``prefix_scan`` looks keys up by: ``prefix`` through ``prefix_serde``."""
         if prefix is None:
             msg = (f"prefix_scan on store '{self._name}' got prefix None (prefix cannot be null); "
                    "pass a prefix")
             raise NullStoreArgumentError(msg)
         if prefix_serde is KEY_SERDE:
-            return self._serialize_key(prefix)
+            return self.serialize_key(prefix)
         if prefix_serde is None:
             msg = "prefixKeySerializer cannot be null"
             raise NullStoreArgumentError(msg)

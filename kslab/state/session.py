@@ -109,7 +109,7 @@ class SessionStore(TypedStore):
         """Open the backend and rebuild the expiry index from what it holds."""
         super().init(context, root)
         self._dropped = getattr(context, "record_dropped", None)
-        self._reindex()
+        self.reindex()
 
     def close(self) -> None:
         """Close the store; its open iterators just end (Java's session iterators do not throw
@@ -117,15 +117,15 @@ class SessionStore(TypedStore):
         iterators = list(self._iterators)
         super().close()
         for iterator in iterators:
-            iterator._closed_because = None  # ended, not failed
+            iterator.end_quietly()  # ended, not failed
 
     # -- writes --------------------------------------------------------------------------------
 
     def put(self, session: Windowed, value: Any) -> None:
         """Store ``value`` for the session ``Windowed(key, Window(start, end))``; None removes."""
-        key_bytes, start, end = self._session(session)
+        key_bytes, start, end = self.session_key_parts(session)
         binary = key_bytes + _END_START.pack(end, start)
-        raw = self._serialize_value(value)
+        raw = self.serialize_value(value)
         self._write(binary, end, raw)
         changelog = self._log
         if changelog is not None:  # logged even when expired, as Java's change-logging layer
@@ -173,8 +173,8 @@ class SessionStore(TypedStore):
         _require_key(key)
         if session_end <= self._observed - self._retention:
             return None
-        raw = self._bget(self._serialize_key(key) + _END_START.pack(session_end, session_start))
-        return None if raw is None else self._decode_value(raw)
+        raw = self._bget(self.serialize_key(key) + _END_START.pack(session_end, session_start))
+        return None if raw is None else self.decode_value(raw)
 
     def find_sessions(self, key: Any, earliest_session_end_time: int,
                       latest_session_start_time: int | None = None,
@@ -230,21 +230,21 @@ class SessionStore(TypedStore):
 
     def _find(self, key_from: Any, key_to: Any, earliest_end: int, latest_start: int, *,
               backward: bool) -> KeyValueIterator:
-        lower = None if key_from is None else self._serialize_key(key_from)
-        upper = None if key_to is None else self._serialize_key(key_to)
+        lower = None if key_from is None else self.serialize_key(key_from)
+        upper = None if key_to is None else self.serialize_key(key_to)
         if lower is not None and upper is not None and lower > upper:
             log.warning("Returning empty iterator for fetch with invalid key range: from > to. "
                         "This may be due to range arguments set in the wrong order, or serdes "
                         "that don't preserve ordering when lexicographically comparing the "
                         "serialized bytes. Note that the built-in numerical serdes do not follow "
                         "this for negative numbers")
-            return self._iterator(iter(()))
+            return self.bytes_iterator(iter(()))
         earliest_end = max(earliest_end, self._observed - self._retention + 1)
 
         def read() -> Iterator[tuple[bytes, bytes]]:
             return self._rows(lower, upper, earliest_end, latest_start, backward=backward)
 
-        return self._iterator(LazyRows(read, earliest_end))
+        return self.bytes_iterator(LazyRows(read, earliest_end))
 
     def _rows(self, lower: bytes | None, upper: bytes | None, earliest_end: int,
               latest_start: int, *, backward: bool) -> Iterator[tuple[bytes, bytes]]:
@@ -284,7 +284,7 @@ class SessionStore(TypedStore):
         def read() -> Iterator[tuple[bytes, bytes]]:
             return self._rows_by_end(earliest_end, latest_end)
 
-        return self._iterator(LazyRows(read, earliest_end))
+        return self.bytes_iterator(LazyRows(read, earliest_end))
 
     def _rows_by_end(self, earliest_end: int, latest_end: int) -> Iterator[tuple[bytes, bytes]]:
         """The sessions of every key ending in ``[earliest_end, latest_end]``, in scan order."""
@@ -301,11 +301,13 @@ class SessionStore(TypedStore):
         rows.sort(key=lambda row: row[0])
         return iter([(b, v) for _, b, v in rows])
 
-    def _decode_key(self, key_bytes: bytes) -> Any:
+    def decode_key(self, key_bytes: bytes) -> Any:
         inner, start, end = split_session_key(key_bytes)
-        return Windowed(super()._decode_key(inner), Window(start, end))
+        return Windowed(super().decode_key(inner), Window(start, end))
 
-    def _session(self, session: Any) -> tuple[bytes, int, int]:
+    def session_key_parts(self, session: Any) -> tuple[bytes, int, int]:
+        """``(key bytes, start, end)`` of a ``Windowed`` session key (checked as the store's writes
+        check it)."""
         if session is None or (isinstance(session, Windowed) and (
                 session.key is None or session.window is None)):
             _require_session(session)
@@ -316,7 +318,7 @@ class SessionStore(TypedStore):
             )
             raise StoreError(msg)
         start, end = session.window[0], session.window[1]
-        return self._serialize_key(session.key), start, end
+        return self.serialize_key(session.key), start, end
 
     def _columns(self) -> dict[str, list[Any]]:
         from kslab.state._frames import windowed_columns
@@ -361,7 +363,14 @@ class SessionStore(TypedStore):
             for binary in ends.pop(heapq.heappop(heap)):
                 self._bdelete(binary)
 
-    def _reindex(self) -> None:
+    @property
+    def time_ordered(self) -> bool:
+        """Whether scans come in session-end order first, rather than key by key."""
+        return self._time_ordered
+
+    def reindex(self) -> None:
+        """Rebuild the store's time index from its backend's bytes (after the backend was
+        replaced, as an engine keeping the bytes itself does)."""
         self._ends = {}
         self._end_heap = []
         observed = _MIN_TS
@@ -373,16 +382,16 @@ class SessionStore(TypedStore):
 
     # -- engine hooks --------------------------------------------------------------------------
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         return (self._backend.snapshot(), self._observed)
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         data, observed = snapshot  # type: ignore[misc]
         self._backend.restore_snapshot(data)
-        self._reindex()
+        self.reindex()
         self._observed = observed
 
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         for record in records:
             binary, value = record[0], record[1]
             _, _, end = split_session_key(binary)
@@ -441,7 +450,7 @@ class HeldSessionWrites:
         """The key the store reads back from ``key_bytes`` (what its scans return)."""
         key = self._decoded.get(key_bytes, _MISSING)
         if key is _MISSING:
-            key = self._decoded[key_bytes] = TypedStore._decode_key(self._store, key_bytes)
+            key = self._decoded[key_bytes] = TypedStore.decode_key(self._store, key_bytes)
         return key
 
     def load_span(self, earliest_end: int, latest_start: int) -> None:
@@ -454,7 +463,7 @@ class HeldSessionWrites:
         if held is None:
             store = self._store
             earliest_end, latest_start = self._span
-            decode = store._decode_value
+            decode = store.decode_value
             held = self._keys[key_bytes] = {}
             for binary, raw in store._rows(key_bytes, key_bytes, earliest_end, latest_start,
                                            backward=False):

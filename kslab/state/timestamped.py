@@ -89,15 +89,15 @@ class TimestampedKeyValueStore(KeyValueStore):
             key_bytes = self._key_to_bytes(topic, key)
         if value_and_timestamp.__class__ is not ValueAndTimestamp:
             # None, a subclass, or a mistake: the general path sorts them out.
-            encoded = self._encode(value_and_timestamp)
+            encoded = self.encode_value(value_and_timestamp)
             if encoded is None:
-                self._delete_bytes(key_bytes)
+                self.delete_bytes(key_bytes)
                 return
             stored, raw, timestamp = encoded
         else:
             value, timestamp = value_and_timestamp
             if value is None:
-                self._delete_bytes(key_bytes)
+                self.delete_bytes(key_bytes)
                 return
             try:
                 raw = self._vser(topic, value)
@@ -106,9 +106,9 @@ class TimestampedKeyValueStore(KeyValueStore):
                 stored = _pack_timestamp(timestamp) + raw
             except Exception:
                 # Serde failures, non-bytes results and bad timestamps get their messages here.
-                encoded = self._encode(value_and_timestamp)
+                encoded = self.encode_value(value_and_timestamp)
                 if encoded is None:
-                    self._delete_bytes(key_bytes)
+                    self.delete_bytes(key_bytes)
                     return
                 stored, raw, timestamp = encoded
         self._bput(key_bytes, stored)
@@ -120,20 +120,20 @@ class TimestampedKeyValueStore(KeyValueStore):
         self, key: Any, value_and_timestamp: ValueAndTimestamp | None
     ) -> ValueAndTimestamp | None:
         """Store only if ``key`` has no value; return the ``ValueAndTimestamp`` that was there."""
-        key_bytes = self._serialize_key(key)
-        encoded = self._encode(value_and_timestamp)
+        key_bytes = self.serialize_key(key)
+        encoded = self.encode_value(value_and_timestamp)
         if encoded is None:
             old = self._bget(key_bytes)
         else:
             old = self._backend.put_if_absent(key_bytes, encoded[0])
         if old is not None:
-            return self._decode_value(old)
+            return self.decode_value(old)
         self._log_encoded(key_bytes, encoded)
         return None
 
     def put_all(self, entries: Iterable[tuple[Any, ValueAndTimestamp | None]]) -> None:
         """Store every ``(key, ValueAndTimestamp)`` pair in order; all are checked first."""
-        encoded = [(self._serialize_key(k), self._encode(v)) for k, v in entries]
+        encoded = [(self.serialize_key(k), self.encode_value(v)) for k, v in entries]
         self._backend.put_all([(kb, None if e is None else e[0]) for kb, e in encoded])
         if self._log is not None:
             for key_bytes, entry in encoded:
@@ -191,7 +191,7 @@ class TimestampedKeyValueStore(KeyValueStore):
 
     # -- engine hooks -------------------------------------------------------------------------
 
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         """Apply changelog ``(key, value, timestamp)`` records, unlogged; ``None`` deletes."""
         pairs: list[tuple[bytes, bytes | None]] = []
         for record in records:
@@ -208,7 +208,7 @@ class TimestampedKeyValueStore(KeyValueStore):
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _encode(self, value_and_timestamp: Any) -> tuple[bytes, bytes, int] | None:
+    def encode_value(self, value_and_timestamp: Any) -> tuple[bytes, bytes, int] | None:
         """``(stored, raw value, timestamp)``, or ``None`` when the write is a delete."""
         if value_and_timestamp is None:
             return None
@@ -219,7 +219,7 @@ class TimestampedKeyValueStore(KeyValueStore):
             )
             raise StoreError(msg)
         value, timestamp = value_and_timestamp
-        raw = self._serialize_value(value)
+        raw = self.serialize_value(value)
         if raw is None:
             return None
         try:
@@ -240,10 +240,10 @@ class TimestampedKeyValueStore(KeyValueStore):
         else:
             log(self._name, key_bytes, encoded[1], encoded[2])
 
-    def _decode_value(self, value_bytes: bytes) -> ValueAndTimestamp:
+    def decode_value(self, value_bytes: bytes) -> ValueAndTimestamp:
         return _new_tuple(
             ValueAndTimestamp,
-            (super()._decode_value(value_bytes[8:]), _unpack_timestamp(value_bytes)[0]),
+            (super().decode_value(value_bytes[8:]), _unpack_timestamp(value_bytes)[0]),
         )
 
     def _columns(self) -> dict[str, list[Any]]:
@@ -271,6 +271,11 @@ class KeyValueStoreFacade:
 
     def __init__(self, inner: TimestampedKeyValueStore) -> None:
         self._inner = inner
+
+    @property
+    def wrapped(self) -> TimestampedKeyValueStore:
+        """The timestamped store behind the facade."""
+        return self._inner
 
     @property
     def name(self) -> str:
@@ -450,6 +455,11 @@ class TimestampDroppingBackend(KeyValueBackend):
         self._inner = inner
         self.persistent = inner.persistent
 
+    def replace_inner(self, backend: KeyValueBackend) -> None:
+        """Close the plain backend and adapt ``backend`` instead (an engine's own storage)."""
+        self._inner.close()
+        self._inner = backend
+
     def open(self, directory: Path | None) -> None:
         """Open the plain backend."""
         self._inner.open(directory)
@@ -523,7 +533,7 @@ def _with_no_timestamp(pairs: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[b
 
 def _decode_all(store: TimestampedKeyValueStore, stored: list[bytes]
                 ) -> list[ValueAndTimestamp]:
-    """``store._decode_value`` of each of ``stored`` (timestamp, then the value's bytes): in C
+    """``store.decode_value`` of each of ``stored`` (timestamp, then the value's bytes): in C
     iterators through the value serde's C-level codec where it takes them all, else one by
     one (which raises the store's error for bytes it cannot read)."""
     decode = store._vdec
@@ -538,7 +548,7 @@ def _decode_all(store: TimestampedKeyValueStore, stored: list[bytes]
             stamps = map(itemgetter(0), map(_unpack_timestamp, stored))
             return list(map(_new_tuple, repeat(ValueAndTimestamp), zip(values, stamps,
                                                                        strict=True)))
-    return list(map(store._decode_value, stored))
+    return list(map(store.decode_value, stored))
 
 
 class HeldTimestampedWrites:

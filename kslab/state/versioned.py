@@ -119,16 +119,18 @@ class VersionedKeyValueStore(TypedStore):
         if timestamp is None:
             msg = f"Versioned store '{self._name}' needs put(key, value, timestamp)"
             raise StoreError(msg)
-        key_bytes = self._serialize_key(key)
-        raw = self._serialize_value(value)
-        code = self._put_bytes(key_bytes, raw, timestamp)
+        key_bytes = self.serialize_key(key)
+        raw = self.serialize_value(value)
+        code = self.put_bytes(key_bytes, raw, timestamp)
         if code == PUT_RETURN_CODE_NOT_PUT:
             self._expired("Skipping record for expired put.")
         if self._log is not None:  # as Java's ChangeLoggingVersionedKeyValueBytesStore: always
             self._log(self._name, key_bytes, raw, timestamp)
         return code
 
-    def _put_bytes(self, key_bytes: bytes, raw: bytes | None, timestamp: int) -> int:
+    def put_bytes(self, key_bytes: bytes, raw: bytes | None, timestamp: int) -> int:
+        """Write ``raw`` (``None``: a tombstone) for ``key_bytes`` at ``timestamp``, logged; Java's
+        put return code."""
         self._observed = max(self._observed, timestamp)
         if timestamp < self._observed - self._history:
             return PUT_RETURN_CODE_NOT_PUT  # restores skip it silently, as Java's
@@ -164,7 +166,7 @@ class VersionedKeyValueStore(TypedStore):
         if timestamp < self._observed - self._history:
             self._expired("Skipping record for expired delete.")
             if self._log is not None:  # Java's change-logging layer logs it all the same
-                self._log(self._name, self._serialize_key(key), None, timestamp)
+                self._log(self._name, self.serialize_key(key), None, timestamp)
             return None
         previous = self.get(key, timestamp)
         self.put(key, None, timestamp)
@@ -175,19 +177,19 @@ class VersionedKeyValueStore(TypedStore):
         _require_key(key)
         if isinstance(as_of_timestamp, dt.datetime):
             as_of_timestamp = int(as_of_timestamp.timestamp() * 1000)
-        stored = self._bget(self._serialize_key(key))
+        stored = self._bget(self.serialize_key(key))
         if stored is None:
             return None
         versions = _decode(stored)
         if as_of_timestamp is None:
             ts, value = versions[-1]
-            return None if value is None else VersionedRecord(self._decode_value(value), ts)
+            return None if value is None else VersionedRecord(self.decode_value(value), ts)
         if as_of_timestamp < self._observed - self._history:
             # the latest version of a key never expires: Java still returns it when it is
             # valid at ``as_of_timestamp``; anything older is gone
             ts, value = versions[-1]
             if value is not None and ts <= as_of_timestamp:
-                return VersionedRecord(self._decode_value(value), ts)
+                return VersionedRecord(self.decode_value(value), ts)
             log.warning("Returning null for expired get.")
             return None
         for i in range(len(versions) - 1, -1, -1):
@@ -196,7 +198,7 @@ class VersionedKeyValueStore(TypedStore):
                 if value is None:
                     return None
                 valid_to = versions[i + 1][0] if i + 1 < len(versions) else None
-                return VersionedRecord(self._decode_value(value), ts, valid_to)
+                return VersionedRecord(self.decode_value(value), ts, valid_to)
         return None
 
     def to_pandas(self) -> Any:
@@ -215,16 +217,16 @@ class VersionedKeyValueStore(TypedStore):
             for i, (ts, value) in enumerate(versions):
                 if value is None:
                     continue
-                columns["key"].append(self._decode_key(key_bytes))
-                columns["value"].append(self._decode_value(value))
+                columns["key"].append(self.decode_key(key_bytes))
+                columns["value"].append(self.decode_value(value))
                 columns["timestamp"].append(ts)
                 columns["valid_to"].append(versions[i + 1][0] if i + 1 < len(versions) else None)
         return columns
 
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         for record in records:
             timestamp = record[2] if len(record) > 2 and record[2] is not None else 0
-            self._put_bytes(record[0], record[1], timestamp)
+            self.put_bytes(record[0], record[1], timestamp)
 
 
 def _default_segment_interval(history_retention: int) -> int:

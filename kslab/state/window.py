@@ -114,7 +114,7 @@ def pinned_time(iterators: Iterable[KeyValueIterator]) -> int:
     """The earliest time an open, not yet read scan of ``iterators`` still needs."""
     pinned = _MAX_TS
     for iterator in iterators:
-        source = getattr(iterator, "_source", None)
+        source = iterator.scan_source
         if source.__class__ is LazyRows and source.min_time < pinned:
             pinned = source.min_time
     return pinned
@@ -207,7 +207,7 @@ class WindowStore(TypedStore):
         self._observed = _MIN_TS
         self._seq = 0
         self._dropped = getattr(context, "record_dropped", None)
-        self._reindex()
+        self.reindex()
 
     def close(self) -> None:
         """Close the store; its open iterators just end (Java's window iterators do not throw
@@ -215,7 +215,7 @@ class WindowStore(TypedStore):
         iterators = list(self._iterators)
         super().close()
         for iterator in iterators:
-            iterator._closed_because = None  # ended, not failed
+            iterator.end_quietly()  # ended, not failed
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -223,10 +223,12 @@ class WindowStore(TypedStore):
         """Store ``value`` for ``key`` in the window starting at ``window_start``; None deletes."""
         if key is None:
             require_key(key)
-        self._put_bytes(self._serialize_key(key), self._encode(value), window_start)
+        self.put_bytes(self.serialize_key(key), self.encode_value(value), window_start)
 
-    def _put_bytes(self, key_bytes: bytes, value: tuple[bytes, bytes, int] | None,
-                   start: int) -> None:
+    def put_bytes(self, key_bytes: bytes, value: tuple[bytes, bytes, int] | None,
+                  start: int) -> None:
+        """Write a window's encoded value (``None``: delete) under ``key_bytes`` at ``start``, with
+        the store's retention, duplicates and changelog rules."""
         if self._retain_duplicates:
             if value is None:
                 return
@@ -271,8 +273,8 @@ class WindowStore(TypedStore):
         """Puts held for a batch run over ``batch`` (``kslab.processor.batch``) into a store
         retaining duplicates (a stream-stream join's), or ``None`` for another store."""
         if not self.is_open or not self._retain_duplicates or \
-                type(self)._encode is not WindowStore._encode:  # (a timestamped one's values)
-            return None
+                type(self).encode_value is not WindowStore.encode_value:  # (a timestamped
+            return None  # store's values)
         return HeldWindowPuts(self, batch, run)
 
     def fetch_keys(self, key_bytes: list[bytes], lows: list[int], highs: list[int]
@@ -281,7 +283,7 @@ class WindowStore(TypedStore):
         and values, in the fetch's order (a batch run's reads of a store it does not write:
         each distinct key once, over the union of its records' ranges)."""
         found = []
-        decode, live, scan, unpack = (self._decode_value, self._live_from,
+        decode, live, scan, unpack = (self.decode_value, self.live_from,
                                       self._backend.range, _TS.unpack_from)
         for key, low, high in zip(key_bytes, lows, highs, strict=True):
             low = live(low)
@@ -349,34 +351,37 @@ class WindowStore(TypedStore):
         if time <= self._observed - self._keep:
             return None
         value = self._bget(key_bytes + _TS_SEQ.pack(time, 0))
-        return None if value is None else self._decode_value(value)
+        return None if value is None else self.decode_value(value)
 
     def put_serialized(self, key_bytes: bytes, value: Any, window_start: int) -> None:
         """``put`` for an already serialized key."""
-        self._put_bytes(key_bytes, self._encode(value), window_start)
+        self.put_bytes(key_bytes, self.encode_value(value), window_start)
 
     def _fetch_one_bytes(self, key_bytes: bytes, time: int) -> Any:
-        for _, value in self._key_pairs(key_bytes, time, time):
-            return self._decode_value(value)
+        for _, value in self.key_pairs(key_bytes, time, time):
+            return self.decode_value(value)
         return None
 
     def _fetch_one(self, key: Any, time: int) -> Any:
         if time <= self._observed - self._keep:
             return None
-        key_bytes = self._serialize_key(key)
+        key_bytes = self.serialize_key(key)
         if self._retain_duplicates:
-            for _, value in self._key_pairs(key_bytes, time, time):
-                return self._decode_value(value)
+            for _, value in self.key_pairs(key_bytes, time, time):
+                return self.decode_value(value)
             return None
         value = self._bget(key_bytes + _TS_SEQ.pack(time, 0))
-        return None if value is None else self._decode_value(value)
+        return None if value is None else self.decode_value(value)
 
-    def _live_from(self, time_from: int) -> int:
+    def live_from(self, time_from: int) -> int:
+        """``time_from``, raised to the oldest window start the store still keeps."""
         return max(time_from, self._observed - self._keep + 1)
 
-    def _key_pairs(self, key_bytes: bytes, time_from: int,
-                   time_to: int) -> list[tuple[bytes, bytes]]:
-        return self._key_range(key_bytes, self._live_from(time_from), time_to)
+    def key_pairs(self, key_bytes: bytes, time_from: int,
+                  time_to: int) -> list[tuple[bytes, bytes]]:
+        """The stored ``(binary, value)`` pairs of one key with a live window start in ``[time_from,
+        time_to]``."""
+        return self._key_range(key_bytes, self.live_from(time_from), time_to)
 
     def _key_range(self, key_bytes: bytes, time_from: int,
                    time_to: int) -> list[tuple[bytes, bytes]]:
@@ -391,27 +396,27 @@ class WindowStore(TypedStore):
 
     def _fetch_key(self, key: Any, time_from: int, time_to: int, *,
                    backward: bool) -> KeyValueIterator:
-        key_bytes = self._serialize_key(key)
-        time_from = self._live_from(time_from)
+        key_bytes = self.serialize_key(key)
+        time_from = self.live_from(time_from)
 
         def read() -> Iterator[tuple[bytes, bytes]]:
             pairs = self._key_range(key_bytes, time_from, time_to)
             return reversed(pairs) if backward else iter(pairs)
 
-        return self._lazy(read, time_from, self._decode_start)
+        return self._lazy(read, time_from, self.decode_start)
 
     def _lazy(self, read: Callable[[], Iterator[tuple[bytes, bytes]]], min_time: int,
               decode_key: Callable[[bytes], Any]) -> KeyValueIterator:
         """An open scan whose rows ``read`` gives at the first pull."""
-        iterator = KeyValueIterator(LazyRows(read, min_time), decode_key, self._decode_value,
+        iterator = KeyValueIterator(LazyRows(read, min_time), decode_key, self.decode_value,
                                     self._name)
         self._iterators.add(iterator)
         return iterator
 
     def _fetch_range(self, key_from: Any, key_to: Any, time_from: int, time_to: int, *,
                      backward: bool) -> KeyValueIterator:
-        lower = None if key_from is None else self._serialize_key(key_from)
-        upper = None if key_to is None else self._serialize_key(key_to)
+        lower = None if key_from is None else self.serialize_key(key_from)
+        upper = None if key_to is None else self.serialize_key(key_to)
         if invalid_key_range(lower, upper):
             return self._scan(lower, upper, 0, -1, backward=backward)  # an empty iterator
         return self._scan(lower, upper, time_from, time_to, backward=backward,
@@ -419,12 +424,12 @@ class WindowStore(TypedStore):
 
     def _scan(self, key_from: bytes | None, key_to: bytes | None, time_from: int, time_to: int,
               *, backward: bool, key_first: bool = False) -> KeyValueIterator:
-        time_from = self._live_from(time_from)
-        order = self._index_order if key_first else self._order
+        time_from = self.live_from(time_from)
+        order = self.index_order if key_first else self.time_order
 
         def read() -> Iterator[tuple[bytes, bytes]]:
             rows = []
-            for binary, value in self._entries(time_from, time_to):
+            for binary, value in self.stored_entries(time_from, time_to):
                 key_bytes, start, seq = split_window_key(binary)
                 if start < time_from or start > time_to:
                     continue
@@ -435,9 +440,9 @@ class WindowStore(TypedStore):
             rows.sort(key=lambda row: row[0], reverse=backward)
             return iter([(b, v) for _, b, v in rows])
 
-        return self._lazy(read, time_from, self._decode_windowed)
+        return self._lazy(read, time_from, self.decode_windowed)
 
-    def _entries(self, time_from: int, time_to: int) -> Iterable[tuple[bytes, bytes]]:
+    def stored_entries(self, time_from: int, time_to: int) -> Iterable[tuple[bytes, bytes]]:
         """The backend entries of the segments overlapping ``[time_from, time_to]``."""
         interval = self._interval
         first, last = time_from // interval, time_to // interval
@@ -453,23 +458,27 @@ class WindowStore(TypedStore):
                     pairs.append((binary, value))
         return pairs
 
-    def _order(self, key_bytes: bytes, start: int, seq: int, binary: bytes) -> tuple[Any, ...]:
+    def time_order(self, key_bytes: bytes, start: int, seq: int, binary: bytes) -> tuple[Any, ...]:
+        """The sort key of a stored window in this store's scan order (by window start, then key, or
+        the key-first layout's)."""
         if self._time_ordered:  # in memory, or time-ordered: by window start, then key
             return (start, key_bytes, seq)
         return (start // self._interval, binary)  # RocksDB: by segment, then binary key
 
-    def _index_order(self, key_bytes: bytes, start: int, seq: int,
-                     binary: bytes) -> tuple[Any, ...]:
+    def index_order(self, key_bytes: bytes, start: int, seq: int,
+                    binary: bytes) -> tuple[Any, ...]:
         """Key-range order through Java's key-first index: by segment, then key, start, seq."""
         return (start // self._interval, key_bytes, start, seq)
 
-    def _decode_start(self, binary: bytes) -> int:
+    def decode_start(self, binary: bytes) -> int:
+        """The window start a stored binary key carries."""
         return _TS_SEQ.unpack_from(binary, len(binary) - _SUFFIX)[0]
 
-    def _decode_windowed(self, binary: bytes) -> Windowed:
+    def decode_windowed(self, binary: bytes) -> Windowed:
+        """The ``Windowed`` key a stored binary key stands for."""
         key_bytes, start, _ = split_window_key(binary)
         end = min(start + self._window_size, _MAX_TS)  # Java's timeWindowForSize clamp
-        return Windowed(self._decode_key(key_bytes), Window(start, end))
+        return Windowed(self.decode_key(key_bytes), Window(start, end))
 
     def _columns(self) -> dict[str, list[Any]]:
         from kslab.state._frames import windowed_columns
@@ -478,8 +487,9 @@ class WindowStore(TypedStore):
 
     # -- value encoding (the timestamped store overrides) -------------------------------------
 
-    def _encode(self, value: Any) -> tuple[bytes, bytes, int | None] | None:
-        raw = self._serialize_value(value)
+    def encode_value(self, value: Any) -> tuple[bytes, bytes, int | None] | None:
+        """``(stored, raw value, timestamp)`` of a value to write, or ``None`` when it deletes."""
+        raw = self.serialize_value(value)
         return None if raw is None else (raw, raw, None)
 
     # -- retention -----------------------------------------------------------------------------
@@ -505,7 +515,15 @@ class WindowStore(TypedStore):
             heapq.heappush(self._segment_heap, segment)
         return keys
 
-    def _reindex(self) -> None:
+    @property
+    def time_ordered(self) -> bool:
+        """Whether scans come in window-start order first (in memory, or a time-ordered
+        layout), rather than segment by segment."""
+        return self._time_ordered
+
+    def reindex(self) -> None:
+        """Rebuild the store's time index from its backend's bytes (after the backend was
+        replaced, as an engine keeping the bytes itself does)."""
         self._segments = {}
         self._segment_heap = []
         observed = _MIN_TS
@@ -518,16 +536,16 @@ class WindowStore(TypedStore):
 
     # -- engine hooks --------------------------------------------------------------------------
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         return (self._backend.snapshot(), self._observed, self._seq)
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         data, observed, seq = snapshot  # type: ignore[misc]
         self._backend.restore_snapshot(data)
-        self._reindex()
+        self.reindex()
         self._observed, self._seq = observed, seq
 
-    def _restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
+    def restore_batch(self, records: Iterable[tuple[Any, ...]]) -> None:
         for record in records:
             binary, value = record[0], record[1]
             if value is not None:
@@ -558,7 +576,9 @@ class TimestampedWindowStore(WindowStore):
 
     store_kind = "timestamped_window"
 
-    def _encode(self, value: Any) -> tuple[bytes, bytes, int | None] | None:
+    def encode_value(self, value: Any) -> tuple[bytes, bytes, int | None] | None:
+        """``(stored, raw value, timestamp)`` of a ``ValueAndTimestamp`` to write, or ``None`` when
+        it deletes."""
         if value is None:
             return None
         if not isinstance(value, ValueAndTimestamp):
@@ -567,13 +587,13 @@ class TimestampedWindowStore(WindowStore):
                 "ValueAndTimestamp(value, timestamp)"
             )
             raise StoreError(msg)
-        raw = self._serialize_value(value.value)
+        raw = self.serialize_value(value.value)
         if raw is None:
             return None
         return _TS.pack(value.timestamp) + raw, raw, value.timestamp
 
-    def _decode_value(self, value_bytes: bytes) -> ValueAndTimestamp:
-        return ValueAndTimestamp(super()._decode_value(value_bytes[8:]),
+    def decode_value(self, value_bytes: bytes) -> ValueAndTimestamp:
+        return ValueAndTimestamp(super().decode_value(value_bytes[8:]),
                                  _TS.unpack_from(value_bytes)[0])
 
     def fetch_pair(self, key_bytes: bytes, time: int) -> tuple[Any, int] | None:
@@ -599,9 +619,9 @@ class TimestampedWindowStore(WindowStore):
         # hot path)
         if value is None or self._retain_duplicates or window_start > observed or \
                 window_start <= observed - self._keep:
-            raw = self._serialize_value(value)
-            self._put_bytes(key_bytes, None if raw is None else
-                            (_TS.pack(timestamp) + raw, raw, timestamp), window_start)
+            raw = self.serialize_value(value)
+            self.put_bytes(key_bytes, None if raw is None else
+                           (_TS.pack(timestamp) + raw, raw, timestamp), window_start)
             return
         # the common case inlined: a live window of a store without duplicates
         try:
@@ -613,7 +633,7 @@ class TimestampedWindowStore(WindowStore):
         if raw.__class__ is not bytes:
             raw = self._value_bytes(raw, value)
             if raw is None:
-                self._put_bytes(key_bytes, None, window_start)
+                self.put_bytes(key_bytes, None, window_start)
                 return
         binary = key_bytes + _TS_SEQ.pack(window_start, 0)
         self._bput(binary, _TS.pack(timestamp) + raw)
@@ -648,6 +668,11 @@ class WindowStoreFacade:
 
     def __init__(self, inner: TimestampedWindowStore) -> None:
         self._inner = inner
+
+    @property
+    def wrapped(self) -> TimestampedWindowStore:
+        """The timestamped window store behind the facade."""
+        return self._inner
 
     @property
     def name(self) -> str:
@@ -1051,7 +1076,7 @@ class HeldWindowWrites:
         values: list[bytes] = []  # own next write (which may expire segments) and at the end
         try:
             observed, keep = store._observed, store._keep
-            put_bytes, backend = store._put_bytes, store._backend
+            put_bytes, backend = store.put_bytes, store._backend
             for run in self._runs:
                 start, stored = run.start, run.stored
                 if start <= observed - keep:  # expired: each write dropped and counted

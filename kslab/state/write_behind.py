@@ -199,7 +199,7 @@ class WriteBehindKeyValueStore(KeyValueStore):
         """As ``KeyValueStore.prefix_scan``."""
         if self._settle():
             return KeyValueStore.prefix_scan(self, prefix, prefix_serde)
-        start = self._prefix_bytes(prefix, prefix_serde)
+        start = self.prefix_key_bytes(prefix, prefix_serde)
         return self._merged(self._backend.prefix_scan(start), lambda k: k.startswith(start),
                             False)
 
@@ -223,17 +223,17 @@ class WriteBehindKeyValueStore(KeyValueStore):
         self.__class__ = KeyValueStore
         KeyValueStore.close(self)
 
-    def _restore_batch(self, records: Any) -> None:
+    def restore_batch(self, records: Any) -> None:
         self._settle()
-        KeyValueStore._restore_batch(self, records)
+        KeyValueStore.restore_batch(self, records)
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         self._settle()
-        return KeyValueStore._snapshot(self)
+        return KeyValueStore.snapshot(self)
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         self._held.drop()
-        KeyValueStore._restore_snapshot(self, snapshot)
+        KeyValueStore.restore_snapshot(self, snapshot)
 
     def _merged(self, entries: Iterator[tuple[bytes, bytes]], keep: Callable[[bytes], bool],
                 backward: bool) -> KeyValueIterator:
@@ -245,7 +245,7 @@ class WriteBehindKeyValueStore(KeyValueStore):
             key_bytes = kenc(key)
             if keep(key_bytes):
                 merged[key_bytes] = venc(value)
-        return self._iterator(iter(sorted(merged.items(), reverse=backward)))
+        return self.bytes_iterator(iter(sorted(merged.items(), reverse=backward)))
 
 
 def _within(lower: bytes | None, upper: bytes | None) -> Callable[[bytes], bool]:

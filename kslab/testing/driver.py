@@ -229,6 +229,36 @@ class TopologyTestDriver:
 
     # -- topics -------------------------------------------------------------------------------
 
+    @property
+    def topology(self) -> Topology:
+        """The topology this driver runs."""
+        return self._topology
+
+    @property
+    def given_config(self) -> dict[str, Any]:
+        """The config as passed to the driver (a copy; ``config`` adds the defaults)."""
+        return dict(self._config_props)
+
+    @property
+    def initial_wall_clock_time(self) -> int:
+        """The wall clock the driver started at (ms)."""
+        return self._initial_wall_clock
+
+    @property
+    def given_partitions(self) -> dict[str, Any]:
+        """The ``partitions=`` the driver was made with (a copy)."""
+        return self._layout.partitions_as_given()
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` was called."""
+        return self._closed
+
+    @property
+    def history_length(self) -> int:
+        """How many steps ``history`` holds, without building it."""
+        return self._history.total
+
     def partition_count(self, topic: str) -> int:
         """How many partitions ``topic`` has in this driver (1 unless configured)."""
         return self._layout.partition_count(topic)
@@ -282,8 +312,15 @@ class TopologyTestDriver:
                 return resolve_serde(candidate, is_key=is_key)
         return resolve_serde(self.config.get(config_key), is_key=is_key)
 
-    def _output_queue(self, topic: str) -> RecordLog:
+    def output_log(self, topic: str) -> RecordLog:
+        """The log of every record written to ``topic`` (as bytes): what its
+        ``TestOutputTopic`` reads (an empty log, kept, when nothing was written yet)."""
         return self._collector.outputs[topic]
+
+    def output_logs(self) -> dict[str, RecordLog]:
+        """Every output log by topic, internal and changelog topics included: the topics
+        written to, and those an output topic was asked for."""
+        return dict(self._collector.outputs)
 
     def produced_topic_names(self) -> set[str]:
         """Every topic the topology has written to, internal and changelog topics included."""
@@ -291,8 +328,10 @@ class TopologyTestDriver:
 
     # -- driving ------------------------------------------------------------------------------
 
-    def _pipe_raw(self, topic: str, key: bytes | None, value: bytes | None, headers: Any,
-                  timestamp: int, partition: int | None) -> None:
+    def pipe_raw(self, topic: str, key: bytes | None, value: bytes | None, headers: Any,
+                 timestamp: int, partition: int | None) -> None:
+        """Pipe one serialized record (what ``TestInputTopic`` pipes after its serdes);
+        ``partition`` ``None``: the default partitioner's."""
         if self._closed:
             self._check_open()
         task = self._fast.get(topic)
@@ -314,10 +353,10 @@ class TopologyTestDriver:
 
     def _process_fast(self, task: StreamTask, topic: str, key: bytes | None,
                       value: bytes | None, headers: Any, timestamp: int) -> None:
-        self._pipe_raw_many(topic, [(key, value, headers, timestamp, None)], task)
+        self.pipe_raw_rows(topic, [(key, value, headers, timestamp, None)], task)
 
-    def _pipe_raw_many(self, topic: str, rows: list[tuple[Any, ...]],
-                       task: StreamTask | None = None) -> None:
+    def pipe_raw_rows(self, topic: str, rows: list[tuple[Any, ...]],
+                      task: StreamTask | None = None) -> None:
         """Pipe serialized ``(key, value, headers, timestamp, partition)`` rows in order.
 
         The hot loop of the driver: while one idle task reads ``topic`` each record is processed
@@ -336,7 +375,7 @@ class TopologyTestDriver:
     def _pipe_each(self, topic: str, rows: list[tuple[Any, ...]]) -> None:
         """Pipe rows one at a time through the general path."""
         for key, value, headers, timestamp, partition in rows:
-            self._pipe_raw(topic, key, value, headers, timestamp, partition)
+            self.pipe_raw(topic, key, value, headers, timestamp, partition)
 
     def _pipe_partitioned(self, topic: str, columns: tuple[list[Any], ...]) -> bool:
         """Rows of a topic several tasks read, given as columns ``(keys, values, headers,
@@ -378,8 +417,8 @@ class TopologyTestDriver:
         self._history.extend_columns(keys, values, headers, timestamps, routed, topic)
         return True
 
-    def _pipe_columns(self, topic: str, columns: tuple[list[Any], ...]) -> None:
-        """``_pipe_raw_many`` of rows given as columns ``(keys, values, headers, timestamps,
+    def pipe_raw_columns(self, topic: str, columns: tuple[list[Any], ...]) -> None:
+        """``pipe_raw_rows`` of rows given as columns ``(keys, values, headers, timestamps,
         partitions)`` (every partition ``None``): straight to the bulk path when it takes
         them (no rows made), else as rows."""
         task = self._fast.get(topic)
@@ -390,7 +429,7 @@ class TopologyTestDriver:
             if task is None or self._closed:
                 self._pipe_each(topic, rows)
             else:
-                self._pipe_raw_many(topic, rows, task)
+                self.pipe_raw_rows(topic, rows, task)
             return
         with gc_paused():
             if self._bulk.run_columns(task, topic, columns):
@@ -404,7 +443,7 @@ class TopologyTestDriver:
         not yet asked), else each processed at once."""
         if not self._settled or any(map(_PARTITION, rows)):
             for key, value, headers, timestamp, partition in rows:
-                self._pipe_raw(topic, key, value, headers, timestamp, partition)
+                self.pipe_raw(topic, key, value, headers, timestamp, partition)
             return
         columns = None if self._bulk is None or not bulk else self._bulk.run(task, topic, rows)
         if columns is not None:
@@ -604,16 +643,18 @@ class TopologyTestDriver:
             frames.append(frame)
         # heapq.merge yields the smallest head of each frame without sorting within a frame
         for _, topic, (k, v, ts, h, p) in heapq.merge(*frames, key=lambda r: r[0]):
-            topics[topic]._pipe(k, v, ts, h, p)
+            topics[topic].pipe_row(k, v, ts, h, p)
         result: dict[str, Any] = {}
         for topic in sorted(self._collector.outputs):
-            if not include_internal and self._is_internal(topic):
+            if not include_internal and self.is_internal_topic(topic):
                 continue
             out = self.create_output_topic(topic)
             result[topic] = out.to_polars() if kind == "polars" else out.to_pandas()
         return result
 
-    def _is_internal(self, topic: str) -> bool:
+    def is_internal_topic(self, topic: str) -> bool:
+        """Whether ``topic`` (its full name) is one the topology made: a changelog, a
+        repartition or another internal topic of this application."""
         prefix = f"{self.application_id}-"
         if not topic.startswith(prefix):
             return False  # FK joins' subscription topics end in "-topic", hence the lookup
@@ -796,8 +837,8 @@ class TopologyTestDriver:
             if partition == _CLOCK:
                 driver.advance_wall_clock_time(timestamp)
             else:
-                driver._pipe_raw(log.topic(index), key, value, headers,  # type: ignore[arg-type]
-                                 timestamp, partition)
+                driver.pipe_raw(log.topic(index), key, value, headers,  # type: ignore[arg-type]
+                                timestamp, partition)
         return driver
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -806,6 +847,17 @@ class TopologyTestDriver:
         if self._closed:
             msg = "this TopologyTestDriver is closed; create a new one (or use replay())"
             raise KslabError(msg)
+
+    def bulk_stats(self) -> dict[str, int]:
+        """How the bulk path did so far: the chunks of piped records it ran over the operators'
+        batch forms (``chunks``) and those it declined, run record by record instead
+        (``declined``). What shows a topology takes the faster path, as the runtime's
+        ``process-batched-total`` metric and ``kslab.spark.bulk_stats`` do; zeros when the path
+        is off (``kslab.driver.bulk``, ``trace=True``) or cannot apply (task idling)."""
+        executor = self._bulk or self._partitioned  # (one of them at most: one task or several)
+        if executor is None:
+            return {"chunks": 0, "declined": 0}
+        return {"chunks": executor.chunks, "declined": executor.declined}
 
     def metrics(self) -> dict[str, dict[str, Any]]:
         """Per task (``"0_0"``): Kafka's task metrics by name (``process-total``,

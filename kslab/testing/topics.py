@@ -126,7 +126,7 @@ def _slicing(columns: list[list[Any]]) -> Callable[[int], list[list[Any]] | None
 
 
 _RECORD_KEY, _RECORD_VALUE, _RECORD_TIMESTAMP, _RECORD_HEADERS = map(
-    attrgetter, ("key", "value", "timestamp", "_headers"))
+    attrgetter, ("key", "value", "timestamp", "raw_headers"))
 _KEY, _VALUE = itemgetter(0), itemgetter(1)
 
 
@@ -191,14 +191,14 @@ class TestInputTopic:
         timestamp, if unset, is ``timestamp=`` or else the topic's clock).
         """
         if len(args) == 3:
-            self._pipe(args[0], args[1], args[2], headers, partition)
+            self.pipe_row(args[0], args[1], args[2], headers, partition)
             return
         if len(args) == 1:
             if isinstance(args[0], TestRecord):
                 rec = args[0]
-                self._pipe(rec.key, rec.value,
-                           rec.timestamp if rec.timestamp is not None else timestamp,
-                           rec._headers if headers is None else headers, partition)
+                self.pipe_row(rec.key, rec.value,
+                              rec.timestamp if rec.timestamp is not None else timestamp,
+                              rec.raw_headers if headers is None else headers, partition)
                 return
             key, value = None, args[0]
         elif 2 <= len(args) <= 4:
@@ -213,10 +213,13 @@ class TestInputTopic:
                 f"(key, value, timestamp, headers); got {len(args)} positional arguments"
             )
             raise TypeError(msg)
-        self._pipe(key, value, timestamp, headers, partition)
+        self.pipe_row(key, value, timestamp, headers, partition)
 
-    def _pipe(self, key: Any, value: Any, timestamp: Any, headers: Any,
-              partition: int | None) -> None:
+    def pipe_row(self, key: Any, value: Any, timestamp: Any, headers: Any,
+                 partition: int | None) -> None:
+        """Pipe one record given as a row, as ``pipe_input`` does once it has sorted its
+        arguments: ``timestamp`` ``None`` takes the topic's clock (and advances it), headers
+        in any form ``Headers`` takes, ``partition`` ``None`` the default partitioner's."""
         hdrs = None if headers is None else as_headers(headers)
         topic = self.name
         if timestamp is None:
@@ -240,7 +243,7 @@ class TestInputTopic:
                 f"{self.value_serde!r}: {exc}; pass value_serde= to create_input_topic"
             )
             raise SerdeError(msg, topic=topic) from exc
-        self._driver._pipe_raw(topic, key_bytes, value_bytes, hdrs, timestamp, partition)
+        self._driver.pipe_raw(topic, key_bytes, value_bytes, hdrs, timestamp, partition)
 
     def pipe_value_list(self, values: Iterable[Any], start_timestamp: Any = None,
                         advance: Any = None) -> None:
@@ -306,11 +309,11 @@ class TestInputTopic:
                 self._time = timestamps[0]  # (the rows below stamp themselves)
             if key_bytes is None or value_bytes is None:  # row by row (or its error)
                 raw = self._serialize_rows(list(zip(*columns, strict=True)), key_enc, value_enc)
-                self._driver._pipe_raw_many(topic, raw)
+                self._driver.pipe_raw_rows(topic, raw)
                 size = _size(raw)
             else:
-                self._driver._pipe_columns(topic, (key_bytes, value_bytes, headers, timestamps,
-                                                   partitions))
+                self._driver.pipe_raw_columns(topic, (key_bytes, value_bytes, headers, timestamps,
+                                                      partitions))
                 size = sum(map(len, filter(None, key_bytes))) \
                     + sum(map(len, filter(None, value_bytes)))
             chunk = _next_chunk(len(timestamps), size)
@@ -353,9 +356,9 @@ class TestInputTopic:
                 try:  # the serdes' own methods: the same bytes, or their error
                     kb, vb = key_ser(topic, key, hdrs), value_ser(topic, value, hdrs)
                 except Exception:  # redo this one on the slow path, which raises the message
-                    self._driver._pipe_raw_many(topic, raw)
-                    self._pipe(key, value, timestamp, hdrs, partition)
-                    msg = "unreachable: _pipe raises for the row that failed here"
+                    self._driver.pipe_raw_rows(topic, raw)
+                    self.pipe_row(key, value, timestamp, hdrs, partition)
+                    msg = "unreachable: pipe_row raises for the row that failed here"
                     raise AssertionError(msg) from None
             raw.append((kb, vb, hdrs, timestamp, partition))
         return raw
@@ -411,7 +414,7 @@ class TestOutputTopic:
         self.value_serde = value_serde
 
     def _take(self) -> tuple[Any, ...]:
-        queue = self._driver._output_queue(self.name)
+        queue = self._driver.output_log(self.name)
         if not queue:
             raise NoSuchElementError(self._empty_message(queue.total))
         return queue.popleft()
@@ -487,7 +490,7 @@ class TestOutputTopic:
         """Every remaining record, decoded, as columns; a bad record raises with its location
         after the good ones before it were read, as one-by-one reads would. ``where=False``:
         keys, values and headers only (timestamps and partitions come back empty)."""
-        log = self._driver._output_queue(self.name)
+        log = self._driver.output_log(self.name)
         mark = log.mark()
         topic = self.name
         key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
@@ -523,11 +526,11 @@ class TestOutputTopic:
 
     def is_empty(self) -> bool:
         """True when nothing is left to read."""
-        return not self._driver._output_queue(self.name)
+        return not self._driver.output_log(self.name)
 
     def get_queue_size(self) -> int:
         """How many records are left to read."""
-        return len(self._driver._output_queue(self.name))
+        return len(self._driver.output_log(self.name))
 
     def __repr__(self) -> str:
         return (f"TestOutputTopic[topic='{self.name}', size={self.get_queue_size()}, "

@@ -188,7 +188,7 @@ def check_copartitions(topology: Topology) -> None:
     equal partition counts (the DSL's builder checks them after its optimizations too)."""
     # Only a group made entirely of internal topics with known partition counts can be checked
     # before the topics exist.
-    for group in topology._copartition_groups:
+    for group in topology.copartitioned_sources():
         topics: set[str] = set()
         for name in group:
             source = topology.nodes.get(name)

@@ -238,7 +238,7 @@ class _ModelBuilder:
         # Global and read-only stores are restored from the topic their source reads; drawing
         # that as a changelog edge would draw a cycle, so only logged local stores get one.
         builder = self.topology.state_stores.get(store)
-        if builder is None or store in self.topology._store_changelog_override:
+        if builder is None or self.topology.store_source_topic(store) is not None:
             return None
         return f"{store}-changelog" if getattr(builder, "logging_enabled", True) else None
 

@@ -127,7 +127,7 @@ class Topology:
         self, name: str, supplier: Callable[[], Any], *parent_names: str
     ) -> Topology:
         """Add a processor; ``supplier`` must return a new ``Processor`` on every call."""
-        return self._add_processor(name, supplier, parent_names, fixed_key=False)
+        return self.add_processor_node(name, supplier, parent_names, fixed_key=False)
 
     def add_sink(
         self,
@@ -265,7 +265,7 @@ class Topology:
         )
         self.add_processor(processor_name, state_update_supplier, source_name)
         self.add_state_store(store_builder, processor_name)
-        self._store_changelog_override[store_name] = topic
+        self.restore_store_from(store_name, topic)
         return self
 
     # -- what the engines and renderers read ----------------------------------------------------
@@ -294,6 +294,11 @@ class Topology:
         """The processors connected to a store, in connection order."""
         return list(self._store_users.get(store_name, ()))
 
+    def copartitioned_sources(self) -> list[set[str]]:
+        """The source-node names of each co-partition group (``copartition_groups`` gives their
+        topics), in the order the groups were added."""
+        return [set(group) for group in self._copartition_groups]
+
     def copartition_groups(self) -> list[set[str]]:
         """The topics each join (or cogroup) needs co-partitioned, one set per group."""
         groups = []
@@ -320,6 +325,11 @@ class Topology:
             if node.matches(topic):  # type: ignore[union-attr]
                 return node  # type: ignore[return-value]
         return None
+
+    def store_source_topic(self, store_name: str) -> str | None:
+        """The source topic ``store_name`` is restored from instead of a changelog of its own
+        (a global or read-only store's topic, a source table's reused topic), or ``None``."""
+        return self._store_changelog_override.get(store_name)
 
     def changelog_topic_for(self, store_name: str, application_id: str) -> str | None:
         """The topic a store is restored from, or ``None`` when it is not logged."""
@@ -355,13 +365,27 @@ class Topology:
 
         return to_dot(self, highlight=highlight)
 
-    # -- internals used by the DSL --------------------------------------------------------------
+    # -- what the DSL writes (Java's InternalTopologyBuilder) ------------------------------------
 
-    def _add_internal_topic(self, name: str, partitions: int | None = None) -> None:
+    def add_internal_topic(self, name: str, partitions: int | None = None) -> None:
+        """Declare a topic the topology creates itself (a repartition or a join's topic), by
+        unprefixed name; ``partitions`` ``None``: as many as its source topics have."""
         self._internal_topics[name] = InternalTopic(name, partitions)
         self._version += 1
 
-    def _add_processor(
+    def add_copartition_group(self, source_names: Iterable[str]) -> None:
+        """Require the topics of these source nodes to be co-partitioned (a join's or a
+        cogroup's inputs); a group already added is not added twice."""
+        group = set(source_names)
+        if group not in self._copartition_groups:
+            self._copartition_groups.append(group)
+
+    def restore_store_from(self, store_name: str, topic: str) -> None:
+        """Restore ``store_name`` from ``topic``, the topic its source reads, instead of a
+        changelog of its own (Kafka's source-topic changelog reuse)."""
+        self._store_changelog_override[store_name] = topic
+
+    def add_processor_node(
         self,
         name: str,
         supplier: Callable[[], Any],
@@ -369,6 +393,8 @@ class Topology:
         *,
         fixed_key: bool,
     ) -> Topology:
+        """``add_processor`` as the DSL calls it: the parents as one iterable, and ``fixed_key``
+        saying whether the processor receives ``FixedKeyRecord``s (``process_values``)."""
         parent_names = tuple(parent_names)
         _require(name, "the processor name", "add_processor")
         _require(supplier, f"the supplier of processor '{name}'", "add_processor")

@@ -48,10 +48,11 @@ class IntervalPort:
 
     def log(self, topic: str) -> Any:
         """The driver's log of ``topic``."""
-        return self._driver._collector.outputs[topic]
+        return self._driver.output_log(topic)
 
     def appends_only(self, topic: str) -> bool:
         """True unless the driver loops ``topic`` back into a task."""
+        # internal on purpose: this port stands in for the driver's own (its loopback set)
         return topic not in self._driver._collector.loopback
 
     def partitions(self, topic: str, keys: list[bytes | None]) -> list[int]:

@@ -25,6 +25,7 @@ def _drive(commit: Any) -> tuple[Any, ...]:
         store.put("x", ks.ValueAndTimestamp(5, 7))  # dirty until the next commit
         assert not store.flush_is_noop()
         cache = store.thread_cache
+        # internal on purpose: the store's namespace in the thread cache
         named = cache.named_cache(store._namespace)
         before = (cache.flushes, named.flushes)
         commit(task)

@@ -75,7 +75,7 @@ def test_looped_back_records_are_late_as_their_input_row(bulk: bool) -> None:
         assert metrics["process-total"] == 11
         assert metrics["record-lateness-max"] == 30.0
         assert metrics["record-lateness-avg"] == pytest.approx(100 / 11)
-        assert (driver._bulk is not None and driver._bulk.chunks == 1) is bulk
+        assert (driver.bulk_stats()["chunks"] == 1) is bulk
 
 
 def test_snapshots_restore_lateness_and_node_metrics() -> None:

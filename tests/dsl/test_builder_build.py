@@ -38,7 +38,7 @@ def test_build_returns_the_same_topology_with_what_was_added_to_it() -> None:
 def test_kslab_own_builds_leave_the_users_topology_alone() -> None:
     builder = ks.StreamsBuilder()
     builder.stream("in", ks.Consumed.with_(S, S)).to("out")
-    detached = builder._build_detached()
+    detached = builder.build_detached()
     detached.add_processor("extra", _Upper, "KSTREAM-SOURCE-0000000000")
     assert "extra" not in builder.build().nodes
-    assert builder._build_detached() is not builder.build()
+    assert builder.build_detached() is not builder.build()

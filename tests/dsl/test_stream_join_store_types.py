@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import kslab as ks
 from kslab import serdes
+from kslab.dsl.config import internal
 
 S = serdes.String()
 WINDOWS = ks.JoinWindows.of_time_difference_with_no_grace(100)
@@ -42,8 +43,9 @@ def test_dsl_store_suppliers_win_over_the_builder_default():
 def test_dsl_store_suppliers_is_a_refinement_that_none_resets():
     joined = ks.StreamJoined.with_(S, S, S)
     refined = joined.with_dsl_store_suppliers(IN_MEMORY)
-    assert refined._dsl_store_type == "in_memory" and joined._dsl_store_type is None
-    assert refined.with_dsl_store_suppliers(None)._dsl_store_type is None
+    assert internal(refined).dsl_store_type == "in_memory"
+    assert internal(joined).dsl_store_type is None
+    assert internal(refined.with_dsl_store_suppliers(None)).dsl_store_type is None
 
 
 def _run(topology):

@@ -63,7 +63,7 @@ def test_an_empty_or_unbuildable_builder_shows_one_line_not_a_traceback(monkeypa
     def broken(props=None):
         raise ks.TopologyError("bad wiring\nmore")
 
-    monkeypatch.setattr(builder, "_build_detached", broken)
+    monkeypatch.setattr(builder, "build_detached", broken)
     html = builder._repr_mimebundle_()["text/html"]
     assert "kslab: cannot build the topology yet (bad wiring); add the missing" in html
     assert "Traceback" not in html

@@ -50,6 +50,7 @@ def test_the_preview_is_cached_until_the_builder_changes():
     preview_for(builder, h["words"].name)
     from kslab.notebook import preview as module
 
+    # internal on purpose: the preview's cache, which these tests check is kept and dropped
     run = module._cache[builder][1]["run"]
     preview_for(builder, h["lines"].name)
     assert module._cache[builder][1]["run"] is run
@@ -102,7 +103,7 @@ def test_a_run_closes_its_driver():
     builder, _ = word_count(lines_frame())
     run = PreviewRun(builder.build(), builder.samples)
     run.close()
-    assert run.driver._closed
+    assert run.driver.closed
 
 
 def test_a_late_record_stays_late_and_frames_merge_by_head_timestamp():

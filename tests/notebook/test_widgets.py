@@ -110,6 +110,7 @@ def test_long_rewinds_use_checkpoints_and_the_progress_bar():
     explorer.progress.observe(lambda c: seen.append(c["new"]), names="value")
     explorer.seek(260)
     assert seen and explorer.progress.layout.visibility == "hidden"
+    # internal on purpose: where the explorer keeps its snapshots
     assert sorted(explorer._checkpoints) == [0, 50, 100, 150, 200, 250]
     explorer.seek(120)
     assert explorer.position == 120
@@ -127,7 +128,7 @@ def test_replay_mode_rewinds_with_a_fresh_driver():
     explorer.seek(3)
     first = explorer.driver
     explorer.seek(1)
-    assert explorer.driver is not first and first._closed
+    assert explorer.driver is not first and first.closed
     assert explorer.stores()["counts"]["value"].sum() == 3
     explorer.step()
     assert explorer.position == 2

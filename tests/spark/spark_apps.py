@@ -163,13 +163,13 @@ class ListStore(StateStore):
     def close(self):
         self._open = False
 
-    def _snapshot(self):
+    def snapshot(self):
         return list(self.items)
 
-    def _restore_snapshot(self, snapshot):
+    def restore_snapshot(self, snapshot):
         self.items = list(snapshot)
 
-    def _restore_batch(self, records):
+    def restore_batch(self, records):
         self.items.extend(records)
 
 

@@ -33,8 +33,8 @@ def driver_output(topology, piped, partitions, out_topic, value_serde):
     """Pipe ``piped`` = [(topic, partition, key, value, ts)] into the driver; read the output."""
     with ks.TopologyTestDriver(topology, partitions=partitions) as driver:
         for topic, p, key, value, ts in piped:
-            driver._pipe_raw(topic, S.serialize(topic, key), S.serialize(topic, value), None,
-                             ts, p)
+            driver.pipe_raw(topic, S.serialize(topic, key), S.serialize(topic, value), None,
+                            ts, p)
         return [(r.key, r.value, r.timestamp) for r in
                 driver.create_output_topic(out_topic, S, value_serde).read_records_to_list()]
 
@@ -113,8 +113,8 @@ def test_windowed_aggregation_with_suppress_equals_the_driver(spark):
     with ks.TopologyTestDriver(apps.windowed_counts_final(), {"application.id": "app"},
                                partitions=partitions) as driver:
         for key, value, ts in clicks:
-            driver._pipe_raw("clicks", S.serialize("clicks", key), S.serialize("clicks", value),
-                             None, ts, None)
+            driver.pipe_raw("clicks", S.serialize("clicks", key), S.serialize("clicks", value),
+                            None, ts, None)
         topic = driver.create_output_topic("click-counts-final", windowed, L)
         expected = [(r.key.key, r.key.window.start, r.value, r.timestamp)
                     for r in topic.read_records_to_list()]

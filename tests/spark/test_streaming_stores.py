@@ -53,7 +53,7 @@ def driver_outputs(topology, clicks_topic, prices_topic, views_topic, out):
     partitions = {clicks_topic: 2, prices_topic: 2, views_topic: 2}
     with ks.TopologyTestDriver(topology, partitions=partitions) as driver:
         for ts, topic, p, k, v in piped:
-            driver._pipe_raw(topic, k, v, None, ts, p)
+            driver.pipe_raw(topic, k, v, None, ts, p)
         return {name: [(r.key, r.value, r.timestamp) for r in
                        driver.create_output_topic(f"{out}-{name}", B, B).read_records_to_list()]
                 for name in OUTPUTS}

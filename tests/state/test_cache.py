@@ -262,6 +262,7 @@ def _bookkeeping(cache: ThreadCache, ns: str) -> tuple[object, ...]:
     return (cache.puts, cache.gets, cache.evicts, cache.flushes, cache.size_bytes(),
             named.hits, named.misses, named.overwrites, named.flushes,
             named.current_size_bytes, named.lru_keys(), named.dirty_keys(),
+            # internal on purpose: the named cache's own LRU entries
             [(e.value, e.is_dirty) for e in named._entries.values()])
 
 

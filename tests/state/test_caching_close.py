@@ -46,6 +46,7 @@ def test_close_runs_every_step_and_raises_the_first_failure(cached: Any) -> None
     cache, inner = mock.MagicMock(), mock.MagicMock(wraps=real)
     cache.flush.side_effect = RuntimeError("flush failed")
     inner.close.side_effect = RuntimeError("close failed")
+    # internal on purpose: a cache and an inner store injected to fail on close
     cached._cache, cached._inner = cache, inner
     with pytest.raises(ks.StreamsError, match="closing caching key value store") as info:
         cached.close()

@@ -73,26 +73,26 @@ def test_restore_from_changelog_rebuilds_the_same_store(
     logged = len(context.changelog)
 
     target = make_kv(kind, name="dst")
-    target._restore_batch(records)
+    target.restore_batch(records)
     assert list(target.all()) == list(source.all()) == [("a", 10), ("d", 4)]
-    assert target._snapshot() == source._snapshot()
+    assert target.snapshot() == source.snapshot()
     assert len(context.changelog) == logged  # restoring logs nothing
 
 
 def test_restore_accepts_records_with_timestamps(make_kv: Any) -> None:
     store = make_kv("memory")
-    store._restore_batch([(b"a", ONE, 5), (b"b", TWO, 6), (b"a", None, 7)])
+    store.restore_batch([(b"a", ONE, 5), (b"b", TWO, 6), (b"a", None, 7)])
     assert list(store.all()) == [("b", 2)]
 
 
 def test_snapshot_round_trip_on_the_typed_store(make_kv: Any, kind: str) -> None:
     store = make_kv(kind)
     store.put_all([("a", 1), ("b", 2)])
-    snapshot = store._snapshot()
+    snapshot = store.snapshot()
     store.put("a", 5)
     store.put("c", 3)
     store.delete("b")
-    store._restore_snapshot(snapshot)
+    store.restore_snapshot(snapshot)
     assert list(store.all()) == [("a", 1), ("b", 2)]
     assert store.get("c") is None
     store.put("z", 26)  # still writable after a restore
@@ -159,7 +159,7 @@ def test_lru_without_logging_evicts_silently(context: FakeContext) -> None:
 
 def test_lru_restore_evicts_without_logging(context: FakeContext) -> None:
     store = lru(context, 2)
-    store._restore_batch([(b"a", ONE), (b"b", TWO), (b"c", THREE)])
+    store.restore_batch([(b"a", ONE), (b"b", TWO), (b"c", THREE)])
     assert context.changelog == []
     assert list(store.all()) == [("b", 2), ("c", 3)]
     store.put("d", 4)  # the listener is back after the restore
@@ -171,8 +171,8 @@ def test_lru_snapshot_keeps_recency(context: FakeContext) -> None:
     store.put("a", 1)
     store.put("b", 2)
     store.get("a")
-    snapshot = store._snapshot()
+    snapshot = store.snapshot()
     store.put("c", 3)
-    store._restore_snapshot(snapshot)
+    store.restore_snapshot(snapshot)
     store.put("d", 4)  # b is the eldest again, as when the snapshot was taken
     assert [kv.key for kv in store.all()] == ["a", "d"]

@@ -17,7 +17,7 @@ def test_get_put_and_scans_round_trip(make_kv: Any) -> None:
     store.put("b", 2)
     store.put("a", -(2**63))
     assert (store.get("a"), store.get("b"), store.get("zz")) == (-(2**63), 2, None)
-    assert store._backend.get(b"b") == b"\x00" * 7 + b"\x02"
+    assert store.backend.get(b"b") == b"\x00" * 7 + b"\x02"
     with store.all() as entries:
         assert list(entries) == [KeyValue("a", -(2**63)), KeyValue("b", 2)]
     with store.reverse_range("a", "b") as entries:
@@ -36,8 +36,8 @@ def test_refused_values_raise_the_stores_errors(make_kv: Any) -> None:
 
 def test_bad_stored_bytes_raise_the_stores_error_on_get_and_scan(make_kv: Any) -> None:
     store = make_kv("memory", serdes.String(), serdes.Long())
-    store._backend.put(b"a", b"\x01")
-    store._backend.put(b"\xff", b"\x00" * 8)
+    store.backend.put(b"a", b"\x01")
+    store.backend.put(b"\xff", b"\x00" * 8)
     with pytest.raises(StoreError, match="cannot deserialize value bytes 01 with value serde"):
         store.get("a")
     with pytest.raises(StoreError, match="cannot deserialize value bytes 01 with value serde"):

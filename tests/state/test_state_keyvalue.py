@@ -191,7 +191,7 @@ def test_use_before_init_says_how_to_fix(context: FakeContext) -> None:
         lambda: store.all(),
         lambda: store.approximate_num_entries(),
         lambda: store.flush(),
-        lambda: store._snapshot(),
+        lambda: store.snapshot(),
     ):
         with pytest.raises(
             StoreError, match=r"^Store 'early' is not initialized; .*init\(context\)"
@@ -268,7 +268,7 @@ def test_serde_returning_non_bytes(make_kv: Any) -> None:
 
 def test_wrong_bytes_for_the_value_serde(make_kv: Any) -> None:
     store = make_kv("memory", StrSerde(), LongSerde())
-    store._backend.put(b"a", b"\x01")
+    store.backend.put(b"a", b"\x01")
     with pytest.raises(StoreError, match="cannot deserialize value bytes 01 with value serde"):
         store.get("a")
 

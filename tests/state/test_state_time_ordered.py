@@ -65,7 +65,7 @@ def test_put_pair_and_fetch_pair(tmp_path: Path) -> None:
     store = Stores.timestamped_window_store_builder(supplier, "string", "long").build()
     context = FakeContext(state_dir=tmp_path / "0_0")
     store.init(context)
-    key = store._serialize_key("a")
+    key = store.serialize_key("a")
     assert store.fetch_pair(key, 0) is None
     store.put_pair(key, 5, 7, 0)
     store.put_pair(key, 6, 9, 10)

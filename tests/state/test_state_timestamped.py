@@ -43,7 +43,7 @@ def test_byte_layout_is_big_endian_timestamp_then_value(make_kv: Any, kind: str)
     store = make_kv(kind, timestamped=True)
     store.put("a", VAT(5, 1_700_000_000_000))
     store.put("n", VAT(7, -1))
-    stored = dict(store._backend.all())
+    stored = dict(store.backend.all())
     assert stored[b"a"].hex() == "0000018bcfe56800" + "0000000000000005"
     assert stored[b"n"].hex() == "ffffffffffffffff" + "0000000000000007"
 
@@ -87,15 +87,15 @@ def test_restore_from_changelog_records_rebuilds_the_bytes(
     source.delete("b")
     records = [(key, value, ts) for _, key, value, ts in context.changelog]
     target = make_kv(kind, name="dst", timestamped=True)
-    target._restore_batch(records)
+    target.restore_batch(records)
     assert list(target.all()) == [KeyValue("a", VAT(3, 30))]
-    assert list(target._backend.all()) == list(source._backend.all())
+    assert list(target.backend.all()) == list(source.backend.all())
 
 
 def test_restore_without_timestamps_is_refused(make_kv: Any) -> None:
     store = make_kv("memory", name="t", timestamped=True)
     with pytest.raises(StoreError, match=r"^Store 't' is timestamped and restores from \(key"):
-        store._restore_batch([(b"a", b"\x00" * 8)])
+        store.restore_batch([(b"a", b"\x00" * 8)])
 
 
 def test_put_without_value_and_timestamp_is_refused(make_kv: Any) -> None:
@@ -168,9 +168,9 @@ def test_persistent_plain_supplier_drops_timestamps(tmp_path: Path) -> None:
     assert store.get("a") == VAT(1, -1)
     assert list(store.all()) == [("a", VAT(1, -1))]
     assert store.put_if_absent("a", VAT(2, 20)) == VAT(1, -1)
-    assert store._snapshot() == [(b"a", bytes(7) + b"\x01")]  # no timestamp on disk
+    assert store.snapshot() == [(b"a", bytes(7) + b"\x01")]  # no timestamp on disk
     assert context.changelog == [("plain", b"a", bytes(7) + b"\x01", 10)]
-    store._restore_batch([(b"b", bytes(7) + b"\x02", 30)])
+    store.restore_batch([(b"b", bytes(7) + b"\x02", 30)])
     assert store.get("b") == VAT(2, -1)
     assert store.delete("b") == VAT(2, -1)
     assert list(store.reverse_range("a", "z")) == [("a", VAT(1, -1))]
@@ -182,4 +182,4 @@ def test_persistent_timestamped_supplier_keeps_timestamps(make_kv: Any) -> None:
     store = make_kv("rocksdb-ts", timestamped=True)
     store.put("a", VAT(1, 10))
     assert store.get("a") == VAT(1, 10)
-    assert store._snapshot() == [(b"a", bytes(7) + b"\x0a" + bytes(7) + b"\x01")]
+    assert store.snapshot() == [(b"a", bytes(7) + b"\x0a" + bytes(7) + b"\x01")]

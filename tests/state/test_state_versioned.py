@@ -55,7 +55,7 @@ def test_changelog_replays(store, tmp_path: Path) -> None:
     fresh = Stores.versioned_key_value_store_builder(
         Stores.persistent_versioned_key_value_store("v", 100), "string", "long").build()
     fresh.init(FakeContext(state_dir=tmp_path / "1_0"))
-    fresh._restore_batch([(k, v, t) for _, k, v, t in context.changelog])
+    fresh.restore_batch([(k, v, t) for _, k, v, t in context.changelog])
     assert fresh.get("k", 7) == VersionedRecord(2, 5, 10)
     fresh.close()
 

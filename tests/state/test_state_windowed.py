@@ -107,7 +107,7 @@ def test_timestamped_window_store_and_restore(tmp_path: Path) -> None:
     fresh = Stores.timestamped_window_store_builder(
         Stores.in_memory_window_store("tw", 1000, 10), "string", "long").build()
     fresh.init(FakeContext())
-    fresh._restore_batch([(k, v, t) for _, k, v, t in ctx.changelog])
+    fresh.restore_batch([(k, v, t) for _, k, v, t in ctx.changelog])
     assert fresh.fetch("a", 0) == ValueAndTimestamp(3, 42)
 
 

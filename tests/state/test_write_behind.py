@@ -67,14 +67,14 @@ def test_puts_are_held_until_written_behind_then_logged_once_per_key_with_their_
     assert store.get("b") == 2
     assert store.held_writes() == 2
     assert context.batch == {}  # nothing written yet
-    assert store._backend.get(b"a") is None
+    assert store.backend.get(b"a") is None
     store.write_behind()
     assert store.held_writes() == 0
     assert context.batch == {
         b"a": ((3).to_bytes(8, "big"), None, 30),
         b"b": ((2).to_bytes(8, "big"), None, 20),
     }
-    assert store._backend.get(b"a") == (3).to_bytes(8, "big")
+    assert store.backend.get(b"a") == (3).to_bytes(8, "big")
     assert store.get("a") == 3  # now from the backend
 
 

@@ -21,12 +21,14 @@ def state(driver: ks.TopologyTestDriver) -> dict[str, Any]:
     their counters, the stores' and processors' integer state and the processor context;
     then the offsets, history and ``driver.metrics()``."""
     outputs = {}
-    for topic, log in driver._collector.outputs.items():
+    for topic, log in driver.output_logs().items():
         outputs[topic] = [log.record(i) for i in range(log.total)]
     tasks = {str(tid): _task_state(task) for tid, task in driver.tasks.items()}
+    # internal on purpose: the differential tests compare every piece of driver state
     global_task = driver._layout.global_task
     if global_task is not None:
         tasks["global"] = _task_state(global_task)
+    # internal on purpose: the differential tests compare every piece of driver state
     return {"outputs": outputs, "tasks": tasks, "offsets": dict(driver._offsets),
             "history": driver.history, "metrics": driver.metrics()}
 
@@ -35,12 +37,13 @@ def _task_state(task: Any) -> dict[str, Any]:
     """One task's observables (see ``state``)."""
     stores = {}
     for name, store in task.stores.items():
-        entry: dict[str, Any] = {"bytes": store._snapshot()}
+        entry: dict[str, Any] = {"bytes": store.snapshot()}
         named = getattr(store, "_named", None)
         if named is not None:
             entry["cache"] = [
                 (k, e.value, e.is_dirty, e.offset, e.timestamp, e.partition, e.topic,
                  e.headers, e.size, e.obj, e.key_obj, record_context(e.record))
+                # internal on purpose: the record caches' entries and dirty keys, compared whole
                 for k, e in named._entries.items()]  # in LRU order
             entry["cache_counters"] = (named.hits, named.misses, named.overwrites,
                                        named.flushes, named.current_size_bytes,
@@ -72,7 +75,7 @@ def record_context(record: Any) -> Any:
     """A cached entry's record context as a plain tuple."""
     if record is None:
         return None
-    return (record.key, record.value, record.timestamp, record._headers)
+    return (record.key, record.value, record.timestamp, record.raw_headers)
 
 
 def attrs(obj: Any) -> dict[str, Any]:

@@ -68,6 +68,7 @@ def _drive(windowed: bool, bulk: bool, partitions: int, frame: bool,
             topic.pipe_dataframe(pd.DataFrame(rows, columns=["key", "value", "timestamp"]))
         else:
             topic.pipe_record_list([ks.TestRecord(k, v, ts) for k, v, ts in rows])
+        # internal on purpose: the bulk executor itself (which one ran, its per-chunk counters)
         executor = driver._partitioned if partitions > 1 else driver._bulk
         return (state(driver), list(SEEN), [r.getMessage() for r in caplog.records],
                 executor.chunks if bulk else 0)
@@ -100,6 +101,7 @@ def test_a_negative_extracted_timestamp_sends_the_chunk_record_by_record() -> No
         with ks.TopologyTestDriver(_topology(False), {"kslab.driver.bulk": bulk}) as driver:
             driver.create_input_topic("in", S, J).pipe_key_value_list(rows)
             out = driver.create_output_topic("out", S, J).read_records_to_list()
+            # internal on purpose: the bulk executor itself (which one ran, its per-chunk counters)
             executor = driver._bulk
             outcomes.append(([(r.key, r.value, r.timestamp) for r in out],
                              driver.metrics()["0_0"]["dropped-records-total"],

@@ -38,6 +38,7 @@ def _run(topology: Callable[[], ks.Topology], pipes: Pipes, bulk: bool,
             observed = state(driver)
             observed["out"] = [(r.key, r.value, r.timestamp) for r in driver.create_output_topic(
                 "out", S, out_serde).read_records_to_list()]
+            # internal on purpose: the bulk executor itself (which one ran, its per-chunk counters)
             executor = driver._bulk
         finally:
             driver.close()

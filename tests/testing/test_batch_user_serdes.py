@@ -76,6 +76,7 @@ def _drive(aggregate: bool, bulk: bool, partitions: int, rows: list[tuple[str, A
         except ks.KslabError as exc:
             error = str(exc)
         observed = state(driver)
+        # internal on purpose: the bulk executor itself (which one ran, its per-chunk counters)
         executor = driver._partitioned if partitions > 1 else driver._bulk
         chunks = executor.chunks if bulk else 0
     return observed, error, chunks, list(CALLS)

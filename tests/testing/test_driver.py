@@ -125,7 +125,7 @@ def test_wall_clock_punctuation_only_on_advance_and_cancel():
 def test_fixed_key_processor_changes_value_and_cannot_change_key():
     topo = ks.Topology()
     topo.add_source("src", "in", key_serde="string", value_serde="string")
-    topo._add_processor("up", Upper, ["src"], fixed_key=True)
+    topo.add_processor_node("up", Upper, ["src"], fixed_key=True)
     topo.add_sink("out", "out", "up", key_serde="string", value_serde="string")
     with ks.TopologyTestDriver(topo) as driver:
         driver.create_input_topic("in").pipe_input("k", "abc", 0)
@@ -133,7 +133,7 @@ def test_fixed_key_processor_changes_value_and_cannot_change_key():
 
     bad = ks.Topology()
     bad.add_source("src", "in")
-    bad._add_processor("rekey", ReKey, ["src"], fixed_key=True)
+    bad.add_processor_node("rekey", ReKey, ["src"], fixed_key=True)
     bad.add_sink("out", "out", "rekey")
     with ks.TopologyTestDriver(bad) as driver:
         try:

@@ -369,6 +369,7 @@ def test_key_dictionaries_read_back_as_slicing_does(text: bool) -> None:
         for _ in range(4):  # a read starting inside the first run
             log.popleft()
     assert drained(dictionary) == drained(plain) == expected[4:]
+    # internal on purpose: a path of the dictionary encoding the public reads rarely take
     assert dictionary._dictionary_keys(4, 12, struct_) == expected[4:]  # not the usual path
     mark = (9, 0)  # cut the second run after its first key, then read all again
     for log in (dictionary, plain):

@@ -226,7 +226,7 @@ def test_every_read_decodes_with_the_readers_serdes_after_every_write_path(
     read_topic, expect = READS[read]
     with _write(spec, path) as driver:
         if path.startswith("bulk"):  # the path named is the one that wrote the topic
-            assert (driver._bulk.declined == 0) is spec.bulk
+            assert (driver.bulk_stats()["declined"] == 0) is spec.bulk
         out = driver.create_output_topic("out", key_serde=spec.key_serde,
                                          value_serde=spec.value_serde)
         assert read_topic(out) == expect(spec.expected)

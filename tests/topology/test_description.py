@@ -78,7 +78,7 @@ def test_two_subtopologies_through_a_repartition_topic(topology, store):
     )
     topology.add_processor("KTABLE-SELECT-0000000003", supplier, "KTABLE-SOURCE-0000000002")
     topology.add_sink("KSTREAM-SINK-0000000005", repartition, "KTABLE-SELECT-0000000003")
-    topology._add_internal_topic(repartition)
+    topology.add_internal_topic(repartition)
     topology.add_source("KSTREAM-SOURCE-0000000006", repartition)
     topology.add_processor("KTABLE-AGGREGATE-0000000007", supplier, "KSTREAM-SOURCE-0000000006")
     topology.add_state_store(
@@ -227,7 +227,7 @@ def test_shared_stores_unite_branches_into_one_subtopology(topology, store):
     topology.add_processor("KSTREAM-MAP-0000000007", supplier, "KSTREAM-SOURCE-0000000000")
     topology.add_processor("KSTREAM-FILTER-0000000009", supplier, "KSTREAM-MAP-0000000007")
     topology.add_sink("KSTREAM-SINK-0000000008", repartition, "KSTREAM-FILTER-0000000009")
-    topology._add_internal_topic(repartition)
+    topology.add_internal_topic(repartition)
     topology.add_source("KSTREAM-SOURCE-0000000010", repartition)
     topology.add_processor("KSTREAM-JOIN-0000000011", supplier, "KSTREAM-SOURCE-0000000010")
     topology.connect_processor_and_state_stores("KSTREAM-JOIN-0000000011", table2)

@@ -25,7 +25,7 @@ def counting(store) -> Topology:
     topology.add_processor("counter", supplier, "source")
     topology.add_state_store(store("counts"), "counter")
     topology.add_sink("to-repartition", "counts-repartition", "counter")
-    topology._add_internal_topic("counts-repartition")
+    topology.add_internal_topic("counts-repartition")
     topology.add_source("re-source", "counts-repartition")
     topology.add_sink("sink", "totals", "re-source")
     topology.add_global_store(store("rates", logging_enabled=False), "gs", "fx", "gp", supplier)

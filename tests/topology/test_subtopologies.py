@@ -77,7 +77,7 @@ def test_global_groups_take_an_id_and_shift_later_groups(topology, store):
 
 def test_internal_topics_keep_their_raw_names(topology):
     topology.add_source("source", "in").add_sink("to-repartition", "x-repartition", "source")
-    topology._add_internal_topic("x-repartition")
+    topology.add_internal_topic("x-repartition")
     topology.add_source("from-repartition", "x-repartition")
     first, second = subtopologies(topology)
     assert first.sink_topics == ("x-repartition",)
@@ -211,10 +211,10 @@ def test_global_store_passed_to_a_local_processor(topology, store):
 
 def test_copartitioned_repartition_topics_must_agree(topology):
     # Kafka's validateCopartition, with Java's TreeMap text for the topics.
-    topology._add_internal_topic("left-repartition", partitions=2)
-    topology._add_internal_topic("right-repartition", partitions=3)
+    topology.add_internal_topic("left-repartition", partitions=2)
+    topology.add_internal_topic("right-repartition", partitions=3)
     topology.add_source("left", "left-repartition").add_source("right", "right-repartition")
-    topology._copartition_groups.append({"left", "right"})
+    topology.add_copartition_group({"left", "right"})
     with pytest.raises(
         TopologyError,
         match=re.escape(
@@ -226,9 +226,9 @@ def test_copartitioned_repartition_topics_must_agree(topology):
 
 
 def test_copartition_groups_with_unknown_counts_pass(topology):
-    topology._add_internal_topic("left-repartition", partitions=2)
+    topology.add_internal_topic("left-repartition", partitions=2)
     topology.add_source("left", "left-repartition").add_source("right", "user-topic")
-    topology._copartition_groups.append({"left", "right"})
+    topology.add_copartition_group({"left", "right"})
     validate(topology)
 
 

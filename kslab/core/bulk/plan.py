@@ -67,7 +67,7 @@ def built_in(serde: Any) -> bool:
     order, so it is called once per field, as the record path calls it."""
     kind = type(serde)
     if kind in _WINDOWED:
-        return built_in(getattr(serde, "_inner", None))
+        return built_in(serde.inner)
     return kind in _BUILT_IN
 
 
@@ -90,7 +90,7 @@ def _plain_sink(node: Any, partitioned: bool = False) -> SinkRuntime | None:
             return None
     elif (node.partitioner is not None
           and not getattr(node.partitioner, "default_on_one_partition", False)) \
-            or getattr(node, "_writer", None) is None:
+            or not node.has_direct_writer:
         return None  # an engine without direct writers
     return node
 

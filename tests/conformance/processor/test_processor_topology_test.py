@@ -6,7 +6,7 @@ config carries ``"string"`` serdes and the extractor class (kslab instantiates a
 ``extract(record, partition_time)`` as Java does). ``StreamPartitioner.partitions`` is a
 partitioner ``(topic, key, value, num_partitions)`` returning a set of partitions; Java's
 ``InternalTopologyBuilder.addInternalTopic`` (reached through ``TopologyWrapper``) is kslab's
-``Topology._add_internal_topic``, its internal equivalent. A ``ProcessorSupplier`` that is
+``Topology.add_internal_topic``, its internal equivalent. A ``ProcessorSupplier`` that is
 also a ``ConnectedStoreProvider`` is a callable with ``stores()``.
 
 The deprecated old-Processor-API variants (``...OldAPI``, ``...OldProcessor``,
@@ -260,7 +260,7 @@ def create_internal_repartitioning_topology(topology):
      .add_sink("sink0", THROUGH_TOPIC_1, "source")
      .add_source("source1", THROUGH_TOPIC_1)
      .add_sink("sink1", OUTPUT_TOPIC_1, "source1"))
-    topology._add_internal_topic(THROUGH_TOPIC_1)
+    topology.add_internal_topic(THROUGH_TOPIC_1)
     return topology
 
 
@@ -270,7 +270,7 @@ def create_internal_repartitioning_with_value_timestamp_topology(topology):
      .add_sink("sink0", THROUGH_TOPIC_1, "processor")
      .add_source("source1", THROUGH_TOPIC_1)
      .add_sink("sink1", OUTPUT_TOPIC_1, "source1"))
-    topology._add_internal_topic(THROUGH_TOPIC_1)
+    topology.add_internal_topic(THROUGH_TOPIC_1)
     return topology
 
 

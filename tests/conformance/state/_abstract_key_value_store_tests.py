@@ -4,7 +4,7 @@ module of each concrete Java subclass (``InMemoryKeyValueStoreTest``, ``InMemory
 
 Mapping: the ``KeyValueStoreTestDriver`` is ``RecordingContext`` (``_kv_store_support``), with
 Integer keys and String values as Java's ``create(Integer.class, String.class)``;
-``context.restore(name, entries)`` is the engine's ``store._restore_batch``. Java's
+``context.restore(name, entries)`` is the engine's ``store.restore_batch``. Java's
 ``NullPointerException`` is ``MissingArgumentError``; the invalid-range warning is matched word
 for word in ``caplog.messages``, as Java's ``LogCaptureAppender``.
 """

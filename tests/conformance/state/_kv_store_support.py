@@ -81,7 +81,7 @@ class RecordingContext:
 
     def restore(self, store: Any) -> None:
         """``context.restore(store.name(), driver.restoredEntries())``."""
-        store._restore_batch(self.restore_log)
+        store.restore_batch(self.restore_log)
 
 
 def size_of(store: Any) -> int:

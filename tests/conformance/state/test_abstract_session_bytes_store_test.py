@@ -293,7 +293,7 @@ def test_should_restore(store: Any, build: Any, context: FakeContext, tmp_path: 
         store.fetch("a")
     fresh = build(on=FakeContext(state_dir=tmp_path / "restored"))
     assert to_list(fresh.fetch("a")) == []
-    fresh._restore_batch([(key, value) for _, key, value, _ in context.changelog])
+    fresh.restore_batch([(key, value) for _, key, value, _ in context.changelog])
     assert to_list(fresh.fetch("a")) == SAME_KEY
 
 

@@ -43,7 +43,7 @@ def store(tmp_path: Path) -> Any:
 def test_should_restore(store: Any) -> None:
     with store.all() as it:
         assert not it.has_next()
-    store._restore_batch([
+    store.restore_batch([
         (window_key(struct.pack(">i", 1), 0, 0), b"one"),
         (window_key(struct.pack(">i", 2), WINDOW_SIZE, 0), b"two"),
         (window_key(struct.pack(">i", 3), 2 * WINDOW_SIZE, 0), b"three"),

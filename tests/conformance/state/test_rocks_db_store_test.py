@@ -4,7 +4,7 @@ its own behavioural tests of the raw ``RocksDBStore`` over ``Bytes``/``byte[]``.
 
 Mapping: the raw ``RocksDBStore("db-name", ...)`` is a persistent store built with
 ``serdes.Bytes()`` keys and values and logging disabled, opened in a temporary state directory;
-``context.restore(name, entries)`` is the engine's ``store._restore_batch``; Java's
+``context.restore(name, entries)`` is the engine's ``store.restore_batch``; Java's
 ``NullPointerException`` is ``MissingArgumentError`` and ``InvalidStateStoreException`` is
 ``ks.StoreError``. Skipped, as RocksDB options and metrics plumbing outside kslab's API: the
 metrics-recorder and statistics tests, ``shouldThrowWhenUserProvidesNewBlockBasedTableFormat
@@ -82,7 +82,7 @@ def test_should_not_throw_exception_on_restore_when_there_is_pre_existing_rocks_
         rocks_db_store: Any) -> None:
     rocks_db_store.put(b"existingKey", b"existingValue")
     rocks_db_store.flush()
-    rocks_db_store._restore_batch(_entries(("restoredKey", "restoredValue")))
+    rocks_db_store.restore_batch(_entries(("restoredKey", "restoredValue")))
     assert _get(rocks_db_store, "restoredKey") == "restoredValue"
 
 
@@ -130,7 +130,7 @@ def test_should_return_no_keys(rocks_db_store: Any) -> None:
 
 
 def test_should_restore_all(rocks_db_store: Any) -> None:
-    rocks_db_store._restore_batch(_entries(("1", "a"), ("2", "b"), ("3", "c")))
+    rocks_db_store.restore_batch(_entries(("1", "a"), ("2", "b"), ("3", "c")))
     assert [_get(rocks_db_store, k) for k in "123"] == ["a", "b", "c"]
 
 
@@ -141,21 +141,21 @@ def test_should_put_only_if_absent_value(rocks_db_store: Any) -> None:
 
 
 def test_should_handle_deletes_on_restore_all(rocks_db_store: Any) -> None:
-    rocks_db_store._restore_batch(_entries(("1", "a"), ("2", "b"), ("3", "c"), ("1", None)))
+    rocks_db_store.restore_batch(_entries(("1", "a"), ("2", "b"), ("3", "c"), ("1", None)))
     assert _keys(rocks_db_store) == {"2", "3"}
 
 
 def test_should_handle_deletes_and_put_back_on_restore_all(rocks_db_store: Any) -> None:
-    rocks_db_store._restore_batch(_entries(
+    rocks_db_store.restore_batch(_entries(
         ("1", "a"), ("2", "b"), ("1", None), ("3", "c"), ("1", "restored")))
     assert _keys(rocks_db_store) == {"1", "2", "3"}
     assert [_get(rocks_db_store, k) for k in "123"] == ["restored", "b", "c"]
 
 
 def test_should_restore_then_delete_on_restore_all(rocks_db_store: Any) -> None:
-    rocks_db_store._restore_batch(_entries(("1", "a"), ("2", "b"), ("3", "c")))
+    rocks_db_store.restore_batch(_entries(("1", "a"), ("2", "b"), ("3", "c")))
     assert [_get(rocks_db_store, k) for k in "123"] == ["a", "b", "c"]
-    rocks_db_store._restore_batch(_entries(("2", "b"), ("3", "c"), ("1", None)))
+    rocks_db_store.restore_batch(_entries(("2", "b"), ("3", "c"), ("1", None)))
     assert _keys(rocks_db_store) == {"2", "3"}
 
 

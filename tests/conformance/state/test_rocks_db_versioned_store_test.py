@@ -89,7 +89,7 @@ class V:
         assert self.context.dropped == expected
 
     def restore(self, records: list[tuple[str, str | None, int]]) -> None:
-        self.store._restore_batch([(S.serialize("", key), S.serialize("", value), timestamp)
+        self.store.restore_batch([(S.serialize("", key), S.serialize("", value), timestamp)
                                    for key, value, timestamp in records])
 
 

@@ -127,6 +127,6 @@ def test_test_restore(store: Any, build: Any, context: FakeContext, tmp_path: Pa
     store.close()
     fresh = build(on=FakeContext(state_dir=tmp_path / "fresh", timestamp=1))
     assert_visible(fresh, set())
-    fresh._restore_batch([(key, value) for _, key, value, _ in context.changelog])
+    fresh.restore_batch([(key, value) for _, key, value, _ in context.changelog])
     assert_visible(fresh, {5, 6, 7, 8})
     fresh.flush()

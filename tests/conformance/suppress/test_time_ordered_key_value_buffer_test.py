@@ -222,12 +222,12 @@ def _changelog(key: str, value: str | None, timestamp: int, headers: Headers,
 def _restore_and_check(buffer: Any, records: list[ChangelogRecord], sizes: tuple[int, int],
                        evicted: list[tuple[Any, ...]]) -> None:
     """The shared second half of the restore tests: counts, tombstone, priors, evictions."""
-    buffer._restore_batch(records)
+    buffer.restore_batch(records)
     assert buffer.num_records() == 3
     assert buffer.min_timestamp() == 0
     assert buffer.buffer_size() == sizes[0]
 
-    buffer._restore_batch([_changelog("todelete", None, 3, Headers(), 3)])
+    buffer.restore_batch([_changelog("todelete", None, 3, Headers(), 3)])
     assert buffer.num_records() == 2
     assert buffer.min_timestamp() == 1
     assert buffer.buffer_size() == sizes[1]
@@ -320,6 +320,6 @@ def test_should_restore_v3_format(buffer: Any) -> None:
 def test_should_not_restore_unrecognized_version_record(buffer: Any) -> None:
     todelete_value = get_buffer_value("doomed", 0).serialize()
     with pytest.raises(ks.errors.InvalidArgumentError):
-        buffer._restore_batch([ChangelogRecord(
+        buffer.restore_batch([ChangelogRecord(
             b"todelete", struct.pack(">q", 0) + todelete_value, 999, Headers().add(V, b"\xff"),
             "changelog-topic", 0, 0)])

@@ -668,13 +668,13 @@ class _CustomStore(ks.StateStore):
     def close(self) -> None:
         self._open = False
 
-    def _snapshot(self) -> object:
+    def snapshot(self) -> object:
         return None
 
-    def _restore_snapshot(self, snapshot: object) -> None:
+    def restore_snapshot(self, snapshot: object) -> None:
         pass
 
-    def _restore_batch(self, records: Any) -> None:
+    def restore_batch(self, records: Any) -> None:
         pass
 
 

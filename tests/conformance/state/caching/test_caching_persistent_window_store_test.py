@@ -493,6 +493,7 @@ def close_setup(store: Any) -> tuple[mock.Mock, mock.Mock]:
     order = mock.MagicMock()
     order.attach_mock(cache, "cache")
     order.attach_mock(inner, "inner")
+    # internal on purpose: Java's test injects its mocks the same way
     store._cache, store._inner = cache, inner
     return order, real_inner
 
