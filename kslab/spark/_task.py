@@ -41,7 +41,8 @@ __all__ = ["OUTPUT_FIELDS", "RowCollector", "SparkPort", "TaskRunner", "filled_g
 
 OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
 # batch replay's rows carry one more column: each row's ``mark``, the highest timestamp its
-# task had written so far (a later stage merges several writers' rows by it, see RowCollector)
+# task had written to its topic so far (a later stage merges several writers' rows by it, see
+# RowCollector)
 _REPLAY_FIELDS = (*OUTPUT_FIELDS, "mark")
 _BATCH_ROWS = 65536
 _NO_MARK = -(2**63)  # the mark before a task's first write to a topic
