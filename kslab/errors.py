@@ -60,6 +60,10 @@ first base, with its other bases after "also", and its module named when it is n
     ├── Unordered                   a batch run whose records cannot be put in the record
     │                               path's order; never leaves the executor, which declines
     │                               the run (kslab.core.bulk.tree)
+    ├── _Declined                   a write a sliding window's batch form cannot hold (a
+    │                               ``None`` aggregate, an expired window); never leaves the
+    │                               batch form, which declines the run
+    │                               (kslab.dsl._sliding_aggregates)
     └── _Unavailable                a notebook renderer that is not installed here; caught
                                     where it is raised (kslab.notebook.render)
 
