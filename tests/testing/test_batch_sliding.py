@@ -16,38 +16,17 @@ import pytest
 import kslab as ks
 from kslab import serdes
 from tests.testing.driver_observables import state
-from tests.testing.test_batch_sessions import _events, _same
+from tests.testing.windowed_cases import both_paths, events, windowed_aggregation
 
 S, L, J = serdes.String(), serdes.Long(), serdes.Json()
 
 
 def _sliding(kind: str, store: str, cache: bool, grace: int | None,
              old_values: bool = False) -> ks.Topology:
-    """A sliding aggregation of ``kind`` over ``lines`` (difference 10), its updates mapped to
-    strings after ``to_stream``; ``old_values``: a table filter below asks for them."""
+    """A sliding aggregation of ``kind`` over ``lines`` (difference 10)."""
     windows = (ks.SlidingWindows.of_time_difference_with_no_grace(10) if grace is None
                else ks.SlidingWindows.of_time_difference_and_grace(10, grace))
-    mat = ks.Materialized.as_("windows").with_store_type(store)
-    if not cache:
-        mat = mat.with_caching_disabled()
-    b = ks.StreamsBuilder()
-    grouped = b.stream("lines", ks.Consumed.with_(S, S)).group_by_key(
-        ks.Grouped.with_(S, S)).windowed_by(windows)
-    if kind == "count":
-        table = grouped.count(mat)
-    elif kind == "reduce":
-        table = grouped.reduce(lambda a, v: f"{a}+{v}" if len(a) < 40 else str(v),
-                               mat.with_value_serde(S))
-    else:
-        table = grouped.aggregate(lambda: {"n": 0, "last": None},
-                                  lambda k, v, agg: {"n": agg["n"] + 1, "last": v},
-                                  mat.with_value_serde(J))
-    if old_values:
-        table = table.filter(lambda k, agg: agg is None or str(agg) != "3")
-    (table.to_stream()
-     .map(lambda wk, agg: (wk.key, f"[{wk.window.start},{wk.window.end}]={agg}"))
-     .to("out", ks.Produced.with_(S, S)))
-    return b.build()
+    return windowed_aggregation(windows, kind, "windows", store, cache, old_values)
 
 
 @pytest.mark.parametrize("store", ["in_memory", "persistent"])
@@ -56,15 +35,15 @@ def _sliding(kind: str, store: str, cache: bool, grace: int | None,
 @pytest.mark.parametrize("grace", [None, 30])
 def test_sliding_aggregation_matches(store: str, cache: bool, kind: str, grace: int | None,
                                      caplog: pytest.LogCaptureFixture) -> None:
-    executor = _same(lambda: _sliding(kind, store, cache, grace), caplog, _events(600, 3))
+    executor = both_paths(lambda: _sliding(kind, store, cache, grace), caplog, events(600, 3))
     assert executor.declined == 0
 
 
 @pytest.mark.parametrize("store", ["in_memory", "persistent"])
 @pytest.mark.parametrize("cache", [True, False], ids=["cache", "no-cache"])
 def test_old_values_match(store: str, cache: bool, caplog: pytest.LogCaptureFixture) -> None:
-    executor = _same(lambda: _sliding("aggregate", store, cache, 30, old_values=True),
-                     caplog, _events(600, 5, headers=True))
+    executor = both_paths(lambda: _sliding("aggregate", store, cache, 30, old_values=True),
+                     caplog, events(600, 5, headers=True))
     assert executor.declined == 0
 
 
@@ -110,7 +89,7 @@ def test_several_partitions_match(cache: bool, caplog: pytest.LogCaptureFixture)
     """Three input partitions: each task's windows, changelog partitions and warnings in the
     driver's order."""
     caplog.set_level(logging.WARNING)
-    records = [record for record in _events(600, 6) if record[0] is not None]
+    records = [record for record in events(600, 6) if record[0] is not None]
     seen = []
     for bulk in (True, False):
         caplog.clear()
