@@ -119,3 +119,31 @@ def captured_warnings() -> Iterator[list[tuple[str, str, str]]]:
         yield handler.messages
     finally:
         root.removeHandler(handler)
+
+
+def piped_observables(topology: Any, pipes: list[tuple[str, list[tuple[Any, Any, int]]]],
+                      bulk: bool, config: dict[str, Any] | None = None,
+                      out_serde: Any = None) -> tuple[dict[str, Any], Any]:
+    """Every observable of piping ``pipes`` (each a topic and its ``(key, value, timestamp)``
+    records, String keys and Json values, piped as one list) into ``topology()`` with the bulk
+    path on or off, the ``out`` topic read with ``out_serde`` (Json by default) and the
+    warnings logged; and the bulk executor."""
+    from kslab import serdes
+
+    keys, values = serdes.String(), serdes.Json()
+    with captured_warnings() as warnings:
+        driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": bulk, **(config or {})})
+        try:
+            for topic, records in pipes:
+                driver.create_input_topic(topic, keys, values).pipe_record_list(
+                    [ks.TestRecord(k, v, ts) for k, v, ts in records])
+            observed = state(driver)
+            observed["out"] = [
+                (r.key, r.value, r.timestamp) for r in driver.create_output_topic(
+                    "out", keys, out_serde or values).read_records_to_list()]
+            # internal on purpose: the bulk executor itself (which one ran, its per-chunk counters)
+            executor = driver._bulk
+        finally:
+            driver.close()
+    observed["warnings"] = list(warnings)
+    return observed, executor

@@ -18,7 +18,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
-from tests.testing.driver_observables import captured_warnings, state
+from tests.testing.driver_observables import piped_observables
 
 S, J, L = serdes.String(), serdes.Json(), serdes.Long()
 Pipes = list[tuple[str, list[tuple[Any, Any, int]]]]
@@ -27,23 +27,8 @@ CACHES = [None, {"statestore.cache.max.bytes": 0}]  # the default cache (10 MiB)
 
 def _run(topology: Callable[[], ks.Topology], pipes: Pipes, bulk: bool,
          config: dict[str, Any] | None, out_serde: Any) -> tuple[dict[str, Any], Any]:
-    """Every observable of piping ``pipes`` (each topic's records as one list) with the bulk
-    path on or off, and the bulk executor."""
-    with captured_warnings() as warnings:
-        driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": bulk, **(config or {})})
-        try:
-            for topic, records in pipes:
-                driver.create_input_topic(topic, S, J).pipe_record_list(
-                    [ks.TestRecord(k, v, ts) for k, v, ts in records])
-            observed = state(driver)
-            observed["out"] = [(r.key, r.value, r.timestamp) for r in driver.create_output_topic(
-                "out", S, out_serde).read_records_to_list()]
-            # internal on purpose: the bulk executor itself (which one ran, its per-chunk counters)
-            executor = driver._bulk
-        finally:
-            driver.close()
-    observed["warnings"] = list(warnings)
-    return observed, executor
+    """``piped_observables``, the ``out`` topic read with ``out_serde``."""
+    return piped_observables(topology, pipes, bulk, config, out_serde)
 
 
 def _same(topology: Callable[[], ks.Topology], pipes: Pipes, config: dict[str, Any] | None,

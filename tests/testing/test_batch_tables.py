@@ -21,7 +21,7 @@ import pytest
 
 import kslab as ks
 from kslab import serdes
-from tests.testing.driver_observables import captured_warnings, state
+from tests.testing.driver_observables import piped_observables
 
 S, J = serdes.String(), serdes.Json()
 Pipes = list[tuple[str, list[tuple[Any, Any, int]]]]
@@ -29,24 +29,8 @@ Pipes = list[tuple[str, list[tuple[Any, Any, int]]]]
 
 def _run(topology: Callable[[], ks.Topology], pipes: Pipes, bulk: bool,
          config: dict[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
-    """Every observable of piping ``pipes`` (each a topic and its ``(key, value, timestamp)``
-    records, piped as one list) with the bulk path on or off, and the bulk executor."""
-    with captured_warnings() as warnings:
-        driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": bulk, **(config or {})})
-        try:
-            for topic, records in pipes:
-                driver.create_input_topic(topic, S, J).pipe_record_list(
-                    [ks.TestRecord(k, v, ts) for k, v, ts in records])
-            observed = state(driver)
-            observed["out"] = [
-                (r.key, r.value, r.timestamp) for r in
-                driver.create_output_topic("out", S, J).read_records_to_list()]
-            # internal on purpose: the bulk executor itself (which one ran, its per-chunk counters)
-            executor = driver._bulk
-        finally:
-            driver.close()
-    observed["warnings"] = list(warnings)
-    return observed, executor
+    """``piped_observables`` with the ``out`` topic read as Json."""
+    return piped_observables(topology, pipes, bulk, config)
 
 
 def _same(topology: Callable[[], ks.Topology], pipes: Pipes,
