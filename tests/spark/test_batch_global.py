@@ -8,7 +8,6 @@ import pytest
 import spark_apps as apps
 from test_batch import assert_same, driver_output, frame, spark_output
 
-import kslab as ks
 from kslab import serdes
 from kslab.errors import StreamsError, TopologyError
 from kslab.spark import explain, run_batch
@@ -71,4 +70,3 @@ def test_explain_runs_global_nodes_in_batch_and_refuses_them_in_streaming():
     assert row.supported and row.batch != "not supported"
     assert row.streaming.startswith("not supported: global stores (and GlobalKTable) run in "
                                     "run_batch but not yet in Spark streaming")
-    assert isinstance(ks.StreamsBuilder, type)
