@@ -73,15 +73,22 @@ what was got, then after a semicolon what to do.
 
 from __future__ import annotations
 
+from enum import Enum
+from typing import Any, NamedTuple
+
 __all__ = [
     "ConfigError",
     "DeserializationError",
+    "ErrorHandlerContext",
     "InvalidArgumentError",
     "KslabError",
     "MissingArgumentError",
     "NoSuchElementError",
+    "ProcessingHandlerResponse",
+    "ProductionHandlerResponse",
     "SerdeError",
     "SerializationError",
+    "SerializationExceptionOrigin",
     "StoreError",
     "StreamsError",
     "TopologyError",
@@ -208,3 +215,40 @@ class ConfigError(KslabError, ValueError):
 
 class MissingArgumentError(KslabError, TypeError):
     """A required argument is ``None`` (a topic name, a driver, ...)."""
+
+
+# -- what an exception handler is told and answers (Kafka's o.a.k.streams.errors) --------------
+
+class ProcessingHandlerResponse(Enum):
+    """What a processing exception handler answers."""
+
+    CONTINUE = "continue"
+    FAIL = "fail"
+
+
+class ProductionHandlerResponse(Enum):
+    """What a production exception handler answers."""
+
+    CONTINUE = "continue"
+    FAIL = "fail"
+
+
+class SerializationExceptionOrigin(Enum):
+    """Which part of a sink record failed to serialize."""
+
+    KEY = "key"
+    VALUE = "value"
+
+
+class ErrorHandlerContext(NamedTuple):
+    """Where the failure happened, as Kafka's ``ErrorHandlerContext`` tells a handler."""
+
+    topic: str | None
+    partition: int
+    offset: int
+    headers: Any
+    processor_node_id: str
+    task_id: Any
+    timestamp: int
+    source_raw_key: bytes | None = None
+    source_raw_value: bytes | None = None

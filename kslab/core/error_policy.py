@@ -21,11 +21,18 @@ from __future__ import annotations
 import logging
 import traceback
 from collections.abc import Callable
-from enum import Enum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from kslab.core.nodes import ProcessorRuntime, SinkRuntime
-from kslab.errors import KslabError, SerdeError, StreamsError
+from kslab.errors import (
+    ErrorHandlerContext,
+    KslabError,
+    ProcessingHandlerResponse,
+    ProductionHandlerResponse,
+    SerdeError,
+    SerializationExceptionOrigin,
+    StreamsError,
+)
 
 if TYPE_CHECKING:
     from kslab.config import StreamsConfig
@@ -51,41 +58,6 @@ DeadLetterSender = Callable[[Any, Any, Any, int], None]
 FATAL_PROCESSING = "Fatal user code error in processing error callback"
 FATAL_PRODUCTION = "Fatal user code error in production error callback"
 NULL_RESPONSE = "Invalid ProductionExceptionHandler response."  # Kafka's text, both handlers
-
-
-class ProcessingHandlerResponse(Enum):
-    """What a processing exception handler answers."""
-
-    CONTINUE = "continue"
-    FAIL = "fail"
-
-
-class ProductionHandlerResponse(Enum):
-    """What a production exception handler answers."""
-
-    CONTINUE = "continue"
-    FAIL = "fail"
-
-
-class SerializationExceptionOrigin(Enum):
-    """Which part of a sink record failed to serialize."""
-
-    KEY = "key"
-    VALUE = "value"
-
-
-class ErrorHandlerContext(NamedTuple):
-    """Where the failure happened, as Kafka's ``ErrorHandlerContext`` tells a handler."""
-
-    topic: str | None
-    partition: int
-    offset: int
-    headers: Any
-    processor_node_id: str
-    task_id: Any
-    timestamp: int
-    source_raw_key: bytes | None = None
-    source_raw_value: bytes | None = None
 
 
 class ProductionError(StreamsError):
