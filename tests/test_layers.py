@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import kslab
@@ -137,7 +138,8 @@ def imported(node: ast.AST, module: str, path: Path) -> list[str]:
     return []
 
 
-def edges() -> list[Edge]:
+@cache
+def edges() -> tuple[Edge, ...]:
     """Every import of a kslab module by a kslab module, anywhere in its file."""
     found = []
     for module, path in MODULES.items():
@@ -146,7 +148,7 @@ def edges() -> list[Edge]:
             for target in imported(node, module, path):
                 if target == "kslab" or target.startswith("kslab."):
                     found.append(Edge(module, target, node.lineno))
-    return sorted(found, key=lambda edge: (edge.source, edge.line, edge.target))
+    return tuple(sorted(found, key=lambda edge: (edge.source, edge.line, edge.target)))
 
 
 def top_package(module: str) -> str:

@@ -62,6 +62,12 @@ def _tree(module: str) -> ast.Module | None:
 
 def _imports(tree: ast.Module) -> dict[str, tuple[str, str]]:
     """Each name a module imports from kslab: its source module and name there."""
+    return _imports_of(tree)
+
+
+@cache
+def _imports_of(tree: ast.Module) -> dict[str, tuple[str, str]]:
+    """``_imports``, once per tree: the class walk asks for each base of each class."""
     found = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("kslab"):
@@ -164,8 +170,8 @@ def private_reads() -> list[str]:
     """Every ``obj._name`` in kslab/ the rule does not allow, as ``path:line: text``."""
     found = []
     for path in sorted(ROOT.rglob("*.py")):
-        tree = ast.parse(path.read_text())
         module = _module_name(path)
+        tree = _tree(module)
         owned = _owned(module, tree)
         for node in _reads(tree):
             if not allowed(module, owned, node):
