@@ -45,6 +45,8 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ)
     if broker is not None:
         env["KSLAB_BOOTSTRAP_SERVERS"] = broker.bootstrap_servers
+        # the lab's own broker: %kslab promote may clear an earlier run's topics on it
+        env["KSLAB_LAB_BROKER"] = broker.bootstrap_servers
         print(f"kslab: local broker at {broker.bootstrap_servers}")
     command = [
         str(Path(sys.executable).parent / "jupyter"), "lab",

@@ -18,6 +18,8 @@ from typing import Any, NoReturn
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
+from kslab.notebook._rerun import is_lab_broker, reset_previous_run, topology_topics
+
 __all__ = ["KslabMagics", "resolve_builder", "resolve_topology"]
 
 EXPORTING_ENV = "KSLAB_EXPORTING"  # set in the kernel that runs a notebook for its export
@@ -45,13 +47,18 @@ class KslabMagics(Magics):
             each record's path, the output topics and the stores.
         %kslab broker start|stop|status
             Start, stop or show the embedded development broker (ks.LocalBroker).
-        %kslab promote VAR [--bootstrap-servers HOST:PORT] [--application-id ID] [KEY=VALUE ...]
+        %kslab promote VAR [--bootstrap-servers HOST:PORT] [--application-id ID]
+                [--keep | --reset] [KEY=VALUE ...]
             Run VAR's topology on the live runtime (ks.KafkaStreams) and return the runtime
             monitor (its .streams is the app). Without --bootstrap-servers it uses
             $KSLAB_BOOTSTRAP_SERVERS (set by make lab's broker), else the local broker,
             started if needed. Missing input topics are created; KEY=VALUE pairs are extra
             Kafka Streams config (commit.interval.ms=100 ...); state.dir defaults to a new
-            temporary directory.
+            temporary directory. Run again, it closes the app it promoted before under the
+            same id; on the lab's broker (make lab's or this kernel's) an application id
+            that ran there before starts clean: its internal topics and offsets deleted, the
+            topology's own topics emptied, so a notebook run twice shows the same results
+            (--keep keeps them; --reset does the same on any other broker).
         %kslab export [NOTEBOOK] [-o DIR] [--var NAME] [--no-execute]
             Turn this notebook (as last saved; or NOTEBOOK) into an app in DIR (default: the
             notebook's name beside it): topology.py, app.py, config.toml, requirements.txt,
@@ -151,8 +158,8 @@ class KslabMagics(Magics):
         if servers is None:  # no servers given and no broker from `make lab`: start one
             self._cmd_broker(["start"])
             servers = type(self).broker.bootstrap_servers
-        config = {"application.id": opts.application_id or f"kslab-{_slug(opts.var)}",
-                  "bootstrap.servers": servers}
+        app_id = opts.application_id or f"kslab-{_slug(opts.var)}"
+        config = {"application.id": app_id, "bootstrap.servers": servers}
         for pair in opts.config:
             key, sep, value = pair.partition("=")
             if not sep:
@@ -161,6 +168,13 @@ class KslabMagics(Magics):
             config[key] = value
         if "state.dir" not in config:  # a fresh directory: no state left from an earlier broker
             config["state.dir"] = tempfile.mkdtemp(prefix="kslab-promote-")
+        self._close_promoted(app_id)  # the same cell run again in this kernel
+        cls = type(self)
+        kernel_broker = cls.broker.bootstrap_servers if cls.broker is not None else None
+        if opts.reset or (not opts.keep and is_lab_broker(servers, kernel_broker)):
+            cleared = reset_previous_run(servers, app_id, topology_topics(topology))
+            if cleared.summary(app_id):
+                print(cleared.summary(app_id))
         created = ensure_source_topics(topology, servers)
         if created:
             print(f"kslab: created topics {', '.join(created)} (1 partition each)")
@@ -176,6 +190,17 @@ class KslabMagics(Magics):
         monitor = RuntimeMonitor(streams)
         type(self).monitors.append(monitor)
         return monitor
+
+    def _close_promoted(self, application_id: str) -> None:
+        """Close the apps (and their monitors) this kernel promoted under ``application_id``."""
+        cls = type(self)
+        for app in [a for a in cls.apps if a.application_id == application_id]:
+            for monitor in [m for m in cls.monitors if m.streams is app]:
+                monitor.stop()
+                cls.monitors.remove(monitor)
+            app.close(timeout=10_000)
+            cls.apps.remove(app)
+            print(f"kslab: closed the {application_id} this kernel promoted before")
 
     def _cmd_export(self, args: list[str]) -> Any:
         opts = _export_args(args)
@@ -272,11 +297,14 @@ def _promote_args(args: list[str]) -> Any:
             raise UsageError(msg)
 
     usage = ("usage: %kslab promote VAR [--bootstrap-servers HOST:PORT] "
-             "[--application-id ID] [KEY=VALUE ...]")
+             "[--application-id ID] [--keep | --reset] [KEY=VALUE ...]")
     parser = Parser(prog="%kslab promote", add_help=False, exit_on_error=False)
     parser.add_argument("var")
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--application-id")
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--keep", action="store_true")  # a lab broker: keep an earlier run's
+    choice.add_argument("--reset", action="store_true")  # any broker: clear an earlier run's
     parser.add_argument("config", nargs="*")
     try:
         return parser.parse_intermixed_args(args)

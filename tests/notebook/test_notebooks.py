@@ -103,6 +103,30 @@ def test_promote_to_the_live_runtime(kslab_kernel):
     assert "local broker stopped" in text_of(cells[-1])
 
 
+def test_promote_runs_twice_on_the_labs_broker_with_the_same_counts(kslab_kernel, monkeypatch):
+    """Issue 23: as under ``make lab`` (the broker outlives the kernel), two runs of notebook
+    04 in a row each count the=3, the second after clearing what the first left."""
+    import kslab as ks
+
+    broker = ks.LocalBroker()
+    broker.start()
+    monkeypatch.setenv("KSLAB_BOOTSTRAP_SERVERS", broker.bootstrap_servers)
+    monkeypatch.setenv("KSLAB_LAB_BROKER", broker.bootstrap_servers)
+    try:
+        for run in (1, 2):
+            cells = execute("04-promote-to-the-live-runtime.ipynb")
+            promoted = next(c for c in cells if c.source.startswith("monitor = %kslab promote"))
+            cleared = "kslab: promo-wc ran on this broker before: emptied promo-counts-out, " \
+                      "promo-lines; deleted 3 internal topic(s); reset its offsets"
+            assert (cleared in text_of(promoted)) == (run == 2), text_of(promoted)
+            lookup = next(c for c in cells if "count_of" in c.source)
+            assert [o["data"]["text/plain"] for o in lookup.outputs
+                    if "text/plain" in o.get("data", {})] == ["3"]
+            assert "this kernel started no broker" in text_of(cells[-1])
+    finally:
+        broker.stop()
+
+
 def tagged(cells: list, tag: str):
     """The code cell carrying ``tag`` in its metadata."""
     return next(c for c in cells if tag in c.metadata.get("tags", []))

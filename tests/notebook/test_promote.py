@@ -113,3 +113,66 @@ def test_the_monitor_looks_up_every_window_of_a_key(ip, tmp_path):
     assert [(w.window.start, w.window.end, n) for w, n in monitor.lookup("ada")] == [
         (1_000, 20_000, 2), (90_000, 90_000, 1)]
     monitor.close()
+
+
+PROMOTE = ("promote wc --application-id nb-rerun commit.interval.ms=100 "
+           "consumer.session.timeout.ms=6000 consumer.heartbeat.interval.ms=500")
+
+
+def produce_lines_and_count(monitor, lines, word, expected):
+    """Produce ``lines``; wait until ``word``'s count reads ``expected``; return what it read."""
+    producer = confluent_kafka.Producer({"bootstrap.servers": monitor.streams.bootstrap_servers})
+    json = serdes.Json()
+    for line in lines:
+        producer.produce("lines", json.serialize("lines", line))
+    assert producer.flush(10) == 0
+    del producer
+    monitor.store_picker.value = "counts"
+    deadline = time.monotonic() + 60
+    while monitor.lookup(f'"{word}"') != expected and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return monitor.lookup(f'"{word}"')
+
+
+def test_a_notebook_promoting_again_on_the_lab_broker_starts_as_the_first_run(
+        ip, capsys, monkeypatch):
+    """Issue 23: a second run gives the first run's counts (not the sum), a third as well;
+    with --keep the earlier run's state and input stay, as on a production broker."""
+    ip.run_line_magic("kslab", "broker start")
+    first = ip.run_line_magic("kslab", PROMOTE)
+    first.stop()
+    assert produce_lines_and_count(first, ["kafka streams", "kafka lab"], "kafka", 2) == 2
+    capsys.readouterr()
+
+    second = ip.run_line_magic("kslab", PROMOTE)  # the cell run again, the same kernel
+    second.stop()
+    out = capsys.readouterr().out
+    assert "kslab: closed the nb-rerun this kernel promoted before" in out
+    assert ("kslab: nb-rerun ran on this broker before: emptied counts-out, lines; deleted 3 "
+            "internal topic(s); reset its offsets, so this run starts as the first did") in out
+    assert first.streams.state is ks.KafkaStreams.State.NOT_RUNNING
+    assert produce_lines_and_count(second, ["kafka streams", "kafka lab"], "kafka", 2) == 2
+    assert second.lookup('"lab"') == 1
+
+    kept = ip.run_line_magic("kslab", PROMOTE + " --keep")
+    kept.stop()
+    assert "ran on this broker before" not in capsys.readouterr().out
+    assert produce_lines_and_count(kept, ["kafka again"], "kafka", 3) == 3
+
+
+def test_promote_on_a_broker_the_lab_does_not_own_deletes_nothing(ip, capsys):
+    """Only the lab's brokers are cleared without being asked: this one is external."""
+    external = ks.LocalBroker()
+    external.start()
+    try:
+        promote = PROMOTE + f" --bootstrap-servers {external.bootstrap_servers}"
+        first = ip.run_line_magic("kslab", promote)
+        first.stop()
+        assert produce_lines_and_count(first, ["kafka streams"], "kafka", 1) == 1
+        again = ip.run_line_magic("kslab", promote)
+        again.stop()
+        assert "ran on this broker before" not in capsys.readouterr().out
+        assert produce_lines_and_count(again, ["kafka lab"], "kafka", 2) == 2
+        ip.run_line_magic("kslab", "broker stop")  # closes the apps before their broker goes
+    finally:
+        external.stop()
