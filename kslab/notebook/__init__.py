@@ -44,12 +44,15 @@ display.set_renderer(_mimebundle)
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """Register the ``%kslab`` magic and the display formatters with ``ipython``."""
+    """Register the ``%kslab`` magic and the display formatters with ``ipython``, and show
+    kslab's warnings about the user's records under the cell that caused them."""
     import kslab.widgets  # noqa: F401 - makes ks.widgets.DriverExplorer reachable
+    from kslab.notebook import cell_warnings
     from kslab.notebook.magics import KslabMagics
 
     ipython.register_magics(KslabMagics)
     _register_formatters(ipython)
+    cell_warnings.install(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:

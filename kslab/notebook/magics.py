@@ -133,10 +133,10 @@ class KslabMagics(Magics):
                 cls.broker.start()
             print(f"kslab: local broker running at {cls.broker.bootstrap_servers}")
         elif args[0] == "stop":
-            for monitor in cls.monitors:
-                monitor.stop()
             for app in cls.apps:
                 app.close(timeout=10_000)
+            for monitor in cls.monitors:  # after the apps: their last picture says stopped
+                monitor.stop()
             closed = f"closed {len(cls.apps)} app(s)"
             cls.apps, cls.monitors = [], []
             if cls.broker is not None:
@@ -195,11 +195,11 @@ class KslabMagics(Magics):
         """Close the apps (and their monitors) this kernel promoted under ``application_id``."""
         cls = type(self)
         for app in [a for a in cls.apps if a.application_id == application_id]:
+            app.close(timeout=10_000)
+            cls.apps.remove(app)
             for monitor in [m for m in cls.monitors if m.streams is app]:
                 monitor.stop()
                 cls.monitors.remove(monitor)
-            app.close(timeout=10_000)
-            cls.apps.remove(app)
             print(f"kslab: closed the {application_id} this kernel promoted before")
 
     def _cmd_export(self, args: list[str]) -> Any:

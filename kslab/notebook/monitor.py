@@ -2,8 +2,10 @@
 
 The widget reads only the public runtime API (``state``, ``metrics()``, ``store(name)``,
 ``topology``, ``dlq_topic``, ``bootstrap_servers``); ``refresh()`` takes one sample and redraws,
-and ``start()``/``stop()`` run it on a timer thread. Invariant: a runtime error while
-refreshing shows as one line in the widget and never stops the app or the timer.
+and ``start()``/``stop()`` run it on a timer thread. Invariants: a runtime error while
+refreshing shows as one line in the widget and never stops the app or the timer; what the
+widget shows is the app's state now: once the app stops (closed, or failed) the lag table and
+the dead-letter reads stop with it, and ``stop()`` draws one last sample.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from typing import Any
 
 import ipywidgets as w
 
+from kslab.notebook.charts import time_series_svg
 from kslab.notebook.display import _STYLE, html_table
 
-__all__ = ["RuntimeMonitor", "lag_rows", "rate_svg"]
+__all__ = ["RuntimeMonitor", "lag_rows", "lag_svg", "rate_svg", "short_thread_name"]
 
 _HISTORY = 120  # throughput samples kept (two minutes at the default interval)
 _LATEST = 2**63 - 1  # the last window start a fetch can ask for
+_LIVE = frozenset({"CREATED", "REBALANCING", "RUNNING"})  # states in which an app holds tasks
 
 
 class RuntimeMonitor(w.VBox):
@@ -31,6 +35,7 @@ class RuntimeMonitor(w.VBox):
         self.streams = streams
         self.interval = interval
         self.samples: list[tuple[float, int]] = []  # (monotonic seconds, records processed)
+        self.lags: list[tuple[float, int]] = []  # (monotonic seconds, total lag)
         self.dlq: list[tuple[Any, Any, int]] = []
         self.error: str | None = None
         self._timer: threading.Thread | None = None
@@ -72,29 +77,48 @@ class RuntimeMonitor(w.VBox):
 
     def refresh(self) -> None:
         """Take one sample of state, lag and throughput, and redraw."""
+        self._sample(read_dlq=True)
+
+    def _sample(self, *, read_dlq: bool) -> None:
         try:
             metrics = self.streams.metrics()
             self.error = None
         except Exception as exc:
             metrics = {}
             self.error = f"metrics unavailable: {type(exc).__name__}: {exc}"
-        processed = sum(t.get("process-total", 0) for t in metrics.get("threads", {}).values())
-        self.samples.append((time.monotonic(), processed))
-        del self.samples[:-_HISTORY]
         state = getattr(getattr(self.streams, "state", None), "name", "?")
+        live = state in _LIVE
+        rows = lag_rows(metrics) if live else []
+        processed = sum(t.get("process-total", 0) for t in metrics.get("threads", {}).values())
+        if live:  # a stopped app's threads are gone: its counters say nothing any more
+            now = time.monotonic()
+            self.samples.append((now, processed))
+            self.lags.append((now, sum(row[3] for row in rows)))
+            del self.samples[:-_HISTORY], self.lags[:-_HISTORY]
+        elif self.samples:
+            processed = self.samples[-1][1]
         client = metrics.get("client", {})
+        threads = client.get("alive-stream-threads", 0) if live else 0
         error = f'<div class="kslab-error">{escape(self.error)}</div>' if self.error else ""
         self.state_view.value = (
             f'{_STYLE}<div class="kslab-state"><b>{escape(str(state))}</b> · '
-            f"{client.get('alive-stream-threads', 0)} thread(s) · {processed} records processed"
+            f"{threads} thread(s) · {processed} records processed"
             f" · {client.get('dropped-records-total', 0)} dropped · "
             f"{client.get('dead-letter-records', 0)} dead letters</div>{error}"
         )
-        rows = lag_rows(metrics)
-        self.lag_view.value = _STYLE + (html_table(["thread", "task", "partition", "lag"], rows)
-                                        if rows else "no assigned partitions yet")
+        if not live:
+            self.lag_view.value = (f"{_STYLE}<i>the app is {escape(str(state))}: it reads no "
+                                   "partitions, so there is no lag to show</i>")
+        elif rows:
+            self.lag_view.value = _STYLE + html_table(
+                ["thread", "task", "partition", "lag (records)"], rows) + lag_svg(self.lags)
+        else:
+            self.lag_view.value = _STYLE + "no assigned partitions yet"
         self.rate_view.value = rate_svg(self.samples)
-        self._read_dlq()
+        if read_dlq and live:
+            self._read_dlq()
+        else:
+            self._close_dlq_consumer()
         self.dlq_view.value = _STYLE + (
             html_table(["key", "value", "timestamp"], self.dlq[-20:]) if self.dlq
             else f"no dead letters{'' if self._dlq_topic() else ' (no DLQ topic configured)'}"
@@ -145,9 +169,11 @@ class RuntimeMonitor(w.VBox):
         timer = self._timer
         if timer is not None and timer is not threading.current_thread():
             timer.join(10)
-        consumer, self._dlq_consumer = self._dlq_consumer, None
-        if consumer is not None:
-            consumer.close()
+        self._close_dlq_consumer()
+        try:  # the last picture: the app's state now (stopped, when it was closed first)
+            self._sample(read_dlq=False)
+        except Exception as exc:  # the monitor must outlive a bad sample
+            self.error = f"refresh failed: {exc}"
 
     def close(self) -> None:
         """Stop refreshing and close the widget (the app keeps running)."""
@@ -162,6 +188,11 @@ class RuntimeMonitor(w.VBox):
                 self.refresh()
             except Exception as exc:  # the monitor must outlive a bad sample
                 self.error = f"refresh failed: {exc}"
+
+    def _close_dlq_consumer(self) -> None:
+        consumer, self._dlq_consumer = self._dlq_consumer, None
+        if consumer is not None:
+            consumer.close()
 
     def _dlq_topic(self) -> str | None:
         return getattr(self.streams, "dlq_topic", None)
@@ -198,29 +229,40 @@ def _windows_of(store: Any, key: Any) -> list[tuple[Any, Any]]:
         return [(windowed, value) for windowed, value in entries]
 
 
+def short_thread_name(name: str) -> str:
+    """``StreamThread-1`` for ``<application>-<process uuid>-StreamThread-1``."""
+    at = name.rfind("StreamThread")
+    return name[at:] if at >= 0 else name
+
+
 def lag_rows(metrics: dict[str, Any]) -> list[tuple[str, str, str, int]]:
-    """``(thread, task, topic-partition, lag)`` rows from ``KafkaStreams.metrics()``."""
+    """``(thread, task, topic-partition, lag)`` rows from ``KafkaStreams.metrics()``, threads
+    by their short names."""
     rows = []
     for thread, values in sorted(metrics.get("threads", {}).items()):
         for task, entry in sorted(values.get("tasks", {}).items()):
             for partition, lag in sorted(entry.get("records-lag", {}).items()):
-                rows.append((thread, task, partition, lag))
+                rows.append((short_thread_name(thread), task, partition, lag))
     return rows
 
 
-def rate_svg(samples: list[tuple[float, int]], width: int = 480, height: int = 120) -> str:
-    """Records per second between consecutive samples, as an SVG line."""
-    rates = [(t1, (n1 - n0) / max(t1 - t0, 1e-9))
-             for (t0, n0), (t1, n1) in itertools.pairwise(samples)]
-    if not rates:
+def lag_svg(lags: list[tuple[float, int]]) -> str:
+    """The app's total lag over time (records behind the end of its input partitions)."""
+    if len(lags) < 2:
+        return ""
+    return time_series_svg(lags, "records behind", title=f"total lag (now {lags[-1][1]})",
+                           css_class="kslab-lag")
+
+
+def rate_svg(samples: list[tuple[float, int]], width: int = 480, height: int = 140) -> str:
+    """Records per second between consecutive samples, as a step line over time."""
+    steps = []
+    for (t0, n0), (t1, n1) in itertools.pairwise(samples):
+        rate = max(n1 - n0, 0) / max(t1 - t0, 1e-9)
+        steps += [(t0, rate), (t1, rate)]
+    if not steps:
         return "<i>throughput appears after the second sample</i>"
-    top = max(max(r for _, r in rates), 1.0)
-    t0, t1 = rates[0][0], max(rates[-1][0], rates[0][0] + 1e-9)
-    xs = [10 + (t - t0) / (t1 - t0) * (width - 20) for t, _ in rates]
-    ys = [height - 20 - r / top * (height - 40) for _, r in rates]
-    points = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys, strict=True))
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="kslab-rate" width="{width}" '
-            f'height="{height}" font-family="Helvetica, Arial, sans-serif" font-size="10">'
-            f'<text x="10" y="12">records/s (max {top:.0f}, now {rates[-1][1]:.0f})</text>'
-            f'<polyline points="{points}" fill="none" stroke="#1f77b4" stroke-width="1.5"/>'
-            "</svg>")
+    top = max(rate for _, rate in steps)
+    return time_series_svg(steps, "records/s",
+                           title=f"throughput (max {top:.0f}/s, now {steps[-1][1]:.0f}/s)",
+                           width=width, height=height, css_class="kslab-rate")

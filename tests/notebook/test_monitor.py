@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from kslab.notebook.charts import nice_ticks, time_label
 from kslab.notebook.monitor import RuntimeMonitor, lag_rows, rate_svg
 from tests.notebook.test_widgets import FakeComm
 from tests.runtime.runtime_fixtures import open_clients
@@ -15,6 +16,7 @@ from tests.runtime.runtime_fixtures import open_clients
 
 class State(enum.Enum):
     RUNNING = 2
+    NOT_RUNNING = 4
 
 
 class Topology:
@@ -62,11 +64,16 @@ def test_refresh_shows_state_lag_and_throughput():
     monitor = RuntimeMonitor(Streams(), auto=False)
     assert "<b>RUNNING</b> · 1 thread(s) · 50 records processed · 2 dropped" in \
         monitor.state_view.value
-    assert "<td>app-StreamThread-1</td><td>0_0</td><td>words-0</td><td>7</td>" in \
+    assert "<th>lag (records)</th>" in monitor.lag_view.value
+    assert "<td>StreamThread-1</td><td>0_0</td><td>words-0</td><td>7</td>" in \
         monitor.lag_view.value
     assert "after the second sample" in monitor.rate_view.value
     monitor.refresh_button.click()
     assert '<polyline points="' in monitor.rate_view.value
+    assert ">records/s</text>" in monitor.rate_view.value  # the value axis and its unit
+    assert ">now</text>" in monitor.rate_view.value  # the time axis
+    assert ">records behind</text>" in monitor.lag_view.value  # total lag over time
+    assert "total lag (now 7)" in monitor.lag_view.value
     assert "no DLQ topic configured" in monitor.dlq_view.value
     monitor.close()
 
@@ -120,6 +127,40 @@ def test_stop_ends_the_timer_and_closes_the_dead_letter_consumer():
     monitor.close()
 
 
+def test_a_stopped_app_shows_as_stopped_with_no_live_looking_lag():
+    """Issue 23: after the app is closed the monitor says so, in the state line and the lag
+    tab, keeps the last count, and stops reading dead letters."""
+    streams = Streams()
+    monitor = RuntimeMonitor(streams, auto=False)
+    monitor.refresh()
+    streams.state = State.NOT_RUNNING
+    streams.metrics = lambda: {"client": {"alive-stream-threads": 0, "dropped-records-total": 2,
+                                          "dead-letter-records": 0}, "threads": {}}
+    monitor.stop()  # draws one last sample
+    assert "<b>NOT_RUNNING</b> · 0 thread(s) · 100 records processed · 2 dropped" in \
+        monitor.state_view.value
+    assert "the app is NOT_RUNNING: it reads no partitions" in monitor.lag_view.value
+    assert "<table" not in monitor.lag_view.value
+    assert len(monitor.samples) == 2  # no sample of a stopped app
+    monitor.close()
+
+
 def test_helpers():
     assert lag_rows({}) == []
-    assert rate_svg([(0.0, 0), (1.0, 100)]).count("polyline") == 1
+    assert lag_rows({"threads": {"wc-9f1c-StreamThread-2": {"tasks": {"1_0": {
+        "records-lag": {"words-0": 4}}}}}}) == [("StreamThread-2", "1_0", "words-0", 4)]
+    svg = rate_svg([(0.0, 0), (1.0, 100), (121.0, 100)])
+    assert svg.count("polyline") == 1
+    assert "throughput (max 100/s, now 0/s)" in svg
+    assert [label in svg for label in (">-2 min</text>", ">-60 s</text>", ">now</text>")] == \
+        [True, True, True]
+    assert [t in svg for t in (">0</text>", ">50</text>", ">100</text>")] == [True] * 3
+
+
+def test_chart_axes_use_round_ticks_and_say_how_long_ago():
+    assert nice_ticks(100) == [0, 50, 100]
+    assert nice_ticks(7) == [0, 5, 10]
+    assert nice_ticks(1234) == [0, 500, 1000, 1500]
+    assert nice_ticks(0) == [0.0, 1.0]
+    assert [time_label(s) for s in (0, 30, 89, 120, 600)] == \
+        ["now", "-30 s", "-89 s", "-2 min", "-10 min"]

@@ -133,7 +133,15 @@ def tagged(cells: list, tag: str):
 
 
 def plain_of(cell) -> str:
-    return "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+    """The cell's text/plain outputs, without the kslab warnings shown under it."""
+    return "".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs
+                   if "kslab-cell-warnings" not in o.get("data", {}).get("text/html", ""))
+
+
+def warnings_of(cell) -> list[str]:
+    """The kslab warnings shown under the cell (issue 23), as text."""
+    return [o["data"]["text/plain"] for o in cell.outputs
+            if "kslab-cell-warnings" in o.get("data", {}).get("text/html", "")]
 
 
 def test_windowed_click_analytics(kslab_kernel):
@@ -153,6 +161,10 @@ def test_windowed_click_analytics(kslab_kernel):
                           "        1     /home  0:00-1:00       4  0:46\n"
                           "        2  /pricing  0:00-1:00       1  0:08")
     assert "/home  0:00-1:00       5" not in after  # the click from 0:52 came too late
+    assert warnings_of(tagged(cells, "until-1:20")) == [  # and Kafka's warning says so, here
+        "kslab: 1 warning while this cell ran\n  Skipping record for expired window. "
+        "topic=[clicks] partition=[0] offset=[12] timestamp=[52000] window=[0,60000) "
+        "expiration=[65570] streamTime=[75570]"]
     dropped = tagged(cells, "dropped")
     assert text_of(dropped) == "dropped-records-total: 1\n"
     assert plain_of(dropped).splitlines()[1].split() == ["12", "/home", "{'user':", "'ada'}",

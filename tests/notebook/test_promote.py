@@ -63,6 +63,8 @@ def test_broker_then_promote_then_query_then_stop(ip, tmp_path, capsys):
     assert "lines-0" in monitor.lag_view.value
     ip.run_line_magic("kslab", "broker stop")  # closes the app and the monitor's clients
     assert streams.state is ks.KafkaStreams.State.NOT_RUNNING
+    assert "<b>NOT_RUNNING</b> · 0 thread(s)" in monitor.state_view.value  # issue 23: truth
+    assert "the app is NOT_RUNNING: it reads no partitions" in monitor.lag_view.value
     monitor.close()
     ip.run_line_magic("kslab", "broker status")
     assert "no local broker" in capsys.readouterr().out
