@@ -257,18 +257,26 @@ class StreamTask:
         if self._initialized:
             return
         self._initialized = True
-        for name in self.node_names:
-            node = self.topology.nodes[name]
-            if isinstance(node, ProcessorNode):
-                for store_name in node.stores:
-                    if store_name not in self.stores and store_name not in self.global_stores:
-                        self._open_store(store_name)
+        self.open_stores()
         if self.on_stores_open is not None:
             self.on_stores_open(self)
         for runtime in self.nodes.values():
             self.context.current = runtime
             runtime.init()
         self.context.current = None
+
+    def open_stores(self) -> None:
+        """Create and open the task's stores, in node order, without the processors' ``init``.
+
+        A standby task stops here (Kafka's ``StandbyTask``): its stores follow their
+        changelogs through ``restore_changelog`` and its processors never run.
+        """
+        for name in self.node_names:
+            node = self.topology.nodes[name]
+            if isinstance(node, ProcessorNode):
+                for store_name in node.stores:
+                    if store_name not in self.stores and store_name not in self.global_stores:
+                        self._open_store(store_name)
 
     def _open_store(self, store_name: str) -> None:
         builder = self.topology.state_stores.get(store_name)
