@@ -1,9 +1,10 @@
 """Interactive queries: read-only store views, key metadata and the optional HTTP endpoint.
 
 Views read the stores of this instance's active tasks, and its standby tasks' too when the caller
-allows stale reads (``StoreQueryParameters.enable_stale_stores()``); where a key lives is computed as the producer computes it (murmur2 of
-the serialized key over the store's partition count), and other instances are found through the
-consumer group's members, whose client ids carry their ``application.server``. Invariant: a
+allows stale reads (``StoreQueryParameters.enable_stale_stores()``); where a key lives is computed
+as the producer computes it (murmur2 of the serialized key over the store's partition count), and
+other instances are found through the hosts topic every instance publishes its partitions to,
+which also gives the standby placement (``kslab.runtime._placement``). Invariant: a
 view never writes; a query for a key held elsewhere answers with that instance's address.
 """
 

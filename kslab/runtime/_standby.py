@@ -234,7 +234,8 @@ class StandbyUpdater(threading.Thread):
     # -- placement ----------------------------------------------------------------------------
 
     def _plan(self, members: list[Any]) -> dict[TaskId, list[str]]:
-        """Task -> standby processes, for the tasks with logged stores and an active owner."""
+        """Task -> standby processes, for the tasks with logged stores and an active owner
+        (a task whose owner left is in none until a member claims it)."""
         plan = self.streams.plan
         owned = owners(members)
         out: dict[TaskId, list[str]] = {}
@@ -258,9 +259,12 @@ class StandbyUpdater(threading.Thread):
         with self._lock:
             members = live_members(self._entries)
         me = streams.process_id
-        wanted = {tid for tid, processes in self._plan(members).items() if me in processes}
+        placed = self._plan(members)
+        wanted = {tid for tid, processes in placed.items() if me in processes}
         active = set(streams.local_tasks())
         with self._lock:
+            # a task between owners keeps its standbys: the next owner may be this instance
+            wanted |= set(self.tasks) - set(placed)
             wanted -= self._claimed | active
             for task_id in sorted(set(self.tasks) - wanted):
                 self._close(task_id, SuspendReason.MIGRATED)
