@@ -172,8 +172,8 @@ def one_round(bootstrap: str, replicas: int, keys: int, rate: int, load_s: float
                      if default_partition(f"key-{i}".encode(), PARTITIONS) == partition)
         for i in range(keys):
             producer.produce(source, b"x", f"key-{i}".encode())
-            if i % 10000 == 0:
-                producer.poll(0)
+            if i % 10000 == 9999:
+                producer.flush(60)
         producer.produce(source, b"x", probe.encode())
         producer.flush(60)
         total = keys + 1

@@ -202,9 +202,12 @@ class StandbyUpdater(threading.Thread):
                 self._hosts_position = message.offset() + 1
                 key = (message.key() or b"").decode()
                 try:
-                    self._entries[key] = json.loads(message.value()) if message.value() else {}
+                    entry = json.loads(message.value()) if message.value() else {}
                 except ValueError:
                     log.warning("ignoring an unreadable entry of %s: %r", hosts, message.value())
+                    continue
+                with self._lock:  # placement() reads the entries from other threads
+                    self._entries[key] = entry
                 self._replan = True
                 continue
             batches.setdefault((topic, message.partition()), []).append(ChangelogRecord(

@@ -687,8 +687,10 @@ class KafkaStreams:
         if self._global is not None:
             out["global"] = {"process-total": self._global.processed}
         if self.standbys is not None:
-            out["standby"] = {"standby-tasks": sorted(str(t) for t in self.standbys.tasks),
-                              "update-total": self.standbys.updates}
+            failed = self.standbys.failed
+            out["standby"] = {"standby-tasks": sorted(str(t) for t in list(self.standbys.tasks)),
+                              "update-total": self.standbys.updates,
+                              "failed": None if failed is None else repr(failed)}
         return out
 
 
