@@ -63,10 +63,11 @@ def _standby_tasks(streams) -> list[str]:
 
 
 def _start(kafka, app_id: str, source: str, sink: str, name: str, *, persistent: bool = True,
-           replicas: int = 1):
+           replicas: int = 1, guarantee: str = "at_least_once"):
     port = _free_port()
     config = standby_config(kafka.bootstrap, app_id, str(kafka.tmp_path / name),
                             f"localhost:{port}", replicas)
+    config["processing.guarantee"] = guarantee
     streams = kafka.track(ks.KafkaStreams(count_app(source, sink, persistent=persistent),
                                           config))
     return streams, port
@@ -170,13 +171,16 @@ def test_a_killed_instance_s_task_resumes_from_the_standby(kafka):
 
 
 @pytest.mark.slow
-def test_an_in_memory_standby_hands_its_contents_over(kafka):
-    """Two instances with in-memory stores: when one closes, the other's standby of its task
-    becomes the active task without restoring a record; the listener sees it all."""
+@pytest.mark.parametrize(("persistent", "guarantee"), [(False, "at_least_once"),
+                                                       (True, "exactly_once_v2")])
+def test_a_standby_hands_its_stores_over(kafka, persistent, guarantee):
+    """Two instances: when one closes, the other's standby of its task becomes the active task
+    without restoring a record (an in-memory store through a snapshot, a RocksDB one through
+    its checkpoint); the listener sees it all."""
     source, sink = kafka.create(kafka.name("in"), 2), kafka.create(kafka.name("out"), 2)
-    app_id = kafka.name("memory")
-    a, _ = _start(kafka, app_id, source, sink, "a", persistent=False)
-    b, _ = _start(kafka, app_id, source, sink, "b", persistent=False)
+    app_id = kafka.name("handover")
+    a, _ = _start(kafka, app_id, source, sink, "a", persistent=persistent, guarantee=guarantee)
+    b, _ = _start(kafka, app_id, source, sink, "b", persistent=persistent, guarantee=guarantee)
     calls: list[tuple] = []
 
     class Listener:
@@ -207,10 +211,19 @@ def test_an_in_memory_standby_hands_its_contents_over(kafka):
     assert calls[0] == ("start", tp, "counts", 0)
     assert all(c[1:4] == (tp, "counts", TaskId(0, partition)) for c in batches)
     position = batches[-1][4] + 1
-    assert sum(c[5] for c in batches) == position  # every changelog record, once
+    applied = sum(c[5] for c in batches)
+    on_disk = kafka.read(changelog, 0, partitions=2, settle=2.0)
+    own = [r for r in on_disk if r[2] != partition]
+    assert applied == len(on_disk) - len(own) > 0  # every changelog record, once
+    if guarantee == "at_least_once":
+        assert applied == position  # no transaction markers between the records
     assert a.close(timeout=20_000)
     assert wait_for(lambda: TaskId(0, partition) in b.local_tasks(), timeout=60)
+    assert wait_for(lambda: b.state is ks.KafkaStreams.State.RUNNING, timeout=30)
     assert _restored(b, task) == 0, calls
+    # b's own task, closed and reopened by the rebalance, had no standby: an in-memory store
+    # replays its whole changelog, a RocksDB one the tail after its checkpoint (none)
+    assert _restored(b, f"0_{1 - partition}") == (0 if persistent else len(own))
     assert ("suspended", tp, "counts", position, SuspendReason.PROMOTED) in calls
     assert _store_counts(b, partition) == _counts_of(expected, partition, 2)
     key = next(k for k in expected if default_partition(k.encode(), 2) == partition)
