@@ -261,7 +261,8 @@ def handle_get(streams: KafkaStreams, path: str) -> tuple[int, Any]:
     are percent-encoded UTF-8 (raw bytes for a ``Bytes`` key serde). A key or bound the store's
     key serde cannot take answers 400 naming it. For window and session stores ``from``/``to``
     are times in ms (window starts; for a key's sessions the earliest end and latest start, else
-    session ends) and ``backward=true`` reverses.
+    session ends) and ``backward=true`` reverses. ``stale=true`` also reads this instance's
+    standby tasks: a key whose standby is here is answered from it rather than redirected.
     """
     target = _target_bytes(path)
     route, _, raw_query = target.partition(b"?")
@@ -307,28 +308,38 @@ def _store_get(streams: KafkaStreams, name: str, raw_key: bytes | None,
     builder = streams.topology.state_stores.get(name)
     serde = resolve_serde((builder.key_serde if builder else None)
                           or streams.config.get("default.key.serde"), is_key=True)
+    params = StoreQueryParameters(name)
+    if query.get("stale", b"false").lower() in (b"1", b"true", b"yes"):
+        params = params.enable_stale_stores()
     if raw_key is not None:
         key = parse_key(raw_key, serde, name)
         meta = query_metadata_for_key(streams, name, key)
         local = _parse_host(streams.application_server)
-        if meta.active_host is not None and meta.active_host != local:
+        if meta.active_host is not None and meta.active_host != local \
+                and not _standby_here(streams, params, meta.partition):
             return 421, {"error": f"key {key!r} of store '{name}' lives on another instance; "
                                   f"ask {meta.active_host}",
                          "host": str(meta.active_host), "partition": meta.partition}
-        view = streams.store(name)
+        view = streams.store(params)
         if isinstance(view, ReadOnlyWindowView | ReadOnlySessionView):
             return 200, _windows(view, key, query, name)
         value = view.get(key)
         if value is None:
             return 404, {"key": key, "error": f"key {key!r} not found in store '{name}'"}
         return 200, {"key": key, "value": _plain(value)}
-    view = streams.store(name)
+    view = streams.store(params)
     if isinstance(view, ReadOnlyWindowView | ReadOnlySessionView):
         return 200, _windows(view, None, query, name)
     low, high = (parse_key(query[bound], serde, name, bound) if bound in query else None
                  for bound in ("from", "to"))
     with view.range(low, high) as entries:
         return 200, [{"key": kv.key, "value": _plain(kv.value)} for kv in entries]
+
+
+def _standby_here(streams: KafkaStreams, params: StoreQueryParameters, partition: int) -> bool:
+    """Whether a stale read of ``partition`` of the store can be answered by a local standby."""
+    return params.stale_stores and streams.standbys is not None and any(
+        tid.partition == partition for tid, _ in streams.standbys.stores(params.store_name))
 
 
 def _windows(view: Any, key: Any, query: dict[str, bytes], name: str) -> list[dict[str, Any]]:

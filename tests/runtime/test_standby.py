@@ -8,12 +8,16 @@ count lives in the task ``query_metadata_for_key`` names.
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from runtime_fixtures import wait_for
@@ -56,6 +60,15 @@ def _restored(streams, task: str) -> int | None:
         if task in thread["tasks"]:
             return thread["tasks"][task]["restore-total"]
     return None
+
+
+def _get(url: str) -> tuple[int, Any]:
+    """An interactive query over HTTP: (status, the value, or the host a 421 names)."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, json.loads(response.read())["value"]
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read()).get("host")
 
 
 def _standby_tasks(streams) -> list[str]:
@@ -155,6 +168,9 @@ def test_a_killed_instance_s_task_resumes_from_the_standby(kafka):
         assert meta.standby_hosts == (ks.runtime.HostInfo("localhost", heir_port),)
         assert heir.store("counts").get(key) is None  # not without stale reads
         assert heir.store(STALE).get(key) == expected[key]
+        url = f"http://127.0.0.1:{heir_port}/stores/counts/{key}"
+        assert _get(url) == (421, f"localhost:{port_c}")  # the active instance answers
+        assert _get(url + "?stale=true") == (200, expected[key])  # or this standby
         time.sleep(1.0)  # C commits its last offsets
     finally:
         child.send_signal(signal.SIGKILL)
