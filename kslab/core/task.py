@@ -583,6 +583,16 @@ class StreamTask:
                 runtime.close()
             except Exception as exc:
                 failed_close = exc
+        try:
+            self.close_stores()
+        finally:
+            if failed_close is not None:
+                raise failed_close
+
+    def close_stores(self) -> None:
+        """Flush and close every store, even when some fail, then raise the first failure; a
+        standby task closes this way (its processors never ran)."""
+        self.closed = True
         store_errors: list[BaseException] = []
         for store in self.stores.values():
             try:
@@ -590,8 +600,6 @@ class StreamTask:
                 store.close()
             except Exception as exc:
                 store_errors.append(exc)
-        if failed_close is not None:
-            raise failed_close
         if store_errors:
             msg = f"closing task {self.id} failed: {store_errors[0]!r}"
             raise StreamsError(msg) from store_errors[0]

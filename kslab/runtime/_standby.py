@@ -307,7 +307,7 @@ class StandbyUpdater(threading.Thread):
         except StoreError as exc:  # a local thread still holds the RocksDB lock: next time
             log.info("standby %s not opened yet: %s", task_id, exc)
             try:
-                task.close()
+                task.close_stores()
             except Exception:
                 pass
             return False
@@ -333,7 +333,7 @@ class StandbyUpdater(threading.Thread):
         task.flush()
         self._write_checkpoint(standby)
         try:
-            task.close()
+            task.close_stores()
         except Exception as exc:
             log.warning("closing standby task %s: %s", task_id, exc)
         if self.listener is not None:
