@@ -7,7 +7,9 @@ as they grow, from the checkpoint on, writing checkpoints as an active task does
 thread of this instance is given one of these tasks as active it takes the standby over
 (``release``): the updater flushes the stores, writes their checkpoint and closes them, or, for
 in-memory stores, hands over a snapshot and the changelog position, so the active task restores
-only the tail written since. Invariant: a task is never open as a standby and as an active task
+only the tail written since. The placement is acted on only while the client is RUNNING and
+no member published for a second, so a view read halfway through a rebalance moves nothing.
+Invariant: a task is never open as a standby and as an active task
 in this instance at once; a task a local thread holds is ``claimed`` until the thread closes it.
 """
 
@@ -36,6 +38,9 @@ log = logging.getLogger("kslab.runtime")
 
 _CHECKPOINT_EVERY = 10.0  # s between checkpoints of a standby's persistent stores
 _REPLAN_EVERY = 1.0  # s between placements when nothing was published
+# s without a new hosts entry before the placement acts: in a rebalance the members publish one
+# after another, and a view read halfway could close a standby only to open it again
+_SETTLE = 1.0
 
 
 class SuspendReason(enum.Enum):
@@ -100,6 +105,7 @@ class StandbyUpdater(threading.Thread):
         self._reassign = True
         self._replan = True
         self._last_plan = 0.0
+        self._last_entry = 0.0  # monotonic time of the last hosts entry read
         self._last_checkpoint = time.monotonic()
         self._consumer: Any = None
 
@@ -208,6 +214,7 @@ class StandbyUpdater(threading.Thread):
                     continue
                 with self._lock:  # placement() reads the entries from other threads
                     self._entries[key] = entry
+                self._last_entry = time.monotonic()
                 self._replan = True
                 continue
             batches.setdefault((topic, message.partition()), []).append(ChangelogRecord(
@@ -258,6 +265,8 @@ class StandbyUpdater(threading.Thread):
     def _update_placement(self) -> None:
         streams = self.streams
         self._last_plan = time.monotonic()
+        if streams.state.name != "RUNNING" or self._last_plan - self._last_entry < _SETTLE:
+            return  # act once the group and the published view settled
         self._replan = False
         with self._lock:
             members = live_members(self._entries)
@@ -272,8 +281,6 @@ class StandbyUpdater(threading.Thread):
             for task_id in sorted(set(self.tasks) - wanted):
                 self._close(task_id, SuspendReason.MIGRATED)
                 self._reassign = True
-            if streams.state.name != "RUNNING":
-                return  # open new standbys once the group settled
             for task_id in sorted(wanted - set(self.tasks)):
                 if self._open(task_id):
                     self._reassign = True
@@ -329,7 +336,8 @@ class StandbyUpdater(threading.Thread):
         for topic in standby.changelogs.values():
             self._routes.pop((topic, task_id.partition), None)
         snapshots = {name: task.stores[name].snapshot() for name in standby.changelogs
-                     if name not in standby.persistent and name in task.stores}
+                     if name not in standby.persistent and name in task.stores
+                     and reason is SuspendReason.PROMOTED}
         task.flush()
         self._write_checkpoint(standby)
         try:
