@@ -9,7 +9,7 @@ the same commit made durable; a failure before that point commits nothing.
 
 Over 600 lines because the poll, process, commit loop, the rebalance callbacks, restoration and
 checkpoints share the thread's consumer, producer and task table; the collector, the state
-restoration, the batch path and the events have modules of their own.
+restoration, the standby tasks, the batch path and the events have modules of their own.
 """
 
 from __future__ import annotations
