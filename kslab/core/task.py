@@ -257,18 +257,26 @@ class StreamTask:
         if self._initialized:
             return
         self._initialized = True
-        for name in self.node_names:
-            node = self.topology.nodes[name]
-            if isinstance(node, ProcessorNode):
-                for store_name in node.stores:
-                    if store_name not in self.stores and store_name not in self.global_stores:
-                        self._open_store(store_name)
+        self.open_stores()
         if self.on_stores_open is not None:
             self.on_stores_open(self)
         for runtime in self.nodes.values():
             self.context.current = runtime
             runtime.init()
         self.context.current = None
+
+    def open_stores(self) -> None:
+        """Create and open the task's stores, in node order, without the processors' ``init``.
+
+        A standby task stops here (Kafka's ``StandbyTask``): its stores follow their
+        changelogs through ``restore_changelog`` and its processors never run.
+        """
+        for name in self.node_names:
+            node = self.topology.nodes[name]
+            if isinstance(node, ProcessorNode):
+                for store_name in node.stores:
+                    if store_name not in self.stores and store_name not in self.global_stores:
+                        self._open_store(store_name)
 
     def _open_store(self, store_name: str) -> None:
         builder = self.topology.state_stores.get(store_name)
@@ -575,6 +583,16 @@ class StreamTask:
                 runtime.close()
             except Exception as exc:
                 failed_close = exc
+        try:
+            self.close_stores()
+        finally:
+            if failed_close is not None:
+                raise failed_close
+
+    def close_stores(self) -> None:
+        """Flush and close every store, even when some fail, then raise the first failure; a
+        standby task closes this way (its processors never ran)."""
+        self.closed = True
         store_errors: list[BaseException] = []
         for store in self.stores.values():
             try:
@@ -582,8 +600,6 @@ class StreamTask:
                 store.close()
             except Exception as exc:
                 store_errors.append(exc)
-        if failed_close is not None:
-            raise failed_close
         if store_errors:
             msg = f"closing task {self.id} failed: {store_errors[0]!r}"
             raise StreamsError(msg) from store_errors[0]

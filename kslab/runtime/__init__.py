@@ -5,7 +5,14 @@ Everything here is I/O, clocks and store backends around the engine-agnostic cor
 or routing, and only ``broker`` knows that the development broker is Tansu.
 """
 
-from kslab.runtime._iq import HostInfo, KeyQueryMetadata, TaskMetadata, ThreadMetadata
+from kslab.runtime._iq import (
+    HostInfo,
+    KeyQueryMetadata,
+    StoreQueryParameters,
+    TaskMetadata,
+    ThreadMetadata,
+)
+from kslab.runtime._standby import SuspendReason
 from kslab.runtime.broker import LocalBroker
 from kslab.runtime.streams import KafkaStreams, StreamThreadExceptionResponse
 
@@ -14,7 +21,9 @@ __all__ = [
     "KafkaStreams",
     "KeyQueryMetadata",
     "LocalBroker",
+    "StoreQueryParameters",
     "StreamThreadExceptionResponse",
+    "SuspendReason",
     "TaskMetadata",
     "ThreadMetadata",
 ]

@@ -1,9 +1,10 @@
 """Interactive queries: read-only store views, key metadata and the optional HTTP endpoint.
 
-Views read the stores of this instance's active tasks only (Kafka's default
-``StoreQueryParameters``); where a key lives is computed as the producer computes it (murmur2 of
-the serialized key over the store's partition count), and other instances are found through the
-consumer group's members, whose client ids carry their ``application.server``. Invariant: a
+Views read the stores of this instance's active tasks, and its standby tasks' too when the caller
+allows stale reads (``StoreQueryParameters.enable_stale_stores()``); where a key lives is computed
+as the producer computes it (murmur2 of the serialized key over the store's partition count), and
+other instances are found through the hosts topic every instance publishes its partitions to,
+which also gives the standby placement (``kslab.runtime._placement``). Invariant: a
 view never writes; a query for a key held elsewhere answers with that instance's address.
 """
 
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kslab.errors import StoreError
 from kslab.processor.partitioner import default_partition
+from kslab.records import TaskId
 from kslab.runtime._http import BoundedHTTPServer, serve_json
 from kslab.runtime._iq_keys import parse_key, parse_time
 from kslab.runtime._views import ReadOnlySessionView, ReadOnlyWindowView
@@ -24,8 +26,8 @@ from kslab.state.composite import CompositeStoreView
 if TYPE_CHECKING:
     from kslab.runtime.streams import KafkaStreams
 
-__all__ = ["HostInfo", "KeyQueryMetadata", "TaskMetadata", "ThreadMetadata", "serve",
-           "store_view"]
+__all__ = ["HostInfo", "KeyQueryMetadata", "StoreQueryParameters", "TaskMetadata",
+           "ThreadMetadata", "serve", "store_view"]
 
 _UNAVAILABLE = None
 _MIN_TS = -(2**63)
@@ -43,11 +45,44 @@ class HostInfo(NamedTuple):
 
 
 class KeyQueryMetadata(NamedTuple):
-    """Where a key lives: the active instance, standbys (none yet) and the partition."""
+    """Where a key lives: the active instance, the instances with a standby of it (with
+    ``num.standby.replicas``; only those with an ``application.server``) and the partition."""
 
     active_host: HostInfo | None
     standby_hosts: tuple[HostInfo, ...]
     partition: int
+
+
+class StoreQueryParameters(NamedTuple):
+    """Which store an interactive query reads (Java's ``StoreQueryParameters``).
+
+    >>> p = StoreQueryParameters.from_name_and_type("counts").enable_stale_stores()
+    >>> p.stale_stores, p.partition
+    (True, None)
+    """
+
+    store_name: str
+    kind: str | None = None
+    stale_stores: bool = False
+    partition: int | None = None
+
+    @classmethod
+    def from_name_and_type(cls, store_name: str, kind: str | None = None
+                           ) -> StoreQueryParameters:
+        """Store ``store_name``, optionally of ``kind`` (``key_value``, ``window``, ...)."""
+        return cls(store_name, kind)
+
+    def enable_stale_stores(self) -> StoreQueryParameters:
+        """Also read this instance's standby copies (which may lag the active one)."""
+        return self._replace(stale_stores=True)
+
+    def with_partition(self, partition: int) -> StoreQueryParameters:
+        """Read only the task of ``partition``."""
+        return self._replace(partition=partition)
+
+    def with_all_partitions(self) -> StoreQueryParameters:
+        """Read every partition this instance holds (the default)."""
+        return self._replace(partition=None)
 
 
 class TaskMetadata(NamedTuple):
@@ -82,8 +117,12 @@ def _parse_host(text: str) -> HostInfo | None:
     return HostInfo(host, int(port))
 
 
-def store_view(streams: KafkaStreams, name: str, kind: str | None = None) -> Any:
-    """A read-only view of store ``name`` across the local tasks."""
+def store_view(streams: KafkaStreams, name: Any, kind: str | None = None) -> Any:
+    """A read-only view of store ``name`` (or ``StoreQueryParameters``) across the local tasks:
+    the active ones, and the standby ones for stale reads."""
+    params = name if isinstance(name, StoreQueryParameters) \
+        else StoreQueryParameters(name, kind)
+    name, kind = params.store_name, kind or params.kind
     state = streams.state
     if not state.is_running_or_rebalancing():
         msg = (f"store '{name}' cannot be queried while the client is {state.name}; start it "
@@ -93,8 +132,12 @@ def store_view(streams: KafkaStreams, name: str, kind: str | None = None) -> Any
     if global_store is not None:
         return ReadOnlyStoreView(name, [global_store])
     known = name in streams.topology.state_stores
-    stores = [task.stores[name] for _, task in sorted(streams.local_tasks().items())
-              if name in task.stores]
+    found = [(tid, task.stores[name]) for tid, task in streams.local_tasks().items()
+             if name in task.stores]
+    if params.stale_stores and streams.standbys is not None:
+        found += streams.standbys.stores(name)
+    stores = [store for tid, store in sorted(found, key=lambda e: e[0])
+              if params.partition is None or tid.partition == params.partition]
     if not stores:
         if not known:
             msg = (f"store '{name}' is not in this topology (stores: "
@@ -174,16 +217,25 @@ def query_metadata_for_key(streams: KafkaStreams, store_name: str, key: Any,
     topic = streams.plan.changelogs_of(gid).get(store_name, store_name)
     key_bytes = serde.serialize(topic, key)
     partition = default_partition(key_bytes, count) if count > 1 else 0
+    standbys = _standby_hosts(streams, TaskId(gid, partition))
     local = _parse_host(streams.application_server)
     for task_id in streams.local_tasks():
         if task_id.subtopology == gid and task_id.partition == partition:
-            return KeyQueryMetadata(local, (), partition)
+            return KeyQueryMetadata(local, standbys, partition)
     source = next(streams.plan.real(t) for t in streams.plan.group(gid).source_topics)
     try:
         host = _members(streams).get((source, partition))
     except Exception:
         host = None
-    return KeyQueryMetadata(host, (), partition)
+    return KeyQueryMetadata(host, standbys, partition)
+
+
+def _standby_hosts(streams: KafkaStreams, task_id: TaskId) -> tuple[HostInfo, ...]:
+    """The application.server of the instances the standby placement gives ``task_id``."""
+    if streams.standbys is None:
+        return ()
+    hosts = (_parse_host(h) for h in streams.standbys.placement().get(task_id, []))
+    return tuple(h for h in hosts if h is not None)
 
 
 def serve(streams: KafkaStreams) -> BoundedHTTPServer:
@@ -209,7 +261,8 @@ def handle_get(streams: KafkaStreams, path: str) -> tuple[int, Any]:
     are percent-encoded UTF-8 (raw bytes for a ``Bytes`` key serde). A key or bound the store's
     key serde cannot take answers 400 naming it. For window and session stores ``from``/``to``
     are times in ms (window starts; for a key's sessions the earliest end and latest start, else
-    session ends) and ``backward=true`` reverses.
+    session ends) and ``backward=true`` reverses. ``stale=true`` also reads this instance's
+    standby tasks: a key whose standby is here is answered from it rather than redirected.
     """
     target = _target_bytes(path)
     route, _, raw_query = target.partition(b"?")
@@ -255,28 +308,38 @@ def _store_get(streams: KafkaStreams, name: str, raw_key: bytes | None,
     builder = streams.topology.state_stores.get(name)
     serde = resolve_serde((builder.key_serde if builder else None)
                           or streams.config.get("default.key.serde"), is_key=True)
+    params = StoreQueryParameters(name)
+    if query.get("stale", b"false").lower() in (b"1", b"true", b"yes"):
+        params = params.enable_stale_stores()
     if raw_key is not None:
         key = parse_key(raw_key, serde, name)
         meta = query_metadata_for_key(streams, name, key)
         local = _parse_host(streams.application_server)
-        if meta.active_host is not None and meta.active_host != local:
+        if meta.active_host is not None and meta.active_host != local \
+                and not _standby_here(streams, params, meta.partition):
             return 421, {"error": f"key {key!r} of store '{name}' lives on another instance; "
                                   f"ask {meta.active_host}",
                          "host": str(meta.active_host), "partition": meta.partition}
-        view = streams.store(name)
+        view = streams.store(params)
         if isinstance(view, ReadOnlyWindowView | ReadOnlySessionView):
             return 200, _windows(view, key, query, name)
         value = view.get(key)
         if value is None:
             return 404, {"key": key, "error": f"key {key!r} not found in store '{name}'"}
         return 200, {"key": key, "value": _plain(value)}
-    view = streams.store(name)
+    view = streams.store(params)
     if isinstance(view, ReadOnlyWindowView | ReadOnlySessionView):
         return 200, _windows(view, None, query, name)
     low, high = (parse_key(query[bound], serde, name, bound) if bound in query else None
                  for bound in ("from", "to"))
     with view.range(low, high) as entries:
         return 200, [{"key": kv.key, "value": _plain(kv.value)} for kv in entries]
+
+
+def _standby_here(streams: KafkaStreams, params: StoreQueryParameters, partition: int) -> bool:
+    """Whether a stale read of ``partition`` of the store can be answered by a local standby."""
+    return params.stale_stores and streams.standbys is not None and any(
+        tid.partition == partition for tid, _ in streams.standbys.stores(params.store_name))
 
 
 def _windows(view: Any, key: Any, query: dict[str, bytes], name: str) -> list[dict[str, Any]]:

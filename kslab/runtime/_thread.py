@@ -9,7 +9,7 @@ the same commit made durable; a failure before that point commits nothing.
 
 Over 600 lines because the poll, process, commit loop, the rebalance callbacks, restoration and
 checkpoints share the thread's consumer, producer and task table; the collector, the state
-restoration, the batch path and the events have modules of their own.
+restoration, the standby tasks, the batch path and the events have modules of their own.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ class StreamThread(threading.Thread):
             self._abort()
             self._close_tasks(list(self.tasks), clean=False)
         try:
-            self.streams.publish_assignment(self.name, [])
+            self.streams.publish_assignment(self.name, [], closed=True)
         except Exception as exc:  # pragma: no cover - best effort on the way out
             log.warning("unpublishing the assignment of %s: %s", self.name, exc)
         for closer in (self._close_consumer, self._close_producer):
@@ -399,13 +399,22 @@ class StreamThread(threading.Thread):
             wanted[streams.plan.task_of(tp.topic, tp.partition)].append((tp.topic, tp.partition))
         for task_id, inputs in sorted(wanted.items()):
             self._create_task(task_id, inputs)
-        streams.publish_assignment(self.name, [(tp.topic, tp.partition) for tp in partitions])
+        streams.publish_assignment(self.name, [(tp.topic, tp.partition) for tp in partitions],
+                                   sort_key=self._sort_key())
         self.rebalancing = False
         self.events.rebalanced()
+
+    def _sort_key(self) -> str:
+        """What librdkafka's range assignor orders this member by: its ``group.instance.id``
+        when static, else its member id."""
+        instance = self.streams.consumer_config(self.index).get("group.instance.id")
+        return str(instance) if instance else str(self.consumer.memberid() or "")
 
     def _create_task(self, task_id: TaskId, inputs: list[tuple[str, int]]) -> None:
         streams = self.streams
         plan = streams.plan
+        # a standby of this task here hands over its stores' position (kslab.runtime._standby)
+        handoff = streams.standbys.release(task_id) if streams.standbys is not None else None
         group = plan.group(task_id.subtopology)
         directory = task_dir(streams.state_root, task_id)
         changelogs = plan.changelogs_of(task_id.subtopology)
@@ -416,10 +425,14 @@ class StreamThread(threading.Thread):
         if self.eos:
             state_checkpoint.delete()  # from here on, a crash leaves state we must not trust
         starts: dict[tuple[str, int], int] = {}
+        snapshots: dict[str, object] = {}
         for store, topic in changelogs.items():
             tp = (topic, task_id.partition)
             if store in persistent and tp in checkpointed:
                 starts[tp] = checkpointed[tp]
+            elif handoff is not None and store in handoff.snapshots:
+                snapshots[store] = handoff.snapshots[store]  # an in-memory standby's contents
+                starts[tp] = handoff.positions.get(tp, 0)
             else:
                 if store in persistent and self.eos:
                     wipe_store(directory, store)
@@ -428,7 +441,7 @@ class StreamThread(threading.Thread):
             self.collector.changelogs.update(changelogs.values())
         committed = self._committed_metadata(directory, inputs)
         task = self._open_task(task_id, group.nodes, inputs, directory, committed,
-                               lambda opened: self._stores_opened(opened, changelogs))
+                               lambda opened: self._stores_opened(opened, changelogs, snapshots))
         streams.errors_policy.install(task, self)
         state = TaskState(task, directory, changelogs, persistent)
         self.tasks[task_id] = state
@@ -437,10 +450,14 @@ class StreamThread(threading.Thread):
             queue = task.queue_for(topic, partition)
             self._route[(topic, partition)] = (task, queue, len(inputs) == 1, state)
 
-    def _stores_opened(self, task: StreamTask, changelogs: dict[str, str]) -> None:
-        """Before the processors' init: batch the last-write-wins changelogs per commit, and
-        let plain key-value stores hold their writes as objects until each changelog flush
-        (``kslab.state.write_behind``: the batch sends the same records)."""
+    def _stores_opened(self, task: StreamTask, changelogs: dict[str, str],
+                       snapshots: dict[str, object]) -> None:
+        """Before the processors' init: fill in-memory stores from a standby's ``snapshots``,
+        batch the last-write-wins changelogs per commit, and let plain key-value stores hold
+        their writes as objects until each changelog flush (``kslab.state.write_behind``: the
+        batch sends the same records)."""
+        for name, snapshot in snapshots.items():
+            task.stores[name].restore_snapshot(snapshot)
         collector = self.collector
         if collector is None:
             return
@@ -569,6 +586,8 @@ class StreamThread(threading.Thread):
                 for store in state.persistent:  # uncommitted writes: rebuild from the changelog
                     wipe_store(state.directory, store)
                 state.checkpoint.delete()
+            if self.streams.standbys is not None:
+                self.streams.standbys.unclaim(task_id)
 
     # -- metrics --------------------------------------------------------------------------------
 

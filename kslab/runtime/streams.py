@@ -30,6 +30,7 @@ from kslab.errors import KslabError, StreamsError
 from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
+from kslab.runtime._standby import StandbyUpdater
 from kslab.runtime._state import process_id
 from kslab.runtime._thread import StreamThread
 from kslab.topology.topology import Topology
@@ -125,6 +126,9 @@ class KafkaStreams:
         self.process_id = process_id(self.state_root)
         self.client_id = self.config.get("client.id") or f"{self.application_id}-{self.process_id}"
         self.application_server = self.config.get("application.server") or ""
+        self.num_standby_replicas = self.config.get_int("num.standby.replicas") or 0
+        self.standbys: StandbyUpdater | None = None  # with num.standby.replicas > 0
+        self._standby_listener: Any = None
         self.errors_policy = ErrorPolicy(self)
         self.production_handler = self.errors_policy.production
         self.dlq_topic = self.errors_policy.dlq_topic
@@ -286,6 +290,18 @@ class KafkaStreams:
             raise StreamsError(msg)
         self._exception_handler = handler
 
+    def set_standby_update_listener(self, listener: Any) -> None:
+        """Tell ``listener`` about standby tasks' updates (Kafka's ``StandbyUpdateListener``):
+        ``on_update_start((topic, partition), store, start_offset)``, ``on_batch_loaded((topic,
+        partition), store, task_id, batch_end_offset, batch_size, current_end_offset)`` and
+        ``on_update_suspended((topic, partition), store, store_offset, current_end_offset,
+        reason)`` with ``reason`` ``SuspendReason.PROMOTED`` or ``MIGRATED``; each method is
+        optional. ``current_end_offset`` is the broker's reported end (-1 when unknown)."""
+        if self._state is not State.CREATED:
+            msg = "set_standby_update_listener must be called before start()"
+            raise StreamsError(msg)
+        self._standby_listener = listener
+
     def _set_state(self, new: State) -> bool:
         with self._lock:
             old = self._state
@@ -330,6 +346,10 @@ class KafkaStreams:
             self._control.start()
             for _ in range(self.num_threads):
                 self._start_thread()
+            if self.num_standby_replicas:
+                self.standbys = StandbyUpdater(self, self.num_standby_replicas)
+                self.standbys.listener = self._standby_listener
+                self.standbys.start()
             if self.application_server:
                 from kslab.runtime._iq import serve
 
@@ -345,7 +365,7 @@ class KafkaStreams:
         self.plan = TopicPlan.build(self.topology, self.application_id, existing_topics(admin),
                                     self.config)
         wanted = {t: (self.plan.partitions[t], cfg) for t, cfg in self.plan.internal.items()}
-        if self.application_server:
+        if self.application_server or self.num_standby_replicas:
             wanted[self.hosts_topic] = (1, {"cleanup.policy": "compact"})
         wanted[self.control_topic] = (1, {"cleanup.policy": "delete"})
         replication = self.config.get_int("replication.factor") or -1
@@ -385,12 +405,16 @@ class KafkaStreams:
 
     @property
     def hosts_topic(self) -> str:
-        """Where instances publish their application.server and partitions (for IQ routing)."""
+        """Where instances publish their application.server and partitions (for IQ routing),
+        and their group members (for standby placement, ``kslab.runtime._placement``)."""
         return f"{self.application_id}-kslab-hosts-changelog"
 
-    def publish_assignment(self, member: str, partitions: list[tuple[str, int]]) -> None:
-        """Tell other instances which partitions ``member`` (a thread) owns at this server."""
-        if not self.application_server:
+    def publish_assignment(self, member: str, partitions: list[tuple[str, int]], *,
+                           sort_key: str = "", closed: bool = False) -> None:
+        """Tell other instances which partitions ``member`` (a thread) owns at this server;
+        ``sort_key`` is what the range assignor orders it by (its ``group.instance.id``, else
+        its member id), ``closed`` says it left the group."""
+        if not self.application_server and not self.num_standby_replicas:
             return
         import json
 
@@ -404,7 +428,8 @@ class KafkaStreams:
                                                  **self._client("producer.")})
             producer = self._hosts_producer
         value = json.dumps({"host": self.application_server, "time": time.time(),
-                            "partitions": sorted(partitions)}).encode()
+                            "partitions": sorted(partitions), "process": self.process_id,
+                            "sort": sort_key, "closed": closed}).encode()
         producer.produce(self.hosts_topic, value, member.encode())
         producer.flush(10)
 
@@ -496,6 +521,8 @@ class KafkaStreams:
             threads = list(self._threads)
         for thread in threads:
             thread.shutdown()
+        if self.standbys is not None:
+            self.standbys.shutdown()
         deadline = None if timeout is None else time.monotonic() + timeout
 
         def remaining() -> float | None:
@@ -504,6 +531,8 @@ class KafkaStreams:
         for thread in threads:
             if thread is not threading.current_thread():
                 thread.join(remaining())
+        if self.standbys is not None and self.standbys is not threading.current_thread():
+            self.standbys.join(remaining())
         if self._global is not None:
             self._global.shutdown()
             if self._global.is_alive():
@@ -615,8 +644,13 @@ class KafkaStreams:
                 out[task_id] = state.task
         return out
 
-    def store(self, name: str, *, kind: str | None = None) -> Any:
-        """A read-only view of store ``name`` over every task of this instance."""
+    def store(self, name: Any, *, kind: str | None = None) -> Any:
+        """A read-only view of store ``name`` over this instance's active tasks.
+
+        ``name`` may be a ``StoreQueryParameters`` (``kslab.runtime``), as Java's
+        ``store(StoreQueryParameters)``: ``enable_stale_stores()`` adds this instance's standby
+        tasks (stale reads), ``with_partition(p)`` keeps one partition.
+        """
         from kslab.runtime._iq import store_view
 
         return store_view(self, name, kind)
@@ -652,6 +686,11 @@ class KafkaStreams:
             out["threads"][thread.name] = thread.metrics()
         if self._global is not None:
             out["global"] = {"process-total": self._global.processed}
+        if self.standbys is not None:
+            failed = self.standbys.failed
+            out["standby"] = {"standby-tasks": sorted(str(t) for t in list(self.standbys.tasks)),
+                              "update-total": self.standbys.updates,
+                              "failed": None if failed is None else repr(failed)}
         return out
 
 
