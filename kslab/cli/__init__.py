@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("kslab.cli.run", "run a topology from a file or module live with KafkaStreams"),
     "export": ("kslab.cli.export_command", "turn a notebook into a deployable app"),
     "describe": ("kslab.cli.describe", "print a topology as text, dot, svg or json"),
-    "lab": ("kslab.cli.lab", "JupyterLab on notebooks/ with the kslab kernel and a local broker"),
+    "lab": ("kslab.cli.lab", "JupyterLab on copies of notebooks/ with a local broker"),
     "demo": ("kslab.cli.demo", "word count live on a local broker, headless; prints the counts"),
 }
 

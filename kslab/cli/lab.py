@@ -1,4 +1,5 @@
-"""``kslab lab``: what ``make lab`` does — JupyterLab on notebooks/ with a local broker.
+"""``kslab lab``: what ``make lab`` does — JupyterLab on working copies of notebooks/ with a
+local broker.
 
 It runs ``extensions/lab.py`` from the kslab source checkout (the kernelspec and settings it
 installs live there), so the two commands cannot drift apart. Arguments it does not know go to

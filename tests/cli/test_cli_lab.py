@@ -1,5 +1,6 @@
-"""``kslab lab``: JupyterLab on notebooks/ with the kslab kernel and a local broker, both
-stopped by one SIGTERM (what ``make lab`` runs, through the same extensions/lab.py)."""
+"""``kslab lab``: JupyterLab on working copies of notebooks/ with the kslab kernel and a local
+broker, both stopped by one SIGTERM (what ``make lab`` runs, through the same
+extensions/lab.py)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
     token = secrets.token_hex(24)  # in the environment, not on a command line ps shows
     env = clean_env(JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
                     JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"),
-                    JUPYTER_TOKEN=token)
+                    JUPYTER_TOKEN=token, KSLAB_LAB_DIR=str(tmp_path / "workspace"))
     log = (tmp_path / "lab.log").open("w")
     process = subprocess.Popen(
         [str(KSLAB), "lab", "--broker-port", str(broker_port), "--no-browser",
@@ -54,7 +55,9 @@ def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
             urllib.request.urlopen(f"{url}/api/contents", timeout=5)  # other local users
         assert refused.value.code == 403
         names = {item["name"] for item in get("/api/contents")["content"]}  # type: ignore[index]
-        assert "01-quickstart-word-count.ipynb" in names  # rooted at notebooks/
+        assert "01-quickstart-word-count.ipynb" in names  # rooted at the working copies
+        assert sorted(p.name for p in (tmp_path / "workspace").glob("*.ipynb")) == sorted(
+            p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
         specs = get("/api/kernelspecs")
         assert specs["default"] == "kslab"  # type: ignore[index]
         assert "kslab" in specs["kernelspecs"]
@@ -70,3 +73,23 @@ def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
     assert "kslab: local broker stopped" in output
     assert process.returncode == 0, output
     assert not accepts(broker_port)
+
+
+def test_the_lab_copies_the_notebooks_once_and_keeps_a_changed_copy(tmp_path):
+    """Issue 23: the lab serves working copies, so running notebooks never dirties git; a
+    copy the user changed survives the next start, a deleted one comes back."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kslab_lab", ROOT / "extensions" / "lab.py")
+    lab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lab)
+    source = ROOT / "notebooks"
+    names = sorted(p.name for p in source.glob("*.ipynb"))
+    workspace = tmp_path / "workspace"
+    assert lab.prepare_workspace(source, workspace) == names
+    edited = workspace / names[0]
+    edited.write_text("{}")
+    (workspace / names[1]).unlink()
+    assert lab.prepare_workspace(source, workspace) == [names[1]]
+    assert edited.read_text() == "{}"
+    assert (workspace / names[1]).read_bytes() == (source / names[1]).read_bytes()
