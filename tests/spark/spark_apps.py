@@ -398,13 +398,39 @@ def engines_cogroup() -> ks.Topology:
 
 
 def engines_fk_join() -> ks.Topology:
-    """A foreign-key table-table join: its sub-topologies feed each other."""
+    """Foreign-key table-table joins, inner to "out" and left to "out-left", of one left table
+    (values "<foreign key>:<n>") and one right table: their sub-topologies feed each other."""
     b = ks.StreamsBuilder()
     left = b.table("left", ks.Consumed.with_(S, S))
     right = b.table("right", ks.Consumed.with_(S, S))
-    left.join(right, lambda value: value.split(":")[0], lambda a, c: f"{a}+{c}").to_stream() \
+    left.join(right, fk_of, lambda a, c: f"{a}+{c}").to_stream() \
         .to("out", ks.Produced.with_(S, S))
+    left.left_join(right, fk_of, lambda a, c: f"{a}+{c}").to_stream() \
+        .to("out-left", ks.Produced.with_(S, S))
     return b.build()
+
+
+def engines_fk_pipeline() -> ks.Topology:
+    """A foreign-key join between a repartition and an aggregation: the left stream re-keyed
+    (upper case) to a table, deletes included (a repartition before the cycle), joined by
+    foreign key with the right table, and the results counted by the right value they got (a
+    repartition and a count after it)."""
+    b = ks.StreamsBuilder()
+    left = b.stream("left", ks.Consumed.with_(S, S)) \
+        .select_key(lambda key, _value: key.upper()) \
+        .to_table(materialized=ks.Materialized.with_(S, S))
+    right = b.table("right", ks.Consumed.with_(S, S))
+    (left.join(right, fk_of, lambda a, c: c)
+     .group_by(lambda _key, value: (value, value), ks.Grouped.with_(S, S))
+     .count()
+     .to_stream()
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def fk_of(value: str) -> str:
+    """The foreign key of a left value "<foreign key>:<n>"."""
+    return value.split(":")[0]
 
 
 def engines_versioned_join() -> ks.Topology:
