@@ -3,9 +3,10 @@
 A foreign-key join's sub-topologies feed each other: the left table's writes subscriptions that
 the right table's reads, which writes responses the left table's reads. Spark's stages run one
 after another, so no order of stages can run them; running the cycle's stages again and again
-to a fixpoint would not be exact either, because each response depends on the state the other
-side had when its request arrived, and a stage run over all its input at once sees every
-record's state at the end. What is exact is what the test driver does: ``CycleRunner`` builds
+to a fixpoint would not be exact either: what each side holds when a subscription or response
+arrives decides the result (a response for a left row that changed since is dropped), and a
+stage runs over all its input before the next starts, so the left side would meet every
+response with its final rows. What is exact is what the test driver does: ``CycleRunner`` builds
 the core's task of every member sub-topology and partition in one process, takes the cycle's
 input records one at a time (the order ``kslab.spark._batch`` sorts them in: the smallest next
 timestamp among all input partitions first, as a task takes its buffered partitions), and after
