@@ -47,7 +47,8 @@ class CycleRunner:
 
     def __init__(self, topology: Topology, props: dict[str, Any], application_id: str,
                  members: Sequence[Stage], partition_counts: dict[str, int],
-                 keep: Sequence[str], clock: Callable[[], int], topic_ids: dict[str, int],
+                 keep: Sequence[str], clock: Callable[[], int],
+                 topic_ids: dict[str, int] | None = None,
                  global_records: list[tuple[Any, ...]] | None = None) -> None:
         self.collector = CycleCollector(partition_counts, keep, loop_topics(members), topic_ids)
         self._state_dir = Path(tempfile.mkdtemp(prefix=f"kslab-spark-cycle-{members[0].id}-"))
@@ -106,6 +107,16 @@ class CycleRunner:
         self.fed += 1
         task.add_record((topic, partition, offset, timestamp, key, value,
                          record_headers(headers)))
+        run_turns(self.tasks, self._deliver, idling=False, before=self._writing)
+
+    def punctuate_wall_clock(self) -> None:
+        """Fire each task's due wall-clock punctuation and commit it, then run what they sent
+        to completion, as the driver's ``advance_wall_clock_time`` does."""
+        for task in self.tasks:
+            self._writing(task)
+            task.maybe_punctuate_wall_clock()
+            task.commit()
+        self._deliver()
         run_turns(self.tasks, self._deliver, idling=False, before=self._writing)
 
     def _writing(self, task: StreamTask) -> None:

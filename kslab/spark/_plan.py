@@ -7,7 +7,8 @@ stores are not stages: batch replay fills them in every task from their topics' 
 the task processes anything (``global_topics``).
 Sub-topologies that feed each other in a cycle (a foreign-key join's subscription and response
 topics) become one stage holding them all (``Stage.members``), which batch replay runs in one
-Spark task, as the test driver runs them (``kslab.spark._cycle``).
+Spark task and streaming in one state group, as the test driver runs them
+(``kslab.spark._cycle``).
 Invariant: a plan is only built for what the Spark engine runs exactly — anything else is refused
 with a ``TopologyError`` that names the node and why.
 """
@@ -123,20 +124,14 @@ def unsupported(topology: Topology) -> list[tuple[str, str]]:
 
 
 def streaming_unsupported(topology: Topology) -> list[tuple[str, str]]:
-    """``(node, reason)`` for what streaming cannot run that batch replay can: sub-topologies
-    feeding each other in a cycle (foreign-key joins), processors whose stores Spark state
-    cannot hold (custom kinds), and global stores' nodes."""
+    """``(node, reason)`` for what streaming cannot run that batch replay can: processors whose
+    stores Spark state cannot hold (custom kinds), and global stores' nodes."""
     from kslab.spark._state import spark_backed_kinds
 
     backed = spark_backed_kinds()
     out = []
     kinds: dict[str, str] = {}
-    in_cycle = {n: why for members, why in _streaming_cycles(topology) for m in members
-                for n in m.nodes}
     for name, node in topology.nodes.items():
-        if name in in_cycle:
-            out.append((name, in_cycle[name]))
-            continue
         if node.is_global:
             out.append((name, "global stores (and GlobalKTable) run in run_batch but not yet "
                               "in Spark streaming; replay it with run_batch, run it on "
@@ -153,26 +148,6 @@ def streaming_unsupported(topology: Topology) -> list[tuple[str, str]]:
                                   f"({', '.join(backed)}) in Spark state; replay it with "
                                   "run_batch, or run it on ks.KafkaStreams"))
                 break
-    return out
-
-
-def _streaming_cycles(topology: Topology) -> list[tuple[list[Any], str]]:
-    """Each cycle of sub-topologies, with why streaming does not run it yet."""
-    out = []
-    for members in cycles([g for g in subtopologies(topology) if not g.is_global]):
-        loop = loop_topics(members)
-        fk = any("SUBSCRIPTION-REGISTRATION" in t or "SUBSCRIPTION-RESPONSE" in t for t in loop)
-        ids = ", ".join(str(m.id) for m in members)
-        out.append((members, (
-            f"sub-topologies {ids} feed each other in a cycle through topics "
-            f"{', '.join(loop)}"
-            f"{' (a foreign-key join: its subscription and response topics)' if fk else ''}; "
-            "run_batch runs such a cycle exactly, all its tasks in one Spark task as the test "
-            "driver runs them, but streaming runs each sub-topology as a query of its own "
-            "that reads its inputs back from Kafka (one after another under availableNow, "
-            "so a response would never reach a query that has ended) and cannot yet keep a "
-            "cycle's tasks under one state key; replay it with run_batch, or run it on "
-            "ks.KafkaStreams")))
     return out
 
 

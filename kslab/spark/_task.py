@@ -229,7 +229,7 @@ class CycleCollector(RowCollector):
     """
 
     def __init__(self, partition_counts: dict[str, int], keep: Iterable[str],
-                 loop: Iterable[str], topic_ids: dict[str, int]) -> None:
+                 loop: Iterable[str], topic_ids: dict[str, int] | None = None) -> None:
         self._out = set(keep)
         self._loop = set(loop)
         super().__init__(partition_counts, self._out | self._loop, 0, topic_ids)
@@ -259,7 +259,8 @@ class CycleCollector(RowCollector):
             self.pending.append((topic, partition, key, value, headers, timestamp))
         if topic in self._out:
             super()._append(topic, partition, key, value, headers, timestamp)
-            self.columns["mark"][-1] = self.columns["seq"][-1]
+            if "mark" in self.columns:  # (batch replay's rows)
+                self.columns["mark"][-1] = self.columns["seq"][-1]
 
 
 class SparkPort(CollectorPort):

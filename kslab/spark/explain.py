@@ -47,6 +47,11 @@ _CYCLE = ("with sub-topologies {ids}, which feed each other in a cycle (a foreig
           "in one Spark task on one core: the cycle's input records one at a time, smallest "
           "next timestamp first, each run through all the cycle's tasks as the test driver "
           "runs them, what one sends to another handed over in process")
+_CYCLE_STREAM = ("with sub-topologies {ids}, which feed each other in a cycle, in one query "
+                 "whose one transformWithStateInPandas group holds all the cycle's tasks (one "
+                 "core): each micro-batch's records piped one at a time, smallest next "
+                 "timestamp first, as in batch replay; what one task sends to another is "
+                 "handed over in process, never written to Kafka")
 _CYCLE_DIFF = ("Kafka Streams runs a cycle's tasks in parallel, so what each side has seen when "
                "a subscription or response arrives depends on timing; Spark gives the test "
                "driver's order, each input record through the whole cycle before the next")
@@ -158,8 +163,10 @@ def explain(topology: Any) -> SemanticsReport:
         if name in cycle_of:
             cycle = _CYCLE.format(ids=cycle_of[name])
             whole = isinstance(node, SourceNode) or _loop_node(node, loop_of[name])
+            streaming = _CYCLE_STREAM.format(ids=cycle_of[name])
             row = NodeSemantics(row.node, row.kind, row.subtopology, row.supported,
-                                cycle if whole else f"{row.batch}; {cycle}", row.streaming,
+                                cycle if whole else f"{row.batch}; {cycle}",
+                                streaming if whole else f"{row.streaming}; {streaming}",
                                 _CYCLE_DIFF if isinstance(node, SourceNode) else row.differences)
         if name in no_streaming:
             row = NodeSemantics(row.node, row.kind, row.subtopology, row.supported, row.batch,

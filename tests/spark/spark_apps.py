@@ -397,16 +397,17 @@ def engines_cogroup() -> ks.Topology:
     return b.build()
 
 
-def engines_fk_join() -> ks.Topology:
+def engines_fk_join(left_topic: str = "left", right_topic: str = "right", out: str = "out",
+                    out_left: str = "out-left") -> ks.Topology:
     """Foreign-key table-table joins, inner to "out" and left to "out-left", of one left table
     (values "<foreign key>:<n>") and one right table: their sub-topologies feed each other."""
     b = ks.StreamsBuilder()
-    left = b.table("left", ks.Consumed.with_(S, S))
-    right = b.table("right", ks.Consumed.with_(S, S))
+    left = b.table(left_topic, ks.Consumed.with_(S, S))
+    right = b.table(right_topic, ks.Consumed.with_(S, S))
     left.join(right, fk_of, lambda a, c: f"{a}+{c}").to_stream() \
-        .to("out", ks.Produced.with_(S, S))
+        .to(out, ks.Produced.with_(S, S))
     left.left_join(right, fk_of, lambda a, c: f"{a}+{c}").to_stream() \
-        .to("out-left", ks.Produced.with_(S, S))
+        .to(out_left, ks.Produced.with_(S, S))
     return b.build()
 
 

@@ -11,7 +11,7 @@ engines must agree exactly.
 Foreign-key joins (sub-topologies feeding each other) run in one Spark task as the driver runs
 them, with each input record through the whole cycle before the next: with several partitions,
 alone and between a repartition and an aggregation, every output partition equals the driver's
-(``partitions=``) piped the records in that order. Streaming refuses them, naming run_batch.
+(``partitions=``) piped the records in that order (streaming: test_streaming_fk.py).
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from test_batch import frame, spark_output
 
 import kslab as ks
 from kslab import serdes
-from kslab.errors import TopologyError
 from kslab.processor.partitioner import default_partition
-from kslab.spark import explain, run_batch, start
+from kslab.spark import explain, run_batch
 
 S, L = serdes.String(), serdes.Long()
 Row = tuple[int, str, str, int]  # (partition, key, value, timestamp)
@@ -190,17 +189,17 @@ def test_a_foreign_key_join_between_a_repartition_and_an_aggregation(spark):
     assert len(expected) >= 2
 
 
-def test_streaming_refuses_a_foreign_key_join_and_points_to_run_batch():
-    report = explain(apps.engines_fk_join())
-    assert report.supported  # run_batch runs it
-    source = report[next(n for n in apps.engines_fk_join().nodes
-                         if n.startswith("KSTREAM-SOURCE"))]
-    assert source.batch.startswith("with sub-topologies 0, 1, which feed each other in a cycle")
-    assert source.streaming.startswith("not supported: sub-topologies 0, 1 feed each other")
-    with pytest.raises(TopologyError, match=r"cannot run in Spark streaming: sub-topologies "
-                                            r"0, 1 feed each other in a cycle through topics "
-                                            r".*SUBSCRIPTION-REGISTRATION.* \(a foreign-key "
-                                            r"join: its subscription and response topics\); "
-                                            r"run_batch runs such a cycle exactly"):
-        start(apps.engines_fk_join(), {"application.id": "a", "bootstrap.servers": "x:1"},
-              checkpoint_location="unused")
+def test_explain_says_a_cycle_runs_in_one_task():
+    topology = apps.engines_fk_join()
+    report = explain(topology)
+    assert report.supported
+    source = report[next(n for n in topology.nodes if n.startswith("KSTREAM-SOURCE"))]
+    assert source.batch.startswith("with sub-topologies 0, 1, which feed each other in a cycle "
+                                   "(a foreign-key join), in one Spark task on one core")
+    assert source.streaming.startswith("with sub-topologies 0, 1, which feed each other in a "
+                                       "cycle, in one query whose one transformWithStateInPandas "
+                                       "group holds all the cycle's tasks")
+    assert "test driver's order" in source.differences
+    sink = report[next(n for n in topology.nodes if n.startswith("KSTREAM-SINK"))]
+    assert sink.batch.startswith("rows of the topic's result frame")  # a sink out of the cycle
+    assert sink.batch.endswith("what one sends to another handed over in process")
