@@ -7,7 +7,12 @@ repartition records go back to Kafka through the Arrow stream writer. Invariant:
 records in offset order per partition and its stores, stream time and punctuation schedules as
 Spark checkpointed them after the previous micro-batch; source offsets and state restart from
 the same checkpoint, so a restart neither loses nor re-counts input (the Kafka sink itself is
-at-least-once: a micro-batch retried after a crash is written again).
+at-least-once: a micro-batch retried after a crash is written again). Sub-topologies that feed
+each other (a foreign-key join) are one query whose one group holds all their tasks
+(``CycleProcessor``), run as batch replay runs them.
+
+Over 400 lines: the two stateful processors (a task per group, a cycle's tasks in one group)
+share the query plumbing and the state layout here.
 """
 
 from __future__ import annotations
@@ -110,7 +115,8 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
           trigger: Mapping[str, Any] | None = None, spark: Any = None,
           max_offsets_per_trigger: int | None = None,
           preload_state: bool | None = None) -> SparkStreams:
-    """Run ``topology`` as streaming queries, one per sub-topology, from Kafka to Kafka.
+    """Run ``topology`` as streaming queries, one per sub-topology (one per cycle of
+    sub-topologies that feed each other), from Kafka to Kafka.
 
     ``config`` needs ``application.id`` and ``bootstrap.servers``; ``trigger`` is passed to
     ``DataStreamWriter.trigger`` (e.g. ``{"availableNow": True}``); state and offsets live under

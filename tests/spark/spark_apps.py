@@ -466,3 +466,15 @@ def engines_emit_on_close() -> ks.Topology:
      .to_stream().map(lambda w, c: (f"{w.key}@{w.window.start}", c))
      .to("out", ks.Produced.with_(S, L)))
     return b.build()
+
+
+def engines_countdown() -> ks.Topology:
+    """A sub-topology that reads a topic it writes: each record of "in" or "loop" goes to
+    "out", and while its value is positive it goes back to "loop" counted down by one."""
+    b = ks.StreamsBuilder()
+    records = b.stream("in", ks.Consumed.with_(S, S)) \
+        .merge(b.stream("loop", ks.Consumed.with_(S, S)))
+    records.to("out", ks.Produced.with_(S, S))
+    records.filter(lambda _key, value: int(value) > 0) \
+        .map_values(lambda value: str(int(value) - 1)).to("loop", ks.Produced.with_(S, S))
+    return b.build()

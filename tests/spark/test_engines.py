@@ -189,6 +189,17 @@ def test_a_foreign_key_join_between_a_repartition_and_an_aggregation(spark):
     assert len(expected) >= 2
 
 
+def test_a_sub_topology_reading_its_own_output_gives_the_drivers_output(spark):
+    """A cycle of one: what it writes to "loop" comes back to it, and "loop" is an output too."""
+    rows = [(0, f"k{i}", str(i % 4), 10 * i) for i in range(12)]
+    outputs = {"out": S, "loop": S}
+    expected = driver_partitions(apps.engines_countdown, [("in", r) for r in rows], {"in": 1},
+                                 outputs)
+    out = run_batch(apps.engines_countdown(), {"in": frame(spark, rows, "in")})
+    assert spark_partitions(out, outputs) == expected
+    assert len(expected[("out", 0)]) == 12 + 18 and len(expected[("loop", 0)]) == 18
+
+
 def test_explain_says_a_cycle_runs_in_one_task():
     topology = apps.engines_fk_join()
     report = explain(topology)
