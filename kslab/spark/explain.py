@@ -43,10 +43,10 @@ _SHUFFLE = ("a Spark shuffle by the partition the writing sink picked (murmur2 o
             "task, sequence), a task's mark the highest timestamp it had written so far")
 _SHUFFLE_DIFF = ("Kafka interleaves several writing tasks by arrival time at the broker; Spark "
                  "by how far each had got in time (its mark), then task")
-_CYCLE = ("with sub-topologies {ids}, which feed each other in a cycle (a foreign-key join), "
-          "in one Spark task on one core: the cycle's input records one at a time, smallest "
-          "next timestamp first, each run through all the cycle's tasks as the test driver "
-          "runs them, what one sends to another handed over in process")
+_CYCLE = ("with sub-topologies {ids}, which feed each other in a cycle (as a foreign-key "
+          "join's do), in one Spark task on one core: the cycle's input records one at a "
+          "time, smallest next timestamp first, each run through all the cycle's tasks as the "
+          "test driver runs them, what one sends to another handed over in process")
 _CYCLE_STREAM = ("with sub-topologies {ids}, which feed each other in a cycle, in one query "
                  "whose one transformWithStateInPandas group holds all the cycle's tasks (one "
                  "core): each micro-batch's records piped one at a time, smallest next "

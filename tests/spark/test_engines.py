@@ -206,7 +206,7 @@ def test_explain_says_a_cycle_runs_in_one_task():
     assert report.supported
     source = report[next(n for n in topology.nodes if n.startswith("KSTREAM-SOURCE"))]
     assert source.batch.startswith("with sub-topologies 0, 1, which feed each other in a cycle "
-                                   "(a foreign-key join), in one Spark task on one core")
+                                   "(as a foreign-key join's do), in one Spark task on one core")
     assert source.streaming.startswith("with sub-topologies 0, 1, which feed each other in a "
                                        "cycle, in one query whose one transformWithStateInPandas "
                                        "group holds all the cycle's tasks")
