@@ -321,7 +321,9 @@ class TaskProcessor(StatefulProcessor):
 class CycleProcessor(StatefulProcessor):
     """The tasks of a cycle of sub-topologies (a foreign-key join), all in one group and run as
     batch replay runs them (``CycleRunner``), rebuilt each micro-batch on Spark state: one
-    MapState per task and store, one clocks ValueState per task."""
+    MapState per task and store, one clocks ValueState per task. A micro-batch ends with no
+    record in flight; the records handed over in process never reach Kafka, so their offsets
+    (what ``context.offset()`` shows for them) count from 0 again in each micro-batch."""
 
     def __init__(self, plan: SparkPlan, stage: Stage, props: dict[str, Any],
                  timers: bool, preload: bool | None = None) -> None:
