@@ -19,7 +19,10 @@ a task's partitions are merged by head timestamp as if all were buffered (no
 Spark processing-time timers between micro-batches (not under ``availableNow``); pattern
 sources and topic-name extractors are refused (``explain`` names them). Global stores are
 filled in every batch task from their topics' frames before it processes anything (as Kafka
-Streams bootstraps them); streaming refuses them for now.
+Streams bootstraps them); streaming refuses them for now. Sub-topologies that feed each other
+(a foreign-key join) run together, all their tasks in one Spark task (one state group in
+streaming), each input record through the whole cycle before the next, as the test driver
+runs them: exact, on one core.
 """
 
 from typing import Any

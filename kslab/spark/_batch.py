@@ -6,7 +6,9 @@ by another (a repartition topic) is a Spark shuffle by the partition Kafka's mur
 picked, sorted within each partition by (mark, writing task, write sequence): a writer's mark is
 the highest timestamp it had written so far, so each writer's records keep the order it wrote
 them in, as Kafka keeps them (a record out of order in time stays late), and several writers of
-one partition are merged by how far each had got in time. Invariant: every record reaches its
+one partition are merged by how far each had got in time. Sub-topologies that feed each other
+(a foreign-key join) are one stage run in one Spark task, fed every input record of the cycle
+in one sequence (``_run_cycle``, ``kslab.spark._cycle``). Invariant: every record reaches its
 task in an order Kafka could have given it, the test driver's order where one task writes each
 partition, so the outputs then equal the driver's record for record; Spark only moves bytes
 between tasks.
@@ -77,7 +79,8 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
         sources = [_source_frame(frames[t], t, i, counts[t]) if t in frames
                    else _internal_frame(topics[t], i)
                    for i, t in enumerate(stage.source_topics)]
-        output = _run_stage(plan, stage, sources, props, frames, global_records)
+        output = _run_cycle(plan, stage, sources, props, global_records) if stage.members \
+            else _run_stage(plan, stage, sources, props, frames, global_records)
         consumers = list(stage.sink_topics)
         if len(consumers) > 1:
             from pyspark import StorageLevel
@@ -282,6 +285,62 @@ def _run_stage(plan: SparkPlan, stage: Stage, sources: list[Any], props: dict[st
     return inputs.select(*_FED).mapInArrow(run, _spark_schema())
 
 
+def _run_cycle(plan: SparkPlan, stage: Stage, sources: list[Any], props: dict[str, Any],
+               global_records: Any = None) -> Any:
+    """A cycle's stage: all its inputs in one Spark partition, in the order its records are
+    piped into the cycle one at a time (``CycleRunner``).
+
+    That order is the one a task takes its buffered partitions in, over all the cycle's input
+    partitions: the partition whose next record has the smallest timestamp first (ties: the
+    topic's name, then the partition), each partition in its own order. Taking the smallest
+    head is sorting by (the highest timestamp of the record's partition up to it, topic,
+    partition, place): a late record's partition was taken last, and still is, until its
+    late record is through.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as sf
+
+    inputs = sources[0]
+    for extra in sources[1:]:
+        inputs = inputs.unionByName(extra)
+    upto = Window.partitionBy("_q", "partition").orderBy("o1", "o2", "o3") \
+        .rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    inputs = inputs.withColumn("_m", sf.max("timestamp").over(upto)).repartition(1) \
+        .sortWithinPartitions("_m", "_q", "partition", "o1", "o2", "o3")
+    run = _cycle_function(plan, stage, props, _accumulators(inputs.sparkSession),
+                          global_records)
+    return inputs.select(*_FED).mapInArrow(run, _spark_schema())
+
+
+def _cycle_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
+                    stats: tuple[Any, Any] | None = None, global_records: Any = None) -> Any:
+    from kslab.spark._cycle import CycleRunner
+
+    topology, app_id = plan.topology, plan.application_id
+    counts = dict(plan.partitions)
+    sink_ids = {t: i for i, t in enumerate(stage.sink_topics)}
+    topics = list(stage.source_topics)
+    started = int(time.time() * 1000)
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        runner = CycleRunner(topology, props, app_id, stage.members, counts, stage.sink_topics,
+                             lambda: started, sink_ids, _value(global_records))
+        limit = batch_rows()
+        try:
+            for batch in batches:
+                cols = [batch.column(name).to_pylist() for name in _FED]
+                for q, p, offset, timestamp, key, value, headers in zip(*cols, strict=True):
+                    runner.pipe(topics[q], p, offset, timestamp, key, value, headers)
+                    if len(runner.collector) >= limit:
+                        yield runner.collector.drain()
+            yield from runner.output()
+            _count(runner, stats)
+        finally:
+            runner.close()
+
+    return run
+
+
 def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
                     stats: tuple[Any, Any] | None = None, global_records: Any = None) -> Any:
     topology, app_id = plan.topology, plan.application_id
@@ -361,8 +420,9 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
 _FED = ("_q", "partition", "offset", "timestamp", "key", "value", "headers")
 
 
-def _count(runner: TaskRunner, stats: tuple[Any, Any] | None) -> None:
-    """Add a finished task's records to the ``bulk_stats`` accumulators."""
+def _count(runner: Any, stats: tuple[Any, Any] | None) -> None:
+    """Add a finished task's records to the ``bulk_stats`` accumulators (a ``TaskRunner`` or
+    a ``CycleRunner``: ``fed`` and ``bulk_records``)."""
     if stats is not None:
         stats[0].add(runner.fed)
         stats[1].add(runner.bulk_records)

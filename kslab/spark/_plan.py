@@ -5,14 +5,19 @@ stage comes after every stage writing a topic it reads; topic partition counts c
 core's ``TopicPlan`` (repartition topics take their writer's task count, as in Kafka). Global
 stores are not stages: batch replay fills them in every task from their topics' frames before
 the task processes anything (``global_topics``).
+Sub-topologies that feed each other in a cycle (a foreign-key join's subscription and response
+topics) become one stage holding them all (``Stage.members``), which batch replay runs in one
+Spark task and streaming in one state group, as the test driver runs them
+(``kslab.spark._cycle``).
 Invariant: a plan is only built for what the Spark engine runs exactly — anything else is refused
 with a ``TopologyError`` that names the node and why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kslab.core.topic_plan import TopicPlan
 from kslab.errors import TopologyError
@@ -20,7 +25,7 @@ from kslab.topology._nodes import SinkNode, SourceNode
 from kslab.topology._subtopologies import subtopologies
 from kslab.topology.topology import Topology
 
-__all__ = ["SparkPlan", "Stage", "streaming_unsupported", "unsupported"]
+__all__ = ["SparkPlan", "Stage", "cycles", "loop_topics", "streaming_unsupported", "unsupported"]
 
 @dataclass(frozen=True)
 class Stage:
@@ -32,6 +37,9 @@ class Stage:
     sink_topics: tuple[str, ...]
     stores: tuple[str, ...]
     tasks: int
+    # a cycle of sub-topologies feeding each other, run as one stage in one Spark task (then
+    # ``tasks`` is 1, ``id`` its first member's): its members, in id order; () for one
+    members: tuple[Stage, ...] = ()
 
 
 @dataclass
@@ -74,7 +82,7 @@ class SparkPlan:
                   topics.task_counts[g.id])
             for g in groups
         ]
-        plan.stages = _ordered(stages)
+        plan.stages = _ordered(_with_cycles(plan, stages))
         plan.global_topics = tuple(sorted({spec.topic for spec in
                                            topology.global_stores.values()}))
         for stage in plan.stages:
@@ -143,32 +151,91 @@ def streaming_unsupported(topology: Topology) -> list[tuple[str, str]]:
     return out
 
 
+def cycles(groups: Sequence[Any]) -> list[list[Any]]:
+    """The groups (stages or sub-topologies: ``id``, ``source_topics``, ``sink_topics``) that
+    feed each other in a cycle, one list per cycle (a strongly connected component of the
+    graph "writes a topic the other reads", a group reading its own output included), each in
+    id order; cycles in order of their first id."""
+    feeds = {g.id: [r.id for r in groups if set(g.sink_topics) & set(r.source_topics)]
+             for g in groups}
+    by_id = {g.id: g for g in groups}
+    found: list[list[Any]] = []
+    for members in _components(feeds):
+        if len(members) > 1 or members[0] in feeds[members[0]]:
+            found.append([by_id[i] for i in sorted(members)])
+    return sorted(found, key=lambda c: c[0].id)
+
+
+def loop_topics(members: Sequence[Any]) -> list[str]:
+    """The topics the ``members`` of one cycle write and read among themselves, sorted."""
+    written = {t for m in members for t in m.sink_topics}
+    return sorted(written & {t for m in members for t in m.source_topics})
+
+
+def _components(feeds: dict[int, list[int]]) -> list[list[int]]:
+    """Tarjan's strongly connected components of the graph ``feeds`` (id -> ids it feeds)."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    stack: list[int] = []
+    on_stack: set[int] = set()
+    out: list[list[int]] = []
+
+    def visit(node: int) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in feeds[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            out.append(component)
+
+    for node in feeds:
+        if node not in index:
+            visit(node)
+    return out
+
+
+def _with_cycles(plan: SparkPlan, stages: list[Stage]) -> list[Stage]:
+    """``stages`` with each cycle's members replaced by one stage holding them (``members``):
+    its inputs are the topics its members read from outside it (sorted by name: the order ties
+    are broken in), its outputs what they write except internal topics only they read."""
+    out = list(stages)
+    for members in cycles(stages):
+        loop = set(loop_topics(members))
+        outside = {t for s in stages if s not in members for t in s.source_topics}
+        written = dict.fromkeys(t for m in members for t in m.sink_topics)
+        sinks = tuple(t for t in written
+                      if t not in loop or t in outside or not plan.is_internal(t))
+        sources = tuple(sorted({t for m in members for t in m.source_topics} - loop))
+        cycle = Stage(members[0].id, tuple(n for m in members for n in m.nodes), sources,
+                      sinks, tuple(s for m in members for s in m.stores), 1, tuple(members))
+        at = out.index(members[0])
+        out = [s for s in out if s not in members]
+        out.insert(at, cycle)
+    return out
+
+
 def _ordered(stages: list[Stage]) -> list[Stage]:
-    """Stages so that each follows the stages writing its inputs; a cycle is refused."""
+    """Stages so that each follows the stages writing its inputs (no cycle is left: each one
+    is a stage of its own, ``_with_cycles``)."""
     done: list[Stage] = []
     pending = list(stages)
     while pending:
         ready = [s for s in pending
                  if not any(t in s.source_topics for p in pending if p is not s
                             for t in p.sink_topics)]
-        for stage in pending:
-            if set(stage.sink_topics) & set(stage.source_topics):
-                msg = (f"sub-topology {stage.id} reads a topic it writes "
-                       f"({sorted(set(stage.sink_topics) & set(stage.source_topics))[0]}); "
-                       "a Spark batch plan cannot feed a stage its own output")
-                raise TopologyError(msg)
-        if not ready:
-            ids = ", ".join(str(s.id) for s in pending)
-            through = sorted({t for s in pending for t in s.sink_topics
-                              if any(t in p.source_topics for p in pending if p is not s)})
-            fk = any("SUBSCRIPTION-REGISTRATION" in t or "SUBSCRIPTION-RESPONSE" in t
-                     for t in through)
-            msg = (f"sub-topologies {ids} feed each other in a cycle through topics "
-                   f"{', '.join(through)}"
-                   f"{' (a foreign-key join: its subscription and response topics)' if fk else ''}"
-                   "; Spark runs sub-topologies one after another and cannot run a cycle "
-                   "yet; run this topology in the test driver or on ks.KafkaStreams")
-            raise TopologyError(msg)
+        assert ready, "a cycle left among the stages"
         done.extend(ready)
         pending = [s for s in pending if s not in ready]
     return done

@@ -7,7 +7,12 @@ repartition records go back to Kafka through the Arrow stream writer. Invariant:
 records in offset order per partition and its stores, stream time and punctuation schedules as
 Spark checkpointed them after the previous micro-batch; source offsets and state restart from
 the same checkpoint, so a restart neither loses nor re-counts input (the Kafka sink itself is
-at-least-once: a micro-batch retried after a crash is written again).
+at-least-once: a micro-batch retried after a crash is written again). Sub-topologies that feed
+each other (a foreign-key join) are one query whose one group holds all their tasks
+(``CycleProcessor``), run as batch replay runs them.
+
+Over 400 lines: the two stateful processors (a task per group, a cycle's tasks in one group)
+share the query plumbing and the state layout here.
 """
 
 from __future__ import annotations
@@ -110,7 +115,8 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
           trigger: Mapping[str, Any] | None = None, spark: Any = None,
           max_offsets_per_trigger: int | None = None,
           preload_state: bool | None = None) -> SparkStreams:
-    """Run ``topology`` as streaming queries, one per sub-topology, from Kafka to Kafka.
+    """Run ``topology`` as streaming queries, one per sub-topology (one per cycle of
+    sub-topologies that feed each other), from Kafka to Kafka.
 
     ``config`` needs ``application.id`` and ``bootstrap.servers``; ``trigger`` is passed to
     ``DataStreamWriter.trigger`` (e.g. ``{"availableNow": True}``); state and offsets live under
@@ -198,12 +204,18 @@ def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any
     # Spark runs a no-data micro-batch after every batch of a processing-time stateful query,
     # so availableNow would never end: timers only when a processor punctuates on the wall
     # clock and the trigger is open-ended.
-    timers = _uses_wall_clock(plan, stage, props) and not (
-        trigger.get("availableNow") or trigger.get("once"))
-    processor = TaskProcessor(plan, stage, props, timers, preload)
-    output = (reader.load().groupBy("partition")
-              .transformWithStateInPandas(processor, _OUTPUT, "Append",
-                                          "ProcessingTime" if timers else "None"))
+    timers = any(_uses_wall_clock(plan, member, props) for member in stage.members or [stage]) \
+        and not (trigger.get("availableNow") or trigger.get("once"))
+    if stage.members:  # a cycle: all its tasks in one group, as batch replay runs them
+        from pyspark.sql import functions as sf
+
+        processor: StatefulProcessor = CycleProcessor(plan, stage, props, timers, preload)
+        grouped = reader.load().withColumn("_cycle", sf.lit(0)).groupBy("_cycle")
+    else:
+        processor = TaskProcessor(plan, stage, props, timers, preload)
+        grouped = reader.load().groupBy("partition")
+    output = grouped.transformWithStateInPandas(processor, _OUTPUT, "Append",
+                                                "ProcessingTime" if timers else "None")
     writer = (output.writeStream.format("kslab-kafka")
               .option("kafka.bootstrap.servers", servers)
               .option("checkpointLocation", f"{checkpoint}/subtopology-{stage.id}")
@@ -304,6 +316,108 @@ class TaskProcessor(StatefulProcessor):
 
     def close(self) -> None:
         """Nothing to release: each micro-batch's task is closed when it ends."""
+
+
+class CycleProcessor(StatefulProcessor):
+    """The tasks of a cycle of sub-topologies (a foreign-key join), all in one group and run as
+    batch replay runs them (``CycleRunner``), rebuilt each micro-batch on Spark state: one
+    MapState per task and store, one clocks ValueState per task. A micro-batch ends with no
+    record in flight; the records handed over in process never reach Kafka, so their offsets
+    (what ``context.offset()`` shows for them) count from 0 again in each micro-batch."""
+
+    def __init__(self, plan: SparkPlan, stage: Stage, props: dict[str, Any],
+                 timers: bool, preload: bool | None = None) -> None:
+        self.timers = timers
+        self.preload = preload
+        self.topology = plan.topology
+        self.app_id = plan.application_id
+        self.counts = dict(plan.partitions)
+        self.stage = stage
+        self.props = props
+
+    def init(self, handle: Any) -> None:
+        """Declare the state of every task of the cycle, named by its id."""
+        self.handle = handle
+        self.stores: dict[str, dict[str, Any]] = {}
+        self.clocks: dict[str, TaskClocks] = {}
+        for member in self.stage.members:
+            for partition in range(member.tasks):
+                task = f"{member.id}_{partition}"
+                self.stores[task] = {name: handle.getMapState(f"store_{task}_{name}",
+                                                              KEY_SCHEMA, VALUE_SCHEMA)
+                                     for name in member.stores}
+                self.clocks[task] = TaskClocks(handle.getValueState(f"clocks_{task}",
+                                                                    META_SCHEMA))
+
+    def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame],  # noqa: N802
+                        timerValues: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
+        """Pipe the micro-batch's records into the cycle one at a time, the partition with the
+        smallest next timestamp first (ties: topic name, then partition), as batch replay."""
+        frame = pd.concat(list(rows), ignore_index=True)
+        runner, backends = self._open(_now(timerValues), len(frame))
+        try:
+            frame = frame.sort_values(["topic", "partition", "offset"], kind="stable")
+            frame = frame.assign(_m=frame.groupby(["topic", "partition"])["timestamp"].cummax())
+            frame = frame.sort_values(["_m", "topic", "partition", "offset"], kind="stable")
+            for topic, partition, offset, timestamp, k, v, headers in zip(
+                    frame["topic"].tolist(), frame["partition"].tolist(),
+                    frame["offset"].tolist(), frame["timestamp"].tolist(), frame["key"].tolist(),
+                    frame["value"].tolist(), frame["headers"].tolist(), strict=True):
+                runner.pipe(topic, int(partition), int(offset), int(timestamp), k, v, headers)
+            yield from self._finish(runner, backends)
+        finally:
+            runner.close()
+
+    def handleExpiredTimer(self, key: Any, timerValues: Any,  # noqa: N802, N803
+                           expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
+        """A wall-clock punctuation is due and no record came: punctuate now."""
+        runner, backends = self._open(_now(timerValues))
+        try:
+            yield from self._finish(runner, backends)
+        finally:
+            runner.close()
+
+    def _open(self, now: int, records: int = 0) -> tuple[Any, dict[str, list[Any]]]:
+        from kslab.spark._cycle import CycleRunner
+
+        clock = [now]
+        runner = CycleRunner(self.topology, self.props, self.app_id, self.stage.members,
+                             self.counts, self.stage.sink_topics, lambda: clock[0])
+        backends = {}
+        try:
+            for task in runner.tasks:
+                name = str(task.id)
+                saved = self.clocks[name].load()
+                backends[name] = attach_spark_state(
+                    task, self.stores[name], preload=self.preload,
+                    sizes=None if saved is None else saved.get("sizes", {}), records=records)
+                self.clocks[name].restore(task, saved)
+        except BaseException:
+            runner.close()
+            raise
+        return runner, backends
+
+    def _finish(self, runner: Any, backends: dict[str, list[Any]]) -> Iterator[pd.DataFrame]:
+        runner.punctuate_wall_clock()
+        due = []
+        for task in runner.tasks:
+            name = str(task.id)
+            for backend in backends[name]:
+                backend.write_back()
+            self.clocks[name].save(task, backends[name])
+            if (time_due := task.wall_clock_queue.next_time()) is not None:
+                due.append(time_due)
+        if self.timers:
+            for timer in list(self.handle.listTimers()):
+                self.handle.deleteTimer(timer)
+            if due:
+                self.handle.registerTimer(int(min(due)))
+        columns = runner.collector.columns
+        if columns["seq"]:
+            yield pd.DataFrame({name: columns[name] for name in OUTPUT_FIELDS})
+
+    def close(self) -> None:
+        """Nothing to release: each micro-batch's tasks are closed when it ends."""
 
 
 def _now(timer_values: Any) -> int:

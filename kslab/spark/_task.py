@@ -21,6 +21,7 @@ import base64
 import json
 import shutil
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import accumulate, repeat
 from pathlib import Path
@@ -36,8 +37,8 @@ from kslab.processor.partitioner import default_partition, default_partitions
 from kslab.records import TaskId
 from kslab.topology.topology import Topology
 
-__all__ = ["OUTPUT_FIELDS", "RowCollector", "SparkPort", "TaskRunner", "filled_global_task",
-           "output_schema"]
+__all__ = ["OUTPUT_FIELDS", "CycleCollector", "RowCollector", "SparkPort", "TaskRunner",
+           "filled_global_task", "output_schema", "record_headers"]
 
 OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
 # batch replay's rows carry one more column: each row's ``mark``, the highest timestamp its
@@ -215,6 +216,53 @@ class RowCollector:
         return batch
 
 
+class CycleCollector(RowCollector):
+    """The one ``RecordCollector`` of all the tasks of a cycle run together (``CycleRunner``),
+    as the test driver has one for all its tasks: sends to ``loop`` topics (those the cycle's
+    tasks read) queue in ``pending`` for the runner to hand to their reader, sends to ``keep``
+    topics become rows, each row with ``task`` the writing task's partition (``writing``).
+
+    The cycle's writes are one sequence: ``seq`` counts across all its tasks, and each row's
+    ``mark`` is its ``seq``, so a later stage sorting one partition's rows by (mark, task, seq)
+    takes them in the order they were written, whichever task wrote them, as the driver hands
+    them over; a result frame's rows of one partition sorted by ``seq`` are in that order too.
+    """
+
+    def __init__(self, partition_counts: dict[str, int], keep: Iterable[str],
+                 loop: Iterable[str], topic_ids: dict[str, int] | None = None) -> None:
+        self._out = set(keep)
+        self._loop = set(loop)
+        super().__init__(partition_counts, self._out | self._loop, 0, topic_ids)
+        self.pending: deque[tuple[str, int, Any, Any, Any, int]] = deque()
+
+    def writing(self, partition: int) -> None:
+        """Mark the rows that follow as written by the task of ``partition``."""
+        self._task = partition
+
+    def keeps(self, topic: str) -> bool:
+        """True when sends to ``topic`` become rows."""
+        return topic in self._out
+
+    def writer(self, topic: str) -> Callable[..., None] | None:
+        """No direct append for a loop topic: its sends are queued by ``send``."""
+        return None if topic in self._loop else super().writer(topic)
+
+    def extend(self, topic: str, keys: list[Any], values: list[Any], headers: list[Any] | None,
+               timestamps: list[int], partitions: list[int | None] | None = None) -> None:
+        """Refused: a cycle's tasks run record by record (no bulk executor feeds them)."""
+        msg = "a cycle's tasks run record by record; nothing appends columns to its collector"
+        raise AssertionError(msg)
+
+    def _append(self, topic: str, partition: int, key: bytes | None, value: bytes | None,
+                headers: Any, timestamp: int) -> None:
+        if topic in self._loop:
+            self.pending.append((topic, partition, key, value, headers, timestamp))
+        if topic in self._out:
+            super()._append(topic, partition, key, value, headers, timestamp)
+            if "mark" in self.columns:  # (batch replay's rows)
+                self.columns["mark"][-1] = self.columns["seq"][-1]
+
+
 class SparkPort(CollectorPort):
     """What the bulk executor sees of a task runner (``kslab.core.bulk.EnginePort``): Spark
     drives a task as the test driver does, committing after every record; each chunk brings
@@ -284,7 +332,7 @@ class TaskRunner:
             add = task.add_record
             for i in range(len(offsets)):
                 add((topics[i], partition, offsets[i], timestamps[i], keys[i], values[i],
-                     _headers(headers[i])))
+                     record_headers(headers[i])))
             return
         topic = topics[0] if topics else None
         if self.bulk is not None and len(offsets) > 1 and self._feed_bulk(
@@ -295,7 +343,7 @@ class TaskRunner:
         commit = task.commit
         for i in range(len(offsets)):
             raw = (topic, partition, offsets[i], timestamps[i], keys[i], values[i],
-                   _headers(headers[i]))
+                   record_headers(headers[i]))
             if process_now(raw, queue) and heap:
                 task.maybe_punctuate_stream_time()
             commit()
@@ -310,7 +358,7 @@ class TaskRunner:
             bulk.declined += 1
             return False
         if any(header is not None for header in headers):  # (numpy arrays in streaming)
-            headers = list(map(_headers, headers))
+            headers = list(map(record_headers, headers))
         if not bulk.run_columns(self.task, topic, (keys, values, headers, timestamps, None),
                                 offsets, partition):
             return False
@@ -359,7 +407,8 @@ def filled_global_task(topology: Topology, config: StreamsConfig, application_id
                       global_stores={})
     task.initialize()
     for topic, partition, offset, timestamp, key, value, headers in records:
-        task.add_record((topic, partition, offset, timestamp, key, value, _headers(headers)))
+        task.add_record((topic, partition, offset, timestamp, key, value,
+                         record_headers(headers)))
     while task.process():
         pass
     task.commit()
@@ -367,7 +416,9 @@ def filled_global_task(topology: Topology, config: StreamsConfig, application_id
     return task
 
 
-def _headers(value: Any) -> Any:
+def record_headers(value: Any) -> Any:
+    """A row's headers (JSON text, or a list of key/value mappings) as the core's
+    ``[(key, value bytes)]``; ``None`` for none."""
     if value is None or len(value) == 0:
         return None
     if isinstance(value, str):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kslab.spark._plan import streaming_unsupported, unsupported
+from kslab.spark._plan import cycles, loop_topics, streaming_unsupported, unsupported
 from kslab.spark._workers import check_active_workers
 from kslab.topology._nodes import ProcessorNode, SinkNode, SourceNode
 from kslab.topology._subtopologies import subtopologies
@@ -43,6 +43,18 @@ _SHUFFLE = ("a Spark shuffle by the partition the writing sink picked (murmur2 o
             "task, sequence), a task's mark the highest timestamp it had written so far")
 _SHUFFLE_DIFF = ("Kafka interleaves several writing tasks by arrival time at the broker; Spark "
                  "by how far each had got in time (its mark), then task")
+_CYCLE = ("with sub-topologies {ids}, which feed each other in a cycle (as a foreign-key "
+          "join's do), in one Spark task on one core: the cycle's input records one at a "
+          "time, smallest next timestamp first, each run through all the cycle's tasks as the "
+          "test driver runs them, what one sends to another handed over in process")
+_CYCLE_STREAM = ("with sub-topologies {ids}, which feed each other in a cycle, in one query "
+                 "whose one transformWithStateInPandas group holds all the cycle's tasks (one "
+                 "core): each micro-batch's records piped one at a time, smallest next "
+                 "timestamp first, as in batch replay; what one task sends to another is "
+                 "handed over in process, never written to Kafka")
+_CYCLE_DIFF = ("Kafka Streams runs a cycle's tasks in parallel, so what each side has seen when "
+               "a subscription or response arrives depends on timing; Spark gives the test "
+               "driver's order, each input record through the whole cycle before the next")
 _SINK_BATCH = "rows of the topic's result frame, with the partition Kafka's producer would pick"
 _SINK_STREAM = ("produced to Kafka by the Arrow stream writer: at-least-once (a micro-batch "
                 "retried after a failure is written again)")
@@ -133,6 +145,13 @@ def explain(topology: Any) -> SemanticsReport:
     written = {n.topic for n in topology.nodes.values()
                if isinstance(n, SinkNode) and n.topic is not None}
     between = read & written
+    cycle_of, loop_of = {}, {}
+    for members in cycles([g for g in subtopologies(topology) if not g.is_global]):
+        ids = ", ".join(str(m.id) for m in members)
+        for member in members:
+            for node_name in member.nodes:
+                cycle_of[node_name] = ids
+                loop_of[node_name] = set(loop_topics(members))
     rows = []
     for name, node in topology.nodes.items():
         gid = None if node.is_global else group_of.get(name)
@@ -141,11 +160,24 @@ def explain(topology: Any) -> SemanticsReport:
                                       "not supported", refused[name]))
             continue
         row = _describe(name, node, gid, between)
+        if name in cycle_of:
+            cycle = _CYCLE.format(ids=cycle_of[name])
+            whole = isinstance(node, SourceNode) or _loop_node(node, loop_of[name])
+            streaming = _CYCLE_STREAM.format(ids=cycle_of[name])
+            row = NodeSemantics(row.node, row.kind, row.subtopology, row.supported,
+                                cycle if whole else f"{row.batch}; {cycle}",
+                                streaming if whole else f"{row.streaming}; {streaming}",
+                                _CYCLE_DIFF if isinstance(node, SourceNode) else row.differences)
         if name in no_streaming:
             row = NodeSemantics(row.node, row.kind, row.subtopology, row.supported, row.batch,
                                 f"not supported: {no_streaming[name]}", row.differences)
         rows.append(row)
     return SemanticsReport(rows)
+
+
+def _loop_node(node: Any, loop: set[str]) -> bool:
+    """Whether ``node`` is a sink writing a topic of its cycle (handed over in process)."""
+    return isinstance(node, SinkNode) and node.topic in loop
 
 
 def _kind(node: Any) -> str:

@@ -32,6 +32,7 @@ from kslab.core.error_policy import ErrorPolicy
 from kslab.core.global_task import GLOBAL_TASK
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
+from kslab.core.turns import run_turns
 from kslab.errors import InvalidArgumentError, KslabError, MissingArgumentError, StoreError
 from kslab.processor.partitioner import default_partitions
 from kslab.records import TaskId, TestRecord
@@ -573,16 +574,7 @@ class TopologyTestDriver:
                     self._loop_back(task)
             self._settled = not task.has_records()
             return
-        progressed = True
-        while progressed:
-            progressed = False
-            for task in tasks:
-                if task.has_records() and task.is_processable():
-                    progressed = True
-                    if task.process():
-                        task.maybe_punctuate_stream_time()
-                    task.commit()
-                    self._capture()
+        run_turns(tasks, self._capture)
         self._settled = not any(task.has_records() for task in tasks)
 
     def advance_wall_clock_time(self, advance: Any) -> None:

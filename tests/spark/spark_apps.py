@@ -397,14 +397,41 @@ def engines_cogroup() -> ks.Topology:
     return b.build()
 
 
-def engines_fk_join() -> ks.Topology:
-    """A foreign-key table-table join: its sub-topologies feed each other."""
+def engines_fk_join(left_topic: str = "left", right_topic: str = "right", out: str = "out",
+                    out_left: str = "out-left") -> ks.Topology:
+    """Foreign-key table-table joins, inner to "out" and left to "out-left", of one left table
+    (values "<foreign key>:<n>") and one right table: their sub-topologies feed each other."""
     b = ks.StreamsBuilder()
-    left = b.table("left", ks.Consumed.with_(S, S))
-    right = b.table("right", ks.Consumed.with_(S, S))
-    left.join(right, lambda value: value.split(":")[0], lambda a, c: f"{a}+{c}").to_stream() \
-        .to("out", ks.Produced.with_(S, S))
+    left = b.table(left_topic, ks.Consumed.with_(S, S))
+    right = b.table(right_topic, ks.Consumed.with_(S, S))
+    left.join(right, fk_of, lambda a, c: f"{a}+{c}").to_stream() \
+        .to(out, ks.Produced.with_(S, S))
+    left.left_join(right, fk_of, lambda a, c: f"{a}+{c}").to_stream() \
+        .to(out_left, ks.Produced.with_(S, S))
     return b.build()
+
+
+def engines_fk_pipeline() -> ks.Topology:
+    """A foreign-key join between a repartition and an aggregation: the left stream re-keyed
+    (upper case) to a table, deletes included (a repartition before the cycle), joined by
+    foreign key with the right table, and the results counted by the right value they got (a
+    repartition and a count after it)."""
+    b = ks.StreamsBuilder()
+    left = b.stream("left", ks.Consumed.with_(S, S)) \
+        .select_key(lambda key, _value: key.upper()) \
+        .to_table(materialized=ks.Materialized.with_(S, S))
+    right = b.table("right", ks.Consumed.with_(S, S))
+    (left.join(right, fk_of, lambda a, c: c)
+     .group_by(lambda _key, value: (value, value), ks.Grouped.with_(S, S))
+     .count()
+     .to_stream()
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def fk_of(value: str) -> str:
+    """The foreign key of a left value "<foreign key>:<n>"."""
+    return value.split(":")[0]
 
 
 def engines_versioned_join() -> ks.Topology:
@@ -438,4 +465,16 @@ def engines_emit_on_close() -> ks.Topology:
      .emit_strategy(ks.EmitStrategy.on_window_close()).count()
      .to_stream().map(lambda w, c: (f"{w.key}@{w.window.start}", c))
      .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def engines_countdown() -> ks.Topology:
+    """A sub-topology that reads a topic it writes: each record of "in" or "loop" goes to
+    "out", and while its value is positive it goes back to "loop" counted down by one."""
+    b = ks.StreamsBuilder()
+    records = b.stream("in", ks.Consumed.with_(S, S)) \
+        .merge(b.stream("loop", ks.Consumed.with_(S, S)))
+    records.to("out", ks.Produced.with_(S, S))
+    records.filter(lambda _key, value: int(value) > 0) \
+        .map_values(lambda value: str(int(value) - 1)).to("loop", ks.Produced.with_(S, S))
     return b.build()
