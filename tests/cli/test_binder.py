@@ -29,6 +29,7 @@ servers = os.environ["KSLAB_BOOTSTRAP_SERVERS"]
 admin = AdminClient({"bootstrap.servers": servers})
 admin.create_topics([NewTopic("binder-probe", 1)])["binder-probe"].result(10)
 print(json.dumps({"pid": os.getpid(), "servers": servers,
+                  "lab_broker": os.environ.get("KSLAB_LAB_BROKER"),
                   "broker_pid": int(os.environ["KSLAB_BROKER_PID"]),
                   "topics": sorted(admin.list_topics(timeout=10).topics)}))
 """
@@ -79,6 +80,7 @@ def test_start_runs_a_broker_and_execs_its_arguments(tmp_path):
     try:
         assert seen["pid"] == process.pid  # exec'd: the server replaces the script
         assert seen["servers"] == f"127.0.0.1:{port}"
+        assert seen["lab_broker"] == f"127.0.0.1:{port}"  # %kslab promote may clear it
         assert "binder-probe" in seen["topics"]
     finally:
         os.kill(broker_pid, signal.SIGTERM)  # the `kslab broker` binder/start left running
@@ -117,3 +119,15 @@ def _alive(pid: int) -> bool:
     # a zombie (exited, not yet reaped by init) counts as gone
     status = Path(f"/proc/{pid}/stat")
     return status.exists() and status.read_text().split(")")[-1].split()[0] != "Z"
+
+
+def test_the_readme_badge_opens_the_repository_pyproject_names():
+    """Issue 23: a real Binder badge, not a placeholder, for the Repository URL."""
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    owner_repo = urls["Repository"].removeprefix("https://github.com/")
+    assert owner_repo.count("/") == 1 and "OWNER" not in owner_repo
+    badge = (f"[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/"
+             f"{owner_repo}/HEAD?urlpath=lab/tree/notebooks)")
+    readme = (ROOT / "README.md").read_text()
+    assert readme.splitlines()[2] == badge
+    assert "OWNER/REPO" not in readme
