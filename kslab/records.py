@@ -408,9 +408,12 @@ class TestRecord:
     timestamp as int ms or a ``datetime`` (``None``: the input topic's clock decides). Java's
     argument order ``(key, value, headers, timestamp)`` is accepted too. Records compare by
     key, value, timestamp and headers; ``record_time`` is the timestamp as a UTC ``datetime``.
+    A record read from an output topic also tells its ``partition`` (where a partitioner or a
+    repartition sent it; ``None`` on a record made by hand), which equality ignores, as Java's
+    ``TestRecord`` has no partition.
     """
 
-    __slots__ = ("_headers", "key", "timestamp", "value")
+    __slots__ = ("_headers", "key", "partition", "timestamp", "value")
     __test__ = False  # not a pytest class
 
     def __init__(
@@ -419,6 +422,8 @@ class TestRecord:
         value: Any = _UNSET,
         timestamp: int | datetime | None = None,
         headers: Headers | Iterable[tuple[str, bytes | None]] | None = None,
+        *,
+        partition: int | None = None,
     ) -> None:
         if value is _UNSET:  # TestRecord(value)
             key, value = None, key
@@ -429,6 +434,7 @@ class TestRecord:
         self.value = value
         self.timestamp = timestamp
         self._headers = headers  # None: no headers yet (made when asked for)
+        self.partition = partition
 
     @property
     def headers(self) -> Headers:

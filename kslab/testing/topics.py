@@ -430,7 +430,7 @@ class TestOutputTopic:
                 "reading)")
 
     def _decode(self, raw: tuple[Any, ...]) -> TestRecord:
-        key_bytes, value_bytes, headers, timestamp, _partition = raw
+        key_bytes, value_bytes, headers, timestamp, partition = raw
         topic = self.name
         try:
             key = self.key_serde.deserialize(topic, key_bytes, headers)
@@ -442,7 +442,7 @@ class TestOutputTopic:
                 "create_output_topic(name, key_serde=..., value_serde=...)"
             )
             raise SerdeError(msg, topic=topic, raw=value_bytes) from exc
-        return TestRecord(key, value, timestamp, headers)
+        return TestRecord(key, value, timestamp, headers, partition=partition)
 
     def read_value(self) -> Any:
         """The next record's value."""
@@ -454,7 +454,7 @@ class TestOutputTopic:
         return KeyValue(rec.key, rec.value)
 
     def read_record(self) -> TestRecord:
-        """The next record with key, value, timestamp and headers."""
+        """The next record with key, value, timestamp, headers and its partition."""
         return self._decode(self._take())
 
     def read_values_to_list(self) -> list[Any]:
@@ -479,11 +479,11 @@ class TestOutputTopic:
         return dict(zip(keys, values, strict=True))
 
     def read_records_to_list(self) -> list[TestRecord]:
-        """Every remaining record."""
-        keys, values, headers, timestamps, _ = self._drain()
+        """Every remaining record, each with its partition."""
+        keys, values, headers, timestamps, partitions = self._drain()
         with gc_paused():
-            return [TestRecord(k, v, ts, h)
-                    for k, v, ts, h in zip(keys, values, timestamps, headers, strict=True)]
+            return [TestRecord(k, v, ts, h, partition=p) for k, v, ts, h, p
+                    in zip(keys, values, timestamps, headers, partitions, strict=True)]
 
     def _drain(self, *, where: bool = True
                ) -> tuple[list[Any], list[Any], list[Any], list[int], list[int]]:
