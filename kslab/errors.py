@@ -35,6 +35,8 @@ first base, with its other bases after "also", and its module named when it is n
     │   │   ├── ProductionError     the producer refused a sink record (kslab.core.error_policy)
     │   │   ├── HandlerFailed       an exception handler answered FAIL, so outer nodes let it
     │   │   │                       pass (kslab.core.error_policy)
+    │   │   ├── ActiveGroupError    an application reset while its group has members
+    │   │   │                       (kslab.runtime.reset)
     │   │   └── SparkUnavailableError   Spark cannot run here; also an ImportError
     │   │                           (kslab.spark.session)
     │   ├── StoreError              unknown store, wrong store kind, store not queryable yet

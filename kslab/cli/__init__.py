@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("kslab.cli.export_command", "turn a notebook into a deployable app"),
     "describe": ("kslab.cli.describe", "print a topology as text, dot, svg or json"),
     "lab": ("kslab.cli.lab", "JupyterLab on copies of notebooks/ with a local broker"),
+    "reset": ("kslab.cli.reset", "reset an application's offsets, internal topics and state"),
     "demo": ("kslab.cli.demo", "word count live on a local broker, headless; prints the counts"),
 }
 

@@ -22,12 +22,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kslab.runtime.reset import internal_topics_of
+
 __all__ = ["LAB_BROKER_ENV", "RunReset", "is_lab_broker", "reset_previous_run", "topology_topics"]
 
 # what `make lab` sets beside KSLAB_BOOTSTRAP_SERVERS: the address of the lab's own broker
 LAB_BROKER_ENV = "KSLAB_LAB_BROKER"
-# Kafka's internal topic names, and the runtime's control topic
-INTERNAL_SUFFIXES = ("-changelog", "-repartition", "-topic", "-kslab-control")
 TIMEOUT_S = 10
 
 
@@ -75,8 +75,7 @@ def reset_previous_run(servers: str, application_id: str, topics: Iterable[str])
 
     admin = AdminClient({"bootstrap.servers": servers})
     metadata = admin.list_topics(timeout=TIMEOUT_S).topics
-    internal = sorted(t for t in metadata if t.startswith(f"{application_id}-")
-                      and t.endswith(INTERNAL_SUFFIXES))
+    internal = internal_topics_of(application_id, metadata)
     own = [t for t in topics if t in metadata]
     group = Consumer({"bootstrap.servers": servers, "group.id": application_id,
                       "enable.auto.commit": False})
