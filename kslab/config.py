@@ -82,6 +82,10 @@ _DEFAULTS: dict[str, Any] = {
     # after the read timeout, and connections beyond the bound get a 503
     "kslab.http.read.timeout.ms": 30_000,
     "kslab.http.max.connections": 64,
+    # Prometheus metrics (kslab.runtime.prometheus): off unless "prometheus"; loopback
+    "metrics.exporter": "none",
+    "metrics.exporter.host": "127.0.0.1",
+    "metrics.exporter.port": 9464,
 }
 
 # Java's ConfigDef validators for the settings kslab reads or that apps commonly set:
@@ -109,6 +113,8 @@ _VALIDATORS: dict[str, tuple[str, Any]] = {
     "send.buffer.bytes": ("at_least", -1),
     "kslab.http.read.timeout.ms": ("at_least", 1),
     "kslab.http.max.connections": ("at_least", 1),
+    "metrics.exporter": ("one_of", ("none", "prometheus")),
+    "metrics.exporter.port": ("at_least", 0),
     "reconnect.backoff.ms": ("at_least", 0),
     "reconnect.backoff.max.ms": ("at_least", 0),
     "retry.backoff.ms": ("at_least", 0),

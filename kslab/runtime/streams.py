@@ -145,6 +145,8 @@ class KafkaStreams:
         self._counts: dict[str, int] = {}
         self._admin: Any = None
         self._iq_server: Any = None
+        self._metrics_server: Any = None
+        self.metrics_address: tuple[str, int] | None = None  # where Prometheus scrapes
         self._hosts_producer: Any = None
         self._control: threading.Thread | None = None
         self._closing = threading.Event()
@@ -350,6 +352,12 @@ class KafkaStreams:
                 self.standbys = StandbyUpdater(self, self.num_standby_replicas)
                 self.standbys.listener = self._standby_listener
                 self.standbys.start()
+            if self.config.get("metrics.exporter") == "prometheus":
+                from kslab.runtime.prometheus import serve_metrics
+
+                self._metrics_server, self.metrics_address = serve_metrics(
+                    self, self.config.get("metrics.exporter.host"),
+                    self.config.get_int("metrics.exporter.port"))
             if self.application_server:
                 from kslab.runtime._iq import serve
 
@@ -541,10 +549,11 @@ class KafkaStreams:
                 self._global.close()
         if self._control is not None and self._control is not threading.current_thread():
             self._control.join(remaining())
-        if self._iq_server is not None:
-            self._iq_server.shutdown()
-            self._iq_server.server_close()
-            self._iq_server = None
+        for server in (self._iq_server, self._metrics_server):
+            if server is not None:
+                server.shutdown()
+                server.server_close()
+        self._iq_server = self._metrics_server = None
         done = not any(t.is_alive() for t in threads)
         if done:
             self._release_clients()
