@@ -82,6 +82,10 @@ _DEFAULTS: dict[str, Any] = {
     # after the read timeout, and connections beyond the bound get a 503
     "kslab.http.read.timeout.ms": 30_000,
     "kslab.http.max.connections": 64,
+    # a bearer token every interactive-query request must carry (None: none asked), and how
+    # long a key query forwarded to the instance holding the key waits for it
+    "kslab.iq.token": None,
+    "kslab.iq.forward.timeout.ms": 5_000,
     # Prometheus metrics (kslab.runtime.prometheus): off unless "prometheus"; loopback
     "metrics.exporter": "none",
     "metrics.exporter.host": "127.0.0.1",
@@ -113,6 +117,7 @@ _VALIDATORS: dict[str, tuple[str, Any]] = {
     "send.buffer.bytes": ("at_least", -1),
     "kslab.http.read.timeout.ms": ("at_least", 1),
     "kslab.http.max.connections": ("at_least", 1),
+    "kslab.iq.forward.timeout.ms": ("at_least", 1),
     "metrics.exporter": ("one_of", ("none", "prometheus")),
     "metrics.exporter.port": ("at_least", 0),
     "reconnect.backoff.ms": ("at_least", 0),

@@ -10,12 +10,13 @@ and ``server_close`` ends every connection still open.
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -23,8 +24,8 @@ __all__ = ["BoundedHTTPServer", "serve_json"]
 
 log = logging.getLogger("kslab.runtime")
 
-# what answer() returns: an HTTP status and a body json.dumps can write (default=str)
-Answer = Callable[[str], tuple[int, Any]]
+# answer(path, headers): an HTTP status and a body json.dumps can write (default=str)
+Answer = Callable[[str, Mapping[str, str]], tuple[int, Any]]
 
 
 class BoundedHTTPServer(ThreadingHTTPServer):
@@ -126,20 +127,36 @@ class BoundedHTTPServer(ThreadingHTTPServer):
 
 
 def serve_json(bind: str, port: int, answer: Answer, *, read_timeout: float,
-               max_connections: int, name: str) -> BoundedHTTPServer:
-    """Start a ``BoundedHTTPServer`` on ``bind:port`` whose GETs reply ``answer(path)`` as JSON.
+               max_connections: int, name: str, token: str | None = None) -> BoundedHTTPServer:
+    """Start a ``BoundedHTTPServer`` on ``bind:port`` whose GETs reply ``answer(path, headers)``
+    as JSON.
 
     An exception ``answer`` lets escape becomes a 500 naming the path and the error (the
     connection is never dropped without a reply); ``answer`` maps the errors it expects itself.
+    With ``token``, a request without ``Authorization: Bearer <token>`` gets a 401 and never
+    reaches ``answer`` (compared in constant time).
     """
+    expected = f"Bearer {token}".encode() if token else None
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:  # quiet: no stderr line per request
             return
 
         def do_GET(self) -> None:
+            given = (self.headers.get("Authorization") or "").encode()
+            if expected is not None and not hmac.compare_digest(given, expected):
+                data = json.dumps({"error": (
+                    "this interactive-query server needs the bearer token (kslab.iq.token): "
+                    "send 'Authorization: Bearer <token>'")}).encode()
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", "Bearer")
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
             try:
-                status, body = answer(self.path)
+                status, body = answer(self.path, self.headers)
                 data = json.dumps(body, default=str).encode()
             except Exception as exc:
                 shown = self.path[:200]

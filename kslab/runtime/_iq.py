@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import urllib.parse
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kslab.errors import StoreError
 from kslab.processor.partitioner import default_partition
 from kslab.records import TaskId
 from kslab.runtime._http import BoundedHTTPServer, serve_json
+from kslab.runtime._iq_cluster import FORWARDED, forward
 from kslab.runtime._iq_keys import parse_key, parse_time
 from kslab.runtime._views import ReadOnlySessionView, ReadOnlyWindowView
 from kslab.serdes import resolve as resolve_serde
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from kslab.runtime.streams import KafkaStreams
 
 __all__ = ["HostInfo", "KeyQueryMetadata", "StoreQueryParameters", "TaskMetadata",
-           "ThreadMetadata", "serve", "store_view"]
+           "ThreadMetadata", "handle_get", "parse_host", "serve", "store_view"]
 
 _UNAVAILABLE = None
 _MIN_TS = -(2**63)
@@ -110,7 +112,7 @@ class ReadOnlyStoreView(CompositeStoreView):
         raise AttributeError(name)
 
 
-def _parse_host(text: str) -> HostInfo | None:
+def parse_host(text: str) -> HostInfo | None:
     if not text or ":" not in text:
         return None
     host, _, port = text.rpartition(":")
@@ -201,7 +203,7 @@ def _members(streams: KafkaStreams) -> dict[tuple[str, int], HostInfo | None]:
         reader.close()
     owners: dict[tuple[str, int], HostInfo | None] = {}
     for entry in sorted(latest.values(), key=lambda e: e.get("time", 0)):
-        host = _parse_host(entry.get("host", ""))
+        host = parse_host(entry.get("host", ""))
         for topic, partition in entry.get("partitions", []):
             owners[(topic, partition)] = host
     return owners
@@ -218,7 +220,7 @@ def query_metadata_for_key(streams: KafkaStreams, store_name: str, key: Any,
     key_bytes = serde.serialize(topic, key)
     partition = default_partition(key_bytes, count) if count > 1 else 0
     standbys = _standby_hosts(streams, TaskId(gid, partition))
-    local = _parse_host(streams.application_server)
+    local = parse_host(streams.application_server)
     for task_id in streams.local_tasks():
         if task_id.subtopology == gid and task_id.partition == partition:
             return KeyQueryMetadata(local, standbys, partition)
@@ -234,7 +236,7 @@ def _standby_hosts(streams: KafkaStreams, task_id: TaskId) -> tuple[HostInfo, ..
     """The application.server of the instances the standby placement gives ``task_id``."""
     if streams.standbys is None:
         return ()
-    hosts = (_parse_host(h) for h in streams.standbys.placement().get(task_id, []))
+    hosts = (parse_host(h) for h in streams.standbys.placement().get(task_id, []))
     return tuple(h for h in hosts if h is not None)
 
 
@@ -244,17 +246,18 @@ def serve(streams: KafkaStreams) -> BoundedHTTPServer:
     Connections are bounded by ``kslab.http.max.connections`` and closed after
     ``kslab.http.read.timeout.ms`` without a request.
     """
-    address = _parse_host(streams.application_server)
+    address = parse_host(streams.application_server)
     assert address is not None
     config = streams.config
     return serve_json(config.get("kslab.http.bind") or "127.0.0.1", address.port,
-                      lambda path: handle_get(streams, path),
+                      lambda path, headers: handle_get(streams, path, headers),
                       read_timeout=config.get_int("kslab.http.read.timeout.ms") / 1000,
                       max_connections=config.get_int("kslab.http.max.connections"),
-                      name="kslab-iq-http")
+                      name="kslab-iq-http", token=config.get("kslab.iq.token"))
 
 
-def handle_get(streams: KafkaStreams, path: str) -> tuple[int, Any]:
+def handle_get(streams: KafkaStreams, path: str, headers: Mapping[str, str] | None = None
+               ) -> tuple[int, Any]:
     """Answer one GET: ``/metadata``, ``/stores/<store>/<key>``, ``/stores/<store>?from=&to=``.
 
     ``path`` is the request target as ``http.server`` reads it (ISO-8859-1); keys and bounds
@@ -262,8 +265,11 @@ def handle_get(streams: KafkaStreams, path: str) -> tuple[int, Any]:
     key serde cannot take answers 400 naming it. For window and session stores ``from``/``to``
     are times in ms (window starts; for a key's sessions the earliest end and latest start, else
     session ends) and ``backward=true`` reverses. ``stale=true`` also reads this instance's
-    standby tasks: a key whose standby is here is answered from it rather than redirected.
+    standby tasks: a key whose standby is here is answered from it rather than forwarded. A key
+    another instance holds is asked of that instance (``kslab.runtime._iq_cluster.forward``);
+    a query that was itself forwarded answers 421 with the holder's address instead.
     """
+    headers = headers or {}
     target = _target_bytes(path)
     route, _, raw_query = target.partition(b"?")
     parts = [urllib.parse.unquote_to_bytes(p) for p in route.strip(b"/").split(b"/") if p]
@@ -274,7 +280,7 @@ def handle_get(streams: KafkaStreams, path: str) -> tuple[int, Any]:
             query = {name.decode("latin-1"): values[0] for name, values in
                      urllib.parse.parse_qs(raw_query).items()}
             return _store_get(streams, parts[1].decode("utf-8", "replace"),
-                              parts[2] if len(parts) == 3 else None, query)
+                              parts[2] if len(parts) == 3 else None, query, path, headers)
     except StoreError as exc:
         return 404, {"error": str(exc)}
     except (ValueError, TypeError) as exc:
@@ -292,8 +298,15 @@ def _target_bytes(path: str) -> bytes:
 
 
 def _metadata(streams: KafkaStreams) -> dict[str, Any]:
+    instances = [{"host": str(m.host_info) if m.host_info else None,
+                  "stores": sorted(m.state_store_names),
+                  "partitions": sorted(f"{t}-{p}" for t, p in m.topic_partitions),
+                  "standby_stores": sorted(m.standby_state_store_names),
+                  "standby_partitions": sorted(f"{t}-{p}" for t, p in m.standby_topic_partitions)}
+                 for m in streams.metadata_for_all_streams_clients()]
     return {
         "application.server": streams.application_server,
+        "instances": instances,
         "state": streams.state.name,
         "threads": [{"name": t.thread_name, "state": t.thread_state,
                      "tasks": [{"id": str(m.task_id), "partitions":
@@ -304,7 +317,8 @@ def _metadata(streams: KafkaStreams) -> dict[str, Any]:
 
 
 def _store_get(streams: KafkaStreams, name: str, raw_key: bytes | None,
-               query: dict[str, bytes]) -> tuple[int, Any]:
+               query: dict[str, bytes], path: str, headers: Mapping[str, str]
+               ) -> tuple[int, Any]:
     builder = streams.topology.state_stores.get(name)
     serde = resolve_serde((builder.key_serde if builder else None)
                           or streams.config.get("default.key.serde"), is_key=True)
@@ -314,9 +328,12 @@ def _store_get(streams: KafkaStreams, name: str, raw_key: bytes | None,
     if raw_key is not None:
         key = parse_key(raw_key, serde, name)
         meta = query_metadata_for_key(streams, name, key)
-        local = _parse_host(streams.application_server)
+        local = parse_host(streams.application_server)
         if meta.active_host is not None and meta.active_host != local \
                 and not _standby_here(streams, params, meta.partition):
+            if not headers.get(FORWARDED):
+                timeout = streams.config.get_int("kslab.iq.forward.timeout.ms") / 1000
+                return forward(meta.active_host, path, headers, timeout)
             return 421, {"error": f"key {key!r} of store '{name}' lives on another instance; "
                                   f"ask {meta.active_host}",
                          "host": str(meta.active_host), "partition": meta.partition}

@@ -26,7 +26,7 @@ from typing import Any
 from kslab.config import ADMIN_CONFIGS, CONSUMER_CONFIGS, PRODUCER_CONFIGS, StreamsConfig
 from kslab.core.topic_admin import create_topics, existing_topics
 from kslab.core.topic_plan import TopicPlan
-from kslab.errors import KslabError, StreamsError
+from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
@@ -671,6 +671,22 @@ class KafkaStreams:
         with self._lock:
             threads = list(self._threads)
         return local_thread_metadata(threads)
+
+    def metadata_for_all_streams_clients(self) -> list[Any]:
+        """Every running instance of this application: ``StreamsMetadata(host_info,
+        state_store_names, topic_partitions, standby_state_store_names,
+        standby_topic_partitions)``, from the hosts topic the instances publish to."""
+        from kslab.runtime._iq_cluster import all_metadata
+
+        return all_metadata(self)
+
+    def streams_metadata_for_store(self, store_name: str) -> list[Any]:
+        """The instances whose active tasks hold ``store_name``."""
+        if store_name not in self.topology.state_stores:
+            msg = f"store '{store_name}' is not a local store of this topology; check the name"
+            raise StoreError(msg)
+        return [m for m in self.metadata_for_all_streams_clients()
+                if store_name in m.state_store_names]
 
     def query_metadata_for_key(self, store_name: str, key: Any, key_serde: Any = None) -> Any:
         """Where ``key`` of ``store_name`` lives: ``KeyQueryMetadata(active_host, ...)``."""

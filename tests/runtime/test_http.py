@@ -29,7 +29,7 @@ def _exchange(port: int, request: bytes) -> tuple[bytes, bytes]:
     return head.split(b"\r\n")[0], body
 
 
-def _failing(path: str) -> tuple[int, object]:
+def _failing(path: str, headers: object) -> tuple[int, object]:
     raise RuntimeError(f"no answer for {path}")
 
 
@@ -49,7 +49,7 @@ def test_an_answer_that_raises_replies_500_naming_it_without_a_traceback(capfd):
 
 def test_a_client_that_goes_away_mid_reply_leaves_no_traceback(capfd):
     big = {"rows": ["x" * 1000] * 20_000}  # 20 MB: more than the socket buffers hold
-    server = serve_json("127.0.0.1", 0, lambda path: (200, big), read_timeout=5,
+    server = serve_json("127.0.0.1", 0, lambda path, headers: (200, big), read_timeout=5,
                         max_connections=4, name="test-http-reset")
     port = server.server_address[1]
     try:
@@ -66,7 +66,7 @@ def test_a_client_that_goes_away_mid_reply_leaves_no_traceback(capfd):
 
 
 def test_closing_the_server_ends_its_open_connections_and_their_threads():
-    server = serve_json("127.0.0.1", 0, lambda path: (200, {}), read_timeout=60,
+    server = serve_json("127.0.0.1", 0, lambda path, headers: (200, {}), read_timeout=60,
                         max_connections=4, name="test-http-close")
     port = server.server_address[1]
     idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3)]

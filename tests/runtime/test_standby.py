@@ -62,10 +62,11 @@ def _restored(streams, task: str) -> int | None:
     return None
 
 
-def _get(url: str) -> tuple[int, Any]:
+def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:
     """An interactive query over HTTP: (status, the value, or the host a 421 names)."""
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}),
+                                    timeout=10) as response:
             return response.status, json.loads(response.read())["value"]
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read()).get("host")
@@ -169,7 +170,8 @@ def test_a_killed_instance_s_task_resumes_from_the_standby(kafka):
         assert heir.store("counts").get(key) is None  # not without stale reads
         assert heir.store(STALE).get(key) == expected[key]
         url = f"http://127.0.0.1:{heir_port}/stores/counts/{key}"
-        assert _get(url) == (421, f"localhost:{port_c}")  # the active instance answers
+        assert _get(url) == (200, expected[key])  # asked of the active instance, C
+        assert _get(url, {"X-Kslab-Forwarded": "1"}) == (421, f"localhost:{port_c}")  # no loop
         assert _get(url + "?stale=true") == (200, expected[key])  # or this standby
         time.sleep(1.0)  # C commits its last offsets
     finally:
