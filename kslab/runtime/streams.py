@@ -105,6 +105,7 @@ class KafkaStreams:
             msg = f"KafkaStreams needs a ks.Topology or ks.StreamsBuilder; got {type(topology)}"
             raise KslabError(msg)
         self.config = StreamsConfig(props)
+        self.config.check_support("runtime")  # keys kslab ignores warn, or raise: KEY_SUPPORT
         self.topology = topology
         self.application_id = _required(self.config, "application.id")
         self.bootstrap_servers = _required(self.config, "bootstrap.servers")
@@ -154,13 +155,14 @@ class KafkaStreams:
         props = self.config.as_dict()
         return {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
 
-    def _client(self, *prefixes: str, names: frozenset[str] = frozenset()) -> dict[str, Any]:
-        """A client's config: connection settings, the unprefixed client configs in ``names``,
-        then each prefix's settings (later ones win), without Java-only names."""
+    def _client(self, *prefixes: str, names: frozenset[str] = frozenset(),
+                kind: str = "producer") -> dict[str, Any]:
+        """A ``kind`` client's config (consumer, producer or admin): connection settings and
+        the common client configs (``StreamsConfig.client_configs``), the unprefixed client
+        configs in ``names``, then each prefix's settings (later ones win), without Java-only
+        names."""
         conf: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
-        for key in ("security.protocol",):
-            if self.config.get(key):
-                conf[key] = self.config.get(key)
+        conf.update(self.config.client_configs(kind))
         for prefix in ("sasl.", "ssl."):
             conf.update({prefix + k: v for k, v in self._prefixed(prefix).items()})
         given = self.config.as_dict()
@@ -192,7 +194,8 @@ class KafkaStreams:
             "isolation.level": "read_committed" if self.eos else "read_uncommitted",
             "enable.partition.eof": False,
         }
-        conf.update(self._client("consumer.", "main.consumer.", names=CONSUMER_CONFIGS))
+        conf.update(self._client("consumer.", "main.consumer.", names=CONSUMER_CONFIGS,
+                                 kind="consumer"))
         # what Streams decides whatever the user set, as Java's getMainConsumerConfigs
         conf.update({"group.id": self.application_id, "enable.auto.commit": False})
         if self.eos:
@@ -205,7 +208,8 @@ class KafkaStreams:
         """The config of consumers that read changelogs and global topics (no group)."""
         conf = {"isolation.level": "read_committed" if self.eos else "read_uncommitted",
                 "client.id": f"{self.client_id}-restore-consumer"}
-        conf.update(self._client("consumer.", "restore.consumer.", names=CONSUMER_CONFIGS))
+        conf.update(self._client("consumer.", "restore.consumer.", names=CONSUMER_CONFIGS,
+                                 kind="consumer"))
         if self.eos:
             conf["isolation.level"] = "read_committed"
         for key in ("session.timeout.ms", "heartbeat.interval.ms", "group.instance.id"):
@@ -248,7 +252,7 @@ class KafkaStreams:
                 from confluent_kafka.admin import AdminClient
 
                 conf = {"client.id": f"{self.client_id}-admin",
-                        **self._client("admin.", names=ADMIN_CONFIGS)}
+                        **self._client("admin.", names=ADMIN_CONFIGS, kind="admin")}
                 self._admin = AdminClient(conf)
             return self._admin
 
