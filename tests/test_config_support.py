@@ -119,11 +119,15 @@ def test_a_refused_key_raises_with_what_to_do_instead():
 
 
 def test_a_key_refused_everywhere_raises_in_the_driver_too_and_its_default_passes():
-    with pytest.raises(ConfigError, match="'ensure.explicit.internal.resource.naming' = True "
-                                          "is not supported by kslab; kslab does not check"):
-        ks.TopologyTestDriver(_topology(), {"ensure.explicit.internal.resource.naming": True})
-    with pytest.raises(ConfigError, match="ensure.explicit.internal.resource.naming"):
-        StreamsConfig({"ensure.explicit.internal.resource.naming": "true"}).check_support("spark")
+    key = "ensure.explicit.internal.resource.naming"
+    with pytest.raises(ConfigError) as info:
+        ks.TopologyTestDriver(_topology(), {key: True})
+    assert str(info.value) == (
+        f"config '{key}' = True is not supported by kslab; kslab does not check that internal "
+        "topics and stores are named; name them with Named, Grouped, Materialized and "
+        "Repartitioned instead")
+    with pytest.raises(ConfigError, match=re.escape(f"config '{key}' = 'true' is not")):
+        StreamsConfig({key: "true"}).check_support("spark")
     _, got = _live(**{"ensure.explicit.internal.resource.naming": "false"})
     assert got == []
 
