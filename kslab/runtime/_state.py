@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -151,9 +152,19 @@ class ChangelogReader:
     ``restore(parts, apply)`` reads each ``(topic, partition)`` from its start offset until
     the broker reports the end, handing ``(key, value, timestamp)`` batches to
     ``apply(topic, partition, batch)``; returns the offset after the last record read.
+
+    A partition that gives neither records nor its end is waited for, as Kafka Streams waits
+    for a slow restore (it is not an error): the poll backs off to ``MAX_BACKOFF`` s, a warning
+    names each waiting partition, its offset and what it waits for (first after ``WARN_AFTER``
+    s, then at doubling intervals), ``waiting`` shows since when, and ``on_wait`` hears of it.
+    Only ``idle_timeout`` (for one-off reads such as interactive queries' routing table) turns
+    the wait into an error; ``halt`` ends it, returning the positions reached.
     """
 
-    def __init__(self, config: dict[str, Any], *, idle_timeout: float = 30.0) -> None:
+    WARN_AFTER = 10.0
+    MAX_BACKOFF = 0.5
+
+    def __init__(self, config: dict[str, Any], *, idle_timeout: float | None = None) -> None:
         from confluent_kafka import Consumer
 
         conf = {
@@ -163,9 +174,12 @@ class ChangelogReader:
             "group.id": "kslab-restore",  # never joins: partitions are assigned by hand
             **config,
         }
+        self._committed_only = conf.get("isolation.level") == "read_committed"
         self._consumer = Consumer(conf)
         self._idle_timeout = idle_timeout
         self.restored = 0
+        # (topic, partition) -> monotonic time since which it gave neither records nor its end
+        self.waiting: dict[tuple[str, int], float] = {}
 
     def end_offset(self, topic: str, partition: int) -> int:
         """The broker's reported high watermark (a lower bound on Tansu, exact on Kafka)."""
@@ -178,13 +192,16 @@ class ChangelogReader:
     def restore(self, starts: dict[tuple[str, int], int],
                 apply: Callable[[str, int, list[tuple[Any, ...]]], None],
                 progress: Callable[[str, int, int], None] | None = None,
-                *, with_headers: bool = False,
+                *, with_headers: bool = False, halt: threading.Event | None = None,
+                on_wait: Callable[[str, int, int, float], None] | None = None,
                 ) -> dict[tuple[str, int], int]:
-        """Read every partition from its start offset to its end; return the end positions.
+        """Read every partition from its start offset to its end; return the end positions
+        (the positions reached, when ``halt`` was set first).
 
         Records are ``(key, value, timestamp)``; ``with_headers`` makes them ``ChangelogRecord``s
         (the same three fields first, then headers, topic, partition and offset), which stores
-        reading a format version header (the suppression buffer) need.
+        reading a format version header (the suppression buffer) need. ``on_wait(topic,
+        partition, offset, waited_s)`` is called with each stall warning.
         """
         from confluent_kafka import OFFSET_BEGINNING, KafkaError, TopicPartition
 
@@ -196,20 +213,30 @@ class ChangelogReader:
                          for (t, p), o in starts.items()])
         pending = set(starts)
         last_progress = time.monotonic()
+        backoff, warn_at = 0.05, self.WARN_AFTER
         try:
-            while pending:
-                messages = consumer.consume(10000, 0.2)
+            while pending and not (halt is not None and halt.is_set()):
+                messages = consumer.consume(10000, backoff)
                 if not messages:
-                    if time.monotonic() - last_progress > self._idle_timeout:
+                    idle = time.monotonic() - last_progress
+                    backoff = min(backoff * 2, self.MAX_BACKOFF)
+                    if self._idle_timeout is not None and idle > self._idle_timeout:
                         msg = (f"restoring {sorted(pending)} got no data and no end of "
                                f"partition for {self._idle_timeout:.0f} s; check the broker")
                         raise StreamsError(msg)
+                    for tp in pending:
+                        self.waiting.setdefault(tp, last_progress)
+                    if idle >= warn_at:
+                        warn_at *= 2
+                        self._warn_stalled(sorted(pending), positions, idle, on_wait)
                     continue
                 last_progress = time.monotonic()
+                backoff, warn_at = 0.05, self.WARN_AFTER
                 batches: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
                 for message in messages:
                     error = message.error()
                     tp = (message.topic(), message.partition())
+                    self.waiting.pop(tp, None)
                     if error is not None:
                         if error.code() == KafkaError._PARTITION_EOF:
                             positions[tp] = max(positions[tp], message.offset())
@@ -227,8 +254,28 @@ class ChangelogReader:
                     if progress is not None:
                         progress(topic, partition, len(batch))
         finally:
+            for tp in starts:
+                self.waiting.pop(tp, None)
             consumer.unassign()
         return positions
+
+    def _warn_stalled(self, pending: list[tuple[str, int]], positions: dict[tuple[str, int], int],
+                      idle: float, on_wait: Callable[[str, int, int, float], None] | None,
+                      ) -> None:
+        """Say which partitions the restore waits for, at which offset, and for what."""
+        reason = (
+            "a read_committed reader stops at the last stable offset, so an open transaction "
+            "on it (a producer that died mid-transaction and was not yet fenced or timed out "
+            "by the broker) holds it back until the transaction ends"
+            if self._committed_only else
+            "the broker answers its fetches with no record and no end of partition")
+        for topic, partition in pending:
+            log.warning(
+                "restoring changelog %s-%d: no record and no end of partition at offset %d for "
+                "%.0f s; %s. Still waiting (a slow restore is not an error); close() stops it",
+                topic, partition, positions[(topic, partition)], idle, reason)
+            if on_wait is not None:
+                on_wait(topic, partition, positions[(topic, partition)], idle)
 
     def close(self) -> None:
         """Close the consumer."""

@@ -29,6 +29,7 @@ from kslab.records import TaskId
 from kslab.runtime._batch import RuntimePort, run_polled
 from kslab.runtime._clients import close_producer
 from kslab.runtime._collector import KafkaCollector
+from kslab.runtime._restore import RestoreNotifier
 from kslab.runtime._state import (
     ChangelogReader,
     Checkpoint,
@@ -398,6 +399,8 @@ class StreamThread(threading.Thread):
         for tp in partitions:
             wanted[streams.plan.task_of(tp.topic, tp.partition)].append((tp.topic, tp.partition))
         for task_id, inputs in sorted(wanted.items()):
+            if self._halt.is_set():
+                return  # closing: no more tasks (nor restores) for this thread
             self._create_task(task_id, inputs)
         streams.publish_assignment(self.name, [(tp.topic, tp.partition) for tp in partitions])
         self.rebalancing = False
@@ -493,27 +496,34 @@ class StreamThread(threading.Thread):
                     task.close()
                 except Exception:
                     pass
-                if time.monotonic() > deadline:
-                    raise
+                if time.monotonic() > deadline or self._halt.is_set():
+                    raise  # closing: no waiting for the lock
                 time.sleep(0.1)
 
     def _restore(self, state: TaskState, starts: dict[tuple[str, int], int]) -> None:
         """Replay the task's changelogs, headers included (the suppression buffer reads its
-        format version from them)."""
+        format version from them), telling the restore listener; a stalled partition is
+        waited for (``ChangelogReader``) until it moves or the thread is shut down."""
         if not starts or self._reader is None:
             return
         by_topic = {topic: store for store, topic in state.changelogs.items()}
         task = state.task
+        notify = RestoreNotifier(self.streams.restore_listener, by_topic)
+        notify.start(starts, self._reader.end_offset)
 
-        def apply(topic: str, _partition: int, batch: list[tuple[Any, ...]]) -> None:
+        def apply(topic: str, partition: int, batch: list[tuple[Any, ...]]) -> None:
             task.restore_changelog(by_topic[topic], batch)
+            notify.batch(topic, partition, batch[-1].offset, len(batch))
 
         def progress(_topic: str, _partition: int, count: int) -> None:
             state.restored += count
             self.stats["restore-total"] += count
 
         started = time.perf_counter()
-        ends = self._reader.restore(starts, apply, progress, with_headers=True)
+        ends = self._reader.restore(starts, apply, progress, with_headers=True,
+                                    halt=self._halt, on_wait=notify.waiting)
+        if not self._halt.is_set():
+            notify.end(starts)
         sent = self.collector.changelog_sent if self.collector is not None else {}
         for tp, end in ends.items():
             state.changelog_base[tp] = end - sent.get(tp, 0)
@@ -587,6 +597,10 @@ class StreamThread(threading.Thread):
             entry["records-lag"] = lags
             tasks[str(task_id)] = entry
         out["tasks"] = tasks
+        reader, now = self._reader, time.monotonic()  # a restore waiting for its changelog:
+        waiting = dict(reader.waiting) if reader is not None else {}
+        out["restore-waiting-ms"] = {f"{t}-{p}": int((now - since) * 1000)
+                                     for (t, p), since in waiting.items()}
         return out
 
 

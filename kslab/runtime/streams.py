@@ -136,6 +136,7 @@ class KafkaStreams:
         self._lock = threading.RLock()
         self._state_listener: Callable[[State, State], None] | None = None
         self._exception_handler: Callable[[BaseException], Any] | None = None
+        self.restore_listener: Any = None  # see set_global_state_restore_listener
         self._threads: list[StreamThread] = []
         self._events = _ThreadEvents(self)  # what the threads tell this client
         self._global: GlobalThread | None = None
@@ -289,6 +290,14 @@ class KafkaStreams:
             msg = "set_uncaught_exception_handler must be called before start()"
             raise StreamsError(msg)
         self._exception_handler = handler
+
+    def set_global_state_restore_listener(self, listener: Any) -> None:
+        """Hear of every changelog restore (Java's ``StateRestoreListener``; the methods and
+        kslab's ``on_restore_waiting`` for a stalled one are in ``kslab.runtime._restore``)."""
+        if self._state is not State.CREATED:
+            msg = "set_global_state_restore_listener must be called before start()"
+            raise StreamsError(msg)
+        self.restore_listener = listener
 
     def _set_state(self, new: State) -> bool:
         with self._lock:
@@ -511,7 +520,7 @@ class KafkaStreams:
         if self._global is not None:
             self._global.shutdown()
             if self._global.is_alive():
-                self._global.join(10)
+                self._global.join(10 if deadline is None else min(10, remaining() or 0))
             else:
                 self._global.close()
         if self._control is not None and self._control is not threading.current_thread():
