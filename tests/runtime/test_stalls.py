@@ -6,9 +6,10 @@ changelog holds the last stable offset back, and a ``read_committed`` restore st
 (from a checkpoint written after later changelog records) gets neither records nor the end of
 the partition. (On Tansu 0.6 one open transaction holds back ``read_committed`` readers of every
 partition of the broker, so the records after it are written under ``at_least_once``, and the
-app restarts under ``exactly_once_v2``, as an upgrade would.) Kafka Streams keeps restoring through that; so must kslab: it warns
-naming the partition, offset and the open transaction, shows the wait in ``metrics()`` and to
-the restore listener, stays in REBALANCING, and goes on as soon as the transaction ends.
+app restarts under ``exactly_once_v2``, as an upgrade would.) Kafka Streams keeps restoring
+through that; so must kslab: it warns naming the partition, offset and the open transaction,
+shows the wait in ``metrics()`` and to the restore listener, stays in REBALANCING, and goes on
+as soon as the transaction ends.
 """
 
 from __future__ import annotations
