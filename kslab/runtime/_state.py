@@ -26,7 +26,10 @@ from kslab.errors import StreamsError
 from kslab.records import Headers
 from kslab.state.buffer import ChangelogRecord
 
-__all__ = ["ChangelogReader", "Checkpoint", "CommittedMetadata", "process_id", "task_dir"]
+__all__ = [
+    "ChangelogReader", "Checkpoint", "CommittedMetadata", "StateDirLock", "check_local_stores",
+    "process_id", "store_type", "task_dir",
+]
 
 log = logging.getLogger("kslab.runtime")
 
@@ -42,8 +45,18 @@ def task_dir(root: Path, task_id: Any) -> Path:
 
 
 def process_id(root: Path) -> str:
-    """This instance's stable id, kept in ``kafka-streams-process-metadata`` under ``root``."""
-    root.mkdir(parents=True, exist_ok=True)
+    """This instance's stable id, kept in ``kafka-streams-process-metadata`` under ``root``
+    (created, and checked to be writable, here: a state directory kslab cannot write is a
+    clear error when the app is made, not a failed task later)."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        probe = root / f".kslab-write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        msg = (f"state.dir: cannot write the state directory {root} ({exc}); make it a "
+               "writable directory or set state.dir to one")
+        raise StreamsError(msg) from exc
     path = root / "kafka-streams-process-metadata"
     with contextlib.suppress(OSError, ValueError, KeyError):
         return str(json.loads(path.read_text())["processId"])
@@ -59,25 +72,39 @@ class Checkpoint:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.corrupt: str | None = None
 
     def read(self) -> dict[tuple[str, int], int]:
-        """The offsets in the file; empty when there is none or it is unreadable."""
+        """The offsets in the file; empty when there is none or it is unreadable, and then
+        ``corrupt`` says why (a truncated file, a bad line, an unknown version)."""
+        self.corrupt: str | None = None
         try:
-            lines = self.path.read_text().splitlines()
-        except OSError:
+            text = self.path.read_text()
+        except FileNotFoundError:
             return {}
+        except (OSError, UnicodeDecodeError) as exc:
+            return self._corrupt(f"unreadable ({exc})")
+        lines = text.splitlines()
         try:
             if int(lines[0]) != _VERSION:
-                return {}
+                return self._corrupt(f"version {lines[0]!r}, not {_VERSION}")
             count = int(lines[1])
             out = {}
             for line in lines[2:2 + count]:
                 topic, partition, offset = line.rsplit(" ", 2)
                 out[(topic, int(partition))] = int(offset)
         except (IndexError, ValueError):
-            log.warning("ignoring corrupt checkpoint file %s", self.path)
-            return {}
+            return self._corrupt("a line that is not 'topic partition offset'")
+        if len(out) != count or len(lines) != 2 + count:
+            return self._corrupt(f"{len(out)} of {count} entries")
+        if not text.endswith("\n"):  # the last offset may have lost digits
+            return self._corrupt("truncated inside its last entry")
         return out
+
+    def _corrupt(self, reason: str) -> dict[tuple[str, int], int]:
+        self.corrupt = reason
+        log.warning("checkpoint file %s is corrupt: %s", self.path, reason)
+        return {}
 
     def write(self, offsets: dict[tuple[str, int], int]) -> None:
         """Replace the file atomically with ``offsets``."""
@@ -139,6 +166,87 @@ class CommittedMetadata:
             if text:
                 out[tp] = text
         return out
+
+
+class StateDirLock:
+    """An exclusive lock on an application's state directory (``.lock``, as Java's
+    ``StateDirectory``), held from ``start()`` until the stream threads have ended, so two live
+    instances never share task directories; the kernel drops it when the process dies."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / ".lock"
+        self._file: Any = None
+
+    def acquire(self) -> None:
+        """Take the lock, or raise naming the directory and what to do."""
+        import fcntl
+
+        handle = self.path.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            handle.close()
+            msg = (f"state.dir: the state directory {self.path.parent} is locked by another "
+                   f"live KafkaStreams instance of this application ({exc.strerror}); give "
+                   "each instance on this machine its own state.dir, or close the other one")
+            raise StreamsError(msg) from exc
+        self._file = handle
+
+    def release(self) -> None:
+        """Give the lock up (closing the file releases it)."""
+        handle, self._file = self._file, None
+        if handle is not None:
+            handle.close()
+
+
+STORES_FILE = ".kslab-stores"
+
+
+def check_local_stores(directory: Path, application_id: str, stores: dict[str, str],
+                       checkpoint: Checkpoint, logged: set[str]) -> set[str]:
+    """The persistent stores of a task directory whose local copy must not be used: all of
+    them when the directory belongs to another application id, each one written as another
+    store type (``stores``: name -> type), and every changelogged one (``logged``) when the
+    checkpoint file is corrupt. Each is logged with the reason; the caller wipes them and
+    restores them in full from their changelogs. Records this application and the types in
+    ``.kslab-stores`` for the next start (a directory without the file is trusted, as kslab
+    before it wrote none)."""
+    path = directory / STORES_FILE
+    try:
+        saved = json.loads(path.read_text())
+        owner, types = saved["application.id"], dict(saved["stores"])
+    except FileNotFoundError:
+        owner, types = application_id, {}
+    except (OSError, ValueError, KeyError, TypeError):
+        owner, types = None, {}  # unreadable: trust nothing
+    bad: dict[str, str] = {}
+    for name, kind in stores.items():
+        if owner != application_id:
+            bad[name] = f"the directory belongs to application.id {owner!r}"
+        elif types.get(name, kind) != kind:
+            bad[name] = f"it was written as a {types[name]}, the topology makes a {kind}"
+        elif checkpoint.corrupt is not None and name in logged:
+            bad[name] = f"the checkpoint file is corrupt ({checkpoint.corrupt})"
+    for name, reason in sorted(bad.items()):
+        log.warning("store %s in %s cannot be used: %s; wiping it and restoring it in full "
+                    "from its changelog", name, directory, reason)
+    if bad:
+        checkpoint.delete()
+    tmp = path.with_name(STORES_FILE + ".tmp")
+    tmp.write_text(json.dumps({"application.id": application_id,
+                               "stores": {**(types if owner == application_id else {}),
+                                          **stores}}))
+    os.replace(tmp, path)
+    return set(bad)
+
+
+def store_type(builder: Any) -> str:
+    """What a store builder makes, as far as its bytes on disk go: the builder class and the
+    supplier's (``TimestampedKeyValueStoreBuilder/RocksDBKeyValueBytesStoreSupplier``, with
+    ``+timestamped`` for a timestamped backend)."""
+    supplier = getattr(builder, "supplier", None)
+    stamped = "+timestamped" if getattr(supplier, "timestamped", False) else ""
+    return f"{type(builder).__name__}/{type(supplier).__name__}{stamped}"
 
 
 def wipe_store(directory: Path, store: str) -> None:

@@ -34,6 +34,8 @@ from kslab.runtime._state import (
     ChangelogReader,
     Checkpoint,
     CommittedMetadata,
+    check_local_stores,
+    store_type,
     task_dir,
     wipe_store,
 )
@@ -416,6 +418,12 @@ class StreamThread(threading.Thread):
                       if getattr(streams.topology.state_stores.get(s), "persistent", False)}
         state_checkpoint = Checkpoint(directory / ".checkpoint")
         checkpointed = state_checkpoint.read()
+        builders = streams.topology.state_stores
+        for store in check_local_stores(  # another app's, another type's, a bad checkpoint
+                directory, streams.application_id, {s: store_type(builders[s]) for s in persistent},
+                state_checkpoint, set(changelogs)):
+            wipe_store(directory, store)
+            checkpointed.pop((changelogs.get(store), task_id.partition), None)
         if self.eos:
             state_checkpoint.delete()  # from here on, a crash leaves state we must not trust
         starts: dict[tuple[str, int], int] = {}

@@ -30,7 +30,7 @@ from kslab.errors import KslabError, StreamsError
 from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
-from kslab.runtime._state import process_id
+from kslab.runtime._state import StateDirLock, process_id
 from kslab.runtime._thread import StreamThread
 from kslab.topology.topology import Topology
 
@@ -124,6 +124,7 @@ class KafkaStreams:
         root = self.config.get("state.dir") or str(Path(tempfile.gettempdir()) / "kafka-streams")
         self.state_root = Path(root) / self.application_id
         self.process_id = process_id(self.state_root)
+        self._dir_lock = StateDirLock(self.state_root)
         self.client_id = self.config.get("client.id") or f"{self.application_id}-{self.process_id}"
         self.application_server = self.config.get("application.server") or ""
         self.errors_policy = ErrorPolicy(self)
@@ -333,6 +334,8 @@ class KafkaStreams:
             raise StreamsError(msg)
         self._set_state(State.REBALANCING)
         try:
+            if any(getattr(b, "persistent", False) for b in self.topology.state_stores.values()):
+                self._dir_lock.acquire()  # as Java: only apps with persistent stores lock it
             self._prepare_topics()
             if self.topology.global_stores:
                 self._global = GlobalThread(self, self._events)
@@ -542,6 +545,7 @@ class KafkaStreams:
             self._released = True
             hosts, self._hosts_producer = self._hosts_producer, None
             self._admin = None  # an AdminClient has no close(): its last reference ends it
+            self._dir_lock.release()  # no stream thread writes the state directory any more
         if hosts is not None:
             close_producer(hosts, 5, f"the hosts producer of {self.client_id}")
 
