@@ -211,6 +211,8 @@ def check_local_stores(directory: Path, application_id: str, stores: dict[str, s
     restores them in full from their changelogs. Records this application and the types in
     ``.kslab-stores`` for the next start (a directory without the file is trusted, as kslab
     before it wrote none)."""
+    if not stores:
+        return set()
     path = directory / STORES_FILE
     try:
         saved = json.loads(path.read_text())
