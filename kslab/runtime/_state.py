@@ -283,6 +283,9 @@ class ChangelogReader:
             "fetch.wait.max.ms": 10,
             "group.id": "kslab-restore",  # never joins: partitions are assigned by hand
             **config,
+            # as Java's restore consumer ("none"): an offset out of range is an error, never a
+            # silent jump to the end that would leave a store without records it should have
+            "auto.offset.reset": "error",
         }
         self._committed_only = conf.get("isolation.level") == "read_committed"
         self._consumer = Consumer(conf)
@@ -353,6 +356,12 @@ class ChangelogReader:
                             pending.discard(tp)
                             continue
                         msg = f"restoring {tp[0]}-{tp[1]} failed: {error}"
+                        if error.code() == KafkaError._AUTO_OFFSET_RESET:
+                            msg = (f"restoring {tp[0]}-{tp[1]} from offset {positions[tp]} "
+                                   "failed: the offset is outside the partition (the changelog "
+                                   "was deleted and recreated, or lost records to retention) "
+                                   f"({error}); close the app and call cleanup() to restore "
+                                   "its stores in full")
                         raise StreamsError(msg, topic=tp[0], partition=tp[1])
                     batches.setdefault(tp, []).append(
                         _changelog_record(message) if with_headers
@@ -379,6 +388,8 @@ class ChangelogReader:
             "by the broker) holds it back until the transaction ends"
             if self._committed_only else
             "the broker answers its fetches with no record and no end of partition")
+        reason += ("; on a broker that answers a fetch past the end with nothing (Tansu), an "
+                   "offset past the end of a recreated changelog looks the same")
         for topic, partition in pending:
             log.warning(
                 "restoring changelog %s-%d: no record and no end of partition at offset %d for "

@@ -534,11 +534,12 @@ class KafkaStreams:
             self._iq_server = None
         done = not any(t.is_alive() for t in threads)
         if done:
-            self._release_clients()
+            self._release_clients(5 if deadline is None else min(5, remaining() or 0))
         return done
 
-    def _release_clients(self) -> None:
-        """Close the clients the stream threads share (once none of them runs any more)."""
+    def _release_clients(self, wait: float = 5) -> None:
+        """Close the clients the stream threads share (once none of them runs any more),
+        flushing the hosts producer for up to ``wait`` s."""
         with self._lock:
             if self._released:
                 return
@@ -547,7 +548,7 @@ class KafkaStreams:
             self._admin = None  # an AdminClient has no close(): its last reference ends it
             self._dir_lock.release()  # no stream thread writes the state directory any more
         if hosts is not None:
-            close_producer(hosts, 5, f"the hosts producer of {self.client_id}")
+            close_producer(hosts, wait, f"the hosts producer of {self.client_id}")
 
     def close(self, timeout: Any = None) -> bool:
         """Finish in-flight work, commit, leave the group; True if done within ``timeout``."""
