@@ -3,6 +3,9 @@
 A config is a plain dict of Kafka Streams property names. ``StreamsConfig`` validates the names
 once (an unknown key raises, naming the closest known one) and reads typed values; every engine
 reads its settings through it, so a typo fails the same way in the driver and in production.
+``KEY_SUPPORT`` is the one table of what kslab does with each key of Java's StreamsConfig:
+implements it, hands it to the clients, ignores it (with a ``ConfigWarning`` in the live
+runtime) or refuses it; ``check_support`` applies it for an engine.
 
 This module sits in the bottom layer with the serdes it builds: it names the built-in timestamp
 extractors rather than importing them, and ``ConfigError`` lives in ``kslab.errors`` (re-exported
@@ -267,7 +270,11 @@ KEY_SUPPORT: dict[str, KeySupport] = {
     "__processing.threads.enabled__": KeySupport(
         _N, "kslab processes on the stream threads", False),
     "__internal.override.topic.prefix__": KeySupport(
-        _N, "internal topics are named after application.id"),
+        _X, "internal topics are named after application.id alone; another prefix would "
+        "have the app use other topics than the ones it was given"),
+    "group.protocol": KeySupport(
+        _X, "kslab's stream threads join with the classic protocol and the range assignor; "
+        "the 'streams' protocol (KIP-1071) is not implemented", "classic"),
     "default.client.supplier": KeySupport(
         _X, "kslab makes its own confluent-kafka clients; set their configs with the "
         "'consumer.', 'producer.' and 'admin.' prefixes"),

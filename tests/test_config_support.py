@@ -37,7 +37,8 @@ JAVA_STREAMS_KEYS = {
     "default.production.exception.handler", "default.timestamp.extractor",
     "default.value.serde", "deserialization.exception.handler", "dsl.store.suppliers.class",
     "enable.metrics.push", "ensure.explicit.internal.resource.naming",
-    "errors.dead.letter.queue.topic.name", "log.summary.interval.ms", "max.task.idle.ms",
+    "errors.dead.letter.queue.topic.name", "group.protocol", "log.summary.interval.ms",
+    "max.task.idle.ms",
     "max.warmup.replicas", "metadata.max.age.ms", "metadata.recovery.rebootstrap.trigger.ms",
     "metadata.recovery.strategy", "metric.reporters", "metrics.num.samples",
     "metrics.recording.level", "metrics.sample.window.ms", "num.standby.replicas",
@@ -116,6 +117,10 @@ def test_a_refused_key_raises_with_what_to_do_instead():
         "config 'default.client.supplier' = 'com.acme.Clients' is not supported by kslab; kslab "
         "makes its own confluent-kafka clients; set their configs with the 'consumer.', "
         "'producer.' and 'admin.' prefixes")
+    with pytest.raises(ConfigError, match=re.escape("config 'group.protocol' = 'streams' is not")):
+        ks.KafkaStreams(_topology(), {**BASE, "group.protocol": "streams"})
+    _, got = _live(**{"group.protocol": "classic"})  # Java's default: fine
+    assert got == []
 
 
 def test_a_key_refused_everywhere_raises_in_the_driver_too_and_its_default_passes():
