@@ -6,6 +6,12 @@ rebuilds the stores. Invariant: restoration never trusts a reported high waterma
 is done: it reads until the broker's fetch reports the partition's end (partition EOF), because
 some brokers (Tansu) under-report the watermark from ListOffsets. A checkpoint offset may lie
 before the true end (replaying a changelog tail is idempotent), never after it.
+
+Local state is used only when it can be trusted: ``.kslab-stores`` in a task directory names
+the application and each store's type, so a directory of another application or a store of
+another type is wiped and restored in full, as is every changelogged store beside a corrupt or
+truncated checkpoint file; ``StateDirLock`` keeps a second live instance out of the directory.
+A restore that stalls waits (and says so) rather than failing: a slow restore is not an error.
 """
 
 from __future__ import annotations
@@ -77,7 +83,7 @@ class Checkpoint:
     def read(self) -> dict[tuple[str, int], int]:
         """The offsets in the file; empty when there is none or it is unreadable, and then
         ``corrupt`` says why (a truncated file, a bad line, an unknown version)."""
-        self.corrupt: str | None = None
+        self.corrupt = None
         try:
             text = self.path.read_text()
         except FileNotFoundError:
