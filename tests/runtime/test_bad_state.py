@@ -7,11 +7,16 @@ live instance holds is a clear error. Each runs a stateful word count on the bro
 from __future__ import annotations
 
 import logging
+import re
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from apps import final_counts, lines, reference_counts, word_count_papi
+from test_crash import APP, _wait_running
 
 import kslab as ks
 from kslab.errors import StreamsError
@@ -133,3 +138,28 @@ def test_a_state_dir_locked_by_a_live_instance_is_a_clear_error(kafka):
     assert live.state is ks.KafkaStreams.State.RUNNING  # untouched
     assert live.close(timeout=10_000)  # closing releases the lock
     _restart_exact(kafka, source, sink, config, first, second)
+
+
+def test_a_state_dir_locked_by_another_live_process_is_a_clear_error_until_it_dies(kafka):
+    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
+    words = kafka.create(kafka.name("words"))
+    app_id, state_dir = kafka.name("proc"), str(kafka.tmp_path / "shared")
+    child = subprocess.Popen(
+        [sys.executable, str(APP), kafka.bootstrap, app_id, source, words, sink, state_dir,
+         "at_least_once"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        _wait_running(child)
+        config = kafka.config("proc", application__id=app_id, state__dir=state_dir)
+        twin = kafka.track(ks.KafkaStreams(word_count_papi(source, sink, repartition=words),
+                                           config))
+        with pytest.raises(StreamsError, match=re.escape(
+                f"the state directory {twin.state_root} is locked by another live")):
+            twin.start()
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+    # the kernel dropped the dead process's lock: a new instance takes the directory over
+    text = lines(40, seed=51)
+    kafka.produce(source, [(None, t.encode()) for t in text])
+    _run(kafka, word_count_papi(source, sink, repartition=words), config, sink,
+         reference_counts(text))
