@@ -275,6 +275,17 @@ KEY_SUPPORT: dict[str, KeySupport] = {
     "group.protocol": KeySupport(
         _X, "kslab's stream threads join with the classic protocol and the range assignor; "
         "the 'streams' protocol (KIP-1071) is not implemented", "classic"),
+    # kslab's own keys: a typo among them raises as any unknown key does
+    "kslab.driver.bulk": KeySupport(_R, "the test driver's batch path (False: record by record)"),
+    "kslab.runtime.bulk": KeySupport(_R, "the live runtime's batch path (False: off)"),
+    "kslab.spark.bulk": KeySupport(_R, "the Spark engine's batch path (False: off)"),
+    "kslab.http.bind": KeySupport(_R, "the address the interactive-query endpoint binds"),
+    "kslab.http.read.timeout.ms": KeySupport(
+        _R, "the interactive-query endpoint closes a connection idle this long"),
+    "kslab.http.max.connections": KeySupport(
+        _R, "the interactive-query endpoint's connections at once (503 beyond)"),
+    "kslab.idle.stream.time.advance.ms": KeySupport(
+        _R, "windows that close on a quiet topic (opt in; kslab.core.idle)"),
     "default.client.supplier": KeySupport(
         _X, "kslab makes its own confluent-kafka clients; set their configs with the "
         "'consumer.', 'producer.' and 'admin.' prefixes"),
@@ -283,10 +294,9 @@ KEY_SUPPORT: dict[str, KeySupport] = {
         "Named, Grouped, Materialized and Repartitioned instead", False, everywhere=True),
 }
 # keys whose prefix kslab reads: "topic." (internal topics' configs), "client.tag." (rack-aware
-# assignment: no effect), the clients' prefixes, and kslab's own "kslab."
+# assignment: no effect) and the clients' prefixes
 CLIENT_TAG_PREFIX = "client.tag."
-_KSLAB_KEYS = {k for k in _DEFAULTS if k.startswith("kslab.")}
-_KNOWN = set(KEY_SUPPORT) | _KSLAB_KEYS
+_KNOWN = set(KEY_SUPPORT)
 # librdkafka's names for the common client configs that differ from Java's
 _LIBRDKAFKA_NAMES = {"send.buffer.bytes": "socket.send.buffer.bytes",
                      "receive.buffer.bytes": "socket.receive.buffer.bytes"}
@@ -322,7 +332,7 @@ CLIENT_CONFIGS = CONSUMER_CONFIGS | PRODUCER_CONFIGS | ADMIN_CONFIGS
 
 _PREFIXES = (
     "topic.", "consumer.", "main.consumer.", "restore.consumer.", "global.consumer.",
-    "producer.", "admin.", "client.tag.", "sasl.", "ssl.", "kslab.",
+    "producer.", "admin.", "client.tag.", "sasl.", "ssl.",
 )
 
 

@@ -73,6 +73,14 @@ def test_every_java_streams_key_has_a_row():
     assert statuses == {IMPLEMENTED, CLIENTS, NO_EFFECT, REFUSED, STANDBY}
 
 
+def test_an_unknown_key_raises_kslabs_own_too():
+    with pytest.raises(ks.KslabError, match=re.escape(
+            "unknown config 'kslab.htp.bind'; did you mean 'kslab.http.bind'?")):
+        ks.TopologyTestDriver(_topology(), {"kslab.htp.bind": "0.0.0.0"})
+    with pytest.raises(ks.KslabError, match=re.escape("unknown config 'rocksdb.config.seter'")):
+        ks.KafkaStreams(_topology(), {**BASE, "rocksdb.config.seter": "com.acme.Tuning"})
+
+
 def test_a_key_with_no_effect_warns_once_naming_the_key_and_what_kslab_does():
     streams, got = _live(**{"rocksdb.config.setter": "com.acme.Tuning",
                             "buffered.records.per.partition": 50})
