@@ -157,6 +157,16 @@ def test_live_only_keys_are_silent_in_the_replaying_engines():
         StreamsConfig(props).check_support("spark")
 
 
+def test_implemented_keys_are_silent_and_acted_on():
+    streams, got = _live(**{"num.stream.threads": 3, "commit.interval.ms": 250,
+                            "upgrade.from": "3.4", "poll.ms": 20, "kslab.http.bind": "0.0.0.0",
+                            "client.id": "me", "security.protocol": "plaintext"})
+    assert got == []
+    assert (streams.num_threads, streams.commit_interval_ms, streams.poll_ms) == (3, 250, 20)
+    assert streams.consumer_config(2)["client.id"] == "me-StreamThread-2"
+    assert streams.producer_config(1)["security.protocol"] == "plaintext"
+
+
 def test_standby_keys_are_left_to_issue_22_item_1():
     _, got = _live(**{"num.standby.replicas": 1, "acceptable.recovery.lag": 5,
                       "max.warmup.replicas": 3, "probing.rebalance.interval.ms": 60_000})
