@@ -56,7 +56,7 @@ def process_id(root: Path) -> str:
     clear error when the app is made, not a failed task later)."""
     try:
         root.mkdir(parents=True, exist_ok=True)
-        probe = root / f".kslab-write-test-{os.getpid()}"
+        probe = root / f".kslab-write-test-{uuid.uuid4().hex}"
         probe.write_text("")
         probe.unlink()
     except OSError as exc:
