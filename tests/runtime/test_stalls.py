@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import time
 
+import pytest
 from apps import final_counts, lines, reference_counts, word_count_papi
 from confluent_kafka import Producer
 from runtime_fixtures import wait_for
@@ -55,20 +56,33 @@ def _run(kafka, source, sink, config, expected, listener=None):
     return streams
 
 
-def _stuck_transaction(kafka, changelog: str) -> Producer:
-    """A producer whose transaction on ``changelog`` stays open (its one record deletes a key
-    no input has, so reading it, committed or not, changes no count)."""
-    producer = Producer({"bootstrap.servers": kafka.bootstrap, "linger.ms": 5,
-                         "transactional.id": kafka.name("stuck"),
-                         "transaction.timeout.ms": 600_000})
-    producer.init_transactions(10)
-    producer.begin_transaction()
-    producer.produce(changelog, None, b"zz-stuck", partition=0)
-    assert producer.flush(10) == 0
-    return producer
+@pytest.fixture
+def stuck(kafka):
+    """``stuck(changelog)``: a producer whose transaction on ``changelog`` stays open (its one
+    record deletes a key no input has, so reading it, committed or not, changes no count).
+    Aborted at the end if the test left it open: on Tansu an open transaction holds back the
+    ``read_committed`` readers of every partition, so it must not outlive the test."""
+    made: list[tuple[Producer, list[bool]]] = []
+
+    def begin(changelog: str) -> tuple[Producer, list[bool]]:
+        producer = Producer({"bootstrap.servers": kafka.bootstrap, "linger.ms": 5,
+                             "transactional.id": kafka.name(f"stuck-{len(made)}"),
+                             "transaction.timeout.ms": 600_000})
+        producer.init_transactions(10)
+        producer.begin_transaction()
+        producer.produce(changelog, None, b"zz-stuck", partition=0)
+        assert producer.flush(10) == 0
+        still_open = [True]  # the test sets it False when it ends the transaction itself
+        made.append((producer, still_open))
+        return producer, still_open
+
+    yield begin
+    for producer, still_open in made:
+        if still_open[0]:
+            producer.abort_transaction(10)
 
 
-def test_a_stalled_restore_waits_warns_and_goes_on(kafka, caplog, monkeypatch):
+def test_a_stalled_restore_waits_warns_and_goes_on(kafka, caplog, monkeypatch, stuck):
     monkeypatch.setattr(ChangelogReader, "WARN_AFTER", 1.0)
     source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
     config = kafka.config("stall")
@@ -76,7 +90,7 @@ def test_a_stalled_restore_waits_warns_and_goes_on(kafka, caplog, monkeypatch):
     first, second, third = lines(60, seed=11), lines(60, seed=12), lines(60, seed=13)
     kafka.produce(source, [(None, t.encode()) for t in first])
     streams = _run(kafka, source, sink, config, reference_counts(first))
-    stuck = _stuck_transaction(kafka, changelog)  # before the changelog records of `second`
+    producer, still_open = stuck(changelog)  # before the changelog records of `second`
     kafka.produce(source, [(None, t.encode()) for t in second])
     got = kafka.read_until(sink, lambda r: final_counts(r) == reference_counts(first + second))
     assert final_counts(got) == reference_counts(first + second)
@@ -102,7 +116,8 @@ def test_a_stalled_restore_waits_warns_and_goes_on(kafka, caplog, monkeypatch):
     assert again.state is ks.KafkaStreams.State.REBALANCING  # waiting, not failed
     assert again.errors == []
 
-    stuck.commit_transaction(10)  # the transaction ends: the restore goes on
+    producer.commit_transaction(10)  # the transaction ends: the restore goes on
+    still_open[0] = False
     assert again.wait_until_running(30)
     metrics = again.metrics()["threads"][name]
     assert metrics["restore-waiting-ms"] == {}
@@ -117,14 +132,14 @@ def test_a_stalled_restore_waits_warns_and_goes_on(kafka, caplog, monkeypatch):
     assert again.store("counts").get("zz-stuck") is None
 
 
-def test_close_during_a_stalled_restore_returns_within_its_timeout(kafka):
+def test_close_during_a_stalled_restore_returns_within_its_timeout(kafka, stuck):
     source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
     config = kafka.config("stallclose")
     changelog = f"{config['application.id']}-counts-changelog"
     first, second = lines(40, seed=21), lines(40, seed=22)
     kafka.produce(source, [(None, t.encode()) for t in first])
     streams = _run(kafka, source, sink, config, reference_counts(first))
-    stuck = _stuck_transaction(kafka, changelog)
+    stuck(changelog)  # aborted by the fixture
     kafka.produce(source, [(None, t.encode()) for t in second])
     kafka.read_until(sink, lambda r: final_counts(r) == reference_counts(first + second))
     assert streams.close(timeout=10_000)
@@ -141,7 +156,6 @@ def test_close_during_a_stalled_restore_returns_within_its_timeout(kafka):
     assert elapsed < 5.5, elapsed
     assert closed  # the restore stopped at once, the thread committed and left the group
     assert again.state is ks.KafkaStreams.State.NOT_RUNNING
-    stuck.abort_transaction(10)
 
 
 def test_close_while_the_group_rebalances_returns_within_its_timeout(kafka):
