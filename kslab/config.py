@@ -202,9 +202,11 @@ KEY_SUPPORT: dict[str, KeySupport] = {
     "production.exception.handler": KeySupport(_R, "every engine (kslab.core.error_policy)"),
     "processing.exception.handler": KeySupport(_R, "every engine (kslab.core.error_policy)"),
     "errors.dead.letter.queue.topic.name": KeySupport(_R, "every engine (KIP-1034)"),
-    "errors.deadletterqueue.topic.name": KeySupport(_R, "Connect's spelling of the key above"),
+    "errors.deadletterqueue.topic.name": KeySupport(
+        _R, "Connect's spelling of errors.dead.letter.queue.topic.name"),
     "statestore.cache.max.bytes": KeySupport(_R, "the record caches of every engine"),
-    "cache.max.bytes.buffering": KeySupport(_R, "the deprecated name of the key above"),
+    "cache.max.bytes.buffering": KeySupport(
+        _R, "the deprecated name of statestore.cache.max.bytes"),
     "topology.optimization": KeySupport(_R, "StreamsBuilder.build(props)"),
     "max.task.idle.ms": KeySupport(_R, "every engine's task idling (kslab.core.idle)"),
     "windowstore.changelog.additional.retention.ms": KeySupport(
