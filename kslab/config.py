@@ -3,6 +3,9 @@
 A config is a plain dict of Kafka Streams property names. ``StreamsConfig`` validates the names
 once (an unknown key raises, naming the closest known one) and reads typed values; every engine
 reads its settings through it, so a typo fails the same way in the driver and in production.
+``KEY_SUPPORT`` is the one table of what kslab does with each key of Java's StreamsConfig:
+implements it, hands it to the clients, ignores it (with a ``ConfigWarning`` in the live
+runtime) or refuses it; ``check_support`` applies it for an engine.
 
 This module sits in the bottom layer with the serdes it builds: it names the built-in timestamp
 extractors rather than importing them, and ``ConfigError`` lives in ``kslab.errors`` (re-exported
@@ -12,12 +15,16 @@ here) so that serdes and extractors can raise it without importing the config.
 from __future__ import annotations
 
 import difflib
+import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-from kslab.errors import ConfigError, KslabError
+from kslab.errors import ConfigError, ConfigWarning, KslabError
 
-__all__ = ["JAVA_PROCESSOR_PACKAGE", "TIMESTAMP_EXTRACTORS", "ConfigError", "StreamsConfig"]
+__all__ = [
+    "JAVA_PROCESSOR_PACKAGE", "KEY_SUPPORT", "TIMESTAMP_EXTRACTORS", "ConfigError",
+    "ConfigWarning", "KeySupport", "StreamsConfig",
+]
 
 DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024
 NO_OPTIMIZATION, OPTIMIZE = "none", "all"
@@ -138,30 +145,183 @@ _VALIDATORS: dict[str, tuple[str, Any]] = {
     "default.timestamp.extractor": ("timestamp_extractor", None),
 }
 
-_KNOWN = set(_DEFAULTS) | {
-    "acceptable.recovery.lag", "built.in.metrics.version", "client.id", "client.rack",
-    "connections.max.idle.ms", "default.client.supplier", "default.dsl.store",
-    "default.list.key.serde.inner", "default.list.key.serde.type",
-    "default.list.value.serde.inner", "default.list.value.serde.type",
-    "dsl.store.suppliers.class", "enable.metrics.push", "log.summary.interval.ms",
-    "max.warmup.replicas", "metadata.max.age.ms", "metric.reporters", "metrics.num.samples",
-    "metrics.recording.level", "metrics.sample.window.ms", "num.standby.replicas", "poll.ms",
-    "probing.rebalance.interval.ms", "rack.aware.assignment.non_overlap_cost",
-    "rack.aware.assignment.strategy", "rack.aware.assignment.tags",
-    "rack.aware.assignment.traffic_cost", "receive.buffer.bytes", "reconnect.backoff.max.ms",
-    "reconnect.backoff.ms", "repartition.purge.interval.ms", "request.timeout.ms", "retries",
-    "retry.backoff.ms", "retry.backoff.max.ms", "rocksdb.config.setter", "security.protocol",
-    "send.buffer.bytes", "state.cleanup.delay.ms", "task.assignor.class", "task.timeout.ms",
-    "upgrade.from", "window.size.ms", "windowed.inner.class.serde",
-    "default.windowed.key.serde.inner", "default.windowed.value.serde.inner",
-    "__emit.interval.ms.kstreams.outer.join.spurious.results.fix__",
-    "__emit.interval.ms.kstreams.windowed.aggregation__",
-    "__internal.override.topic.prefix__", "__state.updater.enabled__",
-    "__processing.threads.enabled__",
-    # StringSerializer/StringDeserializer settings Java passes to the default serdes
-    "serializer.encoding", "deserializer.encoding", "key.serializer.encoding",
-    "value.serializer.encoding", "key.deserializer.encoding", "value.deserializer.encoding",
+# How kslab treats every key of Kafka Streams' StreamsConfig, in one table (README's "Config keys"
+# table is generated from it and checked by tests/test_config_support.py):
+#   IMPLEMENTED  kslab acts on it (the note says where); silent
+#   CLIENTS      the live runtime hands it to its confluent-kafka clients (the note says which,
+#                under which librdkafka name); silent
+#   NO_EFFECT    accepted; a value other than Java's default warns (ConfigWarning) in the live
+#                runtime, naming the key and what kslab does instead; the driver and Spark
+#                replay data, where these keys could not matter, and stay silent
+#   REFUSED      a value other than Java's default raises ConfigError, as ignoring it would
+#                change what the app does; in the live runtime, or everywhere when ``everywhere``
+IMPLEMENTED, CLIENTS, NO_EFFECT, REFUSED = "implemented", "clients", "no effect", "refused"
+_ASSIGNOR = ("kslab's stream threads join the group with the consumer's range assignor, which "
+             "places tasks by partition")
+_METRICS = ("kslab's sampled metrics keep two 30 s samples, reported by streams.metrics() and "
+            "driver.metrics(), with no reporters")
+_SERDES = "the serdes built from default.key.serde / default.value.serde (kslab.serdes)"
+_WARMUP = ("KIP-441's warm-up replicas need an assignor that places active tasks, which the "
+           "range assignor cannot be told; a task goes to the instance holding its standby")
+
+
+class KeySupport(NamedTuple):
+    """One row of the table: how kslab treats a key, and Java's default for it."""
+
+    status: str
+    note: str
+    java_default: Any = None
+    everywhere: bool = False  # a REFUSED key refused by every engine, not only the live one
+    clients: str = "consumer producer admin"  # the clients a CLIENTS key goes to
+
+
+_R, _C, _N, _X = IMPLEMENTED, CLIENTS, NO_EFFECT, REFUSED
+KEY_SUPPORT: dict[str, KeySupport] = {
+    "application.id": KeySupport(_R, "group id, internal topic prefix, state directory"),
+    "bootstrap.servers": KeySupport(_R, "every client of the live runtime"),
+    "application.server": KeySupport(_R, "interactive queries over HTTP (kslab.runtime._iq)"),
+    "processing.guarantee": KeySupport(
+        _R, "at_least_once or exactly_once_v2 (transactions); the retired values are refused"),
+    "num.stream.threads": KeySupport(_R, "stream threads per KafkaStreams"),
+    "commit.interval.ms": KeySupport(_R, "the live runtime's commits (30000, 100 under EOS)"),
+    "poll.ms": KeySupport(_R, "the stream threads' poll timeout"),
+    "state.dir": KeySupport(_R, "task directories, RocksDB stores and checkpoint files"),
+    "client.id": KeySupport(_R, "prefix of every client's client.id"),
+    "replication.factor": KeySupport(_R, "internal topics the live runtime creates"),
+    "default.key.serde": KeySupport(_R, "every engine (kslab.serdes)"),
+    "default.value.serde": KeySupport(_R, "every engine (kslab.serdes)"),
+    "default.list.key.serde.inner": KeySupport(_R, _SERDES),
+    "default.list.key.serde.type": KeySupport(_R, _SERDES),
+    "default.list.value.serde.inner": KeySupport(_R, _SERDES),
+    "default.list.value.serde.type": KeySupport(_R, _SERDES),
+    "windowed.inner.class.serde": KeySupport(_R, _SERDES),
+    "window.size.ms": KeySupport(_R, _SERDES),
+    "default.windowed.key.serde.inner": KeySupport(_R, _SERDES),
+    "default.windowed.value.serde.inner": KeySupport(_R, _SERDES),
+    "serializer.encoding": KeySupport(_R, _SERDES),
+    "deserializer.encoding": KeySupport(_R, _SERDES),
+    "key.serializer.encoding": KeySupport(_R, _SERDES),
+    "value.serializer.encoding": KeySupport(_R, _SERDES),
+    "key.deserializer.encoding": KeySupport(_R, _SERDES),
+    "value.deserializer.encoding": KeySupport(_R, _SERDES),
+    "default.timestamp.extractor": KeySupport(_R, "every engine (kslab.processor.timestamps)"),
+    "default.deserialization.exception.handler": KeySupport(
+        _R, "every engine (kslab.core.error_policy)"),
+    "deserialization.exception.handler": KeySupport(_R, "every engine (kslab.core.error_policy)"),
+    "default.production.exception.handler": KeySupport(
+        _R, "every engine (kslab.core.error_policy)"),
+    "production.exception.handler": KeySupport(_R, "every engine (kslab.core.error_policy)"),
+    "processing.exception.handler": KeySupport(_R, "every engine (kslab.core.error_policy)"),
+    "errors.dead.letter.queue.topic.name": KeySupport(_R, "every engine (KIP-1034)"),
+    "errors.deadletterqueue.topic.name": KeySupport(
+        _R, "Connect's spelling of errors.dead.letter.queue.topic.name"),
+    "statestore.cache.max.bytes": KeySupport(_R, "the record caches of every engine"),
+    "cache.max.bytes.buffering": KeySupport(
+        _R, "the deprecated name of statestore.cache.max.bytes"),
+    "topology.optimization": KeySupport(_R, "StreamsBuilder.build(props)"),
+    "max.task.idle.ms": KeySupport(_R, "every engine's task idling (kslab.core.idle)"),
+    "windowstore.changelog.additional.retention.ms": KeySupport(
+        _R, "window stores' changelog retention.ms"),
+    "upgrade.from": KeySupport(_R, "the foreign-key join and table-change wire formats (dsl)"),
+    "default.dsl.store": KeySupport(_R, "StreamsBuilder.build(props): the DSL's store type"),
+    "dsl.store.suppliers.class": KeySupport(_R, "StreamsBuilder.build(props)"),
+    "built.in.metrics.version": KeySupport(_R, "only 'latest' exists; kslab's metric names"),
+    "__emit.interval.ms.kstreams.windowed.aggregation__": KeySupport(
+        _R, "emit-final windowed aggregations' wall-clock throttle"),
+    "__emit.interval.ms.kstreams.outer.join.spurious.results.fix__": KeySupport(
+        _R, "outer stream-stream joins' wall-clock throttle"),
+    "security.protocol": KeySupport(_C, "every client"),
+    "metadata.max.age.ms": KeySupport(_C, "every client"),
+    "metadata.recovery.strategy": KeySupport(_C, "every client"),
+    "metadata.recovery.rebootstrap.trigger.ms": KeySupport(_C, "every client"),
+    "connections.max.idle.ms": KeySupport(_C, "every client"),
+    "reconnect.backoff.ms": KeySupport(_C, "every client"),
+    "reconnect.backoff.max.ms": KeySupport(_C, "every client"),
+    "retry.backoff.ms": KeySupport(_C, "every client"),
+    "retry.backoff.max.ms": KeySupport(_C, "every client"),
+    "send.buffer.bytes": KeySupport(_C, "every client, as socket.send.buffer.bytes (-1: 0)"),
+    "receive.buffer.bytes": KeySupport(
+        _C, "every client, as socket.receive.buffer.bytes (-1: 0)"),
+    "request.timeout.ms": KeySupport(_C, "the producers (librdkafka's consumer has none)",
+                                     clients="producer"),
+    "retries": KeySupport(_C, "the producers", clients="producer"),
+    "client.rack": KeySupport(_C, "the consumers (fetch from the closest replica)",
+                              clients="consumer"),
+    "enable.metrics.push": KeySupport(_C, "every client (KIP-714)"),
+    "num.standby.replicas": KeySupport(
+        _R, "standby tasks kept warm from changelogs (kslab.runtime._standby)"),
+    "acceptable.recovery.lag": KeySupport(_N, _WARMUP, 10_000),
+    "max.warmup.replicas": KeySupport(_N, _WARMUP, 2),
+    "probing.rebalance.interval.ms": KeySupport(_N, _WARMUP, 600_000),
+    "task.assignor.class": KeySupport(_N, _ASSIGNOR),
+    "rack.aware.assignment.strategy": KeySupport(_N, _ASSIGNOR, "none"),
+    "rack.aware.assignment.tags": KeySupport(_N, _ASSIGNOR, []),
+    "rack.aware.assignment.traffic_cost": KeySupport(_N, _ASSIGNOR),
+    "rack.aware.assignment.non_overlap_cost": KeySupport(_N, _ASSIGNOR),
+    "metric.reporters": KeySupport(_N, _METRICS, []),
+    "metrics.num.samples": KeySupport(_N, _METRICS, 2),
+    "metrics.sample.window.ms": KeySupport(_N, _METRICS, 30_000),
+    "metrics.recording.level": KeySupport(
+        _N, "kslab records the same metrics at every level", "INFO"),
+    "log.summary.interval.ms": KeySupport(
+        _N, "kslab logs no periodic summary; streams.metrics() has the counts", 120_000),
+    "rocksdb.config.setter": KeySupport(
+        _N, "kslab opens RocksDB (rocksdict) with its own options; the data is the same"),
+    "state.cleanup.delay.ms": KeySupport(
+        _N, "kslab keeps a migrated task's directory; cleanup() deletes the application's",
+        600_000),
+    "buffered.records.per.partition": KeySupport(
+        _N, "kslab pauses no partition: each poll's records (max.poll.records) are processed "
+        "before the next poll", 1000),
+    "repartition.purge.interval.ms": KeySupport(
+        _N, "kslab deletes no consumed records from repartition topics; their retention.ms "
+        "applies", 30_000),
+    "task.timeout.ms": KeySupport(
+        _N, "librdkafka retries client timeouts itself; an operation that still fails fails "
+        "the thread, a stalled changelog restore keeps waiting", 300_000),
+    "__state.updater.enabled__": KeySupport(
+        _N, "kslab restores on the stream thread, in the rebalance callback", True),
+    "__processing.threads.enabled__": KeySupport(
+        _N, "kslab processes on the stream threads", False),
+    "__internal.override.topic.prefix__": KeySupport(
+        _X, "internal topics are named after application.id alone; another prefix would "
+        "have the app use other topics than the ones it was given"),
+    "group.protocol": KeySupport(
+        _X, "kslab's stream threads join with the classic protocol and the range assignor; "
+        "the 'streams' protocol (KIP-1071) is not implemented", "classic"),
+    # kslab's own keys: a typo among them raises as any unknown key does
+    "kslab.driver.bulk": KeySupport(_R, "the test driver's batch path (False: record by record)"),
+    "kslab.runtime.bulk": KeySupport(_R, "the live runtime's batch path (False: off)"),
+    "kslab.spark.bulk": KeySupport(_R, "the Spark engine's batch path (False: off)"),
+    "kslab.http.bind": KeySupport(_R, "the address the interactive-query endpoint binds"),
+    "kslab.http.read.timeout.ms": KeySupport(
+        _R, "the interactive-query endpoint closes a connection idle this long"),
+    "kslab.http.max.connections": KeySupport(
+        _R, "the interactive-query endpoint's connections at once (503 beyond)"),
+    "kslab.iq.token": KeySupport(
+        _R, "the bearer token every interactive-query request must carry (401 without)"),
+    "kslab.iq.forward.timeout.ms": KeySupport(
+        _R, "how long a key query asked of the instance holding the key waits (504 after)"),
+    "metrics.exporter": KeySupport(
+        _R, "prometheus: metrics() served for Prometheus (kslab.runtime.prometheus)", "none"),
+    "metrics.exporter.host": KeySupport(_R, "the address the Prometheus endpoint binds"),
+    "metrics.exporter.port": KeySupport(_R, "the Prometheus endpoint's port (0: a free one)"),
+    "kslab.idle.stream.time.advance.ms": KeySupport(
+        _R, "windows that close on a quiet topic (opt in; kslab.core.idle)"),
+    "default.client.supplier": KeySupport(
+        _X, "kslab makes its own confluent-kafka clients; set their configs with the "
+        "'consumer.', 'producer.' and 'admin.' prefixes"),
+    "ensure.explicit.internal.resource.naming": KeySupport(
+        _X, "kslab does not check that internal topics and stores are named; name them with "
+        "Named, Grouped, Materialized and Repartitioned instead", False, everywhere=True),
 }
+# keys whose prefix kslab reads: "topic." (internal topics' configs), "client.tag." (rack-aware
+# assignment: no effect) and the clients' prefixes
+CLIENT_TAG_PREFIX = "client.tag."
+_KNOWN = set(KEY_SUPPORT)
+# librdkafka's names for the common client configs that differ from Java's
+_LIBRDKAFKA_NAMES = {"send.buffer.bytes": "socket.send.buffer.bytes",
+                     "receive.buffer.bytes": "socket.receive.buffer.bytes"}
 
 # What Kafka's TopologyTestDriver sets, and what every engine that replays data (the test
 # driver, Spark) starts from: windowed final results and outer joins' null-padded results are
@@ -194,7 +354,7 @@ CLIENT_CONFIGS = CONSUMER_CONFIGS | PRODUCER_CONFIGS | ADMIN_CONFIGS
 
 _PREFIXES = (
     "topic.", "consumer.", "main.consumer.", "restore.consumer.", "global.consumer.",
-    "producer.", "admin.", "client.tag.", "sasl.", "ssl.", "kslab.",
+    "producer.", "admin.", "client.tag.", "sasl.", "ssl.",
 )
 
 
@@ -219,6 +379,45 @@ class StreamsConfig:
             if value is not None:
                 _validate(key, value)
         self._props = props
+        self._warned: set[str] = set()
+
+    def check_support(self, engine: str) -> None:
+        """Warn about, or refuse, the keys ``engine`` would ignore (``KEY_SUPPORT``'s rule).
+
+        ``engine`` is ``"runtime"`` (the live ``KafkaStreams``: every NO_EFFECT key with a
+        value other than Java's default warns, every REFUSED one raises) or a replaying engine
+        (``"driver"``, ``"spark"``: only keys refused ``everywhere`` raise). Each key warns at
+        most once per config, however often this is called.
+        """
+        live = engine == "runtime"
+        for key, value in self._props.items():
+            row = KEY_SUPPORT.get(key)
+            if row is None and live and key.startswith(CLIENT_TAG_PREFIX):
+                row = KeySupport(NO_EFFECT, _ASSIGNOR)
+            if row is None or _is_default(value, row.java_default):
+                continue
+            if row.status == REFUSED and (live or row.everywhere):
+                msg = f"config '{key}' = {value!r} is not supported by kslab; {row.note}"
+                raise ConfigError(msg)
+            if row.status == NO_EFFECT and live and key not in self._warned:
+                self._warned.add(key)
+                msg = f"config '{key}' = {value!r} has no effect in kslab: {row.note}"
+                warnings.warn(msg, ConfigWarning, stacklevel=3)
+
+    def client_configs(self, client: str) -> dict[str, Any]:
+        """The CLIENTS keys given for ``client`` (``"consumer"``, ``"producer"`` or
+        ``"admin"``), under librdkafka's names (``send.buffer.bytes`` -1, "the OS default",
+        is librdkafka's 0)."""
+        out = {}
+        for key, value in self._props.items():
+            row = KEY_SUPPORT.get(key)
+            if row is None or row.status != CLIENTS or value is None \
+                    or client not in row.clients.split():
+                continue
+            if key in _LIBRDKAFKA_NAMES:
+                key, value = _LIBRDKAFKA_NAMES[key], max(int(value), 0)
+            out[key] = value
+        return out
 
     def get(self, name: str, default: Any = None) -> Any:
         """The configured value of ``name``, else kslab's default for it, else ``default``."""
@@ -314,6 +513,25 @@ def _needs_configs(value: Any, props: Mapping[str, Any], name: str) -> bool:
     from kslab.serdes._from_config import needs_configs
 
     return needs_configs(value, props, is_key=name == "default.key.serde")
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """Whether a configured ``value`` equals Java's ``default`` (as Java would parse it: a
+    numeric string for a number, a comma-separated string or list for a list, either case for
+    a boolean; ``None`` and the empty string for "no value")."""
+    if value is None or value == "" or value == []:
+        return default is None or default == []
+    if isinstance(default, bool):
+        return str(value).lower() == str(default).lower()
+    if isinstance(default, int):
+        try:
+            return _as_number("", value) == default
+        except ConfigError:
+            return False
+    if isinstance(default, list):
+        items = value.split(",") if isinstance(value, str) else list(value)
+        return [str(i).strip() for i in items if str(i).strip()] == default
+    return default is not None and str(value) == str(default)
 
 
 def _validate(name: str, value: Any) -> None:

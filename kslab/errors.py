@@ -56,6 +56,9 @@ first base, with its other bases after "also", and its module named when it is n
     │   │                           ``None``; also an InvalidArgumentError (kslab.dsl._fk_wire)
     │   ├── ConfigError             a config value Kafka Streams refuses (Java's
     │   │                           ConfigException); also a ValueError
+    │   ├── ConfigWarning           a config key kslab accepts but does not act on, named
+    │   │                           with what kslab does instead; warned, never raised;
+    │   │                           also a UserWarning
     │   └── ExportError             a notebook that cannot be exported (kslab.export._errors)
     ├── CliError                    a one-line message and exit code for the ``kslab`` command;
     │                               never leaves the command (kslab.cli._common)
@@ -80,6 +83,7 @@ from typing import Any, NamedTuple
 
 __all__ = [
     "ConfigError",
+    "ConfigWarning",
     "DeserializationError",
     "ErrorHandlerContext",
     "InvalidArgumentError",
@@ -213,6 +217,13 @@ class ConfigError(KslabError, ValueError):
     It lives here, beside the other errors, so that serdes and extractors below the config can
     raise it; ``kslab.config`` re-exports it under its old name.
     """
+
+
+class ConfigWarning(KslabError, UserWarning):
+    """A config key kslab accepts but does not act on: issued with ``warnings.warn`` (never
+    raised), its message names the key, its value and what kslab does instead, so a test can
+    catch it with ``pytest.warns(ConfigWarning)`` and an app can turn it into an error with
+    ``warnings.simplefilter("error", ConfigWarning)``."""
 
 
 class MissingArgumentError(KslabError, TypeError):

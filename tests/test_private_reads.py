@@ -38,6 +38,8 @@ NAMEDTUPLE = frozenset({"_replace", "_fields", "_asdict", "_make", "_field_defau
 # (receiver as written, attribute): public names of other projects that start with "_"
 THIRD_PARTY = {
     ("KafkaError", "_PARTITION_EOF"): "confluent-kafka's documented end-of-partition code",
+    ("KafkaError", "_AUTO_OFFSET_RESET"): "confluent-kafka's documented code for an offset out "
+                                          "of range under auto.offset.reset=error",
     ("sys", "_getframe"): "the standard library's documented frame access",
     ("df", "_jdf"): "pyspark's DataFrame handle on its JVM twin, the only way to one",
 }

@@ -29,10 +29,13 @@ from kslab.records import TaskId
 from kslab.runtime._batch import RuntimePort, run_polled
 from kslab.runtime._clients import close_producer
 from kslab.runtime._collector import KafkaCollector
+from kslab.runtime._restore import RestoreNotifier
 from kslab.runtime._state import (
     ChangelogReader,
     Checkpoint,
     CommittedMetadata,
+    check_local_stores,
+    store_type,
     task_dir,
     wipe_store,
 )
@@ -398,6 +401,8 @@ class StreamThread(threading.Thread):
         for tp in partitions:
             wanted[streams.plan.task_of(tp.topic, tp.partition)].append((tp.topic, tp.partition))
         for task_id, inputs in sorted(wanted.items()):
+            if self._halt.is_set():
+                return  # closing: no more tasks (nor restores) for this thread
             self._create_task(task_id, inputs)
         streams.publish_assignment(self.name, [(tp.topic, tp.partition) for tp in partitions],
                                    sort_key=self._sort_key())
@@ -422,6 +427,12 @@ class StreamThread(threading.Thread):
                       if getattr(streams.topology.state_stores.get(s), "persistent", False)}
         state_checkpoint = Checkpoint(directory / ".checkpoint")
         checkpointed = state_checkpoint.read()
+        builders = streams.topology.state_stores
+        for store in check_local_stores(  # another app's, another type's, a bad checkpoint
+                directory, streams.application_id, {s: store_type(builders[s]) for s in persistent},
+                state_checkpoint, set(changelogs)):
+            wipe_store(directory, store)
+            checkpointed.pop((changelogs.get(store), task_id.partition), None)
         if self.eos:
             state_checkpoint.delete()  # from here on, a crash leaves state we must not trust
         starts: dict[tuple[str, int], int] = {}
@@ -510,27 +521,34 @@ class StreamThread(threading.Thread):
                     task.close()
                 except Exception:
                     pass
-                if time.monotonic() > deadline:
-                    raise
+                if time.monotonic() > deadline or self._halt.is_set():
+                    raise  # closing: no waiting for the lock
                 time.sleep(0.1)
 
     def _restore(self, state: TaskState, starts: dict[tuple[str, int], int]) -> None:
         """Replay the task's changelogs, headers included (the suppression buffer reads its
-        format version from them)."""
+        format version from them), telling the restore listener; a stalled partition is
+        waited for (``ChangelogReader``) until it moves or the thread is shut down."""
         if not starts or self._reader is None:
             return
         by_topic = {topic: store for store, topic in state.changelogs.items()}
         task = state.task
+        notify = RestoreNotifier(self.streams.restore_listener, by_topic)
+        notify.start(starts, self._reader.end_offset)
 
-        def apply(topic: str, _partition: int, batch: list[tuple[Any, ...]]) -> None:
+        def apply(topic: str, partition: int, batch: list[tuple[Any, ...]]) -> None:
             task.restore_changelog(by_topic[topic], batch)
+            notify.batch(topic, partition, batch[-1].offset, len(batch))
 
         def progress(_topic: str, _partition: int, count: int) -> None:
             state.restored += count
             self.stats["restore-total"] += count
 
         started = time.perf_counter()
-        ends = self._reader.restore(starts, apply, progress, with_headers=True)
+        ends = self._reader.restore(starts, apply, progress, with_headers=True,
+                                    halt=self._halt, on_wait=notify.waiting)
+        if not self._halt.is_set():
+            notify.end(starts)
         sent = self.collector.changelog_sent if self.collector is not None else {}
         for tp, end in ends.items():
             state.changelog_base[tp] = end - sent.get(tp, 0)
@@ -606,6 +624,10 @@ class StreamThread(threading.Thread):
             entry["records-lag"] = lags
             tasks[str(task_id)] = entry
         out["tasks"] = tasks
+        reader, now = self._reader, time.monotonic()  # a restore waiting for its changelog:
+        waiting = dict(reader.waiting) if reader is not None else {}
+        out["restore-waiting-ms"] = {f"{t}-{p}": int((now - since) * 1000)
+                                     for (t, p), since in waiting.items()}
         return out
 
 

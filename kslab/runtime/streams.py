@@ -31,7 +31,7 @@ from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
 from kslab.runtime._standby import StandbyUpdater
-from kslab.runtime._state import process_id
+from kslab.runtime._state import StateDirLock, process_id
 from kslab.runtime._thread import StreamThread
 from kslab.topology.topology import Topology
 
@@ -106,6 +106,7 @@ class KafkaStreams:
             msg = f"KafkaStreams needs a ks.Topology or ks.StreamsBuilder; got {type(topology)}"
             raise KslabError(msg)
         self.config = StreamsConfig(props)
+        self.config.check_support("runtime")  # keys kslab ignores warn, or raise: KEY_SUPPORT
         self.topology = topology
         self.application_id = _required(self.config, "application.id")
         self.bootstrap_servers = _required(self.config, "bootstrap.servers")
@@ -124,6 +125,7 @@ class KafkaStreams:
         root = self.config.get("state.dir") or str(Path(tempfile.gettempdir()) / "kafka-streams")
         self.state_root = Path(root) / self.application_id
         self.process_id = process_id(self.state_root)
+        self._dir_lock = StateDirLock(self.state_root)
         self.client_id = self.config.get("client.id") or f"{self.application_id}-{self.process_id}"
         self.application_server = self.config.get("application.server") or ""
         self.num_standby_replicas = self.config.get_int("num.standby.replicas") or 0
@@ -139,6 +141,7 @@ class KafkaStreams:
         self._lock = threading.RLock()
         self._state_listener: Callable[[State, State], None] | None = None
         self._exception_handler: Callable[[BaseException], Any] | None = None
+        self.restore_listener: Any = None  # see set_global_state_restore_listener
         self._threads: list[StreamThread] = []
         self._events = _ThreadEvents(self)  # what the threads tell this client
         self._global: GlobalThread | None = None
@@ -160,13 +163,14 @@ class KafkaStreams:
         props = self.config.as_dict()
         return {k[len(prefix):]: v for k, v in props.items() if k.startswith(prefix)}
 
-    def _client(self, *prefixes: str, names: frozenset[str] = frozenset()) -> dict[str, Any]:
-        """A client's config: connection settings, the unprefixed client configs in ``names``,
-        then each prefix's settings (later ones win), without Java-only names."""
+    def _client(self, *prefixes: str, names: frozenset[str] = frozenset(),
+                kind: str = "producer") -> dict[str, Any]:
+        """A ``kind`` client's config (consumer, producer or admin): connection settings and
+        the common client configs (``StreamsConfig.client_configs``), the unprefixed client
+        configs in ``names``, then each prefix's settings (later ones win), without Java-only
+        names."""
         conf: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
-        for key in ("security.protocol",):
-            if self.config.get(key):
-                conf[key] = self.config.get(key)
+        conf.update(self.config.client_configs(kind))
         for prefix in ("sasl.", "ssl."):
             conf.update({prefix + k: v for k, v in self._prefixed(prefix).items()})
         given = self.config.as_dict()
@@ -198,7 +202,8 @@ class KafkaStreams:
             "isolation.level": "read_committed" if self.eos else "read_uncommitted",
             "enable.partition.eof": False,
         }
-        conf.update(self._client("consumer.", "main.consumer.", names=CONSUMER_CONFIGS))
+        conf.update(self._client("consumer.", "main.consumer.", names=CONSUMER_CONFIGS,
+                                 kind="consumer"))
         # what Streams decides whatever the user set, as Java's getMainConsumerConfigs
         conf.update({"group.id": self.application_id, "enable.auto.commit": False})
         if self.eos:
@@ -211,7 +216,8 @@ class KafkaStreams:
         """The config of consumers that read changelogs and global topics (no group)."""
         conf = {"isolation.level": "read_committed" if self.eos else "read_uncommitted",
                 "client.id": f"{self.client_id}-restore-consumer"}
-        conf.update(self._client("consumer.", "restore.consumer.", names=CONSUMER_CONFIGS))
+        conf.update(self._client("consumer.", "restore.consumer.", names=CONSUMER_CONFIGS,
+                                 kind="consumer"))
         if self.eos:
             conf["isolation.level"] = "read_committed"
         for key in ("session.timeout.ms", "heartbeat.interval.ms", "group.instance.id"):
@@ -254,7 +260,7 @@ class KafkaStreams:
                 from confluent_kafka.admin import AdminClient
 
                 conf = {"client.id": f"{self.client_id}-admin",
-                        **self._client("admin.", names=ADMIN_CONFIGS)}
+                        **self._client("admin.", names=ADMIN_CONFIGS, kind="admin")}
                 self._admin = AdminClient(conf)
             return self._admin
 
@@ -304,6 +310,14 @@ class KafkaStreams:
             raise StreamsError(msg)
         self._standby_listener = listener
 
+    def set_global_state_restore_listener(self, listener: Any) -> None:
+        """Hear of every changelog restore (Java's ``StateRestoreListener``; the methods and
+        kslab's ``on_restore_waiting`` for a stalled one are in ``kslab.runtime._restore``)."""
+        if self._state is not State.CREATED:
+            msg = "set_global_state_restore_listener must be called before start()"
+            raise StreamsError(msg)
+        self.restore_listener = listener
+
     def _set_state(self, new: State) -> bool:
         with self._lock:
             old = self._state
@@ -338,6 +352,8 @@ class KafkaStreams:
             raise StreamsError(msg)
         self._set_state(State.REBALANCING)
         try:
+            if any(getattr(b, "persistent", False) for b in self.topology.state_stores.values()):
+                self._dir_lock.acquire()  # as Java: only apps with persistent stores lock it
             self._prepare_topics()
             if self.topology.global_stores:
                 self._global = GlobalThread(self, self._events)
@@ -544,7 +560,7 @@ class KafkaStreams:
         if self._global is not None:
             self._global.shutdown()
             if self._global.is_alive():
-                self._global.join(10)
+                self._global.join(10 if deadline is None else min(10, remaining() or 0))
             else:
                 self._global.close()
         if self._control is not None and self._control is not threading.current_thread():
@@ -556,19 +572,21 @@ class KafkaStreams:
         self._iq_server = self._metrics_server = None
         done = not any(t.is_alive() for t in threads)
         if done:
-            self._release_clients()
+            self._release_clients(5 if deadline is None else min(5, remaining() or 0))
         return done
 
-    def _release_clients(self) -> None:
-        """Close the clients the stream threads share (once none of them runs any more)."""
+    def _release_clients(self, wait: float = 5) -> None:
+        """Close the clients the stream threads share (once none of them runs any more),
+        flushing the hosts producer for up to ``wait`` s."""
         with self._lock:
             if self._released:
                 return
             self._released = True
             hosts, self._hosts_producer = self._hosts_producer, None
             self._admin = None  # an AdminClient has no close(): its last reference ends it
+            self._dir_lock.release()  # no stream thread writes the state directory any more
         if hosts is not None:
-            close_producer(hosts, 5, f"the hosts producer of {self.client_id}")
+            close_producer(hosts, wait, f"the hosts producer of {self.client_id}")
 
     def close(self, timeout: Any = None) -> bool:
         """Finish in-flight work, commit, leave the group; True if done within ``timeout``."""

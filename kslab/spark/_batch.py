@@ -63,7 +63,9 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
         msg = f"run_batch needs a ks.Topology or a StreamsBuilder; got {type(topology).__name__}"
         raise StreamsError(msg)
     props = dict(config or {})
-    application_id = StreamsConfig(props).get("application.id") or DEFAULT_APPLICATION_ID
+    streams_config = StreamsConfig(props)
+    streams_config.check_support("spark")
+    application_id = streams_config.get("application.id") or DEFAULT_APPLICATION_ID
     frames = dict(inputs)
     _check_global_inputs(topology, frames)
     counts = {t: _partition_count(t, df, partitions) for t, df in frames.items()}

@@ -147,6 +147,7 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
         msg = f"node '{node}' cannot run in Spark streaming: {why}"
         raise TopologyError(msg)
     streams_config = StreamsConfig(props)
+    streams_config.check_support("spark")
     app_id = streams_config.get("application.id")
     servers = streams_config.get("bootstrap.servers")
     if not app_id or not servers:

@@ -127,6 +127,7 @@ class TopologyTestDriver:
         self._config_props = dict(config or {})
         # as Kafka's driver: no wall-clock throttle on emit-final windows and outer joins
         self.config = StreamsConfig({**REPLAY_DEFAULTS, **self._config_props})
+        self.config.check_support("driver")  # only what no engine can honour; see KEY_SUPPORT
         self.application_id = self.config.get("application.id") or DEFAULT_APPLICATION_ID
         self._initial_wall_clock = to_millis(initial_wall_clock_time) or 0
         self._wall_clock = self._initial_wall_clock

@@ -37,10 +37,11 @@ class Counter(ks.Processor):
 
 
 def word_count_papi(source: str, sink: str, *, persistent: bool = True,
-                    repartition: str | None = None) -> ks.Topology:
-    """Word count: split lines, count words in a store, write (word, count) to ``sink``."""
-    supplier = (ks.Stores.persistent_key_value_store("counts") if persistent
-                else ks.Stores.in_memory_key_value_store("counts"))
+                    repartition: str | None = None, supplier: Any = None) -> ks.Topology:
+    """Word count: split lines, count words in a store (``supplier``'s, else a persistent or
+    in-memory one), write (word, count) to ``sink``."""
+    supplier = supplier or (ks.Stores.persistent_key_value_store("counts") if persistent
+                            else ks.Stores.in_memory_key_value_store("counts"))
     topo = ks.Topology()
     topo.add_source("lines", source, key_serde=serdes.String(), value_serde=serdes.String())
     topo.add_processor("split", Splitter, "lines")
