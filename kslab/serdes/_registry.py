@@ -16,6 +16,7 @@ import abc
 import copy
 import importlib
 import threading
+import urllib.parse
 from typing import Any, ClassVar, NamedTuple
 
 from kslab.errors import SerdeError
@@ -224,12 +225,19 @@ class RegistrySerde(Serde):
                 "the registry is reachable and is the one the producer wrote with"
             )
             return SerdeError(msg, topic=topic, raw=data)
+        detail = f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
+        if self._client is not None and schema_id is not None:
+            msg = (
+                f"{self!r} cannot read the record written with schema id {schema_id} on topic "
+                f"{topic!r} as {self._label()} ({detail}); check this reader's schema is "
+                "compatible with the writer's, and that the topic's serde is the producer's"
+            )
+            return SerdeError(msg, topic=topic, raw=data)
         if self._client is not None:
             expected = (f"Confluent-framed {self._format} (magic byte 0 + 4-byte schema id + "
                         f"{self._payload})")
         else:
             expected = self._plain
-        detail = f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
         expected = f"expected {expected} for schema {self._label()} ({detail})"
         return deserialize_error(self, topic, data, expected)
 
@@ -281,7 +289,8 @@ def mock_registry(name: str) -> Any:
         client = _MOCKS.get(name)
         if client is None:
             module = require("confluent_kafka.schema_registry", "mock_registry")
-            client = module.SchemaRegistryClient.new_client({"url": _MOCK + name})
+            url = _MOCK + urllib.parse.quote(name, safe="")  # the client parses it as a URL
+            client = module.SchemaRegistryClient.new_client({"url": url})
             _MOCKS[name] = client
         return client
 
