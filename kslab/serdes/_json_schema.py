@@ -74,7 +74,8 @@ class JsonSchema(RegistrySerde):
         error = next(self._validator.iter_errors(value), None)
         if error is not None:
             where = "".join(f"[{part!r}]" for part in error.absolute_path)
-            raise ValueError(f"{error.message}{' at ' + where if where else ''}")
+            msg = f"{error.message} at {where}" if where else error.message
+            raise ValueError(msg)
 
     def _confluent_pair(self, client: Any, write_conf: dict, read_conf: dict) -> tuple[Any, Any]:
         json_schema = require("confluent_kafka.schema_registry.json_schema", "JsonSchema")

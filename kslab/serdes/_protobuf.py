@@ -19,7 +19,7 @@ __all__ = ["Protobuf"]
 
 
 class Protobuf(RegistrySerde):
-    """Messages of ``message_type`` (a generated protobuf class); Confluent-framed with ``registry``.
+    """Messages of ``message_type`` (a generated protobuf class), framed when ``registry`` is set.
 
     Values written may be messages of that class or dicts of its fields (by the .proto names, as
     ``json_format.ParseDict`` reads them); values read are messages. ``registry`` and the

@@ -109,7 +109,8 @@ def test_use_latest_version_writes_with_the_subjects_latest_schema(registry):
 
 
 def test_evolution_reader_older_and_newer_than_the_writer(registry):
-    v1, v2 = serdes.Protobuf(OrderV1, registry=registry), serdes.Protobuf(OrderV2, registry=registry)
+    v1 = serdes.Protobuf(OrderV1, registry=registry)
+    v2 = serdes.Protobuf(OrderV2, registry=registry)
     new_bytes = v2.serialize("orders", OrderV2(id=7, item="pen", qty=3))
     assert new_bytes == bytes.fromhex("00" + "00000001" + "00") + ORDER_PB + bytes.fromhex("1803")
     old_reader = v1.deserialize("orders", new_bytes)
@@ -160,7 +161,8 @@ def test_without_a_registry_the_bytes_are_plain_protobuf():
 
 
 def test_identity(registry):
-    assert serdes.Protobuf(OrderV1, registry=registry) == serdes.Protobuf(OrderV1, registry=registry)
+    same = serdes.Protobuf(OrderV1, registry=registry)
+    assert serdes.Protobuf(OrderV1, registry=registry) == same
     assert serdes.Protobuf(OrderV1) != serdes.Protobuf(OrderV2)
     assert serdes.Protobuf(OrderV1, registry=registry) != serdes.Protobuf(
         OrderV1, registry=registry, subject_name_strategy="record")
