@@ -11,11 +11,8 @@ import io
 import json
 import re
 import struct
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import fastavro
@@ -268,16 +265,3 @@ def test_headers_are_passed_through(registry):
     raw = serde.serialize("orders", ORDER_VALUE, headers)
     assert serde.deserialize("orders", raw, headers) == ORDER_VALUE
     assert headers == [("trace", b"1")]
-
-
-def test_importing_kslab_does_not_import_the_avro_packages():
-    optional = "('fastavro', 'confluent_kafka')"
-    code = (
-        "import sys, kslab, kslab.serdes; "
-        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {optional}))"
-    )
-    repo = Path(__file__).resolve().parents[2]
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo
-    )
-    assert result.stdout.strip() == "[]"
