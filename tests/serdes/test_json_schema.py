@@ -45,6 +45,16 @@ def test_wire_bytes_are_magic_byte_schema_id_and_compact_json(registry):
     assert subjects(registry) == ["orders-key", "orders-value"]
 
 
+def test_over_http_the_bytes_are_the_same(http_registry):
+    serde = serdes.JsonSchema(V1, registry=http_registry.url)
+    raw = serde.serialize("orders", ORDER)
+    assert raw == b"\x00\x00\x00\x00\x01" + b'{"id":7,"item":"pen"}'
+    assert (http_registry.subjects, http_registry.types) == ({"orders-value": [1]}, {1: "JSON"})
+    assert json.loads(http_registry.schemas[1]) == V1
+    reader = serdes.JsonSchema(V2, registry=http_registry.url)
+    assert reader.deserialize("orders", raw) == ORDER
+
+
 @pytest.mark.parametrize(("strategy", "subject"), [
     ("record", "Order"), ("topic_record", "orders-Order"), ("topic-record", "orders-Order")])
 def test_record_strategies_use_the_schema_title(registry, strategy, subject):

@@ -121,6 +121,17 @@ def test_evolution_reader_older_and_newer_than_the_writer(registry):
     assert v2.deserialize("orders", old_bytes) == OrderV2(id=7, item="pen", qty=0)
 
 
+def test_over_http_the_bytes_are_the_same(http_registry):
+    serde = serdes.Protobuf(OrderV1, registry=http_registry.url)
+    raw = serde.serialize("orders", OrderV1(id=7, item="pen"))
+    assert raw == bytes.fromhex("00" + "00000001" + "00") + ORDER_PB
+    assert (http_registry.subjects, http_registry.types) == ({"orders-value": [1]},
+                                                             {1: "PROTOBUF"})
+    assert base64.b64decode(http_registry.schemas[1]) == order_file(1).SerializeToString()
+    reader = serdes.Protobuf(OrderV1, registry={"url": http_registry.url})
+    assert reader.deserialize("orders", raw) == OrderV1(id=7, item="pen")
+
+
 def test_an_unknown_schema_id_names_the_id(registry):
     serde = serdes.Protobuf(OrderV1, registry=registry)
     raw = bytes.fromhex("00" + "00000063" + "00") + ORDER_PB
