@@ -198,7 +198,11 @@ class RegistrySerde(Serde):
     def _write_error(self, topic: str, data: Any, cause: Exception) -> SerdeError:
         if is_registry_failure(cause):
             subject = self._subject(topic)
-            if self._options.use_latest or not self._options.auto_register:
+            if self._options.use_latest:
+                how = "find the latest schema"
+                fix = (f"register a schema under subject {subject!r} first, and check the "
+                       "registry is reachable")
+            elif not self._options.auto_register:
                 how = "look up its schema"
                 fix = (f"register the schema under subject {subject!r} first (or pass "
                        "auto_register_schemas=True), and check the registry is reachable")

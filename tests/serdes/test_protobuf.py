@@ -96,9 +96,12 @@ def test_without_auto_register_the_schema_must_be_registered(registry):
 
 
 def test_use_latest_version_writes_with_the_subjects_latest_schema(registry):
+    latest = serdes.Protobuf(OrderV1, registry=registry, use_latest_version=True)
+    with pytest.raises(SerdeError, match=r"could not find the latest schema for topic 'orders' "
+                                         r"\(subject 'orders-value'\) .*; register a schema"):
+        latest.serialize("orders", OrderV1(id=1))
     serdes.Protobuf(OrderV1, registry=registry).serialize("orders", OrderV1(id=1))  # id 1
     serdes.Protobuf(OrderV2, registry=registry).serialize("orders", OrderV2(id=1))  # id 2
-    latest = serdes.Protobuf(OrderV1, registry=registry, use_latest_version=True)
     raw = latest.serialize("orders", OrderV1(id=7, item="pen"))
     assert raw == bytes.fromhex("00" + "00000002" + "00") + ORDER_PB
     assert latest.deserialize("orders", raw) == OrderV1(id=7, item="pen")
@@ -158,6 +161,13 @@ def test_bad_values_and_bytes_are_serde_errors(registry):
            "Confluent-framed Protobuf (magic byte 0 + 4-byte schema id + message indexes + " \
            "Protobuf binary) for schema acme.Order (SerializationError: Invalid magic byte)" \
            in str(info.value)
+
+
+def test_java_class_names_say_which_arguments_it_needs():
+    name = "io.confluent.kafka.streams.serdes.protobuf.KafkaProtobufSerde"
+    with pytest.raises(SerdeError, match=r"needs arguments and cannot be named by a string; "
+                                         r"pass serdes.Protobuf\(message_class, registry=<url>\)"):
+        serdes.resolve(name)
 
 
 def test_without_a_registry_the_bytes_are_plain_protobuf():
