@@ -35,3 +35,13 @@ def test_dsl_example_runs_as_written():
     with contextlib.redirect_stdout(out):
         exec(compile(block, "README DSL", "exec"), {})
     assert "{'kafka': 2, 'streams': 1, 'lab': 1}" in out.getvalue()
+
+
+def test_schema_registry_example_runs_as_written():
+    text = README.read_text()
+    block = re.search(r"## Serdes with a schema registry\n.*?```python\n(.*?)```", text,
+                      re.S).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "README schema registry", "exec"), {})
+    assert out.getvalue() == "{'id': 1, 'qty': 5}\n['orders-value', 'big-orders-value']\n"

@@ -9,15 +9,18 @@ naming itself, the topic, what it expected and what to do when it cannot read or
     >>> serdes.resolve("org.apache.kafka.common.serialization.Serdes$StringSerde")
     String()
 
-Serdes that depend on their position (``Avro`` picks the ``<topic>-key`` or ``<topic>-value``
-subject) learn it from ``configure(is_key)``, which the framework calls through
-``resolve(serde, is_key=...)``; ``located`` adds partition and offset to a ``SerdeError``.
+Serdes that depend on their position (``Avro``, ``Protobuf`` and ``JsonSchema`` with a schema
+registry pick the ``<topic>-key`` or ``<topic>-value`` subject) learn it from
+``configure(is_key)``, which the framework calls through ``resolve(serde, is_key=...)``;
+``located`` adds partition and offset to a ``SerdeError``. ``registry="mock://name"`` is an
+in-process registry shared by name (``mock_registry(name)`` returns it for inspection).
 """
 
 from kslab.serdes._avro import Avro
 from kslab.serdes._base import Serde, located
 from kslab.serdes._functions import FunctionSerde, from_functions
 from kslab.serdes._json import Json
+from kslab.serdes._json_schema import JsonSchema
 from kslab.serdes._list import ListSerde
 from kslab.serdes._primitives import (
     UUID,
@@ -31,6 +34,8 @@ from kslab.serdes._primitives import (
     String,
     Void,
 )
+from kslab.serdes._protobuf import Protobuf
+from kslab.serdes._registry import drop_mock_registry, mock_registry
 from kslab.serdes._resolve import resolve
 from kslab.serdes._windowed import SessionWindowed, TimeWindowed
 
@@ -44,16 +49,20 @@ __all__ = [
     "FunctionSerde",
     "Integer",
     "Json",
+    "JsonSchema",
     "ListSerde",
     "Long",
+    "Protobuf",
     "Serde",
     "SessionWindowed",
     "Short",
     "String",
     "TimeWindowed",
     "Void",
+    "drop_mock_registry",
     "from_functions",
     "located",
+    "mock_registry",
     "resolve",
 ]
 

@@ -266,7 +266,7 @@ def _guess_serde(raw: bytes) -> str:
     if len(raw) >= 5 and raw[0] == 0 and len(raw) not in (8, 4, 2):
         return (
             " (the bytes start with magic byte 0, like Confluent's schema-registry wire format: "
-            "try serdes.Avro(schema, registry=...))"
+            "try serdes.Avro, serdes.Protobuf or serdes.JsonSchema with registry=...)"
         )
     try:
         text = raw.decode()

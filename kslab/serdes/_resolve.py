@@ -66,6 +66,11 @@ _NEEDS_ARGUMENTS = {
     "avro": "serdes.Avro(schema, registry=<url>)",
     "genericavro": "serdes.Avro(schema, registry=<url>)",
     "specificavro": "serdes.Avro(schema, registry=<url>)",
+    "kafkaavro": "serdes.Avro(schema, registry=<url>)",
+    "protobuf": "serdes.Protobuf(message_class, registry=<url>)",
+    "kafkaprotobuf": "serdes.Protobuf(message_class, registry=<url>)",
+    "jsonschema": "serdes.JsonSchema(schema, registry=<url>)",
+    "kafkajsonschema": "serdes.JsonSchema(schema, registry=<url>)",
 }
 
 
