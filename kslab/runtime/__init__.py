@@ -12,18 +12,44 @@ from kslab.runtime._iq import (
     TaskMetadata,
     ThreadMetadata,
 )
+from kslab.runtime._iq_cluster import StreamsMetadata
 from kslab.runtime._standby import SuspendReason
 from kslab.runtime.broker import LocalBroker
+from kslab.runtime.iq_v2 import (
+    FailureReason,
+    KeyQuery,
+    Position,
+    PositionBound,
+    QueryResult,
+    RangeQuery,
+    StateQueryRequest,
+    StateQueryResult,
+    TimestampedKeyQuery,
+    VersionedKeyQuery,
+    WindowKeyQuery,
+)
 from kslab.runtime.streams import KafkaStreams, StreamThreadExceptionResponse
 
 __all__ = [
+    "FailureReason",
     "HostInfo",
     "KafkaStreams",
+    "KeyQuery",
     "KeyQueryMetadata",
     "LocalBroker",
+    "Position",
+    "PositionBound",
+    "QueryResult",
+    "RangeQuery",
+    "StateQueryRequest",
+    "StateQueryResult",
     "StoreQueryParameters",
     "StreamThreadExceptionResponse",
+    "StreamsMetadata",
     "SuspendReason",
     "TaskMetadata",
     "ThreadMetadata",
+    "TimestampedKeyQuery",
+    "VersionedKeyQuery",
+    "WindowKeyQuery",
 ]

@@ -671,6 +671,21 @@ class KafkaStreams:
                 out[task_id] = state.task
         return out
 
+    def task_positions(self) -> dict[Any, dict[tuple[str, int], int]]:
+        """Task id -> the next offset of each input partition this instance's active task of
+        it has processed (what IQv2's positions are made of)."""
+        with self._lock:
+            threads = list(self._threads)
+        return {task_id: dict(state.offsets) for thread in threads
+                for task_id, state in list(thread.tasks.items())}
+
+    def query(self, request: Any) -> Any:
+        """Run a typed interactive query (Kafka's IQv2: ``kslab.runtime.iq_v2``) on this
+        instance's tasks of the request's store: a ``StateQueryResult`` by partition."""
+        from kslab.runtime.iq_v2 import run_query
+
+        return run_query(self, request)
+
     def store(self, name: Any, *, kind: str | None = None) -> Any:
         """A read-only view of store ``name`` over this instance's active tasks.
 
