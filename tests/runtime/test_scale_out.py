@@ -48,13 +48,23 @@ def test_two_processes_share_then_one_takes_over(kafka):
                            not in local)
         meta = streams.query_metadata_for_key("counts", remote_word)
         assert str(meta.active_host) == f"localhost:{port_b}"
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port_a}/stores/counts/{remote_word}",
-                                   timeout=10)
-            pytest.fail("a key on another instance must not be answered locally")
-        except urllib.error.HTTPError as error:
-            assert error.code == 421
-            assert json.loads(error.read())["host"] == f"localhost:{port_b}"
+
+        def answer(port: int, **headers: str) -> tuple[int, object]:
+            url = f"http://127.0.0.1:{port}/stores/counts/{remote_word}"
+            try:
+                with urllib.request.urlopen(urllib.request.Request(url, headers=headers),
+                                            timeout=10) as response:
+                    return response.status, json.loads(response.read())
+            except urllib.error.HTTPError as error:
+                return error.code, json.loads(error.read())
+
+        # A asks B for B's key and answers what B does (counts only grow: B read last)
+        assert wait_for(lambda: answer(port_a) == answer(port_b)
+                        == (200, {"key": remote_word,
+                                  "value": reference_counts(first)[remote_word]}),
+                        timeout=30)
+        status, body = answer(port_a, **{"X-Kslab-Forwarded": "1"})  # never forwarded twice
+        assert (status, body["host"]) == (421, f"localhost:{port_b}")
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait(10)

@@ -11,6 +11,7 @@ import fastavro
 import pytest
 
 from kslab import Headers, SerdeError, serdes
+from tests.serdes.registry_server import http_registry_fixture  # noqa: F401 - the fixture
 
 ORDER = {
     "type": "record",

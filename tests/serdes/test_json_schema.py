@@ -11,6 +11,7 @@ import json
 import pytest
 
 from kslab import SerdeError, serdes
+from tests.serdes.registry_server import http_registry_fixture  # noqa: F401 - the fixture
 
 V1 = {"title": "Order", "type": "object",
       "properties": {"id": {"type": "integer"}, "item": {"type": "string"}},

@@ -13,6 +13,7 @@ import pytest
 
 from kslab import SerdeError, serdes
 from tests.serdes.proto_messages import OrderV1, OrderV2, Refund, order_file
+from tests.serdes.registry_server import http_registry_fixture  # noqa: F401 - the fixture
 
 ORDER_PB = bytes.fromhex("0807" + "1203" + b"pen".hex())  # id=7 (field 1), item="pen" (field 2)
 

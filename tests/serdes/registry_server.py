@@ -1,4 +1,6 @@
-"""A stand-in schema registry over real HTTP for the serde tests (the ``http_registry`` fixture).
+"""A stand-in schema registry over real HTTP for the serde tests (the ``http_registry`` fixture
+imported by the tests that use it; a conftest.py here would be collected twice by
+--doctest-modules beside the other folders' conftest modules).
 
 No registry server installs from PyPI here (Confluent's is a JVM service; Karapace is not on the
 index), so this is a stdlib HTTP server on 127.0.0.1 implementing the part of the Confluent
@@ -85,8 +87,8 @@ def _handler(registry: Registry) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@pytest.fixture
-def http_registry():
+@pytest.fixture(name="http_registry")
+def http_registry_fixture():
     state = Registry()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
