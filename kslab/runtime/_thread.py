@@ -85,6 +85,7 @@ class StreamThread(threading.Thread):
         self.streams = streams
         self.events = events  # what the thread tells its client
         self.index = index
+        self.stopping = False  # remove_stream_thread() asked it to end
         self.eos = streams.eos
         self.tasks: dict[TaskId, TaskState] = {}
         self._route: dict[tuple[str, int], tuple[StreamTask, Any, bool, TaskState]] = {}
@@ -201,12 +202,22 @@ class StreamThread(threading.Thread):
         batch = streams.max_poll_records
         timeout = streams.poll_ms / 1000
         interval = streams.commit_interval_ms / 1000
+        paused: list[tuple[str, int]] | None = None  # what this thread paused, while paused
         while not self._halt.is_set():
+            if streams.is_paused():  # KafkaStreams.pause(): poll on (the group membership
+                assigned = consumer.assignment()  # stays), fetch and process nothing
+                if paused != [(tp.topic, tp.partition) for tp in assigned]:
+                    consumer.pause(assigned)  # (again after a rebalance)
+                    paused = [(tp.topic, tp.partition) for tp in assigned]
+            elif paused is not None:
+                consumer.resume(consumer.assignment())
+                paused = None
             messages = consumer.consume(batch, timeout)
             self.stats["poll-total"] += 1
             if messages:
                 self._process(messages)
-            self._punctuate_wall_clock()
+            if paused is None:  # a paused client's punctuators wait, as in Kafka
+                self._punctuate_wall_clock()
             now = time.monotonic()
             if now - self._last_commit >= interval or self._commit_requested():
                 self._commit()

@@ -148,6 +148,7 @@ class KafkaStreams:
         self._counts: dict[str, int] = {}
         self._admin: Any = None
         self._iq_server: Any = None
+        self._paused = threading.Event()  # KafkaStreams.pause(): the threads fetch nothing
         self._metrics_server: Any = None
         self.metrics_address: tuple[str, int] | None = None  # where Prometheus scrapes
         self._hosts_producer: Any = None
@@ -464,6 +465,49 @@ class KafkaStreams:
             if all(t in known for t in topics):
                 return
             time.sleep(0.05)
+
+    def pause(self) -> None:
+        """Stop processing (Kafka's ``pause()``): the threads keep polling, so the group
+        membership holds, but fetch and process nothing, and wall-clock punctuators wait."""
+        self._paused.set()
+
+    def resume(self) -> None:
+        """Process again after ``pause()``, from where each partition stopped."""
+        self._paused.clear()
+
+    def is_paused(self) -> bool:
+        """Whether ``pause()`` is in effect."""
+        return self._paused.is_set()
+
+    def add_stream_thread(self) -> str | None:
+        """Start one more stream thread (the group rebalances); its name, or ``None`` when the
+        client is not running or rebalancing (Java returns an empty Optional)."""
+        if not self._state.is_running_or_rebalancing():
+            return None
+        return self._start_thread().name
+
+    def remove_stream_thread(self, timeout: Any = None) -> str | None:
+        """Stop the newest stream thread (it commits and leaves the group, which rebalances its
+        partitions to the others); its name, or ``None`` when the client is not running or has
+        no thread. Raises ``StreamsError`` when it does not end within ``timeout`` (a
+        ``timedelta`` or ms)."""
+        if not self._state.is_running_or_rebalancing():
+            return None
+        with self._lock:
+            alive = [t for t in self._threads if t.is_alive() and not t.stopping]
+        if not alive:
+            return None
+        thread = max(alive, key=lambda t: t.index)
+        thread.stopping = True
+        thread.shutdown()
+        seconds = None if timeout is None else (
+            timeout.total_seconds() if hasattr(timeout, "total_seconds") else timeout / 1000)
+        thread.join(seconds)
+        if thread.is_alive():
+            msg = (f"stream thread {thread.name} did not end within {seconds} s; it is still "
+                   "shutting down")
+            raise StreamsError(msg)
+        return thread.name
 
     def _start_thread(self) -> StreamThread:
         """Start a stream thread with the lowest index no live thread has (Java's
