@@ -21,7 +21,8 @@ import ipywidgets as w
 from kslab.notebook.charts import time_series_svg
 from kslab.notebook.display import _STYLE, html_table
 
-__all__ = ["RuntimeMonitor", "lag_rows", "lag_svg", "rate_svg", "short_thread_name"]
+__all__ = ["RuntimeMonitor", "lag_rows", "lag_svg", "rate_svg", "restore_bars",
+           "short_thread_name"]
 
 _HISTORY = 120  # throughput samples kept (two minutes at the default interval)
 _LATEST = 2**63 - 1  # the last window start a fetch can ask for
@@ -105,6 +106,7 @@ class RuntimeMonitor(w.VBox):
             f"{threads} thread(s) · {processed} records processed"
             f" · {client.get('dropped-records-total', 0)} dropped · "
             f"{client.get('dead-letter-records', 0)} dead letters</div>{error}"
+            + (restore_bars(metrics) if live else "")
         )
         if not live:
             self.lag_view.value = (f"{_STYLE}<i>the app is {escape(str(state))}: it reads no "
@@ -227,6 +229,21 @@ def _windows_of(store: Any, key: Any) -> list[tuple[Any, Any]]:
         scan = store.fetch(key, key, 0, _LATEST)
     with scan as entries:
         return [(windowed, value) for windowed, value in entries]
+
+
+def restore_bars(metrics: dict[str, Any]) -> str:
+    """A progress bar per changelog partition being restored, from ``metrics()``' threads'
+    ``restoring`` entries (records restored of the total the broker reported)."""
+    bars = []
+    for thread, values in sorted(metrics.get("threads", {}).items()):
+        for partition, entry in sorted(values.get("restoring", {}).items()):
+            done, total = entry["restored"], max(entry["total"], entry["restored"], 1)
+            bars.append(
+                f'<div class="kslab-restore">restoring {escape(partition)} '
+                f"({escape(short_thread_name(thread))}): "
+                f'<progress value="{done}" max="{total}"></progress> '
+                f"{done:,} of {total:,} records ({100 * done // total}%)</div>")
+    return "".join(bars)
 
 
 def short_thread_name(name: str) -> str:

@@ -86,6 +86,8 @@ class StreamThread(threading.Thread):
         self.events = events  # what the thread tells its client
         self.index = index
         self.stopping = False  # remove_stream_thread() asked it to end
+        # changelog partitions being restored: [start, end (as the broker reports it), position]
+        self.restoring: dict[tuple[str, int], list[int]] = {}
         self.eos = streams.eos
         self.tasks: dict[TaskId, TaskState] = {}
         self._route: dict[tuple[str, int], tuple[StreamTask, Any, bool, TaskState]] = {}
@@ -545,19 +547,35 @@ class StreamThread(threading.Thread):
         by_topic = {topic: store for store, topic in state.changelogs.items()}
         task = state.task
         notify = RestoreNotifier(self.streams.restore_listener, by_topic)
-        notify.start(starts, self._reader.end_offset)
+        reported: dict[tuple[str, int], int] = {}  # each partition's end, as the broker says
+        for topic, partition in starts:
+            try:
+                reported[(topic, partition)] = self._reader.end_offset(topic, partition)
+            except Exception:  # the broker cannot say now: the progress shows no total
+                reported[(topic, partition)] = -1
+        for tp, start in starts.items():  # [start, end, position] for metrics() and monitors
+            self.restoring[tp] = [start, max(reported[tp], start), start]
+        notify.start(starts, lambda topic, partition: reported[(topic, partition)])
 
         def apply(topic: str, partition: int, batch: list[tuple[Any, ...]]) -> None:
             task.restore_changelog(by_topic[topic], batch)
             notify.batch(topic, partition, batch[-1].offset, len(batch))
+            entry = self.restoring.get((topic, partition))
+            if entry is not None:  # Tansu under-reports the end: never past 100%
+                entry[2] = batch[-1].offset + 1
+                entry[1] = max(entry[1], entry[2])
 
         def progress(_topic: str, _partition: int, count: int) -> None:
             state.restored += count
             self.stats["restore-total"] += count
 
         started = time.perf_counter()
-        ends = self._reader.restore(starts, apply, progress, with_headers=True,
-                                    halt=self._halt, on_wait=notify.waiting)
+        try:
+            ends = self._reader.restore(starts, apply, progress, with_headers=True,
+                                        halt=self._halt, on_wait=notify.waiting)
+        finally:
+            for tp in starts:
+                self.restoring.pop(tp, None)
         if not self._halt.is_set():
             notify.end(starts)
         sent = self.collector.changelog_sent if self.collector is not None else {}
@@ -639,6 +657,8 @@ class StreamThread(threading.Thread):
         waiting = dict(reader.waiting) if reader is not None else {}
         out["restore-waiting-ms"] = {f"{t}-{p}": int((now - since) * 1000)
                                      for (t, p), since in waiting.items()}
+        out["restoring"] = {f"{t}-{p}": {"restored": position - start, "total": end - start}
+                            for (t, p), (start, end, position) in list(self.restoring.items())}
         return out
 
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from kslab.notebook.charts import nice_ticks, time_label
-from kslab.notebook.monitor import RuntimeMonitor, lag_rows, rate_svg
+from kslab.notebook.monitor import RuntimeMonitor, lag_rows, rate_svg, restore_bars
 from tests.notebook.test_widgets import FakeComm
 from tests.runtime.runtime_fixtures import open_clients
 
@@ -164,3 +164,16 @@ def test_chart_axes_use_round_ticks_and_say_how_long_ago():
     assert nice_ticks(0) == [0.0, 1.0]
     assert [time_label(s) for s in (0, 30, 89, 120, 600)] == \
         ["now", "-30 s", "-89 s", "-2 min", "-10 min"]
+
+
+def test_a_restore_in_progress_shows_as_a_bar_per_partition():
+    """Issue 22 item 4: the monitor shows restore progress from metrics()."""
+    metrics = {"threads": {"wc-1f-StreamThread-1": {"restoring": {
+        "wc-counts-changelog-0": {"restored": 2500, "total": 10000},
+        "wc-counts-changelog-1": {"restored": 0, "total": 0}}}}}
+    assert restore_bars(metrics) == (
+        '<div class="kslab-restore">restoring wc-counts-changelog-0 (StreamThread-1): '
+        '<progress value="2500" max="10000"></progress> 2,500 of 10,000 records (25%)</div>'
+        '<div class="kslab-restore">restoring wc-counts-changelog-1 (StreamThread-1): '
+        '<progress value="0" max="1"></progress> 0 of 1 records (0%)</div>')
+    assert restore_bars({"threads": {"t": {"restoring": {}}}}) == ""

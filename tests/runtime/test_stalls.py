@@ -115,12 +115,16 @@ def test_a_stalled_restore_waits_warns_and_goes_on(kafka, caplog, monkeypatch, s
     time.sleep(1)
     assert again.state is ks.KafkaStreams.State.REBALANCING  # waiting, not failed
     assert again.errors == []
+    restoring = again.metrics()["threads"][name]["restoring"]  # what the monitor draws
+    assert list(restoring) == [f"{changelog}-0"]
+    assert restoring[f"{changelog}-0"]["restored"] == 0
 
     producer.commit_transaction(10)  # the transaction ends: the restore goes on
     still_open[0] = False
     assert again.wait_until_running(30)
     metrics = again.metrics()["threads"][name]
     assert metrics["restore-waiting-ms"] == {}
+    assert metrics["restoring"] == {}
     # the tail after the checkpoint (a checkpoint may lie before the end, never after it)
     assert [c for c in listener.calls if c[0] == "end"] == [
         ("end", (changelog, 0), "counts", metrics["restore-total"])]
