@@ -90,6 +90,8 @@ class _Stateless(Processor):
 class Filter(_Stateless):
     """Java's ``KStreamFilter``: forward when ``predicate`` holds (or fails, for filter_not)."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, predicate: Callable[[Any, Any], bool], negate: bool) -> None:
         self.predicate = predicate
         self.negate = negate
@@ -157,6 +159,8 @@ class Map(_Stateless):
 class SelectKey(_Stateless):
     """``select_key`` / ``group_by``: ``selector(key, value) -> new_key`` (Java's KStreamMap)."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, selector: Callable[[Any, Any], Any]) -> None:
         self.selector = selector
 
@@ -171,6 +175,8 @@ class SelectKey(_Stateless):
 
 class MapValues(_Stateless):
     """Java's ``KStreamMapValues``: a new value from the value (or the key and value)."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def __init__(self, mapper: Callable[..., Any], with_key: bool) -> None:
         self.mapper = mapper
