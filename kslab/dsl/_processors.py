@@ -289,6 +289,8 @@ class _Acting(_Stateless):
 class Peek(_Acting):
     """Java's ``KStreamPeek``: call ``action(key, value)`` and forward unchanged."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, action: Callable[[Any, Any], None]) -> None:
         self.action = action
 
@@ -307,6 +309,8 @@ class Peek(_Acting):
 class Foreach(_Acting):
     """Java's ``ForeachProcessor``: call ``action(key, value)``; a terminal operation."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, action: Callable[[Any, Any], None]) -> None:
         self.action = action
 
@@ -323,6 +327,8 @@ class Foreach(_Acting):
 
 class PassThrough(_Stateless):
     """Forwards every record unchanged (merge nodes, branch children)."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def process(self, record: Record) -> None:
         """Forward."""
@@ -403,6 +409,8 @@ def java_str(value: Any) -> str:
 
 class Print(_Acting):
     """Java's ``KStreamPrint``: ``[label]: key, value`` per record, to stdout or a file."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def __init__(self, label: str, path: str | None,
                  mapper: Callable[[Any, Any], Any] | None) -> None:

@@ -108,7 +108,12 @@ MERGERS = _fns(1, st.sampled_from(["lambda k, a, b: mk(n(a) + n(b), (s(a) + s(b)
 STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "flat_map",
               "select_key", "peek", "foreach", "print", "split", "merge", "repartition", "to",
               "to_extractor", "group", "group", "to_table", "join", "gjoin", "sjoin"]
-TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream", "tgroup"]
+TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream", "tgroup", "suppress"]
+# a suppress: until_window_closes on a windowed table (else until_time_limit of a wait), its
+# buffer unbounded or bounded (records or bytes), its changelog on or off
+SUPPRESS = st.tuples(st.sampled_from([0, 25, 120]),
+                     st.sampled_from([None, None, ("records", 2), ("bytes", 400)]),
+                     st.booleans())
 LINEAR_OPS = ["filter", "map_values", "flat_map_values", "select_key", "filter_not",
               "repartition"]  # the bulk path's stateless operators (and a repartition)
 LINEAR_TABLE_OPS = ["filter", "filter_not", "map_values"]
@@ -222,6 +227,13 @@ class _Draft:
             return self.emit(kind, [x], [f"{kind}-{x.name}"], *out)
         if kind == "to_stream":
             return self.emit(kind, [x], [], self.new(False, x.key, x.value))
+        if kind == "suppress":
+            if not x.table:
+                return self.op(x, "filter")
+            wait, bound, logging = d(SUPPRESS)
+            final = x.key != "S" and d(st.integers(0, 3)) > 0
+            return self.emit(kind, [x], [final, wait, bound, logging],
+                             self.new(True, x.key, x.value))
         if kind == "to_shared" and self.written:
             return self.emit("to", [x], [d(st.sampled_from(self.written)), x.key, x.value])
         if kind in ("to", "to_extractor", "to_shared"):
@@ -368,7 +380,9 @@ def _linear(draft: _Draft, x: _Var, shape: str) -> None:
                                                                            "count"]
     end = d(st.sampled_from(ends))
     if end != "to":
-        draft.group(x, "count", end == "windowed")
+        counts = draft.group(x, "count", end == "windowed")
+        if d(st.integers(0, 3)) == 0:  # (close() ends it in to_stream().to(...))
+            draft.op(counts, "suppress")
 
 
 @st.composite
@@ -395,7 +409,9 @@ def programs(draw: Callable[..., Any], linear: bool | None = None,
                 x = draft.op(x, kind)  # type: ignore[arg-type]
         end = draw(st.sampled_from(["count", "windowed", "to", "to"]))
         if end != "to":
-            draft.group(x, "count", end == "windowed")  # type: ignore[arg-type]
+            counts = draft.group(x, "count", end == "windowed")  # type: ignore[arg-type]
+            if draw(st.integers(0, 3)) == 0:
+                draft.op(counts, "suppress")
     elif linear:
         _linear(draft, x, shape or draw(st.sampled_from(SHAPES)))  # type: ignore[arg-type]
     else:

@@ -302,6 +302,8 @@ def drawn_kinds(program: Program) -> set[str]:
             kinds.update(("table group_by", "table aggregate"))
         elif kind == "sjoin":
             kinds.add("stream-stream " + ("join" if op.args[2] == "join" else "left/outer join"))
+        elif kind == "suppress":
+            kinds.add("suppress " + ("until window closes" if op.args[0] else "time limit"))
     return kinds
 
 
@@ -324,6 +326,8 @@ def _kind(processor: Any, topic: str) -> str | None:
     if kind == "JoinSide":
         return "stream-stream " + ("join" if processor.outer_store_name is None
                                    else "left/outer join")
+    if kind == "_SuppressProcessor":
+        return "suppress " + ("until window closes" if processor.final else "time limit")
     if kind == "_StreamTableJoinProcessor":
         s = processor.s
         return (f"{'globaltable' if s.key_mapper is not None else 'table'} "
