@@ -185,9 +185,9 @@ class StageRun:
         phase two, or a topic extractor's stage)."""
         stage = self.stage
         topic, partition, headers = stage.topic, stage.partition, stage.headers
-        own = batch.contexts or repeat(None)
+        own = batch.contexts or [None] * len(batch)
         found = []
-        for origin, context in zip(batch.origin, own):
+        for origin, context in zip(batch.origin, own, strict=True):
             if context is None or context.__class__ is int:
                 row = origin if context is None else context
                 found.append((topic, partition, stage.offset_of(row), headers[row]))
