@@ -131,6 +131,8 @@ def _not_null_result(result: Any) -> Any:
 class Map(_Stateless):
     """Java's ``KStreamMap``: ``mapper(key, value) -> (new_key, new_value)``."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, mapper: Callable[[Any, Any], Any]) -> None:
         self.mapper = mapper
 
@@ -146,14 +148,15 @@ class Map(_Stateless):
         results = list(map(self.mapper, batch.keys, batch.values))
         pairs = split_pairs(results)
         if pairs is not None:
-            return Batch(pairs[0], pairs[1], batch.origin, batch.timestamps)
+            return Batch(pairs[0], pairs[1], batch.origin, batch.timestamps,
+                         contexts=batch.contexts)
         keys: list[Any] = []
         values: list[Any] = []
         for result in results:
             key, value = _not_null_result(result)
             keys.append(key)
             values.append(value)
-        return Batch(keys, values, batch.origin, batch.timestamps)
+        return Batch(keys, values, batch.origin, batch.timestamps, contexts=batch.contexts)
 
 
 class SelectKey(_Stateless):
@@ -201,6 +204,8 @@ class MapValues(_Stateless):
 class FlatMap(_Stateless):
     """Java's ``KStreamFlatMap``: zero or more ``(key, value)`` pairs per record."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, mapper: Callable[[Any, Any], Any]) -> None:
         self.mapper = mapper
 
@@ -229,6 +234,8 @@ class FlatMap(_Stateless):
 
 class FlatMapValues(_Stateless):
     """Java's ``KStreamFlatMapValues``: zero or more values per record, same key."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def __init__(self, mapper: Callable[..., Any], with_key: bool) -> None:
         self.mapper = mapper

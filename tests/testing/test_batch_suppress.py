@@ -5,8 +5,8 @@ the count's record cache on (its flushes forward at each commit) and off, the bu
 changelog on and off, unbounded and bounded buffers (emitting early when full by records or
 bytes; a final one shutting down when full raises the record path's error with its partial
 state), headers; each evicted change leaves under the context of the record that buffered it
-(its headers, and its offset as a topic extractor sees it); a node after the suppress that
-does not pass records under other records' contexts keeps the record path.
+(its headers, and its offset as a topic extractor sees it, through a ``map``); a node after
+the suppress that does not pass records under other records' contexts keeps the record path.
 """
 
 from __future__ import annotations
@@ -25,11 +25,13 @@ H = [("h", b"1")]
 
 
 def _suppressed(final: bool, cache: bool = False, buffer: Any = None, logging: bool = True,
-                extractor: bool = False, mapped: bool = False) -> ks.Topology:
+                extractor: bool = False, mapped: bool = False,
+                regrouped: bool = False) -> ks.Topology:
     """A count of ``lines`` (windowed by 50 ms with 20 ms grace when ``final``) suppressed
     until its windows close or for 30 ms, to ``out`` (or, with ``extractor``, to
     ``out-<offset of the record that buffered the change>``) through ``to_stream`` and a
-    ``select_key`` or ``filter`` (a ``map`` when ``mapped``)."""
+    ``select_key`` or ``filter`` (and a ``map`` when ``mapped``; a ``count`` of the
+    suppressed changes by key when ``regrouped``)."""
     mat = ks.Materialized.as_("counts").with_store_type("in_memory")
     if not cache:
         mat = mat.with_caching_disabled()
@@ -49,6 +51,9 @@ def _suppressed(final: bool, cache: bool = False, buffer: Any = None, logging: b
         ).to_stream().filter(lambda k, v: v is None or v % 3 != 1 or k != "k4")
     if mapped:
         stream = stream.map(lambda k, v: (k, v))
+    if regrouped:
+        stream = stream.group_by_key(ks.Grouped.with_(S, L)).count(
+            ks.Materialized.as_("regrouped").with_caching_disabled()).to_stream()
     if extractor:
         stream.to(lambda k, v, ctx: f"out-{ctx.offset}", ks.Produced.with_(S, L))
     else:
@@ -138,15 +143,16 @@ def test_a_full_buffer_emits_early(bound: Any, caplog: pytest.LogCaptureFixture)
 
 def test_extracted_topics_see_the_buffered_records_offsets(
         caplog: pytest.LogCaptureFixture) -> None:
-    executor = both_paths(lambda: _suppressed(False, True, extractor=True), caplog,
-                          events(600, 5, headers=True))
+    executor = both_paths(lambda: _suppressed(False, True, extractor=True, mapped=True),
+                          caplog, events(600, 5, headers=True))
     assert executor.declined == 0
 
 
 def test_a_node_that_does_not_take_other_records_contexts_keeps_the_record_path(
         caplog: pytest.LogCaptureFixture) -> None:
-    """A ``map`` after the suppress: a chunk that evicts goes record by record."""
-    executor = both_paths(lambda: _suppressed(False, mapped=True), caplog, events(600, 6))
+    """A ``count`` after the suppress (its record cache would keep each change's context):
+    a chunk that evicts goes record by record."""
+    executor = both_paths(lambda: _suppressed(False, regrouped=True), caplog, events(600, 6))
     assert executor.declined > 0
 
 
