@@ -343,11 +343,31 @@ class _MergerProcessor(Processor):
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
         """``process`` over a run of either side's joined changes: without a store, each
-        forwarded as it is (or without its old value). ``None`` (record by record) with a
-        store: its put has no get before it, which the store's held writes do not count."""
-        if self.store is not None:
+        forwarded as it is (or without its old value); with one, each new value put
+        through the store's held writes (puts with no get before them: ``memo`` off; a
+        ``None`` value deletes its row) and forwarded as ``process`` forwards it. ``None``
+        (record by record) behind a record cache (its put has no get before it, which the
+        cache's held writes do not count), for a store that cannot hold the writes, or a
+        change that is not the latest (a versioned side's)."""
+        changes = batch.values
+        if self.store is None:
+            if self.s.send_old_values:
+                return batch
+            return batch.with_values([Change(change.new_value, None, change.is_latest)
+                                      for change in changes])
+        held = None if self.forwarder.cached else getattr(self.store, "held_writes", None)
+        writes = None if held is None else held(batch, run, memo=False)
+        if writes is None or not all(change.is_latest for change in changes):
             return None
-        if self.s.send_old_values:
-            return batch
-        return batch.with_values([Change(change.new_value, None, change.is_latest)
-                                  for change in batch.values])
+        keys = batch.keys
+        news = [change.new_value for change in changes]
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
+        writes.update_all(range(len(keys)), list(map(tally.distinct.__getitem__, tally.ids)),
+                          news, run.timestamps(batch))
+        if writes.flushed() is None:
+            return None
+        run.hold(writes)
+        # (a plain store's put returns no valid_to: every change is the latest)
+        olds = [change.old_value for change in changes] if self.forwarder.send_old_values \
+            else [None] * len(news)
+        return batch.with_values(list(map(Change, news, olds)))
