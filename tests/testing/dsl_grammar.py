@@ -108,7 +108,7 @@ MERGERS = _fns(1, st.sampled_from(["lambda k, a, b: mk(n(a) + n(b), (s(a) + s(b)
 STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "flat_map",
               "select_key", "peek", "foreach", "print", "split", "merge", "repartition", "to",
               "to_extractor", "group", "group", "to_table", "join", "gjoin", "sjoin"]
-TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream", "tgroup", "suppress"]
+TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream", "tgroup", "suppress", "tjoin"]
 # a suppress: until_window_closes on a windowed table (else until_time_limit of a wait), its
 # buffer unbounded or bounded (records or bytes), its changelog on or off
 SUPPRESS = st.tuples(st.sampled_from([0, 25, 120]),
@@ -120,8 +120,10 @@ LINEAR_TABLE_OPS = ["filter", "filter_not", "map_values"]
 # what a linear program is around its chain of LINEAR_OPS: the chain alone, a table source,
 # a to_table, or a stream-table or stream-globaltable join (each with its table operators)
 SHAPES = ["chain", "chain", "chain", "chain", "table", "to_table", "join", "gjoin", "tgroup",
-          "tgroup", "sjoin", "sjoin"]  # "tgroup": a to_table's rows grouped by a table group_by
-# and aggregated; "sjoin": a windowed stream-stream join with the stream of topic "sj"
+          "tgroup", "sjoin", "sjoin", "tjoin", "tjoin"]  # "tgroup": a to_table's rows grouped
+# by a table group_by and aggregated; "sjoin": a windowed stream-stream join with the stream
+# of topic "sj"; "tjoin": a to_table's rows joined with the table of "tbl" (a table-table
+# join: inner, left or outer, its result materialized or not)
 # a stream-stream join: inner / left / outer, JoinWindows (before, after, grace), the join
 # stores' type (None: the builder's, RocksDB) and changelogs on or off
 STREAM_JOINS = st.tuples(st.sampled_from(["join", "left_join", "outer_join"]),
@@ -283,6 +285,19 @@ class _Draft:
                              self.new(False, "S", "V"))
         if kind == "tgroup":
             return self.table_group(x, None)
+        if kind == "tjoin":
+            if not x.table or x.key != "S":
+                return self.op(x, "filter")
+            if self.base_table is None:
+                self.base_table = self.emit("table", [], ["tbl", self.mat()],
+                                            self.new(True, joinable=True))
+            partners = [v for v in self.vars if v.joinable and v is not x]
+            if not partners:
+                return self.op(x, "filter")
+            table = d(st.sampled_from(partners))
+            return self.emit("tjoin", [x, table], [
+                d(JOINERS), d(st.sampled_from(["join", "left_join", "outer_join"])),
+                d(st.sampled_from([None, self.mat()]))], self.new(True, "S", "V"))
         if kind in ("to_table", "join"):
             if x.key != "S":
                 return self.op(x, "filter")
@@ -367,12 +382,14 @@ def _linear(draft: _Draft, x: _Var, shape: str) -> None:
     if shape == "tgroup":  # (close() ends the aggregate's table in to_stream().to(...))
         draft.table_group(table_ops(draft.op(x, "to_table")), None)  # type: ignore[arg-type]
         return
-    if shape in ("table", "join"):  # the table of "tbl", maybe filtered and mapped
+    if shape in ("table", "join", "tjoin"):  # the table of "tbl", maybe filtered and mapped
         draft.base_table = draft.emit("table", [], ["tbl", draft.mat()],
                                       draft.new(True, joinable=True))
         table_ops(draft.base_table)
-    if shape == "to_table":
+    if shape in ("to_table", "tjoin"):
         t = table_ops(draft.op(x, "to_table"))  # type: ignore[arg-type]
+        if shape == "tjoin":
+            t = table_ops(draft.op(t, "tjoin"))  # type: ignore[arg-type]
         x = chain(draft.op(t, "to_stream"), 2)  # type: ignore[arg-type]
     elif shape in ("join", "gjoin", "sjoin"):
         x = chain(draft.op(x, shape), 2)  # type: ignore[arg-type]

@@ -296,6 +296,9 @@ class Program:
                     f"{stores}{logs})")
         elif kind == "suppress":
             call = f"{x}.suppress({_suppressed_text(*a)})"
+        elif kind == "tjoin":
+            mat = "" if a[2] is None else f", {a[2].render('S', 'V')}"
+            call = f"{x}.{a[1]}({op.src[1]}, {a[0]!r}{mat})"
         elif kind in ("filter", "filter_not") and len(a) > 1:  # a table's, materialized
             call = f"{x}.{kind}({a[0]!r}, {a[1].render(a[2], a[3])})"
         else:  # filter, filter_not, map, flat_map, select_key
@@ -384,6 +387,9 @@ class Program:
                 out = _build_stream_join(x, found[op.src[1]], codec, serde, *a)
             elif kind == "suppress":
                 out = x.suppress(_suppressed(*a))
+            elif kind == "tjoin":
+                out = getattr(x, a[1])(found[op.src[1]], a[0].bind(codec), *(
+                    [] if a[2] is None else [a[2].build(sd["S"], sd["V"])]))
             elif kind in ("filter", "filter_not") and len(a) > 1:  # a table's, materialized
                 out = getattr(x, kind)(a[0].bind(codec), a[1].build(serde(a[2]), serde(a[3])))
             else:

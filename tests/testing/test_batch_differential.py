@@ -304,6 +304,8 @@ def drawn_kinds(program: Program) -> set[str]:
             kinds.add("stream-stream " + ("join" if op.args[2] == "join" else "left/outer join"))
         elif kind == "suppress":
             kinds.add("suppress " + ("until window closes" if op.args[0] else "time limit"))
+        elif kind == "tjoin":
+            kinds.add(f"table-table {op.args[1]}" + (", stored" if op.args[2] else ""))
     return kinds
 
 
@@ -326,6 +328,10 @@ def _kind(processor: Any, topic: str) -> str | None:
     if kind == "JoinSide":
         return "stream-stream " + ("join" if processor.outer_store_name is None
                                    else "left/outer join")
+    if kind == "_TableJoinProcessor":
+        return f"table-table {processor.s.kind} side"
+    if kind == "_MergerProcessor":
+        return "table-table merger" + (", stored" if processor.store is not None else "")
     if kind == "_SuppressProcessor":
         return "suppress " + ("until window closes" if processor.final else "time limit")
     if kind == "_StreamTableJoinProcessor":
