@@ -25,6 +25,7 @@ from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import (
     StoreGetterSupplier,
     TupleForwarder,
+    forward_updates,
     output_versioned,
     store_reads,
 )
@@ -344,30 +345,30 @@ class _MergerProcessor(Processor):
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
         """``process`` over a run of either side's joined changes: without a store, each
         forwarded as it is (or without its old value); with one, each new value put
-        through the store's held writes (puts with no get before them: ``memo`` off; a
-        ``None`` value deletes its row) and forwarded as ``process`` forwards it. ``None``
-        (record by record) behind a record cache (its put has no get before it, which the
-        cache's held writes do not count), for a store that cannot hold the writes, or a
-        change that is not the latest (a versioned side's)."""
+        through the store's held writes (``puts_only``: no get before a put, as ``process``
+        puts; a ``None`` value deletes its row) and forwarded as ``process`` forwards it, or,
+        behind a record cache, as each commit's flush forwards it (``forward_updates``).
+        ``None`` (record by record) for a store that cannot hold the writes (a run that
+        might fill the record cache) or a change that is not the latest (a versioned
+        side's)."""
         changes = batch.values
         if self.store is None:
             if self.s.send_old_values:
                 return batch
             return batch.with_values([Change(change.new_value, None, change.is_latest)
                                       for change in changes])
-        held = None if self.forwarder.cached else getattr(self.store, "held_writes", None)
-        writes = None if held is None else held(batch, run, memo=False)
+        held = getattr(self.store, "held_writes", None)
+        writes = None if held is None else held(batch, run, puts_only=True)
         if writes is None or not all(change.is_latest for change in changes):
             return None
         keys = batch.keys
-        news = [change.new_value for change in changes]
         tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
-        writes.update_all(range(len(keys)), list(map(tally.distinct.__getitem__, tally.ids)),
-                          news, run.timestamps(batch))
-        if writes.flushed() is None:
-            return None
-        run.hold(writes)
-        # (a plain store's put returns no valid_to: every change is the latest)
+        cached = self.forwarder.cached
+        if cached:
+            writes.read(tally.distinct)  # (the cache's and the store's values: the flushes')
         olds = [change.old_value for change in changes] if self.forwarder.send_old_values \
-            else [None] * len(news)
-        return batch.with_values(list(map(Change, news, olds)))
+            and not cached else None  # (a plain store's put returns no valid_to: every
+        # change is the latest)
+        return forward_updates(run, writes, cached, tally, range(len(keys)), keys,
+                               [change.new_value for change in changes], olds, batch.origin,
+                               run.timestamps(batch))

@@ -3,10 +3,11 @@ values.
 
 ``KTable.join``, ``left_join`` and ``outer_join`` of two source tables (each side's chunks
 read the other side's store once per distinct key, through its record cache when it has one),
-the result not materialized or materialized without a record cache (its merger puts through
-the store's held writes) or with one (record by record: its put has no get before it), the
-other side seen through an unmaterialized ``filter``, deletes, and a self-join (one topic
-reaching both sides: record by record).
+the result not materialized or materialized (its merger puts through the store's held writes,
+with no get before a put), with a record cache or without (with the tables' caches on too:
+two cached writers in a chunk, record by record), the other side seen through an
+unmaterialized ``filter``, deletes, and a self-join (one topic reaching both sides: record by
+record).
 """
 
 from __future__ import annotations
@@ -24,14 +25,15 @@ S, J = serdes.String(), serdes.Json()
 KINDS = ["join", "left_join", "outer_join"]
 
 
-def _joined(kind: str, cache: bool = True, stored: bool = False, filtered: bool = False
-            ) -> ks.Topology:
+def _joined(kind: str, cache: bool = True, stored: bool = False, filtered: bool = False,
+            result_cache: bool | None = None) -> ks.Topology:
     """Table ``a`` ``kind``-joined with table ``b`` (``x|y``), to ``out``; ``cache``: the
-    tables' (and a stored result's) record caches; ``filtered``: ``b`` through an
-    unmaterialized filter dropping values ending in 3."""
+    tables' record caches, and a stored result's unless ``result_cache`` says; ``filtered``:
+    ``b`` through an unmaterialized filter dropping values ending in 3."""
     def mat(name: str) -> Any:
         m = ks.Materialized.as_(name).with_key_serde(S).with_value_serde(J)
-        return m if cache else m.with_caching_disabled()
+        on = cache if result_cache is None or name != "joined" else result_cache
+        return m if on else m.with_caching_disabled()
 
     b = ks.StreamsBuilder()
     left = b.table("a", ks.Consumed.with_(S, J), mat("a-store"))
@@ -107,10 +109,19 @@ def _random_pipes(seed: int) -> list[tuple[str, list[tuple[Any, Any, int]]]]:
 @pytest.mark.parametrize("kind", KINDS)
 def test_joins_match(kind: str, cache: bool, stored: bool, filtered: bool) -> None:
     _, executor = _both(lambda: _joined(kind, cache, stored, filtered), _random_pipes(3))
-    if stored and cache:  # (the cached merger's put with no get: record by record)
-        assert executor.chunks <= 1
+    if stored and cache:  # (two cached writers in a chunk, the table's and the result's:
+        assert executor.chunks <= 1  # record by record)
     else:
         assert (executor.chunks, executor.declined) == (12, 0)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_cached_result_matches(kind: str) -> None:
+    """The result's record cache (the tables' off): the merger's puts, with no get before
+    them, cached and each commit's flush forwarded, as the record path's."""
+    _, executor = _both(lambda: _joined(kind, False, True, result_cache=True),
+                        _random_pipes(4))
+    assert (executor.chunks, executor.declined) == (12, 0)
 
 
 def test_a_self_join_keeps_the_record_path() -> None:
