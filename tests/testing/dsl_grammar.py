@@ -234,6 +234,8 @@ class _Draft:
                 return self.op(x, "filter")
             wait, bound, logging = d(SUPPRESS)
             final = x.key != "S" and d(st.integers(0, 3)) > 0
+            if final and d(st.integers(0, 3)) > 0:  # (a bounded final buffer shuts down)
+                bound = None
             return self.emit(kind, [x], [final, wait, bound, logging],
                              self.new(True, x.key, x.value))
         if kind == "to_shared" and self.written:
