@@ -263,7 +263,7 @@ class _SuppressProcessor(Processor):
                         (record.timestamp, offset, topic, partition, record.headers))
         self._enforce(self.buffer, self.observed, self._emit)
 
-    def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
         """``process`` over a run, record by record in order, against the buffer's held
         writes (``HeldBufferWrites``: the buffer as the run's puts and evictions leave it,
         replayed in phase two with the changelog's commit flushes): each change put, then
@@ -272,8 +272,12 @@ class _SuppressProcessor(Processor):
         dropped) under the context of the record that buffered it (``Batch.contexts``), after
         the change of the record that evicted it, with that context's timestamp. A buffer
         over its bound that shuts down raises here, so the run goes record by record and
-        raises there."""
-        writes = self.buffer.held_writes(run)
+        raises there. ``None`` (record by record) for a buffer that cannot hold the run's
+        writes."""
+        held = getattr(self.buffer, "held_writes", None)
+        if held is None:
+            return None
+        writes = held(run)
         keys, changes, origin = batch.keys, batch.values, batch.origin
         timestamps, headers = run.timestamps(batch), run.headers(batch)
         final = self.final
