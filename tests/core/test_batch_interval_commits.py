@@ -12,7 +12,7 @@ both (the cache's flush forwards what the runs left dirty) and a last comparison
 come from the grammar of the driver's differential test (linear ones, which a chunk can run
 in batch: stateless chains, aggregations and windowed aggregations over cached or uncached,
 in-memory or RocksDB stores, table sources and table operators, stream-table joins reading
-through a record cache the runs left dirty).
+through a record cache the runs left dirty, table-table joins, ``suppress``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ one value of ``n``. Half the programs are bulk-shaped: chains of the bulk path's
 ending in a sink or a (windowed) count, half of those with a table source, a ``to_table`` or a
 stream-table or stream-globaltable join (and table operators) in between, or a ``to_table``
 grouped by a table ``group_by`` and aggregated (count, reduce or aggregate with a
-subtractor), or trees of them (a
+subtractor), a ``to_table`` joined with the table of ``tbl`` (a table-table join), a
+(windowed) count behind a ``suppress``, or trees of them (a
 stream read by two operators, ``split`` into branches merged back or not, ``peek``, a
 ``foreach`` or ``print`` or a sink on the side, two sinks to one topic, topic extractors, an
 aggregation on one branch); the others use the whole grammar, every unused stream ending in a

@@ -6,9 +6,10 @@ split into branches merged back or not, merge, a stream read by several operator
 repartition, ``to`` a topic (maybe one another sink writes) or a topic extractor,
 group_by / group_by_key then count, reduce or aggregate, optionally over tumbling or hopping
 ``TimeWindows`` with grace, to_stream / to_table, table filter / map_values, stream-table and
-stream-globaltable joins), its inputs (``None`` keys and values, out-of-order and late
-timestamps, empty and large values, headers, several input topics) piped in a mix of
-``pipe_record_list``, ``pipe_input`` and ``pipe_dataframe`` (some lists longer than a chunk),
+stream-globaltable joins, table-table joins, ``suppress`` of both kinds), its inputs (``None``
+keys and values, out-of-order and late timestamps, empty and large values, headers, several
+input topics) piped in a mix of ``pipe_record_list``, ``pipe_input`` and ``pipe_dataframe``
+(some lists longer than a chunk),
 and a driver config (record caches on, off, small and evicting; in-memory or RocksDB stores;
 1 to 4 partitions). Each case runs twice, with ``kslab.driver.bulk`` on and off, and every
 observable must be equal (``driver_observables.state``: every topic's log record by record,
