@@ -1,6 +1,6 @@
 """Programs the driver still runs record by record, written as users write them, timed.
 
-Six idiomatic programs, five without a batch form (String keys, JSON values via
+Six idiomatic programs, three without a batch form (String keys, JSON values via
 ``kslab.serdes.Json``, default stores and record caches, user lambdas): **join** a
 stream-stream windowed inner join of
 two JSON topics (10 s, grace 1 s); **session** a session-window count (gap 5 s); **sliding** a
@@ -9,16 +9,16 @@ sliding-window count (10 s); **suppress** a 5 s tumbling count with
 count (``process`` over a key-value store). Each runs in a ``TopologyTestDriver`` with 1 and 4
 input partitions (``partitions={...}``), the inputs piped in chunks of 100 per topic, alternating
 topics where there are two; the bulk path declines every chunk (``declined`` is checked), or is
-off for the programs that have a batch form now (``BATCHED``: the join).
+off for the programs that have a batch form now (``BATCHED``: the join, suppress, tables).
 
 Run ``.venv/bin/python bench/record_path.py [--records 20000] [--runs 3] [--only join,papi]``;
 ``--profile join`` prints cProfile's top functions by tottime instead; ``--batch`` times the
-programs that have a batch form now (``BATCHED``: join) on the record path against the batch
-path, in alternating rounds, by CPU time; ``--calls`` counts Python
-function calls (deterministic, load-independent) instead of timing. ``--compare TREE TREE``
-runs this script under each tree's ``kslab`` (``PYTHONPATH``) alternately, ``--runs`` rounds
-each timed by CPU time (``--cpu``), and prints both trees' medians and their ratio: the
-before/after table of bench/README.md.
+programs that have a batch form now (``BATCHED``: join, suppress, tables) on the record path
+against the batch path, in alternating rounds, by CPU time; ``--calls`` counts Python function
+calls (deterministic, load-independent) instead of timing. ``--compare TREE TREE`` runs this
+script under each tree's ``kslab`` (``PYTHONPATH``) alternately, ``--runs`` rounds each timed
+by CPU time (``--cpu``), and prints both trees' medians and their ratio: the before/after
+table of bench/README.md.
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ PROGRAMS: dict[str, tuple[str, Callable[[], ks.Topology], Callable[[int], Input]
 
 # programs that have a batch form now: timed here on the record path (the bulk path off), and
 # against the batch path with --batch
-BATCHED = {"join"}
+BATCHED = {"join", "suppress", "tables"}
 
 
 def run(name: str, data: Input, partitions: int, bulk: bool | None = None) -> int:

@@ -572,8 +572,9 @@ class StreamTask:
             store.flush()
 
     def close(self) -> None:
-        """Close every processor, then every store, even when some fail; then raise the last
-        processor failure as Java's ``closeTopology`` does, else the first store failure."""
+        """Close every processor, then flush every store and close those flushed, even when
+        some fail; then raise the last processor failure as Java's ``closeTopology`` does,
+        else the first store failure."""
         if self.closed:
             return
         self.closed = True
@@ -594,9 +595,16 @@ class StreamTask:
         standby task closes this way (its processors never ran)."""
         self.closed = True
         store_errors: list[BaseException] = []
-        for store in self.stores.values():
-            try:
+        stores = list(self.stores.values())
+        flushed = []
+        for store in stores:  # every store flushed before any closes (as Java's stateMgr
+            try:  # flush, then close): a cache's flush may forward to a join reading another
                 store.flush()
+                flushed.append(store)
+            except Exception as exc:
+                store_errors.append(exc)
+        for store in flushed:
+            try:
                 store.close()
             except Exception as exc:
                 store_errors.append(exc)

@@ -90,6 +90,8 @@ class _Stateless(Processor):
 class Filter(_Stateless):
     """Java's ``KStreamFilter``: forward when ``predicate`` holds (or fails, for filter_not)."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, predicate: Callable[[Any, Any], bool], negate: bool) -> None:
         self.predicate = predicate
         self.negate = negate
@@ -129,6 +131,8 @@ def _not_null_result(result: Any) -> Any:
 class Map(_Stateless):
     """Java's ``KStreamMap``: ``mapper(key, value) -> (new_key, new_value)``."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, mapper: Callable[[Any, Any], Any]) -> None:
         self.mapper = mapper
 
@@ -144,18 +148,21 @@ class Map(_Stateless):
         results = list(map(self.mapper, batch.keys, batch.values))
         pairs = split_pairs(results)
         if pairs is not None:
-            return Batch(pairs[0], pairs[1], batch.origin, batch.timestamps)
+            return Batch(pairs[0], pairs[1], batch.origin, batch.timestamps,
+                         contexts=batch.contexts)
         keys: list[Any] = []
         values: list[Any] = []
         for result in results:
             key, value = _not_null_result(result)
             keys.append(key)
             values.append(value)
-        return Batch(keys, values, batch.origin, batch.timestamps)
+        return Batch(keys, values, batch.origin, batch.timestamps, contexts=batch.contexts)
 
 
 class SelectKey(_Stateless):
     """``select_key`` / ``group_by``: ``selector(key, value) -> new_key`` (Java's KStreamMap)."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def __init__(self, selector: Callable[[Any, Any], Any]) -> None:
         self.selector = selector
@@ -171,6 +178,8 @@ class SelectKey(_Stateless):
 
 class MapValues(_Stateless):
     """Java's ``KStreamMapValues``: a new value from the value (or the key and value)."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def __init__(self, mapper: Callable[..., Any], with_key: bool) -> None:
         self.mapper = mapper
@@ -194,6 +203,8 @@ class MapValues(_Stateless):
 
 class FlatMap(_Stateless):
     """Java's ``KStreamFlatMap``: zero or more ``(key, value)`` pairs per record."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def __init__(self, mapper: Callable[[Any, Any], Any]) -> None:
         self.mapper = mapper
@@ -223,6 +234,8 @@ class FlatMap(_Stateless):
 
 class FlatMapValues(_Stateless):
     """Java's ``KStreamFlatMapValues``: zero or more values per record, same key."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def __init__(self, mapper: Callable[..., Any], with_key: bool) -> None:
         self.mapper = mapper
@@ -283,6 +296,8 @@ class _Acting(_Stateless):
 class Peek(_Acting):
     """Java's ``KStreamPeek``: call ``action(key, value)`` and forward unchanged."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, action: Callable[[Any, Any], None]) -> None:
         self.action = action
 
@@ -301,6 +316,8 @@ class Peek(_Acting):
 class Foreach(_Acting):
     """Java's ``ForeachProcessor``: call ``action(key, value)``; a terminal operation."""
 
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
+
     def __init__(self, action: Callable[[Any, Any], None]) -> None:
         self.action = action
 
@@ -317,6 +334,8 @@ class Foreach(_Acting):
 
 class PassThrough(_Stateless):
     """Forwards every record unchanged (merge nodes, branch children)."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def process(self, record: Record) -> None:
         """Forward."""
@@ -397,6 +416,8 @@ def java_str(value: Any) -> str:
 
 class Print(_Acting):
     """Java's ``KStreamPrint``: ``[label]: key, value`` per record, to stdout or a file."""
+
+    batch_contexts = True  # its batch form keeps each record's context (Batch.contexts)
 
     def __init__(self, label: str, path: str | None,
                  mapper: Callable[[Any, Any], Any] | None) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from kslab.dsl._change import Change
@@ -21,9 +22,17 @@ from kslab.dsl._naming import (
 )
 from kslab.dsl._processors import require_callable, skip_record
 from kslab.dsl._stores import store_factory
-from kslab.dsl._table_processors import StoreGetterSupplier, TupleForwarder, output_versioned
+from kslab.dsl._table_processors import (
+    StoreGetterSupplier,
+    TupleForwarder,
+    forward_updates,
+    output_versioned,
+    store_reads,
+)
+from kslab.dsl._tally import tally_keys
 from kslab.dsl.config import Materialized, Named
 from kslab.processor import Processor, ProcessorContext
+from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, ValueAndTimestamp
 
 __all__ = ["table_table_join"]
@@ -145,34 +154,83 @@ class _TableJoinProcessor(Processor):
         if self.versioned and not change.is_latest:
             _skip_out_of_order(self.ctx)
             return
-        s, kind = self.s, self.s.kind
-        stamped = self.getter.get(key)
-        theirs = None if stamped is None else stamped.value
-        if theirs is None:
-            if kind in ("inner", "right"):
-                return
-            if change.new_value is None and change.old_value is None:
-                return
-            timestamp = record.timestamp
-        else:
-            timestamp = max(record.timestamp, stamped.timestamp)
-        new = old = None
-        if kind == "right":
+        joined = _join_change(self.s, change, record.timestamp, self.getter.get(key))
+        if joined is not None:
+            self.ctx.forward(Record(key, joined[0], joined[1], record.raw_headers))
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run of changes: each distinct key read from the other side's
+        store once (``held_reads``: its record cache's hits, misses and read-backs replayed
+        in phase two), that side's getters' transforms (its unmaterialized filters and value
+        mappers) per record, then ``_join_change`` per record, in order; a ``None`` key
+        skipped with its warning deferred. ``None`` (record by record) for a versioned
+        side, the other side read through another join's getter, or where the store cannot
+        hold the reads (read-backs that might fill the record cache)."""
+        found = None if self.versioned else store_reads(self.getter)
+        reads = None if found is None else found[0].held_reads(batch, run)
+        if reads is None:
+            return None
+        keys, changes, origin = batch.keys, batch.values, batch.origin
+        positions = [position for position, key in enumerate(keys) if key is not None]
+        if len(positions) < len(keys):
+            for position in sorted(set(range(len(keys))) - set(positions)):
+                run.defer(origin[position], partial(skip_record, self.ctx, "null key"),
+                          position)
+            keys = list(map(keys.__getitem__, positions))
+        tally = tally_keys(keys, reads.key_serde, reads.serialize_keys)
+        stored = reads.read(tally.distinct, tally.ids, keys[-1] if keys else None)
+        if stored is None:
+            return None
+        stamped = list(map(stored.__getitem__, tally.ids))
+        for transform in found[1]:  # type: ignore[index]
+            stamped = list(map(transform, keys, stamped))
+        timestamps = run.timestamps(batch)
+        s = self.s
+        kept: list[int] = []
+        out: list[Change] = []
+        stamps: list[int] = []
+        for position, theirs in zip(positions, stamped, strict=True):
+            joined = _join_change(s, changes[position], timestamps[position], theirs)
+            if joined is not None:
+                kept.append(position)
+                out.append(joined[0])
+                stamps.append(joined[1])
+        run.hold(reads)
+        return Batch(list(map(batch.keys.__getitem__, kept)), out,
+                     list(map(origin.__getitem__, kept)), stamps, parents=kept)
+
+
+def _join_change(s: _TableJoinSupplier, change: Change, timestamp: int,
+                 stamped: ValueAndTimestamp | None) -> tuple[Change, int] | None:
+    """One side's join of ``change`` (at ``timestamp``) with the other side's row
+    ``stamped``: the joined change and its timestamp (the later of the two), or ``None``
+    where nothing is forwarded (no row on the other side of an inner or right join; neither
+    a new nor an old value, for a left or outer one). The joiner once per value joined."""
+    kind = s.kind
+    theirs = None if stamped is None else stamped.value
+    if theirs is None:
+        if kind in ("inner", "right"):
+            return None
+        if change.new_value is None and change.old_value is None:
+            return None
+    else:
+        timestamp = max(timestamp, stamped.timestamp)  # type: ignore[union-attr]
+    new = old = None
+    if kind == "right":
+        new = s.joiner(change.new_value, theirs)
+        if s.send_old_values:
+            old = s.joiner(change.old_value, theirs)
+    elif kind == "outer":
+        if theirs is not None or change.new_value is not None:
             new = s.joiner(change.new_value, theirs)
-            if s.send_old_values:
-                old = s.joiner(change.old_value, theirs)
-        elif kind == "outer":
-            if theirs is not None or change.new_value is not None:
-                new = s.joiner(change.new_value, theirs)
-            if s.send_old_values and (theirs is not None or change.old_value is not None):
-                old = s.joiner(change.old_value, theirs)
-        else:
-            if change.new_value is not None:
-                new = s.joiner(change.new_value, theirs)
-            if s.send_old_values and change.old_value is not None:
-                old = s.joiner(change.old_value, theirs)
-        self.ctx.forward(Record(key, Change(new, old, change.is_latest), timestamp,
-                                record.raw_headers))
+        if s.send_old_values and (theirs is not None or change.old_value is not None):
+            old = s.joiner(change.old_value, theirs)
+    else:
+        if change.new_value is not None:
+            new = s.joiner(change.new_value, theirs)
+        if s.send_old_values and change.old_value is not None:
+            old = s.joiner(change.old_value, theirs)
+    return Change(new, old, change.is_latest), timestamp
 
 
 def _skip_out_of_order(context: ProcessorContext) -> None:
@@ -283,3 +341,34 @@ class _MergerProcessor(Processor):
             self.ctx.forward(record)
         else:
             self.ctx.forward(record.with_value(Change(change.new_value, None, change.is_latest)))
+
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run of either side's joined changes: without a store, each
+        forwarded as it is (or without its old value); with one, each new value put
+        through the store's held writes (``puts_only``: no get before a put, as ``process``
+        puts; a ``None`` value deletes its row) and forwarded as ``process`` forwards it, or,
+        behind a record cache, as each commit's flush forwards it (``forward_updates``).
+        ``None`` (record by record) for a store that cannot hold the writes (a run that
+        might fill the record cache) or a change that is not the latest (a versioned
+        side's)."""
+        changes = batch.values
+        if self.store is None:
+            if self.s.send_old_values:
+                return batch
+            return batch.with_values([Change(change.new_value, None, change.is_latest)
+                                      for change in changes])
+        held = getattr(self.store, "held_writes", None)
+        writes = None if held is None else held(batch, run, puts_only=True)
+        if writes is None or not all(change.is_latest for change in changes):
+            return None
+        keys = batch.keys
+        tally = tally_keys(keys, writes.key_serde, writes.serialize_keys)
+        cached = self.forwarder.cached
+        if cached:
+            writes.read(tally.distinct)  # (the cache's and the store's values: the flushes')
+        olds = [change.old_value for change in changes] if self.forwarder.send_old_values \
+            and not cached else None  # (a plain store's put returns no valid_to: every
+        # change is the latest)
+        return forward_updates(run, writes, cached, tally, range(len(keys)), keys,
+                               [change.new_value for change in changes], olds, batch.origin,
+                               run.timestamps(batch))

@@ -13,6 +13,8 @@ behaviour is exactly Kafka Streams'.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from kslab.dsl._change import Change
@@ -21,6 +23,7 @@ from kslab.dsl.config import check_name, millis
 from kslab.dsl.windows import SessionWindows, SlidingWindows, TimeWindows
 from kslab.errors import StreamsError, TopologyError
 from kslab.processor import Processor, ProcessorContext, PunctuationType
+from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, ValueAndTimestamp
 from kslab.sensors import RateTotalSensor
 from kslab.state.buffer import SuppressionBufferBuilder
@@ -246,7 +249,7 @@ class _SuppressProcessor(Processor):
     def _on_stream_time(self, timestamp: int) -> None:
         if timestamp > self.observed:
             self.observed = timestamp
-            self._enforce()
+            self._enforce(self.buffer, timestamp, self._emit)
 
     def process(self, record: Record) -> None:
         if record.timestamp > self.observed:
@@ -258,17 +261,75 @@ class _SuppressProcessor(Processor):
             if metadata is not None else ("", -1, -1)
         self.buffer.put(time, record.key, change.new_value, change.old_value,
                         (record.timestamp, offset, topic, partition, record.headers))
-        self._enforce()
+        self._enforce(self.buffer, self.observed, self._emit)
 
-    def _over(self) -> bool:
-        b = self.buffer
-        return b.num_records() > self.max_records or b.buffer_size() > self.max_bytes
+    def process_batch(self, batch: Batch, run: BatchRun) -> Batch | None:
+        """``process`` over a run, record by record in order, against the buffer's held
+        writes (``HeldBufferWrites``: the buffer as the run's puts and evictions leave it,
+        replayed in phase two with the changelog's commit flushes): each change put, then
+        the due (and, over a bound, the oldest) entries evicted by the rule ``process``
+        runs (``_enforce``). What it forwards: each evicted change (a window's tombstone
+        dropped) under the context of the record that buffered it (``Batch.contexts``), after
+        the change of the record that evicted it, with that context's timestamp. A buffer
+        over its bound that shuts down raises here, so the run goes record by record and
+        raises there. ``None`` (record by record) for a buffer that cannot hold the run's
+        writes."""
+        held = getattr(self.buffer, "held_writes", None)
+        if held is None:
+            return None
+        writes = held(run)
+        keys, changes, origin = batch.keys, batch.values, batch.origin
+        timestamps, headers = run.timestamps(batch), run.headers(batch)
+        final = self.final
+        observed = self.observed
+        forwards: list[tuple[int, Any, Change, int, Any]] = []
+        position = 0
 
-    def _enforce(self) -> None:
-        buffer = self.buffer
-        expiry = self.observed - self.s.duration
-        buffer.evict_while(lambda: buffer.min_timestamp() <= expiry, self._emit)
-        if self._over():
+        def emit(key: Any, new: Any, old: Any, context: tuple[Any, ...]) -> None:
+            if new is None and final:
+                return
+            timestamp, source, _ = context
+            forwards.append((position, key, Change(new, old), timestamp,
+                             None if source == origin[position] else source))
+
+        enforce = self._enforce
+        for position, key in enumerate(keys):
+            timestamp = timestamps[position]
+            if timestamp > observed:
+                observed = timestamp
+            change = changes[position]
+            writes.put(origin[position], position, key.window.end if final else timestamp, key,
+                       change.new_value, change.old_value, timestamp, headers[position])
+            enforce(writes, observed, emit)
+        writes.defer()
+        if observed != self.observed or forwards:
+            run.defer(origin[-1], partial(self._batch_done, observed, len(forwards)),
+                      len(keys) - 1)
+        contexts = [forward[4] for forward in forwards]
+        parents = [forward[0] for forward in forwards]
+        return Batch([forward[1] for forward in forwards], [forward[2] for forward in forwards],
+                     list(map(origin.__getitem__, parents)),
+                     [forward[3] for forward in forwards], parents=parents,
+                     contexts=contexts if any(c is not None for c in contexts) else None)
+
+    def _batch_done(self, observed: int, emitted: int) -> None:
+        """Phase two of a run: the stream time it saw, and the emit sensor per forward."""
+        self.observed = observed
+        if self.emitted is not None:
+            for _ in range(emitted):
+                self.emitted.record(1.0)
+
+    def _over(self, buffer: Any) -> bool:
+        return buffer.num_records() > self.max_records or buffer.buffer_size() > self.max_bytes
+
+    def _enforce(self, buffer: Any, observed: int,
+                 emit: Callable[[Any, Any, Any, tuple[Any, ...]], None]) -> None:
+        """Evict the entries due at stream time ``observed``, then, over a bound, the
+        oldest (or fail, shutting down): the rule of both forms (``buffer``: the buffer,
+        or a run's held writes of it)."""
+        expiry = observed - self.s.duration
+        buffer.evict_while(lambda: buffer.min_timestamp() <= expiry, emit)
+        if self._over(buffer):
             if self.shut_down:
                 msg = (
                     f"{self.node_name} buffer exceeded its max capacity. Currently "
@@ -276,7 +337,7 @@ class _SuppressProcessor(Processor):
                     f"[{buffer.buffer_size()}/{self.max_bytes}] bytes."
                 )
                 raise StreamsError(msg)
-            buffer.evict_while(self._over, self._emit)
+            buffer.evict_while(partial(self._over, buffer), emit)
 
     def _emit(self, key: Any, new: Any, old: Any, context: tuple[Any, ...]) -> None:
         """Forward an evicted change as Java's ``Eviction`` carries it: the latest change

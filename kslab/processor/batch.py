@@ -26,6 +26,13 @@ record gives several records (a flat map), ``parents`` says which record of the 
 each one comes from, so the engine can place what every branch does with it in the record
 path's depth-first order.
 
+A record may carry another record's context (``contexts``): a suppression buffer forwards a
+change under the context of the record that buffered it (its topic, partition, offset and
+headers). The engine honours it in sinks (headers, a topic extractor's record context) and
+hands such a batch only to processors saying they pass each record's context on untouched
+(``batch_contexts = True``: their batch forms keep the column through ``where``,
+``with_keys``, ``with_values``) and defer nothing that reads it; any other declines the run.
+
 A stateful batch form may leave a column unbuilt (a function building it on first read:
 an operator that only passes it on, or a sink given its bytes, never pays for one object per
 record) and may say which bytes a serde wrote for a column (``Encoded``: the store serialized
@@ -88,17 +95,19 @@ class Batch:
     said: the engine then takes one record for each given record where ``origin`` is the
     given one's, else matches them by origin). ``at_commit``: the operator forwards these
     records from the commit after each consumed record (a record cache's flushes), not
-    while that record is processed."""
+    while that record is processed. ``contexts``: each record's record context where some
+    are not their origin's (``None``: all are): per record ``None`` (its origin's), an
+    ``int`` (consumed record ``j``'s) or ``(topic, partition, offset, headers)``."""
 
-    __slots__ = ("_keys", "_parents", "_values", "at_commit", "key_bytes", "origin",
-                 "timestamps", "value_bytes")
+    __slots__ = ("_keys", "_parents", "_values", "at_commit", "contexts", "key_bytes",
+                 "origin", "timestamps", "value_bytes")
 
     def __init__(self, keys: list[Any] | Callable[[], list[Any]],
                  values: list[Any] | Callable[[], list[Any]], origin: list[int],
                  timestamps: list[int] | None = None, key_bytes: Encoded | None = None,
                  value_bytes: Encoded | None = None, *,
                  parents: list[int] | Callable[[], list[int]] | None = None,
-                 at_commit: bool = False) -> None:
+                 at_commit: bool = False, contexts: list[Any] | None = None) -> None:
         self._keys = keys
         self._values = values
         self.origin = origin
@@ -107,6 +116,7 @@ class Batch:
         self.value_bytes = value_bytes
         self._parents = parents
         self.at_commit = at_commit
+        self.contexts = contexts
 
     @property
     def keys(self) -> list[Any]:
@@ -147,21 +157,24 @@ class Batch:
         if all(keep):
             return self
         index = list(compress(range(len(keep)), keep))  # (in C, as the columns below)
-        timestamps = self.timestamps
+        timestamps, contexts = self.timestamps, self.contexts
         return Batch(list(map(self.keys.__getitem__, index)),
                      list(map(self.values.__getitem__, index)),
                      list(map(self.origin.__getitem__, index)),
                      None if timestamps is None else list(map(timestamps.__getitem__, index)),
-                     parents=index)
+                     parents=index,
+                     contexts=None if contexts is None else list(map(contexts.__getitem__,
+                                                                     index)))
 
     def with_keys(self, keys: list[Any]) -> Batch:
         """The same records under ``keys``."""
-        return Batch(keys, self._values, self.origin, self.timestamps, None, self.value_bytes)
+        return Batch(keys, self._values, self.origin, self.timestamps, None, self.value_bytes,
+                     contexts=self.contexts)
 
     def with_values(self, values: list[Any], value_bytes: Encoded | None = None) -> Batch:
         """The same records with ``values`` (whose bytes are ``value_bytes``, if known)."""
         return Batch(self._keys, values, self.origin, self.timestamps, self.key_bytes,
-                     value_bytes)
+                     value_bytes, contexts=self.contexts)
 
     def repeated(self, counts: list[int], keys: list[Any], values: list[Any]) -> Batch:
         """A batch of ``keys``/``values`` where record ``i`` of this one gave ``counts[i]``
@@ -176,7 +189,14 @@ class Batch:
             for ts, n in zip(self.timestamps, counts, strict=True):
                 if n:
                     timestamps += [ts] * n
-        return Batch(keys, values, origin, timestamps, parents=partial(_repeat_positions, counts))
+        contexts = None
+        if self.contexts is not None:
+            contexts = []
+            for context, n in zip(self.contexts, counts, strict=True):
+                if n:
+                    contexts += [context] * n
+        return Batch(keys, values, origin, timestamps, parents=partial(_repeat_positions, counts),
+                     contexts=contexts)
 
     def __repr__(self) -> str:
         return f"Batch({len(self.origin)} records)"

@@ -285,20 +285,48 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
     def _evict_next(self, callback: Callable[[Any, Any, Any, tuple[Any, ...]], None]) -> None:
         """Hand the oldest entry to ``callback``, then take it out."""
         key_bytes = self._order[0][1]
+        callback(*self.eviction(key_bytes))
+        self._drop_oldest()
+
+    def eviction(self, key_bytes: bytes) -> tuple[Any, Any, Any, tuple[Any, ...]]:
+        """What evicting buffered ``key_bytes`` hands out: key, new and old value objects
+        (kept since put, else deserialized) and the record context."""
         entry = self._entries[key_bytes]
         objects = self._objects.get(key_bytes)
         if objects is not None:  # skip a serde round trip for entries put in this run
-            callback(objects[0], objects[1], objects[2], entry.context)
-        else:
-            topic, des = self.topic, self.value_serde.deserialize
-            callback(self.key_serde.deserialize(topic, key_bytes),
-                     None if entry.new is None else des(topic, entry.new),
-                     None if entry.old is None else des(topic, entry.old), entry.context)
+            return objects[0], objects[1], objects[2], entry.context
+        topic, des = self.topic, self.value_serde.deserialize
+        return (self.key_serde.deserialize(topic, key_bytes),
+                None if entry.new is None else des(topic, entry.new),
+                None if entry.old is None else des(topic, entry.old), entry.context)
+
+    def _drop_oldest(self) -> None:
+        key_bytes = self._order[0][1]
+        entry = self._entries[key_bytes]
         del self._order[0]
         del self._entries[key_bytes]
         self._objects.pop(key_bytes, None)
         self._size -= entry.size()
         self._dirty[key_bytes] = None
+
+    def held_writes(self, run: Any) -> Any:
+        """A run's puts and evictions held for phase two (``HeldBufferWrites``)."""
+        from kslab.state.held_buffer import HeldBufferWrites
+
+        return HeldBufferWrites(self, run, self._entries, self._objects, self._order)
+
+    def put_entry(self, entry: BufferEntry, objects: tuple[Any, Any, Any, Any]) -> None:
+        """``put``'s write of an entry a run's held writes built: ``objects`` its key, new,
+        old and prior value objects."""
+        self._put(entry)
+        self._objects[entry.key] = objects
+        self._sample()
+
+    def drop_oldest(self, count: int) -> None:
+        """``evict_while`` of the ``count`` oldest entries, handed out already."""
+        for _ in range(count):
+            self._drop_oldest()
+        self._sample()
 
     def entries(self) -> list[BufferEntry]:
         """The buffered entries in eviction order."""

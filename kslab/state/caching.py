@@ -225,14 +225,15 @@ class CachingKeyValueStore(CachingStore):
         self._memo_key = _NO_KEY
         super().init(context, root)
 
-    def held_writes(self, batch: Any, run: Any) -> Any:
+    def held_writes(self, batch: Any, run: Any, *, puts_only: bool = False) -> Any:
         """Writes held for a batch run over ``batch`` (``kslab.processor.batch``): with the
         record cache off (``statestore.cache.max.bytes`` 0: every write goes through) the
         wrapped store's; with it on, ``HeldCachedWrites`` where the cache is this thread's
-        and, when the run commits after every record, clean; else ``None``."""
+        and, when the run commits after every record, clean; else ``None``. ``puts_only``:
+        each update is a put with no get before it."""
         held = getattr(self._inner, "held_writes", None)
         if self._cache is None:
-            return None if held is None else held(batch, run)
+            return None if held is None else held(batch, run, puts_only=puts_only)
         if held is None or not self._timestamped or not run.holds_cache(self._namespace) \
                 or threading.get_ident() != self._thread \
                 or (run.commit_each and not self._cache.is_clean(self._namespace)):
@@ -242,7 +243,7 @@ class CachingKeyValueStore(CachingStore):
             return None
         return HeldCachedWrites(self._cache, self._namespace, inner, batch, run,
                                 decode=self._object, send_old_values=self._send_old_values,
-                                remember=self._remember_key)
+                                remember=self._remember_key, puts_only=puts_only)
 
     def held_reads(self, batch: Any, run: Any) -> Any:
         """The ``get`` calls of a batch run (``kslab.state.held_reads``): with the record

@@ -133,10 +133,12 @@ class HeldCachedWrites(_CachedInner):
 
     def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
                  *, decode: Callable[[LRUCacheEntry], Any], send_old_values: bool,
-                 remember: Callable[[Any, bytes], None]) -> None:
+                 remember: Callable[[Any, bytes], None], puts_only: bool = False) -> None:
         self._cache, self._namespace = cache, namespace
         self._inner, self._batch, self._run = inner, batch, run
         self._decode, self._send_old, self._remember = decode, send_old_values, remember
+        self._puts_only = puts_only  # each update a put with no get before it (a table
+        # join's merger): nothing read back, no get counted
         self._before: dict[bytes, Any] = {}  # keys cached before the run: their entry, or
         # None for one read back from the store (``read``)
         self._stored: dict[bytes, Any] = {}  # what the store holds for each key read
@@ -166,7 +168,8 @@ class HeldCachedWrites(_CachedInner):
                     value = decode(entry)
             else:
                 value = stored[key_bytes]
-                if value is not None:  # read back into the cache as a clean entry
+                if value is not None and not self._puts_only:  # read back into the cache
+                    # as a clean entry
                     before[key_bytes] = None
                     width = len(self._inner.stored_bytes(key_bytes))
                     if width > self._widest_read:
@@ -181,6 +184,10 @@ class HeldCachedWrites(_CachedInner):
         keys ``read`` before (a ``None`` value, a delete, is not held: ``flushed`` says so)."""
         self._updates = (positions, key_bytes, values, timestamps)
         before = self._before  # the keys read: those cached (an entry), read back (None),
+        if self._puts_only:  # a put of a key not cached adds it; every later one overwrites
+            n = len(positions)
+            self._counts = (0, 0, n, n - (len(self._stored) - len(before)))
+            return
         fresh = len(self._stored) - len(before)  # and in neither cache nor store
         missed = fresh + list(before.values()).count(None)  # not cached when the run met them
         loaded = missed - fresh
@@ -259,14 +266,17 @@ class HeldCachedWrites(_CachedInner):
             if row != last and last is not None:
                 flush()  # (the commit after the consumed record before)
             last = row
-            gets += 1
-            if key in cached:
-                hits += 1
-                overwrites += 1
-            elif held[key] is not None:  # read back as a clean entry, then overwritten
-                puts += 1
-                overwrites += 1
-                cached.add(key)
+            if self._puts_only:  # (no get before the put)
+                overwrites += key in cached
+            else:
+                gets += 1
+                if key in cached:
+                    hits += 1
+                    overwrites += 1
+                elif held[key] is not None:  # read back as a clean entry, overwritten
+                    puts += 1
+                    overwrites += 1
+                    cached.add(key)
             puts += 1
             cached.add(key)
             dirty.hold_last(key, index)

@@ -168,14 +168,15 @@ class TimestampedKeyValueStore(KeyValueStore):
             return None
         return HeldReads(self)
 
-    def held_writes(self, batch: Any, run: Any, *, memo: bool = True
+    def held_writes(self, batch: Any, run: Any, *, memo: bool = True, puts_only: bool = False
                     ) -> HeldTimestampedWrites | None:
         """Writes held for a batch run over ``batch`` (``kslab.processor.batch``), or ``None``
         when this store cannot hold them (a backend whose state depends on the order of
-        writes). ``memo``: see ``HeldTimestampedWrites``."""
+        writes). ``memo``: see ``HeldTimestampedWrites``; ``puts_only``: each update is a
+        put with no get before it (so nothing is remembered: no ``memo``)."""
         if not self.is_open or not self._backend.last_write_wins:
             return None
-        return HeldTimestampedWrites(self, batch, run, memo)
+        return HeldTimestampedWrites(self, batch, run, memo and not puts_only)
 
     def plain_view(self) -> KeyValueStoreFacade:
         """This store seen as a plain key-value store, as Java's test driver shows it."""

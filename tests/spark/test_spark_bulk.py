@@ -72,6 +72,21 @@ def windowed_count() -> ks.Topology:
     return b.build()
 
 
+def suppressed_count() -> ks.Topology:
+    """A tumbling-window count suppressed until its windows close: each final count leaves
+    under the headers and timestamp of the record that last changed it."""
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, J))
+     .group_by_key(ks.Grouped.with_(S, J))
+     .windowed_by(ks.TimeWindows.of_size_and_grace(200, 100))
+     .count()
+     .suppress(ks.Suppressed.until_window_closes(ks.BufferConfig.unbounded()))
+     .to_stream()
+     .map(lambda wk, n: ks.KeyValue(f"{wk.key}@{wk.window.start}", n))
+     .to("out", ks.Produced.with_(S, L)))
+    return b.build()
+
+
 def session_count() -> ks.Topology:
     """A session count behind the record cache (gap 50, grace 20): each commit's flush of
     the merged sessions' removes and the grown one's put, its keys mapped to plain ones."""
@@ -155,6 +170,7 @@ CASES: dict[str, tuple[Callable[[], ks.Topology], int, int, bool, bool]] = {
     "count_cached": (count_cached, 2, 2, False, True),
     "aggregate_lambda": (aggregate_lambda, 2, 1, False, True),
     "windowed_count": (windowed_count, 2, 1, False, True),
+    "suppressed_count": (suppressed_count, 2, 1, True, True),
     "session_count": (session_count, 2, 1, False, True),
     "sliding_count": (sliding_count, 2, 1, True, True),
     "flat_map_values": (flat_map, 1, 3, True, True),

@@ -11,7 +11,8 @@ one value of ``n``. Half the programs are bulk-shaped: chains of the bulk path's
 ending in a sink or a (windowed) count, half of those with a table source, a ``to_table`` or a
 stream-table or stream-globaltable join (and table operators) in between, or a ``to_table``
 grouped by a table ``group_by`` and aggregated (count, reduce or aggregate with a
-subtractor), or trees of them (a
+subtractor), a ``to_table`` joined with the table of ``tbl`` (a table-table join), a
+(windowed) count behind a ``suppress``, or trees of them (a
 stream read by two operators, ``split`` into branches merged back or not, ``peek``, a
 ``foreach`` or ``print`` or a sink on the side, two sinks to one topic, topic extractors, an
 aggregation on one branch); the others use the whole grammar, every unused stream ending in a
@@ -108,15 +109,22 @@ MERGERS = _fns(1, st.sampled_from(["lambda k, a, b: mk(n(a) + n(b), (s(a) + s(b)
 STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "flat_map",
               "select_key", "peek", "foreach", "print", "split", "merge", "repartition", "to",
               "to_extractor", "group", "group", "to_table", "join", "gjoin", "sjoin"]
-TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream", "tgroup"]
+TABLE_OPS = ["filter", "filter_not", "map_values", "to_stream", "tgroup", "suppress", "tjoin"]
+# a suppress: until_window_closes on a windowed table (else until_time_limit of a wait), its
+# buffer unbounded or bounded (records or bytes), its changelog on or off
+SUPPRESS = st.tuples(st.sampled_from([0, 25, 120]),
+                     st.sampled_from([None, None, ("records", 2), ("bytes", 400)]),
+                     st.booleans())
 LINEAR_OPS = ["filter", "map_values", "flat_map_values", "select_key", "filter_not",
               "repartition"]  # the bulk path's stateless operators (and a repartition)
 LINEAR_TABLE_OPS = ["filter", "filter_not", "map_values"]
 # what a linear program is around its chain of LINEAR_OPS: the chain alone, a table source,
 # a to_table, or a stream-table or stream-globaltable join (each with its table operators)
 SHAPES = ["chain", "chain", "chain", "chain", "table", "to_table", "join", "gjoin", "tgroup",
-          "tgroup", "sjoin", "sjoin"]  # "tgroup": a to_table's rows grouped by a table group_by
-# and aggregated; "sjoin": a windowed stream-stream join with the stream of topic "sj"
+          "tgroup", "sjoin", "sjoin", "tjoin", "tjoin"]  # "tgroup": a to_table's rows grouped
+# by a table group_by and aggregated; "sjoin": a windowed stream-stream join with the stream
+# of topic "sj"; "tjoin": a to_table's rows joined with the table of "tbl" (a table-table
+# join: inner, left or outer, its result materialized or not)
 # a stream-stream join: inner / left / outer, JoinWindows (before, after, grace), the join
 # stores' type (None: the builder's, RocksDB) and changelogs on or off
 STREAM_JOINS = st.tuples(st.sampled_from(["join", "left_join", "outer_join"]),
@@ -222,6 +230,15 @@ class _Draft:
             return self.emit(kind, [x], [f"{kind}-{x.name}"], *out)
         if kind == "to_stream":
             return self.emit(kind, [x], [], self.new(False, x.key, x.value))
+        if kind == "suppress":
+            if not x.table:
+                return self.op(x, "filter")
+            wait, bound, logging = d(SUPPRESS)
+            final = x.key != "S" and d(st.integers(0, 3)) > 0
+            if final and d(st.integers(0, 3)) > 0:  # (a bounded final buffer shuts down)
+                bound = None
+            return self.emit(kind, [x], [final, wait, bound, logging],
+                             self.new(True, x.key, x.value))
         if kind == "to_shared" and self.written:
             return self.emit("to", [x], [d(st.sampled_from(self.written)), x.key, x.value])
         if kind in ("to", "to_extractor", "to_shared"):
@@ -271,6 +288,19 @@ class _Draft:
                              self.new(False, "S", "V"))
         if kind == "tgroup":
             return self.table_group(x, None)
+        if kind == "tjoin":
+            if not x.table or x.key != "S":
+                return self.op(x, "filter")
+            if self.base_table is None:
+                self.base_table = self.emit("table", [], ["tbl", self.mat()],
+                                            self.new(True, joinable=True))
+            partners = [v for v in self.vars if v.joinable and v is not x]
+            if not partners:
+                return self.op(x, "filter")
+            table = d(st.sampled_from(partners))
+            return self.emit("tjoin", [x, table], [
+                d(JOINERS), d(st.sampled_from(["join", "left_join", "outer_join"])),
+                d(st.sampled_from([None, self.mat()]))], self.new(True, "S", "V"))
         if kind in ("to_table", "join"):
             if x.key != "S":
                 return self.op(x, "filter")
@@ -355,12 +385,14 @@ def _linear(draft: _Draft, x: _Var, shape: str) -> None:
     if shape == "tgroup":  # (close() ends the aggregate's table in to_stream().to(...))
         draft.table_group(table_ops(draft.op(x, "to_table")), None)  # type: ignore[arg-type]
         return
-    if shape in ("table", "join"):  # the table of "tbl", maybe filtered and mapped
+    if shape in ("table", "join", "tjoin"):  # the table of "tbl", maybe filtered and mapped
         draft.base_table = draft.emit("table", [], ["tbl", draft.mat()],
                                       draft.new(True, joinable=True))
         table_ops(draft.base_table)
-    if shape == "to_table":
+    if shape in ("to_table", "tjoin"):
         t = table_ops(draft.op(x, "to_table"))  # type: ignore[arg-type]
+        if shape == "tjoin":
+            t = table_ops(draft.op(t, "tjoin"))  # type: ignore[arg-type]
         x = chain(draft.op(t, "to_stream"), 2)  # type: ignore[arg-type]
     elif shape in ("join", "gjoin", "sjoin"):
         x = chain(draft.op(x, shape), 2)  # type: ignore[arg-type]
@@ -368,7 +400,9 @@ def _linear(draft: _Draft, x: _Var, shape: str) -> None:
                                                                            "count"]
     end = d(st.sampled_from(ends))
     if end != "to":
-        draft.group(x, "count", end == "windowed")
+        counts = draft.group(x, "count", end == "windowed")
+        if d(st.integers(0, 3)) == 0:  # (close() ends it in to_stream().to(...))
+            draft.op(counts, "suppress")
 
 
 @st.composite
@@ -395,7 +429,9 @@ def programs(draw: Callable[..., Any], linear: bool | None = None,
                 x = draft.op(x, kind)  # type: ignore[arg-type]
         end = draw(st.sampled_from(["count", "windowed", "to", "to"]))
         if end != "to":
-            draft.group(x, "count", end == "windowed")  # type: ignore[arg-type]
+            counts = draft.group(x, "count", end == "windowed")  # type: ignore[arg-type]
+            if draw(st.integers(0, 3)) == 0:
+                draft.op(counts, "suppress")
     elif linear:
         _linear(draft, x, shape or draw(st.sampled_from(SHAPES)))  # type: ignore[arg-type]
     else:

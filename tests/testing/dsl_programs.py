@@ -294,6 +294,11 @@ class Program:
             call = (f"{x}.{a[2]}({op.src[1]}, {a[0]!r}, JoinWindows.of_time_difference_and_"
                     f"grace({a[4]}, {a[5]}).before({a[3]}), StreamJoined.with_(S, {a[1]}, V)"
                     f"{stores}{logs})")
+        elif kind == "suppress":
+            call = f"{x}.suppress({_suppressed_text(*a)})"
+        elif kind == "tjoin":
+            mat = "" if a[2] is None else f", {a[2].render('S', 'V')}"
+            call = f"{x}.{a[1]}({op.src[1]}, {a[0]!r}{mat})"
         elif kind in ("filter", "filter_not") and len(a) > 1:  # a table's, materialized
             call = f"{x}.{kind}({a[0]!r}, {a[1].render(a[2], a[3])})"
         else:  # filter, filter_not, map, flat_map, select_key
@@ -380,6 +385,11 @@ class Program:
                 out = method(found["g"], a[0].bind(codec), a[1].bind(codec))
             elif kind == "sjoin":
                 out = _build_stream_join(x, found[op.src[1]], codec, serde, *a)
+            elif kind == "suppress":
+                out = x.suppress(_suppressed(*a))
+            elif kind == "tjoin":
+                out = getattr(x, a[1])(found[op.src[1]], a[0].bind(codec), *(
+                    [] if a[2] is None else [a[2].build(sd["S"], sd["V"])]))
             elif kind in ("filter", "filter_not") and len(a) > 1:  # a table's, materialized
                 out = getattr(x, kind)(a[0].bind(codec), a[1].build(serde(a[2]), serde(a[3])))
             else:
@@ -389,6 +399,29 @@ class Program:
             elif op.dst:
                 found.update(zip(op.dst, out, strict=True))
         return builder.build()
+
+
+def _suppressed(final: bool, wait: int, bound: tuple[str, int] | None, logging: bool) -> Any:
+    """``Suppressed.until_window_closes`` or ``until_time_limit(wait)``, its buffer bounded
+    (``("records" | "bytes", n)``, emitting early when full; a final one shuts down) or not,
+    its changelog on or off."""
+    buffer = ks.BufferConfig.unbounded() if bound is None else (
+        ks.BufferConfig.max_records(bound[1]) if bound[0] == "records"
+        else ks.BufferConfig.max_bytes(bound[1]))
+    if not logging:
+        buffer = buffer.with_logging_disabled()
+    return (ks.Suppressed.until_window_closes(buffer) if final
+            else ks.Suppressed.until_time_limit(wait, buffer))
+
+
+def _suppressed_text(final: bool, wait: int, bound: tuple[str, int] | None,
+                     logging: bool) -> str:
+    """``_suppressed``'s argument as Python."""
+    buffer = "BufferConfig.unbounded()" if bound is None else f"BufferConfig.max_{bound[0]}" \
+        f"({bound[1]})"
+    buffer += "" if logging else ".with_logging_disabled()"
+    return (f"Suppressed.until_window_closes({buffer})" if final
+            else f"Suppressed.until_time_limit({wait}, {buffer})")
 
 
 def _build_stream_join(x: Any, other: Any, codec: str, serde: Callable[[str], Any],

@@ -6,9 +6,10 @@ split into branches merged back or not, merge, a stream read by several operator
 repartition, ``to`` a topic (maybe one another sink writes) or a topic extractor,
 group_by / group_by_key then count, reduce or aggregate, optionally over tumbling or hopping
 ``TimeWindows`` with grace, to_stream / to_table, table filter / map_values, stream-table and
-stream-globaltable joins), its inputs (``None`` keys and values, out-of-order and late
-timestamps, empty and large values, headers, several input topics) piped in a mix of
-``pipe_record_list``, ``pipe_input`` and ``pipe_dataframe`` (some lists longer than a chunk),
+stream-globaltable joins, table-table joins, ``suppress`` of both kinds), its inputs (``None``
+keys and values, out-of-order and late timestamps, empty and large values, headers, several
+input topics) piped in a mix of ``pipe_record_list``, ``pipe_input`` and ``pipe_dataframe``
+(some lists longer than a chunk),
 and a driver config (record caches on, off, small and evicting; in-memory or RocksDB stores;
 1 to 4 partitions). Each case runs twice, with ``kslab.driver.bulk`` on and off, and every
 observable must be equal (``driver_observables.state``: every topic's log record by record,
@@ -302,6 +303,10 @@ def drawn_kinds(program: Program) -> set[str]:
             kinds.update(("table group_by", "table aggregate"))
         elif kind == "sjoin":
             kinds.add("stream-stream " + ("join" if op.args[2] == "join" else "left/outer join"))
+        elif kind == "suppress":
+            kinds.add("suppress " + ("until window closes" if op.args[0] else "time limit"))
+        elif kind == "tjoin":
+            kinds.add(f"table-table {op.args[1]}" + (", stored" if op.args[2] else ""))
     return kinds
 
 
@@ -324,6 +329,12 @@ def _kind(processor: Any, topic: str) -> str | None:
     if kind == "JoinSide":
         return "stream-stream " + ("join" if processor.outer_store_name is None
                                    else "left/outer join")
+    if kind == "_TableJoinProcessor":
+        return f"table-table {processor.s.kind} side"
+    if kind == "_MergerProcessor":
+        return "table-table merger" + (", stored" if processor.store is not None else "")
+    if kind == "_SuppressProcessor":
+        return "suppress " + ("until window closes" if processor.final else "time limit")
     if kind == "_StreamTableJoinProcessor":
         s = processor.s
         return (f"{'globaltable' if s.key_mapper is not None else 'table'} "

@@ -146,13 +146,18 @@ class SinkWriter:
         order, with the record's context, as the record path's sink calls it) and the
         positions of its records (``None``: all). A name that is not one raises."""
         extractor = sink.topic_extractor
-        topic, partition = stage.topic, stage.partition
-        rows = batch.origin
-        offsets = stage.offsets
-        offsets = list(map(add, rows, repeat(stage.first_offset))) if offsets is None \
-            else list(map(offsets.__getitem__, rows))
-        names = list(map(extractor, batch.keys, batch.values, map(
-            RecordContext, repeat(topic), repeat(partition), offsets, timestamps, headers)))
+        if batch.contexts is not None and len(batch):  # (under other records' contexts)
+            topics, partitions, offsets, _ = zip(*stage.run.contexts(batch), strict=True)
+            contexts = map(RecordContext, topics, partitions, offsets, timestamps, headers)
+        else:
+            topic, partition = stage.topic, stage.partition
+            rows = batch.origin
+            offsets = stage.offsets
+            offsets = list(map(add, rows, repeat(stage.first_offset))) if offsets is None \
+                else list(map(offsets.__getitem__, rows))
+            contexts = map(RecordContext, repeat(topic), repeat(partition), offsets,
+                           timestamps, headers)
+        names = list(map(extractor, batch.keys, batch.values, contexts))
         resolved = {}
         for name in set(names):
             if not isinstance(name, str) or not name:

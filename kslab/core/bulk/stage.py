@@ -170,11 +170,30 @@ class StageRun:
         return origin is self.stage.identity or all(map(lt, origin, islice(origin, 1, None)))
 
     def headers(self, batch: Batch) -> list[Any]:
-        """Each record's headers: its origin's (the consumed column itself while each record
-        is its consumed record: not to be changed)."""
+        """Each record's headers: its origin's, or its own context's (the consumed column
+        itself while each record is its consumed record: not to be changed)."""
+        contexts = batch.contexts
+        if contexts is not None:
+            return [context[3] for context in self.contexts(batch)]
         if batch.origin is self.stage.identity:
             return self.stage.headers
         return list(map(self.stage.headers.__getitem__, batch.origin))
+
+    def contexts(self, batch: Batch) -> list[tuple[str, int, int, Any]]:
+        """Each record's record context ``(topic, partition, offset, headers)``: its origin's
+        unless ``batch.contexts`` gives its own (the offsets where phase one knows them:
+        phase two, or a topic extractor's stage)."""
+        stage = self.stage
+        topic, partition, headers = stage.topic, stage.partition, stage.headers
+        own = batch.contexts or [None] * len(batch)
+        found = []
+        for origin, context in zip(batch.origin, own, strict=True):
+            if context is None or context.__class__ is int:
+                row = origin if context is None else context
+                found.append((topic, partition, stage.offset_of(row), headers[row]))
+            else:
+                found.append(context)
+        return found
 
     def changelog(self, store_name: str, log: Any) -> Callable[..., None] | None:
         """``append(keys, values, timestamps, origins)`` of a store's changelog records at

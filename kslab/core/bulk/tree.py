@@ -62,10 +62,16 @@ def walk(stage: Any, sink: Callable[[Any, int, Batch], bool]) -> bool:
         if not len(batch):
             made: Any = batch  # (nothing to run: nothing reaches the step)
         else:
+            processor = step.processor
+            foreign = batch.contexts is not None
+            if foreign and not getattr(processor, "batch_contexts", False):
+                return False  # records under other records' contexts: the record path
             run.step = index
-            made = step.processor.process_batch(batch, run)
+            made = processor.process_batch(batch, run)
             if made is None:
                 return False
+            if foreign and made is not batch and len(made) and made.contexts is None:
+                return False  # (a processor that said it keeps them lost them)
         stage.made[index] = made
         if made.__class__ is Routed:
             for name, part in made.parts.items():
@@ -94,17 +100,21 @@ def _given(stage: Any, index: int) -> Batch:
     keys = [(origin, seq) for edge, part_seqs in zip(filled, seqs, strict=True)
             for origin, seq in zip(edge[1].origin, part_seqs, strict=True)]
     order = sorted(range(len(keys)), key=keys.__getitem__)
-    columns = [[], [], [], []]  # type: ignore[var-annotated]
+    columns = [[], [], [], [], []]  # type: ignore[var-annotated]
     own_times = any(edge[1].timestamps is not None for edge in filled)
+    own_contexts = any(edge[1].contexts is not None for edge in filled)
     for _, part, _ in filled:
         columns[0] += part.keys
         columns[1] += part.values
         columns[2] += part.origin
         if own_times:
             columns[3] += run.timestamps(part)
+        if own_contexts:
+            columns[4] += part.contexts or [None] * len(part)
     picked = [list(map(column.__getitem__, order)) if column else None for column in columns]
     stage.seqs[index] = [keys[i][1] for i in order]  # (merged: their paths are known)
-    return Batch(picked[0], picked[1], picked[2], picked[3])  # type: ignore[arg-type]
+    return Batch(picked[0], picked[1], picked[2], picked[3],  # type: ignore[arg-type]
+                 contexts=picked[4])
 
 
 def seqs_in(stage: Any, index: int) -> list[tuple[int, ...]]:
