@@ -40,6 +40,7 @@ from kslab.serdes import resolve as resolve_serde
 from kslab.state.buffer import ChangelogRecord
 from kslab.testing._collector import DriverCollector
 from kslab.testing._layout import TaskLayout
+from kslab.testing import progress
 from kslab.testing._log import RecordLog, gc_paused
 from kslab.testing.frames import frame_kind, frame_rows, to_millis
 from kslab.testing.topics import TestInputTopic, TestOutputTopic
@@ -68,6 +69,7 @@ def _scratch_parent() -> str | None:
     return _MEMORY_DIR
 
 
+_PROGRESS_STEP = 4096  # rows between progress updates of run and replay
 _CLOCK = -2  # the partition that marks a wall-clock advance in the history log
 _PARTITION = operator.itemgetter(4)  # of a (key, value, headers, timestamp, partition) row
 # called with each new driver; kslab.export adds one while it runs a notebook
@@ -609,6 +611,8 @@ class TopologyTestDriver:
         the next row piped is the frame head with the smallest timestamp (earlier frame on a
         tie), so a late row stays late. A row without a timestamp counts as its frame's previous
         timestamp. ``columns`` are passed to ``pipe_dataframe`` (``key=``, ``value=``, ...).
+        A long run shows its progress (``kslab.testing.progress``); interrupted (the kernel's
+        stop button), the rows piped so far stay processed and the driver usable.
         """
         kind = "pandas"
         frames: list[list[tuple[int, str, tuple[Any, ...]]]] = []
@@ -634,8 +638,17 @@ class TopologyTestDriver:
                 frame.append((ts, topic, row))
             frames.append(frame)
         # heapq.merge yields the smallest head of each frame without sorting within a frame
-        for _, topic, (k, v, ts, h, p) in heapq.merge(*frames, key=lambda r: r[0]):
-            topics[topic].pipe_row(k, v, ts, h, p)
+        merged = heapq.merge(*frames, key=lambda r: r[0])
+        bar = progress.reporter(sum(map(len, frames)), f"running {', '.join(topics)}")
+        done = 0
+        try:
+            for done, (_, topic, (k, v, ts, h, p)) in enumerate(merged, 1):
+                topics[topic].pipe_row(k, v, ts, h, p)
+                if not done % _PROGRESS_STEP:
+                    bar.update(_PROGRESS_STEP)
+            bar.update(done % _PROGRESS_STEP)
+        finally:
+            bar.close()
         result: dict[str, Any] = {}
         for topic in sorted(self._collector.outputs):
             if not include_internal and self.is_internal_topic(topic):
@@ -815,7 +828,10 @@ class TopologyTestDriver:
         self._settled = not any(task.has_records() for task in self.tasks.values())
 
     def replay(self, topology: Any = None, until: int | None = None) -> TopologyTestDriver:
-        """A new driver that re-runs this history (on ``topology`` if given) up to ``until``."""
+        """A new driver that re-runs this history (on ``topology`` if given) up to ``until``.
+
+        A long replay shows its progress (``kslab.testing.progress``); interrupted, the new
+        driver is closed and this one is as it was."""
         driver = TopologyTestDriver(
             topology if topology is not None else self._topology,
             self._config_props,
@@ -824,13 +840,24 @@ class TopologyTestDriver:
             trace=self._trace_enabled,
         )
         log = self._history
-        for index in range(log.total if until is None else min(until, log.total)):
-            key, value, headers, timestamp, partition = log.record(index)
-            if partition == _CLOCK:
-                driver.advance_wall_clock_time(timestamp)
-            else:
-                driver.pipe_raw(log.topic(index), key, value, headers,  # type: ignore[arg-type]
-                                timestamp, partition)
+        end = log.total if until is None else min(until, log.total)
+        bar = progress.reporter(end, "replaying")
+        try:
+            for index in range(end):
+                key, value, headers, timestamp, partition = log.record(index)
+                if partition == _CLOCK:
+                    driver.advance_wall_clock_time(timestamp)
+                else:
+                    driver.pipe_raw(log.topic(index), key, value, headers,  # type: ignore[arg-type]
+                                    timestamp, partition)
+                if not (index + 1) % _PROGRESS_STEP:
+                    bar.update(_PROGRESS_STEP)
+            bar.update(end % _PROGRESS_STEP)
+        except BaseException:  # interrupted: this driver is untouched, the half-made one goes
+            driver.close()
+            raise
+        finally:
+            bar.close()
         return driver
 
     # -- lifecycle ----------------------------------------------------------------------------
