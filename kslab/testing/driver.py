@@ -38,9 +38,9 @@ from kslab.processor.partitioner import default_partitions
 from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
 from kslab.state.buffer import ChangelogRecord
+from kslab.testing import progress
 from kslab.testing._collector import DriverCollector
 from kslab.testing._layout import TaskLayout
-from kslab.testing import progress
 from kslab.testing._log import RecordLog, gc_paused
 from kslab.testing.frames import frame_kind, frame_rows, to_millis
 from kslab.testing.topics import TestInputTopic, TestOutputTopic
