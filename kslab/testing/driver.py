@@ -70,6 +70,7 @@ def _scratch_parent() -> str | None:
 
 
 _PROGRESS_STEP = 4096  # rows between progress updates of run and replay
+_RESTORE_CHUNK = 32768  # changelog records restored between progress updates
 _CLOCK = -2  # the partition that marks a wall-clock advance in the history log
 _PARTITION = operator.itemgetter(4)  # of a (key, value, headers, timestamp, partition) row
 # called with each new driver; kslab.export adds one while it runs a notebook
@@ -750,6 +751,8 @@ class TopologyTestDriver:
         suppression buffer reads its format version from them); its key and value are serialized
         with the store's serdes, except ``bytes`` for a store whose changelog holds its own
         binary layout (window, session, buffer and join stores), which pass through unchanged.
+        A long restore shows its progress (``kslab.testing.progress``); interrupted, the store
+        holds the records restored so far (restore it again from the start, as Kafka would).
         """
         owners = [t for t in self.tasks.values() if store_name in t.stores]
         if not owners:
@@ -769,8 +772,17 @@ class TopologyTestDriver:
                 partition = rec[3] if len(rec) > 3 else 0
                 by_partition[partition].append(tuple(rec[:3]))
         restored = 0
-        for task in owners:
-            restored += task.restore_changelog(store_name, by_partition.get(task.id.partition, []))
+        batches = [(task, by_partition.get(task.id.partition, [])) for task in owners]
+        bar = progress.reporter(sum(len(batch) for _, batch in batches), f"restoring {store_name}")
+        try:  # in chunks, for the progress bar (restoring is writing each record in order)
+            for task, batch in batches:
+                for start in range(0, max(len(batch), 1), _RESTORE_CHUNK):
+                    done = task.restore_changelog(store_name,
+                                                  batch[start:start + _RESTORE_CHUNK])
+                    restored += done
+                    bar.update(done)
+        finally:
+            bar.close()
         return restored
 
     # -- history, snapshots, replay, trace --------------------------------------------------

@@ -84,6 +84,16 @@ def test_run_and_replay_report_their_totals(recorder):
     ]
 
 
+def test_a_changelog_restore_reports_its_records(recorder):
+    with ks.TopologyTestDriver(doubling()) as driver:
+        restored = driver.restore_from_changelog(
+            "counts", [(f"k{i}".encode(), (7).to_bytes(8, "big"), i) for i in range(40_000)])
+        assert restored == 40_000
+        assert driver.get_key_value_store("counts").get("k39999") == 7
+    assert recorder.calls == [("open", 40_000, "restoring counts"), ("update", 32_768),
+                              ("update", 7_232), ("close",)]
+
+
 def test_quiet_unless_someone_watches(monkeypatch, recorder):
     monkeypatch.setattr(progress.options, "enabled", False)
     with ks.TopologyTestDriver(doubling()) as driver:
