@@ -160,10 +160,10 @@ def test_an_interrupt_between_chunks_keeps_the_chunks_before_it(monkeypatch, rec
 
 
 def test_an_interrupted_replay_leaves_the_driver_as_it_was(recorder):
-    recorder.stop_at = 1
     with ks.TopologyTestDriver(doubling()) as driver:
         driver.create_input_topic("in").pipe_dataframe(frame(0, 5_000))
         recorder.calls.clear()
+        recorder.stop_at = 1  # the stop button, after the replay's first 4096 records
         with pytest.raises(KeyboardInterrupt):
             driver.replay()
         assert recorder.calls == [("open", 5_000, "replaying"), ("update", 4_096), ("close",)]
