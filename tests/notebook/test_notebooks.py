@@ -207,3 +207,28 @@ def test_windowed_click_analytics(kslab_kernel):
     assert '<td title="[/home@0/120000]">/home [0:00, 2:00)</td><td>10</td>' in hopping  # 4 +
     # the late click + 5
     assert any(WIDGET in o.get("data", {}) for o in cells[-1].outputs)
+
+
+def test_long_driver_work_shows_a_progress_bar_in_the_notebook(kslab_kernel):
+    """Issue 23 item 8: in a kernel, a pipe over the threshold draws tqdm's widget (the
+    interrupt is tested in tests/testing/test_progress.py)."""
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "kslab",
+                                                           "display_name": "kslab"}})
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in (
+        "import pandas as pd\nimport kslab as ks\nfrom kslab.testing import progress\n"
+        "progress.options.threshold = 1_000\n"
+        "builder = ks.StreamsBuilder()\n"
+        "builder.stream('in', key_serde='string', value_serde='long').to('out')\n"
+        "driver = ks.TopologyTestDriver(builder.build())\n"
+        "frame = pd.DataFrame({'key': ['k'] * 5_000, 'value': range(5_000),"
+        " 'timestamp': range(5_000)})",
+        "driver.create_input_topic('in').pipe_dataframe(frame)",
+        "print(driver.create_output_topic('out').get_queue_size())",
+    )]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="kslab").execute()
+    bar = nb.cells[1].outputs
+    assert any(WIDGET in o.get("data", {}) for o in bar)  # tqdm.notebook's widget
+    plain = [o["data"]["text/plain"] for o in bar if "text/plain" in o.get("data", {})]
+    assert plain[0].startswith("piping in:   0%|") and "| 0.00/5.00k [" in plain[0]
+    assert plain[1:] == ["5000"]  # the rows piped
+    assert text_of(nb.cells[2]) == "5000\n"
