@@ -109,6 +109,19 @@ def test_extension_registers_magic_and_formatter():
         assert "text/html" in formatter(driver)[0]
 
 
+def test_an_apps_state_reads_as_its_name_also_inside_a_tuple():
+    from IPython.testing.globalipapp import get_ipython
+
+    from kslab.runtime.streams import State
+
+    ip = get_ipython()
+    ip.extension_manager.load_extension("kslab")
+    text = ip.display_formatter.formatters["text/plain"]
+    assert text(State.RUNNING) == "RUNNING"
+    assert text((State.RUNNING, {"alive-stream-threads": 1})) == \
+        "(RUNNING, {'alive-stream-threads': 1})"
+
+
 def test_import_kslab_imports_no_widgets():
     import subprocess
     import sys
