@@ -16,9 +16,11 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-__all__ = ["PlainBar", "ProgressOptions", "Reporter", "options", "reporter"]
+__all__ = ["PlainBar", "ProgressOptions", "Reporter", "count", "options", "reporter", "tracked"]
+
+T = TypeVar("T")
 
 
 class Reporter(Protocol):
@@ -64,6 +66,20 @@ def reporter(total: int, description: str) -> Reporter:
         return _QUIET
     factory = options.factory or _default_factory()
     return factory(total, description)
+
+
+def tracked(total: int, description: str, work: Callable[[Reporter], T]) -> T:
+    """``work(reporter)`` for ``total`` rows, the reporter closed however the work ends."""
+    bar = reporter(total, description)
+    try:
+        return work(bar)
+    finally:
+        bar.close()
+
+
+def count(items: Any) -> int:
+    """How many ``items`` there are, when they know (0 for an iterator: no progress bar)."""
+    return len(items) if hasattr(items, "__len__") else 0
 
 
 def _watched() -> bool:

@@ -112,11 +112,6 @@ def _taking(items: Iterable[Any], columns_of: Callable[[list[Any]], list[list[An
     return take
 
 
-def _length(items: Iterable[Any]) -> int:
-    """How many ``items`` there are, when they know (0 for an iterator: no progress bar)."""
-    return len(items) if hasattr(items, "__len__") else 0  # type: ignore[arg-type]
-
-
 def _slicing(columns: list[list[Any]]) -> Callable[[int], list[list[Any]] | None]:
     """``_pipe_chunks``'s ``take`` over whole columns: the next ``n`` rows of each."""
     position = 0
@@ -288,7 +283,7 @@ class TestInputTopic:
             return [keys, values, stamps, [None] * n, [None] * n]
 
         with gc_paused():  # the rows die by reference counting (see gc_paused)
-            self._pipe_chunks(_taking(pairs, columns_of), _length(pairs))
+            self._pipe_chunks(_taking(pairs, columns_of), progress.count(pairs))
 
     def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None],
                      total: int = 0) -> None:
@@ -297,17 +292,12 @@ class TestInputTopic:
         (``_plain_bytes``) goes to the driver as columns, any other row by row. A serde error
         pipes the rows before the bad one and then raises, as piping them one by one would;
         callers pause the cyclic GC for the whole pipe (resuming it per chunk ran a
-        collection per chunk). ``total`` rows (when known) report their progress per chunk
-        (``kslab.testing.progress``); an interrupt between or inside chunks leaves the
-        driver as after the rows it processed."""
-        bar = progress.reporter(total, f"piping {self.name}")
-        try:
-            self._pipe_each_chunk(take, bar)
-        finally:
-            bar.close()
+        collection per chunk). ``total`` rows (when known) report their progress per chunk;
+        an interrupt leaves the driver as after the rows it processed."""
+        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar))
 
-    def _pipe_each_chunk(self, take: Callable[[int], list[list[Any]] | None],
-                         bar: progress.Reporter) -> None:
+    def _chunks(self, take: Callable[[int], list[list[Any]] | None],
+                bar: progress.Reporter) -> None:
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
@@ -384,7 +374,7 @@ class TestInputTopic:
     def pipe_record_list(self, records: Iterable[TestRecord]) -> None:
         """Pipe ``TestRecord``s (a ``None`` timestamp takes the topic's clock)."""
         with gc_paused():
-            self._pipe_chunks(_taking(records, _record_columns), _length(records))
+            self._pipe_chunks(_taking(records, _record_columns), progress.count(records))
 
     def pipe_dataframe(
         self,
