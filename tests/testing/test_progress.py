@@ -170,3 +170,25 @@ def test_an_interrupted_replay_leaves_the_driver_as_it_was(recorder):
         assert driver.history_length == 5_000
         with driver.replay(until=2) as two:
             assert two.create_output_topic("out").read_values_to_list() == [0, 2]
+
+
+def test_an_interrupted_run_keeps_the_rows_before_it_and_runs_again(recorder):
+    calls = {"n": 0}
+
+    def double(v):
+        calls["n"] += 1
+        if calls["n"] == 300:
+            raise KeyboardInterrupt
+        return v * 2
+
+    with ks.TopologyTestDriver(doubling(double)) as driver:
+        with pytest.raises(KeyboardInterrupt):
+            driver.run({"in": frame(0, 1_000)})
+        assert recorder.calls == [("open", 1_000, "running in"), ("close",)]
+        # run pipes row by row: the 299 rows before the interrupted one (the bulk path runs
+        # each piped row whole or not at all)
+        assert driver.history_length == 299
+        again = driver.run({"in": frame(1_000, 3)})  # also drains what the first run wrote
+        assert again["out"]["value"].tolist() == [2 * v for v in range(299)] + [
+            2_000, 2_002, 2_004]
+        assert counts(driver) == {f"k{i}": len(range(i, 299, 3)) + 1 for i in range(3)}
