@@ -97,6 +97,9 @@ def test_orders_enrichment(kslab_kernel):
 def test_custom_processor(kslab_kernel):
     cells = execute("03-custom-processor.ipynb")
     assert "kslab-graph" in html_of(cells[2])  # the Processor API topology
+    trace = plain_of(next(c for c in cells if c.source.endswith('"value", "detail"]]')))
+    assert trace.splitlines()[6] == \
+        "5        totals       send  /docs  {'views': 1, 'at': 12000}   page-totals"  # not bytes
     assert any(WIDGET in o.get("data", {}) for o in cells[-1].outputs)  # the store browser
 
 
