@@ -85,8 +85,10 @@ def count(items: Any) -> int:
 def _watched() -> bool:
     if options.enabled is not None:
         return options.enabled
-    if "ipykernel" in sys.modules:
-        return True
+    ipython = sys.modules.get("IPython")  # a kernel has imported it; never imported here
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and "IPKernelApp" in getattr(shell, "config", {}):
+        return True  # a Jupyter kernel (a terminal IPython is a terminal: below)
     stderr = sys.stderr
     return bool(stderr is not None and hasattr(stderr, "isatty") and stderr.isatty())
 

@@ -192,3 +192,20 @@ def test_an_interrupted_run_keeps_the_rows_before_it_and_runs_again(recorder):
         assert again["out"]["value"].tolist() == [2 * v for v in range(299)] + [
             2_000, 2_002, 2_004]
         assert counts(driver) == {f"k{i}": len(range(i, 299, 3)) + 1 for i in range(3)}
+
+
+def test_watched_in_a_kernel_or_a_terminal(monkeypatch):
+    import sys
+    import types
+
+    monkeypatch.setattr(progress.options, "enabled", None)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
+    assert progress.reporter(10**6, "x") is progress.reporter(10**6, "y")  # the quiet one
+    kernel = types.SimpleNamespace(config={"IPKernelApp": {}})
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: kernel))
+    made = []
+    monkeypatch.setattr(progress.options, "factory", lambda total, what: made.append(total))
+    progress.reporter(10**6, "x")
+    progress.reporter(10, "small")  # below the threshold: quiet even in a kernel
+    assert made == [10**6]
