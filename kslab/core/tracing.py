@@ -7,6 +7,7 @@ driven input it belongs to) so a notebook can show one record's path through the
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kslab.core.context import TaskContext
@@ -33,24 +34,49 @@ class TraceEvent(NamedTuple):
 
 
 class TraceLog(list):
-    """The trace as a list of ``TraceEvent``; ``to_pandas()`` / ``to_polars()`` for tables."""
+    """The trace as a list of ``TraceEvent``; ``to_pandas()`` / ``to_polars()`` for tables.
+
+    A ``send`` event keeps the bytes the sink wrote; the tables show them decoded with that
+    sink's serdes (``sinks``: the sinks seen sending, by name), as a person reads the record.
+    """
+
+    def __init__(self, events: Iterable[TraceEvent] = (), sinks: dict[str, Any] | None = None
+                 ) -> None:
+        super().__init__(events)
+        self.sinks: dict[str, Any] = {} if sinks is None else sinks
+
+    def readable(self) -> list[TraceEvent]:
+        """The events with each ``send``'s key and value decoded by its sink's serdes (the
+        bytes stay where a serde cannot read them back)."""
+        return [self._decoded(ev) if ev.event == "send" else ev for ev in self]
+
+    def _decoded(self, ev: TraceEvent) -> TraceEvent:
+        sink = self.sinks.get(ev.node)
+        if sink is None or ev.detail is None:
+            return ev
+        try:
+            key = sink.key_serde.deserialize(ev.detail, ev.key, None)
+            value = sink.value_serde.deserialize(ev.detail, ev.value, None)
+        except Exception:  # a serde that cannot read its own bytes back: the bytes
+            return ev
+        return ev._replace(key=key, value=value)
 
     def to_pandas(self) -> Any:
-        """One row per event."""
+        """One row per event, sends decoded (``readable``)."""
         import pandas as pd
 
-        return pd.DataFrame(list(self), columns=list(TraceEvent._fields))
+        return pd.DataFrame(self.readable(), columns=list(TraceEvent._fields))
 
     def to_polars(self) -> Any:
-        """One row per event."""
+        """One row per event, sends decoded (``readable``)."""
         import polars as pl
 
-        rows = [ev._asdict() for ev in self]
+        rows = [ev._asdict() for ev in self.readable()]
         return pl.DataFrame(rows, schema=list(TraceEvent._fields), strict=False)
 
     def for_step(self, step: int) -> TraceLog:
         """The events of one driven input."""
-        return TraceLog(ev for ev in self if ev.step == step)
+        return TraceLog((ev for ev in self if ev.step == step), self.sinks)
 
     def path(self, step: int) -> list[str]:
         """The nodes the input of ``step`` reached, in order, without repeats."""
@@ -103,7 +129,10 @@ class TracingContext(TaskContext):
         self.forward(record)
 
     def send(self, topic, key, value, headers, timestamp, partition, sink) -> None:
-        """Send, noting the topic."""
+        """Send, noting the topic (and the sink, whose serdes decode the trace's tables)."""
+        sinks = self.tracer.events.sinks
+        if sink not in sinks:
+            sinks[sink] = self._task.nodes.get(sink)
         self.tracer.add(self._task.id, sink, "send", key, value, timestamp, topic)
         super().send(topic, key, value, headers, timestamp, partition, sink)
 

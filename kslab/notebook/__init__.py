@@ -67,6 +67,14 @@ def _register_formatters(ipython: Any) -> None:
     formatter.for_type_by_name("kslab.testing.driver", "TopologyTestDriver", driver_bundle)
     for windowed in ("TimeWindowedKStream", "SessionWindowedKStream", "WindowedCogroupedKStream"):
         formatter.for_type_by_name("kslab.dsl.windowed", windowed, mimebundle)
+    # an app's state reads RUNNING, also inside a tuple or dict (not <State.RUNNING: 2>)
+    text = ipython.display_formatter.formatters["text/plain"]
+    text.for_type_by_name("kslab.runtime.streams", "State", _state_text)
+
+
+def _state_text(state: Any, printer: Any, cycle: bool) -> None:
+    """IPython's plain-text printer of ``KafkaStreams.State``: its name."""
+    printer.text(state.name)
 
 
 def __getattr__(name: str) -> Any:

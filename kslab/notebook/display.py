@@ -16,7 +16,7 @@ from typing import Any
 from kslab.notebook._options import options
 from kslab.notebook.preview import PreviewRows, preview_for, topology_for
 from kslab.notebook.render import Drawing, draw
-from kslab.records import Windowed
+from kslab.notebook.values import format_time, format_value, format_window, html_table
 
 __all__ = ["html_table", "mimebundle", "preview_html"]
 
@@ -100,7 +100,8 @@ def preview_html(preview: PreviewRows, windows: Any = None) -> str:
     """The preview as HTML: rows, then the error with its record, or a one-line problem.
 
     With ``windows`` that can tell (``TimeWindows``), each row also lists the windows its
-    timestamp falls in, as ``[start, end)`` in ms.
+    timestamp falls in, as ``[start, end)``. Keys, values and times read as
+    ``kslab.notebook.values`` writes them.
     """
     if preview.problem:
         return f'<div class="kslab-preview kslab-error">{escape(preview.problem)}</div>'
@@ -126,8 +127,9 @@ def preview_html(preview: PreviewRows, windows: Any = None) -> str:
         where = f"in node {error.node}" if error.node else f"reading topic '{error.topic}'"
         parts.append(
             f'<div class="kslab-error"><b>{escape(error.error)}</b> {escape(where)} on record '
-            f"key={escape(repr(error.key))}, value={escape(repr(error.value))}, "
-            f"timestamp={error.timestamp} (sample row {error.row} of topic "
+            f"key={escape(format_value(error.key, kind='key'))}, "
+            f"value={escape(format_value(error.value))}, "
+            f"timestamp={escape(format_time(error.timestamp))} (sample row {error.row} of topic "
             f"{escape(repr(error.topic))}); driving stopped there</div>"
         )
     parts.append("</div>")
@@ -141,23 +143,8 @@ def _row(key: Any, value: Any, ts: int) -> tuple[Any, ...]:
     return (key, value, ts)
 
 
-def html_table(header: list[str], rows: Iterable[tuple[Any, ...]]) -> str:
-    """A small HTML table of reprs (strings shown as they are)."""
-    head = "".join(f"<th>{escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{escape(_cell(c))}</td>" for c in row) + "</tr>" for row in rows
-    )
-    return f'<table class="kslab-table"><tr>{head}</tr>{body}</table>'
-
-
 def _windows_of(windows: Any, timestamp: int) -> str:
-    return " ".join(f"[{w.start}, {w.end})" for w in windows.windows_for(timestamp).values())
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, Windowed):
-        return str(value)  # Java's [key@start/end]
-    return value if isinstance(value, str) else repr(value)
+    return " ".join(format_window(w) for w in windows.windows_for(timestamp).values())
 
 
 def _one_line(exc: BaseException) -> str:

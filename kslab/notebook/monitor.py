@@ -19,7 +19,8 @@ from typing import Any
 import ipywidgets as w
 
 from kslab.notebook.charts import time_series_svg
-from kslab.notebook.display import _STYLE, html_table
+from kslab.notebook.display import _STYLE
+from kslab.notebook.values import html_table
 
 __all__ = ["RuntimeMonitor", "lag_rows", "lag_svg", "rate_svg", "restore_bars",
            "short_thread_name"]

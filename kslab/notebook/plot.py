@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
+from kslab.notebook.values import DAY_MS, format_time, format_value
+
 __all__ = ["WindowChart", "plot_windows"]
 
 _COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -114,15 +116,17 @@ def _svg(series: dict[Any, list[tuple[int, Any]]], title: str, value: str = "val
                      f"{tick:g}</text>")
     parts.append(f'<line x1="{_M}" y1="{_M}" x2="{_M}" y2="{_H - _M}" stroke="#333"/>')
     fmt = _time_format(starts)
+    relative = t1 < DAY_MS  # ms from 0, as the lab's samples: m:ss, as every table shows them
     step = max(1, -(-len(starts) // 8))  # at most 8 labels on the time axis
     for t in starts[::step]:
-        label = datetime.fromtimestamp(t / 1000, UTC).strftime(fmt)
+        label = format_time(t) if relative else \
+            datetime.fromtimestamp(t / 1000, UTC).strftime(fmt)
         parts.append(f'<line x1="{x(t):.1f}" y1="{_H - _M}" x2="{x(t):.1f}" '
                      f'y2="{_H - _M + 4}" stroke="#333"/>')
         parts.append(f'<text x="{x(t):.1f}" y="{_H - _M + 15}" text-anchor="middle">'
                      f"{label}</text>")
     parts.append(f'<text x="{(_M + right) / 2}" y="{_H - _M + 32}" text-anchor="middle">'
-                 "window start (UTC)</text>")
+                 f"window start{' (m:ss)' if relative else ' (UTC)'}</text>")
     parts.append(f'<text transform="translate(12 {_H / 2}) rotate(-90)" '
                  f'text-anchor="middle">{escape(value)}</text>')
     for i, (k, pts) in enumerate(series.items()):
@@ -131,10 +135,11 @@ def _svg(series: dict[Any, list[tuple[int, Any]]], title: str, value: str = "val
         parts.append(f'<polyline class="series" points="{line}" fill="none" '
                      f'stroke="{color}" stroke-width="1.5"/>')
         parts.extend(f'<circle cx="{x(t):.1f}" cy="{y(_num(v)):.1f}" r="2.5" fill="{color}">'
-                     f"<title>{escape(str(k))}: {escape(str(v))}</title></circle>"
+                     f"<title>{escape(format_value(k, kind='key'))} at "
+                     f"{escape(format_time(t))}: {escape(format_value(v))}</title></circle>"
                      for t, v in pts)
         parts.append(f'<text x="{right + 10}" y="{_M + 12 * i}" fill="{color}">'
-                     f"{escape(str(k))}</text>")
+                     f"{escape(format_value(k, kind='key'))}</text>")
     return "".join(parts) + "</svg>"
 
 
@@ -151,7 +156,8 @@ def _ticks(top: float, integral: bool = False) -> list[float]:
 
 
 def _time_format(starts: list[int]) -> str:
-    """Minutes when every window starts on a minute; the date too when they span days."""
+    """Epoch times on the axis: minutes when every window starts on a minute; the date too
+    when they span days (times below a day read as ``m:ss``, see ``values.format_time``)."""
     fmt = "%H:%M" if all(t % 60_000 == 0 for t in starts) else "%H:%M:%S"
     if starts[-1] - starts[0] >= 86_400_000:
         fmt = "%m-%d " + fmt

@@ -13,9 +13,10 @@ from typing import Any
 
 import ipywidgets as w
 
-from kslab.notebook.display import _STYLE, html_table
+from kslab.notebook.display import _STYLE
 from kslab.notebook.preview import merge_frames
 from kslab.notebook.render import draw
+from kslab.notebook.values import format_value, html_cell, html_table
 from kslab.records import Windowed
 
 __all__ = ["DriverExplorer", "StoreBrowser", "frame_html", "store_frame"]
@@ -183,8 +184,8 @@ class DriverExplorer(w.VBox):
             while isinstance(root.__cause__, Exception):
                 root = root.__cause__
             self.error = (f"{type(root).__name__}: {root} (record {self.position}: topic "
-                          f"{topic!r} row {row}, key={key!r}, value={value!r}); the records "
-                          "after it are not driven")
+                          f"{topic!r} row {row}, key={format_value(key, kind='key')}, "
+                          f"value={format_value(value)}); the records after it are not driven")
             self.position += 1
             return
         self.position += 1
@@ -231,9 +232,9 @@ class DriverExplorer(w.VBox):
             body = "nothing driven yet: press Step or Play"
         else:
             body = (f"topic <code>{escape(record['topic'])}</code> key "
-                    f"<code>{escape(repr(record['key']))}</code> value "
-                    f"<code>{escape(repr(record['value']))}</code> timestamp "
-                    f"<code>{record['timestamp']}</code>")
+                    + html_cell(record["key"], kind="key", tag="code") + " value "
+                    + html_cell(record["value"], tag="code") + " timestamp "
+                    + html_cell(record["timestamp"], kind="time", tag="code"))
         error = f'<div class="kslab-error">{escape(self.error)}</div>' if self.error else ""
         return f'{_STYLE}<div class="kslab-record">{head}: {body}</div>{error}'
 

@@ -38,6 +38,7 @@ from kslab.processor.partitioner import default_partitions
 from kslab.records import TaskId, TestRecord
 from kslab.serdes import resolve as resolve_serde
 from kslab.state.buffer import ChangelogRecord
+from kslab.testing import progress
 from kslab.testing._collector import DriverCollector
 from kslab.testing._layout import TaskLayout
 from kslab.testing._log import RecordLog, gc_paused
@@ -68,6 +69,8 @@ def _scratch_parent() -> str | None:
     return _MEMORY_DIR
 
 
+_PROGRESS_STEP = 4096  # rows between progress updates of run and replay
+_RESTORE_CHUNK = 32768  # changelog records restored between progress updates
 _CLOCK = -2  # the partition that marks a wall-clock advance in the history log
 _PARTITION = operator.itemgetter(4)  # of a (key, value, headers, timestamp, partition) row
 # called with each new driver; kslab.export adds one while it runs a notebook
@@ -610,6 +613,8 @@ class TopologyTestDriver:
         the next row piped is the frame head with the smallest timestamp (earlier frame on a
         tie), so a late row stays late. A row without a timestamp counts as its frame's previous
         timestamp. ``columns`` are passed to ``pipe_dataframe`` (``key=``, ``value=``, ...).
+        A long run shows its progress (``kslab.testing.progress``); interrupted (the kernel's
+        stop button), the rows piped so far stay processed and the driver usable.
         """
         kind = "pandas"
         frames: list[list[tuple[int, str, tuple[Any, ...]]]] = []
@@ -635,8 +640,17 @@ class TopologyTestDriver:
                 frame.append((ts, topic, row))
             frames.append(frame)
         # heapq.merge yields the smallest head of each frame without sorting within a frame
-        for _, topic, (k, v, ts, h, p) in heapq.merge(*frames, key=lambda r: r[0]):
-            topics[topic].pipe_row(k, v, ts, h, p)
+        merged = heapq.merge(*frames, key=lambda r: r[0])
+        bar = progress.reporter(sum(map(len, frames)), f"running {', '.join(topics)}")
+        done = 0
+        try:
+            for done, (_, topic, (k, v, ts, h, p)) in enumerate(merged, 1):
+                topics[topic].pipe_row(k, v, ts, h, p)
+                if not done % _PROGRESS_STEP:
+                    bar.update(_PROGRESS_STEP)
+            bar.update(done % _PROGRESS_STEP)
+        finally:
+            bar.close()
         result: dict[str, Any] = {}
         for topic in sorted(self._collector.outputs):
             if not include_internal and self.is_internal_topic(topic):
@@ -738,6 +752,8 @@ class TopologyTestDriver:
         suppression buffer reads its format version from them); its key and value are serialized
         with the store's serdes, except ``bytes`` for a store whose changelog holds its own
         binary layout (window, session, buffer and join stores), which pass through unchanged.
+        A long restore shows its progress (``kslab.testing.progress``); interrupted, the store
+        holds the records restored so far (restore it again from the start, as Kafka would).
         """
         owners = [t for t in self.tasks.values() if store_name in t.stores]
         if not owners:
@@ -757,8 +773,17 @@ class TopologyTestDriver:
                 partition = rec[3] if len(rec) > 3 else 0
                 by_partition[partition].append(tuple(rec[:3]))
         restored = 0
-        for task in owners:
-            restored += task.restore_changelog(store_name, by_partition.get(task.id.partition, []))
+        batches = [(task, by_partition.get(task.id.partition, [])) for task in owners]
+        bar = progress.reporter(sum(len(batch) for _, batch in batches), f"restoring {store_name}")
+        try:  # in chunks, for the progress bar (restoring is writing each record in order)
+            for task, batch in batches:
+                for start in range(0, max(len(batch), 1), _RESTORE_CHUNK):
+                    done = task.restore_changelog(store_name,
+                                                  batch[start:start + _RESTORE_CHUNK])
+                    restored += done
+                    bar.update(done)
+        finally:
+            bar.close()
         return restored
 
     # -- history, snapshots, replay, trace --------------------------------------------------
@@ -816,7 +841,10 @@ class TopologyTestDriver:
         self._settled = not any(task.has_records() for task in self.tasks.values())
 
     def replay(self, topology: Any = None, until: int | None = None) -> TopologyTestDriver:
-        """A new driver that re-runs this history (on ``topology`` if given) up to ``until``."""
+        """A new driver that re-runs this history (on ``topology`` if given) up to ``until``.
+
+        A long replay shows its progress (``kslab.testing.progress``); interrupted, the new
+        driver is closed and this one is as it was."""
         driver = TopologyTestDriver(
             topology if topology is not None else self._topology,
             self._config_props,
@@ -825,13 +853,24 @@ class TopologyTestDriver:
             trace=self._trace_enabled,
         )
         log = self._history
-        for index in range(log.total if until is None else min(until, log.total)):
-            key, value, headers, timestamp, partition = log.record(index)
-            if partition == _CLOCK:
-                driver.advance_wall_clock_time(timestamp)
-            else:
-                driver.pipe_raw(log.topic(index), key, value, headers,  # type: ignore[arg-type]
-                                timestamp, partition)
+        end = log.total if until is None else min(until, log.total)
+        bar = progress.reporter(end, "replaying")
+        try:
+            for index in range(end):
+                key, value, headers, timestamp, partition = log.record(index)
+                if partition == _CLOCK:
+                    driver.advance_wall_clock_time(timestamp)
+                else:
+                    driver.pipe_raw(log.topic(index), key, value, headers,  # type: ignore[arg-type]
+                                    timestamp, partition)
+                if not (index + 1) % _PROGRESS_STEP:
+                    bar.update(_PROGRESS_STEP)
+            bar.update(end % _PROGRESS_STEP)
+        except BaseException:  # interrupted: this driver is untouched, the half-made one goes
+            driver.close()
+            raise
+        finally:
+            bar.close()
         return driver
 
     # -- lifecycle ----------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from kslab.errors import (
 )
 from kslab.records import KeyValue, TestRecord, as_headers, split_pairs
 from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
+from kslab.testing import progress
 from kslab.testing._log import TEXT, gc_paused
 from kslab.testing.frames import frame_columns, records_frame, to_millis
 
@@ -282,15 +283,21 @@ class TestInputTopic:
             return [keys, values, stamps, [None] * n, [None] * n]
 
         with gc_paused():  # the rows die by reference counting (see gc_paused)
-            self._pipe_chunks(_taking(pairs, columns_of))
+            self._pipe_chunks(_taking(pairs, columns_of), progress.count(pairs))
 
-    def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None]) -> None:
+    def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None],
+                     total: int = 0) -> None:
         """Pipe a chunk at a time: ``take(n)`` gives the next (at most) ``n`` records' keys,
         values, timestamps, headers and partitions, ``None`` at the end. A plain chunk
         (``_plain_bytes``) goes to the driver as columns, any other row by row. A serde error
         pipes the rows before the bad one and then raises, as piping them one by one would;
         callers pause the cyclic GC for the whole pipe (resuming it per chunk ran a
-        collection per chunk)."""
+        collection per chunk). ``total`` rows (when known) report their progress per chunk;
+        an interrupt leaves the driver as after the rows it processed."""
+        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar))
+
+    def _chunks(self, take: Callable[[int], list[list[Any]] | None],
+                bar: progress.Reporter) -> None:
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
@@ -316,6 +323,7 @@ class TestInputTopic:
                                                       partitions))
                 size = sum(map(len, filter(None, key_bytes))) \
                     + sum(map(len, filter(None, value_bytes)))
+            bar.update(len(timestamps))
             chunk = _next_chunk(len(timestamps), size)
 
     def _clock_column(self, count: int) -> list[int]:
@@ -366,7 +374,7 @@ class TestInputTopic:
     def pipe_record_list(self, records: Iterable[TestRecord]) -> None:
         """Pipe ``TestRecord``s (a ``None`` timestamp takes the topic's clock)."""
         with gc_paused():
-            self._pipe_chunks(_taking(records, _record_columns))
+            self._pipe_chunks(_taking(records, _record_columns), progress.count(records))
 
     def pipe_dataframe(
         self,
@@ -388,7 +396,7 @@ class TestInputTopic:
         columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
                                 headers=headers, partition=partition)
         with gc_paused():
-            self._pipe_chunks(_slicing(columns))
+            self._pipe_chunks(_slicing(columns), len(columns[0]))
         return len(columns[0])
 
     def __repr__(self) -> str:
@@ -515,7 +523,8 @@ class TestOutputTopic:
         return list(zip(keys, values, timestamps, headers, partitions, strict=True))
 
     def to_pandas(self, expand: bool = False) -> Any:
-        """Drain into a pandas frame (``key``, ``value``, ``timestamp``, ``headers``)."""
+        """Drain into a pandas frame (``key``, ``value``, ``timestamp``; ``headers`` when a
+        record has headers, ``partition`` when the topic has several partitions)."""
         return records_frame(self._drain_rows(), kind="pandas", expand=expand,
                              with_partition=self._driver.partition_count(self.name) > 1)
 

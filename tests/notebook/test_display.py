@@ -109,6 +109,19 @@ def test_extension_registers_magic_and_formatter():
         assert "text/html" in formatter(driver)[0]
 
 
+def test_an_apps_state_reads_as_its_name_also_inside_a_tuple():
+    from IPython.testing.globalipapp import get_ipython
+
+    from kslab.runtime.streams import State
+
+    ip = get_ipython()
+    ip.extension_manager.load_extension("kslab")
+    text = ip.display_formatter.formatters["text/plain"]
+    assert text(State.RUNNING) == "RUNNING"
+    assert text((State.RUNNING, {"alive-stream-threads": 1})) == \
+        "(RUNNING, {'alive-stream-threads': 1})"
+
+
 def test_import_kslab_imports_no_widgets():
     import subprocess
     import sys
@@ -140,8 +153,11 @@ def test_a_windowed_stream_shows_the_stream_it_windows_and_each_records_windows(
             "advanceMs=30, graceMs=0}</b>") in html
     assert 'highlighted" data-key="KSTREAM-SOURCE-0000000000"' in html
     assert "<th>timestamp</th><th>windows</th>" in html
-    assert "<td>a</td><td>1</td><td>5</td><td>[0, 60)</td>" in html
-    assert "<td>a</td><td>1</td><td>61</td><td>[30, 90) [60, 120)</td>" in html
+    # times as m:ss.mmm (ms from 0), the raw ms on hover; windows as [start, end) times
+    assert ('<td>a</td><td>1</td><td title="5 ms">0:00.005</td><td>[0:00, 0:00.060)</td>'
+            in html)
+    assert ('<td>a</td><td>1</td><td title="61 ms">0:00.061</td>'
+            "<td>[0:00.030, 0:00.090) [0:00.060, 0:00.120)</td>") in html
 
 
 
@@ -156,9 +172,11 @@ def test_windowed_streams_display_without_the_extension():
     assert "<b>SessionWindowedKStream" in sessions._repr_mimebundle_()["text/html"]
     assert "<svg" in cogrouped._repr_mimebundle_()["image/svg+xml"]
 
-def test_windowed_keys_show_as_kafka_prints_them():
+def test_windowed_keys_show_with_their_window_and_as_kafka_prints_them_on_hover():
     _, windowed = windowed_clicks()
     html = windowed.count()._repr_mimebundle_()["text/html"]
-    assert "<td>[a@0/60]</td><td>1</td><td>5</td>" in html
-    assert "<td>[a@30/90]</td><td>1</td><td>61</td>" in html
+    assert ('<td title="[a@0/60]">a [0:00, 0:00.060)</td><td>1</td>'
+            '<td title="5 ms">0:00.005</td>') in html
+    assert ('<td title="[a@30/90]">a [0:00.030, 0:00.090)</td><td>1</td>'
+            '<td title="61 ms">0:00.061</td>') in html
     assert "<th>windows</th>" not in html  # a windowed table's keys carry their window

@@ -69,7 +69,7 @@ def test_quickstart_word_count(kslab_kernel):
     assert '<div class="kslab-graph"' in words
     assert 'class="node processor highlighted" data-key="KSTREAM-FLATMAPVALUES' in words \
         or "KSTREAM&#45;FLATMAPVALUES" in words
-    assert "<td>None</td><td>quick</td><td>1000</td>" in words
+    assert '<td>None</td><td>quick</td><td title="1000 ms">0:01</td>' in words
     counts = html_of(by_source["counts"])
     assert "<td>the</td><td>3</td>" in counts
     assert text_of(by_source["%kslab describe builder"]).startswith("Topologies:\n")
@@ -81,14 +81,25 @@ def test_orders_enrichment(kslab_kernel):
     cells = execute("02-orders-enrichment.ipynb")
     totals = html_of(next(c for c in cells if c.source.endswith("totals")))
     assert "kslab-graph" in totals
-    assert "&#x27;total&#x27;: 80.0" in totals  # o1: 2 keyboards at 40.0, in the preview
-    last = html_of(cells[-1])
-    assert "o2" in last and "o4" in last
+    # o1: 2 keyboards at 40.0, in the preview, its dict value spread into columns
+    assert ("<th>key</th><th>customer</th><th>product</th><th>qty</th><th>customer_name</th>"
+            "<th>title</th><th>total</th><th>timestamp</th>") in totals
+    assert ('<tr><td>o1</td><td>c1</td><td>p1</td><td>2</td><td>Ada</td><td>keyboard</td>'
+            '<td>80.0</td><td title="1000 ms">0:01</td></tr>') in totals
+    # the price change shows the new totals it is about (issue 23)
+    assert plain_of(cells[-1]).splitlines() == [
+        "  order customer_name    title  qty  total",
+        "0    o2         Brian  monitor    1  120.0",
+        "1    o4          Chen  monitor    2  240.0",
+    ]
 
 
 def test_custom_processor(kslab_kernel):
     cells = execute("03-custom-processor.ipynb")
     assert "kslab-graph" in html_of(cells[2])  # the Processor API topology
+    trace = plain_of(next(c for c in cells if c.source.endswith('"value", "detail"]]')))
+    assert trace.splitlines()[6] == \
+        "5        totals       send  /docs  {'views': 1, 'at': 12000}   page-totals"  # not bytes
     assert any(WIDGET in o.get("data", {}) for o in cells[-1].outputs)  # the store browser
 
 
@@ -100,6 +111,9 @@ def test_promote_to_the_live_runtime(kslab_kernel):
     lookup = next(c for c in cells if "count_of" in c.source)
     assert "promo-counts" in html_of(lookup) or any(
         "3" in o.get("data", {}).get("text/plain", "") for o in lookup.outputs)
+    client = plain_of(next(c for c in cells if c.source.startswith("monitor.refresh()")))
+    assert client.splitlines()[0].split() == ["state", "RUNNING"]  # not (<State.RUNNING: 2>, ..)
+    assert client.splitlines()[-1] == "Name: promo-wc, dtype: object"
     assert "local broker stopped" in text_of(cells[-1])
 
 
@@ -148,9 +162,12 @@ def test_windowed_click_analytics(kslab_kernel):
     cells = execute("05-windowed-click-analytics.ipynb")
     windowed = html_of(next(c for c in cells if c.source.endswith("per_minute")))
     assert "<b>TimeWindowedKStream KSTREAM-SOURCE-0000000000 windowed by" in windowed
-    assert "<th>windows</th>" in windowed and "<td>60111</td><td>[60000, 120000)</td>" in windowed
+    # times and windows read as m:ss, as the prose writes them (the raw ms on hover)
+    assert "<th>windows</th>" in windowed
+    assert '<td title="60111 ms">1:00.111</td><td>[1:00, 2:00)</td>' in windowed
     counts = html_of(next(c for c in cells if c.source.endswith("counts")))
-    assert "<td>[/docs@0/60000]</td><td>4</td><td>57000</td>" in counts  # the 8 s straggler
+    assert ('<td title="[/docs@0/60000]">/docs [0:00, 1:00)</td><td>4</td>'
+            '<td title="57000 ms">0:57</td>') in counts  # the 8 s straggler
     # before stream time reaches end + grace (1:10): updates only
     assert "final" not in plain_of(tagged(cells, "until-1:00"))
     assert text_of(tagged(cells, "until-1:09")) == "2 clicks arrived; stream time is now 1:00\n"
@@ -187,7 +204,34 @@ def test_windowed_click_analytics(kslab_kernel):
     plot = tagged(cells, "plot").outputs[0]["data"]
     assert plot["image/svg+xml"].startswith("<svg") and plot["image/svg+xml"].count(
         'class="series"') == 3
+    assert ">0:00<" in plot["image/svg+xml"] and ">3:00<" in plot["image/svg+xml"]  # minutes
     assert plot["text/plain"] == "<WindowChart: 3 keys>"
     hopping = html_of(tagged(cells, "hopping-final"))
-    assert "<td>[/home@0/120000]</td><td>10</td>" in hopping  # 4 + the late click + 5
+    assert '<td title="[/home@0/120000]">/home [0:00, 2:00)</td><td>10</td>' in hopping  # 4 +
+    # the late click + 5
     assert any(WIDGET in o.get("data", {}) for o in cells[-1].outputs)
+
+
+def test_long_driver_work_shows_a_progress_bar_in_the_notebook(kslab_kernel):
+    """Issue 23 item 8: in a kernel, a pipe over the threshold draws tqdm's widget (the
+    interrupt is tested in tests/testing/test_progress.py)."""
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "kslab",
+                                                           "display_name": "kslab"}})
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in (
+        "import pandas as pd\nimport kslab as ks\nfrom kslab.testing import progress\n"
+        "progress.options.threshold = 1_000\n"
+        "builder = ks.StreamsBuilder()\n"
+        "builder.stream('in', key_serde='string', value_serde='long').to('out')\n"
+        "driver = ks.TopologyTestDriver(builder.build())\n"
+        "frame = pd.DataFrame({'key': ['k'] * 5_000, 'value': range(5_000),"
+        " 'timestamp': range(5_000)})",
+        "driver.create_input_topic('in').pipe_dataframe(frame)",
+        "print(driver.create_output_topic('out').get_queue_size())",
+    )]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="kslab").execute()
+    bar = nb.cells[1].outputs
+    assert any(WIDGET in o.get("data", {}) for o in bar)  # tqdm.notebook's widget
+    plain = [o["data"]["text/plain"] for o in bar if "text/plain" in o.get("data", {})]
+    assert plain[0].startswith("piping in:   0%|") and "| 0.00/5.00k [" in plain[0]
+    assert plain[1:] == ["5000"]  # the rows piped
+    assert text_of(nb.cells[2]) == "5000\n"

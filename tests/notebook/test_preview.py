@@ -66,7 +66,7 @@ def test_an_error_shows_with_the_node_and_the_record():
     html = inverted._repr_mimebundle_()["text/html"]
     assert "ZeroDivisionError: division by zero</b> in node KSTREAM-MAPVALUES-0000000001" in html
     html = html.replace("&#x27;", "'")
-    assert "key='b', value=0, timestamp=2 (sample row 1 of topic 'nums')" in html
+    assert "key=b, value=0, timestamp=0:00.002 (sample row 1 of topic 'nums')" in html
     assert "<td>a</td><td>0.5</td>" in html  # rows before the error are kept
     assert "Traceback" not in html
 
@@ -159,5 +159,5 @@ def test_rows_before_an_error_are_kept_once_and_counted_once():
     assert "2 first record(s) forwarded by this node; 2 of 3 sample rows driven" in html
     assert html.count("<td>a</td>") == 1 and html.count("<td>b</td>") == 1
     assert ("<b>ValueError: cannot take 'boom'</b> in node KSTREAM-MAPVALUES-0000000001 on "
-            "record key='c', value='boom', timestamp=3 (sample row 2 of topic 't'); driving "
+            "record key=c, value=boom, timestamp=0:00.003 (sample row 2 of topic 't'); driving "
             "stopped there") in html

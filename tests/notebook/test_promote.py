@@ -107,7 +107,8 @@ def test_the_monitor_looks_up_every_window_of_a_key(ip, tmp_path):
     home = monitor.lookup('"/home"')
     assert [(w.key, w.window.start, w.window.end, n) for w, n in home] == [
         ("/home", 0, 60_000, 2), ("/home", 60_000, 120_000, 1)]
-    assert "<td>per-minute</td><td>/home</td><td>60000</td><td>120000</td><td>1</td>" in \
+    assert ('<td>per-minute</td><td>/home</td><td title="60000 ms">1:00</td>'
+            '<td title="120000 ms">2:00</td><td>1</td>') in \
         monitor.lookup_view.value
     monitor.store_picker.value = "sessions"
     while len(monitor.lookup("ada") or []) < 2 and time.monotonic() < deadline:

@@ -60,7 +60,8 @@ def test_click_step_drives_one_record_and_updates_the_views(explorer):
     explorer.step_button.click()
     assert explorer.position == 1
     assert explorer.slider.value == 1
-    assert "value <code>&#x27;the quick fox&#x27;</code>" in explorer.record_view.value
+    assert ('key <code>None</code> value <code>the quick fox</code> timestamp '
+            '<code title="1 ms">0:00.001</code>') in explorer.record_view.value
     assert explorer.path()[0] == "KSTREAM-SOURCE-0000000000"
     assert "KSTREAM-AGGREGATE-0000000003" in explorer.path()
     assert explorer.graph_view.value.count(" highlighted") >= 5
@@ -181,7 +182,8 @@ def test_store_browser_selects_and_looks_up(explorer):
     assert browser.store_names() == ["counts"]
     assert "<td>quick</td><td>2</td>" in browser.table.value
     browser.lookup("dog")
-    assert browser.table.value.endswith("<tr><td>dog</td><td>2</td><td>3</td></tr></table>")
+    assert browser.table.value.endswith(
+        '<tr><td>dog</td><td>2</td><td title="3 ms">0:00.003</td></tr></table>')
     browser.lookup("")
     browser.select("counts")
     assert "<td>the</td><td>2</td>" in browser.table.value
@@ -237,11 +239,13 @@ def test_the_suppress_buffer_and_window_stores_are_browsable():
     assert [k.window.start for k, _, _ in explorer.outputs()["final-counts"]] == [0, 0]
     browser = StoreBrowser(explorer)
     assert browser.store_names() == ["final-store", "per-window"]
-    assert "<td>a</td><td>60</td><td>120</td><td>1</td><td>120</td><td>61</td>" \
+    assert ('<td>a</td><td title="60 ms">0:00.060</td><td title="120 ms">0:00.120</td><td>1</td>'
+            '<td title="120 ms">0:00.120</td><td title="61 ms">0:00.061</td>') \
         in browser.table.value
     browser.select("per-window")
     browser.lookup("a")  # a window store has no get(): the key's rows, one per window
-    assert "<td>a</td><td>0</td><td>60</td>" in browser.table.value
+    assert '<td>a</td><td title="0 ms">0:00</td><td title="60 ms">0:00.060</td>' \
+        in browser.table.value
     assert "<td>b</td>" not in browser.table.value
     explorer.seek(1)  # the aggregate and suppress see stream time 1 again, not 66
     assert explorer.stores()["final-store"].values.tolist() == [["a", 0, 60, 1, 60, 1]]
@@ -260,12 +264,17 @@ def test_plot_windows_labels_every_window_and_counts_in_whole_numbers():
     svg = plot_windows(frame, value="clicks").svg
     labels = re.findall(r'text-anchor="(?:middle|end)">([^<]+)</text>', svg)
     assert labels[:5] == ["0", "1", "2", "3", "4"]  # gridlines: whole numbers up to the top
-    assert labels[5:8] == ["00:00", "00:01", "00:02"]  # one tick per window start
-    assert "window start (UTC)</text>" in svg and ">clicks</text>" in svg
-    assert re.search(r"<title>a: 4</title>", svg)
+    # ms from 0 read as m:ss, as every table shows them (not as hours of 1 January 1970)
+    assert labels[5:8] == ["0:00", "1:00", "2:00"]  # one tick per window start
+    assert "window start (m:ss)</text>" in svg and ">clicks</text>" in svg
+    assert "<title>a at 2:00: 4</title>" in svg
     seconds = pd.DataFrame({"key": ["a", "a"], "start": [1_500, 3_000], "value": [0.5, 1.5]})
     svg = plot_windows(seconds).svg
-    assert ">00:00:01<" in svg and ">00:00:03<" in svg and ">0.5</text>" in svg
+    assert ">0:01.500<" in svg and ">0:03<" in svg and ">0.5</text>" in svg
+    epoch = pd.DataFrame({"key": ["a", "a"], "start": [1_700_000_040_000, 1_700_000_100_000],
+                          "value": [1, 2]})  # real times: the hour and minute, in UTC
+    svg = plot_windows(epoch).svg
+    assert ">22:14<" in svg and ">22:15<" in svg and "window start (UTC)</text>" in svg
     many = pd.DataFrame({"key": ["a"] * 20, "start": [i * 60_000 for i in range(20)],
                          "value": range(20)})
     assert plot_windows(many).svg.count('y2="256" stroke="#333"/>') == 7  # at most 8 labels

@@ -127,6 +127,12 @@ def test_trace_lists_nodes_forwards_and_store_writes_per_record():
             "step", "task", "node", "event", "key", "value", "timestamp", "detail"
         ]
         assert len(frame) == 10
+        # the table shows what the sink sent as a person reads it: through the sink's serdes
+        sends = frame[frame["event"] == "send"]
+        assert sends[["key", "value", "detail"]].values.tolist() == [["a", 5, "sums"],
+                                                                       ["a", 7, "sums"]]
+        assert trace.for_step(1).to_polars().filter(event="send").rows() == [
+            (1, "0_0", "out", "send", "a", 7, 2, "sums")]
 
 
 def test_trace_steps_each_record_of_one_piped_list():
