@@ -178,9 +178,15 @@ def html_cell(obj: Any, *, kind: Kind = "value", tag: str = "td") -> str:
 def html_table(header: Sequence[str], rows: Iterable[Sequence[Any]],
                kinds: Mapping[str, Kind] | None = None) -> str:
     """A small HTML table of formatted cells; a ``value`` column of dicts that fit becomes a
-    column per field (not beside an ``old value`` column: the two would not line up).
+    column per field (not beside an ``old value`` column: the two would not line up), and a
+    ``headers`` column no record fills is left out.
     ``kinds`` overrides the kind a column's name gives (``column_kind``)."""
     header, rows = list(header), [tuple(r) for r in rows]
+    if "headers" in header:  # a record's headers, shown only when some record has them
+        at = header.index("headers")
+        if not any(len(r) > at and r[at] is not None and len(r[at]) for r in rows):
+            header = header[:at] + header[at + 1:]
+            rows = [r[:at] + r[at + 1:] for r in rows]
     if "old value" not in header:
         header, rows = spread_dicts(header, rows)
     kinds = dict(kinds or {})

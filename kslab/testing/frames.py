@@ -2,8 +2,8 @@
 
 Rows go in as plain Python objects (numpy scalars and NaN become ints, floats and ``None``);
 timestamps may be integer milliseconds or datetime columns (naive = UTC). Output frames have the
-columns ``key``, ``value``, ``timestamp``, ``headers`` only when a record has headers (an
-always-empty column is noise in a notebook), and ``partition`` for topics with several
+columns ``key``, ``value``, ``timestamp``, ``headers`` (API.md's contract; the notebook's tables
+leave out a ``headers`` column no record fills) and ``partition`` for topics with several
 partitions; ``expand=True`` spreads dict values into columns.
 """
 
@@ -161,16 +161,15 @@ def records_frame(
     expand: bool = False,
     with_partition: bool = False,
 ) -> Any:
-    """A frame from ``(key, value, timestamp, headers, partition)`` rows; a ``headers``
-    column (a list per row, ``[]`` for none) only when some record has headers."""
+    """A frame from ``(key, value, timestamp, headers, partition)`` rows (``headers`` a list
+    per row, ``[]`` for none)."""
     rows = list(rows)
     columns: dict[str, list[Any]] = {
         "key": [r[0] for r in rows],
         "value": [r[1] for r in rows],
         "timestamp": [r[2] for r in rows],
+        "headers": [list(r[3]) if r[3] else [] for r in rows],
     }
-    if any(r[3] for r in rows):
-        columns["headers"] = [list(r[3]) if r[3] else [] for r in rows]
     if with_partition:
         columns["partition"] = [r[4] for r in rows]
     if expand:

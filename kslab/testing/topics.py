@@ -523,8 +523,8 @@ class TestOutputTopic:
         return list(zip(keys, values, timestamps, headers, partitions, strict=True))
 
     def to_pandas(self, expand: bool = False) -> Any:
-        """Drain into a pandas frame (``key``, ``value``, ``timestamp``; ``headers`` when a
-        record has headers, ``partition`` when the topic has several partitions)."""
+        """Drain into a pandas frame (``key``, ``value``, ``timestamp``, ``headers``;
+        ``partition`` when the topic has several partitions)."""
         return records_frame(self._drain_rows(), kind="pandas", expand=expand,
                              with_partition=self._driver.partition_count(self.name) > 1)
 

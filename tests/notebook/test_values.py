@@ -110,3 +110,14 @@ def test_a_value_column_of_dicts_spreads_into_columns_where_they_fit():
     assert "<th>key</th><th>value</th></tr>" in wide  # nine fields do not fit: one cell
     beside_old = html_table(["key", "value", "old value"], [("k", {"n": 2}, {"n": 1})])
     assert "<th>key</th><th>value</th><th>old value</th>" in beside_old
+
+
+def test_a_table_leaves_out_a_headers_column_no_record_fills():
+    """Issue 23: frames keep API.md's ``headers`` column; the notebook's tables show it only
+    when a record has headers."""
+    from kslab.notebook.values import html_table
+
+    empty = html_table(["key", "value", "headers"], [("a", 1, []), ("b", 2, [])])
+    assert "<th>headers</th>" not in empty and empty.count("<td") == 4
+    filled = html_table(["key", "value", "headers"], [("a", 1, [("trace", b"x")]), ("b", 2, [])])
+    assert "<th>headers</th>" in filled and filled.count("<td") == 6
