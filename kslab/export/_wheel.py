@@ -42,8 +42,8 @@ def source_root() -> Path | None:
     return root if name == "kslab" else None
 
 
-def kslab_wheel(target: Path) -> Path:
-    """Build (or take from the cache) the wheel of kslab's source and copy it into ``target``."""
+def kslab_wheel() -> Path:
+    """The wheel of kslab's source, built now or found in the cache (do not write to it)."""
     root = source_root()
     if root is None:
         msg = (f"kslab is imported from {Path(kslab.__file__).parent}, which is not a source "
@@ -57,12 +57,7 @@ def kslab_wheel(target: Path) -> Path:
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     cache = _cache_dir() / digest.hexdigest()[:24]
     wheels = sorted(cache.glob("kslab-*.whl")) if cache.is_dir() else []
-    if not wheels:
-        wheels = [_build(root, files, cache)]
-    target.mkdir(parents=True, exist_ok=True)
-    for stale in target.glob("kslab-*.whl"):
-        stale.unlink()
-    return Path(shutil.copy2(wheels[0], target / wheels[0].name))
+    return wheels[0] if wheels else _build(root, files, cache)
 
 
 def _sources(root: Path) -> list[Path]:
