@@ -127,7 +127,7 @@ def _credential_literals(tree: ast.Module) -> list[tuple[str, ast.expr]]:
                     pairs.append((target.slice.value, node.value))
         found += [(key, value) for key, value in pairs
                   if isinstance(key, str) and is_secret_key(key) and _is_literal_text(value)]
-    return found
+    return sorted(found, key=lambda pair: _span(pair[1]))  # in the order the cell has them
 
 
 def _is_literal_text(value: ast.expr | None) -> bool:
