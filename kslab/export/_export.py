@@ -22,7 +22,7 @@ from typing import Any
 from kslab.export._cells import select_cells
 from kslab.export._errors import ExportError
 from kslab.export._files import app_files, imported_modules, test_files
-from kslab.export._scrub import Secret, split_secrets
+from kslab.export._scrub import Secret, credential_lines, env_var, split_secrets
 from kslab.export._source import TopologySource, render_topology
 from kslab.export._wheel import kslab_wheel
 
@@ -96,6 +96,7 @@ def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike
     _check_target(out)
     source = render_topology(select_cells(nb), path.name, variable)
     local = _local_modules(source.imports, path.parent)
+    _check_no_secrets(local, path.name)
     built = _build(source, path.name, local)
     describe, sessions, skipped = built["describe"], [], []
     if execute:
@@ -149,6 +150,22 @@ def _local_modules(imports: list[str], folder: Path) -> dict[str, Path]:
             if candidate.is_file() or (candidate / "__init__.py").is_file():
                 found[candidate.name] = candidate
     return found
+
+
+def _check_no_secrets(local: dict[str, Path], notebook: str) -> None:
+    """A module the app ships as it is must hold no literal credential: export would copy it."""
+    for name, source in sorted(local.items()):
+        files = sorted(source.rglob("*.py")) if source.is_dir() else [source]
+        for file in files:
+            found = credential_lines(file.read_text(errors="replace"))
+            if found:
+                key, line = found[0]
+                where = file.relative_to(source.parent)
+                msg = (f"{notebook} imports {name}, which export copies into the app, and "
+                       f"{where} line {line} gives `{key}` a literal value; read it from the "
+                       f"environment instead (os.environ[\"{env_var(key)}\"]) so no secret "
+                       "is copied")
+                raise ExportError(msg)
 
 
 def _copy(local: dict[str, Path], out: Path) -> list[Path]:

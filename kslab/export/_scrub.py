@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 
 from kslab.export._cells import ExportCell
 
-__all__ = ["SECRET_HELPER", "Secret", "env_var", "is_secret_key", "split_secrets",
-           "strip_samples", "strip_secrets"]
+__all__ = ["SECRET_HELPER", "Secret", "credential_lines", "env_var", "is_secret_key",
+           "split_secrets", "strip_samples", "strip_secrets"]
 
 CREDENTIAL_KEYS = ("sasl.password", "sasl.jaas.config", "ssl.key.password",
                    "ssl.keystore.password", "basic.auth.user.info",
@@ -106,6 +106,16 @@ def strip_secrets(cells: list[ExportCell]) -> tuple[list[ExportCell], list[Secre
             found.append(Secret(key, variable, f"cell {cell.number}"))
         out.append(replace(cell, source=_apply(cell.source, edits)) if edits else cell)
     return out, found
+
+
+def credential_lines(source: str) -> list[tuple[str, int]]:
+    """``(key, line)`` of each literal credential in a module's source (none if it does not
+    parse: the build that follows reports that)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [(key, value.lineno) for key, value in _credential_literals(tree)]
 
 
 def _credential_literals(tree: ast.Module) -> list[tuple[str, ast.expr]]:

@@ -98,3 +98,17 @@ def test_kslab_run_reads_a_credential_reference_from_the_environment(tmp_path):
     with pytest.raises(CliError, match=r"reads credentials from the environment: set PW "
                                        r"\(for sasl\.password\)"):
         load_config(file, {}, {})
+
+
+def test_a_shipped_module_holding_a_credential_is_refused(tmp_path):
+    from kslab.export import ExportError
+
+    (tmp_path / "creds.py").write_text('"""Settings."""\nGROUP = "g"\nDB_PASSWORD = "Zq7-mod"\n')
+    path = notebook(tmp_path / "nb.ipynb", "import creds\ngroup = creds.GROUP\n" + CODE)
+    with pytest.raises(ExportError) as refused:
+        export_notebook(path, tmp_path / "app", execute=False)
+    assert str(refused.value) == (
+        "nb.ipynb imports creds.py, which export copies into the app, and creds.py line 3 gives "
+        '`DB_PASSWORD` a literal value; read it from the environment instead '
+        '(os.environ["KSLAB_DB_PASSWORD"]) so no secret is copied')
+    assert not (tmp_path / "app").exists()
