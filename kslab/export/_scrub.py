@@ -5,10 +5,10 @@ previews (it is never part of the topology), so the argument is cut, and so are 
 statements that only computed it (``lines = pd.DataFrame(...)``, the ``rng`` behind it, a bare
 ``clicks.head(12)`` that displayed it). A statement stays when anything left reads a name it
 binds. Secrets: a string literal given to a credential (a dict entry or subscript whose key
-:func:`is_secret_key` names one, a keyword argument or variable whose name holds ``password``,
-``secret`` or ``token``) is replaced by ``_kslab_secret("KSLAB_...")``, which reads the
-environment. Invariant: only whole top-level statements and literal spans are edited; every
-other character of a cell is kept, so its lines still map to the notebook's.
+:func:`is_secret_key` names one, a keyword argument or variable one of whose words is
+``password``, ``secret`` or ``token``) is replaced by ``_kslab_secret("KSLAB_...")``, which
+reads the environment. Invariant: only whole top-level statements and literal spans are
+edited; every other character of a cell is kept as the notebook has it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from kslab.export._cells import ExportCell
 
 __all__ = ["SECRET_HELPER", "Secret", "credential_lines", "env_var", "is_secret_key",
-           "split_secrets", "strip_samples", "strip_secrets"]
+           "is_secret_name", "split_secrets", "strip_samples", "strip_secrets"]
 
 CREDENTIAL_KEYS = ("sasl.password", "sasl.jaas.config", "ssl.key.password",
                    "ssl.keystore.password", "basic.auth.user.info",
@@ -36,14 +36,23 @@ class Secret:
 
     key: str
     variable: str
-    where: str  # "cell 4", "the driver config"
+    where: str  # "cell 4", "driver session 1's config"
 
 
 def is_secret_key(key: str) -> bool:
-    """Whether a config key (or a variable or keyword name) names a credential."""
+    """Whether a config key names a credential: one of ``CREDENTIAL_KEYS`` (a client prefix
+    such as ``consumer.`` allowed) or any key containing ``password``, ``secret`` or ``token``."""
     lowered = key.lower()
     return any(lowered == name or lowered.endswith("." + name) for name in CREDENTIAL_KEYS) \
         or any(word in lowered for word in _CREDENTIAL_WORDS)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a Python name (a variable, a keyword argument) names a credential: one of its
+    words is ``password``, ``secret`` or ``token`` (``api_token``, ``clientSecret``; not
+    ``tokenizer``, whose value is no secret)."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().split("_")
+    return any(word in _CREDENTIAL_WORDS for word in words)
 
 
 def env_var(key: str) -> str:
@@ -127,12 +136,14 @@ def _credential_literals(tree: ast.Module) -> list[tuple[str, ast.expr]]:
             pairs = [(k.value, v) for k, v in zip(node.keys, node.values, strict=True)
                      if isinstance(k, ast.Constant)]
         elif isinstance(node, ast.Call):
-            pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+            found += [(kw.arg, kw.value) for kw in node.keywords
+                      if kw.arg and is_secret_name(kw.arg) and _is_literal_text(kw.value)]
         elif isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                if isinstance(target, ast.Name):
-                    pairs.append((target.id, node.value))
+                if isinstance(target, ast.Name) and is_secret_name(target.id) and \
+                        _is_literal_text(node.value):
+                    found.append((target.id, node.value))
                 elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
                     pairs.append((target.slice.value, node.value))
         found += [(key, value) for key, value in pairs
@@ -218,9 +229,9 @@ def _cut_keyword(call: ast.Call, keyword: ast.keyword) -> tuple[tuple[int, int, 
     return _span(keyword), ""
 
 
-def _span(node: ast.AST) -> tuple[int, int, int, int]:
-    return (node.lineno, node.col_offset, node.end_lineno or node.lineno,  # type: ignore[attr-defined]
-            node.end_col_offset or 0)  # type: ignore[attr-defined]
+def _span(node: ast.expr | ast.keyword) -> tuple[int, int, int, int]:
+    return (node.lineno, node.col_offset, node.end_lineno or node.lineno,
+            node.end_col_offset or 0)
 
 
 def _apply(source: str, edits: list[tuple[tuple[int, int, int, int], str]]) -> str:

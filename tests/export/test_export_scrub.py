@@ -7,7 +7,7 @@ import pytest
 from export_fixtures import notebook
 
 from kslab.export._cells import select_cells
-from kslab.export._scrub import env_var, is_secret_key, split_secrets
+from kslab.export._scrub import env_var, is_secret_key, is_secret_name, split_secrets
 from kslab.export._source import render_topology
 
 
@@ -80,6 +80,7 @@ import kslab as ks
 registry = {"url": "http://registry:8081", "basic.auth.user.info": "bob:pw-in-dict"}
 registry["ssl.key.password"] = "pw-in-subscript"
 api_token = "tok-in-variable"
+tokenizer = "whitespace"
 empty_password = ""
 props = dict(client_secret="sec-in-keyword", note="not a secret")
 jaas = {"consumer.sasl.jaas.config": f'... password="{api_token}-x";'}
@@ -101,11 +102,12 @@ def test_literal_credentials_are_read_from_the_environment(tmp_path, monkeypatch
         ("client_secret", "KSLAB_CLIENT_SECRET", "cell 1"),
         ("consumer.sasl.jaas.config", "KSLAB_CONSUMER_SASL_JAAS_CONFIG", "cell 1"),
     ]
-    assert body(source.text)[:5] == [
+    assert body(source.text)[:6] == [
         '    registry = {"url": "http://registry:8081", '
         '"basic.auth.user.info": _kslab_secret("KSLAB_BASIC_AUTH_USER_INFO")}',
         '    registry["ssl.key.password"] = _kslab_secret("KSLAB_SSL_KEY_PASSWORD")',
         '    api_token = _kslab_secret("KSLAB_API_TOKEN")',
+        '    tokenizer = "whitespace"',  # a word of its own: no credential
         '    empty_password = ""',  # nothing to hide
         '    props = dict(client_secret=_kslab_secret("KSLAB_CLIENT_SECRET"), '
         'note="not a secret")',
@@ -117,7 +119,11 @@ def test_literal_credentials_are_read_from_the_environment(tmp_path, monkeypatch
     monkeypatch.delenv("KSLAB_API_TOKEN")
     with pytest.warns(UserWarning, match="KSLAB_API_TOKEN is not set"):
         assert namespace["_kslab_secret"]("KSLAB_API_TOKEN") == ""
-    assert str(namespace["build_topology"]().describe()).startswith("Topologies:")
+    with pytest.warns(UserWarning) as unset:  # each credential the build reads, unset
+        assert str(namespace["build_topology"]().describe()).startswith("Topologies:")
+    assert [str(w.message).split()[0] for w in unset] == [
+        "KSLAB_BASIC_AUTH_USER_INFO", "KSLAB_SSL_KEY_PASSWORD", "KSLAB_API_TOKEN",
+        "KSLAB_CLIENT_SECRET", "KSLAB_CONSUMER_SASL_JAAS_CONFIG"]
 
 
 @pytest.mark.parametrize(("key", "secret"), [
@@ -129,6 +135,13 @@ def test_literal_credentials_are_read_from_the_environment(tmp_path, monkeypatch
     ("jaas.config", False), ("user.info", False)])
 def test_which_keys_name_credentials(key, secret):
     assert is_secret_key(key) is secret
+
+
+@pytest.mark.parametrize(("name", "secret"), [
+    ("api_token", True), ("clientSecret", True), ("DB_PASSWORD", True), ("token", True),
+    ("tokenizer", False), ("secretary", False), ("passwords_seen", False), ("topic", False)])
+def test_which_python_names_hold_credentials(name, secret):
+    assert is_secret_name(name) is secret
 
 
 def test_a_driver_config_loses_its_credentials():
