@@ -49,7 +49,8 @@ def kslab_wheel() -> Path:
         msg = (f"kslab is imported from {Path(kslab.__file__).parent}, which is not a source "
                "checkout (no pyproject.toml naming kslab above it), so export cannot build the "
                "kslab wheel the app's image installs; export from a kslab checkout "
-               "(pip install -e .)")
+               "(pip install -e .), or without the wheel (--no-kslab-wheel, "
+               "bundle_kslab=False) when your package index has this kslab")
         raise ExportError(msg)
     files = _sources(root)
     digest = hashlib.sha256()

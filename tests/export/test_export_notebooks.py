@@ -141,9 +141,14 @@ def test_cli_exports_and_names_the_refused_cell(exported, tmp_path):
     assert kslab is not None, "the kslab console script is not installed (pip install -e .)"
     good = notebook(tmp_path / "wc.ipynb", WORD_COUNT)
     done = subprocess.run([kslab, "export", str(good), "-o", str(tmp_path / "app"),
-                           "--no-execute"], capture_output=True, text=True, timeout=120)
+                           "--no-execute", "--no-kslab-wheel"], capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"exported `topology` from cell 1 to {tmp_path / 'app'}\n")
+    assert list((tmp_path / "app" / "wheels").iterdir()) == []  # kslab from the index then
+    requirements = (tmp_path / "app" / "requirements.txt").read_text().splitlines()
+    assert "--find-links wheels" not in requirements
+    assert f"kslab=={metadata.version('kslab')}" in requirements
     bad = notebook(tmp_path / "bad.ipynb", WORD_COUNT, "%%bash\nrm -rf /tmp/x")
     done = subprocess.run([kslab, "export", str(bad), "-o", str(tmp_path / "bad")],
                           capture_output=True, text=True, timeout=120)
