@@ -123,6 +123,8 @@ def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike
     (out / "wheels").mkdir(exist_ok=True)  # the Dockerfile copies it, kslab's wheel or not
     if wheel is not None:
         written.append(Path(shutil.copy2(wheel, out / "wheels" / wheel.name)))
+    else:  # git keeps no empty folder, and the Dockerfile's COPY needs it
+        (out / "wheels" / ".gitkeep").write_text("")
     return ExportResult(out, source.variable, [c.number for c in source.cells],
                         [c.number for c in source.left_out], describe, len(sessions), skipped,
                         written, source.sample_cells, secrets)
