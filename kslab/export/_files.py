@@ -107,7 +107,8 @@ def pinned_requirements(imports: list[str], wheel: str = "") -> tuple[str, str]:
         lines += ["# kslab is the wheel in wheels/ (built from the kslab that exported this app);",
                   "# pip fetches the other packages from your package index.",
                   "--find-links wheels"]
-    lines.append(f"kslab=={metadata.version('kslab')}")
+    version = wheel.split("-")[1] if wheel else metadata.version("kslab")  # the wheel's own
+    lines.append(f"kslab=={version}")
     lines += [f"{spec}=={_installed(name)}" if _installed(name) else f"{spec}{wanted[name]}"
               for name, spec in sorted(spec_of.items())]
     test = ["# tests/ need what the app needs, and pytest", "-r requirements.txt",
