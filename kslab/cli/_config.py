@@ -3,7 +3,9 @@
 The file's keys are Kafka Streams property names, written flat (``"commit.interval.ms" = 100``)
 or as TOML tables (``[consumer]`` then ``"session.timeout.ms" = 6000``); both flatten to dotted
 names (the ``config.toml`` that ``kslab export`` writes is such a file). A ``[streams]`` table,
-when present, is the root. Invariant: later sources win — the file, then environment variables
+when present, is the root. A value written ``{ env = "NAME" }`` (how an exported app's
+credentials are written) is the environment variable NAME; an unset one is an error.
+Invariant: later sources win — the file, then environment variables
 ``KSLAB_<PROPERTY>`` (``KSLAB_BOOTSTRAP_SERVERS``, ``KSLAB_COMMIT_INTERVAL_MS``; only names of
 Kafka Streams properties count, so ``KSLAB_BROKER_PORT`` is not one), then flags.
 """
@@ -18,8 +20,8 @@ from typing import Any
 
 from kslab.cli._common import CliError
 
-__all__ = ["DEV_SETTINGS", "ENV_PREFIX", "env_overrides", "load_config", "parse_setting",
-           "read_toml"]
+__all__ = ["DEV_SETTINGS", "ENV_PREFIX", "EnvRef", "env_overrides", "load_config",
+           "parse_setting", "read_toml"]
 
 DEV_SETTINGS = {  # one local broker: a group join takes ~3 s with these, ~25 s with defaults
     "consumer.session.timeout.ms": 6000,
@@ -48,6 +50,13 @@ def load_config(file: Path | None, flags: Mapping[str, Any],
     """File, then environment, then the flags that were given (``None`` flags are skipped)."""
     props = read_toml(file) if file is not None else {}
     env = os.environ if environ is None else environ
+    missing = [f"{value.name} (for {key})" for key, value in props.items()
+               if isinstance(value, EnvRef) and value.name not in env]
+    if missing:
+        msg = f"config file {file} reads credentials from the environment: set {', '.join(missing)}"
+        raise CliError(msg)
+    props = {key: env[value.name] if isinstance(value, EnvRef) else value
+             for key, value in props.items()}
     props.update(env_overrides(env))
     props.update({name: value for name, value in flags.items() if value is not None})
     return props
@@ -80,11 +89,22 @@ def parse_setting(text: str) -> tuple[str, Any]:
     return key.strip(), int(value) if value.lstrip("-").isdigit() else value
 
 
+class EnvRef(str):
+    """A config value written ``{ env = "NAME" }``: the environment variable NAME."""
+
+    @property
+    def name(self) -> str:
+        """The variable's name."""
+        return str(self)
+
+
 def _flatten(table: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     items: list[tuple[str, Any]] = []
     for key, value in table.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
+        if isinstance(value, dict) and list(value) == ["env"] and isinstance(value["env"], str):
+            items.append((name, EnvRef(value["env"])))
+        elif isinstance(value, dict):
             items.extend(_flatten(value, f"{name}."))
         else:
             items.append((name, value))

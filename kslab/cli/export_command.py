@@ -16,7 +16,7 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """The notebook, ``-o DIR``, ``--var`` and ``--no-execute``."""
+    """The notebook, ``-o DIR``, ``--var``, ``--no-execute`` and ``--no-kslab-wheel``."""
     parser.add_argument("notebook", type=Path, metavar="NOTEBOOK",
                         help="the .ipynb to export")
     parser.add_argument("-o", "--output", type=Path, metavar="DIR",
@@ -28,6 +28,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "or the one in a cell tagged 'topology')")
     parser.add_argument("--no-execute", action="store_true",
                         help="do not run the notebook: no tests from its driver sessions")
+    parser.add_argument("--no-kslab-wheel", action="store_true",
+                        help="do not bundle the wheel of this kslab in wheels/ (the image then "
+                             "installs kslab from your package index)")
     parser.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
                         help="longest a cell may run while recording sessions (default 600)")
 
@@ -42,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(msg)
     try:
         result = export_notebook(args.notebook, out, execute=not args.no_execute,
-                                 variable=args.var, timeout=args.timeout)
+                                 variable=args.var, timeout=args.timeout,
+                                 bundle_kslab=not args.no_kslab_wheel)
     except ExportError as exc:
         raise CliError(str(exc)) from None
     print(result.summary())

@@ -22,7 +22,9 @@ from typing import Any
 from kslab.export._cells import select_cells
 from kslab.export._errors import ExportError
 from kslab.export._files import app_files, imported_modules, test_files
+from kslab.export._scrub import Secret, credential_lines, env_var, split_secrets
 from kslab.export._source import TopologySource, render_topology
+from kslab.export._wheel import kslab_wheel
 
 __all__ = ["ExportResult", "export_notebook"]
 
@@ -50,6 +52,8 @@ class ExportResult:
     sessions: int
     skipped: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    sample_cells: list[int] = field(default_factory=list)  # cells whose sample data was cut
+    secrets: list[Secret] = field(default_factory=list)  # credentials left out, by variable
 
     def summary(self) -> str:
         """A few lines for a terminal or a notebook cell."""
@@ -59,17 +63,23 @@ class ExportResult:
                          f"`{self.variable}`)")
         lines.append(f"tests: {self.sessions} driver session(s) replayed, plus describe()")
         lines += [f"skipped {why}" for why in self.skipped]
+        if self.sample_cells:
+            lines.append(f"left out the sample data (sample=) of {_cells(self.sample_cells)}")
+        lines += [f"left out the credential `{s.key}` ({s.where}): the app reads "
+                  f"${s.variable}" for s in self.secrets]
         lines.append(f"run it: python {self.out_dir / 'app.py'} (KSLAB_BOOTSTRAP_SERVERS=...)")
         return "\n".join(lines)
 
 
 def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
                     execute: bool = True, variable: str | None = None,
-                    timeout: int = 600) -> ExportResult:
+                    timeout: int = 600, bundle_kslab: bool = True) -> ExportResult:
     """Turn ``notebook`` into an app in ``out_dir``: topology, app, config, tests, image.
 
     ``execute`` runs the notebook (nbclient) to record its driver sessions as tests;
-    ``variable`` names the topology variable when the default rule would pick another.
+    ``variable`` names the topology variable when the default rule would pick another;
+    ``bundle_kslab`` puts the wheel of the running kslab in ``wheels/`` (built from its
+    checkout; ``False`` leaves kslab to the package index).
     """
     import nbformat
 
@@ -86,6 +96,7 @@ def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike
     _check_target(out)
     source = render_topology(select_cells(nb), path.name, variable)
     local = _local_modules(source.imports, path.parent)
+    _check_no_secrets(local, path.name)
     built = _build(source, path.name, local)
     describe, sessions, skipped = built["describe"], [], []
     if execute:
@@ -95,15 +106,28 @@ def export_notebook(notebook: str | os.PathLike[str], out_dir: str | os.PathLike
         if capture.describe != built["describe"]:
             raise _differs(source, path.name)
         sessions, skipped = capture.sessions, capture.skipped
+    secrets = list(source.secrets)
+    fixtures = []
+    for number, session in enumerate(sessions, 1):
+        config, gone = split_secrets(session["config"], f"driver session {number}'s config")
+        fixtures.append({**session, "config": config})
+        secrets += gone
+    wheel = kslab_wheel() if bundle_kslab else None
     files = {"topology.py": source.text}
     files.update(app_files(path.name, source.variable, [c.number for c in source.cells],
                            source.imports, describe, sessions, built["source_topics"],
-                           [n + "/" if p.is_dir() else n for n, p in sorted(local.items())]))
-    files.update(test_files(path.name, describe, sessions))
+                           [n + "/" if p.is_dir() else n for n, p in sorted(local.items())],
+                           wheel.name if wheel else "", secrets))
+    files.update(test_files(path.name, describe, fixtures))
     written = _write(out, files) + _copy(local, out)
+    (out / "wheels").mkdir(exist_ok=True)  # the Dockerfile copies it, kslab's wheel or not
+    if wheel is not None:
+        written.append(Path(shutil.copy2(wheel, out / "wheels" / wheel.name)))
+    else:  # git keeps no empty folder, and the Dockerfile's COPY needs it
+        (out / "wheels" / ".gitkeep").write_text("")
     return ExportResult(out, source.variable, [c.number for c in source.cells],
                         [c.number for c in source.left_out], describe, len(sessions), skipped,
-                        written)
+                        written, source.sample_cells, secrets)
 
 
 def _check_target(out: Path) -> None:
@@ -128,6 +152,22 @@ def _local_modules(imports: list[str], folder: Path) -> dict[str, Path]:
             if candidate.is_file() or (candidate / "__init__.py").is_file():
                 found[candidate.name] = candidate
     return found
+
+
+def _check_no_secrets(local: dict[str, Path], notebook: str) -> None:
+    """A module the app ships as it is must hold no literal credential: export would copy it."""
+    for name, source in sorted(local.items()):
+        files = sorted(source.rglob("*.py")) if source.is_dir() else [source]
+        for file in files:
+            found = credential_lines(file.read_text(errors="replace"))
+            if found:
+                key, line = found[0]
+                where = file.relative_to(source.parent)
+                msg = (f"{notebook} imports {name}, which export copies into the app, and "
+                       f"{where} line {line} gives `{key}` a literal value; read it from the "
+                       f"environment instead (os.environ[\"{env_var(key)}\"]) so no secret "
+                       "is copied")
+                raise ExportError(msg)
 
 
 def _copy(local: dict[str, Path], out: Path) -> list[Path]:
@@ -185,8 +225,9 @@ def _differs(source: TopologySource, notebook: str) -> ExportError:
 
 def _write(out: Path, files: dict[str, str]) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    for stale in (out / "tests" / "fixtures").glob("session-*.json"):
-        stale.unlink()  # an earlier export may have had more sessions
+    for stale in [*(out / "tests" / "fixtures").glob("session-*.json"),
+                  *(out / "wheels").glob("kslab-*.whl")]:
+        stale.unlink()  # an earlier export may have had more sessions, another wheel
     written = []
     for name, text in files.items():
         target = out / name

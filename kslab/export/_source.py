@@ -16,12 +16,25 @@ from dataclasses import dataclass, field
 
 from kslab.export._cells import ExportCell, describe_cell
 from kslab.export._errors import ExportError
+from kslab.export._scrub import SECRET_HELPER, Secret, strip_samples, strip_secrets
 
 __all__ = ["TopologySource", "render_topology"]
 
 _BUILT, _BUILDER = "built", "builder"
 _INDENT = "    "
 _NOTEBOOK_ONLY = "(notebook only)"
+_SECRET_FUNCTION = [
+    f"def {SECRET_HELPER}(variable: str) -> str:",
+    '    """A credential the notebook held inline, read from the environment (see README.md)."""',
+    "    value = _os.environ.get(variable)",
+    "    if value is None:",
+    '        _warnings.warn(f"{variable} is not set; the credential it stands for is empty",',
+    "                       stacklevel=2)",
+    '        return ""',
+    "    return value",
+    "",
+    "",
+]
 
 
 @dataclass
@@ -34,6 +47,8 @@ class TopologySource:
     text: str = ""
     imports: list[str] = field(default_factory=list)  # the cells' imports, moved to the top
     line_map: list[tuple[int, int, int]] = field(default_factory=list)  # (first, last, cell)
+    sample_cells: list[int] = field(default_factory=list)  # cells whose sample data was cut
+    secrets: list[Secret] = field(default_factory=list)  # literal credentials, now variables
 
     def cell_at(self, line: int) -> int | None:
         """The notebook cell number that generated line ``line`` of ``topology.py``."""
@@ -49,7 +64,11 @@ def render_topology(cells: list[ExportCell], notebook: str,
         raise ExportError(msg)
     trees = [_parse(cell) for cell in cells]
     name, last = _find_variable(cells, trees, variable, notebook)
-    source = TopologySource(name, cells[: last + 1], cells[last + 1:])
+    kept, sampled = strip_samples(cells[: last + 1])
+    kept, secrets = strip_secrets(kept)
+    trees = [_parse(cell) for cell in kept]
+    source = TopologySource(name, kept, cells[last + 1:], sample_cells=sampled,
+                            secrets=secrets)
     imports: list[str] = []
     body: list[tuple[int, list[str]]] = []
     top_level = {name for tree in trees[: last + 1] for name in _top_level_names(tree)}
@@ -221,6 +240,7 @@ def _module(source: TopologySource, notebook: str, imports: list[str],
         '"""',
         "",
         *imports,
+        *(["import os as _os", "import warnings as _warnings", ""] if source.secrets else []),
         "import kslab as _kslab",
         "",
         '__all__ = ["build_topology"]',
@@ -254,6 +274,7 @@ def _module(source: TopologySource, notebook: str, imports: list[str],
         "    raise TypeError(msg)",
         "",
         "",
+        *(_SECRET_FUNCTION if source.secrets else []),
         "def __getattr__(name: str) -> object:",
         '    """`topology`: the topology built with no config, made on first use."""',
         '    if name == "topology":',

