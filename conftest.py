@@ -3,7 +3,8 @@
 ``make test`` runs pytest-xdist with ``--dist loadgroup``. Tests whose session fixtures are
 expensive to make twice share a worker: the Spark tests in two groups of about equal length,
 each worker of one holding its own local[2] SparkSession (a JVM), and the export tests (every
-notebook exported and run once per session). Everything else is spread freely: each worker
+notebook exported and run once per session; the fresh-venv round trip, which spends its time in
+pip, in a group of its own beside them). Everything else is spread freely: each worker
 starts its own LocalBroker for the runtime and CLI tests, whose topic and application names
 are unique per test.
 """
@@ -22,6 +23,7 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
     "spark/test_kafka.py": "spark-streaming",
     "spark/test_streaming_fk.py": "spark-streaming",
     "spark": "spark-batch",
+    "export/test_export_fresh_venv.py": "export-fresh-venv",  # pip installs, not the notebooks
     "export": "export",
 }
 
