@@ -52,7 +52,8 @@ def load_ipython_extension(ipython: Any) -> None:
 
     ipython.register_magics(KslabMagics)
     _register_formatters(ipython)
-    cell_warnings.install(ipython)
+    if getattr(ipython, "kernel", None) is not None:  # a Jupyter kernel: its log goes to the
+        cell_warnings.install(ipython)  # lab's terminal (a terminal IPython shows it inline)
 
 
 def unload_ipython_extension(ipython: Any) -> None:

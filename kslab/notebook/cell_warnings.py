@@ -7,8 +7,9 @@ extension loaded, a warning that kslab's loggers emit on the thread running a ce
 while the cell runs and shown under it when it ends: one line per kind of warning (Kafka's own
 message, so it can be searched for), with how many times it came and the first record it
 named. Warnings from other threads (the live runtime's stream threads) go where they went
-before. Invariant: a held warning is never lost: it is shown in the cell, or, if showing it
-fails, passed on to the loggers' usual handlers.
+before. Only a Jupyter kernel installs it (``load_ipython_extension``): a terminal IPython
+already shows a log line where the user looks. Invariant: a held warning is never lost: it is
+shown in the cell, or, if showing it fails, passed on to the loggers' usual handlers.
 """
 
 from __future__ import annotations
