@@ -20,6 +20,8 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
     "spark/test_streaming_late.py": "spark-streaming",
     "spark/test_streaming_stores.py": "spark-streaming",
     "spark/test_kafka.py": "spark-streaming",
+    "spark/test_streaming_recovery.py": "spark-streaming",
+    "spark/test_streaming_global.py": "spark-streaming",
     "spark": "spark-batch",
     "export": "export",
 }

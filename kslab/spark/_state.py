@@ -292,8 +292,10 @@ class TaskClocks:
             if processor is not None:
                 _restore_processor_marks(processor, marks)
 
-    def save(self, task: StreamTask, backends: list[Any]) -> None:
-        """Remember ``task``'s clocks and its stores' marks and sizes for the next micro-batch."""
+    def save(self, task: StreamTask, backends: list[Any],
+             extra: dict[str, Any] | None = None) -> None:
+        """Remember ``task``'s clocks and its stores' marks and sizes for the next micro-batch,
+        with the engine's ``extra`` entries (JSON)."""
         group = task.partition_group
         saved = {
             "stream_time": group.stream_time,
@@ -306,6 +308,7 @@ class TaskClocks:
                            if (marks := _processor_marks(getattr(node, "processor", None)))},
             "sizes": {b.name: b.size for b in backends
                       if isinstance(b, SparkStateBackend) and b.size is not None},
+            **(extra or {}),
         }
         self._state.update((json.dumps(saved),))
 
