@@ -18,7 +18,7 @@ clocks held when the task committed at its end — never a half-applied batch.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kslab.core.task import StreamTask
@@ -78,30 +78,44 @@ class SparkStateBackend(InMemoryKeyValueBackend):
             return None
         value = bytes(row[0])
         self._stored.add(key)
-        self._map[key] = value
-        self._keys.add(key)
+        self._map[key] = value  # (a new key of the map: sorted in by the next scan)
         return value
 
     def _load_all(self) -> None:
         """Read every entry of the map that memory does not know yet (once)."""
         if self._complete:
             return
-        entries, seen, added = self._map, self._seen, []
+        entries, seen = self._map, self._seen
         for (key,), (value,) in self._state.iterator():
             key = bytes(key)
             self._stored.add(key)
             if key not in seen and key not in entries:
-                entries[key] = bytes(value)
-                added.append(key)
-        self._keys.update(added)
+                entries[key] = bytes(value)  # (sorted in by the next scan)
         self._complete = True
         self.size = len(self._stored)
 
     def put(self, key: bytes, value: bytes) -> None:
-        """Write in memory; remembered for the end of the micro-batch."""
-        super().put(key, value)
+        """Write in memory; remembered for the end of the micro-batch. A new key joins the
+        map only: the sorted keys take it in at the next scan (the base class's invariant),
+        so a micro-batch that never scans never sorts."""
+        self._map[key] = value
         self._seen.add(key)
         self._dirty.add(key)
+
+    def put_all(self, entries: Iterable[tuple[bytes, bytes | None]]) -> None:
+        """Write every pair in order (a ``None`` value deletes); without deletes at once."""
+        entries = list(entries)
+        if any(value is None for _, value in entries):
+            for key, value in entries:
+                if value is None:
+                    self.delete(key)
+                else:
+                    self.put(key, value)
+            return
+        self._map.update(entries)
+        keys = [key for key, _ in entries]
+        self._seen.update(keys)
+        self._dirty.update(keys)
 
     def put_if_absent(self, key: bytes, value: bytes) -> bytes | None:
         """Write only when ``key`` is absent (looking it up in Spark state first)."""

@@ -5,14 +5,16 @@ A child process (``recovery_child.py``: its own local[2] SparkSession, JVM and P
 streams the DSL word count from Kafka to Kafka, two sub-topologies joined by a repartition
 topic. The test kills the child's whole process group while a micro-batch is in flight (the
 checkpoint holds the batch's offsets but not its commit), restarts it, and after the third kill
-lets it finish with ``availableNow``. What it asserts, and why that is the exact property:
+lets it finish with ``availableNow``; a run that dies on its own (Spark's 10 s for a new Python
+worker to connect back, under heavy load) is restarted the same way and counted as one more
+crash. What it asserts, and why that is the exact property:
 
 * every key's final count (its last record in the output topic) equals the test driver's;
 * no record is lost and none invented: the distinct (word, count) records are the driver's;
 * duplicates are only replays of a batch: Kafka is written at least once, so a micro-batch
   killed after some of its records reached the broker is run again from the checkpoint and
   writes them again; per word the counts go up one at a time and only go back (a replay
-  starting) at most once per kill, never past a count already written;
+  starting) at most once per kill or crash, never past a count already written;
 * the repartition topic's replayed records are not counted twice (each carries its writing
   task's sequence number and the reading task drops one it has seen);
 * each query's last checkpointed offsets are the ends of its input topics (nothing skipped,
@@ -85,6 +87,11 @@ def driver_counts(rows, lines_topic: str, counts_topic: str) -> list[tuple[str, 
     return [(r.key, r.value) for r in out]
 
 
+class Crashed(Exception):
+    """The child died on its own (under heavy load Spark gives a new Python worker 10 s to
+    connect back, then fails the query)."""
+
+
 class Child:
     """One run of ``recovery_child.py`` in its own process group (its JVM and workers too)."""
 
@@ -101,7 +108,9 @@ class Child:
 
     def topic_named(self, prefix: str, suffix: str) -> str:
         """The topic ``start`` created (it prints ``started`` after) named ``prefix...suffix``."""
-        assert self.process.stdout.readline() == b"started\n"
+        if self.process.stdout.readline() != b"started\n":
+            self.process.wait(30)
+            raise Crashed(self.log.read_text(errors="replace")[-3000:])
         from confluent_kafka.admin import AdminClient
 
         names = AdminClient({"bootstrap.servers": self.servers}).list_topics(timeout=10).topics
@@ -111,14 +120,14 @@ class Child:
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(30)
 
-    def finish(self, timeout: float) -> None:
+    def finish(self, timeout: float) -> tuple[int, str]:
+        """Wait for the child to end on its own; its exit code and the end of its log."""
         try:
             code = self.process.wait(timeout)
         finally:
             if self.process.poll() is None:
                 self.kill()
-        tail = self.log.read_text(errors="replace")[-3000:]
-        assert code == 0, f"the child failed ({code}); its log ends:\n{tail}"
+        return code, self.log.read_text(errors="replace")[-3000:]
 
 
 class Arrivals(threading.Thread):
@@ -144,15 +153,14 @@ class Arrivals(threading.Thread):
 
 def kill_mid_batch(child: Child, checkpoint: Path, rng: random.Random, stage: int, sink: str,
                    arrivals: Arrivals) -> bool:
-    """After one to three more micro-batches of ``stage`` commit, SIGKILL the child as soon as
+    """After one or two more micro-batches of ``stage`` commit, SIGKILL the child as soon as
     records of an uncommitted micro-batch of it reach ``sink``; whether a batch of it was
     still in flight after the kill (read from the checkpoint, once nothing writes to it)."""
-    target = len(batches(checkpoint, stage, "commits")) + rng.randint(1, 3)
+    target = len(batches(checkpoint, stage, "commits")) + rng.randint(1, 2)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if child.process.poll() is not None:
-            raise AssertionError(f"the child exited early with {child.process.returncode}: "
-                                 f"{child.log.read_text(errors='replace')[-3000:]}")
+            raise Crashed(child.log.read_text(errors="replace")[-3000:])
         planned = batches(checkpoint, stage, "offsets")
         pending = planned - batches(checkpoint, stage, "commits")
         if len(planned) - len(pending) >= target and pending:
@@ -177,28 +185,42 @@ def test_killed_three_times_mid_batch_the_word_count_ends_as_an_uninterrupted_ru
     send = [(p, S.serialize("", k), S.serialize("", v), ts) for p, k, v, ts in rows]
     rng = random.Random(7)
     produce(broker, lines_topic, send[:60])
-    cut_short = []
+    cut_short: list[bool] = []
+    crashes: list[str] = []  # logs of runs that died on their own (restarted like a kill)
     t0 = time.monotonic()
     app = lines_topic.replace("-lines", "-app")
     arrivals = None
     try:
-        for kill in range(KILLS):
+        while len(cut_short) < KILLS:
+            assert len(crashes) <= 3, crashes[-1]
             child = Child(broker, lines_topic, counts_topic, checkpoint, scratch, "run",
-                          tmp_path / f"run-{kill}.log")
-            if arrivals is None:
-                repartition = child.topic_named(f"{app}-", "-repartition")
-                arrivals = Arrivals(broker, [repartition, counts_topic])
-                arrivals.start()
-            # the word counter's output, then the counter's, then the word counter's again
-            stage = kill % 2
-            cut_short.append(kill_mid_batch(child, checkpoint, rng, stage,
-                                            [repartition, counts_topic][stage], arrivals))
-            print("killed", kill, cut_short[-1], time.monotonic() - t0, file=sys.stderr)
-            if kill == 0:
+                          tmp_path / f"run-{len(cut_short) + len(crashes)}.log")
+            try:
+                if arrivals is None:
+                    repartition = child.topic_named(f"{app}-", "-repartition")
+                    arrivals = Arrivals(broker, [repartition, counts_topic])
+                    arrivals.start()
+                # the word counter's output, then the counter's, then the word counter's
+                stage = len(cut_short) % 2
+                cut_short.append(kill_mid_batch(child, checkpoint, rng, stage,
+                                                [repartition, counts_topic][stage], arrivals))
+            except Crashed as crash:
+                crashes.append(str(crash))
+                continue
+            print("killed", len(cut_short), cut_short[-1], time.monotonic() - t0,
+                  file=sys.stderr)
+            if len(cut_short) == 1:
                 produce(broker, lines_topic, send[60:])  # more input arrives while it is down
-        Child(broker, lines_topic, counts_topic, checkpoint, scratch, "finish",
-              tmp_path / "finish.log").finish(300)
-        print("finished", time.monotonic() - t0, file=sys.stderr)
+        for attempt in range(3):
+            finish = Child(broker, lines_topic, counts_topic, checkpoint, scratch, "finish",
+                           tmp_path / f"finish-{attempt}.log")
+            code, log = finish.finish(300)
+            if code == 0:
+                break
+            assert "failed to connect back" in log, log
+            crashes.append(log)
+        assert code == 0, log
+        print("finished", time.monotonic() - t0, "crashes", len(crashes), file=sys.stderr)
     finally:
         if arrivals is not None:
             arrivals.stopped.set()
@@ -223,7 +245,7 @@ def test_killed_three_times_mid_batch_the_word_count_ends_as_an_uninterrupted_ru
             if after != before + 1:
                 assert after <= before, (word, counts)  # a replay goes back, never skips
                 rewinds += 1
-        assert rewinds <= KILLS, (word, counts)
+        assert rewinds <= KILLS + len(crashes), (word, counts)
     assert len(got) > len(expected)  # some records were written twice (replays) ...
     words = sum(len(line.split()) for _, _, line, _ in rows)
     assert len(consume_all(broker, repartition, 2)) > words  # ... on the repartition topic too
