@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -151,12 +150,13 @@ class Arrivals(threading.Thread):
             self.consumer.close()
 
 
-def kill_mid_batch(child: Child, checkpoint: Path, rng: random.Random, stage: int, sink: str,
+def kill_mid_batch(child: Child, checkpoint: Path, stage: int, sink: str,
                    arrivals: Arrivals) -> bool:
-    """After one or two more micro-batches of ``stage`` commit, SIGKILL the child as soon as
-    records of an uncommitted micro-batch of it reach ``sink``; whether a batch of it was
-    still in flight after the kill (read from the checkpoint, once nothing writes to it)."""
-    target = len(batches(checkpoint, stage, "commits")) + rng.randint(1, 2)
+    """Once a micro-batch of ``stage`` has committed in this run, SIGKILL the child as soon as
+    records of an uncommitted one reach ``sink`` (the moment inside the batch is the timing's:
+    whichever of its records came first); whether a batch of it was still in flight after the
+    kill (read from the checkpoint, once nothing writes to it)."""
+    target = len(batches(checkpoint, stage, "commits")) + 1
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if child.process.poll() is not None:
@@ -183,8 +183,7 @@ def test_killed_three_times_mid_batch_the_word_count_ends_as_an_uninterrupted_ru
     checkpoint, scratch = tmp_path / "ckpt", tmp_path / "scratch"
     rows = apps.lines(120)
     send = [(p, S.serialize("", k), S.serialize("", v), ts) for p, k, v, ts in rows]
-    rng = random.Random(7)
-    produce(broker, lines_topic, send[:60])
+    produce(broker, lines_topic, send[:40])
     cut_short: list[bool] = []
     crashes: list[str] = []  # logs of runs that died on their own (restarted like a kill)
     t0 = time.monotonic()
@@ -202,15 +201,16 @@ def test_killed_three_times_mid_batch_the_word_count_ends_as_an_uninterrupted_ru
                     arrivals.start()
                 # the word counter's output, then the counter's, then the word counter's
                 stage = len(cut_short) % 2
-                cut_short.append(kill_mid_batch(child, checkpoint, rng, stage,
+                cut_short.append(kill_mid_batch(child, checkpoint, stage,
                                                 [repartition, counts_topic][stage], arrivals))
             except Crashed as crash:
                 crashes.append(str(crash))
                 continue
             print("killed", len(cut_short), cut_short[-1], time.monotonic() - t0,
                   file=sys.stderr)
-            if len(cut_short) == 1:
-                produce(broker, lines_topic, send[60:])  # more input arrives while it is down
+            if len(cut_short) < KILLS:  # more input arrives while it is down: 40 lines, two
+                n = 40 * len(cut_short)  # micro-batches of the word counter
+                produce(broker, lines_topic, send[n:n + 40])
         for attempt in range(3):
             finish = Child(broker, lines_topic, counts_topic, checkpoint, scratch, "finish",
                            tmp_path / f"finish-{attempt}.log")
