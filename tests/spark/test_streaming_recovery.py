@@ -40,7 +40,7 @@ from confluent_kafka import Consumer, TopicPartition
 import kslab as ks
 from conftest import HERE, consume_all, produce
 from kslab import serdes
-from kslab.spark.kafka import end_offsets
+from kslab.spark.kafka import log_ends
 
 S, L = serdes.String(), serdes.Long()
 KILLS = 3
@@ -67,11 +67,8 @@ def last_offsets(checkpoint: Path, stage: int) -> dict:
 
 def ends(broker, topic: str, partitions: int) -> dict:
     """Each partition's end offset, as Spark's offset log writes them."""
-    consumer = Consumer({"bootstrap.servers": broker.bootstrap_servers, "group.id": "ends"})
-    try:
-        found = end_offsets(consumer, [(topic, p) for p in range(partitions)])
-    finally:
-        consumer.close()
+    found = log_ends({"kafka.bootstrap.servers": broker.bootstrap_servers},
+                     [(topic, p) for p in range(partitions)])
     return {topic: {str(p): end for (_, p), (_, end) in sorted(found.items())}}
 
 
