@@ -145,6 +145,15 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         self._dirty.add(key)
         return super().delete(key)
 
+    def delete_all(self, keys: Iterable[bytes]) -> None:
+        """Delete every key (a window store dropping an expired segment); each is remembered
+        for the end of the micro-batch (the base class's bulk path would not tell)."""
+        keys = list(keys)
+        for key in keys:
+            self._get(key)
+        self._dirty.update(keys)
+        super().delete_all(keys)
+
     def range(self, from_key: bytes | None, to_key: bytes | None) -> Iterator[tuple[bytes, bytes]]:
         """Pairs with ``from_key <= key <= to_key`` (loads the whole map first)."""
         self._load_all()

@@ -78,3 +78,16 @@ def test_a_scan_merges_memory_with_every_bucket_and_an_emptied_bucket_goes():
     second.write_back()
     assert state.entries == {} and second.size == 0
     assert dict(batch(state, 0, preload=True).range(None, None)) == {}
+
+
+def test_a_bulk_delete_reaches_spark_state():
+    state = MapState()
+    first = batch(state, 0)
+    keys = [b"w%d" % i for i in range(40)]
+    first.put_all([(key, b"x") for key in keys])
+    first.write_back()
+    second = batch(state, 40)
+    second.delete_all(keys[:30])  # a quarter or more: the base class's bulk path
+    second.write_back()
+    assert second.size == 10
+    assert dict(batch(state, 10).range(None, None)) == {key: b"x" for key in keys[30:]}
