@@ -219,16 +219,21 @@ def print_batches(progress: list[dict]) -> None:
     """The default run's counting micro-batches: words, latency (Spark's trigger execution:
     planning, reading the repartition topic, the tasks, the state commit and the Kafka writes)
     and words/s, then the steady rate after the first two."""
-    print("\n| micro-batch | words | latency ms | words/s |\n|---:|---:|---:|---:|")
+    print("\n| micro-batch | words | latency ms | of which: offsets, planning, run + write | "
+          "words/s |\n|---:|---:|---:|---|---:|")
     for i, p in enumerate(progress):
-        ms = p["durationMs"]["triggerExecution"]
-        print(f"| {i} | {p['numInputRows']:,} | {ms:,} | {p['numInputRows'] * 1000 / ms:,.0f} |")
+        d = p["durationMs"]
+        ms = d["triggerExecution"]
+        parts = ", ".join(f"{d.get(k, 0):,}" for k in ("latestOffset", "queryPlanning",
+                                                         "addBatch"))
+        print(f"| {i} | {p['numInputRows']:,} | {ms:,} | {parts} | "
+              f"{p['numInputRows'] * 1000 / ms:,.0f} |")
     steady = progress[2:]
     if steady:
         words = sum(p["numInputRows"] for p in steady)
         ms = sum(p["durationMs"]["triggerExecution"] for p in steady)
         print(f"| steady (2..{len(progress) - 1}) | {words:,} | {ms / len(steady):,.0f} mean | "
-              f"{words * 1000 / ms:,.0f} |")
+              f"| {words * 1000 / ms:,.0f} |")
 
 
 def main(argv: list[str] | None = None) -> int:
