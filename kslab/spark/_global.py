@@ -46,7 +46,6 @@ class GlobalFeed:
                                             self.state_dir)
         self.options = {"kafka.bootstrap.servers": servers}
         self.positions = {tp: 0 for tp in self.task.partition_group.queues}
-        self.read = 0  # records fed so far
 
     def catch_up(self) -> int:
         """Feed the global task every record from where it stopped to the topics' ends now;
@@ -66,7 +65,6 @@ class GlobalFeed:
             self.positions[(topic, partition)] = max(start, end)
         if records:
             feed_global(self.task, records)
-            self.read += len(records)
         return len(records)
 
 
