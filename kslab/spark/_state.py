@@ -46,6 +46,7 @@ BUCKETS = 256  # Spark state entries per byte-backed store (a power of two; fixe
 _MASK = BUCKETS - 1
 _BUCKET_KEYS = [b.to_bytes(2, "big") for b in range(BUCKETS)]
 _LENGTHS = struct.Struct(">II")
+LAYOUT = f"buckets-{BUCKETS}"  # how stores sit in Spark state (kept with each task's clocks)
 
 
 def spark_backed_kinds() -> tuple[str, ...]:
@@ -331,6 +332,11 @@ class TaskClocks:
         if not self._state.exists():
             return None
         saved: dict[str, Any] = json.loads(self._state.get()[0])
+        if saved.get("layout") != LAYOUT:
+            msg = ("this Spark checkpoint's state was written by an older kslab (one MapState "
+                   f"entry per store key); this one keeps stores in {BUCKETS} buckets and "
+                   "cannot read it; start from a new checkpoint_location")
+            raise StoreError(msg)
         return saved
 
     def restore(self, task: StreamTask, saved: dict[str, Any] | None) -> None:
@@ -371,6 +377,7 @@ class TaskClocks:
             "sizes": {b.name: b.size for b in backends
                       if isinstance(b, SparkStateBackend) and b.size is not None},
             **(extra or {}),
+            "layout": LAYOUT,
         }
         self._state.update((json.dumps(saved),))
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from zlib import crc32
 
-from kslab.spark._state import BUCKETS, SparkStateBackend
+import pytest
+
+from kslab.errors import StoreError
+from kslab.spark._state import BUCKETS, SparkStateBackend, TaskClocks
 
 
 class MapState:
@@ -91,3 +94,21 @@ def test_a_bulk_delete_reaches_spark_state():
     second.write_back()
     assert second.size == 10
     assert dict(batch(state, 10).range(None, None)) == {key: b"x" for key in keys[30:]}
+
+
+class ValueState:
+    def __init__(self, value):
+        self.value = value
+
+    def exists(self):
+        return self.value is not None
+
+    def get(self):
+        return (self.value,)
+
+
+def test_a_checkpoint_of_the_per_key_layout_is_refused_by_name():
+    with pytest.raises(StoreError, match=r"written by an older kslab .* start from a new "
+                                         r"checkpoint_location"):
+        TaskClocks(ValueState('{"stream_time": 5}')).load()
+    assert TaskClocks(ValueState(None)).load() is None
