@@ -183,7 +183,6 @@ def test_killed_three_times_mid_batch_the_word_count_ends_as_an_uninterrupted_ru
     produce(broker, lines_topic, send[:40])
     cut_short: list[bool] = []
     crashes: list[str] = []  # logs of runs that died on their own (restarted like a kill)
-    t0 = time.monotonic()
     app = lines_topic.replace("-lines", "-app")
     arrivals = None
     try:
@@ -203,8 +202,6 @@ def test_killed_three_times_mid_batch_the_word_count_ends_as_an_uninterrupted_ru
             except Crashed as crash:
                 crashes.append(str(crash))
                 continue
-            print("killed", len(cut_short), cut_short[-1], time.monotonic() - t0,
-                  file=sys.stderr)
             if len(cut_short) < KILLS:  # more input arrives while it is down: 40 lines, two
                 n = 40 * len(cut_short)  # micro-batches of the word counter
                 produce(broker, lines_topic, send[n:n + 40])
@@ -217,7 +214,6 @@ def test_killed_three_times_mid_batch_the_word_count_ends_as_an_uninterrupted_ru
             assert "failed to connect back" in log, log
             crashes.append(log)
         assert code == 0, log
-        print("finished", time.monotonic() - t0, "crashes", len(crashes), file=sys.stderr)
     finally:
         if arrivals is not None:
             arrivals.stopped.set()
