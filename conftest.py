@@ -22,6 +22,9 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
     "spark/test_streaming_stores.py": "spark-streaming",
     "spark/test_kafka.py": "spark-streaming",
     "spark/test_streaming_fk.py": "spark-streaming",
+    "spark/test_streaming_global.py": "spark-streaming",
+    # child processes with their own Spark, killed and restarted: no session of the worker's
+    "spark/test_streaming_recovery.py": "spark-recovery",
     "spark": "spark-batch",
     "export/test_export_fresh_venv.py": "export-fresh-venv",  # pip installs, not the notebooks
     "export": "export",

@@ -151,6 +151,9 @@ def create_topic(servers: str, topic: str) -> None:
         future.result(30)
 
 
+PROGRESS: dict[str, list[dict]] = {}  # each streaming run's counting micro-batches
+
+
 def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
                   preload: bool | None, scratch: Path) -> tuple[float, float, int]:
     """Word count streamed from ``lines``: seconds in all, seconds of the counting
@@ -171,11 +174,14 @@ def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: 
     total = time.perf_counter() - started
     progress = [p for p in streams.queries[-1].recentProgress if p["numInputRows"]]
     counting = sum(p["durationMs"]["addBatch"] for p in progress) / 1000
+    PROGRESS[tag] = progress
     return total, counting, len(progress)
 
 
-def main_streaming(records: int, per_batch: int, rounds: int, words: int) -> int:
-    """Touched-keys loading against whole-store loading, alternating, one table."""
+def main_streaming(records: int, per_batch: int, rounds: int, words: int,
+                   modes: tuple[bool | None, ...] = (False, True, None)) -> int:
+    """Touched-keys loading against whole-store loading, alternating, one table; then the
+    default's counting micro-batches one by one."""
     from kslab.runtime import LocalBroker
     from kslab.spark import session
 
@@ -188,7 +194,7 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int) -> int
         spark.sparkContext.setLogLevel("ERROR")
         try:
             for i in range(rounds):
-                for preload in (False, True, None):
+                for preload in modes:
                     name = {False: "touched keys only", True: "whole store per micro-batch",
                             None: "default (whole when no bigger than the batch)"}[preload]
                     load = os.getloadavg()[0]
@@ -205,7 +211,29 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int) -> int
     for name, total, counting, batches, load in results:
         print(f"| {name} | {total:.1f} | {batches} in {counting:.1f} s | "
               f"{1000 * counting / max(batches, 1):,.0f} | {load:.1f} |")
+    print_batches(PROGRESS["none0"])
     return 0
+
+
+def print_batches(progress: list[dict]) -> None:
+    """The default run's counting micro-batches: words, latency (Spark's trigger execution:
+    planning, reading the repartition topic, the tasks, the state commit and the Kafka writes)
+    and words/s, then the steady rate after the first two."""
+    print("\n| micro-batch | words | latency ms | of which: offsets, planning, run + write | "
+          "words/s |\n|---:|---:|---:|---|---:|")
+    for i, p in enumerate(progress):
+        d = p["durationMs"]
+        ms = d["triggerExecution"]
+        parts = ", ".join(f"{d.get(k, 0):,}" for k in ("latestOffset", "queryPlanning",
+                                                         "addBatch"))
+        print(f"| {i} | {p['numInputRows']:,} | {ms:,} | {parts} | "
+              f"{p['numInputRows'] * 1000 / ms:,.0f} |")
+    steady = progress[2:]
+    if steady:
+        words = sum(p["numInputRows"] for p in steady)
+        ms = sum(p["durationMs"]["triggerExecution"] for p in steady)
+        print(f"| steady (2..{len(progress) - 1}) | {words:,} | {ms / len(steady):,.0f} mean | "
+              f"| {words * 1000 / ms:,.0f} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,9 +244,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-batch", type=int, default=5_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--words", type=int, default=10_000, help="vocabulary size")
+    parser.add_argument("--default-only", action="store_true",
+                        help="streaming: only the default state loading")
     args = parser.parse_args(argv)
     if args.streaming:
-        return main_streaming(args.records, args.per_batch, args.rounds, args.words)
+        return main_streaming(args.records, args.per_batch, args.rounds, args.words,
+                              (None,) if args.default_only else (False, True, None))
     rows = make_lines(args.records)
     results = []
     with tempfile.TemporaryDirectory(prefix="kslab-bench-spark-") as tmp:

@@ -9,7 +9,8 @@ Guarantees. ``run_batch`` is deterministic: each task reads its partitions in of
 repartition topic keeps each writing task's order, several writers merged by (mark, writing
 task, sequence), a task's mark being the highest timestamp it had written so far. ``start``
 restarts state and source offsets from one checkpoint, so no input is lost or counted twice;
-its Kafka sink is at-least-once (a micro-batch retried after a crash is written again), and
+its Kafka sink is at-least-once (a micro-batch retried after a crash is written again; a
+sub-topology reading such a replay drops the rows it already processed), and
 ``exactly_once_v2`` is not available.
 
 What differs from the native runtime (``kslab.KafkaStreams``): no changelog topics (Spark's
@@ -19,10 +20,11 @@ a task's partitions are merged by head timestamp as if all were buffered (no
 Spark processing-time timers between micro-batches (not under ``availableNow``); pattern
 sources and topic-name extractors are refused (``explain`` names them). Global stores are
 filled in every batch task from their topics' frames before it processes anything (as Kafka
-Streams bootstraps them); streaming refuses them for now. Sub-topologies that feed each other
-(a foreign-key join) run together, all their tasks in one Spark task (one state group in
-streaming), each input record through the whole cycle before the next, as the test driver
-runs them: exact, on one core.
+Streams bootstraps them); in streaming each Python worker keeps them and reads their topics to
+the end before each task's micro-batch (as Kafka Streams' global thread keeps up). Sub-topologies
+that feed each other (a foreign-key join) run together, all their tasks in one Spark task (one
+state group in streaming), each input record through the whole cycle before the next, as the
+test driver runs them: exact, on one core.
 """
 
 from typing import Any

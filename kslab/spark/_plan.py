@@ -125,17 +125,14 @@ def unsupported(topology: Topology) -> list[tuple[str, str]]:
 
 def streaming_unsupported(topology: Topology) -> list[tuple[str, str]]:
     """``(node, reason)`` for what streaming cannot run that batch replay can: processors whose
-    stores Spark state cannot hold (custom kinds), and global stores' nodes."""
+    stores Spark state cannot hold (custom kinds)."""
     from kslab.spark._state import spark_backed_kinds
 
     backed = spark_backed_kinds()
     out = []
     kinds: dict[str, str] = {}
     for name, node in topology.nodes.items():
-        if node.is_global:
-            out.append((name, "global stores (and GlobalKTable) run in run_batch but not yet "
-                              "in Spark streaming; replay it with run_batch, run it on "
-                              "ks.KafkaStreams, or join against a KTable instead"))
+        if node.is_global:  # global stores live outside Spark state (kslab.spark._global)
             continue
         for store in getattr(node, "stores", ()):
             if store not in kinds:

@@ -1,10 +1,11 @@
 """Store backends over Spark state: a task's stores and clocks kept by transformWithStateInPandas.
 
-Every store of a task lives in one ``MapState`` of serialized key → value bytes.
-``SparkStateBackend`` backs the byte-backed stores (key-value, timestamped, versioned, window,
-session) as a write-behind cache: a point read loads that one key on first use, a scan (range,
-prefix, ``all``, a window store rebuilding its segment index) loads the rest of the map once,
-and the keys that changed are written back once, when the micro-batch ends. A store holding no
+Every store of a task lives in one ``MapState``. ``SparkStateBackend`` backs the byte-backed
+stores (key-value, timestamped, versioned, window, session) as a write-behind cache over 256
+buckets of entries (one ``MapState`` entry each): a point read loads its key's bucket on first
+use, a scan (range, prefix, ``all``, a window store rebuilding its segment index) loads every
+bucket once, and the buckets whose keys changed are written back once, when the micro-batch
+ends. A store holding no
 more entries than the micro-batch has records is read whole at once (one streamed read costs
 less than a round trip per key). Stores that keep
 objects rather than bytes (the suppression buffer, the outer-join store) are restored from
@@ -18,8 +19,10 @@ clocks held when the task committed at its end — never a half-applied batch.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import struct
+from collections.abc import Iterable, Iterator
 from typing import Any
+from zlib import crc32
 
 from kslab.core.task import StreamTask
 from kslab.errors import StoreError
@@ -39,6 +42,11 @@ META_SCHEMA = "meta string"
 _BYTE_KINDS = ("key_value", "timestamped_key_value", "versioned_key_value", "window",
                "timestamped_window", "session")
 _CHANGELOG_KINDS = ("suppression_buffer", "key_value_list")
+BUCKETS = 256  # Spark state entries per byte-backed store (a power of two; fixed per checkpoint)
+_MASK = BUCKETS - 1
+_BUCKET_KEYS = [b.to_bytes(2, "big") for b in range(BUCKETS)]
+_LENGTHS = struct.Struct(">II")
+LAYOUT = f"buckets-{BUCKETS}"  # how stores sit in Spark state (kept with each task's clocks)
 
 
 def spark_backed_kinds() -> tuple[str, ...]:
@@ -49,18 +57,21 @@ def spark_backed_kinds() -> tuple[str, ...]:
 class SparkStateBackend(InMemoryKeyValueBackend):
     """The sorted in-memory backend as a write-behind cache over one Spark ``MapState``.
 
-    With ``preload`` the whole map is read when the task opens (every micro-batch); otherwise a
-    key is read on its first ``get`` and the whole map only on the first scan.
+    The store's entries are spread over ``BUCKETS`` buckets by the CRC-32 of their key, and
+    each bucket is one entry of the ``MapState`` holding all of its entries encoded together
+    (``_encode``). A call on Spark state is a round trip to the JVM's state server, so reading
+    and writing per bucket rather than per key bounds a micro-batch's calls by the buckets it
+    touches (at most ``BUCKETS`` reads and as many writes per store), at the price of moving
+    whole buckets. With ``preload`` every bucket is read when the task opens; otherwise a
+    bucket on the first ``get`` of one of its keys, and every bucket on the first scan.
     """
 
     def __init__(self, name: str, state: Any, *, preload: bool = False,
                  size: int | None = None) -> None:
         super().__init__(name)
         self._state = state
-        self._dirty: set[bytes] = set()
-        self._seen: set[bytes] = set()  # keys whose current value memory knows
-        self._stored: set[bytes] = set()  # keys known to be in the MapState
-        self._absent: set[bytes] = set()  # keys known not to be in it
+        self._dirty: set[bytes] = set()  # keys changed in memory since the micro-batch began
+        self._buckets: dict[int, set[bytes]] = {}  # bucket read -> the keys it holds in Spark
         self._complete = False
         self.size = size  # entries in the MapState, when known
         self.get = self._get  # type: ignore[method-assign]
@@ -69,39 +80,58 @@ class SparkStateBackend(InMemoryKeyValueBackend):
 
     def _get(self, key: bytes) -> bytes | None:
         value = self._map.get(key)
-        if value is not None or self._complete or key in self._seen:
+        if value is not None or self._complete:
             return value
-        self._seen.add(key)
-        row = self._state.getValue((key,))
-        if row is None:
-            self._absent.add(key)
+        bucket = crc32(key) & _MASK
+        if bucket in self._buckets:  # read already: absent, or deleted in memory
             return None
-        value = bytes(row[0])
-        self._stored.add(key)
-        self._map[key] = value
-        self._keys.add(key)
-        return value
+        self._read_bucket(bucket)
+        return self._map.get(key)
+
+    def _read_bucket(self, bucket: int) -> None:
+        row = self._state.getValue((_BUCKET_KEYS[bucket],))
+        self._take(bucket, {} if row is None else _decode(bytes(row[0])))
+
+    def _take(self, bucket: int, entries: dict[bytes, bytes]) -> None:
+        """Remember a bucket as read; its entries join memory unless changed there since."""
+        self._buckets[bucket] = set(entries)
+        memory, dirty = self._map, self._dirty
+        for key, value in entries.items():
+            if key not in dirty:
+                memory[key] = value  # (a new key of the map: sorted in by the next scan)
 
     def _load_all(self) -> None:
-        """Read every entry of the map that memory does not know yet (once)."""
+        """Read every bucket memory has not read yet (once)."""
         if self._complete:
             return
-        entries, seen, added = self._map, self._seen, []
-        for (key,), (value,) in self._state.iterator():
-            key = bytes(key)
-            self._stored.add(key)
-            if key not in seen and key not in entries:
-                entries[key] = bytes(value)
-                added.append(key)
-        self._keys.update(added)
+        for (name,), (blob,) in self._state.iterator():
+            bucket = int.from_bytes(bytes(name), "big")
+            if bucket not in self._buckets:
+                self._take(bucket, _decode(bytes(blob)))
+        for bucket in range(BUCKETS):
+            self._buckets.setdefault(bucket, set())
         self._complete = True
-        self.size = len(self._stored)
+        self.size = sum(len(keys) for keys in self._buckets.values())
 
     def put(self, key: bytes, value: bytes) -> None:
-        """Write in memory; remembered for the end of the micro-batch."""
-        super().put(key, value)
-        self._seen.add(key)
+        """Write in memory; remembered for the end of the micro-batch. A new key joins the
+        map only: the sorted keys take it in at the next scan (the base class's invariant),
+        so a micro-batch that never scans never sorts."""
+        self._map[key] = value
         self._dirty.add(key)
+
+    def put_all(self, entries: Iterable[tuple[bytes, bytes | None]]) -> None:
+        """Write every pair in order (a ``None`` value deletes); without deletes at once."""
+        entries = list(entries)
+        if any(value is None for _, value in entries):
+            for key, value in entries:
+                if value is None:
+                    self.delete(key)
+                else:
+                    self.put(key, value)
+            return
+        self._map.update(entries)
+        self._dirty.update(key for key, _ in entries)
 
     def put_if_absent(self, key: bytes, value: bytes) -> bytes | None:
         """Write only when ``key`` is absent (looking it up in Spark state first)."""
@@ -113,9 +143,17 @@ class SparkStateBackend(InMemoryKeyValueBackend):
     def delete(self, key: bytes) -> bytes | None:
         """Delete in memory; remembered for the end of the micro-batch."""
         self._get(key)
-        self._seen.add(key)
         self._dirty.add(key)
         return super().delete(key)
+
+    def delete_all(self, keys: Iterable[bytes]) -> None:
+        """Delete every key (a window store dropping an expired segment); each is remembered
+        for the end of the micro-batch (the base class's bulk path would not tell)."""
+        keys = list(keys)
+        for key in keys:
+            self._get(key)
+        self._dirty.update(keys)
+        super().delete_all(keys)
 
     def range(self, from_key: bytes | None, to_key: bytes | None) -> Iterator[tuple[bytes, bytes]]:
         """Pairs with ``from_key <= key <= to_key`` (loads the whole map first)."""
@@ -148,35 +186,60 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         self._load_all()
         before = dict(self._map)
         super().restore_snapshot(snapshot)
-        changed = {k for k in before.keys() | self._map.keys() if before.get(k) != self._map.get(k)}
-        self._seen.update(changed)
-        self._dirty.update(changed)
+        self._dirty.update(k for k in before.keys() | self._map.keys()
+                           if before.get(k) != self._map.get(k))
 
     def close(self) -> None:
         """Keep the entries: Spark state, not this object, owns them."""
 
     def write_back(self) -> int:
-        """Write the keys changed since loading to the ``MapState``; returns how many."""
-        entries, state, stored, absent = self._map, self._state, self._stored, self._absent
+        """Write every bucket holding a key changed since loading to the ``MapState`` (a
+        bucket not read yet is read first: a blind write); returns how many keys changed."""
+        changed: dict[int, list[bytes]] = {}
         for key in self._dirty:
-            value = entries.get(key)
-            present = key in stored or (not self._complete and key not in absent
-                                        and state.containsKey((key,)))
-            if value is not None:
-                state.updateValue((key,), (value,))
-                stored.add(key)
-                absent.discard(key)
-                if not present and self.size is not None:
-                    self.size += 1
-            elif present:
-                state.removeKey((key,))
-                stored.discard(key)
-                absent.add(key)
-                if self.size is not None:
-                    self.size -= 1
+            changed.setdefault(crc32(key) & _MASK, []).append(key)
+        memory, state = self._map, self._state
+        for bucket, keys in changed.items():
+            if bucket not in self._buckets:
+                self._read_bucket(bucket)
+            stored = self._buckets[bucket]
+            before = len(stored)
+            for key in keys:
+                if key in memory:
+                    stored.add(key)
+                else:
+                    stored.discard(key)
+            if stored:
+                state.updateValue((_BUCKET_KEYS[bucket],),
+                                  (_encode([(key, memory[key]) for key in stored]),))
+            elif before:
+                state.removeKey((_BUCKET_KEYS[bucket],))
+            if self.size is not None:
+                self.size += len(stored) - before
         written = len(self._dirty)
         self._dirty.clear()
         return written
+
+
+def _encode(entries: list[tuple[bytes, bytes]]) -> bytes:
+    """A bucket's entries as one value: each ``(len key, len value)`` (2 x 4 bytes), key, value."""
+    pack = _LENGTHS.pack
+    return b"".join([part for key, value in entries
+                     for part in (pack(len(key), len(value)), key, value)])
+
+
+def _decode(blob: bytes) -> dict[bytes, bytes]:
+    """The entries ``_encode`` wrote."""
+    entries: dict[bytes, bytes] = {}
+    unpack, at, end = _LENGTHS.unpack_from, 0, len(blob)
+    while at < end:
+        key_length, value_length = unpack(blob, at)
+        at += 8
+        key = blob[at:at + key_length]
+        at += key_length
+        entries[key] = blob[at:at + value_length]
+        at += value_length
+    return entries
 
 
 class ChangelogState:
@@ -269,6 +332,11 @@ class TaskClocks:
         if not self._state.exists():
             return None
         saved: dict[str, Any] = json.loads(self._state.get()[0])
+        if saved.get("layout") != LAYOUT:
+            msg = ("this Spark checkpoint's state was written by an older kslab (one MapState "
+                   f"entry per store key); this one keeps stores in {BUCKETS} buckets and "
+                   "cannot read it; start from a new checkpoint_location")
+            raise StoreError(msg)
         return saved
 
     def restore(self, task: StreamTask, saved: dict[str, Any] | None) -> None:
@@ -292,8 +360,10 @@ class TaskClocks:
             if processor is not None:
                 _restore_processor_marks(processor, marks)
 
-    def save(self, task: StreamTask, backends: list[Any]) -> None:
-        """Remember ``task``'s clocks and its stores' marks and sizes for the next micro-batch."""
+    def save(self, task: StreamTask, backends: list[Any],
+             extra: dict[str, Any] | None = None) -> None:
+        """Remember ``task``'s clocks and its stores' marks and sizes for the next micro-batch,
+        with the engine's ``extra`` entries (JSON)."""
         group = task.partition_group
         saved = {
             "stream_time": group.stream_time,
@@ -306,6 +376,8 @@ class TaskClocks:
                            if (marks := _processor_marks(getattr(node, "processor", None)))},
             "sizes": {b.name: b.size for b in backends
                       if isinstance(b, SparkStateBackend) and b.size is not None},
+            **(extra or {}),
+            "layout": LAYOUT,
         }
         self._state.update((json.dumps(saved),))
 

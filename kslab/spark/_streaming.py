@@ -6,10 +6,13 @@ in ``transformWithStateInPandas`` with its stores on Spark state (``kslab.spark.
 repartition records go back to Kafka through the Arrow stream writer. Invariant: a task sees its
 records in offset order per partition and its stores, stream time and punctuation schedules as
 Spark checkpointed them after the previous micro-batch; source offsets and state restart from
-the same checkpoint, so a restart neither loses nor re-counts input (the Kafka sink itself is
-at-least-once: a micro-batch retried after a crash is written again). Sub-topologies that feed
-each other (a foreign-key join) are one query whose one group holds all their tasks
-(``CycleProcessor``), run as batch replay runs them.
+the same checkpoint, so a restart neither loses nor re-counts input. Global stores are kept
+up per Python worker, read from their topics to the end before each task runs
+(``kslab.spark._global``). The Kafka sink itself is at-least-once (a micro-batch retried after a
+crash is written again); between sub-topologies the reading task drops such replayed rows by
+their writer's sequence (``kslab.spark._replay``), so a repartition topic's duplicates are not
+counted twice. Sub-topologies that feed each other (a foreign-key join) are one query whose one
+group holds all their tasks (``CycleProcessor``), run as batch replay runs them.
 
 Over 400 lines: the two stateful processors (a task per group, a cycle's tasks in one group)
 share the query plumbing and the state layout here.
@@ -20,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Mapping
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +32,9 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
 from kslab.config import StreamsConfig
 from kslab.errors import StreamsError, TopologyError
+from kslab.spark._global import global_feed
 from kslab.spark._plan import SparkPlan, Stage, streaming_unsupported, unsupported
+from kslab.spark._replay import drop_replays, stamp
 from kslab.spark._state import (
     KEY_SCHEMA,
     META_SCHEMA,
@@ -164,6 +170,11 @@ def start(topology: Any, config: Mapping[str, Any], *, checkpoint_location: str 
     create_topics(admin, {t: (topics.partitions[t], cfg) for t, cfg in topics.internal.items()
                           if t not in _changelogs(topology, app_id)})
     plan = SparkPlan.build(topology, app_id, {**existing, **topics.partitions})
+    for topic in plan.global_topics:
+        if topic not in existing:
+            msg = (f"global store topic '{topic}' does not exist on the broker; create it "
+                   "(and fill it) before starting: each task reads global stores from it")
+            raise StreamsError(msg, topic=topic)
     for stage in plan.stages:
         for topic in stage.sink_topics:
             if topic not in plan.partitions:
@@ -231,7 +242,8 @@ def _uses_wall_clock(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> bo
     """Whether the stage's processors schedule wall-clock punctuation (probed on the driver)."""
     inputs = [(t, 0) for t in stage.source_topics]
     runner = TaskRunner(plan.topology, props, plan.application_id, stage.id, stage.nodes, 0,
-                        inputs, plan.partitions, (), lambda: 0)
+                        inputs, plan.partitions, (), lambda: 0,
+                        global_records=[] if plan.global_topics else None)  # (empty)
     try:
         return len(runner.task.wall_clock_queue) > 0
     finally:
@@ -250,6 +262,13 @@ class TaskProcessor(StatefulProcessor):
         self.counts = dict(plan.partitions)
         self.stage = stage
         self.props = props
+        # topics one sub-topology writes and another reads: replayed rows dropped (_replay)
+        self.sequenced_out = [t for t in stage.sink_topics if plan.readers(t)]
+        written = {t for s in plan.stages for t in s.sink_topics}
+        self.sequenced_in = [t for t in stage.source_topics if t in written]
+        self.seen: dict[str, int] = {}
+        self.servers = str(StreamsConfig(props).get("bootstrap.servers"))
+        self.has_global = bool(plan.global_topics)
 
     def init(self, handle: Any) -> None:
         """Declare the state: one MapState per store, one ValueState for the clocks."""
@@ -267,9 +286,15 @@ class TaskProcessor(StatefulProcessor):
             order = {t: i for i, t in enumerate(self.stage.source_topics)}
             frame = frame.assign(_q=frame["topic"].map(order)).sort_values(
                 ["_q", "offset"], kind="stable")
-            runner.feed(frame["topic"].tolist(), int(key[0]), frame["offset"].tolist(),
-                        frame["timestamp"].tolist(), frame["key"].tolist(),
-                        frame["value"].tolist(), frame["headers"].tolist())
+            columns = [frame[c].tolist() for c in
+                       ("topic", "offset", "timestamp", "key", "value", "headers")]
+            if self.sequenced_in:
+                keep, columns[5] = drop_replays(columns[0], columns[5], self.sequenced_in,
+                                                self.seen)
+                if not all(keep):
+                    columns = [list(compress(c, keep)) for c in columns]
+            topics, offsets, timestamps, keys, values, headers = columns
+            runner.feed(topics, int(key[0]), offsets, timestamps, keys, values, headers)
             runner.drain_queued()
             yield from self._finish(runner, backends)
         finally:
@@ -288,10 +313,16 @@ class TaskProcessor(StatefulProcessor):
         inputs = [(t, partition) for t in self.stage.source_topics
                   if partition < self.counts.get(t, 1)]
         clock = [now]
+        shared = None
+        if self.has_global:  # the worker's global stores, caught up to the topics' ends
+            shared = global_feed(self.topology, self.props, self.app_id, self.counts,
+                                 self.servers).task
         runner = TaskRunner(self.topology, self.props, self.app_id, self.stage.id,
                             self.stage.nodes, partition, inputs, self.counts,
-                            self.stage.sink_topics, lambda: clock[0])
+                            self.stage.sink_topics, lambda: clock[0], shared_global=shared)
         saved = self.clocks.load()
+        runner.collector.seq = 0 if saved is None else saved.get("sent", 0)
+        self.seen = {} if saved is None else dict(saved.get("seen", {}))
         backends = attach_spark_state(runner.task, self.stores, preload=self.preload,
                                       sizes=None if saved is None else saved.get("sizes", {}),
                                       records=records)
@@ -304,14 +335,15 @@ class TaskProcessor(StatefulProcessor):
         task.commit()
         for backend in backends:
             backend.write_back()
-        self.clocks.save(task, backends)
+        columns = runner.collector.columns
+        stamp(columns, self.sequenced_out, self.stage.id, task.id.partition)
+        self.clocks.save(task, backends, {"sent": runner.collector.seq, "seen": self.seen})
         if self.timers:
             for timer in list(self.handle.listTimers()):
                 self.handle.deleteTimer(timer)
             due = task.wall_clock_queue.next_time()
             if due is not None:
                 self.handle.registerTimer(int(due))
-        columns = runner.collector.columns
         if columns["seq"]:
             yield pd.DataFrame({name: columns[name] for name in OUTPUT_FIELDS})
 

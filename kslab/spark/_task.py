@@ -38,7 +38,7 @@ from kslab.records import TaskId
 from kslab.topology.topology import Topology
 
 __all__ = ["OUTPUT_FIELDS", "CycleCollector", "RowCollector", "SparkPort", "TaskRunner",
-           "filled_global_task", "output_schema", "record_headers"]
+           "feed_global", "filled_global_task", "global_task", "output_schema", "record_headers"]
 
 OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
 # batch replay's rows carry one more column: each row's ``mark``, the highest timestamp its
@@ -286,7 +286,11 @@ class SparkPort(CollectorPort):
 
 
 class TaskRunner:
-    """Builds and drives the core task of one (sub-topology, partition) over raw records."""
+    """Builds and drives the core task of one (sub-topology, partition) over raw records.
+
+    Its global stores are a global task it fills from ``global_records`` (and closes), or
+    ``shared_global``'s, which the caller keeps (streaming: one per Python worker).
+    """
 
     def __init__(self, topology: Topology, props: dict[str, Any], application_id: str,
                  subtopology: int, nodes: Iterable[str], partition: int,
@@ -294,11 +298,12 @@ class TaskRunner:
                  keep: Iterable[str], clock: Callable[[], int],
                  store_hook: Callable[[StreamTask], None] | None = None,
                  topic_ids: dict[str, int] | None = None,
-                 global_records: list[tuple[Any, ...]] | None = None) -> None:
+                 global_records: list[tuple[Any, ...]] | None = None,
+                 shared_global: StreamTask | None = None) -> None:
         self.collector = RowCollector(partition_counts, keep, partition, topic_ids)
         self._state_dir = Path(tempfile.mkdtemp(prefix=f"kslab-spark-{subtopology}_{partition}-"))
         config = StreamsConfig({**REPLAY_DEFAULTS, **props})
-        self.global_task: StreamTask | None = None
+        self.global_task: StreamTask | None = None  # owned: closed with the runner
         if global_records is not None:  # before this task is built: its processors read them
             self.global_task = filled_global_task(topology, config, application_id, clock,
                                                   global_records, partition_counts,
@@ -308,7 +313,8 @@ class TaskRunner:
             config=config, application_id=application_id,
             collector=self.collector, clock=clock, input_partitions=inputs,
             state_dir=self._state_dir,
-            global_stores=None if self.global_task is None else self.global_task.stores,
+            global_stores=shared_global.stores if shared_global is not None
+            else None if self.global_task is None else self.global_task.stores,
         )
         if store_hook is not None:
             store_hook(self.task)
@@ -398,6 +404,16 @@ def filled_global_task(topology: Topology, config: StreamsConfig, application_id
     in offset order), as Kafka Streams fills them from the global topics before any stream
     task processes a record; its processors (a ``GlobalKTable``'s, or ``add_global_store``'s
     own) run over them as on every engine."""
+    task = global_task(topology, config, application_id, clock, partition_counts, state_dir)
+    feed_global(task, records)
+    return task
+
+
+def global_task(topology: Topology, config: StreamsConfig, application_id: str,
+                clock: Callable[[], int], partition_counts: dict[str, int],
+                state_dir: Path) -> StreamTask:
+    """The topology's global task, initialized, its stores empty: it reads every partition of
+    the global stores' topics."""
     topics = sorted({spec.topic for spec in topology.global_stores.values()})
     inputs = [(t, p) for t in topics for p in range(partition_counts.get(t, 1))]
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -406,6 +422,12 @@ def filled_global_task(topology: Topology, config: StreamsConfig, application_id
                       clock=clock, input_partitions=inputs, state_dir=state_dir,
                       global_stores={})
     task.initialize()
+    return task
+
+
+def feed_global(task: StreamTask, records: Iterable[tuple[Any, ...]]) -> None:
+    """Run the global ``task`` over ``records`` (as ``filled_global_task`` takes them; headers
+    as JSON text or a list of ``{"key", "value"}``) and commit: its stores then hold them."""
     for topic, partition, offset, timestamp, key, value, headers in records:
         task.add_record((topic, partition, offset, timestamp, key, value,
                          record_headers(headers)))
@@ -413,7 +435,6 @@ def filled_global_task(topology: Topology, config: StreamsConfig, application_id
         pass
     task.commit()
     task.flush()
-    return task
 
 
 def record_headers(value: Any) -> Any:

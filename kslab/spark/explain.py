@@ -38,6 +38,14 @@ _SOURCE_STREAM = ("kslab-kafka stream reader: exact offset ranges per micro-batc
 _SOURCE_DIFF = ("records of several input partitions of one task are merged by head timestamp "
                 "as if all were buffered: max.task.idle.ms and buffered.records.per.partition "
                 "do not apply")
+_GLOBAL_BATCH = ("the global task, filled in every Spark task from the global topic's frame "
+                 "before it processes anything (as Kafka Streams bootstraps global stores)")
+_GLOBAL_STREAM = ("the global task, one per Spark Python worker: bootstrapped from the global "
+                  "topic, then read from Kafka to the topic's end before each task's "
+                  "micro-batch (as Kafka Streams' global thread keeps up)")
+_GLOBAL_DIFF = ("global stores are not in Spark state: a new Python worker bootstraps them "
+                "again from the topic; a record reaches them between micro-batches, never "
+                "inside one")
 _SHUFFLE = ("a Spark shuffle by the partition the writing sink picked (murmur2 of the key "
             "bytes); each writing task's order kept, several writers merged by (mark, writing "
             "task, sequence), a task's mark the highest timestamp it had written so far")
@@ -159,7 +167,11 @@ def explain(topology: Any) -> SemanticsReport:
             rows.append(NodeSemantics(name, _kind(node), gid, False, "not supported",
                                       "not supported", refused[name]))
             continue
-        row = _describe(name, node, gid, between)
+        if node.is_global:
+            row = NodeSemantics(name, _kind(node), None, True, _GLOBAL_BATCH, _GLOBAL_STREAM,
+                                _GLOBAL_DIFF)
+        else:
+            row = _describe(name, node, gid, between)
         if name in cycle_of:
             cycle = _CYCLE.format(ids=cycle_of[name])
             whole = isinstance(node, SourceNode) or _loop_node(node, loop_of[name])

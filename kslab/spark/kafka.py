@@ -39,7 +39,8 @@ from pyspark.sql.streaming.datasource import (
 
 from kslab.errors import StreamsError
 
-__all__ = ["FORMAT", "KafkaDataSource", "end_offsets", "is_partitioned_scan", "register"]
+__all__ = ["FORMAT", "KafkaDataSource", "end_offsets", "is_partitioned_scan", "log_ends",
+           "read_range", "register"]
 
 FORMAT = "kslab-kafka"
 SCHEMA = ("key binary, value binary, topic string, partition int, offset long, timestamp long, "
@@ -186,6 +187,16 @@ def end_offsets(consumer: Any, partitions: list[tuple[str, int]],
         msg = f"could not find the end of {sorted(pending)} within {timeout} s; check the broker"
         raise StreamsError(msg)
     return {tp: (marks[tp][0], ends[tp]) for tp in marks}
+
+
+def log_ends(options: dict[str, str],
+             partitions: list[tuple[str, int]]) -> dict[tuple[str, int], tuple[int, int]]:
+    """``end_offsets`` of ``partitions`` with a consumer made from data source ``options``."""
+    consumer = _consumer(options)
+    try:
+        return end_offsets(consumer, partitions)
+    finally:
+        consumer.close()
 
 
 def parse_offsets(spec: str | None, default: str, partitions: list[tuple[str, int]],

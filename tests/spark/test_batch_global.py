@@ -64,9 +64,10 @@ def test_a_sub_topology_writing_a_global_topic_is_refused(spark):
                    "orders": frame(spark, ORDERS, "orders")})
 
 
-def test_explain_runs_global_nodes_in_batch_and_refuses_them_in_streaming():
+def test_explain_runs_global_nodes_in_batch_and_streaming():
     report = explain(apps.orders_with_customers())
     row = report["KTABLE-SOURCE-0000000001"]
-    assert row.supported and row.batch != "not supported"
-    assert row.streaming.startswith("not supported: global stores (and GlobalKTable) run in "
-                                    "run_batch but not yet in Spark streaming")
+    assert row.supported and row.subtopology is None
+    assert row.batch.startswith("the global task, filled in every Spark task from the global "
+                                "topic's frame")
+    assert row.streaming.startswith("the global task, one per Spark Python worker")

@@ -1,0 +1,72 @@
+"""Replayed micro-batches between sub-topologies: written twice, counted once.
+
+Spark's Kafka sink is at-least-once: a micro-batch cut short by a crash after some of its rows
+reached Kafka runs again from the checkpoint and writes them again. On an output topic that is a
+duplicate a reader can see; on a topic one sub-topology writes and another reads (a repartition
+topic) the reading task would process the record twice, and a count downstream would count it
+twice. So every row a streaming task writes to such a topic carries a header ``__kslab.seq``:
+the writing (sub-topology, task) and the task's own write sequence, which continues across
+micro-batches (kept with the task's clocks in Spark state, so a replay from the checkpoint
+numbers its rows exactly as the first run did). The reading task remembers, per (topic, writer),
+the highest sequence it has processed and drops any row at or below it, and strips the header
+before the core sees the record. Invariant: a reading task processes each written row once, in
+the order the writer wrote it, as long as the writer's replay writes what its first run wrote
+(a deterministic topology: the same input, state and batch time give the same output).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["SEQ_HEADER", "drop_replays", "stamp"]
+
+SEQ_HEADER = "__kslab.seq"
+_SEQ = struct.Struct(">iiq")  # writing sub-topology, writing task (partition), sequence
+
+
+def stamp(columns: dict[str, list[Any]], topics: Iterable[str], stage: int, task: int) -> None:
+    """Add the sequence header to the collected rows written to ``topics`` (their ``seq``
+    column is the task's write sequence)."""
+    wanted = set(topics)
+    if not wanted:
+        return
+    headers = columns["headers"]
+    pack = _SEQ.pack
+    for i, (topic, seq) in enumerate(zip(columns["topic"], columns["seq"], strict=True)):
+        if topic in wanted:
+            mark = {"key": SEQ_HEADER, "value": pack(stage, task, seq)}
+            headers[i] = [*headers[i], mark] if headers[i] else [mark]
+
+
+def drop_replays(topics: list[str], headers: list[Any], sequenced: Iterable[str],
+                 seen: dict[str, int]) -> tuple[list[bool], list[Any]]:
+    """Which rows to keep, and every row's headers without the sequence header.
+
+    ``topics``/``headers`` are the micro-batch's rows in the order the task processes them;
+    rows of a ``sequenced`` topic whose sequence is at or below the highest ``seen`` for their
+    (topic, writer) are dropped; ``seen`` is updated in place (keys ``topic/stage/task``).
+    """
+    wanted = set(sequenced)
+    keep = [True] * len(topics)
+    out = list(headers)
+    unpack = _SEQ.unpack
+    for i, topic in enumerate(topics):
+        if topic not in wanted or headers[i] is None or len(headers[i]) == 0:
+            continue
+        rest, mark = [], None
+        for header in headers[i]:
+            if header["key"] == SEQ_HEADER and mark is None:
+                mark = unpack(bytes(header["value"]))
+            else:
+                rest.append(header)
+        if mark is None:
+            continue
+        out[i] = rest or None
+        writer = f"{topic}/{mark[0]}/{mark[1]}"
+        if mark[2] <= seen.get(writer, -1):
+            keep[i] = False
+        else:
+            seen[writer] = mark[2]
+    return keep, out
