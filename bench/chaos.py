@@ -27,12 +27,17 @@ written is read.
 What the figures mean, per output:
 
 - ``counts`` (n = the key's records in the input): the key's update sequence is the values
-  written for it, in offset order. **lost** = the values of 1..n missing from the sequence,
-  summed over keys (a final count below n misses at least n - final of them: an input record
-  that changed no count). **duplicated** = the final count's excess over n, summed over keys (an
-  input record counted twice), plus, under exactly-once only, the values written more than once
-  (every value is written once when each record is processed exactly once; under at-least-once
-  a replay after a crash writes values again, which is allowed).
+  written for it, in offset order, and its final count the last of them. **lost** = n minus the
+  final count where the final count is below n, summed over keys (input records that changed no
+  count). **skipped** = the values of 1..n missing from the sequence beyond those (the final
+  count reached n, but some update was never written: a state change whose output record died
+  with its instance while the changelog record got out; a restart then replays the input from
+  the committed offset on top of that state, so the count goes past n by as much). Under
+  at-least-once the contract is nothing lost; under exactly-once, nothing lost or skipped.
+  **duplicated** = the final count's excess over n, summed over keys (an input record counted
+  twice), plus, under exactly-once only, the values written more than once (every value is
+  written once when each record is processed exactly once; under at-least-once a replay after a
+  crash writes values again, which is allowed).
 - ``windowed``: the same per ``(key, window start)``, with n the key's records in that window.
 - ``joined``: one output per input record (``e<seq>|p-<key>``: the table holds every key before
   input starts). **lost** = input records with no output; **duplicated** = outputs beyond the
@@ -96,26 +101,34 @@ def reference(records: list[tuple[str, str, int]], window_ms: int) -> dict[str, 
 
 
 def compare(expected: dict[str, Counter], written: dict[str, list[tuple[str, Any]]],
-            exactly_once: bool) -> dict[str, dict[str, int]]:
-    """Lost and duplicated per output, as the module docstring defines them."""
-    out: dict[str, dict[str, int]] = {}
+            exactly_once: bool) -> dict[str, dict[str, Any]]:
+    """Lost, skipped and duplicated per output, as the module docstring defines them, with a
+    few keys that have any (their expected n and the values written)."""
+    out: dict[str, dict[str, Any]] = {}
     for name in ("counts", "windowed"):
         seqs: dict[str, list[int]] = {}
         for key, value in written[name]:
             seqs.setdefault(key, []).append(value)
-        lost = dup = 0
+        lost = skipped = dup = 0
+        examples: dict[str, Any] = {}
         for key, n in expected[name].items():
             seq = seqs.get(key, [])
-            lost += len(set(range(1, n + 1)) - set(seq))
             final = seq[-1] if seq else 0
-            dup += max(0, final - n)
-            if exactly_once:
-                dup += len(seq) - len(set(seq))
-        out[name] = {"out": len(written[name]), "lost": lost, "duplicated": dup}
+            missing = len(set(range(1, n + 1)) - set(seq))
+            below = max(0, n - final)
+            excess = max(0, final - n) + (len(seq) - len(set(seq)) if exactly_once else 0)
+            lost += below
+            skipped += missing - below if missing > below else 0
+            dup += excess
+            if (missing or excess) and len(examples) < 5:
+                examples[key] = {"n": n, "written": seq[-12:]}
+        out[name] = {"out": len(written[name]), "lost": lost, "skipped": skipped,
+                     "duplicated": dup, "examples": examples}
     joined = Counter(value for _, value in written["joined"])
     out["joined"] = {
         "out": len(written["joined"]),
         "lost": sum(1 for v in expected["joined"] if v not in joined),
+        "skipped": 0,
         "duplicated": sum(n - 1 for n in joined.values() if n > 1),
     }
     return out
@@ -229,6 +242,7 @@ class Chaos:
         self.prefix = f"chaos-{options.guarantee}-{options.seed}-{int(time.time())}"
         self.admin = AdminClient({"bootstrap.servers": bootstrap})
         self.produced = 0
+        self.ends: dict[int, int] = {}  # input partition -> its end offset, from deliveries
         self.faults: Counter = Counter()
         self.notes: list[str] = []
         self.stop_input = threading.Event()
@@ -275,6 +289,14 @@ class Chaos:
         from confluent_kafka import Producer
 
         failed: list[Any] = []
+
+        def delivered(err: Any, msg: Any) -> None:
+            if err is not None:
+                failed.append(err)
+            else:
+                self.ends[msg.partition()] = max(self.ends.get(msg.partition(), 0),
+                                                 msg.offset() + 1)
+
         producer = Producer({"bootstrap.servers": self.bootstrap, "linger.ms": 5,
                              "enable.idempotence": True})
         rnd = random.Random(self.o.seed)
@@ -287,7 +309,7 @@ class Chaos:
                 producer.produce(
                     f"{self.prefix}-events", f"e{seq}".encode(), key.encode(),
                     timestamp=self.t0 + int(seq * 1000 / self.o.rate),
-                    on_delivery=lambda err, _msg: err is not None and failed.append(err))
+                    on_delivery=delivered)
                 seq += 1
             producer.poll(0)
             time.sleep(0.01)
@@ -440,6 +462,7 @@ class Chaos:
             time.sleep(1)
         caught_up = time.monotonic() - settle_start
         time.sleep(3)
+        unprocessed = self.unprocessed()
         codes = [inst.term() for inst in self.instances]
         if any(code != 0 for code in codes):
             self.notes.append(f"exit codes on the final SIGTERM: {codes}")
@@ -451,8 +474,26 @@ class Chaos:
             "guarantee": self.o.guarantee, "faults": dict(self.faults), "in": self.produced,
             "outputs": result, "pause_partition_s": round(self.max_gap_partition, 1),
             "pause_any_s": round(self.max_gap_any, 1), "caught_up_s": round(caught_up, 1),
+            "unprocessed": unprocessed,
             "notes": self.notes, "diagnostics": self.diagnostics(),
         }
+
+    def unprocessed(self) -> dict[int, int]:
+        """Input records past the group's committed offset, per partition that has any (a
+        partition whose task is stalled, not lost: its records were never processed)."""
+        from confluent_kafka import Consumer, TopicPartition
+
+        consumer = Consumer({"bootstrap.servers": self.bootstrap,
+                             "group.id": f"{self.prefix}-app", "enable.auto.commit": False})
+        try:
+            committed = consumer.committed(
+                [TopicPartition(f"{self.prefix}-events", p) for p in range(self.o.partitions)],
+                timeout=30)
+        finally:
+            consumer.close()
+        out = {tp.partition: self.ends.get(tp.partition, 0) - max(tp.offset, 0)
+               for tp in committed}
+        return {p: n for p, n in out.items() if n > 0}
 
     def read_outputs(self) -> dict[str, list[tuple[str, Any]]]:
         out: dict[str, list[tuple[str, Any]]] = {}
@@ -547,11 +588,11 @@ def table(result: dict[str, Any]) -> str:
     lines = [f"| {result['guarantee']} | faults: {faults} | in: {result['in']} | "
              f"longest pause: {result['pause_partition_s']} s one partition, "
              f"{result['pause_any_s']} s all |",
-             "", "| output | records in | records out | lost | duplicated |",
-             "|---|---:|---:|---:|---:|"]
+             "", "| output | records in | records out | lost | skipped | duplicated |",
+             "|---|---:|---:|---:|---:|---:|"]
     for name, row in result["outputs"].items():
         lines.append(f"| {name} | {result['in']} | {row['out']} | {row['lost']} | "
-                     f"{row['duplicated']} |")
+                     f"{row['skipped']} | {row['duplicated']} |")
     return "\n".join(lines)
 
 
@@ -574,7 +615,11 @@ def main() -> None:
     options = Options(**{k: v for k, v in vars(args).items() if k != "json"})
     result = run(options)
     print(table(result))
-    print(f"caught up {result['caught_up_s']} s after input stopped; notes: {result['notes']}")
+    print(f"caught up {result['caught_up_s']} s after input stopped; input not processed at the "
+          f"end, by partition: {result['unprocessed']}; notes: {result['notes']}")
+    for name, row in result["outputs"].items():
+        if row.get("examples"):
+            print(f"{name}, keys with a difference: {row['examples']}")
     if result["diagnostics"]:
         print(f"diagnostics: {result['diagnostics']}")
     if args.json:
