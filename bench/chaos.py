@@ -44,10 +44,11 @@ What the figures mean, per output:
   first of a record (errors under exactly-once, allowed under at-least-once).
 
 **longest pause** is measured by a consumer that tails the three output topics (read
-uncommitted, so it sees records as they are written): from the first output record until input
-stops, the longest wall-clock gap between two output records arriving on one ``counts``
-partition (every partition gets input several times a second, so a gap is that partition's task
-not running: detection of a dead member, a rebalance, a restore) and, beside it, the longest gap
+uncommitted, so it sees records as they are written): until input stops, the longest wall-clock
+gap between two output records arriving on one ``counts`` partition, or between a partition's
+last record and the end of input for one that stopped (every partition gets input several times
+a second, so a gap is that partition's task not running: detection of a dead member, a
+rebalance, a restore) and, beside it, the longest gap
 with no output at all on any partition.
 
 Usage: python bench/chaos.py [--instances 3] [--threads 4] [--partitions 8] [--minutes 10]
@@ -327,6 +328,8 @@ class Chaos:
                          for n in OUTPUTS for p in range(self.o.partitions)])
         last_part: dict[int, float] = {}
         last_any: float | None = None
+        started = time.monotonic()
+        stopped: float | None = None
         latest: dict[str, dict[str, int]] = {n: {} for n in OUTPUTS}
         try:
             while not self.stop_tail.is_set():
@@ -352,6 +355,12 @@ class Chaos:
                     last_any = now
                 with self.lock:
                     self.tail_counts = dict(latest["counts"])
+                if not measuring and stopped is None:
+                    stopped = now  # a partition silent since its last record: that gap too
+                    for p in range(self.o.partitions):
+                        self.max_gap_partition = max(self.max_gap_partition,
+                                                     now - last_part.get(p, started))
+                    self.max_gap_any = max(self.max_gap_any, now - (last_any or started))
         finally:
             consumer.close()
 

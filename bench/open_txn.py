@@ -10,7 +10,14 @@ killed with SIGKILL; another producer then commits a record to the same partitio
 ``tests/runtime/committed_log.py`` reads it) and whether a ``read_committed`` consumer got the
 committed record.
 
-Usage: python bench/open_txn.py [--wait 30]   (prints one JSON line; exit code 1 if still open)
+With ``--same-id`` the committing producer uses the dead one's ``transactional.id``, as a
+restarted stream thread does: Kafka then aborts the dead transaction (an ABORT marker) before
+the new one begins. The report adds the records a reader applying the markers as they stand
+(``committed_log``) counts as committed: 1 is right, 2 means the dead transaction's record
+reads as committed by the next transaction's COMMIT marker (no ABORT marker between them).
+
+Usage: python bench/open_txn.py [--wait 30] [--same-id]   (one JSON line; exit code 1 if the
+dead transaction is still open)
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def main() -> None:
-    from committed_log import aborted_record_count, open_record_count
+    from committed_log import aborted_record_count, open_record_count, read_committed_log
     from confluent_kafka import Consumer, Producer, TopicPartition
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -48,6 +55,7 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--wait", type=float, default=30)
+    parser.add_argument("--same-id", action="store_true")
     args = parser.parse_args()
     with LocalBroker() as broker:
         bootstrap, topic = broker.bootstrap_servers, "open-txn"
@@ -55,7 +63,8 @@ def main() -> None:
         for future in admin.create_topics([NewTopic(topic, 1, 1)]).values():
             future.result(10)
         subprocess.run([sys.executable, "-c", CHILD, bootstrap, topic], check=False, timeout=60)
-        live = Producer({"bootstrap.servers": bootstrap, "transactional.id": "live"})
+        live = Producer({"bootstrap.servers": bootstrap,
+                         "transactional.id": f"dead-{topic}" if args.same_id else "live"})
         live.init_transactions(10)
         live.begin_transaction()
         live.produce(topic, b"committed", partition=0)
@@ -72,7 +81,9 @@ def main() -> None:
         result = {"waited_s": args.wait,
                   "dead_txn_records_still_open": open_record_count(bootstrap, topic),
                   "dead_txn_records_aborted": aborted_record_count(bootstrap, topic),
-                  "read_committed_consumer_saw": [v.decode() for v in seen]}
+                  "read_committed_consumer_saw": [v.decode() for v in seen],
+                  "committed_by_the_markers": [v.decode() for _, v, _ in
+                                               read_committed_log(bootstrap, topic)]}
         print(json.dumps(result))
         sys.exit(1 if result["dead_txn_records_still_open"] else 0)
 

@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-import chaos  # noqa: E402
+import chaos
 
 PLAN = ["kill", "wipe", "term", "thread"]
 
