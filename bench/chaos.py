@@ -1,5 +1,8 @@
 """Chaos test with figures: several instances of a stateful app under faults, output checked.
 
+(Over 600 lines: the reference, the check and the run that feeds them stay in one file, so the
+rules the figures follow read in one place.)
+
 It starts ``--instances`` child processes of ``bench/chaos_app.py`` (a count per key, a windowed
 count per key and a stream-table join; ``--threads`` stream threads between them, spread as
 evenly as they go) on a LocalBroker with ``--partitions`` partitions per topic, and for
@@ -249,7 +252,6 @@ class Chaos:
         self.stop_input = threading.Event()
         self.stop_tail = threading.Event()
         self.t0 = int(time.time() * 1000)
-        self.arrivals: dict[str, dict[str, int]] = {n: {} for n in OUTPUTS}
         self.tail_counts: dict[str, int] = {}
         self.max_gap_partition = 0.0
         self.max_gap_any = 0.0
