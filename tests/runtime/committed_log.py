@@ -67,8 +67,10 @@ def _fates(batches: list[Any]) -> dict[int, int]:
     return fate
 
 
-def _visible(batches: list[Any]) -> list[tuple[bytes | None, bytes | None]]:
-    """The records a read_committed consumer sees, in offset order."""
+def _visible(batches: list[Any], open_as_aborted: bool = False
+             ) -> list[tuple[bytes | None, bytes | None]]:
+    """The records a read_committed consumer sees, in offset order (with ``open_as_aborted``,
+    those it sees once every transaction still open has been aborted)."""
     fate = _fates(batches)
     out: list[tuple[bytes | None, bytes | None]] = []
     for index, batch in enumerate(batches):
@@ -76,6 +78,8 @@ def _visible(batches: list[Any]) -> list[tuple[bytes | None, bytes | None]]:
             continue
         if batch.is_transactional:
             if index not in fate:
+                if open_as_aborted:
+                    continue
                 break  # an open transaction: the last stable offset
             if fate[index] == ABORT:
                 continue
@@ -111,13 +115,38 @@ def aborted_record_count(bootstrap: str, topic: str, partitions: int = 1,
         client.close()
 
 
+def open_record_count(bootstrap: str, topic: str, partitions: int = 1,
+                      timeout: float = 10.0) -> int:
+    """How many records of ``topic`` belong to transactions with no marker yet (open ones)."""
+    client, node = _connected(bootstrap, timeout)
+    try:
+        total = 0
+        for partition in range(partitions):
+            batches = _batches(client, node, topic, partition)
+            fate = _fates(batches)
+            total += sum(batch.last_offset_delta + 1 for index, batch in enumerate(batches)
+                         if batch.is_transactional and not batch.is_control_batch
+                         and index not in fate)
+        return total
+    finally:
+        client.close()
+
+
 def read_committed_log(bootstrap: str, topic: str, partitions: int = 1,
-                       timeout: float = 10.0) -> list[tuple[bytes | None, bytes | None, int]]:
-    """``(key, value, partition)`` of each committed record of ``topic``, partition by partition."""
+                       timeout: float = 10.0, *, open_as_aborted: bool = False
+                       ) -> list[tuple[bytes | None, bytes | None, int]]:
+    """``(key, value, partition)`` of each committed record of ``topic``, partition by partition.
+
+    A transaction with no marker yet stops a partition's reading there (the last stable offset),
+    unless ``open_as_aborted``: then its records are skipped as Kafka's broker would once the
+    transaction timed out and it aborted it (a check reads so once every live producer has
+    committed, when an open transaction can only be a killed producer's).
+    """
     client, node = _connected(bootstrap, timeout)
     try:
         return [(key, value, partition)
                 for partition in range(partitions)
-                for key, value in _visible(_batches(client, node, topic, partition))]
+                for key, value in _visible(_batches(client, node, topic, partition),
+                                           open_as_aborted)]
     finally:
         client.close()
