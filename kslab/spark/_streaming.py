@@ -351,22 +351,13 @@ class TaskProcessor(StatefulProcessor):
         """Nothing to release: each micro-batch's task is closed when it ends."""
 
 
-class CycleProcessor(StatefulProcessor):
+class CycleProcessor(TaskProcessor):
     """The tasks of a cycle of sub-topologies (a foreign-key join), all in one group and run as
     batch replay runs them (``CycleRunner``), rebuilt each micro-batch on Spark state: one
     MapState per task and store, one clocks ValueState per task. A micro-batch ends with no
     record in flight; the records handed over in process never reach Kafka, so their offsets
-    (what ``context.offset()`` shows for them) count from 0 again in each micro-batch."""
-
-    def __init__(self, plan: SparkPlan, stage: Stage, props: dict[str, Any],
-                 timers: bool, preload: bool | None = None) -> None:
-        self.timers = timers
-        self.preload = preload
-        self.topology = plan.topology
-        self.app_id = plan.application_id
-        self.counts = dict(plan.partitions)
-        self.stage = stage
-        self.props = props
+    (what ``context.offset()`` shows for them) count from 0 again in each micro-batch. It
+    shares ``TaskProcessor``'s settings (its constructor) and replaces its state and runs."""
 
     def init(self, handle: Any) -> None:
         """Declare the state of every task of the cycle, named by its id."""

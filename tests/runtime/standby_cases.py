@@ -6,21 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps import Counter
+
 import kslab as ks
 from kslab import serdes
-
-
-class KeyCounter(ks.Processor):
-    """Counts records per key in the 'counts' store and forwards the new count."""
-
-    def init(self, context: ks.ProcessorContext) -> None:
-        self.context = context
-        self.store = context.get_state_store("counts")
-
-    def process(self, record: ks.Record) -> None:
-        count = (self.store.get(record.key) or 0) + 1
-        self.store.put(record.key, count)
-        self.context.forward(record.with_value(count))
 
 
 def count_app(source: str, sink: str, *, persistent: bool = True) -> ks.Topology:
@@ -29,7 +18,7 @@ def count_app(source: str, sink: str, *, persistent: bool = True) -> ks.Topology
                 else ks.Stores.in_memory_key_value_store("counts"))
     topo = ks.Topology()
     topo.add_source("in", source, key_serde=serdes.String(), value_serde=serdes.String())
-    topo.add_processor("count", KeyCounter, "in")
+    topo.add_processor("count", Counter, "in")  # counts per key, whatever it holds
     topo.add_state_store(
         ks.Stores.key_value_store_builder(supplier, serdes.String(), serdes.Long()), "count")
     topo.add_sink("out", sink, "count", key_serde=serdes.String(), value_serde=serdes.Long())
