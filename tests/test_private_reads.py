@@ -19,7 +19,9 @@ The rule, in one place (``allowed`` below): ``obj._name`` is allowed in a module
 - it is a third-party or standard-library name whose owner made it underscored and public
   (``THIRD_PARTY``).
 
-What is left is listed in ``ALLOWLIST`` with its reason, and the list is empty.
+What is left is listed in ``ALLOWLIST`` with its reason, and the list is empty. The same holds
+for names imported by ``from kslab.x import _name``: a private module is imported by its package
+(``from kslab.dsl import _joins``), a private name is not taken from another module.
 """
 
 from __future__ import annotations
@@ -182,8 +184,34 @@ def private_reads() -> list[str]:
     return found
 
 
+def _is_module(package: str, name: str) -> bool:
+    base = ROOT.parent / package.replace(".", "/") / name
+    return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
+
+
+def private_imports() -> list[str]:
+    """Every ``from kslab.x import _name`` in kslab/ that takes another module's private name
+    (importing a private *module*, ``from kslab.dsl import _joins``, is how a package is used)."""
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        for node in ast.walk(_tree(_module_name(path))):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.startswith("kslab"):
+                for alias in node.names:
+                    name = alias.name
+                    if name.startswith("_") and not name.startswith("__") and \
+                            not _is_module(node.module, name):
+                        found.append(f"{path.relative_to(ROOT.parent)}:{node.lineno}: "
+                                     f"from {node.module} import {name}")
+    return found
+
+
 def test_no_module_reads_another_modules_private_members():
     assert private_reads() == []
+
+
+def test_no_module_imports_another_modules_private_names():
+    assert private_imports() == []
 
 
 def test_the_allowlist_is_needed_and_explained():

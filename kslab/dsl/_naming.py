@@ -17,8 +17,8 @@ from kslab.dsl.config import (
     Named,
     Produced,
     Repartitioned,
-    _replace,
     check_name,
+    replaced,
 )
 from kslab.dsl.joined import Joined, TableJoined
 from kslab.errors import TopologyError
@@ -84,7 +84,7 @@ def resolve_config(kind: type, given: Any, op: str, **shorthands: Any) -> Any:
     elif isinstance(given, kind):
         config = given
     elif isinstance(given, str) and "name" not in shorthands:
-        config = _replace(kind(), name=check_name(given))
+        config = replaced(kind(), name=check_name(given))
     else:
         param = _KINDS.get(kind, kind.__name__.lower())
         msg = f"{op}() got {param}={given!r}; pass a ks.{kind.__name__}"
@@ -92,7 +92,7 @@ def resolve_config(kind: type, given: Any, op: str, **shorthands: Any) -> Any:
     updates = {k: v for k, v in shorthands.items() if v is not None}
     if "name" in updates:
         check_name(updates["name"])
-    return _replace(config, **updates) if updates else config
+    return replaced(config, **updates) if updates else config
 
 
 def resolve_materialized(given: Any, op: str) -> Materialized | None:

@@ -30,7 +30,7 @@ from kslab.dsl._naming import (
     suffix_or_generate,
 )
 from kslab.dsl._stores import MaterializedInternal, store_factory
-from kslab.dsl.config import Consumed, Materialized, _replace, internal
+from kslab.dsl.config import Consumed, Materialized, internal, replaced
 from kslab.errors import TopologyError
 from kslab.topology.display import mimebundle
 from kslab.topology.topology import Topology
@@ -238,9 +238,9 @@ class StreamsBuilder:
         if stored is None:
             mat = Materialized.with_(given.key_serde, given.value_serde)
         elif explicit or name is not None:
-            mat = _replace(mat, key_serde=given.key_serde, value_serde=given.value_serde)
+            mat = replaced(mat, key_serde=given.key_serde, value_serde=given.value_serde)
         else:
-            consumed = _replace(consumed, key_serde=stored.key_serde,
+            consumed = replaced(consumed, key_serde=stored.key_serde,
                                 value_serde=stored.value_serde)
         return consumed, self.materialize(mat, topic + "-")
 
@@ -357,7 +357,7 @@ def _configured_store_type(props: Mapping[str, Any] | None) -> str | None:
     props = props or {}
     suppliers = props.get("dsl.store.suppliers.class")
     if suppliers is not None:
-        return _suppliers_store_type(suppliers)
+        return suppliers_store_type(suppliers)
     value = props.get("default.dsl.store")
     if value is None:
         return None
@@ -370,7 +370,7 @@ def _configured_store_type(props: Mapping[str, Any] | None) -> str | None:
     raise TopologyError(msg)
 
 
-def _suppliers_store_type(value: Any) -> str:
+def suppliers_store_type(value: Any) -> str:
     """Map a ``dsl.store.suppliers.class`` (Java's built-in class names, or kslab's store type
     names) to ``"in_memory"`` or ``"persistent"``."""
     name = value if isinstance(value, str) else getattr(value, "__name__", str(value))

@@ -84,7 +84,7 @@ class CogroupedKStream:
             processors.append(node)
             suppliers.append(supplier)
         merge_name = suffix_or_generate(b, user, "-cogroup-merge", MERGE_NAME)
-        merger = _PassThroughSupplier(suppliers, mat.store_name)
+        merger = PassThroughSupplier(suppliers, mat.store_name)
         merge = ProcessorGraphNode(merge_name, merger)
         b.add_node(processors, merge)
         return KTable(b, merge_name, mat.key_serde, mat.value_serde, {merge_name},
@@ -128,7 +128,7 @@ class CogroupedKStream:
         return mimebundle(self, include, exclude)
 
 
-class _PassThroughSupplier:
+class PassThroughSupplier:
     """Java's ``KTablePassThrough``: forwards the aggregates; reads go to the shared store."""
 
     def __init__(self, parents: list[AggregateSupplier], store_name: str) -> None:

@@ -36,7 +36,7 @@ _LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
 _MAX_NAME_LENGTH = 249
 
 
-class _hybrid:  # noqa: N801 - a descriptor used like a decorator
+class hybrid_method:  # noqa: N801 - a descriptor used like a decorator
     """A method callable on the class (on a fresh default instance) or on an instance."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
@@ -47,7 +47,7 @@ class _hybrid:  # noqa: N801 - a descriptor used like a decorator
         return functools.partial(self.fn, obj if obj is not None else cls())
 
 
-def _replace(obj: Any, **fields: Any) -> Any:
+def replaced(obj: Any, **fields: Any) -> Any:
     new = copy.copy(obj)
     for field, value in fields.items():
         setattr(new, "_" + field, value)
@@ -104,7 +104,7 @@ def _reset(policy: Any) -> str | None:
     return policy.lower() if isinstance(policy, str) else policy
 
 
-class _Config:
+class ConfigBase:
     """Shared repr for config objects."""
 
     def __repr__(self) -> str:
@@ -126,7 +126,7 @@ class Internal:
 
     __slots__ = ("_config", "_settings")
 
-    def __init__(self, config: _Config) -> None:
+    def __init__(self, config: ConfigBase) -> None:
         object.__setattr__(self, "_config", type(config).__name__)
         object.__setattr__(self, "_settings",
                            {name.removeprefix("_"): value for name, value in vars(config).items()})
@@ -143,12 +143,12 @@ class Internal:
         raise AttributeError(msg)
 
 
-def internal(config: _Config) -> Any:
+def internal(config: ConfigBase) -> Any:
     """``config``'s settings for the DSL's operators, read only (see ``Internal``)."""
     return Internal(config)
 
 
-class Named(_Config):
+class Named(ConfigBase):
     """A user-given name for the processor an operator creates."""
 
     def __init__(self, name: str | None = None) -> None:
@@ -160,7 +160,7 @@ class Named(_Config):
         require_not_none(name, "name", "Named.as_")
         return Named(name)
 
-    @_hybrid
+    @hybrid_method
     def with_name(self, name: str) -> Named:
         """A copy named ``name``."""
         return Named(name)
@@ -177,7 +177,7 @@ class Named(_Config):
         return self._name
 
 
-class Consumed(_Config):
+class Consumed(ConfigBase):
     """How a source topic is read: serdes, timestamp extractor, offset reset, source name."""
 
     def __init__(self) -> None:
@@ -195,37 +195,37 @@ class Consumed(_Config):
         offset_reset: str | None = None,
     ) -> Consumed:
         """Serdes, and optionally a timestamp extractor and an offset reset policy."""
-        return _replace(
+        return replaced(
             Consumed(), key_serde=key_serde, value_serde=value_serde,
             timestamp_extractor=timestamp_extractor, offset_reset=_reset(offset_reset),
         )
 
-    @_hybrid
+    @hybrid_method
     def as_(self, name: str) -> Consumed:
         """Name the source node."""
-        return _replace(self, name=check_name(name, "Consumed"))
+        return replaced(self, name=check_name(name, "Consumed"))
 
     with_name = as_
 
-    @_hybrid
+    @hybrid_method
     def with_key_serde(self, serde: Any) -> Consumed:
         """Read keys with ``serde``."""
-        return _replace(self, key_serde=serde)
+        return replaced(self, key_serde=serde)
 
-    @_hybrid
+    @hybrid_method
     def with_value_serde(self, serde: Any) -> Consumed:
         """Read values with ``serde``."""
-        return _replace(self, value_serde=serde)
+        return replaced(self, value_serde=serde)
 
-    @_hybrid
+    @hybrid_method
     def with_timestamp_extractor(self, extractor: Callable[..., int]) -> Consumed:
         """Take record timestamps from ``extractor(record, partition_time)``."""
-        return _replace(self, timestamp_extractor=extractor)
+        return replaced(self, timestamp_extractor=extractor)
 
-    @_hybrid
+    @hybrid_method
     def with_offset_reset_policy(self, policy: str) -> Consumed:
         """``"earliest"`` or ``"latest"``."""
-        return _replace(self, offset_reset=_reset(policy))
+        return replaced(self, offset_reset=_reset(policy))
 
     @property
     def name(self) -> str | None:
@@ -233,7 +233,7 @@ class Consumed(_Config):
         return self._name
 
 
-class Produced(_Config):
+class Produced(ConfigBase):
     """How a stream is written to a topic: serdes, partitioner, sink name."""
 
     def __init__(self) -> None:
@@ -246,39 +246,39 @@ class Produced(_Config):
     def with_(key_serde: Any = None, value_serde: Any = None,
               partitioner: Callable[..., Any] | None = None) -> Produced:
         """Serdes and optionally a partitioner ``(topic, key, value, num_partitions)``."""
-        return _replace(Produced(), key_serde=key_serde, value_serde=value_serde,
+        return replaced(Produced(), key_serde=key_serde, value_serde=value_serde,
                         partitioner=partitioner)
 
-    @_hybrid
+    @hybrid_method
     def as_(self, name: str) -> Produced:
         """Name the sink node."""
-        return _replace(self, name=check_name(name, "Produced"))
+        return replaced(self, name=check_name(name, "Produced"))
 
     with_name = as_
 
-    @_hybrid
+    @hybrid_method
     def key_serde(self, serde: Any) -> Produced:
         """Write keys with ``serde``."""
-        return _replace(self, key_serde=serde)
+        return replaced(self, key_serde=serde)
 
     with_key_serde = key_serde
 
-    @_hybrid
+    @hybrid_method
     def value_serde(self, serde: Any) -> Produced:
         """Write values with ``serde``."""
-        return _replace(self, value_serde=serde)
+        return replaced(self, value_serde=serde)
 
     with_value_serde = value_serde
 
-    @_hybrid
+    @hybrid_method
     def stream_partitioner(self, partitioner: Callable[..., Any]) -> Produced:
         """Choose partitions with ``partitioner(topic, key, value, num_partitions)``."""
-        return _replace(self, partitioner=partitioner)
+        return replaced(self, partitioner=partitioner)
 
     with_stream_partitioner = stream_partitioner
 
 
-class Grouped(_Config):
+class Grouped(ConfigBase):
     """Serdes and a name for the repartition topic a grouping may need."""
 
     def __init__(self) -> None:
@@ -289,27 +289,27 @@ class Grouped(_Config):
     @staticmethod
     def with_(key_serde: Any = None, value_serde: Any = None, name: str | None = None) -> Grouped:
         """Serdes (and optionally a name) for the grouped records."""
-        return _replace(Grouped(), key_serde=key_serde, value_serde=value_serde,
+        return replaced(Grouped(), key_serde=key_serde, value_serde=value_serde,
                         name=check_name(name, "Grouped"))
 
-    @_hybrid
+    @hybrid_method
     def as_(self, name: str) -> Grouped:
         """Name the repartition topic (``<name>-repartition``) and its nodes."""
-        return _replace(self, name=check_name(name, "Grouped"))
+        return replaced(self, name=check_name(name, "Grouped"))
 
     with_name = as_
 
-    @_hybrid
+    @hybrid_method
     def key_serde(self, serde: Any) -> Grouped:
         """Group keys use ``serde``."""
-        return _replace(self, key_serde=serde)
+        return replaced(self, key_serde=serde)
 
     with_key_serde = key_serde
 
-    @_hybrid
+    @hybrid_method
     def value_serde(self, serde: Any) -> Grouped:
         """Grouped values use ``serde``."""
-        return _replace(self, value_serde=serde)
+        return replaced(self, value_serde=serde)
 
     with_value_serde = value_serde
 
@@ -321,7 +321,7 @@ class StoreType(enum.StrEnum):
     ROCKS_DB = "persistent"
 
 
-class Materialized(_Config):
+class Materialized(ConfigBase):
     """How a KTable is kept in a store: name, serdes, store type, changelog and caching."""
 
     StoreType = StoreType
@@ -338,13 +338,13 @@ class Materialized(_Config):
         self._store_type: str | None = None
         self._history_retention: int | None = None
 
-    @_hybrid
+    @hybrid_method
     def as_(self, name_or_supplier: Any) -> Materialized:
         """Name the store (``str``), give the store supplier to use, or just a ``StoreType``."""
         if isinstance(name_or_supplier, StoreType):
-            return _replace(self, store_type=name_or_supplier.value)
+            return replaced(self, store_type=name_or_supplier.value)
         if isinstance(name_or_supplier, str):
-            return _replace(self, store_name=check_name(name_or_supplier, "Materialized"))
+            return replaced(self, store_name=check_name(name_or_supplier, "Materialized"))
         require_not_none(name_or_supplier, "supplier", "Materialized.as_")
         if not hasattr(name_or_supplier, "get"):
             msg = (
@@ -352,60 +352,60 @@ class Materialized(_Config):
                 "supplier such as ks.Stores.in_memory_key_value_store('name')"
             )
             raise TopologyError(msg)
-        return _replace(self, supplier=name_or_supplier)
+        return replaced(self, supplier=name_or_supplier)
 
     @staticmethod
     def as_versioned(name: str, history_retention: Any) -> Materialized:
         """A versioned store keeping ``history_retention`` ms of history (KIP-889)."""
-        return _replace(Materialized(), store_name=check_name(name, "Materialized"),
+        return replaced(Materialized(), store_name=check_name(name, "Materialized"),
                         history_retention=millis(history_retention, "as_versioned"))
 
     @staticmethod
     def with_(key_serde: Any = None, value_serde: Any = None) -> Materialized:
         """Serdes for an anonymous store."""
-        return _replace(Materialized(), key_serde=key_serde, value_serde=value_serde)
+        return replaced(Materialized(), key_serde=key_serde, value_serde=value_serde)
 
-    @_hybrid
+    @hybrid_method
     def with_key_serde(self, serde: Any) -> Materialized:
         """Store keys with ``serde`` (``None``: the upstream or default serde)."""
-        return _replace(self, key_serde=serde)
+        return replaced(self, key_serde=serde)
 
-    @_hybrid
+    @hybrid_method
     def with_value_serde(self, serde: Any) -> Materialized:
         """Store values with ``serde`` (``None``: the upstream or default serde)."""
-        return _replace(self, value_serde=serde)
+        return replaced(self, value_serde=serde)
 
-    @_hybrid
+    @hybrid_method
     def with_logging_enabled(self, config: dict[str, Any] | None = None) -> Materialized:
         """Write a changelog topic, with ``config`` as its topic configs."""
-        return _replace(self, logging=True, log_config={str(k): str(v)
+        return replaced(self, logging=True, log_config={str(k): str(v)
                                                         for k, v in (config or {}).items()})
 
-    @_hybrid
+    @hybrid_method
     def with_logging_disabled(self) -> Materialized:
         """Write no changelog (the store is then not fault tolerant)."""
-        return _replace(self, logging=False, log_config={})
+        return replaced(self, logging=False, log_config={})
 
-    @_hybrid
+    @hybrid_method
     def with_caching_enabled(self) -> Materialized:
         """Put a record cache in front of the store (the default)."""
-        return _replace(self, caching=True)
+        return replaced(self, caching=True)
 
-    @_hybrid
+    @hybrid_method
     def with_caching_disabled(self) -> Materialized:
         """Forward every update downstream at once."""
-        return _replace(self, caching=False)
+        return replaced(self, caching=False)
 
-    @_hybrid
+    @hybrid_method
     def with_retention(self, retention: Any) -> Materialized:
         """Retention of a window or session store."""
         if (isinstance(retention, timedelta) and retention < timedelta(0)) or (
                 isinstance(retention, int) and not isinstance(retention, bool) and retention < 0):
             msg = "Retention must not be negative."
             raise InvalidConfigError(msg)
-        return _replace(self, retention=millis(retention, "with_retention"))
+        return replaced(self, retention=millis(retention, "with_retention"))
 
-    @_hybrid
+    @hybrid_method
     def with_store_type(self, store_type: str) -> Materialized:
         """``"in_memory"`` or ``"persistent"`` (``"rocks_db"``)."""
         require_not_none(store_type, "store type", "Materialized.with_store_type")
@@ -421,7 +421,7 @@ class Materialized(_Config):
         if kind not in ("in_memory", "persistent"):
             msg = f"Materialized got store type {store_type!r}; use 'in_memory' or 'persistent'"
             raise TopologyError(msg)
-        return _replace(self, store_type=kind)
+        return replaced(self, store_type=kind)
 
     @property
     def store_name(self) -> str | None:
@@ -431,7 +431,7 @@ class Materialized(_Config):
         return self._store_name
 
 
-class Repartitioned(_Config):
+class Repartitioned(ConfigBase):
     """Name, serdes, partition count and partitioner of an explicit repartition topic."""
 
     def __init__(self) -> None:
@@ -444,41 +444,41 @@ class Repartitioned(_Config):
     @staticmethod
     def with_(key_serde: Any = None, value_serde: Any = None) -> Repartitioned:
         """Serdes of the repartition topic."""
-        return _replace(Repartitioned(), key_serde=key_serde, value_serde=value_serde)
+        return replaced(Repartitioned(), key_serde=key_serde, value_serde=value_serde)
 
-    @_hybrid
+    @hybrid_method
     def as_(self, name: str) -> Repartitioned:
         """Name the topic ``<application.id>-<name>-repartition`` and its nodes."""
-        return _replace(self, name=check_name(name, "Repartitioned"))
+        return replaced(self, name=check_name(name, "Repartitioned"))
 
     with_name = as_
 
-    @_hybrid
+    @hybrid_method
     def with_number_of_partitions(self, partitions: int) -> Repartitioned:
         """Create the topic with ``partitions`` partitions."""
         if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
             msg = f"Repartitioned got {partitions!r} partitions; pass an int >= 1"
             raise TopologyError(msg)
-        return _replace(self, partitions=partitions)
+        return replaced(self, partitions=partitions)
 
     number_of_partitions = with_number_of_partitions
 
-    @_hybrid
+    @hybrid_method
     def with_stream_partitioner(self, partitioner: Callable[..., Any]) -> Repartitioned:
         """Choose partitions with ``partitioner(topic, key, value, num_partitions)``."""
-        return _replace(self, partitioner=partitioner)
+        return replaced(self, partitioner=partitioner)
 
     stream_partitioner = with_stream_partitioner
 
-    @_hybrid
+    @hybrid_method
     def with_key_serde(self, serde: Any) -> Repartitioned:
         """The key serde."""
-        return _replace(self, key_serde=serde)
+        return replaced(self, key_serde=serde)
 
-    @_hybrid
+    @hybrid_method
     def with_value_serde(self, serde: Any) -> Repartitioned:
         """The value serde."""
-        return _replace(self, value_serde=serde)
+        return replaced(self, value_serde=serde)
 
 
 def _not_null(value: Any, message: str) -> None:
@@ -487,7 +487,7 @@ def _not_null(value: Any, message: str) -> None:
         raise MissingDslArgumentError(message)
 
 
-class Branched(_Config):
+class Branched(ConfigBase):
     """A branch's name suffix and what to do with the branch stream."""
 
     def __init__(self) -> None:
@@ -499,22 +499,22 @@ class Branched(_Config):
     def as_(name: str) -> Branched:
         """Name the branch (``<split name><name>``)."""
         _not_null(name, "name cannot be null")
-        return _replace(Branched(), name=check_name(name, "Branched"))
+        return replaced(Branched(), name=check_name(name, "Branched"))
 
     @staticmethod
     def with_function(fn: Callable[[Any], Any], name: str | None = None) -> Branched:
         """Put ``fn(branch)`` (a stream or ``None``) in the result instead of the branch."""
         _not_null(fn, "chain function cannot be null")
-        return _replace(Branched(), function=fn, name=check_name(name, "Branched"))
+        return replaced(Branched(), function=fn, name=check_name(name, "Branched"))
 
     @staticmethod
     def with_consumer(fn: Callable[[Any], None], name: str | None = None) -> Branched:
         """Hand the branch to ``fn``; the branch is then left out of the result."""
         _not_null(fn, "chain consumer cannot be null")
-        return _replace(Branched(), consumer=fn, name=check_name(name, "Branched"))
+        return replaced(Branched(), consumer=fn, name=check_name(name, "Branched"))
 
 
-class Printed(_Config):
+class Printed(ConfigBase):
     """Where ``print_`` writes (stdout or a file), with a label and a line format."""
 
     def __init__(self) -> None:
@@ -542,21 +542,21 @@ class Printed(_Config):
         except OSError as exc:
             msg = f"Unable to write stream to file at [{path}] {exc}"
             raise TopologyError(msg) from exc
-        return _replace(Printed(), path=path)
+        return replaced(Printed(), path=path)
 
-    @_hybrid
+    @hybrid_method
     def with_label(self, label: str) -> Printed:
         """Start each line with ``[label]: ``."""
         require_not_none(label, "label", "Printed.with_label")
-        return _replace(self, label=label)
+        return replaced(self, label=label)
 
-    @_hybrid
+    @hybrid_method
     def with_key_value_mapper(self, mapper: Callable[[Any, Any], str]) -> Printed:
         """Format each record as ``mapper(key, value)``."""
         require_callable(mapper, "mapper", "Printed.with_key_value_mapper")
-        return _replace(self, mapper=mapper)
+        return replaced(self, mapper=mapper)
 
-    @_hybrid
+    @hybrid_method
     def with_name(self, name: str) -> Printed:
         """Name the printer node."""
-        return _replace(self, name=check_name(name, "Printed"))
+        return replaced(self, name=check_name(name, "Printed"))

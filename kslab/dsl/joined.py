@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kslab.dsl.config import StoreType, _Config, _hybrid, _replace, check_name, millis
+from kslab.dsl.config import ConfigBase, StoreType, check_name, hybrid_method, millis, replaced
 from kslab.state.base import StoreSupplier
 
 __all__ = ["Joined", "StreamJoined", "TableJoined"]
 
 
-class Joined(_Config):
+class Joined(ConfigBase):
     """Serdes and a name for a stream-table join (and its repartition topic)."""
 
     def __init__(self) -> None:
@@ -30,45 +30,45 @@ class Joined(_Config):
     def with_(key_serde: Any = None, value_serde: Any = None, other_value_serde: Any = None,
               name: str | None = None, grace_period: Any = None) -> Joined:
         """Serdes of the key, the stream's values and the table's values."""
-        return _replace(Joined(), key_serde=key_serde, value_serde=value_serde,
+        return replaced(Joined(), key_serde=key_serde, value_serde=value_serde,
                         other_value_serde=other_value_serde, name=check_name(name, "Joined"),
                         grace_period=millis(grace_period, "Joined"))
 
-    @_hybrid
+    @hybrid_method
     def as_(self, name: str) -> Joined:
         """Name the join processor and its repartition topic."""
-        return _replace(self, name=check_name(name, "Joined"))
+        return replaced(self, name=check_name(name, "Joined"))
 
     with_name = as_
 
-    @_hybrid
+    @hybrid_method
     def key_serde(self, serde: Any) -> Joined:
         """The key serde."""
-        return _replace(self, key_serde=serde)
+        return replaced(self, key_serde=serde)
 
     with_key_serde = key_serde
 
-    @_hybrid
+    @hybrid_method
     def value_serde(self, serde: Any) -> Joined:
         """The stream-side value serde."""
-        return _replace(self, value_serde=serde)
+        return replaced(self, value_serde=serde)
 
     with_value_serde = value_serde
 
-    @_hybrid
+    @hybrid_method
     def other_value_serde(self, serde: Any) -> Joined:
         """The table-side value serde."""
-        return _replace(self, other_value_serde=serde)
+        return replaced(self, other_value_serde=serde)
 
     with_other_value_serde = other_value_serde
 
-    @_hybrid
+    @hybrid_method
     def with_grace_period(self, grace_period: Any) -> Joined:
         """A grace period for versioned-table joins."""
-        return _replace(self, grace_period=millis(grace_period, "with_grace_period"))
+        return replaced(self, grace_period=millis(grace_period, "with_grace_period"))
 
 
-class StreamJoined(_Config):
+class StreamJoined(ConfigBase):
     """Serdes and names for a stream-stream join (its stores and processors)."""
 
     def __init__(self) -> None:
@@ -91,56 +91,56 @@ class StreamJoined(_Config):
         as ``StreamJoined.with(dslStoreSuppliers)`` a store type (``with_dsl_store_suppliers``)."""
         if isinstance(key_serde, StoreSupplier) and isinstance(value_serde, StoreSupplier) \
                 and other_value_serde is None:
-            return _replace(StreamJoined(), this_store_supplier=key_serde,
+            return replaced(StreamJoined(), this_store_supplier=key_serde,
                             other_store_supplier=value_serde)
         if _is_dsl_store_suppliers(key_serde) and value_serde is None and \
                 other_value_serde is None:
             return StreamJoined().with_dsl_store_suppliers(key_serde)
-        return _replace(StreamJoined(), key_serde=key_serde, value_serde=value_serde,
+        return replaced(StreamJoined(), key_serde=key_serde, value_serde=value_serde,
                         other_value_serde=other_value_serde)
 
-    @_hybrid
+    @hybrid_method
     def as_(self, store_name: str) -> StreamJoined:
         """Name the join's window stores."""
-        return _replace(self, store_name=check_name(store_name, "StreamJoined"))
+        return replaced(self, store_name=check_name(store_name, "StreamJoined"))
 
-    @_hybrid
+    @hybrid_method
     def with_name(self, name: str) -> StreamJoined:
         """Name the join processors and repartition topics."""
-        return _replace(self, name=check_name(name, "StreamJoined"))
+        return replaced(self, name=check_name(name, "StreamJoined"))
 
-    @_hybrid
+    @hybrid_method
     def with_store_name(self, store_name: str) -> StreamJoined:
         """Name the join's window stores."""
-        return _replace(self, store_name=check_name(store_name, "StreamJoined"))
+        return replaced(self, store_name=check_name(store_name, "StreamJoined"))
 
-    @_hybrid
+    @hybrid_method
     def with_key_serde(self, serde: Any) -> StreamJoined:
         """The key serde."""
-        return _replace(self, key_serde=serde)
+        return replaced(self, key_serde=serde)
 
-    @_hybrid
+    @hybrid_method
     def with_value_serde(self, serde: Any) -> StreamJoined:
         """This side's value serde."""
-        return _replace(self, value_serde=serde)
+        return replaced(self, value_serde=serde)
 
-    @_hybrid
+    @hybrid_method
     def with_other_value_serde(self, serde: Any) -> StreamJoined:
         """The other side's value serde."""
-        return _replace(self, other_value_serde=serde)
+        return replaced(self, other_value_serde=serde)
 
-    @_hybrid
+    @hybrid_method
     def with_this_store_supplier(self, supplier: Any) -> StreamJoined:
         """The window store supplier of this side (retention, window size and duplicates are
         checked against the join windows at build time, as in Java)."""
-        return _replace(self, this_store_supplier=supplier)
+        return replaced(self, this_store_supplier=supplier)
 
-    @_hybrid
+    @hybrid_method
     def with_other_store_supplier(self, supplier: Any) -> StreamJoined:
         """The window store supplier of the other side."""
-        return _replace(self, other_store_supplier=supplier)
+        return replaced(self, other_store_supplier=supplier)
 
-    @_hybrid
+    @hybrid_method
     def with_dsl_store_suppliers(self, dsl_store_suppliers: Any) -> StreamJoined:
         """The store type of the stores no supplier was given for -- both window stores and the
         shared outer-join store -- before the builder's (Java's ``withDslStoreSuppliers``).
@@ -148,17 +148,17 @@ class StreamJoined(_Config):
         Takes a ``Materialized.StoreType``, ``"in_memory"`` / ``"rocks_db"``, or Java's
         ``BuiltInDslStoreSuppliers`` class names; ``None`` falls back to the builder's.
         """
-        return _replace(self, dsl_store_type=_dsl_store_type(dsl_store_suppliers))
+        return replaced(self, dsl_store_type=_dsl_store_type(dsl_store_suppliers))
 
-    @_hybrid
+    @hybrid_method
     def with_logging_enabled(self, config: dict[str, str] | None = None) -> StreamJoined:
         """Changelogs for the join stores, created with these topic configs."""
-        return _replace(self, logging=True, log_config=dict(config or {}))
+        return replaced(self, logging=True, log_config=dict(config or {}))
 
-    @_hybrid
+    @hybrid_method
     def with_logging_disabled(self) -> StreamJoined:
         """No changelogs for the join stores."""
-        return _replace(self, logging=False, log_config={})
+        return replaced(self, logging=False, log_config={})
 
 
 def _is_dsl_store_suppliers(spec: Any) -> bool:
@@ -171,12 +171,12 @@ def _dsl_store_type(suppliers: Any) -> str | None:
     """``"in_memory"`` or ``"persistent"`` for a DSL store suppliers spec (``None`` stays)."""
     if suppliers is None:
         return None
-    from kslab.dsl.builder import _suppliers_store_type  # the builder imports this module
+    from kslab.dsl.builder import suppliers_store_type  # the builder imports this module
 
-    return _suppliers_store_type(getattr(suppliers, "value", suppliers))
+    return suppliers_store_type(getattr(suppliers, "value", suppliers))
 
 
-class TableJoined(_Config):
+class TableJoined(ConfigBase):
     """Partitioners and a name for a foreign-key table join."""
 
     def __init__(self) -> None:
@@ -188,22 +188,22 @@ class TableJoined(_Config):
     def with_(partitioner: Callable[..., Any] | None = None,
               other_partitioner: Callable[..., Any] | None = None) -> TableJoined:
         """Partitioners of this table's and the other table's topics."""
-        return _replace(TableJoined(), partitioner=partitioner,
+        return replaced(TableJoined(), partitioner=partitioner,
                         other_partitioner=other_partitioner)
 
-    @_hybrid
+    @hybrid_method
     def as_(self, name: str) -> TableJoined:
         """Name the join's processors, stores and internal topics."""
-        return _replace(self, name=check_name(name, "TableJoined"))
+        return replaced(self, name=check_name(name, "TableJoined"))
 
     with_name = as_
 
-    @_hybrid
+    @hybrid_method
     def with_partitioner(self, partitioner: Callable[..., Any]) -> TableJoined:
         """This table's partitioner."""
-        return _replace(self, partitioner=partitioner)
+        return replaced(self, partitioner=partitioner)
 
-    @_hybrid
+    @hybrid_method
     def with_other_partitioner(self, partitioner: Callable[..., Any]) -> TableJoined:
         """The other table's partitioner."""
-        return _replace(self, other_partitioner=partitioner)
+        return replaced(self, other_partitioner=partitioner)

@@ -294,7 +294,7 @@ class WindowedCogroupedKStream:
                   materialized: Any = None, name: str | None = None) -> Any:
         """Aggregate every co-grouped stream per window (sessions also take a merger)."""
         from kslab.dsl.cogrouped import AGGREGATE_NAME as COGROUP_AGG
-        from kslab.dsl.cogrouped import MERGE_NAME, _PassThroughSupplier
+        from kslab.dsl.cogrouped import MERGE_NAME, PassThroughSupplier
         from kslab.dsl.ktable import KTable
 
         require_callable(initializer, "initializer", "aggregate")
@@ -330,7 +330,7 @@ class WindowedCogroupedKStream:
             processors.append(node)
             suppliers.append(supplier)
         merge_name = suffix_or_generate(b, user, "-cogroup-merge", MERGE_NAME)
-        passthrough = _PassThroughSupplier(suppliers, mat.store_name)
+        passthrough = PassThroughSupplier(suppliers, mat.store_name)
         passthrough.view = suppliers[0].view  # type: ignore[method-assign]
         merge = ProcessorGraphNode(merge_name, passthrough)
         b.add_node(processors, merge)

@@ -20,7 +20,7 @@ from kslab.notebook.values import format_time, format_value, format_window, html
 
 __all__ = ["html_table", "mimebundle", "preview_html"]
 
-_STYLE = (
+STYLE = (
     "<style>.kslab-view{font-family:Helvetica,Arial,sans-serif;font-size:12px}"
     ".kslab-note,.kslab-error{color:#a33;margin:4px 0}.kslab-graph{overflow-x:auto}"
     ".kslab-graph svg{max-width:100%;height:auto}"
@@ -34,7 +34,7 @@ def mimebundle(obj: Any, include: Iterable[str] | None = None,
                exclude: Iterable[str] | None = None) -> dict[str, str]:
     """The display bundle of a topology, builder or DSL handle."""
     title, drawing, preview = _view(obj)
-    parts = [_STYLE, '<div class="kslab-view">', f"<div><b>{escape(title)}</b></div>"]
+    parts = [STYLE, '<div class="kslab-view">', f"<div><b>{escape(title)}</b></div>"]
     if isinstance(drawing, str):
         parts.append(f'<div class="kslab-error">{escape(drawing)}</div>')
     else:
@@ -155,7 +155,7 @@ def _one_line(exc: BaseException) -> str:
 def driver_bundle(driver: Any, include: Any = None, exclude: Any = None) -> dict[str, str]:
     """A driver at a glance: its graph, the records driven, and the topics it has written."""
     drawing = _draw(lambda: driver.topology, None)
-    parts = [_STYLE, '<div class="kslab-view">', f"<div><b>{escape(repr(driver))}</b></div>"]
+    parts = [STYLE, '<div class="kslab-view">', f"<div><b>{escape(repr(driver))}</b></div>"]
     parts.append(f'<div class="kslab-error">{escape(drawing)}</div>'
                  if isinstance(drawing, str) else drawing.html())
     produced = sorted(driver.produced_topic_names()) if not driver.closed else []

@@ -19,7 +19,7 @@ from typing import Any
 import ipywidgets as w
 
 from kslab.notebook.charts import time_series_svg
-from kslab.notebook.display import _STYLE
+from kslab.notebook.display import STYLE
 from kslab.notebook.values import html_table
 
 __all__ = ["RuntimeMonitor", "lag_rows", "lag_svg", "rate_svg", "restore_bars",
@@ -103,26 +103,26 @@ class RuntimeMonitor(w.VBox):
         threads = client.get("alive-stream-threads", 0) if live else 0
         error = f'<div class="kslab-error">{escape(self.error)}</div>' if self.error else ""
         self.state_view.value = (
-            f'{_STYLE}<div class="kslab-state"><b>{escape(str(state))}</b> · '
+            f'{STYLE}<div class="kslab-state"><b>{escape(str(state))}</b> · '
             f"{threads} thread(s) · {processed} records processed"
             f" · {client.get('dropped-records-total', 0)} dropped · "
             f"{client.get('dead-letter-records', 0)} dead letters</div>{error}"
             + (restore_bars(metrics) if live else "")
         )
         if not live:
-            self.lag_view.value = (f"{_STYLE}<i>the app is {escape(str(state))}: it reads no "
+            self.lag_view.value = (f"{STYLE}<i>the app is {escape(str(state))}: it reads no "
                                    "partitions, so there is no lag to show</i>")
         elif rows:
-            self.lag_view.value = _STYLE + html_table(
+            self.lag_view.value = STYLE + html_table(
                 ["thread", "task", "partition", "lag (records)"], rows) + lag_svg(self.lags)
         else:
-            self.lag_view.value = _STYLE + "no assigned partitions yet"
+            self.lag_view.value = STYLE + "no assigned partitions yet"
         self.rate_view.value = rate_svg(self.samples)
         if read_dlq and live:
             self._read_dlq()
         else:
             self._close_dlq_consumer()
-        self.dlq_view.value = _STYLE + (
+        self.dlq_view.value = STYLE + (
             html_table(["key", "value", "timestamp"], self.dlq[-20:]) if self.dlq
             else f"no dead letters{'' if self._dlq_topic() else ' (no DLQ topic configured)'}"
         )
@@ -150,10 +150,10 @@ class RuntimeMonitor(w.VBox):
         if isinstance(value, list):
             rows = [(name, parsed, windowed.window.start, windowed.window.end, v)
                     for windowed, v in value]
-            self.lookup_view.value = _STYLE + html_table(
+            self.lookup_view.value = STYLE + html_table(
                 ["store", "key", "start", "end", "value"], rows)
         else:
-            self.lookup_view.value = _STYLE + html_table(["store", "key", "value"],
+            self.lookup_view.value = STYLE + html_table(["store", "key", "value"],
                                                          [(name, parsed, value)])
         return value
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from kslab.notebook.display import _STYLE
+from kslab.notebook.display import STYLE
 from kslab.notebook.preview import merge_frames
 from kslab.notebook.render import draw
 from kslab.notebook.values import format_value, html_cell, html_table
@@ -215,12 +215,12 @@ class DriverExplorer(w.VBox):
         self.record_view.value = self._record_html()
         self.graph_view.value = self._graph_html()
         outputs = self.outputs()
-        self.outputs_view.value = _STYLE + ("".join(
+        self.outputs_view.value = STYLE + ("".join(
             f"<div><b>{escape(topic)}</b> ({len(rows)} records)</div>"
             + html_table(["key", "value", "timestamp"], rows[-_TABLE_ROWS:])
             for topic, rows in sorted(outputs.items())
         ) or _EMPTY.format("no output topics"))
-        self.stores_view.value = _STYLE + ("".join(
+        self.stores_view.value = STYLE + ("".join(
             f"<div><b>{escape(name)}</b></div>{frame_html(df)}"
             for name, df in self.stores().items()
         ) or _EMPTY.format("no stores"))
@@ -236,7 +236,7 @@ class DriverExplorer(w.VBox):
                     + html_cell(record["value"], tag="code") + " timestamp "
                     + html_cell(record["timestamp"], kind="time", tag="code"))
         error = f'<div class="kslab-error">{escape(self.error)}</div>' if self.error else ""
-        return f'{_STYLE}<div class="kslab-record">{head}: {body}</div>{error}'
+        return f'{STYLE}<div class="kslab-record">{head}: {body}</div>{error}'
 
     def _graph_html(self) -> str:
         path = tuple(self.path())
@@ -293,16 +293,16 @@ class StoreBrowser(w.VBox):
             found = store.get(key)
             if hasattr(found, "value") and hasattr(found, "timestamp"):  # ValueAndTimestamp
                 row = [(key, found.value, found.timestamp)]
-                self.table.value = _STYLE + html_table(["key", "value", "timestamp"], row)
+                self.table.value = STYLE + html_table(["key", "value", "timestamp"], row)
             else:
-                self.table.value = _STYLE + html_table(["key", "value"], [(key, found)])
+                self.table.value = STYLE + html_table(["key", "value"], [(key, found)])
         elif text:  # window, session and suppression stores: every row of that key
             frame, key = store_frame(store), _parse_key(text)
             if frame is not None:
                 frame = frame[frame["key"] == key]
-            self.table.value = _STYLE + frame_html(frame, limit=100)
+            self.table.value = STYLE + frame_html(frame, limit=100)
         else:
-            self.table.value = _STYLE + frame_html(store_frame(store), limit=100)
+            self.table.value = STYLE + frame_html(store_frame(store), limit=100)
 
 
 def store_frame(store: Any) -> Any:

@@ -15,8 +15,8 @@ from typing import Any
 from kslab.errors import ConfigError, InvalidArgumentError, SerdeError
 from kslab.serdes._base import InvalidSerdeError, Serde
 from kslab.serdes._list import ListSerde
-from kslab.serdes._primitives import _EncodedString
-from kslab.serdes._resolve import _normalize, resolve
+from kslab.serdes._primitives import EncodedString
+from kslab.serdes._resolve import normalize_serde_name, resolve
 from kslab.serdes._windowed import SessionWindowed, TimeWindowed
 
 __all__ = ["SerdeConfigError", "needs_configs", "serde_from_config"]
@@ -40,7 +40,7 @@ def needs_configs(setting: Any, props: Mapping[str, Any], *, is_key: bool) -> bo
     """Whether ``setting`` names a serde that reads other configs to be built."""
     if not isinstance(setting, str):
         return False
-    name = _normalize(setting)
+    name = normalize_serde_name(setting)
     if name in ("timewindowed", "sessionwindowed", "list"):
         return True
     return name == "string" and any(_encodings(props, is_key=is_key))
@@ -49,7 +49,7 @@ def needs_configs(setting: Any, props: Mapping[str, Any], *, is_key: bool) -> bo
 def serde_from_config(setting: Any, props: Mapping[str, Any], *, is_key: bool) -> Serde:
     """The serde ``setting`` names, built from ``props`` as Java's ``configure`` would, then
     configured for a key or value position."""
-    name = _normalize(setting) if isinstance(setting, str) else None
+    name = normalize_serde_name(setting) if isinstance(setting, str) else None
     if name == "timewindowed":
         serde: Serde = _time_windowed(props)
     elif name == "sessionwindowed":
@@ -58,7 +58,7 @@ def serde_from_config(setting: Any, props: Mapping[str, Any], *, is_key: bool) -
         serde = _list(props, is_key=is_key)
     elif name == "string" and any(_encodings(props, is_key=is_key)):
         write_as, read_as = _encodings(props, is_key=is_key)
-        serde = _EncodedString(write_as or "UTF-8", read_as or "UTF-8")
+        serde = EncodedString(write_as or "UTF-8", read_as or "UTF-8")
     else:
         serde = resolve(setting)
     return resolve(serde, is_key=is_key)

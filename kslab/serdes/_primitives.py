@@ -50,7 +50,7 @@ class String(Serde):
         """A UTF-8 ``String``, or one that writes and reads ``encoding`` (a Java charset name)."""
         if cls is not String or encoding is None or _codec_name(encoding) == "utf-8":
             return super().__new__(cls)
-        return _EncodedString(encoding)
+        return EncodedString(encoding)
 
     def __init__(self, encoding: str | None = None) -> None:
         pass
@@ -78,12 +78,12 @@ class String(Serde):
             raise deserialize_error(self, topic, data, "the bytes are not valid UTF-8", e) from e
 
 
-class _EncodedString(String):
+class EncodedString(String):
     """A ``String`` in a charset other than UTF-8; may read another charset than it writes."""
 
     __slots__ = ("_read_as", "_write_as")
 
-    def __new__(cls, encoding: str, read_as: str | None = None) -> _EncodedString:
+    def __new__(cls, encoding: str, read_as: str | None = None) -> EncodedString:
         return object.__new__(cls)
 
     def __getnewargs__(self) -> tuple[str, str]:

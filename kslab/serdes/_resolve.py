@@ -109,7 +109,7 @@ def _choose(serde: Any) -> Serde:
 
 
 def _by_name(name: str) -> Serde:
-    key = _normalize(name)
+    key = normalize_serde_name(name)
     factory = _BY_NAME.get(key)
     if factory is not None:
         return factory()
@@ -150,7 +150,7 @@ def _by_class(cls: type) -> Serde:
     raise InvalidSerdeError(msg)
 
 
-def _normalize(name: str) -> str:
+def normalize_serde_name(name: str) -> str:
     """``'org.apache...Serdes$LongSerde'``, ``'LongSerde'``, ``'Long()'`` and ``'long'`` → long."""
     tail = name.strip().rsplit("$", 1)[-1].rsplit(".", 1)[-1].removesuffix("()").lower()
     return tail.removesuffix("serde") or tail

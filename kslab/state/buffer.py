@@ -195,7 +195,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
             if entry is None:
                 log(self._name, key, None)
             else:
-                log(self._name, key, _encode(entry), entry.context[0], _v3_headers())
+                log(self._name, key, encode_entry(entry), entry.context[0], _v3_headers())
 
     def close(self) -> None:
         """Drop the entries (they live on in the changelog)."""
@@ -377,7 +377,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
         """Decode one changelog value by its ``v`` header (none given: version 3)."""
         key, value, _, headers, *_ = _fields(record)
         if headers is None:
-            return _decode(key, value)
+            return decode_entry(key, value)
         version = headers.last_header("v")
         if version is None or version.value == b"\x01":
             previous = self._entries.get(key)
@@ -386,7 +386,7 @@ class SuppressionBuffer(ChangelogBackedMemoryStore):
                 return _decode_v0(record, prior, previous is not None)
             return _decode_v1(key, value, prior, previous is not None)
         if version.value == b"\x03":
-            return _decode(key, value)
+            return decode_entry(key, value)
         if version.value == b"\x02":
             return _duck_type_v2(key, value)
         msg = f"Restoring apparently invalid changelog record: {record!r}"
@@ -527,13 +527,13 @@ class _Reader:
         return old, change.nullable()
 
 
-def _encode(entry: BufferEntry) -> bytes:
+def encode_entry(entry: BufferEntry) -> bytes:
     """Version 3: ``BufferValue`` then the 8-byte buffer time."""
     value = BufferValue.of(entry.prior, entry.old, entry.new, entry.context)
     return value.serialize() + _Q.pack(entry.time)
 
 
-def _decode(key: bytes, data: bytes) -> BufferEntry:
+def decode_entry(key: bytes, data: bytes) -> BufferEntry:
     """Version 3 (``deserializeV3``)."""
     value, pos = BufferValue.deserialize(data)
     return _entry(_Reader(data, pos).long(), key, value)
@@ -559,7 +559,7 @@ def _duck_type_v2(key: bytes, data: bytes) -> BufferEntry:
         return _decode_v2(key, data)
     except ValueError as v2_error:
         try:
-            return _decode(key, data)
+            return decode_entry(key, data)
         except ValueError as v3_error:
             msg = f"Couldn't deserialize record as v2 or v3: key={key!r} ({v2_error}; {v3_error})"
             raise StoreError(msg) from v3_error

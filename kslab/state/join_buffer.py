@@ -24,7 +24,7 @@ from sortedcontainers import SortedDict
 from kslab.errors import InvalidArgumentError
 from kslab.records import Headers
 from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder
-from kslab.state.buffer import LONG_MAX, BufferEntry, _decode, _encode, context_size
+from kslab.state.buffer import LONG_MAX, BufferEntry, context_size, decode_entry, encode_entry
 
 __all__ = ["JoinBuffer", "JoinBufferBuilder", "buffer_key"]
 
@@ -101,7 +101,7 @@ class JoinBuffer(ChangelogBackedMemoryStore):
         self._min = min(self._min, timestamp)
         if self._log is not None:
             self._log(self._name, _changelog_key(store_key),
-                      _encode(BufferEntry(0, key_bytes, None, None, new, context)), timestamp)
+                      encode_entry(BufferEntry(0, key_bytes, None, None, new, context)), timestamp)
         return True
 
     def evict(self, callback: Callable[[Any, Any, tuple[Any, ...]], None]) -> None:
@@ -169,7 +169,7 @@ class JoinBuffer(ChangelogBackedMemoryStore):
                 self._size -= previous[3]
             if value is None:
                 continue
-            entry = _decode(store_key[9:-4], value)
+            entry = decode_entry(store_key[9:-4], value)
             ts, offset, topic, partition, headers = entry.context
             context = (ts, offset, topic, partition, headers or Headers())
             size = len(store_key) + len(entry.new or b"") + context_size(context)
