@@ -5,6 +5,7 @@ extensions/lab.py)."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import signal
 import subprocess
@@ -31,7 +32,8 @@ def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
     process = subprocess.Popen(
         [str(KSLAB), "lab", "--broker-port", str(broker_port), "--no-browser",
          f"--ServerApp.port={lab_port}"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True)  # its own process group: a failure kills the lab and broker too
     url = f"http://127.0.0.1:{lab_port}"
 
     def get(path: str) -> object:
@@ -41,7 +43,7 @@ def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
             return json.load(response)
 
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120  # JupyterLab's start on a loaded machine
         while True:
             try:
                 get("/api/status")
@@ -65,7 +67,7 @@ def test_lab_serves_the_notebooks_with_a_broker_and_stops_both(tmp_path):
         process.wait(timeout=30)
     finally:
         if process.poll() is None:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         log.close()
     output = (tmp_path / "lab.log").read_text()
