@@ -347,7 +347,8 @@ class StandbyUpdater(threading.Thread):
         if self.listener is not None:
             for store, topic in standby.changelogs.items():
                 tp = (topic, task_id.partition)
-                self._tell("on_update_suspended", tp, store, standby.positions.get(tp, 0),
+                # Java's storeOffset: the last changelog record in the store (-1: none)
+                self._tell("on_update_suspended", tp, store, standby.positions.get(tp, 0) - 1,
                            self._end_offset(tp), reason)
         log.info("standby task %s suspended (%s) at %s", task_id, reason.name,
                  standby.positions)

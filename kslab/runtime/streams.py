@@ -304,8 +304,10 @@ class KafkaStreams:
         ``on_update_start((topic, partition), store, start_offset)``, ``on_batch_loaded((topic,
         partition), store, task_id, batch_end_offset, batch_size, current_end_offset)`` and
         ``on_update_suspended((topic, partition), store, store_offset, current_end_offset,
-        reason)`` with ``reason`` ``SuspendReason.PROMOTED`` or ``MIGRATED``; each method is
-        optional. ``current_end_offset`` is the broker's reported end (-1 when unknown)."""
+        reason)`` with ``reason`` ``SuspendReason.PROMOTED`` or ``MIGRATED`` (also when the
+        client closes, as Java's); each method is optional. ``start_offset`` is the next offset
+        the standby reads, ``store_offset`` the last record in the store (-1: none),
+        ``current_end_offset`` the broker's reported end (-1 when unknown)."""
         if self._state is not State.CREATED:
             msg = "set_standby_update_listener must be called before start()"
             raise StreamsError(msg)
