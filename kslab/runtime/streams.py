@@ -31,9 +31,9 @@ from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
 from kslab.runtime._standby import StandbyUpdater
-from kslab.runtime._warmup import WARMUP_KEYS, WarmUp
 from kslab.runtime._state import StateDirLock, process_id
 from kslab.runtime._thread import StreamThread
+from kslab.runtime._warmup import WARMUP_KEYS, WarmUp
 from kslab.topology.topology import Topology
 
 __all__ = ["KafkaStreams", "StreamThreadExceptionResponse"]
