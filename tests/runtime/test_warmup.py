@@ -1,11 +1,13 @@
 """KIP-441 warm-ups against the LocalBroker: a starting instance copies the stateful tasks the
 range assignor will give it before its threads join the group (``kslab.runtime._warmup``).
 
-A counts a large input in a child process (``standby_app.py``); B starts here beside it with a
-small ``acceptable.recovery.lag``: while B's warm-up loads its task's changelog, B has no stream
-thread and A still owns every partition (checked on each loaded batch, as the hosts topic shows
-the group); B joins once caught up, its active task restores only the tail, and every count in
-the output is exact.
+A counts a large input (4 partitions) in a child process (``standby_app.py``); B starts here
+beside it with a small ``acceptable.recovery.lag`` and ``max.warmup.replicas=1``: while B warms
+up the two tasks the range assignor will give it, one at a time, B has no stream thread and A
+still owns every partition (checked on each loaded batch, as the hosts topic shows the group);
+B joins once both are caught up and its active tasks restore only the tail. A third instance,
+closed while it warms up, closes in time without ever joining. Every count in the output is
+exact.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -25,11 +28,11 @@ from test_crash import _wait_running
 
 import kslab as ks
 from kslab.processor.partitioner import default_partition
-from kslab.records import TaskId
 from kslab.runtime import SuspendReason
 from kslab.runtime._placement import live_members, partitions_on_join
 
 APP = Path(__file__).parent / "standby_app.py"
+PARTITIONS = 4
 LAG = 50  # acceptable.recovery.lag
 WARMUP = {"acceptable.recovery.lag": LAG, "max.warmup.replicas": 1}
 
@@ -49,7 +52,7 @@ def test_partitions_on_join_follow_the_range_assignor():
 def _produce(kafka, topic: str, keys: list[str]) -> None:
     by_partition: dict[int, list[tuple[bytes, bytes]]] = {}
     for key in keys:
-        by_partition.setdefault(default_partition(key.encode(), 2), []).append(
+        by_partition.setdefault(default_partition(key.encode(), PARTITIONS), []).append(
             (key.encode(), b"x"))
     for partition, records in sorted(by_partition.items()):
         kafka.produce(topic, records, partition=partition)
@@ -66,11 +69,51 @@ def _restored(streams, task: str) -> int | None:
     return None
 
 
+class Recorder:
+    """A standby update listener that notes each call and, on each batch loaded before the
+    threads joined, the client's stream threads, its warm-ups catching up and the partitions
+    the group's members own; ``pause`` s of sleep per batch slow the warm-up down."""
+
+    def __init__(self, pause: float = 0.0) -> None:
+        self.streams: ks.KafkaStreams | None = None
+        self.calls: list[tuple] = []
+        self.seen: list[tuple] = []
+        self.pause = pause
+
+    def on_update_start(self, tp, store, offset):
+        self.calls.append(("start", tp, offset))
+
+    def on_batch_loaded(self, tp, store, task_id, end, size, current_end):
+        self.calls.append(("batch", tp, task_id, size))
+        metrics = self.streams.metrics()
+        if not metrics["warmup"]["joined"]:
+            members = self.streams.standbys.members()
+            self.seen.append((metrics["client"]["alive-stream-threads"],
+                              len(metrics["warmup"]["warming"]),
+                              sorted(tp for m in members for tp in m.partitions)))
+        time.sleep(self.pause)
+
+    def on_update_suspended(self, tp, store, offset, current_end, reason):
+        self.calls.append(("suspended", tp, reason))
+
+
+def _instance(kafka, app_id, source, sink, name, recorder):
+    config = {**standby_config(kafka.bootstrap, app_id, str(kafka.tmp_path / name), "", 0),
+              **WARMUP}
+    streams = kafka.track(ks.KafkaStreams(count_app(source, sink), config))
+    recorder.streams = streams
+    streams.set_standby_update_listener(recorder)
+    streams.start()
+    return streams
+
+
 @pytest.mark.slow
-def test_a_joining_instance_takes_its_task_only_once_its_warm_up_caught_up(kafka):
-    source, sink = kafka.create(kafka.name("in"), 2), kafka.create(kafka.name("out"), 2)
+def test_a_joining_instance_takes_its_tasks_only_once_its_warm_ups_caught_up(kafka):
+    source = kafka.create(kafka.name("in"), PARTITIONS)
+    sink = kafka.create(kafka.name("out"), PARTITIONS)
     app_id = kafka.name("warm")
-    first = [f"k{i % 6000}" for i in range(24_000)]
+    changelog = f"{app_id}-counts-changelog"
+    first = [f"k{i % 8000}" for i in range(24_000)]
     _produce(kafka, source, first)
     expected = Counter(first)
     child = subprocess.Popen(
@@ -79,58 +122,59 @@ def test_a_joining_instance_takes_its_task_only_once_its_warm_up_caught_up(kafka
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         _wait_running(child)
-        got = kafka.read(sink, len(first), partitions=2, timeout=120)  # a count per record
+        got = kafka.read(sink, len(first), partitions=PARTITIONS, timeout=120)  # one per record
         assert _final_counts(got) == expected
-        config = {**standby_config(kafka.bootstrap, app_id, str(kafka.tmp_path / "b"), "", 0),
-                  **WARMUP}
-        b = kafka.track(ks.KafkaStreams(count_app(source, sink), config))
-        seen: list[tuple] = []  # per warm-up batch: B's threads, the partitions A owns
-        calls: list[tuple] = []
-
-        class Listener:
-            def on_update_start(self, tp, store, offset):
-                calls.append(("start", tp, offset))
-
-            def on_batch_loaded(self, tp, store, task_id, end, size, current_end):
-                calls.append(("batch", tp, task_id, size))
-                if not b.metrics()["warmup"]["joined"]:
-                    members = b.standbys.members()
-                    seen.append((b.metrics()["client"]["alive-stream-threads"],
-                                 sorted(tp for m in members for tp in m.partitions)))
-
-            def on_update_suspended(self, tp, store, offset, current_end, reason):
-                calls.append(("suspended", tp, reason))
-
-        b.set_standby_update_listener(Listener())
-        b.start()
-        assert wait_for(lambda: calls, timeout=60)
-        second = [f"k{i % 6000}" for i in range(2_000)]  # A counts these while B warms up
+        on_b = Recorder()
+        started = time.monotonic()
+        b = _instance(kafka, app_id, source, sink, "b", on_b)
+        assert wait_for(lambda: on_b.calls, timeout=60)
+        second = [f"k{i % 8000}" for i in range(2_000)]  # A counts these while B warms up
         feeding = threading.Thread(target=_produce, args=(kafka, source, second))
         feeding.start()
         assert wait_for(lambda: b.state is ks.KafkaStreams.State.RUNNING
-                        and len(b.local_tasks()) == 1, timeout=120), b.metrics()
+                        and len(b.local_tasks()) == 2, timeout=120), b.metrics()
+        joined_after = time.monotonic() - started
         feeding.join(30)
         expected.update(second)
         warmup = b.metrics()["warmup"]
-        task = next(iter(b.local_tasks()))
-        assert warmup["joined"] and list(warmup["lag"]) == [str(task)]  # the predicted task
-        assert warmup["lag"][str(task)] <= LAG
-        changelog = (f"{app_id}-counts-changelog", task.partition)
-        assert calls[0] == ("start", changelog, 0)
-        batches = [c for c in calls if c[0] == "batch"]
-        assert batches and all(c[1:3] == (changelog, TaskId(0, task.partition))
-                               for c in batches)
-        assert sum(c[3] for c in batches) > LAG  # it had more than LAG records to load
-        # while it warmed up, B had no stream thread and A owned both partitions
-        assert seen and all(s == (0, [(source, 0), (source, 1)]) for s in seen), seen
-        assert ("suspended", changelog, SuspendReason.PROMOTED) in calls
-        assert _restored(b, str(task)) <= LAG + len(second)  # the tail, not the changelog
-        third = [f"k{i % 6000}" for i in range(1_000)]
+        tasks = sorted(b.local_tasks())
+        assert warmup["joined"] and list(warmup["lag"]) == [str(t) for t in tasks]  # predicted
+        assert all(lag <= LAG for lag in warmup["lag"].values()), warmup
+        starts = [c for c in on_b.calls if c[0] == "start"]
+        assert starts == [("start", (changelog, t.partition), 0) for t in tasks]
+        batches = [c for c in on_b.calls if c[0] == "batch"]
+        for t in tasks:
+            loaded = sum(c[3] for c in batches if c[1:3] == ((changelog, t.partition), t))
+            assert loaded > LAG, (t, loaded)  # each had more than LAG records to load
+        # while it warmed up, B had no stream thread, at most one warm-up catching up, and A
+        # owned every partition
+        everything = [(source, p) for p in range(PARTITIONS)]
+        assert on_b.seen and all(s[0] == 0 and s[1] <= 1 and s[2] == everything
+                                 for s in on_b.seen), on_b.seen
+        assert {s[1] for s in on_b.seen} == {1}
+        for t in tasks:
+            assert ("suspended", (changelog, t.partition), SuspendReason.PROMOTED) in on_b.calls
+            assert _restored(b, str(t)) <= LAG + len(second)  # the tail, not the changelog
+
+        on_c = Recorder(pause=0.3)
+        c = _instance(kafka, app_id, source, sink, "c", on_c)
+        assert wait_for(lambda: on_c.seen, timeout=60)
+        assert c.metrics()["client"]["alive-stream-threads"] == 0
+        closing = time.monotonic()
+        assert c.close(timeout=10_000)
+        assert time.monotonic() - closing < 10
+        assert c.state is ks.KafkaStreams.State.NOT_RUNNING
+        assert c.metrics()["client"]["alive-stream-threads"] == 0
+        assert not c.metrics()["warmup"]["joined"]  # it never joined the group
+        assert on_c.calls[-1][0::2] == ("suspended", SuspendReason.MIGRATED)
+
+        third = [f"k{i % 8000}" for i in range(1_000)]
         _produce(kafka, source, third)
         expected.update(third)
         total = len(first) + len(second) + len(third)
-        got = kafka.read(sink, total, partitions=2, timeout=120, settle=1.0)
+        got = kafka.read(sink, total, partitions=PARTITIONS, timeout=120, settle=1.0)
         assert _final_counts(got) == expected  # no record lost
+        assert sorted(b.local_tasks()) == tasks  # C never took a task from B
     finally:
         child.send_signal(signal.SIGTERM)
         try:
