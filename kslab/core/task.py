@@ -286,7 +286,10 @@ class StreamTask:
         global_spec = self.topology.global_stores.get(store_name)
         if builder is None and global_spec is not None:
             # the global task owns global stores: their source topic is their changelog
-            store = global_spec.store_builder.build()
+            builder = global_spec.store_builder
+            if getattr(builder, "restore_listener", None) is not None:
+                self.restore_listeners[store_name] = builder.restore_listener
+            store = builder.build()
             store.init(self.context)
             self.stores[store_name] = store
             return

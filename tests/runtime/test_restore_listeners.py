@@ -138,3 +138,34 @@ def test_each_store_hears_its_own_restores_beside_the_global_listener(kafka):
         assert not [c for c in again if c[0] == other and c[3] == store]
     order = [c[0] for c in again if c[1] == "start" and c[2] == (changelogs["counts"], 0)]
     assert order == ["global", "counts"]
+
+
+def test_a_global_table_s_bootstrap_is_its_restore(kafka):
+    """The global stores' bootstrap tells the client's listener and the store's own one (here
+    given through ``Materialized``), per partition of the global topic."""
+    topic = kafka.create(kafka.name("global"), 2)
+    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
+    sizes = {0: 30, 1: 12}
+    for partition, n in sizes.items():
+        kafka.produce(topic, [(f"g{partition}-{i}".encode(), b"v") for i in range(n)],
+                      partition=partition)
+    log: list[tuple] = []
+    builder = ks.StreamsBuilder()
+    builder.global_table(topic, materialized=ks.Materialized.as_("glob")
+                         .with_restore_listener(Calls("glob", log)),
+                         key_serde=serdes.String(), value_serde=serdes.String())
+    builder.stream(source, key_serde=serdes.String(), value_serde=serdes.String()).to(sink)
+    streams = kafka.track(ks.KafkaStreams(builder, kafka.config("global-restore")))
+    streams.set_global_state_restore_listener(Calls("global", log))
+    streams.start()  # returns once the global stores are filled
+    for partition, n in sizes.items():
+        tp = (topic, partition)
+        for name in ("global", "glob"):
+            calls = [c[1:] for c in log if c[0] == name and c[2] == tp]
+            assert calls[0][:4] == ("start", tp, "glob", 0)
+            assert calls[-1] == ("end", tp, "glob", n)
+            assert sum(c[4] for c in calls[1:-1]) == n
+            assert calls[-2][3] == n - 1  # the last record's offset
+    assert [c[0] for c in log[:2]] == ["global", "glob"]
+    with pytest.raises(StoreError, match="store 'glob' has none of on_restore_start"):
+        ks.Materialized.as_("glob").with_restore_listener(object())

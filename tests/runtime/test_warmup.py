@@ -125,7 +125,6 @@ def test_a_joining_instance_takes_its_tasks_only_once_its_warm_ups_caught_up(kaf
         got = kafka.read(sink, len(first), partitions=PARTITIONS, timeout=120)  # one per record
         assert _final_counts(got) == expected
         on_b = Recorder()
-        started = time.monotonic()
         b = _instance(kafka, app_id, source, sink, "b", on_b)
         assert wait_for(lambda: on_b.calls, timeout=60)
         second = [f"k{i % 8000}" for i in range(2_000)]  # A counts these while B warms up
@@ -133,7 +132,6 @@ def test_a_joining_instance_takes_its_tasks_only_once_its_warm_ups_caught_up(kaf
         feeding.start()
         assert wait_for(lambda: b.state is ks.KafkaStreams.State.RUNNING
                         and len(b.local_tasks()) == 2, timeout=120), b.metrics()
-        joined_after = time.monotonic() - started
         feeding.join(30)
         expected.update(second)
         warmup = b.metrics()["warmup"]
