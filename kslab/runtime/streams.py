@@ -354,7 +354,9 @@ class KafkaStreams:
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Create internal topics, fill global stores and start the stream threads."""
+        """Create internal topics, fill global stores and start the stream threads (once the
+        warm-up, if any, let them join: ``kslab.runtime._warmup``; the client is REBALANCING
+        until then)."""
         if self._state is not State.CREATED:
             msg = f"start() can only be called once, in state CREATED (now {self._state.name})"
             raise StreamsError(msg)
