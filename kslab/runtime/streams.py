@@ -417,8 +417,8 @@ class KafkaStreams:
         with self._lock:
             if self._closing.is_set():
                 return
-            for _ in range(self.num_threads):
-                self._start_thread()
+            for _ in range(self.num_threads - len(self._threads)):  # add_stream_thread's
+                self._start_thread()  # (called during the warm-up) joined already
 
     def _prepare_topics(self) -> None:
         admin = self.admin()
