@@ -164,8 +164,9 @@ _ASSIGNOR = ("kslab's stream threads join the group with the consumer's range as
 _METRICS = ("kslab's sampled metrics keep two 30 s samples, reported by streams.metrics() and "
             "driver.metrics(), with no reporters")
 _SERDES = "the serdes built from default.key.serde / default.value.serde (kslab.serdes)"
-_WARMUP = ("KIP-441's warm-up replicas need an assignor that places active tasks, which the "
-           "range assignor cannot be told; a task goes to the instance holding its standby")
+_PROBING = ("kslab's warm-up replicas report their lag locally every 0.5 s and the instance "
+            "joins the group once they are caught up (kslab.runtime._warmup): no probing "
+            "rebalance is needed")
 
 
 class KeySupport(NamedTuple):
@@ -253,9 +254,14 @@ KEY_SUPPORT: dict[str, KeySupport] = {
     "enable.metrics.push": KeySupport(_C, "every client (KIP-714)"),
     "num.standby.replicas": KeySupport(
         _R, "standby tasks kept warm from changelogs (kslab.runtime._standby)"),
-    "acceptable.recovery.lag": KeySupport(_N, _WARMUP, 10_000),
-    "max.warmup.replicas": KeySupport(_N, _WARMUP, 2),
-    "probing.rebalance.interval.ms": KeySupport(_N, _WARMUP, 600_000),
+    "acceptable.recovery.lag": KeySupport(
+        _R, "a starting instance joins the group once each stateful task it will take is "
+        "within this many records of its changelog's end, warming up the others first "
+        "(kslab.runtime._warmup; with num.standby.replicas > 0 or a warm-up key set)"),
+    "max.warmup.replicas": KeySupport(
+        _R, "warm-up replicas catching up at once on a starting instance "
+        "(kslab.runtime._warmup)"),
+    "probing.rebalance.interval.ms": KeySupport(_N, _PROBING, 600_000),
     "task.assignor.class": KeySupport(_N, _ASSIGNOR),
     "rack.aware.assignment.strategy": KeySupport(_N, _ASSIGNOR, "none"),
     "rack.aware.assignment.tags": KeySupport(_N, _ASSIGNOR, []),

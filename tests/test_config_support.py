@@ -166,15 +166,18 @@ def test_implemented_keys_are_silent_and_acted_on():
     assert streams.producer_config(1)["security.protocol"] == "plaintext"
 
 
-def test_standby_replicas_are_implemented_and_kip_441s_warm_up_keys_warn():
-    _, got = _live(**{"num.standby.replicas": 1, "acceptable.recovery.lag": 10_000,
-                      "max.warmup.replicas": 2, "probing.rebalance.interval.ms": 600_000})
+def test_standby_replicas_and_warm_ups_are_implemented_and_probing_warns():
+    streams, got = _live(**{"num.standby.replicas": 1, "acceptable.recovery.lag": 10_000,
+                            "max.warmup.replicas": 2, "probing.rebalance.interval.ms": 600_000})
     assert got == []  # implemented, and the rest at Java's defaults
-    _, got = _live(**{"num.standby.replicas": 1, "acceptable.recovery.lag": 5,
-                      "max.warmup.replicas": 3, "probing.rebalance.interval.ms": 60_000})
-    assert [message.split(" ", 2)[1] for message in got] == [
-        "'acceptable.recovery.lag'", "'max.warmup.replicas'", "'probing.rebalance.interval.ms'"]
-    assert all("KIP-441's warm-up replicas need an assignor" in message for message in got)
+    assert streams.warmup_enabled
+    streams, got = _live(**{"acceptable.recovery.lag": 5, "max.warmup.replicas": 3,
+                            "probing.rebalance.interval.ms": 60_000})
+    assert streams.warmup_enabled  # a warm-up key set turns warm-ups on without standbys
+    assert [message.split(" ", 2)[1] for message in got] == ["'probing.rebalance.interval.ms'"]
+    assert "no probing rebalance is needed" in got[0]
+    streams, _ = _live()
+    assert not streams.warmup_enabled
 
 
 def test_client_keys_reach_their_clients_under_librdkafkas_names():

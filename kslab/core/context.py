@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import FixedKeyProcessorContext, ProcessorContext, PunctuationType
 from kslab.records import FixedKeyRecord, Record, RecordMetadata, TaskId, plain_record
+from kslab.state.base import check_restore_listener
 from kslab.state.pending import PendingWrites
 
 if TYPE_CHECKING:
@@ -374,6 +375,13 @@ class TaskContext(ProcessorContext):
             write[key] = (value, headers, timestamp)
         else:
             write(key, value, headers, timestamp, self._task.id.partition)
+
+    def register(self, store: Any, callback: Any) -> None:
+        """Java's ``StateStoreContext.register(store, callback)``: ``callback`` becomes
+        ``store``'s own restore listener (``kslab.state.base.check_restore_listener``), told of
+        its changelog restores; the records go through the store's ``restore_batch``."""
+        name = store.name
+        self._task.restore_listeners[name] = check_restore_listener(callback, name)
 
     def _changelog_writer(self, store_name: str) -> Any:
         """How ``log_change`` writes to ``store_name``'s changelog (``None``: not logged): the

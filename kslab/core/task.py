@@ -98,6 +98,9 @@ class StreamTask:
         self._build_nodes()
         self.stores: dict[str, Any] = {}
         self.cached_stores: list[Any] = []  # stores with a record cache, flushed on commit
+        # store name -> its own restore listener (``context.register`` or the builder's
+        # ``with_restore_listener``), told that store's changelog restores by the live runtime
+        self.restore_listeners: dict[str, Any] = {}
         # (engines read it: a chunk's record cache holds its writes only where it is the one)
         self.changelog_topics: dict[str, str] = {}
         self._queues = self._build_queues(input_partitions)
@@ -283,7 +286,10 @@ class StreamTask:
         global_spec = self.topology.global_stores.get(store_name)
         if builder is None and global_spec is not None:
             # the global task owns global stores: their source topic is their changelog
-            store = global_spec.store_builder.build()
+            builder = global_spec.store_builder
+            if getattr(builder, "restore_listener", None) is not None:
+                self.restore_listeners[store_name] = builder.restore_listener
+            store = builder.build()
             store.init(self.context)
             self.stores[store_name] = store
             return
@@ -296,6 +302,9 @@ class StreamTask:
         changelog = self.topology.changelog_topic_for(store_name, self.application_id)
         if changelog is not None:
             self.changelog_topics[store_name] = changelog
+        listener = getattr(builder, "restore_listener", None)
+        if listener is not None:
+            self.restore_listeners[store_name] = listener
         store = builder.build()
         store.init(self.context)
         self.stores[store_name] = store

@@ -43,6 +43,7 @@ class MaterializedInternal:
         self.caching = settings.caching
         self.supplier = settings.supplier
         self.store_type = settings.store_type
+        self.restore_listener = settings.restore_listener
         self.versioned = settings.history_retention is not None
         self.history_retention = settings.history_retention
         self.builder: Any = None  # the StreamsBuilder, for its default store type at build()
@@ -57,6 +58,12 @@ def store_factory(mat: MaterializedInternal) -> Callable[[], Any]:
     """A function making the store builder for ``mat`` (Java's ``KeyValueStoreMaterializer``)."""
 
     def build() -> Any:
+        builder = _build()
+        if mat.restore_listener is not None:
+            builder.with_restore_listener(mat.restore_listener)
+        return builder
+
+    def _build() -> Any:
         supplier = mat.supplier
         if mat.versioned or getattr(supplier, "history_retention", None) is not None:
             if supplier is None:

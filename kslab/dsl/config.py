@@ -18,6 +18,7 @@ from typing import Any
 
 from kslab.dsl._processors import MissingDslArgumentError, require_callable, require_not_none
 from kslab.errors import InvalidArgumentError, TopologyError
+from kslab.state.base import check_restore_listener
 
 __all__ = [
     "Branched",
@@ -337,6 +338,7 @@ class Materialized(ConfigBase):
         self._retention: int | None = None
         self._store_type: str | None = None
         self._history_retention: int | None = None
+        self._restore_listener: Any = None
 
     @hybrid_method
     def as_(self, name_or_supplier: Any) -> Materialized:
@@ -385,6 +387,15 @@ class Materialized(ConfigBase):
     def with_logging_disabled(self) -> Materialized:
         """Write no changelog (the store is then not fault tolerant)."""
         return replaced(self, logging=False, log_config={})
+
+    @hybrid_method
+    def with_restore_listener(self, listener: Any) -> Materialized:
+        """kslab's: tell ``listener`` about the store's changelog restores in the live runtime
+        (``StoreBuilder.with_restore_listener``: Java's notifying restore callback, which its
+        DSL stores cannot be given); it needs ``on_restore_start``, ``on_batch_restored`` or
+        ``on_restore_end``."""
+        check_restore_listener(listener, self._store_name or "(a Materialized store)")
+        return replaced(self, restore_listener=listener)
 
     @hybrid_method
     def with_caching_enabled(self) -> Materialized:

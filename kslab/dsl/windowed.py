@@ -116,6 +116,8 @@ def window_store_factory(mat: MaterializedInternal, windows: Any,
             builder.with_logging_disabled()
         if mat.caching and not (emit_on_close and not isinstance(windows, TimeWindows)):
             builder.with_caching_enabled()
+        if mat.restore_listener is not None:
+            builder.with_restore_listener(mat.restore_listener)
         return builder
 
     return build

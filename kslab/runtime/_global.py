@@ -4,6 +4,8 @@ It runs the topology's global-store nodes as one core ``StreamTask`` over all pa
 global topics, with a consumer outside the group. Invariant: ``bootstrap`` returns only after
 every global partition was read to the end the broker reports (partition EOF, not the
 watermark), so no stream task processes a record before the global stores are filled.
+The bootstrap is the global stores' restore: the client's restore listener and each global
+store's own one hear it (``kslab.runtime._restore``), one batch per partition per poll.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kslab.core.global_task import GLOBAL_TASK, NoOutput, global_nodes
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
+from kslab.runtime._restore import RestoreNotifier
 
 if TYPE_CHECKING:
     from kslab.runtime._events import ThreadEvents
@@ -59,9 +62,17 @@ class GlobalThread(threading.Thread):
         self.consumer = Consumer({**streams.restore_config(), "enable.partition.eof": True,
                                   "group.id": f"{streams.application_id}-global"})
         self.consumer.assign([TopicPartition(t, p, OFFSET_BEGINNING) for t, p in inputs])
+        marks = {tp: self.consumer.get_watermark_offsets(TopicPartition(*tp), timeout=10)
+                 for tp in inputs}
+        notify = RestoreNotifier(
+            streams.restore_listener, {spec.topic: name for name, spec in
+                                       topo.global_stores.items()}, self.task.restore_listeners)
+        notify.start({tp: max(low, 0) for tp, (low, _) in marks.items()},
+                     lambda topic, partition: marks[(topic, partition)][1])
         pending = set(inputs)
         deadline = time.monotonic() + 120
         while pending:
+            batches: dict[tuple[str, int], list[int]] = {}  # partition -> [count, last offset]
             for message in self.consumer.consume(10000, 0.2):
                 error = message.error()
                 if error is not None:
@@ -71,11 +82,17 @@ class GlobalThread(threading.Thread):
                     msg = f"bootstrapping global stores failed: {error}"
                     raise StreamsError(msg)
                 self._add(message)
+                batch = batches.setdefault((message.topic(), message.partition()), [0, 0])
+                batch[0] += 1
+                batch[1] = message.offset()
             self._drain()
+            for (topic, partition), (count, last) in sorted(batches.items()):
+                notify.batch(topic, partition, last, count)
             if time.monotonic() > deadline:
                 msg = f"global stores did not reach the end of {sorted(pending)} in 120 s"
                 raise StreamsError(msg)
         self.task.flush()
+        notify.end({tp: 0 for tp in inputs})
 
     def _add(self, message: Any) -> None:
         assert self.task is not None

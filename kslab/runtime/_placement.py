@@ -10,6 +10,10 @@ when its active instance leaves (the range assignment recomputed without that in
 members), so the instance that takes the task over is the one holding a warm copy; further
 standbys take the next instances after the active one, in process id order.
 
+The same recomputation tells an instance that has not joined yet which partitions the range
+assignor will give its threads once they join (``partitions_on_join``): what KIP-441's warm-up
+replicas (``kslab.runtime._warmup``) copy before it joins.
+
 Invariant: the placement is a function of the published entries alone, so instances that have
 read the same entries agree on it. An entry marked ``closed`` (a thread that left) and an entry
 all of whose partitions newer entries of other threads claim (a member that died without saying
@@ -21,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-__all__ = ["Member", "live_members", "owners", "range_owner", "standby_processes"]
+__all__ = ["Member", "live_members", "owners", "partitions_on_join", "range_owner",
+           "standby_processes"]
 
 
 class Member(NamedTuple):
@@ -102,3 +107,13 @@ def standby_processes(partition: int, count: int, active: str, members: list[Mem
     ring = processes[at + 1:] + processes[:at]
     order = [heir] + [p for p in ring if p not in (heir, active)]
     return order[:replicas]
+
+
+def partitions_on_join(members: list[Member], joining: list[str], count: int) -> list[int]:
+    """The partitions (of a topic with ``count``) the range assignor gives the threads whose
+    sort keys are ``joining`` once they join ``members``. A sort key may be a member id's
+    prefix (the ``client.id`` plus ``-``, the broker adding a unique suffix): it sorts where
+    the member id will, unless another member's id starts with the same prefix."""
+    keys = sorted([m.sort_key for m in members] + list(joining))
+    mine = {i for i, key in enumerate(keys) if key in set(joining)}
+    return [p for p in range(count) if range_owner(keys, p, count) in mine]

@@ -9,6 +9,8 @@ thread of this instance is given one of these tasks as active it takes the stand
 in-memory stores, hands over a snapshot and the changelog position, so the active task restores
 only the tail written since. The placement is acted on only while the client is RUNNING and
 no member published for a second, so a view read halfway through a rebalance moves nothing.
+The same thread runs the instance's warm-up before its stream threads join
+(``kslab.runtime._warmup``): warm-up replicas are standbys opened for that reason.
 Invariant: a task is never open as a standby and as an active task
 in this instance at once; a task a local thread holds is ``claimed`` until the thread closes it.
 """
@@ -30,6 +32,8 @@ from kslab.runtime._state import Checkpoint, task_dir, wipe_store
 from kslab.state.buffer import ChangelogRecord
 
 if TYPE_CHECKING:
+    from kslab.runtime._placement import Member
+    from kslab.runtime._warmup import WarmUp
     from kslab.runtime.streams import KafkaStreams
 
 __all__ = ["Handoff", "StandbyUpdater", "SuspendReason"]
@@ -88,16 +92,19 @@ class _Standby:
 class StandbyUpdater(threading.Thread):
     """Keeps this instance's standby tasks up to date; see the module doc."""
 
-    def __init__(self, streams: KafkaStreams, replicas: int) -> None:
+    def __init__(self, streams: KafkaStreams, replicas: int, warmup: WarmUp | None = None
+                 ) -> None:
         super().__init__(name=f"{streams.client_id}-StandbyUpdater", daemon=True)
         self.streams = streams
         self.replicas = replicas
+        self.warmup = warmup  # run before the stream threads join, if any
         self.tasks: dict[TaskId, _Standby] = {}
         self.listener: Any = None  # a StandbyUpdateListener, set before start()
         self.updates = 0  # changelog records applied to standbys
         self.failed: BaseException | None = None
         self._entries: dict[str, dict[str, Any]] = {}  # the hosts topic: thread -> entry
         self._hosts_position = 0
+        self._hosts_end: int | None = None  # the hosts topic's end when the updater started
         self._lock = threading.RLock()
         self._claimed: set[TaskId] = set()
         self._routes: dict[tuple[str, int], tuple[TaskId, str]] = {}  # changelog -> standby
@@ -146,6 +153,53 @@ class StandbyUpdater(threading.Thread):
         """Ask the thread to checkpoint its standbys and end."""
         self._halt.set()
 
+    # -- what the warm-up asks (on this thread) ----------------------------------------------
+
+    def members(self) -> list[Member]:
+        """The group's members as the hosts topic shows them."""
+        with self._lock:
+            return live_members(self._entries)
+
+    def hosts_read(self) -> bool:
+        """Whether the hosts topic was read up to where it ended when the updater started."""
+        if self._hosts_end is None:
+            from confluent_kafka import TopicPartition
+
+            _, high = self._consumer.get_watermark_offsets(
+                TopicPartition(self.streams.hosts_topic, 0), timeout=5)
+            self._hosts_end = max(high or 0, 0)
+        return self._hosts_position >= self._hosts_end
+
+    def positions(self, task_id: TaskId) -> dict[tuple[str, int], int] | None:
+        """The changelog positions of the standby (or warm-up) of ``task_id``; ``None``
+        without one."""
+        with self._lock:
+            standby = self.tasks.get(task_id)
+            return None if standby is None else dict(standby.positions)
+
+    def end_offsets(self, tps: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """Each changelog partition's end, as the broker reports it now (0 if it cannot)."""
+        from confluent_kafka import TopicPartition
+
+        out = {}
+        for tp in tps:
+            try:
+                _, high = self._consumer.get_watermark_offsets(TopicPartition(*tp), timeout=5)
+            except Exception:
+                high = 0
+            out[tp] = max(high or 0, 0)
+        return out
+
+    def open_warmup(self, task_id: TaskId) -> bool:
+        """Open a warm-up replica of ``task_id`` (a standby, whatever the placement says)."""
+        with self._lock:
+            if task_id in self.tasks or task_id in self._claimed:
+                return task_id in self.tasks
+            opened = self._open(task_id)
+            if opened:
+                self._reassign = True
+            return opened
+
     # -- the thread ---------------------------------------------------------------------------
 
     def run(self) -> None:
@@ -166,6 +220,8 @@ class StandbyUpdater(threading.Thread):
                 if messages:
                     self._apply(messages)
                 now = time.monotonic()
+                if self.warmup is not None:
+                    self.warmup.step(self)
                 if self._replan or now - self._last_plan >= _REPLAN_EVERY:
                     self._update_placement()
                 if now - self._last_checkpoint >= _CHECKPOINT_EVERY:
@@ -347,7 +403,8 @@ class StandbyUpdater(threading.Thread):
         if self.listener is not None:
             for store, topic in standby.changelogs.items():
                 tp = (topic, task_id.partition)
-                self._tell("on_update_suspended", tp, store, standby.positions.get(tp, 0),
+                # Java's storeOffset: the last changelog record in the store (-1: none)
+                self._tell("on_update_suspended", tp, store, standby.positions.get(tp, 0) - 1,
                            self._end_offset(tp), reason)
         log.info("standby task %s suspended (%s) at %s", task_id, reason.name,
                  standby.positions)

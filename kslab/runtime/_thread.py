@@ -546,7 +546,7 @@ class StreamThread(threading.Thread):
             return
         by_topic = {topic: store for store, topic in state.changelogs.items()}
         task = state.task
-        notify = RestoreNotifier(self.streams.restore_listener, by_topic)
+        notify = RestoreNotifier(self.streams.restore_listener, by_topic, task.restore_listeners)
         reported: dict[tuple[str, int], int] = {}  # each partition's end, as the broker says
         for topic, partition in starts:
             try:

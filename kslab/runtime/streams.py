@@ -33,6 +33,7 @@ from kslab.runtime._global import GlobalThread
 from kslab.runtime._standby import StandbyUpdater
 from kslab.runtime._state import StateDirLock, process_id
 from kslab.runtime._thread import StreamThread
+from kslab.runtime._warmup import WARMUP_KEYS, WarmUp
 from kslab.topology.topology import Topology
 
 __all__ = ["KafkaStreams", "StreamThreadExceptionResponse"]
@@ -129,7 +130,11 @@ class KafkaStreams:
         self.client_id = self.config.get("client.id") or f"{self.application_id}-{self.process_id}"
         self.application_server = self.config.get("application.server") or ""
         self.num_standby_replicas = self.config.get_int("num.standby.replicas") or 0
-        self.standbys: StandbyUpdater | None = None  # with num.standby.replicas > 0
+        # KIP-441 warm-ups (kslab.runtime._warmup): with standbys, or when a key of theirs is set
+        self.warmup_enabled = bool(self.num_standby_replicas) or any(
+            key in self.config for key in WARMUP_KEYS)
+        self.warmup: WarmUp | None = None  # set in start() when warm-ups apply
+        self.standbys: StandbyUpdater | None = None  # with standbys or warm-ups
         self._standby_listener: Any = None
         self.errors_policy = ErrorPolicy(self)
         self.production_handler = self.errors_policy.production
@@ -304,8 +309,10 @@ class KafkaStreams:
         ``on_update_start((topic, partition), store, start_offset)``, ``on_batch_loaded((topic,
         partition), store, task_id, batch_end_offset, batch_size, current_end_offset)`` and
         ``on_update_suspended((topic, partition), store, store_offset, current_end_offset,
-        reason)`` with ``reason`` ``SuspendReason.PROMOTED`` or ``MIGRATED``; each method is
-        optional. ``current_end_offset`` is the broker's reported end (-1 when unknown)."""
+        reason)`` with ``reason`` ``SuspendReason.PROMOTED`` or ``MIGRATED`` (also when the
+        client closes, as Java's); each method is optional. ``start_offset`` is the next offset
+        the standby reads, ``store_offset`` the last record in the store (-1: none),
+        ``current_end_offset`` the broker's reported end (-1 when unknown)."""
         if self._state is not State.CREATED:
             msg = "set_standby_update_listener must be called before start()"
             raise StreamsError(msg)
@@ -347,7 +354,9 @@ class KafkaStreams:
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Create internal topics, fill global stores and start the stream threads."""
+        """Create internal topics, fill global stores and start the stream threads (once the
+        warm-up, if any, let them join: ``kslab.runtime._warmup``; the client is REBALANCING
+        until then)."""
         if self._state is not State.CREATED:
             msg = f"start() can only be called once, in state CREATED (now {self._state.name})"
             raise StreamsError(msg)
@@ -363,12 +372,20 @@ class KafkaStreams:
             self._control = threading.Thread(target=self._watch_control, daemon=True,
                                              name=f"{self.client_id}-control")
             self._control.start()
-            for _ in range(self.num_threads):
-                self._start_thread()
-            if self.num_standby_replicas:
-                self.standbys = StandbyUpdater(self, self.num_standby_replicas)
+            if self.warmup_enabled and any(self.plan.changelogs_of(g.id)
+                                           for g in self.plan.groups):
+                self.warmup = WarmUp(self, self.config.get_int("acceptable.recovery.lag", 10_000)
+                                     or 0, self.config.get_int("max.warmup.replicas", 2) or 1)
+            if self.num_standby_replicas or self.warmup is not None:
+                self.standbys = StandbyUpdater(self, self.num_standby_replicas, self.warmup)
                 self.standbys.listener = self._standby_listener
                 self.standbys.start()
+            if self.warmup is None:
+                for _ in range(self.num_threads):
+                    self._start_thread()
+            else:
+                threading.Thread(target=self._join_when_warm, daemon=True,
+                                 name=f"{self.client_id}-warmup").start()
             if self.config.get("metrics.exporter") == "prometheus":
                 from kslab.runtime.prometheus import serve_metrics
 
@@ -385,12 +402,30 @@ class KafkaStreams:
             self._set_state(State.ERROR)
             raise
 
+    def _join_when_warm(self) -> None:
+        """Start the stream threads once the warm-up lets them join (``kslab.runtime._warmup``),
+        or at once if the standby updater that runs it failed; never after close()."""
+        warmup, updater = self.warmup, self.standbys
+        assert warmup is not None and updater is not None
+        while not warmup.ready.wait(0.2):
+            if self._closing.is_set():
+                return
+            if not updater.is_alive():
+                log.error("%s: the warm-up ended with the standby updater (%s); the stream "
+                          "threads join now", self.client_id, updater.failed)
+                break
+        with self._lock:
+            if self._closing.is_set():
+                return
+            for _ in range(self.num_threads - len(self._threads)):  # add_stream_thread's
+                self._start_thread()  # (called during the warm-up) joined already
+
     def _prepare_topics(self) -> None:
         admin = self.admin()
         self.plan = TopicPlan.build(self.topology, self.application_id, existing_topics(admin),
                                     self.config)
         wanted = {t: (self.plan.partitions[t], cfg) for t, cfg in self.plan.internal.items()}
-        if self.application_server or self.num_standby_replicas:
+        if self.application_server or self.num_standby_replicas or self.warmup_enabled:
             wanted[self.hosts_topic] = (1, {"cleanup.policy": "compact"})
         wanted[self.control_topic] = (1, {"cleanup.policy": "delete"})
         replication = self.config.get_int("replication.factor") or -1
@@ -439,7 +474,8 @@ class KafkaStreams:
         """Tell other instances which partitions ``member`` (a thread) owns at this server;
         ``sort_key`` is what the range assignor orders it by (its ``group.instance.id``, else
         its member id), ``closed`` says it left the group."""
-        if not self.application_server and not self.num_standby_replicas:
+        if not self.application_server and not self.num_standby_replicas \
+                and not self.warmup_enabled:
             return
         import json
 
@@ -793,6 +829,8 @@ class KafkaStreams:
             out["standby"] = {"standby-tasks": sorted(str(t) for t in list(self.standbys.tasks)),
                               "update-total": self.standbys.updates,
                               "failed": None if failed is None else repr(failed)}
+        if self.warmup is not None:
+            out["warmup"] = self.warmup.metrics()
         return out
 
 

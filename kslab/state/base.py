@@ -36,6 +36,7 @@ __all__ = [
     "StoreContext",
     "StoreSupplier",
     "ValueAndTimestampSerde",
+    "check_restore_listener",
     "check_serde_spec",
     "check_store_name",
     "resolve_serde",
@@ -98,6 +99,33 @@ class StoreContext(Protocol):
         headers: Any = None,
     ) -> None:
         """Send one changelog record for ``store_name`` (with ``headers`` if given)."""
+
+
+    def register(self, store: StateStore, callback: Any) -> None:
+        """Give ``store`` its own restore listener (Java's ``register(store, callback)`` with a
+        notifying restore callback); see ``check_restore_listener``."""
+
+
+RESTORE_METHODS = ("on_restore_start", "on_batch_restored", "on_restore_end")
+
+
+def check_restore_listener(listener: Any, store_name: str) -> Any:
+    """``listener`` if it can hear a store's restores, else a ``StoreError`` naming the store.
+
+    A store's own restore listener is Java's notifying restore callback
+    (``AbstractNotifyingBatchingRestoreCallback``): any of ``on_restore_start(topic_partition,
+    store_name, start_offset, end_offset)``, ``on_batch_restored(topic_partition, store_name,
+    batch_end_offset, num_restored)`` and ``on_restore_end(topic_partition, store_name,
+    total_restored)``. The records themselves always go through the store's ``restore_batch``
+    (kslab's one restore path), so an object with only Java's ``restore``/``restore_all`` would
+    do nothing here, and is refused.
+    """
+    if not any(callable(getattr(listener, m, None)) for m in RESTORE_METHODS):
+        msg = (f"the restore listener {listener!r} for store '{store_name}' has none of "
+               f"{', '.join(RESTORE_METHODS)}; kslab restores records through the store's "
+               "restore_batch, so give the listener at least one of those methods")
+        raise StoreError(msg)
+    return listener
 
 
 class StateStore(ABC):
@@ -285,6 +313,7 @@ class StoreBuilder(ABC):
         self._logging_enabled = True
         self._log_config: dict[str, str] = {}
         self._caching_enabled = False
+        self._restore_listener: Any = None
 
     @property
     def name(self) -> str:
@@ -320,6 +349,19 @@ class StoreBuilder(ABC):
     @abstractmethod
     def persistent(self) -> bool:
         """True when built stores keep their data on disk."""
+
+    @property
+    def restore_listener(self) -> Any:
+        """The built stores' own restore listener (``None``: only the client's global one)."""
+        return self._restore_listener
+
+    def with_restore_listener(self, listener: Any) -> Self:
+        """Tell ``listener`` about the changelog restores of the stores this builder makes
+        (kslab's shortcut for a store whose ``init`` calls ``context.register(store, listener)``;
+        the methods are ``check_restore_listener``'s). The live runtime calls it on the stream
+        thread restoring the task, beside the client's global restore listener."""
+        self._restore_listener = check_restore_listener(listener, self._name)
+        return self
 
     def with_logging_enabled(self, topic_config: dict[str, Any] | None = None) -> Self:
         """Write a changelog; ``topic_config`` entries are added to its topic configs."""

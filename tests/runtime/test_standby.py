@@ -199,19 +199,27 @@ def test_a_standby_hands_its_stores_over(kafka, persistent, guarantee):
     app_id = kafka.name("handover")
     a, _ = _start(kafka, app_id, source, sink, "a", persistent=persistent, guarantee=guarantee)
     b, _ = _start(kafka, app_id, source, sink, "b", persistent=persistent, guarantee=guarantee)
-    calls: list[tuple] = []
+    calls: list[tuple] = []  # b's
+    a_calls: list[tuple] = []
+    ends: list[tuple[int, int]] = []  # (batch end offset or store offset, current end offset)
 
     class Listener:
+        def __init__(self, log: list[tuple]) -> None:
+            self.log = log
+
         def on_update_start(self, tp, store, offset):
-            calls.append(("start", tp, store, offset))
+            self.log.append(("start", tp, store, offset))
 
         def on_batch_loaded(self, tp, store, task_id, end, size, current_end):
-            calls.append(("batch", tp, store, task_id, end, size))
+            self.log.append(("batch", tp, store, task_id, end, size))
+            ends.append((end, current_end))
 
         def on_update_suspended(self, tp, store, offset, current_end, reason):
-            calls.append(("suspended", tp, store, offset, reason))
+            self.log.append(("suspended", tp, store, offset, reason))
+            ends.append((offset, current_end))
 
-    b.set_standby_update_listener(Listener())
+    a.set_standby_update_listener(Listener(a_calls))
+    b.set_standby_update_listener(Listener(calls))
     a.start()
     b.start()
     keys = [f"k{i % 20}" for i in range(400)]
@@ -235,14 +243,28 @@ def test_a_standby_hands_its_stores_over(kafka, persistent, guarantee):
     assert applied == len(on_disk) - len(own) > 0  # every changelog record, once
     if guarantee == "at_least_once":
         assert applied == position  # no transaction markers between the records
+    # the broker's end is known (not -1); its exact value is not (Tansu reports the start of
+    # the last record batch + 1, and a transaction marker may follow the last record)
+    assert ends and all(current > 0 for _, current in ends), ends
+    assert wait_for(lambda: len(_standby_tasks(a)) == 1 and a_calls, timeout=30)
+    a_task = _standby_tasks(a)[0]
+    a_tp = (changelog, 1 - partition)
+    assert a_task == f"0_{1 - partition}"
+    assert a_calls[0] == ("start", a_tp, "counts", 0)
     assert a.close(timeout=20_000)
+    # a's standby stops with its client: MIGRATED, at the last record it applied
+    a_batches = [c for c in a_calls if c[0] == "batch"]
+    a_last = a_batches[-1][4] if a_batches else -1
+    assert a_calls[-1] == ("suspended", a_tp, "counts", a_last, SuspendReason.MIGRATED)
+    assert [c[0] for c in a_calls].count("suspended") == 1
     assert wait_for(lambda: TaskId(0, partition) in b.local_tasks(), timeout=60)
     assert wait_for(lambda: b.state is ks.KafkaStreams.State.RUNNING, timeout=30)
     assert _restored(b, task) == 0, calls
     # b's own task, closed and reopened by the rebalance, had no standby: an in-memory store
     # replays its whole changelog, a RocksDB one the tail after its checkpoint (none)
     assert _restored(b, f"0_{1 - partition}") == (0 if persistent else len(own))
-    assert ("suspended", tp, "counts", position, SuspendReason.PROMOTED) in calls
+    assert [c for c in calls if c[0] == "suspended"] == [
+        ("suspended", tp, "counts", position - 1, SuspendReason.PROMOTED)]  # the last record
     assert _store_counts(b, partition) == _counts_of(expected, partition, 2)
     key = next(k for k in expected if default_partition(k.encode(), 2) == partition)
     assert b.store("counts").get(key) == expected[key]  # now an active task's store
