@@ -26,7 +26,7 @@ PLAN = ["kill", "wipe", "term", "thread"]
 
 def _run(tmp_path: Path, guarantee: str, plan: list[str], minutes: float) -> dict:
     result = chaos.run(chaos.Options(minutes=minutes, plan=plan, settle=90, guarantee=guarantee,
-                                     workdir=str(tmp_path / "chaos")))
+                                     workdir=str(tmp_path / "chaos"), evidence=True))
     print(chaos.table(result))
     assert result["faults"] == {kind: plan.count(kind) for kind in plan}
     assert result["notes"] == []  # every restart ran, every close was clean
