@@ -375,6 +375,16 @@ class Chaos:
         if inst.expect("RUNNING", 120) is None:
             self.notes.append(f"instance {inst.index} (start {inst.starts}) not RUNNING in 120 s")
             self.log(f"instance {inst.index} did not reach RUNNING in 120 s")
+            self.dump()
+
+    def dump(self) -> None:
+        """Have every live instance log its state, metrics and thread stacks (``dump``)."""
+        for inst in self.instances:
+            if inst.alive:
+                try:
+                    inst.send("dump")
+                except OSError as exc:
+                    self.log(f"instance {inst.index}: no dump ({exc})")
 
     def apply(self, kind: str) -> None:
         live = [i for i in self.instances if i.alive]
@@ -396,6 +406,7 @@ class Chaos:
             self.wipe(second)
             if inst.expect("RUNNING", 120) is None:
                 self.notes.append(f"instance {inst.index} not RUNNING in 120 s after a wipe")
+                self.dump()
         elif kind == "term":
             code = inst.term()
             if code != 0:
