@@ -139,6 +139,7 @@ class StreamThread(threading.Thread):
             None, streams.partition_count,
             continue_on_error=streams.production_handler == "continue",
             on_error=self.events.production_error)
+        self.collector.hold_changelogs = self.eos
         producer_conf["on_delivery"] = self.collector.delivery_report
         self.producer = Producer(producer_conf)
         self.collector.bind(self.producer)
