@@ -57,7 +57,7 @@ member, a rebalance, a restore; with 64 keys, Kafka's partitioner maps none to p
 
 Usage: python bench/chaos.py [--instances 3] [--threads 4] [--partitions 8] [--minutes 10]
        [--guarantee at_least_once|exactly_once_v2] [--seed 1] [--rate 100] [--keys 64]
-       [--faults N] [--settle 180]
+       [--faults N] [--settle 180] [--kinds kill,term,wipe,wipe-burst,thread] [--evidence]
 """
 
 from __future__ import annotations
@@ -229,6 +229,7 @@ class Options:
     keys: int = 64
     faults: int | None = None  # None: one per 30 s
     plan: list[str] | None = None  # fixed fault kinds, in order (the short test's)
+    kinds: tuple[str, ...] = KINDS  # the kinds a random plan draws from, in turn
     settle: float = 180.0
     workdir: str | None = None
     bootstrap: str | None = None  # None: a LocalBroker of its own
@@ -436,7 +437,7 @@ class Chaos:
         if self.o.plan is not None:
             return list(self.o.plan)
         n = self.o.faults if self.o.faults is not None else max(1, int(self.o.minutes * 2))
-        kinds = [KINDS[i % len(KINDS)] for i in range(n)]
+        kinds = [self.o.kinds[i % len(self.o.kinds)] for i in range(n)]
         self.rnd.shuffle(kinds)
         return kinds
 
@@ -655,12 +656,18 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=64)
     parser.add_argument("--faults", type=int, default=None)
     parser.add_argument("--settle", type=float, default=180.0)
+    parser.add_argument("--kinds", default=",".join(KINDS),
+                        type=lambda text: tuple(k for k in text.split(",") if k),
+                        help="the fault kinds to apply, comma-separated (default: all five)")
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--evidence", action="store_true",
                         help="write evidence.json in the work directory: each output and "
                              "changelog record's producer id, epoch and transaction fate")
     parser.add_argument("--json", default=None, help="write the result here too")
     args = parser.parse_args()
+    unknown = sorted(set(args.kinds) - set(KINDS))
+    if unknown or not args.kinds:
+        parser.error(f"--kinds: {unknown or 'none given'}; choose from {', '.join(KINDS)}")
     options = Options(**{k: v for k, v in vars(args).items() if k != "json"})
     result = run(options)
     print(table(result))
