@@ -592,10 +592,15 @@ class StreamThread(threading.Thread):
             state.restored += count
             self.stats["restore-total"] += count
 
+        def waiting(topic: str, partition: int, offset: int, waited_s: float) -> None:
+            notify.waiting(topic, partition, offset, waited_s)
+            if self.eos:
+                self._end_own_transaction()
+
         started = time.perf_counter()
         try:
             ends = self._reader.restore(starts, apply, progress, with_headers=True,
-                                        halt=self._halt, on_wait=notify.waiting)
+                                        halt=self._halt, on_wait=waiting)
         finally:
             for tp in starts:
                 self.restoring.pop(tp, None)
@@ -607,6 +612,30 @@ class StreamThread(threading.Thread):
         if state.restored:
             log.info("task %s restored %d records in %.0f ms", task.id, state.restored,
                      (time.perf_counter() - started) * 1000)
+
+    def _end_own_transaction(self) -> None:
+        """A restore waits under exactly-once (each stall warning): commit a transaction of one
+        record to the control topic, which instances ignore (only SHUTDOWN_APPLICATION counts).
+
+        Tansu 0.6 treats a committed transaction as open for ``read_committed`` readers until
+        every transaction overlapping it on a partition has ended too, and the ones that never
+        overlap the last to end stay so until their producer ends another
+        (``bench/unstable_commit.py``). After a rebalance each thread then waited, inside the
+        rebalance callback, on its own last commit before it: a restore that never ends, a
+        group that never settles. Ending a transaction of its own lets the broker settle the
+        ones before it. On Kafka a committed transaction never holds readers back, and this
+        writes one record per warning while another producer's transaction is open."""
+        producer = self.producer
+        if producer is None:
+            return
+        try:
+            producer.produce(self.streams.control_topic, b"kslab-restore-waiting",
+                             self.name.encode())
+            producer.commit_transaction(30)
+            producer.begin_transaction()
+        except Exception as exc:
+            log.warning("%s: a transaction to let the broker settle earlier ones failed: %s",
+                        self.name, exc)
 
     def _on_revoke(self, consumer: Any, partitions: list[Any]) -> None:
         self.rebalancing = True
