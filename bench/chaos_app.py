@@ -96,7 +96,7 @@ def main() -> None:
             elif command == "remove":
                 print(f"REMOVED {streams.remove_stream_thread(30_000)}", flush=True)
             elif command == "dump":  # the harness's diagnosis of an instance that hangs
-                logging.warning("dump: state %s, metrics %s", streams.state().name,
+                logging.warning("dump: state %s, metrics %s", streams.state.name,
                                 json.dumps(streams.metrics(), default=str))
                 faulthandler.dump_traceback(sys.stderr, all_threads=True)
 

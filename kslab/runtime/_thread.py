@@ -346,8 +346,6 @@ class StreamThread(threading.Thread):
                     offsets, self.consumer.consumer_group_metadata(), 30)
             self.producer.commit_transaction(60)
             self.producer.begin_transaction()
-            if offsets:
-                self._confirm_offsets(offsets)
         else:
             collector.flush()
             if offsets:
@@ -370,26 +368,6 @@ class StreamThread(threading.Thread):
             self._last_checkpoint = time.monotonic()
             for state in self.tasks.values():
                 self._write_checkpoint(state)
-
-    def _confirm_offsets(self, offsets: list[Any]) -> None:
-        """Under exactly-once, after the transaction committed: commit the same offsets
-        through the consumer too, so they are the group's once the commit returns.
-
-        On Kafka this writes what the transaction already made the group's offsets (one
-        request more per commit). Tansu 0.6 applies a transaction's offsets only once every
-        other open transaction on one of its partitions has ended, and drops them when the same
-        producer's next transaction is aborted (a SIGKILL, then the restart's fencing), while
-        the output stays committed (``bench/deferred_offsets.py``): the next owner of the
-        partition would read an older offset and commit that output a second time. A refusal
-        here (a rebalance under way) is logged: the transaction's own offsets stand."""
-        from confluent_kafka import KafkaException
-
-        try:
-            self.consumer.commit(offsets=offsets, asynchronous=False)
-        except KafkaException as exc:
-            log.warning("%s: the offsets its transaction committed could not be committed "
-                        "again through the consumer (%s); the transaction's own stand",
-                        self.name, exc)
 
     def _update_lags(self) -> None:
         from confluent_kafka import TopicPartition
