@@ -157,6 +157,8 @@ class StreamThread(threading.Thread):
         try:
             if clean and self.tasks:
                 self._commit(force=True)
+                if self.eos:
+                    self._settle_own_commits()
                 self._close_tasks(list(self.tasks), clean=True)
         except BaseException as exc:
             log.error("commit on close of %s failed: %s", self.name, exc)
@@ -573,7 +575,7 @@ class StreamThread(threading.Thread):
         def waiting(topic: str, partition: int, offset: int, waited_s: float) -> None:
             notify.waiting(topic, partition, offset, waited_s)
             if self.eos:
-                self._end_own_transaction()
+                self._settle_own_commits()
 
         started = time.perf_counter()
         try:
@@ -591,29 +593,32 @@ class StreamThread(threading.Thread):
             log.info("task %s restored %d records in %.0f ms", task.id, state.restored,
                      (time.perf_counter() - started) * 1000)
 
-    def _end_own_transaction(self) -> None:
-        """A restore waits under exactly-once (each stall warning): commit a transaction of one
-        record to the control topic, which instances ignore (only SHUTDOWN_APPLICATION counts).
+    def _settle_own_commits(self) -> None:
+        """Under exactly-once, after the commit on a revocation or on close, and at each stall
+        warning of a restore: commit a transaction of one record to the control topic, which
+        instances ignore (only SHUTDOWN_APPLICATION counts).
 
-        Tansu 0.6 treats a committed transaction as open for ``read_committed`` readers until
-        every transaction overlapping it on a partition has ended too, and the ones that never
-        overlap the last to end stay so until their producer ends another
-        (``bench/unstable_commit.py``). After a rebalance each thread then waited, inside the
-        rebalance callback, on its own last commit before it: a restore that never ends, a
-        group that never settles. Ending a transaction of its own lets the broker settle the
-        ones before it. On Kafka a committed transaction never holds readers back, and this
-        writes one record per warning while another producer's transaction is open."""
+        Tansu 0.6 settles a committed transaction only once every transaction overlapping it on
+        a partition has ended too, and one that never overlaps the last to end stays unsettled
+        until its producer ends another (``bench/unstable_commit.py``). Until then its input
+        offsets are not the group's (``bench/deferred_offsets.py``) and ``read_committed``
+        readers stop before its records: the partitions' next owner, this thread included,
+        read an older offset and processed records again, and restores ended early or waited,
+        inside the rebalance callback, for ever. A transaction of its own settles the earlier
+        ones. On Kafka, where a commit is settled when it returns, this is one record more per
+        rebalance and stalled restore.
+        """
         producer = self.producer
         if producer is None:
             return
         try:
-            producer.produce(self.streams.control_topic, b"kslab-restore-waiting",
+            producer.produce(self.streams.control_topic, b"kslab-settle",
                              self.name.encode())
             producer.commit_transaction(30)
             producer.begin_transaction()
         except Exception as exc:
-            log.warning("%s: a transaction to let the broker settle earlier ones failed: %s",
-                        self.name, exc)
+            log.warning("%s: a transaction to let the broker settle its earlier ones failed "
+                        "(%s); they are settled when the broker settles them", self.name, exc)
 
     def _on_revoke(self, consumer: Any, partitions: list[Any]) -> None:
         self.rebalancing = True
@@ -628,6 +633,8 @@ class StreamThread(threading.Thread):
             self._abort()
             self._close_tasks(list(self.tasks), clean=False)
             return
+        if self.eos:
+            self._settle_own_commits()
         self._close_tasks(list(self.tasks), clean=True)
 
     def _on_lost(self, consumer: Any, partitions: list[Any]) -> None:

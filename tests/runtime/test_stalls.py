@@ -116,7 +116,7 @@ def test_a_stalled_restore_waits_warns_and_goes_on(kafka, caplog, monkeypatch, s
     # which instances ignore (Tansu settles the thread's own earlier commits then:
     # bench/unstable_commit.py)
     control = kafka.read(f"{config['application.id']}-kslab-control", 1, timeout=10)
-    assert (name.encode(), b"kslab-restore-waiting") in [(k, v) for k, v, _ in control]
+    assert (name.encode(), b"kslab-settle") in [(k, v) for k, v, _ in control]
     time.sleep(1)
     assert again.state is ks.KafkaStreams.State.REBALANCING  # waiting, not failed
     assert again.errors == []
