@@ -157,8 +157,6 @@ class StreamThread(threading.Thread):
         try:
             if clean and self.tasks:
                 self._commit(force=True)
-                if self.eos:
-                    self._settle_own_commits()
                 self._close_tasks(list(self.tasks), clean=True)
         except BaseException as exc:
             log.error("commit on close of %s failed: %s", self.name, exc)
@@ -594,19 +592,18 @@ class StreamThread(threading.Thread):
                      (time.perf_counter() - started) * 1000)
 
     def _settle_own_commits(self) -> None:
-        """Under exactly-once, after the commit on a revocation or on close, and at each stall
-        warning of a restore: commit a transaction of one record to the control topic, which
-        instances ignore (only SHUTDOWN_APPLICATION counts).
+        """A restore waits under exactly-once (each stall warning): commit a transaction of one
+        record to the control topic, which instances ignore (only SHUTDOWN_APPLICATION counts).
 
         Tansu 0.6 settles a committed transaction only once every transaction overlapping it on
         a partition has ended too, and one that never overlaps the last to end stays unsettled
-        until its producer ends another (``bench/unstable_commit.py``). Until then its input
-        offsets are not the group's (``bench/deferred_offsets.py``) and ``read_committed``
-        readers stop before its records: the partitions' next owner, this thread included,
-        read an older offset and processed records again, and restores ended early or waited,
-        inside the rebalance callback, for ever. A transaction of its own settles the earlier
-        ones. On Kafka, where a commit is settled when it returns, this is one record more per
-        rebalance and stalled restore.
+        until its producer ends another (``bench/unstable_commit.py``); ``read_committed``
+        readers stop before an unsettled transaction's records. After a rebalance threads
+        waited so, inside the rebalance callback, on their own last commit: a restore that
+        never ended, a group that never settled. A transaction of its own settles the earlier
+        ones once nothing overlapping them is open (hence at each warning). On Kafka, where a
+        commit is settled when it returns, this is one record per warning while another
+        producer's transaction is open.
         """
         producer = self.producer
         if producer is None:
@@ -633,8 +630,6 @@ class StreamThread(threading.Thread):
             self._abort()
             self._close_tasks(list(self.tasks), clean=False)
             return
-        if self.eos:
-            self._settle_own_commits()
         self._close_tasks(list(self.tasks), clean=True)
 
     def _on_lost(self, consumer: Any, partitions: list[Any]) -> None:

@@ -48,7 +48,8 @@ def test_at_least_once_loses_nothing_under_chaos(tmp_path: Path) -> None:
     "opt in with KSLAB_CHAOS=1: Tansu 0.6 settles committed transactions lazily, so on the "
     "LocalBroker a restore can end before committed changelog records or wait for them for "
     "ever, and committed offsets lag or are lost (README, known limitations; "
-    "bench/unstable_commit.py, bench/deferred_offsets.py); failed 5 of 10 runs on 2026-11-28"))
+    "bench/unstable_commit.py, bench/deferred_offsets.py); failed 3 of 5 runs with the final "
+    "code on 2026-11-28, 12 of 23 in all"))
 def test_exactly_once_v2_is_exact_under_chaos(tmp_path: Path) -> None:
     """Without a wipe: on Tansu a wiped instance's dead transaction is never aborted and stalls
     the application (README, known limitations).
