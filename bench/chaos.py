@@ -19,7 +19,8 @@ evenly as they go) on a LocalBroker with ``--partitions`` partitions per topic, 
   5-15 s later ``remove_stream_thread()``).
 
 Then input stops, every instance is restarted if down, the output is read once it has caught up
-(or after ``--settle`` s), the instances are stopped with SIGTERM, and the output is compared
+(every count at its reference and every input offset committed) or after ``--settle`` s, the
+instances are stopped with SIGTERM, and the output is compared
 with the reference. Under ``exactly_once_v2`` the output is read from the raw log with the
 transaction markers applied (``tests/runtime/committed_log.py``: Tansu 0.6 shows aborted records
 to ``read_committed`` consumers); a transaction still open at the end (every live instance has
@@ -56,7 +57,7 @@ member, a rebalance, a restore; with 64 keys, Kafka's partitioner maps none to p
 
 Usage: python bench/chaos.py [--instances 3] [--threads 4] [--partitions 8] [--minutes 10]
        [--guarantee at_least_once|exactly_once_v2] [--seed 1] [--rate 100] [--keys 64]
-       [--faults N] [--settle 180]
+       [--faults N] [--settle 180] [--kinds kill,term,wipe,wipe-burst,thread] [--evidence]
 """
 
 from __future__ import annotations
@@ -228,9 +229,11 @@ class Options:
     keys: int = 64
     faults: int | None = None  # None: one per 30 s
     plan: list[str] | None = None  # fixed fault kinds, in order (the short test's)
+    kinds: tuple[str, ...] = KINDS  # the kinds a random plan draws from, in turn
     settle: float = 180.0
     workdir: str | None = None
     bootstrap: str | None = None  # None: a LocalBroker of its own
+    evidence: bool = False  # write evidence.json (every output and changelog record's fate)
 
 
 class Chaos:
@@ -373,6 +376,16 @@ class Chaos:
         if inst.expect("RUNNING", 120) is None:
             self.notes.append(f"instance {inst.index} (start {inst.starts}) not RUNNING in 120 s")
             self.log(f"instance {inst.index} did not reach RUNNING in 120 s")
+            self.dump()
+
+    def dump(self) -> None:
+        """Have every live instance log its state, metrics and thread stacks (``dump``)."""
+        for inst in self.instances:
+            if inst.alive:
+                try:
+                    inst.send("dump")
+                except OSError as exc:
+                    self.log(f"instance {inst.index}: no dump ({exc})")
 
     def apply(self, kind: str) -> None:
         live = [i for i in self.instances if i.alive]
@@ -394,6 +407,7 @@ class Chaos:
             self.wipe(second)
             if inst.expect("RUNNING", 120) is None:
                 self.notes.append(f"instance {inst.index} not RUNNING in 120 s after a wipe")
+                self.dump()
         elif kind == "term":
             code = inst.term()
             if code != 0:
@@ -423,7 +437,7 @@ class Chaos:
         if self.o.plan is not None:
             return list(self.o.plan)
         n = self.o.faults if self.o.faults is not None else max(1, int(self.o.minutes * 2))
-        kinds = [KINDS[i % len(KINDS)] for i in range(n)]
+        kinds = [self.o.kinds[i % len(self.o.kinds)] for i in range(n)]
         self.rnd.shuffle(kinds)
         return kinds
 
@@ -464,14 +478,18 @@ class Chaos:
         records = events(self.o.seed, self.o.keys, self.o.rate, self.produced, self.t0)
         expected = reference(records, 5_000)
         settle_start = time.monotonic()
+        unprocessed: dict[int, int] = {}
         while time.monotonic() - settle_start < self.o.settle:
             with self.lock:
                 seen = dict(self.tail_counts)
+            # caught up: every count at its reference (the tail reads uncommitted) and every
+            # input offset committed (under exactly-once that is what makes the output count)
             if all(seen.get(k, 0) >= n for k, n in expected["counts"].items()):
-                break
+                unprocessed = self.unprocessed()
+                if not unprocessed:
+                    break
             time.sleep(1)
         caught_up = time.monotonic() - settle_start
-        time.sleep(3)
         unprocessed = self.unprocessed()
         codes = [inst.term() for inst in self.instances]
         if any(code != 0 for code in codes):
@@ -479,6 +497,8 @@ class Chaos:
         self.stop_tail.set()
         tail.join(30)
         written = self.read_outputs()
+        if self.o.evidence:
+            self.write_evidence()
         result = compare(expected, written, self.o.guarantee == "exactly_once_v2")
         return {
             "guarantee": self.o.guarantee, "faults": dict(self.faults), "in": self.produced,
@@ -519,6 +539,23 @@ class Chaos:
             out[name] = [(k.decode(), int.from_bytes(v, "big", signed=True)
                           if name != "joined" else v.decode()) for k, v, _ in raw]
         return out
+
+    def write_evidence(self) -> None:
+        """``evidence.json`` in the work directory: every record of the outputs and changelogs
+        with its producer id, epoch and fate (``committed_log.record_fates``), and the group's
+        committed input offsets: what tells a record committed twice from a reading error."""
+        from committed_log import record_fates
+
+        app = f"{self.prefix}-app"
+        topics = [f"{self.prefix}-{n}" for n in OUTPUTS] + [
+            f"{app}-counts-changelog", f"{app}-windowed-changelog"]
+        out: dict[str, Any] = {"ends": self.ends, "prefix": self.prefix}
+        for topic in topics:
+            out[topic] = [dict(r, key=(r["key"] or b"").decode(errors="replace"),
+                               value=(r["value"] or b"").hex())
+                          for r in record_fates(self.bootstrap, topic, self.o.partitions, 30)]
+        (self.workdir / "evidence.json").write_text(json.dumps(out))
+        self.log(f"evidence written to {self.workdir / 'evidence.json'}")
 
     def diagnostics(self) -> dict[str, int]:
         """Under exactly-once: aborted and open records in the topics the app itself reads
@@ -619,9 +656,18 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=64)
     parser.add_argument("--faults", type=int, default=None)
     parser.add_argument("--settle", type=float, default=180.0)
+    parser.add_argument("--kinds", default=",".join(KINDS),
+                        type=lambda text: tuple(k for k in text.split(",") if k),
+                        help="the fault kinds to apply, comma-separated (default: all five)")
     parser.add_argument("--workdir", default=None)
+    parser.add_argument("--evidence", action="store_true",
+                        help="write evidence.json in the work directory: each output and "
+                             "changelog record's producer id, epoch and transaction fate")
     parser.add_argument("--json", default=None, help="write the result here too")
     args = parser.parse_args()
+    unknown = sorted(set(args.kinds) - set(KINDS))
+    if unknown or not args.kinds:
+        parser.error(f"--kinds: {unknown or 'none given'}; choose from {', '.join(KINDS)}")
     options = Options(**{k: v for k, v in vars(args).items() if k != "json"})
     result = run(options)
     print(table(result))

@@ -14,12 +14,14 @@ The record cache is off, so every update is written. Usage::
     python bench/chaos_app.py '<json: bootstrap, app_id, prefix, state_dir, guarantee, threads>'
 
 It prints ``RUNNING`` when the client first runs. On stdin, ``add`` starts one more stream thread
-and ``remove`` stops the newest (each answers ``ADDED <name>`` / ``REMOVED <name>``); SIGTERM
+and ``remove`` stops the newest (each answers ``ADDED <name>`` / ``REMOVED <name>``), ``dump``
+logs the client's state, metrics and every thread's stack (to diagnose a hang); SIGTERM
 closes the client (``close(30 s)``) and exits 0, as a graceful bounce does.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import signal
 import sys
@@ -93,6 +95,10 @@ def main() -> None:
                 print(f"ADDED {streams.add_stream_thread()}", flush=True)
             elif command == "remove":
                 print(f"REMOVED {streams.remove_stream_thread(30_000)}", flush=True)
+            elif command == "dump":  # the harness's diagnosis of an instance that hangs
+                logging.warning("dump: state %s, metrics %s", streams.state.name,
+                                json.dumps(streams.metrics(), default=str))
+                faulthandler.dump_traceback(sys.stderr, all_threads=True)
 
     threading.Thread(target=commands, daemon=True).start()
     streams.start()

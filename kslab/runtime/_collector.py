@@ -54,6 +54,12 @@ class KafkaCollector:
         # (kslab.state.write_behind); weak, as a closed task's stores are let go
         self._holding: weakref.WeakSet[Any] = weakref.WeakSet()
         self.batch_limit = _BATCH_LIMIT
+        # exactly-once: every changelog write waits for the commit, the unbatched ones here in
+        # order, so a transaction holds changelog records only while it commits: on a broker
+        # that shows aborted records to read_committed restores (Tansu 0.6), a crash
+        # mid-transaction then rarely leaves any for the next owner's restore to replay
+        self.hold_changelogs = False
+        self._held_records: list[tuple[str, Any, Any, int, int, Any]] = []
         self.failures: list[tuple[str, str, Any]] = []  # (message, topic, key)
         self.skipped = 0
 
@@ -83,6 +89,9 @@ class KafkaCollector:
                 self.send(topic, key, value, headers, timestamp, p, sink)
             return
         elif topic in self.changelogs:  # the task's own partition: count it for checkpoints
+            if self.hold_changelogs:  # in order, until the commit (flush_changelogs)
+                self._held_records.append((topic, key, value, partition, timestamp, headers))
+                return
             tp = (topic, partition)
             self.changelog_sent[tp] = self.changelog_sent.get(tp, 0) + 1
         self._produce_one(topic, key, value, partition, timestamp, headers)
@@ -158,8 +167,9 @@ class KafkaCollector:
                               headers)
 
     def writer(self, topic: str) -> Callable[..., None] | None:
-        """A direct writer for a one-partition topic (sinks skip ``send``'s general path)."""
-        if self.partitions_for(topic) != 1:
+        """A direct writer for a one-partition topic (sinks skip ``send``'s general path);
+        none for a changelog whose writes wait for the commit."""
+        if self.partitions_for(topic) != 1 or (self.hold_changelogs and topic in self.changelogs):
             return None
         return _TopicWriter(self, topic, self._produce).append
 
@@ -189,7 +199,8 @@ class KafkaCollector:
         over); outside a transaction only once the records before them are acknowledged, as
         ``flush`` sends them."""
         limit = self.batch_limit
-        if any(len(pending) >= limit for pending in self._pending.values()) or any(
+        if len(self._held_records) >= limit or any(
+                len(pending) >= limit for pending in self._pending.values()) or any(
                 store.held_writes() >= limit for store in self._held_stores()):
             if not transactional:
                 self._acknowledged(60.0)
@@ -220,6 +231,10 @@ class KafkaCollector:
             store.write_behind()
         produce_one = self._produce_one
         sent = self.changelog_sent
+        held, self._held_records = self._held_records, []
+        for topic, key, value, partition, timestamp, headers in held:
+            produce_one(topic, key, value, partition, timestamp, headers)
+            sent[(topic, partition)] = sent.get((topic, partition), 0) + 1
         for (topic, partition), pending in self._pending.items():
             if not pending:
                 continue
@@ -231,6 +246,7 @@ class KafkaCollector:
 
     def drop_changelogs(self) -> None:
         """Forget unsent changelog writes and held ones (their transaction is being aborted)."""
+        self._held_records = []
         for pending in self._pending.values():
             pending.drop()
         for store in self._held_stores():

@@ -139,6 +139,7 @@ class StreamThread(threading.Thread):
             None, streams.partition_count,
             continue_on_error=streams.production_handler == "continue",
             on_error=self.events.production_error)
+        self.collector.hold_changelogs = self.eos
         producer_conf["on_delivery"] = self.collector.delivery_report
         self.producer = Producer(producer_conf)
         self.collector.bind(self.producer)
@@ -569,10 +570,15 @@ class StreamThread(threading.Thread):
             state.restored += count
             self.stats["restore-total"] += count
 
+        def waiting(topic: str, partition: int, offset: int, waited_s: float) -> None:
+            notify.waiting(topic, partition, offset, waited_s)
+            if self.eos:
+                self._settle_own_commits()
+
         started = time.perf_counter()
         try:
             ends = self._reader.restore(starts, apply, progress, with_headers=True,
-                                        halt=self._halt, on_wait=notify.waiting)
+                                        halt=self._halt, on_wait=waiting)
         finally:
             for tp in starts:
                 self.restoring.pop(tp, None)
@@ -584,6 +590,32 @@ class StreamThread(threading.Thread):
         if state.restored:
             log.info("task %s restored %d records in %.0f ms", task.id, state.restored,
                      (time.perf_counter() - started) * 1000)
+
+    def _settle_own_commits(self) -> None:
+        """A restore waits under exactly-once (each stall warning): commit a transaction of one
+        record to the control topic, which instances ignore (only SHUTDOWN_APPLICATION counts).
+
+        Tansu 0.6 settles a committed transaction only once every transaction overlapping it on
+        a partition has ended too, and one that never overlaps the last to end stays unsettled
+        until its producer ends another (``bench/unstable_commit.py``); ``read_committed``
+        readers stop before an unsettled transaction's records. After a rebalance threads
+        waited so, inside the rebalance callback, on their own last commit: a restore that
+        never ended, a group that never settled. A transaction of its own settles the earlier
+        ones once nothing overlapping them is open (hence at each warning). On Kafka, where a
+        commit is settled when it returns, this is one record per warning while another
+        producer's transaction is open.
+        """
+        producer = self.producer
+        if producer is None:
+            return
+        try:
+            producer.produce(self.streams.control_topic, b"kslab-settle",
+                             self.name.encode())
+            producer.commit_transaction(30)
+            producer.begin_transaction()
+        except Exception as exc:
+            log.warning("%s: a transaction to let the broker settle its earlier ones failed "
+                        "(%s); they are settled when the broker settles them", self.name, exc)
 
     def _on_revoke(self, consumer: Any, partitions: list[Any]) -> None:
         self.rebalancing = True

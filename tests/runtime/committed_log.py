@@ -132,6 +132,32 @@ def open_record_count(bootstrap: str, topic: str, partitions: int = 1,
         client.close()
 
 
+def record_fates(bootstrap: str, topic: str, partitions: int = 1, timeout: float = 10.0
+                 ) -> list[dict[str, Any]]:
+    """Every data record of ``topic`` with where it came from and what became of it: ``key``,
+    ``value``, ``partition``, ``offset``, ``producer_id``, ``epoch`` and ``fate`` (``"commit"``,
+    ``"abort"``, ``"open"``, or ``"plain"`` outside a transaction), in offset order per
+    partition: the evidence for telling a record committed twice from a reading error."""
+    names = {ABORT: "abort", COMMIT: "commit"}
+    client, node = _connected(bootstrap, timeout)
+    try:
+        out: list[dict[str, Any]] = []
+        for partition in range(partitions):
+            batches = _batches(client, node, topic, partition)
+            fate = _fates(batches)
+            for index, batch in enumerate(batches):
+                if batch.is_control_batch:
+                    continue
+                kind = (names.get(fate.get(index, -1), "open") if batch.is_transactional
+                        else "plain")
+                out.extend({"key": record.key, "value": record.value, "partition": partition,
+                            "offset": record.offset, "producer_id": batch.producer_id,
+                            "epoch": batch.producer_epoch, "fate": kind} for record in batch)
+        return out
+    finally:
+        client.close()
+
+
 def read_committed_log(bootstrap: str, topic: str, partitions: int = 1,
                        timeout: float = 10.0, *, open_as_aborted: bool = False
                        ) -> list[tuple[bytes | None, bytes | None, int]]:

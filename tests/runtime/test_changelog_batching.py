@@ -36,3 +36,32 @@ def test_one_changelog_record_per_key_per_commit_restores_every_count(kafka):
     assert restored == len(expected)
     assert final_counts(kafka.read(sink, writes + sum(reference_counts(more).values()))) \
         == total
+
+
+def test_exactly_once_holds_every_changelog_write_until_the_commit(kafka):
+    """A window store's changelog (not batched: every write goes out) under exactly-once: its
+    records reach the broker with the commit, in order, not while the transaction runs, so a
+    crash mid-transaction leaves none in the log for a restore that shows aborted records
+    (Tansu's ``read_committed``) to replay."""
+    from kslab import serdes
+
+    source, sink = kafka.create(kafka.name("in")), kafka.create(kafka.name("out"))
+    b = ks.StreamsBuilder()
+    (b.stream(source, ks.Consumed.with_(serdes.String(), serdes.String()))
+        .group_by_key(ks.Grouped.with_(serdes.String(), serdes.String()))
+        .windowed_by(ks.TimeWindows.of_size_and_grace(1000, 600_000))
+        .count(ks.Materialized.as_("w"))
+        .to_stream()
+        .map(lambda wk, n: ks.KeyValue(f"{wk.key}@{wk.window.start}", n))
+        .to(sink, ks.Produced.with_(serdes.String(), serdes.Long())))
+    kafka.produce(source, [(b"a", b"x")] * 3 + [(b"b", b"y")] * 2, timestamp=5_000)
+    config = kafka.config("eos-held", processing__guarantee="exactly_once_v2",
+                          commit__interval__ms=600_000, statestore__cache__max__bytes=0)
+    streams = kafka.track(ks.KafkaStreams(b.build(), config))
+    streams.start()
+    assert len(kafka.read(sink, 5)) == 5  # processed: the outputs are in the open transaction
+    changelog = f"{config['application.id']}-w-changelog"
+    assert kafka.read(changelog, 1, timeout=2.0) == []  # its changelog writes wait
+    assert streams.close(timeout=10_000)  # the commit sends them
+    records = kafka.read(changelog, 5, settle=1.0)
+    assert [int.from_bytes(v[-8:], "big") for _, v, _ in records] == [1, 2, 3, 1, 2]

@@ -26,7 +26,7 @@ PLAN = ["kill", "wipe", "term", "thread"]
 
 def _run(tmp_path: Path, guarantee: str, plan: list[str], minutes: float) -> dict:
     result = chaos.run(chaos.Options(minutes=minutes, plan=plan, settle=90, guarantee=guarantee,
-                                     workdir=str(tmp_path / "chaos")))
+                                     workdir=str(tmp_path / "chaos"), evidence=True))
     print(chaos.table(result))
     assert result["faults"] == {kind: plan.count(kind) for kind in plan}
     assert result["notes"] == []  # every restart ran, every close was clean
@@ -36,9 +36,6 @@ def _run(tmp_path: Path, guarantee: str, plan: list[str], minutes: float) -> dic
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("KSLAB_CHAOS"), reason=(
-    "opt in with KSLAB_CHAOS=1: its fault timing on a loaded 2-core machine made a clean-clone "
-    "make test fail once on 2026-11-28 (bench/chaos.py runs the same faults for longer)"))
 def test_at_least_once_loses_nothing_under_chaos(tmp_path: Path) -> None:
     result = _run(tmp_path, "at_least_once", PLAN, 1.5)
     for name in chaos.OUTPUTS:
@@ -48,15 +45,27 @@ def test_at_least_once_loses_nothing_under_chaos(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("KSLAB_CHAOS"), reason=(
-    "opt in with KSLAB_CHAOS=1: on the LocalBroker (Tansu) an exactly-once chaos run can stall "
-    "on a transaction Tansu never aborts (README, known limitations); a clean-clone make test "
-    "on 2026-11-28 saw 2 records of partition 7 unprocessed at the end"))
+    "opt in with KSLAB_CHAOS=1: Tansu 0.6 settles committed transactions lazily, so on the "
+    "LocalBroker a restore can end before committed changelog records or wait for them for "
+    "ever, and committed offsets lag or are lost (README, known limitations; "
+    "bench/unstable_commit.py, bench/deferred_offsets.py); failed 3 of 5 runs with the final "
+    "code on 2026-11-28, 12 of 23 in all"))
 def test_exactly_once_v2_is_exact_under_chaos(tmp_path: Path) -> None:
     """Without a wipe: on Tansu a wiped instance's dead transaction is never aborted and stalls
-    its partitions (README, known limitations), so the exact check would depend on whether the
-    killed thread had records in its transaction."""
+    the application (README, known limitations).
+
+    Every input record is joined exactly once. A count is exact unless its store was restored
+    from a changelog holding an aborted transaction's records: Tansu shows those to the
+    ``read_committed`` restore (README, known limitations; never on Kafka), and each such
+    update restored shows as one count value skipped and one too many at the end, nothing
+    else (so skipped == duplicated, and none of either without aborted changelog records)."""
     result = _run(tmp_path, "exactly_once_v2", ["kill", "term", "thread"], 1.2)
-    for name in chaos.OUTPUTS:
+    row = result["outputs"]["joined"]
+    assert (row["out"], row["lost"], row["duplicated"]) == (result["in"], 0, 0)
+    for name in ("counts", "windowed"):
         row = result["outputs"][name]
-        assert (row["out"], row["lost"], row["skipped"], row["duplicated"]) == (
-            result["in"], 0, 0, 0), name
+        assert (row["out"], row["lost"]) == (result["in"], 0), name
+        if result["diagnostics"][f"{name}-changelog aborted"] == 0:
+            assert (row["skipped"], row["duplicated"]) == (0, 0), name
+        else:
+            assert row["skipped"] == row["duplicated"], name
