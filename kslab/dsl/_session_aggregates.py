@@ -185,6 +185,11 @@ class _SessionWindowProcessor(WindowedProcessor):
         windows = self.s.windows
         return self.observed - windows.grace_ms - windows.gap_ms
 
+    def closes_at(self, end: int) -> int:
+        """A session closes once its end is before the close time (``merge_session``)."""
+        windows = self.s.windows
+        return end + windows.grace_ms + windows.gap_ms + 1
+
     def emit_lower(self) -> int:
         return max(0, self.last_emit)
 

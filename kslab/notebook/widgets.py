@@ -13,6 +13,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from kslab.notebook import _step
 from kslab.notebook.display import _STYLE
 from kslab.notebook.preview import merge_frames
 from kslab.notebook.render import draw
@@ -61,14 +62,35 @@ class DriverExplorer(w.VBox):
         self._checkpoints = {0: self.driver.snapshot()}
         self._syncing = False
         self._svg_cache: dict[tuple[str, ...], str] = {}
+        self._before: _step.Before | None = None  # the driver before the last step's record
+        self.effects = _step.StepEffects()  # what the last step's record did
 
         n = len(self.events)
         self.step_button = w.Button(description="Step", icon="step-forward",
-                                    tooltip="drive the next record")
-        self.reset_button = w.Button(description="Reset", icon="undo")
-        self.player = w.Play(value=0, min=0, max=n, interval=600, description="play")
-        self.slider = w.IntSlider(value=0, min=0, max=n, description="records",
-                                  continuous_update=False)
+                                    tooltip="drive the next record (keys: → on the slider)",
+                                    layout=w.Layout(width="auto"))
+        self.back_button = w.Button(description="Back", icon="step-backward",
+                                    tooltip="rewind one record (keys: ← on the slider)",
+                                    layout=w.Layout(width="auto"))
+        self.reset_button = w.Button(description="Reset", icon="undo",
+                                     tooltip="rewind to before the first record",
+                                     layout=w.Layout(width="auto"))
+        # The front end's timer, hidden: its own buttons carry no tooltips, so the explorer
+        # shows its own Play, Stop and Loop and sets the timer's playing and repeat.
+        self.player = w.Play(value=0, min=0, max=n, interval=600, description="play",
+                             layout=w.Layout(display="none"))
+        self.play_button = w.Button(description="Play", icon="play", layout=w.Layout(
+            width="auto"), tooltip="drive a record every 0.6 s until the end (or Stop)")
+        self.stop_button = w.Button(description="Stop", icon="stop", layout=w.Layout(
+            width="auto"), tooltip="stop playing; the records driven so far stay")
+        self.loop_button = w.ToggleButton(description="Loop", icon="repeat", layout=w.Layout(
+            width="auto"), tooltip="when playing reaches the end, start again from record 0")
+        self.slider = w.IntSlider(
+            value=0, min=0, max=n, continuous_update=False, readout=False,
+            description="records", tooltip="drag to rewind or skip ahead; click it, then ← → "
+            "step back and forth, Home/End jump", layout=w.Layout(flex="1 1 auto",
+                                                                  min_width="160px"))
+        self.counter = w.HTML(self._counter_html(), layout=w.Layout(min_width="70px"))
         self.progress = w.IntProgress(value=0, min=0, max=max(n, 1), description="replaying",
                                       layout=w.Layout(visibility="hidden"))
         self.record_view = w.HTML()
@@ -76,7 +98,11 @@ class DriverExplorer(w.VBox):
         self.outputs_view = w.HTML()
         self.stores_view = w.HTML()
         self.step_button.on_click(lambda _: self.step())
+        self.back_button.on_click(lambda _: self.back())
         self.reset_button.on_click(lambda _: self.seek(0))
+        self.play_button.on_click(lambda _: self.play())
+        self.stop_button.on_click(lambda _: self.pause())
+        w.link((self.loop_button, "value"), (self.player, "repeat"))
         self.slider.observe(self._on_slider, names="value")
         self.player.observe(self._on_slider, names="value")
         # The tables' width never follows their contents (it would change at each step and
@@ -87,8 +113,9 @@ class DriverExplorer(w.VBox):
                             layout=w.Layout(flex=f"1 1 {_TABLES_WIDTH}",
                                             min_width=_TABLES_WIDTH))
         super().__init__([
-            w.HBox([self.step_button, self.player, self.slider, self.reset_button,
-                    self.progress]),
+            w.HBox([self.back_button, self.step_button, self.play_button, self.stop_button,
+                    self.loop_button, self.slider, self.counter, self.reset_button,
+                    self.player, self.progress], layout=w.Layout(width="100%")),
             self.record_view,
             w.HBox([self.graph_view, self.tables],  # the path beside what it did
                    layout=w.Layout(flex_flow="row wrap")),
@@ -103,8 +130,15 @@ class DriverExplorer(w.VBox):
         if self.position < len(self.events):
             self.seek(self.position + 1)
 
+    def back(self) -> None:
+        """Rewind one record (no-op at 0)."""
+        if self.position > 0:
+            self.seek(self.position - 1)
+
     def play(self) -> None:
-        """Start stepping on the front end's timer."""
+        """Start stepping on the front end's timer (from 0 again when at the end)."""
+        if self.position >= len(self.events):
+            self.seek(0)
         self.player.playing = True
 
     def pause(self) -> None:
@@ -119,8 +153,8 @@ class DriverExplorer(w.VBox):
     def seek(self, position: int) -> None:
         """Show the state after ``position`` records: drive forward, or rewind and replay."""
         position = max(0, min(int(position), len(self.events)))
-        if position < self.position:
-            self._rewind(position)
+        if position < self.position:  # to one record before: the step's record is compared
+            self._rewind(max(position - 1, 0))
         todo = position - self.position
         show = todo > _PROGRESS_FROM
         if show:
@@ -128,6 +162,8 @@ class DriverExplorer(w.VBox):
             self.progress.value = 0
             self.progress.layout.visibility = "visible"
         while self.position < position and self.error is None:
+            if self.position == position - 1:
+                self._before = _step.observe(self.driver, self.stores())
             self._drive_one()
             if show and self.position % 50 == 0:
                 self.progress.value = todo - (position - self.position)
@@ -194,6 +230,7 @@ class DriverExplorer(w.VBox):
 
     def _rewind(self, position: int) -> None:
         self.error = None
+        self._before = None
         if self.rewind_mode == "replay":  # seek() drives forward again, with the progress bar
             old = self.driver
             self.driver = old.replay(until=0)
@@ -212,20 +249,29 @@ class DriverExplorer(w.VBox):
             self.player.value = self.position
         finally:
             self._syncing = False
-        self.record_view.value = self._record_html()
+        self.counter.value = self._counter_html()
+        frames = self.stores()
+        self.effects = _step.effects(self.driver, self.position - 1, self._sinks, self._before,
+                                     frames) if self.position else _step.StepEffects()
+        self.record_view.value = self._record_html(frames)
         self.graph_view.value = self._graph_html()
-        outputs = self.outputs()
-        self.outputs_view.value = _STYLE + ("".join(
-            f"<div><b>{escape(topic)}</b> ({len(rows)} records)</div>"
-            + html_table(["key", "value", "timestamp"], rows[-_TABLE_ROWS:])
+        outputs, new = self.outputs(), self.effects.new_outputs
+        self.outputs_view.value = _STYLE + _step.STYLE + ("".join(
+            f"<div><b>{escape(topic)}</b> ({len(rows)} records"
+            + (f", {new[topic]} new from this record" if new.get(topic) else "") + ")</div>"
+            + _output_table(rows, new.get(topic, 0))
             for topic, rows in sorted(outputs.items())
         ) or _EMPTY.format("no output topics"))
-        self.stores_view.value = _STYLE + ("".join(
-            f"<div><b>{escape(name)}</b></div>{frame_html(df)}"
-            for name, df in self.stores().items()
+        self.stores_view.value = _STYLE + _step.STYLE + ("".join(
+            _step.stores_html(name, df, self.effects.changed.get(name, set()),
+                              self.effects.removed.get(name, []), _TABLE_ROWS)
+            for name, df in frames.items()
         ) or _EMPTY.format("no stores"))
 
-    def _record_html(self) -> str:
+    def _counter_html(self) -> str:
+        return f"<b>{self.position}</b> of {len(self.events)}"
+
+    def _record_html(self, frames: dict[str, Any]) -> str:
         head = f"<b>record {self.position} of {len(self.events)}</b>"
         record = self.current()
         if record is None:
@@ -236,7 +282,31 @@ class DriverExplorer(w.VBox):
                     + html_cell(record["value"], tag="code") + " timestamp "
                     + html_cell(record["timestamp"], kind="time", tag="code"))
         error = f'<div class="kslab-error">{escape(self.error)}</div>' if self.error else ""
-        return f'{_STYLE}<div class="kslab-record">{head}: {body}</div>{error}'
+        time = _step.stream_time_html(self.driver)
+        windows = _step.window_rows(self.driver, frames)
+        return (f'{_STYLE}{_step.STYLE}<div class="kslab-record">{head}: {body}</div>{error}'
+                f'<div class="kslab-effects">{self._effects_text(windows)}'
+                f'{" · " + time if time else ""}</div>{_step.windows_html(windows)}')
+
+    def _effects_text(self, windows: list[_step.WindowRow]) -> str:
+        """One line: what the last record wrote, changed and whether it was dropped."""
+        if self.position == 0:
+            return '<span class="kslab-muted">no record driven</span>'
+        found = self.effects
+        parts = []
+        outputs = sum(found.new_outputs.values())
+        parts.append(f"{outputs} output record{'s' * (outputs != 1)}")
+        changed = sum(len(c) for c in found.changed.values())
+        removed = sum(len(r) for r in found.removed.values())
+        parts.append(f"{changed} store entr{'ies' if changed != 1 else 'y'} changed"
+                     + (f", {removed} removed" if removed else ""))
+        text = "this record wrote " + ", ".join(parts)
+        if found.dropped:
+            why = (": its window had closed (stream time past end + grace)" if windows
+                   else "")
+            text += (f' · <span class="kslab-dropped">dropped{why}; counted in '
+                     f"dropped-records-total</span>")
+        return text
 
     def _graph_html(self) -> str:
         path = tuple(self.path())
@@ -321,6 +391,13 @@ def store_frame(store: Any) -> Any:
         return pd.DataFrame([(k.key, k.window.start, k.window.end, *rest) for k, *rest in rows],
                             columns=["key", "start", "end", "value", "buffer_time", "timestamp"])
     return pd.DataFrame(rows, columns=["key", "value", "buffer_time", "timestamp"])
+
+
+def _output_table(rows: list[tuple[Any, Any, int]], new: int) -> str:
+    """The last ``_TABLE_ROWS`` records of a topic, the ``new`` last ones marked."""
+    shown = rows[-_TABLE_ROWS:]
+    marks = {at: "kslab-new" for at in range(len(shown) - min(new, len(shown)), len(shown))}
+    return html_table(["key", "value", "timestamp"], shown, marks=marks)
 
 
 def frame_html(df: Any, limit: int = _TABLE_ROWS) -> str:
