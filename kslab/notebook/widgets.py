@@ -200,6 +200,11 @@ class DriverExplorer(w.VBox):
                 frames[name] = store_frame(store)
         return frames
 
+    def windows(self) -> list[_step.WindowRow]:
+        """Every window the windowed aggregations keep, with its state at their stream time
+        (``open``, ``grace``: past its end, late records still counted, ``closed``)."""
+        return _step.window_rows(self.driver, self.stores())
+
     def close(self) -> None:
         """Close the widget and its driver."""
         self.driver.close()
@@ -283,7 +288,7 @@ class DriverExplorer(w.VBox):
                     + html_cell(record["timestamp"], kind="time", tag="code"))
         error = f'<div class="kslab-error">{escape(self.error)}</div>' if self.error else ""
         time = _step.stream_time_html(self.driver)
-        windows = _step.window_rows(self.driver, frames)
+        windows = _step.window_rows(self.driver, frames)  # = windows(), frames at hand
         return (f'{_STYLE}{_step.STYLE}<div class="kslab-record">{head}: {body}</div>{error}'
                 f'<div class="kslab-effects">{self._effects_text(windows)}'
                 f'{" · " + time if time else ""}</div>{_step.windows_html(windows)}')
