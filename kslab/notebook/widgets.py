@@ -27,6 +27,7 @@ _PROGRESS_FROM = 200  # replays longer than this show the progress bar
 _TABLE_ROWS = 20
 _TABLES_WIDTH = "330px"  # room for both tab titles at ipywidgets' 144px tab width
 _EMPTY = '<div class="kslab-muted">{}</div>'  # an empty tab's text
+_BUTTON = {"width": "auto", "flex": "0 0 auto"}  # a button as wide as its label, never squeezed
 
 
 class DriverExplorer(w.VBox):
@@ -68,35 +69,36 @@ class DriverExplorer(w.VBox):
         n = len(self.events)
         self.step_button = w.Button(description="Step", icon="step-forward",
                                     tooltip="drive the next record (keys: → on the slider)",
-                                    layout=w.Layout(width="auto"))
+                                    layout=w.Layout(**_BUTTON))
         self.back_button = w.Button(description="Back", icon="step-backward",
                                     tooltip="rewind one record (keys: ← on the slider)",
-                                    layout=w.Layout(width="auto"))
+                                    layout=w.Layout(**_BUTTON))
         self.reset_button = w.Button(description="Reset", icon="undo",
                                      tooltip="rewind to before the first record",
-                                     layout=w.Layout(width="auto"))
+                                     layout=w.Layout(**_BUTTON))
         # The front end's timer, hidden: its own buttons carry no tooltips, so the explorer
         # shows its own Play, Stop and Loop and sets the timer's playing and repeat.
         self.player = w.Play(value=0, min=0, max=n, interval=600, description="play",
                              layout=w.Layout(display="none"))
-        self.play_button = w.Button(description="Play", icon="play", layout=w.Layout(
-            width="auto"), tooltip="drive a record every 0.6 s until the end (or Stop)")
-        self.stop_button = w.Button(description="Stop", icon="stop", layout=w.Layout(
-            width="auto"), tooltip="stop playing; the records driven so far stay")
-        self.loop_button = w.ToggleButton(description="Loop", icon="repeat", layout=w.Layout(
-            width="auto"), tooltip="when playing reaches the end, start again from record 0")
+        self.play_button = w.Button(description="Play", icon="play", layout=w.Layout(**_BUTTON), tooltip="drive a record every 0.6 s until the end (or Stop)")
+        self.stop_button = w.Button(description="Stop", icon="stop", layout=w.Layout(**_BUTTON), tooltip="stop playing; the records driven so far stay")
+        self.loop_button = w.ToggleButton(description="Loop", icon="repeat", layout=w.Layout(**_BUTTON), tooltip="when playing reaches the end, start again from record 0")
         self.slider = w.IntSlider(
             value=0, min=0, max=n, continuous_update=False, readout=False,
             description="records", tooltip="drag to rewind or skip ahead; click it, then ← → "
-            "step back and forth, Home/End jump", layout=w.Layout(flex="1 1 auto",
+            "step back and forth, Home/End jump", layout=w.Layout(flex="1 1 auto", width="auto",
                                                                   min_width="160px"))
-        self.counter = w.HTML(self._counter_html(), layout=w.Layout(min_width="70px"))
+        self.counter = w.HTML(self._counter_html(), layout=w.Layout(flex="0 0 auto",
+                                                                    min_width="70px"))
+        self.counter.add_class("kslab-counter")
         self.progress = w.IntProgress(value=0, min=0, max=max(n, 1), description="replaying",
-                                      layout=w.Layout(visibility="hidden"))
+                                      layout=w.Layout(display="none"))  # shown while replaying
         self.record_view = w.HTML()
         self.graph_view = w.HTML(layout=w.Layout(flex="0 1 auto"))  # its width, less if narrow
         self.outputs_view = w.HTML()
         self.stores_view = w.HTML()
+        self.outputs_view.add_class("kslab-outputs")
+        self.stores_view.add_class("kslab-stores")
         self.step_button.on_click(lambda _: self.step())
         self.back_button.on_click(lambda _: self.back())
         self.reset_button.on_click(lambda _: self.seek(0))
@@ -121,6 +123,7 @@ class DriverExplorer(w.VBox):
                    layout=w.Layout(flex_flow="row wrap")),
         ])
         self.add_class("kslab-driver-explorer")
+        self.layout.width = "100%"  # the output's width, so the slider's row has room to give
         self._refresh()
 
     # -- public API: what buttons and tests call ------------------------------------------------
@@ -160,14 +163,14 @@ class DriverExplorer(w.VBox):
         if show:
             self.progress.max = todo
             self.progress.value = 0
-            self.progress.layout.visibility = "visible"
+            self.progress.layout.display = ""
         while self.position < position and self.error is None:
             if self.position == position - 1:
                 self._before = _step.observe(self.driver, self.stores())
             self._drive_one()
             if show and self.position % 50 == 0:
                 self.progress.value = todo - (position - self.position)
-        self.progress.layout.visibility = "hidden"
+        self.progress.layout.display = "none"
         self._refresh()
 
     def current(self) -> dict[str, Any] | None:

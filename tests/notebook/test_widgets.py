@@ -110,7 +110,7 @@ def test_long_rewinds_use_checkpoints_and_the_progress_bar():
     seen = []
     explorer.progress.observe(lambda c: seen.append(c["new"]), names="value")
     explorer.seek(260)
-    assert seen and explorer.progress.layout.visibility == "hidden"
+    assert seen and explorer.progress.layout.display == "none"
     # internal on purpose: where the explorer keeps its snapshots
     assert sorted(explorer._checkpoints) == [0, 50, 100, 150, 200, 250]
     explorer.seek(120)
