@@ -80,9 +80,15 @@ class DriverExplorer(w.VBox):
         # shows its own Play, Stop and Loop and sets the timer's playing and repeat.
         self.player = w.Play(value=0, min=0, max=n, interval=600, description="play",
                              layout=w.Layout(display="none"))
-        self.play_button = w.Button(description="Play", icon="play", layout=w.Layout(**_BUTTON), tooltip="drive a record every 0.6 s until the end (or Stop)")
-        self.stop_button = w.Button(description="Stop", icon="stop", layout=w.Layout(**_BUTTON), tooltip="stop playing; the records driven so far stay")
-        self.loop_button = w.ToggleButton(description="Loop", icon="repeat", layout=w.Layout(**_BUTTON), tooltip="when playing reaches the end, start again from record 0")
+        self.play_button = w.Button(
+            description="Play", icon="play", layout=w.Layout(**_BUTTON),
+            tooltip="drive a record every 0.6 s until the end (or Stop)")
+        self.stop_button = w.Button(
+            description="Stop", icon="stop", layout=w.Layout(**_BUTTON),
+            tooltip="stop playing; the records driven so far stay")
+        self.loop_button = w.ToggleButton(
+            description="Loop", icon="repeat", layout=w.Layout(**_BUTTON),
+            tooltip="when playing reaches the end, start again from record 0")
         self.slider = w.IntSlider(
             value=0, min=0, max=n, continuous_update=False, readout=False,
             description="records", tooltip="drag to rewind or skip ahead; click it, then ← → "
