@@ -14,6 +14,7 @@ from typing import Any
 import ipywidgets as w
 
 from kslab.notebook import _step
+from kslab.notebook._static import StaticFallback
 from kslab.notebook.display import _STYLE
 from kslab.notebook.preview import merge_frames
 from kslab.notebook.render import draw
@@ -30,7 +31,7 @@ _EMPTY = '<div class="kslab-muted">{}</div>'  # an empty tab's text
 _BUTTON = {"width": "auto", "flex": "0 0 auto"}  # a button as wide as its label, never squeezed
 
 
-class DriverExplorer(w.VBox):
+class DriverExplorer(StaticFallback, w.VBox):
     """Step, play and rewind a topology over input frames; see each record's path and effects.
 
     Rewinding with ``rewind="replay"`` (the default) drives the records again on a fresh
@@ -214,6 +215,10 @@ class DriverExplorer(w.VBox):
         (``open``, ``grace``: past its end, late records still counted, ``closed``)."""
         return _step.window_rows(self.driver, self.stores())
 
+    def static_text(self) -> str:
+        """``DriverExplorer: record 3 of 6`` (what a plain-text viewer shows)."""
+        return f"DriverExplorer: record {self.position} of {len(self.events)}"
+
     def close(self) -> None:
         """Close the widget and its driver."""
         self.driver.close()
@@ -330,7 +335,7 @@ class DriverExplorer(w.VBox):
         return svg
 
 
-class StoreBrowser(w.VBox):
+class StoreBrowser(StaticFallback, w.VBox):
     """Browse the stores of a ``TopologyTestDriver`` (or a ``DriverExplorer``): pick, look up."""
 
     def __init__(self, source: Any) -> None:
