@@ -18,8 +18,8 @@ from kslab.notebook._static import StaticFallback
 from kslab.notebook.display import _STYLE
 from kslab.notebook.preview import merge_frames
 from kslab.notebook.render import draw
-from kslab.notebook.values import format_value, html_cell, html_table
-from kslab.records import Windowed
+from kslab.notebook.values import format_time, format_value, format_window, html_cell, html_table
+from kslab.records import Window, Windowed
 
 __all__ = ["DriverExplorer", "StoreBrowser", "frame_html", "store_frame"]
 
@@ -321,9 +321,15 @@ class DriverExplorer(StaticFallback, w.VBox):
                      + (f", {removed} removed" if removed else ""))
         text = "this record wrote " + ", ".join(parts)
         if found.dropped:
-            why = (": its window had closed (stream time past end + grace)" if windows
-                   else "")
-            text += (f' · <span class="kslab-dropped">dropped{why}; counted in '
+            ts = int((self.current() or {}).get("timestamp") or 0)
+            closed = [r for r in windows if r.state == "closed" and r.start <= ts < r.end]
+            why = (" (a null key or value, or a record a processor skipped: the kslab log "
+                   "says which)")
+            if closed:
+                window = format_window(Window(closed[0].start, closed[0].end))
+                why = (f": its window had closed ({window} at stream time "
+                       f"{format_time(closed[0].closes_at)}, its end + grace)")
+            text += (f' · <span class="kslab-dropped">dropped{escape(why)}; counted in '
                      f"dropped-records-total</span>")
         return text
 

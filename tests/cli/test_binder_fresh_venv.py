@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from cli_fixtures import ROOT, clean_env, free_port

@@ -312,8 +312,9 @@ def test_each_step_marks_what_its_record_did_and_where_the_windows_stand():
 
     explorer.step()  # the click at 4 comes after [0, 60) closed: dropped
     assert explorer.effects.dropped == 1 and explorer.effects.changed == {}
-    assert ('<span class="kslab-dropped">dropped: its window had closed (stream time past end '
-            '+ grace); counted in dropped-records-total</span>') in explorer.record_view.value
+    assert ('<span class="kslab-dropped">dropped: its window had closed ([0:00, 0:00.060) at '
+            'stream time 0:00.065, its end + grace); counted in dropped-records-total</span>') \
+        in explorer.record_view.value
     assert '<tr class="kslab-new">' not in explorer.outputs_view.value
 
     explorer.back_button.click()  # back to 5: the same marks as when stepping to it
