@@ -69,6 +69,8 @@ class SessionWindowAggregateSupplier(WindowedSupplier):
 
 
 class _SessionWindowProcessor(WindowedProcessor):
+    end_inclusive = True
+
     def process(self, record: Record) -> None:
         key = record.key
         if key is None:

@@ -110,6 +110,8 @@ class _HeldIO:
 
 
 class _SlidingWindowProcessor(WindowedProcessor):
+    end_inclusive = True
+
     def init(self, context: ProcessorContext) -> None:
         super().init(context)
         self.io: Any = _StoreIO(self)

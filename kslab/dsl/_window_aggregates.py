@@ -200,6 +200,7 @@ def emit_final_metrics(context: Any) -> EmitFinalMetrics | None:
 
 class WindowedProcessor(Processor):
     null_reason = "null key or value"
+    end_inclusive = False  # sliding and session windows contain their end
 
     def __init__(self, supplier: Any) -> None:
         self.s = supplier
@@ -252,9 +253,10 @@ class WindowedProcessor(Processor):
 
     def window_state(self, end: int) -> str:
         """Where a window ending at ``end`` stands at the observed stream time: ``"open"``
-        (stream time before its end), ``"grace"`` (past its end, still counting late records)
+        (stream time before its end, or at it where windows contain their end), ``"grace"``
+        (past its end, still counting late records)
         or ``"closed"`` (its end + grace reached: final, and a record for it is dropped)."""
-        if self.observed < end:
+        if self.observed < end or (self.end_inclusive and self.observed == end):
             return "open"
         return "grace" if self.observed < self.closes_at(end) else "closed"
 

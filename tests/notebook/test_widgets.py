@@ -342,3 +342,25 @@ def test_the_controls_carry_tooltips_and_loop_sets_the_timer_repeat(explorer):
     explorer.back_button.click()  # at 0: nothing to rewind
     assert explorer.position == 0
     assert explorer.slider.layout.flex == "1 1 auto" and not explorer.slider.readout
+
+
+def test_sliding_and_session_windows_close_after_their_inclusive_end():
+    from kslab.widgets import DriverExplorer
+
+    clicks = pd.DataFrame({"key": ["a", "a", "b"], "value": [1] * 3, "timestamp": [10, 30, 45]})
+    sliding = ks.StreamsBuilder()
+    (sliding.stream("c", key_serde="string").group_by_key()
+     .windowed_by(ks.SlidingWindows.of_time_difference_and_grace(10, 5)).count())
+    explorer = DriverExplorer(sliding, {"c": clicks})
+    explorer.seek(3)  # stream time 45: [20, 30] closed once 30 < 45 - 5; [35, 45] still on time
+    assert [(r.start, r.end, r.state, r.closes_at) for r in explorer.windows()] == [
+        (20, 30, "closed", 36), (35, 45, "open", 51)]
+    explorer.close()
+    session = ks.StreamsBuilder()
+    (session.stream("c", key_serde="string").group_by_key()
+     .windowed_by(ks.SessionWindows.of_inactivity_gap_and_grace(10, 5)).count())
+    explorer = DriverExplorer(session, {"c": clicks})
+    explorer.seek(3)  # a session closes once its end < stream time - grace - gap
+    assert [(r.start, r.end, r.state, r.closes_at) for r in explorer.windows()] == [
+        (45, 45, "open", 61)]
+    explorer.close()
