@@ -18,8 +18,8 @@ from typing import Any
 from kslab.notebook.values import format_time, format_window, html_cell, html_table
 from kslab.records import Window
 
-__all__ = ["Before", "StepEffects", "WindowRow", "effects", "observe", "stores_html",
-           "window_rows", "windows_html"]
+__all__ = ["Before", "StepEffects", "WindowRow", "diff_rows", "dropped_total", "effects",
+           "observe", "stores_html", "stream_time_html", "window_rows", "windows_html"]
 
 _IDENTITY = ("key", "start", "end")  # a store row's identity columns, where the frame has them
 _SHOWN_WINDOWS = 8  # the latest windows listed; older ones are counted by state
