@@ -27,6 +27,7 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
     "spark/test_streaming_recovery.py": "spark-recovery",
     "spark": "spark-batch",
     "export/test_export_fresh_venv.py": "export-fresh-venv",  # pip installs, not the notebooks
+    "cli/test_binder_fresh_venv.py": "binder-fresh-venv",  # pip installs, then every notebook
     "export": "export",
 }
 

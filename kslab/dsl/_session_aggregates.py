@@ -69,6 +69,8 @@ class SessionWindowAggregateSupplier(WindowedSupplier):
 
 
 class _SessionWindowProcessor(WindowedProcessor):
+    end_inclusive = True
+
     def process(self, record: Record) -> None:
         key = record.key
         if key is None:
@@ -184,6 +186,11 @@ class _SessionWindowProcessor(WindowedProcessor):
     def close_time(self) -> int:
         windows = self.s.windows
         return self.observed - windows.grace_ms - windows.gap_ms
+
+    def closes_at(self, end: int) -> int:
+        """A session closes once its end is before the close time (``merge_session``)."""
+        windows = self.s.windows
+        return end + windows.grace_ms + windows.gap_ms + 1
 
     def emit_lower(self) -> int:
         return max(0, self.last_emit)

@@ -110,9 +110,15 @@ class _HeldIO:
 
 
 class _SlidingWindowProcessor(WindowedProcessor):
+    end_inclusive = True
+
     def init(self, context: ProcessorContext) -> None:
         super().init(context)
         self.io: Any = _StoreIO(self)
+
+    def closes_at(self, end: int) -> int:
+        """A sliding window closes once its end is before the close time (``_slide``)."""
+        return end + self.s.windows.grace_ms + 1
 
     def process(self, record: Record) -> None:
         if record.key is None or record.value is None:

@@ -200,6 +200,7 @@ def emit_final_metrics(context: Any) -> EmitFinalMetrics | None:
 
 class WindowedProcessor(Processor):
     null_reason = "null key or value"
+    end_inclusive = False  # sliding and session windows contain their end
 
     def __init__(self, supplier: Any) -> None:
         self.s = supplier
@@ -238,6 +239,26 @@ class WindowedProcessor(Processor):
     def close_time(self) -> int:
         """The window close time at the observed stream time."""
         return self.observed - self.s.windows.grace_ms
+
+    @property
+    def store_name(self) -> str:
+        """The window (or session) store this aggregation keeps its windows in."""
+        return str(self.s.store_name)
+
+    def closes_at(self, end: int) -> int:
+        """The stream time at which a window ending at ``end`` closes (a record for it is then
+        dropped as for an expired window): ``end + grace``, as ``process`` compares
+        ``window.end > close_time``. Sliding and session windows keep their end inclusive."""
+        return end + self.s.windows.grace_ms
+
+    def window_state(self, end: int) -> str:
+        """Where a window ending at ``end`` stands at the observed stream time: ``"open"``
+        (stream time before its end, or at it where windows contain their end), ``"grace"``
+        (past its end, still counting late records)
+        or ``"closed"`` (its end + grace reached: final, and a record for it is dropped)."""
+        if self.observed < end or (self.end_inclusive and self.observed == end):
+            return "open"
+        return "grace" if self.observed < self.closes_at(end) else "closed"
 
     def emit(self, record: Record, window: Window, old: Any, new: Any, timestamp: int) -> None:
         if not self.updates:

@@ -18,6 +18,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from kslab.notebook._static import StaticFallback
 from kslab.notebook.charts import time_series_svg
 from kslab.notebook.display import STYLE
 from kslab.notebook.values import html_table
@@ -30,7 +31,7 @@ _LATEST = 2**63 - 1  # the last window start a fetch can ask for
 _LIVE = frozenset({"CREATED", "REBALANCING", "RUNNING"})  # states in which an app holds tasks
 
 
-class RuntimeMonitor(w.VBox):
+class RuntimeMonitor(StaticFallback, w.VBox):
     """Watch a running ``ks.KafkaStreams``: refresh on a timer, look keys up in its stores."""
 
     def __init__(self, streams: Any, *, interval: float = 1.0, auto: bool = True) -> None:

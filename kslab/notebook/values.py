@@ -176,11 +176,13 @@ def html_cell(obj: Any, *, kind: Kind = "value", tag: str = "td") -> str:
 
 
 def html_table(header: Sequence[str], rows: Iterable[Sequence[Any]],
-               kinds: Mapping[str, Kind] | None = None) -> str:
+               kinds: Mapping[str, Kind] | None = None,
+               marks: Mapping[int, str] | None = None) -> str:
     """A small HTML table of formatted cells; a ``value`` column of dicts that fit becomes a
     column per field (not beside an ``old value`` column: the two would not line up), and a
     ``headers`` column no record fills is left out.
-    ``kinds`` overrides the kind a column's name gives (``column_kind``)."""
+    ``kinds`` overrides the kind a column's name gives (``column_kind``); ``marks`` gives rows
+    (by position) a CSS class, as the explorer marks what a step changed."""
     header, rows = list(header), [tuple(r) for r in rows]
     if "headers" in header:  # a record's headers, shown only when some record has them
         at = header.index("headers")
@@ -192,9 +194,11 @@ def html_table(header: Sequence[str], rows: Iterable[Sequence[Any]],
     kinds = dict(kinds or {})
     column_kinds = [kinds.get(h) or column_kind(h) for h in header]
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    marks = marks or {}
     body = "".join(
-        "<tr>" + "".join(html_cell(c, kind=k) for c, k in zip(row, column_kinds, strict=False))
-        + "</tr>" for row in rows
+        (f'<tr class="{escape(marks[at])}">' if at in marks else "<tr>")
+        + "".join(html_cell(c, kind=k) for c, k in zip(row, column_kinds, strict=False))
+        + "</tr>" for at, row in enumerate(rows)
     )
     return f'<table class="kslab-table"><tr>{head}</tr>{body}</table>'
 

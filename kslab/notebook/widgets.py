@@ -13,11 +13,13 @@ from typing import Any
 
 import ipywidgets as w
 
+from kslab.notebook import _step
+from kslab.notebook._static import StaticFallback
 from kslab.notebook.display import STYLE
 from kslab.notebook.preview import merge_frames
 from kslab.notebook.render import draw
-from kslab.notebook.values import format_value, html_cell, html_table
-from kslab.records import Windowed
+from kslab.notebook.values import format_time, format_value, format_window, html_cell, html_table
+from kslab.records import Window, Windowed
 
 __all__ = ["DriverExplorer", "StoreBrowser", "frame_html", "store_frame"]
 
@@ -26,9 +28,10 @@ _PROGRESS_FROM = 200  # replays longer than this show the progress bar
 _TABLE_ROWS = 20
 _TABLES_WIDTH = "330px"  # room for both tab titles at ipywidgets' 144px tab width
 _EMPTY = '<div class="kslab-muted">{}</div>'  # an empty tab's text
+_BUTTON = {"width": "auto", "flex": "0 0 auto"}  # a button as wide as its label, never squeezed
 
 
-class DriverExplorer(w.VBox):
+class DriverExplorer(StaticFallback, w.VBox):
     """Step, play and rewind a topology over input frames; see each record's path and effects.
 
     Rewinding with ``rewind="replay"`` (the default) drives the records again on a fresh
@@ -61,22 +64,54 @@ class DriverExplorer(w.VBox):
         self._checkpoints = {0: self.driver.snapshot()}
         self._syncing = False
         self._svg_cache: dict[tuple[str, ...], str] = {}
+        self._before: _step.Before | None = None  # the driver before the last step's record
+        self.effects = _step.StepEffects()  # what the last step's record did
 
         n = len(self.events)
         self.step_button = w.Button(description="Step", icon="step-forward",
-                                    tooltip="drive the next record")
-        self.reset_button = w.Button(description="Reset", icon="undo")
-        self.player = w.Play(value=0, min=0, max=n, interval=600, description="play")
-        self.slider = w.IntSlider(value=0, min=0, max=n, description="records",
-                                  continuous_update=False)
+                                    tooltip="drive the next record (keys: → on the slider)",
+                                    layout=w.Layout(**_BUTTON))
+        self.back_button = w.Button(description="Back", icon="step-backward",
+                                    tooltip="rewind one record (keys: ← on the slider)",
+                                    layout=w.Layout(**_BUTTON))
+        self.reset_button = w.Button(description="Reset", icon="undo",
+                                     tooltip="rewind to before the first record",
+                                     layout=w.Layout(**_BUTTON))
+        # The front end's timer, hidden: its own buttons carry no tooltips, so the explorer
+        # shows its own Play, Stop and Loop and sets the timer's playing and repeat.
+        self.player = w.Play(value=0, min=0, max=n, interval=600, description="play",
+                             layout=w.Layout(display="none"))
+        self.play_button = w.Button(
+            description="Play", icon="play", layout=w.Layout(**_BUTTON),
+            tooltip="drive a record every 0.6 s until the end (or Stop)")
+        self.stop_button = w.Button(
+            description="Stop", icon="stop", layout=w.Layout(**_BUTTON),
+            tooltip="stop playing; the records driven so far stay")
+        self.loop_button = w.ToggleButton(
+            description="Loop", icon="repeat", layout=w.Layout(**_BUTTON),
+            tooltip="when playing reaches the end, start again from record 0")
+        self.slider = w.IntSlider(
+            value=0, min=0, max=n, continuous_update=False, readout=False,
+            description="records", tooltip="drag to rewind or skip ahead; click it, then ← → "
+            "step back and forth, Home/End jump", layout=w.Layout(flex="1 1 auto", width="auto",
+                                                                  min_width="160px"))
+        self.counter = w.HTML(self._counter_html(), layout=w.Layout(flex="0 0 auto",
+                                                                    min_width="70px"))
+        self.counter.add_class("kslab-counter")
         self.progress = w.IntProgress(value=0, min=0, max=max(n, 1), description="replaying",
-                                      layout=w.Layout(visibility="hidden"))
+                                      layout=w.Layout(display="none"))  # shown while replaying
         self.record_view = w.HTML()
         self.graph_view = w.HTML(layout=w.Layout(flex="0 1 auto"))  # its width, less if narrow
         self.outputs_view = w.HTML()
         self.stores_view = w.HTML()
+        self.outputs_view.add_class("kslab-outputs")
+        self.stores_view.add_class("kslab-stores")
         self.step_button.on_click(lambda _: self.step())
+        self.back_button.on_click(lambda _: self.back())
         self.reset_button.on_click(lambda _: self.seek(0))
+        self.play_button.on_click(lambda _: self.play())
+        self.stop_button.on_click(lambda _: self.pause())
+        w.link((self.loop_button, "value"), (self.player, "repeat"))
         self.slider.observe(self._on_slider, names="value")
         self.player.observe(self._on_slider, names="value")
         # The tables' width never follows their contents (it would change at each step and
@@ -87,13 +122,15 @@ class DriverExplorer(w.VBox):
                             layout=w.Layout(flex=f"1 1 {_TABLES_WIDTH}",
                                             min_width=_TABLES_WIDTH))
         super().__init__([
-            w.HBox([self.step_button, self.player, self.slider, self.reset_button,
-                    self.progress]),
+            w.HBox([self.back_button, self.step_button, self.play_button, self.stop_button,
+                    self.loop_button, self.slider, self.counter, self.reset_button,
+                    self.player, self.progress], layout=w.Layout(width="100%")),
             self.record_view,
             w.HBox([self.graph_view, self.tables],  # the path beside what it did
                    layout=w.Layout(flex_flow="row wrap")),
         ])
         self.add_class("kslab-driver-explorer")
+        self.layout.width = "100%"  # the output's width, so the slider's row has room to give
         self._refresh()
 
     # -- public API: what buttons and tests call ------------------------------------------------
@@ -103,8 +140,15 @@ class DriverExplorer(w.VBox):
         if self.position < len(self.events):
             self.seek(self.position + 1)
 
+    def back(self) -> None:
+        """Rewind one record (no-op at 0)."""
+        if self.position > 0:
+            self.seek(self.position - 1)
+
     def play(self) -> None:
-        """Start stepping on the front end's timer."""
+        """Start stepping on the front end's timer (from 0 again when at the end)."""
+        if self.position >= len(self.events):
+            self.seek(0)
         self.player.playing = True
 
     def pause(self) -> None:
@@ -119,19 +163,21 @@ class DriverExplorer(w.VBox):
     def seek(self, position: int) -> None:
         """Show the state after ``position`` records: drive forward, or rewind and replay."""
         position = max(0, min(int(position), len(self.events)))
-        if position < self.position:
-            self._rewind(position)
+        if position < self.position:  # to one record before: the step's record is compared
+            self._rewind(max(position - 1, 0))
         todo = position - self.position
         show = todo > _PROGRESS_FROM
         if show:
             self.progress.max = todo
             self.progress.value = 0
-            self.progress.layout.visibility = "visible"
+            self.progress.layout.display = ""
         while self.position < position and self.error is None:
+            if self.position == position - 1:
+                self._before = _step.observe(self.driver, self.stores())
             self._drive_one()
             if show and self.position % 50 == 0:
                 self.progress.value = todo - (position - self.position)
-        self.progress.layout.visibility = "hidden"
+        self.progress.layout.display = "none"
         self._refresh()
 
     def current(self) -> dict[str, Any] | None:
@@ -164,6 +210,15 @@ class DriverExplorer(w.VBox):
                 frames[name] = store_frame(store)
         return frames
 
+    def windows(self) -> list[_step.WindowRow]:
+        """Every window the windowed aggregations keep, with its state at their stream time
+        (``open``, ``grace``: past its end, late records still counted, ``closed``)."""
+        return _step.window_rows(self.driver, self.stores())
+
+    def static_text(self) -> str:
+        """``DriverExplorer: record 3 of 6`` (what a plain-text viewer shows)."""
+        return f"DriverExplorer: record {self.position} of {len(self.events)}"
+
     def close(self) -> None:
         """Close the widget and its driver."""
         self.driver.close()
@@ -194,6 +249,7 @@ class DriverExplorer(w.VBox):
 
     def _rewind(self, position: int) -> None:
         self.error = None
+        self._before = None
         if self.rewind_mode == "replay":  # seek() drives forward again, with the progress bar
             old = self.driver
             self.driver = old.replay(until=0)
@@ -212,20 +268,29 @@ class DriverExplorer(w.VBox):
             self.player.value = self.position
         finally:
             self._syncing = False
-        self.record_view.value = self._record_html()
+        self.counter.value = self._counter_html()
+        frames = self.stores()
+        self.effects = _step.effects(self.driver, self.position - 1, self._sinks, self._before,
+                                     frames) if self.position else _step.StepEffects()
+        self.record_view.value = self._record_html(frames)
         self.graph_view.value = self._graph_html()
-        outputs = self.outputs()
-        self.outputs_view.value = STYLE + ("".join(
-            f"<div><b>{escape(topic)}</b> ({len(rows)} records)</div>"
-            + html_table(["key", "value", "timestamp"], rows[-_TABLE_ROWS:])
+        outputs, new = self.outputs(), self.effects.new_outputs
+        self.outputs_view.value = STYLE + _step.STYLE + ("".join(
+            f"<div><b>{escape(topic)}</b> ({len(rows)} records"
+            + (f", {new[topic]} new from this record" if new.get(topic) else "") + ")</div>"
+            + _output_table(rows, new.get(topic, 0))
             for topic, rows in sorted(outputs.items())
         ) or _EMPTY.format("no output topics"))
-        self.stores_view.value = STYLE + ("".join(
-            f"<div><b>{escape(name)}</b></div>{frame_html(df)}"
-            for name, df in self.stores().items()
+        self.stores_view.value = STYLE + _step.STYLE + ("".join(
+            _step.stores_html(name, df, self.effects.changed.get(name, set()),
+                              self.effects.removed.get(name, []), _TABLE_ROWS)
+            for name, df in frames.items()
         ) or _EMPTY.format("no stores"))
 
-    def _record_html(self) -> str:
+    def _counter_html(self) -> str:
+        return f"<b>{self.position}</b> of {len(self.events)}"
+
+    def _record_html(self, frames: dict[str, Any]) -> str:
         head = f"<b>record {self.position} of {len(self.events)}</b>"
         record = self.current()
         if record is None:
@@ -236,7 +301,37 @@ class DriverExplorer(w.VBox):
                     + html_cell(record["value"], tag="code") + " timestamp "
                     + html_cell(record["timestamp"], kind="time", tag="code"))
         error = f'<div class="kslab-error">{escape(self.error)}</div>' if self.error else ""
-        return f'{STYLE}<div class="kslab-record">{head}: {body}</div>{error}'
+        time = _step.stream_time_html(self.driver)
+        windows = _step.window_rows(self.driver, frames)  # = windows(), frames at hand
+        return (f'{STYLE}{_step.STYLE}<div class="kslab-record">{head}: {body}</div>{error}'
+                f'<div class="kslab-effects">{self._effects_text(windows)}'
+                f'{" · " + time if time else ""}</div>{_step.windows_html(windows)}')
+
+    def _effects_text(self, windows: list[_step.WindowRow]) -> str:
+        """One line: what the last record wrote, changed and whether it was dropped."""
+        if self.position == 0:
+            return '<span class="kslab-muted">no record driven</span>'
+        found = self.effects
+        parts = []
+        outputs = sum(found.new_outputs.values())
+        parts.append(f"{outputs} output record{'s' * (outputs != 1)}")
+        changed = sum(len(c) for c in found.changed.values())
+        removed = sum(len(r) for r in found.removed.values())
+        parts.append(f"{changed} store entr{'ies' if changed != 1 else 'y'} changed"
+                     + (f", {removed} removed" if removed else ""))
+        text = "this record wrote " + ", ".join(parts)
+        if found.dropped:
+            ts = int((self.current() or {}).get("timestamp") or 0)
+            closed = [r for r in windows if r.state == "closed" and r.start <= ts < r.end]
+            why = (" (a null key or value, or a record a processor skipped: the kslab log "
+                   "says which)")
+            if closed:
+                window = format_window(Window(closed[0].start, closed[0].end))
+                why = (f": its window had closed ({window} at stream time "
+                       f"{format_time(closed[0].closes_at)}, its end + grace)")
+            text += (f' · <span class="kslab-dropped">dropped{escape(why)}; counted in '
+                     f"dropped-records-total</span>")
+        return text
 
     def _graph_html(self) -> str:
         path = tuple(self.path())
@@ -246,7 +341,7 @@ class DriverExplorer(w.VBox):
         return svg
 
 
-class StoreBrowser(w.VBox):
+class StoreBrowser(StaticFallback, w.VBox):
     """Browse the stores of a ``TopologyTestDriver`` (or a ``DriverExplorer``): pick, look up."""
 
     def __init__(self, source: Any) -> None:
@@ -321,6 +416,13 @@ def store_frame(store: Any) -> Any:
         return pd.DataFrame([(k.key, k.window.start, k.window.end, *rest) for k, *rest in rows],
                             columns=["key", "start", "end", "value", "buffer_time", "timestamp"])
     return pd.DataFrame(rows, columns=["key", "value", "buffer_time", "timestamp"])
+
+
+def _output_table(rows: list[tuple[Any, Any, int]], new: int) -> str:
+    """The last ``_TABLE_ROWS`` records of a topic, the ``new`` last ones marked."""
+    shown = rows[-_TABLE_ROWS:]
+    marks = {at: "kslab-new" for at in range(len(shown) - min(new, len(shown)), len(shown))}
+    return html_table(["key", "value", "timestamp"], shown, marks=marks)
 
 
 def frame_html(df: Any, limit: int = _TABLE_ROWS) -> str:

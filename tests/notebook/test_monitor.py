@@ -177,3 +177,16 @@ def test_a_restore_in_progress_shows_as_a_bar_per_partition():
         '<div class="kslab-restore">restoring wc-counts-changelog-1 (StreamThread-1): '
         '<progress value="0" max="1"></progress> 0 of 1 records (0%)</div>')
     assert restore_bars({"threads": {"t": {"restoring": {}}}}) == ""
+
+
+def test_a_saved_monitor_shows_its_last_sample_without_widget_code():
+    monitor = RuntimeMonitor(Streams(), auto=False)
+    bundle = monitor._repr_mimebundle_()  # what the kernel sends when the cell shows it
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "<kslab RuntimeMonitor: open in Jupyter to use it>"
+    html = bundle["text/html"]
+    assert "RuntimeMonitor, as it was when this output was made" in html
+    assert "<b>RUNNING</b> · 1 thread(s) · 50 records processed · 2 dropped" in html
+    assert "<td>StreamThread-1</td><td>0_0</td><td>words-0</td><td>7</td>" in html
+    assert "children=(" not in html
+    monitor.close()

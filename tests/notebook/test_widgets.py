@@ -110,7 +110,7 @@ def test_long_rewinds_use_checkpoints_and_the_progress_bar():
     seen = []
     explorer.progress.observe(lambda c: seen.append(c["new"]), names="value")
     explorer.seek(260)
-    assert seen and explorer.progress.layout.visibility == "hidden"
+    assert seen and explorer.progress.layout.display == "none"
     # internal on purpose: where the explorer keeps its snapshots
     assert sorted(explorer._checkpoints) == [0, 50, 100, 150, 200, 250]
     explorer.seek(120)
@@ -278,3 +278,89 @@ def test_plot_windows_labels_every_window_and_counts_in_whole_numbers():
     many = pd.DataFrame({"key": ["a"] * 20, "start": [i * 60_000 for i in range(20)],
                          "value": range(20)})
     assert plot_windows(many).svg.count('y2="256" stroke="#333"/>') == 7  # at most 8 labels
+
+
+def test_each_step_marks_what_its_record_did_and_where_the_windows_stand():
+    from kslab.widgets import DriverExplorer
+
+    builder, clicks = windowed_final_counts()
+    late = pd.DataFrame({"key": ["a"], "value": [1], "timestamp": [4]})  # window [0, 60) closed
+    explorer = DriverExplorer(builder, {"clicks": pd.concat([clicks, late], ignore_index=True)})
+    explorer.seek(4)  # stream time 61: [0, 60) in grace until 65, [60, 120) open
+    windows = explorer.windows()
+    assert [(r.start, r.end, r.state, r.closes_at) for r in windows] == [
+        (0, 60, "grace", 65), (60, 120, "open", 125)]
+    assert ('<span class="kslab-window grace" title="stream time is past the window&#x27;s end '
+            'but before end + grace: late records for it are still counted; closes at stream '
+            'time 0:00.065 (65 ms)">[0:00, 0:00.060) in grace</span>') in explorer.record_view.value
+    assert ("this record wrote 0 output records, 2 store entries changed · stream time "
+            '<code title="61 ms">0:00.061</code>') in explorer.record_view.value
+    assert explorer.counter.value == "<b>4</b> of 6"
+
+    explorer.step()  # stream time 66 closes [0, 60): suppress emits both final counts
+    effects = explorer.effects
+    assert effects.new_outputs == {"final-counts": 2}
+    assert effects.changed == {"final-store": {1}, "per-window": {3}}
+    assert effects.removed == {"final-store": [("a", 0, 60, 2, 60, 3), ("b", 0, 60, 1, 60, 2)]}
+    assert "2 output records, 2 store entries changed, 2 removed" in explorer.record_view.value
+    assert "[0:00, 0:00.060) closed</span>" in explorer.record_view.value
+    assert explorer.outputs_view.value.count('<tr class="kslab-new">') == 2
+    assert "(2 records, 2 new from this record)" in explorer.outputs_view.value
+    assert explorer.stores_view.value.count('<tr class="kslab-new">') == 2
+    assert explorer.stores_view.value.count('<tr class="kslab-removed">') == 2
+    assert "(2 entries: 1 changed, 2 removed by this record)" in explorer.stores_view.value
+
+    explorer.step()  # the click at 4 comes after [0, 60) closed: dropped
+    assert explorer.effects.dropped == 1 and explorer.effects.changed == {}
+    assert ('<span class="kslab-dropped">dropped: its window had closed ([0:00, 0:00.060) at '
+            'stream time 0:00.065, its end + grace); counted in dropped-records-total</span>') \
+        in explorer.record_view.value
+    assert '<tr class="kslab-new">' not in explorer.outputs_view.value
+
+    explorer.back_button.click()  # back to 5: the same marks as when stepping to it
+    assert explorer.position == 5 and explorer.effects == effects
+    explorer.seek(0)
+    assert "no record driven" in explorer.record_view.value
+    assert "stream time" not in explorer.record_view.value
+    explorer.close()
+
+
+def test_the_controls_carry_tooltips_and_loop_sets_the_timer_repeat(explorer):
+    tips = {b.description: b.tooltip for b in (
+        explorer.back_button, explorer.step_button, explorer.play_button,
+        explorer.stop_button, explorer.loop_button, explorer.reset_button)}
+    assert all(tips.values()) and set(tips) == {"Back", "Step", "Play", "Stop", "Loop", "Reset"}
+    assert "→" in tips["Step"] and "←" in tips["Back"]
+    assert explorer.player.layout.display == "none"  # its buttons have no tooltips
+    explorer.loop_button.value = True
+    assert explorer.player.repeat
+    explorer.seek(3)
+    explorer.play_button.click()  # at the end: play starts over
+    assert explorer.playing and explorer.position == 0
+    explorer.stop_button.click()
+    assert not explorer.playing
+    explorer.back_button.click()  # at 0: nothing to rewind
+    assert explorer.position == 0
+    assert explorer.slider.layout.flex == "1 1 auto" and not explorer.slider.readout
+
+
+def test_sliding_and_session_windows_close_after_their_inclusive_end():
+    from kslab.widgets import DriverExplorer
+
+    clicks = pd.DataFrame({"key": ["a", "a", "b"], "value": [1] * 3, "timestamp": [10, 30, 45]})
+    sliding = ks.StreamsBuilder()
+    (sliding.stream("c", key_serde="string").group_by_key()
+     .windowed_by(ks.SlidingWindows.of_time_difference_and_grace(10, 5)).count())
+    explorer = DriverExplorer(sliding, {"c": clicks})
+    explorer.seek(3)  # stream time 45: [20, 30] closed once 30 < 45 - 5; [35, 45] still on time
+    assert [(r.start, r.end, r.state, r.closes_at) for r in explorer.windows()] == [
+        (20, 30, "closed", 36), (35, 45, "open", 51)]
+    explorer.close()
+    session = ks.StreamsBuilder()
+    (session.stream("c", key_serde="string").group_by_key()
+     .windowed_by(ks.SessionWindows.of_inactivity_gap_and_grace(10, 5)).count())
+    explorer = DriverExplorer(session, {"c": clicks})
+    explorer.seek(3)  # a session closes once its end < stream time - grace - gap
+    assert [(r.start, r.end, r.state, r.closes_at) for r in explorer.windows()] == [
+        (45, 45, "open", 61)]
+    explorer.close()
