@@ -32,6 +32,7 @@ from typing import Any
 from kslab.spark._batch import bulk_stats, run_batch
 from kslab.spark.explain import NodeSemantics, SemanticsReport, explain
 from kslab.spark.session import SparkUnavailableError, session
+from kslab.spark.typed import decode, encode
 
 __all__ = [
     "NodeSemantics",
@@ -39,6 +40,8 @@ __all__ = [
     "SparkStreams",
     "SparkUnavailableError",
     "bulk_stats",
+    "decode",
+    "encode",
     "explain",
     "run_batch",
     "session",
