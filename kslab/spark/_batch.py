@@ -246,7 +246,7 @@ def _source_frame(df: Any, topic: str, queue: int, count: int) -> Any:
     elif count == 1:
         partition = sf.lit(0)
     else:
-        partition = _murmur2_partition(count)
+        partition = _murmur2_partition(key, count)
     if "offset" in fields:
         o1, o2, offset = sf.col("offset").cast("long"), sf.lit(0).cast("long"), \
             sf.col("offset").cast("long")
@@ -260,8 +260,9 @@ def _source_frame(df: Any, topic: str, queue: int, count: int) -> Any:
     )
 
 
-def _murmur2_partition(count: int) -> Any:
-    """A column: Kafka's default partition of the key bytes (round robin by row for no key)."""
+def _murmur2_partition(key: Any, count: int) -> Any:
+    """A column: Kafka's default partition of the ``key`` column's bytes (round robin by row
+    for no key)."""
     from pyspark.sql import functions as sf
 
     @sf.pandas_udf("int")  # type: ignore[misc, untyped-decorator]
@@ -271,7 +272,7 @@ def _murmur2_partition(count: int) -> Any:
         return pd.Series([-1 if k is None else default_partition(bytes(k), count)
                           for k in keys], dtype="int32")
 
-    picked = partition_of(sf.col("key"))
+    picked = partition_of(key)
     spread = sf.pmod(sf.monotonically_increasing_id(), sf.lit(count)).cast("int")
     return sf.when(picked < 0, spread).otherwise(picked)
 
