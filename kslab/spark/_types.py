@@ -45,8 +45,9 @@ __all__ = ["DoesNotFit", "from_column", "infer", "parse_type", "shape_of", "to_c
 _UTC = dt.UTC
 
 
-class DoesNotFit(ValueError):
-    """A decoded value that the column's Spark type cannot hold."""
+class DoesNotFit(Exception):
+    """A decoded value that the column's Spark type cannot hold; ``kslab.spark.typed`` raises
+    a ``SerdeError`` naming the record instead."""
 
 
 def parse_type(given: Any) -> Any:
