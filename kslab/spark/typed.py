@@ -182,11 +182,16 @@ def decoded_frame(frame: Any, key_serde: Any, value_serde: Any, topic: str | Non
     infer types from when ``frame`` is streaming."""
     from pyspark.sql import types as st
 
+    types = {f.name: f.dataType for f in frame.schema.fields}
     sides = []
     for name, serde, given in (("key", key_serde, key_type), ("value", value_serde,
                                                                value_type)):
         if serde is None:
             continue
+        if not isinstance(types[name], st.BinaryType):
+            msg = (f"the frame's {name} column is {types[name].simpleString()}, not binary; "
+                   "decode reads serialized records (run_batch's output, kslab-kafka)")
+            raise StreamsError(msg, topic=topic)
         inner, windowed = unwindowed(serde)
         typed = parse_type(given) or shape_of(inner)
         if typed is None:
@@ -200,10 +205,6 @@ def decoded_frame(frame: Any, key_serde: Any, value_serde: Any, topic: str | Non
         if side is None:
             fields.append(field)
             continue
-        if not isinstance(field.dataType, st.BinaryType):
-            msg = (f"the frame's {field.name} column is {field.dataType.simpleString()}, not "
-                   "binary; decode reads serialized records (run_batch's output, kslab-kafka)")
-            raise StreamsError(msg, topic=topic)
         fields.append(st.StructField(side.name, side.type, True))
         if side.windowed:
             fields.extend([st.StructField("window_start", st.LongType(), True),

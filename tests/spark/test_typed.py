@@ -152,3 +152,6 @@ def test_decode_and_schemas_are_checked_before_anything_runs(spark):
     with pytest.raises(ks.StreamsError, match=(
             "run_batch got schemas for orders-json without decode; pass decode=True")):
         run_batch(ta.shop(), {"orders": frame}, schemas={"orders-json": {"value": "string"}})
+    with pytest.raises(ks.StreamsError, match=(
+            "the frame's value column is string, not binary; decode reads serialized records")):
+        decode(frame, value_serde=serdes.Long())
