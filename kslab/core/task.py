@@ -646,8 +646,8 @@ class StreamTask:
 def wired_serde(serde: Any, default: Any, *, is_key: bool) -> Any:
     """The serde a source or sink node runs with: its own (``configure``-d for its key or value
     position), the configured ``default`` when it has none, or, for a wrapper over the default
-    (the DSL's change serde, ``bind_default``), the wrapper bound to it. Every engine and
-    ``kslab.spark``'s typed columns wire node serdes through this one rule."""
+    (the DSL's change serde, ``bind_default``), the wrapper bound to it. Tasks (so every
+    engine) and ``kslab.spark``'s typed columns wire node serdes through this one rule."""
     if serde is None:
         return default
     bind_default = getattr(serde, "bind_default", None)
