@@ -62,6 +62,9 @@ first base, with its other bases after "also", and its module named when it is n
     │   └── ExportError             a notebook that cannot be exported (kslab.export._errors)
     ├── CliError                    a one-line message and exit code for the ``kslab`` command;
     │                               never leaves the command (kslab.cli._common)
+    ├── DoesNotFit                  a decoded value its Spark column's type cannot hold;
+    │                               never leaves kslab.spark.typed, which raises a
+    │                               SerdeError naming the record (kslab.spark._types)
     ├── Unordered                   a batch run whose records cannot be put in the record
     │                               path's order; never leaves the executor, which declines
     │                               the run (kslab.core.bulk.tree)

@@ -44,7 +44,7 @@ from kslab.serdes import resolve as resolve_serde
 from kslab.topology._nodes import ProcessorNode, SinkNode, SourceNode
 from kslab.topology.topology import Topology
 
-__all__ = ["StreamTask"]
+__all__ = ["StreamTask", "wired_serde"]
 
 log = logging.getLogger("kslab.core")
 
@@ -115,13 +115,7 @@ class StreamTask:
     # -- construction -------------------------------------------------------------------------
 
     def _serde(self, serde: Any, default: Any) -> Any:
-        is_key = default is self.default_key_serde
-        if serde is None:
-            return default
-        bind_default = getattr(serde, "bind_default", None)
-        if bind_default is not None:  # a wrapper (the DSL's change serde) over the default
-            return bind_default(default)
-        return resolve_serde(serde, is_key=is_key)
+        return wired_serde(serde, default, is_key=default is self.default_key_serde)
 
     def resolve_topic(self, topic: str) -> str:
         """A topic's real name (internal topics carry the application id)."""
@@ -647,6 +641,19 @@ class StreamTask:
 
     def __repr__(self) -> str:
         return f"<StreamTask {self.id}: {len(self.nodes)} nodes, {len(self._queues)} partitions>"
+
+
+def wired_serde(serde: Any, default: Any, *, is_key: bool) -> Any:
+    """The serde a source or sink node runs with: its own (``configure``-d for its key or value
+    position), the configured ``default`` when it has none, or, for a wrapper over the default
+    (the DSL's change serde, ``bind_default``), the wrapper bound to it. Tasks (so every
+    engine) and ``kslab.spark``'s typed columns wire node serdes through this one rule."""
+    if serde is None:
+        return default
+    bind_default = getattr(serde, "bind_default", None)
+    if bind_default is not None:
+        return bind_default(default)
+    return resolve_serde(serde, is_key=is_key)
 
 
 def _handler_name(config: StreamsConfig) -> str:

@@ -63,11 +63,15 @@ class Avro(RegistrySerde):
         return self._schema
 
     def _write_plain(self, topic: str, data: Any, headers: Any) -> bytes:
+        if _schemaless_writer is None:  # unpickled where no Avro was built (a Spark worker)
+            _bind_fastavro(require("fastavro", "Avro"))
         out = io.BytesIO()
         _schemaless_writer(out, self._parsed, data)
         return out.getvalue()
 
     def _read_plain(self, topic: str, data: bytes, headers: Any) -> Any:
+        if _schemaless_reader is None:  # unpickled where no Avro was built (a Spark worker)
+            _bind_fastavro(require("fastavro", "Avro"))
         return _schemaless_reader(io.BytesIO(data), self._parsed, None)
 
     def _confluent_pair(self, client: Any, write_conf: dict, read_conf: dict) -> tuple[Any, Any]:

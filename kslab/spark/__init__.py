@@ -25,6 +25,10 @@ the end before each task's micro-batch (as Kafka Streams' global thread keeps up
 that feed each other (a foreign-key join) run together, all their tasks in one Spark task (one
 state group in streaming), each input record through the whole cycle before the next, as the
 test driver runs them: exact, on one core.
+
+Typed columns (``kslab.spark.typed``): ``run_batch(..., decode=True)``, ``decode`` and
+``SparkStreams.read_output`` give keys and values as Spark columns of the sink serdes' types;
+typed input columns are written by the source serdes (``encode``) before the replay.
 """
 
 from typing import Any
@@ -32,6 +36,7 @@ from typing import Any
 from kslab.spark._batch import bulk_stats, run_batch
 from kslab.spark.explain import NodeSemantics, SemanticsReport, explain
 from kslab.spark.session import SparkUnavailableError, session
+from kslab.spark.typed import decode, encode
 
 __all__ = [
     "NodeSemantics",
@@ -39,6 +44,8 @@ __all__ = [
     "SparkStreams",
     "SparkUnavailableError",
     "bulk_stats",
+    "decode",
+    "encode",
     "explain",
     "run_batch",
     "session",

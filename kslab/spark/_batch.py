@@ -42,18 +42,31 @@ _STATS: weakref.WeakKeyDictionary[Any, tuple[Any, Any]] = weakref.WeakKeyDiction
 
 
 def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, Any] | None = None,
-              partitions: Mapping[str, int] | None = None) -> dict[str, Any]:
+              partitions: Mapping[str, int] | None = None, decode: bool | str = False,
+              schemas: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """Replay ``topology`` over Spark DataFrames; return each sink topic's records as a DataFrame.
 
-    ``inputs`` maps every source topic to a DataFrame with ``key`` and ``value`` (binary, or
-    strings taken as UTF-8), ``timestamp`` (ms or a Spark timestamp) and optionally
-    ``partition``, ``offset`` and ``headers``. ``partitions`` gives topics' partition counts
-    (default: ``max(partition) + 1`` of a frame with that column, else 1). Output frames have
-    ``topic, partition, key, value, timestamp, headers`` and ``task, seq``: the writing task's
-    partition and its write sequence, which order one task's records of a topic. Raises
-    ``SparkUnavailableError`` when Spark's Python workers cannot import this kslab (checked
-    once per SparkContext and worker Python).
+    ``inputs`` maps every source topic to a DataFrame with ``key`` and ``value``, ``timestamp``
+    (ms or a Spark timestamp) and optionally ``partition``, ``offset`` and ``headers``; a key
+    or value column is binary (the record's bytes), a string (its UTF-8 text) or any other
+    Spark type, which the topic's source serde writes (``kslab.spark.encode``).
+    ``partitions`` gives topics' partition counts (default: ``max(partition) + 1`` of a frame
+    with that column, else 1). Output frames have ``topic, partition, key, value, timestamp,
+    headers`` and ``task, seq``: the writing task's partition and its write sequence, which
+    order one task's records of a topic. Keys and values are binary unless ``decode`` is
+    ``True`` (typed columns, decoded with the sink's serdes by ``kslab.spark.decode``) or
+    ``"both"`` (typed, and the bytes as ``raw_key``/``raw_value``); ``schemas`` gives the
+    Spark type of a topic's ``"key"`` or ``"value"`` (``{"counts": {"value": "long"}}``).
+    Raises ``SparkUnavailableError`` when Spark's Python workers cannot import this kslab
+    (checked once per SparkContext and worker Python).
     """
+    if decode not in (False, True, "both"):
+        msg = f"run_batch's decode is False, True or 'both'; got {decode!r}"
+        raise StreamsError(msg)
+    if schemas and not decode:
+        msg = (f"run_batch got schemas for {', '.join(sorted(schemas))} without decode; pass "
+               "decode=True (or 'both') to get typed output columns")
+        raise StreamsError(msg)
     from kslab.spark.session import require_pyspark
 
     require_pyspark()
@@ -72,6 +85,8 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
     counts.update({t: n for t, n in (partitions or {}).items() if t not in counts})
     plan = SparkPlan.build(topology, application_id, counts)
     _check_inputs(plan, frames)
+    frames = {t: _typed_input(topology, t, df, props, application_id)
+              for t, df in frames.items()}
     if frames:  # before any kslab task is planned: they run in Spark's Python workers
         check_workers(next(iter(frames.values())).sparkSession)
     global_records = _global_records(plan, frames, counts)
@@ -92,8 +107,50 @@ def run_batch(topology: Any, inputs: Mapping[str, Any], *, config: Mapping[str, 
             topics[topic] = output if len(consumers) == 1 else output.where(
                 output["_t"] == index)
             sinks.add(topic)
-    return {t: _named(topics[t], t) for t in sorted(sinks)
-            if not plan.readers(t) or not plan.is_internal(t)}
+    out = {t: _named(topics[t], t) for t in sorted(sinks)
+           if not plan.readers(t) or not plan.is_internal(t)}
+    if decode:
+        _check_schemas(schemas or {}, out)
+        out = {t: _decoded(topology, t, df, props, application_id, (schemas or {}).get(t, {}),
+                           decode == "both") for t, df in out.items()}
+    return out
+
+
+def _typed_input(topology: Topology, topic: str, df: Any, props: dict[str, Any],
+                 application_id: str) -> Any:
+    """A frame whose typed key or value columns the topic's source serdes have written."""
+    from pyspark.sql import types as st
+
+    from kslab.spark.typed import encoded_frame, source_serdes
+
+    types = [f.dataType for f in df.schema.fields if f.name in ("key", "value")]
+    if all(isinstance(t, st.BinaryType | st.StringType | st.NullType) for t in types):
+        return df
+    key_serde, value_serde = source_serdes(topology, topic, props, application_id)
+    return encoded_frame(df, key_serde, value_serde, topic)
+
+
+def _check_schemas(schemas: Mapping[str, Mapping[str, Any]], out: Mapping[str, Any]) -> None:
+    for topic, given in schemas.items():
+        if topic not in out:
+            msg = (f"run_batch got schemas for topic '{topic}', which the topology does not "
+                   f"output (outputs: {', '.join(sorted(out)) or 'none'})")
+            raise StreamsError(msg, topic=topic)
+        wrong = sorted(set(given) - {"key", "value"})
+        if wrong:
+            msg = (f"run_batch's schemas for topic '{topic}' name {wrong[0]!r}; give "
+                   "{'key': type, 'value': type}")
+            raise StreamsError(msg, topic=topic)
+
+
+def _decoded(topology: Topology, topic: str, df: Any, props: dict[str, Any],
+             application_id: str, given: Mapping[str, Any], keep_raw: bool) -> Any:
+    """A result frame with typed key and value columns, decoded with the sink's serdes."""
+    from kslab.spark.typed import decoded_frame, sink_serdes
+
+    key_serde, value_serde = sink_serdes(topology, topic, props, application_id)
+    return decoded_frame(df, key_serde, value_serde, topic, given.get("key"),
+                         given.get("value"), keep_raw)
 
 
 def bulk_stats(spark: Any) -> dict[str, int]:
@@ -189,7 +246,7 @@ def _source_frame(df: Any, topic: str, queue: int, count: int) -> Any:
     elif count == 1:
         partition = sf.lit(0)
     else:
-        partition = _murmur2_partition(count)
+        partition = _murmur2_partition(key, count)
     if "offset" in fields:
         o1, o2, offset = sf.col("offset").cast("long"), sf.lit(0).cast("long"), \
             sf.col("offset").cast("long")
@@ -203,8 +260,9 @@ def _source_frame(df: Any, topic: str, queue: int, count: int) -> Any:
     )
 
 
-def _murmur2_partition(count: int) -> Any:
-    """A column: Kafka's default partition of the key bytes (round robin by row for no key)."""
+def _murmur2_partition(key: Any, count: int) -> Any:
+    """A column: Kafka's default partition of the ``key`` column's bytes (round robin by row
+    for no key)."""
     from pyspark.sql import functions as sf
 
     @sf.pandas_udf("int")  # type: ignore[misc, untyped-decorator]
@@ -214,7 +272,7 @@ def _murmur2_partition(count: int) -> Any:
         return pd.Series([-1 if k is None else default_partition(bytes(k), count)
                           for k in keys], dtype="int32")
 
-    picked = partition_of(sf.col("key"))
+    picked = partition_of(key)
     spread = sf.pmod(sf.monotonically_increasing_id(), sf.lit(count)).cast("int")
     return sf.when(picked < 0, spread).otherwise(picked)
 

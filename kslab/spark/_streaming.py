@@ -104,6 +104,33 @@ class SparkStreams:
                 return True
             self._start_next()
 
+    def read_output(self, topic: str, *, key_type: Any = None, value_type: Any = None,
+                    keep_raw: bool = False, starting_offsets: str = "earliest") -> Any:
+        """A streaming frame of the records the application writes to ``topic``, read back
+        from Kafka with typed ``key``/``value`` columns decoded with its sink's serdes (as
+        ``kslab.spark.decode`` decodes them): what ``writeStream.foreachBatch(fn)`` hands
+        ``fn``. ``key_type``/``value_type`` set a column's Spark type; a ``Json`` or user
+        serde without one gets the type inferred from the topic's records now (a batch read of
+        up to ``SAMPLE_ROWS``), a string of JSON text when it has none."""
+        from kslab.spark.typed import decoded_frame, sink_serdes
+
+        if not any(topic in stage.sink_topics for stage in self.plan.stages):
+            written = sorted({t for stage in self.plan.stages for t in stage.sink_topics})
+            msg = (f"the application writes no topic '{topic}' (it writes "
+                   f"{', '.join(written) or 'none'}); read one of those")
+            raise StreamsError(msg, topic=topic)
+        servers = str(StreamsConfig(self._props).get("bootstrap.servers"))
+
+        def reader(read: Any) -> Any:
+            return (read.format("kslab-kafka").option("kafka.bootstrap.servers", servers)
+                    .option("subscribe", topic))
+
+        stream = reader(self.spark.readStream).option("startingOffsets", starting_offsets)
+        key_serde, value_serde = sink_serdes(self.plan.topology, topic, self._props,
+                                             self.plan.application_id)
+        return decoded_frame(stream.load(), key_serde, value_serde, topic, key_type,
+                             value_type, keep_raw, sample=reader(self.spark.read).load())
+
     def stop(self) -> None:
         """Stop every query (each resumes from its checkpoint when started again)."""
         for query in self.queries:
