@@ -20,7 +20,7 @@ from html import escape
 
 __all__ = ["MIN_LABEL_PX", "VIEWER_SCRIPT", "graph_html", "viewer_bootstrap"]
 
-MIN_LABEL_PX = 8  # zooming out stops where a label would be smaller than this (CSS px)
+MIN_LABEL_PX = 10  # no view makes a label's font smaller than this (CSS px); dot's is 13.3
 
 _CSS = """
 .kslab-graph{max-width:100%}
@@ -51,9 +51,13 @@ VIEWER_SCRIPT = r"""
     var m = /^\s*([\d.]+)\s*(pt|px)?\s*$/.exec(v || '');
     return m ? parseFloat(m[1]) * (m[2] === 'pt' ? 4 / 3 : 1) : 0;
   }
-  function labelPx(svg, width) {  // a label's font size in CSS px at scale 1
-    var t = svg.querySelector('text[font-size]'), size = t ? parseFloat(t.getAttribute('font-size'))
-      : parseFloat(svg.getAttribute('font-size') || '10');
+  function labelPx(svg, width) {  // the smallest label's font size in CSS px at scale 1
+    var size = parseFloat(svg.getAttribute('font-size') || '1000');
+    var texts = svg.querySelectorAll('text[font-size]');
+    for (var i = 0; i < texts.length && i < 500; i++) {
+      size = Math.min(size, parseFloat(texts[i].getAttribute('font-size')) || size);
+    }
+    if (size === 1000) size = 10;
     var box = (svg.getAttribute('viewBox') || '').split(/[\s,]+/).map(parseFloat);
     return size * (box.length === 4 && box[2] > 0 ? width / box[2] : 1);
   }
@@ -94,6 +98,11 @@ VIEWER_SCRIPT = r"""
     if (id && views[id] && !full) v = views[id];
     vp.style.overflow = 'hidden'; vp.style.maxHeight = full ? 'none' : maxH + 'px';
     if (!full) { vp.style.width = (w + 2) + 'px'; vp.style.height = Math.min(h + 2, maxH) + 'px'; }
+    function shrink() {  // no taller than the fitted picture
+      if (full || vp.clientWidth === 0) return;
+      vp.style.height = Math.min(h * v.s + 2, maxH) + 'px';
+      vp.style.width = (w * v.s + 2) + 'px';
+    }
     var scope = (owner || graph).closest('.kslab-pick-scope');
     if (scope) graph.classList.add('kslab-pickable');
     var bar = document.createElement('div'); bar.className = 'kslab-graph-bar';
@@ -109,19 +118,21 @@ VIEWER_SCRIPT = r"""
       v = {s: s, x: cx - (cx - v.x) * s / v.s, y: cy - (cy - v.y) * s / v.s}; apply();
     }
     function centre(f) { zoom(f, vp.clientWidth / 2, vp.clientHeight / 2); }
+    function fit() {  // the whole picture if labels stay legible, else as much as they allow
+      var f = Math.min(1, vp.clientWidth / w, vp.clientHeight / h);
+      return vp.clientWidth > 0 ? Math.max(min, f) : 1;
+    }
     function reset() {
-      v = {s: 1, x: 0, y: 0};
-      if (full) {
-        var fit = Math.min(vp.clientWidth / w, vp.clientHeight / h);
-        v.s = Math.max(min, Math.min(1, fit));
-        v.x = Math.max(0, (vp.clientWidth - w * v.s) / 2);
-      }
+      var s = fit();
+      v = {s: s, x: full ? Math.max(0, (vp.clientWidth - w * s) / 2) : 0, y: 0};
       apply();
     }
+    function natural() { v = {s: 1, x: 0, y: 0}; apply(); }
     button(bar, '\u2212', 'zoom out (or turn the mouse wheel)', function () { centre(1 / 1.25); });
     bar.appendChild(label);
     button(bar, '+', 'zoom in (or turn the mouse wheel)', function () { centre(1.25); });
-    button(bar, 'reset', 'natural size, top left', reset);
+    button(bar, '1:1', 'natural size', natural);
+    button(bar, 'fit', 'as much of the picture as legible labels allow', reset);
     if (full) {
       var close = function () { graph.remove(); document.removeEventListener('keydown', esc); };
       var esc = function (e) { if (e.key === 'Escape') close(); };
@@ -161,7 +172,13 @@ VIEWER_SCRIPT = r"""
       if (drag && !drag.moved) pick(graph, drag.target);
       drag = null; vp.classList.remove('kslab-dragging');
     });
-    if (full) reset(); else apply();
+    if (id && views[id] && !full) apply(); else { reset(); shrink(); }
+    if (!full) {  // fit again once the box gets its size, if the viewer has not moved
+      var moved = false, box = graph.closest('details');
+      vp.addEventListener('pointerdown', function () { moved = true; });
+      vp.addEventListener('wheel', function () { moved = true; });
+      if (box) box.addEventListener('toggle', function () { if (!moved) { reset(); shrink(); } });
+    }
   }
   function scan() {
     var found = document.querySelectorAll('.kslab-graph:not(.kslab-live)');
