@@ -32,7 +32,8 @@ STYLE = (
     ".kslab-handle-preview{flex:1 1 320px;min-width:0;overflow-x:auto}"
     ".kslab-whole>summary{cursor:pointer;color:#555;margin:4px 0}"
     ".kslab-table{border-collapse:collapse;margin:4px 0}.kslab-table td,.kslab-table th"
-    "{border:1px solid #ddd;padding:2px 6px;text-align:left;font-family:monospace}"
+    "{border:1px solid #ddd;padding:2px 6px;text-align:left;font-family:monospace;"
+    "line-height:1.35}"
     ".kslab-muted{color:#777}</style>"
 )
 

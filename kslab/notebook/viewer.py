@@ -93,7 +93,8 @@ VIEWER_SCRIPT = r"""
     var full = !!owner, w = px(svg.getAttribute('width')), h = px(svg.getAttribute('height'));
     if (!w || !h) { var r = svg.getBoundingClientRect(); w = r.width; h = r.height; }
     svg.style.width = w + 'px'; svg.style.height = h + 'px';
-    var min = Math.min(1, MIN_PX / labelPx(svg, w)), maxH = +graph.getAttribute('data-max-height') || 480;
+    var min = Math.min(1, MIN_PX / labelPx(svg, w));
+    var maxH = +graph.getAttribute('data-max-height') || 480;
     var id = graph.getAttribute('data-view'), v = {s: 1, x: 0, y: 0};
     if (id && views[id] && !full) v = views[id];
     vp.style.overflow = 'hidden'; vp.style.maxHeight = full ? 'none' : maxH + 'px';
@@ -119,7 +120,7 @@ VIEWER_SCRIPT = r"""
     }
     function centre(f) { zoom(f, vp.clientWidth / 2, vp.clientHeight / 2); }
     function fit() {  // the whole picture if labels stay legible, else as much as they allow
-      var f = Math.min(1, vp.clientWidth / w, vp.clientHeight / h);
+      var f = Math.min(full ? 2 : 1, vp.clientWidth / w, vp.clientHeight / h);
       return vp.clientWidth > 0 ? Math.max(min, f) : 1;
     }
     function reset() {
@@ -149,7 +150,8 @@ VIEWER_SCRIPT = r"""
       });
     }
     var hint = document.createElement('span');
-    hint.textContent = ' drag to pan, wheel to zoom' + (scope ? ', click a node to see its records' : '');
+    hint.textContent = ' drag to pan, wheel to zoom'
+      + (scope ? ', click a node to see its records' : '');
     bar.appendChild(hint);
     vp.addEventListener('wheel', function (e) {
       e.preventDefault();
@@ -165,7 +167,9 @@ VIEWER_SCRIPT = r"""
     vp.addEventListener('pointermove', function (e) {
       if (!drag) return;
       var dx = e.clientX - drag.px, dy = e.clientY - drag.py;
-      if (Math.abs(dx) + Math.abs(dy) > 3) { drag.moved = true; vp.classList.add('kslab-dragging'); }
+      if (Math.abs(dx) + Math.abs(dy) > 3) {
+        drag.moved = true; vp.classList.add('kslab-dragging');
+      }
       if (drag.moved) { v = {s: v.s, x: drag.x + dx, y: drag.y + dy}; apply(); }
     });
     vp.addEventListener('pointerup', function () {

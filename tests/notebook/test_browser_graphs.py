@@ -22,19 +22,22 @@ import pytest
 from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, _need, run_all
 
 sys.path.insert(0, str(ROOT / "extensions"))
-from scratch_lab import KERNEL_IDLE, start_scratch_lab, stop_scratch_lab  # noqa: E402
+from scratch_lab import KERNEL_IDLE, start_scratch_lab, stop_scratch_lab
 
 NOTEBOOKS = ("01-quickstart-word-count.ipynb", "02-orders-enrichment.ipynb",
              "05-windowed-click-analytics.ipynb")
 LAPTOP = {"width": 1280, "height": 800}
 DONE = """() => {
     const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
-    return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.innerText));
-}"""  # every code cell has run (its prompt shows a number, not [*] or [ ])
+    return document.querySelector(".jp-OutputArea-output[data-mime-type*='error']") !== null
+        || (prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.innerText)));
+}"""  # every code cell has run (its prompt shows a number, not [*] or [ ]), or one failed
 HEIGHT = """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]
     .reduce((sum, cell) => sum + cell.getBoundingClientRect().height, 0)"""
 LABELS = """(root) => [...(root || document).querySelectorAll('.kslab-graph svg text')]
     .map(t => t.getBoundingClientRect().height).filter(h => h > 0)"""  # drawn labels, in px
+OUTPUTS = """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell')]
+    .map(c => Math.round(c.getBoundingClientRect().height))"""  # each code cell's height
 GRAPHS = """() => [...document.querySelectorAll('.jp-OutputArea-output .kslab-graph')]
     .map(g => g.classList.contains('kslab-live'))"""
 
@@ -89,46 +92,50 @@ def record(artifacts: Path, notebook: str, **figures: object) -> None:
     print(f"{notebook}: {figures} (artifacts in {artifacts})")
 
 
-def run_notebook(browser, lab, name: str):
+def run_notebook(browser, lab, name: str, artifacts: Path):
     """A 1280x800 page with notebook ``name`` run to its end, the file browser folded."""
     page = browser.new_page(viewport=LAPTOP)
     page.goto(lab.url_for(f"lab/tree/{name}"))
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     run_all(page)
-    page.wait_for_function(DONE, timeout=180_000, polling=500)
-    page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+    try:
+        page.wait_for_function(DONE, timeout=300_000, polling=500)
+        page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+    except Exception:
+        page.screenshot(path=str(artifacts / f"{name}-timeout.png"))
+        raise
+    errors = page.locator(".jp-OutputArea-output[data-mime-type*='error']")
+    assert errors.count() == 0, errors.first.inner_text()
     page.click(".jp-Notebook")
     if page.locator(".jp-FileBrowser:visible").count():
         page.keyboard.press("Control+b")  # fold the file browser, as on a laptop
     page.wait_for_timeout(500)
-    assert page.locator(".jp-OutputArea-output[data-mime-type*='error']").count() == 0
     return page
 
 
 def test_quickstart_is_compact_legible_and_the_explorer_fits_a_laptop(browser, lab, artifacts):
-    page = run_notebook(browser, lab, NOTEBOOKS[0])
+    page = run_notebook(browser, lab, NOTEBOOKS[0], artifacts)
     try:
         height = page.evaluate(HEIGHT)
         labels = page.evaluate(LABELS)
         live = page.evaluate(GRAPHS)
         record(artifacts, "01", height_px=round(height), smallest_label_px=round(min(labels), 1),
-               graphs=len(live), viewers=sum(live))
+               graphs=len(live), viewers=sum(live), code_cells_px=page.evaluate(OUTPUTS))
         page.screenshot(path=str(artifacts / "01-full.png"), full_page=True)
         assert live and all(live)  # the script ran: every picture is a viewer
         assert min(labels) >= 11  # 10 px type; was 6 px scaled to the cell
         assert height < 5_000  # was about 8,100 px
 
-        # a handle: its node's neighbourhood beside the preview, the whole graph on demand
+        # a handle: its graph (all of it upstream, as the builder was then) beside its preview
         handle = page.locator(".jp-CodeCell", has_text="words = lines_stream").locator(
             ".kslab-handle")
         assert handle.locator(".kslab-handle-preview .kslab-table").count() == 1
         titles = handle.locator("g.node title").evaluate_all("ts => ts.map(t => t.textContent)")
         assert sorted(titles) == ["KSTREAM-FLATMAPVALUES-0000000001",
-                                  "KSTREAM-SOURCE-0000000000", "more:rest", "topic:text-lines"]
-        whole = page.locator(".jp-CodeCell", has_text="words = lines_stream").locator(
-            "details.kslab-whole")
-        whole.locator("summary").click()
-        assert whole.locator("svg").first.bounding_box()["height"] > 100
+                                  "KSTREAM-SOURCE-0000000000", "topic:text-lines"]
+        graph_box = handle.locator(".kslab-handle-graph").bounding_box()
+        preview_box = handle.locator(".kslab-handle-preview").bounding_box()
+        assert preview_box["x"] >= graph_box["x"] + graph_box["width"]  # beside, not below
         handle.screenshot(path=str(artifacts / "01-handle.png"))
 
         # pan and zoom: wheel, drag, full window and back
@@ -171,8 +178,8 @@ def test_quickstart_is_compact_legible_and_the_explorer_fits_a_laptop(browser, l
                table_bottom_px=round(shown["table"]["y"] + shown["table"]["height"]))
         page.screenshot(path=str(artifacts / "01-explorer.png"))
         for part in ("step", "table"):
-            assert 0 <= shown[part]["y"] and \
-                shown[part]["y"] + shown[part]["height"] <= LAPTOP["height"], part
+            top, bottom = shown[part]["y"], shown[part]["y"] + shown[part]["height"]
+            assert top >= 0 and bottom <= LAPTOP["height"], (part, top, bottom)
 
         # click a node in the explorer's graph: its records show under the graph
         node = explorer.locator(".kslab-graph g.node",
@@ -191,7 +198,7 @@ def test_quickstart_is_compact_legible_and_the_explorer_fits_a_laptop(browser, l
 
 
 def test_the_foreign_key_join_graph_is_legible(browser, lab, artifacts):
-    page = run_notebook(browser, lab, NOTEBOOKS[1])
+    page = run_notebook(browser, lab, NOTEBOOKS[1], artifacts)
     try:
         cell = page.locator(".jp-CodeCell", has_text="topology = builder.build()")
         graph = cell.locator(".kslab-graph").first
@@ -208,11 +215,12 @@ def test_the_foreign_key_join_graph_is_legible(browser, lab, artifacts):
 
 
 def test_the_windowed_notebook_is_compact(browser, lab, artifacts):
-    page = run_notebook(browser, lab, NOTEBOOKS[2])
+    page = run_notebook(browser, lab, NOTEBOOKS[2], artifacts)
     try:
         height = page.evaluate(HEIGHT)
         labels = page.evaluate(LABELS)
-        record(artifacts, "05", height_px=round(height), smallest_label_px=round(min(labels), 1))
+        record(artifacts, "05", height_px=round(height), smallest_label_px=round(min(labels), 1),
+               code_cells_px=page.evaluate(OUTPUTS))
         page.screenshot(path=str(artifacts / "05-full.png"), full_page=True)
         assert min(labels) >= 11
         assert height < 8_000  # was about 12,800 px

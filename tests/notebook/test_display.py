@@ -55,7 +55,7 @@ def test_a_handle_that_needs_the_whole_graph_has_no_folded_copy():
 
 
 def test_the_preview_sits_beside_the_neighbourhood():
-    builder, handles = word_count(lines_frame())
+    _, handles = word_count(lines_frame())
     html = handles["words"]._repr_mimebundle_()["text/html"]
     graph, _, preview = html.partition('<div class="kslab-handle-preview">')
     assert '<div class="kslab-handle"><div class="kslab-handle-graph">' in graph
