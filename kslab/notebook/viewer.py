@@ -9,7 +9,8 @@ the picture over the whole window (Esc closes it). Zooming out stops where label
 smaller than ``MIN_LABEL_PX``. The script watches the page, so pictures that widgets replace
 (the driver explorer's, at every step) become viewers too and keep their zoom and position
 (``view`` names them). Clicking a node inside an element of class ``kslab-pick-scope`` selects
-that node in the scope's ``kslab-node-pick`` drop-down, so a widget can act on it.
+that node in the scope's ``kslab-node-pick`` drop-down, so a widget can act on it; clicking a
+handle's collapsed "+N more" node opens the whole graph folded below it.
 
 Invariant: the markup without the script is a complete, legible picture; the script only adds.
 """
@@ -17,6 +18,8 @@ Invariant: the markup without the script is a complete, legible picture; the scr
 from __future__ import annotations
 
 from html import escape
+
+from kslab.notebook.neighbourhood import MORE_KEY
 
 __all__ = ["MIN_LABEL_PX", "VIEWER_SCRIPT", "graph_html", "viewer_bootstrap"]
 
@@ -45,7 +48,10 @@ _CSS = """
 
 VIEWER_SCRIPT = r"""
 (function () {
-  if (window.kslabGraphs) { window.kslabGraphs.scan(); return; }
+  if (window.kslabGraphs && document.getElementById('kslab-graph-style')) {
+    window.kslabGraphs.scan();  // installed in this page already
+    return;
+  }
   var MIN_PX = %(min_px)s, MAX_SCALE = 4, views = {};
   function px(v) {
     var m = /^\s*([\d.]+)\s*(pt|px)?\s*$/.exec(v || '');
@@ -73,6 +79,12 @@ VIEWER_SCRIPT = r"""
     var title = node.querySelector('title');
     var key = node.getAttribute('data-key') || (title ? title.textContent : '');
     graph.dispatchEvent(new CustomEvent('kslab-node', {detail: {key: key}, bubbles: true}));
+    if (key === '%(more)s') {  // the collapsed rest: open the whole graph folded below
+      var view = (graph.kslabOwner || graph).closest('.kslab-view');
+      var whole = view ? view.querySelector('details.kslab-whole') : null;
+      if (whole) { whole.open = true; whole.scrollIntoView({block: 'nearest'}); }
+      return;
+    }
     var owner = graph.kslabOwner || graph, scope = owner.closest('.kslab-pick-scope');
     var select = scope ? scope.querySelector('.kslab-node-pick select') : null;
     if (!select) return;
@@ -99,10 +111,11 @@ VIEWER_SCRIPT = r"""
     if (id && views[id] && !full) v = views[id];
     vp.style.overflow = 'hidden'; vp.style.maxHeight = full ? 'none' : maxH + 'px';
     if (!full) { vp.style.width = (w + 2) + 'px'; vp.style.height = Math.min(h + 2, maxH) + 'px'; }
-    function shrink() {  // no taller than the fitted picture
+    function shrink() {  // the box: no bigger than the fitted picture (the same at each redraw)
       if (full || vp.clientWidth === 0) return;
-      vp.style.height = Math.min(h * v.s + 2, maxH) + 'px';
-      vp.style.width = (w * v.s + 2) + 'px';
+      var s = fit();
+      vp.style.height = Math.min(h * s + 2, maxH) + 'px';
+      vp.style.width = (w * s + 2) + 'px';
     }
     var scope = (owner || graph).closest('.kslab-pick-scope');
     if (scope) graph.classList.add('kslab-pickable');
@@ -176,7 +189,7 @@ VIEWER_SCRIPT = r"""
       if (drag && !drag.moved) pick(graph, drag.target);
       drag = null; vp.classList.remove('kslab-dragging');
     });
-    if (id && views[id] && !full) apply(); else { reset(); shrink(); }
+    if (id && views[id] && !full) { shrink(); apply(); } else { reset(); shrink(); }
     if (!full) {  // fit again once the box gets its size, if the viewer has not moved
       var moved = false, box = graph.closest('details');
       vp.addEventListener('pointerdown', function () { moved = true; });
@@ -189,6 +202,7 @@ VIEWER_SCRIPT = r"""
     for (var i = 0; i < found.length; i++) enhance(found[i], null);
   }
   var style = document.createElement('style');
+  style.id = 'kslab-graph-style';
   style.textContent = %(css)s;
   document.head.appendChild(style);
   var queued = false;
@@ -206,7 +220,7 @@ VIEWER_SCRIPT = r"""
 def _script() -> str:
     import json
 
-    return VIEWER_SCRIPT % {"min_px": MIN_LABEL_PX, "css": json.dumps(_CSS)}
+    return VIEWER_SCRIPT % {"min_px": MIN_LABEL_PX, "css": json.dumps(_CSS), "more": MORE_KEY}
 
 
 def viewer_bootstrap() -> str:

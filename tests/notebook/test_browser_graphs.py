@@ -60,7 +60,8 @@ def lab(tmp_path_factory):
     work = tmp_path_factory.mktemp("lab")
     with (work / "lab.log").open("w") as log:
         try:
-            started = start_scratch_lab(work, ROOT / "notebooks" / NOTEBOOKS[0], log)
+            started = start_scratch_lab(work, ROOT / "notebooks" / NOTEBOOKS[0], log,
+                                        timeout=180)
         except RuntimeError:
             pytest.fail("JupyterLab did not start: " + (work / "lab.log").read_text())
         for name in NOTEBOOKS[1:]:
