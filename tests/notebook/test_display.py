@@ -49,7 +49,7 @@ def test_a_handle_that_needs_the_whole_graph_has_no_folded_copy():
     builder = ks.StreamsBuilder()
     last = builder.stream("in").map_values(str.upper)
     html = last._repr_mimebundle_()["text/html"]
-    assert "more:rest" not in html
+    assert 'data-key="more:rest"' not in html
     assert "<details" not in html
     assert html.count('<div class="kslab-graph"') == 1
 
