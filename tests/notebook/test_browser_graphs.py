@@ -43,6 +43,9 @@ LABELS = """(root) => [...(root || NB).querySelectorAll('.kslab-graph svg text')
     .map(t => t.getBoundingClientRect().height).filter(h => h > 0)""".replace("NB", NB)
 OUTPUTS = """() => [...NB.querySelectorAll('.jp-CodeCell')]
     .map(c => Math.round(c.getBoundingClientRect().height))""".replace("NB", NB)
+GRAPH_CELLS = """() => [...NB.querySelectorAll('.jp-CodeCell')]
+    .filter(c => c.querySelector('.kslab-graph'))
+    .map(c => Math.round(c.getBoundingClientRect().height))""".replace("NB", NB)
 GRAPHS = """() => [...NB.querySelectorAll('.jp-OutputArea-output .kslab-graph')]
     .map(g => g.classList.contains('kslab-live'))""".replace("NB", NB)
 
@@ -133,11 +136,14 @@ def test_quickstart_is_compact_legible_and_the_explorer_fits_a_laptop(browser, l
         height = page.evaluate(HEIGHT)
         labels = page.evaluate(LABELS)
         live = page.evaluate(GRAPHS)
+        cells = page.evaluate(GRAPH_CELLS)
         record(artifacts, "01", height_px=round(height), smallest_label_px=round(min(labels), 1),
-               graphs=len(live), viewers=sum(live), code_cells_px=page.evaluate(OUTPUTS))
+               graphs=len(live), viewers=sum(live), code_cells_px=page.evaluate(OUTPUTS),
+               graph_cells_px=cells)
         page.screenshot(path=str(artifacts / "01-full.png"), full_page=True)
         assert live and all(live)  # the script ran: every picture is a viewer
         assert min(labels) >= 11  # 10 px type; was 6 px scaled to the cell
+        assert len(cells) == 6 and max(cells) <= 700  # a graph's cell fits a laptop's screen
         assert height < 5_000  # was about 8,100 px
 
         # a handle: its graph (all of it upstream, as the builder was then) beside its preview
@@ -235,11 +241,13 @@ def test_the_windowed_notebook_is_compact(browser, lab, artifacts):
     try:
         height = page.evaluate(HEIGHT)
         labels = page.evaluate(LABELS)
+        cells = page.evaluate(GRAPH_CELLS)
         record(artifacts, "05", height_px=round(height), smallest_label_px=round(min(labels), 1),
-               code_cells_px=page.evaluate(OUTPUTS))
+               code_cells_px=page.evaluate(OUTPUTS), graph_cells_px=cells)
         page.screenshot(path=str(artifacts / "05-full.png"), full_page=True)
         assert min(labels) >= 11
-        assert height < 8_000  # was about 12,800 px
+        assert len(cells) == 8 and max(cells) <= 700  # a graph's cell fits a laptop's screen
+        assert height < 12_000  # was 12,800 px; the rest is frames, records and prose
     finally:
         page.evaluate(SHUT_DOWN)  # the next notebook's kernel starts on a quieter machine
         page.close()
