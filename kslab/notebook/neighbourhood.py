@@ -36,7 +36,8 @@ def resolve(model: RenderedTopology, name: str) -> str:
 
 
 def upstream(model: RenderedTopology, key: str) -> set[str]:
-    """``key`` and every node a record reaches ``key`` from, plus the stores those use."""
+    """``key`` and every node a record reaches ``key`` from, plus the stores those use and
+    the stores' changelog topics."""
     parents: dict[str, list[str]] = defaultdict(list)
     stores: dict[str, list[str]] = defaultdict(list)
     for edge in model.edges:
@@ -44,6 +45,7 @@ def upstream(model: RenderedTopology, key: str) -> set[str]:
             parents[edge.target].append(edge.source)
         elif edge.kind == "store":
             stores[edge.source].append(edge.target)
+    changelogs = {e.source: e.target for e in model.edges if e.kind == "changelog"}
     seen = {key}
     todo = [key]
     while todo:
@@ -51,7 +53,8 @@ def upstream(model: RenderedTopology, key: str) -> set[str]:
             if parent not in seen:
                 seen.add(parent)
                 todo.append(parent)
-    return seen | {store for node in seen for store in stores[node]}
+    kept = {store for node in seen for store in stores[node]}
+    return seen | kept | {changelogs[store] for store in kept if store in changelogs}
 
 
 def neighbourhood(model: RenderedTopology, name: str) -> RenderedTopology:

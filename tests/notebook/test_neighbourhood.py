@@ -40,20 +40,19 @@ def test_a_first_node_keeps_its_topic_and_collapses_the_rest(model):
 
 def test_upstream_crosses_the_repartition_topic_and_keeps_the_store(model):
     part = neighbourhood(model, AGG)
-    assert keys(part) == [*SUB0, "counts-repartition-source", AGG, "store:counts", MORE_KEY]
-    assert part.nodes[-1].label == "+4 more"  # the changelog, to-stream, sink and its topic
-    assert [e for e in part.edges if e.kind == "more"] == [
-        RenderedEdge("store:counts", MORE_KEY, "more"), RenderedEdge(AGG, MORE_KEY, "more")]
+    assert keys(part) == [*SUB0, "counts-repartition-source", AGG, "store:counts",
+                          "topic:counts-changelog", MORE_KEY]
+    assert part.nodes[-1].label == "+3 more"  # to-stream, the sink and its topic
+    assert [e for e in part.edges if e.kind == "more"] == [RenderedEdge(AGG, MORE_KEY, "more")]
+    assert RenderedEdge("store:counts", "topic:counts-changelog", "changelog") in part.edges
     assert [c.members for c in part.clusters] == [
         (SOURCE, FLAT, SELECT, "counts-repartition-filter", "counts-repartition-sink"),
         ("counts-repartition-source", AGG, "store:counts")]
 
 
-def test_the_last_node_needs_everything_but_the_changelog(model):
-    part = neighbourhood(model, "topic:counts-out")
-    assert set(keys(part)) == {n.key for n in model.nodes} - {"topic:counts-changelog"} \
-        | {MORE_KEY}
-    assert part.nodes[-1].label == "+1 more"
+def test_the_last_node_needs_the_whole_graph(model):
+    assert neighbourhood(model, "topic:counts-out") == model
+    assert upstream(model, TO_STREAM) == {n.key for n in model.nodes} - {SINK, "topic:counts-out"}
 
 
 def test_a_store_name_and_a_topic_name_resolve(model):
