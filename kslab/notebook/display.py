@@ -48,9 +48,10 @@ def mimebundle(obj: Any, include: Iterable[str] | None = None,
     """
     title, drawing, preview, whole = _view(obj)
     parts = [STYLE, '<div class="kslab-view">', f"<div><b>{escape(title)}</b></div>"]
+    beside = preview is not None or whole is not None  # a handle: picture and preview
     graph = (f'<div class="kslab-error">{escape(drawing)}</div>' if isinstance(drawing, str)
-             else drawing.html(max_height=_HANDLE_HEIGHT if whole else 480, script=False))
-    if preview is not None or whole is not None:
+             else drawing.html(max_height=_HANDLE_HEIGHT if beside else 480, script=False))
+    if beside:
         windows = getattr(obj, "windows", None) if hasattr(obj, "grouped") else None
         side = preview_html(preview, windows) if preview is not None else ""
         parts.append(f'<div class="kslab-handle"><div class="kslab-handle-graph">{graph}</div>'
