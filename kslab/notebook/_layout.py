@@ -26,6 +26,7 @@ _FILL = {
     "sink": "#fce4ec",
     "topic": "#fff8e1",
     "store": "#ede7f6",
+    "more": "#f5f5f5",
 }
 _HIGHLIGHT = "#ffd54f"
 
@@ -184,7 +185,7 @@ def _mean(values: list[int], default: int) -> float:
 def _node(node: RenderedNode, x: float, y: float, w: float) -> str:
     fill = _HIGHLIGHT if node.highlighted else _FILL[node.kind]
     dash = ""
-    if node.internal or node.dynamic:
+    if node.internal or node.dynamic or node.kind == "more":
         dash = ' stroke-dasharray="4,2"'
     elif node.pattern is not None and node.kind == "topic":
         dash = ' stroke-dasharray="1,2"'
@@ -235,5 +236,6 @@ def _edge(kind: str, x_of: dict[str, float], y_of: dict[str, float], widths: dic
         "topic": ' marker-end="url(#kslab-arrow)"',
         "store": ' stroke-dasharray="2,3"',
         "changelog": ' stroke-dasharray="6,3" marker-end="url(#kslab-arrow)"',
+        "more": ' stroke-dasharray="3,3"',
     }[kind]
     return f'<path class="edge {kind}" d="{path}" fill="none" stroke="#555"{style}/>'

@@ -14,35 +14,55 @@ from html import escape
 from typing import Any
 
 from kslab.notebook._options import options
+from kslab.notebook.neighbourhood import MORE_KEY
 from kslab.notebook.preview import PreviewRows, preview_for, topology_for
 from kslab.notebook.render import Drawing, draw
 from kslab.notebook.values import format_time, format_value, format_window, html_table
+from kslab.notebook.viewer import viewer_bootstrap
 
 __all__ = ["html_table", "mimebundle", "preview_html"]
 
+_HANDLE_HEIGHT = 360  # a handle's picture: at most this high (pan and zoom show the rest)
+
 STYLE = (
     "<style>.kslab-view{font-family:Helvetica,Arial,sans-serif;font-size:12px}"
-    ".kslab-note,.kslab-error{color:#a33;margin:4px 0}.kslab-graph{overflow-x:auto}"
-    ".kslab-graph svg{max-width:100%;height:auto}"
+    ".kslab-note,.kslab-error{color:#a33;margin:4px 0}"
+    ".kslab-handle{display:flex;flex-wrap:wrap;gap:4px 16px;align-items:flex-start}"
+    ".kslab-handle-graph{flex:0 1 auto;min-width:0;max-width:max(calc(100% - 340px),60%)}"
+    ".kslab-handle-preview{flex:1 1 320px;min-width:0;overflow-x:auto}"
+    ".kslab-handle-preview td,.kslab-handle-preview th{white-space:nowrap}"
+    ".kslab-whole>summary{cursor:pointer;color:#555;margin:4px 0}"
     ".kslab-table{border-collapse:collapse;margin:4px 0}.kslab-table td,.kslab-table th"
-    "{border:1px solid #ddd;padding:2px 6px;text-align:left;font-family:monospace}"
+    "{border:1px solid #ddd;padding:2px 6px;text-align:left;font-family:monospace;"
+    "line-height:1.35}"
     ".kslab-muted{color:#777}</style>"
 )
 
 
 def mimebundle(obj: Any, include: Iterable[str] | None = None,
                exclude: Iterable[str] | None = None) -> dict[str, str]:
-    """The display bundle of a topology, builder or DSL handle."""
-    title, drawing, preview = _view(obj)
+    """The display bundle of a topology, builder or DSL handle.
+
+    A topology or builder shows its whole graph. A handle shows its node's neighbourhood (what
+    feeds it, the rest collapsed: ``kslab.notebook.neighbourhood``) with the preview beside
+    it, and the whole graph folded below, opened on demand.
+    """
+    title, drawing, preview, whole = _view(obj)
     parts = [STYLE, '<div class="kslab-view">', f"<div><b>{escape(title)}</b></div>"]
-    if isinstance(drawing, str):
-        parts.append(f'<div class="kslab-error">{escape(drawing)}</div>')
-    else:
-        parts.append(drawing.html())
-    if preview is not None:
+    beside = preview is not None or whole is not None  # a handle: picture and preview
+    graph = (f'<div class="kslab-error">{escape(drawing)}</div>' if isinstance(drawing, str)
+             else drawing.html(max_height=_HANDLE_HEIGHT if beside else 480, script=False))
+    if beside:
         windows = getattr(obj, "windows", None) if hasattr(obj, "grouped") else None
-        parts.append(preview_html(preview, windows))
-    parts.append("</div>")
+        side = preview_html(preview, windows) if preview is not None else ""
+        parts.append(f'<div class="kslab-handle"><div class="kslab-handle-graph">{graph}</div>'
+                     f'<div class="kslab-handle-preview">{side}</div></div>')
+    else:
+        parts.append(graph)
+    if whole is not None:
+        parts.append('<details class="kslab-whole"><summary>the whole topology</summary>'
+                     f"{whole.html(script=False)}</details>")
+    parts.append(f"</div>{viewer_bootstrap()}")
     bundle = {"text/plain": repr(obj), "text/html": "".join(parts)}
     if not isinstance(drawing, str) and drawing.svg.startswith("<svg"):
         bundle["image/svg+xml"] = drawing.svg
@@ -53,35 +73,41 @@ def mimebundle(obj: Any, include: Iterable[str] | None = None,
     return bundle
 
 
-def _view(obj: Any) -> tuple[str, Drawing | str, PreviewRows | None]:
+def _view(obj: Any) -> tuple[str, Drawing | str, PreviewRows | None, Drawing | None]:
+    """Title, picture, preview, and (for a handle whose picture leaves nodes out) the whole
+    graph."""
     from kslab.topology.topology import Topology
 
     if isinstance(obj, Topology):
-        return "Topology", _draw(lambda: obj, None), None
+        return "Topology", _draw(lambda: obj, None), None, None
     builder = getattr(obj, "builder", None)
     if builder is None and hasattr(obj, "build") and hasattr(obj, "samples"):
-        return "StreamsBuilder", _draw(lambda: topology_for(obj), None), None
+        return "StreamsBuilder", _draw(lambda: topology_for(obj), None), None, None
     inner = getattr(obj, "grouped", None) or getattr(obj, "cogrouped", None)
     if builder is None and inner is not None:
         builder = getattr(inner, "builder", None)
     if builder is None:
-        return type(obj).__name__, f"kslab: cannot draw {type(obj).__name__}", None
+        return type(obj).__name__, f"kslab: cannot draw {type(obj).__name__}", None, None
     # a windowed stream has no node of its own yet: show the grouped stream it windows
     node = getattr(obj, "name", None) or getattr(inner, "name", None)
     title = f"{type(obj).__name__} {node}" if node else type(obj).__name__
     if inner is not None and getattr(obj, "windows", None) is not None:
         title += f" windowed by {obj.windows!r}"
-    drawing = _draw(lambda: topology_for(builder), node)
+    drawing = _draw(lambda: topology_for(builder), node, focus=node)
+    whole = None
+    if node and not isinstance(drawing, str) and MORE_KEY in drawing.svg:
+        full = _draw(lambda: topology_for(builder), node)
+        whole = None if isinstance(full, str) else full
     preview = None
     if node and options.preview and not isinstance(drawing, str):
         try:
             preview = preview_for(builder, node)
         except Exception as exc:  # a preview bug must not cost the picture
             preview = PreviewRows(node, [], 0, 0, f"kslab: no preview: {_one_line(exc)}")
-    return title, drawing, preview
+    return title, drawing, preview, whole
 
 
-def _draw(topology: Any, highlight: str | None) -> Drawing | str:
+def _draw(topology: Any, highlight: str | None, focus: str | None = None) -> Drawing | str:
     try:
         topo = topology()
     except Exception as exc:
@@ -90,7 +116,7 @@ def _draw(topology: Any, highlight: str | None) -> Drawing | str:
     if not getattr(topo, "nodes", True):
         return "kslab: the topology is empty; add a source with builder.stream(topic)"
     try:
-        return draw(topo, highlight)
+        return draw(topo, highlight, focus=focus)
     except Exception as exc:
         return (f"kslab: cannot draw the topology ({_one_line(exc)}); "
                 "print(topology.describe()) shows it as text")
@@ -157,9 +183,9 @@ def driver_bundle(driver: Any, include: Any = None, exclude: Any = None) -> dict
     drawing = _draw(lambda: driver.topology, None)
     parts = [STYLE, '<div class="kslab-view">', f"<div><b>{escape(repr(driver))}</b></div>"]
     parts.append(f'<div class="kslab-error">{escape(drawing)}</div>'
-                 if isinstance(drawing, str) else drawing.html())
+                 if isinstance(drawing, str) else drawing.html(script=False))
     produced = sorted(driver.produced_topic_names()) if not driver.closed else []
     if produced:
         parts.append(html_table(["topic written"], [(t,) for t in produced]))
-    parts.append("</div>")
+    parts.append(f"</div>{viewer_bootstrap()}")
     return {"text/plain": repr(driver), "text/html": "".join(parts)}

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING
 
 from kslab.notebook._layout import layout_svg
 from kslab.notebook._options import options
-from kslab.topology.rendering import RenderedTopology, to_dot, to_rendered
+from kslab.notebook.neighbourhood import neighbourhood
+from kslab.notebook.viewer import graph_html
+from kslab.topology.rendering import RenderedTopology, dot_source, to_rendered
 
 if TYPE_CHECKING:
     from kslab.topology.topology import Topology
@@ -42,15 +44,24 @@ class Drawing:
     renderer: str
     note: str | None = None
 
-    def html(self) -> str:
-        """The picture as HTML, with the note above it when a renderer failed."""
+    def html(self, max_height: int = 480, view: str | None = None, script: bool = True) -> str:
+        """The picture in the graph viewer (``kslab.notebook.viewer.graph_html``), with the
+        note above it when a renderer failed."""
         note = f'<div class="kslab-note">{escape(self.note)}</div>' if self.note else ""
-        return f'{note}<div class="kslab-graph" data-renderer="{self.renderer}">{self.svg}</div>'
+        if not self.svg.startswith("<svg"):  # the text renderer's <pre>
+            return f'{note}<div class="kslab-graph-text">{self.svg}</div>'
+        return note + graph_html(self.svg, self.renderer, max_height=max_height, view=view,
+                                 script=script)
 
 
 def draw(topology: Topology, highlight: str | Iterable[str] | None = None,
-         renderer: str | None = None) -> Drawing:
-    """Draw ``topology`` with the first renderer of the chain that works (or ``renderer``)."""
+         renderer: str | None = None, focus: str | None = None) -> Drawing:
+    """Draw ``topology`` with the first renderer of the chain that works (or ``renderer``).
+
+    With ``focus`` (a node name), only that node's neighbourhood: what feeds it back to the
+    sources and the stores used on the way, the rest collapsed into one node
+    (``kslab.notebook.neighbourhood``).
+    """
     choice = renderer or options.renderer
     if choice not in (*RENDERERS, "auto"):
         msg = f"unknown renderer {choice!r}; pick one of {', '.join(RENDERERS)} or 'auto'"
@@ -61,10 +72,12 @@ def draw(topology: Topology, highlight: str | Iterable[str] | None = None,
         model = to_rendered(topology, highlight)
     except Exception:  # an unknown highlight name must not cost the picture
         model = to_rendered(topology)
+    if focus is not None:
+        model = neighbourhood(model, focus)
     failures: list[str] = []
     for name in chain:
         try:
-            svg = _RUN[name](topology, model, highlight)
+            svg = _RUN[name](topology, model)
         except _Unavailable as exc:
             if choice != "auto" or name == "builtin":
                 failures.append(str(exc))
@@ -97,13 +110,14 @@ def find_program(name: str) -> str | None:
     return None
 
 
-def _run_dot(program: str, topology: Topology, highlight: object) -> str:
+def _run_dot(program: str, model: RenderedTopology) -> str:
     path = find_program(program)
     if path is None:
         msg = f"{program} is not installed"
         raise _Unavailable(msg)
-    # top to bottom: long node names make left-to-right pictures too wide for a notebook
-    source = to_dot(topology, highlight).replace("rankdir=LR", "rankdir=TB", 1)  # type: ignore[arg-type]
+    # top to bottom (long node names make left-to-right pictures too wide for a notebook),
+    # sub-topologies side by side (a tall picture of stacked ones wastes the cell's width)
+    source = dot_source(model, rankdir="TB", side_by_side=True)
     done = subprocess.run(
         [path, "-Tsvg"], input=source.encode(), capture_output=True, timeout=_TIMEOUT_S,
         check=False,
@@ -115,19 +129,19 @@ def _run_dot(program: str, topology: Topology, highlight: object) -> str:
     return svg.replace("<svg ", '<svg class="kslab-svg" ', 1)
 
 
-def _dot(topology: Topology, model: RenderedTopology, highlight: object) -> str:
-    return _run_dot("dot", topology, highlight)
+def _dot(topology: Topology, model: RenderedTopology) -> str:
+    return _run_dot("dot", model)
 
 
-def _graphviz_pure(topology: Topology, model: RenderedTopology, highlight: object) -> str:
-    return _run_dot("graphviz-pure", topology, highlight)
+def _graphviz_pure(topology: Topology, model: RenderedTopology) -> str:
+    return _run_dot("graphviz-pure", model)
 
 
-def _builtin(topology: Topology, model: RenderedTopology, highlight: object) -> str:
+def _builtin(topology: Topology, model: RenderedTopology) -> str:
     return layout_svg(model)
 
 
-def _text(topology: Topology, model: RenderedTopology, highlight: object) -> str:
+def _text(topology: Topology, model: RenderedTopology) -> str:
     return f'<pre class="kslab-describe">{escape(str(topology.describe()))}</pre>'
 
 

@@ -19,6 +19,7 @@ from kslab.notebook.display import STYLE
 from kslab.notebook.preview import merge_frames
 from kslab.notebook.render import draw
 from kslab.notebook.values import format_time, format_value, format_window, html_cell, html_table
+from kslab.notebook.viewer import viewer_bootstrap
 from kslab.records import Window, Windowed
 
 __all__ = ["DriverExplorer", "StoreBrowser", "frame_html", "store_frame"]
@@ -26,6 +27,8 @@ __all__ = ["DriverExplorer", "StoreBrowser", "frame_html", "store_frame"]
 CHECKPOINT_EVERY = 50  # a snapshot every this many records: rewinding replays at most that many
 _PROGRESS_FROM = 200  # replays longer than this show the progress bar
 _TABLE_ROWS = 20
+_GRAPH_HEIGHT = 380  # the explorer's graph: at most this high, so it fits a laptop's screen
+_NODE_ROWS = 5  # a picked node's last records shown
 _TABLES_WIDTH = "330px"  # room for both tab titles at ipywidgets' 144px tab width
 _EMPTY = '<div class="kslab-muted">{}</div>'  # an empty tab's text
 _BUTTON = {"width": "auto", "flex": "0 0 auto"}  # a button as wide as its label, never squeezed
@@ -101,7 +104,8 @@ class DriverExplorer(StaticFallback, w.VBox):
         self.progress = w.IntProgress(value=0, min=0, max=max(n, 1), description="replaying",
                                       layout=w.Layout(display="none"))  # shown while replaying
         self.record_view = w.HTML()
-        self.graph_view = w.HTML(layout=w.Layout(flex="0 1 auto"))  # its width, less if narrow
+        self.graph_view = w.HTML()
+        self.graph_panel = self._graph_panel()
         self.outputs_view = w.HTML()
         self.stores_view = w.HTML()
         self.outputs_view.add_class("kslab-outputs")
@@ -126,11 +130,12 @@ class DriverExplorer(StaticFallback, w.VBox):
                     self.loop_button, self.slider, self.counter, self.reset_button,
                     self.player, self.progress], layout=w.Layout(width="100%")),
             self.record_view,
-            w.HBox([self.graph_view, self.tables],  # the path beside what it did
+            w.HBox([self.graph_panel, self.tables],  # the path beside what it did
                    layout=w.Layout(flex_flow="row wrap")),
         ])
         self.add_class("kslab-driver-explorer")
         self.layout.width = "100%"  # the output's width, so the slider's row has room to give
+        self.add_class("kslab-pick-scope")  # a click on a graph node picks it in node_pick
         self._refresh()
 
     # -- public API: what buttons and tests call ------------------------------------------------
@@ -179,6 +184,21 @@ class DriverExplorer(StaticFallback, w.VBox):
                 self.progress.value = todo - (position - self.position)
         self.progress.layout.display = "none"
         self._refresh()
+
+    def select_node(self, name: str | None) -> None:
+        """Show the records node ``name`` received so far under the graph (``None``: none);
+        clicking a node in the graph does this."""
+        if name is not None and name not in self.topology.nodes:
+            known = ", ".join(self.topology.nodes)
+            msg = f"no node {name!r} in this topology; pick one of: {known}"
+            raise ValueError(msg)
+        self.node_pick.value = name
+
+    def node_records(self, name: str) -> list[tuple[int, Any, Any, int]]:
+        """``(record number, key, value, timestamp)`` of each record node ``name`` received,
+        the number counting driven inputs from 1."""
+        return [(ev.step + 1, ev.key, ev.value, ev.timestamp) for ev in self.driver.trace
+                if ev.node == name and ev.event == "receive"]
 
     def current(self) -> dict[str, Any] | None:
         """The last driven record (topic, key, value, timestamp, row), or ``None`` at 0."""
@@ -274,6 +294,7 @@ class DriverExplorer(StaticFallback, w.VBox):
                                      frames) if self.position else _step.StepEffects()
         self.record_view.value = self._record_html(frames)
         self.graph_view.value = self._graph_html()
+        self._show_node()
         outputs, new = self.outputs(), self.effects.new_outputs
         self.outputs_view.value = STYLE + _step.STYLE + ("".join(
             f"<div><b>{escape(topic)}</b> ({len(rows)} records"
@@ -333,12 +354,41 @@ class DriverExplorer(StaticFallback, w.VBox):
                      f"dropped-records-total</span>")
         return text
 
+    # -- the graph panel: the path on the graph, and a picked node's records ------------------
+
+    def _graph_panel(self) -> w.VBox:
+        """The graph (a viewer: ``kslab.notebook.viewer``), the node picker and its records."""
+        viewer = w.Output(layout=w.Layout(display="none"))  # runs the viewer's script once
+        viewer.outputs = ({"output_type": "display_data", "metadata": {},
+                           "data": {"text/html": viewer_bootstrap(), "text/plain": ""}},)
+        names = list(self.topology.nodes)
+        self.node_pick = w.Dropdown(options=names, value=None, description="node",
+                                    tooltip="or click a node in the graph",
+                                    layout=w.Layout(width="auto", max_width="100%"))
+        self.node_pick.add_class("kslab-node-pick")
+        self.node_view = w.HTML()
+        self.node_pick.observe(lambda _: self._show_node(), names="value")
+        return w.VBox([self.graph_view, self.node_pick, self.node_view, viewer],
+                      layout=w.Layout(flex="1 1 440px", min_width="0"))
+
     def _graph_html(self) -> str:
         path = tuple(self.path())
-        svg = self._svg_cache.get(path)
-        if svg is None:
-            svg = self._svg_cache[path] = draw(self.topology, list(path)).html()
-        return svg
+        html = self._svg_cache.get(path)
+        if html is None:
+            html = self._svg_cache[path] = draw(self.topology, list(path)).html(
+                max_height=_GRAPH_HEIGHT, view=f"explorer-{id(self)}", script=False)
+        return html
+
+    def _show_node(self) -> None:
+        name = self.node_pick.value
+        if name is None:
+            self.node_view.value = _EMPTY.format("click a node in the graph to see its records")
+            return
+        rows = self.node_records(name)
+        self.node_view.value = STYLE + (
+            f"<div><b>{escape(name)}</b> received {len(rows)} record(s)"
+            + (f", the last {_NODE_ROWS}:" if len(rows) > _NODE_ROWS else "") + "</div>"
+            + html_table(["record", "key", "value", "timestamp"], rows[-_NODE_ROWS:]))
 
 
 class StoreBrowser(StaticFallback, w.VBox):

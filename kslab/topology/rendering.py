@@ -10,7 +10,8 @@ Graph keys: sources, processors and sinks are keyed by their node name; topics b
 subscriptions by ``"pattern:<regex>"``, a dynamic sink's target by ``"extractor:<sink name>"``
 and stores by ``"store:<name>"``. Edge kinds: ``record`` (parent to child), ``topic`` (topic to
 source, sink to topic), ``store`` (processor to the store it uses) and ``changelog`` (store to
-its changelog topic).
+its changelog topic). A part of a model (``kslab.notebook.neighbourhood``) stands for what it
+leaves out with one node of kind ``more``, reached by edges of kind ``more``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "RenderedEdge",
     "RenderedNode",
     "RenderedTopology",
+    "dot_source",
     "to_dot",
     "to_networkx",
     "to_rendered",
@@ -46,7 +48,7 @@ class RenderedNode:
 
     key: str
     label: str
-    kind: str  # "source" | "processor" | "sink" | "topic" | "store"
+    kind: str  # "source" | "processor" | "sink" | "topic" | "store" | "more" (nodes left out)
     subtopology: int | None = None  # topics sit between sub-topologies: None
     is_global: bool = False
     internal: bool = False  # repartition and changelog topics
@@ -121,12 +123,26 @@ def to_networkx(topology: Topology) -> networkx.DiGraph:
 
 def to_dot(topology: Topology, highlight: str | Iterable[str] | None = None) -> str:
     """Graphviz source for the topology: one cluster per sub-topology, topics between them."""
-    rendered = to_rendered(topology, highlight)
+    return dot_source(to_rendered(topology, highlight))
+
+
+def dot_source(rendered: RenderedTopology, rankdir: str = "LR", side_by_side: bool = False
+               ) -> str:
+    """Graphviz source for a render model (``to_dot``'s, or a part of one).
+
+    ``side_by_side`` lets a topic written by one sub-topology and read by another not push the
+    reader below the writer (the edge does not constrain ranks), so sub-topologies sit side by
+    side in a top-to-bottom picture instead of one under the other.
+    """
     by_key = {node.key: node for node in rendered.nodes}
     clustered = {key for cluster in rendered.clusters for key in cluster.members}
+    written = {edge.target for edge in rendered.edges if edge.kind == "topic"}
+    free = set()
+    if side_by_side:
+        free = {e for e in rendered.edges if e.kind == "topic" and e.source in written}
     lines = [
         "digraph topology {",
-        '  graph [rankdir=LR, fontname="Helvetica", fontsize=11];',
+        f'  graph [rankdir={rankdir}, fontname="Helvetica", fontsize=11];',
         '  node [fontname="Helvetica", fontsize=10];',
         '  edge [fontname="Helvetica", fontsize=9];',
     ]
@@ -139,7 +155,7 @@ def to_dot(topology: Topology, highlight: str | Iterable[str] | None = None) -> 
         lines.append("    color=gray50;")
         lines.extend(f"    {_dot_node(by_key[key])};" for key in cluster.members)
         lines.append("  }")
-    lines.extend(f"  {_dot_edge(edge)};" for edge in rendered.edges)
+    lines.extend(f"  {_dot_edge(edge, edge in free)};" for edge in rendered.edges)
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -297,6 +313,7 @@ _SHAPES = {
     "sink": ("box", ["rounded", "bold"]),
     "topic": ("cds", []),
     "store": ("cylinder", []),
+    "more": ("box", ["rounded", "dashed"]),
 }
 
 
@@ -316,12 +333,13 @@ def _dot_node(node: RenderedNode) -> str:
     return f"{_quote(node.key)} [{', '.join(attrs)}]"
 
 
-def _dot_edge(edge: RenderedEdge) -> str:
+def _dot_edge(edge: RenderedEdge, free: bool = False) -> str:
     attrs = {
         "record": "",
-        "topic": "",
+        "topic": " [constraint=false]" if free else "",
         "store": " [dir=none, style=dotted]",
         "changelog": " [style=dashed]",
+        "more": " [style=dashed, arrowhead=none]",
     }[edge.kind]
     return f"{_quote(edge.source)} -> {_quote(edge.target)}{attrs}"
 

@@ -22,7 +22,11 @@ def test_topology_and_builder_show_the_graph_inside_html():
     for obj in (builder, builder.build()):
         bundle = obj._repr_mimebundle_()
         assert set(bundle) == {"text/plain", "text/html", "image/svg+xml"}
-        assert '<div class="kslab-graph" data-renderer="builtin"><svg' in bundle["text/html"]
+        assert '<div class="kslab-graph" data-renderer="builtin" data-max-height="480">' \
+               '<div class="kslab-viewport" style="max-height:480px;overflow:auto">' \
+               '<div class="kslab-canvas"><svg' in bundle["text/html"]
+        assert "class=\"kslab-handle" not in bundle["text/html"]  # the whole graph alone
+        assert bundle["text/html"].count("<script>") == 1  # the viewer's, once
         assert bundle["image/svg+xml"].startswith("<svg")
         assert "highlighted" not in bundle["text/html"]
 
@@ -32,9 +36,31 @@ def test_each_handle_highlights_its_own_node(handle):
     _, handles = word_count()
     obj = handles[handle]
     html = obj._repr_mimebundle_()["text/html"]
-    assert f'<g class="node {"source" if handle == "lines" else "processor"} highlighted" ' \
-           f'data-key="{obj.name}">' in html
-    assert html.count(" highlighted") == 1
+    mark = f'<g class="node {"source" if handle == "lines" else "processor"} highlighted" ' \
+           f'data-key="{obj.name}">'
+    compact, _, whole = html.partition('<details class="kslab-whole">')
+    assert compact.count(mark) == compact.count(" highlighted") == 1  # the neighbourhood
+    assert whole.count(mark) == whole.count(" highlighted") == 1  # the whole graph, folded
+    assert compact.count('data-key="more:rest"') == 1  # the rest, collapsed
+    assert 'data-max-height="360"' in compact
+
+
+def test_a_handle_that_needs_the_whole_graph_has_no_folded_copy():
+    builder = ks.StreamsBuilder()
+    last = builder.stream("in").map_values(str.upper)
+    html = last._repr_mimebundle_()["text/html"]
+    assert 'data-key="more:rest"' not in html
+    assert "<details" not in html
+    assert html.count('<div class="kslab-graph"') == 1
+
+
+def test_the_preview_sits_beside_the_neighbourhood():
+    _, handles = word_count(lines_frame())
+    html = handles["words"]._repr_mimebundle_()["text/html"]
+    graph, _, preview = html.partition('<div class="kslab-handle-preview">')
+    assert '<div class="kslab-handle"><div class="kslab-handle-graph">' in graph
+    assert "kslab-graph" in graph and "<table" not in graph
+    assert "first record(s) forwarded by this node" in preview.split("<details")[0]
 
 
 def test_branches_and_cogroups_display():

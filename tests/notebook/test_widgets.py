@@ -364,3 +364,33 @@ def test_sliding_and_session_windows_close_after_their_inclusive_end():
     assert [(r.start, r.end, r.state, r.closes_at) for r in explorer.windows()] == [
         (45, 45, "open", 61)]
     explorer.close()
+
+
+def test_picking_a_node_shows_the_records_it_received(explorer):
+    assert explorer.node_pick.value is None
+    assert "click a node in the graph" in explorer.node_view.value
+    assert explorer.node_pick.options == tuple(explorer.topology.nodes)
+    explorer.seek(2)
+    explorer.node_pick.value = "KSTREAM-FLATMAPVALUES-0000000001"  # what a click in the graph sets
+    assert explorer.node_records("KSTREAM-FLATMAPVALUES-0000000001") == [
+        (1, None, "the quick fox", 1), (2, None, "the lazy dog", 2)]
+    assert "<b>KSTREAM-FLATMAPVALUES-0000000001</b> received 2 record(s)" \
+        in explorer.node_view.value
+    assert "<td>2</td><td>None</td><td>the lazy dog</td>" in explorer.node_view.value
+    explorer.step()  # the picked node's records follow the steps
+    assert "received 3 record(s)" in explorer.node_view.value
+    explorer.select_node("KSTREAM-AGGREGATE-0000000003")
+    assert [r[1:3] for r in explorer.node_records("KSTREAM-AGGREGATE-0000000003")][-3:] == [
+        ("a", "a"), ("quick", "quick"), ("dog", "dog")]
+    with pytest.raises(ValueError, match="no node 'nope' in this topology; pick one of: "
+                                         "KSTREAM-SOURCE-0000000000"):
+        explorer.select_node("nope")
+
+
+def test_the_graph_panel_is_a_viewer_that_keeps_its_place(explorer):
+    html = explorer.graph_view.value
+    assert f'data-view="explorer-{id(explorer)}"' in html
+    assert 'data-max-height="380"' in html
+    assert "<script>" not in html  # a widget's HTML runs none: the Output below runs it
+    viewer = explorer.graph_panel.children[-1]
+    assert "window.kslabGraphs" in viewer.outputs[0]["data"]["text/html"]
