@@ -63,7 +63,7 @@ FIRST = [
 
 
 def _rank(item: pytest.Item) -> int:
-    """``item``'s place in ``FIRST`` (its group's, else its id's longest listed prefix), or
+    """``item``'s place in ``FIRST`` (its group's, else the first listed prefix of its id), or
     after every listed one."""
     group = item.get_closest_marker("xdist_group")
     if group is not None and group.args[0] in FIRST:
