@@ -41,15 +41,19 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
 
 
 # Started first, in this order: xdist groups by name, else a test file or test id under tests/.
-# Longest first: the Spark and export groups (each a chain of one to five minutes), the fresh
-# venv's pip installs (1-3 minutes) and the single tests over about 15 s (--durations).
+# Longest first: the Spark and export groups (each a chain of one to five minutes), the
+# at-least-once chaos test (2-5 minutes), the fresh venvs' pip installs (1-3 minutes) and the
+# single tests over about 15 s (--durations). xdist queues the unit after a single test on
+# the same worker while it runs, so a shorter one follows the chaos test.
 FIRST = [
     "spark-streaming",
     "spark-batch",
     "export",
-    "testing/test_batch_differential.py::test_the_batch_path_matches_the_record_path_on_bulk_shaped_programs",
-    "export-fresh-venv",
+    "runtime/test_chaos.py",
     "cli/test_cli_user_path.py",
+    "export-fresh-venv",
+    "binder-fresh-venv",
+    "testing/test_batch_differential.py::test_the_batch_path_matches_the_record_path_on_bulk_shaped_programs",
     "testing/test_batch_differential.py",
     "testing/test_batch_stream_joins.py",
     "core/test_batch_interval_commits.py",
