@@ -16,10 +16,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check kslab tests bench conftest.py
 
 # Four workers on two cores: most slow tests wait (a broker's group join, a Spark job, a kernel),
-# and the Spark and export tests keep to their groups (conftest.py)
+# and the Spark and export tests keep to their groups (conftest.py), which with the longest
+# single tests start first (conftest.py's FIRST; --no-loadscope-reorder keeps that order).
+# TEST_ARGS adds pytest options, e.g. TEST_ARGS="-p tests.timeline" records where time goes.
 TEST_WORKERS ?= 4
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(TEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

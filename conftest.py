@@ -7,6 +7,13 @@ notebook exported and run once per session; the fresh-venv round trip, which spe
 pip, in a group of its own beside them). Everything else is spread freely: each worker
 starts its own LocalBroker for the runtime and CLI tests, whose topic and application names
 are unique per test.
+
+xdist hands out work in the order of the collection, and a worker that runs one long test or
+group cannot help with the rest, so the run ends when its longest chain does: the long groups
+and the longest single tests are moved to the front of the collection (``FIRST``, longest
+first; ``make test`` passes ``--no-loadscope-reorder`` so that xdist keeps this order rather
+than sorting groups by their number of tests). Left in collection order, the differential
+tests of ``tests/testing`` and the fresh-venv round trip started last and were the run's tail.
 """
 
 from __future__ import annotations
@@ -31,6 +38,48 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
     "cli/test_binder_fresh_venv.py": "binder-fresh-venv",  # pip installs, then every notebook
     "export": "export",
 }
+
+
+# Started first, in this order: xdist groups by name, else a test file or test id under tests/.
+# Longest first: the Spark and export groups (each a chain of one to five minutes), the
+# at-least-once chaos test (2-5 minutes), the fresh venvs' pip installs (1-3 minutes) and the
+# single tests over about 15 s (--durations). xdist queues the unit after a single test on
+# the same worker while it runs, so a shorter one follows the chaos test.
+FIRST = [
+    "spark-streaming",
+    "spark-batch",
+    "export",
+    "runtime/test_chaos.py",
+    "cli/test_cli_user_path.py",
+    "export-fresh-venv",
+    "binder-fresh-venv",
+    "testing/test_batch_differential.py::test_the_batch_path_matches_the_record_path_on_bulk_shaped_programs",
+    "testing/test_batch_differential.py",
+    "testing/test_batch_stream_joins.py",
+    "core/test_batch_interval_commits.py",
+    "notebook/test_browser.py",
+    "runtime/test_scale_out.py",
+    "notebook/test_notebooks.py",
+    "cli/test_cli_lab.py",
+    "testing/test_bulk_differential.py",
+    "runtime/test_batch_live.py",
+]
+
+
+def _rank(item: pytest.Item) -> int:
+    """``item``'s place in ``FIRST`` (its group's, else the first listed prefix of its id), or
+    after every listed one."""
+    group = item.get_closest_marker("xdist_group")
+    if group is not None and group.args[0] in FIRST:
+        return FIRST.index(group.args[0])
+    nodeid = item.nodeid.removeprefix("tests/")  # (ids are relative to the repository)
+    return next((i for i, first in enumerate(FIRST) if nodeid.startswith(first)), len(FIRST))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Move the long groups and tests to the front (``FIRST``), each in its collected order;
+    every worker computes the same order, as xdist requires."""
+    items.sort(key=_rank)
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-pytest.importorskip("nbclient")
+if importlib.util.find_spec("nbclient") is None:  # (found, not imported: see export_fixtures)
+    pytest.skip("could not import 'nbclient' (the notebook extra)", allow_module_level=True)
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import nbformat
-
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))  # a notebook added later is exported too
 
@@ -30,6 +28,8 @@ topology = builder.build()
 def notebook(path: Path, *cells: Any) -> Path:
     """Write a notebook of ``cells``: a string is a code cell, ``(source, tags)`` a tagged one,
     ``("md", text)`` a markdown cell."""
+    import nbformat  # (not at collection: it loads jsonschema, ~2.5 s of CPU per xdist worker)
+
     nb = nbformat.v4.new_notebook()
     for cell in cells:
         if isinstance(cell, tuple) and cell[0] == "md":
@@ -40,6 +40,13 @@ def notebook(path: Path, *cells: Any) -> Path:
             nb.cells.append(nbformat.v4.new_code_cell(cell))
     nbformat.write(nb, path)
     return path
+
+
+def read_notebook(path: Path) -> Any:
+    """The notebook at ``path`` (nbformat 4), nbformat imported only when a test reads one."""
+    import nbformat
+
+    return nbformat.read(path, as_version=4)
 
 
 def load_module(path: Path) -> ModuleType:

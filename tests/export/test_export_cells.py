@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import nbformat
 import pytest
-from export_fixtures import WORD_COUNT, notebook
+from export_fixtures import WORD_COUNT, notebook, read_notebook
 
 from kslab.export import ExportError, export_notebook
 from kslab.export._cells import select_cells
 
 
 def cells_of(tmp_path, *cells):
-    return select_cells(nbformat.read(notebook(tmp_path / "nb.ipynb", *cells), as_version=4))
+    return select_cells(read_notebook(notebook(tmp_path / "nb.ipynb", *cells)))
 
 
 def test_every_code_cell_but_skipped_ones_numbered_as_in_the_notebook(tmp_path):

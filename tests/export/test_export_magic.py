@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import nbclient
-import nbformat
 import pytest
-from export_fixtures import WORD_COUNT, notebook
+from export_fixtures import WORD_COUNT, notebook, read_notebook
 
 DRIVE = """\
 with ks.TopologyTestDriver(topology) as driver:
@@ -14,7 +12,9 @@ with ks.TopologyTestDriver(topology) as driver:
 
 
 def run(path, *, allow_errors=False):
-    nb = nbformat.read(path, as_version=4)
+    import nbclient  # (not at collection: with nbformat it loads jsonschema, ~2.5 s of CPU)
+
+    nb = read_notebook(path)
     nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=allow_errors,
                             resources={"metadata": {"path": str(path.parent)}}).execute()
     return nb

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import nbformat
 import pytest
-from export_fixtures import notebook
+from export_fixtures import notebook, read_notebook
 
 from kslab.export._cells import select_cells
 from kslab.export._scrub import env_var, is_secret_key, is_secret_name, split_secrets
@@ -12,7 +11,7 @@ from kslab.export._source import render_topology
 
 
 def rendered(tmp_path, *cells):
-    nb = nbformat.read(notebook(tmp_path / "nb.ipynb", *cells), as_version=4)
+    nb = read_notebook(notebook(tmp_path / "nb.ipynb", *cells))
     return render_topology(select_cells(nb), "nb.ipynb")
 
 

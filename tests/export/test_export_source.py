@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import nbformat
 import pytest
-from export_fixtures import WORD_COUNT, load_module, notebook
+from export_fixtures import WORD_COUNT, load_module, notebook, read_notebook
 
 import kslab as ks
 from kslab.export import ExportError, export_notebook
@@ -16,7 +15,7 @@ STREAM = 'builder.stream("a").to("b")\n'
 
 
 def rendered(tmp_path, *cells, variable=None):
-    nb = nbformat.read(notebook(tmp_path / "nb.ipynb", *cells), as_version=4)
+    nb = read_notebook(notebook(tmp_path / "nb.ipynb", *cells))
     return render_topology(select_cells(nb), "nb.ipynb", variable)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
+if importlib.util.find_spec("nbformat") is None or importlib.util.find_spec("nbclient") is None:
+    pytest.skip("needs nbformat and nbclient (the notebook extra)", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -35,6 +36,9 @@ def kslab_kernel(tmp_path_factory):
 
 def execute(name: str) -> list:
     """Run every cell of ``name`` on the kernel its metadata names; return the code cells."""
+    import nbclient  # (here, not at collection: with nbformat it loads jsonschema, ~2.5 s of CPU
+    import nbformat  # per xdist worker)
+
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     assert nb.metadata.kernelspec.name == "kslab"
     nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(NOTEBOOKS)}}
@@ -57,6 +61,8 @@ def text_of(cell) -> str:
 
 
 def test_notebooks_are_stored_without_outputs():
+    import nbformat
+
     for path in sorted(NOTEBOOKS.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), path
@@ -215,6 +221,9 @@ def test_windowed_click_analytics(kslab_kernel):
 def test_long_driver_work_shows_a_progress_bar_in_the_notebook(kslab_kernel):
     """Issue 23 item 8: in a kernel, a pipe over the threshold draws tqdm's widget (the
     interrupt is tested in tests/testing/test_progress.py)."""
+    import nbclient
+    import nbformat
+
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "kslab",
                                                            "display_name": "kslab"}})
     nb.cells = [nbformat.v4.new_code_cell(source) for source in (
