@@ -117,14 +117,7 @@ def sink_serdes(topology: Any, topic: str, config: Mapping[str, Any] | None = No
     as the core wires them (defaults from ``config``); a topic no sink writes: its source's."""
     from kslab.topology._nodes import SinkNode
 
-    found = _node_serdes(topology, topic, config, application_id, SinkNode)
-    if found is None:
-        found = _node_serdes(topology, topic, config, application_id, None)
-    if found is None:
-        msg = (f"no sink or source of the topology names topic '{topic}'; pass key_serde and "
-               "value_serde")
-        raise StreamsError(msg, topic=topic)
-    return found
+    return _serdes_of(topology, topic, config, application_id, SinkNode, "sink or source")
 
 
 def source_serdes(topology: Any, topic: str, config: Mapping[str, Any] | None = None,
@@ -133,12 +126,17 @@ def source_serdes(topology: Any, topic: str, config: Mapping[str, Any] | None = 
     serdes its sink writes with)."""
     from kslab.topology._nodes import SourceNode
 
-    found = _node_serdes(topology, topic, config, application_id, SourceNode)
+    return _serdes_of(topology, topic, config, application_id, SourceNode, "source or sink")
+
+
+def _serdes_of(topology: Any, topic: str, config: Mapping[str, Any] | None,
+               application_id: str | None, preferred: type, what: str) -> tuple[Any, Any]:
+    """The serdes of ``topic``'s ``preferred`` kind of node, else of any node naming it."""
+    found = _node_serdes(topology, topic, config, application_id, preferred)
     if found is None:
         found = _node_serdes(topology, topic, config, application_id, None)
     if found is None:
-        msg = (f"no source or sink of the topology names topic '{topic}'; pass key_serde and "
-               "value_serde")
+        msg = f"no {what} of the topology names topic '{topic}'; pass key_serde and value_serde"
         raise StreamsError(msg, topic=topic)
     return found
 
