@@ -154,6 +154,65 @@ def create_topic(servers: str, topic: str) -> None:
 PROGRESS: dict[str, list[dict]] = {}  # each streaming run's counting micro-batches
 
 
+def floor_processor(stateful: bool) -> object:
+    """The floor: a plain ``transformWithStateInPandas`` count of the words of one Kafka
+    partition per group, one row out per word (its running count), as the DSL count writes.
+    ``stateful``: the counts live in a ``MapState`` (one entry per word) behind a dict that
+    reads a word's entry on its first use in the micro-batch and writes every changed one back
+    once at its end (the notes' design); otherwise in nothing (Spark's own cost: read, shuffle,
+    pandas in and out, Kafka write)."""
+    import pandas as pd
+    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+    class Count(StatefulProcessor):
+        def init(self, handle: object) -> None:
+            self.counts = handle.getMapState("counts", "word binary", "n long") \
+                if stateful else None
+
+        def handleInputRows(self, key, rows, timerValues):  # noqa: N802, N803
+            frame = pd.concat(list(rows), ignore_index=True)
+            words = frame["key"].tolist()
+            cache: dict[bytes, int] = {}
+            out = []
+            state = self.counts
+            for word in words:
+                n = cache.get(word)
+                if n is None:
+                    row = state.getValue((word,)) if state is not None else None
+                    n = 0 if row is None else row[0]
+                cache[word] = n = n + 1
+                out.append(n.to_bytes(8, "big"))
+            if state is not None:
+                for word, n in cache.items():
+                    state.updateValue((word,), (n,))
+            yield pd.DataFrame({"key": words, "value": out})
+
+        def close(self) -> None:
+            pass
+
+    return Count()
+
+
+def run_floor(spark: object, servers: str, source: str, tag: str, per_batch: int,
+              stateful: bool, scratch: Path) -> list[dict]:
+    """The floor processor over ``source`` (the DSL run's repartition topic: the counting
+    sub-topology's own input), ``per_batch`` words a micro-batch; its micro-batches' progress."""
+    create_topic(servers, f"floor-{tag}")
+    frame = (spark.readStream.format("kslab-kafka")  # type: ignore[attr-defined]
+             .option("kafka.bootstrap.servers", servers).option("subscribe", source)
+             .option("startingOffsets", "earliest")
+             .option("maxOffsetsPerTrigger", str(per_batch)).load()
+             .select("key", "partition"))
+    out = frame.groupBy("partition").transformWithStateInPandas(
+        floor_processor(stateful), "key binary, value binary", "Append", "None")
+    query = (out.writeStream.format("kslab-kafka").option("kafka.bootstrap.servers", servers)
+             .option("topic", f"floor-{tag}")
+             .option("checkpointLocation", str(scratch / f"floor-{tag}"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    return [p for p in query.recentProgress if p["numInputRows"]]
+
+
 def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
                   preload: bool | None, scratch: Path) -> tuple[float, float, int]:
     """Word count streamed from ``lines``: seconds in all, seconds of the counting
@@ -179,9 +238,11 @@ def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: 
 
 
 def main_streaming(records: int, per_batch: int, rounds: int, words: int,
-                   modes: tuple[bool | None, ...] = (False, True, None)) -> int:
+                   modes: tuple[bool | None, ...] = (False, True, None),
+                   floor: bool = False) -> int:
     """Touched-keys loading against whole-store loading, alternating, one table; then the
-    default's counting micro-batches one by one."""
+    default's counting micro-batches one by one; with ``floor``, then the floor processors'
+    over the same words (the default run's repartition topic) in the same session."""
     from kslab.runtime import LocalBroker
     from kslab.spark import session
 
@@ -204,6 +265,14 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int,
                     results.append((name, total, counting, batches, load))
                     print(f"{name}: {total:.1f} s, counting {counting:.1f} s in {batches} "
                           f"micro-batches (load {load:.1f})", file=sys.stderr)
+            if floor:
+                source = repartition_topic(servers, "bench-none0-")
+                for stateful in (False, True):
+                    tag = "floor-state" if stateful else "floor-nostate"
+                    load = os.getloadavg()[0]
+                    PROGRESS[tag] = run_floor(spark, servers, source, tag, per_batch, stateful,
+                                              Path(tmp))
+                    print(f"{tag}: load {load:.1f}", file=sys.stderr)
         finally:
             spark.stop()
     print("| state loading | seconds | counting micro-batches | ms per micro-batch | "
@@ -212,7 +281,19 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int,
         print(f"| {name} | {total:.1f} | {batches} in {counting:.1f} s | "
               f"{1000 * counting / max(batches, 1):,.0f} | {load:.1f} |")
     print_batches(PROGRESS["none0"])
+    for tag in ("floor-nostate", "floor-state"):
+        if tag in PROGRESS:
+            print(f"\n{tag}:")
+            print_batches(PROGRESS[tag])
     return 0
+
+
+def repartition_topic(servers: str, prefix: str) -> str:
+    """The repartition topic of the application whose topics start with ``prefix``."""
+    from confluent_kafka.admin import AdminClient
+
+    names = AdminClient({"bootstrap.servers": servers}).list_topics(timeout=10).topics
+    return next(t for t in names if t.startswith(prefix) and t.endswith("-repartition"))
 
 
 def print_batches(progress: list[dict]) -> None:
@@ -246,10 +327,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--words", type=int, default=10_000, help="vocabulary size")
     parser.add_argument("--default-only", action="store_true",
                         help="streaming: only the default state loading")
+    parser.add_argument("--floor", action="store_true",
+                        help="streaming: then the plain transformWithStateInPandas counts")
     args = parser.parse_args(argv)
     if args.streaming:
         return main_streaming(args.records, args.per_batch, args.rounds, args.words,
-                              (None,) if args.default_only else (False, True, None))
+                              (None,) if args.default_only else (False, True, None),
+                              args.floor)
     rows = make_lines(args.records)
     results = []
     with tempfile.TemporaryDirectory(prefix="kslab-bench-spark-") as tmp:

@@ -78,6 +78,14 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         if preload:
             self._load_all()
 
+    def rebind(self, state: Any) -> None:
+        """Serve a later micro-batch from the same entries over its ``MapState`` (the task
+        kept open in its worker, ``kslab.spark._warm``: memory equals Spark state)."""
+        if self._dirty:
+            msg = f"store '{self.name}' was kept open with writes not written back"
+            raise StoreError(msg)
+        self._state = state
+
     def _get(self, key: bytes) -> bytes | None:
         value = self._map.get(key)
         if value is not None or self._complete:
@@ -261,6 +269,14 @@ class ChangelogState:
             records.append((key, bytes(value)))
         store.restore_batch(records)
         store.capture_changelog(self._capture)
+
+    def rebind(self, state: Any) -> None:
+        """Serve a later micro-batch over its ``MapState`` (the task kept open in its worker,
+        ``kslab.spark._warm``: the store equals Spark state)."""
+        if self._pending:
+            msg = "a store was kept open with changes not written back"
+            raise StoreError(msg)
+        self._state = state
 
     def _capture(self, _store: str, key: bytes, value: bytes | None, *_context: Any) -> None:
         """Stands in for the task's ``log_change`` (timestamp and headers are not kept)."""
