@@ -214,9 +214,11 @@ def run_floor(spark: object, servers: str, source: str, tag: str, per_batch: int
 
 
 def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
-                  preload: bool | None, scratch: Path) -> tuple[float, float, int]:
+                  preload: bool | None, scratch: Path,
+                  keep: bool = True) -> tuple[float, float, int]:
     """Word count streamed from ``lines``: seconds in all, seconds of the counting
-    sub-topology's micro-batches, and how many micro-batches it ran."""
+    sub-topology's micro-batches, and how many micro-batches it ran. ``keep``: tasks stay
+    open in their Python workers between micro-batches (``kslab.spark.keep.tasks``)."""
     from kslab.spark import start
 
     create_topic(servers, f"counts-{tag}")
@@ -226,7 +228,8 @@ def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: 
      .count(materialized=ks.Materialized.as_("counts").with_store_type("in_memory"))
      .to_stream().to(f"counts-{tag}", ks.Produced.with_(S, L)))
     started = time.perf_counter()
-    streams = start(b.build(), {"application.id": f"bench-{tag}", "bootstrap.servers": servers},
+    streams = start(b.build(), {"application.id": f"bench-{tag}", "bootstrap.servers": servers,
+                                "kslab.spark.keep.tasks": keep},
                     checkpoint_location=str(scratch / tag), trigger={"availableNow": True},
                     spark=spark, max_offsets_per_trigger=per_batch, preload_state=preload)
     streams.await_termination()
@@ -238,11 +241,13 @@ def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: 
 
 
 def main_streaming(records: int, per_batch: int, rounds: int, words: int,
-                   modes: tuple[bool | None, ...] = (False, True, None),
+                   modes: tuple[tuple[bool | None, bool], ...] = ((False, False), (True, False),
+                                                                 (None, False), (None, True)),
                    floor: bool = False) -> int:
-    """Touched-keys loading against whole-store loading, alternating, one table; then the
-    default's counting micro-batches one by one; with ``floor``, then the floor processors'
-    over the same words (the default run's repartition topic) in the same session."""
+    """Touched-keys loading against whole-store loading (tasks rebuilt every micro-batch),
+    and the default loading with tasks kept open, alternating, one table; then the default's
+    counting micro-batches one by one; with ``floor``, then the floor processors' over the same
+    words (the first default run's repartition topic) in the same session."""
     from kslab.runtime import LocalBroker
     from kslab.spark import session
 
@@ -255,13 +260,14 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int,
         spark.sparkContext.setLogLevel("ERROR")
         try:
             for i in range(rounds):
-                for preload in modes:
+                for preload, keep in modes:
                     name = {False: "touched keys only", True: "whole store per micro-batch",
                             None: "default (whole when no bigger than the batch)"}[preload]
+                    name += ", tasks kept open" if keep else ", tasks rebuilt"
                     load = os.getloadavg()[0]
                     total, counting, batches = run_streaming(
-                        spark, servers, "lines", f"{preload}{i}".lower(),
-                        per_batch, preload, Path(tmp))
+                        spark, servers, "lines", f"{preload}{'k' if keep else ''}{i}".lower(),
+                        per_batch, preload, Path(tmp), keep)
                     results.append((name, total, counting, batches, load))
                     print(f"{name}: {total:.1f} s, counting {counting:.1f} s in {batches} "
                           f"micro-batches (load {load:.1f})", file=sys.stderr)
@@ -280,8 +286,7 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int,
     for name, total, counting, batches, load in results:
         print(f"| {name} | {total:.1f} | {batches} in {counting:.1f} s | "
               f"{1000 * counting / max(batches, 1):,.0f} | {load:.1f} |")
-    print_batches(PROGRESS["none0"])
-    for tag in ("floor-nostate", "floor-state"):
+    for tag in ("none0", "nonek0", "floor-nostate", "floor-state"):
         if tag in PROGRESS:
             print(f"\n{tag}:")
             print_batches(PROGRESS[tag])
@@ -326,13 +331,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--words", type=int, default=10_000, help="vocabulary size")
     parser.add_argument("--default-only", action="store_true",
-                        help="streaming: only the default state loading")
+                        help="streaming: only the default state loading (tasks rebuilt, then "
+                        "kept open)")
     parser.add_argument("--floor", action="store_true",
                         help="streaming: then the plain transformWithStateInPandas counts")
     args = parser.parse_args(argv)
     if args.streaming:
         return main_streaming(args.records, args.per_batch, args.rounds, args.words,
-                              (None,) if args.default_only else (False, True, None),
+                              ((None, False), (None, True)) if args.default_only
+                              else ((False, False), (True, False), (None, False), (None, True)),
                               args.floor)
     rows = make_lines(args.records)
     results = []

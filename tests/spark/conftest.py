@@ -67,8 +67,10 @@ def produce(broker: Any, topic: str, rows: list[tuple[int, bytes | None, bytes, 
     assert producer.flush(30) == 0
 
 
-def consume_all(broker: Any, topic: str, partitions: int) -> list[tuple[Any, ...]]:
-    """Every record of ``topic`` to the end of each partition: ``(partition, key, value, ts)``."""
+def consume_all(broker: Any, topic: str, partitions: int,
+                headers: bool = False) -> list[tuple[Any, ...]]:
+    """Every record of ``topic`` to the end of each partition: ``(partition, key, value, ts)``,
+    with ``headers`` also its headers (a list of ``(key, value)``, or ``None``)."""
     from confluent_kafka import Consumer, TopicPartition
 
     consumer = Consumer({"bootstrap.servers": broker.bootstrap_servers, "group.id": "reader",
@@ -80,7 +82,8 @@ def consume_all(broker: Any, topic: str, partitions: int) -> list[tuple[Any, ...
         while len(eof) < partitions:
             for m in consumer.consume(1000, 1.0):
                 if m.error() is None:
-                    out.append((m.partition(), m.key(), m.value(), m.timestamp()[1]))
+                    out.append((m.partition(), m.key(), m.value(), m.timestamp()[1],
+                                *([m.headers()] if headers else [])))
                     eof.discard(m.partition())
                 else:
                     eof.add(m.partition())
