@@ -8,7 +8,12 @@ Run ``python bench/spark.py --records 1000000``; the printed table goes into ben
 ``--streaming`` instead streams word count Kafka (LocalBroker) -> Spark -> Kafka in micro-batches
 of ``--per-batch`` records, reading only the store keys each micro-batch touches, loading every
 store whole per micro-batch, and the default (whole when the store is no bigger than the
-micro-batch), in turn, and prints the time of the counting sub-topology's micro-batches.
+micro-batch), each with its tasks rebuilt every micro-batch, then the default with tasks kept
+open in their Python workers (``kslab.spark.keep.tasks``), in turn, and prints the time of the
+counting sub-topology's micro-batches (``--default-only``: the default's two). ``--floor`` then
+runs two plain ``transformWithStateInPandas`` counts over the same words (the first default
+run's repartition topic) in the same session: what Spark itself costs, and a count with one
+``MapState`` entry per word.
 """
 
 from __future__ import annotations
