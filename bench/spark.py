@@ -6,14 +6,15 @@ in 2 Kafka partitions, read from Parquet (one file per partition). Spark runs
 pipes the same lines and keeps the output.
 Run ``python bench/spark.py --records 1000000``; the printed table goes into bench/README.md.
 ``--streaming`` instead streams word count Kafka (LocalBroker) -> Spark -> Kafka in micro-batches
-of ``--per-batch`` records, reading only the store keys each micro-batch touches, loading every
-store whole per micro-batch, and the default (whole when the store is no bigger than the
-micro-batch), each with its tasks rebuilt every micro-batch, then the default with tasks kept
-open in their Python workers (``kslab.spark.keep.tasks``), in turn, and prints the time of the
-counting sub-topology's micro-batches (``--default-only``: the default's two). ``--floor`` then
-runs two plain ``transformWithStateInPandas`` counts over the same words (the first default
-run's repartition topic) in the same session: what Spark itself costs, and a count with one
-``MapState`` entry per word.
+of ``--per-batch`` records: reading only the store keys each micro-batch touches, then every
+store whole per micro-batch (both with tasks rebuilt every micro-batch), then the default
+(whole when the store is no bigger than the micro-batch) as before (tasks rebuilt, RocksDB
+snapshots), with tasks kept open in their Python workers (``kslab.spark.keep.tasks``), and with
+RocksDB changelog checkpointing too (kslab's session default), in turn; it prints the time of
+the counting sub-topology's micro-batches (``--default-only``: the default's three runs).
+``--floor`` then runs two plain ``transformWithStateInPandas`` counts over the same words (the
+first default run's repartition topic) in the same session: what Spark itself costs, and a
+count with one ``MapState`` entry per word.
 """
 
 from __future__ import annotations
@@ -157,6 +158,10 @@ def create_topic(servers: str, topic: str) -> None:
 
 
 PROGRESS: dict[str, list[dict]] = {}  # each streaming run's counting micro-batches
+CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
+# (state loading, tasks kept open, changelog checkpointing): --default-only, then all
+BEFORE_AFTER = ((None, False, False), (None, True, False), (None, True, True))
+ALL_MODES = ((False, False, True), (True, False, True), *BEFORE_AFTER)
 
 
 def floor_processor(stateful: bool) -> object:
@@ -202,6 +207,7 @@ def run_floor(spark: object, servers: str, source: str, tag: str, per_batch: int
               stateful: bool, scratch: Path) -> list[dict]:
     """The floor processor over ``source`` (the DSL run's repartition topic: the counting
     sub-topology's own input), ``per_batch`` words a micro-batch; its micro-batches' progress."""
+    spark.conf.set(CHANGELOG, "true")  # type: ignore[attr-defined]
     create_topic(servers, f"floor-{tag}")
     frame = (spark.readStream.format("kslab-kafka")  # type: ignore[attr-defined]
              .option("kafka.bootstrap.servers", servers).option("subscribe", source)
@@ -220,10 +226,12 @@ def run_floor(spark: object, servers: str, source: str, tag: str, per_batch: int
 
 def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
                   preload: bool | None, scratch: Path,
-                  keep: bool = True) -> tuple[float, float, int]:
+                  keep: bool = True, changelog: bool = True) -> tuple[float, float, int]:
     """Word count streamed from ``lines``: seconds in all, seconds of the counting
     sub-topology's micro-batches, and how many micro-batches it ran. ``keep``: tasks stay
-    open in their Python workers between micro-batches (``kslab.spark.keep.tasks``)."""
+    open in their Python workers between micro-batches (``kslab.spark.keep.tasks``);
+    ``changelog``: RocksDB changelog checkpointing (kslab's session turns it on)."""
+    spark.conf.set(CHANGELOG, str(changelog).lower())  # type: ignore[attr-defined]
     from kslab.spark import start
 
     create_topic(servers, f"counts-{tag}")
@@ -246,13 +254,13 @@ def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: 
 
 
 def main_streaming(records: int, per_batch: int, rounds: int, words: int,
-                   modes: tuple[tuple[bool | None, bool], ...] = ((False, False), (True, False),
-                                                                 (None, False), (None, True)),
+                   modes: tuple[tuple[bool | None, bool, bool], ...] = ALL_MODES,
                    floor: bool = False) -> int:
     """Touched-keys loading against whole-store loading (tasks rebuilt every micro-batch),
-    and the default loading with tasks kept open, alternating, one table; then the default's
-    counting micro-batches one by one; with ``floor``, then the floor processors' over the same
-    words (the first default run's repartition topic) in the same session."""
+    and the default loading as before (tasks rebuilt, RocksDB snapshots) and now (tasks kept
+    open, changelog checkpointing) in turn, one table; then the default runs' counting
+    micro-batches one by one; with ``floor``, then the floor processors' over the same words
+    (the first default run's repartition topic) in the same session."""
     from kslab.runtime import LocalBroker
     from kslab.spark import session
 
@@ -265,14 +273,16 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int,
         spark.sparkContext.setLogLevel("ERROR")
         try:
             for i in range(rounds):
-                for preload, keep in modes:
+                for preload, keep, changelog in modes:
                     name = {False: "touched keys only", True: "whole store per micro-batch",
                             None: "default (whole when no bigger than the batch)"}[preload]
                     name += ", tasks kept open" if keep else ", tasks rebuilt"
+                    name += ", RocksDB changelog" if changelog else ", RocksDB snapshots"
+                    tag = f"{preload}{'k' if keep else ''}{'c' if changelog else ''}{i}".lower()
                     load = os.getloadavg()[0]
                     total, counting, batches = run_streaming(
-                        spark, servers, "lines", f"{preload}{'k' if keep else ''}{i}".lower(),
-                        per_batch, preload, Path(tmp), keep)
+                        spark, servers, "lines", tag, per_batch, preload, Path(tmp), keep,
+                        changelog)
                     results.append((name, total, counting, batches, load))
                     print(f"{name}: {total:.1f} s, counting {counting:.1f} s in {batches} "
                           f"micro-batches (load {load:.1f})", file=sys.stderr)
@@ -291,7 +301,7 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int,
     for name, total, counting, batches, load in results:
         print(f"| {name} | {total:.1f} | {batches} in {counting:.1f} s | "
               f"{1000 * counting / max(batches, 1):,.0f} | {load:.1f} |")
-    for tag in ("none0", "nonek0", "floor-nostate", "floor-state"):
+    for tag in ("none0", "nonek0", "nonekc0", "floor-nostate", "floor-state"):
         if tag in PROGRESS:
             print(f"\n{tag}:")
             print_batches(PROGRESS[tag])
@@ -336,15 +346,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--words", type=int, default=10_000, help="vocabulary size")
     parser.add_argument("--default-only", action="store_true",
-                        help="streaming: only the default state loading (tasks rebuilt, then "
-                        "kept open)")
+                        help="streaming: only the default state loading, before (tasks "
+                        "rebuilt, RocksDB snapshots) and after (tasks kept, then changelog)")
     parser.add_argument("--floor", action="store_true",
                         help="streaming: then the plain transformWithStateInPandas counts")
     args = parser.parse_args(argv)
     if args.streaming:
         return main_streaming(args.records, args.per_batch, args.rounds, args.words,
-                              ((None, False), (None, True)) if args.default_only
-                              else ((False, False), (True, False), (None, False), (None, True)),
+                              BEFORE_AFTER if args.default_only else ALL_MODES,
                               args.floor)
     rows = make_lines(args.records)
     results = []

@@ -90,3 +90,14 @@ def consume_all(broker: Any, topic: str, partitions: int,
     finally:
         consumer.close()
     return out
+
+
+def uncommit_last_batch(checkpoint: Path, stage: int) -> int:
+    """Remove the last micro-batch of a query from its commit log, as a crash after its writes
+    and before its commit leaves it: Spark runs it again from its planned offsets and the state
+    before it, and writes its rows again. Its id."""
+    commits = checkpoint / f"subtopology-{stage}" / "commits"
+    last = max(int(f.name) for f in commits.glob("[0-9]*"))
+    (commits / str(last)).unlink()
+    (commits / f".{last}.crc").unlink(missing_ok=True)
+    return last

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from pathlib import Path
 
 import spark_apps as apps
 from test_engines import driver_partitions, fk_rows, kafka_order
 
-from conftest import consume_all, produce
+from conftest import consume_all, produce, uncommit_last_batch
 from kslab import serdes
 from kslab.spark import start
 from kslab.spark._replay import SEQ_HEADER
@@ -55,17 +54,6 @@ def test_a_foreign_key_join_streams_with_the_drivers_output(spark, broker, topic
             got[(topic, p)].append((S.deserialize(topic, key), S.deserialize(topic, value), ts))
     assert dict(got) == expected
     assert len(expected[(names["out"], 0)]) >= 20
-
-
-def uncommit_last_batch(checkpoint: Path, stage: int) -> int:
-    """Remove the last micro-batch of a query from its commit log, as a crash after its writes
-    and before its commit leaves it: Spark runs it again from its planned offsets and the state
-    before it, and writes its rows again. Its id."""
-    commits = checkpoint / f"subtopology-{stage}" / "commits"
-    last = max(int(f.name) for f in commits.glob("[0-9]*"))
-    (commits / str(last)).unlink()
-    (commits / f".{last}.crc").unlink(missing_ok=True)
-    return last
 
 
 def test_a_replayed_micro_batch_around_a_cycle_counts_nothing_twice(spark, broker, topics,
