@@ -272,6 +272,9 @@ class TaskProcessor(StatefulProcessor):
         self.servers = str(StreamsConfig(props).get("bootstrap.servers"))
         self.has_global = bool(plan.global_topics)
         self.keep_open = StreamsConfig(props).get("kslab.spark.keep.tasks") is not False
+        # what a kept task was built from: a query restarted in the same session with another
+        # topology or config (a notebook cell edited and run again) never takes one
+        self.definition = _definition(plan.topology, props, stage) if self.keep_open else ""
 
     def init(self, handle: Any) -> None:
         """Declare the state: one MapState per store, one ValueState for the clocks."""
@@ -320,7 +323,7 @@ class TaskProcessor(StatefulProcessor):
         """The group's task at the end of the last micro-batch: the one this worker kept open
         if Spark state says it is current (``kslab.spark._warm``), else built from the state."""
         saved = self.clocks.load()
-        key = (self.app_id, self.stage.id, partition)
+        key = (self.app_id, self.stage.id, partition, self.definition)
         opened = take(key, None if saved is None else saved.get("token")) \
             if self.keep_open else None
         if opened is not None:
@@ -531,6 +534,16 @@ class CycleProcessor(TaskProcessor):
 
     def close(self) -> None:
         """Nothing to release: each micro-batch's tasks are closed when it ends."""
+
+
+def _definition(topology: Topology, props: dict[str, Any], stage: Stage) -> str:
+    """A digest of what a stage's tasks are built from, as Spark ships it (cloudpickle: a
+    function defined in a notebook goes by value, so an edited one changes it)."""
+    import hashlib
+
+    from pyspark import cloudpickle
+
+    return hashlib.sha256(cloudpickle.dumps((topology, props, stage))).hexdigest()
 
 
 def _now(timer_values: Any) -> int:

@@ -105,7 +105,7 @@ class Child:
             env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"), start_new_session=True)
         self.log = log
 
-    def kill_when_paused(self, timeout: float = 240) -> None:
+    def kill_when_paused(self, timeout: float = 600) -> None:
         """SIGKILL the process group once a task holds its micro-batch open (the marker)."""
         deadline = time.monotonic() + timeout
         while not self.marker.exists():
