@@ -46,6 +46,10 @@ from kslab.spark.kafka import log_ends
 
 S, L = serdes.String(), serdes.Long()
 KILLS = 3
+# runs that may die on their own before the test gives up: each is one more restart from a
+# checkpoint with a micro-batch in flight, counted like a kill (at load 30-50 on 2 cores about
+# one child start in two failed so; at load under 10, rarely)
+CRASHES = 6
 
 
 def batches(checkpoint: Path, stage: int, kind: str) -> set[int]:
@@ -145,7 +149,7 @@ def test_killed_three_times_mid_batch_the_word_count_ends_as_an_uninterrupted_ru
     cut_short: list[bool] = []
     crashes: list[str] = []  # logs of runs that died on their own (restarted like a kill)
     while len(cut_short) < KILLS:
-        assert len(crashes) <= 3, crashes[-1]
+        assert len(crashes) <= CRASHES, crashes[-1]
         stage = len(cut_short) % 2  # the word counter's batch, the counter's, the word counter's
         child = Child(broker, lines_topic, counts_topic, checkpoint, scratch,
                       tmp_path / f"run-{len(cut_short) + len(crashes)}.log",
@@ -159,10 +163,10 @@ def test_killed_three_times_mid_batch_the_word_count_ends_as_an_uninterrupted_ru
         if len(cut_short) < KILLS:  # more input arrives while it is down
             n = 40 * len(cut_short)
             produce(broker, lines_topic, send[n:n + 40])
-    for attempt in range(3):
+    for attempt in range(CRASHES - len(crashes) + 1):
         finish = Child(broker, lines_topic, counts_topic, checkpoint, scratch,
                        tmp_path / f"finish-{attempt}.log")
-        code, log = finish.finish(300)
+        code, log = finish.finish(600)
         if code == 0:
             break
         assert "failed to connect back" in log, log
