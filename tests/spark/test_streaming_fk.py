@@ -61,14 +61,17 @@ def test_a_replayed_micro_batch_around_a_cycle_counts_nothing_twice(spark, broke
     """The cycle's feeder and the cycle itself replay their last micro-batch after a restart:
     the cycle drops the feeder's replayed rows and the count after it drops the cycle's (each
     by its writer's sequence), so the count's output is the driver's record for record.
-    Timestamps rise across both inputs (no ties; the second run's after the first's), so the
-    cycle takes the re-keyed records in the order the driver was piped them."""
-    names = {"left": topics("left", 2), "right": topics("right", 3), "out": topics("out", 3)}
-    partitions = {names["left"]: 2, names["right"]: 3, names["out"]: 3}
+    Timestamps rise across both inputs (no ties; the second run's after the first's) and one
+    task re-keys the left records, so the cycle takes them in the order the driver was piped
+    them."""
+    # one left partition: one task writes the repartition topic, so each of its partitions
+    # holds records in time order (two writers would interleave as the broker took them)
+    names = {"left": topics("left", 1), "right": topics("right", 3), "out": topics("out", 3)}
+    partitions = {names["left"]: 1, names["right"]: 3, names["out"]: 3}
     rng = random.Random("fk-replay")
     times = rng.sample(range(1_000, 11_000, 7), 50)
     middle = sorted(times)[30]  # the first run: the 30 earliest records
-    rows = fk_rows(rng, {"left": 30, "right": 20}, {"left": 2, "right": 3},
+    rows = fk_rows(rng, {"left": 30, "right": 20}, {"left": 1, "right": 3},
                    timestamps=iter(times))
     runs = [{names[t]: sorted((r for r in rs if (r[3] < middle) == first), key=lambda r: r[3])
              for t, rs in rows.items()} for first in (True, False)]
