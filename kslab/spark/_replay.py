@@ -78,10 +78,8 @@ def drop_replays(topics: list[str], partitions: list[int], headers: list[Any],
     return keep, out
 
 
-def seen_marks(saved: dict[str, Any] | None, partition: int) -> dict[str, int]:
-    """The ``seen`` marks a reader saved with its clocks (empty before its first micro-batch).
-    Marks of a checkpoint written before they were kept per partition (``topic/stage/task``)
-    are the reading task's own ``partition``'s: a task read one partition of each topic."""
-    marks = {} if saved is None else saved.get("seen", {})
-    return {key if key.count("/") == 3 else key.replace("/", f"/{partition}/", 1): value
-            for key, value in marks.items()}
+def seen_marks(saved: dict[str, Any] | None) -> dict[str, int]:
+    """The ``seen`` marks a reader saved with its clocks (empty before its first micro-batch;
+    a checkpoint from before they were kept per partition has an older state layout, which
+    ``kslab.spark._state`` refuses)."""
+    return {} if saved is None else dict(saved.get("seen", {}))

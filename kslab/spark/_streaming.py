@@ -351,7 +351,7 @@ class TaskProcessor(StatefulProcessor):
             runner.close()
             raise
         return OpenTask(key, runner, dict(zip(runner.task.stores, backends, strict=True)),
-                        clock, seen_marks(saved, partition))
+                        clock, seen_marks(saved))
 
     def _finish(self, opened: OpenTask) -> pd.DataFrame | None:
         """End the micro-batch: punctuate, commit, write the stores and clocks back to Spark
@@ -499,7 +499,7 @@ class CycleProcessor(TaskProcessor):
                 saved = self.clocks[name].load()
                 if i == 0:
                     runner.collector.seq = 0 if saved is None else saved.get("sent", 0)
-                    seen = seen_marks(saved, 0)
+                    seen = seen_marks(saved)
                 backends[name] = attach_spark_state(
                     task, self.stores[name], preload=self.preload,
                     sizes=None if saved is None else saved.get("sizes", {}), records=records)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kslab.spark._replay import SEQ_HEADER, drop_replays, seen_marks, stamp
+from kslab.spark._replay import SEQ_HEADER, drop_replays, stamp
 
 
 def written(topics, first_seq, stage=0, task=1, headers=None):
@@ -56,9 +56,3 @@ def test_one_writers_partitions_are_told_apart():
     keep, _ = drop_replays(["rep"] * 2, [1, 0], [rows["headers"][2], rows["headers"][1]],
                            ["rep"], seen)
     assert keep == [False, False]  # both seen already (a replay)
-
-
-def test_marks_saved_before_they_were_per_partition_are_the_readers_own():
-    assert seen_marks(None, 3) == {}
-    assert seen_marks({"seen": {"rep/0/1": 4, "rep/1/0/1": 2}}, 3) == {"rep/3/0/1": 4,
-                                                                     "rep/1/0/1": 2}
