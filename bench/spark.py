@@ -9,9 +9,10 @@ Run ``python bench/spark.py --records 1000000``; the printed table goes into ben
 of ``--per-batch`` records: reading only the store keys each micro-batch touches, then every
 store whole per micro-batch (both with tasks rebuilt every micro-batch), then the default
 (whole when the store is no bigger than the micro-batch) as before (tasks rebuilt, RocksDB
-snapshots), with tasks kept open in their Python workers (``kslab.spark.keep.tasks``), and with
-RocksDB changelog checkpointing too (kslab's session default), in turn; it prints the time of
-the counting sub-topology's micro-batches (``--default-only``: the default's three runs).
+snapshots), with tasks kept open in their Python workers (``kslab.spark.keep.tasks``, the
+default now), and with RocksDB changelog checkpointing too (a Spark setting, off by default),
+in turn; it prints the time of the counting sub-topology's micro-batches (``--default-only``:
+the default's three runs).
 ``--floor`` then runs two plain ``transformWithStateInPandas`` counts over the same words (the
 first default run's repartition topic) in the same session: what Spark itself costs, and a
 count with one ``MapState`` entry per word.
@@ -161,7 +162,7 @@ PROGRESS: dict[str, list[dict]] = {}  # each streaming run's counting micro-batc
 CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 # (state loading, tasks kept open, changelog checkpointing): --default-only, then all
 BEFORE_AFTER = ((None, False, False), (None, True, False), (None, True, True))
-ALL_MODES = ((False, False, True), (True, False, True), *BEFORE_AFTER)
+ALL_MODES = ((False, False, False), (True, False, False), *BEFORE_AFTER)
 
 
 def floor_processor(stateful: bool) -> object:
@@ -207,7 +208,7 @@ def run_floor(spark: object, servers: str, source: str, tag: str, per_batch: int
               stateful: bool, scratch: Path) -> list[dict]:
     """The floor processor over ``source`` (the DSL run's repartition topic: the counting
     sub-topology's own input), ``per_batch`` words a micro-batch; its micro-batches' progress."""
-    spark.conf.set(CHANGELOG, "true")  # type: ignore[attr-defined]
+    spark.conf.set(CHANGELOG, "false")  # type: ignore[attr-defined]  # (Spark's default)
     create_topic(servers, f"floor-{tag}")
     frame = (spark.readStream.format("kslab-kafka")  # type: ignore[attr-defined]
              .option("kafka.bootstrap.servers", servers).option("subscribe", source)
@@ -226,11 +227,11 @@ def run_floor(spark: object, servers: str, source: str, tag: str, per_batch: int
 
 def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
                   preload: bool | None, scratch: Path,
-                  keep: bool = True, changelog: bool = True) -> tuple[float, float, int]:
+                  keep: bool = True, changelog: bool = False) -> tuple[float, float, int]:
     """Word count streamed from ``lines``: seconds in all, seconds of the counting
     sub-topology's micro-batches, and how many micro-batches it ran. ``keep``: tasks stay
     open in their Python workers between micro-batches (``kslab.spark.keep.tasks``);
-    ``changelog``: RocksDB changelog checkpointing (kslab's session turns it on)."""
+    ``changelog``: RocksDB changelog checkpointing (off in Spark's and kslab's default)."""
     spark.conf.set(CHANGELOG, str(changelog).lower())  # type: ignore[attr-defined]
     from kslab.spark import start
 
@@ -257,10 +258,10 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int,
                    modes: tuple[tuple[bool | None, bool, bool], ...] = ALL_MODES,
                    floor: bool = False) -> int:
     """Touched-keys loading against whole-store loading (tasks rebuilt every micro-batch),
-    and the default loading as before (tasks rebuilt, RocksDB snapshots) and now (tasks kept
-    open, changelog checkpointing) in turn, one table; then the default runs' counting
-    micro-batches one by one; with ``floor``, then the floor processors' over the same words
-    (the first default run's repartition topic) in the same session."""
+    and the default loading as before (tasks rebuilt, RocksDB snapshots), now (tasks kept
+    open) and with changelog checkpointing too, in turn, one table; then the default runs'
+    counting micro-batches one by one; with ``floor``, then the floor processors' over the
+    same words (the first default run's repartition topic) in the same session."""
     from kslab.runtime import LocalBroker
     from kslab.spark import session
 

@@ -70,8 +70,7 @@ def java_executable() -> str:
 def session(master: str = "local[2]", *, app_name: str = "kslab",
             scratch_dir: str | Path | None = None, shuffle_partitions: int | None = None,
             config: dict[str, Any] | None = None) -> Any:
-    """A SparkSession for kslab: loopback, no UI, scratch dirs, RocksDB state (changelog
-    checkpointing), the data source.
+    """A SparkSession for kslab: loopback, no UI, scratch dirs, RocksDB state, the data source.
 
     ``shuffle_partitions`` (default: the cores of ``master``) is also the number of state-store
     partitions of a streaming query, fixed in its checkpoint. ``config`` adds Spark settings.
@@ -94,9 +93,6 @@ def session(master: str = "local[2]", *, app_name: str = "kslab",
         "spark.executor.extraJavaOptions": f"-Djava.io.tmpdir={scratch}",
         "spark.sql.shuffle.partitions": str(shuffle_partitions or _cores(master)),
         "spark.sql.streaming.stateStore.providerClass": _ROCKSDB,
-        # a micro-batch's state commit writes RocksDB's changes, not a new snapshot of its files
-        # (snapshots are taken in the background); a checkpoint can switch either way
-        "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.session.timeZone": "UTC",
     }
