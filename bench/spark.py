@@ -6,9 +6,16 @@ in 2 Kafka partitions, read from Parquet (one file per partition). Spark runs
 pipes the same lines and keeps the output.
 Run ``python bench/spark.py --records 1000000``; the printed table goes into bench/README.md.
 ``--streaming`` instead streams word count Kafka (LocalBroker) -> Spark -> Kafka in micro-batches
-of ``--per-batch`` records, reading only the store keys each micro-batch touches, loading every
-store whole per micro-batch, and the default (whole when the store is no bigger than the
-micro-batch), in turn, and prints the time of the counting sub-topology's micro-batches.
+of ``--per-batch`` records: reading only the store keys each micro-batch touches, then every
+store whole per micro-batch (both with tasks rebuilt every micro-batch), then the default
+(whole when the store is no bigger than the micro-batch) as before (tasks rebuilt, RocksDB
+snapshots), with tasks kept open in their Python workers (``kslab.spark.keep.tasks``, the
+default now), and with RocksDB changelog checkpointing too (a Spark setting, off by default),
+in turn; it prints the time of the counting sub-topology's micro-batches (``--default-only``:
+the default's three runs).
+``--floor`` then runs two plain ``transformWithStateInPandas`` counts over the same words (the
+first default run's repartition topic) in the same session: what Spark itself costs, and a
+count with one ``MapState`` entry per word.
 """
 
 from __future__ import annotations
@@ -152,12 +159,80 @@ def create_topic(servers: str, topic: str) -> None:
 
 
 PROGRESS: dict[str, list[dict]] = {}  # each streaming run's counting micro-batches
+CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
+# (state loading, tasks kept open, changelog checkpointing): --default-only, then all
+BEFORE_AFTER = ((None, False, False), (None, True, False), (None, True, True))
+ALL_MODES = ((False, False, False), (True, False, False), *BEFORE_AFTER)
+
+
+def floor_processor(stateful: bool) -> object:
+    """The floor: a plain ``transformWithStateInPandas`` count of the words of one Kafka
+    partition per group, one row out per word (its running count), as the DSL count writes.
+    ``stateful``: the counts live in a ``MapState`` (one entry per word) behind a dict that
+    reads a word's entry on its first use in the micro-batch and writes every changed one back
+    once at its end (the notes' design); otherwise in nothing (Spark's own cost: read, shuffle,
+    pandas in and out, Kafka write)."""
+    import pandas as pd
+    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+    class Count(StatefulProcessor):
+        def init(self, handle: object) -> None:
+            self.counts = handle.getMapState("counts", "word binary", "n long") \
+                if stateful else None
+
+        def handleInputRows(self, key, rows, timerValues):  # noqa: N802, N803
+            frame = pd.concat(list(rows), ignore_index=True)
+            words = frame["key"].tolist()
+            cache: dict[bytes, int] = {}
+            out = []
+            state = self.counts
+            for word in words:
+                n = cache.get(word)
+                if n is None:
+                    row = state.getValue((word,)) if state is not None else None
+                    n = 0 if row is None else row[0]
+                cache[word] = n = n + 1
+                out.append(n.to_bytes(8, "big"))
+            if state is not None:
+                for word, n in cache.items():
+                    state.updateValue((word,), (n,))
+            yield pd.DataFrame({"key": words, "value": out})
+
+        def close(self) -> None:
+            pass
+
+    return Count()
+
+
+def run_floor(spark: object, servers: str, source: str, tag: str, per_batch: int,
+              stateful: bool, scratch: Path) -> list[dict]:
+    """The floor processor over ``source`` (the DSL run's repartition topic: the counting
+    sub-topology's own input), ``per_batch`` words a micro-batch; its micro-batches' progress."""
+    spark.conf.set(CHANGELOG, "false")  # type: ignore[attr-defined]  # (Spark's default)
+    create_topic(servers, f"floor-{tag}")
+    frame = (spark.readStream.format("kslab-kafka")  # type: ignore[attr-defined]
+             .option("kafka.bootstrap.servers", servers).option("subscribe", source)
+             .option("startingOffsets", "earliest")
+             .option("maxOffsetsPerTrigger", str(per_batch)).load()
+             .select("key", "partition"))
+    out = frame.groupBy("partition").transformWithStateInPandas(
+        floor_processor(stateful), "key binary, value binary", "Append", "None")
+    query = (out.writeStream.format("kslab-kafka").option("kafka.bootstrap.servers", servers)
+             .option("topic", f"floor-{tag}")
+             .option("checkpointLocation", str(scratch / f"floor-{tag}"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    return [p for p in query.recentProgress if p["numInputRows"]]
 
 
 def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
-                  preload: bool | None, scratch: Path) -> tuple[float, float, int]:
+                  preload: bool | None, scratch: Path,
+                  keep: bool = True, changelog: bool = False) -> tuple[float, float, int]:
     """Word count streamed from ``lines``: seconds in all, seconds of the counting
-    sub-topology's micro-batches, and how many micro-batches it ran."""
+    sub-topology's micro-batches, and how many micro-batches it ran. ``keep``: tasks stay
+    open in their Python workers between micro-batches (``kslab.spark.keep.tasks``);
+    ``changelog``: RocksDB changelog checkpointing (off in Spark's and kslab's default)."""
+    spark.conf.set(CHANGELOG, str(changelog).lower())  # type: ignore[attr-defined]
     from kslab.spark import start
 
     create_topic(servers, f"counts-{tag}")
@@ -167,7 +242,8 @@ def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: 
      .count(materialized=ks.Materialized.as_("counts").with_store_type("in_memory"))
      .to_stream().to(f"counts-{tag}", ks.Produced.with_(S, L)))
     started = time.perf_counter()
-    streams = start(b.build(), {"application.id": f"bench-{tag}", "bootstrap.servers": servers},
+    streams = start(b.build(), {"application.id": f"bench-{tag}", "bootstrap.servers": servers,
+                                "kslab.spark.keep.tasks": keep},
                     checkpoint_location=str(scratch / tag), trigger={"availableNow": True},
                     spark=spark, max_offsets_per_trigger=per_batch, preload_state=preload)
     streams.await_termination()
@@ -179,9 +255,13 @@ def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: 
 
 
 def main_streaming(records: int, per_batch: int, rounds: int, words: int,
-                   modes: tuple[bool | None, ...] = (False, True, None)) -> int:
-    """Touched-keys loading against whole-store loading, alternating, one table; then the
-    default's counting micro-batches one by one."""
+                   modes: tuple[tuple[bool | None, bool, bool], ...] = ALL_MODES,
+                   floor: bool = False) -> int:
+    """Touched-keys loading against whole-store loading (tasks rebuilt every micro-batch),
+    and the default loading as before (tasks rebuilt, RocksDB snapshots), now (tasks kept
+    open) and with changelog checkpointing too, in turn, one table; then the default runs'
+    counting micro-batches one by one; with ``floor``, then the floor processors' over the
+    same words (the first default run's repartition topic) in the same session."""
     from kslab.runtime import LocalBroker
     from kslab.spark import session
 
@@ -194,16 +274,27 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int,
         spark.sparkContext.setLogLevel("ERROR")
         try:
             for i in range(rounds):
-                for preload in modes:
+                for preload, keep, changelog in modes:
                     name = {False: "touched keys only", True: "whole store per micro-batch",
                             None: "default (whole when no bigger than the batch)"}[preload]
+                    name += ", tasks kept open" if keep else ", tasks rebuilt"
+                    name += ", RocksDB changelog" if changelog else ", RocksDB snapshots"
+                    tag = f"{preload}{'k' if keep else ''}{'c' if changelog else ''}{i}".lower()
                     load = os.getloadavg()[0]
                     total, counting, batches = run_streaming(
-                        spark, servers, "lines", f"{preload}{i}".lower(),
-                        per_batch, preload, Path(tmp))
+                        spark, servers, "lines", tag, per_batch, preload, Path(tmp), keep,
+                        changelog)
                     results.append((name, total, counting, batches, load))
                     print(f"{name}: {total:.1f} s, counting {counting:.1f} s in {batches} "
                           f"micro-batches (load {load:.1f})", file=sys.stderr)
+            if floor:
+                source = repartition_topic(servers, "bench-none0-")
+                for stateful in (False, True):
+                    tag = "floor-state" if stateful else "floor-nostate"
+                    load = os.getloadavg()[0]
+                    PROGRESS[tag] = run_floor(spark, servers, source, tag, per_batch, stateful,
+                                              Path(tmp))
+                    print(f"{tag}: load {load:.1f}", file=sys.stderr)
         finally:
             spark.stop()
     print("| state loading | seconds | counting micro-batches | ms per micro-batch | "
@@ -211,8 +302,19 @@ def main_streaming(records: int, per_batch: int, rounds: int, words: int,
     for name, total, counting, batches, load in results:
         print(f"| {name} | {total:.1f} | {batches} in {counting:.1f} s | "
               f"{1000 * counting / max(batches, 1):,.0f} | {load:.1f} |")
-    print_batches(PROGRESS["none0"])
+    for tag in ("none0", "nonek0", "nonekc0", "floor-nostate", "floor-state"):
+        if tag in PROGRESS:
+            print(f"\n{tag}:")
+            print_batches(PROGRESS[tag])
     return 0
+
+
+def repartition_topic(servers: str, prefix: str) -> str:
+    """The repartition topic of the application whose topics start with ``prefix``."""
+    from confluent_kafka.admin import AdminClient
+
+    names = AdminClient({"bootstrap.servers": servers}).list_topics(timeout=10).topics
+    return next(t for t in names if t.startswith(prefix) and t.endswith("-repartition"))
 
 
 def print_batches(progress: list[dict]) -> None:
@@ -245,11 +347,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--words", type=int, default=10_000, help="vocabulary size")
     parser.add_argument("--default-only", action="store_true",
-                        help="streaming: only the default state loading")
+                        help="streaming: only the default state loading, before (tasks "
+                        "rebuilt, RocksDB snapshots) and after (tasks kept, then changelog)")
+    parser.add_argument("--floor", action="store_true",
+                        help="streaming: then the plain transformWithStateInPandas counts")
     args = parser.parse_args(argv)
     if args.streaming:
         return main_streaming(args.records, args.per_batch, args.rounds, args.words,
-                              (None,) if args.default_only else (False, True, None))
+                              BEFORE_AFTER if args.default_only else ALL_MODES,
+                              args.floor)
     rows = make_lines(args.records)
     results = []
     with tempfile.TemporaryDirectory(prefix="kslab-bench-spark-") as tmp:

@@ -302,6 +302,9 @@ KEY_SUPPORT: dict[str, KeySupport] = {
     "kslab.driver.bulk": KeySupport(_R, "the test driver's batch path (False: record by record)"),
     "kslab.runtime.bulk": KeySupport(_R, "the live runtime's batch path (False: off)"),
     "kslab.spark.bulk": KeySupport(_R, "the Spark engine's batch path (False: off)"),
+    "kslab.spark.keep.tasks": KeySupport(
+        _R, "Spark streaming keeps each task open in its Python worker between micro-batches "
+        "(False: rebuilt from Spark state every micro-batch)"),
     "kslab.http.bind": KeySupport(_R, "the address the interactive-query endpoint binds"),
     "kslab.http.read.timeout.ms": KeySupport(
         _R, "the interactive-query endpoint closes a connection idle this long"),

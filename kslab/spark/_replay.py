@@ -7,11 +7,15 @@ topic) the reading task would process the record twice, and a count downstream w
 twice. So every row a streaming task writes to such a topic carries a header ``__kslab.seq``:
 the writing (sub-topology, task) and the task's own write sequence, which continues across
 micro-batches (kept with the task's clocks in Spark state, so a replay from the checkpoint
-numbers its rows exactly as the first run did). The reading task remembers, per (topic, writer),
-the highest sequence it has processed and drops any row at or below it, and strips the header
-before the core sees the record. Invariant: a reading task processes each written row once, in
-the order the writer wrote it, as long as the writer's replay writes what its first run wrote
-(a deterministic topology: the same input, state and batch time give the same output).
+numbers its rows exactly as the first run did). The reader remembers, per (topic, partition,
+writer), the highest sequence it has processed and drops any row at or below it, and strips the
+header before the core sees the record. Per partition, because one writer's sequence runs across
+every partition it writes and a reader holding several partitions (the tasks of a cycle of
+sub-topologies, ``kslab.spark._cycle``) may take them in another interleaving. This is the one
+rule both streaming processors (a task per group, a cycle per group) apply. Invariant: a reader
+processes each written row once, in the order the writer wrote it, as long as the writer's
+replay writes what its first run wrote (a deterministic topology: the same input, state and
+batch time give the same output).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import struct
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["SEQ_HEADER", "drop_replays", "stamp"]
+__all__ = ["SEQ_HEADER", "drop_replays", "seen_marks", "stamp"]
 
 SEQ_HEADER = "__kslab.seq"
 _SEQ = struct.Struct(">iiq")  # writing sub-topology, writing task (partition), sequence
@@ -40,13 +44,15 @@ def stamp(columns: dict[str, list[Any]], topics: Iterable[str], stage: int, task
             headers[i] = [*headers[i], mark] if headers[i] else [mark]
 
 
-def drop_replays(topics: list[str], headers: list[Any], sequenced: Iterable[str],
+def drop_replays(topics: list[str], partitions: list[int], headers: list[Any],
+                 sequenced: Iterable[str],
                  seen: dict[str, int]) -> tuple[list[bool], list[Any]]:
     """Which rows to keep, and every row's headers without the sequence header.
 
-    ``topics``/``headers`` are the micro-batch's rows in the order the task processes them;
-    rows of a ``sequenced`` topic whose sequence is at or below the highest ``seen`` for their
-    (topic, writer) are dropped; ``seen`` is updated in place (keys ``topic/stage/task``).
+    ``topics``/``partitions``/``headers`` are the micro-batch's rows, each partition's in
+    offset order; rows of a ``sequenced`` topic whose sequence is at or below the highest
+    ``seen`` for their (topic, partition, writer) are dropped; ``seen`` is updated in place
+    (keys ``topic/partition/stage/task``).
     """
     wanted = set(sequenced)
     keep = [True] * len(topics)
@@ -64,9 +70,16 @@ def drop_replays(topics: list[str], headers: list[Any], sequenced: Iterable[str]
         if mark is None:
             continue
         out[i] = rest or None
-        writer = f"{topic}/{mark[0]}/{mark[1]}"
+        writer = f"{topic}/{partitions[i]}/{mark[0]}/{mark[1]}"
         if mark[2] <= seen.get(writer, -1):
             keep[i] = False
         else:
             seen[writer] = mark[2]
     return keep, out
+
+
+def seen_marks(saved: dict[str, Any] | None) -> dict[str, int]:
+    """The ``seen`` marks a reader saved with its clocks (empty before its first micro-batch;
+    a checkpoint from before they were kept per partition has an older state layout, which
+    ``kslab.spark._state`` refuses)."""
+    return {} if saved is None else dict(saved.get("seen", {}))

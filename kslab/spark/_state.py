@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Iterable, Iterator
+from itertools import accumulate
 from typing import Any
 from zlib import crc32
 
@@ -45,8 +46,10 @@ _CHANGELOG_KINDS = ("suppression_buffer", "key_value_list")
 BUCKETS = 256  # Spark state entries per byte-backed store (a power of two; fixed per checkpoint)
 _MASK = BUCKETS - 1
 _BUCKET_KEYS = [b.to_bytes(2, "big") for b in range(BUCKETS)]
-_LENGTHS = struct.Struct(">II")
-LAYOUT = f"buckets-{BUCKETS}"  # how stores sit in Spark state (kept with each task's clocks)
+_COUNT = struct.Struct("<I")
+# how stores sit in Spark state (kept with each task's clocks): v2, a bucket's entries as
+# columns (``_encode``); "buckets-256" held each entry's lengths before its bytes
+LAYOUT = f"buckets-{BUCKETS}-v2"
 
 
 def spark_backed_kinds() -> tuple[str, ...]:
@@ -59,11 +62,12 @@ class SparkStateBackend(InMemoryKeyValueBackend):
 
     The store's entries are spread over ``BUCKETS`` buckets by the CRC-32 of their key, and
     each bucket is one entry of the ``MapState`` holding all of its entries encoded together
-    (``_encode``). A call on Spark state is a round trip to the JVM's state server, so reading
-    and writing per bucket rather than per key bounds a micro-batch's calls by the buckets it
-    touches (at most ``BUCKETS`` reads and as many writes per store), at the price of moving
-    whole buckets. With ``preload`` every bucket is read when the task opens; otherwise a
-    bucket on the first ``get`` of one of its keys, and every bucket on the first scan.
+    (``_encode``, in columns). A call on Spark state is a round trip to the JVM's state server,
+    so reading and writing per bucket rather than per key bounds a micro-batch's calls by the
+    buckets it touches (at most ``BUCKETS`` reads and as many writes per store), at the price
+    of moving whole buckets. With ``preload`` every bucket is read when the task opens;
+    otherwise a bucket on the first ``get`` of one of its keys, and every bucket on the first
+    scan.
     """
 
     def __init__(self, name: str, state: Any, *, preload: bool = False,
@@ -77,6 +81,14 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         self.get = self._get  # type: ignore[method-assign]
         if preload:
             self._load_all()
+
+    def rebind(self, state: Any) -> None:
+        """Serve a later micro-batch from the same entries over its ``MapState`` (the task
+        kept open in its worker, ``kslab.spark._warm``: memory equals Spark state)."""
+        if self._dirty:
+            msg = f"store '{self.name}' was kept open with writes not written back"
+            raise StoreError(msg)
+        self._state = state
 
     def _get(self, key: bytes) -> bytes | None:
         value = self._map.get(key)
@@ -210,8 +222,9 @@ class SparkStateBackend(InMemoryKeyValueBackend):
                 else:
                     stored.discard(key)
             if stored:
+                keys = list(stored)
                 state.updateValue((_BUCKET_KEYS[bucket],),
-                                  (_encode([(key, memory[key]) for key in stored]),))
+                                  (_encode(keys, list(map(memory.__getitem__, keys))),))
             elif before:
                 state.removeKey((_BUCKET_KEYS[bucket],))
             if self.size is not None:
@@ -221,25 +234,22 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         return written
 
 
-def _encode(entries: list[tuple[bytes, bytes]]) -> bytes:
-    """A bucket's entries as one value: each ``(len key, len value)`` (2 x 4 bytes), key, value."""
-    pack = _LENGTHS.pack
-    return b"".join([part for key, value in entries
-                     for part in (pack(len(key), len(value)), key, value)])
+def _encode(keys: list[bytes], values: list[bytes]) -> bytes:
+    """A bucket's entries as one value, in columns so that C loops build it: the entry count,
+    every key's length, every value's length (little-endian 4 bytes each), the keys, the
+    values. A micro-batch touching most buckets writes the whole store: this is its cost."""
+    n = len(keys)
+    return b"".join([_COUNT.pack(n), struct.pack(f"<{2 * n}I", *map(len, keys),
+                                                 *map(len, values)), *keys, *values])
 
 
 def _decode(blob: bytes) -> dict[bytes, bytes]:
     """The entries ``_encode`` wrote."""
-    entries: dict[bytes, bytes] = {}
-    unpack, at, end = _LENGTHS.unpack_from, 0, len(blob)
-    while at < end:
-        key_length, value_length = unpack(blob, at)
-        at += 8
-        key = blob[at:at + key_length]
-        at += key_length
-        entries[key] = blob[at:at + value_length]
-        at += value_length
-    return entries
+    (n,) = _COUNT.unpack_from(blob, 0)
+    lengths = struct.unpack_from(f"<{2 * n}I", blob, 4)
+    ends = list(accumulate(lengths, initial=4 + 8 * n))
+    keys = [blob[ends[i]:ends[i + 1]] for i in range(n)]
+    return dict(zip(keys, [blob[ends[i]:ends[i + 1]] for i in range(n, 2 * n)], strict=True))
 
 
 class ChangelogState:
@@ -261,6 +271,14 @@ class ChangelogState:
             records.append((key, bytes(value)))
         store.restore_batch(records)
         store.capture_changelog(self._capture)
+
+    def rebind(self, state: Any) -> None:
+        """Serve a later micro-batch over its ``MapState`` (the task kept open in its worker,
+        ``kslab.spark._warm``: the store equals Spark state)."""
+        if self._pending:
+            msg = "a store was kept open with changes not written back"
+            raise StoreError(msg)
+        self._state = state
 
     def _capture(self, _store: str, key: bytes, value: bytes | None, *_context: Any) -> None:
         """Stands in for the task's ``log_change`` (timestamp and headers are not kept)."""
@@ -333,9 +351,10 @@ class TaskClocks:
             return None
         saved: dict[str, Any] = json.loads(self._state.get()[0])
         if saved.get("layout") != LAYOUT:
-            msg = ("this Spark checkpoint's state was written by an older kslab (one MapState "
-                   f"entry per store key); this one keeps stores in {BUCKETS} buckets and "
-                   "cannot read it; start from a new checkpoint_location")
+            msg = ("this Spark checkpoint's state was written by an older kslab (layout "
+                   f"'{saved.get('layout', 'one MapState entry per store key')}'); this one "
+                   f"keeps stores as '{LAYOUT}' and cannot read it; start from a new "
+                   "checkpoint_location")
             raise StoreError(msg)
         return saved
 

@@ -12,7 +12,9 @@ up per Python worker, read from their topics to the end before each task runs
 crash is written again); between sub-topologies the reading task drops such replayed rows by
 their writer's sequence (``kslab.spark._replay``), so a repartition topic's duplicates are not
 counted twice. Sub-topologies that feed each other (a foreign-key join) are one query whose one
-group holds all their tasks (``CycleProcessor``), run as batch replay runs them.
+group holds all their tasks (``CycleProcessor``), run as batch replay runs them. A task's
+Python worker keeps it open for the group's next micro-batch while Spark state says it is
+current (``kslab.spark._warm``), so a micro-batch reads nothing back from Spark state.
 
 Over 400 lines: the two stateful processors (a task per group, a cycle's tasks in one group)
 share the query plumbing and the state layout here.
@@ -34,7 +36,7 @@ from kslab.config import StreamsConfig
 from kslab.errors import StreamsError, TopologyError
 from kslab.spark._global import global_feed
 from kslab.spark._plan import SparkPlan, Stage, streaming_unsupported, unsupported
-from kslab.spark._replay import drop_replays, stamp
+from kslab.spark._replay import drop_replays, seen_marks, stamp
 from kslab.spark._state import (
     KEY_SCHEMA,
     META_SCHEMA,
@@ -43,6 +45,7 @@ from kslab.spark._state import (
     attach_spark_state,
 )
 from kslab.spark._task import OUTPUT_FIELDS, TaskRunner
+from kslab.spark._warm import keep, new_token, take
 from kslab.spark._workers import check_workers
 from kslab.topology.topology import Topology
 
@@ -293,9 +296,12 @@ class TaskProcessor(StatefulProcessor):
         self.sequenced_out = [t for t in stage.sink_topics if plan.readers(t)]
         written = {t for s in plan.stages for t in s.sink_topics}
         self.sequenced_in = [t for t in stage.source_topics if t in written]
-        self.seen: dict[str, int] = {}
         self.servers = str(StreamsConfig(props).get("bootstrap.servers"))
         self.has_global = bool(plan.global_topics)
+        self.keep_open = StreamsConfig(props).get("kslab.spark.keep.tasks") is not False
+        # what a kept task was built from: a query restarted in the same session with another
+        # topology or config (a notebook cell edited and run again) never takes one
+        self.definition = _definition(plan.topology, props, stage) if self.keep_open else ""
 
     def init(self, handle: Any) -> None:
         """Declare the state: one MapState per store, one ValueState for the clocks."""
@@ -308,35 +314,50 @@ class TaskProcessor(StatefulProcessor):
                         timerValues: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
         """Process this partition's records of the micro-batch in offset order."""
         frame = pd.concat(list(rows), ignore_index=True)
-        runner, backends = self._open(int(key[0]), _now(timerValues), len(frame))
-        try:
+        if len(self.stage.source_topics) > 1:
             order = {t: i for i, t in enumerate(self.stage.source_topics)}
             frame = frame.assign(_q=frame["topic"].map(order)).sort_values(
                 ["_q", "offset"], kind="stable")
-            columns = [frame[c].tolist() for c in
-                       ("topic", "offset", "timestamp", "key", "value", "headers")]
-            if self.sequenced_in:
-                keep, columns[5] = drop_replays(columns[0], columns[5], self.sequenced_in,
-                                                self.seen)
-                if not all(keep):
-                    columns = [list(compress(c, keep)) for c in columns]
-            topics, offsets, timestamps, keys, values, headers = columns
-            runner.feed(topics, int(key[0]), offsets, timestamps, keys, values, headers)
-            runner.drain_queued()
-            yield from self._finish(runner, backends)
-        finally:
-            runner.close()
+        else:
+            frame = frame.sort_values("offset", kind="stable")
+        partition = int(key[0])
+        opened = self._open(partition, _now(timerValues), len(frame))
+        try:
+            topics, _, offsets, timestamps, keys, values, headers = fresh_rows(
+                frame, self.sequenced_in, opened.seen)
+            opened.runner.feed(topics, partition, offsets, timestamps, keys, values, headers)
+            opened.runner.drain_queued()
+            out = self._finish(opened)
+        except BaseException:
+            opened.close()
+            raise
+        if out is not None:
+            yield out
 
     def handleExpiredTimer(self, key: Any, timerValues: Any,  # noqa: N802, N803
                            expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
         """A wall-clock punctuation is due and no record came: punctuate now."""
-        runner, backends = self._open(int(key[0]), _now(timerValues))
+        opened = self._open(int(key[0]), _now(timerValues))
         try:
-            yield from self._finish(runner, backends)
-        finally:
-            runner.close()
+            out = self._finish(opened)
+        except BaseException:
+            opened.close()
+            raise
+        if out is not None:
+            yield out
 
-    def _open(self, partition: int, now: int, records: int = 0) -> tuple[TaskRunner, list[Any]]:
+    def _open(self, partition: int, now: int, records: int = 0) -> OpenTask:
+        """The group's task at the end of the last micro-batch: the one this worker kept open
+        if Spark state says it is current (``kslab.spark._warm``), else built from the state."""
+        saved = self.clocks.load()
+        key = (self.app_id, self.stage.id, partition, self.definition)
+        opened = take(key, None if saved is None else saved.get("token")) \
+            if self.keep_open else None
+        if opened is not None:
+            opened.clock[0] = now
+            for name, backend in opened.backends.items():
+                backend.rebind(self.stores[name])
+            return opened
         inputs = [(t, partition) for t in self.stage.source_topics
                   if partition < self.counts.get(t, 1)]
         clock = [now]
@@ -347,35 +368,82 @@ class TaskProcessor(StatefulProcessor):
         runner = TaskRunner(self.topology, self.props, self.app_id, self.stage.id,
                             self.stage.nodes, partition, inputs, self.counts,
                             self.stage.sink_topics, lambda: clock[0], shared_global=shared)
-        saved = self.clocks.load()
-        runner.collector.seq = 0 if saved is None else saved.get("sent", 0)
-        self.seen = {} if saved is None else dict(saved.get("seen", {}))
-        backends = attach_spark_state(runner.task, self.stores, preload=self.preload,
-                                      sizes=None if saved is None else saved.get("sizes", {}),
-                                      records=records)
-        self.clocks.restore(runner.task, saved)
-        return runner, backends
+        try:
+            runner.collector.seq = 0 if saved is None else saved.get("sent", 0)
+            backends = attach_spark_state(runner.task, self.stores, preload=self.preload,
+                                          sizes=None if saved is None else saved.get("sizes", {}),
+                                          records=records)
+            self.clocks.restore(runner.task, saved)
+        except BaseException:
+            runner.close()
+            raise
+        return OpenTask(key, runner, dict(zip(runner.task.stores, backends, strict=True)),
+                        clock, seen_marks(saved))
 
-    def _finish(self, runner: TaskRunner, backends: list[Any]) -> Iterator[pd.DataFrame]:
+    def _finish(self, opened: OpenTask) -> pd.DataFrame | None:
+        """End the micro-batch: punctuate, commit, write the stores and clocks back to Spark
+        state (with a new token, keeping the task open under it), set the timer; the rows."""
+        runner = opened.runner
         task = runner.task
         task.maybe_punctuate_wall_clock()
         task.commit()
+        backends = list(opened.backends.values())
         for backend in backends:
             backend.write_back()
         columns = runner.collector.columns
         stamp(columns, self.sequenced_out, self.stage.id, task.id.partition)
-        self.clocks.save(task, backends, {"sent": runner.collector.seq, "seen": self.seen})
+        token = new_token()
+        self.clocks.save(task, backends, {"sent": runner.collector.seq, "seen": opened.seen,
+                                          "token": token})
         if self.timers:
             for timer in list(self.handle.listTimers()):
                 self.handle.deleteTimer(timer)
             due = task.wall_clock_queue.next_time()
             if due is not None:
                 self.handle.registerTimer(int(due))
-        if columns["seq"]:
-            yield pd.DataFrame({name: columns[name] for name in OUTPUT_FIELDS})
+        out = pd.DataFrame({name: columns[name] for name in OUTPUT_FIELDS}) \
+            if columns["seq"] else None
+        runner.collector.clear()
+        if self.keep_open:
+            keep(opened.key, token, opened)
+        else:
+            opened.close()
+        return out
 
     def close(self) -> None:
-        """Nothing to release: each micro-batch's task is closed when it ends."""
+        """Nothing to release: a micro-batch's task is kept open in its worker or closed."""
+
+
+class OpenTask:
+    """A group's core task between two points of its micro-batches: its runner, its stores'
+    backends by store name, the clock its runner reads and its replay marks."""
+
+    def __init__(self, key: tuple[Any, ...], runner: TaskRunner, backends: dict[str, Any],
+                 clock: list[int], seen: dict[str, int]) -> None:
+        self.key = key
+        self.runner = runner
+        self.backends = backends
+        self.clock = clock
+        self.seen = seen
+
+    def close(self) -> None:
+        """Close the task and remove its scratch directory."""
+        self.runner.close()
+
+
+def fresh_rows(frame: pd.DataFrame, sequenced: list[str],
+               seen: dict[str, int]) -> list[list[Any]]:
+    """The columns (topic, partition, offset, timestamp, key, value, headers) of ``frame``'s
+    rows in its order (each partition's in offset order), the rows a writer replayed to a
+    ``sequenced`` topic dropped and the sequence header stripped (``kslab.spark._replay``: the
+    one rule of both processors)."""
+    columns = [frame[c].tolist() for c in
+               ("topic", "partition", "offset", "timestamp", "key", "value", "headers")]
+    if sequenced:
+        keep, columns[6] = drop_replays(columns[0], columns[1], columns[6], sequenced, seen)
+        if not all(keep):
+            columns = [list(compress(c, keep)) for c in columns]
+    return columns
 
 
 class CycleProcessor(TaskProcessor):
@@ -383,8 +451,12 @@ class CycleProcessor(TaskProcessor):
     batch replay runs them (``CycleRunner``), rebuilt each micro-batch on Spark state: one
     MapState per task and store, one clocks ValueState per task. A micro-batch ends with no
     record in flight; the records handed over in process never reach Kafka, so their offsets
-    (what ``context.offset()`` shows for them) count from 0 again in each micro-batch. It
-    shares ``TaskProcessor``'s settings (its constructor) and replaces its state and runs."""
+    (what ``context.offset()`` shows for them) count from 0 again in each micro-batch. Rows a
+    writer replayed to its inputs are dropped and its own writes to topics another sub-topology
+    reads are stamped with the cycle's write sequence, by the task processor's one rule
+    (``kslab.spark._replay``), so an FK join after a crash counts nothing twice. It shares
+    ``TaskProcessor``'s settings (its constructor) and replaces its state and runs; it keeps
+    no task open between micro-batches (``kslab.spark._warm``: only a task per group does)."""
 
     def init(self, handle: Any) -> None:
         """Declare the state of every task of the cycle, named by its id."""
@@ -403,42 +475,58 @@ class CycleProcessor(TaskProcessor):
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame],  # noqa: N802
                         timerValues: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
         """Pipe the micro-batch's records into the cycle one at a time, the partition with the
-        smallest next timestamp first (ties: topic name, then partition), as batch replay."""
+        smallest next timestamp first (ties: topic name, then partition), as batch replay;
+        rows a writer replayed are dropped first (``fresh_rows``)."""
         frame = pd.concat(list(rows), ignore_index=True)
-        runner, backends = self._open(_now(timerValues), len(frame))
+        runner, backends, seen = self._open(_now(timerValues), len(frame))
         try:
             frame = frame.sort_values(["topic", "partition", "offset"], kind="stable")
-            frame = frame.assign(_m=frame.groupby(["topic", "partition"])["timestamp"].cummax())
-            frame = frame.sort_values(["_m", "topic", "partition", "offset"], kind="stable")
-            for topic, partition, offset, timestamp, k, v, headers in zip(
-                    frame["topic"].tolist(), frame["partition"].tolist(),
-                    frame["offset"].tolist(), frame["timestamp"].tolist(), frame["key"].tolist(),
-                    frame["value"].tolist(), frame["headers"].tolist(), strict=True):
-                runner.pipe(topic, int(partition), int(offset), int(timestamp), k, v, headers)
-            yield from self._finish(runner, backends)
+            frame = pd.DataFrame(dict(zip(
+                ("topic", "partition", "offset", "timestamp", "key", "value", "headers"),
+                fresh_rows(frame, self.sequenced_in, seen), strict=True)))
+            if len(frame):
+                frame = frame.assign(
+                    _m=frame.groupby(["topic", "partition"])["timestamp"].cummax())
+                frame = frame.sort_values(["_m", "topic", "partition", "offset"],
+                                          kind="stable")
+                for topic, partition, offset, timestamp, k, v, headers in zip(
+                        frame["topic"].tolist(), frame["partition"].tolist(),
+                        frame["offset"].tolist(), frame["timestamp"].tolist(),
+                        frame["key"].tolist(), frame["value"].tolist(),
+                        frame["headers"].tolist(), strict=True):
+                    runner.pipe(topic, int(partition), int(offset), int(timestamp), k, v,
+                                headers)
+            yield from self._finish_cycle(runner, backends, seen)
         finally:
             runner.close()
 
     def handleExpiredTimer(self, key: Any, timerValues: Any,  # noqa: N802, N803
                            expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
         """A wall-clock punctuation is due and no record came: punctuate now."""
-        runner, backends = self._open(_now(timerValues))
+        runner, backends, seen = self._open(_now(timerValues))
         try:
-            yield from self._finish(runner, backends)
+            yield from self._finish_cycle(runner, backends, seen)
         finally:
             runner.close()
 
-    def _open(self, now: int, records: int = 0) -> tuple[Any, dict[str, list[Any]]]:
+    def _open(self, now: int, records: int = 0  # type: ignore[override]
+              ) -> tuple[Any, dict[str, list[Any]], dict[str, int]]:
+        """The cycle's tasks built on Spark state, their backends by task, and the replay
+        marks (the cycle's write sequence and marks are kept with its first task's clocks)."""
         from kslab.spark._cycle import CycleRunner
 
         clock = [now]
         runner = CycleRunner(self.topology, self.props, self.app_id, self.stage.members,
                              self.counts, self.stage.sink_topics, lambda: clock[0])
         backends = {}
+        seen: dict[str, int] = {}
         try:
-            for task in runner.tasks:
+            for i, task in enumerate(runner.tasks):
                 name = str(task.id)
                 saved = self.clocks[name].load()
+                if i == 0:
+                    runner.collector.seq = 0 if saved is None else saved.get("sent", 0)
+                    seen = seen_marks(saved)
                 backends[name] = attach_spark_state(
                     task, self.stores[name], preload=self.preload,
                     sizes=None if saved is None else saved.get("sizes", {}), records=records)
@@ -446,16 +534,21 @@ class CycleProcessor(TaskProcessor):
         except BaseException:
             runner.close()
             raise
-        return runner, backends
+        return runner, backends, seen
 
-    def _finish(self, runner: Any, backends: dict[str, list[Any]]) -> Iterator[pd.DataFrame]:
+    def _finish_cycle(self, runner: Any, backends: dict[str, list[Any]],
+                      seen: dict[str, int]) -> Iterator[pd.DataFrame]:
         runner.punctuate_wall_clock()
+        columns = runner.collector.columns
+        # the cycle's writes are one sequence (its collector's): one writer, task 0
+        stamp(columns, self.sequenced_out, self.stage.id, 0)
         due = []
-        for task in runner.tasks:
+        for i, task in enumerate(runner.tasks):
             name = str(task.id)
             for backend in backends[name]:
                 backend.write_back()
-            self.clocks[name].save(task, backends[name])
+            extra = {"sent": runner.collector.seq, "seen": seen} if i == 0 else None
+            self.clocks[name].save(task, backends[name], extra)
             if (time_due := task.wall_clock_queue.next_time()) is not None:
                 due.append(time_due)
         if self.timers:
@@ -463,12 +556,21 @@ class CycleProcessor(TaskProcessor):
                 self.handle.deleteTimer(timer)
             if due:
                 self.handle.registerTimer(int(min(due)))
-        columns = runner.collector.columns
         if columns["seq"]:
             yield pd.DataFrame({name: columns[name] for name in OUTPUT_FIELDS})
 
     def close(self) -> None:
         """Nothing to release: each micro-batch's tasks are closed when it ends."""
+
+
+def _definition(topology: Topology, props: dict[str, Any], stage: Stage) -> str:
+    """A digest of what a stage's tasks are built from, as Spark ships it (cloudpickle: a
+    function defined in a notebook goes by value, so an edited one changes it)."""
+    import hashlib
+
+    from pyspark import cloudpickle
+
+    return hashlib.sha256(cloudpickle.dumps((topology, props, stage))).hexdigest()
 
 
 def _now(timer_values: Any) -> int:

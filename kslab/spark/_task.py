@@ -204,6 +204,10 @@ class RowCollector:
     def __len__(self) -> int:
         return len(self.columns["seq"])
 
+    def clear(self) -> None:
+        """Forget the kept rows (the caller took them); ``seq`` counts on."""
+        self.columns = {name: [] for name in self._fields}
+
     def drain(self) -> Any:
         """The kept rows as one Arrow record batch; the collector starts empty again."""
         import pyarrow as pa

@@ -413,8 +413,17 @@ def _cap(begin: dict[tuple[str, int], int], ends: dict[tuple[str, int], int],
 # -- writing ----------------------------------------------------------------------------------
 
 
+# one idle producer per client configuration in this Python worker: a producer's start (its
+# connections, the broker's metadata) costs more than a micro-batch's few thousand rows
+_PRODUCERS: dict[tuple[tuple[str, str], ...], Any] = {}
+
+
 class _Producing:
-    """Produces Arrow rows: ``topic`` column or option, ``partition`` column or murmur2."""
+    """Produces Arrow rows: ``topic`` column or option, ``partition`` column or murmur2.
+
+    The worker's producer for the configuration is taken for the write and given back only
+    once every row is acknowledged; one that failed is dropped with whatever it still holds.
+    """
 
     def __init__(self, options: dict[str, str]) -> None:
         self.options = options
@@ -428,7 +437,8 @@ class _Producing:
 
         config = client_config(self.options)
         config.setdefault("linger.ms", 5)
-        producer = Producer(config)
+        key = tuple(sorted((k, str(v)) for k, v in config.items()))
+        producer = _PRODUCERS.pop(key, None) or Producer(config)
         counts: dict[str, int] = {}
         sent = 0
         errors: list[str] = []
@@ -476,9 +486,11 @@ class _Producing:
             producer.poll(0)
         remaining = producer.flush(60)
         if remaining or errors:
+            producer.purge()
             msg = (f"{remaining} records unacknowledged, errors: {errors[:3]}; the Spark task "
                    "fails and its retry writes the batch again (at-least-once)")
             raise StreamsError(msg)
+        _PRODUCERS[key] = producer
         return sent
 
 

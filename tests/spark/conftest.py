@@ -67,8 +67,10 @@ def produce(broker: Any, topic: str, rows: list[tuple[int, bytes | None, bytes, 
     assert producer.flush(30) == 0
 
 
-def consume_all(broker: Any, topic: str, partitions: int) -> list[tuple[Any, ...]]:
-    """Every record of ``topic`` to the end of each partition: ``(partition, key, value, ts)``."""
+def consume_all(broker: Any, topic: str, partitions: int,
+                headers: bool = False) -> list[tuple[Any, ...]]:
+    """Every record of ``topic`` to the end of each partition: ``(partition, key, value, ts)``,
+    with ``headers`` also its headers (a list of ``(key, value)``, or ``None``)."""
     from confluent_kafka import Consumer, TopicPartition
 
     consumer = Consumer({"bootstrap.servers": broker.bootstrap_servers, "group.id": "reader",
@@ -80,10 +82,22 @@ def consume_all(broker: Any, topic: str, partitions: int) -> list[tuple[Any, ...
         while len(eof) < partitions:
             for m in consumer.consume(1000, 1.0):
                 if m.error() is None:
-                    out.append((m.partition(), m.key(), m.value(), m.timestamp()[1]))
+                    out.append((m.partition(), m.key(), m.value(), m.timestamp()[1],
+                                *([m.headers()] if headers else [])))
                     eof.discard(m.partition())
                 else:
                     eof.add(m.partition())
     finally:
         consumer.close()
     return out
+
+
+def uncommit_last_batch(checkpoint: Path, stage: int) -> int:
+    """Remove the last micro-batch of a query from its commit log, as a crash after its writes
+    and before its commit leaves it: Spark runs it again from its planned offsets and the state
+    before it, and writes its rows again. Its id."""
+    commits = checkpoint / f"subtopology-{stage}" / "commits"
+    last = max(int(f.name) for f in commits.glob("[0-9]*"))
+    (commits / str(last)).unlink()
+    (commits / f".{last}.crc").unlink(missing_ok=True)
+    return last

@@ -1,30 +1,64 @@
 """The driver process test_streaming_recovery kills: the DSL word count streamed on Spark.
 
-Run as ``python recovery_child.py SERVERS LINES COUNTS CHECKPOINT SCRATCH MODE``: it starts its
-own local[2] SparkSession and streams ``LINES`` to ``COUNTS`` with its state and offsets in
-``CHECKPOINT``; MODE ``run`` keeps going (a processing-time trigger, 20 records per micro-batch)
-until it is killed, ``finish`` stops once everything on the topics is processed
-(``availableNow``). Its stdout says ``started`` once the queries run.
+Run as ``python recovery_child.py SERVERS LINES COUNTS CHECKPOINT SCRATCH [PAUSE_TOPIC MARKER]``:
+it starts its own local[2] SparkSession and streams ``LINES`` to ``COUNTS`` with its state and
+offsets in ``CHECKPOINT``, with ``availableNow`` (each sub-topology to the end of its input,
+in turn). Its stdout says ``started`` once the queries run.
+
+With ``PAUSE_TOPIC``, the first Spark task that writes rows to that topic holds its micro-batch
+open once the rows are acknowledged by Kafka: it writes ``MARKER`` and sleeps until the test
+kills the process group. So a kill lands inside a micro-batch by construction (its rows on the
+broker, its commit not in the checkpoint), not at a moment a timer guessed. The pause is in a
+copy of the ``kslab-kafka`` sink registered under the same name (the test's, not kslab's).
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import time
+from pathlib import Path
+from typing import Any
 
 import spark_apps as apps
 
+import kslab.spark.kafka as kafka_source
 from kslab.spark import session, start
 
 
+class PausingWriter(kafka_source.KafkaStreamArrowWriter):
+    """kslab's streaming Kafka writer, holding its micro-batch open after writing to the pause
+    topic (``KSLAB_TEST_PAUSE_TOPIC``, in the Python workers' environment)."""
+
+    def write(self, iterator: Any) -> Any:
+        batches = list(iterator)
+        message = super().write(iter(batches))
+        topic = os.environ.get("KSLAB_TEST_PAUSE_TOPIC")
+        if topic and any(topic in batch.column("topic").to_pylist() for batch in batches):
+            Path(os.environ["KSLAB_TEST_PAUSE_MARKER"]).write_text(f"{os.getpid()}\n")
+            time.sleep(600)  # until the test kills the process group
+        return message
+
+
+class PausingKafka(kafka_source.KafkaDataSource):
+    """The ``kslab-kafka`` format with the pausing stream writer."""
+
+    def streamWriter(self, schema: Any, overwrite: bool) -> Any:
+        return PausingWriter(dict(self.options))
+
+
 def main(servers: str, lines: str, counts: str, checkpoint: str, scratch: str,
-         mode: str) -> None:
+         pause_topic: str = "", marker: str = "") -> None:
+    if pause_topic:  # before the session: its Python workers inherit the environment
+        os.environ["KSLAB_TEST_PAUSE_TOPIC"] = pause_topic
+        os.environ["KSLAB_TEST_PAUSE_MARKER"] = marker
     spark = session("local[2]", scratch_dir=scratch)
     spark.sparkContext.setLogLevel("ERROR")
+    # start() registers the format: it registers the pausing one instead
+    kafka_source.register = lambda s: s.dataSource.register(PausingKafka)
     config = {"application.id": lines.replace("-lines", "-app"), "bootstrap.servers": servers}
-    trigger = {"availableNow": True} if mode == "finish" else {"processingTime": "200 milliseconds"}
     streams = start(apps.word_count_on(lines, counts), config, checkpoint_location=checkpoint,
-                    trigger=trigger, spark=spark,
-                    max_offsets_per_trigger=None if mode == "finish" else 20)
+                    trigger={"availableNow": True}, spark=spark, max_offsets_per_trigger=40)
     print("started", flush=True)
     if not streams.await_termination(600):
         sys.exit(2)

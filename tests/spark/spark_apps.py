@@ -414,21 +414,22 @@ def engines_fk_join(left_topic: str = "left", right_topic: str = "right", out: s
     return b.build()
 
 
-def engines_fk_pipeline() -> ks.Topology:
+def engines_fk_pipeline(left_topic: str = "left", right_topic: str = "right",
+                        out: str = "out") -> ks.Topology:
     """A foreign-key join between a repartition and an aggregation: the left stream re-keyed
     (upper case) to a table, deletes included (a repartition before the cycle), joined by
     foreign key with the right table, and the results counted by the right value they got (a
     repartition and a count after it)."""
     b = ks.StreamsBuilder()
-    left = b.stream("left", ks.Consumed.with_(S, S)) \
+    left = b.stream(left_topic, ks.Consumed.with_(S, S)) \
         .select_key(lambda key, _value: key.upper()) \
         .to_table(materialized=ks.Materialized.with_(S, S))
-    right = b.table("right", ks.Consumed.with_(S, S))
+    right = b.table(right_topic, ks.Consumed.with_(S, S))
     (left.join(right, fk_of, lambda a, c: c)
      .group_by(lambda _key, value: (value, value), ks.Grouped.with_(S, S))
      .count()
      .to_stream()
-     .to("out", ks.Produced.with_(S, L)))
+     .to(out, ks.Produced.with_(S, L)))
     return b.build()
 
 
