@@ -14,6 +14,7 @@ from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from kslab.core.bulk.plan import built_in
+from kslab.core.bulk.sinks import Written
 from kslab.errors import (
     InvalidArgumentError,
     KslabError,
@@ -22,10 +23,11 @@ from kslab.errors import (
     SerdeError,
 )
 from kslab.records import KeyValue, TestRecord, as_headers, split_pairs
+from kslab.serdes import Json
 from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
 from kslab.testing import progress
 from kslab.testing._log import TEXT, gc_paused
-from kslab.testing.frames import frame_columns, records_frame, to_millis
+from kslab.testing.frames import JsonExactDicts, frame_columns, records_frame, to_millis
 
 if TYPE_CHECKING:
     from kslab.testing.driver import TopologyTestDriver
@@ -286,18 +288,22 @@ class TestInputTopic:
             self._pipe_chunks(_taking(pairs, columns_of), progress.count(pairs))
 
     def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None],
-                     total: int = 0) -> None:
+                     total: int = 0, exact_values: bool = False) -> None:
         """Pipe a chunk at a time: ``take(n)`` gives the next (at most) ``n`` records' keys,
         values, timestamps, headers and partitions, ``None`` at the end. A plain chunk
         (``_plain_bytes``) goes to the driver as columns, any other row by row. A serde error
         pipes the rows before the bad one and then raises, as piping them one by one would;
         callers pause the cyclic GC for the whole pipe (resuming it per chunk ran a
         collection per chunk). ``total`` rows (when known) report their progress per chunk;
-        an interrupt leaves the driver as after the rows it processed."""
-        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar))
+        an interrupt leaves the driver as after the rows it processed. The objects go with
+        the fields (``Written``): keys and values of serdes that read them back as
+        themselves, and (``exact_values``: the dicts a frame's rows were made into,
+        ``JsonExactDicts``) JSON values, the bulk path's source takes as they are."""
+        progress.tracked(total, f"piping {self.name}",
+                         lambda bar: self._chunks(take, bar, exact_values))
 
     def _chunks(self, take: Callable[[int], list[list[Any]] | None],
-                bar: progress.Reporter) -> None:
+                bar: progress.Reporter, exact_values: bool = False) -> None:
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
@@ -319,8 +325,9 @@ class TestInputTopic:
                 self._driver.pipe_raw_rows(topic, raw)
                 size = _size(raw)
             else:
-                self._driver.pipe_raw_columns(topic, (key_bytes, value_bytes, headers, timestamps,
-                                                      partitions))
+                self._driver.pipe_raw_columns(
+                    topic, (key_bytes, value_bytes, headers, timestamps, partitions),
+                    Written(self.key_serde, keys, self.value_serde, values, exact_values))
                 size = sum(map(len, filter(None, key_bytes))) \
                     + sum(map(len, filter(None, value_bytes)))
             bar.update(len(timestamps))
@@ -395,8 +402,9 @@ class TestInputTopic:
             partition = "partition"
         columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
                                 headers=headers, partition=partition)
+        exact = columns[1].__class__ is JsonExactDicts and type(self.value_serde) is Json
         with gc_paused():
-            self._pipe_chunks(_slicing(columns), len(columns[0]))
+            self._pipe_chunks(_slicing(columns), len(columns[0]), exact)
         return len(columns[0])
 
     def __repr__(self) -> str:
