@@ -13,8 +13,7 @@ from itertools import chain, islice, repeat
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
-from kslab.core.bulk.plan import built_in
-from kslab.core.bulk.sinks import Written
+from kslab.core.bulk.sinks import Written, built_in
 from kslab.errors import (
     InvalidArgumentError,
     KslabError,
@@ -23,7 +22,6 @@ from kslab.errors import (
     SerdeError,
 )
 from kslab.records import KeyValue, TestRecord, as_headers, split_pairs
-from kslab.serdes import Json
 from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
 from kslab.testing import progress
 from kslab.testing._log import TEXT, gc_paused
@@ -288,22 +286,18 @@ class TestInputTopic:
             self._pipe_chunks(_taking(pairs, columns_of), progress.count(pairs))
 
     def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None],
-                     total: int = 0, exact_values: bool = False) -> None:
+                     total: int = 0, exact: bool = False) -> None:
         """Pipe a chunk at a time: ``take(n)`` gives the next (at most) ``n`` records' keys,
         values, timestamps, headers and partitions, ``None`` at the end. A plain chunk
         (``_plain_bytes``) goes to the driver as columns, any other row by row. A serde error
         pipes the rows before the bad one and then raises, as piping them one by one would;
         callers pause the cyclic GC for the whole pipe (resuming it per chunk ran a
         collection per chunk). ``total`` rows (when known) report their progress per chunk;
-        an interrupt leaves the driver as after the rows it processed. The objects go with
-        the fields (``Written``): keys and values of serdes that read them back as
-        themselves, and (``exact_values``: the dicts a frame's rows were made into,
-        ``JsonExactDicts``) JSON values, the bulk path's source takes as they are."""
-        progress.tracked(total, f"piping {self.name}",
-                         lambda bar: self._chunks(take, bar, exact_values))
+        an interrupt leaves the driver as after the rows it processed."""
+        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar, exact))
 
     def _chunks(self, take: Callable[[int], list[list[Any]] | None],
-                bar: progress.Reporter, exact_values: bool = False) -> None:
+                bar: progress.Reporter, exact: bool = False) -> None:
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
@@ -327,7 +321,7 @@ class TestInputTopic:
             else:
                 self._driver.pipe_raw_columns(
                     topic, (key_bytes, value_bytes, headers, timestamps, partitions),
-                    Written(self.key_serde, keys, self.value_serde, values, exact_values))
+                    Written(self.key_serde, keys, self.value_serde, values, exact))
                 size = sum(map(len, filter(None, key_bytes))) \
                     + sum(map(len, filter(None, value_bytes)))
             bar.update(len(timestamps))
@@ -402,9 +396,8 @@ class TestInputTopic:
             partition = "partition"
         columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
                                 headers=headers, partition=partition)
-        exact = columns[1].__class__ is JsonExactDicts and type(self.value_serde) is Json
-        with gc_paused():
-            self._pipe_chunks(_slicing(columns), len(columns[0]), exact)
+        with gc_paused():  # (the dicts made of a frame's rows go along: Written)
+            self._pipe_chunks(_slicing(columns), len(df), type(columns[1]) is JsonExactDicts)
         return len(columns[0])
 
     def __repr__(self) -> str:

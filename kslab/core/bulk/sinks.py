@@ -20,7 +20,7 @@ from kslab.core.bulk.plan import built_in
 from kslab.core.bulk.stage import SinkOut
 from kslab.core.context import RecordContext
 from kslab.processor.batch import Batch, Encoded
-from kslab.serdes import Bytes, Integer, Long, String
+from kslab.serdes import Bytes, Integer, Json, Long, String
 from kslab.serdes._base import fast_deserializer, fast_serializer, writes_alike
 
 __all__ = ["SinkWriter", "Written", "decoded", "encoded", "fields", "readable", "round_trips"]
@@ -211,10 +211,10 @@ class Written(NamedTuple):
     """The objects an engine serialized a chunk's key and value fields from, with the serdes
     it used: ``keys`` (``values``) each ``None`` or a list, one object per field, that no
     user code can change (immutable, or made by the engine and held by nothing else).
-    ``exact_values``: the engine vouches that ``value_serde``'s class reads the value
-    fields back as objects equal to ``values``, of their classes (a frame's dicts of JSON
-    scalars, ``kslab.testing.frames.JsonExactDicts``); keys and other values are taken only
-    where ``round_trips`` says so."""
+    ``exact_values``: the engine vouches that ``Json`` reads the value fields back as
+    objects equal to ``values``, of their classes (a frame's dicts of JSON scalars,
+    ``kslab.testing.frames.JsonExactDicts``; taken where both serdes are ``Json``); keys
+    and other values are taken only where ``round_trips`` says so."""
 
     key_serde: Any
     keys: list[Any] | None
@@ -242,5 +242,6 @@ def readable(plan: Any, written: Written | None, places: list[int] | None = None
             continue
         if places is not None:  # (this part's objects only: each part checks its own)
             objects = picked(objects, places)
-        found.append(objects if exact or round_trips(writer, reader, objects) else None)
+        found.append(objects if (exact and type(reader) is Json)
+                     or round_trips(writer, reader, objects) else None)
     return found[0], found[1]
