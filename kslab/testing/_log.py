@@ -216,8 +216,9 @@ class RecordLog:
             self._partition_column(len(self._timestamps))
         self._timestamps.extend(timestamps)
         if self._partitions is not None:
-            self._partitions.extend([0] * count if partitions is None
-                                    else [partition or 0 for partition in partitions])
+            self._partitions.extend(
+                repeat(0, count) if partitions is None else partitions
+                if partitions.count(None) == 0 else [partition or 0 for partition in partitions])
         if self._topic_ids is not None:
             self._topic_ids.extend([self._topic_id(topic)] * count)
 

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
 from kslab.core.bulk.columns import picked
+from kslab.core.bulk.sinks import Written
 from kslab.core.error_policy import ErrorPolicy
 from kslab.core.global_task import GLOBAL_TASK
 from kslab.core.task import StreamTask
@@ -382,7 +383,8 @@ class TopologyTestDriver:
         for key, value, headers, timestamp, partition in rows:
             self.pipe_raw(topic, key, value, headers, timestamp, partition)
 
-    def _pipe_partitioned(self, topic: str, columns: tuple[list[Any], ...]) -> bool:
+    def _pipe_partitioned(self, topic: str, columns: tuple[list[Any], ...],
+                          objects: Written | None = None) -> bool:
         """Rows of a topic several tasks read, given as columns ``(keys, values, headers,
         timestamps, partitions)``, run task by task through the batch forms
         (``BulkExecutor.run_partitioned``) when every record would be processed at once by
@@ -416,18 +418,20 @@ class TopologyTestDriver:
         with gc_paused():
             if not executor.run_partitioned(topic, [
                     (tasks[partition], tuple(picked(column, places) for column in columns),
-                     places) for partition, places in groups.items()]):
+                     places) for partition, places in groups.items()], objects):
                 return False
         keys, values, headers, timestamps, _ = columns
         self._history.extend_columns(keys, values, headers, timestamps, routed, topic)
         return True
 
-    def pipe_raw_columns(self, topic: str, columns: tuple[list[Any], ...]) -> None:
+    def pipe_raw_columns(self, topic: str, columns: tuple[list[Any], ...],
+                         objects: Written | None = None) -> None:
         """``pipe_raw_rows`` of rows given as columns ``(keys, values, headers, timestamps,
         partitions)`` (every partition ``None``): straight to the bulk path when it takes
-        them (no rows made), else as rows."""
+        them (no rows made), else as rows. ``objects``: what the fields were serialized
+        from (``Written``: the bulk path's sources may take them instead of decoding)."""
         task = self._fast.get(topic)
-        if task is None and self._pipe_partitioned(topic, columns):
+        if task is None and self._pipe_partitioned(topic, columns, objects):
             return
         if task is None or self._closed or not self._settled or self._bulk is None:
             rows = list(zip(*columns, strict=True))
@@ -437,7 +441,7 @@ class TopologyTestDriver:
                 self.pipe_raw_rows(topic, rows, task)
             return
         with gc_paused():
-            if self._bulk.run_columns(task, topic, columns):
+            if self._bulk.run_columns(task, topic, columns, None, 0, objects):
                 self._after_bulk(topic, columns)
                 return
             self._pipe_fast(task, topic, list(zip(*columns, strict=True)), bulk=False)

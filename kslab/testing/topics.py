@@ -13,7 +13,7 @@ from itertools import chain, islice, repeat
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
-from kslab.core.bulk.plan import built_in
+from kslab.core.bulk.sinks import Written, built_in
 from kslab.errors import (
     InvalidArgumentError,
     KslabError,
@@ -25,7 +25,7 @@ from kslab.records import KeyValue, TestRecord, as_headers, split_pairs
 from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
 from kslab.testing import progress
 from kslab.testing._log import TEXT, gc_paused
-from kslab.testing.frames import frame_columns, records_frame, to_millis
+from kslab.testing.frames import JsonExactDicts, frame_columns, records_frame, to_millis
 
 if TYPE_CHECKING:
     from kslab.testing.driver import TopologyTestDriver
@@ -286,7 +286,7 @@ class TestInputTopic:
             self._pipe_chunks(_taking(pairs, columns_of), progress.count(pairs))
 
     def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None],
-                     total: int = 0) -> None:
+                     total: int = 0, exact: bool = False) -> None:
         """Pipe a chunk at a time: ``take(n)`` gives the next (at most) ``n`` records' keys,
         values, timestamps, headers and partitions, ``None`` at the end. A plain chunk
         (``_plain_bytes``) goes to the driver as columns, any other row by row. A serde error
@@ -294,10 +294,10 @@ class TestInputTopic:
         callers pause the cyclic GC for the whole pipe (resuming it per chunk ran a
         collection per chunk). ``total`` rows (when known) report their progress per chunk;
         an interrupt leaves the driver as after the rows it processed."""
-        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar))
+        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar, exact))
 
     def _chunks(self, take: Callable[[int], list[list[Any]] | None],
-                bar: progress.Reporter) -> None:
+                bar: progress.Reporter, exact: bool = False) -> None:
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
@@ -319,8 +319,9 @@ class TestInputTopic:
                 self._driver.pipe_raw_rows(topic, raw)
                 size = _size(raw)
             else:
-                self._driver.pipe_raw_columns(topic, (key_bytes, value_bytes, headers, timestamps,
-                                                      partitions))
+                self._driver.pipe_raw_columns(
+                    topic, (key_bytes, value_bytes, headers, timestamps, partitions),
+                    Written(self.key_serde, keys, self.value_serde, values, exact))
                 size = sum(map(len, filter(None, key_bytes))) \
                     + sum(map(len, filter(None, value_bytes)))
             bar.update(len(timestamps))
@@ -395,8 +396,8 @@ class TestInputTopic:
             partition = "partition"
         columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
                                 headers=headers, partition=partition)
-        with gc_paused():
-            self._pipe_chunks(_slicing(columns), len(columns[0]))
+        with gc_paused():  # (the dicts made of a frame's rows go along: Written)
+            self._pipe_chunks(_slicing(columns), len(df), type(columns[1]) is JsonExactDicts)
         return len(columns[0])
 
     def __repr__(self) -> str:

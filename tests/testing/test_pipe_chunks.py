@@ -176,3 +176,44 @@ def test_a_json_value_refused_in_a_clocked_chunk_leaves_the_clock_as_one_by_one(
         topic.pipe_input("k", [1, 2, 3, 4])
         out = driver.create_output_topic("out", S, serdes.Long()).read_records_to_list()
     assert [(r.value, r.timestamp) for r in out] == [(1, 0), (2, 5), (4, 15)]
+
+
+def _seen(frame: object, bulk: bool, partitions: int = 1) -> tuple[list[object], int]:
+    """What a mutating ``map_values`` makes of each row of ``frame`` piped as dicts (JSON
+    values), on the bulk path or the record path, and the chunks the bulk path ran."""
+    b = ks.StreamsBuilder()
+
+    def mutate(key: str, value: dict[str, object]) -> list[object]:
+        seen = [type(key).__name__, *(repr(item) for item in value.values())]
+        value["seen"] = True  # changes the dict it was given: the source's own, on both paths
+        return seen
+
+    (b.stream("in", ks.Consumed.with_(S, serdes.Json()))
+     .map(lambda key, value: (key, mutate(key, value)))
+     .to("out", ks.Produced.with_(S, serdes.Json())))
+    config = {} if bulk else {"kslab.driver.bulk": False}
+    parts = {"in": partitions} if partitions > 1 else None
+    with ks.TopologyTestDriver(b.build(), config, partitions=parts) as driver:
+        driver.create_input_topic("in", S, serdes.Json()).pipe_dataframe(
+            frame, value=["n", "x", "s", "b"])
+        out = driver.create_output_topic("out", S, serdes.Json()).read_values_to_list()
+        return out, driver.bulk_stats()["chunks"]
+
+
+@pytest.mark.parametrize("partitions", [1, 2])
+def test_a_frames_json_dicts_reach_the_source_as_decoding_would_give_them(
+        partitions: int) -> None:
+    # The bulk path hands a Json source the dicts a frame's rows were made into, instead of
+    # decoding their bytes, only where every column reads back from JSON as it was: a NaN
+    # (written as null) keeps the decode, so the mapper sees None on both paths.
+    import pandas as pd
+
+    exact = pd.DataFrame({"key": ["a", "b"], "n": [1, 2], "x": [0.5, -2.0], "s": ["p", None],
+                          "b": [True, False]})
+    expected = [["str", "1", "0.5", "'p'", "True"], ["str", "2", "-2.0", "None", "False"]]
+    assert _seen(exact, True, partitions) == (expected, 1)
+    assert _seen(exact, False, partitions) == (expected, 0)
+    nan = exact.assign(x=[0.5, float("nan")])
+    expected[1][2] = "None"  # NaN is written as null
+    assert _seen(nan, True, partitions) == (expected, 1)
+    assert _seen(nan, False, partitions) == (expected, 0)

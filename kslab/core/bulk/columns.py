@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from array import array
-from itertools import accumulate
-from operator import itemgetter
+from itertools import accumulate, islice, repeat
+from operator import add, itemgetter, le
 from typing import Any, NamedTuple
 
 from kslab.serdes._base import fixed_struct
 
-__all__ = ["ByteColumn", "LogBatch", "fixed_width", "picked"]
+__all__ = ["ByteColumn", "LogBatch", "fixed_width", "merged", "picked", "sort_order"]
 
 
 class ByteColumn:
@@ -29,6 +29,11 @@ class ByteColumn:
         # starts in the column, the distinct fields, each field's index among them), so a
         # log can read them back without slicing each (RecordLog's key dictionaries)
         self.dictionaries = dictionaries
+
+    @property
+    def width(self) -> int | None:
+        """The width every field was declared to have (``fixed_width``), or ``None``."""
+        return self._width
 
     def layout(self) -> tuple[bytes, Any, int, int] | None:
         """``(the fields back to back, each field's length, shortest and longest field)``, all
@@ -116,3 +121,53 @@ def picked(column: list[Any], indexes: list[int]) -> list[Any]:
     if len(indexes) == 1:
         return [column[indexes[0]]]
     return list(itemgetter(*indexes)(column)) if indexes else []
+
+
+def merged(columns: list[Any], order: list[int] | None) -> ByteColumn | list[Any]:
+    """The fields of ``columns`` (``ByteColumn``s or lists) one after another, put in
+    ``order`` (indexes into that concatenation; ``None``: as they are), as one column that
+    keeps what the parts declared: a width they all share (no length measured per field when
+    it is laid out) and, where every part is one key dictionary over all its fields, one
+    dictionary over the merged fields (a log then reads the distinct keys back once,
+    ``ByteColumn.dictionaries``). Plain lists where no part is a ``ByteColumn``."""
+    fields: list[Any] = []
+    for column in columns:
+        fields += column.fields if column.__class__ is ByteColumn else column
+    if order is not None:
+        fields = picked(fields, order)
+    parts = [column for column in columns if column.__class__ is ByteColumn]
+    if not parts:
+        return fields
+    widths = {column.width for column in columns if column.__class__ is ByteColumn}
+    width = widths.pop() if len(parts) == len(columns) and len(widths) == 1 else None
+    dictionaries = None
+    if len(parts) == len(columns) and all(
+            column.dictionaries is not None and len(column.dictionaries) == 1
+            and column.dictionaries[0][0] == 0
+            and len(column.dictionaries[0][2]) == len(column.fields) for column in parts):
+        distinct: list[bytes] = []
+        ids: list[int] = []
+        for column in parts:
+            _, words, their_ids = column.dictionaries[0]  # type: ignore[index]
+            ids += their_ids if not distinct else map(add, their_ids, repeat(len(distinct)))
+            distinct += words
+        dictionaries = [(0, distinct, ids if order is None else picked(ids, order))]
+    return ByteColumn(fields, width, dictionaries)
+
+
+def sort_order(sort_keys: list[Any]) -> list[int] | None:
+    """The stable order of ``sort_keys`` as indexes (``None``: they are in order already):
+    int keys sorted in numpy (a merge of a few runs, no Python key call per item), others
+    by ``sorted``."""
+    if all(map(le, sort_keys, islice(sort_keys, 1, None))):
+        return None
+    count = len(sort_keys)
+    if count >= _NUMPY_FROM and sort_keys[0].__class__ is int:
+        np = _numpy()
+        try:
+            keys = np.fromiter(sort_keys, np.int64, count)
+        except (TypeError, ValueError, OverflowError):
+            pass
+        else:
+            return np.argsort(keys, kind="stable").tolist()  # type: ignore[no-any-return]
+    return sorted(range(count), key=sort_keys.__getitem__)

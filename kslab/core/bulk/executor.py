@@ -27,7 +27,7 @@ import numpy as np
 from kslab.core.bulk import ordered, tree
 from kslab.core.bulk.columns import ByteColumn, fixed_width, picked
 from kslab.core.bulk.plan import Plan, compile_plan
-from kslab.core.bulk.sinks import SinkWriter, decoded, fields, round_trips
+from kslab.core.bulk.sinks import SinkWriter, Written, decoded, fields, readable, round_trips
 from kslab.core.bulk.stage import SinkOut, Stage
 from kslab.processor.batch import Encoded
 from kslab.records import Headers, Record, as_headers
@@ -130,19 +130,22 @@ class BulkExecutor:
         return plan
 
     def run_columns(self, task: Any, topic: str, columns: tuple[list[Any], ...],
-                    offsets: list[int] | None = None, partition: int = 0) -> bool:
+                    offsets: list[int] | None = None, partition: int = 0,
+                    objects: Written | None = None) -> bool:
         """``run`` for rows given as columns ``(keys, values, headers, timestamps,
         partitions)`` (never changed) of ``partition`` (0 unless the engine says);
         ``offsets``: each row's offset, from an engine that tracks them itself (else they
-        follow the port's next offset); ``False``: declined."""
+        follow the port's next offset); ``objects``: what the engine serialized the fields
+        from (``Written``); ``False``: declined."""
         plan = self._accepted(task, topic) if columns[3] else None
         if plan is None:
             self.declined += 1
             return False
-        return self._run(plan, task, topic, columns, offsets, partition)
+        return self._run(plan, task, topic, columns, offsets, partition, objects)
 
     def run_partitioned(self, topic: str,
-                        groups: list[tuple[Any, tuple[list[Any], ...], list[int]]]) -> bool:
+                        groups: list[tuple[Any, tuple[list[Any], ...], list[int]]],
+                        objects: Written | None = None) -> bool:
         """Run a chunk of ``topic`` whose rows several tasks read: ``groups`` holds each
         task, its rows as columns (serialized ``(keys, values, headers, timestamps,
         partitions)``, never changed) and each row's place in the chunk. Every task's batch
@@ -155,7 +158,8 @@ class BulkExecutor:
         every task, in the port's ``rank`` order, processes one queued record per pass until
         none is left. So a record's work sorts by (input row, pass, task rank): the row's own
         task works in pass 1; a reading task takes the row's j-th record for it in pass j + 1,
-        or j + 2 when it ranks before the writing task."""
+        or j + 2 when it ranks before the writing task. ``objects``: what the engine
+        serialized the chunk's fields from (``Written``; each group's are at its places)."""
         port = self.port
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
         staged: list[tuple[Any, ...]] = []  # the changelogs' records, a block per append
@@ -177,7 +181,8 @@ class BulkExecutor:
                     lambda name, log, task=task, keys=keys: self._changelog_columns(
                         task, name, log, staged, keys),
                     task.id.partition, caches_held=len(task.cached_stores) <= 1,
-                    looped=writes_read, reserved=reserved, task=task, places=keys)
+                    looped=writes_read, reserved=reserved, task=task, places=keys,
+                    known=readable(plan, objects, places))
                 if stages is None:
                     return self._declined()
                 prepared.append((task, stages, keys, len(places)))
@@ -220,7 +225,7 @@ class BulkExecutor:
         input partitions, declines, or writes a topic tasks read in turn."""
         # every record the writers sent to topics tasks read, as columns, with its sort key
         sort_keys: list[int] = []
-        topics: list[str] = []
+        topics: list[tuple[str, int]] = []  # each writing sink's topic and record count
         partitions: list[int] = []
         record_keys: list[Any] = []
         values: list[Any] = []
@@ -250,7 +255,7 @@ class BulkExecutor:
             sort_keys += map(keys.__getitem__, map(stage.input_row.__getitem__, rows))
             if several:
                 paths += tree.event_keys(stage, out.step, out.positions)
-            topics += [out.topic] * count
+            topics.append((out.topic, count))
             partitions += out.partitions
             record_keys += fields(log.keys)
             values += fields(log.values)
@@ -290,7 +295,8 @@ class BulkExecutor:
             prepared.append((task, stages, keys, len(keys)))
         return prepared
 
-    def _reader_inputs(self, sort_keys: list[int], topics: list[str], partitions: list[int],
+    def _reader_inputs(self, sort_keys: list[int], topics: list[tuple[str, int]],
+                       partitions: list[int],
                        writers: set[int], written: list[int] | None = None
                        ) -> dict[tuple[str, int], tuple[Any, list[int], list[int]]] | None:
         """Each topic partition's reading task, the indexes of the written records it takes
@@ -303,7 +309,21 @@ class BulkExecutor:
         is not it: several sinks of a stage, depth first). ``None``: a reader cannot run now
         (``_prepare_readers``)."""
         port = self.port
-        tps = list(dict.fromkeys(zip(topics, partitions, strict=True)))  # each one once
+        n = len(sort_keys)
+        # each record's (topic, partition) as one number: topic's index * width + partition
+        names = list(dict.fromkeys(topic for topic, _ in topics))
+        numbers = np.fromiter(partitions, np.int64, n)
+        width = int(numbers.max()) + 1 if n else 1
+        topic_index = np.repeat(np.array([names.index(topic) for topic, _ in topics], np.int64),
+                                [count for _, count in topics])
+        tp_numbers = topic_index * width + numbers
+        unique, first_seen, inverse = np.unique(tp_numbers, return_index=True,
+                                                return_inverse=True)
+        by_first = np.argsort(first_seen, kind="stable")
+        tps = [(names[number // width], number % width)  # each one once, by first record
+               for number in unique[by_first].tolist()]
+        place = np.empty(len(unique), np.int64)  # each unique number's index in tps
+        place[by_first] = np.arange(len(unique))
         readers: list[tuple[Any, int]] = []
         for tp in tps:
             task = port.reader(*tp)
@@ -314,15 +334,12 @@ class BulkExecutor:
             if rank >= _PASS:
                 return None
             readers.append((task, rank))
-        n = len(sort_keys)
         keys = np.fromiter(sort_keys, np.int64, n)
         order = np.argsort(keys, kind="stable") if written is None else np.array(
             written, np.int64)  # the order they were written in
         keys = keys[order]
         rows, writer = keys // _ROW, keys % _PASS
-        tp_index = {tp: index for index, tp in enumerate(tps)}
-        tp_ids = np.fromiter(map(tp_index.__getitem__, zip(topics, partitions, strict=True)),
-                             np.int64, n)[order]
+        tp_ids = place[inverse.reshape(-1)][order]  # each record's index in tps
         group = rows * len(tps) + tp_ids  # (row, topic partition): its records, in order
         by_group = np.argsort(group, kind="stable")
         grouped = group[by_group]
@@ -382,14 +399,16 @@ class BulkExecutor:
         return ordered.outputs(stages), ordered.actions(stages)
 
     def _run(self, plan: Plan, task: Any, topic: str, columns: tuple[list[Any], ...],
-             offsets: list[int] | None = None, partition: int = 0) -> bool:
+             offsets: list[int] | None = None, partition: int = 0,
+             objects: Written | None = None) -> bool:
         try:
             # a record cache holds a run's writes only where it is the task's one cache (the
             # others would flush or evict in between)
             stages = self._prepare(plan, topic, columns, self._commits_each,
                                    lambda name, log: self._changelog_columns(task, name, log),
                                    partition, caches_held=len(task.cached_stores) <= 1,
-                                   task=task, offsets=offsets)
+                                   task=task, offsets=offsets,
+                                   known=readable(plan, objects))
             if stages is None:
                 return self._declined()
             outputs, calls = self._settle(stages)
@@ -635,3 +654,4 @@ def _read_back(serdes: list[Any], written: list[Any]) -> type | None:
     if len(kinds) != 1 or not round_trips(serdes[0], serdes[0], written):
         return None
     return kinds.pop()  # type: ignore[no-any-return]
+

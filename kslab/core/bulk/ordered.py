@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from itertools import islice, repeat
-from operator import call, le
+from operator import call
 from typing import Any, NamedTuple
 
 from kslab.core.bulk import tree
-from kslab.core.bulk.columns import LogBatch, picked
+from kslab.core.bulk.columns import LogBatch, merged, picked, sort_order
 
 __all__ = ["Actions", "Output", "actions", "call_actions", "outputs"]
 
@@ -36,11 +36,6 @@ class Actions(NamedTuple):
     keys: list[Any]
     values: list[Any]
     owners: list[Any]
-
-
-def _fields(column: Any) -> list[Any]:
-    """The fields of a column: a ``ByteColumn``'s or a plain list."""
-    return getattr(column, "fields", column)  # type: ignore[no-any-return]
 
 
 def outputs(stages: list[Any]) -> list[Output]:
@@ -61,26 +56,24 @@ def outputs(stages: list[Any]) -> list[Output]:
             per_stage[id(stage)] = per_stage.get(id(stage), 0) + 1
         paths = max(per_stage.values()) > 1  # several sinks of one stage: depth first
         sort_keys: list[Any] = []
-        columns: tuple[list[Any], ...] = ([], [], [], [], [])
+        headers: list[Any] = []
+        timestamps: list[int] = []
+        partitions: list[int] = []
         for stage, out in outs:
             if not paths:
                 sort_keys += _places(stage, out)
-            keys, values, headers, timestamps = columns[:4]
             log = out.log
             count = len(log.timestamps)
-            keys += _fields(log.keys)
-            values += _fields(log.values)
-            headers += log.headers or [None] * count
+            headers += log.headers or repeat(None, count)
             timestamps += log.timestamps
-            columns[4].extend(out.partitions or [0] * count)
-        if paths:
-            order: Any = tree.order([(stage, out.step, out.positions) for stage, out in outs])
-        elif all(map(le, sort_keys, islice(sort_keys, 1, None))):
-            order = None  # (in order already: one task's records, a stage after another)
-        else:
-            order = sorted(range(len(sort_keys)), key=sort_keys.__getitem__)
-        keys, values, headers, timestamps, partitions = columns if order is None else (
-            picked(column, order) for column in columns)
+            partitions += out.partitions or repeat(0, count)
+        order = tree.order([(stage, out.step, out.positions) for stage, out in outs]) \
+            if paths else sort_order(sort_keys)  # (None: in order, one task's records)
+        if order is not None:
+            headers, timestamps, partitions = (picked(column, order) for column in (
+                headers, timestamps, partitions))
+        keys = merged([out.log.keys for _, out in outs], order)
+        values = merged([out.log.values for _, out in outs], order)
         partitioned = any(out.partitions is not None for _, out in outs)
         found.append((topic, LogBatch(keys, values, headers, timestamps),
                       partitions if partitioned else None))

@@ -13,17 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import chain, repeat
 from operator import add
-from typing import Any
+from typing import Any, NamedTuple
 
-from kslab.core.bulk.columns import ByteColumn, LogBatch
+from kslab.core.bulk.columns import ByteColumn, LogBatch, picked
 from kslab.core.bulk.plan import built_in
 from kslab.core.bulk.stage import SinkOut
 from kslab.core.context import RecordContext
 from kslab.processor.batch import Batch, Encoded
-from kslab.serdes import Bytes, Integer, Long, String
+from kslab.serdes import Bytes, Integer, Json, Long, String
 from kslab.serdes._base import fast_deserializer, fast_serializer, writes_alike
 
-__all__ = ["SinkWriter", "decoded", "encoded", "fields", "round_trips"]
+__all__ = ["SinkWriter", "Written", "decoded", "encoded", "fields", "readable", "round_trips"]
 
 # serdes whose round trip gives back an equal object of exactly this (immutable) type
 _IDENTITY = {String: str, Long: int, Integer: int, Bytes: bytes}
@@ -205,3 +205,43 @@ class SinkWriter:
         if looped:
             self._looped.append((stage, out))  # type: ignore[union-attr]
         return True
+
+
+class Written(NamedTuple):
+    """The objects an engine serialized a chunk's key and value fields from, with the serdes
+    it used: ``keys`` (``values``) each ``None`` or a list, one object per field, that no
+    user code can change (immutable, or made by the engine and held by nothing else).
+    ``exact_values``: the engine vouches that ``Json`` reads the value fields back as
+    objects equal to ``values``, of their classes (a frame's dicts of JSON scalars,
+    ``kslab.testing.frames.JsonExactDicts``; taken where both serdes are ``Json``); keys
+    and other values are taken only where ``round_trips`` says so."""
+
+    key_serde: Any
+    keys: list[Any] | None
+    value_serde: Any
+    values: list[Any] | None
+    exact_values: bool = False
+
+
+def readable(plan: Any, written: Written | None, places: list[int] | None = None
+              ) -> tuple[list[Any] | None, list[Any] | None]:
+    """The keys and values ``plan``'s source would decode from the fields ``written``
+    was serialized into, where they are known without decoding (the executor's
+    ``known``): the same built-in serde class reads them, and the objects read back as
+    themselves (``round_trips``, or ``written.exact_values``). ``places``: the rows of the
+    chunk this part holds."""
+    if written is None:
+        return None, None
+    source = plan.source
+    found: list[list[Any] | None] = []
+    for writer, reader, objects, exact in (
+            (written.key_serde, source.key_serde, written.keys, False),
+            (written.value_serde, source.value_serde, written.values, written.exact_values)):
+        if objects is None or type(writer) is not type(reader) or not built_in(reader):
+            found.append(None)
+            continue
+        if places is not None:  # (this part's objects only: each part checks its own)
+            objects = picked(objects, places)
+        found.append(objects if (exact and type(reader) is Json)
+                     or round_trips(writer, reader, objects) else None)
+    return found[0], found[1]
