@@ -6,6 +6,9 @@ in Confluent's wire format (magic byte 0, the schema id as 4 big-endian bytes, f
 message-index array, then the payload), so Java's and every other Confluent client read what kslab
 writes and the other way round. ``mock://NAME`` is one in-process registry per NAME, shared by
 every serde of the process that names it, as the scopes of Java's ``MockSchemaRegistry`` are.
+A serde pickles as its settings (a Spark worker rebuilds the client); one naming a ``mock://``
+registry carries that registry's schemas and restores them, with their ids, in the process that
+unpickles it.
 
 confluent-kafka is imported when a serde with a registry is built, never by ``import kslab``.
 """
@@ -13,7 +16,6 @@ confluent-kafka is imported when a serde with a registry is built, never by ``im
 from __future__ import annotations
 
 import abc
-import copy
 import importlib
 import threading
 import urllib.parse
@@ -58,6 +60,7 @@ class RegistrySerde(Serde):
     _format: ClassVar[str]   # "Avro": how messages name the format
     _payload: ClassVar[str]  # what follows the framing: "Avro binary"
     _plain: ClassVar[str]    # what the bytes are without a registry: "schemaless Avro binary"
+    _rebuilt: ClassVar[tuple[str, ...]] = ()  # a format's slots _rebuild makes, never pickled
 
     def _setup(self, registry: Any, is_key: bool, subject_name_strategy: str,
                auto_register_schemas: bool | None, use_latest_version: bool) -> None:
@@ -117,10 +120,45 @@ class RegistrySerde(Serde):
         """This serde for keys (``True``) or values (``False``); the registry client is shared."""
         if is_key == self._is_key:
             return self
-        other = copy.copy(self)
+        other = object.__new__(type(self))
+        for name in _slots(type(self)):
+            if hasattr(self, name):
+                object.__setattr__(other, name, getattr(self, name))
         other._is_key = is_key
         other._bind()
         return other
+
+    # -- pickling: the settings travel, the client is rebuilt -------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The serde's settings and schema state, without the client and confluent's serdes
+        (which do not pickle); a ``mock://`` registry's schemas go along with their ids."""
+        if self._registry is not None and not isinstance(self._registry, str | dict):
+            msg = (f"{self!r} cannot be pickled (sent to a Spark worker or another process): its "
+                   f"registry is a {type(self._registry).__name__} object, which does not pickle; "
+                   "pass the registry's URL (registry='http://host:8081') or its config dict "
+                   "instead, so the other process builds its own client")
+            raise TypeError(msg)
+        state = {name: getattr(self, name) for name in _slots(type(self))
+                 if name not in _TRANSIENT and name not in self._rebuilt and hasattr(self, name)}
+        name = mock_name(self._registry)
+        if name is not None:
+            state[_SNAPSHOT] = (name, snapshot(self._client))
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Rebuild the client from the settings (restoring a ``mock://`` registry's schemas into
+        this process's registry of that name) and bind the wire format again."""
+        state = dict(state)
+        carried = state.pop(_SNAPSHOT, None)
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        if carried is not None:
+            restore(carried[0], carried[1])
+        self._rebuild()
+        self._client = (None if self._registry is None
+                        else registry_client(self._registry, type(self).__name__))
+        self._bind()
 
     # -- what a format gives ------------------------------------------------------------------
 
@@ -155,6 +193,9 @@ class RegistrySerde(Serde):
     @abc.abstractmethod
     def _schema_repr(self) -> str:
         """The schema argument as ``repr`` shows it."""
+
+    def _rebuild(self) -> None:
+        """Make the ``_rebuilt`` slots again after unpickling (a format's unpicklable state)."""
 
     def _coerce(self, data: Any) -> Any:
         """``data`` as confluent's serializer takes it (Protobuf builds a message from a dict)."""
@@ -299,6 +340,59 @@ def mock_registry(name: str) -> Any:
         return client
 
 
+def mock_name(registry: Any) -> str | None:
+    """The NAME of a ``mock://NAME`` registry setting (a URL or a config dict), else ``None``."""
+    url = registry.get("url") if isinstance(registry, dict) else registry
+    if isinstance(url, str) and url.strip().startswith(_MOCK):
+        return url.strip()[len(_MOCK):].rstrip("/")
+    return None
+
+
+def snapshot(client: Any) -> list[tuple[int, str, int, Any]]:
+    """Every schema registered in a mock registry, as ``(schema id, subject, version, Schema)``
+    in id order: what ``restore`` needs to rebuild it with the same ids elsewhere."""
+    entries = []
+    for subject in client.get_subjects():
+        for version in client.get_versions(subject):
+            found = client.get_version(subject, version)
+            entries.append((found.schema_id, subject, found.version, found.schema))
+    return sorted(entries, key=lambda entry: entry[0])
+
+
+def restore(name: str, entries: list[tuple[int, str, int, Any]]) -> None:
+    """Register ``entries`` (a ``snapshot``) into this process's ``mock://<name>`` with their ids.
+
+    Confluent's mock numbers schemas 1, 2, ... in registration order, so registering in id order
+    reproduces the ids; entries it already holds with the same id (a reused Spark worker, a
+    second serde of the same job) are skipped. An id this registry gives to another schema, or
+    one the numbering cannot reach (the snapshot's registry had schemas deleted), is an error.
+    """
+    if not entries:
+        return
+    client = mock_registry(name)
+    errors = require("confluent_kafka.schema_registry.error", "mock_registry")
+    with _MOCKS_LOCK:
+        for schema_id, subject, version, schema in entries:
+            try:
+                held = client.lookup_schema(subject, schema).schema_id
+            except errors.SchemaRegistryError:
+                held = None
+            if held is None:
+                try:
+                    client.get_schema(schema_id)
+                except errors.SchemaRegistryError:
+                    held = client.register_schema(subject, schema)
+            if held != schema_id:
+                msg = (f"mock://{name} in this process cannot take schema id {schema_id} (subject "
+                       f"{subject!r}, version {version}) from the pickled serde: here "
+                       + (f"that schema has id {held}" if held is not None
+                          else f"id {schema_id} is another schema")
+                       + "; register schemas only in the driver's mock registry (before the job "
+                       "is built), drop_mock_registry(name) here first, or use an http:// "
+                       "registry")
+                raise ValueError(msg)
+
+
 def drop_mock_registry(name: str) -> None:
     """Forget the in-process registry ``mock://<name>`` (Java's ``MockSchemaRegistry.dropScope``):
     the next serde naming it starts an empty one; serdes already built keep the old one."""
@@ -311,13 +405,13 @@ def registry_client(registry: Any, owner: str) -> Any:
     config dict; an object with ``register_schema`` is taken as a client already."""
     if isinstance(registry, str | dict):
         config = {"url": registry} if isinstance(registry, str) else dict(registry)
-        url = config.get("url")
-        if isinstance(url, str) and url.strip().startswith(_MOCK):
-            if "," in url:
-                msg = (f"serdes.{owner} registry {url!r} mixes a mock:// registry with other "
-                       "URLs; a mock registry takes exactly one URL, mock://<name>")
+        name = mock_name(config)
+        if name is not None:
+            if "," in name:
+                msg = (f"serdes.{owner} registry {config['url']!r} mixes a mock:// registry with "
+                       "other URLs; a mock registry takes exactly one URL, mock://<name>")
                 raise ValueError(msg)
-            return mock_registry(url.strip()[len(_MOCK):].rstrip("/"))
+            return mock_registry(name)
         return require("confluent_kafka.schema_registry", owner).SchemaRegistryClient(config)
     if callable(getattr(registry, "register_schema", None)):
         return registry
@@ -378,6 +472,20 @@ def _bind_context(owner: str) -> Any:
     serialization = require("confluent_kafka.serialization", owner)
     _Context = serialization.SerializationContext
     return serialization.MessageField
+
+
+_SNAPSHOT = "__mock_registry__"  # the state key a mock:// registry's snapshot travels under
+# Slots rebuilt on unpickling, never pickled: the client and what is bound to it.
+_TRANSIENT = frozenset({"_client", "_deserializer", "_field", "_read", "_serializer", "_write"})
+
+
+def _slots(cls: type) -> list[str]:
+    """Every slot ``cls`` and its bases declare."""
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        declared = klass.__dict__.get("__slots__", ())
+        names.extend([declared] if isinstance(declared, str) else declared)
+    return names
 
 
 def _header_pairs(headers: Any) -> list[tuple[str, bytes | None]] | None:
