@@ -8,7 +8,9 @@ writes and the other way round. ``mock://NAME`` is one in-process registry per N
 every serde of the process that names it, as the scopes of Java's ``MockSchemaRegistry`` are.
 A serde pickles as its settings (a Spark worker rebuilds the client); one naming a ``mock://``
 registry carries that registry's schemas and restores them, with their ids, in the process that
-unpickles it.
+unpickles it, where it registers nothing new: two workers registering on their own would give
+one id to different schemas, so a schema the pickling process had not registered is an error
+naming the subject, never a silently diverging id.
 
 confluent-kafka is imported when a serde with a registry is built, never by ``import kslab``.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import abc
 import importlib
+import os
 import threading
 import urllib.parse
 from typing import Any, ClassVar, NamedTuple
@@ -54,7 +57,7 @@ class RegistrySerde(Serde):
     errors and the identity live here, once for all three formats.
     """
 
-    __slots__ = ("_client", "_deserializer", "_field", "_is_key", "_options", "_read",
+    __slots__ = ("_client", "_copied", "_deserializer", "_field", "_is_key", "_options", "_read",
                  "_registry", "_serializer", "_write")
 
     _format: ClassVar[str]   # "Avro": how messages name the format
@@ -85,6 +88,7 @@ class RegistrySerde(Serde):
             raise ValueError(msg)
         self._registry = registry
         self._is_key = is_key
+        self._copied = None  # the mock:// name when unpickled from another process
         self._client = None if registry is None else registry_client(registry, name)
         self._bind()
 
@@ -143,7 +147,7 @@ class RegistrySerde(Serde):
                  if name not in _TRANSIENT and name not in self._rebuilt and hasattr(self, name)}
         name = mock_name(self._registry)
         if name is not None:
-            state[_SNAPSHOT] = (name, snapshot(self._client))
+            state[_SNAPSHOT] = (name, snapshot(self._client), os.getpid())
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -153,8 +157,11 @@ class RegistrySerde(Serde):
         carried = state.pop(_SNAPSHOT, None)
         for name, value in state.items():
             object.__setattr__(self, name, value)
+        self._copied = None
         if carried is not None:
             restore(carried[0], carried[1])
+            if carried[2] != os.getpid():
+                self._copied = carried[0]
         self._rebuild()
         self._client = (None if self._registry is None
                         else registry_client(self._registry, type(self).__name__))
@@ -230,7 +237,9 @@ class RegistrySerde(Serde):
         strategy = getattr(module, _STRATEGIES[self._options.strategy])
         read_conf = {"subject.name.strategy": strategy,
                      "use.latest.version": self._options.use_latest}
-        write_conf = {**read_conf, "auto.register.schemas": self._options.auto_register}
+        # A mock registry copied into another process registers nothing there (see the module).
+        register = self._options.auto_register and self._copied is None
+        write_conf = {**read_conf, "auto.register.schemas": register}
         self._serializer, self._deserializer = self._confluent_pair(
             self._client, write_conf, read_conf)
 
@@ -239,6 +248,14 @@ class RegistrySerde(Serde):
     def _write_error(self, topic: str, data: Any, cause: Exception) -> SerdeError:
         if is_registry_failure(cause):
             subject = self._subject(topic)
+            if self._copied is not None and not self._options.use_latest:
+                msg = (f"{self!r} cannot write to topic {topic!r} in this process (a Spark worker): "
+                       f"its schema is not under subject {subject!r} in the mock://"
+                       f"{self._copied} registry copied from the driver, and a schema registered "
+                       "here would get an id other processes do not know; register it in the "
+                       "driver before the job is built (serialize one value for this topic with "
+                       "this serde there), or use an http:// registry")
+                return SerdeError(msg, topic=topic, raw=None)
             if self._options.use_latest:
                 how = "find the latest schema"
                 fix = (f"register a schema under subject {subject!r} first, and check the "
@@ -476,7 +493,7 @@ def _bind_context(owner: str) -> Any:
 
 _SNAPSHOT = "__mock_registry__"  # the state key a mock:// registry's snapshot travels under
 # Slots rebuilt on unpickling, never pickled: the client and what is bound to it.
-_TRANSIENT = frozenset({"_client", "_deserializer", "_field", "_read", "_serializer", "_write"})
+_TRANSIENT = frozenset({"_client", "_copied", "_deserializer", "_field", "_read", "_serializer", "_write"})
 
 
 def _slots(cls: type) -> list[str]:

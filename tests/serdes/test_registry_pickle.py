@@ -60,7 +60,9 @@ def test_a_mock_registry_is_restored_with_its_ids_in_another_process(mock_url):
         "print(avro.deserialize('a', written[0]), key.deserialize('b', written[1]), "
         "avro.deserialize('d', written[2])); "
         "print(avro.serialize('d', {'id': 4}) == written[2], "
-        "pickle.loads(pickle.dumps(avro)).serialize('a', {'id': 1}) == written[0])"
+        "pickle.loads(pickle.dumps(avro)).serialize('a', {'id': 1}) == written[0])\n"
+        "try:\n    avro.serialize('new', {'id': 5})\n"
+        "except Exception as e:\n    print(type(e).__name__, e)"
     )
     result = subprocess.run([sys.executable, "-c", code, shipped], capture_output=True,
                             text=True, check=False, cwd=REPO)
@@ -69,6 +71,12 @@ def test_a_mock_registry_is_restored_with_its_ids_in_another_process(mock_url):
         "[(1, 'a-value'), (2, 'b-key'), (3, 'd-value')]",
         "{'id': 1} {'id': 2} {'id': 4}",
         "True True",
+        f"SerdeError Avro(schema='com.acme.Order', registry='{mock_url}') cannot write to "
+        "topic 'new' in this process (a Spark worker): its schema is not under subject "
+        f"'new-value' in the {mock_url} registry copied from the driver, and a schema "
+        "registered here would get an id other processes do not know; register it in the "
+        "driver before the job is built (serialize one value for this topic with this serde "
+        "there), or use an http:// registry",
     ]
 
 
