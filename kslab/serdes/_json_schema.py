@@ -58,7 +58,8 @@ class JsonSchema(RegistrySerde):
         return self._schema
 
     def _rebuild(self) -> None:
-        """Check the schema and build its validator (which does not pickle: rebuilt on unpickling)."""
+        """Check the schema and build its validator (which does not pickle: rebuilt on
+        unpickling)."""
         cls = require("jsonschema.validators", "JsonSchema").validator_for(self._schema)
         cls.check_schema(self._schema)
         self._validator = cls(self._schema)

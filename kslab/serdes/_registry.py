@@ -249,8 +249,8 @@ class RegistrySerde(Serde):
         if is_registry_failure(cause):
             subject = self._subject(topic)
             if self._copied is not None and not self._options.use_latest:
-                msg = (f"{self!r} cannot write to topic {topic!r} in this process (a Spark worker): "
-                       f"its schema is not under subject {subject!r} in the mock://"
+                msg = (f"{self!r} cannot write to topic {topic!r} in this process (a Spark "
+                       "worker): its schema is not under subject {subject!r} in the mock://"
                        f"{self._copied} registry copied from the driver, and a schema registered "
                        "here would get an id other processes do not know; register it in the "
                        "driver before the job is built (serialize one value for this topic with "
@@ -493,7 +493,8 @@ def _bind_context(owner: str) -> Any:
 
 _SNAPSHOT = "__mock_registry__"  # the state key a mock:// registry's snapshot travels under
 # Slots rebuilt on unpickling, never pickled: the client and what is bound to it.
-_TRANSIENT = frozenset({"_client", "_copied", "_deserializer", "_field", "_read", "_serializer", "_write"})
+_TRANSIENT = frozenset({"_client", "_copied", "_deserializer", "_field", "_read", "_serializer",
+                        "_write"})
 
 
 def _slots(cls: type) -> list[str]:
