@@ -250,7 +250,7 @@ class RegistrySerde(Serde):
             subject = self._subject(topic)
             if self._copied is not None and not self._options.use_latest:
                 msg = (f"{self!r} cannot write to topic {topic!r} in this process (a Spark "
-                       "worker): its schema is not under subject {subject!r} in the mock://"
+                       f"worker): its schema is not under subject {subject!r} in the mock://"
                        f"{self._copied} registry copied from the driver, and a schema registered "
                        "here would get an id other processes do not know; register it in the "
                        "driver before the job is built (serialize one value for this topic with "
