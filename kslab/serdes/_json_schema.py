@@ -36,21 +36,19 @@ class JsonSchema(RegistrySerde):
     _format = "JSON Schema"
     _payload = "UTF-8 JSON"
     _plain = "UTF-8 JSON"
+    _rebuilt = ("_validator",)
 
     def __init__(self, schema: Any, registry: Any = None, *, is_key: bool = False,
                  subject_name_strategy: str = "topic", auto_register_schemas: bool | None = None,
                  use_latest_version: bool = False) -> None:
         self._schema = _load_schema(schema)
         self._text = orjson.dumps(self._schema).decode()
-        validators = require("jsonschema.validators", "JsonSchema")
         exceptions = require("jsonschema.exceptions", "JsonSchema")
-        cls = validators.validator_for(self._schema)
         try:
-            cls.check_schema(self._schema)
+            self._rebuild()
         except exceptions.SchemaError as e:
             msg = f"serdes.JsonSchema got an invalid JSON Schema ({e.message}); fix the schema"
             raise ValueError(msg) from e
-        self._validator = cls(self._schema)
         self._setup(registry, is_key, subject_name_strategy, auto_register_schemas,
                     use_latest_version)
 
@@ -58,6 +56,13 @@ class JsonSchema(RegistrySerde):
     def schema(self) -> Any:
         """The JSON Schema, as the dict it parses to."""
         return self._schema
+
+    def _rebuild(self) -> None:
+        """Check the schema and build its validator (which does not pickle: rebuilt on
+        unpickling)."""
+        cls = require("jsonschema.validators", "JsonSchema").validator_for(self._schema)
+        cls.check_schema(self._schema)
+        self._validator = cls(self._schema)
 
     def _write_plain(self, topic: str, data: Any, headers: Any) -> bytes:
         self._validate(data)

@@ -6,6 +6,11 @@ in Confluent's wire format (magic byte 0, the schema id as 4 big-endian bytes, f
 message-index array, then the payload), so Java's and every other Confluent client read what kslab
 writes and the other way round. ``mock://NAME`` is one in-process registry per NAME, shared by
 every serde of the process that names it, as the scopes of Java's ``MockSchemaRegistry`` are.
+A serde pickles as its settings (a Spark worker rebuilds the client); one naming a ``mock://``
+registry carries that registry's schemas and restores them, with their ids, in the process that
+unpickles it, where it registers nothing new: two workers registering on their own would give
+one id to different schemas, so a schema the pickling process had not registered is an error
+naming the subject, never a silently diverging id.
 
 confluent-kafka is imported when a serde with a registry is built, never by ``import kslab``.
 """
@@ -13,8 +18,8 @@ confluent-kafka is imported when a serde with a registry is built, never by ``im
 from __future__ import annotations
 
 import abc
-import copy
 import importlib
+import os
 import threading
 import urllib.parse
 from typing import Any, ClassVar, NamedTuple
@@ -52,12 +57,13 @@ class RegistrySerde(Serde):
     errors and the identity live here, once for all three formats.
     """
 
-    __slots__ = ("_client", "_deserializer", "_field", "_is_key", "_options", "_read",
+    __slots__ = ("_client", "_copied", "_deserializer", "_field", "_is_key", "_options", "_read",
                  "_registry", "_serializer", "_write")
 
     _format: ClassVar[str]   # "Avro": how messages name the format
     _payload: ClassVar[str]  # what follows the framing: "Avro binary"
     _plain: ClassVar[str]    # what the bytes are without a registry: "schemaless Avro binary"
+    _rebuilt: ClassVar[tuple[str, ...]] = ()  # a format's slots _rebuild makes, never pickled
 
     def _setup(self, registry: Any, is_key: bool, subject_name_strategy: str,
                auto_register_schemas: bool | None, use_latest_version: bool) -> None:
@@ -82,6 +88,7 @@ class RegistrySerde(Serde):
             raise ValueError(msg)
         self._registry = registry
         self._is_key = is_key
+        self._copied = None  # the mock:// name when unpickled from another process
         self._client = None if registry is None else registry_client(registry, name)
         self._bind()
 
@@ -117,10 +124,48 @@ class RegistrySerde(Serde):
         """This serde for keys (``True``) or values (``False``); the registry client is shared."""
         if is_key == self._is_key:
             return self
-        other = copy.copy(self)
+        other = object.__new__(type(self))
+        for name in _slots(type(self)):
+            if hasattr(self, name):
+                object.__setattr__(other, name, getattr(self, name))
         other._is_key = is_key
         other._bind()
         return other
+
+    # -- pickling: the settings travel, the client is rebuilt -------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The serde's settings and schema state, without the client and confluent's serdes
+        (which do not pickle); a ``mock://`` registry's schemas go along with their ids."""
+        if self._registry is not None and not isinstance(self._registry, str | dict):
+            msg = (f"{self!r} cannot be pickled (sent to a Spark worker or another process): its "
+                   f"registry is a {type(self._registry).__name__} object, which does not pickle; "
+                   "pass the registry's URL (registry='http://host:8081') or its config dict "
+                   "instead, so the other process builds its own client")
+            raise TypeError(msg)
+        state = {name: getattr(self, name) for name in _slots(type(self))
+                 if name not in _TRANSIENT and name not in self._rebuilt and hasattr(self, name)}
+        name = mock_name(self._registry)
+        if name is not None:
+            state[_SNAPSHOT] = (name, snapshot(self._client), os.getpid())
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Rebuild the client from the settings (restoring a ``mock://`` registry's schemas into
+        this process's registry of that name) and bind the wire format again."""
+        state = dict(state)
+        carried = state.pop(_SNAPSHOT, None)
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        self._copied = None
+        if carried is not None:
+            restore(carried[0], carried[1])
+            if carried[2] != os.getpid():
+                self._copied = carried[0]
+        self._rebuild()
+        self._client = (None if self._registry is None
+                        else registry_client(self._registry, type(self).__name__))
+        self._bind()
 
     # -- what a format gives ------------------------------------------------------------------
 
@@ -156,6 +201,9 @@ class RegistrySerde(Serde):
     def _schema_repr(self) -> str:
         """The schema argument as ``repr`` shows it."""
 
+    def _rebuild(self) -> None:
+        """Make the ``_rebuilt`` slots again after unpickling (a format's unpicklable state)."""
+
     def _coerce(self, data: Any) -> Any:
         """``data`` as confluent's serializer takes it (Protobuf builds a message from a dict)."""
         return data
@@ -189,7 +237,9 @@ class RegistrySerde(Serde):
         strategy = getattr(module, _STRATEGIES[self._options.strategy])
         read_conf = {"subject.name.strategy": strategy,
                      "use.latest.version": self._options.use_latest}
-        write_conf = {**read_conf, "auto.register.schemas": self._options.auto_register}
+        # A mock registry copied into another process registers nothing there (see the module).
+        register = self._options.auto_register and self._copied is None
+        write_conf = {**read_conf, "auto.register.schemas": register}
         self._serializer, self._deserializer = self._confluent_pair(
             self._client, write_conf, read_conf)
 
@@ -198,6 +248,14 @@ class RegistrySerde(Serde):
     def _write_error(self, topic: str, data: Any, cause: Exception) -> SerdeError:
         if is_registry_failure(cause):
             subject = self._subject(topic)
+            if self._copied is not None and not self._options.use_latest:
+                msg = (f"{self!r} cannot write to topic {topic!r} in this process (a Spark "
+                       f"worker): its schema is not under subject {subject!r} in the mock://"
+                       f"{self._copied} registry copied from the driver, and a schema registered "
+                       "here would get an id other processes do not know; register it in the "
+                       "driver before the job is built (serialize one value for this topic with "
+                       "this serde there), or use an http:// registry")
+                return SerdeError(msg, topic=topic, raw=None)
             if self._options.use_latest:
                 how = "find the latest schema"
                 fix = (f"register a schema under subject {subject!r} first, and check the "
@@ -299,6 +357,59 @@ def mock_registry(name: str) -> Any:
         return client
 
 
+def mock_name(registry: Any) -> str | None:
+    """The NAME of a ``mock://NAME`` registry setting (a URL or a config dict), else ``None``."""
+    url = registry.get("url") if isinstance(registry, dict) else registry
+    if isinstance(url, str) and url.strip().startswith(_MOCK):
+        return url.strip()[len(_MOCK):].rstrip("/")
+    return None
+
+
+def snapshot(client: Any) -> list[tuple[int, str, int, Any]]:
+    """Every schema registered in a mock registry, as ``(schema id, subject, version, Schema)``
+    in id order: what ``restore`` needs to rebuild it with the same ids elsewhere."""
+    entries = []
+    for subject in client.get_subjects():
+        for version in client.get_versions(subject):
+            found = client.get_version(subject, version)
+            entries.append((found.schema_id, subject, found.version, found.schema))
+    return sorted(entries, key=lambda entry: entry[0])
+
+
+def restore(name: str, entries: list[tuple[int, str, int, Any]]) -> None:
+    """Register ``entries`` (a ``snapshot``) into this process's ``mock://<name>`` with their ids.
+
+    Confluent's mock numbers schemas 1, 2, ... in registration order, so registering in id order
+    reproduces the ids; entries it already holds with the same id (a reused Spark worker, a
+    second serde of the same job) are skipped. An id this registry gives to another schema, or
+    one the numbering cannot reach (the snapshot's registry had schemas deleted), is an error.
+    """
+    if not entries:
+        return
+    client = mock_registry(name)
+    errors = require("confluent_kafka.schema_registry.error", "mock_registry")
+    with _MOCKS_LOCK:
+        for schema_id, subject, version, schema in entries:
+            try:
+                held = client.lookup_schema(subject, schema).schema_id
+            except errors.SchemaRegistryError:
+                held = None
+            if held is None:
+                try:
+                    client.get_schema(schema_id)
+                except errors.SchemaRegistryError:
+                    held = client.register_schema(subject, schema)
+            if held != schema_id:
+                msg = (f"mock://{name} in this process cannot take schema id {schema_id} (subject "
+                       f"{subject!r}, version {version}) from the pickled serde: here "
+                       + (f"that schema has id {held}" if held is not None
+                          else f"id {schema_id} is another schema")
+                       + "; register schemas only in the driver's mock registry (before the job "
+                       "is built), drop_mock_registry(name) here first, or use an http:// "
+                       "registry")
+                raise ValueError(msg)
+
+
 def drop_mock_registry(name: str) -> None:
     """Forget the in-process registry ``mock://<name>`` (Java's ``MockSchemaRegistry.dropScope``):
     the next serde naming it starts an empty one; serdes already built keep the old one."""
@@ -311,13 +422,13 @@ def registry_client(registry: Any, owner: str) -> Any:
     config dict; an object with ``register_schema`` is taken as a client already."""
     if isinstance(registry, str | dict):
         config = {"url": registry} if isinstance(registry, str) else dict(registry)
-        url = config.get("url")
-        if isinstance(url, str) and url.strip().startswith(_MOCK):
-            if "," in url:
-                msg = (f"serdes.{owner} registry {url!r} mixes a mock:// registry with other "
-                       "URLs; a mock registry takes exactly one URL, mock://<name>")
+        name = mock_name(config)
+        if name is not None:
+            if "," in name:
+                msg = (f"serdes.{owner} registry {config['url']!r} mixes a mock:// registry with "
+                       "other URLs; a mock registry takes exactly one URL, mock://<name>")
                 raise ValueError(msg)
-            return mock_registry(url.strip()[len(_MOCK):].rstrip("/"))
+            return mock_registry(name)
         return require("confluent_kafka.schema_registry", owner).SchemaRegistryClient(config)
     if callable(getattr(registry, "register_schema", None)):
         return registry
@@ -378,6 +489,21 @@ def _bind_context(owner: str) -> Any:
     serialization = require("confluent_kafka.serialization", owner)
     _Context = serialization.SerializationContext
     return serialization.MessageField
+
+
+_SNAPSHOT = "__mock_registry__"  # the state key a mock:// registry's snapshot travels under
+# Slots rebuilt on unpickling, never pickled: the client and what is bound to it.
+_TRANSIENT = frozenset({"_client", "_copied", "_deserializer", "_field", "_read", "_serializer",
+                        "_write"})
+
+
+def _slots(cls: type) -> list[str]:
+    """Every slot ``cls`` and its bases declare."""
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        declared = klass.__dict__.get("__slots__", ())
+        names.extend([declared] if isinstance(declared, str) else declared)
+    return names
 
 
 def _header_pairs(headers: Any) -> list[tuple[str, bytes | None]] | None:

@@ -1,8 +1,9 @@
 """run_batch's typed columns: inputs written by the sources' serdes, outputs read by the sinks'.
 
-Three run_batch calls: the shop (Avro in; Avro, Protobuf, Json and a user serde out), the
-windowed counts (a windowed key as key, window_start, window_end) and a pass-through whose
-output is decoded wrongly on purpose (the error names the record).
+Four run_batch calls: the shop (Avro in; Avro, Protobuf, Json and a user serde out), the
+windowed counts (a windowed key as key, window_start, window_end), a pass-through whose
+output is decoded wrongly on purpose (the error names the record), and registry serdes
+(a mock:// registry shipped to the workers with its schema ids).
 """
 
 from __future__ import annotations
@@ -143,6 +144,29 @@ def test_a_typed_input_its_serde_cannot_write_names_the_record(spark):
             r".* \(the record's value, written by Avro\(schema='shop.Order'\); topic 'orders', "
             r"partition 0, offset 7\)")):
         run_batch(ta.shop(), {"orders": orders})["orders-avro"].collect()
+
+
+def test_registry_serdes_with_a_mock_registry_run_in_the_workers(spark):
+    serdes.drop_mock_registry(ta.REGISTRY[len("mock://"):])
+    lines = serdes.JsonSchema(ta.LINE_JSON, registry=ta.REGISTRY)
+    totals = serdes.Avro(ta.TOTAL_AVRO, registry=ta.REGISTRY)
+    # the driver registers both subjects (ids 1 and 2); the workers get copies of its registry
+    assert lines.serialize("lines", {"id": 0, "item": "x", "qty": 0})[:5] == b"\0\0\0\0\1"
+    first = totals.serialize("totals", {"item": "PEN", "units": 20})
+    assert first[:5] == b"\0\0\0\0\2"
+    frame = spark.createDataFrame(
+        [(1, {"id": 1, "item": "pen", "qty": 2}, 10), (2, {"id": 2, "item": "ink", "qty": 5}, 20)],
+        "key long, value struct<id:bigint,item:string,qty:bigint>, timestamp long")
+    out = run_batch(ta.registry_shop(lines, totals), {"lines": frame}, decode="both")["totals"]
+    rows = [r.asDict() for r in out.orderBy("seq").collect()]
+    assert out.schema.simpleString() == schema(
+        "key:bigint", "struct<item:string,units:bigint>", raw=True)
+    assert [(r["key"], r["value"].asDict(), r["timestamp"], r["raw_value"]) for r in rows] == [
+        (1, {"item": "PEN", "units": 20}, 10, first),
+        (2, {"item": "INK", "units": 50}, 20,
+         totals.serialize("totals", {"item": "INK", "units": 50}))]
+    assert serdes.mock_registry(ta.REGISTRY[len("mock://"):]).get_subjects() == [
+        "lines-value", "totals-value"]
 
 
 def test_decode_and_schemas_are_checked_before_anything_runs(spark):

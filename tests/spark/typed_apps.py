@@ -123,3 +123,23 @@ def shop() -> ks.Topology:
     (orders.map_values(lambda order: (order["item"], len(order["tags"])))
      .to("orders-custom", ks.Produced.with_(L, CUSTOM)))
     return b.build()
+
+
+REGISTRY = "mock://spark-typed"
+LINE_JSON = {"title": "Line", "type": "object", "required": ["id", "item", "qty"],
+             "properties": {"id": {"type": "integer"}, "item": {"type": "string"},
+                            "qty": {"type": "integer"}}}
+TOTAL_AVRO = {"type": "record", "name": "Total", "namespace": "shop",
+              "fields": [{"name": "item", "type": "string"}, {"name": "units", "type": "long"}]}
+
+
+def _total(line: dict) -> dict:
+    return {"item": line["item"].upper(), "units": line["qty"] * 10}
+
+
+def registry_shop(line_serde: serdes.JsonSchema, total_serde: serdes.Avro) -> ks.Topology:
+    """Lines in JSON Schema and totals out in Avro, both framed by the mock:// registry."""
+    b = ks.StreamsBuilder()
+    (b.stream("lines", ks.Consumed.with_(L, line_serde)).map_values(_total)
+     .to("totals", ks.Produced.with_(L, total_serde)))
+    return b.build()
