@@ -354,6 +354,8 @@ class TaskProcessor(StatefulProcessor):
         opened = take(key, None if saved is None else saved.get("token")) \
             if self.keep_open else None
         if opened is not None:
+            if self.has_global:  # the kept task reads the worker's feed: catch it up too
+                global_feed(self.topology, self.props, self.app_id, self.counts, self.servers)
             opened.clock[0] = now
             for name, backend in opened.backends.items():
                 backend.rebind(self.stores[name])
