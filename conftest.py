@@ -46,6 +46,7 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
 # single tests over about 15 s (--durations). xdist queues the unit after a single test on
 # the same worker while it runs, so a shorter one follows the chaos test.
 FIRST = [
+    "spark-recovery",  # one test of 3-4 minutes (child Spark runs killed and restarted)
     "spark-streaming",
     "spark-batch",
     "export",
