@@ -101,28 +101,33 @@ def record(artifacts: Path, notebook: str, **figures: object) -> None:
     print(f"{notebook}: {figures} (artifacts in {artifacts})")
 
 
+def run_all_to_end(page) -> None:
+    """Run All on the notebook on show and wait until every code cell has run; no error."""
+    for attempt in (1, 2):  # a loaded machine's new kernel can miss the first Run All
+        page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+        page.evaluate(RUN_ALL)
+        try:
+            page.wait_for_function(STARTED, timeout=60_000, polling=500)
+            break
+        except Exception:
+            if attempt == 2:
+                raise
+    page.wait_for_function(DONE, timeout=300_000, polling=500)
+    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+    errors = page.locator(".jp-OutputArea-output[data-mime-type*='error']")
+    assert errors.count() == 0, errors.first.inner_text()
+
+
 def run_notebook(browser, lab, name: str, artifacts: Path):
     """A 1280x800 page with notebook ``name`` run to its end, the file browser folded."""
     page = browser.new_page(viewport=LAPTOP)
     page.goto(lab.url_for(f"lab/tree/{name}") + "&reset")  # no tabs restored from before
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=180_000)
     try:
-        for attempt in (1, 2):  # a loaded machine's new kernel can miss the first Run All
-            page.wait_for_function(KERNEL_IDLE, timeout=120_000)
-            page.evaluate(RUN_ALL)
-            try:
-                page.wait_for_function(STARTED, timeout=60_000, polling=500)
-                break
-            except Exception:
-                if attempt == 2:
-                    raise
-        page.wait_for_function(DONE, timeout=300_000, polling=500)
-        page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+        run_all_to_end(page)
     except Exception:
         page.screenshot(path=str(artifacts / f"{name}-timeout.png"))
         raise
-    errors = page.locator(".jp-OutputArea-output[data-mime-type*='error']")
-    assert errors.count() == 0, errors.first.inner_text()
     page.click(".jp-Notebook")
     if page.locator(".jp-FileBrowser:visible").count():
         page.keyboard.press("Control+b")  # fold the file browser, as on a laptop

@@ -22,7 +22,7 @@ import pytest
 
 import kslab as ks
 from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, _need
-from tests.notebook.test_browser_graphs import DONE, NB, RUN_ALL, STARTED
+from tests.notebook.test_browser_graphs import NB, run_all_to_end
 
 sys.path.insert(0, str(ROOT / "extensions"))
 from scratch_lab import KERNEL_IDLE, start_scratch_lab, stop_scratch_lab
@@ -73,19 +73,7 @@ def lab(tmp_path_factory):
 
 def _run_all(page) -> list[str]:
     """Run All on the notebook on show, to its end; its code cells' text outputs, steadied."""
-    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
-    for attempt in (1, 2):  # a new kernel on a loaded machine can miss the first Run All
-        page.evaluate(RUN_ALL)
-        try:
-            page.wait_for_function(STARTED, timeout=60_000, polling=500)
-            break
-        except Exception:
-            if attempt == 2:
-                raise
-    page.wait_for_function(DONE, timeout=300_000, polling=500)
-    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
-    errors = page.locator(".jp-OutputArea-output[data-mime-type*='error']")
-    assert errors.count() == 0, errors.first.inner_text()
+    run_all_to_end(page)
     return [VOLATILE.sub("#", "\n".join(line for line in text.splitlines()
                                          if not line.startswith("kslab:")))
             for text in page.evaluate(TEXTS)]
