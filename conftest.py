@@ -31,6 +31,7 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
     "spark/test_streaming_fk.py": "spark-streaming",
     "spark/test_streaming_global.py": "spark-streaming",
     "spark/test_streaming_typed.py": "spark-streaming",
+    "spark/test_streaming_restarts.py": "spark-streaming",
     # child processes with their own Spark, killed and restarted: no session of the worker's
     "spark/test_streaming_recovery.py": "spark-recovery",
     "spark": "spark-batch",

@@ -305,6 +305,9 @@ KEY_SUPPORT: dict[str, KeySupport] = {
     "kslab.spark.keep.tasks": KeySupport(
         _R, "Spark streaming keeps each task open in its Python worker between micro-batches "
         "(False: rebuilt from Spark state every micro-batch)"),
+    "kslab.spark.query.restarts": KeySupport(
+        _R, "how often SparkStreams.await_termination restarts a query from its checkpoint after "
+        "a Python worker failed to start in time (Spark gives it 10 s; default 3, 0: never)"),
     "kslab.http.bind": KeySupport(_R, "the address the interactive-query endpoint binds"),
     "kslab.http.read.timeout.ms": KeySupport(
         _R, "the interactive-query endpoint closes a connection idle this long"),

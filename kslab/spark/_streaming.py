@@ -16,7 +16,7 @@ group holds all their tasks (``CycleProcessor``), run as batch replay runs them.
 Python worker keeps it open for the group's next micro-batch while Spark state says it is
 current (``kslab.spark._warm``), so a micro-batch reads nothing back from Spark state.
 
-Over 400 lines: the two stateful processors (a task per group, a cycle's tasks in one group)
+Over 600 lines: the two stateful processors (a task per group, a cycle's tasks in one group)
 share the query plumbing and the state layout here.
 """
 
@@ -37,6 +37,7 @@ from kslab.errors import StreamsError, TopologyError
 from kslab.spark._global import global_feed
 from kslab.spark._plan import SparkPlan, Stage, streaming_unsupported, unsupported
 from kslab.spark._replay import drop_replays, seen_marks, stamp
+from kslab.spark._restarts import restarts_allowed, warn_restart, worker_start_failure
 from kslab.spark._state import (
     KEY_SCHEMA,
     META_SCHEMA,
@@ -70,6 +71,9 @@ class SparkStreams:
         self._checkpoint = checkpoint_location
         self._trigger = dict(trigger or {})
         self.queries: list[Any] = []
+        self._stage_of: list[Stage] = []  # each query's stage, to restart it
+        self._restarts_allowed = restarts_allowed(props)
+        self.restarts: dict[int, int] = {}  # stage id -> restarts after a slow worker start
         self._next = 0
 
     @property
@@ -79,10 +83,14 @@ class SparkStreams:
     def _start_next(self) -> Any:
         stage = self.plan.stages[self._next]
         self._next += 1
-        query = _start_stage(self.spark, self.plan, stage, self._props, self._checkpoint,
-                             self._trigger, self._source_options, self._preload)
+        query = self._start(stage)
         self.queries.append(query)
+        self._stage_of.append(stage)
         return query
+
+    def _start(self, stage: Stage) -> Any:
+        return _start_stage(self.spark, self.plan, stage, self._props, self._checkpoint,
+                            self._trigger, self._source_options, self._preload)
 
     def start(self) -> SparkStreams:
         """Start the queries; with ``availableNow`` only the first (the rest follow in order)."""
@@ -94,18 +102,35 @@ class SparkStreams:
         return self
 
     def await_termination(self, timeout: float | None = None) -> bool:
-        """Wait for the queries; with ``availableNow`` run each sub-topology to the end in turn."""
+        """Wait for the queries; with ``availableNow`` run each sub-topology to the end in turn.
+        A query that fails only because a Python worker started too slowly is restarted from
+        its checkpoint (``kslab.spark._restarts``, ``kslab.spark.query.restarts``)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            for query in self.queries:
-                left = None if deadline is None else max(0.0, deadline - time.monotonic())
-                finished = query.awaitTermination() if left is None else \
-                    query.awaitTermination(left)
-                if finished is False:
+            for index in range(len(self.queries)):
+                if self._await(index, deadline) is False:
                     return False
             if self._next >= len(self.plan.stages):
                 return True
             self._start_next()
+
+    def _await(self, index: int, deadline: float | None) -> bool | None:
+        """Wait for query ``index``, restarting it from its checkpoint while it fails only
+        because a Python worker started too slowly (``kslab.spark._restarts``)."""
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            query = self.queries[index]
+            try:
+                return query.awaitTermination() if left is None else \
+                    query.awaitTermination(left)
+            except Exception as error:
+                stage = self._stage_of[index]
+                done = self.restarts.get(stage.id, 0)
+                if not worker_start_failure(error) or done >= self._restarts_allowed:
+                    raise
+                self.restarts[stage.id] = done + 1
+                warn_restart(str(query.name), done + 1, self._restarts_allowed, error)
+                self.queries[index] = self._start(stage)
 
     def read_output(self, topic: str, *, key_type: Any = None, value_type: Any = None,
                     keep_raw: bool = False, starting_offsets: str = "earliest") -> Any:
