@@ -81,10 +81,12 @@ def test_should_aggregate():
 
 @pytest.mark.parametrize("internal_store", [False, True])
 def test_should_count(internal_store):
-    """``shouldCount`` (``Materialized.as("count-by-key")``) and ``shouldCountWithInternalStore``."""
+    """``shouldCount`` (``Materialized.as("count-by-key")``) and
+    ``shouldCountWithInternalStore``."""
     builder = ks.StreamsBuilder()
     grouped = grouped_stream(builder)
-    counts = grouped.count() if internal_store else grouped.count(ks.Materialized.as_("count-by-key"))
+    counts = grouped.count() if internal_store \
+        else grouped.count(ks.Materialized.as_("count-by-key"))
     counts.to_stream().to(OUTPUT, ks.Produced.with_(STR, LONG))
     assert run(builder, [NOW, NOW], STR, LONG) == [
         (letter, n, NOW) for letter in "ABCDE" for n in (1, 2)]
@@ -160,7 +162,7 @@ def test_should_reduce_or_aggregate_sliding_windows(op):
                (second + 1, second + 1 + diff, third), (second - diff, second, second),
                (first + 1, first + 1 + diff, third), (third - diff, third, third)]
     expected = [(windowed(x, start, end), v.format(x=x) if isinstance(v, str) else v, ts)
-                for x in "ABCDE" for (start, end, ts), v in zip(windows, values)]
+                for x in "ABCDE" for (start, end, ts), v in zip(windows, values, strict=True)]
     assert run(builder, [first, second, third], key_serde, value_serde) == expected
 
 
