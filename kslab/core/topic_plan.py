@@ -95,19 +95,19 @@ class TopicPlan:
                     if pattern.fullmatch(topic):
                         self.group_of_topic[topic] = group.id
                         self.partitions[topic] = count
-        self._copartition(internal)
-        for _ in range(len(self.groups) + 1):  # repartition topics take their writer's count
+        # as Java's RepartitionTopics: repartition topics first take their writers' counts (to
+        # a fixed point), then co-partitioning decides the joined ones (ensureCopartitioning),
+        # and each sub-topology runs one task per partition of its widest source topic
+        for _ in range(len(self.groups) + 1):
             for group in self.groups:
-                counts = [self.partitions[self.real(t)] for t in group.source_topics
-                          if self.real(t) in self.partitions]
-                counts += [n for t, n in self.partitions.items()
-                           if self.group_of_topic.get(t) == group.id]
-                self.task_counts[group.id] = max(counts or [1])
+                self.task_counts[group.id] = self._widest_source(group)
                 for topic in group.sink_topics:
                     real = self.real(topic)
                     if real in internal and internal[real].partitions is None:
                         self.partitions[real] = self.task_counts[group.id]
-            self._copartition(internal)
+        self._copartition(internal)
+        for group in self.groups:
+            self.task_counts[group.id] = self._widest_source(group)
         for topic in internal:
             self.partitions.setdefault(topic, 1)
             self.internal[topic] = {**_REPARTITION_DEFAULTS, **self.topic_defaults}
@@ -129,7 +129,18 @@ class TopicPlan:
             raise StreamsError(msg, topic=topic)
         return count
 
+    def _widest_source(self, group: Subtopology) -> int:
+        """The partition count of ``group``'s widest source topic (its task count)."""
+        counts = [self.partitions[self.real(t)] for t in group.source_topics
+                  if self.real(t) in self.partitions]
+        counts += [n for t, n in self.partitions.items() if self.group_of_topic.get(t) == group.id]
+        return max(counts or [1])
+
     def _copartition(self, internal: dict[str, Any]) -> None:
+        """Java's ``CopartitionedTopicsEnforcer``: the repartition topics of a co-partitioned
+        group take the count of its topics of fixed count (user topics, or repartition topics
+        with a count set), which must agree; a group of repartition topics only takes the
+        largest of their counts."""
         topo = self.topology
         for group in topo.copartitioned_sources():
             topics = []
@@ -147,11 +158,15 @@ class TopicPlan:
                     "number of partitions: repartition one side or recreate the topic"
                 )
                 raise TopologyError(msg)
+            unfixed = [t for t in topics if t in internal and internal[t].partitions is None]
             if fixed:
                 count = next(iter(fixed.values()))
-                for t in topics:
-                    if t in internal and internal[t].partitions is None:
-                        self.partitions[t] = count
+            elif unfixed:
+                count = max(self.partitions.get(t, 1) for t in unfixed)
+            else:
+                continue
+            for t in unfixed:
+                self.partitions[t] = count
 
     def _changelog_config(self, store: str) -> dict[str, str]:
         builder = self.topology.state_stores[store]

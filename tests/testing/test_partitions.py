@@ -183,3 +183,24 @@ def test_every_kind_of_store_spread_over_partitions_reads_as_one():
             assert [kv.key.key for kv in to_end] == ["g", "h"]
         with pytest.raises(ks.StoreError, match="read-only"):
             window.put("a", 1, 0)
+
+
+def test_joined_repartition_topics_take_the_larger_count():
+    """Both sides of a join repartitioned from topics of 4 and 2 partitions: Java's
+    ``CopartitionedTopicsEnforcer`` gives both repartition topics 4 partitions (the larger), so
+    every key meets its partner; with 4 and 2 a third of the keys were routed apart."""
+    s = serdes.String()
+    builder = ks.StreamsBuilder()
+    a = builder.stream("A").select_key(lambda k, v: v, named=ks.Named.as_("ka"))
+    b = builder.stream("B").select_key(lambda k, v: v, named=ks.Named.as_("kb"))
+    a.join(b, lambda x, y: f"{x}+{y}", ks.JoinWindows.of_time_difference_with_no_grace(100)) \
+        .to("out")
+    config = {"default.key.serde": "string", "default.value.serde": "string"}
+    with ks.TopologyTestDriver(builder.build(), config, partitions={"A": 4, "B": 2}) as driver:
+        assert driver.partition_count("topology-test-driver-kb-repartition") == 4
+        left, right = driver.create_input_topic("A", s, s), driver.create_input_topic("B", s, s)
+        for i in range(20):
+            left.pipe_input(f"x{i}", f"k{i}", 10)
+            right.pipe_input(f"y{i}", f"k{i}", 10)
+        joined = driver.create_output_topic("out", s, s).read_key_values_to_list()
+    assert sorted(joined) == sorted((f"k{i}", f"k{i}+k{i}") for i in range(20))
