@@ -102,16 +102,11 @@ def test_should_restore_after_join_restart_on_window_close(kafka, sliding):
         more, after_restart = ("L3", "R3"), [(_w("C", 25), "0+L3,R3")]
     _produce(kafka, one, left)
     _produce(kafka, two, right)
-    # Java's max.task.idle.ms=0 waits for an empty partition whose lag is known to be non-zero
-    # (KIP-695); kslab's runtime does not track lags, so a task could run one input ahead of
-    # the other and drop the join's late side: an idle time makes it wait for both
     config = kafka.config("restart", statestore__cache__max__bytes=0,
-                          windowstore__changelog__additional__retention__ms=2**63 - 1,
-                          max__task__idle__ms=5_000)
+                          windowstore__changelog__additional__retention__ms=2**63 - 1)
     config["__emit.interval.ms.kstreams.windowed.aggregation__"] = 0
-    driver_config = {k: v for k, v in config.items() if k != "max.task.idle.ms"}
-    first_run = _driver_first_run(_app(one, two, sink, sliding), driver_config, one, two, sink,
-                                  left, right)
+    first_run = _driver_first_run(_app(one, two, sink, sliding), config, one, two, sink, left,
+                                  right)
     first = kafka.track(ks.KafkaStreams(_app(one, two, sink, sliding), config))
     first.start()
     assert first.wait_until_running(30)
