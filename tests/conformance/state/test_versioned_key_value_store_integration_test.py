@@ -12,8 +12,10 @@ CheckerProcessor`` / ``KeyValueStoreContentCheckerProcessor``).
 ``shouldSetChangelogTopicProperties`` reads the changelog topic's config from the broker; here
 it is read from the ``TopicPlan`` every engine creates its internal topics from.
 
-Not here: ``shouldRestore`` and the manual-upgrade tests' second run restart the
-application from its changelog, which the driver cannot do;
+``shouldRestore`` restarts the application from its changelog, which the driver cannot do: it
+runs on the live runtime in ``tests/runtime/test_versioned_store_restore_conformance.py``.
+Not here: the manual-upgrade tests' second run (a restart that swaps the store for a versioned
+one, restored from the old store's changelog);
 ``shouldAllowCustomIQv2ForCustomStoreImplementations`` needs a custom IQv2 query type, which kslab
 does not offer.
 """

@@ -6,7 +6,8 @@ caches nothing), emit interval 0, and ``Materialized.with(null, String)`` with c
 disabled. Sliding windows of 10 ms are read back with a 10 ms ``TimeWindowed`` serde. With
 ``shouldAggregateWindowedWithNoGrace`` and ``ON_WINDOW_CLOSE`` Java waits for at least 5 records
 and lists the 6 it gets; we assert the 6. The restart half of ``shouldRestoreAfterJoinRestart``
-needs a restart from the changelog, which the driver cannot do; its first run is checked here.
+needs a restart from the changelog, which the driver cannot do; its first run is checked here,
+the restart (emit on window close) in ``tests/runtime/test_windowed_restart_conformance.py``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ enabled or disabled. ``EmitStrategy.on_window_close()`` emits each window's fina
 when stream time passes its end plus grace; ``on_window_update()`` emits every update.
 ``shouldRestoreAfterJoinRestart`` stops the application, wipes its local state and restarts it
 from the changelog; the driver has no restart, so that case runs on the LocalBroker in
-``tests/runtime/test_time_windowed_restart_conformance.py``.
+``tests/runtime/test_windowed_restart_conformance.py`` (emit on window close).
 """
 
 from __future__ import annotations
