@@ -14,8 +14,8 @@ it is read from the ``TopicPlan`` every engine creates its internal topics from.
 
 ``shouldRestore`` restarts the application from its changelog, which the driver cannot do: it
 runs on the live runtime in ``tests/runtime/test_versioned_store_restore_conformance.py``.
-Not here: the manual-upgrade tests' second run (a restart that swaps the store for a versioned
-one, restored from the old store's changelog);
+The manual-upgrade tests' second run (a restart that swaps the store for a versioned one,
+restored from the old store's changelog) is there too. Not here:
 ``shouldAllowCustomIQv2ForCustomStoreImplementations`` needs a custom IQv2 query type, which kslab
 does not offer.
 """
