@@ -95,19 +95,19 @@ class TopicPlan:
                     if pattern.fullmatch(topic):
                         self.group_of_topic[topic] = group.id
                         self.partitions[topic] = count
-        self._copartition(internal)
-        for _ in range(len(self.groups) + 1):  # repartition topics take their writer's count
+        # as Java's RepartitionTopics: repartition topics first take their writers' counts (to
+        # a fixed point), then co-partitioning decides the joined ones (ensureCopartitioning),
+        # and each sub-topology runs one task per partition of its widest source topic
+        for _ in range(len(self.groups) + 1):
             for group in self.groups:
-                counts = [self.partitions[self.real(t)] for t in group.source_topics
-                          if self.real(t) in self.partitions]
-                counts += [n for t, n in self.partitions.items()
-                           if self.group_of_topic.get(t) == group.id]
-                self.task_counts[group.id] = max(counts or [1])
+                self.task_counts[group.id] = self._widest_source(group)
                 for topic in group.sink_topics:
                     real = self.real(topic)
                     if real in internal and internal[real].partitions is None:
                         self.partitions[real] = self.task_counts[group.id]
-            self._copartition(internal)
+        self._copartition(internal)
+        for group in self.groups:
+            self.task_counts[group.id] = self._widest_source(group)
         for topic in internal:
             self.partitions.setdefault(topic, 1)
             self.internal[topic] = {**_REPARTITION_DEFAULTS, **self.topic_defaults}
@@ -129,7 +129,19 @@ class TopicPlan:
             raise StreamsError(msg, topic=topic)
         return count
 
+    def _widest_source(self, group: Subtopology) -> int:
+        """The partition count of ``group``'s widest source topic (its task count)."""
+        counts = [self.partitions[self.real(t)] for t in group.source_topics
+                  if self.real(t) in self.partitions]
+        counts += [n for t, n in self.partitions.items() if self.group_of_topic.get(t) == group.id]
+        return max(counts or [1])
+
     def _copartition(self, internal: dict[str, Any]) -> None:
+        """Java's ``CopartitionedTopicsEnforcer``: the repartition topics of a co-partitioned
+        group take the count of its user topics (which must agree, and must agree with any
+        repartition topic given a count); a group of repartition topics only takes the count
+        given to some of them (the same for all), else the largest of their counts. The errors
+        are Java's messages with the fix added."""
         topo = self.topology
         for group in topo.copartitioned_sources():
             topics = []
@@ -137,21 +149,42 @@ class TopicPlan:
                 node = topo.nodes.get(name)
                 if isinstance(node, SourceNode):
                     topics.extend(self.real(t) for t in node.topics)
-            fixed = {t: self.partitions[t] for t in topics
-                     if t in self.partitions and (t not in internal
-                                                  or internal[t].partitions is not None)}
-            if len(set(fixed.values())) > 1:
-                listed = ", ".join(f"{t}={n}" for t, n in sorted(fixed.items()))
-                msg = (
-                    f"Topics not co-partitioned: [{listed}]; joined topics need the same "
-                    "number of partitions: repartition one side or recreate the topic"
-                )
-                raise TopologyError(msg)
-            if fixed:
-                count = next(iter(fixed.values()))
-                for t in topics:
-                    if t in internal and internal[t].partitions is None:
-                        self.partitions[t] = count
+            external = {t: self.partitions[t] for t in topics
+                        if t in self.partitions and t not in internal}
+            pinned = {t: self.partitions[t] for t in topics
+                      if t in internal and internal[t].partitions is not None}
+            unfixed = [t for t in topics if t in internal and internal[t].partitions is None]
+            if external:
+                count = self._same_count(external, "Topics not co-partitioned",
+                                         "repartition one side or recreate the topic")
+                for t, n in sorted(pinned.items()):
+                    if n != count:
+                        msg = (
+                            f"Number of partitions [{n}] of repartition topic [{t}] doesn't "
+                            f"match number of partitions [{count}] of the source topic; give "
+                            f"the Repartitioned {count} partitions (or none) to join it"
+                        )
+                        raise TopologyError(msg)
+            elif pinned:
+                count = self._same_count(
+                    pinned, "Following topics do not have the same number of partitions",
+                    "give the joined Repartitioned the same number of partitions")
+            elif unfixed:
+                count = max(self.partitions.get(t, 1) for t in unfixed)
+            else:
+                continue
+            for t in unfixed:
+                self.partitions[t] = count
+
+    @staticmethod
+    def _same_count(counts: dict[str, int], problem: str, fix: str) -> int:
+        """The one partition count of ``counts``, or a ``TopologyError`` listing them."""
+        if len(set(counts.values())) > 1:
+            listed = ", ".join(f"{t}={n}" for t, n in sorted(counts.items()))
+            msg = (f"{problem}: [{listed}]; joined topics need the same number of partitions: "
+                   f"{fix}")
+            raise TopologyError(msg)
+        return next(iter(counts.values()))
 
     def _changelog_config(self, store: str) -> dict[str, str]:
         builder = self.topology.state_stores[store]

@@ -37,6 +37,7 @@ from kslab.dsl._stores import store_factory
 from kslab.dsl._table_processors import TableSource
 from kslab.dsl.config import Consumed, Materialized, Named, internal
 from kslab.dsl.joined import TableJoined
+from kslab.errors import InvalidArgumentError
 from kslab.processor import Processor, ProcessorContext
 from kslab.records import Record, ValueAndTimestamp
 from kslab.serdes import Bytes
@@ -92,7 +93,7 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
         other_partitioner = tj.other_partitioner
 
         def sub_partitioner(topic: str, key: Any, value: Any, n: int) -> Any:
-            return other_partitioner(topic, key, None, n)
+            return _single_partition(other_partitioner(topic, key, None, n), topic)
 
     sink = SinkGraphNode(named("-subscription-registration-sink", "KTABLE-SINK-"), sub_topic,
                          fk_serde, _subscription_serde(), sub_partitioner)
@@ -125,7 +126,7 @@ def foreign_key_join(this: Any, other: Any, foreign_key_extractor: Callable[...,
         partitioner = tj.partitioner
 
         def response_partitioner(topic: str, key: Any, value: Any, n: int) -> Any:
-            return partitioner(topic, key, None, n)
+            return _single_partition(partitioner(topic, key, None, n), topic)
     else:
         def response_partitioner(topic: str, key: Any, value: Any, n: int) -> Any:
             return value.primary_partition
@@ -444,3 +445,19 @@ class _ResponseJoinProcessor(Processor):
         else:
             result = self.s.joiner(None if current is None else current.value, foreign)
         self.ctx.forward(record.with_value(result))
+
+
+def _single_partition(partitions: Any, topic: str) -> Any:
+    """A ``TableJoined`` partitioner's answer, which must name one partition (or none, for the
+    default): a subscription or response sent to several partitions would join twice (Java's
+    ``KTableImpl.getPartition``)."""
+    if partitions is None or isinstance(partitions, int):
+        return partitions
+    if len(partitions) != 1:
+        msg = (
+            "The partitions returned by StreamPartitioner#partitions method when used for FK "
+            f"join should be a singleton set; the TableJoined partitioner gave "
+            f"{sorted(partitions)} for topic '{topic}': return one partition"
+        )
+        raise InvalidArgumentError(msg)
+    return partitions

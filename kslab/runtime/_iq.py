@@ -21,9 +21,9 @@ from kslab.records import TaskId
 from kslab.runtime._http import BoundedHTTPServer, serve_json
 from kslab.runtime._iq_cluster import FORWARDED, forward
 from kslab.runtime._iq_keys import parse_key, parse_time
-from kslab.runtime._views import ReadOnlySessionView, ReadOnlyWindowView
 from kslab.serdes import resolve as resolve_serde
 from kslab.state.composite import CompositeStoreView
+from kslab.state.composite_windows import ReadOnlySessionView, ReadOnlyWindowView
 
 if TYPE_CHECKING:
     from kslab.runtime.streams import KafkaStreams

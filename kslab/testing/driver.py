@@ -698,18 +698,28 @@ class TopologyTestDriver:
             _refuse_built_in(name, store)
         return store
 
-    def _find_store(self, name: str) -> Any:
-        """The store ``name`` of any kind, or ``None``; partitioned stores merged."""
+    def _find_store(self, name: str, plain: bool = False) -> Any:
+        """The store ``name`` of any kind, or ``None``; partitioned stores merged into one
+        read-only view (Java's ``CompositeReadOnly...Store``). ``plain``: a timestamped store
+        seen without its timestamps (Java's facade)."""
         store = self._global_stores.get(name)
-        if store is not None:
-            return store
-        found = [task.stores[name] for task in self.tasks.values() if name in task.stores]
+        found = [store] if store is not None else \
+            [task.stores[name] for task in self.tasks.values() if name in task.stores]
         if not found:
             return None
+        kind = getattr(found[0], "store_kind", None)
+        if plain and kind in ("timestamped_key_value", "timestamped_window"):
+            found = [s.plain_view() if hasattr(s, "plain_view") else s for s in found]
+            kind = kind.removeprefix("timestamped_")
         if len(found) == 1:
             return found[0]
         from kslab.state.composite import CompositeStoreView
+        from kslab.state.composite_windows import ReadOnlySessionView, ReadOnlyWindowView
 
+        if kind in ("window", "timestamped_window"):
+            return ReadOnlyWindowView(name, found)
+        if kind == "session":
+            return ReadOnlySessionView(name, found)
         return CompositeStoreView(name, found)
 
     def _typed(self, name: str, kind: str) -> Any:
@@ -718,7 +728,7 @@ class TopologyTestDriver:
             return None
         store_kind = getattr(store, "store_kind", None)
         if store_kind == "timestamped_" + kind:  # Java hands out a facade without timestamps
-            return store.plain_view() if hasattr(store, "plain_view") else store
+            return self._find_store(name, plain=True)
         if store_kind != kind:
             return None
         return store

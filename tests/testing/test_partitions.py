@@ -145,3 +145,62 @@ def test_a_one_partition_topic_of_a_partitioned_driver_is_written_and_read_back_
                    ks.KeyValue("u1", "D"), ks.KeyValue("u4", "E")]
     assert out == [ks.KeyValue("u1", "A!"), ks.KeyValue("u2", "B!"), ks.KeyValue("u3", "C!"),
                    ks.KeyValue("u1", "D!"), ks.KeyValue("u4", "E!")]
+
+
+def test_every_kind_of_store_spread_over_partitions_reads_as_one():
+    """``get_*_store`` of a store in four tasks: one read-only view per kind, as Java's
+    composite stores (a key-value facade without timestamps, window and session views that
+    fetch and scan across the partitions)."""
+    s = serdes.String()
+    builder = ks.StreamsBuilder()
+    grouped = builder.stream("in").group_by_key()
+    grouped.windowed_by(ks.TimeWindows.of_size_with_no_grace(10)).count(ks.Materialized.as_("w"))
+    grouped.windowed_by(ks.SessionWindows.of_inactivity_gap_with_no_grace(10)) \
+        .count(ks.Materialized.as_("s"))
+    grouped.count(ks.Materialized.as_("kv"))
+    config = {"default.key.serde": "string", "default.value.serde": "string"}
+    with ks.TopologyTestDriver(builder.build(), config, partitions={"in": 4}) as driver:
+        inp = driver.create_input_topic("in", s, s)
+        for key in "abcdefgh":
+            inp.pipe_input(key, "v", 5)
+        inp.pipe_input("a", "v", 7)
+        assert {t.id.partition for t in driver.tasks.values()} == {0, 1, 2, 3}
+        assert driver.get_key_value_store("kv").get("a") == 2
+        assert driver.get_timestamped_key_value_store("kv").get("a") == ks.ValueAndTimestamp(2, 7)
+        window = driver.get_window_store("w")
+        with window.fetch("a", 0, 10) as found:
+            assert list(found) == [ks.KeyValue(0, 2)]
+        assert window.fetch("h", 0) == 1
+        with window.all() as every:
+            assert [(kv.key.key, kv.value) for kv in every] == \
+                [(k, 2 if k == "a" else 1) for k in "abcdefgh"]
+        with driver.get_timestamped_window_store("w").fetch_all(0, 10) as every:
+            assert next(iter(every)).value == ks.ValueAndTimestamp(2, 7)
+        session = driver.get_session_store("s")
+        with session.fetch("a") as found:
+            assert list(found) == [ks.KeyValue(ks.Windowed("a", ks.Window(5, 7)), 2)]
+        with session.fetch("g", None) as to_end:
+            assert [kv.key.key for kv in to_end] == ["g", "h"]
+        with pytest.raises(ks.StoreError, match="read-only"):
+            window.put("a", 1, 0)
+
+
+def test_joined_repartition_topics_take_the_larger_count():
+    """Both sides of a join repartitioned from topics of 4 and 2 partitions: Java's
+    ``CopartitionedTopicsEnforcer`` gives both repartition topics 4 partitions (the larger), so
+    every key meets its partner; with 4 and 2 a third of the keys were routed apart."""
+    s = serdes.String()
+    builder = ks.StreamsBuilder()
+    a = builder.stream("A").select_key(lambda k, v: v, named=ks.Named.as_("ka"))
+    b = builder.stream("B").select_key(lambda k, v: v, named=ks.Named.as_("kb"))
+    a.join(b, lambda x, y: f"{x}+{y}", ks.JoinWindows.of_time_difference_with_no_grace(100)) \
+        .to("out")
+    config = {"default.key.serde": "string", "default.value.serde": "string"}
+    with ks.TopologyTestDriver(builder.build(), config, partitions={"A": 4, "B": 2}) as driver:
+        assert driver.partition_count("topology-test-driver-kb-repartition") == 4
+        left, right = driver.create_input_topic("A", s, s), driver.create_input_topic("B", s, s)
+        for i in range(20):
+            left.pipe_input(f"x{i}", f"k{i}", 10)
+            right.pipe_input(f"y{i}", f"k{i}", 10)
+        joined = driver.create_output_topic("out", s, s).read_key_values_to_list()
+    assert sorted(joined) == sorted((f"k{i}", f"k{i}+k{i}") for i in range(20))

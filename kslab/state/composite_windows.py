@@ -1,4 +1,7 @@
-"""Read-only window and session store views across the local tasks (one store per partition).
+"""Read-only window and session store views over one store's instances in several tasks (one per
+partition), as ``kslab.state.composite`` is for key-value stores; the engines share them (the
+runtime's interactive queries, the TopologyTestDriver's ``get_window_store`` /
+``get_session_store`` with ``partitions=``).
 
 Java's ``CompositeReadOnlyWindowStore`` / ``CompositeReadOnlySessionStore`` semantics: a key lives
 in exactly one partition, so single-key queries answer from the first store that holds the key;
@@ -16,6 +19,7 @@ from typing import Any
 from kslab.errors import StoreError
 from kslab.records import KeyValue
 from kslab.state.iterators import MergedIterator
+from kslab.state.session import SINGLE_KEY
 
 __all__ = ["ReadOnlySessionView", "ReadOnlyWindowView"]
 
@@ -185,15 +189,16 @@ class ReadOnlySessionView(_View):
         return self._first_non_empty(lambda s: s.backward_find_sessions(
             key, earliest_session_end_time, latest_session_start_time))
 
-    def fetch(self, key_from: Any, key_to: Any = None) -> MergedIterator:
-        """Every session of ``key_from`` (or of the keys in ``[key_from, key_to]``)."""
-        if key_to is None:
+    def fetch(self, key_from: Any, key_to: Any = SINGLE_KEY) -> MergedIterator:
+        """Every session of ``key_from`` (or of the keys in ``[key_from, key_to]``, either bound
+        ``None`` for open, as the session store's two-argument ``fetch``)."""
+        if key_to is SINGLE_KEY:
             return self._first_non_empty(lambda s: s.fetch(key_from))
         return self._merge([s.fetch(key_from, key_to) for s in self._stores], self._order, False)
 
-    def backward_fetch(self, key_from: Any, key_to: Any = None) -> MergedIterator:
+    def backward_fetch(self, key_from: Any, key_to: Any = SINGLE_KEY) -> MergedIterator:
         """As ``fetch``, newest first."""
-        if key_to is None:
+        if key_to is SINGLE_KEY:
             return self._first_non_empty(lambda s: s.backward_fetch(key_from))
         return self._merge([s.backward_fetch(key_from, key_to) for s in self._stores],
                            self._order, True)
