@@ -134,28 +134,53 @@ class CommittedMetadata:
     for a partition whose broker-side offset equals the one saved with it, so the broker's
     own metadata always wins and a commit that never happened (an aborted transaction) is
     never trusted.
+
+    The file is a log: each save appends one line, the whole copy as a JSON list, and a read
+    takes the last line that parses (one cut short by a crash never does: a JSON list ends
+    with its last character). Saves come with every commit (ten a second under exactly-once),
+    and replacing an ext4 file (truncating it, or renaming another over it) waits for the
+    disk: 1.5-4 ms a save against microseconds for an append. The first save of a process and
+    every ``COMPACT_EVERY``-th after it rewrite the file with the current copy alone (written
+    beside it, then renamed over it).
     """
+
+    COMPACT_EVERY = 1000
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.saved: dict[tuple[str, int], tuple[int, str]] = {}
+        self._appends: int | None = None  # lines appended since the last rewrite
 
     def read(self) -> dict[tuple[str, int], tuple[int, str]]:
-        """``(offset, metadata)`` per partition; empty when missing or unreadable."""
+        """``(offset, metadata)`` per partition from the last complete save; empty when
+        missing or unreadable."""
         try:
-            data = json.loads(self.path.read_text())
-            return {(topic, int(partition)): (int(offset), str(text))
-                    for topic, partition, offset, text in data}
-        except (OSError, ValueError, TypeError):
+            lines = self.path.read_text().splitlines()
+        except OSError:
             return {}
+        for line in reversed(lines):
+            try:
+                return {(topic, int(partition)): (int(offset), str(text))
+                        for topic, partition, offset, text in json.loads(line)}
+            except (ValueError, TypeError):
+                continue
+        return {}
 
     def save(self, committed: dict[tuple[str, int], tuple[int, str]]) -> None:
-        """Record ``committed`` (merged into what was saved) and replace the file atomically."""
+        """Record ``committed`` (merged into what was saved): one line appended, or the file
+        rewritten with it alone (the first save, then every ``COMPACT_EVERY``-th)."""
         self.saved.update(committed)
         rows = [[t, p, o, m] for (t, p), (o, m) in sorted(self.saved.items())]
+        line = json.dumps(rows) + "\n"
+        if self._appends is not None and self._appends < self.COMPACT_EVERY:
+            with open(self.path, "a") as log:
+                log.write(line)
+            self._appends += 1
+            return
         tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(rows))
+        tmp.write_text(line)
         os.replace(tmp, self.path)
+        self._appends = 0
 
     @staticmethod
     def resolve(broker: dict[tuple[str, int], tuple[int, str | None]],

@@ -29,6 +29,7 @@ from kslab.records import TaskId
 from kslab.runtime._batch import RuntimePort, run_polled
 from kslab.runtime._clients import close_producer
 from kslab.runtime._collector import KafkaCollector
+from kslab.runtime._gc import gc_paused
 from kslab.runtime._restore import RestoreNotifier
 from kslab.runtime._state import (
     ChangelogReader,
@@ -218,7 +219,8 @@ class StreamThread(threading.Thread):
             messages = consumer.consume(batch, timeout)
             self.stats["poll-total"] += 1
             if messages:
-                self._process(messages)
+                gc_paused(self._process, messages)  # (no collection mid-batch: runtime._gc)
+            messages = None  # freed before the next poll allocates its own
             if paused is None:  # a paused client's punctuators wait, as in Kafka
                 self._punctuate_wall_clock()
             now = time.monotonic()

@@ -148,3 +148,21 @@ def test_local_metadata_is_used_only_for_the_offset_it_was_saved_with(tmp_path) 
     assert CommittedMetadata.resolve({("a", 0): (6, "mine")}, local) == {("a", 0): "mine"}
     (tmp_path / "meta").write_text("not json")
     assert CommittedMetadata(tmp_path / "meta").read() == {}
+
+
+def test_local_metadata_is_a_log_of_saves_rewritten_every_so_often(tmp_path) -> None:
+    path = tmp_path / "meta"
+    saved = CommittedMetadata(path)
+    saved.COMPACT_EVERY = 2
+    saved.save({("a", 0): (1, "A1")})  # a process's first save rewrites the file
+    saved.save({("a", 0): (2, "A2")})
+    saved.save({("b", 0): (3, "B3")})
+    assert len(path.read_text().splitlines()) == 3
+    assert CommittedMetadata(path).read() == {("a", 0): (2, "A2"), ("b", 0): (3, "B3")}
+    saved.save({("a", 0): (4, "A4")})  # the COMPACT_EVERY-th append: rewritten instead
+    assert len(path.read_text().splitlines()) == 1
+    with open(path, "a") as log:  # a save cut short by a crash
+        log.write('[["a", 0, 5, "A5"], ["b", 0, 3, "B3"]')
+    assert CommittedMetadata(path).read() == {("a", 0): (4, "A4"), ("b", 0): (3, "B3")}
+    CommittedMetadata(path).save({("a", 0): (6, "A6")})  # the next process's: rewritten
+    assert path.read_text() == '[["a", 0, 6, "A6"]]\n'
