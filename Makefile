@@ -19,8 +19,12 @@ lint: $(STAMP)
 # and the Spark and export tests keep to their groups (conftest.py), which with the longest
 # single tests start first (conftest.py's FIRST; --no-loadscope-reorder keeps that order).
 # TEST_ARGS adds pytest options, e.g. TEST_ARGS="-p tests.timeline" records where time goes.
+# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: without it every Python process
+# of the run (each xdist worker, Spark's Python workers, kernels, apps: hundreds) compiled kslab
+# from source (0.4-0.5 CPU-s each) and each worker rewrote every test module's asserts again.
 TEST_WORKERS ?= 4
 test: $(STAMP) lint
+	env -u PYTHONDONTWRITEBYTECODE \
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(TEST_ARGS)
 
 bench: $(STAMP)

@@ -3,11 +3,13 @@
 ``pytest -p tests.timeline`` (with ``-n N`` or without) writes one JSON line per test to
 ``KSLAB_TIMELINE`` (default ``.timeline/``), one file per xdist worker: the test's id, its
 xdist group, its wall start and end (seconds since the epoch), and the CPU seconds it spent in
-this process (user + system) and in the child processes it waited for (a JVM, pip, a broker:
-``resource.getrusage(RUSAGE_CHILDREN)`` deltas; a child still running when the test ends is
-counted when it ends). Each worker also writes when its session started and when collection
-finished. On a shared machine wall time is noisy and CPU time is not: a test whose wall far
-exceeds its CPU sleeps or waits (a group join, a timeout), one whose CPU is high computes.
+this process (user + system) and in the child processes it waited for (pip, a broker, a
+kernel: ``resource.getrusage(RUSAGE_CHILDREN)`` deltas; a child still running when the test
+ends is counted when it ends). Each worker also writes when its session started and when
+collection finished, and at its end the CPU of the children it never waited for, which
+``getrusage`` misses: a SparkSession's JVM (with Spark's Python workers, which it reaps) is
+one. On a shared machine wall time is noisy and CPU time is not: a test whose wall far exceeds
+its CPU sleeps or waits (a group join, a timeout), one whose CPU is high computes.
 ``python -m tests.timeline [DIR]`` summarises a run: each worker's busy time and idle tail,
 the groups' spans, and the tests with the most wall and CPU time.
 """
@@ -73,9 +75,30 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
             "cpu": round(cpu2 - cpu, 4), "children": round(kids2 - kids, 4)})
 
 
+def _unreaped() -> float:
+    """CPU seconds of this process's children it has not waited for, zombies included (their
+    own reaped children in them), read from /proc (0 where there is none)."""
+    me, total = os.getpid(), 0.0
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return total
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # (ended meanwhile)
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()  # state, ppid, ... utime at [11]
+        if int(fields[1]) == me:
+            total += sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Note when this process's session ended."""
-    _write({"event": "finish", "wall": time.time(), "cpu": _cpu()})
+    """Note when this process's session ended, and its children's CPU ``getrusage`` missed
+    (session fixtures are torn down by now: a stopped JVM is a zombie until the worker exits)."""
+    _write({"event": "finish", "wall": time.time(), "cpu": _cpu(), "unreaped": _unreaped()})
 
 
 def summarise(directory: Path, top: int = 30) -> str:
@@ -88,10 +111,14 @@ def summarise(directory: Path, top: int = 30) -> str:
         return f"no tests recorded in {directory}"
     t0 = min(r["wall"] for rs in rows.values() for r in rs if r["event"] == "start")
     t_end = max(r["end"] for r in tests)
+    unreaped = {w: sum(r.get("unreaped", 0.0) for r in rs if r["event"] == "finish")
+                for w, rs in rows.items()}
     lines = [f"{len(tests)} tests, {t_end - t0:.1f} s from the first session start to the last "
              f"test's end; CPU {sum(r['cpu'] for r in tests):.1f} s in workers, "
-             f"{sum(r['children'] for r in tests):.1f} s in their children", "",
-             "worker  collected@  first@   last end@  busy wall  cpu    children  idle tail"]
+             f"{sum(r['children'] for r in tests):.1f} s in their children, "
+             f"{sum(unreaped.values()):.1f} s in children never waited for (Spark's JVMs)", "",
+             "worker  collected@  first@   last end@  busy wall  cpu    children  idle tail  "
+             "unreaped"]
     for worker, rs in rows.items():
         own = [r for r in rs if r["event"] == "test"]
         collected = [r["wall"] for r in rs if r["event"] == "collected"]
@@ -102,7 +129,7 @@ def summarise(directory: Path, top: int = 30) -> str:
                      f"{max(r['end'] for r in own) - t0:10.1f} "
                      f"{sum(r['end'] - r['start'] for r in own):10.1f} "
                      f"{sum(r['cpu'] for r in own):6.1f} {sum(r['children'] for r in own):9.1f} "
-                     f"{t_end - max(r['end'] for r in own):10.1f}")
+                     f"{t_end - max(r['end'] for r in own):10.1f} {unreaped[worker]:9.1f}")
     spans: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in tests:
         spans[r["group"] or "/".join(r["id"].split("::")[0].split("/")[:2])].append(r)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, _need, run_all
@@ -37,6 +36,8 @@ COUNTER = "() => document.querySelector('.kslab-driver-explorer .kslab-counter')
 def lab(tmp_path_factory):
     """JupyterLab over a one-cell notebook that shows the explorer on a windowed count."""
     import sys
+
+    import nbformat  # (here, not at collection: it loads jsonschema, ~3 CPU-s per xdist worker)
 
     from tests.notebook.test_browser import ROOT
 

@@ -5,13 +5,15 @@ HTML exporter (no widget code runs there): the page shows each widget's static c
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from tests.notebook.test_notebooks import WIDGET, kslab_kernel  # noqa: F401 (the fixture)
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-nbconvert = pytest.importorskip("nbconvert")
+if not all(importlib.util.find_spec(m) for m in ("nbformat", "nbclient", "nbconvert")):
+    pytest.skip("needs nbformat, nbclient and nbconvert (the notebook extra)",
+                allow_module_level=True)
 
 SETUP = """\
 import kslab as ks
@@ -26,6 +28,10 @@ explorer"""
 
 
 def test_a_saved_notebook_shows_the_widgets_static_copies(kslab_kernel, tmp_path):  # noqa: F811
+    import nbclient  # (here, not at collection: nbformat loads jsonschema, whose URI grammars
+    import nbconvert  # cost each xdist worker ~3 CPU-s, and nbconvert more)
+    import nbformat
+
     from tests.notebook.test_browser import ROOT
 
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "kslab",

@@ -17,14 +17,28 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p)
 
 
+# The tests' driver JVMs live for a few minutes at most: the C2 compiler's work (and the parallel
+# collector's threads) costs CPU that so short a run never earns back. C1 alone and the serial
+# collector cut the JVM's CPU by about 45% (tests/spark/test_streaming.py: 45 -> 25 CPU-s) and
+# change nothing Spark computes. Tests only: a long-running application wants C2.
+JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def start_session(scratch: Path) -> Any:
+    """A local[2] ``kslab.spark.session`` with the tests' ``JAVA_OPTIONS`` (also used by the
+    child processes of test_streaming_recovery), its log quiet but for errors."""
+    from kslab.spark import session
+
+    spark = session("local[2]", scratch_dir=scratch, config={
+        "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={scratch} {JAVA_OPTIONS}"})
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The session's SparkSession (local[2], loopback, scratch under pytest's tmp dir)."""
-    from kslab.spark import session
-
-    scratch = tmp_path_factory.mktemp("spark-scratch")
-    spark = session("local[2]", scratch_dir=scratch)
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = start_session(tmp_path_factory.mktemp("spark-scratch"))
     yield spark
     spark.stop()
 

@@ -23,7 +23,8 @@ from typing import Any
 import spark_apps as apps
 
 import kslab.spark.kafka as kafka_source
-from kslab.spark import session, start
+from conftest import start_session
+from kslab.spark import start
 
 
 class PausingWriter(kafka_source.KafkaStreamArrowWriter):
@@ -52,8 +53,7 @@ def main(servers: str, lines: str, counts: str, checkpoint: str, scratch: str,
     if pause_topic:  # before the session: its Python workers inherit the environment
         os.environ["KSLAB_TEST_PAUSE_TOPIC"] = pause_topic
         os.environ["KSLAB_TEST_PAUSE_MARKER"] = marker
-    spark = session("local[2]", scratch_dir=scratch)
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = start_session(Path(scratch))  # local[2], as the tests' session
     # start() registers the format: it registers the pausing one instead
     kafka_source.register = lambda s: s.dataSource.register(PausingKafka)
     config = {"application.id": lines.replace("-lines", "-app"), "bootstrap.servers": servers}
