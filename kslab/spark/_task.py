@@ -11,8 +11,8 @@ Each run of rows fed for a one-input task goes first to the core's ``BulkExecuto
 forms over it as one chunk or declines (then the rows go record by record, as above). The
 executor sees the runner through ``SparkPort``: the rows' offsets, a commit after every record
 (as here), sinks' columns appended to the ``RowCollector`` as its ``send`` would append them
-(partition, ``task`` and ``seq`` alike), and changelogs (which the collector drops) written
-through the task's context, as on the record path.
+(partition, ``task`` and ``seq`` alike), and changelogs' columns handed to the collector in
+one call, which drops them as its ``send`` drops a changelog record on the record path.
 """
 
 from __future__ import annotations
@@ -500,10 +500,11 @@ def fewer_collections() -> Iterator[None]:
 
     A task's batch forms allocate a few objects per record and keep many (its stores'
     entries, its record cache's), so at CPython's default every few thousand records ran
-    a full collection over everything kept: about a fifth of a word count's Python CPU
-    in a Spark worker. Nothing is collected later than it would be eventually; only the
-    collections are fewer. The thresholds are process-wide: between a task's batches Spark's
-    own code in the worker runs with them too, and a worker runs one task at a time.
+    a full collection over everything kept: a fifth of the counting task's Python CPU in a
+    word count (2026-11-29). Garbage in reference cycles waits longer (at most that many
+    allocations); everything else is freed as before. The thresholds are process-wide:
+    between a task's batches Spark's own code in the worker runs with them too, and a worker
+    runs one task at a time.
     """
     before = gc.get_threshold()
     gc.set_threshold(max(before[0], _YOUNG_COLLECTION), *before[1:])
