@@ -66,13 +66,14 @@ def write_parquet(rows: list[tuple[int, int, bytes, bytes, int]], path: Path) ->
         pq.write_table(table, path / f"partition-{partition}.parquet")
 
 
-def run_spark(master: str, path: Path, warmup: Path,
-              scratch: Path) -> tuple[float, int, float, float]:
+def run_spark(master: str, path: Path, warmup: Path, scratch: Path,
+              bulk: bool = True) -> tuple[float, int, float, float]:
     """Seconds for run_batch + a full pass over its output on ``master``, output rows (one per
     word), and the CPU seconds the JVM and the Python workers spent meanwhile.
 
     A run over ``warmup`` (20,000 other lines) comes first in the same session, so that the
     timed run finds the JVM's code compiled and the Python workers started (they are reused).
+    ``bulk=False``: the operators' batch forms off (``kslab.spark.bulk``), record by record.
     """
     from kslab.spark import run_batch, session
 
@@ -83,7 +84,8 @@ def run_spark(master: str, path: Path, warmup: Path,
             jvm, python = spark_cpu()
             started = time.perf_counter()
             out = run_batch(word_count(), {"lines": spark.read.parquet(str(source))},
-                            partitions={"lines": PARTITIONS})["counts"]
+                            partitions={"lines": PARTITIONS},
+                            config={"kslab.spark.bulk": bulk})["counts"]
             out.write.format("noop").mode("overwrite").save()
             seconds = time.perf_counter() - started
         jvm_after, python_after = spark_cpu()
@@ -349,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--default-only", action="store_true",
                         help="streaming: only the default state loading, before (tasks "
                         "rebuilt, RocksDB snapshots) and after (tasks kept, then changelog)")
+    parser.add_argument("--no-bulk", action="store_true",
+                        help="batch: run_batch with kslab.spark.bulk False (record by record)")
     parser.add_argument("--floor", action="store_true",
                         help="streaming: then the plain transformWithStateInPandas counts")
     args = parser.parse_args(argv)
@@ -366,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
             for master in ("local[1]", "local[2]"):
                 load = os.getloadavg()[0]
                 seconds, produced, jvm, python = run_spark(master, path, warmup,
-                                                           Path(tmp) / "scratch")
+                                                           Path(tmp) / "scratch",
+                                                           not args.no_bulk)
                 results.append((f"Spark run_batch {master}", seconds, produced, load, jvm,
                                 python))
                 print(f"{master}: {seconds:.1f} s, {produced} outputs, JVM {jvm:.1f} s CPU, "

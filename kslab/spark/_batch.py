@@ -26,7 +26,7 @@ import pandas as pd  # module level: pandas_udf resolves the type hints below by
 from kslab.config import StreamsConfig
 from kslab.errors import StreamsError
 from kslab.spark._plan import SparkPlan, Stage
-from kslab.spark._task import TaskRunner, batch_rows, output_schema
+from kslab.spark._task import TaskRunner, batch_rows, fewer_collections, output_schema
 from kslab.spark._workers import check_workers
 from kslab.topology.topology import Topology
 
@@ -383,6 +383,10 @@ def _cycle_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
     started = int(time.time() * 1000)
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
+        with fewer_collections():
+            yield from cycle(batches)
+
+    def cycle(batches: Iterator[Any]) -> Iterator[Any]:
         runner = CycleRunner(topology, props, app_id, stage.members, counts, stage.sink_topics,
                              lambda: started, sink_ids, _value(global_records))
         limit = batch_rows()
@@ -412,22 +416,26 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
     started = int(time.time() * 1000)
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
+        with fewer_collections():
+            yield from tasks(batches)
+
+    def tasks(batches: Iterator[Any]) -> Iterator[Any]:
         runner: TaskRunner | None = None
         current = -1
         offsets: dict[tuple[str, int], int] = {}
         limit = batch_rows()
         try:
-            for batch in batches:
-                cols = {name: batch.column(name).to_pylist() for name in _FED}
+            for cols in _fed_columns(batches, len(topics) > 1):
                 parts = cols["partition"]
-                n = len(parts)
-                single = n > 0 and parts.count(parts[0]) == n  # one Kafka partition (usual)
+                n = len(cols["timestamp"])
                 start = 0
                 while start < n:
-                    p = parts[start]
-                    end = n if single else start
-                    while end < n and parts[end] == p:
-                        end += 1
+                    if isinstance(parts, int):  # one Kafka partition (usual)
+                        p, end = parts, n
+                    else:
+                        p, end = parts[start], start
+                        while end < n and parts[end] == p:
+                            end += 1
                     if p != current:
                         if runner is not None:
                             runner.drain_queued()
@@ -441,25 +449,25 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
                                             global_records=_value(global_records))
                         current = p
                     run_cols = cols if start == 0 and end == n else {
-                        name: column[start:end] for name, column in cols.items()}
+                        name: column if column is None or isinstance(column, int)
+                        else column[start:end] for name, column in cols.items()}
                     got = run_cols["offset"]
                     if len(topics) == 1:
                         names = [topics[0]] * (end - start)
                     else:
                         names = [topics[q] for q in run_cols["_q"]]
-                    if got and min(got) < 0:
+                    if got is None:  # none given (an internal topic): positions
+                        tp = (topics[0], p)
+                        first = offsets.get(tp, 0)
+                        got = list(range(first, first + end - start))
+                        offsets[tp] = first + len(got)
+                    elif got and min(got) < 0:
                         got = list(got)
-                        if len(topics) == 1 and max(got) < 0:  # none given: positions
-                            tp = (topics[0], p)
-                            first = offsets.get(tp, 0)
-                            got = list(range(first, first + len(got)))
-                            offsets[tp] = first + len(got)
-                        else:
-                            for i, off in enumerate(got):
-                                if off < 0:  # no offset given: the position in its partition
-                                    tp = (names[i], p)
-                                    got[i] = offsets.get(tp, 0)
-                                    offsets[tp] = got[i] + 1
+                        for i, off in enumerate(got):
+                            if off < 0:  # no offset given: the position in its partition
+                                tp = (names[i], p)
+                                got[i] = offsets.get(tp, 0)
+                                offsets[tp] = got[i] + 1
                     runner.feed(names, p, got, run_cols["timestamp"], run_cols["key"],
                                 run_cols["value"], run_cols["headers"])
                     if len(runner.collector) >= limit:
@@ -474,6 +482,58 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
                 runner.close()
 
     return run
+
+
+def _fed_columns(batches: Iterator[Any], several_topics: bool) -> Iterator[dict[str, Any]]:
+    """The fed rows as Python columns, Spark's Arrow batches (``maxRecordsPerBatch``, 10,000
+    rows by default) joined into chunks of at least ``CHUNK_ROWS``: a task's batch forms do
+    work per chunk for each distinct key (its cache entries, its store's finals), so larger
+    chunks do less of it; the rows and their order are the same.
+
+    ``partition`` is one int when every row of the chunk has the same (the usual case, one
+    Kafka partition per Spark task); ``offset`` is ``None`` when no row has one (an internal
+    topic: the task numbers them), ``headers`` all ``None`` when no row has any, and ``_q``
+    is only read for a stage of several topics.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pending: list[Any] = []
+    rows = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        pending.append(batch)
+        rows += batch.num_rows
+        if rows < CHUNK_ROWS:
+            continue
+        table, pending, rows = pa.Table.from_batches(pending), [], 0
+        yield _columns_of(table, several_topics, pc)
+    if pending:
+        yield _columns_of(pa.Table.from_batches(pending), several_topics, pc)
+
+
+def _columns_of(table: Any, several_topics: bool, pc: Any) -> dict[str, Any]:
+    """``_fed_columns``' dict for one chunk."""
+    n = table.num_rows
+    low, high = pc.min_max(table.column("partition")).values()
+    partition: Any = low.as_py() if low == high else table.column("partition").to_pylist()
+    offset = table.column("offset")
+    headers = table.column("headers")
+    return {
+        "_q": table.column("_q").to_pylist() if several_topics else None,
+        "partition": partition,
+        "offset": None if pc.max(offset).as_py() < 0 and not several_topics
+        else offset.to_pylist(),
+        "timestamp": table.column("timestamp").to_pylist(),
+        "key": table.column("key").to_pylist(),
+        "value": table.column("value").to_pylist(),
+        "headers": [None] * n if headers.null_count == n else headers.to_pylist(),
+    }
+
+
+# a task is fed chunks of at least this many rows (``_fed_columns``)
+CHUNK_ROWS = 65536
 
 
 # the input columns a task is fed (the sort columns o1, o2, o3 stay in the JVM)

@@ -11,19 +11,22 @@ Each run of rows fed for a one-input task goes first to the core's ``BulkExecuto
 forms over it as one chunk or declines (then the rows go record by record, as above). The
 executor sees the runner through ``SparkPort``: the rows' offsets, a commit after every record
 (as here), sinks' columns appended to the ``RowCollector`` as its ``send`` would append them
-(partition, ``task`` and ``seq`` alike), and changelogs (which the collector drops) written
-through the task's context, as on the record path.
+(partition, ``task`` and ``seq`` alike), and changelogs' columns handed to the collector in
+one call, which drops them as its ``send`` drops a changelog record on the record path.
 """
 
 from __future__ import annotations
 
 import base64
+import gc
 import json
 import shutil
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import accumulate, repeat
+from contextlib import contextmanager
+from itertools import islice, repeat
+from operator import le
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +41,8 @@ from kslab.records import TaskId
 from kslab.topology.topology import Topology
 
 __all__ = ["OUTPUT_FIELDS", "CycleCollector", "RowCollector", "SparkPort", "TaskRunner",
-           "feed_global", "filled_global_task", "global_task", "output_schema", "record_headers"]
+           "feed_global", "fewer_collections", "filled_global_task", "global_task",
+           "output_schema", "record_headers"]
 
 OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
 # batch replay's rows carry one more column: each row's ``mark``, the highest timestamp its
@@ -173,10 +177,8 @@ class RowCollector:
         c["seq"].extend(range(self.seq, self.seq + n))
         self.seq += n
         if self._ids is not None:
-            marks = list(accumulate(timestamps, max, initial=self._marks.get(topic, _NO_MARK)))
-            del marks[0]
-            c["mark"].extend(marks)
-            self._marks[topic] = marks[-1]
+            c["mark"].extend(_marks(timestamps, self._marks.get(topic, _NO_MARK)))
+            self._marks[topic] = c["mark"][-1]
 
     def _append(self, topic: str, partition: int, key: bytes | None, value: bytes | None,
                 headers: Any, timestamp: int) -> None:
@@ -210,14 +212,26 @@ class RowCollector:
 
     def drain(self) -> Any:
         """The kept rows as one Arrow record batch; the collector starts empty again."""
+        import numpy as np
         import pyarrow as pa
 
         schema = output_schema(self._ids is not None)
-        batch = pa.RecordBatch.from_arrays([pa.array(self.columns[name], type=field.type)
-                                            for name, field in zip(self._fields, schema,
-                                                                   strict=True)], schema=schema)
+        c = self.columns
+        n = len(c["seq"])
+        arrays = []
+        for name, field in zip(self._fields, schema, strict=True):
+            column = c[name]
+            if name == "seq" and n:  # consecutive: each kept row takes the next
+                array = pa.array(np.arange(column[0], column[0] + n, dtype=np.int64))
+            elif name == "headers" and column.count(None) == n:  # (the usual case)
+                array = pa.nulls(n, field.type)
+            elif name == "task" and n and column.count(column[0]) == n:  # one writing task
+                array = pa.repeat(pa.scalar(column[0], field.type), n)
+            else:
+                array = pa.array(column, type=field.type)
+            arrays.append(array)
         self.columns = {name: [] for name in self._fields}
-        return batch
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 class CycleCollector(RowCollector):
@@ -277,9 +291,11 @@ class SparkPort(CollectorPort):
         self._collector = collector
 
     def appends_only(self, topic: str) -> bool:
-        """True for the topics the collector keeps; false for the ones it drops (changelogs),
-        so that held store writes log through the task's context, as on the record path."""
-        return self._collector.keeps(topic)
+        """True: no task of this runner reads back what it writes. Kept topics' columns
+        become rows; a dropped topic's (a changelog: Spark holds or discards the state
+        itself) go to ``RowCollector.extend``, which drops them as ``send`` drops a record,
+        instead of one ``log_change`` call per store write."""
+        return True
 
     def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
         """The partition ``RowCollector.send`` picks for each serialized key with a sink's
@@ -367,8 +383,8 @@ class TaskRunner:
         if bulk.plan(self.task, topic) is None:
             bulk.declined += 1
             return False
-        if any(header is not None for header in headers):  # (numpy arrays in streaming)
-            headers = list(map(record_headers, headers))
+        if not isinstance(headers, list) or headers.count(None) != len(headers):
+            headers = list(map(record_headers, headers))  # (numpy arrays in streaming)
         if not bulk.run_columns(self.task, topic, (keys, values, headers, timestamps, None),
                                 offsets, partition):
             return False
@@ -458,6 +474,41 @@ def headers_json(headers: Any) -> str:
                        for k, v in headers])
 
 
+def _marks(timestamps: list[int], mark: int) -> list[int]:
+    """Each of ``timestamps``' mark: the highest of ``mark`` and the timestamps up to it."""
+    import numpy as np
+
+    if timestamps[0] >= mark and all(map(le, timestamps, islice(timestamps, 1, None))):
+        return timestamps  # in order (the usual case): each its own mark
+    marks = np.maximum.accumulate(np.fromiter(timestamps, np.int64, len(timestamps)))
+    return np.maximum(marks, mark, out=marks).tolist()  # type: ignore[no-any-return]
+
+
 def batch_rows() -> int:
     """How many output rows the runner collects before handing Spark a batch."""
     return _BATCH_ROWS
+
+
+_YOUNG_COLLECTION = 50_000  # allocations between two of Python's young collections in a task
+
+
+@contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Run the body with Python's cyclic garbage collector started ``_YOUNG_COLLECTION``
+    container allocations apart instead of 700 (the older generations follow it), then put
+    the thresholds back.
+
+    A task's batch forms allocate a few objects per record and keep many (its stores'
+    entries, its record cache's), so at CPython's default every few thousand records ran
+    a full collection over everything kept: a fifth of the counting task's Python CPU in a
+    word count (2026-11-29). Garbage in reference cycles waits longer (at most that many
+    allocations); everything else is freed as before. The thresholds are process-wide:
+    between a task's batches Spark's own code in the worker runs with them too, and a worker
+    runs one task at a time.
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], _YOUNG_COLLECTION), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
