@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kslab.core.bulk import BulkExecutor
+from kslab.core.gc_pause import fewer_collections
 from kslab.core.task import StreamTask
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.records import TaskId
 from kslab.runtime._batch import RuntimePort, run_polled
 from kslab.runtime._clients import close_producer
 from kslab.runtime._collector import KafkaCollector
-from kslab.runtime._gc import gc_paused
 from kslab.runtime._restore import RestoreNotifier
 from kslab.runtime._state import (
     ChangelogReader,
@@ -219,7 +219,8 @@ class StreamThread(threading.Thread):
             messages = consumer.consume(batch, timeout)
             self.stats["poll-total"] += 1
             if messages:
-                gc_paused(self._process, messages)  # (no collection mid-batch: runtime._gc)
+                with fewer_collections():  # (no collection mid-batch: core.gc_pause)
+                    self._process(messages)
             messages = None  # freed before the next poll allocates its own
             if paused is None:  # a paused client's punctuators wait, as in Kafka
                 self._punctuate_wall_clock()

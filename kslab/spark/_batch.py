@@ -24,9 +24,10 @@ from typing import Any
 import pandas as pd  # module level: pandas_udf resolves the type hints below by name
 
 from kslab.config import StreamsConfig
+from kslab.core.gc_pause import fewer_collections
 from kslab.errors import StreamsError
 from kslab.spark._plan import SparkPlan, Stage
-from kslab.spark._task import TaskRunner, batch_rows, fewer_collections, output_schema
+from kslab.spark._task import TaskRunner, batch_rows, output_schema
 from kslab.spark._workers import check_workers
 from kslab.topology.topology import Topology
 

@@ -18,13 +18,11 @@ one call, which drops them as its ``send`` drops a changelog record on the recor
 from __future__ import annotations
 
 import base64
-import gc
 import json
 import shutil
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from itertools import islice, repeat
 from operator import le
 from pathlib import Path
@@ -41,7 +39,7 @@ from kslab.records import TaskId
 from kslab.topology.topology import Topology
 
 __all__ = ["OUTPUT_FIELDS", "CycleCollector", "RowCollector", "SparkPort", "TaskRunner",
-           "feed_global", "fewer_collections", "filled_global_task", "global_task",
+           "feed_global", "filled_global_task", "global_task",
            "output_schema", "record_headers"]
 
 OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
@@ -489,26 +487,3 @@ def batch_rows() -> int:
     return _BATCH_ROWS
 
 
-_YOUNG_COLLECTION = 50_000  # allocations between two of Python's young collections in a task
-
-
-@contextmanager
-def fewer_collections() -> Iterator[None]:
-    """Run the body with Python's cyclic garbage collector started ``_YOUNG_COLLECTION``
-    container allocations apart instead of 700 (the older generations follow it), then put
-    the thresholds back.
-
-    A task's batch forms allocate a few objects per record and keep many (its stores'
-    entries, its record cache's), so at CPython's default every few thousand records ran
-    a full collection over everything kept: a fifth of the counting task's Python CPU in a
-    word count (2026-11-29). Garbage in reference cycles waits longer (at most that many
-    allocations); everything else is freed as before. The thresholds are process-wide:
-    between a task's batches Spark's own code in the worker runs with them too, and a worker
-    runs one task at a time.
-    """
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], _YOUNG_COLLECTION), *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)

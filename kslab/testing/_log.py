@@ -17,8 +17,6 @@ ends, writes another value, or lets the widths vary first calls ``_fill_value_en
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import struct as _struct
 import sys
 from array import array
@@ -30,7 +28,7 @@ from typing import Any
 from kslab.core.bulk.columns import ByteColumn
 from kslab.core.nodes import codec_writer
 
-__all__ = ["TEXT", "RecordLog", "gc_paused"]
+__all__ = ["TEXT", "RecordLog"]
 
 # ``drain_unpacking``'s codec for a column of UTF-8 text (the ``String`` serde's bytes)
 TEXT: Any = "utf-8 text"
@@ -481,19 +479,3 @@ def _column(data: bytearray, ends: array, start: int, stop: int) -> list[bytes |
             append(buffer[position:end])
             position = end
     return out
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC around a bulk pipe or read.
-
-    Records die by reference counting; what the collector does in a batch is walk the growing
-    heap of retained outputs again and again, which cost more than building them (bench/).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -30,6 +30,7 @@ from kslab.core.bulk import BulkExecutor
 from kslab.core.bulk.columns import picked
 from kslab.core.bulk.sinks import Written
 from kslab.core.error_policy import ErrorPolicy
+from kslab.core.gc_pause import collections_off
 from kslab.core.global_task import GLOBAL_TASK
 from kslab.core.task import StreamTask
 from kslab.core.tracing import TraceLog, Tracer, TracingContext
@@ -42,7 +43,7 @@ from kslab.state.buffer import ChangelogRecord
 from kslab.testing import progress
 from kslab.testing._collector import DriverCollector
 from kslab.testing._layout import TaskLayout
-from kslab.testing._log import RecordLog, gc_paused
+from kslab.testing._log import RecordLog
 from kslab.testing.frames import frame_kind, frame_rows, to_millis
 from kslab.testing.topics import TestInputTopic, TestOutputTopic
 from kslab.topology._nodes import SinkNode
@@ -375,7 +376,7 @@ class TopologyTestDriver:
                 return
             self._pipe_each(topic, rows)
             return
-        with gc_paused():
+        with collections_off():
             self._pipe_fast(task, topic, rows)
 
     def _pipe_each(self, topic: str, rows: list[tuple[Any, ...]]) -> None:
@@ -415,7 +416,7 @@ class TopologyTestDriver:
         tasks = {partition: layout.task_for.get((topic, partition)) for partition in groups}
         if any(task is None or task.has_records() for task in tasks.values()):
             return False
-        with gc_paused():
+        with collections_off():
             if not executor.run_partitioned(topic, [
                     (tasks[partition], tuple(picked(column, places) for column in columns),
                      places) for partition, places in groups.items()], objects):
@@ -440,7 +441,7 @@ class TopologyTestDriver:
             else:
                 self.pipe_raw_rows(topic, rows, task)
             return
-        with gc_paused():
+        with collections_off():
             if self._bulk.run_columns(task, topic, columns, None, 0, objects):
                 self._after_bulk(topic, columns)
                 return

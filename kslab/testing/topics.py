@@ -1,9 +1,8 @@
 """The test driver's input and output topics: typed pipes in, typed reads out.
 
 An input topic serializes what it is given with its serdes (by default the source's) and keeps
-its own clock for records piped without a timestamp, as Kafka's ``TestInputTopic`` does. An
-output topic reads from the driver's queue for that topic, so two output-topic objects on one
-topic share the records: each read takes one.
+its own clock for records piped without a timestamp, as Kafka's ``TestInputTopic`` does. An output
+topic reads the driver's queue for the topic: two output topics on one topic share its records.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from kslab.core.bulk.sinks import Written, built_in
+from kslab.core.gc_pause import collections_off
 from kslab.errors import (
     InvalidArgumentError,
     KslabError,
@@ -24,7 +24,7 @@ from kslab.errors import (
 from kslab.records import KeyValue, TestRecord, as_headers, split_pairs
 from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
 from kslab.testing import progress
-from kslab.testing._log import TEXT, gc_paused
+from kslab.testing._log import TEXT
 from kslab.testing.frames import JsonExactDicts, frame_columns, records_frame, to_millis
 
 if TYPE_CHECKING:
@@ -282,7 +282,7 @@ class TestInputTopic:
                 ts += n * step
             return [keys, values, stamps, [None] * n, [None] * n]
 
-        with gc_paused():  # the rows die by reference counting (see gc_paused)
+        with collections_off():  # the rows die by reference counting (see core.gc_pause)
             self._pipe_chunks(_taking(pairs, columns_of), progress.count(pairs))
 
     def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None],
@@ -374,7 +374,7 @@ class TestInputTopic:
 
     def pipe_record_list(self, records: Iterable[TestRecord]) -> None:
         """Pipe ``TestRecord``s (a ``None`` timestamp takes the topic's clock)."""
-        with gc_paused():
+        with collections_off():
             self._pipe_chunks(_taking(records, _record_columns), progress.count(records))
 
     def pipe_dataframe(
@@ -396,7 +396,7 @@ class TestInputTopic:
             partition = "partition"
         columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
                                 headers=headers, partition=partition)
-        with gc_paused():  # (the dicts made of a frame's rows go along: Written)
+        with collections_off():  # (the dicts made of a frame's rows go along: Written)
             self._pipe_chunks(_slicing(columns), len(df), type(columns[1]) is JsonExactDicts)
         return len(columns[0])
 
@@ -473,7 +473,7 @@ class TestOutputTopic:
     def read_key_values_to_list(self) -> list[KeyValue]:
         """Every remaining record as ``KeyValue``."""
         keys, values, _, _, _ = self._drain(where=False)
-        with gc_paused():
+        with collections_off():
             return list(map(tuple.__new__, repeat(KeyValue), zip(keys, values, strict=True)))
 
     def read_key_values_to_map(self) -> dict[Any, Any]:
@@ -490,7 +490,7 @@ class TestOutputTopic:
     def read_records_to_list(self) -> list[TestRecord]:
         """Every remaining record, each with its partition."""
         keys, values, headers, timestamps, partitions = self._drain()
-        with gc_paused():
+        with collections_off():
             return [TestRecord(k, v, ts, h, partition=p) for k, v, ts, h, p
                     in zip(keys, values, timestamps, headers, partitions, strict=True)]
 
@@ -503,7 +503,7 @@ class TestOutputTopic:
         mark = log.mark()
         topic = self.name
         key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
-        with gc_paused():
+        with collections_off():
             columns, unpacked = log.drain_unpacking(_struct_of(self.key_serde),
                                                     _struct_of(self.value_serde), where=where)
             keys, values, headers, timestamps, partitions = columns
