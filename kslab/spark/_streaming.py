@@ -23,6 +23,7 @@ share the query plumbing and the state layout here.
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Iterator, Mapping
 from itertools import compress
@@ -33,12 +34,13 @@ import pandas as pd
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
 from kslab.config import StreamsConfig
-from kslab.errors import StreamsError, TopologyError
+from kslab.errors import StoreError, StreamsError, TopologyError
 from kslab.spark._global import global_feed
 from kslab.spark._plan import SparkPlan, Stage, streaming_unsupported, unsupported
 from kslab.spark._replay import drop_replays, seen_marks, stamp
 from kslab.spark._state import (
     KEY_SCHEMA,
+    LAYOUT,
     META_SCHEMA,
     VALUE_SCHEMA,
     TaskClocks,
@@ -248,14 +250,18 @@ def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any
     # clock and the trigger is open-ended.
     timers = any(_uses_wall_clock(plan, member, props) for member in stage.members or [stage]) \
         and not (trigger.get("availableNow") or trigger.get("once"))
-    if stage.members:  # a cycle: all its tasks in one group, as batch replay runs them
-        from pyspark.sql import functions as sf
+    from pyspark.sql import functions as sf
 
+    shuffle = state_partitions(checkpoint, stage)
+    if stage.members:  # a cycle: all its tasks in one group, as batch replay runs them
         processor: StatefulProcessor = CycleProcessor(plan, stage, props, timers, preload)
         grouped = reader.load().withColumn("_cycle", sf.lit(0)).groupBy("_cycle")
     else:
-        processor = TaskProcessor(plan, stage, props, timers, preload)
-        grouped = reader.load().groupBy("partition")
+        groups = spread_keys(stage.tasks, shuffle)
+        processor = TaskProcessor(plan, stage, props, timers, preload, groups)
+        grouped = reader.load().withColumn(
+            "_task", sf.element_at(sf.array(*map(sf.lit, groups)), sf.col("partition") + 1)
+        ).groupBy("_task")
     output = grouped.transformWithStateInPandas(processor, _OUTPUT, "Append",
                                                 "ProcessingTime" if timers else "None")
     writer = (output.writeStream.format("kslab-kafka")
@@ -265,7 +271,81 @@ def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any
               .outputMode("append"))
     if trigger:
         writer = writer.trigger(**trigger)
-    return writer.start()
+    # the query takes the session's shuffle partitions when it starts (and keeps them in its
+    # checkpoint): one state partition per group, so each group is a Spark task of its own
+    key = "spark.sql.shuffle.partitions"
+    before = spark.conf.get(key)
+    spark.conf.set(key, str(shuffle))
+    try:
+        return writer.start()
+    finally:
+        spark.conf.set(key, before)
+
+
+def state_partitions(checkpoint: str, stage: Stage) -> int:
+    """The shuffle (and state) partitions of ``stage``'s query: one per group (a task per Kafka
+    partition, one for a cycle), as its checkpoint recorded them when it began.
+
+    A local checkpoint keeps them, with the state layout, in ``kslab-subtopology-<id>.json``
+    beside the query's directory; a checkpoint from an older kslab (the query's directory
+    without that file, or another layout) is refused by name, since its state would not be
+    found under this layout's group keys. Another file system (``hdfs://``, ``s3a://``): the
+    group count, unchecked.
+    """
+    groups = 1 if stage.members else stage.tasks
+    local = "://" not in checkpoint or checkpoint.startswith("file://")
+    if not local:
+        return groups
+    base = Path(checkpoint.removeprefix("file://"))
+    marker = base / f"kslab-subtopology-{stage.id}.json"
+    if marker.exists():
+        saved = json.loads(marker.read_text())
+        if saved.get("layout") == LAYOUT:
+            return int(saved["shuffle_partitions"])
+    elif not any((base / f"subtopology-{stage.id}" / "offsets").glob("*")):
+        base.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps({"layout": LAYOUT, "shuffle_partitions": groups}))
+        return groups
+    msg = (f"the Spark checkpoint {base / f'subtopology-{stage.id}'} was written by an older "
+           f"kslab (another state layout than '{LAYOUT}'); this one cannot read its state; "
+           "start from a new checkpoint_location")
+    raise StoreError(msg)
+
+
+def spread_keys(tasks: int, partitions: int) -> list[int]:
+    """The group key of each Kafka partition's task (by partition): one that Spark's hash
+    partitioning (Murmur3, seed 42, modulo ``partitions``) sends to shuffle partition
+    ``task % partitions``. Grouping by the Kafka partition itself would not spread them:
+    ``hash(0)`` and ``hash(1)`` are both odd, so with two shuffle partitions both tasks of a
+    two-partition topic shared one Spark task and one core. Key ``k`` of task ``p`` is ``p``
+    plus a multiple of ``tasks`` (distinct per task); it depends only on the two counts, which
+    a checkpoint keeps (``state_partitions``)."""
+    keys = []
+    for task in range(tasks):
+        key = task
+        while _pmod_hash(key, partitions) != task % partitions:
+            key += tasks
+        keys.append(key)
+    return keys
+
+
+def _pmod_hash(value: int, partitions: int) -> int:
+    """Spark's ``pmod(hash(value), partitions)`` of an int column (Murmur3 x86 32, seed 42)."""
+    def rotl(x: int, r: int) -> int:
+        return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF
+
+    k = (value & 0xFFFFFFFF) * 0xCC9E2D51 & 0xFFFFFFFF
+    k = rotl(k, 15) * 0x1B873593 & 0xFFFFFFFF
+    h = rotl(42 ^ k, 13)
+    h = (h * 5 + 0xE6546B64) & 0xFFFFFFFF
+    h ^= 4
+    h ^= h >> 16
+    h = h * 0x85EBCA6B & 0xFFFFFFFF
+    h ^= h >> 13
+    h = h * 0xC2B2AE35 & 0xFFFFFFFF
+    h ^= h >> 16
+    signed = h - (1 << 32) if h >= 1 << 31 else h
+    return signed % partitions
 
 
 def _uses_wall_clock(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> bool:
@@ -284,7 +364,10 @@ class TaskProcessor(StatefulProcessor):
     """One Kafka Streams task per group (a Kafka partition), rebuilt each micro-batch."""
 
     def __init__(self, plan: SparkPlan, stage: Stage, props: dict[str, Any],
-                 timers: bool, preload: bool | None = None) -> None:
+                 timers: bool, preload: bool | None = None,
+                 groups: list[int] | None = None) -> None:
+        # each task's group key (``spread_keys``), by partition, and back
+        self.partition_of = {key: task for task, key in enumerate(groups or [])}
         self.timers = timers
         self.preload = preload
         self.topology = plan.topology
@@ -320,7 +403,7 @@ class TaskProcessor(StatefulProcessor):
                 ["_q", "offset"], kind="stable")
         else:
             frame = frame.sort_values("offset", kind="stable")
-        partition = int(key[0])
+        partition = self.partition_of[int(key[0])]
         opened = self._open(partition, _now(timerValues), len(frame))
         try:
             topics, _, offsets, timestamps, keys, values, headers = fresh_rows(
@@ -337,7 +420,7 @@ class TaskProcessor(StatefulProcessor):
     def handleExpiredTimer(self, key: Any, timerValues: Any,  # noqa: N802, N803
                            expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
         """A wall-clock punctuation is due and no record came: punctuate now."""
-        opened = self._open(int(key[0]), _now(timerValues))
+        opened = self._open(self.partition_of[int(key[0])], _now(timerValues))
         try:
             out = self._finish(opened)
         except BaseException:
@@ -374,7 +457,8 @@ class TaskProcessor(StatefulProcessor):
             runner.collector.seq = 0 if saved is None else saved.get("sent", 0)
             backends = attach_spark_state(runner.task, self.stores, preload=self.preload,
                                           sizes=None if saved is None else saved.get("sizes", {}),
-                                          records=records)
+                                          records=records,
+                                          runs=None if saved is None else saved.get("runs"))
             self.clocks.restore(runner.task, saved)
         except BaseException:
             runner.close()
@@ -531,7 +615,8 @@ class CycleProcessor(TaskProcessor):
                     seen = seen_marks(saved)
                 backends[name] = attach_spark_state(
                     task, self.stores[name], preload=self.preload,
-                    sizes=None if saved is None else saved.get("sizes", {}), records=records)
+                    sizes=None if saved is None else saved.get("sizes", {}), records=records,
+                    runs=None if saved is None else saved.get("runs"))
                 self.clocks[name].restore(task, saved)
         except BaseException:
             runner.close()
