@@ -276,10 +276,8 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         for bucket, keys in touched.items():
             if bucket not in buckets:
                 self._read_bucket(bucket)
-            stored = buckets[bucket]
-            had = bool(stored)
-            stored.update(keys)
-            stored.intersection_update(memory)
+            had = bool(buckets[bucket])
+            stored = buckets[bucket] = {k for k in buckets[bucket] | keys if k in memory}
             if stored:
                 names = list(stored)
                 state.updateValue((_BUCKET_KEYS[bucket],),

@@ -500,42 +500,40 @@ class _Producing:
             if error is not None:
                 errors.append(str(error))
 
+        produce = producer.produce
         for batch in iterator:
             cols = batch.to_pydict()
             n = batch.num_rows
             topics = cols.get("topic") or [self.topic] * n
+            keys = cols.get("key") or [None] * n
             parts = cols.get("partition") or [None] * n
             stamps = cols.get("timestamp") or [None] * n
             headers = cols.get("headers") or [None] * n
-            for i in range(n):
-                topic = topics[i] or self.topic
+            for topic, value, key, partition, stamp, header in zip(
+                    topics, cols["value"], keys, parts, stamps, headers, strict=True):
                 if not topic:
-                    msg = ("a row has no topic; give the frame a 'topic' column or pass "
-                           ".option('topic', name)")
-                    raise StreamsError(msg)
-                key = cols["key"][i] if "key" in cols else None
-                partition = parts[i]
-                if partition is None and key is not None:
-                    count = counts.get(topic)
-                    if count is None:
-                        meta = producer.list_topics(topic, timeout=10).topics[topic]
-                        count = counts[topic] = max(1, len(meta.partitions))
-                    partition = default_partition(key, count)
-                kwargs: dict[str, Any] = {}
-                if partition is not None:
-                    kwargs["partition"] = int(partition)
-                if stamps[i] is not None:
-                    kwargs["timestamp"] = int(stamps[i])
-                if headers[i]:
-                    kwargs["headers"] = [(h["key"], h["value"]) for h in headers[i]]
+                    topic = self.topic
+                    if not topic:
+                        msg = ("a row has no topic; give the frame a 'topic' column or pass "
+                               ".option('topic', name)")
+                        raise StreamsError(msg)
+                if partition is None:
+                    partition = -1  # (librdkafka's partitioner when there is no key)
+                    if key is not None:
+                        count = counts.get(topic)
+                        if count is None:
+                            meta = producer.list_topics(topic, timeout=10).topics[topic]
+                            count = counts[topic] = max(1, len(meta.partitions))
+                        partition = default_partition(key, count)
+                pairs = [(h["key"], h["value"]) for h in header] if header else None
                 while True:
                     try:
-                        producer.produce(topic, cols["value"][i], key, on_delivery=report,
-                                         **kwargs)
+                        produce(topic, value, key, partition, on_delivery=report,
+                                timestamp=0 if stamp is None else stamp, headers=pairs)
                         break
                     except BufferError:
                         producer.poll(0.05)
-                sent += 1
+            sent += n
             producer.poll(0)
         remaining = producer.flush(60)
         if remaining or errors:
