@@ -169,3 +169,18 @@ def test_a_checkpoint_of_the_per_key_layout_is_refused_by_name():
                                          r"checkpoint_location"):
         TaskClocks(ValueState('{"stream_time": 5}')).load()
     assert TaskClocks(ValueState(None)).load() is None
+
+
+def test_a_checkpoint_keeps_its_state_partitions_and_an_older_one_is_refused(tmp_path):
+    from kslab.spark._plan import Stage
+    from kslab.spark._streaming import state_partitions
+
+    stage = Stage(1, ("n",), ("t",), (), ("s",), tasks=3)
+    assert state_partitions(str(tmp_path / "a"), stage) == 3  # one per task, remembered
+    assert state_partitions(str(tmp_path / "a"), Stage(1, ("n",), ("t",), (), ("s",), 5)) == 3
+    older = tmp_path / "b" / "subtopology-1" / "offsets"
+    older.mkdir(parents=True)
+    (older / "0").write_text("v1")  # a query directory with offsets and no kslab file
+    with pytest.raises(StoreError, match=r"written by an older kslab .* start from a new "
+                                         r"checkpoint_location"):
+        state_partitions(str(tmp_path / "b"), stage)
