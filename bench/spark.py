@@ -16,6 +16,10 @@ cost per word across the sizes. ``--floor`` runs, after each size, a plain
 query's own input, grouped the same way): what Spark itself costs. ``--live`` runs the same
 word count on ``ks.KafkaStreams`` (a child process, one stream thread, every update sent) over
 the same lines before and after the Spark runs: its words/s from its first count to its last.
+Every run's count output is checked (one count per word). "CPU us a word" is the CPU time of the
+run's processes per input word (Spark: the JVM and its Python workers over the whole run, both
+queries for kslab; live: the child process): on a shared machine it says what a run costs
+whatever the neighbours do, where the rates say what it got.
 ``make bench-spark-streaming`` runs ``--streaming --records 250000 --words 100000 --floor
 --live``.
 """
@@ -193,7 +197,7 @@ def run_floor(spark: object, servers: str, source: str, tag: str, per_batch: int
     (one state partition per Kafka partition); seconds in all and its micro-batches."""
     from pyspark.sql import functions as sf
 
-    from kslab.spark._streaming import spread_keys
+    from kslab.spark._groups import spread_keys
 
     create_topic(servers, f"floor-{tag}")
     keys = spread_keys(PARTITIONS, PARTITIONS)
@@ -271,9 +275,9 @@ def live_child(servers: str, lines: str, counts: str, app: str, state: str) -> N
     streams.close()
 
 
-def run_live(servers: str, lines: str, words: int, tag: str) -> tuple[float, float]:
+def run_live(servers: str, lines: str, words: int, tag: str) -> tuple[float, float, float]:
     """``KafkaStreams`` in a child process over ``lines``: seconds from its start to its last
-    count, and from its first count to its last (``words`` counts in all)."""
+    count, from its first count to its last (``words`` counts in all), and its CPU seconds."""
     import subprocess
 
     from confluent_kafka import Consumer, TopicPartition
@@ -286,6 +290,7 @@ def run_live(servers: str, lines: str, words: int, tag: str) -> tuple[float, flo
     started = time.perf_counter()
     child = subprocess.Popen([sys.executable, __file__, "--live-child", servers, lines,
                               f"counts-{tag}", f"bench-{tag}", str(state)])
+    cpu = 0.0
     seen, first, last = 0, 0.0, 0.0
     deadline = time.monotonic() + 1800
     try:
@@ -297,11 +302,12 @@ def run_live(servers: str, lines: str, words: int, tag: str) -> tuple[float, flo
                 seen += len(batch)
     finally:
         (state / "stop").touch()
-        child.wait(60)
+        usage = os.wait4(child.pid, 0)[2]
+        cpu = usage.ru_utime + usage.ru_stime
         consumer.close()
     if seen != words:
         raise SystemExit(f"KafkaStreams wrote {seen:,} counts, expected {words:,}")
-    return last - started, last - first
+    return last - started, last - first, cpu
 
 
 def steady(progress: list[dict]) -> tuple[float, float, float, float]:
@@ -336,7 +342,7 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
     distinct = len({w for r in rows for w in r[3].split()})
     print(f"{records:,} lines, {total_words:,} words, {distinct:,} distinct (the store at the "
           "end), 2 partitions, local[2]", file=sys.stderr)
-    results: list[tuple[str, int, str, float, float, float, float, float, float]] = []
+    results: list[tuple[str, int, str, float, float, float, float, float, float, float]] = []
     progress: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory(prefix="kslab-bench-spark-") as tmp, LocalBroker() as broker:
         servers = broker.bootstrap_servers
@@ -344,9 +350,9 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
 
         def live_row(tag: str) -> None:
             load = os.getloadavg()[0]
-            total, span = run_live(servers, "lines", total_words, tag)
-            results.append(("KafkaStreams (live, 1 stream thread)", 0, "", 0.0,
-                            total_words / span, 0.0, 0.0, total_words / total, load))
+            total, span, cpu = run_live(servers, "lines", total_words, tag)
+            results.append(("KafkaStreams (live, 1 stream thread)", 0, "", total_words / span,
+                            0.0, 0.0, 0.0, total_words / total, cpu, load))
             print(f"live: {total:.1f} s, {total_words / span:,.0f} words/s (load {load:.1f})",
                   file=sys.stderr)
 
@@ -359,24 +365,28 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
             for size in sizes:
                 tag = f"k{size}"
                 load = os.getloadavg()[0]
+                cpu = sum(spark_cpu())
                 total, batches = run_streaming(spark, servers, "lines", tag, size, Path(tmp),
                                                total_words)
+                cpu = sum(spark_cpu()) - cpu
                 progress[tag] = batches
                 rate, mean, low, high = steady(batches)
                 results.append(("kslab word count (DSL, tasks kept open)", size,
                                 f"{len(batches)}", rate, mean, low, high,
-                                total_words / total, load))
+                                total_words / total, cpu, load))
                 print(f"kslab {size}: {total:.1f} s, steady {rate:,.0f} words/s, "
                       f"{mean:,.0f} ms (load {load:.1f})", file=sys.stderr)
                 if floor:
                     load = os.getloadavg()[0]
                     source = repartition_topic(servers, f"bench-{tag}-")
+                    cpu = sum(spark_cpu())
                     total, batches = run_floor(spark, servers, source, tag, size, Path(tmp))
+                    cpu = sum(spark_cpu()) - cpu
                     progress[f"floor-{tag}"] = batches
                     rate, mean, low, high = steady(batches)
                     results.append(("floor: plain transformWithStateInPandas, no state", size,
                                     f"{len(batches)}", rate, mean, low, high,
-                                    total_words / total, load))
+                                    total_words / total, cpu, load))
                     print(f"floor {size}: {total:.1f} s, steady {rate:,.0f} words/s "
                           f"(load {load:.1f})", file=sys.stderr)
         finally:
@@ -384,13 +394,15 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
         if live:
             live_row("live1")
     print("| contestant | words a micro-batch | micro-batches | steady words/s | latency ms "
-          "mean (min-max) | whole run words/s | load |\n|---|---:|---:|---:|---:|---:|---:|")
-    for name, size, batches, rate, mean, low, high, whole, load in results:
+          "mean (min-max) | whole run words/s | CPU us a word | load |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, size, batches, rate, mean, low, high, whole, cpu, load in results:
+        per_word = f"{cpu * 1e6 / total_words:,.0f}"
         if not size:
-            print(f"| {name} | | | {rate:,.0f} | | {whole:,.0f} | {load:.1f} |")
+            print(f"| {name} | | | {rate:,.0f} | | {whole:,.0f} | {per_word} | {load:.1f} |")
             continue
         print(f"| {name} | {size:,} | {batches} | {rate:,.0f} | {mean:,.0f} ({low:,.0f}-"
-              f"{high:,.0f}) | {whole:,.0f} | {load:.1f} |")
+              f"{high:,.0f}) | {whole:,.0f} | {per_word} | {load:.1f} |")
     for prefix, label in (("k", "kslab"), ("floor-k", "floor")):
         points = [(int(t.removeprefix(prefix)), steady(p)[1]) for t, p in progress.items()
                   if t.startswith(prefix) and t.removeprefix(prefix).isdigit()]

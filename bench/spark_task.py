@@ -27,9 +27,10 @@ import pandas as pd
 
 import kslab as ks
 from kslab import serdes
+from kslab.spark._groups import spread_keys
 from kslab.spark._plan import SparkPlan
 from kslab.spark._replay import SEQ_HEADER
-from kslab.spark._streaming import TaskProcessor, spread_keys
+from kslab.spark._streaming import TaskProcessor
 
 S, L = serdes.String(), serdes.Long()
 CALLS = [0]  # Spark state calls

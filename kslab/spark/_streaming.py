@@ -23,7 +23,6 @@ share the query plumbing and the state layout here.
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Iterator, Mapping
 from itertools import compress
@@ -34,13 +33,13 @@ import pandas as pd
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
 from kslab.config import StreamsConfig
-from kslab.errors import StoreError, StreamsError, TopologyError
+from kslab.errors import StreamsError, TopologyError
 from kslab.spark._global import global_feed
+from kslab.spark._groups import spread_keys, state_partitions
 from kslab.spark._plan import SparkPlan, Stage, streaming_unsupported, unsupported
 from kslab.spark._replay import drop_replays, seen_marks, stamp
 from kslab.spark._state import (
     KEY_SCHEMA,
-    LAYOUT,
     META_SCHEMA,
     VALUE_SCHEMA,
     TaskClocks,
@@ -280,72 +279,6 @@ def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any
         return writer.start()
     finally:
         spark.conf.set(key, before)
-
-
-def state_partitions(checkpoint: str, stage: Stage) -> int:
-    """The shuffle (and state) partitions of ``stage``'s query: one per group (a task per Kafka
-    partition, one for a cycle), as its checkpoint recorded them when it began.
-
-    A local checkpoint keeps them, with the state layout, in ``kslab-subtopology-<id>.json``
-    beside the query's directory; a checkpoint from an older kslab (the query's directory
-    without that file, or another layout) is refused by name, since its state would not be
-    found under this layout's group keys. Another file system (``hdfs://``, ``s3a://``): the
-    group count, unchecked.
-    """
-    groups = 1 if stage.members else stage.tasks
-    local = "://" not in checkpoint or checkpoint.startswith("file://")
-    if not local:
-        return groups
-    base = Path(checkpoint.removeprefix("file://"))
-    marker = base / f"kslab-subtopology-{stage.id}.json"
-    if marker.exists():
-        saved = json.loads(marker.read_text())
-        if saved.get("layout") == LAYOUT:
-            return int(saved["shuffle_partitions"])
-    elif not any((base / f"subtopology-{stage.id}" / "offsets").glob("*")):
-        base.mkdir(parents=True, exist_ok=True)
-        marker.write_text(json.dumps({"layout": LAYOUT, "shuffle_partitions": groups}))
-        return groups
-    msg = (f"the Spark checkpoint {base / f'subtopology-{stage.id}'} was written by an older "
-           f"kslab (another state layout than '{LAYOUT}'); this one cannot read its state; "
-           "start from a new checkpoint_location")
-    raise StoreError(msg)
-
-
-def spread_keys(tasks: int, partitions: int) -> list[int]:
-    """The group key of each Kafka partition's task (by partition): one that Spark's hash
-    partitioning (Murmur3, seed 42, modulo ``partitions``) sends to shuffle partition
-    ``task % partitions``. Grouping by the Kafka partition itself would not spread them:
-    ``hash(0)`` and ``hash(1)`` are both odd, so with two shuffle partitions both tasks of a
-    two-partition topic shared one Spark task and one core. Key ``k`` of task ``p`` is ``p``
-    plus a multiple of ``tasks`` (distinct per task); it depends only on the two counts, which
-    a checkpoint keeps (``state_partitions``)."""
-    keys = []
-    for task in range(tasks):
-        key = task
-        while _pmod_hash(key, partitions) != task % partitions:
-            key += tasks
-        keys.append(key)
-    return keys
-
-
-def _pmod_hash(value: int, partitions: int) -> int:
-    """Spark's ``pmod(hash(value), partitions)`` of an int column (Murmur3 x86 32, seed 42)."""
-    def rotl(x: int, r: int) -> int:
-        return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF
-
-    k = (value & 0xFFFFFFFF) * 0xCC9E2D51 & 0xFFFFFFFF
-    k = rotl(k, 15) * 0x1B873593 & 0xFFFFFFFF
-    h = rotl(42 ^ k, 13)
-    h = (h * 5 + 0xE6546B64) & 0xFFFFFFFF
-    h ^= 4
-    h ^= h >> 16
-    h = h * 0x85EBCA6B & 0xFFFFFFFF
-    h ^= h >> 13
-    h = h * 0xC2B2AE35 & 0xFFFFFFFF
-    h ^= h >> 16
-    signed = h - (1 << 32) if h >= 1 << 31 else h
-    return signed % partitions
 
 
 def _uses_wall_clock(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> bool:

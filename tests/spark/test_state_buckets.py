@@ -172,8 +172,8 @@ def test_a_checkpoint_of_the_per_key_layout_is_refused_by_name():
 
 
 def test_a_checkpoint_keeps_its_state_partitions_and_an_older_one_is_refused(tmp_path):
+    from kslab.spark._groups import state_partitions
     from kslab.spark._plan import Stage
-    from kslab.spark._streaming import state_partitions
 
     stage = Stage(1, ("n",), ("t",), (), ("s",), tasks=3)
     assert state_partitions(str(tmp_path / "a"), stage) == 3  # one per task, remembered
