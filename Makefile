@@ -47,7 +47,7 @@ bench-spark: $(STAMP)
 # Spark streaming word count (issue 21 item 6): 10k/50k/100k-word micro-batches, the stateless
 # floor after each, KafkaStreams on the same lines first and last (tens of minutes under load)
 bench-spark-streaming: $(STAMP)
-	$(BIN)/python bench/spark.py --streaming --records 250000 --words 100000 --floor --live
+	$(BIN)/python bench/spark.py --streaming --records 120000 --words 150000 --floor --live
 
 # JupyterLab on notebooks/ with the kslab kernel (and a local broker when the runtime has one);
 # Ctrl-C twice (or `.venv/bin/jupyter lab stop`) stops both. LAB_ARGS go to `jupyter lab`.

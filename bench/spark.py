@@ -20,7 +20,7 @@ Every run's count output is checked (one count per word). "CPU us a word" is the
 run's processes per input word (Spark: the JVM and its Python workers over the whole run, both
 queries for kslab; live: the child process): on a shared machine it says what a run costs
 whatever the neighbours do, where the rates say what it got.
-``make bench-spark-streaming`` runs ``--streaming --records 250000 --words 100000 --floor
+``make bench-spark-streaming`` runs ``--streaming --records 120000 --words 150000 --floor
 --live``.
 """
 
@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -242,11 +243,11 @@ def check_counts(servers: str, topic: str, words: int) -> None:
 
 
 def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
-                  scratch: Path, words: int) -> tuple[float, list[dict]]:
+                  scratch: Path, words: int) -> tuple[float, list[dict], str]:
     """Word count streamed from ``lines`` on Spark, ``per_batch`` records a micro-batch (lines
     for the splitting query, words for the counting one): seconds in all (both queries, from
-    their start), and the counting query's micro-batches; stops unless it wrote ``words``
-    counts."""
+    their start), the counting query's micro-batches and its input (the repartition topic);
+    stops unless it wrote ``words`` counts."""
     from kslab.spark import start
 
     create_topic(servers, f"counts-{tag}")
@@ -258,7 +259,8 @@ def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: 
     streams.await_termination()
     total = time.perf_counter() - started
     check_counts(servers, f"counts-{tag}", words)
-    return total, [p for p in streams.queries[-1].recentProgress if p["numInputRows"]]
+    return (total, [p for p in streams.queries[-1].recentProgress if p["numInputRows"]],
+            repartition_topic(servers, f"bench-{tag}-"))
 
 
 def live_child(servers: str, lines: str, counts: str, app: str, state: str) -> None:
@@ -330,6 +332,18 @@ def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
     return my - slope * mx, slope * 1000
 
 
+def retried(run: Any, tag: str) -> Any:
+    """``run(tag)``, once more (under another tag) if Spark gave up on a Python worker starting
+    (its fixed 10 s to connect back, which a loaded machine can exceed)."""
+    try:
+        return run(tag)
+    except Exception as exc:
+        if "failed to connect back" not in str(exc):
+            raise
+        print(f"{tag}: a Python worker did not connect back in time; once more", file=sys.stderr)
+        return run(f"{tag}r")
+
+
 def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live: bool) -> int:
     """For each micro-batch size in turn: the word count on Spark, then (``floor``) the
     stateless floor over its repartition topic; ``live``: ``KafkaStreams`` over the same
@@ -366,8 +380,8 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
                 tag = f"k{size}"
                 load = os.getloadavg()[0]
                 cpu = sum(spark_cpu())
-                total, batches = run_streaming(spark, servers, "lines", tag, size, Path(tmp),
-                                               total_words)
+                total, batches, source = retried(lambda t, n=size: run_streaming(
+                    spark, servers, "lines", t, n, Path(tmp), total_words), tag)
                 cpu = sum(spark_cpu()) - cpu
                 progress[tag] = batches
                 rate, mean, low, high = steady(batches)
@@ -378,9 +392,9 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
                       f"{mean:,.0f} ms (load {load:.1f})", file=sys.stderr)
                 if floor:
                     load = os.getloadavg()[0]
-                    source = repartition_topic(servers, f"bench-{tag}-")
                     cpu = sum(spark_cpu())
-                    total, batches = run_floor(spark, servers, source, tag, size, Path(tmp))
+                    total, batches = retried(lambda t, n=size, src=source: run_floor(
+                        spark, servers, src, t, n, Path(tmp)), tag)
                     cpu = sum(spark_cpu()) - cpu
                     progress[f"floor-{tag}"] = batches
                     rate, mean, low, high = steady(batches)
