@@ -312,11 +312,13 @@ def run_live(servers: str, lines: str, words: int, tag: str) -> tuple[float, flo
     return last - started, last - first, cpu
 
 
-def steady(progress: list[dict]) -> tuple[float, float, float, float]:
+def steady(progress: list[dict], size: int) -> tuple[float, float, float, float]:
     """Words/s and mean, min, max latency (ms, Spark's ``triggerExecution``: planning, the
-    offsets, reading, the tasks, the Kafka writes, the state and offset commits) of the
-    micro-batches after the first two."""
-    rest = progress[2:] or progress
+    offsets, reading, the tasks, the Kafka writes, the state and offset commits) of the full
+    micro-batches (``size`` words) after the first two, or after the first when there are no
+    more (the first plans the query; the last is partial)."""
+    full = [p for p in progress if p["numInputRows"] == size]
+    rest = [p for p in progress[2:] if p["numInputRows"] == size] or full[1:] or progress
     words = sum(p["numInputRows"] for p in rest)
     ms = [p["durationMs"]["triggerExecution"] for p in rest]
     return words * 1000 / sum(ms), sum(ms) / len(ms), min(ms), max(ms)
@@ -384,7 +386,7 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
                     spark, servers, "lines", t, n, Path(tmp), total_words), tag)
                 cpu = sum(spark_cpu()) - cpu
                 progress[tag] = batches
-                rate, mean, low, high = steady(batches)
+                rate, mean, low, high = steady(batches, size)
                 results.append(("kslab word count (DSL, tasks kept open)", size,
                                 f"{len(batches)}", rate, mean, low, high,
                                 total_words / total, cpu, load))
@@ -397,7 +399,7 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
                         spark, servers, src, t, n, Path(tmp)), tag)
                     cpu = sum(spark_cpu()) - cpu
                     progress[f"floor-{tag}"] = batches
-                    rate, mean, low, high = steady(batches)
+                    rate, mean, low, high = steady(batches, size)
                     results.append(("floor: plain transformWithStateInPandas, no state", size,
                                     f"{len(batches)}", rate, mean, low, high,
                                     total_words / total, cpu, load))
@@ -418,7 +420,8 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
         print(f"| {name} | {size:,} | {batches} | {rate:,.0f} | {mean:,.0f} ({low:,.0f}-"
               f"{high:,.0f}) | {whole:,.0f} | {per_word} | {load:.1f} |")
     for prefix, label in (("k", "kslab"), ("floor-k", "floor")):
-        points = [(int(t.removeprefix(prefix)), steady(p)[1]) for t, p in progress.items()
+        points = [(int(t.removeprefix(prefix)), steady(p, int(t.removeprefix(prefix)))[1])
+                  for t, p in progress.items()
                   if t.startswith(prefix) and t.removeprefix(prefix).isdigit()]
         if len(points) > 1:
             fixed, per_word = fit(points)
