@@ -52,7 +52,7 @@ _BUCKET_KEYS = [b.to_bytes(2, "big") for b in range(BUCKETS)]
 _COUNT = struct.Struct("<I")
 # how stores sit in Spark state (kept with each task's clocks and beside the checkpoint): v3,
 # buckets and runs, groups spread over the shuffle partitions
-# (``kslab.spark._streaming.spread_keys``); v2 rewrote every changed bucket each micro-batch,
+# (``kslab.spark._groups.spread_keys``); v2 rewrote every changed bucket each micro-batch,
 # grouped by Kafka partition; "buckets-256" held each entry's lengths before its bytes
 LAYOUT = f"buckets-{BUCKETS}-runs-v3"
 
@@ -73,7 +73,7 @@ class SparkStateBackend(InMemoryKeyValueBackend):
     keys with their values, a deleted key marked), so that writing back costs what changed, not
     the store; runs take precedence over the buckets, later runs over earlier ones, and are
     folded into the buckets (every bucket they touch rewritten, the runs removed) once they
-    would hold more entries than the store (at least ``_FOLD_MIN``), or ``MAX_RUNS`` of them:
+    would hold as many entries as the store (at least ``_FOLD_MIN``), or ``MAX_RUNS`` of them:
     amortized, a micro-batch writes about twice the keys it changed. With ``preload`` every
     bucket is read when the task opens; otherwise a bucket on the first ``get`` of one of its
     keys, and every bucket on the first scan; the runs (``runs``: how many, and their entries
