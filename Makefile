@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.kslab-installed
 
-.PHONY: test lint lab bench bench-idiomatic bench-spark clean
+.PHONY: test lint lab bench bench-idiomatic bench-spark bench-spark-streaming clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ bench-live: $(STAMP)
 # Spark batch replay of 1M records on local[1] and local[2] beside the driver (a few minutes)
 bench-spark: $(STAMP)
 	$(BIN)/python bench/spark.py --records 1000000
+
+# Spark streaming word count (issue 21 item 6): 10k/50k/100k-word micro-batches, the stateless
+# floor after each, KafkaStreams on the same lines first and last (tens of minutes under load)
+bench-spark-streaming: $(STAMP)
+	$(BIN)/python bench/spark.py --streaming --records 120000 --words 150000 --floor --live
 
 # JupyterLab on notebooks/ with the kslab kernel (and a local broker when the runtime has one);
 # Ctrl-C twice (or `.venv/bin/jupyter lab stop`) stops both. LAB_ARGS go to `jupyter lab`.

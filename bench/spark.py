@@ -5,17 +5,23 @@ in 2 Kafka partitions, read from Parquet (one file per partition). Spark runs
 ``kslab.spark.run_batch`` and writes every output record to Spark's ``noop`` sink; the driver
 pipes the same lines and keeps the output.
 Run ``python bench/spark.py --records 1000000``; the printed table goes into bench/README.md.
-``--streaming`` instead streams word count Kafka (LocalBroker) -> Spark -> Kafka in micro-batches
-of ``--per-batch`` records: reading only the store keys each micro-batch touches, then every
-store whole per micro-batch (both with tasks rebuilt every micro-batch), then the default
-(whole when the store is no bigger than the micro-batch) as before (tasks rebuilt, RocksDB
-snapshots), with tasks kept open in their Python workers (``kslab.spark.keep.tasks``, the
-default now), and with RocksDB changelog checkpointing too (a Spark setting, off by default),
-in turn; it prints the time of the counting sub-topology's micro-batches (``--default-only``:
-the default's three runs).
-``--floor`` then runs two plain ``transformWithStateInPandas`` counts over the same words (the
-first default run's repartition topic) in the same session: what Spark itself costs, and a
-count with one ``MapState`` entry per word.
+``--streaming`` instead streams the same DSL word count Kafka (LocalBroker, 2 partitions) ->
+Spark (local[2]) -> Kafka with ``availableNow``, for each micro-batch size of ``--sizes`` in turn
+(``maxOffsetsPerTrigger``: lines for the splitting query, words for the counting one), and
+reports the counting query's micro-batches: steady words/s (after the first two) and latency
+(Spark's ``triggerExecution``: the offsets, planning, reading Kafka, the tasks, the Kafka writes
+and the commits), with a least-squares split of latency into a fixed cost per micro-batch and a
+cost per word across the sizes. ``--floor`` runs, after each size, a plain
+``transformWithStateInPandas`` with no state over that run's repartition topic (the counting
+query's own input, grouped the same way): what Spark itself costs. ``--live`` runs the same
+word count on ``ks.KafkaStreams`` (a child process, one stream thread, every update sent) over
+the same lines before and after the Spark runs: its words/s from its first count to its last.
+Every run's count output is checked (one count per word). "CPU us a word" is the CPU time of the
+run's processes per input word (Spark: the JVM and its Python workers over the whole run, both
+queries for kslab; live: the child process): on a shared machine it says what a run costs
+whatever the neighbours do, where the rates say what it got.
+``make bench-spark-streaming`` runs ``--streaming --records 120000 --words 150000 --floor
+--live``.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -160,45 +167,25 @@ def create_topic(servers: str, topic: str) -> None:
         future.result(30)
 
 
-PROGRESS: dict[str, list[dict]] = {}  # each streaming run's counting micro-batches
 CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
-# (state loading, tasks kept open, changelog checkpointing): --default-only, then all
-BEFORE_AFTER = ((None, False, False), (None, True, False), (None, True, True))
-ALL_MODES = ((False, False, False), (True, False, False), *BEFORE_AFTER)
 
 
-def floor_processor(stateful: bool) -> object:
-    """The floor: a plain ``transformWithStateInPandas`` count of the words of one Kafka
-    partition per group, one row out per word (its running count), as the DSL count writes.
-    ``stateful``: the counts live in a ``MapState`` (one entry per word) behind a dict that
-    reads a word's entry on its first use in the micro-batch and writes every changed one back
-    once at its end (the notes' design); otherwise in nothing (Spark's own cost: read, shuffle,
-    pandas in and out, Kafka write)."""
+def floor_processor() -> object:
+    """The floor: a plain ``transformWithStateInPandas`` over the words of one Kafka partition
+    per group, one row out per word (its key and an 8-byte value), as the DSL count writes, and
+    no state at all: what Spark itself costs (the Python source reading Kafka, the shuffle,
+    Arrow to pandas and back, the Kafka write, the micro-batch's planning and commits)."""
     import pandas as pd
     from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
     class Count(StatefulProcessor):
         def init(self, handle: object) -> None:
-            self.counts = handle.getMapState("counts", "word binary", "n long") \
-                if stateful else None
+            pass
 
         def handleInputRows(self, key, rows, timerValues):  # noqa: N802, N803
             frame = pd.concat(list(rows), ignore_index=True)
             words = frame["key"].tolist()
-            cache: dict[bytes, int] = {}
-            out = []
-            state = self.counts
-            for word in words:
-                n = cache.get(word)
-                if n is None:
-                    row = state.getValue((word,)) if state is not None else None
-                    n = 0 if row is None else row[0]
-                cache[word] = n = n + 1
-                out.append(n.to_bytes(8, "big"))
-            if state is not None:
-                for word, n in cache.items():
-                    state.updateValue((word,), (n,))
-            yield pd.DataFrame({"key": words, "value": out})
+            yield pd.DataFrame({"key": words, "value": [b"\0" * 8] * len(words)})
 
         def close(self) -> None:
             pass
@@ -207,107 +194,244 @@ def floor_processor(stateful: bool) -> object:
 
 
 def run_floor(spark: object, servers: str, source: str, tag: str, per_batch: int,
-              stateful: bool, scratch: Path) -> list[dict]:
-    """The floor processor over ``source`` (the DSL run's repartition topic: the counting
-    sub-topology's own input), ``per_batch`` words a micro-batch; its micro-batches' progress."""
-    spark.conf.set(CHANGELOG, "false")  # type: ignore[attr-defined]  # (Spark's default)
+              scratch: Path) -> tuple[float, list[dict]]:
+    """The floor processor over ``source`` (a kslab run's repartition topic: the counting
+    sub-topology's own input), ``per_batch`` words a micro-batch, grouped as kslab groups
+    (one state partition per Kafka partition); seconds in all and its micro-batches."""
+    from pyspark.sql import functions as sf
+
+    from kslab.spark._groups import spread_keys
+
     create_topic(servers, f"floor-{tag}")
+    keys = spread_keys(PARTITIONS, PARTITIONS)
     frame = (spark.readStream.format("kslab-kafka")  # type: ignore[attr-defined]
              .option("kafka.bootstrap.servers", servers).option("subscribe", source)
              .option("startingOffsets", "earliest")
              .option("maxOffsetsPerTrigger", str(per_batch)).load()
-             .select("key", "partition"))
-    out = frame.groupBy("partition").transformWithStateInPandas(
-        floor_processor(stateful), "key binary, value binary", "Append", "None")
+             .select("key", "partition")
+             .withColumn("_task", sf.element_at(sf.array(*map(sf.lit, keys)),
+                                                sf.col("partition") + 1)))
+    out = frame.groupBy("_task").transformWithStateInPandas(
+        floor_processor(), "key binary, value binary", "Append", "None")
+    started = time.perf_counter()
+    spark.conf.set("spark.sql.shuffle.partitions", str(PARTITIONS))  # type: ignore[attr-defined]
     query = (out.writeStream.format("kslab-kafka").option("kafka.bootstrap.servers", servers)
              .option("topic", f"floor-{tag}")
              .option("checkpointLocation", str(scratch / f"floor-{tag}"))
              .trigger(availableNow=True).start())
     query.awaitTermination()
-    return [p for p in query.recentProgress if p["numInputRows"]]
+    return time.perf_counter() - started, [p for p in query.recentProgress if p["numInputRows"]]
 
 
-def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
-                  preload: bool | None, scratch: Path,
-                  keep: bool = True, changelog: bool = False) -> tuple[float, float, int]:
-    """Word count streamed from ``lines``: seconds in all, seconds of the counting
-    sub-topology's micro-batches, and how many micro-batches it ran. ``keep``: tasks stay
-    open in their Python workers between micro-batches (``kslab.spark.keep.tasks``);
-    ``changelog``: RocksDB changelog checkpointing (off in Spark's and kslab's default)."""
-    spark.conf.set(CHANGELOG, str(changelog).lower())  # type: ignore[attr-defined]
-    from kslab.spark import start
-
-    create_topic(servers, f"counts-{tag}")
+def word_count_app(lines: str, counts: str) -> object:
+    """The DSL word count of ``lines`` into ``counts`` (an in-memory store, every update)."""
     b = ks.StreamsBuilder()
     (b.stream(lines, ks.Consumed.with_(S, S)).flat_map_values(str.split)
      .group_by(lambda key, word: word, ks.Grouped.with_(S, S))
      .count(materialized=ks.Materialized.as_("counts").with_store_type("in_memory"))
-     .to_stream().to(f"counts-{tag}", ks.Produced.with_(S, L)))
+     .to_stream().to(counts, ks.Produced.with_(S, L)))
+    return b.build()
+
+
+def check_counts(servers: str, topic: str, words: int) -> None:
+    """Stop the run unless ``topic`` holds one count per word (nothing lost or doubled)."""
+    from kslab.spark.kafka import log_ends
+
+    ends = log_ends({"kafka.bootstrap.servers": servers},
+                    [(topic, p) for p in range(PARTITIONS)])
+    written = sum(end - start for start, end in ends.values())
+    if written != words:
+        raise SystemExit(f"{topic} holds {written:,} counts, expected one per word: {words:,}")
+
+
+def run_streaming(spark: object, servers: str, lines: str, tag: str, per_batch: int,
+                  scratch: Path, words: int) -> tuple[float, list[dict], str]:
+    """Word count streamed from ``lines`` on Spark, ``per_batch`` records a micro-batch (lines
+    for the splitting query, words for the counting one): seconds in all (both queries, from
+    their start), the counting query's micro-batches and its input (the repartition topic);
+    stops unless it wrote ``words`` counts."""
+    from kslab.spark import start
+
+    create_topic(servers, f"counts-{tag}")
     started = time.perf_counter()
-    streams = start(b.build(), {"application.id": f"bench-{tag}", "bootstrap.servers": servers,
-                                "kslab.spark.keep.tasks": keep},
+    streams = start(word_count_app(lines, f"counts-{tag}"),
+                    {"application.id": f"bench-{tag}", "bootstrap.servers": servers},
                     checkpoint_location=str(scratch / tag), trigger={"availableNow": True},
-                    spark=spark, max_offsets_per_trigger=per_batch, preload_state=preload)
+                    spark=spark, max_offsets_per_trigger=per_batch)
     streams.await_termination()
     total = time.perf_counter() - started
-    progress = [p for p in streams.queries[-1].recentProgress if p["numInputRows"]]
-    counting = sum(p["durationMs"]["addBatch"] for p in progress) / 1000
-    PROGRESS[tag] = progress
-    return total, counting, len(progress)
+    check_counts(servers, f"counts-{tag}", words)
+    return (total, [p for p in streams.queries[-1].recentProgress if p["numInputRows"]],
+            repartition_topic(servers, f"bench-{tag}-"))
 
 
-def main_streaming(records: int, per_batch: int, rounds: int, words: int,
-                   modes: tuple[tuple[bool | None, bool, bool], ...] = ALL_MODES,
-                   floor: bool = False) -> int:
-    """Touched-keys loading against whole-store loading (tasks rebuilt every micro-batch),
-    and the default loading as before (tasks rebuilt, RocksDB snapshots), now (tasks kept
-    open) and with changelog checkpointing too, in turn, one table; then the default runs'
-    counting micro-batches one by one; with ``floor``, then the floor processors' over the
-    same words (the first default run's repartition topic) in the same session."""
+def live_child(servers: str, lines: str, counts: str, app: str, state: str) -> None:
+    """The same word count on ``ks.KafkaStreams`` (one stream thread, every update sent, as
+    Spark's tasks send them), until ``state``/stop appears."""
+    streams = ks.KafkaStreams(word_count_app(lines, counts), {
+        "application.id": app, "bootstrap.servers": servers, "state.dir": state,
+        "statestore.cache.max.bytes": 0, "commit.interval.ms": 1000,
+        "consumer.auto.offset.reset": "earliest"})
+    streams.start()
+    stop = Path(state) / "stop"
+    while not stop.exists():
+        time.sleep(0.1)
+    streams.close()
+
+
+def run_live(servers: str, lines: str, words: int, tag: str) -> tuple[float, float, float]:
+    """``KafkaStreams`` in a child process over ``lines``: seconds from its start to its last
+    count, from its first count to its last (``words`` counts in all), and its CPU seconds."""
+    import subprocess
+
+    from confluent_kafka import Consumer, TopicPartition
+
+    create_topic(servers, f"counts-{tag}")
+    state = Path(tempfile.mkdtemp(prefix=f"bench-spark-{tag}-"))
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": f"reader-{tag}",
+                         "enable.auto.commit": False, "fetch.wait.max.ms": 10})
+    consumer.assign([TopicPartition(f"counts-{tag}", p, 0) for p in range(PARTITIONS)])
+    started = time.perf_counter()
+    child = subprocess.Popen([sys.executable, __file__, "--live-child", servers, lines,
+                              f"counts-{tag}", f"bench-{tag}", str(state)])
+    cpu = 0.0
+    seen, first, last = 0, 0.0, 0.0
+    deadline = time.monotonic() + 1800
+    try:
+        while seen < words and time.monotonic() < deadline and child.poll() is None:
+            batch = [m for m in consumer.consume(10000, 0.05) if m.error() is None]
+            if batch:
+                last = time.perf_counter()
+                first = first or last
+                seen += len(batch)
+    finally:
+        (state / "stop").touch()
+        usage = os.wait4(child.pid, 0)[2]
+        cpu = usage.ru_utime + usage.ru_stime
+        consumer.close()
+    if seen != words:
+        raise SystemExit(f"KafkaStreams wrote {seen:,} counts, expected {words:,}")
+    return last - started, last - first, cpu
+
+
+def steady(progress: list[dict], size: int) -> tuple[float, float, float, float]:
+    """Words/s and mean, min, max latency (ms, Spark's ``triggerExecution``: planning, the
+    offsets, reading, the tasks, the Kafka writes, the state and offset commits) of the full
+    micro-batches (``size`` words) after the first two, or after the first when there are no
+    more (the first plans the query; the last is partial)."""
+    full = [p for p in progress if p["numInputRows"] == size]
+    rest = [p for p in progress[2:] if p["numInputRows"] == size] or full[1:] or progress
+    words = sum(p["numInputRows"] for p in rest)
+    ms = [p["durationMs"]["triggerExecution"] for p in rest]
+    return words * 1000 / sum(ms), sum(ms) / len(ms), min(ms), max(ms)
+
+
+def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """Least squares ``latency = fixed + per_word * words``: (fixed ms, per-word us)."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    slope = sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else 0.0
+    return my - slope * mx, slope * 1000
+
+
+def retried(run: Any, tag: str) -> Any:
+    """``run(tag)``, once more (under another tag) if Spark gave up on a Python worker starting
+    (its fixed 10 s to connect back, which a loaded machine can exceed)."""
+    try:
+        return run(tag)
+    except Exception as exc:
+        if "failed to connect back" not in str(exc):
+            raise
+        print(f"{tag}: a Python worker did not connect back in time; once more", file=sys.stderr)
+        return run(f"{tag}r")
+
+
+def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live: bool) -> int:
+    """For each micro-batch size in turn: the word count on Spark, then (``floor``) the
+    stateless floor over its repartition topic; ``live``: ``KafkaStreams`` over the same
+    lines first and last. One table, then the fits and one run's micro-batches."""
     from kslab.runtime import LocalBroker
     from kslab.spark import session
 
     rows = make_lines(records, words=words)
-    results: list[tuple[str, float, float, int, float]] = []
+    total_words = 2 * records
+    distinct = len({w for r in rows for w in r[3].split()})
+    print(f"{records:,} lines, {total_words:,} words, {distinct:,} distinct (the store at the "
+          "end), 2 partitions, local[2]", file=sys.stderr)
+    results: list[tuple[str, int, str, float, float, float, float, float, float, float]] = []
+    progress: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory(prefix="kslab-bench-spark-") as tmp, LocalBroker() as broker:
         servers = broker.bootstrap_servers
         produce_lines(servers, "lines", rows)
+
+        def live_row(tag: str) -> None:
+            load = os.getloadavg()[0]
+            total, span, cpu = run_live(servers, "lines", total_words, tag)
+            results.append(("KafkaStreams (live, 1 stream thread)", 0, "", total_words / span,
+                            0.0, 0.0, 0.0, total_words / total, cpu, load))
+            print(f"live: {total:.1f} s, {total_words / span:,.0f} words/s (load {load:.1f})",
+                  file=sys.stderr)
+
+        if live:
+            live_row("live0")
         spark = session("local[2]", scratch_dir=Path(tmp) / "scratch")
         spark.sparkContext.setLogLevel("ERROR")
+        spark.conf.set(CHANGELOG, "false")  # (Spark's default)
         try:
-            for i in range(rounds):
-                for preload, keep, changelog in modes:
-                    name = {False: "touched keys only", True: "whole store per micro-batch",
-                            None: "default (whole when no bigger than the batch)"}[preload]
-                    name += ", tasks kept open" if keep else ", tasks rebuilt"
-                    name += ", RocksDB changelog" if changelog else ", RocksDB snapshots"
-                    tag = f"{preload}{'k' if keep else ''}{'c' if changelog else ''}{i}".lower()
+            for size in sizes:
+                tag = f"k{size}"
+                load = os.getloadavg()[0]
+                cpu = sum(spark_cpu())
+                total, batches, source = retried(lambda t, n=size: run_streaming(
+                    spark, servers, "lines", t, n, Path(tmp), total_words), tag)
+                cpu = sum(spark_cpu()) - cpu
+                progress[tag] = batches
+                rate, mean, low, high = steady(batches, size)
+                results.append(("kslab word count (DSL, tasks kept open)", size,
+                                f"{len(batches)}", rate, mean, low, high,
+                                total_words / total, cpu, load))
+                print(f"kslab {size}: {total:.1f} s, steady {rate:,.0f} words/s, "
+                      f"{mean:,.0f} ms (load {load:.1f})", file=sys.stderr)
+                if floor:
                     load = os.getloadavg()[0]
-                    total, counting, batches = run_streaming(
-                        spark, servers, "lines", tag, per_batch, preload, Path(tmp), keep,
-                        changelog)
-                    results.append((name, total, counting, batches, load))
-                    print(f"{name}: {total:.1f} s, counting {counting:.1f} s in {batches} "
-                          f"micro-batches (load {load:.1f})", file=sys.stderr)
-            if floor:
-                source = repartition_topic(servers, "bench-none0-")
-                for stateful in (False, True):
-                    tag = "floor-state" if stateful else "floor-nostate"
-                    load = os.getloadavg()[0]
-                    PROGRESS[tag] = run_floor(spark, servers, source, tag, per_batch, stateful,
-                                              Path(tmp))
-                    print(f"{tag}: load {load:.1f}", file=sys.stderr)
+                    cpu = sum(spark_cpu())
+                    total, batches = retried(lambda t, n=size, src=source: run_floor(
+                        spark, servers, src, t, n, Path(tmp)), tag)
+                    cpu = sum(spark_cpu()) - cpu
+                    progress[f"floor-{tag}"] = batches
+                    rate, mean, low, high = steady(batches, size)
+                    results.append(("floor: plain transformWithStateInPandas, no state", size,
+                                    f"{len(batches)}", rate, mean, low, high,
+                                    total_words / total, cpu, load))
+                    print(f"floor {size}: {total:.1f} s, steady {rate:,.0f} words/s "
+                          f"(load {load:.1f})", file=sys.stderr)
         finally:
             spark.stop()
-    print("| state loading | seconds | counting micro-batches | ms per micro-batch | "
-          "load avg |\n|---|---:|---:|---:|---:|")
-    for name, total, counting, batches, load in results:
-        print(f"| {name} | {total:.1f} | {batches} in {counting:.1f} s | "
-              f"{1000 * counting / max(batches, 1):,.0f} | {load:.1f} |")
-    for tag in ("none0", "nonek0", "nonekc0", "floor-nostate", "floor-state"):
-        if tag in PROGRESS:
-            print(f"\n{tag}:")
-            print_batches(PROGRESS[tag])
+        if live:
+            live_row("live1")
+    print("| contestant | words a micro-batch | micro-batches | steady words/s | latency ms "
+          "mean (min-max) | whole run words/s | CPU us a word | load |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, size, batches, rate, mean, low, high, whole, cpu, load in results:
+        per_word = f"{cpu * 1e6 / total_words:,.0f}"
+        if not size:
+            print(f"| {name} | | | {rate:,.0f} | | {whole:,.0f} | {per_word} | {load:.1f} |")
+            continue
+        print(f"| {name} | {size:,} | {batches} | {rate:,.0f} | {mean:,.0f} ({low:,.0f}-"
+              f"{high:,.0f}) | {whole:,.0f} | {per_word} | {load:.1f} |")
+    for prefix, label in (("k", "kslab"), ("floor-k", "floor")):
+        points = [(int(t.removeprefix(prefix)), steady(p, int(t.removeprefix(prefix)))[1])
+                  for t, p in progress.items()
+                  if t.startswith(prefix) and t.removeprefix(prefix).isdigit()]
+        if len(points) > 1:
+            fixed, per_word = fit(points)
+            print(f"\n{label}: latency = {fixed:,.0f} ms + {per_word:.1f} us a word "
+                  f"(least squares over {len(points)} sizes)")
+    for tag, batches in progress.items():
+        print(f"\n{tag}:")
+        print_batches(batches)
     return 0
 
 
@@ -320,9 +444,8 @@ def repartition_topic(servers: str, prefix: str) -> str:
 
 
 def print_batches(progress: list[dict]) -> None:
-    """The default run's counting micro-batches: words, latency (Spark's trigger execution:
-    planning, reading the repartition topic, the tasks, the state commit and the Kafka writes)
-    and words/s, then the steady rate after the first two."""
+    """A run's micro-batches: words, latency (Spark's ``triggerExecution``) split into the
+    offsets, planning and the run with its Kafka writes, and words/s."""
     print("\n| micro-batch | words | latency ms | of which: offsets, planning, run + write | "
           "words/s |\n|---:|---:|---:|---|---:|")
     for i, p in enumerate(progress):
@@ -332,12 +455,6 @@ def print_batches(progress: list[dict]) -> None:
                                                          "addBatch"))
         print(f"| {i} | {p['numInputRows']:,} | {ms:,} | {parts} | "
               f"{p['numInputRows'] * 1000 / ms:,.0f} |")
-    steady = progress[2:]
-    if steady:
-        words = sum(p["numInputRows"] for p in steady)
-        ms = sum(p["durationMs"]["triggerExecution"] for p in steady)
-        print(f"| steady (2..{len(progress) - 1}) | {words:,} | {ms / len(steady):,.0f} mean | "
-              f"| {words * 1000 / ms:,.0f} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -345,21 +462,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--streaming", action="store_true")
-    parser.add_argument("--per-batch", type=int, default=5_000)
+    parser.add_argument("--sizes", default="10000,50000,100000",
+                        help="streaming: records a micro-batch, comma separated")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--words", type=int, default=10_000, help="vocabulary size")
-    parser.add_argument("--default-only", action="store_true",
-                        help="streaming: only the default state loading, before (tasks "
-                        "rebuilt, RocksDB snapshots) and after (tasks kept, then changelog)")
     parser.add_argument("--no-bulk", action="store_true",
                         help="batch: run_batch with kslab.spark.bulk False (record by record)")
     parser.add_argument("--floor", action="store_true",
-                        help="streaming: then the plain transformWithStateInPandas counts")
+                        help="streaming: the stateless floor after each size")
+    parser.add_argument("--live", action="store_true",
+                        help="streaming: KafkaStreams over the same lines, first and last")
+    parser.add_argument("--live-child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.live_child:
+        live_child(*args.live_child)
+        return 0
     if args.streaming:
-        return main_streaming(args.records, args.per_batch, args.rounds, args.words,
-                              BEFORE_AFTER if args.default_only else ALL_MODES,
-                              args.floor)
+        return main_streaming(args.records, [int(x) for x in args.sizes.split(",")],
+                              args.words, args.floor, args.live)
     rows = make_lines(args.records)
     results = []
     with tempfile.TemporaryDirectory(prefix="kslab-bench-spark-") as tmp:

@@ -27,6 +27,7 @@ import pandas as pd
 
 import kslab as ks
 from kslab import serdes
+from kslab.spark._groups import spread_keys
 from kslab.spark._plan import SparkPlan
 from kslab.spark._replay import SEQ_HEADER
 from kslab.spark._streaming import TaskProcessor
@@ -120,14 +121,15 @@ def run(keep: bool, batches: int, per_batch: int, words: int,
             "headers": [[{"key": SEQ_HEADER, "value": struct.pack(">iiq", 0, 0, offset + i)}]
                         for i in range(per_batch)]})
         offset += per_batch
-        processor = TaskProcessor(plan, plan.stages[1], props, False)  # unpickled per task
+        groups = spread_keys(2, 2)
+        processor = TaskProcessor(plan, plan.stages[1], props, False, None, groups)  # per task
         processor.init(handle)
         CALLS[0] = 0
         profiler = cProfile.Profile() if profile and n == batches - 1 else None
         started = time.process_time()
         if profiler is not None:
             profiler.enable()
-        out = list(processor.handleInputRows((0,), iter([frame]), NoTimers()))
+        out = list(processor.handleInputRows((groups[0],), iter([frame]), NoTimers()))
         if profiler is not None:
             profiler.disable()
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(20)

@@ -58,23 +58,34 @@ def drop_replays(topics: list[str], partitions: list[int], headers: list[Any],
     keep = [True] * len(topics)
     out = list(headers)
     unpack = _SEQ.unpack
+    names: dict[tuple[Any, ...], str] = {}  # (topic, partition, stage, task) -> seen's key
     for i, topic in enumerate(topics):
-        if topic not in wanted or headers[i] is None or len(headers[i]) == 0:
+        row = headers[i]
+        if topic not in wanted or row is None or len(row) == 0:
             continue
-        rest, mark = [], None
-        for header in headers[i]:
-            if header["key"] == SEQ_HEADER and mark is None:
-                mark = unpack(bytes(header["value"]))
-            else:
-                rest.append(header)
-        if mark is None:
-            continue
+        if len(row) == 1:  # (the common case: the sequence header alone)
+            header = row[0]
+            if header["key"] != SEQ_HEADER:
+                continue
+            rest, mark = None, unpack(bytes(header["value"]))
+        else:
+            rest, mark = [], None
+            for header in row:
+                if header["key"] == SEQ_HEADER and mark is None:
+                    mark = unpack(bytes(header["value"]))
+                else:
+                    rest.append(header)
+            if mark is None:
+                continue
         out[i] = rest or None
-        writer = f"{topic}/{partitions[i]}/{mark[0]}/{mark[1]}"
-        if mark[2] <= seen.get(writer, -1):
+        writer = (topic, partitions[i], mark[0], mark[1])
+        name = names.get(writer)
+        if name is None:
+            name = names[writer] = f"{topic}/{partitions[i]}/{mark[0]}/{mark[1]}"
+        if mark[2] <= seen.get(name, -1):
             keep[i] = False
         else:
-            seen[writer] = mark[2]
+            seen[name] = mark[2]
     return keep, out
 
 

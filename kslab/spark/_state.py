@@ -4,10 +4,10 @@ Every store of a task lives in one ``MapState``. ``SparkStateBackend`` backs the
 stores (key-value, timestamped, versioned, window, session) as a write-behind cache over 256
 buckets of entries (one ``MapState`` entry each): a point read loads its key's bucket on first
 use, a scan (range, prefix, ``all``, a window store rebuilding its segment index) loads every
-bucket once, and the buckets whose keys changed are written back once, when the micro-batch
-ends. A store holding no
-more entries than the micro-batch has records is read whole at once (one streamed read costs
-less than a round trip per key). Stores that keep
+bucket once, and the keys changed are written back once, when the micro-batch ends, as one run
+entry (folded into the buckets when the runs outgrow the store). A store holding no more
+entries than the micro-batch has records is read whole at once (one streamed read costs less
+than a round trip per key). Stores that keep
 objects rather than bytes (the suppression buffer, the outer-join store) are restored from
 their changelog encoding and their changelog writes are captured into the ``MapState``
 (``ChangelogState``). ``TaskClocks`` keeps the task's stream time, partition times, punctuation
@@ -44,12 +44,17 @@ _BYTE_KINDS = ("key_value", "timestamped_key_value", "versioned_key_value", "win
                "timestamped_window", "session")
 _CHANGELOG_KINDS = ("suppression_buffer", "key_value_list")
 BUCKETS = 256  # Spark state entries per byte-backed store (a power of two; fixed per checkpoint)
+MAX_RUNS = 32  # runs (a micro-batch's changes each) a store keeps before folding them
+_FOLD_MIN = 4096  # entries the runs may hold whatever the store's size
+_TOMBSTONE = 0xFFFFFFFF  # a value length that marks a deleted key in a run
 _MASK = BUCKETS - 1
 _BUCKET_KEYS = [b.to_bytes(2, "big") for b in range(BUCKETS)]
 _COUNT = struct.Struct("<I")
-# how stores sit in Spark state (kept with each task's clocks): v2, a bucket's entries as
-# columns (``_encode``); "buckets-256" held each entry's lengths before its bytes
-LAYOUT = f"buckets-{BUCKETS}-v2"
+# how stores sit in Spark state (kept with each task's clocks and beside the checkpoint): v3,
+# buckets and runs, groups spread over the shuffle partitions
+# (``kslab.spark._groups.spread_keys``); v2 rewrote every changed bucket each micro-batch,
+# grouped by Kafka partition; "buckets-256" held each entry's lengths before its bytes
+LAYOUT = f"buckets-{BUCKETS}-runs-v3"
 
 
 def spark_backed_kinds() -> tuple[str, ...]:
@@ -63,22 +68,40 @@ class SparkStateBackend(InMemoryKeyValueBackend):
     The store's entries are spread over ``BUCKETS`` buckets by the CRC-32 of their key, and
     each bucket is one entry of the ``MapState`` holding all of its entries encoded together
     (``_encode``, in columns). A call on Spark state is a round trip to the JVM's state server,
-    so reading and writing per bucket rather than per key bounds a micro-batch's calls by the
-    buckets it touches (at most ``BUCKETS`` reads and as many writes per store), at the price
-    of moving whole buckets. With ``preload`` every bucket is read when the task opens;
-    otherwise a bucket on the first ``get`` of one of its keys, and every bucket on the first
-    scan.
+    so reading per bucket rather than per key bounds a micro-batch's reads by the buckets it
+    touches. A micro-batch's changes are written back as one more entry, a *run* (the changed
+    keys with their values, a deleted key marked), so that writing back costs what changed, not
+    the store; runs take precedence over the buckets, later runs over earlier ones, and are
+    folded into the buckets (every bucket they touch rewritten, the runs removed) once they
+    would hold as many entries as the store (at least ``_FOLD_MIN``), or ``MAX_RUNS`` of them:
+    amortized, a micro-batch writes about twice the keys it changed. With ``preload`` every
+    bucket is read when the task opens; otherwise a bucket on the first ``get`` of one of its
+    keys, and every bucket on the first scan; the runs (``runs``: how many, and their entries
+    in all) are read when it opens.
     """
 
     def __init__(self, name: str, state: Any, *, preload: bool = False,
-                 size: int | None = None) -> None:
+                 size: int | None = None, runs: tuple[int, int] = (0, 0)) -> None:
         super().__init__(name)
         self._state = state
         self._dirty: set[bytes] = set()  # keys changed in memory since the micro-batch began
-        self._buckets: dict[int, set[bytes]] = {}  # bucket read -> the keys it holds in Spark
+        self._buckets: dict[int, set[bytes]] = {}  # bucket read -> the keys its entry holds
+        self._logged: dict[bytes, bytes | None] = {}  # the runs' keys, newest value (None: gone)
+        self.runs, self.logged = runs  # runs in Spark state, entries in them
         self._complete = False
         self.size = size  # entries in the MapState, when known
+        self.folds = 0  # times this backend folded the runs into the buckets
         self.get = self._get  # type: ignore[method-assign]
+        for run in range(self.runs):
+            row = state.getValue((_run_key(run),))
+            if row is None:
+                msg = (f"store '{name}': run {run} of {self.runs} is missing from Spark state; "
+                       "the checkpoint is damaged: start from a new checkpoint_location")
+                raise StoreError(msg)
+            self._logged.update(_decode(bytes(row[0])))
+        for key, value in self._logged.items():
+            if value is not None:
+                self._map[key] = value
         if preload:
             self._load_all()
 
@@ -92,7 +115,7 @@ class SparkStateBackend(InMemoryKeyValueBackend):
 
     def _get(self, key: bytes) -> bytes | None:
         value = self._map.get(key)
-        if value is not None or self._complete:
+        if value is not None or self._complete or key in self._logged:
             return value
         bucket = crc32(key) & _MASK
         if bucket in self._buckets:  # read already: absent, or deleted in memory
@@ -104,12 +127,13 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         row = self._state.getValue((_BUCKET_KEYS[bucket],))
         self._take(bucket, {} if row is None else _decode(bytes(row[0])))
 
-    def _take(self, bucket: int, entries: dict[bytes, bytes]) -> None:
-        """Remember a bucket as read; its entries join memory unless changed there since."""
+    def _take(self, bucket: int, entries: dict[bytes, bytes | None]) -> None:
+        """Remember a bucket as read; its entries join memory unless a run or this micro-batch
+        changed them since."""
         self._buckets[bucket] = set(entries)
-        memory, dirty = self._map, self._dirty
+        memory, dirty, logged = self._map, self._dirty, self._logged
         for key, value in entries.items():
-            if key not in dirty:
+            if key not in dirty and key not in logged and value is not None:
                 memory[key] = value  # (a new key of the map: sorted in by the next scan)
 
     def _load_all(self) -> None:
@@ -117,13 +141,19 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         if self._complete:
             return
         for (name,), (blob,) in self._state.iterator():
-            bucket = int.from_bytes(bytes(name), "big")
+            name = bytes(name)
+            if len(name) != len(_BUCKET_KEYS[0]):
+                continue  # a run: read when the backend opened
+            bucket = int.from_bytes(name, "big")
             if bucket not in self._buckets:
                 self._take(bucket, _decode(bytes(blob)))
         for bucket in range(BUCKETS):
             self._buckets.setdefault(bucket, set())
         self._complete = True
-        self.size = sum(len(keys) for keys in self._buckets.values())
+        buckets = self._buckets
+        self.size = sum(map(len, buckets.values())) + sum(
+            (value is not None) - (key in buckets[crc32(key) & _MASK])
+            for key, value in self._logged.items())
 
     def put(self, key: bytes, value: bytes) -> None:
         """Write in memory; remembered for the end of the micro-batch. A new key joins the
@@ -205,51 +235,90 @@ class SparkStateBackend(InMemoryKeyValueBackend):
         """Keep the entries: Spark state, not this object, owns them."""
 
     def write_back(self) -> int:
-        """Write every bucket holding a key changed since loading to the ``MapState`` (a
-        bucket not read yet is read first: a blind write); returns how many keys changed."""
-        changed: dict[int, list[bytes]] = {}
-        for key in self._dirty:
-            changed.setdefault(crc32(key) & _MASK, []).append(key)
-        memory, state = self._map, self._state
-        for bucket, keys in changed.items():
-            if bucket not in self._buckets:
-                self._read_bucket(bucket)
-            stored = self._buckets[bucket]
-            before = len(stored)
-            for key in keys:
-                if key in memory:
-                    stored.add(key)
-                else:
-                    stored.discard(key)
-            if stored:
-                keys = list(stored)
-                state.updateValue((_BUCKET_KEYS[bucket],),
-                                  (_encode(keys, list(map(memory.__getitem__, keys))),))
-            elif before:
-                state.removeKey((_BUCKET_KEYS[bucket],))
-            if self.size is not None:
-                self.size += len(stored) - before
-        written = len(self._dirty)
-        self._dirty.clear()
+        """Write the keys changed since loading to the ``MapState``: one run, or a fold when
+        the runs would outgrow the store (a changed key's bucket not read yet is read first,
+        to tell whether the key is new); returns how many keys changed."""
+        dirty = self._dirty
+        if not dirty:
+            return 0
+        memory, logged, buckets = self._map, self._logged, self._buckets
+        grown = 0
+        for key in dirty:
+            if key in logged:
+                before = logged[key] is not None
+            else:
+                bucket = crc32(key) & _MASK
+                if bucket not in buckets:
+                    self._read_bucket(bucket)
+                before = key in buckets[bucket]
+            grown += (key in memory) - before
+        if self.size is not None:
+            self.size += grown
+        written = len(dirty)
+        if self.logged + written >= max(_FOLD_MIN, self.size or 0) or self.runs >= MAX_RUNS:
+            self._fold()
+        else:
+            keys = list(dirty)
+            values = list(map(memory.get, keys))
+            self._state.updateValue((_run_key(self.runs),), (_encode(keys, values),))
+            logged.update(zip(keys, values, strict=True))
+            self.runs += 1
+            self.logged += written
+        dirty.clear()
         return written
 
+    def _fold(self) -> None:
+        """Rewrite from memory every bucket a run or this micro-batch changed; drop the runs."""
+        memory, buckets, state = self._map, self._buckets, self._state
+        touched: dict[int, set[bytes]] = {}
+        for key in (*self._logged, *self._dirty):
+            touched.setdefault(crc32(key) & _MASK, set()).add(key)
+        for bucket, keys in touched.items():
+            if bucket not in buckets:
+                self._read_bucket(bucket)
+            had = bool(buckets[bucket])
+            stored = buckets[bucket] = {k for k in buckets[bucket] | keys if k in memory}
+            if stored:
+                names = list(stored)
+                state.updateValue((_BUCKET_KEYS[bucket],),
+                                  (_encode(names, list(map(memory.__getitem__, names))),))
+            elif had:
+                state.removeKey((_BUCKET_KEYS[bucket],))
+        for run in range(self.runs):
+            state.removeKey((_run_key(run),))
+        self._logged.clear()
+        self.runs = self.logged = 0
+        self.folds += 1
 
-def _encode(keys: list[bytes], values: list[bytes]) -> bytes:
-    """A bucket's entries as one value, in columns so that C loops build it: the entry count,
-    every key's length, every value's length (little-endian 4 bytes each), the keys, the
-    values. A micro-batch touching most buckets writes the whole store: this is its cost."""
+
+def _run_key(run: int) -> bytes:
+    """A run's ``MapState`` key (longer than a bucket's two bytes)."""
+    return b"run" + run.to_bytes(4, "big")
+
+
+def _encode(keys: list[bytes], values: list[bytes | None]) -> bytes:
+    """Entries as one value, in columns so that C loops build it: the entry count, every
+    key's length, every value's length (little-endian 4 bytes each; ``_TOMBSTONE`` for a
+    deleted key, in a run), the keys, the values."""
     n = len(keys)
-    return b"".join([_COUNT.pack(n), struct.pack(f"<{2 * n}I", *map(len, keys),
-                                                 *map(len, values)), *keys, *values])
+    lengths = [_TOMBSTONE if v is None else len(v) for v in values] if None in values \
+        else list(map(len, values))
+    return b"".join([_COUNT.pack(n), struct.pack(f"<{2 * n}I", *map(len, keys), *lengths),
+                     *keys, *(v for v in values if v is not None)])
 
 
-def _decode(blob: bytes) -> dict[bytes, bytes]:
-    """The entries ``_encode`` wrote."""
+def _decode(blob: bytes) -> dict[bytes, bytes | None]:
+    """The entries ``_encode`` wrote (``None`` for a deleted key)."""
     (n,) = _COUNT.unpack_from(blob, 0)
     lengths = struct.unpack_from(f"<{2 * n}I", blob, 4)
-    ends = list(accumulate(lengths, initial=4 + 8 * n))
+    gone = _TOMBSTONE in lengths
+    ends = list(accumulate([0 if x == _TOMBSTONE else x for x in lengths] if gone else lengths,
+                           initial=4 + 8 * n))
     keys = [blob[ends[i]:ends[i + 1]] for i in range(n)]
-    return dict(zip(keys, [blob[ends[i]:ends[i + 1]] for i in range(n, 2 * n)], strict=True))
+    values = [blob[ends[i]:ends[i + 1]] for i in range(n, 2 * n)]
+    if gone:
+        values = [None if lengths[n + i] == _TOMBSTONE else v for i, v in enumerate(values)]
+    return dict(zip(keys, values, strict=True))
 
 
 class ChangelogState:
@@ -310,12 +379,14 @@ def typed_store(store: Any) -> Any:
 def attach_spark_state(task: StreamTask, states: dict[str, Any], *,
                        preload: bool | None = None,
                        sizes: dict[str, int] | None = None,
-                       records: int = 0) -> list[Any]:
+                       records: int = 0,
+                       runs: dict[str, list[int]] | None = None) -> list[Any]:
     """Put every store of ``task`` (after ``initialize``) on its ``MapState``; the backends.
 
     ``sizes`` are the stores' entry counts after the last micro-batch (``None``: there was none,
     every store is empty): a store with at most ``records`` entries (the micro-batch's record
-    count) is read whole at once. ``preload`` True reads every store whole, False only on a scan.
+    count) is read whole at once; ``runs`` are the stores' runs (how many, their entries).
+    ``preload`` True reads every store whole, False only on a scan.
     """
     backends: list[Any] = []
     for name, store in task.stores.items():
@@ -330,7 +401,8 @@ def attach_spark_state(task: StreamTask, states: dict[str, Any], *,
             continue
         size = 0 if sizes is None else sizes.get(name)
         whole = preload if preload is not None else size is not None and size <= records
-        backend = SparkStateBackend(name, states[name], preload=whole, size=size)
+        backend = SparkStateBackend(name, states[name], preload=whole, size=size,
+                                    runs=tuple((runs or {}).get(name, (0, 0))))
         typed.replace_backend(backend)  # (a timestamp-dropping adapter keeps its behaviour)
         reindex = getattr(typed, "reindex", None)
         if reindex is not None:  # window and session stores index their keys by time
@@ -395,6 +467,8 @@ class TaskClocks:
                            if (marks := _processor_marks(getattr(node, "processor", None)))},
             "sizes": {b.name: b.size for b in backends
                       if isinstance(b, SparkStateBackend) and b.size is not None},
+            "runs": {b.name: [b.runs, b.logged] for b in backends
+                     if isinstance(b, SparkStateBackend) and b.runs},
             **(extra or {}),
             "layout": LAYOUT,
         }

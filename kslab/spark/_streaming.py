@@ -35,6 +35,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 from kslab.config import StreamsConfig
 from kslab.errors import StreamsError, TopologyError
 from kslab.spark._global import global_feed
+from kslab.spark._groups import spread_keys, state_partitions
 from kslab.spark._plan import SparkPlan, Stage, streaming_unsupported, unsupported
 from kslab.spark._replay import drop_replays, seen_marks, stamp
 from kslab.spark._restarts import restarts_allowed, warn_restart, worker_start_failure
@@ -273,14 +274,18 @@ def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any
     # clock and the trigger is open-ended.
     timers = any(_uses_wall_clock(plan, member, props) for member in stage.members or [stage]) \
         and not (trigger.get("availableNow") or trigger.get("once"))
-    if stage.members:  # a cycle: all its tasks in one group, as batch replay runs them
-        from pyspark.sql import functions as sf
+    from pyspark.sql import functions as sf
 
+    shuffle = state_partitions(checkpoint, stage)
+    if stage.members:  # a cycle: all its tasks in one group, as batch replay runs them
         processor: StatefulProcessor = CycleProcessor(plan, stage, props, timers, preload)
         grouped = reader.load().withColumn("_cycle", sf.lit(0)).groupBy("_cycle")
     else:
-        processor = TaskProcessor(plan, stage, props, timers, preload)
-        grouped = reader.load().groupBy("partition")
+        groups = spread_keys(stage.tasks, shuffle)
+        processor = TaskProcessor(plan, stage, props, timers, preload, groups)
+        grouped = reader.load().withColumn(
+            "_task", sf.element_at(sf.array(*map(sf.lit, groups)), sf.col("partition") + 1)
+        ).groupBy("_task")
     output = grouped.transformWithStateInPandas(processor, _OUTPUT, "Append",
                                                 "ProcessingTime" if timers else "None")
     writer = (output.writeStream.format("kslab-kafka")
@@ -290,7 +295,15 @@ def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any
               .outputMode("append"))
     if trigger:
         writer = writer.trigger(**trigger)
-    return writer.start()
+    # the query takes the session's shuffle partitions when it starts (and keeps them in its
+    # checkpoint): one state partition per group, so each group is a Spark task of its own
+    key = "spark.sql.shuffle.partitions"
+    before = spark.conf.get(key)
+    spark.conf.set(key, str(shuffle))
+    try:
+        return writer.start()
+    finally:
+        spark.conf.set(key, before)
 
 
 def _uses_wall_clock(plan: SparkPlan, stage: Stage, props: dict[str, Any]) -> bool:
@@ -309,7 +322,10 @@ class TaskProcessor(StatefulProcessor):
     """One Kafka Streams task per group (a Kafka partition), rebuilt each micro-batch."""
 
     def __init__(self, plan: SparkPlan, stage: Stage, props: dict[str, Any],
-                 timers: bool, preload: bool | None = None) -> None:
+                 timers: bool, preload: bool | None = None,
+                 groups: list[int] | None = None) -> None:
+        # each task's group key (``spread_keys``), by partition, and back
+        self.partition_of = {key: task for task, key in enumerate(groups or [])}
         self.timers = timers
         self.preload = preload
         self.topology = plan.topology
@@ -345,7 +361,7 @@ class TaskProcessor(StatefulProcessor):
                 ["_q", "offset"], kind="stable")
         else:
             frame = frame.sort_values("offset", kind="stable")
-        partition = int(key[0])
+        partition = self.partition_of[int(key[0])]
         opened = self._open(partition, _now(timerValues), len(frame))
         try:
             topics, _, offsets, timestamps, keys, values, headers = fresh_rows(
@@ -362,7 +378,7 @@ class TaskProcessor(StatefulProcessor):
     def handleExpiredTimer(self, key: Any, timerValues: Any,  # noqa: N802, N803
                            expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
         """A wall-clock punctuation is due and no record came: punctuate now."""
-        opened = self._open(int(key[0]), _now(timerValues))
+        opened = self._open(self.partition_of[int(key[0])], _now(timerValues))
         try:
             out = self._finish(opened)
         except BaseException:
@@ -399,7 +415,8 @@ class TaskProcessor(StatefulProcessor):
             runner.collector.seq = 0 if saved is None else saved.get("sent", 0)
             backends = attach_spark_state(runner.task, self.stores, preload=self.preload,
                                           sizes=None if saved is None else saved.get("sizes", {}),
-                                          records=records)
+                                          records=records,
+                                          runs=None if saved is None else saved.get("runs"))
             self.clocks.restore(runner.task, saved)
         except BaseException:
             runner.close()
@@ -556,7 +573,8 @@ class CycleProcessor(TaskProcessor):
                     seen = seen_marks(saved)
                 backends[name] = attach_spark_state(
                     task, self.stores[name], preload=self.preload,
-                    sizes=None if saved is None else saved.get("sizes", {}), records=records)
+                    sizes=None if saved is None else saved.get("sizes", {}), records=records,
+                    runs=None if saved is None else saved.get("runs"))
                 self.clocks[name].restore(task, saved)
         except BaseException:
             runner.close()

@@ -171,7 +171,9 @@ def end_offsets(consumer: Any, partitions: list[tuple[str, int]],
     deadline = time.monotonic() + timeout
     try:
         while pending and time.monotonic() < deadline:
-            for message in consumer.consume(1000, 0.2):
+            # as many events as partitions pending: the call returns when they are there
+            # (a larger count would wait out the timeout every time)
+            for message in consumer.consume(len(pending), 0.2):
                 tp = (message.topic(), message.partition())
                 error = message.error()
                 if error is not None:
@@ -225,25 +227,36 @@ def parse_offsets(spec: str | None, default: str, partitions: list[tuple[str, in
 
 
 def read_range(options: dict[str, str], part: KafkaPartition) -> Iterator[Any]:
-    """Arrow batches of one partition's ``[start, end)`` records, in offset order."""
+    """Arrow batches of one partition's ``[start, end)`` records, in offset order.
+
+    The Python worker's consumer for these options is reused (``_CONSUMERS``): a consumer's
+    start (connections, the broker's metadata) costs more than a micro-batch of records.
+    """
     import pyarrow as pa
     from confluent_kafka import KafkaError, TopicPartition
 
     if part.end >= 0 and part.start >= part.end:
         return
     schema = _arrow_schema()
-    consumer = _consumer(options)
+    key = tuple(sorted((k, str(v)) for k, v in options.items()))
+    consumer = _CONSUMERS.pop(key, None) or _consumer(options)
     consumer.assign([TopicPartition(part.topic, part.partition, part.start)])
-    cols: dict[str, list[Any]] = {n: [] for n in schema.names}
+    chunks: list[list[Any]] = []
+    rows = 0
+    position = part.start
     idle_until = time.monotonic() + 60
     try:
         done = False
         while not done:
-            messages = consumer.consume(2000, 0.1)
+            # ask for exactly what is left (up to a chunk): consume() returns as soon as
+            # that many have come, rather than waiting out its timeout for more
+            wanted = _ROWS if part.end < 0 else max(1, min(_ROWS, part.end - position))
+            messages = consumer.consume(wanted, 0.1)
             if not messages and time.monotonic() > idle_until:
                 msg = (f"reading {part.topic}[{part.partition}] stalled before offset "
                        f"{part.end}; check the broker")
                 raise StreamsError(msg, topic=part.topic)
+            kept = []
             for message in messages:
                 error = message.error()
                 if error is not None:
@@ -252,31 +265,49 @@ def read_range(options: dict[str, str], part: KafkaPartition) -> Iterator[Any]:
                         continue
                     msg = f"reading {part.topic}[{part.partition}] failed: {error}"
                     raise StreamsError(msg, topic=part.topic)
-                idle_until = time.monotonic() + 60
                 offset = message.offset()
+                if offset < position:  # (a reused consumer's message from before: never)
+                    continue
                 if 0 <= part.end <= offset:
                     done = True
                     break
-                _add_message(cols, message, offset)
-                if 0 <= part.end == offset + 1:
+                kept.append(message)
+                position = offset + 1
+                if 0 <= part.end == position:
                     done = True
                     break
-            if len(cols["offset"]) >= _ROWS or (done and cols["offset"]):
-                yield pa.RecordBatch.from_pydict(cols, schema=schema)
-                cols = {n: [] for n in schema.names}
-    finally:
+            if kept:
+                idle_until = time.monotonic() + 60
+                chunks.append(kept)
+                rows += len(kept)
+            if rows >= _ROWS or (done and rows):
+                yield _batch(chunks, schema, pa)
+                chunks, rows = [], 0
+    except BaseException:
         consumer.close()
+        raise
+    consumer.unassign()  # (no prefetching while idle)
+    _CONSUMERS[key] = consumer
 
 
-def _add_message(cols: dict[str, list[Any]], message: Any, offset: int) -> None:
-    cols["key"].append(message.key())
-    cols["value"].append(message.value())
-    cols["topic"].append(message.topic())
-    cols["partition"].append(message.partition())
-    cols["offset"].append(offset)
-    cols["timestamp"].append(message.timestamp()[1])
-    headers = message.headers()
-    cols["headers"].append([{"key": k, "value": v} for k, v in headers] if headers else None)
+def _batch(chunks: list[list[Any]], schema: Any, pa: Any) -> Any:
+    """The messages as one Arrow batch of ``SCHEMA``'s columns, built column by column."""
+    messages = [m for chunk in chunks for m in chunk]
+    headers = [m.headers() for m in messages]
+    return pa.RecordBatch.from_arrays([
+        pa.array([m.key() for m in messages], pa.binary()),
+        pa.array([m.value() for m in messages], pa.binary()),
+        pa.array([m.topic() for m in messages], pa.string()),
+        pa.array([m.partition() for m in messages], pa.int32()),
+        pa.array([m.offset() for m in messages], pa.int64()),
+        pa.array([m.timestamp()[1] for m in messages], pa.int64()),
+        pa.array([[{"key": k, "value": v} for k, v in h] if h else None for h in headers],
+                 schema.field("headers").type),
+    ], schema=schema)
+
+
+# one idle consumer per client configuration in this Python worker (see ``read_range``)
+_CONSUMERS: dict[tuple[tuple[str, str], ...], Any] = {}
 
 
 def _arrow_schema() -> Any:
@@ -324,14 +355,21 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.max_per_trigger = int(limit) if limit else None
         self.starting = lowered.get("startingoffsets")
         self._available_now: dict[tuple[str, int], int] | None = None
+        self._client: Any = None  # the consumer ``_bounds`` reuses
 
     def _bounds(self) -> tuple[list[tuple[str, int]], dict[tuple[str, int], tuple[int, int]]]:
-        consumer = _consumer(self.options)
+        """The partitions and their (earliest, true end), with the reader's one consumer (kept
+        for the query's life: a new one per micro-batch costs its connections each time)."""
+        consumer = self._client or _consumer(self.options)
+        self._client = None
         try:
             parts = _partitions(consumer, self.topics)
-            return parts, end_offsets(consumer, parts)
-        finally:
+            bounds = end_offsets(consumer, parts)
+        except BaseException:
             consumer.close()
+            raise
+        self._client = consumer
+        return parts, bounds
 
     def initialOffset(self) -> dict:  # noqa: N802 - PySpark's name
         """``startingOffsets`` (default latest, as Spark's Kafka source) per partition."""
@@ -350,9 +388,18 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return ReadAllAvailable()
 
     def latestOffset(self, start: dict, limit: Any) -> dict:  # noqa: N802 - PySpark's name
-        """The end of the next micro-batch: the log ends, capped by ``limit`` and availableNow."""
-        parts, bounds = self._bounds()
+        """The end of the next micro-batch: the log ends, capped by ``limit`` and availableNow.
+        Under availableNow the ends were fixed when the run began: the log is not read again
+        (unless a partition has no start yet)."""
         begin = _flat(start)
+        fixed = self._available_now
+        if fixed is not None and all(tp in begin for tp in fixed):
+            ends = {tp: max(end, begin[tp]) for tp, end in fixed.items()}
+            if isinstance(limit, ReadMaxRows):
+                ends = _cap(begin, ends, {tp: (begin[tp], end) for tp, end in ends.items()},
+                            limit.max_rows)
+            return _nest(ends)
+        parts, bounds = self._bounds()
         ends = {}
         for tp in parts:
             end = bounds[tp][1]
@@ -379,6 +426,12 @@ class KafkaStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def commit(self, end: dict) -> None:
         """Nothing to do: offsets live in Spark's checkpoint, not in a consumer group."""
+
+    def stop(self) -> None:
+        """Close the reader's consumer (the query stops)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
 
 def _nest(offsets: dict[tuple[str, int], int]) -> dict:
@@ -447,42 +500,40 @@ class _Producing:
             if error is not None:
                 errors.append(str(error))
 
+        produce = producer.produce
         for batch in iterator:
             cols = batch.to_pydict()
             n = batch.num_rows
             topics = cols.get("topic") or [self.topic] * n
+            keys = cols.get("key") or [None] * n
             parts = cols.get("partition") or [None] * n
             stamps = cols.get("timestamp") or [None] * n
             headers = cols.get("headers") or [None] * n
-            for i in range(n):
-                topic = topics[i] or self.topic
+            for topic, value, key, partition, stamp, header in zip(
+                    topics, cols["value"], keys, parts, stamps, headers, strict=True):
                 if not topic:
-                    msg = ("a row has no topic; give the frame a 'topic' column or pass "
-                           ".option('topic', name)")
-                    raise StreamsError(msg)
-                key = cols["key"][i] if "key" in cols else None
-                partition = parts[i]
-                if partition is None and key is not None:
-                    count = counts.get(topic)
-                    if count is None:
-                        meta = producer.list_topics(topic, timeout=10).topics[topic]
-                        count = counts[topic] = max(1, len(meta.partitions))
-                    partition = default_partition(key, count)
-                kwargs: dict[str, Any] = {}
-                if partition is not None:
-                    kwargs["partition"] = int(partition)
-                if stamps[i] is not None:
-                    kwargs["timestamp"] = int(stamps[i])
-                if headers[i]:
-                    kwargs["headers"] = [(h["key"], h["value"]) for h in headers[i]]
+                    topic = self.topic
+                    if not topic:
+                        msg = ("a row has no topic; give the frame a 'topic' column or pass "
+                               ".option('topic', name)")
+                        raise StreamsError(msg)
+                if partition is None:
+                    partition = -1  # (librdkafka's partitioner when there is no key)
+                    if key is not None:
+                        count = counts.get(topic)
+                        if count is None:
+                            meta = producer.list_topics(topic, timeout=10).topics[topic]
+                            count = counts[topic] = max(1, len(meta.partitions))
+                        partition = default_partition(key, count)
+                pairs = [(h["key"], h["value"]) for h in header] if header else None
                 while True:
                     try:
-                        producer.produce(topic, cols["value"][i], key, on_delivery=report,
-                                         **kwargs)
+                        produce(topic, value, key, partition, on_delivery=report,
+                                timestamp=0 if stamp is None else stamp, headers=pairs)
                         break
                     except BufferError:
                         producer.poll(0.05)
-                sent += 1
+            sent += n
             producer.poll(0)
         remaining = producer.flush(60)
         if remaining or errors:

@@ -89,3 +89,17 @@ def test_unsupported_sink_is_named_in_streaming_too():
                                                r"TopicNameExtractor"):
         start(topo, {"application.id": "a", "bootstrap.servers": "127.0.0.1:1"},
               checkpoint_location="unused")
+
+
+def test_group_keys_land_in_the_shuffle_partition_of_their_task(spark):
+    """``spread_keys`` computes Spark's own ``pmod(hash(key), n)``: each task of a stage gets a
+    shuffle (state) partition of its own (Kafka partitions 0 and 1 themselves both hash to 1)."""
+    from kslab.spark._groups import spread_keys
+
+    for tasks, partitions in ((2, 2), (4, 2), (3, 3), (1, 1), (5, 4)):
+        keys = spread_keys(tasks, partitions)
+        assert len(set(keys)) == tasks
+        query = ", ".join(f"pmod(hash({k}), {partitions})" for k in keys)
+        landed = list(spark.sql(f"SELECT {query}").first())
+        assert landed == [task % partitions for task in range(tasks)]
+    assert list(spark.sql("SELECT pmod(hash(0), 2), pmod(hash(1), 2)").first()) == [1, 1]
