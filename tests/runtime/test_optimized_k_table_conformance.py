@@ -35,43 +35,56 @@ def _reads(store, expected: int) -> bool:
         return False
 
 
-def test_should_apply_updates_to_standby_store(kafka):
-    source = kafka.create(kafka.name("input-topic"), partitions=2)
-    partition = default_partition(INT.serialize(source, KEY), 2)
-    assert partition == 0
-    processed = threading.Semaphore(0)
-    builder = ks.StreamsBuilder()
-    builder.table(source, ks.Consumed.with_(INT, INT),
-                  ks.Materialized.as_(TABLE).with_caching_disabled()) \
-        .to_stream().peek(lambda k, v: processed.release())
-    app_id = kafka.name("optimized-ktable")
+class TableApp:
+    """The app both Java classes share: a source table of Integer pairs (no cache) whose
+    updates release ``processed``; ``start`` runs one more instance of it with Java's configs
+    (``topology.optimization=all``, one standby, commit every 100 ms)."""
 
-    def start(name: str) -> tuple[ks.KafkaStreams, int]:
+    def __init__(self, kafka, table: str = TABLE) -> None:
+        self.kafka = kafka
+        self.source = kafka.create(kafka.name("input-topic"), partitions=2)
+        self.processed = threading.Semaphore(0)
+        self.builder = ks.StreamsBuilder()
+        self.builder.table(self.source, ks.Consumed.with_(INT, INT),
+                           ks.Materialized.as_(table).with_caching_disabled()) \
+            .to_stream().peek(lambda k, v: self.processed.release())
+        self.app_id = kafka.name("app")
+        self.instances = 0
+
+    def start(self, threads: int = 1) -> tuple[ks.KafkaStreams, int]:
         port = _free_port()
+        self.instances += 1
         config = {
-            "topology.optimization": "all", "application.id": app_id,
-            "application.server": f"localhost:{port}", "bootstrap.servers": kafka.bootstrap,
-            "state.dir": str(kafka.tmp_path / name), "default.key.serde": INT,
-            "default.value.serde": INT, "num.standby.replicas": 1, "commit.interval.ms": 100,
-            "statestore.cache.max.bytes": 0, "consumer.max.poll.records": 100,
+            "topology.optimization": "all", "application.id": self.app_id,
+            "application.server": f"localhost:{port}", "bootstrap.servers": self.kafka.bootstrap,
+            "state.dir": str(self.kafka.tmp_path / f"state-{self.instances}"),
+            "default.key.serde": INT, "default.value.serde": INT, "num.standby.replicas": 1,
+            "commit.interval.ms": 100, "statestore.cache.max.bytes": 0,
+            "consumer.max.poll.records": 100, "num.stream.threads": threads,
             "consumer.heartbeat.interval.ms": 500, "consumer.session.timeout.ms": 6000,
         }
-        streams = kafka.track(ks.KafkaStreams(builder.build(config), config))
+        streams = self.kafka.track(ks.KafkaStreams(self.builder.build(config), config))
         streams.start()
         return streams, port
 
-    (streams1, port1), (streams2, _port2) = start("one"), start("two")
+    def produce(self, key: int, start_value: int, end_exclusive: int) -> None:
+        """Java's ``produceValueRange``, to the partition the default partitioner picks."""
+        partition = default_partition(INT.serialize(self.source, key), 2)
+        self.kafka.produce(self.source, [
+            (INT.serialize(self.source, key), INT.serialize(self.source, v))
+            for v in range(start_value, end_exclusive)], partition=partition)
+
+    def acquire(self, count: int) -> bool:
+        return all(self.processed.acquire(timeout=60) for _ in range(count))
+
+
+def test_should_apply_updates_to_standby_store(kafka):
+    app = TableApp(kafka)
+    assert default_partition(INT.serialize(app.source, KEY), 2) == 0
+    (streams1, port1), (streams2, _port2) = app.start(), app.start()
     assert streams1.wait_until_running(60) and streams2.wait_until_running(60)
-
-    def produce(start_value: int, end_exclusive: int) -> None:
-        kafka.produce(source, [(INT.serialize(source, KEY), INT.serialize(source, v))
-                               for v in range(start_value, end_exclusive)], partition=partition)
-
-    def acquire(count: int) -> bool:
-        return all(processed.acquire(timeout=60) for _ in range(count))
-
-    produce(0, 100)
-    assert acquire(100)
+    app.produce(KEY, 0, 100)
+    assert app.acquire(100)
 
     new_active: list = []
 
@@ -95,6 +108,6 @@ def test_should_apply_updates_to_standby_store(kafka):
     store = new_active[0]
     assert wait_for(lambda: _reads(store, 99), 60)
 
-    produce(100, 200)
-    assert acquire(100)
+    app.produce(KEY, 100, 200)
+    assert app.acquire(100)
     assert wait_for(lambda: _reads(store, 199), 60)
