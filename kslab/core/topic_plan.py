@@ -69,6 +69,18 @@ class TopicPlan:
         plan._resolve(existing)
         return plan
 
+    @staticmethod
+    def _match_once(topic: str, pattern: re.Pattern[str],
+                    matched: dict[str, re.Pattern[str]]) -> None:
+        """A topic feeds one pattern source only (Java's ``TopologyException`` from
+        ``InternalTopologyBuilder``): two overlapping patterns would read each record twice."""
+        other = matched.setdefault(topic, pattern)
+        if other.pattern != pattern.pattern:
+            msg = (f"Topic {topic} is already matched for another regex pattern {other.pattern} "
+                   f"and hence cannot be matched to this regex pattern {pattern.pattern} any "
+                   "more; make the source patterns disjoint")
+            raise TopologyError(msg)
+
     def real(self, topic: str) -> str:
         """``topic`` with the ``<application.id>-`` prefix when it is internal."""
         return self.topology.resolve_topic(topic, self.application_id)
@@ -80,6 +92,7 @@ class TopicPlan:
             self._require(spec.topic, existing)
             self.global_topics.append(spec.topic)
         internal = {self.real(t): info for t, info in topo.internal_topics.items()}
+        matched: dict[str, re.Pattern[str]] = {}  # topic -> the pattern source reading it
         for topic, info in internal.items():
             if info.partitions is not None:
                 self.partitions[topic] = info.partitions
@@ -93,6 +106,7 @@ class TopicPlan:
                 self.patterns.append((group.id, pattern))
                 for topic, count in existing.items():
                     if pattern.fullmatch(topic):
+                        self._match_once(topic, pattern, matched)
                         self.group_of_topic[topic] = group.id
                         self.partitions[topic] = count
         # as Java's RepartitionTopics: repartition topics first take their writers' counts (to

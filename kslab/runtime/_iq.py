@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kslab.errors import StoreError
@@ -121,18 +121,42 @@ def parse_host(text: str) -> HostInfo | None:
 
 def store_view(streams: KafkaStreams, name: Any, kind: str | None = None) -> Any:
     """A read-only view of store ``name`` (or ``StoreQueryParameters``) across the local tasks:
-    the active ones, and the standby ones for stale reads."""
+    the active ones, and the standby ones for stale reads.
+
+    As Java's ``WrappingStoreProvider``, the view looks its stores up again on every read: a
+    view handed out before a rebalance reads the tasks this instance holds after it (a failed
+    over task included), and a read while none is open raises ``StoreError`` (retry it)."""
     params = name if isinstance(name, StoreQueryParameters) \
         else StoreQueryParameters(name, kind)
-    name, kind = params.store_name, kind or params.kind
+    params = params._replace(kind=kind or params.kind)
+    global_store = streams.global_stores.get(params.store_name)
+    if global_store is not None:
+        _check_running(streams, params.store_name)
+        return ReadOnlyStoreView(params.store_name, [global_store])
+    stores, store_kind = _local_stores(streams, params)
+    live = _LiveStores(lambda: _local_stores(streams, params)[0])
+    live.first = stores[0]
+    if store_kind in ("window", "timestamped_window"):
+        return ReadOnlyWindowView(params.store_name, live)
+    if store_kind == "session":
+        return ReadOnlySessionView(params.store_name, live)
+    return ReadOnlyStoreView(params.store_name, live)
+
+
+def _check_running(streams: KafkaStreams, name: str) -> None:
     state = streams.state
     if not state.is_running_or_rebalancing():
         msg = (f"store '{name}' cannot be queried while the client is {state.name}; start it "
                "and wait for RUNNING")
         raise StoreError(msg)
-    global_store = streams.global_stores.get(name)
-    if global_store is not None:
-        return ReadOnlyStoreView(name, [global_store])
+
+
+def _local_stores(streams: KafkaStreams, params: StoreQueryParameters
+                  ) -> tuple[list[Any], str | None]:
+    """The open stores ``params`` names on this instance now, partition order, and their
+    kind (a timestamped store as the plain kind asked for, as Java's ``keyValueStore()``)."""
+    name, kind = params.store_name, params.kind
+    _check_running(streams, name)
     known = name in streams.topology.state_stores
     found = [(tid, task.stores[name]) for tid, task in streams.local_tasks().items()
              if name in task.stores]
@@ -145,7 +169,7 @@ def store_view(streams: KafkaStreams, name: Any, kind: str | None = None) -> Any
             msg = (f"store '{name}' is not in this topology (stores: "
                    f"{sorted(streams.topology.state_stores) or 'none'}); check the name")
         else:
-            msg = (f"store '{name}' has no task on this instance yet (rebalancing, or its "
+            msg = (f"store '{name}' has no task on this instance now (rebalancing, or its "
                    "partitions live elsewhere); retry, or ask query_metadata_for_key")
         raise StoreError(msg)
     store_kind = getattr(stores[0], "store_kind", None)
@@ -155,11 +179,28 @@ def store_view(streams: KafkaStreams, name: Any, kind: str | None = None) -> Any
     if kind != store_kind and store_kind in ("timestamped_key_value", "timestamped_window"):
         stores = [s.plain_view() for s in stores]  # as Java's keyValueStore()/windowStore()
         store_kind = store_kind.removeprefix("timestamped_")
-    if store_kind in ("window", "timestamped_window"):
-        return ReadOnlyWindowView(name, stores)
-    if store_kind == "session":
-        return ReadOnlySessionView(name, stores)
-    return ReadOnlyStoreView(name, stores)
+    return stores, store_kind
+
+
+class _LiveStores(Sequence):
+    """The stores a view reads, looked up on each use (``resolve``); ``first`` is the store
+    the view was made from, for what never changes (kind, serdes, changelog topic)."""
+
+    first: Any = None
+
+    def __init__(self, resolve: Callable[[], list[Any]]) -> None:
+        self._resolve = resolve
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._resolve())
+
+    def __len__(self) -> int:
+        return len(self._resolve())
+
+    def __getitem__(self, index: Any) -> Any:
+        if index == 0 and self.first is not None:
+            return self.first
+        return self._resolve()[index]
 
 
 def local_thread_metadata(threads: list[Any]) -> list[ThreadMetadata]:

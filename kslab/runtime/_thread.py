@@ -31,6 +31,7 @@ from kslab.runtime._batch import RuntimePort, run_polled
 from kslab.runtime._clients import close_producer
 from kslab.runtime._collector import KafkaCollector
 from kslab.runtime._restore import RestoreNotifier
+from kslab.runtime._source_reset import apply_source_resets
 from kslab.runtime._state import (
     ChangelogReader,
     Checkpoint,
@@ -405,6 +406,8 @@ class StreamThread(threading.Thread):
 
     def _on_assign(self, consumer: Any, partitions: list[Any]) -> None:
         try:
+            if apply_source_resets(consumer, self.streams.topology, partitions):
+                consumer.assign(partitions)  # the sources' own reset policies (_source_reset)
             self._assign(partitions)
         except BaseException as exc:
             self.failed = exc

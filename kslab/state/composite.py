@@ -4,13 +4,14 @@ Keys live in exactly one partition, so ``get`` asks each instance in turn and ra
 the instances' sorted iterators by serialized key, keeping Kafka's byte order across partitions.
 Engines share it (the TopologyTestDriver's ``get_*_store`` and the runtime's interactive
 queries), so it lives with the stores; a write is refused in the driver's words unless an
-engine's subclass says otherwise.
+engine's subclass says otherwise. ``stores`` is any sequence: the runtime's looks its stores up
+again on every read (a view outlives a rebalance, as Java's).
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from kslab.errors import MissingArgumentError, StoreError
@@ -26,7 +27,7 @@ _LONG_MAX = 2**63 - 1
 class CompositeStoreView:
     """Reads a partitioned store as one; writes are refused."""
 
-    def __init__(self, name: str, stores: list[Any]) -> None:
+    def __init__(self, name: str, stores: Sequence[Any]) -> None:
         self.name = name
         self._stores = stores
         self.store_kind = getattr(stores[0], "store_kind", None)

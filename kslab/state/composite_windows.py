@@ -13,7 +13,7 @@ so the answer equals one store holding every partition. Invariant: a view never 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kslab.errors import StoreError
@@ -31,7 +31,7 @@ _WRITES = ("put", "put_serialized", "remove", "delete", "put_if_absent", "put_al
 class _View:
     """What window and session views share: the stores, key bytes, merging, refused writes."""
 
-    def __init__(self, name: str, stores: list[Any]) -> None:
+    def __init__(self, name: str, stores: Sequence[Any]) -> None:
         self.name = name
         self._stores = stores
         self.store_kind = getattr(stores[0], "store_kind", None)
