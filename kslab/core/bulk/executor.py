@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kslab.core.bulk import ordered, tree
-from kslab.core.bulk.columns import ByteColumn, fixed_width, picked
+from kslab.core.bulk.columns import ByteColumn, Merges, fixed_width, picked
 from kslab.core.bulk.plan import Plan, compile_plan
 from kslab.core.bulk.sinks import SinkWriter, Written, decoded, fields, readable, round_trips
 from kslab.core.bulk.stage import SinkOut, Stage
@@ -194,7 +194,8 @@ class BulkExecutor:
                     return self._declined()
                 prepared += readers
             every = [stage for _, stages, _, _ in prepared for stage in stages]
-            outputs, calls = self._settle(every)
+            merges = Merges()  # (the outputs' merges, shared with the changelogs')
+            outputs, calls = self._settle(every, merges)
         except Exception:
             return self._declined()
         if not ordered.call_actions(calls):
@@ -208,7 +209,7 @@ class BulkExecutor:
         for _, call in actions:
             call()
         self._append(outputs)
-        self._append_changelogs(staged)
+        self._append_changelogs(staged, merges)
         for stage in every:
             stage.release()
         self._laid_out.clear()  # (nothing kept alive past the chunk)
@@ -227,9 +228,6 @@ class BulkExecutor:
         sort_keys: list[int] = []
         topics: list[tuple[str, int]] = []  # each writing sink's topic and record count
         partitions: list[int] = []
-        record_keys: list[Any] = []
-        values: list[Any] = []
-        headers: list[Any] = []
         timestamps: list[int] = []
         paths: list[Any] = []  # each record's full key, where a stage wrote several
         per_stage: dict[int, int] = {}
@@ -257,13 +255,28 @@ class BulkExecutor:
                 paths += tree.event_keys(stage, out.step, out.positions)
             topics.append((out.topic, count))
             partitions += out.partitions
-            record_keys += fields(log.keys)
-            values += fields(log.values)
-            headers += log.headers or [None] * count
             timestamps += log.timestamps
         readable = [_read_back(serdes, written)
                     for serdes, written in zip(sink_serdes, objects, strict=True)]
-        headerless = headers.count(None) == len(headers)
+        logs = [out.log for _, out, _ in looped]
+        headerless = all(log.headers is None or log.headers.count(None) == len(log.headers)
+                         for log in logs)
+        # the written fields and headers as one column each, made only for a reader that
+        # decodes them (one whose serdes take the written objects back needs no fields)
+        joined: dict[str, list[Any]] = {}
+
+        def column(name: str) -> list[Any]:
+            """The written records' ``keys``, ``values`` or ``headers`` as one column."""
+            found = joined.get(name)
+            if found is None:
+                found = joined[name] = []
+                for log in logs:
+                    if name == "headers":
+                        found += log.headers or [None] * len(log.timestamps)
+                    else:
+                        found += fields(log.keys if name == "keys" else log.values)
+            return found
+
         inputs = self._reader_inputs(sort_keys, topics, partitions, writers,
                                      sorted(range(len(paths)), key=paths.__getitem__)
                                      if several else None)
@@ -280,9 +293,9 @@ class BulkExecutor:
                               readable, (plan.source.key_serde, plan.source.value_serde),
                               objects, strict=True))
             columns = (  # (the fields only where the source decodes them)
-                None if known[0] is not None else picked(record_keys, indexes),
-                None if known[1] is not None else picked(values, indexes),
-                [None] * len(indexes) if headerless else picked(headers, indexes),
+                None if known[0] is not None else picked(column("keys"), indexes),
+                None if known[1] is not None else picked(column("values"), indexes),
+                [None] * len(indexes) if headerless else picked(column("headers"), indexes),
                 picked(timestamps, indexes))
             stages = self._prepare(
                 plan, topic, (*columns, [partition] * len(indexes)), True,
@@ -366,37 +379,41 @@ class BulkExecutor:
         for topic, batch, partitions in outputs:
             log(topic).extend_columns(*batch, partitions)
 
-    def _append_changelogs(self, staged: list[tuple[Any, ...]]) -> None:
+    def _append_changelogs(self, staged: list[tuple[Any, ...]], merges: Merges) -> None:
         """Each changelog's records from every task (``staged``), per topic in the order of
         the sort keys of the consumed records they descend from (stable: a consumed record's
-        records keep their order, and each is one task's), with their partitions."""
+        records keep their order, and each is one task's), with their partitions; the
+        order and the merged fields worked out once with the sinks' where they are the same
+        (``merges``: the chunk's)."""
         by_topic: dict[str, tuple[list[Any], ...]] = {}  # sort keys, then the columns
         for topic, rows, partition, keys, values, timestamps in staged:
             found = by_topic.get(topic)
             if found is None:
-                found = by_topic[topic] = ([], [], [], [], [], [])
-            sort_keys, all_keys, all_values, headers, all_timestamps, partitions = found
+                found = by_topic[topic] = ([], [], [], [], [])
+            sort_keys, all_keys, all_values, all_timestamps, partitions = found
             sort_keys += rows
-            all_keys += keys
-            all_values += values
-            headers += [None] * len(rows)
+            all_keys.append(keys)
+            all_values.append(values)
             all_timestamps += timestamps
             partitions += [partition] * len(rows)
-        for topic, (sort_keys, *columns) in by_topic.items():
-            if not all(map(le, sort_keys, islice(sort_keys, 1, None))):  # (one task's: sorted)
-                order = np.argsort(np.fromiter(sort_keys, np.int64, len(sort_keys)),
-                                   kind="stable").tolist()
-                columns = [picked(column, order) for column in columns]
-            self.port.log(topic).extend_columns(*columns)
+        for topic, (sort_keys, keys, values, timestamps, partitions) in by_topic.items():
+            order = merges.order(sort_keys)  # (None: one task's, in order)
+            if order is not None:
+                timestamps, partitions = picked(timestamps, order), picked(partitions, order)
+            self.port.log(topic).extend_columns(merges.column(keys, order),
+                                                merges.column(values, order), None,
+                                                timestamps, partitions)
 
     @staticmethod
-    def _settle(stages: list[Stage]) -> tuple[list[ordered.Output], ordered.Actions]:
+    def _settle(stages: list[Stage], merges: Merges | None = None
+                ) -> tuple[list[ordered.Output], ordered.Actions]:
         """The end of phase one: the stages' sink records per topic and their actions in
         the record path's order, and each stage's deferred actions put in order (raises
-        ``tree.Unordered`` where a batch form's records cannot be placed)."""
+        ``tree.Unordered`` where a batch form's records cannot be placed); ``merges``: the
+        chunk's (``Merges``)."""
         for stage in stages:
             stage.run.settle()
-        return ordered.outputs(stages), ordered.actions(stages)
+        return ordered.outputs(stages, merges), ordered.actions(stages)
 
     def _run(self, plan: Plan, task: Any, topic: str, columns: tuple[list[Any], ...],
              offsets: list[int] | None = None, partition: int = 0,
