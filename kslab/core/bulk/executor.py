@@ -36,6 +36,7 @@ __all__ = ["BulkExecutor", "EnginePort"]
 
 # run_partitioned's sort key of a consumed record: row * _ROW + pass * _PASS + task rank
 _ROW, _PASS = 1 << 40, 1 << 16
+_SMALL = 1 << 15  # topic partitions numbered in 16 bits
 
 
 class EnginePort(Protocol):
@@ -316,8 +317,11 @@ class BulkExecutor:
         (in the order they were written: row by row, a row's records its one writer's in
         send order) and their sort keys: the row's j-th record for a task (j from 1) is taken
         in pass j + 1, or j + 2 where the task ranks before the writer (``run_partitioned``).
-        Worked out over the columns in numpy (a sort and a running count per row and topic
-        partition), with Python only per topic partition; the readers in the order their
+        Worked out over the columns in numpy (the sort keys' stable order, skipped where one
+        writer's are in order already; then one counting pass by topic partition, a radix
+        sort of 16-bit numbers that keeps write order, giving each its share and each
+        record's place in its row), with Python only per topic partition; the readers in the
+        order their
         first record was written (``written``: the order, where a stable sort of the sort keys
         is not it: several sinks of a stage, depth first). ``None``: a reader cannot run now
         (``_prepare_readers``)."""
@@ -330,13 +334,15 @@ class BulkExecutor:
         topic_index = np.repeat(np.array([names.index(topic) for topic, _ in topics], np.int64),
                                 [count for _, count in topics])
         tp_numbers = topic_index * width + numbers
+        if len(names) * width <= _SMALL:  # (a stable sort of 16-bit ints is a radix sort)
+            tp_numbers = tp_numbers.astype(np.int16)
         unique, first_seen, inverse = np.unique(tp_numbers, return_index=True,
                                                 return_inverse=True)
         by_first = np.argsort(first_seen, kind="stable")
         tps = [(names[number // width], number % width)  # each one once, by first record
                for number in unique[by_first].tolist()]
-        place = np.empty(len(unique), np.int64)  # each unique number's index in tps
-        place[by_first] = np.arange(len(unique))
+        place = np.empty(len(unique), np.int16 if len(unique) <= _SMALL else np.int64)
+        place[by_first] = np.arange(len(unique))  # each unique number's index in tps
         readers: list[tuple[Any, int]] = []
         for tp in tps:
             task = port.reader(*tp)
@@ -348,29 +354,37 @@ class BulkExecutor:
                 return None
             readers.append((task, rank))
         keys = np.fromiter(sort_keys, np.int64, n)
-        order = np.argsort(keys, kind="stable") if written is None else np.array(
-            written, np.int64)  # the order they were written in
+        if written is not None:
+            order = np.array(written, np.int64)  # the order they were written in
+        elif n < 2 or bool((keys[1:] >= keys[:-1]).all()):
+            order = np.arange(n)  # (one writer's: in order)
+        else:
+            order = np.argsort(keys, kind="stable")
         keys = keys[order]
         rows, writer = keys // _ROW, keys % _PASS
         tp_ids = place[inverse.reshape(-1)][order]  # each record's index in tps
-        group = rows * len(tps) + tp_ids  # (row, topic partition): its records, in order
-        by_group = np.argsort(group, kind="stable")
-        grouped = group[by_group]
-        starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
-        nth = np.empty(n, np.int64)  # each record's place among its group's, from 0
-        nth[by_group] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+        # each topic partition's records in the order written (rows never go back in it)
+        by_tp = np.argsort(tp_ids, kind="stable")
+        # (row, topic partition): its records, in order; nth: each one's place among them
+        group = (tp_ids.astype(np.int64) * (int(rows[-1]) + 1) + rows)[by_tp] if n else rows
+        if n and not bool((group[1:] >= group[:-1]).all()):
+            return None  # (rows out of order: not a chunk's records)
+        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        nth = np.empty(n, np.int64)
+        nth[by_tp] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
         if n and int(nth.max()) >= _ROW // _PASS - 2:
             return None  # (more records of a row for one task than a sort key holds)
         rank = np.array([rank for _, rank in readers], np.int64)[tp_ids]
         passes = nth + 1 + (rank < writer)
         reader_keys = rows * _ROW + passes * _PASS + rank
+        # each topic partition's share, cut from one pass over the records grouped by it
+        bounds = np.r_[0, np.cumsum(np.bincount(tp_ids, minlength=len(tps)))].tolist()
+        taken, their_keys = order[by_tp].tolist(), reader_keys[by_tp].tolist()
         inputs: dict[tuple[str, int], tuple[Any, list[int], list[int]]] = {}
-        _, first = np.unique(tp_ids, return_index=True)  # each one's first written record
-        for index in np.argsort(first, kind="stable").tolist():
-            tp = tps[index]
-            mine = tp_ids == index
-            inputs[tp] = (readers[index][0], order[mine].tolist(),
-                          reader_keys[mine].tolist())
+        first = by_tp[bounds[:-1]].tolist()  # where each one's first record is
+        for index in sorted(range(len(tps)), key=first.__getitem__):  # by first written
+            start, end = bounds[index], bounds[index + 1]
+            inputs[tps[index]] = (readers[index][0], taken[start:end], their_keys[start:end])
         return inputs
 
     def _append(self, outputs: list[ordered.Output]) -> None:
