@@ -188,14 +188,16 @@ class BulkExecutor:
                     return self._declined()
                 prepared.append((task, stages, keys, len(places)))
                 looped += [(stage, out, keys) for stage, out in writes_read]
+            # the chunk's merge orders and merged columns, shared by the readers' inputs,
+            # the sinks' outputs and the changelogs
+            merges = Merges()
             if looped:
                 readers = self._prepare_readers(looped, {id(task) for task, _, _ in groups},
-                                                staged, reserved)
+                                                staged, reserved, merges)
                 if readers is None:
                     return self._declined()
                 prepared += readers
             every = [stage for _, stages, _, _ in prepared for stage in stages]
-            merges = Merges()  # (the outputs' merges, shared with the changelogs')
             outputs, calls = self._settle(every, merges)
         except Exception:
             return self._declined()
@@ -218,7 +220,8 @@ class BulkExecutor:
         return True
 
     def _prepare_readers(self, looped: list[tuple[Stage, list[Any]]], writers: set[int],
-                         staged: list[tuple[Any, ...]], reserved: dict[int, int]
+                         staged: list[tuple[Any, ...]], reserved: dict[int, int],
+                         merges: Merges
                          ) -> list[tuple[Any, list[Stage], list[Any], int]] | None:
         """Phase one of the tasks that read what the chunk's tasks wrote (``looped``: each
         writing stage and its consumed records' sort keys): each reading task's records in
@@ -278,9 +281,12 @@ class BulkExecutor:
                         found += fields(log.keys if name == "keys" else log.values)
             return found
 
+        # the order they were written in: depth first within a row where a stage wrote
+        # several, else their sort keys' (the same order as merging their topic's records,
+        # ``ordered.outputs``: worked out once)
         inputs = self._reader_inputs(sort_keys, topics, partitions, writers,
                                      sorted(range(len(paths)), key=paths.__getitem__)
-                                     if several else None)
+                                     if several else merges.order(sort_keys))
         if inputs is None:
             return None
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
@@ -321,9 +327,8 @@ class BulkExecutor:
         writer's are in order already; then one counting pass by topic partition, a radix
         sort of 16-bit numbers that keeps write order, giving each its share and each
         record's place in its row), with Python only per topic partition; the readers in the
-        order their
-        first record was written (``written``: the order, where a stable sort of the sort keys
-        is not it: several sinks of a stage, depth first). ``None``: a reader cannot run now
+        order their first record was written (``written``: that order, where the caller
+        knows it; else the stable order of the sort keys). ``None``: a reader cannot run now
         (``_prepare_readers``)."""
         port = self.port
         n = len(sort_keys)
@@ -355,7 +360,7 @@ class BulkExecutor:
             readers.append((task, rank))
         keys = np.fromiter(sort_keys, np.int64, n)
         if written is not None:
-            order = np.array(written, np.int64)  # the order they were written in
+            order = np.fromiter(written, np.int64, n)  # the order they were written in
         elif n < 2 or bool((keys[1:] >= keys[:-1]).all()):
             order = np.arange(n)  # (one writer's: in order)
         else:
