@@ -503,7 +503,8 @@ class BulkExecutor:
         write = SinkWriter(self.port, self.partitioned, self._known_column, looped)
         while True:
             if places is not None:
-                stage.places = list(map(places.__getitem__, stage.input_row))
+                stage.places = places if stage.number == 0 else list(  # (0: row by row)
+                    map(places.__getitem__, stage.input_row))
             if stage.offsets is None:  # (a topic extractor's record context reads them)
                 stage.first_offset = self.port.offsets.get((stage.topic, stage.partition), 0)
             if not tree.walk(stage, write):
