@@ -371,7 +371,7 @@ class BulkExecutor:
         # each topic partition's records in the order written (rows never go back in it)
         by_tp = np.argsort(tp_ids, kind="stable")
         # (row, topic partition): its records, in order; nth: each one's place among them
-        group = (tp_ids.astype(np.int64) * (int(rows[-1]) + 1) + rows)[by_tp] if n else rows
+        group = (tp_ids.astype(np.int64) * (int(rows.max()) + 1) + rows)[by_tp] if n else rows
         if n and not bool((group[1:] >= group[:-1]).all()):
             return None  # (rows out of order: not a chunk's records)
         starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
