@@ -212,11 +212,14 @@ class RecordLog:
             self._value_width = -1
         if partitions is not None and self._partitions is None and any(partitions):
             self._partition_column(len(self._timestamps))
-        self._timestamps.extend(timestamps)
+        # (an array of the list first: array.extend converts item by item, far slower)
+        self._timestamps.extend(timestamps if timestamps.__class__ is array
+                                else array("q", timestamps))
         if self._partitions is not None:
             self._partitions.extend(
-                repeat(0, count) if partitions is None else partitions
-                if partitions.count(None) == 0 else [partition or 0 for partition in partitions])
+                array("i", bytes(4 * count)) if partitions is None else array("i", partitions)
+                if partitions.count(None) == 0 else array("i", [partition or 0
+                                                                 for partition in partitions]))
         if self._topic_ids is not None:
             self._topic_ids.extend([self._topic_id(topic)] * count)
 

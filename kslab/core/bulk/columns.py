@@ -5,11 +5,12 @@ from __future__ import annotations
 from array import array
 from itertools import accumulate, islice, repeat
 from operator import add, itemgetter, le
+from operator import is_ as operator_is
 from typing import Any, NamedTuple
 
 from kslab.serdes._base import fixed_struct
 
-__all__ = ["ByteColumn", "LogBatch", "fixed_width", "merged", "picked", "sort_order"]
+__all__ = ["ByteColumn", "LogBatch", "Merges", "fixed_width", "merged", "picked", "sort_order"]
 
 
 class ByteColumn:
@@ -171,3 +172,41 @@ def sort_order(sort_keys: list[Any]) -> list[int] | None:
         else:
             return np.argsort(keys, kind="stable").tolist()  # type: ignore[no-any-return]
     return sorted(range(count), key=sort_keys.__getitem__)
+
+
+class Merges:
+    """What one chunk's merges of several tasks' records share, so each is worked out once:
+    the order of equal lists of sort keys (a sink's records and its store's changelog records
+    descend from the same consumed records) and the merged column of the same parts put in
+    the same order (a repartition's keys that are also its values, a store's key bytes that
+    go to a sink's topic and to the changelog: one column, laid out once for every log)."""
+
+    __slots__ = ("_columns", "_orders")
+
+    def __init__(self) -> None:
+        self._orders: list[tuple[list[Any], list[int] | None]] = []
+        # (id of each part's fields, id of the order) -> (the parts' fields, order, column)
+        self._columns: dict[tuple[int, ...], tuple[list[Any], Any, Any]] = {}
+
+    def order(self, sort_keys: list[Any]) -> list[int] | None:
+        """``sort_order(sort_keys)``, the same list for equal sort keys."""
+        for keys, order in self._orders:
+            if len(keys) == len(sort_keys) and keys == sort_keys:
+                return order
+        order = sort_order(sort_keys)
+        self._orders.append((sort_keys, order))
+        return order
+
+    def column(self, columns: list[Any], order: list[int] | None) -> ByteColumn | list[Any]:
+        """``merged(columns, order)``, the same column for the same parts (their fields the
+        same lists) in the same order."""
+        parts = [column.fields if column.__class__ is ByteColumn else column
+                 for column in columns]
+        key = (*map(id, parts), id(order))
+        found = self._columns.get(key)
+        if found is not None and found[1] is order and all(
+                map(operator_is, found[0], parts)):
+            return found[2]  # type: ignore[no-any-return]
+        column = merged(columns, order)
+        self._columns[key] = (parts, order, column)
+        return column

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kslab.core.bulk import ordered, tree
-from kslab.core.bulk.columns import ByteColumn, fixed_width, picked
+from kslab.core.bulk.columns import ByteColumn, Merges, fixed_width, picked
 from kslab.core.bulk.plan import Plan, compile_plan
 from kslab.core.bulk.sinks import SinkWriter, Written, decoded, fields, readable, round_trips
 from kslab.core.bulk.stage import SinkOut, Stage
@@ -36,6 +36,7 @@ __all__ = ["BulkExecutor", "EnginePort"]
 
 # run_partitioned's sort key of a consumed record: row * _ROW + pass * _PASS + task rank
 _ROW, _PASS = 1 << 40, 1 << 16
+_SMALL = 1 << 15  # topic partitions numbered in 16 bits
 
 
 class EnginePort(Protocol):
@@ -187,14 +188,17 @@ class BulkExecutor:
                     return self._declined()
                 prepared.append((task, stages, keys, len(places)))
                 looped += [(stage, out, keys) for stage, out in writes_read]
+            # the chunk's merge orders and merged columns, shared by the readers' inputs,
+            # the sinks' outputs and the changelogs
+            merges = Merges()
             if looped:
                 readers = self._prepare_readers(looped, {id(task) for task, _, _ in groups},
-                                                staged, reserved)
+                                                staged, reserved, merges)
                 if readers is None:
                     return self._declined()
                 prepared += readers
             every = [stage for _, stages, _, _ in prepared for stage in stages]
-            outputs, calls = self._settle(every)
+            outputs, calls = self._settle(every, merges)
         except Exception:
             return self._declined()
         if not ordered.call_actions(calls):
@@ -208,7 +212,7 @@ class BulkExecutor:
         for _, call in actions:
             call()
         self._append(outputs)
-        self._append_changelogs(staged)
+        self._append_changelogs(staged, merges)
         for stage in every:
             stage.release()
         self._laid_out.clear()  # (nothing kept alive past the chunk)
@@ -216,7 +220,8 @@ class BulkExecutor:
         return True
 
     def _prepare_readers(self, looped: list[tuple[Stage, list[Any]]], writers: set[int],
-                         staged: list[tuple[Any, ...]], reserved: dict[int, int]
+                         staged: list[tuple[Any, ...]], reserved: dict[int, int],
+                         merges: Merges
                          ) -> list[tuple[Any, list[Stage], list[Any], int]] | None:
         """Phase one of the tasks that read what the chunk's tasks wrote (``looped``: each
         writing stage and its consumed records' sort keys): each reading task's records in
@@ -227,9 +232,6 @@ class BulkExecutor:
         sort_keys: list[int] = []
         topics: list[tuple[str, int]] = []  # each writing sink's topic and record count
         partitions: list[int] = []
-        record_keys: list[Any] = []
-        values: list[Any] = []
-        headers: list[Any] = []
         timestamps: list[int] = []
         paths: list[Any] = []  # each record's full key, where a stage wrote several
         per_stage: dict[int, int] = {}
@@ -257,16 +259,34 @@ class BulkExecutor:
                 paths += tree.event_keys(stage, out.step, out.positions)
             topics.append((out.topic, count))
             partitions += out.partitions
-            record_keys += fields(log.keys)
-            values += fields(log.values)
-            headers += log.headers or [None] * count
             timestamps += log.timestamps
         readable = [_read_back(serdes, written)
                     for serdes, written in zip(sink_serdes, objects, strict=True)]
-        headerless = headers.count(None) == len(headers)
+        logs = [out.log for _, out, _ in looped]
+        headerless = all(log.headers is None or log.headers.count(None) == len(log.headers)
+                         for log in logs)
+        # the written fields and headers as one column each, made only for a reader that
+        # decodes them (one whose serdes take the written objects back needs no fields)
+        joined: dict[str, list[Any]] = {}
+
+        def column(name: str) -> list[Any]:
+            """The written records' ``keys``, ``values`` or ``headers`` as one column."""
+            found = joined.get(name)
+            if found is None:
+                found = joined[name] = []
+                for log in logs:
+                    if name == "headers":
+                        found += log.headers or [None] * len(log.timestamps)
+                    else:
+                        found += fields(log.keys if name == "keys" else log.values)
+            return found
+
+        # the order they were written in: depth first within a row where a stage wrote
+        # several, else their sort keys' (the same order as merging their topic's records,
+        # ``ordered.outputs``: worked out once)
         inputs = self._reader_inputs(sort_keys, topics, partitions, writers,
                                      sorted(range(len(paths)), key=paths.__getitem__)
-                                     if several else None)
+                                     if several else merges.order(sort_keys))
         if inputs is None:
             return None
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
@@ -280,9 +300,9 @@ class BulkExecutor:
                               readable, (plan.source.key_serde, plan.source.value_serde),
                               objects, strict=True))
             columns = (  # (the fields only where the source decodes them)
-                None if known[0] is not None else picked(record_keys, indexes),
-                None if known[1] is not None else picked(values, indexes),
-                [None] * len(indexes) if headerless else picked(headers, indexes),
+                None if known[0] is not None else picked(column("keys"), indexes),
+                None if known[1] is not None else picked(column("values"), indexes),
+                [None] * len(indexes) if headerless else picked(column("headers"), indexes),
                 picked(timestamps, indexes))
             stages = self._prepare(
                 plan, topic, (*columns, [partition] * len(indexes)), True,
@@ -303,10 +323,12 @@ class BulkExecutor:
         (in the order they were written: row by row, a row's records its one writer's in
         send order) and their sort keys: the row's j-th record for a task (j from 1) is taken
         in pass j + 1, or j + 2 where the task ranks before the writer (``run_partitioned``).
-        Worked out over the columns in numpy (a sort and a running count per row and topic
-        partition), with Python only per topic partition; the readers in the order their
-        first record was written (``written``: the order, where a stable sort of the sort keys
-        is not it: several sinks of a stage, depth first). ``None``: a reader cannot run now
+        Worked out over the columns in numpy (the sort keys' stable order, skipped where one
+        writer's are in order already; then one counting pass by topic partition, a radix
+        sort of 16-bit numbers that keeps write order, giving each its share and each
+        record's place in its row), with Python only per topic partition; the readers in the
+        order their first record was written (``written``: that order, where the caller
+        knows it; else the stable order of the sort keys). ``None``: a reader cannot run now
         (``_prepare_readers``)."""
         port = self.port
         n = len(sort_keys)
@@ -317,13 +339,15 @@ class BulkExecutor:
         topic_index = np.repeat(np.array([names.index(topic) for topic, _ in topics], np.int64),
                                 [count for _, count in topics])
         tp_numbers = topic_index * width + numbers
+        if len(names) * width <= _SMALL:  # (a stable sort of 16-bit ints is a radix sort)
+            tp_numbers = tp_numbers.astype(np.int16)
         unique, first_seen, inverse = np.unique(tp_numbers, return_index=True,
                                                 return_inverse=True)
         by_first = np.argsort(first_seen, kind="stable")
         tps = [(names[number // width], number % width)  # each one once, by first record
                for number in unique[by_first].tolist()]
-        place = np.empty(len(unique), np.int64)  # each unique number's index in tps
-        place[by_first] = np.arange(len(unique))
+        place = np.empty(len(unique), np.int16 if len(unique) <= _SMALL else np.int64)
+        place[by_first] = np.arange(len(unique))  # each unique number's index in tps
         readers: list[tuple[Any, int]] = []
         for tp in tps:
             task = port.reader(*tp)
@@ -335,29 +359,37 @@ class BulkExecutor:
                 return None
             readers.append((task, rank))
         keys = np.fromiter(sort_keys, np.int64, n)
-        order = np.argsort(keys, kind="stable") if written is None else np.array(
-            written, np.int64)  # the order they were written in
+        if written is not None:
+            order = np.fromiter(written, np.int64, n)  # the order they were written in
+        elif n < 2 or bool((keys[1:] >= keys[:-1]).all()):
+            order = np.arange(n)  # (one writer's: in order)
+        else:
+            order = np.argsort(keys, kind="stable")
         keys = keys[order]
         rows, writer = keys // _ROW, keys % _PASS
         tp_ids = place[inverse.reshape(-1)][order]  # each record's index in tps
-        group = rows * len(tps) + tp_ids  # (row, topic partition): its records, in order
-        by_group = np.argsort(group, kind="stable")
-        grouped = group[by_group]
-        starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
-        nth = np.empty(n, np.int64)  # each record's place among its group's, from 0
-        nth[by_group] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+        # each topic partition's records in the order written (rows never go back in it)
+        by_tp = np.argsort(tp_ids, kind="stable")
+        # (row, topic partition): its records, in order; nth: each one's place among them
+        group = (tp_ids.astype(np.int64) * (int(rows.max()) + 1) + rows)[by_tp] if n else rows
+        if n and not bool((group[1:] >= group[:-1]).all()):
+            return None  # (rows out of order: not a chunk's records)
+        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        nth = np.empty(n, np.int64)
+        nth[by_tp] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
         if n and int(nth.max()) >= _ROW // _PASS - 2:
             return None  # (more records of a row for one task than a sort key holds)
         rank = np.array([rank for _, rank in readers], np.int64)[tp_ids]
         passes = nth + 1 + (rank < writer)
         reader_keys = rows * _ROW + passes * _PASS + rank
+        # each topic partition's share, cut from one pass over the records grouped by it
+        bounds = np.r_[0, np.cumsum(np.bincount(tp_ids, minlength=len(tps)))].tolist()
+        taken, their_keys = order[by_tp].tolist(), reader_keys[by_tp].tolist()
         inputs: dict[tuple[str, int], tuple[Any, list[int], list[int]]] = {}
-        _, first = np.unique(tp_ids, return_index=True)  # each one's first written record
-        for index in np.argsort(first, kind="stable").tolist():
-            tp = tps[index]
-            mine = tp_ids == index
-            inputs[tp] = (readers[index][0], order[mine].tolist(),
-                          reader_keys[mine].tolist())
+        first = by_tp[bounds[:-1]].tolist()  # where each one's first record is
+        for index in sorted(range(len(tps)), key=first.__getitem__):  # by first written
+            start, end = bounds[index], bounds[index + 1]
+            inputs[tps[index]] = (readers[index][0], taken[start:end], their_keys[start:end])
         return inputs
 
     def _append(self, outputs: list[ordered.Output]) -> None:
@@ -366,37 +398,41 @@ class BulkExecutor:
         for topic, batch, partitions in outputs:
             log(topic).extend_columns(*batch, partitions)
 
-    def _append_changelogs(self, staged: list[tuple[Any, ...]]) -> None:
+    def _append_changelogs(self, staged: list[tuple[Any, ...]], merges: Merges) -> None:
         """Each changelog's records from every task (``staged``), per topic in the order of
         the sort keys of the consumed records they descend from (stable: a consumed record's
-        records keep their order, and each is one task's), with their partitions."""
+        records keep their order, and each is one task's), with their partitions; the
+        order and the merged fields worked out once with the sinks' where they are the same
+        (``merges``: the chunk's)."""
         by_topic: dict[str, tuple[list[Any], ...]] = {}  # sort keys, then the columns
         for topic, rows, partition, keys, values, timestamps in staged:
             found = by_topic.get(topic)
             if found is None:
-                found = by_topic[topic] = ([], [], [], [], [], [])
-            sort_keys, all_keys, all_values, headers, all_timestamps, partitions = found
+                found = by_topic[topic] = ([], [], [], [], [])
+            sort_keys, all_keys, all_values, all_timestamps, partitions = found
             sort_keys += rows
-            all_keys += keys
-            all_values += values
-            headers += [None] * len(rows)
+            all_keys.append(keys)
+            all_values.append(values)
             all_timestamps += timestamps
             partitions += [partition] * len(rows)
-        for topic, (sort_keys, *columns) in by_topic.items():
-            if not all(map(le, sort_keys, islice(sort_keys, 1, None))):  # (one task's: sorted)
-                order = np.argsort(np.fromiter(sort_keys, np.int64, len(sort_keys)),
-                                   kind="stable").tolist()
-                columns = [picked(column, order) for column in columns]
-            self.port.log(topic).extend_columns(*columns)
+        for topic, (sort_keys, keys, values, timestamps, partitions) in by_topic.items():
+            order = merges.order(sort_keys)  # (None: one task's, in order)
+            if order is not None:
+                timestamps, partitions = picked(timestamps, order), picked(partitions, order)
+            self.port.log(topic).extend_columns(merges.column(keys, order),
+                                                merges.column(values, order), None,
+                                                timestamps, partitions)
 
     @staticmethod
-    def _settle(stages: list[Stage]) -> tuple[list[ordered.Output], ordered.Actions]:
+    def _settle(stages: list[Stage], merges: Merges | None = None
+                ) -> tuple[list[ordered.Output], ordered.Actions]:
         """The end of phase one: the stages' sink records per topic and their actions in
         the record path's order, and each stage's deferred actions put in order (raises
-        ``tree.Unordered`` where a batch form's records cannot be placed)."""
+        ``tree.Unordered`` where a batch form's records cannot be placed); ``merges``: the
+        chunk's (``Merges``)."""
         for stage in stages:
             stage.run.settle()
-        return ordered.outputs(stages), ordered.actions(stages)
+        return ordered.outputs(stages, merges), ordered.actions(stages)
 
     def _run(self, plan: Plan, task: Any, topic: str, columns: tuple[list[Any], ...],
              offsets: list[int] | None = None, partition: int = 0,
@@ -467,7 +503,8 @@ class BulkExecutor:
         write = SinkWriter(self.port, self.partitioned, self._known_column, looped)
         while True:
             if places is not None:
-                stage.places = list(map(places.__getitem__, stage.input_row))
+                stage.places = places if stage.number == 0 else list(  # (0: row by row)
+                    map(places.__getitem__, stage.input_row))
             if stage.offsets is None:  # (a topic extractor's record context reads them)
                 stage.first_offset = self.port.offsets.get((stage.topic, stage.partition), 0)
             if not tree.walk(stage, write):

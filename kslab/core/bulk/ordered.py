@@ -21,7 +21,7 @@ from operator import call
 from typing import Any, NamedTuple
 
 from kslab.core.bulk import tree
-from kslab.core.bulk.columns import LogBatch, merged, picked, sort_order
+from kslab.core.bulk.columns import LogBatch, Merges, picked
 
 __all__ = ["Actions", "Output", "actions", "call_actions", "outputs"]
 
@@ -38,8 +38,11 @@ class Actions(NamedTuple):
     owners: list[Any]
 
 
-def outputs(stages: list[Any]) -> list[Output]:
-    """Each topic's sink records of ``stages`` in the record path's order."""
+def outputs(stages: list[Any], merges: Merges | None = None) -> list[Output]:
+    """Each topic's sink records of ``stages`` in the record path's order (``merges``: the
+    chunk's, shared with its changelogs' merge)."""
+    if merges is None:
+        merges = Merges()
     by_topic: dict[str, list[tuple[Any, Any]]] = {}
     for stage in stages:
         for out in stage.outs:
@@ -55,28 +58,34 @@ def outputs(stages: list[Any]) -> list[Output]:
         for stage, _ in outs:
             per_stage[id(stage)] = per_stage.get(id(stage), 0) + 1
         paths = max(per_stage.values()) > 1  # several sinks of one stage: depth first
+        # (headers and partitions only where a record has them: the columns are long)
+        headered = any(out.log.headers and out.log.headers.count(None) != len(
+            out.log.headers) for _, out in outs)
+        partitioned = any(out.partitions is not None and any(out.partitions)
+                          for _, out in outs)  # (else every record's is 0: no column)
         sort_keys: list[Any] = []
-        headers: list[Any] = []
+        headers: list[Any] | None = [] if headered else None
         timestamps: list[int] = []
-        partitions: list[int] = []
+        partitions: list[int] | None = [] if partitioned else None
         for stage, out in outs:
             if not paths:
                 sort_keys += _places(stage, out)
             log = out.log
             count = len(log.timestamps)
-            headers += log.headers or repeat(None, count)
+            if headers is not None:
+                headers += log.headers or repeat(None, count)
             timestamps += log.timestamps
-            partitions += out.partitions or repeat(0, count)
+            if partitions is not None:
+                partitions += out.partitions or repeat(0, count)
         order = tree.order([(stage, out.step, out.positions) for stage, out in outs]) \
-            if paths else sort_order(sort_keys)  # (None: in order, one task's records)
+            if paths else merges.order(sort_keys)  # (None: in order, one task's records)
         if order is not None:
-            headers, timestamps, partitions = (picked(column, order) for column in (
-                headers, timestamps, partitions))
-        keys = merged([out.log.keys for _, out in outs], order)
-        values = merged([out.log.values for _, out in outs], order)
-        partitioned = any(out.partitions is not None for _, out in outs)
-        found.append((topic, LogBatch(keys, values, headers, timestamps),
-                      partitions if partitioned else None))
+            headers, partitions = (None if column is None else picked(column, order)
+                                   for column in (headers, partitions))
+            timestamps = picked(timestamps, order)
+        keys = merges.column([out.log.keys for _, out in outs], order)
+        values = merges.column([out.log.values for _, out in outs], order)
+        found.append((topic, LogBatch(keys, values, headers, timestamps), partitions))
     return found
 
 

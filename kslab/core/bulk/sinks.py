@@ -237,11 +237,12 @@ def readable(plan: Any, written: Written | None, places: list[int] | None = None
     for writer, reader, objects, exact in (
             (written.key_serde, source.key_serde, written.keys, False),
             (written.value_serde, source.value_serde, written.values, written.exact_values)):
-        if objects is None or type(writer) is not type(reader) or not built_in(reader):
+        exact = exact and type(reader) is Json
+        if objects is None or type(writer) is not type(reader) or not built_in(reader) \
+                or not (exact or type(writer) in _IDENTITY):  # (round_trips: none of them)
             found.append(None)
             continue
         if places is not None:  # (this part's objects only: each part checks its own)
             objects = picked(objects, places)
-        found.append(objects if (exact and type(reader) is Json)
-                     or round_trips(writer, reader, objects) else None)
+        found.append(objects if exact or round_trips(writer, reader, objects) else None)
     return found[0], found[1]
