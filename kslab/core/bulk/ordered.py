@@ -61,8 +61,7 @@ def outputs(stages: list[Any], merges: Merges | None = None) -> list[Output]:
         # (headers and partitions only where a record has them: the columns are long)
         headered = any(out.log.headers and out.log.headers.count(None) != len(
             out.log.headers) for _, out in outs)
-        partitioned = any(out.partitions is not None and any(out.partitions)
-                          for _, out in outs)  # (else every record's is 0: no column)
+        partitioned = any(out.partitions is not None for _, out in outs)
         sort_keys: list[Any] = []
         headers: list[Any] | None = [] if headered else None
         timestamps: list[int] = []
