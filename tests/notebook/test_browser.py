@@ -39,18 +39,27 @@ TABLES = """() => {
 }"""  # the explorer's tables: their width and the tab titles cut short
 
 
-def _need(ok: bool, why: str) -> None:
+def need(ok: bool, why: str) -> None:
+    """Skip the test for ``why`` unless ``ok`` (fail instead under CI, which installs it all)."""
     if not ok:
         if os.environ.get("CI"):
             pytest.fail(f"{why}; .ci/run installs it")
         pytest.skip(why)
 
 
+def need_browser_lab() -> None:
+    """What a test driving JupyterLab in Chromium needs: jupyter, Chromium and Playwright."""
+    jupyter = Path(sys.executable).parent / "jupyter"
+    need(jupyter.exists(), "no jupyter in this environment (pip install 'kslab[notebook]')")
+    need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api")
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab on 127.0.0.1 over a copy of the quickstart, with the kslab kernel."""
     jupyter = Path(sys.executable).parent / "jupyter"
-    _need(jupyter.exists(), "no jupyter in this environment (pip install 'kslab[notebook]')")
+    need(jupyter.exists(), "no jupyter in this environment (pip install 'kslab[notebook]')")
     work = tmp_path_factory.mktemp("lab")
     with (work / "lab.log").open("w") as log:
         try:
@@ -88,7 +97,7 @@ def run_all(page) -> None:
 
 
 def test_quickstart_runs_in_jupyterlab_and_step_moves_the_record(lab):
-    _need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
+    need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

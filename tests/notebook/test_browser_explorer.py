@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, _need, run_all
+from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, need, run_all
 
 NOTEBOOK = "explorer-windows.ipynb"
 SOURCE = '''\
@@ -61,7 +61,7 @@ def lab(tmp_path_factory):
 
 
 def test_the_explorer_marks_what_each_record_did_and_steps_with_the_keys(lab, tmp_path_factory):
-    _need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
+    need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     shots = Path(os.environ.get("KSLAB_SCREENSHOTS") or tmp_path_factory.mktemp("screens"))
     print("explorer screenshots in", shots)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, _need
+from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, need_browser_lab
 
 sys.path.insert(0, str(ROOT / "extensions"))
 from scratch_lab import KERNEL_IDLE, start_scratch_lab, stop_scratch_lab
@@ -61,10 +61,7 @@ def artifacts(tmp_path_factory):
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab on 127.0.0.1 over copies of the three notebooks, with the kslab kernel."""
-    jupyter = Path(sys.executable).parent / "jupyter"
-    _need(jupyter.exists(), "no jupyter in this environment (pip install 'kslab[notebook]')")
-    _need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
-    pytest.importorskip("playwright.sync_api")
+    need_browser_lab()
     work = tmp_path_factory.mktemp("lab")
     with (work / "lab.log").open("w") as log:
         try:

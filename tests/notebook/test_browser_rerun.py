@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import kslab as ks
-from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, _need
+from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, need_browser_lab
 from tests.notebook.test_browser_graphs import NB, run_all_to_end
 
 sys.path.insert(0, str(ROOT / "extensions"))
@@ -41,10 +41,7 @@ VOLATILE = re.compile(r"\d+(\.\d+)?\s*(ms|s|rec/s|records/s|it/s)\b|\d{1,2}:\d{2
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """A scratch JupyterLab over copies of every notebook, with one lab broker, as make lab."""
-    jupyter = Path(sys.executable).parent / "jupyter"
-    _need(jupyter.exists(), "no jupyter in this environment (pip install 'kslab[notebook]')")
-    _need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
-    pytest.importorskip("playwright.sync_api")
+    need_browser_lab()
     work = tmp_path_factory.mktemp("rerun")
     with ks.LocalBroker() as broker:
         servers = broker.bootstrap_servers

@@ -11,7 +11,7 @@ import pytest
 from kslab.notebook import options
 from kslab.notebook.viewer import MIN_LABEL_PX, graph_html
 from tests.notebook.fixtures import lines_frame, word_count
-from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, _need
+from tests.notebook.test_browser import CHROMIUM, CHROMIUM_ARGS, need
 
 SIZES = """() => [...document.querySelectorAll('.kslab-graph')].map(g => {
     const texts = [...g.querySelectorAll('text')].map(t => t.getBoundingClientRect().height)
@@ -27,7 +27,7 @@ e => {{ window.picked = e.target.value; }});</script>"""
 
 @pytest.fixture(scope="module")
 def page():
-    _need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
+    need(Path(CHROMIUM).exists(), f"no {CHROMIUM} (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
