@@ -363,23 +363,26 @@ class TaskProcessor(StatefulProcessor):
             frame = frame.sort_values("offset", kind="stable")
         partition = self.partition_of[int(key[0])]
         opened = self._open(partition, _now(timerValues), len(frame))
-        try:
+
+        def feed() -> None:
             topics, _, offsets, timestamps, keys, values, headers = fresh_rows(
                 frame, self.sequenced_in, opened.seen)
             opened.runner.feed(topics, partition, offsets, timestamps, keys, values, headers)
             opened.runner.drain_queued()
-            out = self._finish(opened)
-        except BaseException:
-            opened.close()
-            raise
-        if out is not None:
-            yield out
+
+        yield from self._run(opened, feed)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any,  # noqa: N802, N803
                            expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
         """A wall-clock punctuation is due and no record came: punctuate now."""
-        opened = self._open(self.partition_of[int(key[0])], _now(timerValues))
+        yield from self._run(self._open(self.partition_of[int(key[0])], _now(timerValues)))
+
+    def _run(self, opened: OpenTask, feed: Any = None) -> Iterator[pd.DataFrame]:
+        """``feed()`` the opened task (records, or nothing when a timer punctuates), then its
+        outputs; on any error the task is closed (not kept for the next micro-batch)."""
         try:
+            if feed is not None:
+                feed()
             out = self._finish(opened)
         except BaseException:
             opened.close()
