@@ -32,6 +32,7 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
     "spark/test_streaming_global.py": "spark-streaming",
     "spark/test_streaming_typed.py": "spark-streaming",
     "spark/test_streaming_restarts.py": "spark-streaming",
+    "spark/test_streaming_wall_clock.py": "spark-streaming",
     # child processes with their own Spark, killed and restarted: no session of the worker's
     "spark/test_streaming_recovery.py": "spark-recovery",
     "spark": "spark-batch",

@@ -119,7 +119,8 @@ class SparkStreams:
         """Wait for query ``index``, restarting it from its checkpoint while it fails only
         because a Python worker started too slowly (``kslab.spark._restarts``)."""
         while True:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            # Spark refuses a timeout of 0: past the deadline, one last millisecond's look
+            left = None if deadline is None else max(0.001, deadline - time.monotonic())
             query = self.queries[index]
             try:
                 return query.awaitTermination() if left is None else \

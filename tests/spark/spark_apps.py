@@ -482,3 +482,37 @@ def engines_countdown() -> ks.Topology:
     records.filter(lambda _key, value: int(value) > 0) \
         .map_values(lambda value: str(int(value) - 1)).to("loop", ks.Produced.with_(S, S))
     return b.build()
+
+
+TICK_MS = 500
+
+
+class CountAndTick(ks.Processor):
+    """Counts records per key (forwarding each new count) and, every ``TICK_MS`` of wall
+    clock, forwards ``("tick", records seen so far)`` stamped with the punctuation's time."""
+
+    def init(self, context):
+        self.context = context
+        self.store = context.get_state_store("seen")
+        context.schedule(TICK_MS, ks.PunctuationType.WALL_CLOCK_TIME, self.tick)
+
+    def process(self, record):
+        count = (self.store.get(record.key) or 0) + 1
+        self.store.put(record.key, count)
+        self.context.forward(record.with_value(count))
+
+    def tick(self, timestamp):
+        with self.store.all() as entries:
+            total = sum(count for _, count in entries)
+        self.context.forward(ks.Record("tick", total, timestamp))
+
+
+def ticking_count(source: str, sink: str) -> ks.Topology:
+    """PAPI: ``CountAndTick`` from ``source`` to ``sink`` (String keys, Long values)."""
+    topology = ks.Topology()
+    topology.add_source("in", source, key_serde="string", value_serde="string")
+    topology.add_processor("count", CountAndTick, "in")
+    topology.add_state_store(ks.Stores.key_value_store_builder(
+        ks.Stores.in_memory_key_value_store("seen"), S, L), "count")
+    topology.add_sink("out", sink, "count", key_serde="string", value_serde="long")
+    return topology
