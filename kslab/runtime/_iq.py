@@ -88,10 +88,14 @@ class StoreQueryParameters(NamedTuple):
 
 
 class TaskMetadata(NamedTuple):
-    """A task and the partitions it reads."""
+    """A task, the partitions it reads and, as Java's ``TaskMetadata``, per partition the
+    offset its last commit stored (``committed_offsets``; -1 before its first commit) and the
+    highest offset the task has read (``end_offsets``; -1 before its first record)."""
 
     task_id: Any
     topic_partitions: tuple[tuple[str, int], ...]
+    committed_offsets: dict[tuple[str, int], int] = {}
+    end_offsets: dict[tuple[str, int], int] = {}
 
 
 class ThreadMetadata(NamedTuple):
@@ -207,11 +211,19 @@ def local_thread_metadata(threads: list[Any]) -> list[ThreadMetadata]:
     """Per stream thread (``KafkaStreams``' live ones): name, state and active tasks."""
     out = []
     for thread in threads:
-        tasks = tuple(TaskMetadata(tid, tuple(state.task.input_partitions))
-                      for tid, state in sorted(thread.tasks.items()))
+        tasks = tuple(_task_metadata(tid, state) for tid, state in sorted(thread.tasks.items()))
         status = "PARTITIONS_REVOKED" if thread.rebalancing else "RUNNING"
         out.append(ThreadMetadata(thread.name, status, tasks))
     return out
+
+
+def _task_metadata(task_id: Any, state: Any) -> TaskMetadata:
+    """A running task's metadata; its offsets as of now (the thread moves them on)."""
+    partitions = tuple(state.task.input_partitions)
+    committed, processed = dict(state.committed), dict(state.offsets)
+    return TaskMetadata(task_id, partitions,
+                        {tp: committed.get(tp, -1) for tp in partitions},
+                        {tp: processed[tp] - 1 if tp in processed else -1 for tp in partitions})
 
 
 def _store_partitions(streams: KafkaStreams, store_name: str) -> tuple[int, int]:

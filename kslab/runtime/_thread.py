@@ -228,8 +228,6 @@ class StreamThread(threading.Thread):
             now = time.monotonic()
             if now - self._last_commit >= interval or self._commit_requested():
                 self._commit()
-            if streams.global_error is not None:
-                raise streams.global_error
 
     def _process(self, messages: list[Any]) -> None:
         """Feed a polled batch to the tasks, one run of consecutive records of a partition at

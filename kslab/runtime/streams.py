@@ -141,7 +141,6 @@ class KafkaStreams:
         self.dlq_topic = self.errors_policy.dlq_topic
         self.plan: TopicPlan = None  # type: ignore[assignment] # set in start()
         self.global_stores: dict[str, Any] = {}
-        self.global_error: BaseException | None = None
         self._state = State.CREATED
         self._lock = threading.RLock()
         self._state_listener: Callable[[State, State], None] | None = None
@@ -523,26 +522,31 @@ class KafkaStreams:
         return self._start_thread().name
 
     def remove_stream_thread(self, timeout: Any = None) -> str | None:
-        """Stop the newest stream thread (it commits and leaves the group, which rebalances its
+        """Stop one stream thread (it commits and leaves the group, which rebalances its
         partitions to the others); its name, or ``None`` when the client is not running or has
-        no thread. Raises ``StreamsError`` when it does not end within ``timeout`` (a
-        ``timedelta`` or ms)."""
+        no thread. As Java's, the thread is the first live one in start order (the oldest; a
+        replacement or added thread is the newest), and never the calling stream thread unless
+        it is the last. Raises ``StreamsError`` when it does not end within ``timeout`` (a
+        ``timedelta`` or ms; it goes on shutting down)."""
         if not self._state.is_running_or_rebalancing():
             return None
-        with self._lock:
+        current = threading.current_thread()
+        with self._lock:  # choose and mark it at once: concurrent removals stop two threads
             alive = [t for t in self._threads if t.is_alive() and not t.stopping]
-        if not alive:
-            return None
-        thread = max(alive, key=lambda t: t.index)
-        thread.stopping = True
+            thread = next((t for t in alive if t is not current or len(alive) == 1), None)
+            if thread is None:
+                return None
+            thread.stopping = True
         thread.shutdown()
         seconds = None if timeout is None else (
             timeout.total_seconds() if hasattr(timeout, "total_seconds") else timeout / 1000)
-        thread.join(seconds)
-        if thread.is_alive():
-            msg = (f"stream thread {thread.name} did not end within {seconds} s; it is still "
-                   "shutting down")
-            raise StreamsError(msg)
+        if thread is not current:
+            if seconds is None or seconds > 0:
+                thread.join(seconds)
+            if thread.is_alive():
+                msg = (f"stream thread {thread.name} did not end within {seconds} s; it is "
+                       "still shutting down")
+                raise StreamsError(msg)
         return thread.name
 
     def _start_thread(self) -> StreamThread:
@@ -586,6 +590,26 @@ class KafkaStreams:
                 self._start_thread()
             return
         if response is StreamThreadExceptionResponse.SHUTDOWN_APPLICATION:
+            try:
+                self._request_application_shutdown()
+            except Exception as error:
+                log.error("could not ask the other instances to shut down: %s", error)
+        if self._set_state(State.PENDING_ERROR):
+            threading.Thread(target=self._shutdown_to_error, daemon=True).start()
+
+    def _global_failed(self, exc: BaseException) -> None:
+        """The global thread died: the handler hears of it, and the client goes to ERROR
+        whatever it answers (Java: the global thread cannot be replaced; SHUTDOWN_APPLICATION
+        asks the other instances to stop too, when a stream thread here can send it)."""
+        if self._state in (State.PENDING_SHUTDOWN, State.NOT_RUNNING):
+            return
+        self.errors.append(exc)
+        response = self._handle(exc)
+        if response is StreamThreadExceptionResponse.REPLACE_THREAD:
+            log.warning("the global thread cannot be replaced; shutting the client down")
+        with self._lock:
+            live = any(t.is_alive() for t in self._threads)
+        if response is StreamThreadExceptionResponse.SHUTDOWN_APPLICATION and live:
             try:
                 self._request_application_shutdown()
             except Exception as error:
@@ -859,6 +883,9 @@ class _ThreadEvents:
 
     def finished(self, thread: Any) -> None:
         self._streams._thread_finished(thread)
+
+    def global_failed(self, error: BaseException) -> None:
+        self._streams._global_failed(error)
 
     def skipped_record(self, record: Any, error: BaseException) -> None:
         self._streams._skipped_record(record, error)
