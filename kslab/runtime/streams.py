@@ -120,7 +120,8 @@ class KafkaStreams:
         default_interval = 100 if self.eos else 30000
         self.commit_interval_ms = self.config.get_int("commit.interval.ms", default_interval) \
             or default_interval
-        self.num_threads = self.config.get_int("num.stream.threads") or 1
+        threads = self.config.get_int("num.stream.threads")
+        self.num_threads = 1 if threads is None else threads  # 0 is allowed, as in Java
         self.poll_ms = self.config.get_int("poll.ms", 100) or 100
         self.max_poll_records = int(self._prefixed("consumer.").get("max.poll.records", 1000))
         root = self.config.get("state.dir") or str(Path(tempfile.gettempdir()) / "kafka-streams")
@@ -225,7 +226,10 @@ class KafkaStreams:
                                  kind="consumer"))
         if self.eos:
             conf["isolation.level"] = "read_committed"
-        for key in ("session.timeout.ms", "heartbeat.interval.ms", "group.instance.id"):
+        # group settings mean nothing to a consumer without a group, and librdkafka refuses a
+        # max.poll.interval.ms below its default session timeout (45 s) even there
+        for key in ("session.timeout.ms", "heartbeat.interval.ms", "group.instance.id",
+                    "max.poll.interval.ms"):
             conf.pop(key, None)
         return conf
 
@@ -364,6 +368,9 @@ class KafkaStreams:
             if any(getattr(b, "persistent", False) for b in self.topology.state_stores.values()):
                 self._dir_lock.acquire()  # as Java: only apps with persistent stores lock it
             self._prepare_topics()
+            if self.num_threads and not self.plan.source_topics():
+                log.info("Overriding number of StreamThreads to zero for global-only topology")
+                self.num_threads = 0
             if self.topology.global_stores:
                 self._global = GlobalThread(self, self._events)
                 self._global.bootstrap()
@@ -382,6 +389,8 @@ class KafkaStreams:
             if self.warmup is None:
                 for _ in range(self.num_threads):
                     self._start_thread()
+                if not self.num_threads and self._global is not None:
+                    self._thread_rebalanced()  # no stream thread: RUNNING with the global one
             else:
                 threading.Thread(target=self._join_when_warm, daemon=True,
                                  name=f"{self.client_id}-warmup").start()
@@ -519,7 +528,7 @@ class KafkaStreams:
         client is not running or rebalancing (Java returns an empty Optional)."""
         if not self._state.is_running_or_rebalancing():
             return None
-        return self._start_thread().name
+        return self._start_thread(adding=True).name
 
     def remove_stream_thread(self, timeout: Any = None) -> str | None:
         """Stop one stream thread (it commits and leaves the group, which rebalances its
@@ -540,34 +549,66 @@ class KafkaStreams:
         thread.shutdown()
         seconds = None if timeout is None else (
             timeout.total_seconds() if hasattr(timeout, "total_seconds") else timeout / 1000)
-        if thread is not current:
-            if seconds is None or seconds > 0:
-                thread.join(seconds)
-            if thread.is_alive():
-                msg = (f"stream thread {thread.name} did not end within {seconds} s; it is "
-                       "still shutting down")
-                raise StreamsError(msg)
+        if thread is not current and (seconds is None or seconds > 0):
+            thread.join(seconds)
+        with self._lock:
+            size = self._cache_size_per_thread(len(self._live_threads()))
+            log.info("Resizing thread cache due to thread removal, new cache size per thread "
+                     "is %d", size)
+            self._resize_thread_caches(size)
+        if thread is not current and thread.is_alive():
+            msg = (f"stream thread {thread.name} did not end within {seconds} s; it is "
+                   "still shutting down")
+            raise StreamsError(msg)
         return thread.name
 
-    def _start_thread(self) -> StreamThread:
+    def _start_thread(self, *, adding: bool = False) -> StreamThread:
         """Start a stream thread with the lowest index no live thread has (Java's
         ``getNextThreadIndex``): a replacement thread takes its predecessor's name, producer
-        ``transactional.id`` and static ``group.instance.id``."""
+        ``transactional.id`` and static ``group.instance.id``. Every thread's record cache gets
+        ``statestore.cache.max.bytes`` over the live threads (and the global thread, if any),
+        as Java sizes them; ``adding`` logs the new share as Java's ``addStreamThread``."""
         with self._lock:
             taken = {t.index for t in self._threads}
             index = next(i for i in range(1, len(taken) + 2) if i not in taken)
+            live = len(self._live_threads()) + 1 if adding else self.num_threads
+            size = self._cache_size_per_thread(live)
+            if adding:
+                log.info("Adding StreamThread-%d, there will now be %d live threads and the new "
+                         "cache size per thread is %d", index, live, size)
+            self._resize_thread_caches(size)
             thread = StreamThread(self, index, self._events)
+            thread.resize_cache(size)
             self._threads.append(thread)
         thread.start()
         return thread
+
+    def _live_threads(self) -> list[StreamThread]:
+        """The stream threads running and not being removed (Java's live threads: neither
+        ``PENDING_SHUTDOWN`` nor ``DEAD``)."""
+        return [t for t in self._threads if t.is_alive() and not t.stopping]
+
+    def _cache_size_per_thread(self, threads: int) -> int:
+        """Each thread's share of ``statestore.cache.max.bytes`` (Java's
+        ``cacheSizePerThread``: the global thread counts as one)."""
+        total = self.config.total_cache_size()
+        if threads == 0:
+            return total
+        return total // (threads + (1 if self.topology.global_stores else 0))
+
+    def _resize_thread_caches(self, size: int) -> None:
+        for thread in self._live_threads():
+            thread.resize_cache(size)
 
     def _thread_rebalancing(self) -> None:
         if self._state is State.RUNNING:
             self._set_state(State.REBALANCING)
 
     def _thread_rebalanced(self) -> None:
+        """RUNNING once every live thread has its assignment (Java's ``maybeSetRunning``: a
+        thread being removed does not hold the client back)."""
         with self._lock:
-            done = all(not t.rebalancing for t in self._threads if t.is_alive())
+            done = all(not t.rebalancing for t in self._live_threads())
         if done and self._state is State.REBALANCING:
             self._set_state(State.RUNNING)
 
@@ -579,7 +620,10 @@ class KafkaStreams:
         if last and self._closing.is_set():
             self._release_clients()  # close() timed out before this thread ended
         exc = thread.failed
-        if exc is None or self._state in (State.PENDING_SHUTDOWN, State.NOT_RUNNING):
+        if exc is None:  # removed, or closing: the others may be all that RUNNING waited for
+            self._thread_rebalanced()
+            return
+        if self._state in (State.PENDING_SHUTDOWN, State.NOT_RUNNING):
             return
         self.errors.append(exc)
         response = self._handle(exc)
@@ -587,7 +631,7 @@ class KafkaStreams:
             log.warning("replacing %s after: %s", thread.name, exc)
             if self._state.is_running_or_rebalancing():
                 self._set_state(State.REBALANCING)
-                self._start_thread()
+                self._start_thread(adding=True)
             return
         if response is StreamThreadExceptionResponse.SHUTDOWN_APPLICATION:
             try:
