@@ -206,6 +206,18 @@ class StreamThread(threading.Thread):
         applies it itself, before its next poll, as the cache is not shared across threads."""
         self._cache_size = size_bytes
 
+    def _rewind(self, messages: list[Any]) -> None:
+        """Seek each partition back to the first of ``messages``, unprocessed: the next poll
+        pauses it and ``resume()`` fetches them again."""
+        from confluent_kafka import TopicPartition
+
+        first: dict[tuple[str, int], int] = {}
+        for message in messages:
+            if message.error() is None:
+                first.setdefault((message.topic(), message.partition()), message.offset())
+        for (topic, partition), offset in first.items():
+            self.consumer.seek(TopicPartition(topic, partition, offset))
+
     def _apply_cache_size(self) -> None:
         size, self._cache_size = self._cache_size, None
         if size is not None and self.collector is not None:
@@ -232,6 +244,9 @@ class StreamThread(threading.Thread):
             self._apply_cache_size()
             messages = consumer.consume(batch, timeout)
             self.stats["poll-total"] += 1
+            if messages and streams.is_paused():  # paused during this poll: its records wait
+                self._rewind(messages)  # for resume(), as Java's paused tasks keep theirs
+                messages = None
             if messages:
                 with fewer_collections():  # (no collection mid-batch: core.gc_pause)
                     self._process(messages)

@@ -512,12 +512,15 @@ class KafkaStreams:
 
     def pause(self) -> None:
         """Stop processing (Kafka's ``pause()``): the threads keep polling, so the group
-        membership holds, but fetch and process nothing, and wall-clock punctuators wait."""
+        membership holds, but fetch and process nothing, and wall-clock punctuators wait. A
+        rebalance while paused ends in ``REBALANCING`` until ``resume()``, as Java's paused
+        tasks are not made running (a client started paused stays ``REBALANCING``)."""
         self._paused.set()
 
     def resume(self) -> None:
         """Process again after ``pause()``, from where each partition stopped."""
         self._paused.clear()
+        self._thread_rebalanced()
 
     def is_paused(self) -> bool:
         """Whether ``pause()`` is in effect."""
@@ -609,7 +612,7 @@ class KafkaStreams:
         thread being removed does not hold the client back)."""
         with self._lock:
             done = all(not t.rebalancing for t in self._live_threads())
-        if done and self._state is State.REBALANCING:
+        if done and self._state is State.REBALANCING and not self.is_paused():
             self._set_state(State.RUNNING)
 
     def _thread_finished(self, thread: StreamThread) -> None:
