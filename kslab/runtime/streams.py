@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import shutil
 import tempfile
 import threading
 import time
@@ -31,7 +30,7 @@ from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
 from kslab.runtime._standby import StandbyUpdater
-from kslab.runtime._state import StateDirLock, process_id
+from kslab.runtime._state import StateDirLock, clean_state_dir, process_id
 from kslab.runtime._thread import StreamThread
 from kslab.runtime._warmup import WARMUP_KEYS, WarmUp
 from kslab.topology.topology import Topology
@@ -762,11 +761,13 @@ class KafkaStreams:
         return done
 
     def cleanup(self) -> None:
-        """Delete this application's local state directory (only when not running)."""
+        """Delete this application's local state (only when not running): its task and global
+        directories, and the application's directory if nothing else is in it (Java's
+        ``cleanUp``: the process id and a file of the user's stay)."""
         if self._state.is_running_or_rebalancing() or self._state is State.PENDING_SHUTDOWN:
             msg = "cleanup() cannot run while the client runs; call close() first"
             raise StreamsError(msg)
-        shutil.rmtree(self.state_root, ignore_errors=True)
+        clean_state_dir(self.state_root)
 
     def wait_until_running(self, timeout: float = 30.0) -> bool:
         """Block until RUNNING (True), or until ``timeout`` s pass or the client fails."""
