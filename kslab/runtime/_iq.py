@@ -11,11 +11,12 @@ view never writes; a query for a key held elsewhere answers with that instance's
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kslab.errors import StoreError
+from kslab.errors import ConfigError, StoreError
 from kslab.processor.partitioner import default_partition
 from kslab.records import TaskId
 from kslab.runtime._http import BoundedHTTPServer, serve_json
@@ -42,8 +43,25 @@ class HostInfo(NamedTuple):
     host: str
     port: int
 
+    @classmethod
+    def build_from_endpoint(cls, endpoint: str | None) -> HostInfo | None:
+        """``host:port`` parsed as Java's ``HostInfo.buildFromEndpoint`` (and its client's
+        ``Utils.getHost``/``getPort``: a ``[v6]`` host and a ``scheme://`` prefix are fine);
+        ``None`` for a blank one; ``ConfigError`` for anything else."""
+        if endpoint is None or not endpoint.strip():
+            return None
+        match = _HOST_PORT.fullmatch(endpoint)
+        if match is None:
+            msg = (f"Error parsing host address {endpoint}. Expected format host:port.; set "
+                   "application.server to this instance's host:port")
+            raise ConfigError(msg)
+        return cls(match.group(1), int(match.group(2)))
+
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
+
+
+_HOST_PORT = re.compile(r".*?\[?([0-9a-zA-Z\-%._:]*)\]?:([0-9]+)")  # Java's HOST_PORT_PATTERN
 
 
 class KeyQueryMetadata(NamedTuple):
@@ -117,10 +135,8 @@ class ReadOnlyStoreView(CompositeStoreView):
 
 
 def parse_host(text: str) -> HostInfo | None:
-    if not text or ":" not in text:
-        return None
-    host, _, port = text.rpartition(":")
-    return HostInfo(host, int(port))
+    """``HostInfo.build_from_endpoint``: an ``application.server`` value, ``None`` if blank."""
+    return HostInfo.build_from_endpoint(text)
 
 
 def store_view(streams: KafkaStreams, name: Any, kind: str | None = None) -> Any:

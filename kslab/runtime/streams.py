@@ -129,6 +129,9 @@ class KafkaStreams:
         self._dir_lock = StateDirLock(self.state_root)
         self.client_id = self.config.get("client.id") or f"{self.application_id}-{self.process_id}"
         self.application_server = self.config.get("application.server") or ""
+        from kslab.runtime._iq import HostInfo
+
+        HostInfo.build_from_endpoint(self.application_server)  # refuse a bad one now, as Java
         self.num_standby_replicas = self.config.get_int("num.standby.replicas") or 0
         # KIP-441 warm-ups (kslab.runtime._warmup): with standbys, or when a key of theirs is set
         self.warmup_enabled = bool(self.num_standby_replicas) or any(
