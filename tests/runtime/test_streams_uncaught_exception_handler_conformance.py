@@ -15,6 +15,8 @@ serdes by default; two stream threads unless a case says otherwise; the 10 s ses
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from runtime_fixtures import wait_for
 
@@ -40,16 +42,10 @@ def _shutdown_processor(shared: _Shared):
         def process(self, record) -> None:
             shared.values.append(record.value)
             if shared.throw_error:
-                raise ks.StreamsError(ks_thread_name())
+                raise ks.StreamsError(threading.current_thread().name)
             shared.throw_error = True
 
     return ShutdownProcessor
-
-
-def ks_thread_name() -> str:
-    import threading
-
-    return threading.current_thread().name
 
 
 def _app(kafka, shared: _Shared, *, threads: int = 2, state_dir: str = "state",
