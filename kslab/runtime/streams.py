@@ -638,7 +638,13 @@ class KafkaStreams:
                 self._set_state(State.REBALANCING)
                 self._start_thread(adding=True)
             return
-        if response is StreamThreadExceptionResponse.SHUTDOWN_APPLICATION:
+        self._shut_down_to_error(response)
+
+    def _shut_down_to_error(self, response: StreamThreadExceptionResponse, *,
+                            can_ask: bool = True) -> None:
+        """End in ERROR; under SHUTDOWN_APPLICATION ask every instance to stop first (when
+        ``can_ask``: a stream thread here is alive to send it)."""
+        if response is StreamThreadExceptionResponse.SHUTDOWN_APPLICATION and can_ask:
             try:
                 self._request_application_shutdown()
             except Exception as error:
@@ -658,13 +664,7 @@ class KafkaStreams:
             log.warning("the global thread cannot be replaced; shutting the client down")
         with self._lock:
             live = any(t.is_alive() for t in self._threads)
-        if response is StreamThreadExceptionResponse.SHUTDOWN_APPLICATION and live:
-            try:
-                self._request_application_shutdown()
-            except Exception as error:
-                log.error("could not ask the other instances to shut down: %s", error)
-        if self._set_state(State.PENDING_ERROR):
-            threading.Thread(target=self._shutdown_to_error, daemon=True).start()
+        self._shut_down_to_error(response, can_ask=live)
 
     def _handle(self, exc: BaseException) -> StreamThreadExceptionResponse:
         handler = self._exception_handler
