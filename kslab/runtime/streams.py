@@ -538,15 +538,16 @@ class KafkaStreams:
     def remove_stream_thread(self, timeout: Any = None) -> str | None:
         """Stop one stream thread (it commits and leaves the group, which rebalances its
         partitions to the others); its name, or ``None`` when the client is not running or has
-        no thread. As Java's, the thread is the first live one in start order (the oldest; a
-        replacement or added thread is the newest), and never the calling stream thread unless
-        it is the last. Raises ``StreamsError`` when it does not end within ``timeout`` (a
-        ``timedelta`` or ms; it goes on shutting down)."""
+        no thread. The thread is the live one of highest index (the last added), never the
+        calling stream thread unless it is the last. Java stops the oldest instead, but that is
+        usually the group's leader, and a leader that leaves mid-rebalance stalls the group for
+        good on the LocalBroker (``bench/leader_leave.py``). Raises ``StreamsError`` when it
+        does not end within ``timeout`` (a ``timedelta`` or ms; it goes on shutting down)."""
         if not self._state.is_running_or_rebalancing():
             return None
         current = threading.current_thread()
         with self._lock:  # choose and mark it at once: concurrent removals stop two threads
-            alive = [t for t in self._threads if t.is_alive() and not t.stopping]
+            alive = sorted(self._live_threads(), key=lambda t: -t.index)
             thread = next((t for t in alive if t is not current or len(alive) == 1), None)
             if thread is None:
                 return None

@@ -9,8 +9,9 @@ live test's). ``testRebalanceHappensBeforeStreamThreadGetDown`` blocks a thread'
 state listener, which kslab has no counterpart of: its port checks what is public, that the
 thread removed is the first one (``streamThreads().get(0)``). The two cache-resizing cases
 assert Java's log lines about each thread's share of ``statestore.cache.max.bytes``.
-``shouldAddAndRemoveThreadsMultipleTimes`` is skipped: it removes the group's leader
-mid-rebalance, which the LocalBroker never recovers from (``bench/leader_leave.py``).
+``testRebalanceHappensBeforeStreamThreadGetDown`` is a strict xfail: Java removes the first
+thread, kslab the newest (Java's choice removes the group's leader, which the LocalBroker does
+not survive mid-rebalance: ``bench/leader_leave.py``).
 """
 
 from __future__ import annotations
@@ -105,10 +106,6 @@ def test_should_not_remove_stream_thread_within_timeout(kafka):
         streams.remove_stream_thread(-30_000)
 
 
-@pytest.mark.skip(reason="Tansu 0.6 never reassigns a group whose leader leaves (LeaveGroup) "
-                  "mid-rebalance (bench/leader_leave.py, plain consumers): the first removal "
-                  "stops StreamThread-1, the leader, while the add's rebalance runs, and the "
-                  "client stays REBALANCING; README, Known limitations")
 def test_should_add_and_remove_threads_multiple_times(kafka):
     streams, history = _started(kafka)
     old = len(streams.metadata_for_local_threads())
@@ -128,6 +125,9 @@ def test_should_add_and_remove_threads_multiple_times(kafka):
     history.wait_for_transition_from_rebalancing_to_running()
 
 
+@pytest.mark.xfail(strict=True, reason="kslab removes the newest thread, Java the first (the "
+                   "group's leader, which Tansu never reassigns from mid-rebalance: "
+                   "bench/leader_leave.py; README, Known limitations)")
 def test_rebalance_happens_before_stream_thread_get_down(kafka):
     streams, history = _started(kafka)
     first = streams.metadata_for_local_threads()[0].thread_name

@@ -52,7 +52,7 @@ def test_adding_and_removing_threads_rebalances_with_nothing_lost(kafka):
     kafka.produce(source, [(None, b"a b")] * 10)
     assert wait_for(lambda: final_counts(kafka.read(sink, 40, timeout=1)) == {"a": 20, "b": 20},
                     timeout=30)
-    assert app.remove_stream_thread(timeout=30_000) == app.thread_name(1)  # the oldest, as Java
+    assert app.remove_stream_thread(timeout=30_000) == added
     assert app.metrics()["client"]["alive-stream-threads"] == 1
     assert wait_for(lambda: app.state is ks.KafkaStreams.State.RUNNING
                     and len(app.local_tasks()) == 4, timeout=60)
