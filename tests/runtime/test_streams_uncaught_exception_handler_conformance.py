@@ -65,15 +65,22 @@ def _produce(kafka, topic: str, value: str) -> None:
     kafka.produce(topic, [(STR.serialize(topic, "1"), STR.serialize(topic, value))])
 
 
+def _fails_to_error(kafka, streams: ks.KafkaStreams, shared: _Shared, topic: str,
+                    response) -> None:
+    """Start with the handler answering ``response``; one record on ``topic`` ends the client
+    in ERROR, processed once."""
+    streams.set_uncaught_exception_handler(lambda exc: response)
+    streams.start()
+    assert streams.wait_until_running(60)
+    _produce(kafka, topic, "A")
+    assert wait_for(lambda: streams.state is State.ERROR, timeout=30)
+    assert shared.values == ["A"]
+
+
 def test_should_shutdown_client(kafka):
     shared = _Shared()
     streams, source = _app(kafka, shared)
-    streams.set_uncaught_exception_handler(lambda exc: ks.KafkaStreams.SHUTDOWN_CLIENT)
-    streams.start()
-    assert streams.wait_until_running(60)
-    _produce(kafka, source, "A")
-    assert wait_for(lambda: streams.state is State.ERROR, timeout=30)
-    assert shared.values == ["A"]
+    _fails_to_error(kafka, streams, shared, source, ks.KafkaStreams.SHUTDOWN_CLIENT)
 
 
 @pytest.mark.parametrize("threads", [2, 1], ids=["replace_threads", "replace_single_thread"])
@@ -139,9 +146,4 @@ def test_should_shut_down_client_if_global_stream_thread_wants_to_replace_thread
                                           STR, STR),
         source2, ks.Consumed.with_(STR, STR), _shutdown_processor(shared))
     streams, _ = _app(kafka, shared, threads=0, builder=builder)
-    streams.set_uncaught_exception_handler(lambda exc: ks.KafkaStreams.REPLACE_THREAD)
-    streams.start()
-    assert streams.wait_until_running(60)
-    _produce(kafka, source2, "A")
-    assert wait_for(lambda: streams.state is State.ERROR, timeout=30)
-    assert shared.values == ["A"]
+    _fails_to_error(kafka, streams, shared, source2, ks.KafkaStreams.REPLACE_THREAD)

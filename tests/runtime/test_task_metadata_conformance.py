@@ -44,7 +44,8 @@ def _pause_processor(flags: _Flags):
     return PauseProcessor
 
 
-def _app(kafka, flags: _Flags) -> tuple[ks.KafkaStreams, str]:
+def _app(kafka, flags: _Flags) -> tuple[ks.KafkaStreams, tuple[str, int]]:
+    """The running app, once it has its one task, and the task's input partition."""
     source = kafka.create(kafka.name("input"))
     builder = ks.StreamsBuilder()
     builder.stream(source).process(_pause_processor(flags))
@@ -53,7 +54,8 @@ def _app(kafka, flags: _Flags) -> tuple[ks.KafkaStreams, str]:
     streams = kafka.track(ks.KafkaStreams(builder.build(), config))
     streams.start()
     assert streams.wait_until_running(60)
-    return streams, source
+    assert wait_for(lambda: _task(streams) is not None)
+    return streams, (source, 0)
 
 
 def _task(streams: ks.KafkaStreams):
@@ -68,12 +70,10 @@ def _produce(kafka, topic: str, value: str) -> None:
 
 def test_should_report_correct_committed_offset_information(kafka):
     flags = _Flags()
-    streams, source = _app(kafka, flags)
-    assert wait_for(lambda: _task(streams) is not None)
+    streams, tp = _app(kafka, flags)
     assert len(_task(streams).committed_offsets) == 1
-    tp = (source, 0)
     for expected, value in enumerate(["test", "test1", "test1"], start=1):
-        _produce(kafka, source, value)
+        _produce(kafka, tp[0], value)
         assert wait_for(lambda: not flags.process, timeout=30), "the record was not processed"
         assert wait_for(lambda e=expected: _task(streams).committed_offsets.get(tp) == e,
                         timeout=30), _task(streams)
@@ -82,13 +82,11 @@ def test_should_report_correct_committed_offset_information(kafka):
 
 def test_should_report_correct_end_offset_information(kafka):
     flags = _Flags()
-    streams, source = _app(kafka, flags)
-    assert wait_for(lambda: _task(streams) is not None)
+    streams, tp = _app(kafka, flags)
     assert len(_task(streams).end_offsets) == 1
-    tp = (source, 0)
     flags.commit = False
     for _ in range(10):
-        _produce(kafka, source, "test")
+        _produce(kafka, tp[0], "test")
         assert wait_for(lambda: not flags.process, timeout=30), "the record was not processed"
         flags.process = True
     assert wait_for(lambda: _task(streams).end_offsets.get(tp) == 9, timeout=10), \
