@@ -5,8 +5,8 @@ and whether only active tasks may answer; the result has one ``QueryResult`` per
 instance holds, each a success carrying its value and the store's position, or a failure with
 a reason (``FailureReason``). Queries: ``KeyQuery`` (a value), ``TimestampedKeyQuery`` (a
 ``ValueAndTimestamp``), ``RangeQuery`` (key-values, sorted), ``WindowKeyQuery`` (a key's
-windows in a start-time range) and ``VersionedKeyQuery`` (a ``VersionedRecord``, latest or as
-of a time).
+windows in a start-time range), ``VersionedKeyQuery`` (a ``VersionedRecord``, latest or as
+of a time) and ``MultiVersionedKeyQuery`` (the ``VersionedRecord``s valid in a time range).
 
 A store's **position** is, per input partition its task reads, the offset of the last record
 the task processed, as Kafka's ``Position`` records; ``with_position_bound(PositionBound.at(p))``
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from kslab.runtime.streams import KafkaStreams
 
 __all__ = [
-    "FailureReason", "KeyQuery", "Position", "PositionBound", "QueryResult", "RangeQuery",
-    "StateQueryRequest", "StateQueryResult", "TimestampedKeyQuery", "VersionedKeyQuery",
-    "WindowKeyQuery", "run_query",
+    "FailureReason", "KeyQuery", "MultiVersionedKeyQuery", "Position", "PositionBound",
+    "QueryResult", "RangeQuery", "ResultOrder", "StateQueryRequest", "StateQueryResult",
+    "TimestampedKeyQuery", "VersionedKeyQuery", "WindowKeyQuery", "run_query",
 ]
 
 
@@ -228,6 +228,44 @@ class VersionedKeyQuery:
                    "or leave as_of out for the latest version")
             raise MissingArgumentError(msg)
         return replace(self, as_of_timestamp=timestamp)
+
+
+class ResultOrder(enum.Enum):
+    """The order of a ``MultiVersionedKeyQuery``'s versions (Java's ``ResultOrder``; ``ANY``
+    gives them newest first, as Java's store does)."""
+
+    ANY = "ANY"
+    ASCENDING = "ASCENDING"
+    DESCENDING = "DESCENDING"
+
+
+@dataclass(frozen=True)
+class MultiVersionedKeyQuery:
+    """A key's versions in a versioned store that were valid at some time in
+    ``[from_time, to_time]`` (ms; ``None``: open), as a list of ``VersionedRecord``."""
+
+    key: Any
+    from_time_ms: int | None = None
+    to_time_ms: int | None = None
+    order: ResultOrder = ResultOrder.ANY
+
+    @classmethod
+    def with_key(cls, key: Any) -> MultiVersionedKeyQuery:
+        return cls(_required_key(key, "MultiVersionedKeyQuery", "key cannot be null."))
+
+    def from_time(self, timestamp: int | None) -> MultiVersionedKeyQuery:
+        """Versions still valid at or after ``timestamp`` (``None``: no lower bound)."""
+        return replace(self, from_time_ms=timestamp)
+
+    def to_time(self, timestamp: int | None) -> MultiVersionedKeyQuery:
+        """Versions that began at or before ``timestamp`` (``None``: no upper bound)."""
+        return replace(self, to_time_ms=timestamp)
+
+    def with_ascending_timestamps(self) -> MultiVersionedKeyQuery:
+        return replace(self, order=ResultOrder.ASCENDING)
+
+    def with_descending_timestamps(self) -> MultiVersionedKeyQuery:
+        return replace(self, order=ResultOrder.DESCENDING)
 
 
 def _required_key(key: Any, query: str, java_message: str) -> Any:
@@ -471,6 +509,9 @@ def _runner(query: Any, kind: str) -> Any:
         return _windows
     if isinstance(query, VersionedKeyQuery) and kind == "versioned_key_value":
         return lambda store, q, _ts: store.get(q.key, q.as_of_timestamp)
+    if isinstance(query, MultiVersionedKeyQuery) and kind == "versioned_key_value":
+        return lambda store, q, _ts: store.versions(
+            q.key, q.from_time_ms, q.to_time_ms, ascending=q.order is ResultOrder.ASCENDING)
     return None
 
 
