@@ -14,6 +14,8 @@ import json
 import re
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kslab.errors import ConfigError, StoreError
@@ -105,15 +107,19 @@ class StoreQueryParameters(NamedTuple):
         return self._replace(partition=None)
 
 
-class TaskMetadata(NamedTuple):
+@dataclass(frozen=True)
+class TaskMetadata:
     """A task, the partitions it reads and, as Java's ``TaskMetadata``, per partition the
     offset its last commit stored (``committed_offsets``; -1 before its first commit) and the
-    highest offset the task has read (``end_offsets``; -1 before its first record)."""
+    highest offset the task has read (``end_offsets``; -1 before its first record). Equal and
+    hashed by task and partitions only, as Java's (the offsets move on)."""
 
     task_id: Any
     topic_partitions: tuple[tuple[str, int], ...]
-    committed_offsets: dict[tuple[str, int], int] = {}
-    end_offsets: dict[tuple[str, int], int] = {}
+    committed_offsets: Mapping[tuple[str, int], int] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False)
+    end_offsets: Mapping[tuple[str, int], int] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False)
 
 
 class ThreadMetadata(NamedTuple):
@@ -237,9 +243,9 @@ def _task_metadata(task_id: Any, state: Any) -> TaskMetadata:
     """A running task's metadata; its offsets as of now (the thread moves them on)."""
     partitions = tuple(state.task.input_partitions)
     committed, processed = dict(state.committed), dict(state.offsets)
-    return TaskMetadata(task_id, partitions,
-                        {tp: committed.get(tp, -1) for tp in partitions},
-                        {tp: processed[tp] - 1 if tp in processed else -1 for tp in partitions})
+    return TaskMetadata(task_id, partitions, MappingProxyType(
+        {tp: committed.get(tp, -1) for tp in partitions}), MappingProxyType(
+        {tp: processed[tp] - 1 if tp in processed else -1 for tp in partitions}))
 
 
 def _store_partitions(streams: KafkaStreams, store_name: str) -> tuple[int, int]:

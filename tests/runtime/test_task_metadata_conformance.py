@@ -12,11 +12,14 @@ not). Two stream threads and a commit interval of 1 ms, as Java's.
 from __future__ import annotations
 
 import time
+from types import MappingProxyType
 
+import pytest
 from runtime_fixtures import wait_for
 
 import kslab as ks
 from kslab import serdes
+from kslab.runtime import TaskMetadata
 
 STR = serdes.String()
 
@@ -91,3 +94,18 @@ def test_should_report_correct_end_offset_information(kafka):
         flags.process = True
     assert wait_for(lambda: _task(streams).end_offsets.get(tp) == 9, timeout=10), \
         _task(streams)
+
+
+def test_task_metadata_equality_ignores_the_offsets():
+    """Kafka's ``TaskMetadataImplTest``: equal and hashed by task id and partitions only (the
+    offsets move on), and its offset maps cannot be changed."""
+    partitions = (("t", 0), ("t", 1))
+    one = TaskMetadata("1_2", partitions, MappingProxyType({("t", 1): 2}),
+                       MappingProxyType({("t", 1): 3}))
+    same = TaskMetadata("1_2", partitions, MappingProxyType({("t", 1): 1_000_000}))
+    assert one == same
+    assert hash(one) == hash(same)
+    assert one != TaskMetadata("1_3", partitions)
+    assert one != TaskMetadata("1_2", partitions[:1])
+    with pytest.raises(TypeError):
+        one.committed_offsets[("t", 1)] = 5  # type: ignore[index]
