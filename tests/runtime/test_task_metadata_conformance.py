@@ -4,9 +4,10 @@ the offset its commits stored for its input partition (``committed_offsets``) an
 offset it has read (``end_offsets``). A processor requests a commit after each record, or not.
 
 Mapping: ``TaskMetadata.committedOffsets()`` / ``endOffsets()`` are ``committed_offsets`` /
-``end_offsets``, dicts keyed by ``(topic, partition)``; each check reads the metadata again
+``end_offsets``, read-only maps keyed by ``(topic, partition)``; each check reads the metadata again
 (Java's copy is a snapshot too: its test swallows the timeouts that follow, which a port must
-not). Two stream threads and a commit interval of 1 ms, as Java's.
+not). Two stream threads and a commit interval of 1 ms, as Java's. The last case ports
+``TaskMetadataImplTest``'s equality rules (task id and partitions only).
 """
 
 from __future__ import annotations
