@@ -25,6 +25,9 @@ class ThreadEvents(Protocol):
     def finished(self, thread: Any) -> None:
         """``thread`` ended (its ``failed`` says why, ``None`` for a clean end)."""
 
+    def global_failed(self, error: BaseException) -> None:
+        """The global thread died of ``error`` (the client goes to ERROR, as Java's)."""
+
     def skipped_record(self, record: Any, error: BaseException) -> None:
         """A record the deserialization handler skipped (counted; to the DLQ if any)."""
 

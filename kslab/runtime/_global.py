@@ -119,7 +119,7 @@ class GlobalThread(threading.Thread):
                     self._drain()
         except BaseException as exc:
             log.error("global thread failed: %s", exc, exc_info=exc)
-            self.streams.global_error = exc
+            self.events.global_failed(exc)
         finally:
             self.close()
 

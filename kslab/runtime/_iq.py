@@ -11,11 +11,14 @@ view never writes; a query for a key held elsewhere answers with that instance's
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kslab.errors import StoreError
+from kslab.errors import ConfigError, StoreError
 from kslab.processor.partitioner import default_partition
 from kslab.records import TaskId
 from kslab.runtime._http import BoundedHTTPServer, serve_json
@@ -42,8 +45,25 @@ class HostInfo(NamedTuple):
     host: str
     port: int
 
+    @classmethod
+    def build_from_endpoint(cls, endpoint: str | None) -> HostInfo | None:
+        """``host:port`` parsed as Java's ``HostInfo.buildFromEndpoint`` (and its client's
+        ``Utils.getHost``/``getPort``: a ``[v6]`` host and a ``scheme://`` prefix are fine);
+        ``None`` for a blank one; ``ConfigError`` for anything else."""
+        if endpoint is None or not endpoint.strip():
+            return None
+        match = _HOST_PORT.fullmatch(endpoint)
+        if match is None:
+            msg = (f"Error parsing host address {endpoint}. Expected format host:port.; set "
+                   "application.server to this instance's host:port")
+            raise ConfigError(msg)
+        return cls(match.group(1), int(match.group(2)))
+
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
+
+
+_HOST_PORT = re.compile(r".*?\[?([0-9a-zA-Z\-%._:]*)\]?:([0-9]+)")  # Java's HOST_PORT_PATTERN
 
 
 class KeyQueryMetadata(NamedTuple):
@@ -87,11 +107,19 @@ class StoreQueryParameters(NamedTuple):
         return self._replace(partition=None)
 
 
-class TaskMetadata(NamedTuple):
-    """A task and the partitions it reads."""
+@dataclass(frozen=True)
+class TaskMetadata:
+    """A task, the partitions it reads and, as Java's ``TaskMetadata``, per partition the
+    offset its last commit stored (``committed_offsets``; -1 before its first commit) and the
+    highest offset the task has read (``end_offsets``; -1 before its first record). Equal and
+    hashed by task and partitions only, as Java's (the offsets move on)."""
 
     task_id: Any
     topic_partitions: tuple[tuple[str, int], ...]
+    committed_offsets: Mapping[tuple[str, int], int] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False)
+    end_offsets: Mapping[tuple[str, int], int] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False)
 
 
 class ThreadMetadata(NamedTuple):
@@ -113,10 +141,8 @@ class ReadOnlyStoreView(CompositeStoreView):
 
 
 def parse_host(text: str) -> HostInfo | None:
-    if not text or ":" not in text:
-        return None
-    host, _, port = text.rpartition(":")
-    return HostInfo(host, int(port))
+    """``HostInfo.build_from_endpoint``: an ``application.server`` value, ``None`` if blank."""
+    return HostInfo.build_from_endpoint(text)
 
 
 def store_view(streams: KafkaStreams, name: Any, kind: str | None = None) -> Any:
@@ -207,11 +233,19 @@ def local_thread_metadata(threads: list[Any]) -> list[ThreadMetadata]:
     """Per stream thread (``KafkaStreams``' live ones): name, state and active tasks."""
     out = []
     for thread in threads:
-        tasks = tuple(TaskMetadata(tid, tuple(state.task.input_partitions))
-                      for tid, state in sorted(thread.tasks.items()))
+        tasks = tuple(_task_metadata(tid, state) for tid, state in sorted(thread.tasks.items()))
         status = "PARTITIONS_REVOKED" if thread.rebalancing else "RUNNING"
         out.append(ThreadMetadata(thread.name, status, tasks))
     return out
+
+
+def _task_metadata(task_id: Any, state: Any) -> TaskMetadata:
+    """A running task's metadata; its offsets as of now (the thread moves them on)."""
+    partitions = tuple(state.task.input_partitions)
+    committed, processed = dict(state.committed), dict(state.offsets)
+    return TaskMetadata(task_id, partitions, MappingProxyType(
+        {tp: committed.get(tp, -1) for tp in partitions}), MappingProxyType(
+        {tp: processed[tp] - 1 if tp in processed else -1 for tp in partitions}))
 
 
 def _store_partitions(streams: KafkaStreams, store_name: str) -> tuple[int, int]:

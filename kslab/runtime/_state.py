@@ -20,6 +20,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import shutil
 import threading
 import time
@@ -34,7 +35,7 @@ from kslab.state.buffer import ChangelogRecord
 
 __all__ = [
     "ChangelogReader", "Checkpoint", "CommittedMetadata", "StateDirLock", "check_local_stores",
-    "process_id", "store_type", "task_dir",
+    "clean_state_dir", "process_id", "store_type", "task_dir",
 ]
 
 log = logging.getLogger("kslab.runtime")
@@ -48,6 +49,23 @@ def task_dir(root: Path, task_id: Any) -> Path:
     path = root / str(task_id)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def clean_state_dir(root: Path) -> None:
+    """Delete an application's local state under ``root`` (``state.dir/<application.id>``), as
+    Java's ``StateDirectory.clean()``: every task directory and the global one, then ``root``
+    itself only if nothing else is left in it (a file of the user's stays, and with it the
+    process id)."""
+    if not root.is_dir():
+        return
+    for child in root.iterdir():
+        if child.is_dir() and (child.name == "global" or _TASK_DIR.fullmatch(child.name)):
+            shutil.rmtree(child, ignore_errors=True)
+    with contextlib.suppress(OSError):  # not empty: kept, as Java's File.delete()
+        root.rmdir()
+
+
+_TASK_DIR = re.compile(r"\d+_\d+")
 
 
 def process_id(root: Path) -> str:

@@ -41,6 +41,7 @@ from kslab.runtime._state import (
     task_dir,
     wipe_store,
 )
+from kslab.state.cache import resize_thread_cache
 from kslab.state.write_behind import hold_writes
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ class StreamThread(threading.Thread):
         self.events = events  # what the thread tells its client
         self.index = index
         self.stopping = False  # remove_stream_thread() asked it to end
+        self._cache_size: int | None = None  # a new cache budget to apply (resize_cache)
         # changelog partitions being restored: [start, end (as the broker reports it), position]
         self.restoring: dict[tuple[str, int], list[int]] = {}
         self.eos = streams.eos
@@ -199,6 +201,28 @@ class StreamThread(threading.Thread):
             except Exception as exc:
                 log.warning("aborting the transaction of %s: %s", self.name, exc)
 
+    def resize_cache(self, size_bytes: int) -> None:
+        """Give this thread's record cache ``size_bytes`` (Java's ``resizeCache``): the thread
+        applies it itself, before its next poll, as the cache is not shared across threads."""
+        self._cache_size = size_bytes
+
+    def _rewind(self, messages: list[Any]) -> None:
+        """Seek each partition back to the first of ``messages``, unprocessed: the next poll
+        pauses it and ``resume()`` fetches them again."""
+        from confluent_kafka import TopicPartition
+
+        first: dict[tuple[str, int], int] = {}
+        for message in messages:
+            if message.error() is None:
+                first.setdefault((message.topic(), message.partition()), message.offset())
+        for (topic, partition), offset in first.items():
+            self.consumer.seek(TopicPartition(topic, partition, offset))
+
+    def _apply_cache_size(self) -> None:
+        size, self._cache_size = self._cache_size, None
+        if size is not None and self.collector is not None:
+            resize_thread_cache(self.collector, size)
+
     # -- the loop -------------------------------------------------------------------------------
 
     def _loop(self) -> None:
@@ -217,8 +241,12 @@ class StreamThread(threading.Thread):
             elif paused is not None:
                 consumer.resume(consumer.assignment())
                 paused = None
+            self._apply_cache_size()
             messages = consumer.consume(batch, timeout)
             self.stats["poll-total"] += 1
+            if messages and streams.is_paused():  # paused during this poll: its records wait
+                self._rewind(messages)  # for resume(), as Java's paused tasks keep theirs
+                messages = None
             if messages:
                 with fewer_collections():  # (no collection mid-batch: core.gc_pause)
                     self._process(messages)
@@ -228,8 +256,6 @@ class StreamThread(threading.Thread):
             now = time.monotonic()
             if now - self._last_commit >= interval or self._commit_requested():
                 self._commit()
-            if streams.global_error is not None:
-                raise streams.global_error
 
     def _process(self, messages: list[Any]) -> None:
         """Feed a polled batch to the tasks, one run of consecutive records of a partition at

@@ -20,7 +20,6 @@ time is asked).
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kslab.errors import StreamsError
+from kslab.runtime._state import clean_state_dir
 
 __all__ = ["INTERNAL_SUFFIXES", "ResetResult", "internal_topics_of", "reset_application"]
 
@@ -118,7 +118,7 @@ def reset_application(servers: str, application_id: str, input_topics: Sequence[
             for future in futures.values():
                 future.result(TIMEOUT_S)
         if result.removed_state is not None:
-            shutil.rmtree(result.removed_state)
+            clean_state_dir(result.removed_state)
         return result
     finally:
         consumer.close()

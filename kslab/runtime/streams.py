@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import shutil
 import tempfile
 import threading
 import time
@@ -31,7 +30,7 @@ from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
 from kslab.runtime._standby import StandbyUpdater
-from kslab.runtime._state import StateDirLock, process_id
+from kslab.runtime._state import StateDirLock, clean_state_dir, process_id
 from kslab.runtime._thread import StreamThread
 from kslab.runtime._warmup import WARMUP_KEYS, WarmUp
 from kslab.topology.topology import Topology
@@ -120,7 +119,8 @@ class KafkaStreams:
         default_interval = 100 if self.eos else 30000
         self.commit_interval_ms = self.config.get_int("commit.interval.ms", default_interval) \
             or default_interval
-        self.num_threads = self.config.get_int("num.stream.threads") or 1
+        threads = self.config.get_int("num.stream.threads")
+        self.num_threads = 1 if threads is None else threads  # 0 is allowed, as in Java
         self.poll_ms = self.config.get_int("poll.ms", 100) or 100
         self.max_poll_records = int(self._prefixed("consumer.").get("max.poll.records", 1000))
         root = self.config.get("state.dir") or str(Path(tempfile.gettempdir()) / "kafka-streams")
@@ -129,6 +129,9 @@ class KafkaStreams:
         self._dir_lock = StateDirLock(self.state_root)
         self.client_id = self.config.get("client.id") or f"{self.application_id}-{self.process_id}"
         self.application_server = self.config.get("application.server") or ""
+        from kslab.runtime._iq import HostInfo
+
+        HostInfo.build_from_endpoint(self.application_server)  # refuse a bad one now, as Java
         self.num_standby_replicas = self.config.get_int("num.standby.replicas") or 0
         # KIP-441 warm-ups (kslab.runtime._warmup): with standbys, or when a key of theirs is set
         self.warmup_enabled = bool(self.num_standby_replicas) or any(
@@ -141,7 +144,6 @@ class KafkaStreams:
         self.dlq_topic = self.errors_policy.dlq_topic
         self.plan: TopicPlan = None  # type: ignore[assignment] # set in start()
         self.global_stores: dict[str, Any] = {}
-        self.global_error: BaseException | None = None
         self._state = State.CREATED
         self._lock = threading.RLock()
         self._state_listener: Callable[[State, State], None] | None = None
@@ -226,7 +228,10 @@ class KafkaStreams:
                                  kind="consumer"))
         if self.eos:
             conf["isolation.level"] = "read_committed"
-        for key in ("session.timeout.ms", "heartbeat.interval.ms", "group.instance.id"):
+        # group settings mean nothing to a consumer without a group, and librdkafka refuses a
+        # max.poll.interval.ms below its default session timeout (45 s) even there
+        for key in ("session.timeout.ms", "heartbeat.interval.ms", "group.instance.id",
+                    "max.poll.interval.ms"):
             conf.pop(key, None)
         return conf
 
@@ -365,6 +370,9 @@ class KafkaStreams:
             if any(getattr(b, "persistent", False) for b in self.topology.state_stores.values()):
                 self._dir_lock.acquire()  # as Java: only apps with persistent stores lock it
             self._prepare_topics()
+            if self.num_threads and not self.plan.source_topics():
+                log.info("Overriding number of StreamThreads to zero for global-only topology")
+                self.num_threads = 0
             if self.topology.global_stores:
                 self._global = GlobalThread(self, self._events)
                 self._global.bootstrap()
@@ -383,6 +391,8 @@ class KafkaStreams:
             if self.warmup is None:
                 for _ in range(self.num_threads):
                     self._start_thread()
+                if not self.num_threads and self._global is not None:
+                    self._thread_rebalanced()  # no stream thread: RUNNING with the global one
             else:
                 threading.Thread(target=self._join_when_warm, daemon=True,
                                  name=f"{self.client_id}-warmup").start()
@@ -504,12 +514,15 @@ class KafkaStreams:
 
     def pause(self) -> None:
         """Stop processing (Kafka's ``pause()``): the threads keep polling, so the group
-        membership holds, but fetch and process nothing, and wall-clock punctuators wait."""
+        membership holds, but fetch and process nothing, and wall-clock punctuators wait. A
+        rebalance while paused ends in ``REBALANCING`` until ``resume()``, as Java's paused
+        tasks are not made running (a client started paused stays ``REBALANCING``)."""
         self._paused.set()
 
     def resume(self) -> None:
         """Process again after ``pause()``, from where each partition stopped."""
         self._paused.clear()
+        self._thread_rebalanced()
 
     def is_paused(self) -> bool:
         """Whether ``pause()`` is in effect."""
@@ -520,51 +533,89 @@ class KafkaStreams:
         client is not running or rebalancing (Java returns an empty Optional)."""
         if not self._state.is_running_or_rebalancing():
             return None
-        return self._start_thread().name
+        return self._start_thread(adding=True).name
 
     def remove_stream_thread(self, timeout: Any = None) -> str | None:
-        """Stop the newest stream thread (it commits and leaves the group, which rebalances its
+        """Stop one stream thread (it commits and leaves the group, which rebalances its
         partitions to the others); its name, or ``None`` when the client is not running or has
-        no thread. Raises ``StreamsError`` when it does not end within ``timeout`` (a
-        ``timedelta`` or ms)."""
+        no thread. The thread is the live one of highest index (the last added), never the
+        calling stream thread unless it is the last. Java stops the oldest instead, but that is
+        usually the group's leader, and a leader that leaves mid-rebalance stalls the group for
+        good on the LocalBroker (``bench/leader_leave.py``). Raises ``StreamsError`` when it
+        does not end within ``timeout`` (a ``timedelta`` or ms; it goes on shutting down)."""
         if not self._state.is_running_or_rebalancing():
             return None
-        with self._lock:
-            alive = [t for t in self._threads if t.is_alive() and not t.stopping]
-        if not alive:
-            return None
-        thread = max(alive, key=lambda t: t.index)
-        thread.stopping = True
+        current = threading.current_thread()
+        with self._lock:  # choose and mark it at once: concurrent removals stop two threads
+            alive = sorted(self._live_threads(), key=lambda t: -t.index)
+            thread = next((t for t in alive if t is not current or len(alive) == 1), None)
+            if thread is None:
+                return None
+            thread.stopping = True
         thread.shutdown()
         seconds = None if timeout is None else (
             timeout.total_seconds() if hasattr(timeout, "total_seconds") else timeout / 1000)
-        thread.join(seconds)
-        if thread.is_alive():
-            msg = (f"stream thread {thread.name} did not end within {seconds} s; it is still "
-                   "shutting down")
+        if thread is not current and (seconds is None or seconds > 0):
+            thread.join(seconds)
+        with self._lock:
+            size = self._cache_size_per_thread(len(self._live_threads()))
+            log.info("Resizing thread cache due to thread removal, new cache size per thread "
+                     "is %d", size)
+            self._resize_thread_caches(size)
+        if thread is not current and thread.is_alive():
+            msg = (f"stream thread {thread.name} did not end within {seconds} s; it is "
+                   "still shutting down")
             raise StreamsError(msg)
         return thread.name
 
-    def _start_thread(self) -> StreamThread:
+    def _start_thread(self, *, adding: bool = False) -> StreamThread:
         """Start a stream thread with the lowest index no live thread has (Java's
         ``getNextThreadIndex``): a replacement thread takes its predecessor's name, producer
-        ``transactional.id`` and static ``group.instance.id``."""
+        ``transactional.id`` and static ``group.instance.id``. Every thread's record cache gets
+        ``statestore.cache.max.bytes`` over the live threads (and the global thread, if any),
+        as Java sizes them; ``adding`` logs the new share as Java's ``addStreamThread``."""
         with self._lock:
             taken = {t.index for t in self._threads}
             index = next(i for i in range(1, len(taken) + 2) if i not in taken)
+            live = len(self._live_threads()) + 1 if adding else self.num_threads
+            size = self._cache_size_per_thread(live)
+            if adding:
+                log.info("Adding StreamThread-%d, there will now be %d live threads and the new "
+                         "cache size per thread is %d", index, live, size)
+            self._resize_thread_caches(size)
             thread = StreamThread(self, index, self._events)
+            thread.resize_cache(size)
             self._threads.append(thread)
         thread.start()
         return thread
+
+    def _live_threads(self) -> list[StreamThread]:
+        """The stream threads running and not being removed (Java's live threads: neither
+        ``PENDING_SHUTDOWN`` nor ``DEAD``)."""
+        return [t for t in self._threads if t.is_alive() and not t.stopping]
+
+    def _cache_size_per_thread(self, threads: int) -> int:
+        """Each thread's share of ``statestore.cache.max.bytes`` (Java's
+        ``cacheSizePerThread``: the global thread counts as one)."""
+        total = self.config.total_cache_size()
+        if threads == 0:
+            return total
+        return total // (threads + (1 if self.topology.global_stores else 0))
+
+    def _resize_thread_caches(self, size: int) -> None:
+        for thread in self._live_threads():
+            thread.resize_cache(size)
 
     def _thread_rebalancing(self) -> None:
         if self._state is State.RUNNING:
             self._set_state(State.REBALANCING)
 
     def _thread_rebalanced(self) -> None:
+        """RUNNING once every live thread has its assignment (Java's ``maybeSetRunning``: a
+        thread being removed does not hold the client back)."""
         with self._lock:
-            done = all(not t.rebalancing for t in self._threads if t.is_alive())
-        if done and self._state is State.REBALANCING:
+            done = all(not t.rebalancing for t in self._live_threads())
+        if done and self._state is State.REBALANCING and not self.is_paused():
             self._set_state(State.RUNNING)
 
     def _thread_finished(self, thread: StreamThread) -> None:
@@ -575,7 +626,10 @@ class KafkaStreams:
         if last and self._closing.is_set():
             self._release_clients()  # close() timed out before this thread ended
         exc = thread.failed
-        if exc is None or self._state in (State.PENDING_SHUTDOWN, State.NOT_RUNNING):
+        if exc is None:  # removed, or closing: the others may be all that RUNNING waited for
+            self._thread_rebalanced()
+            return
+        if self._state in (State.PENDING_SHUTDOWN, State.NOT_RUNNING):
             return
         self.errors.append(exc)
         response = self._handle(exc)
@@ -583,15 +637,35 @@ class KafkaStreams:
             log.warning("replacing %s after: %s", thread.name, exc)
             if self._state.is_running_or_rebalancing():
                 self._set_state(State.REBALANCING)
-                self._start_thread()
+                self._start_thread(adding=True)
             return
-        if response is StreamThreadExceptionResponse.SHUTDOWN_APPLICATION:
+        self._shut_down_to_error(response)
+
+    def _shut_down_to_error(self, response: StreamThreadExceptionResponse, *,
+                            can_ask: bool = True) -> None:
+        """End in ERROR; under SHUTDOWN_APPLICATION ask every instance to stop first (when
+        ``can_ask``: a stream thread here is alive to send it)."""
+        if response is StreamThreadExceptionResponse.SHUTDOWN_APPLICATION and can_ask:
             try:
                 self._request_application_shutdown()
             except Exception as error:
                 log.error("could not ask the other instances to shut down: %s", error)
         if self._set_state(State.PENDING_ERROR):
             threading.Thread(target=self._shutdown_to_error, daemon=True).start()
+
+    def _global_failed(self, exc: BaseException) -> None:
+        """The global thread died: the handler hears of it, and the client goes to ERROR
+        whatever it answers (Java: the global thread cannot be replaced; SHUTDOWN_APPLICATION
+        asks the other instances to stop too, when a stream thread here can send it)."""
+        if self._state in (State.PENDING_SHUTDOWN, State.NOT_RUNNING):
+            return
+        self.errors.append(exc)
+        response = self._handle(exc)
+        if response is StreamThreadExceptionResponse.REPLACE_THREAD:
+            log.warning("the global thread cannot be replaced; shutting the client down")
+        with self._lock:
+            live = any(t.is_alive() for t in self._threads)
+        self._shut_down_to_error(response, can_ask=live)
 
     def _handle(self, exc: BaseException) -> StreamThreadExceptionResponse:
         handler = self._exception_handler
@@ -691,11 +765,13 @@ class KafkaStreams:
         return done
 
     def cleanup(self) -> None:
-        """Delete this application's local state directory (only when not running)."""
+        """Delete this application's local state (only when not running): its task and global
+        directories, and the application's directory if nothing else is in it (Java's
+        ``cleanUp``: the process id and a file of the user's stay)."""
         if self._state.is_running_or_rebalancing() or self._state is State.PENDING_SHUTDOWN:
             msg = "cleanup() cannot run while the client runs; call close() first"
             raise StreamsError(msg)
-        shutil.rmtree(self.state_root, ignore_errors=True)
+        clean_state_dir(self.state_root)
 
     def wait_until_running(self, timeout: float = 30.0) -> bool:
         """Block until RUNNING (True), or until ``timeout`` s pass or the client fails."""
@@ -859,6 +935,9 @@ class _ThreadEvents:
 
     def finished(self, thread: Any) -> None:
         self._streams._thread_finished(thread)
+
+    def global_failed(self, error: BaseException) -> None:
+        self._streams._global_failed(error)
 
     def skipped_record(self, record: Any, error: BaseException) -> None:
         self._streams._skipped_record(record, error)

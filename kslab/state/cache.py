@@ -38,6 +38,7 @@ __all__ = [
     "entry_size",
     "headers_size",
     "node_size",
+    "resize_thread_cache",
     "thread_cache_for",
     "total_cache_size",
 ]
@@ -633,6 +634,18 @@ class ThreadCache:
 
 
 _THREAD_CACHES: weakref.WeakKeyDictionary[Any, ThreadCache] = weakref.WeakKeyDictionary()
+_THREAD_CACHE_SIZES: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
+def resize_thread_cache(owner: Any, size_bytes: int) -> None:
+    """Give the thread cache of ``owner`` (a stream thread's record collector) a budget of
+    ``size_bytes``: now if it has one, else when its first caching store opens. The live runtime
+    calls it, from the owning thread only, when threads are added or removed (Java's
+    ``StreamThread.resizeCache``: the total stays ``statestore.cache.max.bytes``)."""
+    _THREAD_CACHE_SIZES[owner] = size_bytes
+    cache = _THREAD_CACHES.get(owner)
+    if cache is not None:
+        cache.resize(size_bytes)
 
 
 def thread_cache_for(context: Any, total_bytes: int) -> ThreadCache:
@@ -651,6 +664,7 @@ def thread_cache_for(context: Any, total_bytes: int) -> ThreadCache:
     try:
         cache = _THREAD_CACHES.get(owner)
         if cache is None:
+            size = _THREAD_CACHE_SIZES.get(owner, size)
             cache = _THREAD_CACHES[owner] = ThreadCache(size)
     except TypeError:  # an owner that cannot be weakly referenced: one cache per task
         return ThreadCache(size)

@@ -201,6 +201,26 @@ class VersionedKeyValueStore(TypedStore):
                 return VersionedRecord(self.decode_value(value), ts, valid_to)
         return None
 
+    def versions(self, key: Any, from_time: int | None = None, to_time: int | None = None, *,
+                 ascending: bool = False) -> list[VersionedRecord]:
+        """``key``'s versions valid at some time in ``[from_time, to_time]`` (``None``: open),
+        newest first unless ``ascending``; tombstones are left out (IQv2's
+        ``MultiVersionedKeyQuery``, as Java's ``RocksDBVersionedStore.get(key, from, to,
+        order)``: past history retention only the latest version can still answer)."""
+        _require_key(key)
+        low = -(2**63) if from_time is None else from_time
+        high = 2**63 - 1 if to_time is None else to_time
+        stored = self._bget(self.serialize_key(key))
+        versions = [] if stored is None else _decode(stored)
+        if high < self._observed - self._history:
+            versions = versions[-1:]  # the latest version of a key never expires
+        out = []
+        for i, (ts, value) in enumerate(versions):
+            valid_to = versions[i + 1][0] if i + 1 < len(versions) else None
+            if value is not None and ts <= high and (valid_to is None or valid_to > low):
+                out.append(VersionedRecord(self.decode_value(value), ts, valid_to))
+        return out if ascending else out[::-1]
+
     def to_pandas(self) -> Any:
         """Every version: columns ``key``, ``value``, ``timestamp``, ``valid_to``."""
         return to_pandas(self._columns())

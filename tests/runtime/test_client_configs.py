@@ -52,3 +52,17 @@ def test_static_membership_gives_each_thread_its_own_instance_id() -> None:
     assert prefixed.consumer_config(3)["group.instance.id"] == "pod-1-3"
     assert "group.instance.id" not in _streams().consumer_config(1)
     assert "group.instance.id" not in _streams(group__instance__id="pod-0").restore_config()
+
+
+def test_a_short_max_poll_interval_reaches_the_main_consumer_only() -> None:
+    """``consumer.max.poll.interval.ms`` below librdkafka's 45 s default session timeout: the
+    restore and global consumers (no group) leave it out, or librdkafka refuses to make them
+    ("max.poll.interval.ms must be >= session.timeout.ms"), failing every stream thread."""
+    from confluent_kafka import Consumer
+
+    streams = _streams(consumer__max__poll__interval__ms=20_000,
+                       consumer__session__timeout__ms=6_000)
+    assert streams.consumer_config(1)["max.poll.interval.ms"] == 20_000
+    restore = streams.restore_config()
+    assert "max.poll.interval.ms" not in restore and "session.timeout.ms" not in restore
+    Consumer({**restore, "group.id": "never-joins"}).close()  # librdkafka accepts it (as used)

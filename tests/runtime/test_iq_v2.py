@@ -12,6 +12,7 @@ from kslab import serdes
 from kslab.runtime import (
     FailureReason,
     KeyQuery,
+    MultiVersionedKeyQuery,
     Position,
     PositionBound,
     RangeQuery,
@@ -93,6 +94,10 @@ def test_typed_queries_and_position_bounds(kafka):
         VersionedKeyQuery.with_key("a").as_of(5_000))
     assert app.query(versioned).get_only_partition_result().get_result() == \
         ks.VersionedRecord(1, 1_000, 12_000)
+    history = StateQueryRequest.in_store("ver").with_query(
+        MultiVersionedKeyQuery.with_key("a").with_ascending_timestamps())
+    assert app.query(history).get_only_partition_result().get_result() == [
+        ks.VersionedRecord(1, 1_000, 12_000), ks.VersionedRecord(3, 12_000)]
     # a bound the store has not reached, a query the store cannot run, a partition not here
     ahead = PositionBound.at(Position.from_map({source: {0: offsets[-1] + 5}}))
     late = app.query(request.with_position_bound(ahead)).get_partition_results()[0]
