@@ -293,8 +293,7 @@ class TestInputTopic:
         pipes the rows before the bad one and then raises, as piping them one by one would;
         callers pause the cyclic GC for the whole pipe (resuming it per chunk ran a
         collection per chunk). ``total`` rows (when known) report their progress per chunk;
-        an interrupt leaves the driver as after the rows it processed. ``fresh``: the values
-        are dicts the pipe made and nothing else holds (``RowDicts``: ``Written``)."""
+        an interrupt leaves the driver as after the rows it processed. ``fresh``: ``Written``."""
         progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar, fresh))
 
     def _chunks(self, take: Callable[[int], list[list[Any]] | None],
