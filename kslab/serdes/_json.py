@@ -7,7 +7,7 @@ same value always gives the same bytes and therefore the same partition.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any
 
 import orjson
@@ -20,6 +20,13 @@ _dumps = orjson.dumps
 _loads = orjson.loads
 # numpy scalars and arrays arrive from DataFrames; orjson writes them only when asked to.
 _OPTIONS = orjson.OPT_SERIALIZE_NUMPY
+# what reads back from orjson's JSON as an equal object of its own class (floats: when finite)
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+_DICTS = frozenset({dict, type(None)})
+
+
+class _Inexact(Exception):  # (a signal inside read_back_column, never raised out of it)
+    """An item whose JSON reads back as something else (``read_back_column``)."""
 
 
 class Json(Serde):
@@ -63,6 +70,39 @@ class Json(Serde):
         except orjson.JSONEncodeError:
             return super().serialize_column(topic, items, headers)  # its error, at its item
 
+    def read_back_column(self, items: list[Any], fields: list[bytes | None],
+                         fresh: bool = False) -> list[Any] | None:
+        """What ``deserialize`` returns for each of ``fields``, the bytes ``serialize`` wrote
+        for ``items`` (without an error), made from the items instead of the bytes: an engine
+        that serialized them hands its sources these, which costs a copy instead of a decode;
+        ``None`` where that is not certain (the caller then decodes the fields).
+
+        Why it is exact: orjson wrote every dict key as an exact ``str`` (it refuses others)
+        and every int in 64 bits, so ``str``, ``int``, ``bool``, ``None``, finite ``float``
+        (NaN and infinities are written ``null``) and ``dict`` and ``list`` of them read back
+        as equal objects of their own class; anything else (tuples, subclasses, numpy,
+        datetimes, what ``default`` converts) gives ``None``. Dicts and lists are copied
+        (deeply), so a user's function may change what it is given without touching
+        ``items`` or another record's copy of the same object, as with decoded values;
+        ``fresh``: the items are made by the engine and held by nothing else (not copied).
+        """
+        classes = set(map(type, items))
+        try:
+            if classes <= _DICTS:  # flat dicts of scalars (the usual case): checked in C
+                dicts = items if type(None) not in classes else list(filter(None, items))
+                inner = set(map(type, chain.from_iterable(map(dict.values, dicts))))
+                if inner <= _SCALARS and (float not in inner or _finite(fields)):
+                    if fresh:
+                        return items
+                    if type(None) in classes:
+                        return [None if item is None else item.copy() for item in items]
+                    return list(map(dict.copy, items))
+            elif classes <= _SCALARS and (float not in classes or _finite(fields)):
+                return items  # (immutable: the same objects)
+            return list(map(_copied, items))
+        except _Inexact:
+            return None
+
     def deserialize(self, topic: str, data: bytes | None, headers: Any = None) -> Any:
         """The value the JSON in ``data`` encodes; empty bytes are an error, not ``None``."""
         if data is None:
@@ -79,3 +119,27 @@ class Json(Serde):
         if self._default is None:
             return ""
         return f"default={getattr(self._default, '__qualname__', self._default)!s}"
+
+
+def _finite(fields: list[bytes | None]) -> bool:
+    """True when no field holds a NaN or infinite float, known without looking at the items
+    where no field holds ``null`` (as which orjson writes them): one search over the joined
+    bytes. ``False`` when one does (``read_back_column`` then checks item by item)."""
+    return b"null" not in b"".join(filter(None, fields))
+
+
+def _copied(item: Any) -> Any:
+    """``item`` as ``deserialize(serialize(item))`` gives it (a deep copy of dicts and lists),
+    or ``_Inexact`` raised where that differs (``read_back_column``)."""
+    kind = item.__class__
+    if kind is dict:
+        return {key: _copied(value) for key, value in item.items()}
+    if kind is list:
+        return list(map(_copied, item))
+    if kind is float:
+        if item - item == 0.0:  # finite (NaN and infinities give NaN)
+            return item
+        raise _Inexact
+    if kind in _SCALARS:
+        return item
+    raise _Inexact

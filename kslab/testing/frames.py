@@ -17,7 +17,7 @@ from typing import Any
 
 from kslab.errors import KslabError
 
-__all__ = ["JsonExactDicts", "frame_columns", "frame_kind", "frame_rows", "records_frame",
+__all__ = ["RowDicts", "frame_columns", "frame_kind", "frame_rows", "records_frame",
            "to_millis"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -91,34 +91,12 @@ def _is_missing(value: Any) -> bool:
     return type(value).__name__ in ("NAType", "NaTType")
 
 
-class JsonExactDicts(list):  # type: ignore[type-arg]
-    """A frame's rows as the dicts ``frame_columns`` made (no other code holds them), each
-    of str keys and scalars that JSON writes and reads back as equal objects of their class
-    (``_json_exact``): an engine that serialized them with the ``Json`` serde may hand a
-    ``Json`` source these dicts instead of decoding its own bytes."""
+class RowDicts(list):  # type: ignore[type-arg]
+    """A frame's rows as the dicts ``frame_columns`` made, which no other code holds: an
+    engine may hand a source that reads them back as they are (``Json.read_back_column``
+    with ``fresh``) these dicts instead of copies."""
 
     __slots__ = ()
-
-
-_EXACT_SCALARS = frozenset({str, int, bool, type(None)})
-
-
-def _json_exact(column: list[Any]) -> bool:
-    """True when each item of a frame column reads back from its JSON as an equal object
-    of its class: ``str``, ``bool``, ``None``, ints of 64 bits (orjson refuses larger ones)
-    and finite floats (NaN and infinities are written as ``null``)."""
-    kinds = set(map(type, column))
-    if not kinds <= _EXACT_SCALARS | {float}:
-        return False
-    if float not in kinds:
-        return True
-    if kinds <= {int, float, bool}:  # (a number column: checked in C)
-        return all(map(math.isfinite, column))
-    return all(map(math.isfinite, filter(_is_float, column)))
-
-
-def _is_float(item: Any) -> bool:
-    return item.__class__ is float
 
 
 def frame_rows(df: Any, **names: Any) -> list[tuple[Any, Any, int | None, Any, int | None]]:
@@ -161,10 +139,8 @@ def frame_columns(
                 raise KslabError(msg)
         data = [_column(df, kind, c) for c in value_columns]
         rows = zip(*data, strict=True)  # (columns of one frame: as long as each other)
-        values = list(map(dict, map(zip, repeat(value_columns), rows))) if data \
-            else [{} for _ in range(n)]  # each row's dict made in C
-        if all(map(_json_exact, data)):
-            values = JsonExactDicts(values)
+        values = RowDicts(map(dict, map(zip, repeat(value_columns), rows))) if data \
+            else RowDicts({} for _ in range(n))  # each row's dict made in C
     else:
         values = need(
             value, "value",

@@ -25,7 +25,7 @@ from kslab.records import KeyValue, TestRecord, as_headers, split_pairs
 from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
 from kslab.testing import progress
 from kslab.testing._log import TEXT
-from kslab.testing.frames import JsonExactDicts, frame_columns, records_frame, to_millis
+from kslab.testing.frames import RowDicts, frame_columns, records_frame, to_millis
 
 if TYPE_CHECKING:
     from kslab.testing.driver import TopologyTestDriver
@@ -286,18 +286,18 @@ class TestInputTopic:
             self._pipe_chunks(_taking(pairs, columns_of), progress.count(pairs))
 
     def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None],
-                     total: int = 0, exact: bool = False) -> None:
+                     total: int = 0, fresh: bool = False) -> None:
         """Pipe a chunk at a time: ``take(n)`` gives the next (at most) ``n`` records' keys,
         values, timestamps, headers and partitions, ``None`` at the end. A plain chunk
         (``_plain_bytes``) goes to the driver as columns, any other row by row. A serde error
         pipes the rows before the bad one and then raises, as piping them one by one would;
         callers pause the cyclic GC for the whole pipe (resuming it per chunk ran a
         collection per chunk). ``total`` rows (when known) report their progress per chunk;
-        an interrupt leaves the driver as after the rows it processed."""
-        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar, exact))
+        an interrupt leaves the driver as after the rows it processed. ``fresh``: ``Written``."""
+        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar, fresh))
 
     def _chunks(self, take: Callable[[int], list[list[Any]] | None],
-                bar: progress.Reporter, exact: bool = False) -> None:
+                bar: progress.Reporter, fresh: bool = False) -> None:
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
@@ -321,7 +321,7 @@ class TestInputTopic:
             else:
                 self._driver.pipe_raw_columns(
                     topic, (key_bytes, value_bytes, headers, timestamps, partitions),
-                    Written(self.key_serde, keys, self.value_serde, values, exact))
+                    Written(self.key_serde, keys, self.value_serde, values, fresh))
                 size = sum(map(len, filter(None, key_bytes))) \
                     + sum(map(len, filter(None, value_bytes)))
             bar.update(len(timestamps))
@@ -397,7 +397,7 @@ class TestInputTopic:
         columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
                                 headers=headers, partition=partition)
         with collections_off():  # (the dicts made of a frame's rows go along: Written)
-            self._pipe_chunks(_slicing(columns), len(df), type(columns[1]) is JsonExactDicts)
+            self._pipe_chunks(_slicing(columns), len(df), type(columns[1]) is RowDicts)
         return len(columns[0])
 
     def __repr__(self) -> str:

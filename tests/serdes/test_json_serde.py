@@ -70,3 +70,38 @@ def test_datetimes_are_written_as_rfc3339():
 def test_repr():
     assert repr(serdes.Json()) == "Json()"
     assert re.fullmatch(r"Json\(\)", serdes.Json().name)
+
+
+class _Text(str):
+    """A str subclass: JSON reads it back as a plain str."""
+
+
+READ_BACK = [
+    ([{"a": 1, "b": 2.5, "c": None, "d": True, "e": "x"}, None, {}], True),
+    (["x", 3, -0.0, False, None, 2**64 - 1, -(2**63)], True),
+    ([{"o": {"l": [1, {"m": []}, None]}}, [1, [2]]], True),
+    ([{"a": (1, 2)}], False),  # a tuple reads back as a list
+    ([{"a": float("nan")}], False),  # written as null
+    ([float("inf")], False),
+    ([{"a": _Text("x")}], False),
+    ([{"a": dt.date(2024, 1, 2)}], False),  # written as a string
+]
+
+
+@pytest.mark.parametrize(("items", "taken"), READ_BACK)
+def test_read_back_column_is_what_deserializing_gives_or_none(items, taken):
+    json = serdes.Json()
+    fields = json.serialize_column("t", items)
+    decoded = [json.deserialize("t", field) for field in fields]
+    copies = json.read_back_column(items, fields)
+    if not taken:
+        assert copies is None
+        return
+    assert copies == decoded
+    assert [type(item) for item in copies] == [type(item) for item in decoded]
+    for copy, item in zip(copies, items, strict=True):  # containers are new objects
+        assert (copy is item) is not isinstance(copy, dict | list)
+    nested = [{"o": {"l": [1]}}]
+    copy = json.read_back_column(nested, json.serialize_column("t", nested))
+    copy[0]["o"]["l"].append(2)
+    assert nested == [{"o": {"l": [1]}}]  # a deep copy

@@ -55,7 +55,8 @@ VALUE_MAPPERS = _fns(0, _mod("lambda v: None if v is None else mk(n(v) + {m}, s(
                      _mod("lambda v: None if v is None or n(v) % {m} == 0 "
                           "else mk(n(v), s(v) + '!')", 2, 3),
                      st.sampled_from(["lambda v: mk(-1 if v is None else n(v), s(v)[::-1])",
-                                      "lambda v: mk(len(s(v)), s(v) + s(v))"]))
+                                      "lambda v: mk(len(s(v)), s(v) + s(v))",
+                                      "lambda v: grow(v)"]))
 VALUE_MAPPERS_WITH_KEY = _fns(1, st.sampled_from([
     "lambda k, v: None if v is None else mk(n(v), (key(k) or '-') + s(v))",
     "lambda k, v: mk(len(key(k) or ''), s(v))"]))

@@ -10,7 +10,10 @@ of the program's codec), so every function handles ``None`` keys and values:
 - ``n(v)``, ``s(v)``: a value's number and text (``n(None)`` is ``None``, ``s(None)`` is ``""``);
 - ``key(k)``: a key as text (a windowed key as ``"<key>@<window start>"``);
 - ``mk(n, s)``: a value of the codec, ``{"n": n, "s": s}`` (``json``, and ``user``: a user's
-  JSON serde made with ``serdes.from_functions``) or ``"n:s"`` (``str``).
+  JSON serde made with ``serdes.from_functions``) or ``"n:s"`` (``str``);
+- ``grow(v)``: ``v`` changed in place and returned (a dict's ``n`` plus one, and an item
+  appended to a list nested at ``v["o"]["l"]``): a record's value must be its own object,
+  as a decoded one is, not the piped object or another record's.
 
 ``raising_at(b, fn)`` is ``fn`` raising ``ValueError`` when the value it gets has ``n == b``.
 ``record("label")`` appends each ``(key, value)`` a ``peek`` / ``foreach`` sees to
@@ -58,6 +61,17 @@ def text(v: Any) -> str:
     if isinstance(v, str):
         return v.partition(":")[2]
     return ""
+
+
+def grow(v: Any) -> Any:
+    """``v`` changed in place (a dict's ``n`` plus one, an item appended to the list at
+    ``v["o"]["l"]`` if there is one) and returned; other values as they are."""
+    if isinstance(v, dict):
+        v["n"] = (num(v) or 0) + 1
+        inner = v.get("o")
+        if isinstance(inner, dict) and isinstance(inner.get("l"), list):
+            inner["l"].append(len(inner["l"]))
+    return v
 
 
 def keytext(k: Any) -> str | None:
@@ -120,7 +134,7 @@ class Fn:
 
     def bind(self, codec: str) -> Callable[..., Any]:
         """The function itself, for a program of ``codec``."""
-        helpers = {"n": num, "s": text, "key": keytext, "mk": maker(codec)}
+        helpers = {"n": num, "s": text, "key": keytext, "mk": maker(codec), "grow": grow}
         fn = eval(self.text, helpers)  # the printed source is what runs
         boom, at = self.boom, self.at
         if boom is None or at is None:

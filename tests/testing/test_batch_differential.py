@@ -147,6 +147,9 @@ def _rows(codec: str, topic: str, clean: bool, min_size: int = 1
     mk = maker(codec)
     keys = ["g0", "g1", "g2"] if topic == "gtbl" else ["k0", "k1", "k2", "k3"]
     values = st.builds(mk, st.integers(0, 9), st.sampled_from(TEXTS))
+    if codec == "json":  # nested objects, and what Json maps on the way, one in three
+        values = st.one_of(values, values, st.builds(_nested, st.integers(0, 9),
+                                                     st.sampled_from(TEXTS)))
     if clean and topic != "gtbl":
         values = st.one_of(*[values] * 7, st.none())
     jitter = st.just(0)
@@ -157,6 +160,13 @@ def _rows(codec: str, topic: str, clean: bool, min_size: int = 1
     headers = st.sampled_from([None, None, None, [("h", b"1")]])
     return st.lists(st.tuples(st.sampled_from(keys), values, jitter, headers),
                     min_size=min_size, max_size=24)
+
+
+def _nested(n: int, s: str) -> dict[str, Any]:
+    """A JSON value with nested objects (``grow`` appends to its list ``o.l``) and what
+    ``Json`` reads back otherwise than it was given: a tuple (a list), NaN (``None``)."""
+    return {"n": n, "s": s, "o": {"l": [n, -0.0, None, True, (n, s)], "d": {}},
+            "x": float("nan")}
 
 
 @st.composite

@@ -217,3 +217,38 @@ def test_a_frames_json_dicts_reach_the_source_as_decoding_would_give_them(
     expected[1][2] = "None"  # NaN is written as null
     assert _seen(nan, True, partitions) == (expected, 1)
     assert _seen(nan, False, partitions) == (expected, 0)
+
+
+@pytest.mark.parametrize("partitions", [1, 2])
+def test_piped_json_objects_reach_the_source_as_fresh_copies(partitions: int) -> None:
+    # A Json source takes copies of the piped objects instead of decoding their bytes: each
+    # record gets its own (the same dict piped twice is two), nested lists are copied too, a
+    # mapper that changes its value in place leaves the user's objects alone, and a tuple or
+    # NaN (which JSON reads back as a list or None) keeps the decode.
+    def grow(v: dict) -> dict:
+        v["n"] += 1
+        v["o"]["l"].append(v["n"])
+        return v
+
+    def run(values: list[dict], bulk: bool) -> tuple[list, int]:
+        b = ks.StreamsBuilder()
+        b.stream("in", ks.Consumed.with_(S, serdes.Json())).map_values(grow).to(
+            "out", ks.Produced.with_(S, serdes.Json()))
+        parts = {"in": partitions} if partitions > 1 else None
+        with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": bulk},
+                                   partitions=parts) as driver:
+            driver.create_input_topic("in", S, serdes.Json()).pipe_key_value_list(
+                [("a", value) for value in values])
+            out = driver.create_output_topic("out", S, serdes.Json()).read_values_to_list()
+            return out, driver.bulk_stats()["chunks"]
+
+    shared = {"n": 1, "o": {"l": [0.5]}, "t": None}
+    values = [shared, shared, {"n": 5, "o": {"l": []}, "t": "x"}]
+    expected = [{"n": 2, "o": {"l": [0.5, 2]}, "t": None}] * 2 \
+        + [{"n": 6, "o": {"l": [6]}, "t": "x"}]
+    assert run(values, True) == (expected, 1)
+    assert run(values, False) == (expected, 0)
+    assert shared == {"n": 1, "o": {"l": [0.5]}, "t": None}  # the user's object, untouched
+    odd = [{"n": 1, "o": {"l": (7,)}, "t": float("nan")}]
+    assert run(odd, True) == ([{"n": 2, "o": {"l": [7, 2]}, "t": None}], 1)
+    assert odd[0]["o"]["l"] == (7,)

@@ -167,10 +167,14 @@ class BulkExecutor:
         looped: list[tuple[Stage, SinkOut, list[Any]]] = []  # sink records tasks read
         reserved: dict[int, int] = {}  # record cache bytes the chunk's held writes reserved
         try:
-            for task, columns, places in groups:
-                plan = self._accepted(task, topic)
-                if plan is None:
-                    return self._declined()
+            plans = [self._accepted(task, topic) for task, _, _ in groups]
+            if None in plans:
+                return self._declined()
+            # the sources' objects known without decoding, all made before any user function
+            # runs (copies of the engine's objects, as each decode happens before its record)
+            knowns = [readable(plan, objects, columns[:2], places)
+                      for plan, (_, columns, places) in zip(plans, groups, strict=True)]
+            for plan, known, (task, columns, places) in zip(plans, knowns, groups, strict=True):
                 rank = port.rank(task)
                 if rank >= _PASS:
                     return self._declined()
@@ -183,7 +187,7 @@ class BulkExecutor:
                         task, name, log, staged, keys),
                     task.id.partition, caches_held=len(task.cached_stores) <= 1,
                     looped=writes_read, reserved=reserved, task=task, places=keys,
-                    known=readable(plan, objects, places))
+                    known=known)
                 if stages is None:
                     return self._declined()
                 prepared.append((task, stages, keys, len(places)))
@@ -444,7 +448,7 @@ class BulkExecutor:
                                    lambda name, log: self._changelog_columns(task, name, log),
                                    partition, caches_held=len(task.cached_stores) <= 1,
                                    task=task, offsets=offsets,
-                                   known=readable(plan, objects))
+                                   known=readable(plan, objects, columns[:2]))
             if stages is None:
                 return self._declined()
             outputs, calls = self._settle(stages)

@@ -209,40 +209,43 @@ class SinkWriter:
 
 class Written(NamedTuple):
     """The objects an engine serialized a chunk's key and value fields from, with the serdes
-    it used: ``keys`` (``values``) each ``None`` or a list, one object per field, that no
-    user code can change (immutable, or made by the engine and held by nothing else).
-    ``exact_values``: the engine vouches that ``Json`` reads the value fields back as
-    objects equal to ``values``, of their classes (a frame's dicts of JSON scalars,
-    ``kslab.testing.frames.JsonExactDicts``; taken where both serdes are ``Json``); keys
-    and other values are taken only where ``round_trips`` says so."""
+    it used: ``keys`` (``values``) each ``None`` or a list, one object per field (the user's
+    own objects: a source takes them as they are only where they are immutable,
+    ``round_trips``, else copies, ``Json.read_back_column``). ``fresh_values``: the values
+    are made by the engine and held by nothing else (a frame's row dicts,
+    ``kslab.testing.frames.RowDicts``), so a ``Json`` source may take them uncopied."""
 
     key_serde: Any
     keys: list[Any] | None
     value_serde: Any
     values: list[Any] | None
-    exact_values: bool = False
+    fresh_values: bool = False
 
 
-def readable(plan: Any, written: Written | None, places: list[int] | None = None
-              ) -> tuple[list[Any] | None, list[Any] | None]:
-    """The keys and values ``plan``'s source would decode from the fields ``written``
-    was serialized into, where they are known without decoding (the executor's
-    ``known``): the same built-in serde class reads them, and the objects read back as
-    themselves (``round_trips``, or ``written.exact_values``). ``places``: the rows of the
-    chunk this part holds."""
+def readable(plan: Any, written: Written | None, fields: tuple[list[Any], list[Any]],
+             places: list[int] | None = None) -> tuple[list[Any] | None, list[Any] | None]:
+    """The keys and values ``plan``'s source would decode from ``fields`` (the chunk's key
+    and value fields, which ``written`` was serialized into), where they are known without
+    decoding (the executor's ``known``): the same built-in serde class reads them, and the
+    objects read back as themselves (``round_trips``) or, for ``Json``, as the copies its
+    ``read_back_column`` makes. ``places``: the rows of the chunk this part holds (``fields``
+    are this part's already)."""
     if written is None:
         return None, None
     source = plan.source
     found: list[list[Any] | None] = []
-    for writer, reader, objects, exact in (
-            (written.key_serde, source.key_serde, written.keys, False),
-            (written.value_serde, source.value_serde, written.values, written.exact_values)):
-        exact = exact and type(reader) is Json
+    for writer, reader, objects, fresh, column in (
+            (written.key_serde, source.key_serde, written.keys, False, fields[0]),
+            (written.value_serde, source.value_serde, written.values, written.fresh_values,
+             fields[1])):
         if objects is None or type(writer) is not type(reader) or not built_in(reader) \
-                or not (exact or type(writer) in _IDENTITY):  # (round_trips: none of them)
+                or not (type(reader) is Json or type(writer) in _IDENTITY):
             found.append(None)
             continue
         if places is not None:  # (this part's objects only: each part checks its own)
             objects = picked(objects, places)
-        found.append(objects if exact or round_trips(writer, reader, objects) else None)
+        if type(reader) is Json:
+            found.append(reader.read_back_column(objects, column, fresh))
+        else:
+            found.append(objects if round_trips(writer, reader, objects) else None)
     return found[0], found[1]
