@@ -20,7 +20,6 @@ from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.processor import FixedKeyProcessorContext, ProcessorContext, PunctuationType
 from kslab.records import FixedKeyRecord, Record, RecordMetadata, TaskId, plain_record
 from kslab.state.base import check_restore_listener
-from kslab.state.pending import PendingWrites
 
 if TYPE_CHECKING:
     from kslab.core.nodes import RuntimeNode, SinkRuntime
@@ -370,9 +369,9 @@ class TaskContext(ProcessorContext):
             return
         if timestamp is None:
             timestamp = self.record.timestamp
-        if write.__class__ is PendingWrites:  # the engine holds each key's last write until
-            # the commit (its changelog batch)
-            write[key] = (value, headers, timestamp)
+        if write.__class__ is list:  # the engine holds every write, in order, until the
+            # commit (its changelog batch)
+            write.append((key, value, headers, timestamp))
         else:
             write(key, value, headers, timestamp, self._task.id.partition)
 
@@ -385,7 +384,7 @@ class TaskContext(ProcessorContext):
 
     def _changelog_writer(self, store_name: str) -> Any:
         """How ``log_change`` writes to ``store_name``'s changelog (``None``: not logged): the
-        engine's batch of last writes per key when it keeps one (``changelog_batch``), else
+        engine's batch of held writes when it keeps one (``changelog_batch``), else
         its direct writer or ``send``."""
         task = self._task
         topic = task.changelog_topics.get(store_name)

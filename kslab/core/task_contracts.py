@@ -50,10 +50,10 @@ class RecordCollector(Protocol):
     # - ``writer(topic)``: ``append(key, value, headers, timestamp, 0)`` for a topic that
     #   always takes partition 0 and needs nothing else on send (the driver's logs, the
     #   runtime's one-partition topics), or ``None``; sinks call it once (``SinkRuntime``).
-    # - ``changelog_batch(topic, partition)``: the ``kslab.state.pending.PendingWrites``
-    #   where an engine that sends only each key's last changelog write per commit holds
-    #   them, ``key -> (value, headers, ts)``, or ``None`` for a topic it sends record by
-    #   record (``TaskContext.log_change``).
+    # - ``changelog_batch(topic, partition)``: the ``list`` where an engine that sends a
+    #   changelog's writes at the commit holds every one of them in order, as ``(key, value,
+    #   headers, ts)``, or ``None`` for a topic it sends record by record
+    #   (``TaskContext.log_change``).
     # - ``pending``: the records sent to topics the engine's tasks read back, not yet
     #   delivered (the driver's loop-back queue); ``process_rows(on_sent=...)`` is told
     #   after each record when it is not empty.

@@ -7,7 +7,7 @@ record, as before). What the engine supplies is I/O: the records' offsets (the t
 them itself: ``commits_each_record`` is false, since it commits on ``commit.interval.ms``), and
 a log per topic whose appends go to the thread's ``KafkaCollector``, which picks partitions and
 sends exactly as the record path's sinks do. Changelog topics are not append-only here (the
-collector keeps each key's last write per commit), so held store writes log through the
+collector holds their writes until the commit), so held store writes log through the
 task's context, record by record, as on the record path.
 """
 
@@ -36,7 +36,7 @@ class RuntimePort(CollectorPort):
         self._collector = collector
 
     def appends_only(self, topic: str) -> bool:
-        """True for every topic but a changelog (the collector batches those per commit)."""
+        """True for every topic but a changelog (the collector holds those until the commit)."""
         return topic not in self._collector.changelogs
 
     def writable(self, topic: str) -> bool:

@@ -20,13 +20,12 @@ from typing import Any
 from kslab.errors import StreamsError
 from kslab.processor.partitioner import default_partition, default_partitions
 from kslab.runtime._errors import ProductionError
-from kslab.state.pending import PendingWrites
 from kslab.state.write_behind import WriteBehindKeyValueStore
 
 __all__ = ["KafkaCollector"]
 
 _HANDLER_IS = "the production exception handler is "
-_BATCH_LIMIT = 10_000  # distinct keys held per changelog partition before an early flush
+_BATCH_LIMIT = 10_000  # writes held per changelog partition before an early flush
 
 log = logging.getLogger("kslab.runtime")
 
@@ -47,9 +46,10 @@ class KafkaCollector:
         self._on_error = on_error
         self.changelogs: set[str] = set()
         self.changelog_sent: dict[tuple[str, int], int] = {}
-        # changelogs of key-value stores: only each key's last write per commit is sent
+        # changelogs of key-value stores: every write is held, in order, until the flush
+        # (sent after the outputs before it, as one call of the producer per partition)
         self.batched: set[str] = set()
-        self._pending: dict[tuple[str, int], PendingWrites[Any, tuple[Any, Any, int]]] = {}
+        self._pending: dict[tuple[str, int], list[tuple[Any, Any, Any, int]]] = {}
         # stores holding their writes as objects until the changelogs go out
         # (kslab.state.write_behind); weak, as a closed task's stores are let go
         self._holding: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -174,18 +174,19 @@ class KafkaCollector:
         return _TopicWriter(self, topic, self._produce).append
 
     def changelog_batch(self, topic: str, partition: int
-                        ) -> PendingWrites[Any, tuple[Any, Any, int]] | None:
-        """Where a batched changelog's writes wait for the commit, pending writes ``key ->
-        (value, headers, timestamp)`` holding each key's last write in first-written order
-        (the task's context holds them by item assignment), or ``None`` when ``topic`` is not
-        batched."""
-        return self._pending_for(topic, partition) if topic in self.batched else None
+                        ) -> list[tuple[Any, Any, Any, int]] | None:
+        """Where a batched changelog's writes wait for the commit: a list of every write in
+        order, ``(key, value, headers, timestamp)`` (the task's context appends them), or
+        ``None`` when ``topic`` is not batched.
 
-    def _pending_for(self, topic: str, partition: int
-                     ) -> PendingWrites[Any, tuple[Any, Any, int]]:
+        Every write, not each key's last: Java's change-logging layer logs every put of a
+        store without a cache (with one, the cache's flush already sends each key's last),
+        and a versioned store restored from a plain store's changelog needs each version."""
+        if topic not in self.batched:
+            return None
         pending = self._pending.get((topic, partition))  # cleared in place, never replaced
         if pending is None:
-            pending = self._pending[(topic, partition)] = PendingWrites()
+            pending = self._pending[(topic, partition)] = []
         return pending
 
     def hold(self, store: Any) -> None:
@@ -194,8 +195,8 @@ class KafkaCollector:
         self._holding.add(store)
 
     def flush_full_changelogs(self, transactional: bool = False) -> None:
-        """Send the batched changelog writes early where ``batch_limit`` distinct keys wait
-        or are held (the stream thread asks after each polled batch, so a batch may go a batch
+        """Send the batched changelog writes early where ``batch_limit`` writes wait or are
+        held (the stream thread asks after each polled batch, so a batch may go a batch
         over); outside a transaction only once the records before them are acknowledged, as
         ``flush`` sends them."""
         limit = self.batch_limit
@@ -221,12 +222,9 @@ class KafkaCollector:
         return stores
 
     def flush_changelogs(self) -> None:
-        """Produce each batched changelog key's last write since the previous flush (held
-        writes are written behind into the batches first).
-
-        A compacted changelog restores to the same state from these records as from every
-        write (Java's record cache sends the same), with a fraction of the records.
-        """
+        """Produce every batched changelog write since the previous flush, in order, one
+        producer call per changelog partition (held writes are written behind into the
+        batches first); a partition's writes are forgotten once all of them were taken."""
         for store in self._held_stores():
             store.write_behind()
         produce_one = self._produce_one
@@ -239,8 +237,9 @@ class KafkaCollector:
             if not pending:
                 continue
             count = len(pending)
-            for key, (value, headers, timestamp) in pending.drain():
-                produce_one(topic, key, value, partition, timestamp, headers)
+            keys, values, headers, timestamps = map(list, zip(*pending, strict=True))
+            self._produce_columns(topic, keys, values, [partition] * count, timestamps, headers)
+            pending.clear()
             tp = (topic, partition)
             sent[tp] = sent.get(tp, 0) + count
 
@@ -248,7 +247,7 @@ class KafkaCollector:
         """Forget unsent changelog writes and held ones (their transaction is being aborted)."""
         self._held_records = []
         for pending in self._pending.values():
-            pending.drop()
+            pending.clear()
         for store in self._held_stores():
             store.drop_held()
 

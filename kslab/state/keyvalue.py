@@ -44,8 +44,8 @@ class KeyValueStore(TypedStore):
     # here so a store can switch to WriteBehindKeyValueStore and back; the engine that holds it
     # keeps a weak reference)
     __slots__ = ("__weakref__", "_held", "_held_batch", "_held_context", "_held_get",
-                 "_held_key_bound", "_held_key_class", "_held_owner", "_held_value_bound",
-                 "_held_value_class")
+                 "_held_key_bound", "_held_key_class", "_held_owner", "_held_puts",
+                 "_held_value_bound", "_held_value_class")
 
     store_kind = "key_value"
 

@@ -1,14 +1,12 @@
 """Writes held until a flush: one ordered, last-write-wins map of key -> pending write.
 
-Four mechanisms hold writes and hand them on later, and all four hold them here:
+Three mechanisms hold writes and hand them on later, and all three hold them here:
 
 * the record cache's dirty entries (``NamedCache``: key bytes -> its dirty ``LRUCacheEntry``,
   handed to the flush listener in the order of their last write; the LRU order, eviction and
   sizes stay the cache's own, around this map);
-* the live runtime's write-behind (``WriteBehindKeyValueStore``: key object -> ``(value
-  object, timestamp)``, serialized into the backend and the changelog batch at the commit);
-* the changelog batch (``KafkaCollector.changelog_batch``: key bytes -> ``(value bytes,
-  headers, timestamp)`` per changelog partition, produced at the commit);
+* the live runtime's write-behind (``WriteBehindKeyValueStore``: key object -> ``(key,
+  value object, timestamp)``, serialized into the backend at the commit);
 * a batch run's replay of a record cache (``kslab.state.held_cache``: the commits' flush
   order, ``flush_order``, and each window's last put, ``HeldCachedWindowWrites``), and each
   key's last write of a batch run's held writes (``HeldTimestampedWrites.encode_finals``,
@@ -22,7 +20,7 @@ Invariants of a ``PendingWrites``:
 * it holds at most one write per key, the last one held (last write wins);
 * its order is the flush order, and a mechanism picks one of the two rules per map: holding
   by item assignment (``pending[key] = write``) keeps a key where it was first held since the
-  last flush (first-dirtied order: the changelog batch, write-behind, a run's finals), and
+  last flush (first-dirtied order: write-behind, a run's finals), and
   ``hold_last`` moves it to the end (last-dirtied order: the record cache's dirty entries);
 * ``drain`` hands every write over in that order and leaves the map empty only once all were
   taken: a flush that fails part way (a producer refusing a record) leaves every write held,
@@ -32,12 +30,14 @@ Invariants of a ``PendingWrites``:
 It is a ``dict`` so that the hot paths hold, read and count with the dict's own C-level
 operations (a processor's put holds a write in one item assignment), with no attributes of its
 own; a mechanism clears it in place and never replaces it (a holder may keep a reference to
-it, as a task's context does to its changelog batch).
+it, as a write-behind store binds its ``get``).
 
 Left outside it, on purpose, because their rule differs: the batch forms' columns of held
 writes (``WindowRun``, ``HeldTimestampedWrites``, ``HeldWindowWrites``) keep every write in
 order, not each key's last (the changelog of a store without a cache gets every write), and ask
-this class only for each key's last write; the suppression buffer's dirty keys flush in the
+this class only for each key's last write; the live runtime's changelog batch
+(``KafkaCollector.changelog_batch``) is a plain list of every write, for the same reason; the
+suppression buffer's dirty keys flush in the
 order Java's ``HashSet`` iterates them, not in write order (``kslab.state.buffer``); Spark's
 ``SparkStateBackend`` keeps a set of changed keys whose values stay in its sorted map (a
 ``MapState`` has no order to keep).

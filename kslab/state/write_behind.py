@@ -1,14 +1,16 @@
 """Key-value writes held as objects until the commit: the live runtime's write-behind.
 
-An engine that sends each key's last changelog write once per commit may let a plain in-memory
-key-value store hold what its processors put, as objects, when its serdes map objects to bytes
-one to one: exact ``str`` (String), ``int`` in range (Long, Integer, Short) or ``bytes`` (Bytes)
-keys, and those or ``float`` (Double) values. ``get`` answers from the held objects, equal to what
-the serdes would give back; ``write_behind()`` serializes each held key once into the backend and
-the changelog batch, and the engine's collector calls it before it sends the batch. The held
-objects are pending writes (``kslab.state.pending.PendingWrites``: key -> ``(value,
-timestamp)``, each key's last, in first-written order), as the batch they go to. Everything
-else (the bytes, the changelog records and their timestamps, errors) is what the plain store gives.
+An engine that sends a changelog's writes at the commit may let a plain in-memory key-value
+store hold what its processors put, as objects, when its serdes map objects to bytes one to one:
+exact ``str`` (String), ``int`` in range (Long, Integer, Short) or ``bytes`` (Bytes) keys, and
+those or ``float`` (Double) values. ``get`` answers from the held objects, equal to what the
+serdes would give back; ``write_behind()`` serializes each held key's last object once into the
+backend and every held put, in order, into the changelog batch (a ``list`` of ``(key, value,
+headers, timestamp)``: Java logs every put of a store without a cache), and the engine's
+collector calls it before it sends the batch. The held objects are pending writes
+(``kslab.state.pending.PendingWrites``: key -> ``(key, value, timestamp)``, each key's last, in
+first-written order) beside the list of every put. Everything else (the bytes, the changelog
+records and their timestamps, errors) is what the plain store gives.
 
 Invariant: outside ``get`` and ``put`` on the owning thread, the backend holds every write: every
 other method writes the held objects behind first. Another thread (interactive queries) never
@@ -40,7 +42,7 @@ def _held_form(serde: Any, *, key: bool) -> tuple[type, int | None] | None:
     return None if form is None or (key and form[0] is float) else form
 
 
-def hold_writes(store: Any, context: Any, batch: PendingWrites[Any, Any] | None) -> bool:
+def hold_writes(store: Any, context: Any, batch: list[Any] | None) -> bool:
     """Let ``store`` hold its puts as objects until ``write_behind()``, if it can; ``context``
     gives the current record's timestamp, ``batch`` is the engine's changelog batch
     (``RecordCollector.changelog_batch``; ``None`` for an unlogged store). The calling thread owns
@@ -62,6 +64,7 @@ def hold_writes(store: Any, context: Any, batch: PendingWrites[Any, Any] | None)
         return False
     store.__class__ = WriteBehindKeyValueStore
     store._held = held = PendingWrites()
+    store._held_puts = []  # every held put, in order: what the changelog gets
     store._held_get = held.get  # (bound once: CPython specializes a method call on an exact
     # dict only, and a get per record is the hot path)
     store._held_key_class, store._held_key_bound = key_form
@@ -96,7 +99,7 @@ class WriteBehindKeyValueStore(KeyValueStore):
         if key.__class__ is self._held_key_class:
             held = self._held_get(key)
             if held is not None:
-                return held[0]
+                return held[1]
             return KeyValueStore.get(self, key)
         self._settle()  # another class (True for 1, say) may equal a held key
         return KeyValueStore.get(self, key)
@@ -111,7 +114,8 @@ class WriteBehindKeyValueStore(KeyValueStore):
                     key.__class__ is not str or key.isascii() or _encodable(key))) and (
                     (-value_bound <= value < value_bound) if value_bound else (
                     value.__class__ is not str or value.isascii() or _encodable(value))):
-                self._held[key] = (value, self._held_context.record.timestamp)
+                self._held[key] = put = (key, value, self._held_context.record.timestamp)
+                self._held_puts.append(put)
                 return
         self._settle()  # None, another class or a value the serde refuses: the plain put
         KeyValueStore.put(self, key, value)
@@ -119,27 +123,30 @@ class WriteBehindKeyValueStore(KeyValueStore):
     # -- the engine's side ----------------------------------------------------------------------
 
     def write_behind(self) -> None:
-        """Serialize each held key's last object into the backend and the changelog batch,
-        stamped with the timestamp of the record that put it."""
+        """Serialize each held key's last object into the backend, and every held put in
+        order into the changelog batch, stamped with the timestamp of the record that put it."""
         held = self._held
         if not held:
             return
         kenc, venc = self._kenc or _same, self._venc or _same
-        bput, batch = self._bput, self._held_batch
-        for key, (value, timestamp) in held.drain():
-            key_bytes = kenc(key)
-            value_bytes = venc(value)
-            bput(key_bytes, value_bytes)
-            if batch is not None:
-                batch[key_bytes] = (value_bytes, None, timestamp)
+        encoded = {key: kenc(key) for key in held}  # each key once
+        batch = self._held_batch
+        if batch is not None:
+            batch.extend([(encoded[key], venc(value), None, timestamp)
+                          for key, value, timestamp in self._held_puts])
+        bput = self._bput
+        for key, (_key, value, _timestamp) in held.drain():
+            bput(encoded[key], venc(value))
+        self._held_puts.clear()
 
     def drop_held(self) -> None:
         """Forget the held objects (their transaction is being aborted)."""
         self._held.drop()
+        self._held_puts.clear()
 
     def held_writes(self) -> int:
-        """How many keys are held."""
-        return len(self._held)
+        """How many puts are held (each goes to the changelog)."""
+        return len(self._held_puts)
 
     def _settle(self) -> bool:
         """Write behind when on the owning thread; ``False`` when another thread finds
@@ -219,7 +226,7 @@ class WriteBehindKeyValueStore(KeyValueStore):
     def close(self) -> None:
         """Drop what is held (a clean close wrote it behind at its commit; an unclean one
         rebuilds from the changelog) and close as a plain store, which it is again."""
-        self._held.drop()
+        self.drop_held()
         self.__class__ = KeyValueStore
         KeyValueStore.close(self)
 
@@ -232,7 +239,7 @@ class WriteBehindKeyValueStore(KeyValueStore):
         return KeyValueStore.snapshot(self)
 
     def restore_snapshot(self, snapshot: object) -> None:
-        self._held.drop()
+        self.drop_held()
         KeyValueStore.restore_snapshot(self, snapshot)
 
     def _merged(self, entries: Iterator[tuple[bytes, bytes]], keep: Callable[[bytes], bool],
@@ -241,7 +248,8 @@ class WriteBehindKeyValueStore(KeyValueStore):
         that ``keep`` admits laid over them, in key order."""
         merged = dict(entries)
         kenc, venc = self._kenc or _same, self._venc or _same
-        for key, (value, _timestamp) in dict(self._held).items():  # a copy: the owner writes on
+        for key, (_key, value, _timestamp) in dict(self._held).items():  # a copy: the owner
+            # writes on
             key_bytes = kenc(key)
             if keep(key_bytes):
                 merged[key_bytes] = venc(value)

@@ -5,8 +5,8 @@ its own copy failed; after the application is closed and its local state wiped (
 a restarted application (restored from the changelog) is handed the data written so far and
 must find every version of it, before and after writing one more record per key. Every count
 forwarded must be 0. The manual-upgrade tests restart with a versioned store in place of a
-plain one, restored from the plain store's changelog; they fail on kslab's runtime, whose
-key-value changelogs keep only each key's last write per commit (marked ``xfail``, strict).
+plain one, restored from the plain store's changelog, which holds every put of the plain store
+(Java's change-logging layer logs each one), so every version is restored.
 The processor and data tracker are the driver port's
 (``tests/conformance/state/test_versioned_key_value_store_integration_test.py``).
 """
@@ -115,10 +115,6 @@ def _plain_app(source: str, sink: str, timestamped: bool) -> ks.Topology:
     return builder.build()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the runtime sends a key-value store's changelog last-write-wins per commit (kslab.runtime."
-    "_thread _BATCHED_KINDS); Java logs every put of an uncached store, so the versioned store "
-    "restored from it gets every version, kslab's only each key's last of the commit"))
 @pytest.mark.parametrize("timestamped", [True, False], ids=["timestamped", "non_timestamped"])
 def test_should_manual_upgrade_from_non_versioned_to_versioned(kafka, timestamped):
     """``shouldManualUpgradeFromNonVersioned{Timestamped,NonTimestamped}ToVersioned``: the first

@@ -1,4 +1,6 @@
-"""A key-value store holding its writes as objects answers and logs as the plain store does."""
+"""A key-value store holding its writes as objects answers and logs as the plain store does:
+every put reaches the changelog batch, in order (Java logs every put of a store without a
+cache)."""
 
 from __future__ import annotations
 
@@ -18,11 +20,11 @@ from kslab.state.write_behind import WriteBehindKeyValueStore, hold_writes
 
 
 class BatchContext(FakeContext):
-    """A StoreContext whose changelog keeps each key's last write, as the runtime's batch."""
+    """A StoreContext whose changelog keeps every write in order, as the runtime's batch."""
 
     def __init__(self, timestamp: int = 0) -> None:
         super().__init__(timestamp=timestamp)
-        self.batch: dict[bytes, tuple[bytes | None, Any, int]] = {}
+        self.batch: list[tuple[bytes, bytes | None, Any, int]] = []
         self.record = SimpleNamespace(timestamp=timestamp)
 
     def at(self, timestamp: int) -> None:
@@ -31,7 +33,8 @@ class BatchContext(FakeContext):
 
     def log_change(self, store_name: str, key: bytes, value: bytes | None,
                    timestamp: int | None = None, headers: Any = None) -> None:
-        self.batch[key] = (value, headers, self.timestamp if timestamp is None else timestamp)
+        self.batch.append((key, value, headers,
+                           self.timestamp if timestamp is None else timestamp))
 
 
 def open_store(supplier: Any = None, key_serde: Any = None, value_serde: Any = None,
@@ -53,7 +56,7 @@ def held_pair() -> tuple[Any, BatchContext, Any, BatchContext]:
     return held, held_context, plain, plain_context
 
 
-def test_puts_are_held_until_written_behind_then_logged_once_per_key_with_their_timestamps():
+def test_puts_are_held_until_written_behind_then_logged_every_one_with_their_timestamps():
     store, context = open_store()
     assert hold_writes(store, context, context.batch)
     assert type(store) is WriteBehindKeyValueStore
@@ -65,15 +68,16 @@ def test_puts_are_held_until_written_behind_then_logged_once_per_key_with_their_
     store.put("a", 3)
     assert store.get("a") == 3
     assert store.get("b") == 2
-    assert store.held_writes() == 2
-    assert context.batch == {}  # nothing written yet
+    assert store.held_writes() == 3
+    assert context.batch == []  # nothing written yet
     assert store.backend.get(b"a") is None
     store.write_behind()
     assert store.held_writes() == 0
-    assert context.batch == {
-        b"a": ((3).to_bytes(8, "big"), None, 30),
-        b"b": ((2).to_bytes(8, "big"), None, 20),
-    }
+    assert context.batch == [
+        (b"a", (1).to_bytes(8, "big"), None, 10),
+        (b"b", (2).to_bytes(8, "big"), None, 20),
+        (b"a", (3).to_bytes(8, "big"), None, 30),
+    ]
     assert store.backend.get(b"a") == (3).to_bytes(8, "big")
     assert store.get("a") == 3  # now from the backend
 
@@ -138,7 +142,8 @@ def test_values_of_other_classes_or_out_of_range_take_the_plain_path_with_its_an
     assert held.get("gone") is None
     held.write_behind()
     assert held_context.batch == plain_context.batch
-    assert held_context.batch[b"gone"] == (None, None, 0)
+    assert held_context.batch[-2:] == [(b"gone", (4).to_bytes(8, "big"), None, 0),
+                                       (b"gone", None, None, 0)]
 
 
 def test_a_key_of_another_class_equal_to_a_held_one_reads_the_held_value():
@@ -187,7 +192,7 @@ def test_a_logged_store_without_a_batch_and_a_timestamped_store_are_left_plain()
     unlogged.put("a", 1)
     unlogged.write_behind()
     assert unlogged.get("a") == 1
-    assert context.batch == {}
+    assert context.batch == []
 
 
 @pytest.mark.parametrize(("serde", "bound"), [(serdes.Integer(), 2**31), (serdes.Short(), 2**15)])
@@ -219,7 +224,7 @@ def test_double_values_and_bytes_keys_are_held():
     assert store.get(b"j") == 3.0
     assert type(store.get(b"j")) is float
     store.write_behind()
-    assert context.batch[b"k"][0] == serdes.Double().serialize("t", -0.0)
+    assert context.batch[-1] == (b"k", serdes.Double().serialize("t", -0.0), None, 0)
 
 
 def test_another_thread_scans_the_held_objects_without_writing_them_behind():
@@ -245,7 +250,7 @@ def test_another_thread_scans_the_held_objects_without_writing_them_behind():
     assert seen == {"all": [("a", 1), ("b", 20), ("c", 3)], "reverse": [("b", 20), ("a", 1)],
                     "prefix": [("c", 3)], "count": 3, "get": 20}
     assert store.held_writes() == 3  # still held: only the owning thread writes
-    assert context.batch == {b"b": ((2).to_bytes(8, "big"), None, 0)}
+    assert context.batch == [(b"b", (2).to_bytes(8, "big"), None, 0)]
 
 
 def test_close_drops_what_is_held_and_leaves_a_closed_plain_store():
@@ -254,7 +259,7 @@ def test_close_drops_what_is_held_and_leaves_a_closed_plain_store():
     store.put("a", 1)
     store.close()
     assert type(store) is KeyValueStore
-    assert context.batch == {}
+    assert context.batch == []
     with pytest.raises(StoreError, match="closed"):
         store.put("a", 2)
 
@@ -266,4 +271,4 @@ def test_drop_held_forgets_the_held_writes():
     store.drop_held()
     assert store.get("a") is None
     store.write_behind()
-    assert context.batch == {}
+    assert context.batch == []
