@@ -219,6 +219,25 @@ class TopicPlan:
         """Every topic the stream threads subscribe to (repartition topics included)."""
         return sorted(self.group_of_topic)
 
+    def match_new(self, existing: dict[str, int]) -> list[str]:
+        """Add the topics of ``existing`` (topic -> partitions on the broker) that a pattern
+        source matches and the plan does not read yet (a topic created after the start, found
+        by a metadata refresh); the added topics, sorted. A topic two patterns match raises
+        ``TopologyError``, as at the start."""
+        added = []
+        for topic, count in sorted(existing.items()):
+            if topic in self.group_of_topic:
+                continue
+            hits = [(gid, pattern) for gid, pattern in self.patterns if pattern.fullmatch(topic)]
+            matched: dict[str, re.Pattern[str]] = {}
+            for _gid, pattern in hits:
+                self._match_once(topic, pattern, matched)
+            if hits:
+                self.partitions[topic] = count
+                self.group_of_topic[topic] = hits[0][0]
+                added.append(topic)
+        return added
+
     def task_of(self, topic: str, partition: int) -> TaskId:
         """The task reading ``partition`` of ``topic``."""
         group = self.group_of_topic.get(topic)

@@ -41,6 +41,7 @@ from kslab.runtime._state import (
     task_dir,
     wipe_store,
 )
+from kslab.runtime._subscription import Subscription
 from kslab.state.cache import resize_thread_cache
 from kslab.state.write_behind import hold_writes
 
@@ -52,8 +53,9 @@ __all__ = ["StreamThread", "TaskState"]
 
 log = logging.getLogger("kslab.runtime")
 
-# store kinds whose changelog restores from each key's last write alone (a versioned store
-# needs every version, buffers and window stores keep their own order): batched per commit
+# store kinds whose changelog writes are held, every one in order, until the commit's flush
+# (sent after the outputs before them, at least once; plain key-value stores hold their puts
+# as objects until then: kslab.state.write_behind); the others send as they write
 _BATCHED_KINDS = frozenset({"key_value", "timestamped_key_value"})
 # the local copy of the offset metadata last committed (for brokers that drop it)
 METADATA_FILE = ".kslab-offset-metadata"
@@ -99,6 +101,7 @@ class StreamThread(threading.Thread):
         self.rebalancing = True
         self.failed: BaseException | None = None
         self.consumer: Any = None
+        self.subscription: Subscription | None = None
         self.producer: Any = None
         self.collector: KafkaCollector | None = None
         # runs of polled records over the DSL operators' batch forms (kslab.core.bulk)
@@ -153,9 +156,11 @@ class StreamThread(threading.Thread):
             self.producer.init_transactions(30)
             self.producer.begin_transaction()
         self._reader = ChangelogReader(streams.restore_config())
-        self.consumer = Consumer(streams.consumer_config(self.index))
-        self.consumer.subscribe(streams.plan.source_topics(), on_assign=self._on_assign,
-                                on_revoke=self._on_revoke, on_lost=self._on_lost)
+        consumer_conf = streams.consumer_config(self.index)
+        self.consumer = Consumer(consumer_conf)
+        self.subscription = Subscription(streams.plan, consumer_conf)
+        self.subscription.subscribe(self.consumer, on_assign=self._on_assign,
+                                    on_revoke=self._on_revoke, on_lost=self._on_lost)
 
     def _teardown(self, clean: bool) -> None:
         try:
@@ -256,6 +261,7 @@ class StreamThread(threading.Thread):
             now = time.monotonic()
             if now - self._last_commit >= interval or self._commit_requested():
                 self._commit()
+            self.subscription.refresh(consumer, now)  # type: ignore[union-attr]
 
     def _process(self, messages: list[Any]) -> None:
         """Feed a polled batch to the tasks, one run of consecutive records of a partition at
@@ -510,9 +516,9 @@ class StreamThread(threading.Thread):
     def _stores_opened(self, task: StreamTask, changelogs: dict[str, str],
                        snapshots: dict[str, object]) -> None:
         """Before the processors' init: fill in-memory stores from a standby's ``snapshots``,
-        batch the last-write-wins changelogs per commit, and let plain key-value stores hold
-        their writes as objects until each changelog flush (``kslab.state.write_behind``: the
-        batch sends the same records)."""
+        hold the key-value changelogs' writes until each commit, and let plain key-value
+        stores hold their puts as objects until each changelog flush
+        (``kslab.state.write_behind``: the batch sends the same records)."""
         for name, snapshot in snapshots.items():
             task.stores[name].restore_snapshot(snapshot)
         collector = self.collector

@@ -1,11 +1,12 @@
 """Kafka's ``RegexSourceIntegrationTest`` on the live runtime (a LocalBroker), the cases that
 need no consumer wrapper (Java's ``KafkaClientSupplier`` spies) nor internal builder: a pattern
-source picks up a topic created while the application runs (with more than one sub-topology; a
-strict xfail: kslab resolves patterns at ``start()``); two patterns and a named-topics source
-read together; overlapping patterns (``foo.*`` and ``f.*``) send nothing and fail the
-application: Java's stream thread fails with a ``TopologyException``, kslab's ``start()`` raises
-``TopologyError`` (the client goes to ERROR), as it resolves the patterns against the broker's
-topics when it starts. Topic names carry a per-test prefix (patterns are anchored on it).
+source picks up a topic created while the application runs (with more than one sub-topology:
+each stream thread matches the broker's topics every ``metadata.max.age.ms``, as Java's
+consumer does, and subscribes again); two patterns and a named-topics source read together;
+overlapping patterns (``foo.*`` and ``f.*``) send nothing and fail the application: Java's
+stream thread fails with a ``TopologyException``, kslab's ``start()`` raises ``TopologyError``
+(the client goes to ERROR), as it resolves the patterns against the broker's topics when it
+starts. Topic names carry a per-test prefix (patterns are anchored on it).
 Java's configs: no cache, commit every 100 ms, metadata max age 1000 ms, earliest reset,
 ``max.task.idle.ms`` 0, String serdes.
 """
@@ -31,9 +32,6 @@ def _config(kafka):
                         consumer__auto__offset__reset="earliest", max__task__idle__ms=0)
 
 
-@pytest.mark.xfail(strict=True, reason="pattern sources are resolved against the broker's "
-                   "topics at start(): a topic created later is not read (README, Known "
-                   "limitations)")
 def test_regex_records_are_processed_after_new_topic_created_with_multiple_subtopologies(kafka):
     prefix = kafka.name("TEST-TOPIC")
     topic1 = kafka.create(f"{prefix}-1")
