@@ -202,7 +202,7 @@ class KafkaCollector:
         limit = self.batch_limit
         if len(self._held_records) >= limit or any(
                 len(pending) >= limit for pending in self._pending.values()) or any(
-                store.held_writes() >= limit for store in self._held_stores()):
+                store.held_put_count() >= limit for store in self._held_stores()):
             if not transactional:
                 self._acknowledged(60.0)
             self.flush_changelogs()

@@ -145,7 +145,11 @@ class WriteBehindKeyValueStore(KeyValueStore):
         self._held_puts.clear()
 
     def held_writes(self) -> int:
-        """How many puts are held (each goes to the changelog)."""
+        """How many keys are held."""
+        return len(self._held)
+
+    def held_put_count(self) -> int:
+        """How many puts are held (each goes to the changelog): what bounds the memory."""
         return len(self._held_puts)
 
     def _settle(self) -> bool:
