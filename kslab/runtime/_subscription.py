@@ -38,6 +38,7 @@ class Subscription:
         self._interval = int(consumer_config.get("metadata.max.age.ms",
                                                  DEFAULT_METADATA_MAX_AGE_MS)) / 1000
         self._next = time.monotonic() + self._interval
+        self._callbacks: dict[str, Callable[..., None]] = {}  # the rebalance callbacks
         self.topics: list[str] = plan.source_topics()
 
     def subscribe(self, consumer: Any, **callbacks: Callable[..., None]) -> None:
