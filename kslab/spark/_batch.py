@@ -28,7 +28,7 @@ from kslab.core.gc_pause import fewer_collections
 from kslab.errors import StreamsError
 from kslab.spark._plan import SparkPlan, Stage
 from kslab.spark._task import TaskRunner, batch_rows, output_schema
-from kslab.spark._workers import check_workers
+from kslab.spark._workers import check_workers, settle_worker_heap
 from kslab.topology.topology import Topology
 
 __all__ = ["FED_COLUMNS", "bulk_stats", "run_batch", "stage_function"]
@@ -384,6 +384,7 @@ def _cycle_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
     started = int(time.time() * 1000)
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
+        settle_worker_heap()
         with fewer_collections():
             yield from cycle(batches)
 
@@ -420,6 +421,7 @@ def stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
     started = int(time.time() * 1000)
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
+        settle_worker_heap()
         with fewer_collections():
             yield from tasks(batches)
 
