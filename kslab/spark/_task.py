@@ -253,7 +253,9 @@ class RowCollector:
     def _add_batch(self, batch: Any) -> None:
         """Keep ``batch``'s rows after those kept so far."""
         if self.columns["seq"]:
-            self._batches.append(self._listed())
+            listed = self._listed()
+            self._batches.append(listed)
+            self._batched += listed.num_rows
         self._batches.append(batch)
         self._batched += batch.num_rows
 

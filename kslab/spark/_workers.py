@@ -70,8 +70,8 @@ def settle_worker_heap() -> None:
 
     Why: PySpark's daemon runs ``gc.collect()`` after every task a reused worker runs, and a
     full collection walks every tracked object: a worker that imported PySpark, pyarrow,
-    pandas and kslab holds ~88,000, 30-90 ms of CPU a task (measured: a fifth of a batch
-    replay word count task's Python over 100,000 lines, on a loaded machine). Frozen, they
+    pandas and kslab holds ~88,000, 30-95 ms of CPU a task on a loaded machine (~12% of the
+    workers' CPU in a batch replay word count of 200,000 lines, ``bench/spark.py``). Frozen, they
     are never walked again; what a task creates is collected as before. The cost: an object
     alive at the freeze that later becomes garbage in a reference cycle is never freed (the
     first task's own plan and closure: once per worker, not per task). Called at the start
