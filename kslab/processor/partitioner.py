@@ -18,8 +18,8 @@ import functools
 import struct
 from typing import Any
 
-__all__ = ["default_partition", "default_partitions", "murmur2", "murmur2_column",
-           "to_positive"]
+__all__ = ["default_partition", "default_partition_column", "default_partitions", "murmur2",
+           "murmur2_column", "to_positive"]
 
 _SEED = 0x9747B28C
 _M = 0x5BD1E995  # murmur2's mixing constant
@@ -72,13 +72,19 @@ def default_partitions(keys: list[bytes | None], count: int) -> list[int | None]
     else:
         distinct.discard(None)
         hashed = list(distinct)
-        partitions = ((murmur2_column(hashed) & 0x7FFFFFFF) % count).tolist()
+        partitions = default_partition_column(hashed, count).tolist()
         chosen = dict(zip(hashed, partitions, strict=True))
         chosen[None] = None
     return list(map(chosen.__getitem__, keys))
 
 
 _COLUMN_FROM = 256  # distinct keys from which hashing them together in numpy pays
+
+
+def default_partition_column(keys: list[bytes], count: int) -> Any:
+    """``default_partition`` of each of ``keys`` (bytes-like, none ``None``) on a topic of
+    ``count`` partitions, as a numpy array (hashed together: ``murmur2_column``)."""
+    return (murmur2_column(keys) & 0x7FFFFFFF) % count
 
 
 def murmur2_column(keys: list[bytes]) -> Any:

@@ -28,10 +28,10 @@ from kslab.core.gc_pause import fewer_collections
 from kslab.errors import StreamsError
 from kslab.spark._plan import SparkPlan, Stage
 from kslab.spark._task import TaskRunner, batch_rows, output_schema
-from kslab.spark._workers import check_workers
+from kslab.spark._workers import check_workers, settle_worker_heap
 from kslab.topology.topology import Topology
 
-__all__ = ["bulk_stats", "run_batch"]
+__all__ = ["FED_COLUMNS", "bulk_stats", "run_batch", "stage_function"]
 
 DEFAULT_APPLICATION_ID = "kslab-spark"
 _HEADERS = "array<struct<key:string,value:binary>>"
@@ -342,8 +342,8 @@ def _run_stage(plan: SparkPlan, stage: Stage, sources: list[Any], props: dict[st
                                             for x in (p, r)]), sf.col("partition"))
         inputs = inputs.repartition(stage.tasks, route) \
             .sortWithinPartitions("partition", "_q", "o1", "o2", "o3")
-    run = _stage_function(plan, stage, props, _accumulators(inputs.sparkSession), global_records)
-    return inputs.select(*_FED).mapInArrow(run, _spark_schema())
+    run = stage_function(plan, stage, props, _accumulators(inputs.sparkSession), global_records)
+    return inputs.select(*FED_COLUMNS).mapInArrow(run, _spark_schema())
 
 
 def _run_cycle(plan: SparkPlan, stage: Stage, sources: list[Any], props: dict[str, Any],
@@ -370,7 +370,7 @@ def _run_cycle(plan: SparkPlan, stage: Stage, sources: list[Any], props: dict[st
         .sortWithinPartitions("_m", "_q", "partition", "o1", "o2", "o3")
     run = _cycle_function(plan, stage, props, _accumulators(inputs.sparkSession),
                           global_records)
-    return inputs.select(*_FED).mapInArrow(run, _spark_schema())
+    return inputs.select(*FED_COLUMNS).mapInArrow(run, _spark_schema())
 
 
 def _cycle_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
@@ -384,6 +384,7 @@ def _cycle_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
     started = int(time.time() * 1000)
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
+        settle_worker_heap()
         with fewer_collections():
             yield from cycle(batches)
 
@@ -393,7 +394,7 @@ def _cycle_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
         limit = batch_rows()
         try:
             for batch in batches:
-                cols = [batch.column(name).to_pylist() for name in _FED]
+                cols = [batch.column(name).to_pylist() for name in FED_COLUMNS]
                 for q, p, offset, timestamp, key, value, headers in zip(*cols, strict=True):
                     runner.pipe(topics[q], p, offset, timestamp, key, value, headers)
                     if len(runner.collector) >= limit:
@@ -406,8 +407,11 @@ def _cycle_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
     return run
 
 
-def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
+def stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
                     stats: tuple[Any, Any] | None = None, global_records: Any = None) -> Any:
+    """The function ``mapInArrow`` runs for ``stage`` in a Python worker: Arrow batches of
+    ``FED_COLUMNS`` in (one Kafka partition's rows after another's, each in its order), a
+    ``TaskRunner`` per partition, its output rows out as Arrow batches."""
     topology, app_id = plan.topology, plan.application_id
     counts = dict(plan.partitions)
     keep = set(stage.sink_topics)
@@ -417,6 +421,7 @@ def _stage_function(plan: SparkPlan, stage: Stage, props: dict[str, Any],
     started = int(time.time() * 1000)
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
+        settle_worker_heap()
         with fewer_collections():
             yield from tasks(batches)
 
@@ -538,7 +543,7 @@ CHUNK_ROWS = 65536
 
 
 # the input columns a task is fed (the sort columns o1, o2, o3 stay in the JVM)
-_FED = ("_q", "partition", "offset", "timestamp", "key", "value", "headers")
+FED_COLUMNS = ("_q", "partition", "offset", "timestamp", "key", "value", "headers")
 
 
 def _count(runner: Any, stats: tuple[Any, Any] | None) -> None:

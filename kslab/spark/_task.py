@@ -23,8 +23,7 @@ import shutil
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice, repeat
-from operator import le
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,11 @@ from kslab.core.bulk.port import CollectorPort
 from kslab.core.global_task import GLOBAL_TASK, NoOutput, global_nodes
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
-from kslab.processor.partitioner import default_partition, default_partitions
+from kslab.processor.partitioner import (
+    default_partition,
+    default_partition_column,
+    default_partitions,
+)
 from kslab.records import TaskId
 from kslab.topology.topology import Topology
 
@@ -88,6 +91,11 @@ class RowCollector:
     had got in time, and with one writer gives exactly its write order, as the test driver
     hands them over. Per topic, not per task: a batch run appends a chunk's records topic by
     topic, so only each topic's own order is the record path's (``seq`` across topics is not).
+
+    In batch replay a chunk's columns (``extend``) become Arrow arrays at once, kept in order
+    with the rows ``send`` lists (``drain`` joins them): a sink's key column is converted once
+    for its partitions and its rows (``partitions_of``), a ``group_by``'s value column is its
+    key column, and the constant and counting columns are never Python lists.
     """
 
     def __init__(self, partition_counts: dict[str, int], keep: Iterable[str], task: int,
@@ -101,6 +109,11 @@ class RowCollector:
         self._fields = OUTPUT_FIELDS if topic_ids is None else _REPLAY_FIELDS
         self._marks: dict[str, int] = {}  # topic -> highest timestamp written to it so far
         self.columns: dict[str, list[Any]] = {name: [] for name in self._fields}
+        self._batches: list[Any] = []  # batch replay: the rows before ``columns``', in order
+        self._batched = 0  # the rows in ``_batches``
+        # the last ``partitions_of`` in batch replay: (keys, their Arrow column, partitions,
+        # their numpy array), for the ``extend`` of the same key column that follows it
+        self._held: tuple[Any, Any, Any, Any] | None = None
 
     def partitions_for(self, topic: str) -> int:
         """The partition count the plan gave ``topic`` (1 when it names none)."""
@@ -146,15 +159,44 @@ class RowCollector:
         """True when sends to ``topic`` are kept (a sink topic of the stage)."""
         return topic in self._keep
 
+    def partitions_of(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
+        """The partition ``send`` picks for each serialized key with a sink's default
+        partitioner; ``None`` for a ``None`` key on a topic of several partitions (round
+        robin: the caller declines). In batch replay the keys become the Arrow column the
+        ``extend`` of these keys then takes, and each distinct key is hashed once."""
+        count = self._counts.get(topic, 1)
+        if self._ids is None:
+            found = default_partitions(keys, count)
+            return None if None in found else found  # type: ignore[return-value]
+        import numpy as np
+        import pyarrow as pa
+
+        column = pa.array(keys, pa.binary())
+        if count == 1:
+            numbers = np.zeros(len(keys), np.int32)
+        elif column.null_count:
+            return None
+        else:
+            encoded = column.dictionary_encode()
+            chosen = default_partition_column(encoded.dictionary.to_pylist(), count)
+            numbers = chosen.astype(np.int32)[encoded.indices.to_numpy()]
+        partitions: list[int] = numbers.tolist()
+        self._held = (keys, column, partitions, numbers)
+        return partitions
+
     def extend(self, topic: str, keys: list[Any], values: list[Any], headers: list[Any] | None,
                timestamps: list[int], partitions: list[int | None] | None = None) -> None:
         """Keep records for ``topic`` at once, each as ``_append`` keeps one (``partitions``:
         each record's, in range; ``None``: partition 0); dropped unless ``keeps(topic)``."""
         if topic not in self._keep or not timestamps:
             return
+        if self._ids is not None:  # batch replay: Arrow arrays at once
+            self._add_batch(self._arrow_rows(topic, keys, values, headers, timestamps,
+                                             partitions))
+            return
         n = len(timestamps)
         c = self.columns
-        c["topic"].extend(repeat(topic if self._ids is None else self._ids[topic], n))
+        c["topic"].extend(repeat(topic, n))
         if partitions is None:
             c["partition"].extend(repeat(0, n))
         elif partitions.count(None):
@@ -167,16 +209,55 @@ class RowCollector:
         if headers is None or headers.count(None) == n:
             c["headers"].extend(repeat(None, n))
         else:
-            as_json = self._ids is not None
-            c["headers"].extend(
-                None if not h else headers_json(h) if as_json
-                else [{"key": k, "value": v} for k, v in h] for h in headers)
+            c["headers"].extend(None if not h else [{"key": k, "value": v} for k, v in h]
+                                for h in headers)
         c["task"].extend(repeat(self._task, n))
         c["seq"].extend(range(self.seq, self.seq + n))
         self.seq += n
-        if self._ids is not None:
-            c["mark"].extend(_marks(timestamps, self._marks.get(topic, _NO_MARK)))
-            self._marks[topic] = c["mark"][-1]
+
+    def _arrow_rows(self, topic: str, keys: list[Any], values: list[Any],
+                    headers: list[Any] | None, timestamps: list[int],
+                    partitions: list[int | None] | None) -> Any:
+        """``extend``'s records as one Arrow record batch of batch replay's rows."""
+        import numpy as np
+        import pyarrow as pa
+
+        n = len(timestamps)
+        held, self._held = self._held, None
+        same = held is not None and held[0] is keys  # the keys ``partitions_of`` converted
+        key_column = held[1] if same else pa.array(keys, pa.binary())  # type: ignore[index]
+        value_column = key_column if values is keys else pa.array(values, pa.binary())
+        if partitions is None:
+            partition_column = _repeated(0, n)
+        elif same and held[2] is partitions:  # type: ignore[index]
+            partition_column = pa.array(held[3])  # type: ignore[index]
+        else:
+            partition_column = pa.array([0 if p is None else p for p in partitions], pa.int32())
+        times = np.fromiter(timestamps, np.int64, n)
+        marks = _marks(times, self._marks.get(topic, _NO_MARK))
+        self._marks[topic] = int(marks[-1])
+        time_column = pa.array(times)
+        if headers is None or headers.count(None) == n:
+            header_column = pa.nulls(n, pa.string())
+        else:
+            header_column = pa.array([None if not h else headers_json(h) for h in headers],
+                                     pa.string())
+        seq = pa.array(np.arange(self.seq, self.seq + n, dtype=np.int64))
+        self.seq += n
+        return pa.RecordBatch.from_arrays(
+            [_repeated(self._ids[topic], n), partition_column, key_column,  # type: ignore[index]
+             value_column, time_column, header_column, _repeated(self._task, n), seq,
+             time_column if marks is times else pa.array(marks)],
+            schema=output_schema(topic_ids=True))
+
+    def _add_batch(self, batch: Any) -> None:
+        """Keep ``batch``'s rows after those kept so far."""
+        if self.columns["seq"]:
+            listed = self._listed()
+            self._batches.append(listed)
+            self._batched += listed.num_rows
+        self._batches.append(batch)
+        self._batched += batch.num_rows
 
     def _append(self, topic: str, partition: int, key: bytes | None, value: bytes | None,
                 headers: Any, timestamp: int) -> None:
@@ -202,14 +283,26 @@ class RowCollector:
             c["mark"].append(mark)
 
     def __len__(self) -> int:
-        return len(self.columns["seq"])
+        return len(self.columns["seq"]) + self._batched
 
     def clear(self) -> None:
         """Forget the kept rows (the caller took them); ``seq`` counts on."""
         self.columns = {name: [] for name in self._fields}
+        self._batches, self._batched = [], 0
 
     def drain(self) -> Any:
         """The kept rows as one Arrow record batch; the collector starts empty again."""
+        import pyarrow as pa
+
+        if self.columns["seq"] or not self._batches:
+            self._batches.append(self._listed())
+        batches, self._batches, self._batched = self._batches, [], 0
+        if len(batches) == 1:
+            return batches[0]
+        return pa.Table.from_batches(batches).combine_chunks().to_batches()[0]
+
+    def _listed(self) -> Any:
+        """The rows in ``columns`` as an Arrow record batch; ``columns`` start empty again."""
         import numpy as np
         import pyarrow as pa
 
@@ -299,8 +392,7 @@ class SparkPort(CollectorPort):
         """The partition ``RowCollector.send`` picks for each serialized key with a sink's
         default partitioner; ``None`` (declined) for a ``None`` key on a topic of several
         partitions, which takes the next round-robin partition."""
-        partitions = default_partitions(keys, self._collector.partitions_for(topic))
-        return None if None in partitions else partitions  # type: ignore[return-value]
+        return self._collector.partitions_of(topic, keys)
 
 
 class TaskRunner:
@@ -472,14 +564,23 @@ def headers_json(headers: Any) -> str:
                        for k, v in headers])
 
 
-def _marks(timestamps: list[int], mark: int) -> list[int]:
-    """Each of ``timestamps``' mark: the highest of ``mark`` and the timestamps up to it."""
+def _marks(timestamps: Any, mark: int) -> Any:
+    """Each of ``timestamps``' mark (a numpy ``int64`` array, not empty): the highest of
+    ``mark`` and the timestamps up to it; ``timestamps`` itself when they never fall and
+    start at ``mark`` or above (the usual case)."""
     import numpy as np
 
-    if timestamps[0] >= mark and all(map(le, timestamps, islice(timestamps, 1, None))):
-        return timestamps  # in order (the usual case): each its own mark
-    marks = np.maximum.accumulate(np.fromiter(timestamps, np.int64, len(timestamps)))
-    return np.maximum(marks, mark, out=marks).tolist()  # type: ignore[no-any-return]
+    if timestamps[0] >= mark and bool((timestamps[1:] >= timestamps[:-1]).all()):
+        return timestamps
+    marks = np.maximum.accumulate(timestamps)
+    return np.maximum(marks, mark, out=marks)
+
+
+def _repeated(value: int, n: int) -> Any:
+    """An Arrow ``int32`` column of ``n`` times ``value``."""
+    import pyarrow as pa
+
+    return pa.repeat(pa.scalar(value, pa.int32()), n)
 
 
 def batch_rows() -> int:

@@ -1,14 +1,19 @@
 """run_batch's Python side without Spark: Arrow batches joined into a task's chunks, each
-row's mark, and the output batch a collector drains (pyarrow only, no SparkSession)."""
+row's mark, a sink's partitions, the output batch a collector drains, and a worker's frozen
+heap (pyarrow only, no SparkSession)."""
 
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from itertools import accumulate
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
+from kslab.processor.partitioner import default_partition
 from kslab.spark import _batch
 from kslab.spark._task import RowCollector, _marks
 
@@ -52,7 +57,7 @@ def test_marks_are_the_running_highest_timestamp(start):
     for timestamps in ([1, 2, 2, 9], [5, 3, 7, 1, 8], [rng.randrange(100) for _ in range(500)],
                        sorted(rng.randrange(100) for _ in range(500))):
         expected = list(accumulate(timestamps, max, initial=start))[1:]
-        assert _marks(timestamps, start) == expected
+        assert _marks(np.array(timestamps, np.int64), start).tolist() == expected
 
 
 def test_drain_builds_the_rows_in_the_order_kept():
@@ -70,3 +75,40 @@ def test_drain_builds_the_rows_in_the_order_kept():
     assert len(collector) == 0 and collector.seq == 10
     collector.extend("out", [b"d"], [b"4"], None, [20], None)
     assert collector.drain().to_pydict()["seq"] == [10]
+
+
+@pytest.mark.parametrize("distinct", [3, 400])
+def test_a_key_columns_partitions_are_the_default_partitioners(distinct):
+    keys = [f"key-{i % distinct}".encode() for i in range(1000)]
+    collector = RowCollector({"out": 3}, ["out"], 0, {"out": 0})
+    partitions = collector.partitions_of("out", keys)
+    assert partitions == [default_partition(k, 3) for k in keys]
+    collector.extend("out", keys, keys, None, list(range(1000)), partitions)
+    rows = collector.drain().to_pydict()
+    assert rows["partition"] == partitions and rows["key"] == keys and rows["value"] == keys
+
+
+def test_a_none_key_declines_on_several_partitions_and_takes_0_on_one():
+    collector = RowCollector({"out": 2, "one": 1}, ["out", "one"], 0, {"out": 0, "one": 1})
+    assert collector.partitions_of("out", [b"a", None]) is None
+    assert collector.partitions_of("one", [b"a", None]) == [0, 0]
+
+
+def test_rows_sent_between_chunks_keep_their_place_and_marks():
+    collector = RowCollector({"out": 1}, ["out"], 2, {"out": 0})
+    collector.send("out", b"a", b"1", None, 5, None, "sink")
+    collector.extend("out", [b"b", b"c"], [b"2", b"3"], None, [3, 8], None)
+    collector.send("out", b"d", b"4", None, 6, None, "sink")
+    assert len(collector) == 4
+    rows = collector.drain().to_pydict()
+    assert (rows["key"], rows["timestamp"], rows["mark"], rows["seq"]) == (
+        [b"a", b"b", b"c", b"d"], [5, 3, 8, 6], [5, 5, 8, 8], [0, 1, 2, 3])
+
+
+def test_a_worker_heap_is_frozen_once():
+    code = ("import gc; from kslab.spark._workers import settle_worker_heap; "
+            "settle_worker_heap(); first = gc.get_freeze_count(); x = [[] for _ in range(9)]; "
+            "settle_worker_heap(); print(first > 10000, gc.get_freeze_count() == first)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["True", "True"]
