@@ -356,9 +356,12 @@ class ChangelogReader:
                 progress: Callable[[str, int, int], None] | None = None,
                 *, with_headers: bool = False, halt: threading.Event | None = None,
                 on_wait: Callable[[str, int, int, float], None] | None = None,
+                limits: dict[tuple[str, int], int] | None = None,
                 ) -> dict[tuple[str, int], int]:
-        """Read every partition from its start offset to its end; return the end positions
-        (the positions reached, when ``halt`` was set first).
+        """Read every partition from its start offset to its end, or to its offset in
+        ``limits`` (exclusive: a source topic serving as a changelog restores up to the
+        committed offset, as Java's); return the end positions (the positions reached, when
+        ``halt`` was set first).
 
         Records are ``(key, value, timestamp)``; ``with_headers`` makes them ``ChangelogRecord``s
         (the same three fields first, then headers, topic, partition and offset), which stores
@@ -371,9 +374,12 @@ class ChangelogReader:
             return {}
         consumer = self._consumer
         positions = dict(starts)
+        limits = limits or {}
+        pending = {tp for tp, start in starts.items() if start < limits.get(tp, start + 1)}
+        if not pending:
+            return positions
         consumer.assign([TopicPartition(t, p, o if o > 0 else OFFSET_BEGINNING)
-                         for (t, p), o in starts.items()])
-        pending = set(starts)
+                         for (t, p), o in starts.items() if (t, p) in pending])
         last_progress = time.monotonic()
         backoff, warn_at = 0.05, self.WARN_AFTER
         try:
@@ -412,10 +418,19 @@ class ChangelogReader:
                                    f"({error}); close the app and call cleanup() to restore "
                                    "its stores in full")
                         raise StreamsError(msg, topic=tp[0], partition=tp[1])
+                    if tp not in pending:
+                        continue  # past its limit
+                    limit = limits.get(tp)
+                    if limit is not None and message.offset() >= limit:
+                        positions[tp] = limit  # (a compacted gap or a marker ends on it)
+                        pending.discard(tp)
+                        continue
                     batches.setdefault(tp, []).append(
                         _changelog_record(message) if with_headers
                         else (message.key(), message.value(), message.timestamp()[1]))
                     positions[tp] = message.offset() + 1
+                    if limit is not None and positions[tp] >= limit:
+                        pending.discard(tp)
                 for (topic, partition), batch in batches.items():
                     apply(topic, partition, batch)
                     self.restored += len(batch)

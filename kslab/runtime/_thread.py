@@ -538,17 +538,27 @@ class StreamThread(threading.Thread):
                             ) -> dict[tuple[str, int], str]:
         """The offset metadata last committed for ``inputs`` (partition time and processor
         metadata), from the broker, else the local copy saved with the same offset."""
-        from confluent_kafka import KafkaException, TopicPartition
-
-        try:
-            got = self.consumer.committed([TopicPartition(t, p) for t, p in inputs], 30)
-        except KafkaException as exc:
-            log.warning("%s could not read the committed offsets of %s (%s): partition times "
-                        "and processor metadata start empty", self.name, inputs, exc)
+        broker = self._committed(inputs, "partition times and processor metadata start empty")
+        if not broker:
             return {}
-        broker = {(tp.topic, tp.partition): (tp.offset, tp.metadata) for tp in got}
         return CommittedMetadata.resolve(broker, CommittedMetadata(directory / METADATA_FILE)
                                          .read())
+
+    def _committed(self, partitions: list[tuple[str, int]], if_unknown: str
+                   ) -> dict[tuple[str, int], tuple[int, str]]:
+        """The group's committed offset and metadata of each of ``partitions``; nothing when
+        the broker cannot say (logged with ``if_unknown``, what follows from it)."""
+        from confluent_kafka import KafkaException, TopicPartition
+
+        if not partitions:
+            return {}
+        try:
+            got = self.consumer.committed([TopicPartition(t, p) for t, p in partitions], 30)
+        except KafkaException as exc:
+            log.warning("%s could not read the committed offsets of %s (%s): %s", self.name,
+                        partitions, exc, if_unknown)
+            return {}
+        return {(tp.topic, tp.partition): (tp.offset, tp.metadata) for tp in got}
 
     def _open_task(self, task_id: TaskId, nodes: tuple[str, ...], inputs: list[tuple[str, int]],
                    directory: Path, committed: dict[tuple[str, int], str],
@@ -580,9 +590,14 @@ class StreamThread(threading.Thread):
     def _restore(self, state: TaskState, starts: dict[tuple[str, int], int]) -> None:
         """Replay the task's changelogs, headers included (the suppression buffer reads its
         format version from them), telling the restore listener; a stalled partition is
-        waited for (``ChangelogReader``) until it moves or the thread is shut down."""
+        waited for (``ChangelogReader``) until it moves or the thread is shut down. A source
+        topic serving as a changelog (``topology.optimization``) restores up to the
+        committed offset only, as Java's: the records after it are processed, not restored."""
         if not starts or self._reader is None:
             return
+        sources = [tp for tp in starts if tp in state.task.input_partitions]
+        limits = {tp: max(offset, 0) for tp, (offset, _metadata) in self._committed(
+            sources, "their stores restore to the end of the topic").items()}
         by_topic = {topic: store for store, topic in state.changelogs.items()}
         task = state.task
         notify = RestoreNotifier(self.streams.restore_listener, by_topic, task.restore_listeners)
@@ -592,6 +607,8 @@ class StreamThread(threading.Thread):
                 reported[(topic, partition)] = self._reader.end_offset(topic, partition)
             except Exception:  # the broker cannot say now: the progress shows no total
                 reported[(topic, partition)] = -1
+            if (topic, partition) in limits:  # (a source topic ends at its committed offset)
+                reported[(topic, partition)] = limits[(topic, partition)]
         for tp, start in starts.items():  # [start, end, position] for metrics() and monitors
             self.restoring[tp] = [start, max(reported[tp], start), start]
         notify.start(starts, lambda topic, partition: reported[(topic, partition)])
@@ -616,7 +633,7 @@ class StreamThread(threading.Thread):
         started = time.perf_counter()
         try:
             ends = self._reader.restore(starts, apply, progress, with_headers=True,
-                                        halt=self._halt, on_wait=waiting)
+                                        halt=self._halt, on_wait=waiting, limits=limits)
         finally:
             for tp in starts:
                 self.restoring.pop(tp, None)
