@@ -2,19 +2,21 @@
 
 Each query reads its sub-topology's topics with the ``kslab-kafka`` stream reader, groups the
 micro-batch by Kafka partition — one group is one Kafka Streams task — and runs the core's task
-in ``transformWithStateInPandas`` with its stores on Spark state (``kslab.spark._state``); sink and
-repartition records go back to Kafka through the Arrow stream writer. Invariant: a task sees its
-records in offset order per partition and its stores, stream time and punctuation schedules as
-Spark checkpointed them after the previous micro-batch; source offsets and state restart from
-the same checkpoint, so a restart neither loses nor re-counts input. Global stores are kept
-up per Python worker, read from their topics to the end before each task runs
-(``kslab.spark._global``). The Kafka sink itself is at-least-once (a micro-batch retried after a
-crash is written again); between sub-topologies the reading task drops such replayed rows by
-their writer's sequence (``kslab.spark._replay``), so a repartition topic's duplicates are not
-counted twice. Sub-topologies that feed each other (a foreign-key join) are one query whose one
-group holds all their tasks (``CycleProcessor``), run as batch replay runs them. A task's
-Python worker keeps it open for the group's next micro-batch while Spark state says it is
-current (``kslab.spark._warm``), so a micro-batch reads nothing back from Spark state.
+in ``transformWithStateInPandas`` with its stores on Spark state (``kslab.spark._state``); the
+task produces its sink and repartition records to Kafka itself (``TaskProcessor.send_rows``)
+before its micro-batch ends, and the query's own output is empty (Spark's ``noop`` sink).
+Invariant: a task sees its records in offset order per partition and its stores, stream time
+and punctuation schedules as Spark checkpointed them after the previous micro-batch; source
+offsets and state restart from the same checkpoint, so a restart neither loses nor re-counts
+input. Global stores are kept up per Python worker, read from their topics to the end before
+each task runs (``kslab.spark._global``). The Kafka writes are at-least-once (a micro-batch
+retried after a crash is written again); between sub-topologies the reading task drops such
+replayed rows by their writer's sequence (``kslab.spark._replay``), so a repartition topic's
+duplicates are not counted twice. Sub-topologies that feed each other (a foreign-key join) are
+one query whose one group holds all their tasks (``CycleProcessor``), run as batch replay runs
+them. A task's Python worker keeps it open for the group's next micro-batch while Spark state
+says it is current (``kslab.spark._warm``), so a micro-batch reads nothing back from Spark
+state.
 
 Over 600 lines: the two stateful processors (a task per group, a cycle's tasks in one group)
 share the query plumbing and the state layout here.
