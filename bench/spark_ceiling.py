@@ -125,7 +125,7 @@ def run_query(spark: Any, servers: str, lines: str, tag: str, per_batch: int, sc
     return time.perf_counter() - started, [p for p in query.recentProgress if p["numInputRows"]]
 
 
-def attempts(run: Any, tag: str, tries: int = 4) -> tuple[str, Any]:
+def attempts(run: Any, tag: str, tries: int = 8) -> tuple[str, Any]:
     """``run(tag)``, again under a new tag (a new checkpoint and output topic) while Spark gives
     up on a Python worker starting (its fixed 10 s to connect back, which a loaded machine
     exceeds); the tag that ran and what it gave."""
