@@ -305,19 +305,17 @@ def _batch(chunks: list[list[Any]], schema: Any, pa: Any) -> Any:
 
 
 def _headers(headers: list[Any], kind: Any, pa: Any) -> Any:
-    """The ``headers`` column (``kind``: a list of key/value structs; null where a record has
-    none) from confluent-kafka's lists of pairs, built from flat key and value arrays and the
-    lists' offsets: a Python dict per header handed to ``pa.array`` cost seven times more."""
+    """The ``headers`` column (null where a record has none) built from flat key and value
+    arrays and offsets: a dict per header handed to ``pa.array`` cost seven times more."""
     if not any(headers):
         return pa.nulls(len(headers), kind)
     keys: list[str] = []
     values: list[bytes] = []
     offsets = [0]
     for pairs in headers:
-        if pairs:
-            for k, v in pairs:
-                keys.append(k)
-                values.append(v)
+        for k, v in pairs or ():
+            keys.append(k)
+            values.append(v)
         offsets.append(len(keys))
     entries = pa.StructArray.from_arrays([pa.array(keys, pa.string()),
                                           pa.array(values, pa.binary())],
@@ -494,12 +492,10 @@ _PRODUCERS: dict[tuple[tuple[str, str], ...], Any] = {}
 class Producing:
     """Produces rows to Kafka: ``topic`` column or option, ``partition`` column or murmur2.
 
-    Rows come as columns (``key``, ``value`` and optionally ``topic``, ``partition``,
-    ``timestamp``, ``headers`` as lists of ``{"key", "value"}``): Arrow batches from a Spark
-    writer, or a streaming task's own output (``kslab.spark._streaming``), which produces it
-    from its Python worker rather than handing it through the JVM to a writer's worker. The
-    worker's producer for the configuration is taken for the write and given back only once
-    every row is acknowledged; one that failed is dropped with whatever it still holds.
+    Rows come as columns (``key``, ``value``, optionally ``topic``, ``partition``,
+    ``timestamp``, ``headers`` as lists of ``{"key", "value"}``): a Spark writer's Arrow
+    batches, or a streaming task's own rows (``kslab.spark._streaming``). The worker's producer
+    is given back only once every row is acknowledged; one that failed is dropped.
     """
 
     def __init__(self, options: dict[str, str]) -> None:
@@ -512,9 +508,9 @@ class Producing:
         return self.produce_columns((batch.to_pydict(), batch.num_rows) for batch in iterator)
 
     def produce_columns(self, batches: Iterable[tuple[dict[str, list[Any]], int]]) -> int:
-        """Produce each ``(columns, rows)`` in turn and wait for every acknowledgement; the
-        rows produced. Raises ``StreamsError`` when any is not acknowledged (the Spark task
-        fails and its retry writes the rows again: at-least-once)."""
+        """Produce each ``(columns, rows)`` and wait for every acknowledgement; the rows
+        produced. ``StreamsError`` when any is not acknowledged (the task's retry writes
+        them again: at-least-once)."""
         from confluent_kafka import Producer
 
         from kslab.processor.partitioner import default_partition
