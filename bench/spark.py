@@ -429,9 +429,7 @@ def main_streaming(records: int, sizes: list[int], words: int, floor: bool, live
             fixed, per_word = fit(points)
             print(f"\n{label}: latency = {fixed:,.0f} ms + {per_word:.1f} us a word "
                   f"(least squares over {len(points)} sizes)")
-    for tag, batches in progress.items():
-        print(f"\n{tag}:")
-        print_batches(batches)
+    print_runs(progress)
     return 0
 
 
@@ -441,6 +439,13 @@ def repartition_topic(servers: str, prefix: str) -> str:
 
     names = AdminClient({"bootstrap.servers": servers}).list_topics(timeout=10).topics
     return next(t for t in names if t.startswith(prefix) and t.endswith("-repartition"))
+
+
+def print_runs(progress: dict[str, list[dict]]) -> None:
+    """Each run's micro-batches (``print_batches``) under its name."""
+    for name, batches in progress.items():
+        print(f"\n{name}:")
+        print_batches(batches)
 
 
 def print_batches(progress: list[dict]) -> None:

@@ -6,7 +6,8 @@ a Spark Python worker runs it, over micro-batches of ``--per-batch`` words of on
 (from a ``--words`` vocabulary, each row with its writer's sequence header), with Spark's state
 handle stood in by dicts (each call counted: in Spark each is a round trip to the JVM), and
 reports CPU seconds per micro-batch (``time.process_time``: the task's own work whatever the
-load), with tasks rebuilt every micro-batch and kept open (``kslab.spark.keep.tasks``).
+load; producing its counts to a LocalBroker included, as the task produces them itself), with
+tasks rebuilt every micro-batch and kept open (``kslab.spark.keep.tasks``).
 Run ``.venv/bin/python bench/spark_task.py``; ``--profile`` prints cProfile's top entries for
 the last kept-open micro-batch.
 """
@@ -24,13 +25,16 @@ import time
 from typing import Any
 
 import pandas as pd
+from spark import create_topic
 
 import kslab as ks
 from kslab import serdes
+from kslab.runtime import LocalBroker
 from kslab.spark._groups import spread_keys
 from kslab.spark._plan import SparkPlan
 from kslab.spark._replay import SEQ_HEADER
 from kslab.spark._streaming import TaskProcessor
+from kslab.spark.kafka import log_ends
 
 S, L = serdes.String(), serdes.Long()
 CALLS = [0]  # Spark state calls
@@ -97,9 +101,10 @@ class NoTimers:
         return -1
 
 
-def run(keep: bool, batches: int, per_batch: int, words: int,
+def run(keep: bool, batches: int, per_batch: int, words: int, servers: str,
         profile: bool = False) -> tuple[list[float], int]:
-    """CPU seconds of each micro-batch and the state calls of the last."""
+    """CPU seconds of each micro-batch (producing its counts to ``servers`` included) and the
+    state calls of the last."""
     b = ks.StreamsBuilder()
     (b.stream("lines", ks.Consumed.with_(S, S)).flat_map_values(str.split)
      .group_by(lambda key, word: word, ks.Grouped.with_(S, S))
@@ -109,8 +114,10 @@ def run(keep: bool, batches: int, per_batch: int, words: int,
     [repartition] = [topology.resolve_topic(t, "bench") for t in topology.internal_topics
                      if t.endswith("-repartition")]
     plan = SparkPlan.build(topology, "bench", {"lines": 2, repartition: 2, "counts": 2})
-    props = {"application.id": "bench", "bootstrap.servers": "unused:9092",
+    props = {"application.id": "bench", "bootstrap.servers": servers,
              "kslab.spark.keep.tasks": keep}
+    counts = [("counts", p) for p in range(2)]
+    written = sum(end for _, end in log_ends({"bootstrap.servers": servers}, counts).values())
     handle, rng, offset, seconds = Handle(), random.Random(1), 0, []
     for n in range(batches):
         chosen = [f"w{rng.randrange(words)}".encode() for _ in range(per_batch)]
@@ -134,7 +141,10 @@ def run(keep: bool, batches: int, per_batch: int, words: int,
             profiler.disable()
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(20)
         seconds.append(time.process_time() - started)
-        assert len(out[0]) == per_batch
+        assert out == []  # (the task produced its rows itself)
+        ends = log_ends({"bootstrap.servers": servers}, counts)
+        assert sum(end for _, end in ends.values()) == written + per_batch
+        written += per_batch
     return seconds, CALLS[0]
 
 
@@ -147,9 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print("| tasks | CPU ms per micro-batch (median after the first two) | per 10,000 words | "
           "Spark state calls (last) |\n|---|---:|---:|---:|")
-    for keep in (False, True):
-        seconds, calls = run(keep, args.batches, args.per_batch, args.words,
-                             args.profile and keep)
+    with LocalBroker() as broker:
+        servers = broker.bootstrap_servers
+        create_topic(servers, "counts")
+        results = [(keep, *run(keep, args.batches, args.per_batch, args.words, servers,
+                               args.profile and keep)) for keep in (False, True)]
+    for keep, seconds, calls in results:
         ms = 1000 * statistics.median(seconds[2:])
         print(f"| {'kept open' if keep else 'rebuilt'} | {ms:.0f} | "
               f"{ms * 10_000 / args.per_batch:.0f} ms | {calls} |")

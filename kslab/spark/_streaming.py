@@ -2,19 +2,21 @@
 
 Each query reads its sub-topology's topics with the ``kslab-kafka`` stream reader, groups the
 micro-batch by Kafka partition — one group is one Kafka Streams task — and runs the core's task
-in ``transformWithStateInPandas`` with its stores on Spark state (``kslab.spark._state``); sink and
-repartition records go back to Kafka through the Arrow stream writer. Invariant: a task sees its
-records in offset order per partition and its stores, stream time and punctuation schedules as
-Spark checkpointed them after the previous micro-batch; source offsets and state restart from
-the same checkpoint, so a restart neither loses nor re-counts input. Global stores are kept
-up per Python worker, read from their topics to the end before each task runs
-(``kslab.spark._global``). The Kafka sink itself is at-least-once (a micro-batch retried after a
-crash is written again); between sub-topologies the reading task drops such replayed rows by
-their writer's sequence (``kslab.spark._replay``), so a repartition topic's duplicates are not
-counted twice. Sub-topologies that feed each other (a foreign-key join) are one query whose one
-group holds all their tasks (``CycleProcessor``), run as batch replay runs them. A task's
-Python worker keeps it open for the group's next micro-batch while Spark state says it is
-current (``kslab.spark._warm``), so a micro-batch reads nothing back from Spark state.
+in ``transformWithStateInPandas`` with its stores on Spark state (``kslab.spark._state``); the
+task produces its sink and repartition records to Kafka itself (``TaskProcessor.send_rows``)
+before its micro-batch ends, and the query's own output is empty (Spark's ``noop`` sink).
+Invariant: a task sees its records in offset order per partition and its stores, stream time
+and punctuation schedules as Spark checkpointed them after the previous micro-batch; source
+offsets and state restart from the same checkpoint, so a restart neither loses nor re-counts
+input. Global stores are kept up per Python worker, read from their topics to the end before
+each task runs (``kslab.spark._global``). The Kafka writes are at-least-once (a micro-batch
+retried after a crash is written again); between sub-topologies the reading task drops such
+replayed rows by their writer's sequence (``kslab.spark._replay``), so a repartition topic's
+duplicates are not counted twice. Sub-topologies that feed each other (a foreign-key join) are
+one query whose one group holds all their tasks (``CycleProcessor``), run as batch replay runs
+them. A task's Python worker keeps it open for the group's next micro-batch while Spark state
+says it is current (``kslab.spark._warm``), so a micro-batch reads nothing back from Spark
+state.
 
 Over 600 lines: the two stateful processors (a task per group, a cycle's tasks in one group)
 share the query plumbing and the state layout here.
@@ -46,15 +48,16 @@ from kslab.spark._state import (
     TaskClocks,
     attach_spark_state,
 )
-from kslab.spark._task import OUTPUT_FIELDS, TaskRunner
+from kslab.spark._task import TaskRunner
 from kslab.spark._warm import keep, new_token, take
 from kslab.spark._workers import check_workers
+from kslab.spark.kafka import Producing
 from kslab.topology.topology import Topology
 
 __all__ = ["SparkStreams", "start"]
 
-_OUTPUT = ("topic string, partition int, key binary, value binary, timestamp long, "
-           "headers array<struct<key:string,value:binary>>, task int, seq long")
+# a task produces its rows to Kafka itself (``send_rows``): the query's own output is empty
+_OUTPUT = "produced long"
 
 
 class SparkStreams:
@@ -289,8 +292,7 @@ def _start_stage(spark: Any, plan: SparkPlan, stage: Stage, props: dict[str, Any
         ).groupBy("_task")
     output = grouped.transformWithStateInPandas(processor, _OUTPUT, "Append",
                                                 "ProcessingTime" if timers else "None")
-    writer = (output.writeStream.format("kslab-kafka")
-              .option("kafka.bootstrap.servers", servers)
+    writer = (output.writeStream.format("noop")
               .option("checkpointLocation", f"{checkpoint}/subtopology-{stage.id}")
               .queryName(f"{plan.application_id}-subtopology-{stage.id}")
               .outputMode("append"))
@@ -339,6 +341,7 @@ class TaskProcessor(StatefulProcessor):
         written = {t for s in plan.stages for t in s.sink_topics}
         self.sequenced_in = [t for t in stage.source_topics if t in written]
         self.servers = str(StreamsConfig(props).get("bootstrap.servers"))
+        self.producing = Producing({"kafka.bootstrap.servers": self.servers})
         self.has_global = bool(plan.global_topics)
         self.keep_open = StreamsConfig(props).get("kslab.spark.keep.tasks") is not False
         # what a kept task was built from: a query restarted in the same session with another
@@ -371,25 +374,26 @@ class TaskProcessor(StatefulProcessor):
             opened.runner.feed(topics, partition, offsets, timestamps, keys, values, headers)
             opened.runner.drain_queued()
 
-        yield from self._run(opened, feed)
+        self._run(opened, feed)
+        yield from ()  # (the rows went to Kafka from the task: ``send_rows``)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any,  # noqa: N802, N803
                            expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:  # noqa: N803
         """A wall-clock punctuation is due and no record came: punctuate now."""
-        yield from self._run(self._open(self.partition_of[int(key[0])], _now(timerValues)))
+        self._run(self._open(self.partition_of[int(key[0])], _now(timerValues)))
+        yield from ()
 
-    def _run(self, opened: OpenTask, feed: Any = None) -> Iterator[pd.DataFrame]:
-        """``feed()`` the opened task (records, or nothing when a timer punctuates), then its
-        outputs; on any error the task is closed (not kept for the next micro-batch)."""
+    def _run(self, opened: OpenTask, feed: Any = None) -> None:
+        """``feed()`` the opened task (records, or nothing when a timer punctuates), then end
+        its micro-batch (its rows produced); on any error the task is closed (not kept for the
+        next micro-batch)."""
         try:
             if feed is not None:
                 feed()
-            out = self._finish(opened)
+            self._finish(opened)
         except BaseException:
             opened.close()
             raise
-        if out is not None:
-            yield out
 
     def _open(self, partition: int, now: int, records: int = 0) -> OpenTask:
         """The group's task at the end of the last micro-batch: the one this worker kept open
@@ -428,13 +432,19 @@ class TaskProcessor(StatefulProcessor):
         return OpenTask(key, runner, dict(zip(runner.task.stores, backends, strict=True)),
                         clock, seen_marks(saved))
 
-    def _finish(self, opened: OpenTask) -> pd.DataFrame | None:
+    def _finish(self, opened: OpenTask) -> None:
         """End the micro-batch: punctuate, commit, write the stores and clocks back to Spark
-        state (with a new token, keeping the task open under it), set the timer; the rows."""
+        state (with a new token, keeping the task open under it), set the timer, produce the
+        rows (``send_rows``)."""
         runner = opened.runner
         task = runner.task
         task.maybe_punctuate_wall_clock()
         task.commit()
+        if self.keep_open:  # start the next micro-batch with an empty record cache, as a
+            for store in task.cached_stores:  # rebuilt task does (key-value stores)
+                forget = getattr(store, "forget_clean", None)
+                if forget is not None:
+                    forget()
         backends = list(opened.backends.values())
         for backend in backends:
             backend.write_back()
@@ -449,14 +459,20 @@ class TaskProcessor(StatefulProcessor):
             due = task.wall_clock_queue.next_time()
             if due is not None:
                 self.handle.registerTimer(int(due))
-        out = pd.DataFrame({name: columns[name] for name in OUTPUT_FIELDS}) \
-            if columns["seq"] else None
+        if columns["seq"]:
+            self.send_rows(columns)
         runner.collector.clear()
         if self.keep_open:
             keep(opened.key, token, opened)
         else:
             opened.close()
-        return out
+
+    def send_rows(self, columns: dict[str, list[Any]]) -> None:
+        """Produce the micro-batch's rows (``OUTPUT_FIELDS`` columns, each row's partition
+        chosen) to Kafka from this Python worker and wait for every acknowledgement, before
+        Spark commits the micro-batch's state and offsets: at-least-once, as a Spark sink
+        would give, without handing the rows through the JVM to a writer's Python worker."""
+        self.producing.produce_columns([(columns, len(columns["seq"]))])
 
     def close(self) -> None:
         """Nothing to release: a micro-batch's task is kept open in its worker or closed."""
@@ -606,7 +622,8 @@ class CycleProcessor(TaskProcessor):
             if due:
                 self.handle.registerTimer(int(min(due)))
         if columns["seq"]:
-            yield pd.DataFrame({name: columns[name] for name in OUTPUT_FIELDS})
+            self.send_rows(columns)
+        yield from ()
 
     def close(self) -> None:
         """Nothing to release: each micro-batch's tasks are closed when it ends."""

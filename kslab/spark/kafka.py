@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pyspark.sql.datasource import (
@@ -39,8 +39,8 @@ from pyspark.sql.streaming.datasource import (
 
 from kslab.errors import StreamsError
 
-__all__ = ["FORMAT", "KafkaDataSource", "end_offsets", "is_partitioned_scan", "log_ends",
-           "read_range", "register"]
+__all__ = ["FORMAT", "KafkaDataSource", "Producing", "end_offsets", "is_partitioned_scan",
+           "log_ends", "read_range", "register"]
 
 FORMAT = "kslab-kafka"
 SCHEMA = ("key binary, value binary, topic string, partition int, offset long, timestamp long, "
@@ -293,7 +293,6 @@ def read_range(options: dict[str, str], part: KafkaPartition) -> Iterator[Any]:
 def _batch(chunks: list[list[Any]], schema: Any, pa: Any) -> Any:
     """The messages as one Arrow batch of ``SCHEMA``'s columns, built column by column."""
     messages = [m for chunk in chunks for m in chunk]
-    headers = [m.headers() for m in messages]
     return pa.RecordBatch.from_arrays([
         pa.array([m.key() for m in messages], pa.binary()),
         pa.array([m.value() for m in messages], pa.binary()),
@@ -301,9 +300,28 @@ def _batch(chunks: list[list[Any]], schema: Any, pa: Any) -> Any:
         pa.array([m.partition() for m in messages], pa.int32()),
         pa.array([m.offset() for m in messages], pa.int64()),
         pa.array([m.timestamp()[1] for m in messages], pa.int64()),
-        pa.array([[{"key": k, "value": v} for k, v in h] if h else None for h in headers],
-                 schema.field("headers").type),
+        _headers([m.headers() for m in messages], schema.field("headers").type, pa),
     ], schema=schema)
+
+
+def _headers(headers: list[Any], kind: Any, pa: Any) -> Any:
+    """The ``headers`` column (null where a record has none) built from flat key and value
+    arrays and offsets: a dict per header handed to ``pa.array`` cost seven times more."""
+    if not any(headers):
+        return pa.nulls(len(headers), kind)
+    keys: list[str] = []
+    values: list[bytes] = []
+    offsets = [0]
+    for pairs in headers:
+        for k, v in pairs or ():
+            keys.append(k)
+            values.append(v)
+        offsets.append(len(keys))
+    entries = pa.StructArray.from_arrays([pa.array(keys, pa.string()),
+                                          pa.array(values, pa.binary())],
+                                         fields=list(kind.value_type))
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), entries, type=kind,
+                                    mask=pa.array([not pairs for pairs in headers]))
 
 
 # one idle consumer per client configuration in this Python worker (see ``read_range``)
@@ -471,11 +489,13 @@ def _cap(begin: dict[tuple[str, int], int], ends: dict[tuple[str, int], int],
 _PRODUCERS: dict[tuple[tuple[str, str], ...], Any] = {}
 
 
-class _Producing:
-    """Produces Arrow rows: ``topic`` column or option, ``partition`` column or murmur2.
+class Producing:
+    """Produces rows to Kafka: ``topic`` column or option, ``partition`` column or murmur2.
 
-    The worker's producer for the configuration is taken for the write and given back only
-    once every row is acknowledged; one that failed is dropped with whatever it still holds.
+    Rows come as columns (``key``, ``value``, optionally ``topic``, ``partition``,
+    ``timestamp``, ``headers`` as lists of ``{"key", "value"}``): a Spark writer's Arrow
+    batches, or a streaming task's own rows (``kslab.spark._streaming``). The worker's producer
+    is given back only once every row is acknowledged; one that failed is dropped.
     """
 
     def __init__(self, options: dict[str, str]) -> None:
@@ -484,6 +504,13 @@ class _Producing:
         self.topic = lowered.get("topic")
 
     def produce(self, iterator: Iterator[Any]) -> int:
+        """Produce Arrow batches' rows; the rows produced (all acknowledged)."""
+        return self.produce_columns((batch.to_pydict(), batch.num_rows) for batch in iterator)
+
+    def produce_columns(self, batches: Iterable[tuple[dict[str, list[Any]], int]]) -> int:
+        """Produce each ``(columns, rows)`` and wait for every acknowledgement; the rows
+        produced. ``StreamsError`` when any is not acknowledged (the task's retry writes
+        them again: at-least-once)."""
         from confluent_kafka import Producer
 
         from kslab.processor.partitioner import default_partition
@@ -501,9 +528,7 @@ class _Producing:
                 errors.append(str(error))
 
         produce = producer.produce
-        for batch in iterator:
-            cols = batch.to_pydict()
-            n = batch.num_rows
+        for cols, n in batches:
             topics = cols.get("topic") or [self.topic] * n
             keys = cols.get("key") or [None] * n
             parts = cols.get("partition") or [None] * n
@@ -549,7 +574,7 @@ class KafkaArrowWriter(DataSourceArrowWriter):
     """Batch writer: each Spark task produces its rows and waits for every acknowledgement."""
 
     def __init__(self, options: dict[str, str]) -> None:
-        self._producing = _Producing(options)
+        self._producing = Producing(options)
 
     def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
         """Produce the task's rows."""
@@ -561,7 +586,7 @@ class KafkaStreamArrowWriter(DataSourceStreamArrowWriter):
     """Streaming writer: at-least-once (a retried micro-batch is produced again)."""
 
     def __init__(self, options: dict[str, str]) -> None:
-        self._producing = _Producing(options)
+        self._producing = Producing(options)
 
     def write(self, iterator: Iterator[Any]) -> WriterCommitMessage:
         """Produce the task's rows of this micro-batch."""

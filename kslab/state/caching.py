@@ -225,6 +225,17 @@ class CachingKeyValueStore(CachingStore):
         self._memo_key = _NO_KEY
         super().init(context, root)
 
+    def forget_clean(self) -> None:
+        """Drop this store's cached entries when none is dirty (a commit flushed them all).
+        Each is then in the store, so a read that follows loads it again: nothing changes
+        but the cache's hits. A Spark streaming task kept open between micro-batches calls
+        it after each one's commit (``kslab.spark._streaming``), so it starts the next as a
+        task built on its store does, with an empty cache; kept full of clean entries, the
+        cache would leave a micro-batch's batch run no room (it might evict) and every
+        micro-batch would go record by record."""
+        if self._cache is not None and self._cache.is_clean(self._namespace):
+            self._cache.clear(self._namespace)
+
     def held_writes(self, batch: Any, run: Any, *, puts_only: bool = False) -> Any:
         """Writes held for a batch run over ``batch`` (``kslab.processor.batch``): with the
         record cache off (``statestore.cache.max.bytes`` 0: every write goes through) the

@@ -8,8 +8,9 @@ in turn). Its stdout says ``started`` once the queries run.
 With ``PAUSE_TOPIC``, the first Spark task that writes rows to that topic holds its micro-batch
 open once the rows are acknowledged by Kafka: it writes ``MARKER`` and sleeps until the test
 kills the process group. So a kill lands inside a micro-batch by construction (its rows on the
-broker, its commit not in the checkpoint), not at a moment a timer guessed. The pause is in a
-copy of the ``kslab-kafka`` sink registered under the same name (the test's, not kslab's).
+broker, its commit not in the checkpoint), not at a moment a timer guessed. A streaming task
+produces its rows itself (``TaskProcessor.send_rows``); the pause is in a subclass of kslab's task
+processor (the test's, not kslab's) that ``start`` builds in its place.
 """
 
 from __future__ import annotations
@@ -22,30 +23,21 @@ from typing import Any
 
 import spark_apps as apps
 
-import kslab.spark.kafka as kafka_source
+import kslab.spark._streaming as streaming
 from conftest import start_session
 from kslab.spark import start
 
 
-class PausingWriter(kafka_source.KafkaStreamArrowWriter):
-    """kslab's streaming Kafka writer, holding its micro-batch open after writing to the pause
-    topic (``KSLAB_TEST_PAUSE_TOPIC``, in the Python workers' environment)."""
+class PausingProcessor(streaming.TaskProcessor):
+    """kslab's streaming task processor, holding its micro-batch open after producing to the
+    pause topic (``KSLAB_TEST_PAUSE_TOPIC``, in the Python workers' environment)."""
 
-    def write(self, iterator: Any) -> Any:
-        batches = list(iterator)
-        message = super().write(iter(batches))
+    def send_rows(self, columns: dict[str, list[Any]]) -> None:
+        super().send_rows(columns)
         topic = os.environ.get("KSLAB_TEST_PAUSE_TOPIC")
-        if topic and any(topic in batch.column("topic").to_pylist() for batch in batches):
+        if topic and topic in columns["topic"]:
             Path(os.environ["KSLAB_TEST_PAUSE_MARKER"]).write_text(f"{os.getpid()}\n")
             time.sleep(600)  # until the test kills the process group
-        return message
-
-
-class PausingKafka(kafka_source.KafkaDataSource):
-    """The ``kslab-kafka`` format with the pausing stream writer."""
-
-    def streamWriter(self, schema: Any, overwrite: bool) -> Any:
-        return PausingWriter(dict(self.options))
 
 
 def main(servers: str, lines: str, counts: str, checkpoint: str, scratch: str,
@@ -54,8 +46,9 @@ def main(servers: str, lines: str, counts: str, checkpoint: str, scratch: str,
         os.environ["KSLAB_TEST_PAUSE_TOPIC"] = pause_topic
         os.environ["KSLAB_TEST_PAUSE_MARKER"] = marker
     spark = start_session(Path(scratch))  # local[2], as the tests' session
-    # start() registers the format: it registers the pausing one instead
-    kafka_source.register = lambda s: s.dataSource.register(PausingKafka)
+    # start() builds each query's processor: it builds the pausing one instead (this module
+    # is Spark's ``__main__`` here, so the subclass reaches the workers by value)
+    streaming.TaskProcessor = PausingProcessor  # type: ignore[misc]
     config = {"application.id": lines.replace("-lines", "-app"), "bootstrap.servers": servers}
     streams = start(apps.word_count_on(lines, counts), config, checkpoint_location=checkpoint,
                     trigger={"availableNow": True}, spark=spark, max_offsets_per_trigger=40)

@@ -144,3 +144,21 @@ def test_stores_of_a_driver_share_one_thread_cache():
         fresh = second.get_timestamped_key_value_store("words")
         assert isinstance(fresh.thread_cache, ThreadCache)
         assert fresh.thread_cache is not first_cache
+
+
+def test_forget_clean_empties_a_committed_cache_and_reads_come_back_from_the_store():
+    # what a Spark streaming task kept open between micro-batches does after each commit
+    with ks.TopologyTestDriver(topology()) as driver:
+        lines = driver.create_input_topic("in", S, S)
+        lines.pipe_input("k", "a b a", timestamp=10)
+        words = driver.get_timestamped_key_value_store("words")
+        assert words.thread_cache.size_bytes() == 2 * NODE  # a and b, both clean
+        words.forget_clean()
+        assert words.thread_cache.size_bytes() == 0
+        assert words.get("a").value == "3"  # (read back from the store, cached again)
+        assert words.thread_cache.size_bytes() == NODE - 2  # (read outside a record: no topic)
+        lines.pipe_input("k", "c a", timestamp=20)
+        out = driver.create_output_topic("out", S, S).read_key_values_to_list()
+        contents = {kv.key: kv.value.value for kv in words.all()}
+    assert out == [("a", "1"), ("b", "2"), ("a", "3"), ("c", "1"), ("a", "2")]
+    assert contents == {"a": "2", "b": "2", "c": "1"}
