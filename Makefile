@@ -16,7 +16,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check kslab tests bench conftest.py
 
 # Six workers on two cores: most slow tests wait (a broker's group join, a Spark job, a kernel),
-# so more workers overlap the waiting (each costs its collection, 13 CPU-s, and 150-300 MB); the
+# so more workers overlap the waiting (each costs its collection, 8-13 CPU-s, and 150-300 MB); the
 # Spark and export tests keep to their groups (conftest.py), which with the longest single tests
 # start first (conftest.py's FIRST; --no-loadscope-reorder keeps that order).
 # TEST_ARGS adds pytest options, e.g. TEST_ARGS="-p tests.timeline" records where time goes.
@@ -25,7 +25,7 @@ lint: $(STAMP)
 # from source (0.4-0.5 CPU-s each) and each worker rewrote every test module's asserts again.
 # A tree never collected (a clean clone: no tests/__pycache__) is collected once first, so the
 # workers find the rewritten test modules cached instead of each rewriting them (28 CPU-s per
-# worker cold, 13 warm; the one collection 32).
+# worker cold, 8-13 warm; the one collection 32).
 TEST_WORKERS ?= 6
 test: $(STAMP) lint
 	test -d tests/__pycache__ || env -u PYTHONDONTWRITEBYTECODE \

@@ -26,7 +26,7 @@ import pytest
 HERE = Path(__file__).parent / "tests"
 GROUPS = {  # tests/<folder>[/<file>] -> its worker group
     # two SparkSessions: one chain of all of them (7-8 minutes on a quiet machine) was the run's
-    # longest; a second JVM costs about 10 CPU-s
+    # longest, so they take two workers at the cost of a second JVM
     "spark/test_streaming.py": "spark-streaming",
     "spark/test_streaming_late.py": "spark-streaming",
     "spark/test_streaming_stores.py": "spark-streaming",
