@@ -15,15 +15,21 @@ $(STAMP): pyproject.toml
 lint: $(STAMP)
 	$(BIN)/ruff check kslab tests bench conftest.py
 
-# Four workers on two cores: most slow tests wait (a broker's group join, a Spark job, a kernel),
-# and the Spark and export tests keep to their groups (conftest.py), which with the longest
-# single tests start first (conftest.py's FIRST; --no-loadscope-reorder keeps that order).
+# Six workers on two cores: most slow tests wait (a broker's group join, a Spark job, a kernel),
+# so more workers overlap the waiting (each costs its collection, 8-13 CPU-s, and 150-300 MB); the
+# Spark and export tests keep to their groups (conftest.py), which with the longest single tests
+# start first (conftest.py's FIRST; --no-loadscope-reorder keeps that order).
 # TEST_ARGS adds pytest options, e.g. TEST_ARGS="-p tests.timeline" records where time goes.
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: without it every Python process
 # of the run (each xdist worker, Spark's Python workers, kernels, apps: hundreds) compiled kslab
 # from source (0.4-0.5 CPU-s each) and each worker rewrote every test module's asserts again.
-TEST_WORKERS ?= 4
+# A tree never collected (a clean clone: no tests/__pycache__) is collected once first, so the
+# workers find the rewritten test modules cached instead of each rewriting them (28 CPU-s per
+# worker cold, 8-13 warm; the one collection 32).
+TEST_WORKERS ?= 6
 test: $(STAMP) lint
+	test -d tests/__pycache__ || env -u PYTHONDONTWRITEBYTECODE \
+	$(BIN)/python -m pytest -qq --collect-only -p no:cacheprovider > /dev/null || true
 	env -u PYTHONDONTWRITEBYTECODE \
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(TEST_ARGS)
 

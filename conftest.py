@@ -1,10 +1,11 @@
 """Test-run wiring shared by every folder: how ``make test`` spreads the tests over workers.
 
 ``make test`` runs pytest-xdist with ``--dist loadgroup``. Tests whose session fixtures are
-expensive to make twice share a worker: the Spark tests in two groups of about equal length,
-each worker of one holding its own local[2] SparkSession (a JVM), and the export tests (every
-notebook exported and run once per session; the fresh-venv round trip, which spends its time in
-pip, in a group of its own beside them). Everything else is spread freely: each worker
+expensive to make twice share a worker: the Spark tests in three groups (batch and two halves
+of streaming), each worker of one holding its own local[2] SparkSession (a JVM), the SIGKILL
+test's child Spark runs in a fourth, and the export tests (every notebook exported and run once
+per session; the fresh-venv round trip, which spends its time in pip, in a group of its own
+beside them). Everything else is spread freely: each worker
 starts its own LocalBroker for the runtime and CLI tests, whose topic and application names
 are unique per test.
 
@@ -24,15 +25,17 @@ import pytest
 
 HERE = Path(__file__).parent / "tests"
 GROUPS = {  # tests/<folder>[/<file>] -> its worker group
+    # two SparkSessions: one chain of all of them (7-8 minutes on a quiet machine) was the run's
+    # longest, so they take two workers at the cost of a second JVM
     "spark/test_streaming.py": "spark-streaming",
     "spark/test_streaming_late.py": "spark-streaming",
     "spark/test_streaming_stores.py": "spark-streaming",
     "spark/test_kafka.py": "spark-streaming",
-    "spark/test_streaming_fk.py": "spark-streaming",
-    "spark/test_streaming_global.py": "spark-streaming",
-    "spark/test_streaming_typed.py": "spark-streaming",
-    "spark/test_streaming_restarts.py": "spark-streaming",
     "spark/test_streaming_wall_clock.py": "spark-streaming",
+    "spark/test_streaming_fk.py": "spark-streaming-2",
+    "spark/test_streaming_global.py": "spark-streaming-2",
+    "spark/test_streaming_typed.py": "spark-streaming-2",
+    "spark/test_streaming_restarts.py": "spark-streaming-2",
     # child processes with their own Spark, killed and restarted: no session of the worker's
     "spark/test_streaming_recovery.py": "spark-recovery",
     "spark": "spark-batch",
@@ -50,6 +53,7 @@ GROUPS = {  # tests/<folder>[/<file>] -> its worker group
 FIRST = [
     "spark-recovery",  # one test of 3-4 minutes (child Spark runs killed and restarted)
     "spark-streaming",
+    "spark-streaming-2",
     "spark-batch",
     "export",
     "runtime/test_chaos.py",

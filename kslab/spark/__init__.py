@@ -33,7 +33,6 @@ typed input columns are written by the source serdes (``encode``) before the rep
 
 from typing import Any
 
-from kslab.spark._batch import bulk_stats, run_batch
 from kslab.spark.explain import NodeSemantics, SemanticsReport, explain
 from kslab.spark.session import SparkUnavailableError, session
 from kslab.spark.typed import decode, encode
@@ -63,5 +62,12 @@ def __getattr__(name: str) -> Any:
         from kslab.spark import _streaming
 
         return getattr(_streaming, name)
+    # batch replay imports pandas: every Python process Spark starts for the data source
+    # (``kslab.spark.kafka``: a streaming query's source runner, each planning call) imports
+    # this package, and pandas was two fifths of its import time
+    if name in ("run_batch", "bulk_stats"):
+        from kslab.spark import _batch
+
+        return getattr(_batch, name)
     msg = f"module 'kslab.spark' has no attribute '{name}'"
     raise AttributeError(msg)
