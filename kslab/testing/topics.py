@@ -21,7 +21,7 @@ from kslab.errors import (
     NoSuchElementError,
     SerdeError,
 )
-from kslab.records import KeyValue, TestRecord, as_headers, invalid_timestamp, split_pairs
+from kslab.records import KeyValue, TestRecord, as_headers, refuse_negative_ms, split_pairs
 from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
 from kslab.testing import progress
 from kslab.testing._log import TEXT
@@ -52,12 +52,6 @@ def _size(raw: list[tuple[Any, ...]]) -> int:
     """Serialized bytes of a chunk's keys and values (iterators in C: no call per row)."""
     return sum(map(len, filter(None, map(_KEY, raw)))) \
         + sum(map(len, filter(None, map(_VALUE, raw))))
-
-
-def _refuse_negative_ms(timestamp: Any) -> None:
-    """Java's ``TestRecord(key, value, headers, Long timestampMs)`` refusal of a negative one."""
-    if isinstance(timestamp, int) and not isinstance(timestamp, bool) and timestamp < 0:
-        raise InvalidArgumentError(invalid_timestamp(timestamp))
 
 
 def _plain(timestamps: list[Any], headers: list[Any], partitions: list[Any]) -> bool:
@@ -142,15 +136,8 @@ class TestInputTopic:
 
     __test__ = False
 
-    def __init__(
-        self,
-        driver: TopologyTestDriver,
-        name: str,
-        key_serde: Any,
-        value_serde: Any,
-        start_timestamp: Any = 0,
-        auto_advance: Any = 0,
-    ) -> None:
+    def __init__(self, driver: TopologyTestDriver, name: str, key_serde: Any, value_serde: Any,
+                 start_timestamp: Any = 0, auto_advance: Any = 0) -> None:
         _check_args(driver, name, "TestInputTopic")
         if key_serde is None or value_serde is None:  # made directly: the source's serdes
             default = driver.create_input_topic(name)
@@ -195,14 +182,9 @@ class TestInputTopic:
         """Pipe one record: ``(value)``, ``(key, value)``, ``(key, value, timestamp)``, ...
 
         One positional argument is the value with a ``None`` key, or a ``TestRecord`` (whose
-        timestamp, if unset, is ``timestamp=`` or else the topic's clock). A negative timestamp
-        in ms is refused here, as Java's ``pipeInput(key, value, long timestampMs)`` refuses it
-        (its ``TestRecord`` throws ``IllegalArgumentException``) before the topology sees it; a
-        ``datetime`` before the epoch (Java's ``Instant``) is piped, for the source's timestamp
-        extractor to judge.
+        timestamp, if unset, is ``timestamp=`` or else the topic's clock).
         """
         if len(args) == 3:
-            _refuse_negative_ms(args[2])
             self.pipe_row(args[0], args[1], args[2], headers, partition)
             return
         if len(args) == 1:
@@ -225,7 +207,6 @@ class TestInputTopic:
                 f"(key, value, timestamp, headers); got {len(args)} positional arguments"
             )
             raise TypeError(msg)
-        _refuse_negative_ms(timestamp)
         self.pipe_row(key, value, timestamp, headers, partition)
 
     def pipe_row(self, key: Any, value: Any, timestamp: Any, headers: Any,
@@ -233,6 +214,7 @@ class TestInputTopic:
         """Pipe one record given as a row, as ``pipe_input`` does once it has sorted its
         arguments: ``timestamp`` ``None`` takes the topic's clock (and advances it), headers
         in any form ``Headers`` takes, ``partition`` ``None`` the default partitioner's."""
+        refuse_negative_ms(timestamp)  # as Java's TestRecord, before the topology sees it
         hdrs = None if headers is None else as_headers(headers)
         topic = self.name
         if timestamp is None:
