@@ -522,6 +522,14 @@ def invalid_timestamp(timestamp: int) -> str:
             "give ms since the epoch (>= 0), a datetime, or None for the input topic's clock")
 
 
+def refuse_negative_ms(timestamp: Any) -> None:
+    """Java's ``TestRecord(key, value, headers, Long timestampMs)`` refusal of a negative ``int``
+    (``InvalidArgumentError``); a ``datetime`` before the epoch (Java's ``Instant``) passes, for
+    the source's timestamp extractor to judge, as Java's ``TestRecord(key, value, Instant)``."""
+    if isinstance(timestamp, int) and not isinstance(timestamp, bool) and timestamp < 0:
+        raise InvalidArgumentError(invalid_timestamp(timestamp))
+
+
 def _java_str(value: Any) -> str:
     if value is None:
         return "null"

@@ -321,6 +321,10 @@ class TaskGuard:
         topic = getattr(exc, "topic", None) or node.topic or "?"
         handler = policy.production
         handler_context = self._context(node.name, record.timestamp)
+        # Kafka hands the handler, and chains under its FAIL, the serializer's own exception:
+        # the sink's SerializationError (which names node, topic and serde) wraps it
+        cause = exc.__cause__ if isinstance(exc, SerdeError) and isinstance(
+            exc.__cause__, Exception) else exc
         if isinstance(exc, SerdeError) and not isinstance(handler, _BuiltIn):
             origin = SerializationExceptionOrigin.KEY if "serialize the key" in str(exc) \
                 else SerializationExceptionOrigin.VALUE
@@ -329,17 +333,17 @@ class TaskGuard:
                 answer = "fail"  # Kafka's default for handlers that only handle send errors
             else:
                 answer = self._ask(method or handler, FATAL_PRODUCTION, node.name,
-                                   handler_context, record, exc, origin)
+                                   handler_context, record, cause, origin)
         elif callable(getattr(handler, "handle", handler)):
             answer = self._ask(handler, FATAL_PRODUCTION, node.name, handler_context, record,
-                               exc)
+                               cause)
         else:
             answer = "fail"  # a handler of serialization failures only: Kafka's default
         self._maybe_dead_letter(handler, exc)
         name = policy.production_name
         if answer == "fail":
             raise HandlerFailed(production_message(topic, record.key, exc, name),
-                                node=node.name, topic=topic, key=record.key) from exc
+                                node=node.name, topic=topic, key=record.key) from cause
         log.warning("%s; skipped", production_message(topic, record.key, exc, name))
         context = self.task.context
         context.current, context.record = node, record

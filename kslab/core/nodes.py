@@ -9,6 +9,7 @@ and the record, and outer nodes let it pass: the error always names the node tha
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from types import MethodType
 from typing import TYPE_CHECKING, Any
@@ -20,8 +21,10 @@ from kslab.errors import (
     StoreInitError,
     StreamsError,
 )
-from kslab.records import FixedKeyRecord, Record
+from kslab.records import FixedKeyRecord, Headers, Record
 from kslab.serdes._base import fast_serializer
+
+log = logging.getLogger("kslab.core")
 
 if TYPE_CHECKING:
     from kslab.core.context import TaskContext
@@ -233,8 +236,26 @@ class SinkRuntime(RuntimeNode):
 
     def _serialize(self, topic: str, record: Record) -> tuple[bytes | None, bytes | None]:
         """The key's and value's bytes through the serdes' own methods, or the sink's
-        ``SerializationError`` naming the node, topic, serde and what to do about it."""
+        ``SerializationError`` naming the node, topic, serde and what to do about it.
+
+        Both serializers get the record's own headers, an empty ``Headers`` when it has none
+        (never ``None``, as Kafka's ``RecordCollectorImpl`` hands ``record.headers()``), and
+        what they add is written with the record: the record then carries them (its
+        ``headers``, as in Kafka, where the forwarded record's headers are that object)."""
         headers = record.raw_headers
+        if headers is None:
+            headers = Headers()
+            try:
+                return self._serialize_with(topic, record, headers)
+            finally:
+                if headers:
+                    added = record.headers  # (the record's own, made now)
+                    for key, value in headers:
+                        added.add(key, value)
+        return self._serialize_with(topic, record, headers)
+
+    def _serialize_with(self, topic: str, record: Record,
+                        headers: Headers) -> tuple[bytes | None, bytes | None]:
         try:
             key_bytes = self._key_ser(topic, record.key, headers)
         except Exception as exc:
@@ -257,15 +278,23 @@ class SinkRuntime(RuntimeNode):
         topic = self.topic
         if topic is None:
             topic = context.extract_topic(self, record)
-        key_bytes, value_bytes = self._serialize(topic, record)
         # no timestamp check: a Record refuses negative timestamps when it is made
         writer = self._writer
         if writer is not None:
+            key_bytes, value_bytes = self._serialize(topic, record)
             writer(key_bytes, value_bytes, record.raw_headers, record.timestamp, 0)
             return
         partition = None
         if self.partitioner is not None:
+            # asked before serializing, as Kafka's RecordCollectorImpl does: a record sent to
+            # no partition is dropped unserialized (and counted, with Kafka's warning)
             partition = context.custom_partition(self, topic, record.key, record.value)
+            if partition is not None and not isinstance(partition, int) and not partition:
+                log.warning("Skipping record as partitioner returned empty partitions. "
+                            "topic=[%s]", topic)
+                context.record_dropped()
+                return
+        key_bytes, value_bytes = self._serialize(topic, record)
         context.send(topic, key_bytes, value_bytes, record.raw_headers, record.timestamp,
                      partition, self.name)
 

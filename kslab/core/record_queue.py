@@ -143,6 +143,8 @@ class RecordDeserializer:
                 else:
                     if self._vidx:
                         value = value[0]
+        if headers is None and (key is _MISSING or value is _MISSING):
+            headers = Headers()  # a deserializer always gets headers, as Kafka's do
         try:
             if key is _MISSING:
                 key = self._key(topic, key_bytes, headers)

@@ -21,7 +21,7 @@ from kslab.errors import (
     NoSuchElementError,
     SerdeError,
 )
-from kslab.records import KeyValue, TestRecord, as_headers, split_pairs
+from kslab.records import KeyValue, TestRecord, as_headers, refuse_negative_ms, split_pairs
 from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
 from kslab.testing import progress
 from kslab.testing._log import TEXT
@@ -136,15 +136,8 @@ class TestInputTopic:
 
     __test__ = False
 
-    def __init__(
-        self,
-        driver: TopologyTestDriver,
-        name: str,
-        key_serde: Any,
-        value_serde: Any,
-        start_timestamp: Any = 0,
-        auto_advance: Any = 0,
-    ) -> None:
+    def __init__(self, driver: TopologyTestDriver, name: str, key_serde: Any, value_serde: Any,
+                 start_timestamp: Any = 0, auto_advance: Any = 0) -> None:
         _check_args(driver, name, "TestInputTopic")
         if key_serde is None or value_serde is None:  # made directly: the source's serdes
             default = driver.create_input_topic(name)
@@ -221,6 +214,7 @@ class TestInputTopic:
         """Pipe one record given as a row, as ``pipe_input`` does once it has sorted its
         arguments: ``timestamp`` ``None`` takes the topic's clock (and advances it), headers
         in any form ``Headers`` takes, ``partition`` ``None`` the default partitioner's."""
+        refuse_negative_ms(timestamp)  # as Java's TestRecord, before the topology sees it
         hdrs = None if headers is None else as_headers(headers)
         topic = self.name
         if timestamp is None:

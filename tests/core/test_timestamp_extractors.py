@@ -11,12 +11,15 @@ read the real clock). Sources take an extractor as an instance, a class, or, thr
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 import kslab as ks
 from kslab.config import ConfigError
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 JAVA = "org.apache.kafka.streams.processor."
 
@@ -36,7 +39,10 @@ def _run(topology: ks.Topology, records: list[tuple[str, str, int]],
     with ks.TopologyTestDriver(topology, config, **driver) as d:
         topic = d.create_input_topic("in")
         for key, value, timestamp in records:
-            topic.pipe_input(key, value, timestamp)
+            # a negative time goes in as a datetime before the epoch (Java's Instant): the
+            # input topic refuses negative ms, as Java's TestRecord does
+            topic.pipe_input(key, value, timestamp if timestamp >= 0
+                             else EPOCH + timedelta(milliseconds=timestamp))
         out = [(r.key, r.value, r.timestamp)
                for r in d.create_output_topic("out").read_records_to_list()]
         return out, d.metrics()["0_0"]["dropped-records-total"]

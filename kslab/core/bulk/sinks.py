@@ -20,6 +20,7 @@ from kslab.core.bulk.plan import built_in
 from kslab.core.bulk.stage import SinkOut
 from kslab.core.context import RecordContext
 from kslab.processor.batch import Batch, Encoded
+from kslab.records import Headers
 from kslab.serdes import Bytes, Integer, Json, Long, String
 from kslab.serdes._base import fast_deserializer, fast_serializer, writes_alike
 
@@ -49,6 +50,8 @@ def decoded(serde: Any, topic: str, fields: list[Any], headers: list[Any]) -> li
             if not indexed:
                 return values
             return [None if value is None else value[0] for value in values]
+    # a deserializer always gets headers, as Kafka's do (``RecordDeserializer``'s rule)
+    headers = [Headers() if h is None else h for h in headers]
     return list(map(serde.deserialize, repeat(topic), fields, headers))
 
 
@@ -176,6 +179,12 @@ class SinkWriter:
         """``batch``'s records serialized for ``topic``'s log, as a ``SinkOut`` of the
         stage; ``False``: declined."""
         sink = stage.plan.steps[index].sink
+        given = headers
+        if not (built_in(sink.key_serde) and built_in(sink.value_serde)) \
+                and any(h is None for h in given):
+            # a user's serializers get each record's headers, an empty ``Headers`` where it
+            # has none, and what they add is written (``SinkRuntime._serialize``'s rule)
+            headers = [Headers() if h is None else h for h in given]
         known = _known(sink.key_serde, batch.key_bytes)  # (a store's bytes: not again)
         if known is not None:
             key_fields, keys = known.fields, self._known_column(known, sink.key_serde)
@@ -189,6 +198,9 @@ class SinkWriter:
             values = keys
         else:
             values = ByteColumn(encoded(sink.value_serde, topic, batch.values, headers))
+        if headers is not given:  # none stays none where the serializers added nothing
+            headers = [h if h or g is not None else None for h, g in zip(headers, given,
+                                                                          strict=True)]
         partitions = None
         looped = False
         if self._partitioned:  # the default partitioner over the key column
