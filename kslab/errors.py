@@ -72,6 +72,9 @@ first base, with its other bases after "also", and its module named when it is n
     │                               ``None`` aggregate, an expired window); never leaves the
     │                               batch form, which declines the run
     │                               (kslab.dsl._sliding_aggregates)
+    ├── _Inexact                    a piped object whose JSON reads back as something else;
+    │                               never leaves Json.read_back_column, which then returns
+    │                               ``None`` and the source decodes (kslab.serdes._json)
     └── _Unavailable                a notebook renderer that is not installed here; caught
                                     where it is raised (kslab.notebook.render)
 
