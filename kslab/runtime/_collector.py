@@ -273,11 +273,12 @@ class KafkaCollector:
                                   "more records, so no production exception handler is asked; "
                                   "restart the application", topic, key))
             return
+        if self._continue:  # logged before it is counted: a reader of the count finds the log
+            log.warning("%slog_and_continue; skipped", text)
         if self._on_error is not None:  # counts a skipped record, writes the DLQ if any
             self._on_error(message, StreamsError(str(error), topic=topic), self._continue)
         if self._continue:
             self.skipped += 1
-            log.warning("%slog_and_continue; skipped", text)
             return
         self.failures.append((f"{text}log_and_fail; set default.production.exception.handler="
                               "log_and_continue to skip records the broker refuses", topic, key))
