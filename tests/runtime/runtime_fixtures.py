@@ -27,6 +27,8 @@ FAST = {
     "consumer.heartbeat.interval.ms": 500,
     "commit.interval.ms": 200,
 }
+# Static members (group.instance.id) on Tansu need 5000 ms or more: bench/static_join.py.
+STATIC_SESSION_TIMEOUT_MS = 6000
 
 
 class KafkaHelper:
@@ -126,6 +128,10 @@ class KafkaHelper:
             **FAST,
         }
         props.update({k.replace("__", "."): v for k, v in extra.items()})
+        if any(key.endswith("group.instance.id") for key in props):
+            # Tansu's static joins and syncs take ~3 s each: at 3000 ms the group never settles
+            props["consumer.session.timeout.ms"] = max(props["consumer.session.timeout.ms"],
+                                                       STATIC_SESSION_TIMEOUT_MS)
         return props
 
     def track(self, app: Any) -> Any:
