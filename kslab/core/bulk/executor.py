@@ -37,6 +37,7 @@ __all__ = ["BulkExecutor", "EnginePort"]
 # run_partitioned's sort key of a consumed record: row * _ROW + pass * _PASS + task rank
 _ROW, _PASS = 1 << 40, 1 << 16
 _SMALL = 1 << 15  # topic partitions numbered in 16 bits
+_MOST_ROWS = 1 << 22  # rows of a chunk whose sort keys fit numpy's int64
 
 
 class EnginePort(Protocol):
@@ -168,7 +169,7 @@ class BulkExecutor:
         reserved: dict[int, int] = {}  # record cache bytes the chunk's held writes reserved
         try:
             plans = [self._accepted(task, topic) for task, _ in groups]
-            if None in plans:
+            if None in plans or len(columns[3]) >= _MOST_ROWS:
                 return self._declined()
             parts = _parts(plans, columns, groups, objects)
             for plan, (known, columns), (task, places) in zip(plans, parts, groups,
@@ -177,7 +178,7 @@ class BulkExecutor:
                 if rank >= _PASS:
                     return self._declined()
                 first = _PASS + rank  # pass 1
-                keys = [place * _ROW + first for place in places]
+                keys = (np.fromiter(places, np.int64, len(places)) * _ROW + first).tolist()
                 writes_read: list[tuple[Stage, SinkOut]] = []
                 stages = self._prepare(
                     plan, topic, columns, True,
