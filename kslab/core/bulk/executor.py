@@ -695,7 +695,8 @@ def _parts(plans: list[Plan], columns: tuple[list[Any], ...],
     in memory order, and then picked: reading each task's every n-th object back missed the
     CPU cache at each (W1 on 4 partitions: twice the time of one pass)."""
     count = len(columns[3])
-    empty = [column.count(None) == count for column in columns]
+    empty = [not column or (column[0] is None and column.count(None) == count)
+             for column in columns]
     kinds = {(type(plan.source.key_serde), type(plan.source.value_serde)) for plan in plans}
     whole = readable(plans[0], objects, columns[:2]) if len(kinds) == 1 else None
     found = []
