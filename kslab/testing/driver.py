@@ -27,7 +27,6 @@ from typing import Any, NamedTuple
 
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
-from kslab.core.bulk.columns import picked
 from kslab.core.bulk.sinks import Written
 from kslab.core.error_policy import ErrorPolicy
 from kslab.core.gc_pause import collections_off
@@ -416,13 +415,10 @@ class TopologyTestDriver:
         tasks = {partition: layout.task_for.get((topic, partition)) for partition in groups}
         if any(task is None or task.has_records() for task in tasks.values()):
             return False
-        # (a column of nothing but None, headers and partitions as a rule, is not picked)
-        empty = [column.count(None) == len(column) for column in columns]
         with collections_off():
-            if not executor.run_partitioned(topic, [
-                    (tasks[partition], tuple([None] * len(places) if none else picked(
-                        column, places) for column, none in zip(columns, empty, strict=True)),
-                     places) for partition, places in groups.items()], objects):
+            if not executor.run_partitioned(topic, columns, [
+                    (tasks[partition], places) for partition, places in groups.items()],
+                                            objects):
                 return False
         keys, values, headers, timestamps, _ = columns
         self._history.extend_columns(keys, values, headers, timestamps, routed, topic)

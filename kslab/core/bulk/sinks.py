@@ -211,6 +211,8 @@ class SinkWriter:
             partitions = self._port.partitions(topic, key_fields)
             if partitions is None:
                 return False  # a null key: round robin, which the record path keeps
+            if not looped and not any(partitions):
+                partitions = None  # all partition 0 (a topic of one): no column to merge
         out = SinkOut(index, topic, LogBatch(keys, values, headers, timestamps), partitions,
                       positions)
         stage.outs.append(out)
