@@ -26,6 +26,7 @@ from typing import Any
 from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
+from kslab.state.held_evictions import entry_header_bytes, peak_growth, run_evictions
 from kslab.state.pending import PendingWrites
 from kslab.state.window import WindowRun, window_key
 
@@ -151,6 +152,8 @@ class HeldCachedWrites(_CachedInner):
         # index of each one's last update, its stored bytes
         self._dirty: tuple[list[bytes], list[int], list[bytes]] | None = None
         self._widest_read = 0  # the longest stored value read back
+        self._read_back: dict[bytes, int] = {}  # each key read back: its stored bytes' length
+        self._evicted = 0  # clean entries the run's puts evict (``held_evictions``)
 
     def read(self, distinct: list[bytes]) -> list[Any]:
         """Each of the ``distinct`` keys' value as the cached store's ``get`` finds it: the
@@ -171,7 +174,8 @@ class HeldCachedWrites(_CachedInner):
                 if value is not None and not self._puts_only:  # read back into the cache
                     # as a clean entry
                     before[key_bytes] = None
-                    width = len(self._inner.stored_bytes(key_bytes))
+                    width = self._read_back[key_bytes] = len(
+                        self._inner.stored_bytes(key_bytes))
                     if width > self._widest_read:
                         self._widest_read = width
             values.append(value)
@@ -218,7 +222,8 @@ class HeldCachedWrites(_CachedInner):
             keys, news, stamps, where = (list(map(column.__getitem__, order)) for column in (
                 all_keys, values, timestamps, positions))
         raws = self._inner.encode_all(news)
-        if raws is None or not self._fits(raws):
+        if raws is None or not self._fits(raws, (lambda: raws) if every
+                                          else (lambda: self._inner.encode_all(values))):
             return None
         self._inner.write_columns(keys, raws, stamps, where)
         self._flushes = None if every else order
@@ -294,17 +299,39 @@ class HeldCachedWrites(_CachedInner):
         self._counts = (gets, hits, puts, overwrites)
         return Flushed(order, olds if self._send_old else None, raws, stamps)
 
-    def _fits(self, raws: list[bytes]) -> bool:
+    def _fits(self, raws: list[bytes],
+              updated: Callable[[], list[bytes] | None] | None = None) -> bool:
         """True when no put of the run can evict: every key it touched, at the widest value
         it read or wrote (``raws``: value bytes), fits in what the cache has left (reserved
-        for this chunk: ``BatchRun.reserve``)."""
+        for this chunk: ``BatchRun.reserve``); else, given ``updated`` (each update's value
+        bytes, in update order), when what the puts evict is known (``_evicts``)."""
         headers = self._run.headers(self._batch)
         widest = max(self._widest_read, 8 + _widest(raws, self._inner.value_serde))
         widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        return self._run.reserve(self._cache, sum(map(len, self._stored))
-                                 + widest * len(self._stored))
+        if self._run.reserve(self._cache, sum(map(len, self._stored))
+                             + widest * len(self._stored)):
+            return True
+        return updated is not None and self._evicts(updated, headers)
+
+    def _evicts(self, updated: Callable[[], list[bytes] | None], headers: list[Any]) -> bool:
+        """True when the run's puts only evict clean entries it never touches, then held
+        (``_evicted``) for ``apply`` to evict (``kslab.state.held_evictions``): the exact
+        peak of the cache's growth over the run's gets and puts, from each update's
+        value bytes (``updated()``), decides how many."""
+        raws = updated()
+        if raws is None:
+            return False
+        positions, keys = self._updates[0], self._updates[1]
+        peak = peak_growth(keys, list(map(add, map(len, raws), repeat(8))),
+                           entry_header_bytes(headers, positions), self._run.topic,
+                           self._before, self._read_back)
+        evicted = run_evictions(self._run, self._cache, self._namespace, peak, self._stored)
+        if evicted is None:
+            return False
+        self._evicted = evicted
+        return True
 
     def _held_dirty(self) -> Flushed | None:
         """``flushed`` for an engine that commits on an interval (the live runtime): no
@@ -314,7 +341,7 @@ class HeldCachedWrites(_CachedInner):
         refuses raises here); ``None`` when a put might have evicted (or for a delete)."""
         _, all_keys, values, timestamps = self._updates
         raws = self._inner.encode_all(values)
-        if raws is None or not self._fits(raws):
+        if raws is None or not self._fits(raws, lambda: raws):
             return None
         self._dirty = self._inner.encode_finals(all_keys, raws, timestamps)
         return Flushed([], [] if self._send_old else None, [])
@@ -323,6 +350,8 @@ class HeldCachedWrites(_CachedInner):
         """Leave the record cache, the store and its changelog as the record path would."""
         batch, run = self._batch, self._run
         positions, all_keys, values, stamps = self._updates
+        if self._evicted:  # (the eldest entries, none of them touched by the run)
+            self._cache.evict_clean(self._namespace, self._evicted)
         dirty = self._dirty
         if dirty is not None:  # each key's last put, held dirty
             keys, indexes, stored = dirty
