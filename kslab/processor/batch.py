@@ -258,12 +258,12 @@ class BatchRun(Protocol):
         beside what the other held writes of the chunk reserved (several tasks of one chunk
         may share a thread cache): then no put of the chunk evicts."""
 
-    def reserve_evicting(self, cache: Any, peak: int) -> int | None:
-        """Where ``reserve`` refused: the bytes by which the thread cache ``cache`` goes over
-        its budget when a run's puts grow it by ``peak`` at their fullest, reserving the
-        whole cache for that run (no other held writes of the chunk may grow it, so the
-        run's puts are the only ones evicting); ``None`` when held writes of the chunk
-        reserved some of it already."""
+    def reserve_evicting(self, cache: Any) -> int | None:
+        """Where ``reserve`` refused: the whole thread cache ``cache`` for the asking run
+        (no other held writes of the chunk may grow it, so the run's puts are the only ones
+        evicting), and the bytes it has left before its budget (to work out what the
+        run's puts evict: ``kslab.state.held_evictions``); ``None`` when held writes of the
+        chunk reserved some of it already."""
 
     topic: str
     """The topic the run's records were consumed from."""

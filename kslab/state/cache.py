@@ -508,39 +508,21 @@ class ThreadCache:
         """True when ``growth`` more bytes stay within the budget: no put would evict."""
         return self._size_bytes + growth <= self.max_cache_size_bytes
 
-    def evictable(self, namespace: str, over: int, touched: Any) -> int | None:
-        """How many least recently used entries of ``namespace`` a run of puts into it evicts,
-        when at its fullest the run grows the thread cache to ``over`` bytes past its budget
-        (no other namespace growing meanwhile) and the eldest entries are clean and untouched
-        by the run (none of their keys in ``touched``): the fewest whose bytes cover
-        ``over``, since each put evicts from the eldest end while over budget, and an entry
-        the run never gets, puts or flushes keeps its place there. ``None`` when covering
-        ``over`` takes a dirty entry (its eviction flushes the namespace), a touched one
-        (its later get would miss) or more than the namespace holds: then only the record
-        path knows what is evicted when."""
+    def eldest(self, namespace: str) -> Iterable[tuple[bytes, LRUCacheEntry]]:
+        """``(key, entry)`` of ``namespace`` from the least to the most recently used, as
+        they stand (not to be iterated across a change of the cache)."""
         cache = self._caches.get(namespace)
-        if cache is None or over <= 0:
-            return None if over > 0 else 0
-        freed = count = 0
-        for key, entry in cache._entries.items():  # eldest first
-            if entry.is_dirty or key in touched:
-                return None
-            freed += len(key) + NODE_OVERHEAD + entry.size
-            count += 1
-            if freed >= over:
-                return count
-        return None
+        return () if cache is None else cache._entries.items()
 
-    def evict_clean(self, namespace: str, count: int) -> None:
-        """Evict the ``count`` least recently used entries of ``namespace``, all clean
-        (``evictable`` said so), counting each as an eviction: what a batch run's puts
-        evicted on the record path (``kslab.state.held_cache``)."""
+    def drop_evicted(self, namespace: str, keys: Iterable[bytes], evictions: int) -> None:
+        """Drop ``keys`` of ``namespace`` (each clean, or absent) and count ``evictions``:
+        what a batch run's puts evicted on the record path (``kslab.state.held_evictions``)."""
         cache = self._caches[namespace]
-        for _ in range(count):
+        for key in keys:
             old = cache.current_size_bytes
-            cache.evict()
+            cache.delete(key)
             self._size_bytes += cache.current_size_bytes - old
-            self.evicts += 1
+        self.evicts += evictions
 
     def put_if_absent(self, namespace: str, key: bytes,
                       entry: LRUCacheEntry) -> LRUCacheEntry | None:

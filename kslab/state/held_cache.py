@@ -26,7 +26,7 @@ from typing import Any
 from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
-from kslab.state.held_evictions import entry_header_bytes, peak_growth, run_evictions
+from kslab.state.held_evictions import CacheEvictions, entry_header_bytes
 from kslab.state.pending import PendingWrites
 from kslab.state.window import WindowRun, window_key
 
@@ -153,7 +153,7 @@ class HeldCachedWrites(_CachedInner):
         self._dirty: tuple[list[bytes], list[int], list[bytes]] | None = None
         self._widest_read = 0  # the longest stored value read back
         self._read_back: dict[bytes, int] = {}  # each key read back: its stored bytes' length
-        self._evicted = 0  # clean entries the run's puts evict (``held_evictions``)
+        self._evictions: CacheEvictions | None = None  # what the run's puts evict, if any
 
     def read(self, distinct: list[bytes]) -> list[Any]:
         """Each of the ``distinct`` keys' value as the cached store's ``get`` finds it: the
@@ -316,21 +316,28 @@ class HeldCachedWrites(_CachedInner):
         return updated is not None and self._evicts(updated, headers)
 
     def _evicts(self, updated: Callable[[], list[bytes] | None], headers: list[Any]) -> bool:
-        """True when the run's puts only evict clean entries it never touches, then held
-        (``_evicted``) for ``apply`` to evict (``kslab.state.held_evictions``): the exact
-        peak of the cache's growth over the run's gets and puts, from each update's
-        value bytes (``updated()``), decides how many."""
-        raws = updated()
+        """True when what the run's gets and puts evict is known: only clean entries, each
+        update's entry sized from its value bytes (``updated()``), the whole thread cache
+        reserved for the run; then held (``_evictions``) for ``apply``."""
+        room = self._run.reserve_evicting(self._cache)
+        raws = None if room is None else updated()
         if raws is None:
             return False
         positions, keys = self._updates[0], self._updates[1]
-        peak = peak_growth(keys, list(map(add, map(len, raws), repeat(8))),
-                           entry_header_bytes(headers, positions), self._run.topic,
-                           self._before, self._read_back)
-        evicted = run_evictions(self._run, self._cache, self._namespace, peak, self._stored)
-        if evicted is None:
+        topic = self._run.topic
+        stored = list(map(add, map(len, raws), repeat(8)))  # (the timestamp, then the value)
+        nodes = list(map(add, map(len, keys), map(add, stored, repeat(
+            NODE_OVERHEAD + entry_size(0, topic, 0)))))
+        header_bytes = entry_header_bytes(headers, positions)
+        if header_bytes is not None:
+            nodes = list(map(add, nodes, header_bytes))
+        evictions = CacheEvictions(self._cache, self._namespace, room, self._before,
+                                   self._read_back, commit_each=self._run.commit_each)
+        if not evictions.run(keys, nodes, stored, list(map(self._batch.origin.__getitem__,
+                                                           positions)),
+                             puts_only=self._puts_only):
             return False
-        self._evicted = evicted
+        self._evictions = evictions
         return True
 
     def _held_dirty(self) -> Flushed | None:
@@ -350,8 +357,6 @@ class HeldCachedWrites(_CachedInner):
         """Leave the record cache, the store and its changelog as the record path would."""
         batch, run = self._batch, self._run
         positions, all_keys, values, stamps = self._updates
-        if self._evicted:  # (the eldest entries, none of them touched by the run)
-            self._cache.evict_clean(self._namespace, self._evicted)
         dirty = self._dirty
         if dirty is not None:  # each key's last put, held dirty
             keys, indexes, stored = dirty
@@ -367,6 +372,18 @@ class HeldCachedWrites(_CachedInner):
                     if before.get(key) is not None:
                         self._cache.delete(self._namespace, key)
                 keys, indexes, stored = (list(compress(column, present))
+                                         for column in (keys, indexes, stored))
+        evictions = self._evictions
+        if evictions is not None:  # the puts evicted: the cache keeps the survivors
+            survivors = evictions.survivors
+            self._cache.drop_evicted(self._namespace, [key for key in evictions.evicted
+                                                       if key not in survivors],
+                                     evictions.evictions)
+            self._counts = (evictions.gets, evictions.hits, evictions.puts,
+                            evictions.overwrites)
+            if len(survivors) < len(keys):
+                kept = list(map(survivors.__contains__, keys))
+                keys, indexes, stored = (list(compress(column, kept))
                                          for column in (keys, indexes, stored))
         order = sorted(range(len(keys)), key=indexes.__getitem__)  # by last use
         last = list(map(positions.__getitem__, map(indexes.__getitem__, order)))

@@ -1,66 +1,34 @@
-"""The record cache's eviction in a batch run's form: which clean entries a run's puts evict.
+"""The record cache's eviction in a batch run's form: what a run's gets and puts evict.
 
 ``ThreadCache.put`` evicts, after a put leaves the thread cache over its budget, entries of
-the namespace put into from its least recently used end until the total fits (a dirty one
-flushes the whole namespace first). A batch run (``kslab.state.held_cache``) replays a run's
-gets and puts at once, so it must know what the record path's puts evicted. This module
-works it out exactly where eviction only drops clean entries nobody looks at again.
-Invariant: where ``run_evictions`` gives a count, the record path's puts evict exactly that
-many of the namespace's eldest entries, all clean and none of them a key the run touches,
-so the run's gets hit and miss as without eviction and nothing is flushed or forwarded by
-it; the run then evicts them (``ThreadCache.evict_clean``) and counts them as evictions.
+the namespace put into from its least recently used end until the total fits; evicting a
+dirty entry flushes the whole namespace first (its dirty entries written and forwarded). A
+batch run (``kslab.state.held_cache``) replays a run's gets and puts at once, so it must
+know what the record path's puts evicted, and how that changed the run's hits and misses.
+``CacheEvictions`` walks the run's gets and puts over the namespace's LRU order by key and
+size only (no entry, value or record is built), from the eldest end as the cache keeps it.
 
-Why a count is enough: while the entries evicted are clean and untouched by the run, each
-eviction takes the next of the eldest entries as they stood before the run (an entry the run
-gets or puts moves to the most recently used end; one it never touches keeps its place), so
-the record path has evicted, after each put, the fewest eldest entries whose bytes cover how
-far that put left the cache over budget. The most over budget is reached at the run's
-fullest moment (``peak_growth``), and the count for it is the count at the end.
+Invariant: where ``CacheEvictions.run`` returns True, the record path's gets and puts of the
+run evict exactly ``evicted`` (clean entries only: each one's bytes are the store's, so
+nothing is flushed, written or forwarded by an eviction, and a later get of an evicted key
+reads it back from the store as ``get`` does), count ``evictions`` and the gets, hits, puts
+and overwrites given, and leave in the cache, of the keys the run touched, only
+``survivors``. Where an eviction would take a dirty entry (a flush in the middle of the run)
+it returns False and the run goes record by record.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
-from itertools import repeat
-from operator import add
 from typing import Any
 
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, headers_size
 
-__all__ = ["entry_header_bytes", "peak_growth", "run_evictions"]
+__all__ = ["CacheEvictions", "entry_header_bytes"]
 
-
-def peak_growth(keys: list[bytes], stored: list[int], header_bytes: list[int] | None,
-                topic: str | None, before: dict[bytes, LRUCacheEntry | None],
-                read_back: dict[bytes, int]) -> int:
-    """The most bytes a run's puts grow a named cache by, after any of its puts (where the
-    record path may evict). ``keys[i]``: update ``i``'s key, whose put writes an entry of
-    ``stored[i]`` value bytes (the timestamp and value a timestamped store keeps) with
-    ``header_bytes[i]`` bytes of headers (``None``: none) and the run's ``topic``.
-    ``before``: the keys cached before the run (their entry), and those a get reads back
-    from the store first (``None``: the get puts a clean entry of ``read_back[key]`` value
-    bytes, with no topic or headers, before the update's put replaces it); any other key
-    enters with its first put."""
-    fixed = NODE_OVERHEAD + 21 + (len(topic) if topic else 0)  # node_size less key and value
-    sizes = list(map(add, map(len, keys), stored))
-    if header_bytes is not None:
-        sizes = list(map(add, sizes, header_bytes))
-    node: dict[bytes, int | None] = {
-        key: None if entry is None else len(key) + NODE_OVERHEAD + entry.size
-        for key, entry in before.items()}
-    grown = peak = 0
-    for key, size in zip(keys, map(add, sizes, repeat(fixed)), strict=True):
-        old = node.get(key, 0)
-        if old is None:  # the get before this put reads the key back: a put of its own
-            old = len(key) + NODE_OVERHEAD + 21 + read_back[key]
-            grown += old
-            if grown > peak:
-                peak = grown
-        grown += size - old
-        node[key] = size
-        if grown > peak:
-            peak = grown
-    return peak
+_BARE_ENTRY = 21  # an entry's size less its value, topic and headers (``LRUCacheEntry.size``)
+_CLEAN, _DIRTY_BEFORE = -1, -2  # an entry's origin: read back, or dirty before the run
 
 
 def entry_header_bytes(headers: list[Any], positions: Iterable[int]) -> list[int] | None:
@@ -72,13 +40,118 @@ def entry_header_bytes(headers: list[Any], positions: Iterable[int]) -> list[int
     return list(map(sizes.__getitem__, positions))
 
 
-def run_evictions(run: Any, cache: ThreadCache, namespace: str, peak: int,
-                  touched: Any) -> int | None:
-    """How many entries of ``namespace`` a run growing it by ``peak`` bytes at its fullest
-    evicts on the record path (the whole thread cache reserved for the run:
-    ``BatchRun.reserve_evicting``), when all of them are clean and untouched (no key in
-    ``touched``); ``None`` when that is not known so (the run goes record by record)."""
-    over = run.reserve_evicting(cache, peak)
-    if over is None:
-        return None
-    return cache.evictable(namespace, over, touched)
+class CacheEvictions:
+    """A run's gets and puts on one named cache, sized, in the record path's order.
+
+    ``before``: the keys cached when the run starts that it touches (their entry), and those
+    only the store holds (``None``: a get reads them back, ``read_back[key]`` value bytes);
+    a key in neither is new. ``commit_each``: the engine commits (flushes the namespace)
+    after each consumed record, so a put stays dirty only until its record's commit; else
+    every put of the run stays dirty (the live runtime)."""
+
+    def __init__(self, cache: ThreadCache, namespace: str, room: int,
+                 before: dict[bytes, LRUCacheEntry | None], read_back: dict[bytes, int], *,
+                 commit_each: bool) -> None:
+        self._eldest = iter(cache.eldest(namespace))  # the entries before the run, eldest
+        # first: evicted in this order while the run has not touched them
+        self._before, self._read_back, self._commit_each = before, read_back, commit_each
+        self._excess = -room  # bytes over the budget (<= 0: within it)
+        # the keys the run touched and the cache holds: [node bytes, value bytes, origin
+        # of their last put (_CLEAN: read back, _DIRTY_BEFORE: dirty before the run)]
+        self._touched: OrderedDict[bytes, list[int]] = OrderedDict()
+        self._left: set[bytes] = set()  # keys of entries before the run moved or evicted
+        self._stored: dict[bytes, int] = {}  # value bytes the store holds for a key put
+        self.evicted: list[bytes] = []
+        self.evictions = self.gets = self.hits = self.puts = self.overwrites = 0
+
+    @property
+    def survivors(self) -> OrderedDict[bytes, list[int]]:
+        """The touched keys the cache holds after the run, least recently used first."""
+        return self._touched
+
+    def run(self, keys: list[bytes], nodes: list[int], values: list[int],
+            origins: list[int], *, puts_only: bool) -> bool:
+        """The record path's ``get`` (unless ``puts_only``) then ``put`` of each update:
+        ``keys[i]`` written as an entry of ``nodes[i]`` bytes holding ``values[i]`` value
+        bytes, for consumed record ``origins[i]``. False when an eviction takes a dirty
+        entry."""
+        touched = self._touched
+        for key, node, value, origin in zip(keys, nodes, values, origins, strict=True):
+            if not puts_only:
+                self.gets += 1
+                if self._present(key):
+                    self.hits += 1
+                else:
+                    stored = self._in_store(key)
+                    if stored is not None:  # read back as a clean entry: a put of its own
+                        self.puts += 1
+                        size = len(key) + NODE_OVERHEAD + _BARE_ENTRY + stored
+                        touched[key] = [size, stored, _CLEAN]
+                        self._excess += size
+                        if self._excess > 0 and not self._evict(origin):
+                            return False
+            self.puts += 1
+            if self._present(key):
+                self.overwrites += 1
+                self._excess -= touched[key][0]
+            touched[key] = [node, value, origin]
+            self._stored[key] = value  # (in the store once its record commits)
+            self._excess += node
+            if self._excess > 0 and not self._evict(origin):
+                return False
+        return True
+
+    def _present(self, key: bytes) -> bool:
+        """True when the cache holds ``key`` now, then its most recently used entry."""
+        touched = self._touched
+        if key in touched:
+            touched.move_to_end(key)
+            return True
+        entry = self._before.get(key)
+        if entry is None or key in self._left:
+            return False
+        self._left.add(key)  # (moved to the most recently used end)
+        value = entry.value
+        touched[key] = [len(key) + NODE_OVERHEAD + entry.size,
+                        0 if value is None else len(value),
+                        _DIRTY_BEFORE if entry.is_dirty else _CLEAN]
+        return True
+
+    def _in_store(self, key: bytes) -> int | None:
+        """The value bytes the store holds for ``key`` (``None``: none) as a get misses."""
+        stored = self._stored.get(key)
+        if stored is not None:  # put by the run, committed, then evicted
+            return stored
+        entry = self._before.get(key)
+        if entry is not None:  # cached before the run (clean), evicted since
+            return None if entry.value is None else len(entry.value)
+        return self._read_back.get(key)
+
+    def _evict(self, origin: int) -> bool:
+        """Evict from the eldest end until the cache fits (or the namespace is empty);
+        False when the next to go is dirty (``origin``: the consumed record running)."""
+        left, touched = self._left, self._touched
+        while self._excess > 0:
+            for key, entry in self._eldest:  # untouched entries from before the run
+                if key in left:
+                    continue
+                if entry.is_dirty:
+                    return False
+                left.add(key)
+                self._evicted(key, len(key) + NODE_OVERHEAD + entry.size)
+                break
+            else:
+                if not touched:
+                    return True  # (the record path stops there too)
+                key, (size, _, put) = next(iter(touched.items()))
+                if put == _DIRTY_BEFORE or (put != _CLEAN and (
+                        put == origin or not self._commit_each)):
+                    return False
+                del touched[key]
+                self._evicted(key, size)
+        return True
+
+    def _evicted(self, key: bytes, size: int) -> None:
+        self.evicted.append(key)
+        self.evictions += 1
+        self._excess -= size

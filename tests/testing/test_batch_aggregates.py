@@ -3,8 +3,8 @@
 ``aggregate`` and ``reduce`` with user functions, over in-memory and RocksDB stores, with the
 record cache off (by ``Materialized`` or by ``statestore.cache.max.bytes`` 0) and on (its
 gets, puts and each commit's flush replayed at once: entries, LRU order, counters, sizes),
-with caches small enough to evict (in batch where only clean entries the run never
-touches are evicted, else record by record), null keys and values skipped, a
+with caches small enough to evict (in batch where only clean entries are evicted,
+else record by record), null keys and values skipped, a
 key updated twice by one consumed record, old values sent downstream, and a map after
 ``to_stream``. Each compares the logs (outputs, repartition, changelog), stores, caches,
 clocks, metrics, history and warnings of the two paths (``driver_observables.state``).
@@ -86,20 +86,23 @@ def test_aggregate_matches(store: str, cache: str, by_line: bool,
     assert executor.chunks == 7 and executor.declined == 0
 
 
-def test_a_cache_evicting_a_touched_entry_goes_record_by_record(
+def test_a_cache_evicting_a_dirty_entry_goes_record_by_record(
         caplog: pytest.LogCaptureFixture) -> None:
-    """400 bytes: a chunk's puts would evict entries it reads again (a get that misses)."""
+    """60 bytes, less than one entry: each put evicts its own dirty entry (a flush before
+    the commit), which only the record path does."""
     executor = _same(lambda: _aggregated("in_memory", True), caplog,
-                     {"statestore.cache.max.bytes": 400})
-    assert executor.declined > 0
+                     {"statestore.cache.max.bytes": 60})
+    assert executor.chunks == 0 and executor.declined == 7
 
 
-def test_a_cache_evicting_only_untouched_clean_entries_runs_in_batch(
-        caplog: pytest.LogCaptureFixture) -> None:
-    """2000 bytes: every chunk's puts evict only clean entries it never touches, done at
-    once (``kslab.state.held_evictions``), with the record path's observables."""
+@pytest.mark.parametrize("cache_bytes", [400, 2000])
+def test_a_cache_evicting_clean_entries_runs_in_batch(
+        cache_bytes: int, caplog: pytest.LogCaptureFixture) -> None:
+    """Every chunk's puts evict only clean entries (each commit flushed the ones before),
+    worked out at once with the misses and read-backs of keys evicted before a later get
+    (``kslab.state.held_evictions``), with the record path's observables."""
     executor = _same(lambda: _aggregated("in_memory", True), caplog,
-                     {"statestore.cache.max.bytes": 2000})
+                     {"statestore.cache.max.bytes": cache_bytes})
     assert executor.chunks == 7 and executor.declined == 0
 
 

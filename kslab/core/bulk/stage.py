@@ -222,13 +222,13 @@ class StageRun:
         self._reserved[id(cache)] = total
         return True
 
-    def reserve_evicting(self, cache: Any, peak: int) -> int | None:
-        """``BatchRun.reserve_evicting``: the bytes ``peak`` takes ``cache`` past its budget,
-        the whole cache reserved for the asking run (so ``reserve`` refuses every other)."""
+    def reserve_evicting(self, cache: Any) -> int | None:
+        """``BatchRun.reserve_evicting``: the whole of ``cache`` for the asking run (so
+        ``reserve`` refuses every other), and the bytes it has left."""
         if self._reserved.get(id(cache), 0):
             return None
         self._reserved[id(cache)] = _WHOLE_CACHE
-        return cache.size_bytes() + peak - cache.max_cache_size_bytes  # type: ignore[no-any-return]
+        return cache.max_cache_size_bytes - cache.size_bytes()  # type: ignore[no-any-return]
 
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two."""
