@@ -450,6 +450,10 @@ def check(case: Case) -> None:
             event(f"ran in bulk: {shape}")
     if record["error"] is not None:
         event(f"raised {record['error'][0]}")
+    if getattr(executor, "chunks", 0) and any(
+            store.get("thread_cache", (0, 0, 0))[2] for task in bulk["tasks"].values()
+            for store in task["stores"].values()):
+        event("evicted, chunks ran in bulk")  # (in a chunk or between them)
     found = difference(bulk, record)
     assert found is None, f"the bulk and record runs differ at {found}"
 
