@@ -124,8 +124,10 @@ class HeldCachedWrites(_CachedInner):
     that record's key and works out what the cache counts for them; ``flushed`` works out each
     commit's flush: the keys a consumed record dirtied, in the order of their last write, all
     written to the wrapped store's held writes (as the flushes write them) and forwarded; it
-    returns those forwards (``Flushed``), or ``None`` when a put of the run might have
-    evicted (only the cache's own put knows what: the run then goes record by record). Phase
+    returns those forwards (``Flushed``), or ``None`` when a put of the run would evict a
+    dirty entry (a flush mid-run, which only the record path makes: the run then goes record
+    by record); evictions of clean entries, and the misses and read-backs they cause, are
+    worked out over the run's keys (``kslab.state.held_evictions``) and done at ``apply``. Phase
     two (``apply``) puts each touched key's final clean entry in the order of its last use,
     with the counters and sizes the gets, puts and flushes leave, and applies the wrapped
     store's held writes. Per record only columns are mapped (in C): the Python work is per
@@ -204,8 +206,8 @@ class HeldCachedWrites(_CachedInner):
         self._missed += count
 
     def flushed(self) -> Flushed | None:
-        """What the run's commits forward, in order; ``None`` when a put might have evicted
-        (or for a delete)."""
+        """What the run's commits forward, in order; ``None`` when a put would evict a dirty
+        entry (or might evict, for a run with deletes)."""
         if not self._run.commit_each:
             return self._held_dirty()
         positions, all_keys, values, timestamps = self._updates
@@ -345,7 +347,8 @@ class HeldCachedWrites(_CachedInner):
         commit falls inside the run, so every put stays in the cache as a dirty entry and
         nothing is forwarded or written to the store (the commit's flush does that, on the
         record path). Every put is serialized, as the cache's ``put`` does (a value the serde
-        refuses raises here); ``None`` when a put might have evicted (or for a delete)."""
+        refuses raises here); ``None`` when a put would evict a dirty entry (or for a
+        delete)."""
         _, all_keys, values, timestamps = self._updates
         raws = self._inner.encode_all(values)
         if raws is None or not self._fits(raws, lambda: raws):
