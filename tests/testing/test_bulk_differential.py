@@ -255,7 +255,7 @@ def _query(driver: ks.TopologyTestDriver) -> None:
         assert len(list(entries)) == 11  # w0 .. w10 (w11 is filtered out)
 
 
-@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (300, 0)])
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (300, 7)])
 def test_cached_count_after_interactive_reads_matches(cache_bytes: int | None, in_bulk: int,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
