@@ -28,7 +28,9 @@ from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, headers
 __all__ = ["CacheEvictions", "entry_header_bytes"]
 
 _BARE_ENTRY = 21  # an entry's size less its value, topic and headers (``LRUCacheEntry.size``)
-_CLEAN, _DIRTY_BEFORE = -1, -2  # an entry's origin: read back, or dirty before the run
+# an entry's origin where no put of the run wrote it: clean before the run, dirty before it,
+# read back from the store by the run (else the consumed record whose put wrote it)
+_CLEAN, _DIRTY_BEFORE, _READ_BACK = -1, -2, -3
 
 
 def entry_header_bytes(headers: list[Any], positions: Iterable[int]) -> list[int] | None:
@@ -57,7 +59,7 @@ class CacheEvictions:
         self._before, self._read_back, self._commit_each = before, read_back, commit_each
         self._excess = -room  # bytes over the budget (<= 0: within it)
         # the keys the run touched and the cache holds: [node bytes, value bytes, origin
-        # of their last put (_CLEAN: read back, _DIRTY_BEFORE: dirty before the run)]
+        # of their last put, or _CLEAN, _DIRTY_BEFORE, _READ_BACK]
         self._touched: OrderedDict[bytes, list[int]] = OrderedDict()
         self._left: set[bytes] = set()  # keys of entries before the run moved or evicted
         self._stored: dict[bytes, int] = {}  # value bytes the store holds for a key put
@@ -69,6 +71,11 @@ class CacheEvictions:
         """The touched keys the cache holds after the run, least recently used first."""
         return self._touched
 
+    def read_back(self, key: bytes) -> bool:
+        """True when surviving ``key``'s entry is the one its last get read back from the
+        store (a key cached before the run, evicted and read back: a new clean entry)."""
+        return self._touched[key][2] == _READ_BACK
+
     def run(self, keys: list[bytes], nodes: list[int], values: list[int],
             origins: list[int], *, puts_only: bool) -> bool:
         """The record path's ``get`` (unless ``puts_only``) then ``put`` of each update:
@@ -77,19 +84,8 @@ class CacheEvictions:
         entry."""
         touched = self._touched
         for key, node, value, origin in zip(keys, nodes, values, origins, strict=True):
-            if not puts_only:
-                self.gets += 1
-                if self._present(key):
-                    self.hits += 1
-                else:
-                    stored = self._in_store(key)
-                    if stored is not None:  # read back as a clean entry: a put of its own
-                        self.puts += 1
-                        size = len(key) + NODE_OVERHEAD + _BARE_ENTRY + stored
-                        touched[key] = [size, stored, _CLEAN]
-                        self._excess += size
-                        if self._excess > 0 and not self._evict(origin):
-                            return False
+            if not puts_only and not self._get(key, origin):
+                return False
             self.puts += 1
             if self._present(key):
                 self.overwrites += 1
@@ -100,6 +96,29 @@ class CacheEvictions:
             if self._excess > 0 and not self._evict(origin):
                 return False
         return True
+
+    def lookups(self, keys: list[bytes]) -> bool:
+        """The record path's ``get`` of each of ``keys`` (a join's lookups of a table): a
+        miss of a stored key reads it back, which may evict. False when an eviction takes
+        a dirty entry."""
+        get = self._get
+        return all(get(key, _CLEAN) for key in keys)
+
+    def _get(self, key: bytes, origin: int) -> bool:
+        """``get`` of ``key`` by consumed record ``origin``; False when the read-back of a
+        miss evicts a dirty entry."""
+        self.gets += 1
+        if self._present(key):
+            self.hits += 1
+            return True
+        stored = self._in_store(key)
+        if stored is None:  # in neither: nothing read back
+            return True
+        self.puts += 1  # read back as a clean entry: a put of its own
+        size = len(key) + NODE_OVERHEAD + _BARE_ENTRY + stored
+        self._touched[key] = [size, stored, _READ_BACK]
+        self._excess += size
+        return self._excess <= 0 or self._evict(origin)
 
     def _present(self, key: bytes) -> bool:
         """True when the cache holds ``key`` now, then its most recently used entry."""
@@ -144,7 +163,7 @@ class CacheEvictions:
                 if not touched:
                     return True  # (the record path stops there too)
                 key, (size, _, put) = next(iter(touched.items()))
-                if put == _DIRTY_BEFORE or (put != _CLEAN and (
+                if put == _DIRTY_BEFORE or (put >= 0 and (
                         put == origin or not self._commit_each)):
                     return False
                 del touched[key]

@@ -43,7 +43,8 @@ def _cache(budget: int, before: list[tuple[bytes, int, bool]],
 
 
 def _record_path(cache: ThreadCache, store: dict[bytes, bytes], updates: list[Any],
-                 commit_each: bool, puts_only: bool, flushed: list[int]) -> None:
+                 commit_each: bool, puts_only: bool, flushed: list[int],
+                 gets_only: bool = False) -> None:
     """The record path's gets and puts; ``flushed`` counts the flushes evictions made."""
     last = None
     for key, size, origin in updates:
@@ -54,11 +55,13 @@ def _record_path(cache: ThreadCache, store: dict[bytes, bytes], updates: list[An
         last = origin
         if not puts_only and cache.get(NS, key) is None and key in store:
             cache.put(NS, key, LRUCacheEntry(store[key]))  # read back, clean
-        cache.put(NS, key, LRUCacheEntry(b"w" * size, None, True, 0, 0, 0, TOPIC))
+        if not gets_only:
+            cache.put(NS, key, LRUCacheEntry(b"w" * size, None, True, 0, 0, 0, TOPIC))
 
 
 def _batch_form(cache: ThreadCache, store: dict[bytes, bytes], updates: list[Any],
-                commit_each: bool, puts_only: bool) -> CacheEvictions | None:
+                commit_each: bool, puts_only: bool, gets_only: bool = False
+                ) -> CacheEvictions | None:
     before: dict[bytes, LRUCacheEntry | None] = {}
     read_back: dict[bytes, int] = {}
     for key, _, _ in updates:
@@ -73,8 +76,8 @@ def _batch_form(cache: ThreadCache, store: dict[bytes, bytes], updates: list[Any
     nodes = [len(key) + NODE_OVERHEAD + 21 + size + len(TOPIC) for key, size, _ in updates]
     evictions = CacheEvictions(cache, NS, cache.max_cache_size_bytes - cache.size_bytes(),
                                before, read_back, commit_each=commit_each)
-    ok = evictions.run(keys, nodes, values, [origin for _, _, origin in updates],
-                       puts_only=puts_only)
+    ok = evictions.lookups(keys) if gets_only else evictions.run(
+        keys, nodes, values, [origin for _, _, origin in updates], puts_only=puts_only)
     return evictions if ok else None
 
 
@@ -112,9 +115,11 @@ def test_a_put_evicting_its_own_record_s_entry_cannot() -> None:
        updates=st.lists(st.tuples(st.sampled_from([b"a", b"b", b"c", b"d", b"e", b"ff",
                                                    b"g", b"hhh"]),
                                   st.integers(0, 40), st.integers(0, 3)), max_size=30),
-       commit_each=st.booleans(), puts_only=st.booleans())
+       commit_each=st.booleans(), mode=st.sampled_from(["get, put", "put", "get"]))
 def test_matches_the_thread_cache(budget: int, before: list[Any], updates: list[Any],
-                                  commit_each: bool, puts_only: bool) -> None:
+                                  commit_each: bool, mode: str) -> None:
+    """Gets then puts (an aggregation), puts only (a table), gets only (a join's reads)."""
+    puts_only, gets_only = mode == "put", mode == "get"
     updates = sorted(updates, key=lambda update: update[2])  # consumed records in order
     before = list({key: (key, size, dirty) for key, size, dirty in before}.values())
     if commit_each:  # the engine's commit left nothing dirty before the run
@@ -125,8 +130,8 @@ def test_matches_the_thread_cache(budget: int, before: list[Any], updates: list[
     named = cache.named_cache(NS)
     assert named is not None
     counts = (named.hits, named.misses, named.overwrites)
-    evictions = _batch_form(cache, store, updates, commit_each, puts_only)
-    _record_path(cache, store, updates, commit_each, puts_only, flushed)
+    evictions = _batch_form(cache, store, updates, commit_each, puts_only, gets_only)
+    _record_path(cache, store, updates, commit_each, puts_only, flushed, gets_only)
     if evictions is None:  # an eviction flushed in the middle of the run
         assert flushed[0] > 0
         return
