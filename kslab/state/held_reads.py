@@ -65,9 +65,11 @@ class HeldCachedReads:
     it is (counted a hit at every lookup), else read from the store once, and then, when
     stored, read back into the cache as a clean entry (a miss, then hits); a key in neither
     misses at every lookup. ``read`` works out the counters and each touched key's entry in
-    the order of its last use, and declines (``None``) when the entries read back might not
-    fit in the thread cache beside what the chunk reserved (``BatchRun.reserve``: the record
-    path's put would have evicted); ``apply`` replays them (``ThreadCache.replay``)."""
+    the order of its last use; where the entries read back do not fit in the thread cache
+    beside what the chunk reserved (``BatchRun.reserve``), the lookups are walked over the
+    cache's LRU order (``kslab.state.held_evictions``: evictions, and keys read back again),
+    declining (``None``) when one would evict a dirty entry; ``apply`` replays them
+    (``ThreadCache.replay``) and drops what they evicted."""
 
     __slots__ = ("_cache", "_counts", "_decode", "_evicted", "_finals", "_last", "_namespace",
                  "_remember", "_run", "_store")
@@ -94,7 +96,7 @@ class HeldCachedReads:
 
     def read(self, distinct: list[bytes], ids: list[int], last_key: Any) -> list[Any] | None:
         """``HeldReads.read`` through the cache: each distinct key's cached value, else its
-        stored one; ``None`` when the entries read back might evict."""
+        stored one; ``None`` when an entry read back would evict a dirty entry."""
         if not ids:
             return [None] * len(distinct)
         entries: list[Any] = self._cache.peek_all(self._namespace, distinct)
