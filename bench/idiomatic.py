@@ -57,11 +57,12 @@ def make_w1(n: int, seed: int = 1) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def make_w2(n: int, seed: int = 2) -> list[tuple[str, dict[str, str]]]:
-    """``n`` lines of 6-10 words from a 5,000-word vocabulary, Zipf-like: ``{"line": ...}``."""
+def make_w2(n: int, seed: int = 2, vocabulary: int = 5_000) -> list[tuple[str, dict[str, str]]]:
+    """``n`` lines of 6-10 words from a ``vocabulary``-word vocabulary (5,000), Zipf-like:
+    ``{"line": ...}``."""
     rng = random.Random(seed)
     vocab = sorted({"".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9)))
-                    for _ in range(5_200)})[:5_000]
+                    for _ in range(vocabulary * 26 // 25)})[:vocabulary]
     rng.shuffle(vocab)
     cum, total = [], 0.0
     for rank in range(len(vocab)):
@@ -293,10 +294,15 @@ def topology_w3(src: str = "in", dst: str = "out") -> ks.Topology:
 OUT_SERDES = {"w1": Json(), "w2": Long(), "w3": Json()}
 
 
+CACHE_BYTES: dict[str, int] = {}  # statestore.cache.max.bytes when --cache-bytes is given
+
+
 def run_kslab(workload: str, topology: Callable[[], ks.Topology], pipe: Callable[[Any], Any],
               partitions: int = 1, bulk: bool = True) -> int:
     """Build the topology, pipe the user's objects with ``pipe(input_topic)``, read back."""
-    config = {} if bulk else {"kslab.driver.bulk": False}
+    config: dict[str, Any] = {} if bulk else {"kslab.driver.bulk": False}
+    if CACHE_BYTES:
+        config["statestore.cache.max.bytes"] = CACHE_BYTES["size"]
     parts = {"in": partitions} if partitions > 1 else None
     with ks.TopologyTestDriver(topology(), config, partitions=parts) as driver:
         pipe(driver.create_input_topic("in", String(), Json()))
@@ -341,7 +347,7 @@ def workloads(args: argparse.Namespace) -> dict[str, tuple[str, int, list[Contes
                         ["id", "amount", "user", "country", "ts"]),
         ])
     if "w2" in args.only:
-        w2 = make_w2(args.lines)
+        w2 = make_w2(args.lines, vocabulary=args.vocabulary)
         rows2 = serialized(w2)
         frame2 = pd.DataFrame({"key": [k for k, _ in w2], "line": [v["line"] for _, v in w2]})
         built["w2"] = ("W2 word count, every update", len(w2), [
@@ -429,12 +435,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=40_000, help="W1 and W3 records")
     parser.add_argument("--lines", type=int, default=8_000, help="W2 lines")
+    parser.add_argument("--vocabulary", type=int, default=5_000,
+                        help="W2's distinct words (200000: more counts than the default "
+                        "10 MiB record cache holds, so its puts evict)")
+    parser.add_argument("--cache-bytes", type=int,
+                        help="statestore.cache.max.bytes of kslab's rows (Kafka's 10 MiB)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default="w1,w2,w3", help="workloads, comma-separated")
     parser.add_argument("--profile", choices=["w1", "w2", "w3"],
                         help="profile this workload's kslab driver row instead of timing")
     args = parser.parse_args()
     args.only = {w.strip().lower() for w in args.only.split(",")}
+    if args.cache_bytes is not None:
+        CACHE_BYTES["size"] = args.cache_bytes
     if args.profile:
         args.only = {args.profile}
     built = workloads(args)
@@ -465,9 +478,11 @@ def main() -> None:
             lines.append(f"| {title} | {label} | {n / seconds:,.0f} | {count:,} | "
                          f"{ratios[0]} | {ratios[1]} |")
     load_after = os.getloadavg()
+    cache = "" if args.cache_bytes is None else f" --cache-bytes {args.cache_bytes:,}"
     print("\n".join(lines))
     print(f"\n{started:%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, median of {args.runs} "
-          f"interleaved rounds, --records {args.records:,} --lines {args.lines:,}; load average "
+          f"interleaved rounds, --records {args.records:,} --lines {args.lines:,} "
+          f"--vocabulary {args.vocabulary:,}{cache}; load average "
           f"(1/5/15 min) {'/'.join(f'{x:.2f}' for x in load_before)} before, "
           f"{'/'.join(f'{x:.2f}' for x in load_after)} after; {provenance()}.\n")
     print(NOTES)

@@ -508,6 +508,22 @@ class ThreadCache:
         """True when ``growth`` more bytes stay within the budget: no put would evict."""
         return self._size_bytes + growth <= self.max_cache_size_bytes
 
+    def eldest(self, namespace: str) -> Iterable[tuple[bytes, LRUCacheEntry]]:
+        """``(key, entry)`` of ``namespace`` from the least to the most recently used, as
+        they stand (not to be iterated across a change of the cache)."""
+        cache = self._caches.get(namespace)
+        return () if cache is None else cache._entries.items()
+
+    def drop_evicted(self, namespace: str, keys: Iterable[bytes], evictions: int) -> None:
+        """Drop ``keys`` of ``namespace`` (each clean, or absent) and count ``evictions``:
+        what a batch run's puts evicted on the record path (``kslab.state.held_evictions``)."""
+        cache = self._caches[namespace]
+        for key in keys:
+            old = cache.current_size_bytes
+            cache.delete(key)
+            self._size_bytes += cache.current_size_bytes - old
+        self.evicts += evictions
+
     def put_if_absent(self, namespace: str, key: bytes,
                       entry: LRUCacheEntry) -> LRUCacheEntry | None:
         """Put only if absent; return the entry that was there."""

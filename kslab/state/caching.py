@@ -230,9 +230,8 @@ class CachingKeyValueStore(CachingStore):
         Each is then in the store, so a read that follows loads it again: nothing changes
         but the cache's hits. A Spark streaming task kept open between micro-batches calls
         it after each one's commit (``kslab.spark._streaming``), so it starts the next as a
-        task built on its store does, with an empty cache; kept full of clean entries, the
-        cache would leave a micro-batch's batch run no room (it might evict) and every
-        micro-batch would go record by record."""
+        task built on its store does, with an empty cache (kept full of clean entries, its
+        batch runs would work out evictions the rebuilt task does not make)."""
         if self._cache is not None and self._cache.is_clean(self._namespace):
             self._cache.clear(self._namespace)
 

@@ -26,6 +26,7 @@ from typing import Any
 from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
+from kslab.state.held_evictions import CacheEvictions, entry_header_bytes
 from kslab.state.pending import PendingWrites
 from kslab.state.window import WindowRun, window_key
 
@@ -123,8 +124,10 @@ class HeldCachedWrites(_CachedInner):
     that record's key and works out what the cache counts for them; ``flushed`` works out each
     commit's flush: the keys a consumed record dirtied, in the order of their last write, all
     written to the wrapped store's held writes (as the flushes write them) and forwarded; it
-    returns those forwards (``Flushed``), or ``None`` when a put of the run might have
-    evicted (only the cache's own put knows what: the run then goes record by record). Phase
+    returns those forwards (``Flushed``), or ``None`` when a put of the run would evict a
+    dirty entry (a flush mid-run, which only the record path makes: the run then goes record
+    by record); evictions of clean entries, and the misses and read-backs they cause, are
+    worked out over the run's keys (``kslab.state.held_evictions``) and done at ``apply``. Phase
     two (``apply``) puts each touched key's final clean entry in the order of its last use,
     with the counters and sizes the gets, puts and flushes leave, and applies the wrapped
     store's held writes. Per record only columns are mapped (in C): the Python work is per
@@ -151,6 +154,8 @@ class HeldCachedWrites(_CachedInner):
         # index of each one's last update, its stored bytes
         self._dirty: tuple[list[bytes], list[int], list[bytes]] | None = None
         self._widest_read = 0  # the longest stored value read back
+        self._read_back: dict[bytes, int] = {}  # each key read back: its stored bytes' length
+        self._evictions: CacheEvictions | None = None  # what the run's puts evict, if any
 
     def read(self, distinct: list[bytes]) -> list[Any]:
         """Each of the ``distinct`` keys' value as the cached store's ``get`` finds it: the
@@ -171,7 +176,8 @@ class HeldCachedWrites(_CachedInner):
                 if value is not None and not self._puts_only:  # read back into the cache
                     # as a clean entry
                     before[key_bytes] = None
-                    width = len(self._inner.stored_bytes(key_bytes))
+                    width = self._read_back[key_bytes] = len(
+                        self._inner.stored_bytes(key_bytes))
                     if width > self._widest_read:
                         self._widest_read = width
             values.append(value)
@@ -200,8 +206,8 @@ class HeldCachedWrites(_CachedInner):
         self._missed += count
 
     def flushed(self) -> Flushed | None:
-        """What the run's commits forward, in order; ``None`` when a put might have evicted
-        (or for a delete)."""
+        """What the run's commits forward, in order; ``None`` when a put would evict a dirty
+        entry (or might evict, for a run with deletes)."""
         if not self._run.commit_each:
             return self._held_dirty()
         positions, all_keys, values, timestamps = self._updates
@@ -218,7 +224,8 @@ class HeldCachedWrites(_CachedInner):
             keys, news, stamps, where = (list(map(column.__getitem__, order)) for column in (
                 all_keys, values, timestamps, positions))
         raws = self._inner.encode_all(news)
-        if raws is None or not self._fits(raws):
+        if raws is None or not self._fits(raws, (lambda: raws) if every
+                                          else (lambda: self._inner.encode_all(values))):
             return None
         self._inner.write_columns(keys, raws, stamps, where)
         self._flushes = None if every else order
@@ -294,27 +301,57 @@ class HeldCachedWrites(_CachedInner):
         self._counts = (gets, hits, puts, overwrites)
         return Flushed(order, olds if self._send_old else None, raws, stamps)
 
-    def _fits(self, raws: list[bytes]) -> bool:
+    def _fits(self, raws: list[bytes],
+              updated: Callable[[], list[bytes] | None] | None = None) -> bool:
         """True when no put of the run can evict: every key it touched, at the widest value
         it read or wrote (``raws``: value bytes), fits in what the cache has left (reserved
-        for this chunk: ``BatchRun.reserve``)."""
+        for this chunk: ``BatchRun.reserve``); else, given ``updated`` (each update's value
+        bytes, in update order), when what the puts evict is known (``_evicts``)."""
         headers = self._run.headers(self._batch)
         widest = max(self._widest_read, 8 + _widest(raws, self._inner.value_serde))
         widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        return self._run.reserve(self._cache, sum(map(len, self._stored))
-                                 + widest * len(self._stored))
+        if self._run.reserve(self._cache, sum(map(len, self._stored))
+                             + widest * len(self._stored)):
+            return True
+        return updated is not None and self._evicts(updated, headers)
+
+    def _evicts(self, updated: Callable[[], list[bytes] | None], headers: list[Any]) -> bool:
+        """True when what the run's gets and puts evict is known: only clean entries, each
+        update's entry sized from its value bytes (``updated()``), the whole thread cache
+        reserved for the run; then held (``_evictions``) for ``apply``."""
+        room = self._run.reserve_evicting(self._cache)
+        raws = None if room is None else updated()
+        if raws is None:
+            return False
+        positions, keys = self._updates[0], self._updates[1]
+        topic = self._run.topic
+        stored = list(map(add, map(len, raws), repeat(8)))  # (the timestamp, then the value)
+        nodes = list(map(add, map(len, keys), map(add, stored, repeat(
+            NODE_OVERHEAD + entry_size(0, topic, 0)))))
+        header_bytes = entry_header_bytes(headers, positions)
+        if header_bytes is not None:
+            nodes = list(map(add, nodes, header_bytes))
+        evictions = CacheEvictions(self._cache, self._namespace, room, self._before,
+                                   self._read_back, commit_each=self._run.commit_each)
+        if not evictions.run(keys, nodes, stored, list(map(self._batch.origin.__getitem__,
+                                                           positions)),
+                             puts_only=self._puts_only):
+            return False
+        self._evictions = evictions
+        return True
 
     def _held_dirty(self) -> Flushed | None:
         """``flushed`` for an engine that commits on an interval (the live runtime): no
         commit falls inside the run, so every put stays in the cache as a dirty entry and
         nothing is forwarded or written to the store (the commit's flush does that, on the
         record path). Every put is serialized, as the cache's ``put`` does (a value the serde
-        refuses raises here); ``None`` when a put might have evicted (or for a delete)."""
+        refuses raises here); ``None`` when a put would evict a dirty entry (or for a
+        delete)."""
         _, all_keys, values, timestamps = self._updates
         raws = self._inner.encode_all(values)
-        if raws is None or not self._fits(raws):
+        if raws is None or not self._fits(raws, lambda: raws):
             return None
         self._dirty = self._inner.encode_finals(all_keys, raws, timestamps)
         return Flushed([], [] if self._send_old else None, [])
@@ -338,6 +375,18 @@ class HeldCachedWrites(_CachedInner):
                     if before.get(key) is not None:
                         self._cache.delete(self._namespace, key)
                 keys, indexes, stored = (list(compress(column, present))
+                                         for column in (keys, indexes, stored))
+        evictions = self._evictions
+        if evictions is not None:  # the puts evicted: the cache keeps the survivors
+            survivors = evictions.survivors
+            self._cache.drop_evicted(self._namespace, [key for key in evictions.evicted
+                                                       if key not in survivors],
+                                     evictions.evictions)
+            self._counts = (evictions.gets, evictions.hits, evictions.puts,
+                            evictions.overwrites)
+            if len(survivors) < len(keys):
+                kept = list(map(survivors.__contains__, keys))
+                keys, indexes, stored = (list(compress(column, kept))
                                          for column in (keys, indexes, stored))
         order = sorted(range(len(keys)), key=indexes.__getitem__)  # by last use
         last = list(map(positions.__getitem__, map(indexes.__getitem__, order)))

@@ -20,6 +20,7 @@ from operator import is_
 from typing import Any
 
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache
+from kslab.state.held_evictions import CacheEvictions
 
 __all__ = ["HeldCachedReads", "HeldReads"]
 
@@ -64,12 +65,14 @@ class HeldCachedReads:
     it is (counted a hit at every lookup), else read from the store once, and then, when
     stored, read back into the cache as a clean entry (a miss, then hits); a key in neither
     misses at every lookup. ``read`` works out the counters and each touched key's entry in
-    the order of its last use, and declines (``None``) when the entries read back might not
-    fit in the thread cache beside what the chunk reserved (``BatchRun.reserve``: the record
-    path's put would have evicted); ``apply`` replays them (``ThreadCache.replay``)."""
+    the order of its last use; where the entries read back do not fit in the thread cache
+    beside what the chunk reserved (``BatchRun.reserve``), the lookups are walked over the
+    cache's LRU order (``kslab.state.held_evictions``: evictions, and keys read back again),
+    declining (``None``) when one would evict a dirty entry; ``apply`` replays them
+    (``ThreadCache.replay``) and drops what they evicted."""
 
-    __slots__ = ("_cache", "_counts", "_decode", "_finals", "_last", "_namespace", "_remember",
-                 "_run", "_store")
+    __slots__ = ("_cache", "_counts", "_decode", "_evicted", "_finals", "_last", "_namespace",
+                 "_remember", "_run", "_store")
 
     def __init__(self, cache: ThreadCache, namespace: str, store: Any, run: Any, *,
                  decode: Callable[[LRUCacheEntry], Any],
@@ -79,6 +82,8 @@ class HeldCachedReads:
         self._finals: list[tuple[bytes, LRUCacheEntry]] | None = None
         self._counts = (0, 0, 0)  # gets, hits, puts
         self._last: tuple[Any, bytes] | None = None
+        self._evicted: tuple[list[bytes], int] | None = None  # keys the reads evict, and
+        # how many evictions they count (``kslab.state.held_evictions``)
 
     @property
     def key_serde(self) -> Any:
@@ -91,7 +96,7 @@ class HeldCachedReads:
 
     def read(self, distinct: list[bytes], ids: list[int], last_key: Any) -> list[Any] | None:
         """``HeldReads.read`` through the cache: each distinct key's cached value, else its
-        stored one; ``None`` when the entries read back might evict."""
+        stored one; ``None`` when an entry read back would evict a dirty entry."""
         if not ids:
             return [None] * len(distinct)
         entries: list[Any] = self._cache.peek_all(self._namespace, distinct)
@@ -110,7 +115,7 @@ class HeldCachedReads:
             entry.obj = value
             growth += len(distinct[index]) + NODE_OVERHEAD + entry.size
         if growth and not self._run.reserve(self._cache, growth):
-            return None
+            return self._evicting(distinct, ids, entries, set(missed), last_key, values)
         misses = len(missed) - len(absent)  # a key read back misses once
         if absent:
             counts = Counter(ids)
@@ -123,10 +128,49 @@ class HeldCachedReads:
         self._last = (last_key, distinct[ids[-1]])
         return values
 
+    def _evicting(self, distinct: list[bytes], ids: list[int], entries: list[Any],
+                  missed: set[int], last_key: Any, values: list[Any]) -> list[Any] | None:
+        """``read`` where the entries read back overflow the cache: the lookups walked over
+        its LRU order (``CacheEvictions.lookups``: a key evicted before a later lookup
+        misses and is read back again); ``None`` when one would evict a dirty entry."""
+        room = self._run.reserve_evicting(self._cache)
+        if room is None:
+            return None
+        before: dict[bytes, LRUCacheEntry | None] = {}
+        read_back: dict[bytes, int] = {}
+        for index, (key, entry) in enumerate(zip(distinct, entries, strict=True)):
+            if entry is None:  # in neither
+                continue
+            if index in missed:  # read back on its first lookup
+                before[key] = None
+                read_back[key] = len(entry.value)
+            else:
+                before[key] = entry
+        evictions = CacheEvictions(self._cache, self._namespace, room, before, read_back,
+                                   commit_each=self._run.commit_each)
+        if not evictions.lookups(list(map(distinct.__getitem__, ids))):
+            return None
+        entry_of = dict(zip(distinct, entries, strict=True))
+        for index in range(len(distinct)):  # cached before, evicted and read back again:
+            key = distinct[index]  # a new clean entry, as ``get`` makes
+            if index not in missed and key in evictions.survivors \
+                    and evictions.read_back(key):
+                entry = entry_of[key] = LRUCacheEntry(entries[index].value)
+                entry.obj = values[index]
+        survivors = evictions.survivors
+        self._finals = [(key, entry_of[key]) for key in survivors]
+        self._evicted = ([key for key in evictions.evicted if key not in survivors],
+                         evictions.evictions)
+        self._counts = (evictions.gets, evictions.hits, evictions.puts)
+        self._last = (last_key, distinct[ids[-1]])
+        return values
+
     def apply(self) -> None:
         """Leave the cache (entries, LRU order, counters, size) as the run's gets do."""
         if self._finals is None:
             return
+        if self._evicted is not None:
+            self._cache.drop_evicted(self._namespace, *self._evicted)
         gets, hits, puts = self._counts
         self._cache.replay(self._namespace, self._finals, gets=gets, hits=hits, puts=puts,
                            overwrites=0)

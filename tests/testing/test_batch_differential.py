@@ -10,7 +10,8 @@ stream-globaltable joins, table-table joins, ``suppress`` of both kinds), its in
 keys and values, out-of-order and late timestamps, empty and large values, headers, several
 input topics) piped in a mix of ``pipe_record_list``, ``pipe_input`` and ``pipe_dataframe``
 (some lists longer than a chunk),
-and a driver config (record caches on, off, small and evicting; in-memory or RocksDB stores;
+and a driver config (record caches on, off, small and evicting, a few KiB under 48 keys so
+that evictions of clean and dirty entries fall within a chunk; in-memory or RocksDB stores;
 1 to 4 partitions). Each case runs twice, with ``kslab.driver.bulk`` on and off, and every
 observable must be equal (``driver_observables.state``: every topic's log record by record,
 store bytes and caches, clocks, offsets, metrics, history), with what each ``peek`` /
@@ -139,13 +140,15 @@ class Case:
         return {t: self.partitions for t in self.program.topics() if t != "gtbl"}
 
 
-def _rows(codec: str, topic: str, clean: bool, min_size: int = 1
+def _rows(codec: str, topic: str, clean: bool, min_size: int = 1, wide: bool = False
           ) -> st.SearchStrategy[list[tuple[Any, Any, int, Any]]]:
     """Rows of ``topic`` as ``(key, value, timestamp jitter, headers)``; ``clean``: no
     ``None`` key, in time order (what the bulk path's counts take at once), a ``None``
-    value (a table's delete) one in eight."""
+    value (a table's delete) one in eight; ``wide``: 4 keys, else 48 (more entries than a
+    cache of a few KiB holds: its puts evict within a chunk, clean and dirty entries)."""
     mk = maker(codec)
-    keys = ["g0", "g1", "g2"] if topic == "gtbl" else ["k0", "k1", "k2", "k3"]
+    keys = ["g0", "g1", "g2"] if topic == "gtbl" else [f"k{i}" for i in range(
+        48 if wide else 4)]
     values = st.builds(mk, st.integers(0, 9), st.sampled_from(TEXTS))
     if codec == "json":  # nested objects, and what Json maps on the way, one in three
         values = st.one_of(values, values, st.builds(_nested, st.integers(0, 9),
@@ -189,19 +192,21 @@ def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
     # (bulk-shaped: a table's topic first, as a table is loaded before the stream joins it,
     # then the stream's)
     first = [topics[-1], topics[0]] if bulk_shaped and len(topics) > 1 else []
+    wide = draw(st.sampled_from([False, False, True]))  # 48 keys: a small cache evicts
     for number in range(draw(st.integers(max(1, len(first)), 5))):
         topic = first[number] if number < len(first) else draw(st.sampled_from(topics))
         how = draw(st.sampled_from(["list", "frame", "list", "single"] if bulk_shaped
                                    else ["list", "single", "frame"]))
         clean = draw(st.sampled_from([True, True, False] if bulk_shaped else [True, False]))
-        drawn = draw(_rows(program.codec, topic, clean, 8 if bulk_shaped else 1))
+        drawn = draw(_rows(program.codec, topic, clean, 8 if bulk_shaped else 1, wide))
         rows = tuple((k, v, max(0, 10 * (position + i) + jitter), h)
                      for i, (k, v, jitter, h) in enumerate(drawn))
         times = 1 if how == "single" else draw(st.sampled_from(
             [14, 40, 1] if bulk_shaped else [1, 1, 14, 40]))
         position += len(rows) * times
         pipes.append(Pipe(topic, how, rows, times))
-    cache_bytes = draw(st.sampled_from([None, 0, 150, 2000]))
+    cache_bytes = draw(st.sampled_from([None, 0, 150, 2000, 1024, 3072] if wide
+                                       else [None, 0, 150, 2000]))
     linear = not any(op.kind in ("table", "global", "split", "join") for op in program.ops)
     partitions = 1 if bulk_shaped else draw(
         st.sampled_from([1, 1, 1, 2]) if linear else st.integers(1, 4))
@@ -445,6 +450,10 @@ def check(case: Case) -> None:
             event(f"ran in bulk: {shape}")
     if record["error"] is not None:
         event(f"raised {record['error'][0]}")
+    if getattr(executor, "chunks", 0) and any(
+            store.get("thread_cache", (0, 0, 0))[2] for task in bulk["tasks"].values()
+            for store in task["stores"].values()):
+        event("evicted, chunks ran in bulk")  # (in a chunk or between them)
     found = difference(bulk, record)
     assert found is None, f"the bulk and record runs differ at {found}"
 

@@ -7,7 +7,7 @@ Table sources with their record cache on, off by ``Materialized`` or by
 out-of-order updates (their warnings); ``to_table`` with table ``filter`` / ``map_values``
 sending old values; stream-table and stream-globaltable inner and left joins, through a
 filtered and mapped table's getters, reading through the table's record cache (its hits,
-misses and read-backs replayed) or declining where a read-back might evict; a table written
+misses, read-backs and evictions replayed); a table written
 and joined in one chain and a sink into a global table's topic keep the record path.
 """
 
@@ -216,17 +216,18 @@ def test_a_join_reads_the_table_through_its_filter_and_mapper(left: bool) -> Non
         [None, None, "BOB", "CY", None, None] if left else ["BOB", "CY"])
 
 
-def test_a_join_whose_read_backs_might_fill_the_cache_keeps_the_record_path() -> None:
-    """A record cache holding a few of ten customers: the table's chunk might evict (record
-    by record), and so might the join's misses reading the others back: record by record
-    too (the record path's evictions are among the observables compared)."""
+def test_a_join_whose_read_backs_fill_the_cache_runs_in_batch() -> None:
+    """A record cache holding a few of ten customers: the table's chunk evicts clean
+    entries, and the join's misses read the others back, evicting (a key evicted before a
+    later lookup read back again, a new clean entry), both in batch
+    (``kslab.state.held_evictions``; the evictions are among the observables compared)."""
     customers = [(f"c{i}", {"name": f"n{i}", "tier": i}, i) for i in range(10)]
     orders = [(f"c{i % 10}", {"id": i, "amount": i}, 100 + i) for i in range(20)]
     config = {"statestore.cache.max.bytes": 400}
     observed, executor = _same(_joined("in_memory", True, left=False),
                                [("customers", customers), ("orders", orders)], config)
-    assert executor.chunks == 0 and executor.declined == 2
-    assert observed["tasks"]["0_0"]["stores"]["customers"]["thread_cache"][2] > 0  # evicts
+    assert executor.chunks == 2 and executor.declined == 0
+    assert observed["tasks"]["0_0"]["stores"]["customers"]["thread_cache"][2] == 25  # evicts
     assert [(k, v["name"]) for k, v, _ in observed["out"]] == [
         (f"c{i % 10}", f"n{i % 10}") for i in range(20)]
 

@@ -23,6 +23,8 @@ from kslab.records import Record
 
 __all__ = ["SinkOut", "Stage", "StageRun"]
 
+_WHOLE_CACHE = 1 << 62  # reserved by a run whose puts evict: no other growth fits beside it
+
 
 class SinkOut(NamedTuple):
     """One sink step's records for one topic: the columns for its log (``log``), each
@@ -219,6 +221,14 @@ class StageRun:
             return False
         self._reserved[id(cache)] = total
         return True
+
+    def reserve_evicting(self, cache: Any) -> int | None:
+        """``BatchRun.reserve_evicting``: the whole of ``cache`` for the asking run (so
+        ``reserve`` refuses every other), and the bytes it has left."""
+        if self._reserved.get(id(cache), 0):
+            return None
+        self._reserved[id(cache)] = _WHOLE_CACHE
+        return cache.max_cache_size_bytes - cache.size_bytes()  # type: ignore[no-any-return]
 
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two."""

@@ -1,0 +1,176 @@
+"""The record cache's eviction in a batch run's form: what a run's gets and puts evict.
+
+``ThreadCache.put`` evicts, after a put leaves the thread cache over its budget, entries of
+the namespace put into from its least recently used end until the total fits; evicting a
+dirty entry flushes the whole namespace first (its dirty entries written and forwarded). A
+batch run (``kslab.state.held_cache``) replays a run's gets and puts at once, so it must
+know what the record path's puts evicted, and how that changed the run's hits and misses.
+``CacheEvictions`` walks the run's gets and puts over the namespace's LRU order by key and
+size only (no entry, value or record is built), from the eldest end as the cache keeps it.
+
+Invariant: where ``CacheEvictions.run`` returns True, the record path's gets and puts of the
+run evict exactly ``evicted`` (clean entries only: each one's bytes are the store's, so
+nothing is flushed, written or forwarded by an eviction, and a later get of an evicted key
+reads it back from the store as ``get`` does), count ``evictions`` and the gets, hits, puts
+and overwrites given, and leave in the cache, of the keys the run touched, only
+``survivors``. Where an eviction would take a dirty entry (a flush in the middle of the run)
+it returns False and the run goes record by record.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
+
+from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, headers_size
+
+__all__ = ["CacheEvictions", "entry_header_bytes"]
+
+_BARE_ENTRY = 21  # an entry's size less its value, topic and headers (``LRUCacheEntry.size``)
+# an entry's origin where no put of the run wrote it: clean before the run, dirty before it,
+# read back from the store by the run (else the consumed record whose put wrote it)
+_CLEAN, _DIRTY_BEFORE, _READ_BACK = -1, -2, -3
+
+
+def entry_header_bytes(headers: list[Any], positions: Iterable[int]) -> list[int] | None:
+    """The header bytes of the entry each update at ``positions`` writes (its record's
+    headers, ``headers[position]``), or ``None`` when no record has any."""
+    if not any(headers):
+        return None
+    sizes = list(map(headers_size, headers))
+    return list(map(sizes.__getitem__, positions))
+
+
+class CacheEvictions:
+    """A run's gets and puts on one named cache, sized, in the record path's order.
+
+    ``before``: the keys cached when the run starts that it touches (their entry), and those
+    only the store holds (``None``: a get reads them back, ``read_back[key]`` value bytes);
+    a key in neither is new. ``commit_each``: the engine commits (flushes the namespace)
+    after each consumed record, so a put stays dirty only until its record's commit; else
+    every put of the run stays dirty (the live runtime)."""
+
+    def __init__(self, cache: ThreadCache, namespace: str, room: int,
+                 before: dict[bytes, LRUCacheEntry | None], read_back: dict[bytes, int], *,
+                 commit_each: bool) -> None:
+        self._eldest = iter(cache.eldest(namespace))  # the entries before the run, eldest
+        # first: evicted in this order while the run has not touched them
+        self._before, self._read_back, self._commit_each = before, read_back, commit_each
+        self._excess = -room  # bytes over the budget (<= 0: within it)
+        # the keys the run touched and the cache holds: [node bytes, value bytes, origin
+        # of their last put, or _CLEAN, _DIRTY_BEFORE, _READ_BACK]
+        self._touched: OrderedDict[bytes, list[int]] = OrderedDict()
+        self._left: set[bytes] = set()  # keys of entries before the run moved or evicted
+        self._stored: dict[bytes, int] = {}  # value bytes the store holds for a key put
+        self.evicted: list[bytes] = []
+        self.evictions = self.gets = self.hits = self.puts = self.overwrites = 0
+
+    @property
+    def survivors(self) -> OrderedDict[bytes, list[int]]:
+        """The touched keys the cache holds after the run, least recently used first."""
+        return self._touched
+
+    def read_back(self, key: bytes) -> bool:
+        """True when surviving ``key``'s entry is the one its last get read back from the
+        store (a key cached before the run, evicted and read back: a new clean entry)."""
+        return self._touched[key][2] == _READ_BACK
+
+    def run(self, keys: list[bytes], nodes: list[int], values: list[int],
+            origins: list[int], *, puts_only: bool) -> bool:
+        """The record path's ``get`` (unless ``puts_only``) then ``put`` of each update:
+        ``keys[i]`` written as an entry of ``nodes[i]`` bytes holding ``values[i]`` value
+        bytes, for consumed record ``origins[i]``. False when an eviction takes a dirty
+        entry."""
+        touched = self._touched
+        for key, node, value, origin in zip(keys, nodes, values, origins, strict=True):
+            if not puts_only and not self._get(key, origin):
+                return False
+            self.puts += 1
+            if self._present(key):
+                self.overwrites += 1
+                self._excess -= touched[key][0]
+            touched[key] = [node, value, origin]
+            self._stored[key] = value  # (in the store once its record commits)
+            self._excess += node
+            if self._excess > 0 and not self._evict(origin):
+                return False
+        return True
+
+    def lookups(self, keys: list[bytes]) -> bool:
+        """The record path's ``get`` of each of ``keys`` (a join's lookups of a table): a
+        miss of a stored key reads it back, which may evict. False when an eviction takes
+        a dirty entry."""
+        get = self._get
+        return all(get(key, _CLEAN) for key in keys)
+
+    def _get(self, key: bytes, origin: int) -> bool:
+        """``get`` of ``key`` by consumed record ``origin``; False when the read-back of a
+        miss evicts a dirty entry."""
+        self.gets += 1
+        if self._present(key):
+            self.hits += 1
+            return True
+        stored = self._in_store(key)
+        if stored is None:  # in neither: nothing read back
+            return True
+        self.puts += 1  # read back as a clean entry: a put of its own
+        size = len(key) + NODE_OVERHEAD + _BARE_ENTRY + stored
+        self._touched[key] = [size, stored, _READ_BACK]
+        self._excess += size
+        return self._excess <= 0 or self._evict(origin)
+
+    def _present(self, key: bytes) -> bool:
+        """True when the cache holds ``key`` now, then its most recently used entry."""
+        touched = self._touched
+        if key in touched:
+            touched.move_to_end(key)
+            return True
+        entry = self._before.get(key)
+        if entry is None or key in self._left:
+            return False
+        self._left.add(key)  # (moved to the most recently used end)
+        value = entry.value
+        touched[key] = [len(key) + NODE_OVERHEAD + entry.size,
+                        0 if value is None else len(value),
+                        _DIRTY_BEFORE if entry.is_dirty else _CLEAN]
+        return True
+
+    def _in_store(self, key: bytes) -> int | None:
+        """The value bytes the store holds for ``key`` (``None``: none) as a get misses."""
+        stored = self._stored.get(key)
+        if stored is not None:  # put by the run, committed, then evicted
+            return stored
+        entry = self._before.get(key)
+        if entry is not None:  # cached before the run (clean), evicted since
+            return None if entry.value is None else len(entry.value)
+        return self._read_back.get(key)
+
+    def _evict(self, origin: int) -> bool:
+        """Evict from the eldest end until the cache fits (or the namespace is empty);
+        False when the next to go is dirty (``origin``: the consumed record running)."""
+        left, touched = self._left, self._touched
+        while self._excess > 0:
+            for key, entry in self._eldest:  # untouched entries from before the run
+                if key in left:
+                    continue
+                if entry.is_dirty:
+                    return False
+                left.add(key)
+                self._evicted(key, len(key) + NODE_OVERHEAD + entry.size)
+                break
+            else:
+                if not touched:
+                    return True  # (the record path stops there too)
+                key, (size, _, put) = next(iter(touched.items()))
+                if put == _DIRTY_BEFORE or (put >= 0 and (
+                        put == origin or not self._commit_each)):
+                    return False
+                del touched[key]
+                self._evicted(key, size)
+        return True
+
+    def _evicted(self, key: bytes, size: int) -> None:
+        self.evicted.append(key)
+        self.evictions += 1
+        self._excess -= size
