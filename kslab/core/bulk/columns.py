@@ -19,10 +19,11 @@ class ByteColumn:
     and to a sink's topic, a repartition's words are its keys and its values. ``width``: every field
     is that many bytes (a fixed-width serde's, see ``fixed_width``), so no length is measured."""
 
-    __slots__ = ("_layout", "_width", "dictionaries", "fields")
+    __slots__ = ("_layout", "_width", "dictionaries", "fields", "read_back")
 
     def __init__(self, fields: list[Any], width: int | None = None,
-                 dictionaries: list[tuple[int, list[bytes], list[int]]] | None = None) -> None:
+                 dictionaries: list[tuple[int, list[bytes], list[int]]] | None = None,
+                 read_back: tuple[type, list[Any]] | None = None) -> None:
         self.fields = fields
         self._layout: tuple[bytes, Any, int, int] | None = None
         self._width = width
@@ -30,6 +31,11 @@ class ByteColumn:
         # starts in the column, the distinct fields, each field's index among them), so a
         # log can read them back without slicing each (RecordLog's key dictionaries)
         self.dictionaries = dictionaries
+        # (a serde class, what its deserialize returns for each field): fresh objects no
+        # other code holds, made as the fields were written (a sink's ``Json`` values,
+        # ``Json.read_back_column``), which the one log that appends the column may hand its
+        # reader instead of decoding the fields (``RecordLog``'s read-back runs)
+        self.read_back = read_back
 
     @property
     def width(self) -> int | None:
