@@ -23,6 +23,7 @@ _OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 # what reads back from orjson's JSON as an equal object of its own class (floats: when finite)
 _SCALARS = frozenset({str, int, bool, float, type(None)})
 _DICTS = frozenset({dict, type(None)})
+_DICT = {dict}
 
 
 class _Inexact(Exception):  # (a signal inside read_back_column, never raised out of it)
@@ -57,12 +58,18 @@ class Json(Serde):
 
     def serialize_column(self, topic: str, items: list[Any],
                          headers: list[Any] | None = None) -> list[bytes | None]:
-        """``serialize`` of each item. Each result is copied to bytes of its own size: orjson
-        writes into a 1 KiB buffer it then shrinks, and a column keeping tens of thousands of
-        them alive grows the heap by each buffer (3 us a value here, against 0.6 us copied)."""
+        """``serialize`` of each item. A column of dicts is written in one call and cut at
+        the commas between them (``_split_dicts``); otherwise each result is copied to bytes
+        of its own size: orjson writes into a 1 KiB buffer it then shrinks, and a column
+        keeping tens of thousands of them alive grows the heap by each buffer (3 us a value
+        here, against 0.6 us copied, 0.3 us cut from one call)."""
         dumps, default = _dumps, self._default
         try:
             if not items.count(None):  # no null (the usual case): all in C
+                if len(items) > 1 and set(map(type, items)) == _DICT:
+                    cut = _split_dicts(items, default)
+                    if cut is not None:
+                        return cut
                 return list(map(bytes, map(memoryview, map(dumps, items, repeat(default),
                                                            repeat(_OPTIONS)))))
             return [None if item is None else bytes(memoryview(dumps(item, default, _OPTIONS)))
@@ -119,6 +126,26 @@ class Json(Serde):
         if self._default is None:
             return ""
         return f"default={getattr(self._default, '__qualname__', self._default)!s}"
+
+
+def _split_dicts(items: list[dict[Any, Any]], default: Any) -> list[bytes] | None:
+    """The JSON of each of ``items`` (dicts, at least two) as ``serialize`` writes it, cut from
+    the one JSON array orjson writes for them all (the same bytes per element: compact, no
+    whitespace), or ``None`` when that is not certain (the caller writes them one by one).
+
+    Why it is exact: each element starts with ``{`` and ends with ``}``, so the array holds
+    ``},{`` at least ``len(items) - 1`` times, once between each two elements; finding it
+    exactly that often means no string holds it, so each one is a cut. orjson escapes line
+    breaks inside strings, so the cuts marked with a line break split into exactly the
+    elements (more pieces: a ``Fragment``'s raw line break; then ``None``)."""
+    try:
+        joined = _dumps(items, default, _OPTIONS)
+    except orjson.JSONEncodeError:  # (an item's own error, or nesting one level too deep)
+        return None
+    if joined.count(b"},{") != len(items) - 1:
+        return None
+    cut = joined[1:-1].replace(b"},{", b"}\n{").split(b"\n")
+    return cut if len(cut) == len(items) else None
 
 
 def _finite(fields: list[bytes | None]) -> bool:

@@ -13,6 +13,12 @@ A fixed-width encoding writer (a ``Struct``'s ``pack``: ``Long`` counts) leaves 
 offsets implicit while every value in the log is that wide: ``_value_ends`` may then be shorter
 than ``_timestamps``, each missing end one width after the one before. Anything that reads the
 ends, writes another value, or lets the widths vary first calls ``_fill_value_ends``.
+
+Read-back runs: where a column appended carries the fresh objects its fields read back as
+(``ByteColumn.read_back``: a sink's ``Json`` values, copied as they were written), the log
+keeps them beside the bytes until a reader drains those records; a drain through the same
+serde class then hands them out instead of decoding (once: a drain drops them, and a record
+read again after ``truncate`` is decoded). At most ``_HELD`` unread records' objects are kept.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ __all__ = ["TEXT", "RecordLog"]
 
 # ``drain_unpacking``'s codec for a column of UTF-8 text (the ``String`` serde's bytes)
 TEXT: Any = "utf-8 text"
+# read-back objects a log keeps for unread records at most (beyond: dropped, the bytes decoded)
+_HELD = 1 << 18
 
 
 class RecordLog:
@@ -42,7 +50,7 @@ class RecordLog:
     """
 
     __slots__ = ("_headers", "_key_dictionaries", "_key_ends", "_keys", "_partitions",
-                 "_start", "_timestamps", "_topic_ids", "_topics", "_topics_by_name",
+                 "_read_back", "_start", "_timestamps", "_topic_ids", "_topics", "_topics_by_name",
                  "_value_ends", "_value_width", "_values")
 
     def __init__(self, *, with_topics: bool = False) -> None:
@@ -65,6 +73,9 @@ class RecordLog:
         # the distinct keys' bytes, each record's index among them); a drain maps them
         # instead of slicing each key (see ByteColumn.dictionaries)
         self._key_dictionaries: list[tuple[int, list[bytes], list[int]]] = []
+        # read-back runs (module docstring): (the run's first record, the serde class, the
+        # objects its deserialize gives for the run's values)
+        self._read_back: list[tuple[int, type, list[Any]]] = []
 
     def append(self, key: bytes | None, value: bytes | None, headers: Any, timestamp: int,
                partition: int, topic: str | None = None) -> None:
@@ -188,6 +199,7 @@ class RecordLog:
         count = len(timestamps)
         if not count:
             return
+        first = len(self._timestamps)
         if headers is not None and any(headers):
             for index, item in enumerate(headers, len(self._timestamps)):
                 if item:
@@ -199,6 +211,8 @@ class RecordLog:
                                        for at, distinct, ids in keys.dictionaries]
         _append_column(self._keys, self._key_ends, keys)
         values = _as_column(values)
+        if values.read_back is not None and self._topic_ids is None:
+            self._hold(first, values.read_back)
         layout = values.layout()
         width = self._value_width
         if layout is not None and layout[2] == layout[3] > 0 and width in (None, layout[2]):
@@ -222,6 +236,36 @@ class RecordLog:
                                                                  for partition in partitions]))
         if self._topic_ids is not None:
             self._topic_ids.extend([self._topic_id(topic)] * count)
+
+    def _hold(self, first: int, read_back: tuple[type, list[Any]]) -> None:
+        """Keep a column's read-back objects from record ``first`` on, while the unread
+        records' objects kept stay within ``_HELD`` (else none are kept)."""
+        runs = self._read_back
+        if runs and runs[-1][0] + len(runs[-1][2]) != first:
+            runs.clear()  # (records without objects in between: those are decoded)
+        kind, objects = read_back
+        if first + len(objects) - (runs[0][0] if runs else first) > _HELD:
+            runs.clear()
+            return
+        runs.append((first, kind, objects))
+
+    def _taken_back(self, start: int, end: int, kind: Any) -> list[Any] | None:
+        """The read-back objects of records ``start`` to ``end`` (the last) when runs of
+        ``kind`` hold every one of them, else ``None``; either way the runs are dropped (the
+        records are being read)."""
+        runs = self._read_back
+        if not runs:
+            return None
+        self._read_back = []
+        if kind is None or runs[0][0] > start or runs[-1][0] + len(runs[-1][2]) != end \
+                or any(run[1] is not kind for run in runs):
+            return None  # (runs are contiguous: _hold keeps them so)
+        objects = runs[0][2]
+        if runs[0][0] != start:  # (records read one by one before)
+            objects = objects[start - runs[0][0]:]
+        if len(runs) > 1:
+            objects = list(chain(objects, *(run[2] for run in runs[1:])))
+        return objects
 
     def record(self, index: int) -> tuple[Any, ...]:
         """Record ``index`` (absolute) as ``(key, value, headers, timestamp, partition)``."""
@@ -251,6 +295,7 @@ class RecordLog:
     def clear(self) -> None:
         """Mark every record read."""
         self._start = len(self._timestamps)
+        self._read_back = []
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         """The unread records, oldest first."""
@@ -265,7 +310,8 @@ class RecordLog:
         return self.drain_unpacking(None, None)[0]
 
     def drain_unpacking(
-        self, key_struct: Any, value_struct: Any, *, where: bool = True
+        self, key_struct: Any, value_struct: Any, *, where: bool = True,
+        read_back: type | None = None,
     ) -> tuple[tuple[list[Any], list[Any], list[Any], list[int], list[int]], tuple[bool, bool]]:
         """``drain_columns``, where a column of fields all exactly ``struct.Struct`` wide (a
         fixed-width serde's bytes) comes back unpacked in one C pass instead of sliced, and a
@@ -273,7 +319,9 @@ class RecordLog:
         string; the second item says which of keys and values were (``None``: never decode
         that column here: it comes back as bytes, reported undecoded, for the reader's serde,
         key dictionaries or not). ``where=False`` leaves the timestamp and partition columns empty
-        (reads of keys and values only).
+        (reads of keys and values only). ``read_back``: the class of the reader's value serde,
+        whose read-back objects, where runs hold every value drained, come back as the values
+        (reported decoded; module docstring).
         """
         self._fill_value_ends()
         start, end = self._start, len(self._timestamps)
@@ -284,9 +332,11 @@ class RecordLog:
         if keys is None:
             keys = _text(self._keys, self._key_ends, start, end) if key_struct is TEXT \
                 else _unpacked(self._keys, self._key_ends, start, end, key_struct, -1)
-        values = _text(self._values, self._value_ends, start, end) if value_struct is TEXT \
-            else _unpacked(self._values, self._value_ends, start, end, value_struct,
-                           self._value_width)
+        values = self._taken_back(start, end, read_back)
+        if values is None:
+            values = _text(self._values, self._value_ends, start, end) \
+                if value_struct is TEXT else _unpacked(self._values, self._value_ends, start,
+                                                       end, value_struct, self._value_width)
         columns = (_column(self._keys, self._key_ends, start, end) if keys is None else keys,
                    _column(self._values, self._value_ends, start, end) if values is None
                    else values,
@@ -364,6 +414,7 @@ class RecordLog:
                     del column[total:]
             for index in [i for i in self._headers if i >= total]:
                 del self._headers[index]
+            self._read_back = []  # (records appended after the mark are gone)
             dictionaries = self._key_dictionaries
             while dictionaries and dictionaries[-1][0] >= total:
                 dictionaries.pop()

@@ -959,6 +959,11 @@ class _DriverPort:
         the collector's send does then."""
         return topic not in self._driver._collector.loopback
 
+    def reads_back(self, topic: str) -> bool:
+        """True when ``topic``'s log hands its output topics the objects a sink wrote it
+        from (``RecordLog``'s read-back runs): a topic no task reads back."""
+        return topic not in self._driver._collector.loopback
+
     def reader(self, topic: str, partition: int) -> StreamTask | None:
         """The task that reads ``topic``'s ``partition`` (``None`` for a global topic)."""
         if topic in self._driver._layout.global_topics:

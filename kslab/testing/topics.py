@@ -388,9 +388,11 @@ class TestInputTopic:
         if partition is None and "partition" in df.columns and \
                 self._driver.partition_count(self.name) > 1:
             partition = "partition"
-        columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
-                                headers=headers, partition=partition)
-        with collections_off():  # (the dicts made of a frame's rows go along: Written)
+        # (the dicts made of a frame's rows go along: Written; made with the cyclic GC
+        # paused too, which would otherwise scan the heap once per 700 of them)
+        with collections_off():
+            columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
+                                    headers=headers, partition=partition)
             self._pipe_chunks(_slicing(columns), len(df), type(columns[1]) is RowDicts)
         return len(columns[0])
 
@@ -492,14 +494,18 @@ class TestOutputTopic:
                ) -> tuple[list[Any], list[Any], list[Any], list[int], list[int]]:
         """Every remaining record, decoded, as columns; a bad record raises with its location
         after the good ones before it were read, as one-by-one reads would. ``where=False``:
-        keys, values and headers only (timestamps and partitions come back empty)."""
+        keys, values and headers only (timestamps and partitions come back empty). Values a
+        sink wrote from objects come back as the fresh copies the log keeps of them where
+        this topic's value serde is of the sink's built-in class (``Json``: what decoding
+        gives, ``RecordLog``'s read-back runs)."""
         log = self._driver.output_log(self.name)
         mark = log.mark()
         topic = self.name
         key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
         with collections_off():
-            columns, unpacked = log.drain_unpacking(_struct_of(self.key_serde),
-                                                    _struct_of(self.value_serde), where=where)
+            columns, unpacked = log.drain_unpacking(
+                _struct_of(self.key_serde), _struct_of(self.value_serde), where=where,
+                read_back=type(self.value_serde) if built_in(self.value_serde) else None)
             keys, values, headers, timestamps, partitions = columns
             try:
                 if not unpacked[0]:

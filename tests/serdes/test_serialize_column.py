@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 import kslab as ks
@@ -14,6 +15,31 @@ def test_json_column_is_each_value_serialized_and_keeps_none() -> None:
     values = [{"a": 1, "b": [1, 2]}, None, "text", 3.5, {"nested": {"x": None}}]
     assert json.serialize_column("t", values) == [json.serialize("t", v) for v in values]
     assert json.serialize_column("t", values)[1] is None
+
+
+def _deep(depth: int) -> dict[str, object]:
+    item: dict[str, object] = {}
+    for _ in range(depth):
+        item = {"d": item}
+    return item
+
+
+@pytest.mark.parametrize("values", [
+    [{"a": 1, "b": "x"}, {"b": "x},{y"}],  # the cut's marker inside a string
+    [{"a": [{"b": 1}, {"c": 2}]}, {}],  # and between dicts nested in a list
+    [{}, {}, {"n": float("nan"), "big": 2 ** 63}],
+    [{"s": "line\nbreak\r"}, {"t": True}],  # escaped line breaks
+    [{"f": orjson.Fragment(b'{"a":\n1}')}, {"z": 2}],  # a raw line break
+    [_deep(253), {"x": 1}],  # written alone, one level too deep in an array
+], ids=["marker-in-string", "nested-list-of-dicts", "empty-nan-big", "escaped-breaks",
+        "fragment-line-break", "deepest"])
+def test_a_json_column_of_dicts_cut_from_one_array_is_each_value_serialized(
+        values: list[object]) -> None:
+    """A column of dicts is written as one JSON array and cut between the elements
+    (``_split_dicts``), or one by one where a cut is not certain: the bytes of each value's
+    ``serialize`` either way."""
+    json = serdes.Json()
+    assert json.serialize_column("t", values) == [json.serialize("t", v) for v in values]
 
 
 def test_json_column_raises_the_serdes_error_for_the_value_it_refuses() -> None:

@@ -234,6 +234,7 @@ def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
         except Exception as exc:  # compared: the same error, at the same record
             error = error_summary(exc)
         observed = state(driver)
+        observed["decoded"] = _decoded_reads(driver, case.program.codec)
         observed["reads"] = {
             topic: driver.create_output_topic(topic, serdes.Bytes(), serdes.Bytes())
             .read_records_to_list() for topic in sorted(driver.output_logs())}
@@ -248,6 +249,26 @@ def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
     observed.update(error=error, close_error=close_error, calls=calls, warnings=warnings,
                     printed=printed.getvalue().splitlines())
     return observed, executor
+
+
+def _decoded_reads(driver: ks.TopologyTestDriver, codec: str) -> dict[str, Any]:
+    """Each output topic's records read as a user reads them (values through the ``Json``
+    codec's serde, which takes the copies a ``Json`` sink made as it wrote instead of
+    decoding where the log holds them), or the error a read raises at a value it cannot
+    decode (another sink's serde); ``{}`` for the other codecs. Read before the raw reads,
+    which then get what is left."""
+    if codec != "json":
+        return {}
+    reads: dict[str, Any] = {}
+    for topic in sorted(driver.output_logs()):
+        if driver.is_internal_topic(topic):
+            continue
+        out = driver.create_output_topic(topic, serdes.Bytes(), serdes.Json())
+        try:
+            reads[topic] = out.read_records_to_list()
+        except ks.errors.SerdeError as exc:
+            reads[topic] = error_summary(exc)
+    return reads
 
 
 def _count_chunks(driver: ks.TopologyTestDriver) -> dict[str, int]:

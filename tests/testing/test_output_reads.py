@@ -11,6 +11,7 @@ cases take the record path whatever the driver's configuration.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -259,3 +260,115 @@ def test_the_issues_windowed_count_reads_windowed_keys() -> None:
                                          value_serde=L)
         assert out.read_key_values_to_list() == [
             ks.KeyValue(Windowed(f"k{i % 3}", Window(0, SIZE)), i // 3 + 1) for i in range(255)]
+
+
+# -- reading back the copies a Json sink made (RecordLog's read-back runs) ------------------------
+
+
+def _orders(peeked: list[Any] | None = None) -> ks.Topology:
+    """JSON orders: keep ``amount > 50``, add ``x2`` (NaN for a negative id, which ``Json``
+    writes as ``null``: no exact copy), write them to ``out`` (with ``Json``);
+    ``peeked``: a foreach after the sink keeps each value it gets and changes it (after the
+    sink wrote it, as the record path runs them)."""
+    b = ks.StreamsBuilder()
+    kept = (b.stream("in", ks.Consumed.with_(S, serdes.Json()))
+            .filter(lambda k, v: v["amount"] > 50)
+            .map_values(lambda v: {**v, "x2": v["amount"] * 2 if v["id"] >= 0 else math.nan}))
+    kept.to("out", ks.Produced.with_(S, serdes.Json()))
+    if peeked is not None:
+        def change(k: Any, v: Any) -> None:
+            peeked.append(v)
+            v["x2"] = -1
+            if "tags" in v:
+                v["tags"].append("changed")
+
+        kept.foreach(change)
+    return b.build()
+
+
+def _order_rows(n: int, tags: bool = True) -> list[tuple[str, dict[str, Any]]]:
+    """Orders with a list of tags each (``tags``), else flat."""
+    return [(f"u{i % 7}", {"id": i, "amount": i % 100 + 0.5, **({"tags": ["a"]} if tags else {})})
+            for i in range(n)]
+
+
+def _expected(n: int, tags: bool = True) -> list[tuple[str, dict[str, Any]]]:
+    return [(k, {**v, "x2": v["amount"] * 2}) for k, v in _order_rows(n, tags)
+            if v["amount"] > 50]
+
+
+@pytest.mark.parametrize("tags", [False, True], ids=["flat", "nested"])
+def test_a_json_read_gets_the_sinks_copies_as_the_sink_wrote_them(tags: bool) -> None:
+    """The bulk path's sink makes copies as it writes (``Json.read_back_column``: shallow of
+    flat dicts, deep of nested ones); the read hands them out instead of decoding: equal to
+    what decoding the bytes gives, though a foreach after the sink changed the values it
+    was given, and each a fresh object."""
+    peeked: list[Any] = []
+    with ks.TopologyTestDriver(_orders(peeked)) as driver:
+        driver.create_input_topic("in", S, serdes.Json()).pipe_key_value_list(
+            _order_rows(N, tags))
+        log = driver.output_log("out")
+        assert driver.bulk_stats()["chunks"] == 2
+        assert log._read_back  # internal on purpose: the log holds the sink's copies
+        raw = [log.record(i)[1] for i in range(log.total)]
+        got = driver.create_output_topic("out", S, serdes.Json()).read_key_values_to_list()
+    assert [tuple(kv) for kv in got] == _expected(N, tags)
+    assert [v for _, v in got] == [serdes.Json().deserialize("out", b) for b in raw]
+    assert peeked[0]["x2"] == -1
+    assert not any(value is seen or value.get("tags", 0) is seen.get("tags", 1)
+                   for (_, value), seen in zip(got, peeked, strict=True))
+    assert len({id(value) for _, value in got}) == len(got)
+
+
+def test_the_sinks_copies_are_read_once() -> None:
+    """A read takes the copies out of the log: records read again after ``restore`` (or by a
+    second output topic on the topic) decode their bytes, so no reader gets another's
+    objects, and a reader of another serde class decodes."""
+    with ks.TopologyTestDriver(_orders()) as driver:
+        driver.create_input_topic("in", S, serdes.Json()).pipe_key_value_list(_order_rows(N))
+        snapshot = driver.snapshot()
+        out = driver.create_output_topic("out", S, serdes.Json())
+        first = out.read_key_values_to_list()
+        first[0].value["id"] = "changed"
+        driver.restore(snapshot)
+        again = out.read_key_values_to_list()
+        assert [tuple(kv) for kv in again] == _expected(N)
+        assert not driver.output_log("out")._read_back  # internal on purpose: all taken
+        driver.create_input_topic("in", S, serdes.Json()).pipe_key_value_list(_order_rows(N))
+        raw = driver.create_output_topic("out", S, serdes.Bytes()).read_values_to_list()
+    assert raw == [serdes.Json().serialize("out", v) for _, v in _expected(N)]
+
+
+def test_a_read_after_single_reads_takes_the_rest_of_the_copies() -> None:
+    """Records read one at a time first (decoded) leave the rest of the copies to a bulk read;
+    a record with no copy in between (an ``x2`` NaN) makes the bulk read decode."""
+    with ks.TopologyTestDriver(_orders()) as driver:
+        pipe = driver.create_input_topic("in", S, serdes.Json())
+        pipe.pipe_key_value_list(_order_rows(N))
+        out = driver.create_output_topic("out", S, serdes.Json())
+        head = [out.read_key_value() for _ in range(3)]
+        rest = out.read_key_values_to_list()
+        assert [tuple(kv) for kv in head + rest] == _expected(N)
+        pipe.pipe_key_value_list(_order_rows(N))
+        pipe.pipe_input("u1", {"id": -1, "amount": 99.5, "tags": []})
+        pipe.pipe_key_value_list(_order_rows(N))
+        log = driver.output_log("out")
+        # internal on purpose: the record with no copy splits the log's read-back runs
+        assert [first for first, _, _ in log._read_back] == [log.total - 150, log.total - 44]
+        mixed = out.read_key_values_to_list()
+    assert [tuple(kv) for kv in mixed] == [*_expected(N), ("u1", {
+        "id": -1, "amount": 99.5, "tags": [], "x2": None}), *_expected(N)]
+
+
+def test_the_copies_of_several_tasks_are_merged_in_the_logs_order() -> None:
+    """On four partitions each task's sink makes its copies; merged into the record path's
+    order with the bytes, they read back as decoding gives."""
+    with ks.TopologyTestDriver(_orders(), partitions={"in": 4}) as driver:
+        driver.create_input_topic("in", S, serdes.Json()).pipe_key_value_list(_order_rows(N))
+        log = driver.output_log("out")
+        # internal on purpose: the merged copies cover every record of the log
+        assert sum(len(objects) for _, _, objects in log._read_back) == log.total
+        raw = [serdes.Json().deserialize("out", log.record(i)[1]) for i in range(log.total)]
+        got = driver.create_output_topic("out", S, serdes.Json()).read_values_to_list()
+    assert got == raw
+    assert sorted(got, key=lambda v: v["id"]) == [v for _, v in _expected(N)]

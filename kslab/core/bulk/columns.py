@@ -19,10 +19,11 @@ class ByteColumn:
     and to a sink's topic, a repartition's words are its keys and its values. ``width``: every field
     is that many bytes (a fixed-width serde's, see ``fixed_width``), so no length is measured."""
 
-    __slots__ = ("_layout", "_width", "dictionaries", "fields")
+    __slots__ = ("_layout", "_width", "dictionaries", "fields", "read_back")
 
     def __init__(self, fields: list[Any], width: int | None = None,
-                 dictionaries: list[tuple[int, list[bytes], list[int]]] | None = None) -> None:
+                 dictionaries: list[tuple[int, list[bytes], list[int]]] | None = None,
+                 read_back: tuple[type, list[Any]] | None = None) -> None:
         self.fields = fields
         self._layout: tuple[bytes, Any, int, int] | None = None
         self._width = width
@@ -30,6 +31,11 @@ class ByteColumn:
         # starts in the column, the distinct fields, each field's index among them), so a
         # log can read them back without slicing each (RecordLog's key dictionaries)
         self.dictionaries = dictionaries
+        # (a serde class, what its deserialize returns for each field): fresh objects no
+        # other code holds, made as the fields were written (a sink's ``Json`` values,
+        # ``Json.read_back_column``), which the one log that appends the column may hand its
+        # reader instead of decoding the fields (``RecordLog``'s read-back runs)
+        self.read_back = read_back
 
     @property
     def width(self) -> int | None:
@@ -130,7 +136,9 @@ def merged(columns: list[Any], order: list[int] | None) -> ByteColumn | list[Any
     keeps what the parts declared: a width they all share (no length measured per field when
     it is laid out) and, where every part is one key dictionary over all its fields, one
     dictionary over the merged fields (a log then reads the distinct keys back once,
-    ``ByteColumn.dictionaries``). Plain lists where no part is a ``ByteColumn``."""
+    ``ByteColumn.dictionaries``), and the read-back objects where every part has them of
+    one serde class (``ByteColumn.read_back``). Plain lists where no part is a
+    ``ByteColumn``."""
     fields: list[Any] = []
     for column in columns:
         fields += column.fields if column.__class__ is ByteColumn else column
@@ -153,7 +161,20 @@ def merged(columns: list[Any], order: list[int] | None) -> ByteColumn | list[Any
             ids += their_ids if not distinct else map(add, their_ids, repeat(len(distinct)))
             distinct += words
         dictionaries = [(0, distinct, ids if order is None else picked(ids, order))]
-    return ByteColumn(fields, width, dictionaries)
+    return ByteColumn(fields, width, dictionaries, _read_back(columns, order))
+
+
+def _read_back(columns: list[Any], order: list[int] | None) -> tuple[type, list[Any]] | None:
+    """``merged``'s read-back objects: the parts' one after another, put in ``order``, where
+    every part is a ``ByteColumn`` with objects of one serde class; else ``None``."""
+    found = [column.read_back if column.__class__ is ByteColumn else None
+             for column in columns]
+    if None in found or len({kind for kind, _ in found}) != 1:  # type: ignore[misc]
+        return None
+    objects: list[Any] = []
+    for _, part in found:  # type: ignore[misc]
+        objects += part
+    return found[0][0], objects if order is None else picked(objects, order)  # type: ignore[index]
 
 
 def sort_order(sort_keys: list[Any]) -> list[int] | None:

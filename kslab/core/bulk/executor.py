@@ -65,7 +65,9 @@ class EnginePort(Protocol):
 
     # Optional: ``writable(topic)``, true when a record for ``topic`` that a topic extractor
     # named goes out as the record path's send would send it (the runtime: a topic the broker
-    # knows); without it every topic is.
+    # knows); without it every topic is. ``reads_back(topic)``, true when ``topic``'s log
+    # keeps the fresh objects a column carries (``ByteColumn.read_back``) for its reader: a
+    # sink then makes them (without it, or false, it does not).
 
     # For ``run_partitioned`` over topics tasks read back (optional: without them such a
     # sink declines): ``reader(topic, partition)``, the task that reads a topic partition

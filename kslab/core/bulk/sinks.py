@@ -142,6 +142,20 @@ class SinkWriter:
                 return False
         return True
 
+    def _read_back(self, serde: Any, topic: str, items: list[Any],
+                   written: list[Any]) -> tuple[type, list[Any]] | None:
+        """What a ``Json`` reader of ``topic`` would decode from ``written`` (the fields
+        ``serde`` just wrote for ``items``), as fresh copies made now, as the fields were
+        written (``Json.read_back_column``), where the engine's log of ``topic`` hands them
+        to its reader (``EnginePort``'s optional ``reads_back(topic)``); else ``None``."""
+        if type(serde) is not Json:
+            return None
+        reads_back = getattr(self._port, "reads_back", None)
+        if reads_back is None or not reads_back(topic):
+            return None
+        copies = serde.read_back_column(items, written)
+        return None if copies is None else (Json, copies)
+
     @staticmethod
     def _extracted(stage: Any, sink: Any, batch: Batch, headers: list[Any],
                    timestamps: list[int]) -> list[tuple[str, list[int] | None]]:
@@ -197,7 +211,9 @@ class SinkWriter:
         elif _same_fields(sink, batch.keys, batch.values):  # a group_by(value): one layout
             values = keys
         else:
-            values = ByteColumn(encoded(sink.value_serde, topic, batch.values, headers))
+            value_fields = encoded(sink.value_serde, topic, batch.values, headers)
+            values = ByteColumn(value_fields, read_back=self._read_back(
+                sink.value_serde, topic, batch.values, value_fields))
         if headers is not given:  # none stays none where the serializers added nothing
             headers = [h if h or g is not None else None for h, g in zip(headers, given,
                                                                           strict=True)]
