@@ -60,8 +60,9 @@ class EnginePort(Protocol):
 
     def partitions(self, topic: str, keys: list[bytes | None]) -> list[int] | None:
         """The partition the default partitioner gives each serialized key on ``topic``
-        (``run_partitioned``'s sinks), or ``None`` when it cannot say without changing
-        anything (a ``None`` key takes the next round-robin partition)."""
+        (``run_partitioned``'s sinks; a ``None`` entry: the engine's sender works it out as
+        it sends, as the live runtime's collector does), or ``None`` when it cannot say
+        without changing anything (a ``None`` key takes the next round-robin partition)."""
 
     # Optional: ``writable(topic)``, true when a record for ``topic`` that a topic extractor
     # named goes out as the record path's send would send it (the runtime: a topic the broker

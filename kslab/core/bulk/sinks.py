@@ -227,8 +227,10 @@ class SinkWriter:
             partitions = self._port.partitions(topic, key_fields)
             if partitions is None:
                 return False  # a null key: round robin, which the record path keeps
-            if not looped and not any(partitions):
-                partitions = None  # all partition 0 (a topic of one): no column to merge
+            if not looped and partitions.count(0) == len(partitions):
+                # all partition 0 (a topic of one): no column to merge (a None is not 0: an
+                # engine's "the default partitioner's, when sent")
+                partitions = None
         out = SinkOut(index, topic, LogBatch(keys, values, headers, timestamps), partitions,
                       positions)
         stage.outs.append(out)
