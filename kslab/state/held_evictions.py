@@ -23,11 +23,10 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, headers_size
+from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 
 __all__ = ["CacheEvictions", "entry_header_bytes"]
 
-_BARE_ENTRY = 21  # an entry's size less its value, topic and headers (``LRUCacheEntry.size``)
 # an entry's origin where no put of the run wrote it: clean before the run, dirty before it,
 # read back from the store by the run (else the consumed record whose put wrote it)
 _CLEAN, _DIRTY_BEFORE, _READ_BACK = -1, -2, -3
@@ -115,7 +114,7 @@ class CacheEvictions:
         if stored is None:  # in neither: nothing read back
             return True
         self.puts += 1  # read back as a clean entry: a put of its own
-        size = len(key) + NODE_OVERHEAD + _BARE_ENTRY + stored
+        size = len(key) + NODE_OVERHEAD + entry_size(stored, None, 0)  # (no context)
         self._touched[key] = [size, stored, _READ_BACK]
         self._excess += size
         return self._excess <= 0 or self._evict(origin)
