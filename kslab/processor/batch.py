@@ -265,6 +265,12 @@ class BatchRun(Protocol):
         run's puts evict: ``kslab.state.held_evictions``); ``None`` when held writes of the
         chunk reserved some of it already."""
 
+    def flushes_at(self, origin: int) -> None:
+        """The run declines because consumed record ``origin``'s get or put would evict a
+        dirty entry of a record cache (a flush mid-run, which only the record path makes):
+        the engine may run the records before it in batch, that one on the record path and
+        the rest in batch again (``BulkExecutor.run_split``)."""
+
     topic: str
     """The topic the run's records were consumed from."""
 

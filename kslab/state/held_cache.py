@@ -320,7 +320,9 @@ class HeldCachedWrites(_CachedInner):
     def _evicts(self, updated: Callable[[], list[bytes] | None], headers: list[Any]) -> bool:
         """True when what the run's gets and puts evict is known: only clean entries, each
         update's entry sized from its value bytes (``updated()``), the whole thread cache
-        reserved for the run; then held (``_evictions``) for ``apply``."""
+        reserved for the run; then held (``_evictions``) for ``apply``. Where an eviction
+        would take a dirty entry, the run is told at which consumed record
+        (``BatchRun.flushes_at``)."""
         room = self._run.reserve_evicting(self._cache)
         raws = None if room is None else updated()
         if raws is None:
@@ -338,6 +340,8 @@ class HeldCachedWrites(_CachedInner):
         if not evictions.run(keys, nodes, stored, list(map(self._batch.origin.__getitem__,
                                                            positions)),
                              puts_only=self._puts_only):
+            if evictions.flush_at is not None:  # (the engine may split the chunk there)
+                self._run.flushes_at(evictions.flush_at)
             return False
         self._evictions = evictions
         return True

@@ -14,7 +14,9 @@ nothing is flushed, written or forwarded by an eviction, and a later get of an e
 reads it back from the store as ``get`` does), count ``evictions`` and the gets, hits, puts
 and overwrites given, and leave in the cache, of the keys the run touched, only
 ``survivors``. Where an eviction would take a dirty entry (a flush in the middle of the run)
-it returns False and the run goes record by record.
+it returns False, with the consumed record whose get or put would flush (``flush_at``): the
+engine may run the records before it in batch, that one on the record path (which flushes as
+Kafka's does), and the rest in batch again (``BulkExecutor.run_split``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ class CacheEvictions:
         self._stored: dict[bytes, int] = {}  # value bytes the store holds for a key put
         self.evicted: list[bytes] = []
         self.evictions = self.gets = self.hits = self.puts = self.overwrites = 0
+        self.flush_at: int | None = None  # the consumed record whose eviction of a dirty
+        # entry ended the walk, where one did (a lookup of a join's: none)
 
     @property
     def survivors(self) -> OrderedDict[bytes, list[int]]:
@@ -147,14 +151,15 @@ class CacheEvictions:
 
     def _evict(self, origin: int) -> bool:
         """Evict from the eldest end until the cache fits (or the namespace is empty);
-        False when the next to go is dirty (``origin``: the consumed record running)."""
+        False, noting ``origin`` (the consumed record running) as ``flush_at``, when the next
+        to go is dirty."""
         left, touched = self._left, self._touched
         while self._excess > 0:
             for key, entry in self._eldest:  # untouched entries from before the run
                 if key in left:
                     continue
                 if entry.is_dirty:
-                    return False
+                    return self._flushes(origin)
                 left.add(key)
                 self._evicted(key, len(key) + NODE_OVERHEAD + entry.size)
                 break
@@ -164,10 +169,17 @@ class CacheEvictions:
                 key, (size, _, put) = next(iter(touched.items()))
                 if put == _DIRTY_BEFORE or (put >= 0 and (
                         put == origin or not self._commit_each)):
-                    return False
+                    return self._flushes(origin)
                 del touched[key]
                 self._evicted(key, size)
         return True
+
+    def _flushes(self, origin: int) -> bool:
+        """False: consumed record ``origin`` (none where negative: a join's lookup) would
+        evict a dirty entry, flushing the namespace."""
+        if origin >= 0:
+            self.flush_at = origin
+        return False
 
     def _evicted(self, key: bytes, size: int) -> None:
         self.evicted.append(key)

@@ -28,7 +28,7 @@ from kslab.core.bulk import ordered, tree
 from kslab.core.bulk.columns import ByteColumn, Merges, fixed_width, picked
 from kslab.core.bulk.plan import Plan, compile_plan
 from kslab.core.bulk.sinks import SinkWriter, Written, decoded, fields, readable, round_trips
-from kslab.core.bulk.stage import SinkOut, Stage
+from kslab.core.bulk.stage import Reserved, SinkOut, Stage
 from kslab.processor.batch import Encoded
 from kslab.records import Headers, Record, as_headers
 
@@ -88,6 +88,8 @@ class BulkExecutor:
         # that takes them (a sink and a changelog): id of the fields -> (fields, column)
         self._laid_out: dict[int, tuple[list[bytes], ByteColumn]] = {}
         self.declined = 0
+        self.flush_row: int | None = None  # where ``run_columns`` last declined because a
+        # record cache's get or put would evict a dirty entry: that chunk row (``run_split``)
 
     @property
     def _commits_each(self) -> bool:
@@ -141,7 +143,8 @@ class BulkExecutor:
         partitions)`` (never changed) of ``partition`` (0 unless the engine says);
         ``offsets``: each row's offset, from an engine that tracks them itself (else they
         follow the port's next offset); ``objects``: what the engine serialized the fields
-        from (``Written``); ``False``: declined."""
+        from (``Written``); ``False``: declined (``flush_row``: at a flush, if that was why)."""
+        self.flush_row = None
         plan = self._accepted(task, topic) if columns[3] else None
         if plan is None:
             self.declined += 1
@@ -169,7 +172,7 @@ class BulkExecutor:
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
         staged: list[tuple[Any, ...]] = []  # the changelogs' records, a block per append
         looped: list[tuple[Stage, SinkOut, list[Any]]] = []  # sink records tasks read
-        reserved: dict[int, int] = {}  # record cache bytes the chunk's held writes reserved
+        reserved = Reserved()  # record cache bytes the chunk's held writes reserved
         try:
             plans = [self._accepted(task, topic) for task, _ in groups]
             if None in plans or len(columns[3]) >= _MOST_ROWS:
@@ -226,7 +229,7 @@ class BulkExecutor:
         return True
 
     def _prepare_readers(self, looped: list[tuple[Stage, list[Any]]], writers: set[int],
-                         staged: list[tuple[Any, ...]], reserved: dict[int, int],
+                         staged: list[tuple[Any, ...]], reserved: Reserved,
                          merges: Merges
                          ) -> list[tuple[Any, list[Stage], list[Any], int]] | None:
         """Phase one of the tasks that read what the chunk's tasks wrote (``looped``: each
@@ -443,15 +446,17 @@ class BulkExecutor:
     def _run(self, plan: Plan, task: Any, topic: str, columns: tuple[list[Any], ...],
              offsets: list[int] | None = None, partition: int = 0,
              objects: Written | None = None) -> bool:
+        reserved = Reserved()
         try:
             # a record cache holds a run's writes only where it is the task's one cache (the
             # others would flush or evict in between)
             stages = self._prepare(plan, topic, columns, self._commits_each,
                                    lambda name, log: self._changelog_columns(task, name, log),
                                    partition, caches_held=len(task.cached_stores) <= 1,
-                                   task=task, offsets=offsets,
+                                   reserved=reserved, task=task, offsets=offsets,
                                    known=readable(plan, objects, columns[:2]))
             if stages is None:
+                self.flush_row = reserved.flush_row
                 return self._declined()
             outputs, calls = self._settle(stages)
         except Exception:
@@ -473,7 +478,7 @@ class BulkExecutor:
                  commit_each: bool, changelog: Callable[..., Any],
                  partition: int = 0, *, caches_held: bool = True,
                  looped: list[tuple[Stage, SinkOut]] | None = None,
-                 reserved: dict[int, int] | None = None, task: Any = None,
+                 reserved: Reserved | None = None, task: Any = None,
                  offsets: list[int] | None = None, places: list[Any] | None = None,
                  known: tuple[list[Any] | None, list[Any] | None] = (None, None)
                  ) -> list[Stage] | None:
@@ -486,7 +491,7 @@ class BulkExecutor:
         would decode, where the caller has them already (``_read_back``; their fields in
         ``columns`` may then be ``None``)."""
         if reserved is None:
-            reserved = {}
+            reserved = Reserved()
         key_fields, value_fields, given_headers, timestamps, _ = columns
         headers = given_headers
         if headers.count(None) != len(headers):

@@ -21,9 +21,17 @@ from kslab.core.bulk.plan import Plan
 from kslab.processor.batch import Acting, Batch, HeldWrites
 from kslab.records import Record
 
-__all__ = ["SinkOut", "Stage", "StageRun"]
+__all__ = ["Reserved", "SinkOut", "Stage", "StageRun"]
 
 _WHOLE_CACHE = 1 << 62  # reserved by a run whose puts evict: no other growth fits beside it
+
+
+class Reserved(dict[int, int]):
+    """The record cache bytes a chunk's held writes reserved, by thread cache (its ``id``),
+    shared by the chunk's stages; ``flush_row``: the first chunk row whose record cache get
+    or put would evict a dirty entry, where a run declined for that (``StageRun.flushes_at``)."""
+
+    flush_row: int | None = None
 
 
 class SinkOut(NamedTuple):
@@ -53,7 +61,7 @@ class Stage:
     def __init__(self, plan: Plan, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int],
                  commit_each: bool, changelog: Callable[..., Any], partition: int = 0,
-                 caches_held: bool = True, reserved: dict[int, int] | None = None,
+                 caches_held: bool = True, reserved: Reserved | None = None,
                  task: Any = None, number: int = 0) -> None:
         self.plan = plan
         self.task = task
@@ -79,7 +87,7 @@ class Stage:
         # engine gives them (the live runtime's polled messages); else consecutive from
         # first_offset
         self.run = StageRun(self, commit_each, changelog, caches_held,
-                            {} if reserved is None else reserved)
+                            Reserved() if reserved is None else reserved)
 
     def offset_of(self, origin: int) -> int:
         """The offset of consumed record ``origin`` (in phase two)."""
@@ -122,13 +130,12 @@ class StageRun:
                  "caches_held", "commit_each", "deferred", "held", "stage", "step")
 
     def __init__(self, stage: Stage, commit_each: bool, changelog: Callable[..., Any],
-                 caches_held: bool = True, reserved: dict[int, int] | None = None) -> None:
+                 caches_held: bool = True, reserved: Reserved | None = None) -> None:
         self.stage = stage
         self.commit_each = commit_each
         self.caches_held = caches_held
         self._cache_writer: str | None = None  # the one record cache holding writes
-        self._reserved = {} if reserved is None else reserved  # thread cache -> bytes held
-        # for the chunk's held writes (shared by its stages)
+        self._reserved = Reserved() if reserved is None else reserved  # (the chunk's)
         self._changelog = changelog
         self.held: list[HeldWrites] = []
         # (origin, action, step, position in the step's batch or None)
@@ -229,6 +236,14 @@ class StageRun:
             return None
         self._reserved[id(cache)] = _WHOLE_CACHE
         return cache.max_cache_size_bytes - cache.size_bytes()  # type: ignore[no-any-return]
+
+    def flushes_at(self, origin: int) -> None:
+        """``BatchRun.flushes_at``: the chunk row consumed record ``origin`` comes from is
+        where the chunk may be split (the first such row, over the chunk's stages)."""
+        row = self.stage.input_row[origin]
+        reserved = self._reserved
+        if reserved.flush_row is None or row < reserved.flush_row:
+            reserved.flush_row = row
 
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two."""
