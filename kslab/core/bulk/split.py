@@ -22,7 +22,7 @@ from kslab.core.bulk.sinks import Written
 
 __all__ = ["run_split"]
 
-_SPLITS = 8  # at most this many records of a chunk on the record path at a flush: each
+MAX_SPLITS = 8  # at most this many records of a chunk on the record path at a flush: each
 # split runs phase one over the rest of the chunk again
 
 
@@ -32,7 +32,7 @@ def run_split(executor: BulkExecutor, task: Any, topic: str, columns: tuple[list
     """Run ``columns`` (``BulkExecutor.run_columns``'s rows of ``task``'s ``topic``) in
     order: in batch where the executor takes them, split at each row whose record cache get
     or put would flush (``BulkExecutor.flush_row``), that row, and the rest where the
-    executor declines for any other reason (or after ``_SPLITS`` splits, or where a split
+    executor declines for any other reason (or after ``MAX_SPLITS`` splits, or where a split
     gained no row in batch), by ``record(start, end)``, the engine's record path over rows
     ``[start, end)``. ``objects`` (``Written``) go with the whole chunk only. How many rows
     ran in batch."""
@@ -45,7 +45,7 @@ def run_split(executor: BulkExecutor, task: Any, topic: str, columns: tuple[list
                                 objects if start == 0 else None):
             return batched + total - start
         row = executor.flush_row
-        if row is None or splits == _SPLITS or (splits and not row):
+        if row is None or splits == MAX_SPLITS or (splits and not row):
             record(start, total)
             return batched
         splits += 1
