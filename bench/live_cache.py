@@ -64,15 +64,15 @@ def _threads(streams: Any) -> list[dict[str, Any]]:
 
 
 def run_once(bootstrap: str, mode: str, rows: list[tuple[bytes, bytes]], words: int,
-             cache_bytes: int | None, tag: str, profile: str | None = None
-             ) -> tuple[float, int]:
+             cache_bytes: int | None, tag: str, profile: str | None = None,
+             commit_ms: int = 1000) -> tuple[float, int]:
     """The stream thread's CPU seconds to process every line and word, and the rows its
     batch path took; ``profile``: a cProfile of the stream thread written there."""
     src, dst = _topics(bootstrap, tag, rows)
     state = Path(tempfile.mkdtemp(prefix=f"bench-{tag}-"))
     config: dict[str, Any] = {
         "application.id": f"app-{tag}", "bootstrap.servers": bootstrap,
-        "state.dir": str(state), "commit.interval.ms": 1000,
+        "state.dir": str(state), "commit.interval.ms": commit_ms,
         "consumer.session.timeout.ms": 6000, "consumer.heartbeat.interval.ms": 500,
         "kslab.runtime.bulk": mode != "record"}
     if cache_bytes is not None:
@@ -117,6 +117,8 @@ def main() -> None:
     parser.add_argument("--vocabulary", type=int, default=200_000)
     parser.add_argument("--cache-bytes", type=int, help="statestore.cache.max.bytes (10 MiB)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--commit-ms", type=int, default=1000,
+                        help="commit.interval.ms (Kafka's default at least once: 30000)")
     parser.add_argument("--profile", choices=MODES, help="print a cProfile of one run instead")
     args = parser.parse_args()
     pairs = idi.make_w2(args.lines, vocabulary=args.vocabulary)
@@ -128,19 +130,20 @@ def main() -> None:
         if args.profile:
             path = tempfile.mktemp(suffix=".prof")
             run_once(broker.bootstrap_servers, args.profile, rows, words, args.cache_bytes,
-                     f"profile-{args.profile}", path)
+                     f"profile-{args.profile}", path, args.commit_ms)
             pstats.Stats(path).sort_stats("cumulative").print_stats(40)
             return
         for run in range(args.runs):
             for mode in MODES:
                 seconds, batched[mode] = run_once(broker.bootstrap_servers, mode, rows, words,
-                                                  args.cache_bytes, f"{mode}-{run}")
+                                                  args.cache_bytes, f"{mode}-{run}",
+                                                  commit_ms=args.commit_ms)
                 cpu[mode].append(seconds)
                 print(f"run {run} {mode}: {seconds:.2f} CPU-s, {batched[mode]:,} rows in "
                       "batch", flush=True)
     cache = "10 MiB" if args.cache_bytes is None else f"{args.cache_bytes:,} bytes"
     print(f"\nW2 live, {args.lines:,} lines ({words:,} words), vocabulary "
-          f"{args.vocabulary:,}, cache {cache}, at least once, commit 1 s; "
+          f"{args.vocabulary:,}, cache {cache}, at least once, commit {args.commit_ms:,} ms; "
           f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, load {os.getloadavg()[0]:.1f}")
     base = statistics.median(cpu["record"])
     for mode in MODES:

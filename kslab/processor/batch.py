@@ -265,6 +265,16 @@ class BatchRun(Protocol):
         run's puts evict: ``kslab.state.held_evictions``); ``None`` when held writes of the
         chunk reserved some of it already."""
 
+    def shared_evictions(self, cache: Any) -> Any:
+        """Where the chunk's tasks share the thread cache ``cache`` and their puts may fill
+        it: the ``SharedEvictions`` every held write of the chunk into it joins (its runs
+        are walked together, in the record path's order, at the end of phase one; the
+        chunk declines where one evicts a dirty entry); else ``None``."""
+
+    def places(self, origins: list[int]) -> list[Any]:
+        """The sort key of each of consumed records ``origins`` among the chunk's (the record
+        path's order over the chunk's tasks)."""
+
     def flushes_at(self, origin: int) -> None:
         """The run declines because consumed record ``origin``'s get or put would evict a
         dirty entry of a record cache (a flush mid-run, which only the record path makes):

@@ -322,8 +322,12 @@ class HeldCachedWrites(_CachedInner):
         update's entry sized from its value bytes (``updated()``), the whole thread cache
         reserved for the run; then held (``_evictions``) for ``apply``. Where an eviction
         would take a dirty entry, the run is told at which consumed record
-        (``BatchRun.flushes_at``)."""
-        room = self._run.reserve_evicting(self._cache)
+        (``BatchRun.flushes_at``). Where the chunk's tasks share the thread cache, the run
+        is walked with theirs at the end of phase one (``BatchRun.shared_evictions``), which
+        declines the chunk if it evicts a dirty entry."""
+        run = self._run
+        shared = run.shared_evictions(self._cache)
+        room = shared.budget if shared is not None else run.reserve_evicting(self._cache)
         raws = None if room is None else updated()
         if raws is None:
             return False
@@ -336,12 +340,14 @@ class HeldCachedWrites(_CachedInner):
         if header_bytes is not None:
             nodes = list(map(add, nodes, header_bytes))
         evictions = CacheEvictions(self._cache, self._namespace, room, self._before,
-                                   self._read_back, commit_each=self._run.commit_each)
-        if not evictions.run(keys, nodes, stored, list(map(self._batch.origin.__getitem__,
-                                                           positions)),
-                             puts_only=self._puts_only):
+                                   self._read_back, commit_each=run.commit_each)
+        origins = list(map(self._batch.origin.__getitem__, positions))
+        if shared is not None:
+            shared.add(evictions, keys, nodes, stored, origins, run.places(origins),
+                       puts_only=self._puts_only)
+        elif not evictions.run(keys, nodes, stored, origins, puts_only=self._puts_only):
             if evictions.flush_at is not None:  # (the engine may split the chunk there)
-                self._run.flushes_at(evictions.flush_at)
+                run.flushes_at(evictions.flush_at)
             return False
         self._evictions = evictions
         return True

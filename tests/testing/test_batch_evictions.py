@@ -32,10 +32,16 @@ def _count(store: str) -> ks.Topology:
 
 
 def _run(keys: list[str], bulk: bool, store: str = "in_memory",
-         cache_bytes: int = 200) -> tuple[ks.TopologyTestDriver, Any, list[tuple[str, int]]]:
+         cache_bytes: int = 200, partitions: int = 1, chunk: int | None = None
+         ) -> tuple[ks.TopologyTestDriver, Any, list[tuple[str, int]]]:
     driver = ks.TopologyTestDriver(_count(store), {"kslab.driver.bulk": bulk,
-                                                   "statestore.cache.max.bytes": cache_bytes})
-    driver.create_input_topic("in", S, S).pipe_key_value_list([(k, "v") for k in keys])
+                                                   "statestore.cache.max.bytes": cache_bytes},
+                                   **({"partitions": {"in": partitions, "out": partitions}}
+                                      if partitions > 1 else {}))
+    topic = driver.create_input_topic("in", S, S)
+    pairs = [(k, "v") for k in keys]
+    for start in range(0, len(pairs), chunk or len(pairs) or 1):
+        topic.pipe_key_value_list(pairs[start:start + (chunk or len(pairs))])
     out = driver.create_output_topic("out", S, L).read_key_values_to_list()
     counts = driver.tasks[next(iter(driver.tasks))].stores["counts"]
     return driver, counts, [(kv.key, kv.value) for kv in out]
@@ -93,4 +99,26 @@ def test_many_keys_match_the_record_path(cache_bytes: int) -> None:
             if bulk:  # (two chunks of the driver's size)
                 assert driver.bulk_stats() == {"chunks": 2, "declined": 0}
             observed.append((out, state(driver)))
+    assert observed[0] == observed[1]
+
+
+@pytest.mark.parametrize(("partitions", "cache_bytes"), [(2, 200), (2, 650), (4, 650), (4, 1000),
+                                                         (4, 2000)])
+def test_tasks_sharing_a_full_thread_cache_match_the_record_path(partitions: int,
+                                                                 cache_bytes: int) -> None:
+    """Several partitions' counts, one namespace each in the driver's one thread cache, their
+    puts interleaved row by row: each put evicts from its own namespace while the total is
+    over the budget. The first chunk that might fill the cache is tried again (one run of it
+    found the cache reserved by another), every task's puts walked together over the one
+    budget from then on, and every chunk runs in batch. Every observable equals the record
+    path's."""
+    keys = [f"K{(i * i + 7 * i) % 60 if i % 3 else i % 5}" for i in range(600)]
+    observed = []
+    for bulk in (True, False):
+        driver, _, out = _run(keys, bulk, cache_bytes=cache_bytes, partitions=partitions,
+                              chunk=100)
+        with driver:
+            if bulk:
+                assert driver.bulk_stats() == {"chunks": 6, "declined": 0}
+            observed.append((sorted(out), state(driver)))
     assert observed[0] == observed[1]

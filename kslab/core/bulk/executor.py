@@ -88,6 +88,8 @@ class BulkExecutor:
         # that takes them (a sink and a changelog): id of the fields -> (fields, column)
         self._laid_out: dict[int, tuple[list[bytes], ByteColumn]] = {}
         self.declined = 0
+        self._walking: frozenset[int] = frozenset()  # thread caches (ids) whose held writes
+        # run_partitioned walks together (``Reserved.walking``)
         self.flush_row: int | None = None  # where ``run_columns`` last declined because a
         # record cache's get or put would evict a dirty entry: that chunk row (``run_split``)
 
@@ -96,11 +98,15 @@ class BulkExecutor:
         """True when the engine commits after every consumed record (``EnginePort``)."""
         return getattr(self.port, "commits_each_record", True)  # type: ignore[no-any-return]
 
-    def _declined(self) -> bool:
+    def _declined(self, reserved: Reserved | None = None) -> bool:
         """Count a declined chunk (and drop what it laid out); ``False``, for the caller to
-        return."""
+        return. ``reserved``: a chunk of several tasks', whose thread caches that one run
+        found reserved by another are walked together from the next chunk on
+        (``Reserved.walking``: a cache the tasks' puts filled once stays full)."""
         self._laid_out.clear()
         self.declined += 1
+        if reserved is not None and reserved.contended:
+            self._walking = self._walking | reserved.contended
         return False
 
     def plan(self, task: Any, topic: str) -> Plan | None:
@@ -167,12 +173,26 @@ class BulkExecutor:
         none is left. So a record's work sorts by (input row, pass, task rank): the row's own
         task works in pass 1; a reading task takes the row's j-th record for it in pass j + 1,
         or j + 2 when it ranks before the writing task. ``objects``: what the engine
-        serialized the chunk's fields from (``Written``)."""
+        serialized the chunk's fields from (``Written``). A chunk that declines because one
+        run found a thread cache reserved by another (the tasks' puts would fill it) is tried
+        once more, every task's puts into that cache walked together (``Reserved.walking``)."""
+        walking = self._walking
+        if self._run_partitioned(topic, columns, groups, objects):
+            return True
+        if self._walking is walking:
+            return False
+        self.declined -= 1  # (not run record by record: tried again)
+        return self._run_partitioned(topic, columns, groups, objects)
+
+    def _run_partitioned(self, topic: str, columns: tuple[list[Any], ...],
+                         groups: list[tuple[Any, list[int]]],
+                         objects: Written | None = None) -> bool:
+        """One try of ``run_partitioned``."""
         port = self.port
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
         staged: list[tuple[Any, ...]] = []  # the changelogs' records, a block per append
         looped: list[tuple[Stage, SinkOut, list[Any]]] = []  # sink records tasks read
-        reserved = Reserved()  # record cache bytes the chunk's held writes reserved
+        reserved = Reserved(self._walking)  # what the chunk's held writes reserved
         try:
             plans = [self._accepted(task, topic) for task, _ in groups]
             if None in plans or len(columns[3]) >= _MOST_ROWS:
@@ -194,7 +214,7 @@ class BulkExecutor:
                     looped=writes_read, reserved=reserved, task=task, places=keys,
                     known=known)
                 if stages is None:
-                    return self._declined()
+                    return self._declined(reserved)
                 prepared.append((task, stages, keys, len(places)))
                 looped += [(stage, out, keys) for stage, out in writes_read]
             # the chunk's merge orders and merged columns, shared by the readers' inputs,
@@ -204,12 +224,14 @@ class BulkExecutor:
                 readers = self._prepare_readers(looped, {id(task) for task, _ in groups},
                                                 staged, reserved, merges)
                 if readers is None:
-                    return self._declined()
+                    return self._declined(reserved)
                 prepared += readers
             every = [stage for _, stages, _, _ in prepared for stage in stages]
+            if not reserved.walked():  # (the tasks' puts into a shared thread cache)
+                return self._declined(reserved)
             outputs, calls = self._settle(every, merges)
         except Exception:
-            return self._declined()
+            return self._declined(reserved)
         if not ordered.call_actions(calls):
             return self._declined()
         actions: list[tuple[Any, Callable[[], None]]] = []

@@ -20,6 +20,7 @@ from kslab.core.bulk.columns import LogBatch
 from kslab.core.bulk.plan import Plan
 from kslab.processor.batch import Acting, Batch, HeldWrites
 from kslab.records import Record
+from kslab.state.held_evictions import SharedEvictions
 
 __all__ = ["Reserved", "SinkOut", "Stage", "StageRun"]
 
@@ -29,9 +30,24 @@ _WHOLE_CACHE = 1 << 62  # reserved by a run whose puts evict: no other growth fi
 class Reserved(dict[int, int]):
     """The record cache bytes a chunk's held writes reserved, by thread cache (its ``id``),
     shared by the chunk's stages; ``flush_row``: the first chunk row whose record cache get
-    or put would evict a dirty entry, where a run declined for that (``StageRun.flushes_at``)."""
+    or put would evict a dirty entry, where a run declined for that (``StageRun.flushes_at``).
 
-    flush_row: int | None = None
+    ``walking``: the thread caches (ids) whose every held write of the chunk is walked with
+    the others over one budget (``SharedEvictions``, one per cache in ``shared``, walked at
+    the end of phase one: ``walked``), where several tasks of a chunk share a thread cache
+    that their puts may fill (the executor names them); ``contended``: those where a run
+    found the cache reserved by another and declined (the executor walks them next time)."""
+
+    def __init__(self, walking: set[int] | frozenset[int] = frozenset()) -> None:
+        super().__init__()
+        self.flush_row: int | None = None
+        self.walking = walking
+        self.shared: dict[int, SharedEvictions] = {}
+        self.contended: set[int] = set()
+
+    def walked(self) -> bool:
+        """Walk each thread cache's shared evictions; False when one evicts a dirty entry."""
+        return all(shared.walk() for shared in self.shared.values())
 
 
 class SinkOut(NamedTuple):
@@ -222,20 +238,41 @@ class StageRun:
         return self._cache_writer == namespace
 
     def reserve(self, cache: Any, growth: int) -> bool:
-        """``BatchRun.reserve``: ``growth`` bytes of ``cache`` for this chunk, if they fit."""
-        total = self._reserved.get(id(cache), 0) + growth
-        if not cache.fits(total):
+        """``BatchRun.reserve``: ``growth`` bytes of ``cache`` for this chunk, if they fit
+        (never for a cache whose writes are walked: ``Reserved.walking``)."""
+        reserved = self._reserved
+        total = reserved.get(id(cache), 0) + growth
+        if not cache.fits(total) or id(cache) in reserved.walking:
             return False
-        self._reserved[id(cache)] = total
+        reserved[id(cache)] = total
         return True
 
     def reserve_evicting(self, cache: Any) -> int | None:
         """``BatchRun.reserve_evicting``: the whole of ``cache`` for the asking run (so
         ``reserve`` refuses every other), and the bytes it has left."""
-        if self._reserved.get(id(cache), 0):
+        reserved = self._reserved
+        if reserved.get(id(cache), 0) or id(cache) in reserved.walking:
+            reserved.contended.add(id(cache))
             return None
-        self._reserved[id(cache)] = _WHOLE_CACHE
+        reserved[id(cache)] = _WHOLE_CACHE
         return cache.max_cache_size_bytes - cache.size_bytes()  # type: ignore[no-any-return]
+
+    def shared_evictions(self, cache: Any) -> SharedEvictions | None:
+        """``BatchRun.shared_evictions``: the chunk's walk of ``cache``'s held writes, where
+        they are walked together (``Reserved.walking``)."""
+        reserved = self._reserved
+        if id(cache) not in reserved.walking:
+            return None
+        shared = reserved.shared.get(id(cache))
+        if shared is None:
+            shared = reserved.shared[id(cache)] = SharedEvictions(
+                cache.max_cache_size_bytes - cache.size_bytes())
+        return shared
+
+    def places(self, origins: list[int]) -> list[Any]:
+        """``BatchRun.places``: each of consumed records ``origins``' sort key among the
+        chunk's."""
+        return list(map(self.stage.place_keys().__getitem__, origins))
 
     def flushes_at(self, origin: int) -> None:
         """``BatchRun.flushes_at``: the chunk row consumed record ``origin`` comes from is
