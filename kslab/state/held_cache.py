@@ -312,8 +312,10 @@ class HeldCachedWrites(_CachedInner):
         widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        if self._run.reserve(self._cache, sum(map(len, self._stored))
-                             + widest * len(self._stored)):
+        run = self._run
+        if updated is not None and run.shared_evictions(self._cache) is not None:
+            return self._evicts(updated, headers)  # (walked with the chunk's other tasks)
+        if run.reserve(self._cache, sum(map(len, self._stored)) + widest * len(self._stored)):
             return True
         return updated is not None and self._evicts(updated, headers)
 
@@ -327,7 +329,8 @@ class HeldCachedWrites(_CachedInner):
         declines the chunk if it evicts a dirty entry."""
         run = self._run
         shared = run.shared_evictions(self._cache)
-        room = shared.budget if shared is not None else run.reserve_evicting(self._cache)
+        room = shared.budget if shared is not None else run.reserve_evicting(self._cache,
+                                                                             walkable=True)
         raws = None if room is None else updated()
         if raws is None:
             return False

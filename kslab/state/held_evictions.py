@@ -225,6 +225,8 @@ class SharedEvictions:
         import numpy as np  # (only a shared walk needs it)
 
         runs = self._runs
+        if not runs:
+            return True
         if len(runs) == 1:
             evictions, columns, puts_only = runs[0]
             return evictions.run(*columns[:4], puts_only=puts_only)

@@ -101,12 +101,13 @@ class BulkExecutor:
     def _declined(self, reserved: Reserved | None = None) -> bool:
         """Count a declined chunk (and drop what it laid out); ``False``, for the caller to
         return. ``reserved``: a chunk of several tasks', whose thread caches that one run
-        found reserved by another are walked together from the next chunk on
-        (``Reserved.walking``: a cache the tasks' puts filled once stays full)."""
+        found reserved by another are walked together from then on (``Reserved.walking``: a
+        cache the tasks' puts filled once stays full), unless a run that cannot be walked
+        asked for one."""
         self._laid_out.clear()
         self.declined += 1
-        if reserved is not None and reserved.contended:
-            self._walking = self._walking | reserved.contended
+        if reserved is not None and (reserved.contended or reserved.refused):
+            self._walking = (self._walking | reserved.contended) - reserved.refused
         return False
 
     def plan(self, task: Any, topic: str) -> Plan | None:

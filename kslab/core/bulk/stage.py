@@ -36,7 +36,9 @@ class Reserved(dict[int, int]):
     the others over one budget (``SharedEvictions``, one per cache in ``shared``, walked at
     the end of phase one: ``walked``), where several tasks of a chunk share a thread cache
     that their puts may fill (the executor names them); ``contended``: those where a run
-    found the cache reserved by another and declined (the executor walks them next time)."""
+    that could be walked found the cache reserved by another (the executor walks them from
+    then on); ``refused``: walked ones a run that cannot be walked asked for (a join's reads,
+    a window store's writes: the executor stops walking them)."""
 
     def __init__(self, walking: set[int] | frozenset[int] = frozenset()) -> None:
         super().__init__()
@@ -44,6 +46,7 @@ class Reserved(dict[int, int]):
         self.walking = walking
         self.shared: dict[int, SharedEvictions] = {}
         self.contended: set[int] = set()
+        self.refused: set[int] = set()
 
     def walked(self) -> bool:
         """Walk each thread cache's shared evictions; False when one evicts a dirty entry."""
@@ -239,20 +242,28 @@ class StageRun:
 
     def reserve(self, cache: Any, growth: int) -> bool:
         """``BatchRun.reserve``: ``growth`` bytes of ``cache`` for this chunk, if they fit
-        (never for a cache whose writes are walked: ``Reserved.walking``)."""
+        (never in a cache whose writes are walked: ``Reserved.walking``)."""
         reserved = self._reserved
+        if id(cache) in reserved.walking:
+            reserved.refused.add(id(cache))
+            return False
         total = reserved.get(id(cache), 0) + growth
-        if not cache.fits(total) or id(cache) in reserved.walking:
+        if not cache.fits(total):
             return False
         reserved[id(cache)] = total
         return True
 
-    def reserve_evicting(self, cache: Any) -> int | None:
+    def reserve_evicting(self, cache: Any, *, walkable: bool = False) -> int | None:
         """``BatchRun.reserve_evicting``: the whole of ``cache`` for the asking run (so
-        ``reserve`` refuses every other), and the bytes it has left."""
+        ``reserve`` refuses every other), and the bytes it has left; where another run has
+        some of it, a ``walkable`` run names the cache ``contended``."""
         reserved = self._reserved
-        if reserved.get(id(cache), 0) or id(cache) in reserved.walking:
-            reserved.contended.add(id(cache))
+        if id(cache) in reserved.walking:
+            reserved.refused.add(id(cache))
+            return None
+        if reserved.get(id(cache), 0):
+            if walkable:
+                reserved.contended.add(id(cache))
             return None
         reserved[id(cache)] = _WHOLE_CACHE
         return cache.max_cache_size_bytes - cache.size_bytes()  # type: ignore[no-any-return]
