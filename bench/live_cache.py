@@ -32,31 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import idiomatic as idi  # bench/ is the script's directory
-from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic
+import runtime as rt
 
 import kslab as ks
 from kslab.core.bulk import split
 from kslab.runtime._thread import StreamThread
 
 MODES = ("split", "unsplit", "record")
-
-
-def _topics(bootstrap: str, tag: str, rows: list[tuple[bytes, bytes]]) -> tuple[str, str]:
-    """Fresh one-partition input and output topics, the input holding ``rows``."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    src, dst = f"in-{tag}", f"out-{tag}"
-    for future in admin.create_topics([NewTopic(src, 1, 1), NewTopic(dst, 1, 1)]).values():
-        future.result(10)
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
-    for key, value in rows:
-        try:
-            producer.produce(src, value, key)
-        except BufferError:
-            producer.poll(0.1)
-            producer.produce(src, value, key)
-    producer.flush(60)
-    return src, dst
 
 
 def _threads(streams: Any) -> list[dict[str, Any]]:
@@ -68,7 +50,7 @@ def run_once(bootstrap: str, mode: str, rows: list[tuple[bytes, bytes]], words: 
              commit_ms: int = 1000) -> tuple[float, int]:
     """The stream thread's CPU seconds to process every line and word, and the rows its
     batch path took; ``profile``: a cProfile of the stream thread written there."""
-    src, dst = _topics(bootstrap, tag, rows)
+    src, dst = rt._prepare(bootstrap, tag, rows)  # (bench/idiomatic_live.py's too)
     state = Path(tempfile.mkdtemp(prefix=f"bench-{tag}-"))
     config: dict[str, Any] = {
         "application.id": f"app-{tag}", "bootstrap.servers": bootstrap,
