@@ -61,14 +61,17 @@ class CacheEvictions:
     a key in neither is new. ``commit_each``: the engine commits (flushes the namespace)
     after each consumed record, so a put stays dirty only until its record's commit; else
     every put of the run stays dirty (the live runtime). ``room``: the bytes the thread
-    cache has left, or the ``Budget`` the walks of its other namespaces share."""
+    cache has left, or the ``Budget`` the walks of its other namespaces share.
+    ``reads_back``: a get that misses reads a stored value back into the cache (a key-value
+    store's); false for a window store's, whose misses read the store only."""
 
     def __init__(self, cache: ThreadCache, namespace: str, room: int | Budget,
                  before: dict[bytes, LRUCacheEntry | None], read_back: dict[bytes, int], *,
-                 commit_each: bool) -> None:
+                 commit_each: bool, reads_back: bool = True) -> None:
         self._eldest = iter(cache.eldest(namespace))  # the entries before the run, eldest
         # first: evicted in this order while the run has not touched them
         self._before, self._read_back, self._commit_each = before, read_back, commit_each
+        self._reads_back = reads_back
         self._budget = room if room.__class__ is Budget else Budget(room)  # type: ignore[arg-type]
         # the keys the run touched and the cache holds: [node bytes, value bytes, origin
         # of their last put, or _CLEAN, _DIRTY_BEFORE, _READ_BACK]
@@ -125,8 +128,8 @@ class CacheEvictions:
         if self._present(key):
             self.hits += 1
             return True
-        stored = self._in_store(key)
-        if stored is None:  # in neither: nothing read back
+        stored = self._in_store(key) if self._reads_back else None
+        if stored is None:  # in neither (or a window store's): nothing read back
             return True
         self.puts += 1  # read back as a clean entry: a put of its own
         size = len(key) + NODE_OVERHEAD + entry_size(stored, None, 0)  # (no context)
