@@ -10,7 +10,7 @@ inside the run, and the puts stay in the cache as dirty entries for the commit t
 counters, sizes), the store and its changelog are what the record path's calls leave.
 
 Over 600 lines because the key-value and the window cache's held writes replay one cache's
-bookkeeping (``flush_order``, ``_fits``, the final entries) and share its helpers; a run
+bookkeeping (``flush_order``, ``_fits``, evictions, the final entries) and share its helpers; a run
 with deletes (``HeldCachedWrites._flushed_deletes``) is replayed update by update beside them,
 and the window one also answers a sliding aggregation's range reads (``windows``).
 """
@@ -439,10 +439,12 @@ class HeldCachedWindowWrites(_CachedInner):
     one window start at once (its gets, hits and overwrites counted from each key's first
     use; the updates held by reference, ``WindowRun``), and where every consumed record
     wrote once, the flushes are the puts themselves, handed to the store as they are.
-    ``flushed`` returns the forwards (``Flushed``), or ``None`` when a put might have
-    evicted (an engine committing on an interval: ``_held_dirty``); ``apply`` leaves the
-    cache's entries, LRU order, counters and sizes as the record path would, then applies the
-    store's writes.
+    A full cache's evictions of clean windows are worked out over the run's fetches and puts
+    (``_evicts``: a window evicted and fetched again reads the store, which holds what the
+    cache held). ``flushed`` returns the forwards (``Flushed``), or ``None`` when a put would
+    evict a dirty window (an engine committing on an interval: ``_held_dirty``); ``apply``
+    leaves the cache's entries, LRU order, counters and sizes as the record path would, then
+    applies the store's writes.
     """
 
     def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
@@ -712,8 +714,8 @@ class HeldCachedWindowWrites(_CachedInner):
         commit falls inside the run, so every put stays in the cache as a dirty entry and
         nothing is forwarded or written to the store (the commit's flush does that, on the
         record path; the store, unwritten, expires nothing in between). Every put is
-        serialized, as the cache's ``put`` does; ``None`` when a put might have evicted (or
-        for a delete)."""
+        serialized, as the cache's ``put`` does; ``None`` when a put would evict a dirty
+        entry (or for a delete)."""
         encode = self._inner.encode_stored
         last_put: PendingWrites[bytes, tuple[WindowRun, int, bytes]] = PendingWrites()
         widest = 0
@@ -732,7 +734,8 @@ class HeldCachedWindowWrites(_CachedInner):
         return Flushed([], [] if self._send_old else None, [])
 
     def flushed(self) -> Flushed | None:
-        """What the run's commits forward, in order; ``None`` when a put might have evicted."""
+        """What the run's commits forward, in order; ``None`` when a put would evict a dirty
+        entry (``_evicts``)."""
         if not self._run.commit_each:
             return self._held_dirty()
         inner, runs, count = self._inner, self._runs, self._count
