@@ -699,7 +699,7 @@ class HeldCachedWindowWrites(_CachedInner):
 
     def _evicted(self) -> tuple[int, int, int, int] | None:
         """Drop what the run's puts evicted (``_evicts``) from the cache; the gets, hits,
-        puts and overwrites the run counts, or ``None`` where it evicted nothing."""
+        puts and overwrites the run counts, or ``None`` where the run was not walked."""
         evictions = self._evictions
         if evictions is None:
             return None
