@@ -258,12 +258,29 @@ class BatchRun(Protocol):
         beside what the other held writes of the chunk reserved (several tasks of one chunk
         may share a thread cache): then no put of the chunk evicts."""
 
-    def reserve_evicting(self, cache: Any) -> int | None:
+    def reserve_evicting(self, cache: Any, *, walkable: bool = False) -> int | None:
         """Where ``reserve`` refused: the whole thread cache ``cache`` for the asking run
         (no other held writes of the chunk may grow it, so the run's puts are the only ones
         evicting), and the bytes it has left before its budget (to work out what the
         run's puts evict: ``kslab.state.held_evictions``); ``None`` when held writes of the
-        chunk reserved some of it already."""
+        chunk reserved some of it already. ``walkable``: the asking run could instead be
+        walked with the others (``shared_evictions``), so the engine may do that."""
+
+    def shared_evictions(self, cache: Any) -> Any:
+        """Where the chunk's tasks share the thread cache ``cache`` and their puts may fill
+        it: the ``SharedEvictions`` every held write of the chunk into it joins (its runs
+        are walked together, in the record path's order, at the end of phase one; the
+        chunk declines where one evicts a dirty entry); else ``None``."""
+
+    def places(self, origins: list[int]) -> list[Any]:
+        """The sort key of each of consumed records ``origins`` among the chunk's (the record
+        path's order over the chunk's tasks)."""
+
+    def flushes_at(self, origin: int) -> None:
+        """The run declines because consumed record ``origin``'s get or put would evict a
+        dirty entry of a record cache (a flush mid-run, which only the record path makes):
+        the engine may run the records before it in batch, that one on the record path and
+        the rest in batch again (``BulkExecutor.run_split``)."""
 
     topic: str
     """The topic the run's records were consumed from."""

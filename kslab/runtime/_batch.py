@@ -3,7 +3,8 @@
 The stream thread hands each run of consecutive polled records of one partition, for an idle
 one-input task, to the core's ``BulkExecutor`` (``kslab.core.bulk``), which runs the DSL
 operators' batch forms over it or declines (then the thread processes the run record by
-record, as before). What the engine supplies is I/O: the records' offsets (the thread tracks
+record, as before; a chunk whose record cache would flush mid-run is split there:
+``kslab.core.bulk.split``). What the engine supplies is I/O: the records' offsets (the thread tracks
 them itself: ``commits_each_record`` is false, since it commits on ``commit.interval.ms``), and
 a log per topic whose appends go to the thread's ``KafkaCollector``, which picks partitions and
 sends exactly as the record path's sinks do. Changelog topics are not append-only here (the
@@ -13,11 +14,13 @@ task's context, record by record, as on the record path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
 
 from kslab.core.bulk import BulkExecutor
 from kslab.core.bulk.port import CollectorPort
+from kslab.core.bulk.split import run_split
 from kslab.runtime._collector import KafkaCollector
 
 __all__ = ["RuntimePort", "run_polled"]
@@ -55,16 +58,19 @@ class RuntimePort(CollectorPort):
 
 
 def run_polled(executor: BulkExecutor, task: Any, topic: str, partition: int,
-               messages: list[Any]) -> bool:
+               messages: list[Any], record: Callable[[list[Any]], None]) -> int:
     """Run ``messages`` (consecutive polled records of one partition, no errors among them)
-    as one chunk of ``task``; ``False``, nothing changed: the executor declined."""
+    as one chunk of ``task``, split where a record cache's put would flush mid-run
+    (``kslab.core.bulk.split``); ``record(part)`` processes a run of them on the record
+    path (where the executor declines). How many ran in batch."""
     if executor.plan(task, topic) is None:
-        return False
+        record(messages)
+        return 0
     kind = type(messages[0])  # confluent_kafka.Message: its methods mapped in C
     keys = list(map(kind.key, messages))
     values = list(map(kind.value, messages))
     headers = list(map(kind.headers, messages))
     timestamps = list(map(_second, map(kind.timestamp, messages)))
     offsets = list(map(kind.offset, messages))
-    return executor.run_columns(task, topic, (keys, values, headers, timestamps, None),
-                                offsets, partition)
+    return run_split(executor, task, topic, (keys, values, headers, timestamps, None),
+                     lambda start, end: record(messages[start:end]), offsets, partition)

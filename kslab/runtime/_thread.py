@@ -19,6 +19,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -278,6 +279,31 @@ class StreamThread(threading.Thread):
         processed = 0
         task: Any = None
         raw: Any = None
+
+        def each(task: Any, queue: Any, state: Any, tp: tuple[str, int], run: list[Any],
+                 split: bool = False) -> None:
+            """Process ``run`` (records of ``tp``) at once, one by one (``split``: rows the
+            batch path left, the ones before them run in batch); the offset written is the
+            one after the last record processed, also when a record fails."""
+            nonlocal raw, processed
+            if split:
+                state.offsets[tp] = run[0].offset()
+            done = -1  # the offset of the last record processed
+            try:
+                for message in run:
+                    offset = message.offset()
+                    raw = (tp[0], tp[1], offset, message.timestamp()[1],
+                           message.key(), message.value(), message.headers())
+                    task.process_now(raw, queue)
+                    if task.stream_time_queue.heap:
+                        task.maybe_punctuate_stream_time()
+                    done = offset
+                    processed += 1
+            finally:
+                if done >= 0:  # also after a failure: the offset after the last one
+                    state.offsets[tp] = done + 1
+            raw = None
+
         try:
             for topic, partition, run in _partition_runs(messages, self._consumer_error):
                 tp = (topic, partition)
@@ -295,27 +321,14 @@ class StreamThread(threading.Thread):
                     state.offsets[tp] = run[-1].offset() + 1
                     processed += len(run)
                     continue
-                if batches is not None and len(run) > 1 and run_polled(
-                        batches, task, topic, partition, run):
-                    state.offsets[tp] = run[-1].offset() + 1
-                    processed += len(run)
-                    self.stats["process-batched-total"] += len(run)
+                if batches is None or len(run) < 2:
+                    each(task, queue, state, tp, run)
                     continue
-                done = -1  # the offset of the last record processed
-                try:
-                    for message in run:
-                        offset = message.offset()
-                        raw = (topic, partition, offset, message.timestamp()[1],
-                               message.key(), message.value(), message.headers())
-                        task.process_now(raw, queue)
-                        if task.stream_time_queue.heap:
-                            task.maybe_punctuate_stream_time()
-                        done = offset
-                        processed += 1
-                finally:
-                    if done >= 0:  # also after a failure: the offset after the last one
-                        state.offsets[tp] = done + 1
-                raw = None
+                batched = run_polled(batches, task, topic, partition, run,
+                                     partial(each, task, queue, state, tp, split=True))
+                state.offsets[tp] = run[-1].offset() + 1
+                processed += batched
+                self.stats["process-batched-total"] += batched
             for task in queued:
                 while task.process():
                     if task.stream_time_queue.heap:

@@ -10,7 +10,7 @@ inside the run, and the puts stay in the cache as dirty entries for the commit t
 counters, sizes), the store and its changelog are what the record path's calls leave.
 
 Over 600 lines because the key-value and the window cache's held writes replay one cache's
-bookkeeping (``flush_order``, ``_fits``, the final entries) and share its helpers; a run
+bookkeeping (``flush_order``, ``_fits``, evictions, the final entries) and share its helpers; a run
 with deletes (``HeldCachedWrites._flushed_deletes``) is replayed update by update beside them,
 and the window one also answers a sliding aggregation's range reads (``windows``).
 """
@@ -312,16 +312,25 @@ class HeldCachedWrites(_CachedInner):
         widest = NODE_OVERHEAD + entry_size(widest, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        if self._run.reserve(self._cache, sum(map(len, self._stored))
-                             + widest * len(self._stored)):
+        run = self._run
+        if updated is not None and run.shared_evictions(self._cache) is not None:
+            return self._evicts(updated, headers)  # (walked with the chunk's other tasks)
+        if run.reserve(self._cache, sum(map(len, self._stored)) + widest * len(self._stored)):
             return True
         return updated is not None and self._evicts(updated, headers)
 
     def _evicts(self, updated: Callable[[], list[bytes] | None], headers: list[Any]) -> bool:
         """True when what the run's gets and puts evict is known: only clean entries, each
         update's entry sized from its value bytes (``updated()``), the whole thread cache
-        reserved for the run; then held (``_evictions``) for ``apply``."""
-        room = self._run.reserve_evicting(self._cache)
+        reserved for the run; then held (``_evictions``) for ``apply``. Where an eviction
+        would take a dirty entry, the run is told at which consumed record
+        (``BatchRun.flushes_at``). Where the chunk's tasks share the thread cache, the run
+        is walked with theirs at the end of phase one (``BatchRun.shared_evictions``), which
+        declines the chunk if it evicts a dirty entry."""
+        run = self._run
+        shared = run.shared_evictions(self._cache)
+        room = shared.budget if shared is not None else run.reserve_evicting(self._cache,
+                                                                             walkable=True)
         raws = None if room is None else updated()
         if raws is None:
             return False
@@ -334,10 +343,14 @@ class HeldCachedWrites(_CachedInner):
         if header_bytes is not None:
             nodes = list(map(add, nodes, header_bytes))
         evictions = CacheEvictions(self._cache, self._namespace, room, self._before,
-                                   self._read_back, commit_each=self._run.commit_each)
-        if not evictions.run(keys, nodes, stored, list(map(self._batch.origin.__getitem__,
-                                                           positions)),
-                             puts_only=self._puts_only):
+                                   self._read_back, commit_each=run.commit_each)
+        origins = list(map(self._batch.origin.__getitem__, positions))
+        if shared is not None:
+            shared.add(evictions, keys, nodes, stored, origins, run.places(origins),
+                       puts_only=self._puts_only)
+        elif not evictions.run(keys, nodes, stored, origins, puts_only=self._puts_only):
+            if evictions.flush_at is not None:  # (the engine may split the chunk there)
+                run.flushes_at(evictions.flush_at)
             return False
         self._evictions = evictions
         return True
@@ -426,10 +439,12 @@ class HeldCachedWindowWrites(_CachedInner):
     one window start at once (its gets, hits and overwrites counted from each key's first
     use; the updates held by reference, ``WindowRun``), and where every consumed record
     wrote once, the flushes are the puts themselves, handed to the store as they are.
-    ``flushed`` returns the forwards (``Flushed``), or ``None`` when a put might have
-    evicted (an engine committing on an interval: ``_held_dirty``); ``apply`` leaves the
-    cache's entries, LRU order, counters and sizes as the record path would, then applies the
-    store's writes.
+    A full cache's evictions of clean windows are worked out over the run's fetches and puts
+    (``_evicts``: a window evicted and fetched again reads the store, which holds what the
+    cache held). ``flushed`` returns the forwards (``Flushed``), or ``None`` when a put would
+    evict a dirty window (an engine committing on an interval: ``_held_dirty``); ``apply``
+    leaves the cache's entries, LRU order, counters and sizes as the record path would, then
+    applies the store's writes.
     """
 
     def __init__(self, cache: ThreadCache, namespace: str, inner: Any, batch: Any, run: Any,
@@ -445,6 +460,7 @@ class HeldCachedWindowWrites(_CachedInner):
         # them; ``windowed``: a flushed window's ``Windowed`` key, as the flush builds it
         self._cached_in, self.windowed = cached, windowed
         self._span = (0, 0)
+        self._ranged = False  # a range read (``windows``) saw the cache
         self._observed = 0
         self._ranges: dict[bytes, dict[int, tuple[Any, int]]] = {}
         self._values: dict[bytes, tuple[Any, int]] = {}  # cached windows touched: their value
@@ -463,6 +479,7 @@ class HeldCachedWindowWrites(_CachedInner):
         # each window's last put, in the order of their last put, when the run has no commit
         # in it (``_held_dirty``): cache key -> (its run, its index there, its stored bytes)
         self._dirty: PendingWrites[bytes, tuple[WindowRun, int, bytes]] | None = None
+        self._evictions: CacheEvictions | None = None  # what the run's puts evict, if any
 
     def _key(self, key_bytes: bytes, start: int) -> tuple[bytes, bytes]:
         """The window's binary key and cache key (the last ones asked again: a fetch, then
@@ -522,6 +539,7 @@ class HeldCachedWindowWrites(_CachedInner):
         """The cached store's ``fetch`` of the key's windows starting in ``[time_from,
         time_to]``, ascending: the store's (as the flushes so far leave it) with the cached
         ones (not filtered by retention) laid over them."""
+        self._ranged = True
         found = dict(self._inner.windows(key_bytes, time_from, time_to, self._observed))
         for start, value in self._range(key_bytes).items():
             if time_from <= start <= time_to:
@@ -632,20 +650,72 @@ class HeldCachedWindowWrites(_CachedInner):
 
     def _fits(self, widest_stored: int, keys: Any) -> bool:
         """True when no put of the run can evict: each of ``keys`` at the widest stored
-        value fits in what the cache has left (reserved for this chunk: ``BatchRun.reserve``)."""
+        value fits in what the cache has left (reserved for this chunk: ``BatchRun.reserve``);
+        else when what the puts evict is known (``_evicts``)."""
         headers = self._run.headers(self._batch)
         widest = NODE_OVERHEAD + entry_size(widest_stored, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        return self._run.reserve(self._cache, sum(map(len, keys)) + widest * len(keys))
+        return self._run.reserve(self._cache, sum(map(len, keys)) + widest * len(keys)) \
+            or self._evicts(headers)
+
+    def _evicts(self, headers: list[Any]) -> bool:
+        """True when what the run's fetches and puts evict is known (``CacheEvictions``,
+        a miss reading nothing back): only clean entries, the whole thread cache reserved
+        for the run; then held (``_evictions``) for ``apply``. Not for a run that reads a
+        window it does not write, nor a range reader's (their reads see the cache)."""
+        run, origin = self._run, self._batch.origin
+        put_keys = [keys if window_run.ids is None else list(map(keys.__getitem__,
+                                                                 window_run.ids))
+                    for window_run, keys in zip(self._runs, self._run_keys, strict=True)]
+        keys = list(chain.from_iterable(put_keys))
+        if self._ranged or not self._last_use.keys() <= set(keys):
+            return False
+        room = run.reserve_evicting(self._cache)
+        if room is None:
+            return False
+        values: list[int] = []
+        for window_run in self._runs:
+            stored = self._inner.encode_stored(window_run.values, window_run.timestamps)
+            if stored is None:
+                return False
+            values += map(len, stored)
+        positions = list(chain.from_iterable(window_run.positions for window_run in self._runs))
+        nodes = list(map(add, map(len, keys), map(add, values, repeat(
+            NODE_OVERHEAD + entry_size(0, run.topic, 0)))))
+        header_bytes = entry_header_bytes(headers, positions)
+        if header_bytes is not None:
+            nodes = list(map(add, nodes, header_bytes))
+        evictions = CacheEvictions(self._cache, self._namespace, room,
+                                   dict(self._before), {}, commit_each=run.commit_each,
+                                   reads_back=False)
+        if not evictions.run(keys, nodes, values, list(map(origin.__getitem__, positions)),
+                             puts_only=False):
+            if evictions.flush_at is not None:  # (the engine may split the chunk there)
+                run.flushes_at(evictions.flush_at)
+            return False
+        self._evictions = evictions
+        return True
+
+    def _evicted(self) -> tuple[int, int, int, int] | None:
+        """Drop what the run's puts evicted (``_evicts``) from the cache; the gets, hits,
+        puts and overwrites the run counts, or ``None`` where the run was not walked."""
+        evictions = self._evictions
+        if evictions is None:
+            return None
+        survivors = evictions.survivors
+        self._cache.drop_evicted(self._namespace, [key for key in evictions.evicted
+                                                   if key not in survivors],
+                                 evictions.evictions)
+        return evictions.gets, evictions.hits, evictions.puts, evictions.overwrites
 
     def _held_dirty(self) -> Flushed | None:
         """``flushed`` for an engine that commits on an interval (the live runtime): no
         commit falls inside the run, so every put stays in the cache as a dirty entry and
         nothing is forwarded or written to the store (the commit's flush does that, on the
         record path; the store, unwritten, expires nothing in between). Every put is
-        serialized, as the cache's ``put`` does; ``None`` when a put might have evicted (or
-        for a delete)."""
+        serialized, as the cache's ``put`` does; ``None`` when a put would evict a dirty
+        entry (or for a delete)."""
         encode = self._inner.encode_stored
         last_put: PendingWrites[bytes, tuple[WindowRun, int, bytes]] = PendingWrites()
         widest = 0
@@ -664,7 +734,8 @@ class HeldCachedWindowWrites(_CachedInner):
         return Flushed([], [] if self._send_old else None, [])
 
     def flushed(self) -> Flushed | None:
-        """What the run's commits forward, in order; ``None`` when a put might have evicted."""
+        """What the run's commits forward, in order; ``None`` when a put would evict a dirty
+        entry (``_evicts``)."""
         if not self._run.commit_each:
             return self._held_dirty()
         inner, runs, count = self._inner, self._runs, self._count
@@ -718,6 +789,9 @@ class HeldCachedWindowWrites(_CachedInner):
             return
         batch, run = self._batch, self._run
         used = sorted(self._last_use, key=self._last_use.__getitem__)  # (last use order)
+        counts = self._evicted()
+        if counts is not None:  # (the puts evicted some of them)
+            used = [key for key in used if key in self._evictions.survivors]  # type: ignore[union-attr]
         written = list(map(self._last_write.get, used))
         only_read = None in written  # (a window read, never written: the entry it found)
         writes = [write for write in written if write is not None] if only_read else written
@@ -746,8 +820,10 @@ class HeldCachedWindowWrites(_CachedInner):
                       for key in used]
         else:
             finals = list(zip(used, entries, strict=True))
-        self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
-                           puts=self._count, overwrites=self._overwrites)
+        gets, hits, puts, overwrites = counts or (self._gets, self._hits, self._count,
+                                                  self._overwrites)
+        self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
+                           overwrites=overwrites)
         self._inner.apply()
 
     def _apply_dirty(self, last_put: PendingWrites[bytes, tuple[WindowRun, int, bytes]]
@@ -758,7 +834,9 @@ class HeldCachedWindowWrites(_CachedInner):
         batch, run = self._batch, self._run
         timestamps, headers = run.timestamps(batch), run.headers(batch)
         finals: list[tuple[bytes, LRUCacheEntry]] = []
-        for cache_key in sorted(self._last_use, key=self._last_use.__getitem__):
+        counts = self._evicted() or (self._gets, self._hits, self._count, self._overwrites)
+        for cache_key in sorted(self._last_use, key=self._last_use.__getitem__):  # (every
+            # one put, dirty: none evicted)
             put = last_put.get(cache_key)
             if put is None:  # only read: the entry it found
                 finals.append((cache_key, self._before[cache_key]))
@@ -773,6 +851,6 @@ class HeldCachedWindowWrites(_CachedInner):
                                                       window_run.timestamps[index])),
                 None, Record(batch.keys[position], batch.values[position],
                              timestamps[position], header))))
-        self._cache.replay(self._namespace, finals, gets=self._gets, hits=self._hits,
-                           puts=self._count, overwrites=self._overwrites,
-                           written=list(last_put))
+        gets, hits, puts, overwrites = counts
+        self._cache.replay(self._namespace, finals, gets=gets, hits=hits, puts=puts,
+                           overwrites=overwrites, written=list(last_put))

@@ -14,7 +14,9 @@ nothing is flushed, written or forwarded by an eviction, and a later get of an e
 reads it back from the store as ``get`` does), count ``evictions`` and the gets, hits, puts
 and overwrites given, and leave in the cache, of the keys the run touched, only
 ``survivors``. Where an eviction would take a dirty entry (a flush in the middle of the run)
-it returns False and the run goes record by record.
+it returns False, with the consumed record whose get or put would flush (``flush_at``): the
+engine may run the records before it in batch, that one on the record path (which flushes as
+Kafka's does), and the rest in batch again (``BulkExecutor.run_split``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 
-__all__ = ["CacheEvictions", "entry_header_bytes"]
+__all__ = ["Budget", "CacheEvictions", "SharedEvictions", "entry_header_bytes"]
 
 # an entry's origin where no put of the run wrote it: clean before the run, dirty before it,
 # read back from the store by the run (else the consumed record whose put wrote it)
@@ -41,6 +43,16 @@ def entry_header_bytes(headers: list[Any], positions: Iterable[int]) -> list[int
     return list(map(sizes.__getitem__, positions))
 
 
+class Budget:
+    """The bytes a thread cache is over its budget (``excess`` <= 0: within it) as a walk
+    goes, shared by the walks of its namespaces (``SharedEvictions``)."""
+
+    __slots__ = ("excess",)
+
+    def __init__(self, room: int) -> None:
+        self.excess = -room
+
+
 class CacheEvictions:
     """A run's gets and puts on one named cache, sized, in the record path's order.
 
@@ -48,15 +60,19 @@ class CacheEvictions:
     only the store holds (``None``: a get reads them back, ``read_back[key]`` value bytes);
     a key in neither is new. ``commit_each``: the engine commits (flushes the namespace)
     after each consumed record, so a put stays dirty only until its record's commit; else
-    every put of the run stays dirty (the live runtime)."""
+    every put of the run stays dirty (the live runtime). ``room``: the bytes the thread
+    cache has left, or the ``Budget`` the walks of its other namespaces share.
+    ``reads_back``: a get that misses reads a stored value back into the cache (a key-value
+    store's); false for a window store's, whose misses read the store only."""
 
-    def __init__(self, cache: ThreadCache, namespace: str, room: int,
+    def __init__(self, cache: ThreadCache, namespace: str, room: int | Budget,
                  before: dict[bytes, LRUCacheEntry | None], read_back: dict[bytes, int], *,
-                 commit_each: bool) -> None:
+                 commit_each: bool, reads_back: bool = True) -> None:
         self._eldest = iter(cache.eldest(namespace))  # the entries before the run, eldest
         # first: evicted in this order while the run has not touched them
         self._before, self._read_back, self._commit_each = before, read_back, commit_each
-        self._excess = -room  # bytes over the budget (<= 0: within it)
+        self._reads_back = reads_back
+        self._budget = room if room.__class__ is Budget else Budget(room)  # type: ignore[arg-type]
         # the keys the run touched and the cache holds: [node bytes, value bytes, origin
         # of their last put, or _CLEAN, _DIRTY_BEFORE, _READ_BACK]
         self._touched: OrderedDict[bytes, list[int]] = OrderedDict()
@@ -64,6 +80,8 @@ class CacheEvictions:
         self._stored: dict[bytes, int] = {}  # value bytes the store holds for a key put
         self.evicted: list[bytes] = []
         self.evictions = self.gets = self.hits = self.puts = self.overwrites = 0
+        self.flush_at: int | None = None  # the consumed record whose eviction of a dirty
+        # entry ended the walk, where one did (a lookup of a join's: none)
 
     @property
     def survivors(self) -> OrderedDict[bytes, list[int]]:
@@ -81,18 +99,18 @@ class CacheEvictions:
         ``keys[i]`` written as an entry of ``nodes[i]`` bytes holding ``values[i]`` value
         bytes, for consumed record ``origins[i]``. False when an eviction takes a dirty
         entry."""
-        touched = self._touched
+        touched, budget = self._touched, self._budget
         for key, node, value, origin in zip(keys, nodes, values, origins, strict=True):
             if not puts_only and not self._get(key, origin):
                 return False
             self.puts += 1
             if self._present(key):
                 self.overwrites += 1
-                self._excess -= touched[key][0]
+                budget.excess -= touched[key][0]
             touched[key] = [node, value, origin]
             self._stored[key] = value  # (in the store once its record commits)
-            self._excess += node
-            if self._excess > 0 and not self._evict(origin):
+            budget.excess += node
+            if budget.excess > 0 and not self._evict(origin):
                 return False
         return True
 
@@ -110,14 +128,15 @@ class CacheEvictions:
         if self._present(key):
             self.hits += 1
             return True
-        stored = self._in_store(key)
-        if stored is None:  # in neither: nothing read back
+        stored = self._in_store(key) if self._reads_back else None
+        if stored is None:  # in neither (or a window store's): nothing read back
             return True
         self.puts += 1  # read back as a clean entry: a put of its own
         size = len(key) + NODE_OVERHEAD + entry_size(stored, None, 0)  # (no context)
         self._touched[key] = [size, stored, _READ_BACK]
-        self._excess += size
-        return self._excess <= 0 or self._evict(origin)
+        budget = self._budget
+        budget.excess += size
+        return budget.excess <= 0 or self._evict(origin)
 
     def _present(self, key: bytes) -> bool:
         """True when the cache holds ``key`` now, then its most recently used entry."""
@@ -147,14 +166,15 @@ class CacheEvictions:
 
     def _evict(self, origin: int) -> bool:
         """Evict from the eldest end until the cache fits (or the namespace is empty);
-        False when the next to go is dirty (``origin``: the consumed record running)."""
-        left, touched = self._left, self._touched
-        while self._excess > 0:
+        False, noting ``origin`` (the consumed record running) as ``flush_at``, when the next
+        to go is dirty."""
+        left, touched, budget = self._left, self._touched, self._budget
+        while budget.excess > 0:
             for key, entry in self._eldest:  # untouched entries from before the run
                 if key in left:
                     continue
                 if entry.is_dirty:
-                    return False
+                    return self._flushes(origin)
                 left.add(key)
                 self._evicted(key, len(key) + NODE_OVERHEAD + entry.size)
                 break
@@ -164,12 +184,75 @@ class CacheEvictions:
                 key, (size, _, put) = next(iter(touched.items()))
                 if put == _DIRTY_BEFORE or (put >= 0 and (
                         put == origin or not self._commit_each)):
-                    return False
+                    return self._flushes(origin)
                 del touched[key]
                 self._evicted(key, size)
         return True
 
+    def _flushes(self, origin: int) -> bool:
+        """False: consumed record ``origin`` (none where negative: a join's lookup) would
+        evict a dirty entry, flushing the namespace."""
+        if origin >= 0:
+            self.flush_at = origin
+        return False
+
     def _evicted(self, key: bytes, size: int) -> None:
         self.evicted.append(key)
         self.evictions += 1
-        self._excess -= size
+        self._budget.excess -= size
+
+
+class SharedEvictions:
+    """The runs of several namespaces of one thread cache (the tasks of one chunk, each with
+    its own record cache) walked as the record path interleaves them: each update by its
+    sort key (its consumed record's place among the chunk's), the thread cache's one budget
+    shared (``Budget``), each put evicting from its own namespace while the total is over
+    (``ThreadCache.put``). ``add`` holds a run; ``walk`` walks them all at once."""
+
+    def __init__(self, room: int) -> None:
+        self.budget = Budget(room)
+        self._runs: list[tuple[CacheEvictions, tuple[list[Any], ...], bool]] = []
+
+    def add(self, evictions: CacheEvictions, keys: list[bytes], nodes: list[int],
+            values: list[int], origins: list[int], places: list[int], *,
+            puts_only: bool) -> None:
+        """``evictions.run(keys, nodes, values, origins)``, its updates at sort keys
+        ``places`` (non-decreasing), to walk with the others (``evictions`` made with
+        ``budget``)."""
+        self._runs.append((evictions, (keys, nodes, values, origins, places), puts_only))
+
+    def walk(self) -> bool:
+        """Walk every run's updates in sort key order (stable: a run's own in its order);
+        False when one would evict a dirty entry, or when the order is not known: a run's
+        sort keys fall, or two runs share one (two caches written by one record)."""
+        import numpy as np  # (only a shared walk needs it)
+
+        runs = self._runs
+        if not runs:
+            return True
+        if len(runs) == 1:
+            evictions, columns, puts_only = runs[0]
+            return evictions.run(*columns[:4], puts_only=puts_only)
+        places = np.concatenate([np.asarray(columns[4], np.int64) for _, columns, _ in runs])
+        if not len(places):
+            return True
+        owner = np.repeat(np.arange(len(runs)), [len(columns[0]) for _, columns, _ in runs])
+        order = np.argsort(places, kind="stable")
+        owners = owner[order]
+        ordered = places[order]
+        tie = (ordered[1:] == ordered[:-1]) & (owners[1:] != owners[:-1])
+        if bool(tie.any()) or any(bool((np.diff(np.asarray(columns[4], np.int64)) < 0).any())
+                                  for _, columns, _ in runs):
+            return False
+        starts = np.r_[0, np.cumsum([len(columns[0]) for _, columns, _ in runs])]
+        cuts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]]).tolist()
+        owners_at = owners[cuts].tolist()
+        firsts = (order[cuts] - starts[owners[cuts]]).tolist()
+        ends = [*cuts[1:], len(order)]
+        for number, first, begin, end in zip(owners_at, firsts, cuts, ends, strict=True):
+            evictions, columns, puts_only = runs[number]
+            last = first + end - begin
+            if not evictions.run(*(column[first:last] for column in columns[:4]),
+                                 puts_only=puts_only):
+                return False
+        return True

@@ -3,7 +3,8 @@ path, on random programs: property-based.
 
 The live runtime hands the core's ``BulkExecutor`` each polled run of a partition with its
 records' offsets and commits on ``commit.interval.ms``, not after every record, so a record
-cache's puts stay dirty through the run (``kslab.state.held_cache``'s ``_held_dirty``). This
+cache's puts stay dirty through the run (``kslab.state.held_cache``'s ``_held_dirty``), and a
+chunk whose puts would evict a dirty entry is split there (``kslab.core.bulk.split``). This
 test drives that mode in-process, on a driver's task (so every observable of
 ``driver_observables.state`` can be compared): two chunks of random rows run through the
 executor with ``commits_each_record`` false and given offsets, and through the task's own
@@ -29,6 +30,7 @@ from hypothesis import strategies as st
 import kslab as ks
 from kslab import serdes
 from kslab.core.bulk import BulkExecutor
+from kslab.core.bulk.split import run_split
 from tests.testing.driver_observables import state
 from tests.testing.dsl_grammar import programs
 from tests.testing.dsl_programs import Program, maker
@@ -85,7 +87,7 @@ def cases(draw: Callable[..., Any]) -> tuple[Program, list[Draft], int | None]:
             clock += 10
             rows.append((key, value, headers, max(0, clock + jitter)))
         chunks.append(rows)
-    return program, chunks, draw(st.sampled_from([None, 0, 300, 5000]))
+    return program, chunks, draw(st.sampled_from([None, 0, 150, 300, 5000]))
 
 
 def _driver(program: Program | ks.StreamsBuilder, cache_bytes: int | None
@@ -193,11 +195,14 @@ def _run_chunks(executor: BulkExecutor, task: Any, twin: Any, topic: str,
             event("the record path raised")
             raise _Skip from None
         columns = tuple(map(list, zip(*rows, strict=True)))
-        if executor.run_columns(task, topic, columns, list(range(offset, offset + len(rows))),
-                                0):
+        batched = run_split(executor, task, topic, columns,
+                            lambda start, end, first=offset, rows=rows: task.process_rows(
+                                queue, first + start, rows[start:end]),
+                            list(range(offset, offset + len(rows))), 0)
+        if batched == len(rows):
             event(f"chunk {number} ran in batch")
-        else:
-            task.process_rows(queue, offset, rows)
+        elif batched:
+            event(f"chunk {number} ran in batch, split at a flush")
         offset += len(rows)
 
 

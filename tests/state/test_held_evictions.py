@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache
-from kslab.state.held_evictions import CacheEvictions
+from kslab.state.held_evictions import CacheEvictions, SharedEvictions
 
 NS = "0_0-counts"
 TOPIC = "in"
@@ -145,3 +145,75 @@ def test_matches_the_thread_cache(budget: int, before: list[Any], updates: list[
     assert [key for key in named.lru_keys() if key in touched] == list(evictions.survivors)
     untouched_evicted = {key for key in evictions.evicted if key not in touched}
     assert not untouched_evicted & set(named.lru_keys())
+
+
+def test_a_live_run_reaching_a_dirty_entry_says_at_which_record() -> None:
+    """``flush_at``: the consumed record whose put reaches the dirty entry (here ``e``'s,
+    record 2, after ``d`` took the clean ``a``)."""
+    store: dict[bytes, bytes] = {}
+    cache, _ = _cache(200, [(b"a", 10, False), (b"b", 10, True), (b"c", 10, False)], store)
+    evictions = CacheEvictions(cache, NS, cache.max_cache_size_bytes - cache.size_bytes(),
+                               {}, {}, commit_each=False)
+    nodes = [1 + NODE_OVERHEAD + 21 + 10 + len(TOPIC)] * 2
+    assert not evictions.run([b"d", b"e"], nodes, [10, 10], [1, 2], puts_only=True)
+    assert (evictions.flush_at, evictions.evicted) == (2, [b"a"])
+
+
+NAMESPACES = ("0_0-counts", "0_1-counts")
+
+
+@settings(max_examples=300, deadline=None)
+@given(budget=st.integers(0, 500),
+       records=st.lists(st.tuples(st.integers(0, 1), st.lists(st.tuples(
+           st.sampled_from([b"a", b"b", b"c", b"dd", b"e"]), st.integers(0, 30)),
+           min_size=1, max_size=3)), max_size=20))
+def test_shared_walks_match_a_thread_cache_of_two_namespaces(budget: int,
+                                                             records: list[Any]) -> None:
+    """Two tasks' counts in one thread cache, each committing after each of its records
+    (the driver with ``partitions=``), their records interleaved: ``SharedEvictions``
+    evicts per namespace over the one budget as ``ThreadCache.put`` does, or says it cannot
+    exactly when the record path flushes on an eviction."""
+    cache = ThreadCache(budget)
+    stores: list[dict[bytes, bytes]] = [{}, {}]
+    flushed = [0]
+    for namespace, store in zip(NAMESPACES, stores, strict=True):
+        def listener(entries: list[Any], store: dict[bytes, bytes] = store) -> None:
+            flushed[0] += 1
+            for dirty in entries:
+                store[dirty.key] = dirty.new_value
+        cache.add_dirty_entry_flush_listener(namespace, listener)
+    shared = SharedEvictions(budget)
+    walks = [CacheEvictions(cache, namespace, shared.budget, {}, {}, commit_each=True)
+             for namespace in NAMESPACES]
+    columns: list[tuple[list[Any], ...]] = [([], [], [], [], []), ([], [], [], [], [])]
+    counters = [0, 0]
+    for place, (task, updates) in enumerate(records):
+        origin = counters[task]
+        counters[task] += 1
+        for key, size in updates:
+            for column, item in zip(columns[task], (
+                    key, len(key) + NODE_OVERHEAD + 21 + size + len(TOPIC), size, origin,
+                    place), strict=True):
+                column.append(item)
+    for walk, (keys, nodes, values, origins, places) in zip(walks, columns, strict=True):
+        shared.add(walk, keys, nodes, values, origins, places, puts_only=False)
+    ok = shared.walk()
+    for task, updates in records:  # the record path: get, read back, put; then the commit
+        namespace, store = NAMESPACES[task], stores[task]
+        for key, size in updates:
+            if cache.get(namespace, key) is None and key in store:
+                cache.put(namespace, key, LRUCacheEntry(store[key]))
+            cache.put(namespace, key, LRUCacheEntry(b"w" * size, None, True, 0, 0, 0, TOPIC))
+        by_evictions = flushed[0]
+        cache.flush(namespace)
+        flushed[0] = by_evictions
+    if not ok:
+        assert flushed[0] > 0
+        return
+    assert flushed[0] == 0
+    assert cache.evicts == sum(walk.evictions for walk in walks)
+    for walk, namespace in zip(walks, NAMESPACES, strict=True):
+        named = cache.named_cache(namespace)
+        assert named.lru_keys() == list(walk.survivors)
+        assert (named.hits, named.misses, named.overwrites) == (
+            walk.hits, walk.gets - walk.hits, walk.overwrites)

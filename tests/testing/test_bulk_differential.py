@@ -314,14 +314,13 @@ def test_count_updating_a_key_twice_per_record_matches(cache: bool,
 
 @pytest.mark.parametrize(("topology", "in_bulk"), [
     (lambda: _word_count("in_memory", True, True), 7),
-    (lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 50), True), 0),
+    (lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 50), True), 7),
 ], ids=["word-count", "windowed"])
 def test_a_small_record_cache_evicting_matches(topology: Callable[[], ks.Topology],
                                                in_bulk: int,
                                                caplog: pytest.LogCaptureFixture) -> None:
-    """A key-value record cache whose puts evict clean entries runs in batch
-    (``kslab.state.held_evictions``); a window cache whose puts may evict keeps the record
-    path (its batch form has no eviction yet)."""
+    """A key-value or window record cache whose puts evict clean entries runs in batch
+    (``kslab.state.held_evictions``), with every observable the record path's."""
     executor = _same(topology, caplog, config={"statestore.cache.max.bytes": 300})
     assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
 
@@ -458,16 +457,16 @@ def _query_windows(driver: ks.TopologyTestDriver) -> None:
 
 
 @pytest.mark.parametrize("logging_on", [True, False])
-@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (600, 0), (300, 0)],
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (600, 7), (300, 7)],
                          ids=["default", "evicting-some", "evicting"])
 def test_cached_tumbling_count_in_runs_at_once_matches(
         logging_on: bool, cache_bytes: int | None, in_bulk: int,
         caplog: pytest.LogCaptureFixture) -> None:
     """Behind a record cache, runs of one window are counted at once where the chunk cannot
     fill the cache (``HeldCachedWindowWrites``: the cache's entries, LRU order, counters and
-    sizes as each record's get, put and flush leave them); a chunk whose puts might evict
-    keeps the record path. With interactive reads between the pipes, every observable is
-    the record path's."""
+    sizes as each record's get, put and flush leave them), and where its puts evict clean
+    windows (``kslab.state.held_evictions``). With interactive reads between the pipes,
+    every observable is the record path's."""
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
     executor = _same(lambda: _windowed_per_record(logging_on), caplog, n=2000,
                      lines=_ordered_lines, config=config, between=_query_windows)

@@ -28,7 +28,7 @@ from kslab.core.bulk import ordered, tree
 from kslab.core.bulk.columns import ByteColumn, Merges, fixed_width, picked
 from kslab.core.bulk.plan import Plan, compile_plan
 from kslab.core.bulk.sinks import SinkWriter, Written, decoded, fields, readable, round_trips
-from kslab.core.bulk.stage import SinkOut, Stage
+from kslab.core.bulk.stage import Reserved, SinkOut, Stage
 from kslab.processor.batch import Encoded
 from kslab.records import Headers, Record, as_headers
 
@@ -88,17 +88,26 @@ class BulkExecutor:
         # that takes them (a sink and a changelog): id of the fields -> (fields, column)
         self._laid_out: dict[int, tuple[list[bytes], ByteColumn]] = {}
         self.declined = 0
+        self._walking: frozenset[int] = frozenset()  # thread caches (ids) whose held writes
+        # run_partitioned walks together (``Reserved.walking``)
+        self.flush_row: int | None = None  # where ``run_columns`` last declined because a
+        # record cache's get or put would evict a dirty entry: that chunk row (``run_split``)
 
     @property
     def _commits_each(self) -> bool:
         """True when the engine commits after every consumed record (``EnginePort``)."""
         return getattr(self.port, "commits_each_record", True)  # type: ignore[no-any-return]
 
-    def _declined(self) -> bool:
+    def _declined(self, reserved: Reserved | None = None) -> bool:
         """Count a declined chunk (and drop what it laid out); ``False``, for the caller to
-        return."""
+        return. ``reserved``: a chunk of several tasks', whose thread caches that one run
+        found reserved by another are walked together from then on (``Reserved.walking``: a
+        cache the tasks' puts filled once stays full), unless a run that cannot be walked
+        asked for one."""
         self._laid_out.clear()
         self.declined += 1
+        if reserved is not None and (reserved.contended or reserved.refused):
+            self._walking = (self._walking | reserved.contended) - reserved.refused
         return False
 
     def plan(self, task: Any, topic: str) -> Plan | None:
@@ -141,7 +150,8 @@ class BulkExecutor:
         partitions)`` (never changed) of ``partition`` (0 unless the engine says);
         ``offsets``: each row's offset, from an engine that tracks them itself (else they
         follow the port's next offset); ``objects``: what the engine serialized the fields
-        from (``Written``); ``False``: declined."""
+        from (``Written``); ``False``: declined (``flush_row``: at a flush, if that was why)."""
+        self.flush_row = None
         plan = self._accepted(task, topic) if columns[3] else None
         if plan is None:
             self.declined += 1
@@ -164,12 +174,26 @@ class BulkExecutor:
         none is left. So a record's work sorts by (input row, pass, task rank): the row's own
         task works in pass 1; a reading task takes the row's j-th record for it in pass j + 1,
         or j + 2 when it ranks before the writing task. ``objects``: what the engine
-        serialized the chunk's fields from (``Written``)."""
+        serialized the chunk's fields from (``Written``). A chunk that declines because one
+        run found a thread cache reserved by another (the tasks' puts would fill it) is tried
+        once more, every task's puts into that cache walked together (``Reserved.walking``)."""
+        walking = self._walking
+        if self._run_partitioned(topic, columns, groups, objects):
+            return True
+        if self._walking is walking:
+            return False
+        self.declined -= 1  # (not run record by record: tried again)
+        return self._run_partitioned(topic, columns, groups, objects)
+
+    def _run_partitioned(self, topic: str, columns: tuple[list[Any], ...],
+                         groups: list[tuple[Any, list[int]]],
+                         objects: Written | None = None) -> bool:
+        """One try of ``run_partitioned``."""
         port = self.port
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
         staged: list[tuple[Any, ...]] = []  # the changelogs' records, a block per append
         looped: list[tuple[Stage, SinkOut, list[Any]]] = []  # sink records tasks read
-        reserved: dict[int, int] = {}  # record cache bytes the chunk's held writes reserved
+        reserved = Reserved(self._walking)  # what the chunk's held writes reserved
         try:
             plans = [self._accepted(task, topic) for task, _ in groups]
             if None in plans or len(columns[3]) >= _MOST_ROWS:
@@ -191,7 +215,7 @@ class BulkExecutor:
                     looped=writes_read, reserved=reserved, task=task, places=keys,
                     known=known)
                 if stages is None:
-                    return self._declined()
+                    return self._declined(reserved)
                 prepared.append((task, stages, keys, len(places)))
                 looped += [(stage, out, keys) for stage, out in writes_read]
             # the chunk's merge orders and merged columns, shared by the readers' inputs,
@@ -201,12 +225,14 @@ class BulkExecutor:
                 readers = self._prepare_readers(looped, {id(task) for task, _ in groups},
                                                 staged, reserved, merges)
                 if readers is None:
-                    return self._declined()
+                    return self._declined(reserved)
                 prepared += readers
             every = [stage for _, stages, _, _ in prepared for stage in stages]
+            if not reserved.walked():  # (the tasks' puts into a shared thread cache)
+                return self._declined(reserved)
             outputs, calls = self._settle(every, merges)
         except Exception:
-            return self._declined()
+            return self._declined(reserved)
         if not ordered.call_actions(calls):
             return self._declined()
         actions: list[tuple[Any, Callable[[], None]]] = []
@@ -226,7 +252,7 @@ class BulkExecutor:
         return True
 
     def _prepare_readers(self, looped: list[tuple[Stage, list[Any]]], writers: set[int],
-                         staged: list[tuple[Any, ...]], reserved: dict[int, int],
+                         staged: list[tuple[Any, ...]], reserved: Reserved,
                          merges: Merges
                          ) -> list[tuple[Any, list[Stage], list[Any], int]] | None:
         """Phase one of the tasks that read what the chunk's tasks wrote (``looped``: each
@@ -443,15 +469,17 @@ class BulkExecutor:
     def _run(self, plan: Plan, task: Any, topic: str, columns: tuple[list[Any], ...],
              offsets: list[int] | None = None, partition: int = 0,
              objects: Written | None = None) -> bool:
+        reserved = Reserved()
         try:
             # a record cache holds a run's writes only where it is the task's one cache (the
             # others would flush or evict in between)
             stages = self._prepare(plan, topic, columns, self._commits_each,
                                    lambda name, log: self._changelog_columns(task, name, log),
                                    partition, caches_held=len(task.cached_stores) <= 1,
-                                   task=task, offsets=offsets,
+                                   reserved=reserved, task=task, offsets=offsets,
                                    known=readable(plan, objects, columns[:2]))
             if stages is None:
+                self.flush_row = reserved.flush_row
                 return self._declined()
             outputs, calls = self._settle(stages)
         except Exception:
@@ -473,7 +501,7 @@ class BulkExecutor:
                  commit_each: bool, changelog: Callable[..., Any],
                  partition: int = 0, *, caches_held: bool = True,
                  looped: list[tuple[Stage, SinkOut]] | None = None,
-                 reserved: dict[int, int] | None = None, task: Any = None,
+                 reserved: Reserved | None = None, task: Any = None,
                  offsets: list[int] | None = None, places: list[Any] | None = None,
                  known: tuple[list[Any] | None, list[Any] | None] = (None, None)
                  ) -> list[Stage] | None:
@@ -486,7 +514,7 @@ class BulkExecutor:
         would decode, where the caller has them already (``_read_back``; their fields in
         ``columns`` may then be ``None``)."""
         if reserved is None:
-            reserved = {}
+            reserved = Reserved()
         key_fields, value_fields, given_headers, timestamps, _ = columns
         headers = given_headers
         if headers.count(None) != len(headers):

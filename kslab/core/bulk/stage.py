@@ -20,10 +20,37 @@ from kslab.core.bulk.columns import LogBatch
 from kslab.core.bulk.plan import Plan
 from kslab.processor.batch import Acting, Batch, HeldWrites
 from kslab.records import Record
+from kslab.state.held_evictions import SharedEvictions
 
-__all__ = ["SinkOut", "Stage", "StageRun"]
+__all__ = ["Reserved", "SinkOut", "Stage", "StageRun"]
 
 _WHOLE_CACHE = 1 << 62  # reserved by a run whose puts evict: no other growth fits beside it
+
+
+class Reserved(dict[int, int]):
+    """The record cache bytes a chunk's held writes reserved, by thread cache (its ``id``),
+    shared by the chunk's stages; ``flush_row``: the first chunk row whose record cache get
+    or put would evict a dirty entry, where a run declined for that (``StageRun.flushes_at``).
+
+    ``walking``: the thread caches (ids) whose every held write of the chunk is walked with
+    the others over one budget (``SharedEvictions``, one per cache in ``shared``, walked at
+    the end of phase one: ``walked``), where several tasks of a chunk share a thread cache
+    that their puts may fill (the executor names them); ``contended``: those where a run
+    that could be walked found the cache reserved by another (the executor walks them from
+    then on); ``refused``: walked ones a run that cannot be walked asked for (a join's reads,
+    a window store's writes: the executor stops walking them)."""
+
+    def __init__(self, walking: set[int] | frozenset[int] = frozenset()) -> None:
+        super().__init__()
+        self.flush_row: int | None = None
+        self.walking = walking
+        self.shared: dict[int, SharedEvictions] = {}
+        self.contended: set[int] = set()
+        self.refused: set[int] = set()
+
+    def walked(self) -> bool:
+        """Walk each thread cache's shared evictions; False when one evicts a dirty entry."""
+        return all(shared.walk() for shared in self.shared.values())
 
 
 class SinkOut(NamedTuple):
@@ -53,7 +80,7 @@ class Stage:
     def __init__(self, plan: Plan, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int],
                  commit_each: bool, changelog: Callable[..., Any], partition: int = 0,
-                 caches_held: bool = True, reserved: dict[int, int] | None = None,
+                 caches_held: bool = True, reserved: Reserved | None = None,
                  task: Any = None, number: int = 0) -> None:
         self.plan = plan
         self.task = task
@@ -79,7 +106,7 @@ class Stage:
         # engine gives them (the live runtime's polled messages); else consecutive from
         # first_offset
         self.run = StageRun(self, commit_each, changelog, caches_held,
-                            {} if reserved is None else reserved)
+                            Reserved() if reserved is None else reserved)
 
     def offset_of(self, origin: int) -> int:
         """The offset of consumed record ``origin`` (in phase two)."""
@@ -122,13 +149,12 @@ class StageRun:
                  "caches_held", "commit_each", "deferred", "held", "stage", "step")
 
     def __init__(self, stage: Stage, commit_each: bool, changelog: Callable[..., Any],
-                 caches_held: bool = True, reserved: dict[int, int] | None = None) -> None:
+                 caches_held: bool = True, reserved: Reserved | None = None) -> None:
         self.stage = stage
         self.commit_each = commit_each
         self.caches_held = caches_held
         self._cache_writer: str | None = None  # the one record cache holding writes
-        self._reserved = {} if reserved is None else reserved  # thread cache -> bytes held
-        # for the chunk's held writes (shared by its stages)
+        self._reserved = Reserved() if reserved is None else reserved  # (the chunk's)
         self._changelog = changelog
         self.held: list[HeldWrites] = []
         # (origin, action, step, position in the step's batch or None)
@@ -215,20 +241,57 @@ class StageRun:
         return self._cache_writer == namespace
 
     def reserve(self, cache: Any, growth: int) -> bool:
-        """``BatchRun.reserve``: ``growth`` bytes of ``cache`` for this chunk, if they fit."""
-        total = self._reserved.get(id(cache), 0) + growth
+        """``BatchRun.reserve``: ``growth`` bytes of ``cache`` for this chunk, if they fit
+        (never in a cache whose writes are walked: ``Reserved.walking``)."""
+        reserved = self._reserved
+        if id(cache) in reserved.walking:
+            reserved.refused.add(id(cache))
+            return False
+        total = reserved.get(id(cache), 0) + growth
         if not cache.fits(total):
             return False
-        self._reserved[id(cache)] = total
+        reserved[id(cache)] = total
         return True
 
-    def reserve_evicting(self, cache: Any) -> int | None:
+    def reserve_evicting(self, cache: Any, *, walkable: bool = False) -> int | None:
         """``BatchRun.reserve_evicting``: the whole of ``cache`` for the asking run (so
-        ``reserve`` refuses every other), and the bytes it has left."""
-        if self._reserved.get(id(cache), 0):
+        ``reserve`` refuses every other), and the bytes it has left; where another run has
+        some of it, a ``walkable`` run names the cache ``contended``."""
+        reserved = self._reserved
+        if id(cache) in reserved.walking:
+            reserved.refused.add(id(cache))
             return None
-        self._reserved[id(cache)] = _WHOLE_CACHE
+        if reserved.get(id(cache), 0):
+            if walkable:
+                reserved.contended.add(id(cache))
+            return None
+        reserved[id(cache)] = _WHOLE_CACHE
         return cache.max_cache_size_bytes - cache.size_bytes()  # type: ignore[no-any-return]
+
+    def shared_evictions(self, cache: Any) -> SharedEvictions | None:
+        """``BatchRun.shared_evictions``: the chunk's walk of ``cache``'s held writes, where
+        they are walked together (``Reserved.walking``)."""
+        reserved = self._reserved
+        if id(cache) not in reserved.walking:
+            return None
+        shared = reserved.shared.get(id(cache))
+        if shared is None:
+            shared = reserved.shared[id(cache)] = SharedEvictions(
+                cache.max_cache_size_bytes - cache.size_bytes())
+        return shared
+
+    def places(self, origins: list[int]) -> list[Any]:
+        """``BatchRun.places``: each of consumed records ``origins``' sort key among the
+        chunk's."""
+        return list(map(self.stage.place_keys().__getitem__, origins))
+
+    def flushes_at(self, origin: int) -> None:
+        """``BatchRun.flushes_at``: the chunk row consumed record ``origin`` comes from is
+        where the chunk may be split (the first such row, over the chunk's stages)."""
+        row = self.stage.input_row[origin]
+        reserved = self._reserved
+        if reserved.flush_row is None or row < reserved.flush_row:
+            reserved.flush_row = row
 
     def hold(self, writes: HeldWrites) -> None:
         """Apply ``writes`` in phase two."""
