@@ -26,8 +26,8 @@ from typing import Any
 from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
 from kslab.state.cache import LRUCacheEntry
 from kslab.state.caching import CachingStore
-from kslab.state.held_cache import HeldCachedWindowWrites
 from kslab.state.held_sessions import HeldCachedSessionWrites
+from kslab.state.held_window_cache import HeldCachedWindowWrites
 from kslab.state.iterators import KeyValueIterator
 from kslab.state.session import SINGLE_KEY, session_key, split_session_key
 from kslab.state.window import (
