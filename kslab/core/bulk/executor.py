@@ -151,13 +151,15 @@ class BulkExecutor:
         return self._run(plan, task, topic, columns, offsets, partition, objects)
 
     def run_partitioned(self, topic: str, columns: tuple[list[Any], ...],
-                        groups: list[tuple[Any, list[int]]],
+                        groups: list[tuple[Any, Any]],
                         objects: Written | None = None) -> bool:
         """Run a chunk of ``topic`` whose rows several tasks read: ``columns``, its rows
         (serialized ``(keys, values, headers, timestamps, partitions)``, never changed);
-        ``groups``, each task and its rows' places in the chunk. Every task's batch
-        forms run first (phase one for all); then each task's phase two, and the sinks'
-        records of all tasks go to their logs in the record path's order. Records a task
+        ``groups``, each task and its rows' places in the chunk (in order: a list or a
+        numpy array). Every task's batch forms run first (phase one for all; one
+        stateless sub-topology's tasks as one stage over the whole chunk,
+        ``_prepare_shared``); then each task's phase two, and the sinks' records of all
+        tasks go to their logs in the record path's order. Records a task
         sends to a topic other tasks read (a repartition topic) run through those tasks'
         batch forms in the same chunk (``_prepare_readers``). ``False``, nothing changed: declined.
 
@@ -231,6 +233,8 @@ class BulkExecutor:
         stages, sort keys and row count, and every stage; ``None``: declined."""
         prepared: list[tuple[Any, list[Any], list[Any], int]] = []
         every: list[Stage] = []
+        groups = [(task, places if places.__class__ is list else places.tolist())
+                  for task, places in groups]  # (picked from: a list of ints)
         parts = _parts(plans, columns, groups, objects)
         for plan, (known, part), (task, places), rank in zip(plans, parts, groups, ranks,
                                                              strict=True):
@@ -260,8 +264,7 @@ class BulkExecutor:
         in row order (``kslab.core.bulk.shared``): each task's share of it for phase two,
         and the stage; ``None``: declined."""
         count = len(columns[3])
-        shared = Shared(groups, plans, count)
-        keys = shared.sort_keys(ranks, _ROW, _PASS)
+        shared = Shared(groups, plans, count, (ranks, _ROW, _PASS))
         known = readable(plans[0], objects, columns[:2])
         part = tuple(None if n < 2 and known[n] is not None  # (decoded only where unknown)
                      else [None] * count if column[0] is None and column.count(None) == count
@@ -272,7 +275,7 @@ class BulkExecutor:
         writes_read: list[tuple[Stage, SinkOut]] = []
         stages = self._prepare(
             plans[0], topic, part, True, lambda name, log: None, task.id.partition,
-            looped=writes_read, task=task, places=keys, known=known,
+            looped=writes_read, task=task, known=known,
             offsets=shared.offsets(self.port, topic) if extracts else None,
             shared=shared)
         if stages is None:
@@ -280,7 +283,7 @@ class BulkExecutor:
         stage = stages[0]
         if len(stages) > 1 or stage.run.held or stage.run.deferred:
             return None  # (stateless batch forms hold and defer nothing)
-        looped += [(stage, out, keys) for stage, out in writes_read]
+        looped += [(stage, out, stage.place_keys()) for stage, out in writes_read]
         return [(task, [share], [], len(share.timestamps))
                 for task, share in shared.shares(stage)], stages
 

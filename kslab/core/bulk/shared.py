@@ -38,23 +38,29 @@ def one_stage(plans: list[Any], tasks: list[Any], topic: str) -> bool:
 class Shared:
     """The rows of a chunk that several tasks read, run as one stage: each task, its plan and
     its rows' places (``groups``: ``(task, places)`` in the order the engine gave them; places
-    as a list or a numpy array), and each row's task (``group``: its index in ``groups``)."""
+    as a list or a numpy array), and each row's task (``group``: its index in ``groups``).
+    ``sort``: each task's rank, and the row's and the first pass's weight in a sort key
+    (``sort_keys``)."""
 
-    __slots__ = ("_offsets", "_partitions", "group", "groups", "plans")
+    __slots__ = ("_offsets", "_partitions", "_sort", "group", "groups", "plans")
 
-    def __init__(self, groups: list[tuple[Any, Any]], plans: list[Any], count: int) -> None:
+    def __init__(self, groups: list[tuple[Any, Any]], plans: list[Any], count: int,
+                 sort: tuple[list[int], int, int]) -> None:
         self.groups = groups
         self.plans = plans
         group = np.empty(count, np.intp)
         for number, (_, places) in enumerate(groups):
             group[places] = number
         self.group = group
+        self._sort = sort
         self._partitions: list[int] | None = None
         self._offsets: list[int] | None = None
 
-    def sort_keys(self, ranks: list[int], row: int, first: int) -> list[int]:
-        """Each row's sort key: ``row_number * row + first + rank`` of its task (``ranks``:
-        each group's rank), as ``run_partitioned`` orders a task's pass-1 work."""
+    def sort_keys(self) -> list[int]:
+        """Each row's sort key, ``row_number * row + first + rank`` of its task, as
+        ``run_partitioned`` orders a task's pass-1 work (made where something is ordered
+        among other stages' records: ``Stage.place_keys``)."""
+        ranks, row, first = self._sort
         keys = np.arange(len(self.group), dtype=np.int64) * row
         keys += np.asarray(ranks, np.int64)[self.group] + first
         return keys.tolist()  # type: ignore[no-any-return]
@@ -84,7 +90,7 @@ class Shared:
 
     def shares(self, stage: Any) -> list[tuple[Any, Share]]:
         """Each task and its share of ``stage`` (run over the whole chunk), for phase two."""
-        timestamps = np.asarray(stage.timestamps, np.int64)
+        timestamps = np.fromiter(stage.timestamps, np.int64, len(stage.timestamps))
         found = []
         for task, places in self.groups:
             rows = np.asarray(places, np.intp)

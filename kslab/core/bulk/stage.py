@@ -101,10 +101,12 @@ class Stage:
                       self.headers[origin])
 
     def place_keys(self) -> list[Any]:
-        """Each consumed record's sort key among the chunk's: as the executor set them, else
-        the record itself where its stage is the chunk's only one, else (input row, stage
-        number, the record)."""
+        """Each consumed record's sort key among the chunk's: as the executor set them (or
+        its ``shared`` tasks' sort keys), else the record itself where its stage is the
+        chunk's only one, else (input row, stage number, the record)."""
         places = self.places
+        if places is None and self.shared is not None:  # (several tasks' rows)
+            places = self.places = self.shared.sort_keys()
         if places is None and self.number == 0 and self.plan.downstream is None:
             return self.identity
         if places is None:
