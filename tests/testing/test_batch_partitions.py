@@ -243,3 +243,31 @@ def test_a_user_function_raising_mid_chunk_leaves_the_record_paths_state() -> No
     assert bulk == record
     assert seen == record_seen == [(f"k{i % 10}", i) for i in range(302)]
     assert topics == record_topics == _expected_topics(301)
+
+
+def test_a_global_table_join_runs_task_by_task() -> None:
+    """A stream-globaltable join has no store of its task's, but its batch form holds the
+    global store's reads (and defers a skipped record's warning, its task's metric): one
+    stage would settle them on one task, so the topic runs task by task, in batch, from its
+    first chunk, every observable as on the record path."""
+    def run(bulk: bool) -> tuple[dict[str, Any], Any]:
+        b = ks.StreamsBuilder()
+        table = b.global_table("gtbl", ks.Consumed.with_(S, S))
+        (b.stream("in", ks.Consumed.with_(S, S))
+         .join(table, lambda k, v: None if v == "skip" else k, lambda v, tv: f"{v}+{tv}")
+         .to("out", ks.Produced.with_(S, S)))
+        with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": bulk},
+                                   partitions={"in": 4}) as driver:
+            driver.create_input_topic("gtbl", S, S).pipe_key_value_list(
+                [(f"k{i}", f"g{i}") for i in range(8)])
+            driver.create_input_topic("in", S, S).pipe_key_value_list(
+                [(f"k{i % 10}", "skip" if i % 7 == 0 else f"v{i}") for i in range(600)])
+            # internal on purpose: the bulk executor itself (which one ran, its counters)
+            return state(driver), driver._partitioned
+
+    bulk, executor = run(True)
+    record, _ = run(False)
+    assert executor.chunks == 2 and executor.shared == 0 and executor.declined == 0
+    assert bulk == record
+    assert len(bulk["outputs"]["out"]) == sum(1 for i in range(600)
+                                              if i % 7 and i % 10 < 8)

@@ -90,6 +90,9 @@ class BulkExecutor:
         self._laid_out: dict[int, tuple[list[bytes], ByteColumn]] = {}
         self.declined = 0
         self.shared = 0  # of the chunks, those several tasks ran as one stage
+        # topics whose tasks' batch forms held or deferred something in one stage (a global
+        # table's reads, a skipped record's warning): run task by task from then on
+        self._unshared: set[str] = set()
 
     @property
     def _commits_each(self) -> bool:
@@ -181,11 +184,12 @@ class BulkExecutor:
             ranks = [self.port.rank(task) for task, _ in groups]
             if max(ranks) >= _PASS:
                 return self._declined()
-            shared = one_stage(plans, [task for task, _ in groups], topic)
-            if shared:
-                found = self._prepare_shared(topic, columns, groups, plans, ranks, objects,
-                                             looped)
-            else:
+            shared = topic not in self._unshared and one_stage(
+                plans, [task for task, _ in groups], topic)
+            found = self._prepare_shared(topic, columns, groups, plans, ranks, objects,
+                                         looped) if shared else None
+            if found is None:  # (phase one changed nothing: each task's, as it would have)
+                shared = False
                 found = self._prepare_tasks(topic, columns, groups, plans, ranks, objects,
                                             looped, staged, reserved)
             if found is None:
@@ -262,7 +266,8 @@ class BulkExecutor:
                         ) -> tuple[list[tuple[Any, list[Any], list[Any], int]], list[Stage]] | None:
         """Phase one of one stateless sub-topology's tasks as one stage over the whole chunk,
         in row order (``kslab.core.bulk.shared``): each task's share of it for phase two,
-        and the stage; ``None``: declined."""
+        and the stage; ``None``: not so (a batch form declined, or held or deferred what a
+        task owns: the topic then runs task by task, ``_unshared``)."""
         count = len(columns[3])
         shared = Shared(groups, plans, count, (ranks, _ROW, _PASS))
         known = readable(plans[0], objects, columns[:2])
@@ -282,7 +287,8 @@ class BulkExecutor:
             return None
         stage = stages[0]
         if len(stages) > 1 or stage.run.held or stage.run.deferred:
-            return None  # (stateless batch forms hold and defer nothing)
+            self._unshared.add(topic)  # (what one task's processor holds or defers)
+            return None
         looped += [(stage, out, stage.place_keys()) for stage, out in writes_read]
         return [(task, [share], [], len(share.timestamps))
                 for task, share in shared.shares(stage)], stages
