@@ -405,13 +405,13 @@ class TopologyTestDriver:
                 routed = default_partitions(keys, count)
             except TypeError:
                 return False  # (a serde's bytearray keys: record by record)
-            if None in routed:
-                return False  # the round-robin partition: record by record
         elif all(partition is not None and 0 <= partition < count for partition in given):
             routed = given
         else:
             return False  # a mix, or out of range (the record path raises the error)
         groups = _places_by_partition(routed)
+        if groups is None:
+            return False  # a None key's round-robin partition: record by record
         tasks = {partition: layout.task_for.get((topic, partition)) for partition in groups}
         if any(task is None or task.has_records() for task in tasks.values()):
             return False
@@ -1045,23 +1045,30 @@ def _changelog_bytes(data: Any, serde: Any, topic: str, raw: bool) -> bytes | No
     return serde.serialize(topic, data)
 
 
-def _places_by_partition(routed: list[int]) -> dict[int, list[int]]:
+def _places_by_partition(routed: list[int | None]) -> dict[int, Any] | None:
     """Each partition of ``routed`` (a chunk's partition per row) with its rows' places, in
-    order, partitions in order of their first row (a stable sort in numpy for long chunks)."""
+    order (a list, or for long chunks a numpy array: a stable sort in numpy, the executor
+    takes the arrays as they are), partitions in order of their first row; ``None`` where a
+    row has none (``None``: a null key's round-robin partition)."""
     if len(routed) < 64:
-        groups: dict[int, list[int]] = {}
+        if None in routed:
+            return None
+        groups: dict[int, Any] = {}
         for place, partition in enumerate(routed):
             groups.setdefault(partition, []).append(place)
         return groups
     import numpy as np
 
+    try:
+        partitions = np.fromiter(routed, np.int64, len(routed))
+    except TypeError:
+        return None
     # (16-bit partitions where they fit: numpy's stable sort of them is a counting sort)
-    partitions = np.asarray(routed, np.int64)
     order = np.argsort(partitions.astype(np.int16) if partitions.max() < 1 << 15
                        else partitions, kind="stable")
     ordered = partitions[order]
     cuts = (np.flatnonzero(np.diff(ordered)) + 1).tolist()
     spans = sorted(zip([0, *cuts], [*cuts, len(routed)], strict=True),
                    key=lambda span: int(order[span[0]]))  # by first row
-    return {int(ordered[start]): order[start:end].tolist() for start, end in spans}
+    return {int(ordered[start]): order[start:end] for start, end in spans}
 

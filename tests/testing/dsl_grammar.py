@@ -249,7 +249,9 @@ class _Draft:
                 self.written.append(topic)
                 kind = "to"
             target = topic if kind == "to" else d(_fns(1, st.just(
-                f"lambda k, v, ctx: '{topic}-' + ('odd' if (n(v) or 0) % 2 else 'even')")))
+                f"lambda k, v, ctx: '{topic}-' + ('odd' if (n(v) or 0) % 2 else 'even')"),
+                st.just(f"lambda k, v, ctx: '{topic}-p' + str(ctx.partition) + "
+                        "('-odd' if ctx.offset % 2 else '-even')")))  # (its record's context)
             return self.emit(kind, [x], [target, x.key, x.value])
         if kind == "repartition":
             return self.emit(kind, [x], [x.key, x.value], self.new(*same))
@@ -412,11 +414,12 @@ def programs(draw: Callable[..., Any], linear: bool | None = None,
     """A random DSL program: ``linear`` (else half of them) bulk-shaped, a chain of the bulk
     path's operators or (half of those) a tree of them, ending in a sink or a (windowed)
     count; the others anything the grammar makes. ``shape``: a linear one of that shape
-    (``SHAPES``)."""
+    (``SHAPES``), or ``"stateless"``: a tree of them ending in sinks, topic extractors and
+    actions only (no store: on several partitions, one stage over all tasks' rows)."""
     if linear is None:
         linear = shape is not None or draw(st.sampled_from([True, False]))
     codec = draw(st.sampled_from(["str", "json", "user"]))
-    tree = linear and shape is None and draw(st.booleans())
+    tree = shape == "stateless" or (linear and shape is None and draw(st.booleans()))
     draft = _Draft(draw, codec, linear, tree)
     x: _Var | None = draft.source("in")
     if tree:
@@ -428,7 +431,8 @@ def programs(draw: Callable[..., Any], linear: bool | None = None,
                 draft.op(x, draw(st.sampled_from(ENDS)))  # type: ignore[arg-type]
             else:
                 x = draft.op(x, kind)  # type: ignore[arg-type]
-        end = draw(st.sampled_from(["count", "windowed", "to", "to"]))
+        end = "to" if shape == "stateless" else draw(st.sampled_from(
+            ["count", "windowed", "to", "to"]))
         if end != "to":
             counts = draft.group(x, "count", end == "windowed")  # type: ignore[arg-type]
             if draw(st.integers(0, 3)) == 0:

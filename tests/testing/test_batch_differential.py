@@ -19,12 +19,13 @@ store bytes and caches, clocks, offsets, metrics, history), with what each ``pee
 what ``print`` printed, the warnings logged (dropped records) and the error raised, if any
 (its type, message, node, topic, partition, offset, key, value, and the state after it).
 
-Three properties: any program of the grammar, bulk-shaped ones (chains or trees of the bulk
+Four properties: any program of the grammar, bulk-shaped ones (chains or trees of the bulk
 path's operators ending in sinks or a (windowed) count, long clean pipes) so that the bulk
 path's counts at once, record-cache replays, tumbling-window runs and fan-outs are reached
-within the budget, and those on several partitions. ``make test`` runs a fixed budget of
-derandomized examples (``BUDGET``, ``BULK_SHAPED_BUDGET`` and ``PARTITIONED_BUDGET``, the same
-ones every run). A longer run draws that many new examples for each property every time::
+within the budget, those on several partitions, and stateless trees on several partitions
+(their tasks run as one stage). ``make test`` runs a fixed budget of derandomized examples
+(``BUDGET``, ``BULK_SHAPED_BUDGET``, ``PARTITIONED_BUDGET`` and ``STATELESS_BUDGET``, the
+same ones every run). A longer run draws that many new examples for each property every time::
 
     KSLAB_DIFF_EXAMPLES=2000 .venv/bin/python -m pytest tests/testing/test_batch_differential.py
 
@@ -57,6 +58,7 @@ from tests.testing.dsl_programs import ALL, Calls, Fn, Mat, Op, Program, Win, co
 BUDGET = 150  # examples of any program in make test
 BULK_SHAPED_BUDGET = 120  # of bulk-shaped ones (both: about 25 s on two cores)
 PARTITIONED_BUDGET = 80  # of bulk-shaped ones on several partitions
+STATELESS_BUDGET = 40  # of stateless trees on several partitions (one stage for all tasks)
 EXAMPLES = int(os.environ.get("KSLAB_DIFF_EXAMPLES") or 0)
 
 Row = tuple[Any, Any, int, Any]  # key, value, timestamp, headers
@@ -454,11 +456,21 @@ def test_the_batch_path_matches_the_record_path_on_several_partitions(case: Case
     check(case)
 
 
+@settings(SETTINGS, max_examples=EXAMPLES or STATELESS_BUDGET)
+@given(cases(partitioned=True, shape="stateless"))
+def test_the_batch_path_matches_the_record_path_on_stateless_trees_of_partitions(
+        case: Case) -> None:
+    """Stateless trees (split, merge, peek, foreach, print, topic extractors reading their
+    record's partition and offset, lambdas that raise) on 2 to 4 partitions: the tasks'
+    rows run as one stage over the chunk, each task's bookkeeping settled from its rows."""
+    check(case)
+
+
 def check(case: Case) -> None:
     """Run ``case`` with the bulk path on and off; every observable the same."""
     bulk, executor = observe(case, True)
     record, _ = observe(case, False)
-    for counter in ("chunks", "declined"):  # (no executor where the driver has no bulk path)
+    for counter in ("chunks", "declined", "shared"):  # (no executor: no bulk path)
         if getattr(executor, counter, 0):
             event(f"bulk path: {counter}")
     for kind in sorted(getattr(executor, "ran", ())):

@@ -163,3 +163,111 @@ def test_tasks_sharing_a_small_record_cache_evict_as_on_the_record_path(
             observed.append(state(driver))
     assert observed[0] == observed[1]
     assert observed[1]["tasks"]["0_0"]["stores"]["store-1"]["cache"] == []
+
+
+def _stateless_run(bulk: bool, fail_at: int | None = None
+                   ) -> tuple[dict[str, Any], list[Any], Any, Any, dict[str, list[str]]]:
+    """600 JSON rows over 10 keys on 4 partitions through a peek, a filter and a map_values
+    (raising at ``n == fail_at``) into a topic extractor naming each record's partition and
+    offset parity: every observable, the peek's calls, the executor, the error raised and
+    the keys of each extracted topic."""
+    seen: list[Any] = []
+
+    def twice(value: dict[str, int]) -> dict[str, int]:
+        if value["n"] == fail_at:
+            msg = f"cannot double {fail_at}"
+            raise ValueError(msg)
+        return {**value, "twice": value["n"] * 2}
+
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, J))
+     .peek(lambda k, v: seen.append((k, v["n"])))
+     .filter(lambda k, v: v["n"] % 3 != 0)
+     .map_values(twice)
+     .to(lambda k, v, ctx: f"out-{ctx.partition}-{ctx.offset % 2}", ks.Produced.with_(S, J)))
+    rows = [ks.TestRecord(f"k{i % 10}", {"n": i}, 10 * i) for i in range(600)]
+    error = None
+    with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": bulk},
+                               partitions={"in": 4}) as driver:
+        try:
+            driver.create_input_topic("in", S, J).pipe_record_list(rows)
+        except Exception as exc:  # compared: the same error, with the same partial state
+            error = (type(exc).__name__, str(exc))
+        observed = state(driver)
+        topics = {topic: [key for key, _ in driver.create_output_topic(topic, S, J)
+                          .read_key_values_to_list()]
+                  for topic in sorted(driver.output_logs()) if topic.startswith("out-")}
+        # internal on purpose: the bulk executor itself (which one ran, its per-chunk counters)
+        return observed, seen, driver._partitioned, error, topics
+
+
+def _expected_topics(rows: int) -> dict[str, list[str]]:
+    """Each extracted topic's keys: the record's partition (the default partitioner's) and
+    its offset's parity in that partition, for the first ``rows`` rows that pass the
+    filter."""
+    from kslab.processor.partitioner import default_partition
+
+    offsets = [0] * 4
+    topics: dict[str, list[str]] = {}
+    for i in range(rows):
+        key = f"k{i % 10}"
+        partition = default_partition(key.encode(), 4)
+        offset = offsets[partition]
+        offsets[partition] += 1
+        if i % 3:
+            topics.setdefault(f"out-{partition}-{offset % 2}", []).append(key)
+    return dict(sorted(topics.items()))
+
+
+def test_a_stateless_sub_topology_runs_its_tasks_as_one_stage() -> None:
+    """The four tasks' rows of each chunk run as one stage in row order: the extractor
+    sees each record's own partition and offset, the peek is called once per record in row
+    order, and every observable (offsets, clocks, metrics, history) is the record path's."""
+    bulk, seen, executor, error, topics = _stateless_run(True)
+    record, record_seen, _, record_error, record_topics = _stateless_run(False)
+    assert executor.chunks == executor.shared == 2  # (256 rows, then the other 344)
+    assert bulk == record
+    assert seen == record_seen == [(f"k{i % 10}", i) for i in range(600)]
+    assert error is record_error is None
+    assert topics == record_topics == _expected_topics(600)
+
+
+def test_a_user_function_raising_mid_chunk_leaves_the_record_paths_state() -> None:
+    """A map_values raising at ``n == 301`` (in the second chunk) declines that one-stage
+    chunk; the record path raises the error there with the rows before it processed, as
+    without the batch path, and the peek saw each row once up to the one that raised."""
+    bulk, seen, executor, error, topics = _stateless_run(True, fail_at=301)
+    record, record_seen, _, record_error, record_topics = _stateless_run(False, fail_at=301)
+    assert executor.chunks == executor.shared == 1 and executor.declined == 1
+    assert error == record_error and error is not None and "cannot double 301" in error[1]
+    assert bulk == record
+    assert seen == record_seen == [(f"k{i % 10}", i) for i in range(302)]
+    assert topics == record_topics == _expected_topics(301)
+
+
+def test_a_global_table_join_runs_task_by_task() -> None:
+    """A stream-globaltable join has no store of its task's, but its batch form holds the
+    global store's reads (and defers a skipped record's warning, its task's metric): one
+    stage would settle them on one task, so the topic runs task by task, in batch, from its
+    first chunk, every observable as on the record path."""
+    def run(bulk: bool) -> tuple[dict[str, Any], Any]:
+        b = ks.StreamsBuilder()
+        table = b.global_table("gtbl", ks.Consumed.with_(S, S))
+        (b.stream("in", ks.Consumed.with_(S, S))
+         .join(table, lambda k, v: None if v == "skip" else k, lambda v, tv: f"{v}+{tv}")
+         .to("out", ks.Produced.with_(S, S)))
+        with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": bulk},
+                                   partitions={"in": 4}) as driver:
+            driver.create_input_topic("gtbl", S, S).pipe_key_value_list(
+                [(f"k{i}", f"g{i}") for i in range(8)])
+            driver.create_input_topic("in", S, S).pipe_key_value_list(
+                [(f"k{i % 10}", "skip" if i % 7 == 0 else f"v{i}") for i in range(600)])
+            # internal on purpose: the bulk executor itself (which one ran, its counters)
+            return state(driver), driver._partitioned
+
+    bulk, executor = run(True)
+    record, _ = run(False)
+    assert executor.chunks == 2 and executor.shared == 0 and executor.declined == 0
+    assert bulk == record
+    assert len(bulk["outputs"]["out"]) == sum(1 for i in range(600)
+                                              if i % 7 and i % 10 < 8)

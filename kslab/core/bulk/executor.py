@@ -27,6 +27,7 @@ import numpy as np
 from kslab.core.bulk import ordered, tree
 from kslab.core.bulk.columns import ByteColumn, Merges, fixed_width, picked
 from kslab.core.bulk.plan import Plan, compile_plan
+from kslab.core.bulk.shared import Shared, one_stage
 from kslab.core.bulk.sinks import SinkWriter, Written, decoded, fields, readable, round_trips
 from kslab.core.bulk.stage import Reserved, SinkOut, Stage
 from kslab.processor.batch import Encoded
@@ -92,6 +93,10 @@ class BulkExecutor:
         # run_partitioned walks together (``Reserved.walking``)
         self.flush_row: int | None = None  # where ``run_columns`` last declined because a
         # record cache's get or put would evict a dirty entry: that chunk row (``run_split``)
+        self.shared = 0  # of the chunks, those several tasks ran as one stage
+        # topics whose tasks' batch forms held or deferred something in one stage (a global
+        # table's reads, a skipped record's warning): run task by task from then on
+        self._unshared: set[str] = set()
 
     @property
     def _commits_each(self) -> bool:
@@ -159,13 +164,15 @@ class BulkExecutor:
         return self._run(plan, task, topic, columns, offsets, partition, objects)
 
     def run_partitioned(self, topic: str, columns: tuple[list[Any], ...],
-                        groups: list[tuple[Any, list[int]]],
+                        groups: list[tuple[Any, Any]],
                         objects: Written | None = None) -> bool:
         """Run a chunk of ``topic`` whose rows several tasks read: ``columns``, its rows
         (serialized ``(keys, values, headers, timestamps, partitions)``, never changed);
-        ``groups``, each task and its rows' places in the chunk. Every task's batch
-        forms run first (phase one for all); then each task's phase two, and the sinks'
-        records of all tasks go to their logs in the record path's order. Records a task
+        ``groups``, each task and its rows' places in the chunk (in order: a list or a
+        numpy array). Every task's batch forms run first (phase one for all; one
+        stateless sub-topology's tasks as one stage over the whole chunk,
+        ``_prepare_shared``); then each task's phase two, and the sinks' records of all
+        tasks go to their logs in the record path's order. Records a task
         sends to a topic other tasks read (a repartition topic) run through those tasks'
         batch forms in the same chunk (``_prepare_readers``). ``False``, nothing changed: declined.
 
@@ -186,11 +193,11 @@ class BulkExecutor:
         return self._run_partitioned(topic, columns, groups, objects)
 
     def _run_partitioned(self, topic: str, columns: tuple[list[Any], ...],
-                         groups: list[tuple[Any, list[int]]],
+                         groups: list[tuple[Any, Any]],
                          objects: Written | None = None) -> bool:
         """One try of ``run_partitioned``."""
-        port = self.port
-        prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
+        prepared: list[tuple[Any, list[Any], list[Any], int]] = []  # phase two, per task
+        every: list[Stage] = []  # the chunk's stages
         staged: list[tuple[Any, ...]] = []  # the changelogs' records, a block per append
         looped: list[tuple[Stage, SinkOut, list[Any]]] = []  # sink records tasks read
         reserved = Reserved(self._walking)  # what the chunk's held writes reserved
@@ -198,26 +205,21 @@ class BulkExecutor:
             plans = [self._accepted(task, topic) for task, _ in groups]
             if None in plans or len(columns[3]) >= _MOST_ROWS:
                 return self._declined()
-            parts = _parts(plans, columns, groups, objects)
-            for plan, (known, columns), (task, places) in zip(plans, parts, groups,
-                                                             strict=True):
-                rank = port.rank(task)
-                if rank >= _PASS:
-                    return self._declined()
-                first = _PASS + rank  # pass 1
-                keys = (np.fromiter(places, np.int64, len(places)) * _ROW + first).tolist()
-                writes_read: list[tuple[Stage, SinkOut]] = []
-                stages = self._prepare(
-                    plan, topic, columns, True,
-                    lambda name, log, task=task, keys=keys: self._changelog_columns(
-                        task, name, log, staged, keys),
-                    task.id.partition, caches_held=len(task.cached_stores) <= 1,
-                    looped=writes_read, reserved=reserved, task=task, places=keys,
-                    known=known)
-                if stages is None:
-                    return self._declined(reserved)
-                prepared.append((task, stages, keys, len(places)))
-                looped += [(stage, out, keys) for stage, out in writes_read]
+            ranks = [self.port.rank(task) for task, _ in groups]
+            if max(ranks) >= _PASS:
+                return self._declined()
+            shared = topic not in self._unshared and one_stage(
+                plans, [task for task, _ in groups], topic)
+            found = self._prepare_shared(topic, columns, groups, plans, ranks, objects,
+                                         looped) if shared else None
+            if found is None:  # (phase one changed nothing: each task's, as it would have)
+                shared = False
+                found = self._prepare_tasks(topic, columns, groups, plans, ranks, objects,
+                                            looped, staged, reserved)
+            if found is None:
+                return self._declined(reserved)
+            prepared += found[0]
+            every += found[1]
             # the chunk's merge orders and merged columns, shared by the readers' inputs,
             # the sinks' outputs and the changelogs
             merges = Merges()
@@ -227,7 +229,7 @@ class BulkExecutor:
                 if readers is None:
                     return self._declined(reserved)
                 prepared += readers
-            every = [stage for _, stages, _, _ in prepared for stage in stages]
+                every += [stage for _, stages, _, _ in readers for stage in stages]
             if not reserved.walked():  # (the tasks' puts into a shared thread cache)
                 return self._declined(reserved)
             outputs, calls = self._settle(every, merges)
@@ -249,7 +251,73 @@ class BulkExecutor:
             stage.release()
         self._laid_out.clear()  # (nothing kept alive past the chunk)
         self.chunks += 1
+        self.shared += shared
         return True
+
+    def _prepare_tasks(self, topic: str, columns: tuple[list[Any], ...],
+                       groups: list[tuple[Any, Any]], plans: list[Plan], ranks: list[int],
+                       objects: Written | None, looped: list[tuple[Stage, SinkOut, list[Any]]],
+                       staged: list[tuple[Any, ...]], reserved: Reserved
+                       ) -> tuple[list[tuple[Any, list[Any], list[Any], int]], list[Stage]] | None:
+        """Phase one of each task over its own rows (``run_partitioned``): each task's
+        stages, sort keys and row count, and every stage; ``None``: declined."""
+        prepared: list[tuple[Any, list[Any], list[Any], int]] = []
+        every: list[Stage] = []
+        groups = [(task, places if places.__class__ is list else places.tolist())
+                  for task, places in groups]  # (picked from: a list of ints)
+        parts = _parts(plans, columns, groups, objects)
+        for plan, (known, part), (task, places), rank in zip(plans, parts, groups, ranks,
+                                                             strict=True):
+            first = _PASS + rank  # pass 1
+            keys = (np.asarray(places, np.int64) * _ROW + first).tolist()
+            writes_read: list[tuple[Stage, SinkOut]] = []
+            stages = self._prepare(
+                plan, topic, part, True,
+                lambda name, log, task=task, keys=keys: self._changelog_columns(
+                    task, name, log, staged, keys),
+                task.id.partition, caches_held=len(task.cached_stores) <= 1,
+                looped=writes_read, reserved=reserved, task=task, places=keys,
+                known=known)
+            if stages is None:
+                return None
+            prepared.append((task, stages, keys, len(places)))
+            every += stages
+            looped += [(stage, out, keys) for stage, out in writes_read]
+        return prepared, every
+
+    def _prepare_shared(self, topic: str, columns: tuple[list[Any], ...],
+                        groups: list[tuple[Any, Any]], plans: list[Plan], ranks: list[int],
+                        objects: Written | None,
+                        looped: list[tuple[Stage, SinkOut, list[Any]]]
+                        ) -> tuple[list[tuple[Any, list[Any], list[Any], int]], list[Stage]] | None:
+        """Phase one of one stateless sub-topology's tasks as one stage over the whole chunk,
+        in row order (``kslab.core.bulk.shared``): each task's share of it for phase two,
+        and the stage; ``None``: not so (a batch form declined, or held or deferred what a
+        task owns: the topic then runs task by task, ``_unshared``)."""
+        count = len(columns[3])
+        shared = Shared(groups, plans, count, (ranks, _ROW, _PASS))
+        known = readable(plans[0], objects, columns[:2])
+        part = tuple(None if n < 2 and known[n] is not None  # (decoded only where unknown)
+                     else [None] * count if column[0] is None and column.count(None) == count
+                     else column for n, column in enumerate(columns))
+        extracts = any(step.sink is not None and step.sink.topic is None
+                       for step in plans[0].steps)  # (its record contexts read offsets)
+        task = groups[0][0]
+        writes_read: list[tuple[Stage, SinkOut]] = []
+        stages = self._prepare(
+            plans[0], topic, part, True, lambda name, log: None, task.id.partition,
+            looped=writes_read, task=task, known=known,
+            offsets=shared.offsets(self.port, topic) if extracts else None,
+            shared=shared)
+        if stages is None:
+            return None
+        stage = stages[0]
+        if len(stages) > 1 or stage.run.held or stage.run.deferred:
+            self._unshared.add(topic)  # (what one task's processor holds or defers)
+            return None
+        looped += [(stage, out, stage.place_keys()) for stage, out in writes_read]
+        return [(task, [share], [], len(share.timestamps))
+                for task, share in shared.shares(stage)], stages
 
     def _prepare_readers(self, looped: list[tuple[Stage, list[Any]]], writers: set[int],
                          staged: list[tuple[Any, ...]], reserved: Reserved,
@@ -503,8 +571,8 @@ class BulkExecutor:
                  looped: list[tuple[Stage, SinkOut]] | None = None,
                  reserved: Reserved | None = None, task: Any = None,
                  offsets: list[int] | None = None, places: list[Any] | None = None,
-                 known: tuple[list[Any] | None, list[Any] | None] = (None, None)
-                 ) -> list[Stage] | None:
+                 known: tuple[list[Any] | None, list[Any] | None] = (None, None),
+                 shared: Shared | None = None) -> list[Stage] | None:
         """Phase one of a chunk of ``task``; ``looped``: where the records of a sink writing
         a topic tasks read go (``run_partitioned`` runs those tasks next), else such a sink
         declines; ``reserved``: the record cache bytes the chunk's held writes reserved so
@@ -512,7 +580,8 @@ class BulkExecutor:
         ``offsets``: each row's, when the engine gives them; ``places``: each row's sort key
         among the chunk's (several tasks); ``known``: the keys and values the source's serdes
         would decode, where the caller has them already (``_read_back``; their fields in
-        ``columns`` may then be ``None``)."""
+        ``columns`` may then be ``None``); ``shared``: the tasks whose rows the chunk holds,
+        run as one stage (``kslab.core.bulk.shared``)."""
         if reserved is None:
             reserved = Reserved()
         key_fields, value_fields, given_headers, timestamps, _ = columns
@@ -533,6 +602,7 @@ class BulkExecutor:
                       list(range(len(timestamps))), commit_each, changelog, partition,
                       caches_held, reserved, task)
         stage.offsets = offsets
+        stage.shared = shared
         stages = [stage]
         write = SinkWriter(self.port, self.partitioned, self._known_column, looped)
         while True:
@@ -696,14 +766,15 @@ class BulkExecutor:
             if not consumed:
                 continue
             first = self._consume(task, stage)
-            stage.run.apply(context, first, later)
+            if stage.run is None:  # (a task's share of a stage: nothing held or deferred)
+                stage.first_offset = first
+            else:
+                stage.run.apply(context, first, later)
             commits += consumed
             # the record path processes an input row, then what it looped back
             if n == 0 or stage.input_row[-1] == row_count - 1:
                 index = consumed - 1
-                last = (stage.topic, stage.offset_of(index),
-                        Record(stage.keys[index], stage.values[index],
-                               stage.timestamps[index], stage.headers[index]))
+                last = (stage.topic, stage.offset_of(index), stage.record(index))
         if outputs is not None:
             self._append(outputs)
         # the record path commits after every record; with no record cache that is a no-op

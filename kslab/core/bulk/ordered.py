@@ -103,12 +103,14 @@ def actions(stages: list[Any]) -> Actions:
     entries = [(stage, step, owner, batch, action) for stage in stages
                for step, owner, batch, action in stage.run.actions]
     found = Actions([], [], [], [])
-    for _, _, owner, batch, action in entries:
+    for stage, step, owner, batch, action in entries:
         count = len(batch)
         found.actions.extend(repeat(action, count))
         found.keys.extend(batch.keys)
         found.values.extend(batch.values)
-        found.owners.extend(repeat(owner, count))
+        shared = stage.shared  # (several tasks' rows: each record's own task's processor)
+        found.owners.extend(repeat(owner, count) if shared is None
+                            else shared.owners(step, batch.origin))
     if len(entries) > 1:
         order = tree.order([(stage, step, None) for stage, step, _, _, _ in entries])
         return Actions(*(list(map(column.__getitem__, order)) for column in found))

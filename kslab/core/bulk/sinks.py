@@ -172,8 +172,11 @@ class SinkWriter:
             offsets = stage.offsets
             offsets = list(map(add, rows, repeat(stage.first_offset))) if offsets is None \
                 else list(map(offsets.__getitem__, rows))
-            contexts = map(RecordContext, repeat(topic), repeat(partition), offsets,
-                           timestamps, headers)
+            shared = stage.shared  # (several tasks' rows: each its own task's partition)
+            partitions = repeat(partition) if shared is None else map(
+                shared.partitions().__getitem__, rows)
+            contexts = map(RecordContext, repeat(topic), partitions, offsets, timestamps,
+                           headers)
         names = list(map(extractor, batch.keys, batch.values, contexts))
         resolved = {}
         for name in set(names):

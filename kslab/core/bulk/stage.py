@@ -71,11 +71,13 @@ class Stage:
     steps before it (``edges``: ``(step, batch, slot)``, step -1 the source, slot the
     child's place among several children forwarded every record), its sinks' records
     (``outs``) and what its batch forms hold for phase two (``run``). ``places``: each
-    consumed record's sort key among the chunk's consumed records (set by the executor)."""
+    consumed record's sort key among the chunk's consumed records (set by the executor);
+    ``shared``: the tasks whose rows the stage runs, where it runs several tasks' rows
+    (``kslab.core.bulk.shared``: each row's partition, offset and processors are its task's)."""
 
     __slots__ = ("cols", "edges", "first_offset", "given", "headers", "identity", "input_row",
                  "keys", "made", "number", "offsets", "outs", "partition", "places", "plan",
-                 "run", "seqs", "task", "timestamps", "topic", "values")
+                 "run", "seqs", "shared", "task", "timestamps", "topic", "values")
 
     def __init__(self, plan: Plan, topic: str, keys: list[Any], values: list[Any],
                  timestamps: list[int], headers: list[Any], input_row: list[int],
@@ -100,6 +102,7 @@ class Stage:
         self.seqs: list[list[tuple[int, ...]] | None] = [None] * count
         self.outs: list[SinkOut] = []
         self.places: list[Any] | None = None
+        self.shared: Any = None
         self.first_offset = -1  # set in phase two (in phase one, where a topic extractor
         # needs them)
         self.offsets: list[int] | None = None  # each consumed record's offset, when the
@@ -113,11 +116,24 @@ class Stage:
         offsets = self.offsets
         return self.first_offset + origin if offsets is None else offsets[origin]
 
+    def partition_of(self, origin: int) -> int:
+        """The partition of consumed record ``origin``: the stage's, or its task's where the
+        stage runs several tasks' rows."""
+        shared = self.shared
+        return self.partition if shared is None else shared.partitions()[origin]
+
+    def record(self, origin: int) -> Record:
+        """Consumed record ``origin``."""
+        return Record(self.keys[origin], self.values[origin], self.timestamps[origin],
+                      self.headers[origin])
+
     def place_keys(self) -> list[Any]:
-        """Each consumed record's sort key among the chunk's: as the executor set them, else
-        the record itself where its stage is the chunk's only one, else (input row, stage
-        number, the record)."""
+        """Each consumed record's sort key among the chunk's: as the executor set them (or
+        its ``shared`` tasks' sort keys), else the record itself where its stage is the
+        chunk's only one, else (input row, stage number, the record)."""
         places = self.places
+        if places is None and self.shared is not None:  # (several tasks' rows)
+            places = self.places = self.shared.sort_keys()
         if places is None and self.number == 0 and self.plan.downstream is None:
             return self.identity
         if places is None:
@@ -171,7 +187,8 @@ class StageRun:
 
     def source(self, origin: int) -> tuple[str, int, int]:
         """Topic, partition and offset of consumed record ``origin`` (in phase two)."""
-        return self.stage.topic, self.stage.partition, self.stage.offset_of(origin)
+        stage = self.stage
+        return stage.topic, stage.partition_of(origin), stage.offset_of(origin)
 
     def sources(self, origins: list[int]) -> tuple[str, int, list[int]]:
         """Topic and partition of the consumed records, and offset of each of ``origins``
@@ -218,7 +235,8 @@ class StageRun:
         for origin, context in zip(batch.origin, own, strict=True):
             if context is None or context.__class__ is int:
                 row = origin if context is None else context
-                found.append((topic, partition, stage.offset_of(row), headers[row]))
+                found.append((topic, partition if stage.shared is None
+                              else stage.partition_of(row), stage.offset_of(row), headers[row]))
             else:
                 found.append(context)
         return found
@@ -353,10 +371,9 @@ class StageRun:
         """``action`` with consumed record ``origin`` as the context (put back after)."""
         stage = self.stage
         saved = context.topic, context.partition, context.offset, context.record
-        context.topic, context.partition = stage.topic, stage.partition
+        context.topic, context.partition = stage.topic, stage.partition_of(origin)
         context.offset = stage.offset_of(origin)
-        context.record = Record(stage.keys[origin], stage.values[origin],
-                                stage.timestamps[origin], stage.headers[origin])
+        context.record = stage.record(origin)
         try:
             action()
         finally:
