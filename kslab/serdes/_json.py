@@ -78,7 +78,8 @@ class Json(Serde):
             return super().serialize_column(topic, items, headers)  # its error, at its item
 
     def read_back_column(self, items: list[Any], fields: list[bytes | None],
-                         fresh: bool = False) -> list[Any] | None:
+                         fresh: bool = False,
+                         value_types: frozenset[type] | None = None) -> list[Any] | None:
         """What ``deserialize`` returns for each of ``fields``, the bytes ``serialize`` wrote
         for ``items`` (without an error), made from the items instead of the bytes: an engine
         that serialized them hands its sources these, which costs a copy instead of a decode;
@@ -91,14 +92,18 @@ class Json(Serde):
         datetimes, what ``default`` converts) gives ``None``. Dicts and lists are copied
         (deeply), so a user's function may change what it is given without touching
         ``items`` or another record's copy of the same object, as with decoded values;
-        ``fresh``: the items are made by the engine and held by nothing else (not copied).
+        ``fresh``: the items are made by the engine and held by nothing else (not copied);
+        ``value_types``: the classes of every value of the items (dicts), each float finite,
+        where the caller knows them (a frame's column dtypes): they are not checked again.
         """
         classes = set(map(type, items))
         try:
             if classes <= _DICTS:  # flat dicts of scalars (the usual case): checked in C
                 dicts = items if type(None) not in classes else list(filter(None, items))
-                inner = set(map(type, chain.from_iterable(map(dict.values, dicts))))
-                if inner <= _SCALARS and (float not in inner or _finite(fields)):
+                inner = value_types if value_types is not None else set(
+                    map(type, chain.from_iterable(map(dict.values, dicts))))
+                if inner <= _SCALARS and (float not in inner or value_types is not None
+                                          or _finite(fields)):
                     if fresh:
                         return items
                     if type(None) in classes:
