@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from kslab.serdes._base import Serde, deserialize_error, serialize_error
+from kslab.serdes._base import JoinedFields, Serde, deserialize_error, serialize_error
 
 __all__ = ["Json"]
 
@@ -59,7 +59,8 @@ class Json(Serde):
     def serialize_column(self, topic: str, items: list[Any],
                          headers: list[Any] | None = None) -> list[bytes | None]:
         """``serialize`` of each item. A column of dicts is written in one call and cut at
-        the commas between them (``_split_dicts``); otherwise each result is copied to bytes
+        the commas between them (``_split_dicts``; a long one as ``JoinedFields``, which a
+        log appends without measuring each field); otherwise each result is copied to bytes
         of its own size: orjson writes into a 1 KiB buffer it then shrinks, and a column
         keeping tens of thousands of them alive grows the heap by each buffer (3 us a value
         here, against 0.6 us copied, 0.3 us cut from one call)."""
@@ -147,17 +148,46 @@ def _split_dicts(items: list[dict[Any, Any]], default: Any) -> list[bytes] | Non
         joined = _dumps(items, default, _OPTIONS)
     except orjson.JSONEncodeError:  # (an item's own error, or nesting one level too deep)
         return None
-    if joined.count(b"},{") != len(items) - 1:
+    count = len(items)
+    if joined.count(b"},{") != count - 1:
         return None
-    cut = joined[1:-1].replace(b"},{", b"}\n{").split(b"\n")
-    return cut if len(cut) == len(items) else None
+    lines = joined[1:-1].replace(b"},{", b"}\n{")
+    cut = lines.split(b"\n")
+    if len(cut) != count:
+        return None
+    if count < _LAID_OUT_FROM:
+        return cut
+    # each line's length from where the line breaks are (in numpy: no field measured), and
+    # the fields back to back without them, for the logs that append the column
+    np = _numpy()
+    breaks = np.flatnonzero(np.frombuffer(lines, np.uint8) == _LINE_BREAK)
+    lengths = np.diff(breaks, prepend=-1, append=len(lines))
+    lengths -= 1
+    return JoinedFields(cut, lambda: lines.replace(b"\n", b""), lengths)
+
+
+_LAID_OUT_FROM = 64  # columns at least this long are cut with their layout (JoinedFields)
+_LINE_BREAK = ord("\n")
+_NP: Any = None
+
+
+def _numpy() -> Any:
+    """numpy, imported at the first long column (importing kslab does not need it)."""
+    global _NP
+    if _NP is None:
+        import numpy
+
+        _NP = numpy
+    return _NP
 
 
 def _finite(fields: list[bytes | None]) -> bool:
     """True when no field holds a NaN or infinite float, known without looking at the items
     where no field holds ``null`` (as which orjson writes them): one search over the joined
     bytes. ``False`` when one does (``read_back_column`` then checks item by item)."""
-    return b"null" not in b"".join(filter(None, fields))
+    joined = fields.joined() if fields.__class__ is JoinedFields \
+        else b"".join(filter(None, fields))  # type: ignore[attr-defined]
+    return b"null" not in joined
 
 
 def _copied(item: Any) -> Any:
