@@ -140,17 +140,17 @@ def _split_dicts(items: list[dict[Any, Any]], default: Any) -> list[bytes] | Non
     whitespace), or ``None`` when that is not certain (the caller writes them one by one).
 
     Why it is exact: each element starts with ``{`` and ends with ``}``, so the array holds
-    ``},{`` at least ``len(items) - 1`` times, once between each two elements; finding it
-    exactly that often means no string holds it, so each one is a cut. orjson escapes line
-    breaks inside strings, so the cuts marked with a line break split into exactly the
-    elements (more pieces: a ``Fragment``'s raw line break; then ``None``)."""
+    ``},{`` at least ``len(items) - 1`` times, once between each two elements (occurrences
+    never overlap: none starts inside another); finding it exactly that often means no
+    string holds it, so each one is a cut. orjson escapes line breaks inside strings, so
+    marking the cuts with a line break and splitting there gives exactly ``len(items)``
+    pieces, the elements, only then (more pieces: a string holding ``},{``, or a
+    ``Fragment``'s raw line break; then ``None``)."""
     try:
         joined = _dumps(items, default, _OPTIONS)
     except orjson.JSONEncodeError:  # (an item's own error, or nesting one level too deep)
         return None
     count = len(items)
-    if joined.count(b"},{") != count - 1:
-        return None
     lines = joined[1:-1].replace(b"},{", b"}\n{")
     cut = lines.split(b"\n")
     if len(cut) != count:
