@@ -173,6 +173,11 @@ class RowDicts(list):  # type: ignore[type-arg]
 
     __slots__ = ("value_types",)
 
+    def __init__(self, dicts: Iterable[dict[str, Any]] = (),
+                 value_types: frozenset[type] | None = None) -> None:
+        super().__init__(dicts)
+        self.value_types = value_types
+
 
 class FrameValues:
     """A frame's value columns, made into a dict per row a slice at a time
@@ -192,9 +197,7 @@ class FrameValues:
         return len(self._columns[0])
 
     def __getitem__(self, rows: slice) -> RowDicts:
-        dicts = RowDicts(self._rows(*(column[rows] for column in self._columns)))
-        dicts.value_types = self._types
-        return dicts
+        return RowDicts(self._rows(*(column[rows] for column in self._columns)), self._types)
 
 
 def _row_dicts(names: list[str]) -> Callable[..., list[dict[str, Any]]]:
@@ -258,8 +261,7 @@ def frame_columns(
             typed = [_typed_column(df, kind, c) for c in value_columns]
             values = FrameValues(value_columns, [t[0] for t in typed], [t[1] for t in typed])
         else:
-            values = RowDicts({} for _ in range(n))
-            values.value_types = frozenset()
+            values = RowDicts(({} for _ in range(n)), frozenset())
     else:
         values = need(
             value, "value",
