@@ -159,7 +159,8 @@ def _split_dicts(items: list[dict[Any, Any]], default: Any) -> list[bytes] | Non
         return cut
     # each line's length from where the line breaks are (in numpy: no field measured), and
     # the fields back to back without them, for the logs that append the column
-    np = _numpy()
+    import numpy as np  # (at the first long column: importing kslab does not need it)
+
     breaks = np.flatnonzero(np.frombuffer(lines, np.uint8) == _LINE_BREAK)
     lengths = np.diff(breaks, prepend=-1, append=len(lines))
     lengths -= 1
@@ -168,18 +169,6 @@ def _split_dicts(items: list[dict[Any, Any]], default: Any) -> list[bytes] | Non
 
 _LAID_OUT_FROM = 64  # columns at least this long are cut with their layout (JoinedFields)
 _LINE_BREAK = ord("\n")
-_NP: Any = None
-
-
-def _numpy() -> Any:
-    """numpy, imported at the first long column (importing kslab does not need it)."""
-    global _NP
-    if _NP is None:
-        import numpy
-
-        _NP = numpy
-    return _NP
-
 
 def _finite(fields: list[bytes | None]) -> bool:
     """True when no field holds a NaN or infinite float, known without looking at the items

@@ -90,10 +90,12 @@ def _typed_column(df: Any, kind: str, name: str) -> tuple[list[Any], frozenset[t
     if dtype == "bool":
         return values, _BOOLS
     if dtype.startswith("float"):
+        import numpy  # (pandas' own dependency)
+
         array = series.to_numpy()
-        if _numpy().isinf(array).any():
+        if numpy.isinf(array).any():
             return _without_missing(values, series), None
-        if not _numpy().isnan(array).any():
+        if not numpy.isnan(array).any():
             return values, _FLOATS
         return _without_missing(values, series), _FLOATS | {_NONE}
     if dtype == "object":
@@ -140,19 +142,6 @@ def _polars_column(series: Any) -> tuple[list[Any], frozenset[type] | None]:
         return values, _FLOATS | nulls
     classes = set(map(type, values))
     return values, None if float in classes else frozenset(classes)
-
-
-_NP: Any = None
-
-
-def _numpy() -> Any:
-    """numpy (pandas' own dependency), imported at the first float column."""
-    global _NP
-    if _NP is None:
-        import numpy
-
-        _NP = numpy
-    return _NP
 
 
 def _is_missing(value: Any) -> bool:
