@@ -71,17 +71,6 @@ PANDAS = [  # (column, its values, what the source gives, the classes known for 
 ]
 
 
-@pytest.mark.parametrize(("name", "column", "expected", "types"), PANDAS,
-                         ids=[case[0] for case in PANDAS])
-def test_a_pandas_columns_values_reach_the_source_as_decoding_gives_them(
-        name: str, column: Any, expected: list[str], types: set[type] | None) -> None:
-    frame = pd.DataFrame({"key": ["a", "b"], name: column})
-    rows = [[f"{name}={item}"] for item in expected]
-    assert _types(frame) == (None if types is None else frozenset(types))
-    assert _seen(frame, True) == (rows, 1)
-    assert _seen(frame, False) == (rows, 0)
-
-
 POLARS = [
     ("i64", pl.Series([3, None], dtype=pl.Int64), ["int:3", "NoneType:None"], {int, NONE}),
     ("u8", pl.Series([250, 0], dtype=pl.UInt8), ["int:250", "int:0"], {int}),
@@ -100,11 +89,15 @@ POLARS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "column", "expected", "types"), POLARS,
-                         ids=[case[0] for case in POLARS])
-def test_a_polars_columns_values_reach_the_source_as_decoding_gives_them(
-        name: str, column: Any, expected: list[str], types: set[type] | None) -> None:
-    frame = pl.DataFrame({"key": ["a", "b"], name: column})
+CASES = [("pandas", *case) for case in PANDAS] + [("polars", *case) for case in POLARS]
+
+
+@pytest.mark.parametrize(("kind", "name", "column", "expected", "types"), CASES,
+                         ids=[f"{case[0]}-{case[1]}" for case in CASES])
+def test_a_columns_values_reach_the_source_as_decoding_gives_them(
+        kind: str, name: str, column: Any, expected: list[str],
+        types: set[type] | None) -> None:
+    frame = (pd if kind == "pandas" else pl).DataFrame({"key": ["a", "b"], name: column})
     rows = [[f"{name}={item}"] for item in expected]
     assert _types(frame) == (None if types is None else frozenset(types))
     assert _seen(frame, True) == (rows, 1)
