@@ -17,6 +17,7 @@ from kslab.records import Windowed
 
 __all__ = [
     "InvalidSerdeError",
+    "JoinedFields",
     "Serde",
     "deserialize_error",
     "fast_deserializer",
@@ -172,6 +173,27 @@ def fixed_struct(serde: object) -> Any:
     deserializer (every field it writes is ``size`` bytes), else ``None``."""
     fast = fast_deserializer(serde)
     return fast[0].__self__ if fast is not None and fast[1] else None
+
+
+class JoinedFields(list):  # type: ignore[type-arg]
+    """Fields (``bytes``, no ``None``) a serde's column form cut from one buffer, with what a
+    log lays them out from, known from the cut: their bytes back to back (``joined()``,
+    made once) and each field's length (``lengths``, a numpy ``int64`` array), so no field
+    is measured or copied again to append the column (``ByteColumn.layout``)."""
+
+    __slots__ = ("_joined", "lengths")
+
+    def __init__(self, fields: list[bytes], joined: Callable[[], bytes], lengths: Any) -> None:
+        super().__init__(fields)
+        self._joined: Callable[[], bytes] | bytes = joined
+        self.lengths = lengths
+
+    def joined(self) -> bytes:
+        """``b"".join(self)``, made at the first call."""
+        joined = self._joined
+        if joined.__class__ is not bytes:
+            joined = self._joined = joined()  # type: ignore[operator]
+        return joined  # type: ignore[return-value]
 
 
 def located(

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from kslab.serdes._base import Serde, deserialize_error, serialize_error
+from kslab.serdes._base import JoinedFields, Serde, deserialize_error, serialize_error
 
 __all__ = ["Json"]
 
@@ -59,7 +59,8 @@ class Json(Serde):
     def serialize_column(self, topic: str, items: list[Any],
                          headers: list[Any] | None = None) -> list[bytes | None]:
         """``serialize`` of each item. A column of dicts is written in one call and cut at
-        the commas between them (``_split_dicts``); otherwise each result is copied to bytes
+        the commas between them (``_split_dicts``; a long one as ``JoinedFields``, which a
+        log appends without measuring each field); otherwise each result is copied to bytes
         of its own size: orjson writes into a 1 KiB buffer it then shrinks, and a column
         keeping tens of thousands of them alive grows the heap by each buffer (3 us a value
         here, against 0.6 us copied, 0.3 us cut from one call)."""
@@ -78,7 +79,8 @@ class Json(Serde):
             return super().serialize_column(topic, items, headers)  # its error, at its item
 
     def read_back_column(self, items: list[Any], fields: list[bytes | None],
-                         fresh: bool = False) -> list[Any] | None:
+                         fresh: bool = False,
+                         value_types: frozenset[type] | None = None) -> list[Any] | None:
         """What ``deserialize`` returns for each of ``fields``, the bytes ``serialize`` wrote
         for ``items`` (without an error), made from the items instead of the bytes: an engine
         that serialized them hands its sources these, which costs a copy instead of a decode;
@@ -91,14 +93,18 @@ class Json(Serde):
         datetimes, what ``default`` converts) gives ``None``. Dicts and lists are copied
         (deeply), so a user's function may change what it is given without touching
         ``items`` or another record's copy of the same object, as with decoded values;
-        ``fresh``: the items are made by the engine and held by nothing else (not copied).
+        ``fresh``: the items are made by the engine and held by nothing else (not copied);
+        ``value_types``: the classes of every value of the items (dicts), each float finite,
+        where the caller knows them (a frame's column dtypes): they are not checked again.
         """
         classes = set(map(type, items))
         try:
             if classes <= _DICTS:  # flat dicts of scalars (the usual case): checked in C
                 dicts = items if type(None) not in classes else list(filter(None, items))
-                inner = set(map(type, chain.from_iterable(map(dict.values, dicts))))
-                if inner <= _SCALARS and (float not in inner or _finite(fields)):
+                inner = value_types if value_types is not None else set(
+                    map(type, chain.from_iterable(map(dict.values, dicts))))
+                if inner <= _SCALARS and (float not in inner or value_types is not None
+                                          or _finite(fields)):
                     if fresh:
                         return items
                     if type(None) in classes:
@@ -134,25 +140,43 @@ def _split_dicts(items: list[dict[Any, Any]], default: Any) -> list[bytes] | Non
     whitespace), or ``None`` when that is not certain (the caller writes them one by one).
 
     Why it is exact: each element starts with ``{`` and ends with ``}``, so the array holds
-    ``},{`` at least ``len(items) - 1`` times, once between each two elements; finding it
-    exactly that often means no string holds it, so each one is a cut. orjson escapes line
-    breaks inside strings, so the cuts marked with a line break split into exactly the
-    elements (more pieces: a ``Fragment``'s raw line break; then ``None``)."""
+    ``},{`` at least ``len(items) - 1`` times, once between each two elements (occurrences
+    never overlap: none starts inside another); finding it exactly that often means no
+    string holds it, so each one is a cut. orjson escapes line breaks inside strings, so
+    marking the cuts with a line break and splitting there gives exactly ``len(items)``
+    pieces, the elements, only then (more pieces: a string holding ``},{``, or a
+    ``Fragment``'s raw line break; then ``None``)."""
     try:
         joined = _dumps(items, default, _OPTIONS)
     except orjson.JSONEncodeError:  # (an item's own error, or nesting one level too deep)
         return None
-    if joined.count(b"},{") != len(items) - 1:
+    count = len(items)
+    lines = joined[1:-1].replace(b"},{", b"}\n{")
+    cut = lines.split(b"\n")
+    if len(cut) != count:
         return None
-    cut = joined[1:-1].replace(b"},{", b"}\n{").split(b"\n")
-    return cut if len(cut) == len(items) else None
+    if count < _LAID_OUT_FROM:
+        return cut
+    # each line's length from where the line breaks are (in numpy: no field measured), and
+    # the fields back to back without them, for the logs that append the column
+    import numpy as np  # (at the first long column: importing kslab does not need it)
 
+    breaks = np.flatnonzero(np.frombuffer(lines, np.uint8) == _LINE_BREAK)
+    lengths = np.diff(breaks, prepend=-1, append=len(lines))
+    lengths -= 1
+    return JoinedFields(cut, lambda: lines.replace(b"\n", b""), lengths)
+
+
+_LAID_OUT_FROM = 64  # columns at least this long are cut with their layout (JoinedFields)
+_LINE_BREAK = ord("\n")
 
 def _finite(fields: list[bytes | None]) -> bool:
     """True when no field holds a NaN or infinite float, known without looking at the items
     where no field holds ``null`` (as which orjson writes them): one search over the joined
     bytes. ``False`` when one does (``read_back_column`` then checks item by item)."""
-    return b"null" not in b"".join(filter(None, fields))
+    joined = fields.joined() if fields.__class__ is JoinedFields \
+        else b"".join(filter(None, fields))  # type: ignore[attr-defined]
+    return b"null" not in joined
 
 
 def _copied(item: Any) -> Any:

@@ -280,18 +280,19 @@ class TestInputTopic:
             self._pipe_chunks(_taking(pairs, columns_of), progress.count(pairs))
 
     def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None],
-                     total: int = 0, fresh: bool = False) -> None:
+                     total: int = 0) -> None:
         """Pipe a chunk at a time: ``take(n)`` gives the next (at most) ``n`` records' keys,
         values, timestamps, headers and partitions, ``None`` at the end. A plain chunk
         (``_plain_bytes``) goes to the driver as columns, any other row by row. A serde error
         pipes the rows before the bad one and then raises, as piping them one by one would;
         callers pause the cyclic GC for the whole pipe (resuming it per chunk ran a
         collection per chunk). ``total`` rows (when known) report their progress per chunk;
-        an interrupt leaves the driver as after the rows it processed. ``fresh``: ``Written``."""
-        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar, fresh))
+        an interrupt leaves the driver as after the rows it processed. Values that are a
+        frame's ``RowDicts`` go along as fresh (``Written``)."""
+        progress.tracked(total, f"piping {self.name}", lambda bar: self._chunks(take, bar))
 
     def _chunks(self, take: Callable[[int], list[list[Any]] | None],
-                bar: progress.Reporter, fresh: bool = False) -> None:
+                bar: progress.Reporter) -> None:
         topic = self.name
         # the serdes' C-level codecs (serdes._base.fast_serializer) when both have one
         key_enc, value_enc = fast_serializer(self.key_serde), fast_serializer(self.value_serde)
@@ -313,9 +314,11 @@ class TestInputTopic:
                 self._driver.pipe_raw_rows(topic, raw)
                 size = _size(raw)
             else:
+                rows = values.__class__ is RowDicts  # (a frame's: fresh, maybe typed)
                 self._driver.pipe_raw_columns(
                     topic, (key_bytes, value_bytes, headers, timestamps, partitions),
-                    Written(self.key_serde, keys, self.value_serde, values, fresh))
+                    Written(self.key_serde, keys, self.value_serde, values, rows,
+                            values.value_types if rows else None))
                 size = sum(map(len, filter(None, key_bytes))) \
                     + sum(map(len, filter(None, value_bytes)))
             bar.update(len(timestamps))
@@ -388,12 +391,12 @@ class TestInputTopic:
         if partition is None and "partition" in df.columns and \
                 self._driver.partition_count(self.name) > 1:
             partition = "partition"
-        # (the dicts made of a frame's rows go along: Written; made with the cyclic GC
-        # paused too, which would otherwise scan the heap once per 700 of them)
+        # (the dicts made of a frame's rows, a chunk at a time, go along: Written; made
+        # with the cyclic GC paused too, which would otherwise scan the heap once per 700)
         with collections_off():
             columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
                                     headers=headers, partition=partition)
-            self._pipe_chunks(_slicing(columns), len(df), type(columns[1]) is RowDicts)
+            self._pipe_chunks(_slicing(columns), len(df))
         return len(columns[0])
 
     def __repr__(self) -> str:

@@ -8,7 +8,7 @@ from operator import add, itemgetter, le
 from operator import is_ as operator_is
 from typing import Any, NamedTuple
 
-from kslab.serdes._base import fixed_struct
+from kslab.serdes._base import JoinedFields, fixed_struct
 
 __all__ = ["ByteColumn", "LogBatch", "Merges", "fixed_width", "merged", "picked", "sort_order"]
 
@@ -50,6 +50,11 @@ class ByteColumn:
         layout = self._layout
         if layout is None and self.fields:
             fields = self.fields
+            if fields.__class__ is JoinedFields:  # laid out as they were cut
+                lengths = fields.lengths  # type: ignore[attr-defined]
+                layout = self._layout = (fields.joined(), lengths,  # type: ignore[attr-defined]
+                                         int(lengths.min()), int(lengths.max()))
+                return layout
             count = len(fields)
             try:  # len(None) raises: no layout
                 width = self._width

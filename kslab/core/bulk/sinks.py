@@ -248,13 +248,17 @@ class Written(NamedTuple):
     own objects: a source takes them as they are only where they are immutable,
     ``round_trips``, else copies, ``Json.read_back_column``). ``fresh_values``: the values
     are made by the engine and held by nothing else (a frame's row dicts,
-    ``kslab.testing.frames.RowDicts``), so a ``Json`` source may take them uncopied."""
+    ``kslab.testing.frames.RowDicts``), so a ``Json`` source may take them uncopied;
+    ``value_types``: the classes of every value of every one of those dicts, each float
+    finite, where the engine knows them (a frame's column dtypes; ``Json.read_back_column``
+    then checks none)."""
 
     key_serde: Any
     keys: list[Any] | None
     value_serde: Any
     values: list[Any] | None
     fresh_values: bool = False
+    value_types: frozenset[type] | None = None
 
 
 def readable(plan: Any, written: Written | None, fields: tuple[list[Any], list[Any]],
@@ -269,10 +273,10 @@ def readable(plan: Any, written: Written | None, fields: tuple[list[Any], list[A
         return None, None
     source = plan.source
     found: list[list[Any] | None] = []
-    for writer, reader, objects, fresh, column in (
-            (written.key_serde, source.key_serde, written.keys, False, fields[0]),
+    for writer, reader, objects, fresh, types, column in (
+            (written.key_serde, source.key_serde, written.keys, False, None, fields[0]),
             (written.value_serde, source.value_serde, written.values, written.fresh_values,
-             fields[1])):
+             written.value_types, fields[1])):
         if objects is None or type(writer) is not type(reader) or not built_in(reader) \
                 or not (type(reader) is Json or type(writer) in _IDENTITY):
             found.append(None)
@@ -280,7 +284,7 @@ def readable(plan: Any, written: Written | None, fields: tuple[list[Any], list[A
         if places is not None:  # (this part's objects only: each part checks its own)
             objects = picked(objects, places)
         if type(reader) is Json:
-            found.append(reader.read_back_column(objects, column, fresh))
+            found.append(reader.read_back_column(objects, column, fresh, types))
         else:
             found.append(objects if round_trips(writer, reader, objects) else None)
     return found[0], found[1]
