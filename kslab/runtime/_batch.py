@@ -71,6 +71,16 @@ def run_polled(executor: BulkExecutor, task: Any, topic: str, partition: int,
     values = list(map(kind.value, messages))
     headers = list(map(kind.headers, messages))
     timestamps = list(map(_second, map(kind.timestamp, messages)))
-    offsets = list(map(kind.offset, messages))
+    offsets = _offsets(messages)
     return run_split(executor, task, topic, (keys, values, headers, timestamps, None),
                      lambda start, end: record(messages[start:end]), offsets, partition)
+
+
+def _offsets(messages: list[Any]) -> Any:
+    """Each message's offset: a ``range`` where they leave no gap (the usual poll; a
+    partition's offsets only rise, so a span as long as the run has each one once, in
+    order), else a list (gaps: compacted records, transaction markers)."""
+    first, last = messages[0].offset(), messages[-1].offset()
+    if last - first + 1 == len(messages):
+        return range(first, last + 1)
+    return list(map(type(messages[0]).offset, messages))

@@ -126,10 +126,10 @@ class KafkaCollector:
             else [list(header) if header else None for header in headers]
         while start < count:
             rest = iter(timestamps[start:] if start else timestamps)
-            try:
-                deque(map(produce, repeat(topic), islice(values, start, None),
-                          islice(keys, start, None), islice(partitions, start, None),
-                          repeat(None), repeat(None), rest, islice(hdrs, start, None)), 0)
+            try:  # (the columns themselves the first time: no islice between them and map)
+                deque(map(produce, repeat(topic), _from(values, start), _from(keys, start),
+                          _from(partitions, start), repeat(None), repeat(None), rest,
+                          _from(hdrs, start)), 0)
                 return
             except Exception as exc:
                 # every column's iterator gave the failing record: its place, from the rest
@@ -201,8 +201,9 @@ class KafkaCollector:
         ``flush`` sends them."""
         limit = self.batch_limit
         if len(self._held_records) >= limit or any(
-                len(pending) >= limit for pending in self._pending.values()) or any(
-                store.held_put_count() >= limit for store in self._held_stores()):
+                len(pending) >= limit for pending in self._pending.values()) or (
+                self._holding and any(store.held_put_count() >= limit
+                                      for store in self._held_stores())):
             if not transactional:
                 self._acknowledged(60.0)
             self.flush_changelogs()
@@ -328,6 +329,11 @@ class _TopicWriter:
             self._produce(topic, value, key, 0, None, None, timestamp, hdrs)
         except Exception as exc:  # the collector's one rule: a full queue waits, else refused
             self._collector._not_taken(exc, topic, key, value, 0, timestamp, hdrs)
+
+
+def _from(column: Any, start: int) -> Any:
+    """``column``'s items from ``start`` on: the column itself from 0 (or a ``repeat``)."""
+    return column if not start or column.__class__ is repeat else islice(column, start, None)
 
 
 # errors of the producer rather than of one record: Java fails the task (TaskMigrated or fatal)

@@ -248,15 +248,19 @@ class StreamThread(threading.Thread):
                 consumer.resume(consumer.assignment())
                 paused = None
             self._apply_cache_size()
-            messages = consumer.consume(batch, timeout)
-            self.stats["poll-total"] += 1
-            if messages and streams.is_paused():  # paused during this poll: its records wait
-                self._rewind(messages)  # for resume(), as Java's paused tasks keep theirs
-                messages = None
-            if messages:
-                with fewer_collections():  # (no collection mid-batch: core.gc_pause)
+            # the poll inside the body too: its messages are tracked containers, a thousand a
+            # poll, which at the default young threshold set off a collection in every poll
+            # (and, every few dozen, a collection of the whole heap) although all of them die
+            # with the batch (core.gc_pause)
+            with fewer_collections():
+                messages = consumer.consume(batch, timeout)
+                self.stats["poll-total"] += 1
+                if messages and streams.is_paused():  # paused during this poll: its records
+                    self._rewind(messages)  # wait for resume(), as Java's paused tasks keep
+                    messages = None  # theirs
+                if messages:
                     self._process(messages)
-            messages = None  # freed before the next poll allocates its own
+                messages = None  # freed before the next poll allocates its own
             if paused is None:  # a paused client's punctuators wait, as in Kafka
                 self._punctuate_wall_clock()
             now = time.monotonic()

@@ -38,17 +38,14 @@ def decoded(serde: Any, topic: str, fields: list[Any], headers: list[Any]) -> li
     if fast is not None:
         decode, indexed = fast
         try:
-            if fields.count(None):
-                values = [None if field is None else decode(field) for field in fields]
-            else:  # no null (the usual case): all in C
-                values = list(map(decode, fields))
-                if indexed:
-                    return list(chain.from_iterable(values))
+            values, nulls = _coded(decode, fields)
         except Exception:
             pass
         else:
             if not indexed:
                 return values
+            if not nulls:
+                return list(chain.from_iterable(values))
             return [None if value is None else value[0] for value in values]
     # a deserializer always gets headers, as Kafka's do (``RecordDeserializer``'s rule)
     headers = [Headers() if h is None else h for h in headers]
@@ -61,15 +58,26 @@ def encoded(serde: Any, topic: str, items: list[Any], headers: list[Any]) -> lis
     encode = fast_serializer(serde)
     if encode is not None:
         try:
-            if not items.count(None):  # no null (the usual case): all in C
-                return list(map(encode, items))
-            return [None if item is None else encode(item) for item in items]
+            return _coded(encode, items)[0]
         except Exception:
             pass
     column = getattr(serde, "serialize_column", None)  # (a user's serde may not have one)
     if column is not None:
         return column(topic, items, headers)  # type: ignore[no-any-return]
     return list(map(serde.serialize, repeat(topic), items, headers))
+
+
+def _coded(code: Callable[[Any], Any], column: list[Any]) -> tuple[list[Any], bool]:
+    """``code`` (a fast codec) of each item of ``column``, a ``None`` item staying ``None``,
+    and whether there was one; raises what ``code`` raises for another item. All in C where
+    no item is ``None`` (the usual column): a fast codec raises for ``None`` (the contract of
+    ``serdes._base.fast_serializer``), so the column is searched for one only then."""
+    try:
+        return list(map(code, column)), False
+    except Exception:
+        if not column.count(None):
+            raise
+    return [None if item is None else code(item) for item in column], True
 
 
 def fields(column: Any) -> list[Any]:
@@ -230,7 +238,9 @@ class SinkWriter:
             partitions = self._port.partitions(topic, key_fields)
             if partitions is None:
                 return False  # a null key: round robin, which the record path keeps
-            if not looped and partitions.count(0) == len(partitions):
+            # (the first one looked at alone first: a column of None is not compared in full)
+            if not looped and partitions[:1] != [None] \
+                    and partitions.count(0) == len(partitions):
                 # all partition 0 (a topic of one): no column to merge (a None is not 0: an
                 # engine's "the default partitioner's, when sent")
                 partitions = None
