@@ -1,14 +1,14 @@
 """The test driver's input and output topics: typed pipes in, typed reads out.
 
 An input topic serializes what it is given with its serdes (by default the source's) and keeps
-its own clock for records piped without a timestamp, as Kafka's ``TestInputTopic`` does. An output
-topic reads the driver's queue for the topic: two output topics on one topic share its records.
+its own clock for records piped without a timestamp, as Kafka's ``TestInputTopic`` does. Output
+topics are in ``kslab.testing.output_topic`` (``TestOutputTopic``, re-exported here).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from itertools import chain, islice, repeat
+from itertools import islice
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -16,16 +16,14 @@ from kslab.core.bulk.sinks import Written, built_in
 from kslab.core.gc_pause import collections_off
 from kslab.errors import (
     InvalidArgumentError,
-    KslabError,
     MissingArgumentError,
-    NoSuchElementError,
     SerdeError,
 )
-from kslab.records import KeyValue, TestRecord, as_headers, refuse_negative_ms, split_pairs
-from kslab.serdes._base import fast_deserializer, fast_serializer, fixed_struct
+from kslab.records import TestRecord, as_headers, refuse_negative_ms, split_pairs
+from kslab.serdes._base import fast_serializer
 from kslab.testing import progress
-from kslab.testing._log import TEXT
-from kslab.testing.frames import RowDicts, frame_columns, records_frame, to_millis
+from kslab.testing.frames import RowDicts, frame_columns, to_millis
+from kslab.testing.output_topic import TestOutputTopic, check_topic_args
 
 if TYPE_CHECKING:
     from kslab.testing.driver import TopologyTestDriver
@@ -138,7 +136,7 @@ class TestInputTopic:
 
     def __init__(self, driver: TopologyTestDriver, name: str, key_serde: Any, value_serde: Any,
                  start_timestamp: Any = 0, auto_advance: Any = 0) -> None:
-        _check_args(driver, name, "TestInputTopic")
+        check_topic_args(driver, name, "TestInputTopic")
         if key_serde is None or value_serde is None:  # made directly: the source's serdes
             default = driver.create_input_topic(name)
             key_serde = key_serde if key_serde is not None else default.key_serde
@@ -279,8 +277,7 @@ class TestInputTopic:
         with collections_off():  # the rows die by reference counting (see core.gc_pause)
             self._pipe_chunks(_taking(pairs, columns_of), progress.count(pairs))
 
-    def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None],
-                     total: int = 0) -> None:
+    def _pipe_chunks(self, take: Callable[[int], list[list[Any]] | None], total: int = 0) -> None:
         """Pipe a chunk at a time: ``take(n)`` gives the next (at most) ``n`` records' keys,
         values, timestamps, headers and partitions, ``None`` at the end. A plain chunk
         (``_plain_bytes``) goes to the driver as columns, any other row by row. A serde error
@@ -391,8 +388,7 @@ class TestInputTopic:
         if partition is None and "partition" in df.columns and \
                 self._driver.partition_count(self.name) > 1:
             partition = "partition"
-        # (the dicts made of a frame's rows, a chunk at a time, go along: Written; made
-        # with the cyclic GC paused too, which would otherwise scan the heap once per 700)
+        # (a frame's row dicts, made a chunk at a time with the cyclic GC paused, go along)
         with collections_off():
             columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
                                     headers=headers, partition=partition)
@@ -403,191 +399,6 @@ class TestInputTopic:
         return (f"TestInputTopic[topic='{self.name}', key_serde={self.key_serde!r}, "
                 f"value_serde={self.value_serde!r}, current_time={self._time}, "
                 f"auto_advance={self._advance}]")
-
-
-class TestOutputTopic:
-    """Reads, deserializes and removes the records a driver produced to one topic."""
-
-    __test__ = False
-
-    def __init__(self, driver: TopologyTestDriver, name: str, key_serde: Any, value_serde: Any):
-        _check_args(driver, name, "TestOutputTopic")
-        if key_serde is None or value_serde is None:  # made directly: the sink's serdes
-            default = driver.create_output_topic(name)
-            key_serde = key_serde if key_serde is not None else default.key_serde
-            value_serde = value_serde if value_serde is not None else default.value_serde
-        self.name = name
-        self._driver = driver
-        self.key_serde = key_serde
-        self.value_serde = value_serde
-
-    def _take(self) -> tuple[Any, ...]:
-        queue = self._driver.output_log(self.name)
-        if not queue:
-            raise NoSuchElementError(self._empty_message(queue.total))
-        return queue.popleft()
-
-    def _empty_message(self, written: int) -> str:
-        # Java's messages first ("Empty topic: <name>"), then what to do about it
-        if written:
-            return (f"Empty topic: {self.name} (all {written} record(s) were read; check "
-                    "is_empty() before reading)")
-        produced = sorted(self._driver.produced_topic_names()) or "none"
-        return (f"Uninitialized topic: {self.name} (nothing was written to it; topics "
-                f"written so far: {produced}; check the topic name, or is_empty() before "
-                "reading)")
-
-    def _decode(self, raw: tuple[Any, ...]) -> TestRecord:
-        key_bytes, value_bytes, headers, timestamp, partition = raw
-        topic = self.name
-        try:
-            key = self.key_serde.deserialize(topic, key_bytes, headers)
-            value = self.value_serde.deserialize(topic, value_bytes, headers)
-        except Exception as exc:
-            msg = (
-                f"output topic '{topic}' cannot deserialize a record with "
-                f"{self.key_serde!r}/{self.value_serde!r}: {exc}; pass the topic's serdes to "
-                "create_output_topic(name, key_serde=..., value_serde=...)"
-            )
-            raise SerdeError(msg, topic=topic, raw=value_bytes) from exc
-        return TestRecord(key, value, timestamp, headers, partition=partition)
-
-    def read_value(self) -> Any:
-        """The next record's value."""
-        return self.read_record().value
-
-    def read_key_value(self) -> KeyValue:
-        """The next record as ``KeyValue(key, value)``."""
-        rec = self.read_record()
-        return KeyValue(rec.key, rec.value)
-
-    def read_record(self) -> TestRecord:
-        """The next record with key, value, timestamp, headers and its partition."""
-        return self._decode(self._take())
-
-    def read_values_to_list(self) -> list[Any]:
-        """Every remaining value."""
-        return self._drain(where=False)[1]
-
-    def read_key_values_to_list(self) -> list[KeyValue]:
-        """Every remaining record as ``KeyValue``."""
-        keys, values, _, _, _ = self._drain(where=False)
-        with collections_off():
-            return list(map(tuple.__new__, repeat(KeyValue), zip(keys, values, strict=True)))
-
-    def read_key_values_to_map(self) -> dict[Any, Any]:
-        """The last value per key (a tombstone leaves ``None``); ``None`` keys are refused."""
-        keys, values, _, _, _ = self._drain(where=False)
-        if None in keys:
-            msg = (
-                "Null keys not allowed with readKeyValuesToMap method: output topic "
-                f"'{self.name}' has a record with a None key; use read_key_values_to_list"
-            )
-            raise KslabError(msg)
-        return dict(zip(keys, values, strict=True))
-
-    def read_records_to_list(self) -> list[TestRecord]:
-        """Every remaining record, each with its partition."""
-        keys, values, headers, timestamps, partitions = self._drain()
-        with collections_off():
-            return [TestRecord(k, v, ts, h, partition=p) for k, v, ts, h, p
-                    in zip(keys, values, timestamps, headers, partitions, strict=True)]
-
-    def _drain(self, *, where: bool = True
-               ) -> tuple[list[Any], list[Any], list[Any], list[int], list[int]]:
-        """Every remaining record, decoded, as columns; a bad record raises with its location
-        after the good ones before it were read, as one-by-one reads would. ``where=False``:
-        keys, values and headers only (timestamps and partitions come back empty). Values a
-        sink wrote from objects come back as the fresh copies the log keeps of them where
-        this topic's value serde is of the sink's built-in class (``Json``: what decoding
-        gives, ``RecordLog``'s read-back runs)."""
-        log = self._driver.output_log(self.name)
-        mark = log.mark()
-        topic = self.name
-        key_de, value_de = self.key_serde.deserialize, self.value_serde.deserialize
-        with collections_off():
-            columns, unpacked = log.drain_unpacking(
-                _struct_of(self.key_serde), _struct_of(self.value_serde), where=where,
-                read_back=type(self.value_serde) if built_in(self.value_serde) else None)
-            keys, values, headers, timestamps, partitions = columns
-            try:
-                if not unpacked[0]:
-                    keys = _decode_column(self.key_serde, key_de, topic, keys, headers)
-                if not unpacked[1]:
-                    values = _decode_column(self.value_serde, value_de, topic, values, headers)
-            except Exception:  # undo the drain and read one by one up to the bad record
-                log.truncate(mark)
-                while log:
-                    self.read_record()
-                raise
-        return keys, values, headers, timestamps, partitions
-
-    def _drain_rows(self) -> list[tuple[Any, ...]]:
-        keys, values, headers, timestamps, partitions = self._drain()
-        return list(zip(keys, values, timestamps, headers, partitions, strict=True))
-
-    def to_pandas(self, expand: bool = False) -> Any:
-        """Drain into a pandas frame (``key``, ``value``, ``timestamp``, ``headers``;
-        ``partition`` when the topic has several partitions)."""
-        return records_frame(self._drain_rows(), kind="pandas", expand=expand,
-                             with_partition=self._driver.partition_count(self.name) > 1)
-
-    def to_polars(self, expand: bool = False) -> Any:
-        """Drain into a polars frame."""
-        return records_frame(self._drain_rows(), kind="polars", expand=expand,
-                             with_partition=self._driver.partition_count(self.name) > 1)
-
-    def is_empty(self) -> bool:
-        """True when nothing is left to read."""
-        return not self._driver.output_log(self.name)
-
-    def get_queue_size(self) -> int:
-        """How many records are left to read."""
-        return len(self._driver.output_log(self.name))
-
-    def __repr__(self) -> str:
-        return (f"TestOutputTopic[topic='{self.name}', size={self.get_queue_size()}, "
-                f"key_serde={self.key_serde!r}, value_serde={self.value_serde!r}]")
-
-
-def _check_args(driver: Any, name: Any, kind: str) -> None:
-    if driver is None:
-        msg = f"{kind} needs a TopologyTestDriver; make it with driver.create_..._topic(name)"
-        raise MissingArgumentError(msg)
-    if not isinstance(name, str):
-        msg = f"{kind} needs a topic name (str); got {name!r}"
-        raise MissingArgumentError(msg)
-
-
-def _decode_column(
-    serde: Any, deserialize: Any, topic: str, column: list[Any], headers: list[Any]
-) -> list[Any]:
-    """``deserialize(topic, data, headers)`` of every field, in C through the serde's fast codec
-    (``serdes._base.fast_deserializer``) when it has one and takes every field (no ``None``),
-    or the serde's own ``deserialize_column`` (windowed keys)."""
-    column_reader = getattr(serde, "deserialize_column", None)
-    if column_reader is not None:
-        return column_reader(topic, column, headers)  # type: ignore[no-any-return]
-    fast = fast_deserializer(serde)
-    if fast is not None:
-        decode, indexed = fast
-        try:
-            decoded = map(decode, column)
-            return list(chain.from_iterable(decoded) if indexed else decoded)
-        except Exception:
-            pass  # a None or a bad field: the serde's own method gives the value or its error
-    return list(map(deserialize, repeat(topic), column, headers))
-
-
-def _struct_of(serde: Any) -> Any:
-    """How the log may decode a column of ``serde`` itself (``RecordLog.drain_unpacking``):
-    the ``struct.Struct`` of a fixed-width built-in serde (its fast deserializer is the
-    struct's bound ``unpack``, see ``serdes._base.fast_deserializer``), ``TEXT`` for the
-    UTF-8 ``String`` (``bytes.decode``), else ``None``."""
-    fast = fast_deserializer(serde)
-    if fast is not None and fast[0] is bytes.decode:
-        return TEXT
-    return fixed_struct(serde)
 
 
 def _value_column(serde: Any, topic: str, batch: list[tuple[Any, ...]]) -> list[Any] | None:
