@@ -26,7 +26,7 @@ from kslab.testing.frames import records_frame
 if TYPE_CHECKING:
     from kslab.testing.driver import TopologyTestDriver
 
-__all__ = ["TestOutputTopic", "check_topic_args"]
+__all__ = ["TestOutputTopic", "topic_serdes"]
 
 
 class TestOutputTopic:
@@ -35,15 +35,10 @@ class TestOutputTopic:
     __test__ = False
 
     def __init__(self, driver: TopologyTestDriver, name: str, key_serde: Any, value_serde: Any):
-        check_topic_args(driver, name, "TestOutputTopic")
-        if key_serde is None or value_serde is None:  # made directly: the sink's serdes
-            default = driver.create_output_topic(name)
-            key_serde = key_serde if key_serde is not None else default.key_serde
-            value_serde = value_serde if value_serde is not None else default.value_serde
+        self.key_serde, self.value_serde = topic_serdes(
+            driver, name, "TestOutputTopic", key_serde, value_serde, "create_output_topic")
         self.name = name
         self._driver = driver
-        self.key_serde = key_serde
-        self.value_serde = value_serde
 
     def _take(self) -> tuple[Any, ...]:
         queue = self._driver.output_log(self.name)
@@ -174,14 +169,22 @@ class TestOutputTopic:
                 f"key_serde={self.key_serde!r}, value_serde={self.value_serde!r}]")
 
 
-def check_topic_args(driver: Any, name: Any, kind: str) -> None:
-    """Refuse a topic made without a driver or a topic name, naming ``kind`` and the fix."""
+def topic_serdes(driver: Any, name: Any, kind: str, key_serde: Any, value_serde: Any,
+                 made_by: str) -> tuple[Any, Any]:
+    """The serdes of a ``kind`` topic made directly (``TestInputTopic(driver, name, ...)``):
+    those given, else the ones ``driver.<made_by>(name)`` picks (the source's or the sink's);
+    a topic without a driver or a topic name is refused, naming ``kind`` and the fix."""
     if driver is None:
         msg = f"{kind} needs a TopologyTestDriver; make it with driver.create_..._topic(name)"
         raise MissingArgumentError(msg)
     if not isinstance(name, str):
         msg = f"{kind} needs a topic name (str); got {name!r}"
         raise MissingArgumentError(msg)
+    if key_serde is None or value_serde is None:
+        default = getattr(driver, made_by)(name)
+        key_serde = key_serde if key_serde is not None else default.key_serde
+        value_serde = value_serde if value_serde is not None else default.value_serde
+    return key_serde, value_serde
 
 
 def _decode_column(

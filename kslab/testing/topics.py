@@ -23,7 +23,7 @@ from kslab.records import TestRecord, as_headers, refuse_negative_ms, split_pair
 from kslab.serdes._base import fast_serializer
 from kslab.testing import progress
 from kslab.testing.frames import RowDicts, frame_columns, to_millis
-from kslab.testing.output_topic import TestOutputTopic, check_topic_args
+from kslab.testing.output_topic import TestOutputTopic, topic_serdes
 
 if TYPE_CHECKING:
     from kslab.testing.driver import TopologyTestDriver
@@ -136,15 +136,10 @@ class TestInputTopic:
 
     def __init__(self, driver: TopologyTestDriver, name: str, key_serde: Any, value_serde: Any,
                  start_timestamp: Any = 0, auto_advance: Any = 0) -> None:
-        check_topic_args(driver, name, "TestInputTopic")
-        if key_serde is None or value_serde is None:  # made directly: the source's serdes
-            default = driver.create_input_topic(name)
-            key_serde = key_serde if key_serde is not None else default.key_serde
-            value_serde = value_serde if value_serde is not None else default.value_serde
+        self.key_serde, self.value_serde = topic_serdes(
+            driver, name, "TestInputTopic", key_serde, value_serde, "create_input_topic")
         self.name = name
         self._driver = driver
-        self.key_serde = key_serde
-        self.value_serde = value_serde
         self._time = to_millis(start_timestamp) or 0
         if self._time < 0:
             msg = (
