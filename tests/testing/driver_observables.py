@@ -97,14 +97,17 @@ def error_summary(err: BaseException) -> tuple[Any, ...]:
 
 
 class _Collect(logging.Handler):
-    """Keeps each record's logger name, level and message."""
+    """Keeps each kslab record's logger name, level and message: another library's warning
+    (a garbage-collected Jupyter client of an earlier test on the same worker, say) may be
+    logged during any block and is not the driver's."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.messages: list[tuple[str, str, str]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append((record.name, record.levelname, record.getMessage()))
+        if record.name == "kslab" or record.name.startswith("kslab."):
+            self.messages.append((record.name, record.levelname, record.getMessage()))
 
 
 @contextmanager
