@@ -280,7 +280,7 @@ class BatchRun(Protocol):
         """The run declines because consumed record ``origin``'s get or put would evict a
         dirty entry of a record cache (a flush mid-run, which only the record path makes):
         the engine may run the records before it in batch, that one on the record path and
-        the rest in batch again (``BulkExecutor.run_split``)."""
+        the rest in batch again (``kslab.core.bulk.split.run_split``)."""
 
     topic: str
     """The topic the run's records were consumed from."""

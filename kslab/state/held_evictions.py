@@ -16,7 +16,7 @@ and overwrites given, and leave in the cache, of the keys the run touched, only
 ``survivors``. Where an eviction would take a dirty entry (a flush in the middle of the run)
 it returns False, with the consumed record whose get or put would flush (``flush_at``): the
 engine may run the records before it in batch, that one on the record path (which flushes as
-Kafka's does), and the rest in batch again (``BulkExecutor.run_split``).
+Kafka's does), and the rest in batch again (``kslab.core.bulk.split.run_split``).
 """
 
 from __future__ import annotations

@@ -297,9 +297,8 @@ class BulkExecutor:
         count = len(columns[3])
         shared = Shared(groups, plans, count, (ranks, _ROW, _PASS))
         known = readable(plans[0], objects, columns[:2])
-        part = tuple(None if n < 2 and known[n] is not None  # (decoded only where unknown)
-                     else [None] * count if column[0] is None and column.count(None) == count
-                     else column for n, column in enumerate(columns))
+        part = tuple(None if n < 2 and known[n] is not None else column  # (decoded only
+                     for n, column in enumerate(columns))  # where unknown; nothing picked)
         extracts = any(step.sink is not None and step.sink.topic is None
                        for step in plans[0].steps)  # (its record contexts read offsets)
         task = groups[0][0]
