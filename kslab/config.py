@@ -223,7 +223,9 @@ KEY_SUPPORT: dict[str, KeySupport] = {
     "cache.max.bytes.buffering": KeySupport(
         _R, "the deprecated name of statestore.cache.max.bytes"),
     "topology.optimization": KeySupport(_R, "StreamsBuilder.build(props)"),
-    "max.task.idle.ms": KeySupport(_R, "every engine's task idling (kslab.core.idle)"),
+    "max.task.idle.ms": KeySupport(
+        _R, "a task waits for an empty input partition until it is fetched, then this long "
+        "(kslab.core.partition_group); the test driver holds every record piped in"),
     "windowstore.changelog.additional.retention.ms": KeySupport(
         _R, "window stores' changelog retention.ms"),
     "upgrade.from": KeySupport(_R, "the foreign-key join and table-change wire formats (dsl)"),

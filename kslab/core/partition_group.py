@@ -7,11 +7,15 @@ decreases. Ties go to the partition registered first, so runs are deterministic.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from kslab.core.record_queue import UNKNOWN, RecordQueue, StampedRecord
 
 __all__ = ["UNKNOWN", "PartitionGroup"]
+
+log = logging.getLogger("kslab.core")
 
 
 class PartitionGroup:
@@ -30,27 +34,49 @@ class PartitionGroup:
         self.max_idle_ms = max_idle_ms
         self._deadlines: dict[tuple[str, int], int] = {}
 
-    def ready_to_process(self, now: int) -> bool:
-        """Kafka's ``readyToProcess`` for partitions known to be caught up (no lag).
+    def ready_to_process(self, now: int,
+                         lag_of: Callable[[tuple[str, int]], int | None] | None = None) -> bool:
+        """Kafka's ``readyToProcess``: whether the task may take its next record at wall-clock
+        ``now`` (ms).
 
-        With ``max.task.idle.ms`` > 0 an empty partition holds the task back until ``now``
-        reaches its deadline (set when it was first seen empty, cleared when it gets data);
-        then the task goes on with the partitions that have records.
+        ``max.task.idle.ms`` < 0 (Kafka's ``MAX_TASK_IDLE_MS_DISABLED``): always. Otherwise an
+        empty partition holds the task back while its lag is unknown or positive (records on
+        the broker the engine has not fetched yet: ``lag_of(tp)`` is ``None`` or above 0);
+        one known to be caught up holds it back until its idle deadline (``now`` +
+        ``max.task.idle.ms``, set when first seen caught up and empty, cleared when it gets
+        data), after which the task goes on with the partitions that have records: enforced
+        processing, counted and logged as Kafka does. Without ``lag_of`` every partition is
+        caught up (the test driver holds whatever was piped in).
         """
-        if self.max_idle_ms <= 0:
+        idle_ms = self.max_idle_ms
+        if idle_ms < 0 or (idle_ms == 0 and lag_of is None):
             return True
         deadlines = self._deadlines
-        queued = enforced = False
+        queued = False
+        enforced: list[tuple[str, int]] = []
         for tp, queue in self.queues.items():
             if len(queue):
                 deadlines.pop(tp, None)
                 queued = True
                 continue
-            deadline = deadlines.setdefault(tp, now + self.max_idle_ms)
+            lag = 0 if lag_of is None else lag_of(tp)
+            if lag is None or lag > 0:  # wait to fetch what is (or may be) on the broker
+                deadlines.pop(tp, None)
+                return False
+            deadline = deadlines.setdefault(tp, now + idle_ms)
             if now < deadline:
                 return False
-            enforced = True
-        return queued or not enforced
+            enforced.append(tp)
+        if not enforced:
+            return True
+        if not queued:
+            return False
+        if self._metrics is not None:
+            self._metrics.enforced_processing += 1
+        log.info("continuing to process although %s had no records buffered: there may be "
+                 "out-of-order processing (max.task.idle.ms=%d, wall-clock time %d)",
+                 enforced, idle_ms, now)
+        return True
 
     def next_record(self) -> tuple[RecordQueue, StampedRecord] | None:
         """Take the oldest head record and advance stream time; ``None`` when all are empty."""

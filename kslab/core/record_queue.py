@@ -275,6 +275,13 @@ class RecordQueue:
     def __len__(self) -> int:
         return len(self._raw) + (self.head is not None)
 
+    def first_offset(self) -> int | None:
+        """The offset of the oldest record not yet taken (head or raw), ``None`` when empty:
+        where a commit resumes (Kafka commits a task's queued head, not what it fetched)."""
+        if self.head is not None:
+            return self.head[3][2]
+        return self._raw[0][2] if self._raw else None
+
     def snapshot(self) -> tuple[Any, ...]:
         """Queue contents and partition time, for ``restore``."""
         return (tuple(self._raw), self.head, self.partition_time)

@@ -106,6 +106,9 @@ class StreamTask:
         self._queues = self._build_queues(input_partitions)
         self.max_idle_ms = int(config.get("max.task.idle.ms") or 0)
         self.partition_group = PartitionGroup(self._queues, self.max_idle_ms, self.metrics)
+        # the engine's view of each input partition's lag beyond what its queue holds (Kafka's
+        # fetched lag: ``None`` while unknown); ``None``: nothing beyond (the test driver)
+        self.fetched_lag: Callable[[tuple[str, int]], int | None] | None = None
         self._initialized = False
         # the engine's hook between opening the stores and the processors' init (the runtime
         # lets stores hold writes there, before processors take their store views)
@@ -344,7 +347,7 @@ class StreamTask:
         )
         self._queues[(topic, partition)] = RecordQueue(topic, partition, source, deserializer)
         stream_time = self.partition_group.stream_time
-        self.partition_group = PartitionGroup(self._queues, self.max_idle_ms)
+        self.partition_group = PartitionGroup(self._queues, self.max_idle_ms, self.metrics)
         self.partition_group.stream_time = stream_time
 
     def has_records(self) -> bool:
@@ -352,8 +355,9 @@ class StreamTask:
         return self.partition_group.has_records()
 
     def is_processable(self) -> bool:
-        """False while ``max.task.idle.ms`` says to wait for an empty input partition."""
-        return self.max_idle_ms <= 0 or self.partition_group.ready_to_process(self.clock())
+        """False while an empty input partition holds the task back: its records are still to
+        be fetched (``fetched_lag``), or ``max.task.idle.ms`` says to wait for them."""
+        return self.partition_group.ready_to_process(self.clock(), self.fetched_lag)
 
     @property
     def input_partitions(self) -> list[tuple[str, int]]:

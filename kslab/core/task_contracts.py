@@ -68,13 +68,15 @@ class TaskMetrics:
     (``TaskContext.node_metrics``).
     """
 
-    __slots__ = ("dropped_records", "lateness_max", "lateness_sum", "nodes", "processed",
-                 "punctuated")
+    __slots__ = ("dropped_records", "enforced_processing", "lateness_max", "lateness_sum",
+                 "nodes", "processed", "punctuated")
 
     def __init__(self) -> None:
         self.processed = 0
         self.dropped_records = 0
         self.punctuated = 0
+        # records taken although an input partition was empty, after max.task.idle.ms
+        self.enforced_processing = 0
         self.lateness_sum = 0  # over the processed records; the samples are the processed ones
         self.lateness_max = 0
         self.nodes: dict[str, dict[str, float]] = {}
@@ -92,6 +94,7 @@ class TaskMetrics:
             "process-total": processed,
             "dropped-records-total": self.dropped_records,
             "punctuate-total": self.punctuated,
+            "enforced-processing-total": self.enforced_processing,
             # Kafka's avg and max of no samples are NaN
             "record-lateness-avg": self.lateness_sum / processed if processed else math.nan,
             "record-lateness-max": float(self.lateness_max) if processed else math.nan,
@@ -102,14 +105,15 @@ class TaskMetrics:
 
     def snapshot(self) -> tuple[Any, ...]:
         """Everything, for ``restore``."""
-        return (self.processed, self.dropped_records, self.punctuated, self.lateness_sum,
-                self.lateness_max, {name: dict(v) for name, v in self.nodes.items()})
+        return (self.processed, self.dropped_records, self.punctuated, self.enforced_processing,
+                self.lateness_sum, self.lateness_max,
+                {name: dict(v) for name, v in self.nodes.items()})
 
     def restore(self, saved: tuple[Any, ...]) -> None:
         """Put back what ``snapshot`` saw (node dicts are updated in place: processors keep
         references to theirs)."""
-        (self.processed, self.dropped_records, self.punctuated, self.lateness_sum,
-         self.lateness_max, nodes) = saved
+        (self.processed, self.dropped_records, self.punctuated, self.enforced_processing,
+         self.lateness_sum, self.lateness_max, nodes) = saved
         for name, values in self.nodes.items():
             values.clear()
             values.update(nodes.get(name, {}))

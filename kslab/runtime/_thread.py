@@ -116,6 +116,11 @@ class StreamThread(threading.Thread):
                       "process-batched-total": 0}  # kslab's: records run in chunks
         self._commit_time = 0.0
         self.lags: dict[tuple[str, int], int] = {}
+        # input partitions whose fetch reached the end (the consumer's end-of-partition event)
+        # with no record since: their lag is known to be 0 (Kafka's fetched lag, KIP-695)
+        self._caught_up: set[tuple[str, int]] = set()
+        # tasks holding records they may not process yet (an empty partition still to fetch)
+        self._waiting: set[StreamTask] = set()
         self._started_at = time.monotonic()
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -260,6 +265,8 @@ class StreamThread(threading.Thread):
                     messages = None  # theirs
                 if messages:
                     self._process(messages)
+                elif self._waiting and paused is None:
+                    self._process_waiting()  # an idle deadline may have passed
                 messages = None  # freed before the next poll allocates its own
             if paused is None:  # a paused client's punctuators wait, as in Kafka
                 self._punctuate_wall_clock()
@@ -272,14 +279,16 @@ class StreamThread(threading.Thread):
         """Feed a polled batch to the tasks, one run of consecutive records of a partition at
         a time: an idle one-input task takes the run as one chunk where the batch executor
         accepts it (``kslab.runtime._batch``), else processes each record at once; other
-        tasks queue them (partition order, timestamps) and process afterwards.
+        tasks queue them (partition order, timestamps) and process afterwards, as far as
+        they may (``_drain``).
 
         A run shares one route lookup and one offset write; the offset written is the one
         after the last record processed, also when a record fails.
         """
         route = self._route
         batches = self.batches
-        queued: set[StreamTask] = set()
+        caught_up = self._caught_up
+        queued: set[StreamTask] = set(self._waiting)
         processed = 0
         task: Any = None
         raw: Any = None
@@ -311,6 +320,7 @@ class StreamThread(threading.Thread):
         try:
             for topic, partition, run in _partition_runs(messages, self._consumer_error):
                 tp = (topic, partition)
+                caught_up.discard(tp)  # more may follow this run: known again at its end event
                 entry = route.get(tp)
                 if entry is None:
                     continue  # a partition revoked while its records were in flight
@@ -334,9 +344,7 @@ class StreamThread(threading.Thread):
                 processed += batched
                 self.stats["process-batched-total"] += batched
             for task in queued:
-                while task.process():
-                    if task.stream_time_queue.heap:
-                        task.maybe_punctuate_stream_time()
+                self._drain(task)
         except KslabError as exc:
             error = self.streams.errors_policy.failure(self, task, raw, exc)
             if error is exc:
@@ -347,10 +355,47 @@ class StreamThread(threading.Thread):
             self._dirty = True
         self.collector.flush_full_changelogs(self.eos)  # type: ignore[union-attr]
 
-    def _consumer_error(self, error: Any) -> None:
+    def _drain(self, task: StreamTask) -> bool:
+        """Process ``task``'s queued records while it may: a multi-input task waits while one
+        of its partitions is empty and not known to be caught up (Kafka's ``readyToProcess``,
+        ``max.task.idle.ms``); it then stays ``_waiting`` for the next poll. True when it
+        processed a record."""
+        processed = False
+        while task.is_processable() and task.process():
+            processed = True
+            if task.stream_time_queue.heap:
+                task.maybe_punctuate_stream_time()
+        if task.has_records():
+            self._waiting.add(task)
+        else:
+            self._waiting.discard(task)
+        return processed
+
+    def _process_waiting(self) -> None:
+        """Give the tasks waiting for an empty partition another chance (no records came)."""
+        task: Any = None
+        try:
+            for task in list(self._waiting):
+                if self._drain(task):
+                    self._dirty = True
+        except KslabError as exc:
+            self._dirty = True
+            error = self.streams.errors_policy.failure(self, task, None, exc)
+            if error is exc:
+                raise
+            raise error from exc
+
+    def _fetched_lag(self, tp: tuple[str, int]) -> int | None:
+        """What the tasks' partition groups know of ``tp``'s lag beyond their queue: 0 once
+        the consumer reported its end with no record since, else unknown."""
+        return 0 if tp in self._caught_up else None
+
+    def _consumer_error(self, message: Any) -> None:
         from confluent_kafka import KafkaError
 
+        error = message.error()
         if error.code() == KafkaError._PARTITION_EOF:
+            self._caught_up.add((message.topic(), message.partition()))
             return
         if error.fatal():
             msg = f"the consumer of {self.name} failed: {error}"
@@ -380,11 +425,13 @@ class StreamThread(threading.Thread):
             state.task.commit()  # flushes record caches: may still send records
         offsets = []
         metadata: list[tuple[TaskState, dict[tuple[str, int], tuple[int, str]]]] = []
-        for state in self.tasks.values():
-            changed = [tp for tp, o in state.offsets.items() if state.committed.get(tp) != o]
+        positions = {}
+        for task_id, state in self.tasks.items():
+            positions[task_id] = position = _resume_offsets(state)
+            changed = [tp for tp, o in position.items() if state.committed.get(tp) != o]
             texts = state.task.committable_metadata(changed)
-            saved = {tp: (state.offsets[tp], text) for tp, text in texts.items()
-                     if tp in state.offsets}
+            saved = {tp: (position[tp], text) for tp, text in texts.items()
+                     if tp in position}
             offsets += [TopicPartition(t, p, o, metadata=text)
                         for (t, p), (o, text) in saved.items()]
             if saved:
@@ -406,9 +453,9 @@ class StreamThread(threading.Thread):
         for state, saved in metadata:
             state.metadata.save(saved)
             state.task.commit_done()
-        for state in self.tasks.values():
+        for task_id, state in self.tasks.items():
             state.task.flush()
-            state.committed.update(state.offsets)
+            state.committed.update(positions[task_id])
         self._dirty = False
         elapsed = (time.perf_counter() - start) * 1000
         stats = self.stats
@@ -526,6 +573,7 @@ class StreamThread(threading.Thread):
         state = TaskState(task, directory, changelogs, persistent)
         self.tasks[task_id] = state
         self._restore(state, starts)
+        task.fetched_lag = self._fetched_lag
         for topic, partition in inputs:
             queue = task.queue_for(topic, partition)
             self._route[(topic, partition)] = (task, queue, len(inputs) == 1, state)
@@ -722,8 +770,10 @@ class StreamThread(threading.Thread):
             state = self.tasks.pop(task_id, None)
             if state is None:
                 continue
+            self._waiting.discard(state.task)  # its queued records are fetched again
             for tp in state.task.input_partitions:
                 self._route.pop(tp, None)
+                self._caught_up.discard(tp)
             if self.batches is not None:
                 self.batches.forget(state.task)
             try:
@@ -769,8 +819,9 @@ class StreamThread(threading.Thread):
 def _partition_runs(messages: list[Any], on_error: Callable[[Any], None]
                     ) -> Iterator[tuple[str, int, list[Any]]]:
     """The runs of consecutive records of one partition in a polled batch, as ``(topic,
-    partition, messages)``; a consumer error between records goes to ``on_error`` (which
-    raises a fatal one) and ends the run before it."""
+    partition, messages)``; a consumer event between records (an error, or a partition's
+    end) goes to ``on_error`` as its message (which raises a fatal error) and ends the run
+    before it."""
     kind = type(messages[0])  # confluent_kafka.Message: its methods mapped in C
     partitions = list(map(kind.partition, messages))
     topics = list(map(kind.topic, messages))
@@ -787,7 +838,7 @@ def _partition_runs(messages: list[Any], on_error: Callable[[Any], None]
             if run:
                 yield current[0], current[1], run  # type: ignore[index]
                 run, current = [], None
-            on_error(error)
+            on_error(message)
             continue
         if current is None or current[1] != partition or current[0] != topic:
             if run:
@@ -796,6 +847,23 @@ def _partition_runs(messages: list[Any], on_error: Callable[[Any], None]
         run.append(message)
     if run:
         yield current[0], current[1], run  # type: ignore[index]
+
+
+def _resume_offsets(state: TaskState) -> dict[tuple[str, int], int]:
+    """Where each input partition of ``state``'s task resumes: the first record its queue
+    still holds (a task waiting for another partition keeps some), else the one after the
+    last record it took (Kafka commits the head record's offset, or the consumer's
+    position)."""
+    offsets = state.offsets
+    queues = state.task.queues
+    if len(queues) < 2:
+        return offsets  # a one-input task leaves nothing queued between polls
+    resume = dict(offsets)
+    for tp, queue in queues.items():
+        first = queue.first_offset()
+        if first is not None:
+            resume[tp] = first
+    return resume
 
 
 def _wall_clock() -> int:

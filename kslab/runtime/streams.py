@@ -208,12 +208,20 @@ class KafkaStreams:
             "auto.offset.reset": "earliest",
             "partition.assignment.strategy": "range",
             "isolation.level": "read_committed" if self.eos else "read_uncommitted",
-            "enable.partition.eof": False,
         }
         conf.update(self._client("consumer.", "main.consumer.", names=CONSUMER_CONFIGS,
                                  kind="consumer"))
-        # what Streams decides whatever the user set, as Java's getMainConsumerConfigs
-        conf.update({"group.id": self.application_id, "enable.auto.commit": False})
+        # what Streams decides whatever the user set, as Java's getMainConsumerConfigs (and,
+        # as Java, it says so); the end-of-partition events tell a task waiting for an empty
+        # partition that it is caught up (Kafka's fetched lag: StreamThread._fetched_lag)
+        decided = {"group.id": self.application_id, "enable.auto.commit": False,
+                   "enable.partition.eof": True}
+        for key, value in decided.items():
+            if str(conf.get(key, value)).lower() != str(value).lower():
+                log.warning("unexpected user-specified consumer config: %s; the user setting "
+                            "(%s) is ignored and the Streams setting (%s) used", key, conf[key],
+                            value)
+        conf.update(decided)
         if self.eos:
             conf["isolation.level"] = "read_committed"
         if conf.get("group.instance.id"):
