@@ -282,8 +282,8 @@ KEY_SUPPORT: dict[str, KeySupport] = {
         _N, "kslab keeps a migrated task's directory; cleanup() deletes the application's",
         600_000),
     "buffered.records.per.partition": KeySupport(
-        _N, "kslab pauses no partition: each poll's records (max.poll.records) are processed "
-        "before the next poll", 1000),
+        _R, "the live runtime stops fetching a partition while its task holds more of its "
+        "records (a task waiting for another partition: max.task.idle.ms)"),
     "repartition.purge.interval.ms": KeySupport(
         _N, "kslab deletes no consumed records from repartition topics; their retention.ms "
         "applies", 30_000),

@@ -82,12 +82,12 @@ def test_an_unknown_key_raises_kslabs_own_too():
 
 def test_a_key_with_no_effect_warns_once_naming_the_key_and_what_kslab_does():
     streams, got = _live(**{"rocksdb.config.setter": "com.acme.Tuning",
-                            "buffered.records.per.partition": 50})
+                            "repartition.purge.interval.ms": 50})
     assert got == [
         "config 'rocksdb.config.setter' = 'com.acme.Tuning' has no effect in kslab: kslab opens "
         "RocksDB (rocksdict) with its own options; the data is the same",
-        "config 'buffered.records.per.partition' = 50 has no effect in kslab: kslab pauses no "
-        "partition: each poll's records (max.poll.records) are processed before the next poll",
+        "config 'repartition.purge.interval.ms' = 50 has no effect in kslab: kslab deletes no "
+        "consumed records from repartition topics; their retention.ms applies",
     ]
     with warnings.catch_warnings(record=True) as again:
         warnings.simplefilter("always")

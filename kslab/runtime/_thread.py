@@ -121,6 +121,10 @@ class StreamThread(threading.Thread):
         self._caught_up: set[tuple[str, int]] = set()
         # tasks holding records they may not process yet (an empty partition still to fetch)
         self._waiting: set[StreamTask] = set()
+        # partitions paused because their task's queue holds more than this (Java's
+        # buffered.records.per.partition), resumed once it is down to it again
+        self._max_buffered = streams.config.get_int("buffered.records.per.partition", 1000)
+        self._full: set[tuple[str, int]] = set()
         self._started_at = time.monotonic()
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -250,7 +254,8 @@ class StreamThread(threading.Thread):
                     consumer.pause(assigned)  # (again after a rebalance)
                     paused = [(tp.topic, tp.partition) for tp in assigned]
             elif paused is not None:
-                consumer.resume(consumer.assignment())
+                consumer.resume([tp for tp in consumer.assignment()
+                                 if (tp.topic, tp.partition) not in self._full])
                 paused = None
             self._apply_cache_size()
             # the poll inside the body too: its messages are tracked containers, a thousand a
@@ -334,6 +339,8 @@ class StreamThread(threading.Thread):
                     queued.add(task)
                     state.offsets[tp] = run[-1].offset() + 1
                     processed += len(run)
+                    if len(queue) > self._max_buffered:
+                        self._pause_full(tp)
                     continue
                 if batches is None or len(run) < 2:
                     each(task, queue, state, tp, run)
@@ -369,7 +376,30 @@ class StreamThread(threading.Thread):
             self._waiting.add(task)
         else:
             self._waiting.discard(task)
+        if self._full and processed:
+            self._resume_drained(task)
         return processed
+
+    def _pause_full(self, tp: tuple[str, int]) -> None:
+        """Stop fetching ``tp``: its task's queue holds more than
+        ``buffered.records.per.partition`` (a task waiting for another partition)."""
+        from confluent_kafka import TopicPartition
+
+        if tp not in self._full:
+            self._full.add(tp)
+            self.consumer.pause([TopicPartition(*tp)])
+
+    def _resume_drained(self, task: StreamTask, *, every: bool = False) -> None:
+        """Fetch again the paused partitions of ``task`` whose queue is down to
+        ``buffered.records.per.partition`` (``every``: all of them, the task is closing)."""
+        from confluent_kafka import TopicPartition
+
+        drained = [tp for tp, queue in task.queues.items()
+                   if tp in self._full and (every or len(queue) <= self._max_buffered)]
+        if drained:
+            self._full.difference_update(drained)
+            if self.consumer is not None:
+                self.consumer.resume([TopicPartition(*tp) for tp in drained])
 
     def _process_waiting(self) -> None:
         """Give the tasks waiting for an empty partition another chance (no records came)."""
@@ -771,6 +801,8 @@ class StreamThread(threading.Thread):
             if state is None:
                 continue
             self._waiting.discard(state.task)  # its queued records are fetched again
+            if self._full:
+                self._resume_drained(state.task, every=True)
             for tp in state.task.input_partitions:
                 self._route.pop(tp, None)
                 self._caught_up.discard(tp)
@@ -805,8 +837,13 @@ class StreamThread(threading.Thread):
             lags = {f"{t}-{p}": lag for (t, p), lag in list(self.lags.items())
                     if (t, p) in state.offsets}
             entry["records-lag"] = lags
+            # kslab's: records the task holds, waiting for another partition or processing
+            entry["buffered-records"] = sum(len(queue) for queue in task.queues.values())
             tasks[str(task_id)] = entry
         out["tasks"] = tasks
+        # kslab's: partitions not fetched while their task holds over
+        # buffered.records.per.partition of their records
+        out["paused-partitions"] = sorted(f"{t}-{p}" for t, p in list(self._full))
         reader, now = self._reader, time.monotonic()  # a restore waiting for its changelog:
         waiting = dict(reader.waiting) if reader is not None else {}
         out["restore-waiting-ms"] = {f"{t}-{p}": int((now - since) * 1000)

@@ -3,7 +3,8 @@
 (records on the broker not fetched yet), and, once the consumer reports it caught up, for
 ``max.task.idle.ms``. Without that wait a join whose inputs arrive in separate fetches takes
 one side first and drops the other's records as late. While a task waits, the offsets it
-commits stop at its queued records, as Kafka's commit the queue's head.
+commits stop at its queued records, as Kafka's commit the queue's head, and a partition whose
+queue holds more than ``buffered.records.per.partition`` is not fetched until it drains.
 """
 
 from __future__ import annotations
@@ -80,3 +81,33 @@ def test_past_max_task_idle_ms_the_task_goes_on_without_the_empty_partition(kafk
     # each of the five records was taken with the right partition still empty
     assert _task_metrics(streams)["enforced-processing-total"] == 5
     assert wait_for(lambda: _committed(kafka, config["application.id"], one) == 5)
+
+
+def test_a_waiting_task_stops_fetching_a_partition_past_buffered_records_per_partition(kafka):
+    one, two, sink = (kafka.create(kafka.name(n)) for n in ("one", "two", "out"))
+    kafka.produce(one, [(b"k", f"L{i}".encode()) for i in range(50)], timestamp=BASE)
+    kafka.produce(one, [(b"k", b"L50")], timestamp=BASE + 1_000)  # keeps the left side buffered
+    config = kafka.config("full", max__task__idle__ms=20_000,
+                          buffered__records__per__partition=10,
+                          consumer__max__poll__records=1)
+    group = config["application.id"]
+    streams = kafka.track(ks.KafkaStreams(_join(one, two, sink), config))
+    streams.start()
+    assert streams.wait_until_running(30)
+
+    def thread() -> dict:
+        (metrics,) = streams.metrics()["threads"].values()
+        return metrics
+
+    # one record a poll: the eleventh is over 10, and the partition is paused there
+    assert wait_for(lambda: thread()["paused-partitions"] == [f"{one}-0"])
+    time.sleep(0.5)
+    assert thread()["tasks"]["0_0"]["buffered-records"] == 11
+    kafka.produce(two, [(b"k", f"R{i}".encode()) for i in range(50)], timestamp=BASE)
+    out = kafka.read(sink, 148, settle=1.0)
+    assert sorted(v.decode() for _, v, _ in out) == sorted(
+        f"L{i}+R{j}" for i in range(50) for j in range(50) if abs(i - j) <= 1)
+    assert wait_for(lambda: _committed(kafka, group, two) == 50)
+    assert _committed(kafka, group, one) == 50  # L50 waits for the right side
+    assert thread()["paused-partitions"] == []
+    assert thread()["tasks"]["0_0"]["buffered-records"] == 1
