@@ -857,26 +857,34 @@ def _partition_runs(messages: list[Any], on_error: Callable[[Any], None]
                     ) -> Iterator[tuple[str, int, list[Any]]]:
     """The runs of consecutive records of one partition in a polled batch, as ``(topic,
     partition, messages)``; a consumer event between records (an error, or a partition's
-    end) goes to ``on_error`` as its message (which raises a fatal error) and ends the run
-    before it."""
+    end) goes to ``on_error`` as its message (which raises a fatal error), in its place: after
+    the run before it was taken, before the run after it."""
     kind = type(messages[0])  # confluent_kafka.Message: its methods mapped in C
+    errors = list(map(kind.error, messages))
+    if not any(errors):
+        yield from _runs(messages, kind)
+        return
+    start = 0  # the usual case: a partition's records, then its end event
+    for index in [i for i, error in enumerate(errors) if error is not None]:
+        if index > start:
+            yield from _runs(messages[start:index], kind)
+        on_error(messages[index])
+        start = index + 1
+    if start < len(messages):
+        yield from _runs(messages[start:], kind)
+
+
+def _runs(messages: list[Any], kind: type) -> Iterator[tuple[str, int, list[Any]]]:
+    """``_partition_runs`` of records alone."""
     partitions = list(map(kind.partition, messages))
     topics = list(map(kind.topic, messages))
     count = len(messages)
-    if partitions.count(partitions[0]) == count and topics.count(topics[0]) == count \
-            and not any(map(kind.error, messages)):
-        yield topics[0], partitions[0], messages  # one partition, no error: the usual poll
+    if partitions.count(partitions[0]) == count and topics.count(topics[0]) == count:
+        yield topics[0], partitions[0], messages  # one partition: the usual poll
         return
     run: list[Any] = []
     current: tuple[str, int] | None = None
     for message, topic, partition in zip(messages, topics, partitions, strict=True):
-        error = message.error()
-        if error is not None:
-            if run:
-                yield current[0], current[1], run  # type: ignore[index]
-                run, current = [], None
-            on_error(message)
-            continue
         if current is None or current[1] != partition or current[0] != topic:
             if run:
                 yield current[0], current[1], run  # type: ignore[index]
