@@ -4,6 +4,7 @@ README's "Config keys" table checked against the table itself."""
 
 from __future__ import annotations
 
+import logging
 import re
 import warnings
 from pathlib import Path
@@ -220,3 +221,18 @@ def test_readme_table_is_the_config_table():
     assert found.group(1) == readme_table(), (
         "README's config table differs from kslab.config.KEY_SUPPORT; paste this in:\n"
         + readme_table())
+
+
+def test_streams_overrides_the_main_consumer_settings_it_decides_and_says_so(caplog):
+    streams, _ = _live(**{"consumer.enable.partition.eof": False,
+                          "consumer.enable.auto.commit": "true"})
+    with caplog.at_level(logging.WARNING, logger="kslab.runtime"):
+        conf = streams.consumer_config(0)
+    assert (conf["group.id"], conf["enable.auto.commit"], conf["enable.partition.eof"]) == (
+        "cfg", False, True)
+    assert [r.getMessage() for r in caplog.records] == [
+        "unexpected user-specified consumer config: enable.auto.commit; the user setting (true) "
+        "is ignored and the Streams setting (False) used",
+        "unexpected user-specified consumer config: enable.partition.eof; the user setting "
+        "(False) is ignored and the Streams setting (True) used",
+    ]
