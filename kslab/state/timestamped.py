@@ -712,7 +712,8 @@ class HeldTimestampedWrites:
             if append is not None:
                 origin = self._batch.origin
                 append(keys, Encoded(store.value_serde, raws), timestamps,
-                       origin if positions == range(len(origin))  # (one write per record)
+                       origin if positions.__class__ is range and positions == range(
+                           len(origin))  # (one write per record of the batch, in order)
                        else lambda: list(map(origin.__getitem__, positions)))
             else:
                 log, name = store._log, store._name
