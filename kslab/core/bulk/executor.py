@@ -388,7 +388,7 @@ class BulkExecutor:
                                     if several else merges.order(sort_keys))
         if found is None:
             return None
-        inputs, taken, their_keys, merged = found  # type: ignore[misc]
+        inputs, taken, their_keys, merged = found
         # the readers' records in the record path's order, their sort keys one after another
         # (the readers' sinks and changelogs merge by them: ``ordered.outputs``)
         merges.seed(their_keys, merged)
@@ -399,10 +399,10 @@ class BulkExecutor:
 
         def picked_fields(name: str) -> list[Any]:
             """The written records' ``name`` column (``column``) for every reader."""
-            found = fields_of.get(name)
-            if found is None:
-                found = fields_of[name] = picked(column(name), taken)
-            return found
+            every = fields_of.get(name)
+            if every is None:
+                every = fields_of[name] = picked(column(name), taken)
+            return every
 
         times = picked(timestamps, taken)
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
@@ -437,15 +437,15 @@ class BulkExecutor:
                        partitions: list[int],
                        writers: set[int], written: list[int] | None = None
                        ) -> tuple[dict[tuple[str, int], tuple[Any, int, int]], list[int],
-                                  list[int], list[int]] | None:
+                                  list[int], list[int] | None] | None:
         """Each topic partition's reading task and where its records are in the lists that
         follow (``(task, start, end)``); the indexes of the written records the readers take,
         one reader's after another (each reader's in the order they were written: row by
         row, a row's records its one writer's in send order); their sort keys: the row's
         j-th record for a task (j from 1) is taken in pass j + 1, or j + 2 where the task
-        ranks before the writer (``run_partitioned``); and the order of those sort keys
-        (stable), which is the record path's order of the readers' records, so of what they
-        send one for one (``Merges.seed``).
+        ranks before the writer (``run_partitioned``); and the stable order of those sort
+        keys (``None``: in order), the record path's order of the readers' records, so of
+        what they send one for one (``Merges.seed``).
         Worked out over the columns in numpy (the sort keys' stable order, skipped where one
         writer's are in order already; then one counting pass by topic partition, a radix
         sort of 16-bit numbers that keeps write order, giving each its share and each
