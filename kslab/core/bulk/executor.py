@@ -353,7 +353,8 @@ class BulkExecutor:
             for kept, written in zip(objects, (given.keys, given.values), strict=True):
                 kept += written if out.positions is None else map(written.__getitem__,
                                                                   out.positions)
-            sort_keys += map(keys.__getitem__, map(stage.input_row.__getitem__, rows))
+            sort_keys += map(keys.__getitem__, rows if stage.number == 0 else map(  # (0: a
+                stage.input_row.__getitem__, rows))  # consumed record is its input row)
             if several:
                 paths += tree.event_keys(stage, out.step, out.positions)
             topics.append((out.topic, count))
