@@ -712,7 +712,9 @@ class HeldTimestampedWrites:
             if append is not None:
                 origin = self._batch.origin
                 append(keys, Encoded(store.value_serde, raws), timestamps,
-                       lambda: list(map(origin.__getitem__, positions)))
+                       origin if positions.__class__ is range and positions == range(
+                           len(origin))  # (one write per record of the batch, in order)
+                       else lambda: list(map(origin.__getitem__, positions)))
             else:
                 log, name = store._log, store._name
                 for key_bytes, raw, timestamp in zip(keys, raws, timestamps, strict=True):

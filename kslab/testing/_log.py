@@ -230,10 +230,8 @@ class RecordLog:
         self._timestamps.extend(timestamps if timestamps.__class__ is array
                                 else _int64s(timestamps))
         if self._partitions is not None:
-            self._partitions.extend(
-                array("i", bytes(4 * count)) if partitions is None else array("i", partitions)
-                if partitions.count(None) == 0 else array("i", [partition or 0
-                                                                 for partition in partitions]))
+            self._partitions.extend(array("i", bytes(4 * count)) if partitions is None
+                                    else _int32s(partitions))
         if self._topic_ids is not None:
             self._topic_ids.extend([self._topic_id(topic)] * count)
 
@@ -462,6 +460,25 @@ def _int64s(numbers: Sequence[int]) -> array:
     laid_out = array("q")
     laid_out.frombytes(numpy.fromiter(numbers, numpy.int64, count).tobytes())
     return laid_out
+
+
+def _int32s(partitions: Sequence[int | None]) -> array:
+    """``array("i", partitions)``, a ``None`` as 0; a long list of ints through numpy's
+    ``fromiter`` (as ``_int64s``: ``array`` parses each item through ``PyArg_Parse``)."""
+    count = len(partitions)
+    if count >= _NUMPY_FROM and partitions.__class__ is list:
+        kinds = set(map(type, partitions))
+        if kinds <= _INT:
+            import numpy
+
+            laid_out = array("i")
+            laid_out.frombytes(numpy.fromiter(partitions, numpy.int32, count).tobytes())
+            return laid_out
+        if type(None) not in kinds:
+            return array("i", partitions)  # (raises the error of what is not an int)
+    elif partitions.count(None) == 0:
+        return array("i", partitions)
+    return array("i", [partition or 0 for partition in partitions])
 
 
 _NUMPY_FROM = 64

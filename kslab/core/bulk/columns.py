@@ -214,6 +214,13 @@ class Merges:
         # (id of each part's fields, id of the order) -> (the parts' fields, order, column)
         self._columns: dict[tuple[int, ...], tuple[list[Any], Any, Any]] = {}
 
+    def seed(self, sort_keys: list[Any], order: list[int] | None) -> None:
+        """Take ``order`` as ``sort_order(sort_keys)`` (the stable order of ``sort_keys``,
+        ``None`` where they are in order, worked out by the caller: the sort keys of the
+        readers' records of a repartition topic, which their sinks and changelogs merge by
+        when each sends one record per record read)."""
+        self._orders.append((sort_keys, order))
+
     def order(self, sort_keys: list[Any]) -> list[int] | None:
         """``sort_order(sort_keys)``, the same list for equal sort keys."""
         for keys, order in self._orders:

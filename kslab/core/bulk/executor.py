@@ -353,7 +353,8 @@ class BulkExecutor:
             for kept, written in zip(objects, (given.keys, given.values), strict=True):
                 kept += written if out.positions is None else map(written.__getitem__,
                                                                   out.positions)
-            sort_keys += map(keys.__getitem__, map(stage.input_row.__getitem__, rows))
+            sort_keys += map(keys.__getitem__, rows if stage.number == 0 else map(  # (0: a
+                stage.input_row.__getitem__, rows))  # consumed record is its input row)
             if several:
                 paths += tree.event_keys(stage, out.step, out.positions)
             topics.append((out.topic, count))
@@ -383,45 +384,69 @@ class BulkExecutor:
         # the order they were written in: depth first within a row where a stage wrote
         # several, else their sort keys' (the same order as merging their topic's records,
         # ``ordered.outputs``: worked out once)
-        inputs = self._reader_inputs(sort_keys, topics, partitions, writers,
-                                     sorted(range(len(paths)), key=paths.__getitem__)
-                                     if several else merges.order(sort_keys))
-        if inputs is None:
+        found = self._reader_inputs(sort_keys, topics, partitions, writers,
+                                    sorted(range(len(paths)), key=paths.__getitem__)
+                                    if several else merges.order(sort_keys))
+        if found is None:
             return None
+        inputs, taken, their_keys, merged = found
+        # the readers' records in the record path's order, their sort keys one after another
+        # (the readers' sinks and changelogs merge by them: ``ordered.outputs``)
+        merges.seed(their_keys, merged)
+        # every reader's input columns picked at once, then cut (one gather per column)
+        whole = [None if kind is None else picked(written, taken)
+                 for kind, written in zip(readable, objects, strict=True)]
+        fields_of: dict[str, list[Any]] = {}
+
+        def picked_fields(name: str) -> list[Any]:
+            """The written records' ``name`` column (``column``) for every reader."""
+            every = fields_of.get(name)
+            if every is None:
+                every = fields_of[name] = picked(column(name), taken)
+            return every
+
+        times = picked(timestamps, taken)
         prepared: list[tuple[Any, list[Stage], list[Any], int]] = []
-        for (topic, partition), (task, indexes, keys) in inputs.items():
+        for (topic, partition), (task, start, end) in inputs.items():
             plan = self._accepted(task, topic)
             if plan is None:
                 return None
+            count = end - start
             known = tuple(None if kind is None or type(serde) is not kind
-                          else picked(written, indexes)
-                          for kind, serde, written in zip(
+                          else all_of[start:end]  # type: ignore[index]
+                          for kind, serde, all_of in zip(
                               readable, (plan.source.key_serde, plan.source.value_serde),
-                              objects, strict=True))
+                              whole, strict=True))
             columns = (  # (the fields only where the source decodes them)
-                None if known[0] is not None else picked(column("keys"), indexes),
-                None if known[1] is not None else picked(column("values"), indexes),
-                [None] * len(indexes) if headerless else picked(column("headers"), indexes),
-                picked(timestamps, indexes))
+                None if known[0] is not None else picked_fields("keys")[start:end],
+                None if known[1] is not None else picked_fields("values")[start:end],
+                [None] * count if headerless else picked_fields("headers")[start:end],
+                times[start:end])
+            keys = their_keys[start:end]
             stages = self._prepare(
-                plan, topic, (*columns, [partition] * len(indexes)), True,
+                plan, topic, (*columns, [partition] * count), True,
                 lambda name, log, task=task, keys=keys: self._changelog_columns(
                     task, name, log, staged, keys),
                 partition, caches_held=len(task.cached_stores) <= 1, reserved=reserved,
                 task=task, places=keys, known=known)
             if stages is None:
                 return None
-            prepared.append((task, stages, keys, len(keys)))
+            prepared.append((task, stages, keys, count))
         return prepared
 
     def _reader_inputs(self, sort_keys: list[int], topics: list[tuple[str, int]],
                        partitions: list[int],
                        writers: set[int], written: list[int] | None = None
-                       ) -> dict[tuple[str, int], tuple[Any, list[int], list[int]]] | None:
-        """Each topic partition's reading task, the indexes of the written records it takes
-        (in the order they were written: row by row, a row's records its one writer's in
-        send order) and their sort keys: the row's j-th record for a task (j from 1) is taken
-        in pass j + 1, or j + 2 where the task ranks before the writer (``run_partitioned``).
+                       ) -> tuple[dict[tuple[str, int], tuple[Any, int, int]], list[int],
+                                  list[int], list[int] | None] | None:
+        """Each topic partition's reading task and where its records are in the lists that
+        follow (``(task, start, end)``); the indexes of the written records the readers take,
+        one reader's after another (each reader's in the order they were written: row by
+        row, a row's records its one writer's in send order); their sort keys: the row's
+        j-th record for a task (j from 1) is taken in pass j + 1, or j + 2 where the task
+        ranks before the writer (``run_partitioned``); and the stable order of those sort
+        keys (``None``: in order), the record path's order of the readers' records, so of
+        what they send one for one (``Merges.seed``).
         Worked out over the columns in numpy (the sort keys' stable order, skipped where one
         writer's are in order already; then one counting pass by topic partition, a radix
         sort of 16-bit numbers that keeps write order, giving each its share and each
@@ -481,15 +506,25 @@ class BulkExecutor:
         rank = np.array([rank for _, rank in readers], np.int64)[tp_ids]
         passes = nth + 1 + (rank < writer)
         reader_keys = rows * _ROW + passes * _PASS + rank
-        # each topic partition's share, cut from one pass over the records grouped by it
-        bounds = np.r_[0, np.cumsum(np.bincount(tp_ids, minlength=len(tps)))].tolist()
-        taken, their_keys = order[by_tp].tolist(), reader_keys[by_tp].tolist()
-        inputs: dict[tuple[str, int], tuple[Any, list[int], list[int]]] = {}
-        first = by_tp[bounds[:-1]].tolist()  # where each one's first record is
-        for index in sorted(range(len(tps)), key=first.__getitem__):  # by first written
-            start, end = bounds[index], bounds[index + 1]
-            inputs[tps[index]] = (readers[index][0], taken[start:end], their_keys[start:end])
-        return inputs
+        # each topic partition's share, cut from one pass over the records grouped by it,
+        # the readers in the order their first record was written
+        bounds = np.r_[0, np.cumsum(np.bincount(tp_ids, minlength=len(tps)))]
+        firsts = by_tp[bounds[:-1]]  # where each one's first record is
+        by_first = np.argsort(firsts)
+        if bool((by_first[1:] < by_first[:-1]).any()):  # (not in tps' order already)
+            by_tp = np.concatenate([by_tp[bounds[index]:bounds[index + 1]]
+                                    for index in by_first.tolist()])
+            sizes = np.diff(bounds)[by_first]
+            bounds = np.r_[0, np.cumsum(sizes)]
+        their_keys = reader_keys[by_tp]
+        ends = bounds.tolist()
+        inputs: dict[tuple[str, int], tuple[Any, int, int]] = {}
+        for number, index in enumerate(by_first.tolist()):
+            inputs[tps[index]] = (readers[index][0], ends[number], ends[number + 1])
+        merged = np.argsort(their_keys, kind="stable")
+        in_order = n < 2 or bool((merged[1:] > merged[:-1]).all())
+        return (inputs, order[by_tp].tolist(), their_keys.tolist(),
+                None if in_order else merged.tolist())
 
     def _append(self, outputs: list[ordered.Output]) -> None:
         """Append each topic's sink records (``ordered.outputs``) to its log."""

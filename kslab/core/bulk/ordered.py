@@ -92,8 +92,8 @@ def _places(stage: Any, out: Any) -> list[Any]:
     """The sort key of each record of ``out``: its consumed record's place."""
     places = stage.place_keys()
     origin = stage.given[out.step].origin
-    if out.positions is None:
-        return list(map(places.__getitem__, origin))
+    if out.positions is None:  # (every consumed record's, in order: the places as they are)
+        return places if origin is stage.identity else list(map(places.__getitem__, origin))
     return [places[origin[i]] for i in out.positions]
 
 
