@@ -64,13 +64,42 @@ def to_millis(value: Any) -> int | None:
 
 def _column(df: Any, kind: str, name: str) -> list[Any]:
     """A frame column as Python objects, missing values as ``None`` (datetimes as int ms)."""
-    return _typed_column(df, kind, name)[0]
+    values = _typed_column(df, kind, name)[0]
+    return values if values.__class__ is list else values[:]
+
+
+class _Chunked:
+    """A column of numbers (a numpy array or a polars series) made into Python objects a
+    slice at a time (``column[start:stop]`` is a list), as ``tolist`` makes them, a missing
+    value (NaN in a pandas float column) as ``None``: piping a frame converts each chunk's
+    rows just before they are piped (fresh in the cache, dead after the chunk when nothing
+    keeps them), not every row's first."""
+
+    __slots__ = ("_column", "_nan", "_numpy")
+
+    def __init__(self, column: Any, nan: bool = False) -> None:
+        self._column = column
+        self._numpy = not hasattr(column, "to_list")  # (else a polars series)
+        self._nan = nan  # (a pandas float column holding NaN: those become None)
+
+    def __len__(self) -> int:
+        return len(self._column)
+
+    def __getitem__(self, rows: slice) -> list[Any]:
+        part = self._column[rows]
+        if self._nan:
+            import numpy  # (pandas' own dependency)
+
+            if numpy.isnan(part).any():
+                return [None if _is_missing(v) else v for v in part.tolist()]
+        return part.tolist() if self._numpy else part.to_list()  # type: ignore[no-any-return]
 
 
 _NONE = type(None)
 
 
-def _typed_column(df: Any, kind: str, name: str) -> tuple[list[Any], frozenset[type] | None]:
+def _typed_column(df: Any, kind: str, name: str
+                  ) -> tuple[list[Any] | _Chunked, frozenset[type] | None]:
     """``_column`` and the classes of its items where they are known once for the column
     (its dtype, else one scan in C), every float among them finite; ``None`` where not known
     (a float that may be infinite, in a column of objects). Missing values are found at once:
@@ -84,20 +113,19 @@ def _typed_column(df: Any, kind: str, name: str) -> tuple[list[Any], frozenset[t
     if dtype.startswith("datetime64"):
         stamps = [None if _is_missing(v) else to_millis(v) for v in series.tolist()]
         return stamps, frozenset(map(type, stamps))
-    values = series.tolist()
-    if dtype.startswith(("int", "uint")):
-        return values, _INTS  # (nothing missing: an integer column never has)
+    if dtype.startswith(("int", "uint")):  # (numbers: made a chunk at a time, _Chunked)
+        return _Chunked(series.to_numpy()), _INTS  # (an integer column has nothing missing)
     if dtype == "bool":
-        return values, _BOOLS
+        return _Chunked(series.to_numpy()), _BOOLS
     if dtype.startswith("float"):
         import numpy  # (pandas' own dependency)
 
         array = series.to_numpy()
+        nan = bool(numpy.isnan(array).any())
         if numpy.isinf(array).any():
-            return _without_missing(values, series), None
-        if not numpy.isnan(array).any():
-            return values, _FLOATS
-        return _without_missing(values, series), _FLOATS | {_NONE}
+            return _Chunked(array, nan), None
+        return _Chunked(array, nan), _FLOATS | {_NONE} if nan else _FLOATS
+    values = series.tolist()
     if dtype == "object":
         classes = set(map(type, values))
         if any(c.__name__ in ("NAType", "NaTType") or issubclass(c, float) for c in classes):
@@ -119,27 +147,26 @@ def _without_missing(values: list[Any], series: Any) -> list[Any]:
     return [None if _is_missing(v) else v for v in values]
 
 
-def _polars_column(series: Any) -> tuple[list[Any], frozenset[type] | None]:
+def _polars_column(series: Any) -> tuple[list[Any] | _Chunked, frozenset[type] | None]:
     """``_typed_column`` of a polars series: nulls are ``None``; NaN stays a float (a NaN
     or infinity makes the classes unknown)."""
     import polars as pl
 
     dtype = series.dtype
-    if dtype == pl.Datetime or isinstance(dtype, pl.Datetime):
-        values = series.dt.epoch("ms").to_list()
-        return values, _INTS | {_NONE} if series.null_count() else _INTS
-    values = series.to_list()
     nulls = {_NONE} if series.null_count() else set()
+    if dtype == pl.Datetime or isinstance(dtype, pl.Datetime):  # (these made a chunk at a
+        return _Chunked(series.dt.epoch("ms")), _INTS | nulls  # time: _Chunked)
     if dtype.is_integer():
-        return values, _INTS | nulls
+        return _Chunked(series), _INTS | nulls
     if dtype == pl.Boolean:
-        return values, _BOOLS | nulls
+        return _Chunked(series), _BOOLS | nulls
     if dtype == pl.String:
-        return values, frozenset({str}) | nulls
+        return _Chunked(series), frozenset({str}) | nulls
     if dtype.is_float():
         if series.is_nan().any() or series.is_infinite().any():
-            return values, None
-        return values, _FLOATS | nulls
+            return _Chunked(series), None
+        return _Chunked(series), _FLOATS | nulls
+    values = series.to_list()
     classes = set(map(type, values))
     return values, None if float in classes else frozenset(classes)
 
@@ -175,7 +202,7 @@ class FrameValues:
 
     __slots__ = ("_columns", "_rows", "_types")
 
-    def __init__(self, names: list[str], columns: list[list[Any]],
+    def __init__(self, names: list[str], columns: list[list[Any] | _Chunked],
                  types: list[frozenset[type] | None]) -> None:
         self._columns = columns
         self._rows = _row_dicts(names)
