@@ -234,9 +234,8 @@ def _row_dicts(names: list[str]) -> Callable[..., list[dict[str, Any]]]:
 def frame_rows(df: Any, **names: Any) -> list[tuple[Any, Any, int | None, Any, int | None]]:
     """The frame as ``(key, value, timestamp, headers, partition)`` rows, checked; ``names``
     are ``frame_columns``'s column names."""
-    columns = frame_columns(df, **names)
-    if columns[1].__class__ is FrameValues:
-        columns[1] = columns[1][:]
+    columns = [c[:] if c.__class__ in (FrameValues, _Chunked) else c
+               for c in frame_columns(df, **names)]
     return list(zip(*columns, strict=True))
 
 
@@ -250,18 +249,20 @@ def frame_columns(
     partition: str | None,
 ) -> list[Any]:
     """``frame_rows`` as its five columns (keys, values, timestamps, headers, partitions);
-    values made of several columns are a ``FrameValues`` (its slices: the rows' dicts)."""
+    values made of several columns are a ``FrameValues`` (its slices: the rows' dicts), and
+    keys, values and timestamps of numbers (or polars strings) may be a ``_Chunked`` (its
+    slices: lists), made into Python objects a chunk at a time."""
     kind = frame_kind(df)
     columns = [str(c) for c in df.columns]
     n = len(df)
 
-    def need(name: str, role: str, hint: str) -> list[Any]:
+    def need(name: str, role: str, hint: str) -> list[Any] | _Chunked:
         if name not in columns:
             msg = (
                 f"the frame has no {role} column '{name}' (columns: {columns}); {hint}"
             )
             raise KslabError(msg)
-        return _column(df, kind, name)
+        return _typed_column(df, kind, name)[0]
 
     keys = [None] * n if key is None else need(
         key, "key", "name it with key=..., or pass key=None for records without keys"
@@ -284,9 +285,9 @@ def frame_columns(
             "name it with value=..., or pass value=None to make each row's other columns a dict",
         )
     if timestamp is not None and timestamp in columns:
-        stamps = _column(df, kind, timestamp)
-        if set(map(type, stamps)) != {int}:  # int ms already (the usual case), else convert
-            stamps = [to_millis(t) for t in stamps]
+        stamps, classes = _typed_column(df, kind, timestamp)
+        if classes is None or not classes <= _INTS | {_NONE}:  # else int ms already (the
+            stamps = [to_millis(t) for t in stamps[:]]  # usual case; None: the clock's)
     elif timestamp is not None and timestamp != "timestamp":
         msg = f"the frame has no timestamp column '{timestamp}' (columns: {columns})"
         raise KslabError(msg)

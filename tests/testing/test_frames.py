@@ -152,3 +152,26 @@ def test_a_long_frames_numbers_are_made_a_chunk_at_a_time_as_the_whole_column_gi
     assert chunks > 1  # (the first chunk is 256 rows)
     assert bulk == rows
     assert _seen(frame, False) == (rows, 0)
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars"])
+def test_a_long_frames_number_keys_values_and_timestamps_arrive_a_chunk_at_a_time(
+        kind: str) -> None:
+    # Keys, a single value column and timestamps of numbers are made a chunk at a time too:
+    # each record keeps its key, value (NaN, pandas; null, polars: None) and timestamp.
+    n = 1000
+    x = np.arange(n) / 2
+    x[900] = np.nan
+    columns = {"key": np.arange(n, dtype="int64") * 7, "value": x,
+               "timestamp": np.arange(n, dtype="int64") * 3 + 5}
+    frame: Any = pd.DataFrame(columns) if kind == "pandas" else pl.DataFrame(columns).with_columns(
+        value=pl.when(pl.col("value").is_nan()).then(None).otherwise(pl.col("value")))
+    expected = [(i * 7, None if i == 900 else i / 2, i * 3 + 5) for i in range(n)]
+    for bulk in (True, False):
+        b = ks.StreamsBuilder()
+        b.stream("in", ks.Consumed.with_(serdes.Long(), serdes.Json())).to("out")
+        with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": bulk}) as driver:
+            driver.create_input_topic("in", serdes.Long(), serdes.Json()).pipe_dataframe(frame)
+            out = driver.create_output_topic("out", serdes.Long(), serdes.Json())
+            assert [(r.key, r.value, r.timestamp) for r in out.read_records_to_list()] == expected
+            assert (driver.bulk_stats()["chunks"] > 1) is bulk
