@@ -100,8 +100,10 @@ _NONE = type(None)
 
 def _typed_column(df: Any, kind: str, name: str
                   ) -> tuple[list[Any] | _Chunked, frozenset[type] | None]:
-    """``_column`` and the classes of its items where they are known once for the column
-    (its dtype, else one scan in C), every float among them finite; ``None`` where not known
+    """``_column`` (a ``_Chunked`` for numbers and polars strings, whose objects are made a
+    slice at a time; a list of the items otherwise) and the classes of its items where they
+    are known once for the column (its dtype, else one scan in C), every float among them
+    finite; ``None`` where not known
     (a float that may be infinite, in a column of objects). Missing values are found at once:
     by the dtype (an integer or bool column has none), numpy for floats, and by the items'
     classes for a column of objects (only a float NaN, ``pd.NA`` or ``pd.NaT`` is missing
