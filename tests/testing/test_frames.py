@@ -117,6 +117,13 @@ def test_row_dicts_are_fresh_per_chunk_and_keep_the_column_order() -> None:
     assert list(values[2:3][0]) == ["it's", 'say "x"']
 
 
+def _fractions(n: int, divisor: int, nan_at: int) -> Any:
+    """``i / divisor`` for each row ``i`` of ``n``, NaN at row ``nan_at`` (a late chunk's)."""
+    x = np.arange(n) / divisor
+    x[nan_at] = np.nan
+    return x
+
+
 @pytest.mark.parametrize("kind", ["pandas", "polars"])
 def test_a_long_frames_numbers_are_made_a_chunk_at_a_time_as_the_whole_column_gives_them(
         kind: str) -> None:
@@ -124,10 +131,8 @@ def test_a_long_frames_numbers_are_made_a_chunk_at_a_time_as_the_whole_column_gi
     # chunks, a missing value only in a late chunk (pandas: NaN in a float column; polars: a
     # null in an int and a datetime column) is None there and nowhere else, on both paths.
     n = 1000
-    x = np.arange(n) / 4
-    x[700] = np.nan
     columns: dict[str, Any] = {"key": [f"k{i}" for i in range(n)],
-                               "n": np.arange(n, dtype="int64"), "x": x,
+                               "n": np.arange(n, dtype="int64"), "x": _fractions(n, 4, 700),
                                "ok": np.arange(n) % 3 == 0}
     if kind == "pandas":
         frame: Any = pd.DataFrame(columns)
@@ -160,9 +165,7 @@ def test_a_long_frames_number_keys_values_and_timestamps_arrive_a_chunk_at_a_tim
     # Keys, a single value column and timestamps of numbers are made a chunk at a time too:
     # each record keeps its key, value (NaN, pandas; null, polars: None) and timestamp.
     n = 1000
-    x = np.arange(n) / 2
-    x[900] = np.nan
-    columns = {"key": np.arange(n, dtype="int64") * 7, "value": x,
+    columns = {"key": np.arange(n, dtype="int64") * 7, "value": _fractions(n, 2, 900),
                "timestamp": np.arange(n, dtype="int64") * 3 + 5}
     frame: Any = pd.DataFrame(columns) if kind == "pandas" else pl.DataFrame(columns).with_columns(
         value=pl.when(pl.col("value").is_nan()).then(None).otherwise(pl.col("value")))
