@@ -64,15 +64,46 @@ def to_millis(value: Any) -> int | None:
 
 def _column(df: Any, kind: str, name: str) -> list[Any]:
     """A frame column as Python objects, missing values as ``None`` (datetimes as int ms)."""
-    return _typed_column(df, kind, name)[0]
+    values = _typed_column(df, kind, name)[0]
+    return values if values.__class__ is list else values[:]
+
+
+class _Chunked:
+    """A column of numbers (a numpy array or a polars series) made into Python objects a
+    slice at a time (``column[start:stop]`` is a list), as ``tolist`` makes them, a missing
+    value (NaN in a pandas float column) as ``None``: piping a frame converts each chunk's
+    rows just before they are piped (fresh in the cache, dead after the chunk when nothing
+    keeps them), not every row's first."""
+
+    __slots__ = ("_column", "_nan", "_numpy")
+
+    def __init__(self, column: Any, nan: bool = False) -> None:
+        self._column = column
+        self._numpy = not hasattr(column, "to_list")  # (else a polars series)
+        self._nan = nan  # (a pandas float column holding NaN: those become None)
+
+    def __len__(self) -> int:
+        return len(self._column)
+
+    def __getitem__(self, rows: slice) -> list[Any]:
+        part = self._column[rows]
+        if self._nan:
+            import numpy  # (pandas' own dependency)
+
+            if numpy.isnan(part).any():
+                return [None if _is_missing(v) else v for v in part.tolist()]
+        return part.tolist() if self._numpy else part.to_list()  # type: ignore[no-any-return]
 
 
 _NONE = type(None)
 
 
-def _typed_column(df: Any, kind: str, name: str) -> tuple[list[Any], frozenset[type] | None]:
-    """``_column`` and the classes of its items where they are known once for the column
-    (its dtype, else one scan in C), every float among them finite; ``None`` where not known
+def _typed_column(df: Any, kind: str, name: str
+                  ) -> tuple[list[Any] | _Chunked, frozenset[type] | None]:
+    """``_column`` (a ``_Chunked`` for numbers and polars strings, whose objects are made a
+    slice at a time; a list of the items otherwise) and the classes of its items where they
+    are known once for the column (its dtype, else one scan in C), every float among them
+    finite; ``None`` where not known
     (a float that may be infinite, in a column of objects). Missing values are found at once:
     by the dtype (an integer or bool column has none), numpy for floats, and by the items'
     classes for a column of objects (only a float NaN, ``pd.NA`` or ``pd.NaT`` is missing
@@ -84,20 +115,19 @@ def _typed_column(df: Any, kind: str, name: str) -> tuple[list[Any], frozenset[t
     if dtype.startswith("datetime64"):
         stamps = [None if _is_missing(v) else to_millis(v) for v in series.tolist()]
         return stamps, frozenset(map(type, stamps))
-    values = series.tolist()
-    if dtype.startswith(("int", "uint")):
-        return values, _INTS  # (nothing missing: an integer column never has)
+    if dtype.startswith(("int", "uint")):  # (numbers: made a chunk at a time, _Chunked)
+        return _Chunked(series.to_numpy()), _INTS  # (an integer column has nothing missing)
     if dtype == "bool":
-        return values, _BOOLS
+        return _Chunked(series.to_numpy()), _BOOLS
     if dtype.startswith("float"):
         import numpy  # (pandas' own dependency)
 
         array = series.to_numpy()
+        nan = bool(numpy.isnan(array).any())
         if numpy.isinf(array).any():
-            return _without_missing(values, series), None
-        if not numpy.isnan(array).any():
-            return values, _FLOATS
-        return _without_missing(values, series), _FLOATS | {_NONE}
+            return _Chunked(array, nan), None
+        return _Chunked(array, nan), _FLOATS | {_NONE} if nan else _FLOATS
+    values = series.tolist()
     if dtype == "object":
         classes = set(map(type, values))
         if any(c.__name__ in ("NAType", "NaTType") or issubclass(c, float) for c in classes):
@@ -119,27 +149,26 @@ def _without_missing(values: list[Any], series: Any) -> list[Any]:
     return [None if _is_missing(v) else v for v in values]
 
 
-def _polars_column(series: Any) -> tuple[list[Any], frozenset[type] | None]:
+def _polars_column(series: Any) -> tuple[list[Any] | _Chunked, frozenset[type] | None]:
     """``_typed_column`` of a polars series: nulls are ``None``; NaN stays a float (a NaN
     or infinity makes the classes unknown)."""
     import polars as pl
 
     dtype = series.dtype
-    if dtype == pl.Datetime or isinstance(dtype, pl.Datetime):
-        values = series.dt.epoch("ms").to_list()
-        return values, _INTS | {_NONE} if series.null_count() else _INTS
-    values = series.to_list()
     nulls = {_NONE} if series.null_count() else set()
+    if dtype == pl.Datetime or isinstance(dtype, pl.Datetime):  # (these made a chunk at a
+        return _Chunked(series.dt.epoch("ms")), _INTS | nulls  # time: _Chunked)
     if dtype.is_integer():
-        return values, _INTS | nulls
+        return _Chunked(series), _INTS | nulls
     if dtype == pl.Boolean:
-        return values, _BOOLS | nulls
+        return _Chunked(series), _BOOLS | nulls
     if dtype == pl.String:
-        return values, frozenset({str}) | nulls
+        return _Chunked(series), frozenset({str}) | nulls
     if dtype.is_float():
         if series.is_nan().any() or series.is_infinite().any():
-            return values, None
-        return values, _FLOATS | nulls
+            return _Chunked(series), None
+        return _Chunked(series), _FLOATS | nulls
+    values = series.to_list()
     classes = set(map(type, values))
     return values, None if float in classes else frozenset(classes)
 
@@ -175,7 +204,7 @@ class FrameValues:
 
     __slots__ = ("_columns", "_rows", "_types")
 
-    def __init__(self, names: list[str], columns: list[list[Any]],
+    def __init__(self, names: list[str], columns: list[list[Any] | _Chunked],
                  types: list[frozenset[type] | None]) -> None:
         self._columns = columns
         self._rows = _row_dicts(names)
@@ -207,9 +236,8 @@ def _row_dicts(names: list[str]) -> Callable[..., list[dict[str, Any]]]:
 def frame_rows(df: Any, **names: Any) -> list[tuple[Any, Any, int | None, Any, int | None]]:
     """The frame as ``(key, value, timestamp, headers, partition)`` rows, checked; ``names``
     are ``frame_columns``'s column names."""
-    columns = frame_columns(df, **names)
-    if columns[1].__class__ is FrameValues:
-        columns[1] = columns[1][:]
+    columns = [c[:] if c.__class__ in (FrameValues, _Chunked) else c
+               for c in frame_columns(df, **names)]
     return list(zip(*columns, strict=True))
 
 
@@ -223,18 +251,20 @@ def frame_columns(
     partition: str | None,
 ) -> list[Any]:
     """``frame_rows`` as its five columns (keys, values, timestamps, headers, partitions);
-    values made of several columns are a ``FrameValues`` (its slices: the rows' dicts)."""
+    values made of several columns are a ``FrameValues`` (its slices: the rows' dicts), and
+    keys, values and timestamps of numbers (or polars strings) may be a ``_Chunked`` (its
+    slices: lists), made into Python objects a chunk at a time."""
     kind = frame_kind(df)
     columns = [str(c) for c in df.columns]
     n = len(df)
 
-    def need(name: str, role: str, hint: str) -> list[Any]:
+    def need(name: str, role: str, hint: str) -> list[Any] | _Chunked:
         if name not in columns:
             msg = (
                 f"the frame has no {role} column '{name}' (columns: {columns}); {hint}"
             )
             raise KslabError(msg)
-        return _column(df, kind, name)
+        return _typed_column(df, kind, name)[0]
 
     keys = [None] * n if key is None else need(
         key, "key", "name it with key=..., or pass key=None for records without keys"
@@ -257,9 +287,9 @@ def frame_columns(
             "name it with value=..., or pass value=None to make each row's other columns a dict",
         )
     if timestamp is not None and timestamp in columns:
-        stamps = _column(df, kind, timestamp)
-        if set(map(type, stamps)) != {int}:  # int ms already (the usual case), else convert
-            stamps = [to_millis(t) for t in stamps]
+        stamps, classes = _typed_column(df, kind, timestamp)
+        if classes is None or not classes <= _INTS | {_NONE}:  # else int ms already (the
+            stamps = [to_millis(t) for t in stamps[:]]  # usual case; None: the clock's)
     elif timestamp is not None and timestamp != "timestamp":
         msg = f"the frame has no timestamp column '{timestamp}' (columns: {columns})"
         raise KslabError(msg)

@@ -383,12 +383,16 @@ class TestInputTopic:
         if partition is None and "partition" in df.columns and \
                 self._driver.partition_count(self.name) > 1:
             partition = "partition"
-        # (a frame's row dicts, made a chunk at a time with the cyclic GC paused, go along)
+        # (a frame's row dicts, made a chunk at a time with the cyclic GC paused, go along;
+        # the columns die before it resumes: its first collection would walk their lists,
+        # each item in turn, all new since it paused)
         with collections_off():
             columns = frame_columns(df, key=key, value=value, timestamp=timestamp,
                                     headers=headers, partition=partition)
-            self._pipe_chunks(_slicing(columns), len(df))
-        return len(columns[0])
+            count = len(columns[0])
+            self._pipe_chunks(_slicing(columns), count)
+            del columns
+        return count
 
     def __repr__(self) -> str:
         return (f"TestInputTopic[topic='{self.name}', key_serde={self.key_serde!r}, "

@@ -115,3 +115,66 @@ def test_row_dicts_are_fresh_per_chunk_and_keep_the_column_order() -> None:
     assert values[0:3] == [{"it's": 1, 'say "x"': "p"}, {"it's": 2, 'say "x"': "q"},
                            {"it's": 3, 'say "x"': "r"}]
     assert list(values[2:3][0]) == ["it's", 'say "x"']
+
+
+def _fractions(n: int, divisor: int, nan_at: int) -> Any:
+    """``i / divisor`` for each row ``i`` of ``n``, NaN at row ``nan_at`` (a late chunk's)."""
+    x = np.arange(n) / divisor
+    x[nan_at] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars"])
+def test_a_long_frames_numbers_are_made_a_chunk_at_a_time_as_the_whole_column_gives_them(
+        kind: str) -> None:
+    # Number columns become Python objects a chunk at a time (frames._Chunked): over several
+    # chunks, a missing value only in a late chunk (pandas: NaN in a float column; polars: a
+    # null in an int and a datetime column) is None there and nowhere else, on both paths.
+    n = 1000
+    columns: dict[str, Any] = {"key": [f"k{i}" for i in range(n)],
+                               "n": np.arange(n, dtype="int64"), "x": _fractions(n, 4, 700),
+                               "ok": np.arange(n) % 3 == 0}
+    if kind == "pandas":
+        frame: Any = pd.DataFrame(columns)
+        seen_n = [f"n=int:{i}" for i in range(n)]
+        seen_x = [f"x=float:{i / 4!r}" for i in range(n)]
+        seen_x[700] = "x=NoneType:None"
+        seen_when: list[str] = []
+    else:
+        frame = pl.DataFrame({**columns, "x": np.arange(n) / 4}).with_columns(
+            n=pl.when(pl.col("n") == 700).then(None).otherwise(pl.col("n")),
+            when=pl.datetime(2024, 1, 1) + pl.duration(milliseconds=pl.int_range(n)))
+        frame = frame.with_columns(when=pl.when(pl.col("n").is_null()).then(None)
+                                   .otherwise(pl.col("when")))
+        seen_n = [f"n=int:{i}" for i in range(n)]
+        seen_n[700] = "n=NoneType:None"
+        seen_x = [f"x=float:{i / 4!r}" for i in range(n)]
+        seen_when = [f"when=int:{1704067200000 + i}" for i in range(n)]
+        seen_when[700] = "when=NoneType:None"
+    rows = [[seen_n[i], seen_x[i], f"ok=bool:{i % 3 == 0}", *seen_when[i:i + 1]]
+            for i in range(n)]
+    bulk, chunks = _seen(frame, True)
+    assert chunks > 1  # (the first chunk is 256 rows)
+    assert bulk == rows
+    assert _seen(frame, False) == (rows, 0)
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars"])
+def test_a_long_frames_number_keys_values_and_timestamps_arrive_a_chunk_at_a_time(
+        kind: str) -> None:
+    # Keys, a single value column and timestamps of numbers are made a chunk at a time too:
+    # each record keeps its key, value (NaN, pandas; null, polars: None) and timestamp.
+    n = 1000
+    columns = {"key": np.arange(n, dtype="int64") * 7, "value": _fractions(n, 2, 900),
+               "timestamp": np.arange(n, dtype="int64") * 3 + 5}
+    frame: Any = pd.DataFrame(columns) if kind == "pandas" else pl.DataFrame(columns).with_columns(
+        value=pl.when(pl.col("value").is_nan()).then(None).otherwise(pl.col("value")))
+    expected = [(i * 7, None if i == 900 else i / 2, i * 3 + 5) for i in range(n)]
+    for bulk in (True, False):
+        b = ks.StreamsBuilder()
+        b.stream("in", ks.Consumed.with_(serdes.Long(), serdes.Json())).to("out")
+        with ks.TopologyTestDriver(b.build(), {"kslab.driver.bulk": bulk}) as driver:
+            driver.create_input_topic("in", serdes.Long(), serdes.Json()).pipe_dataframe(frame)
+            out = driver.create_output_topic("out", serdes.Long(), serdes.Json())
+            assert [(r.key, r.value, r.timestamp) for r in out.read_records_to_list()] == expected
+            assert (driver.bulk_stats()["chunks"] > 1) is bulk
