@@ -44,6 +44,7 @@ from kslab.testing._collector import DriverCollector
 from kslab.testing._layout import TaskLayout
 from kslab.testing._log import RecordLog
 from kslab.testing.frames import frame_kind, frame_rows, to_millis
+from kslab.testing.output_topic import check_topic_name
 from kslab.testing.topics import TestInputTopic, TestOutputTopic
 from kslab.topology._nodes import SinkNode
 from kslab.topology.topology import Topology
@@ -281,7 +282,7 @@ class TopologyTestDriver:
 
         As in Kafka, a topic the topology does not read is refused when a record is piped.
         """
-        _check_topic_name(name, "create_input_topic")
+        check_topic_name(name, "create_input_topic")
         source = self._layout.source_node(name)
         return TestInputTopic(
             self,
@@ -297,7 +298,7 @@ class TopologyTestDriver:
         self, name: str, key_serde: Any = None, value_serde: Any = None
     ) -> TestOutputTopic:
         """An output topic; serdes default to those of the sink writing ``name``."""
-        _check_topic_name(name, "create_output_topic")
+        check_topic_name(name, "create_output_topic")
         sink = next(
             (n for n in self._topology.nodes.values() if isinstance(n, SinkNode)
              and n.topic is not None
@@ -998,15 +999,6 @@ def _validate(topology: Topology) -> None:
     from kslab.topology._subtopologies import check_wiring
 
     check_wiring(topology)
-
-
-def _check_topic_name(name: Any, method: str) -> None:
-    if name is None:
-        msg = f"{method} needs a topic name; got None"
-        raise MissingArgumentError(msg)
-    if not isinstance(name, str):
-        msg = f"{method} needs a topic name (str); got {type(name).__name__} {name!r}"
-        raise MissingArgumentError(msg)
 
 
 _GETTER_BY_KIND = {

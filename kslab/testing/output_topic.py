@@ -26,7 +26,7 @@ from kslab.testing.frames import records_frame
 if TYPE_CHECKING:
     from kslab.testing.driver import TopologyTestDriver
 
-__all__ = ["TestOutputTopic", "topic_serdes"]
+__all__ = ["TestOutputTopic", "check_topic_name", "topic_serdes"]
 
 
 class TestOutputTopic:
@@ -169,6 +169,17 @@ class TestOutputTopic:
                 f"key_serde={self.key_serde!r}, value_serde={self.value_serde!r}]")
 
 
+def check_topic_name(name: Any, maker: str) -> None:
+    """Refuse a topic name that is not a str, naming ``maker`` (the method or class given it)
+    and what it got."""
+    if name is None:
+        msg = f"{maker} needs a topic name; got None"
+        raise MissingArgumentError(msg)
+    if not isinstance(name, str):
+        msg = f"{maker} needs a topic name (str); got {type(name).__name__} {name!r}"
+        raise MissingArgumentError(msg)
+
+
 def topic_serdes(driver: Any, name: Any, kind: str, key_serde: Any, value_serde: Any,
                  made_by: str) -> tuple[Any, Any]:
     """The serdes of a ``kind`` topic made directly (``TestInputTopic(driver, name, ...)``):
@@ -177,9 +188,7 @@ def topic_serdes(driver: Any, name: Any, kind: str, key_serde: Any, value_serde:
     if driver is None:
         msg = f"{kind} needs a TopologyTestDriver; make it with driver.create_..._topic(name)"
         raise MissingArgumentError(msg)
-    if not isinstance(name, str):
-        msg = f"{kind} needs a topic name (str); got {name!r}"
-        raise MissingArgumentError(msg)
+    check_topic_name(name, kind)
     if key_serde is None or value_serde is None:
         default = getattr(driver, made_by)(name)
         key_serde = key_serde if key_serde is not None else default.key_serde

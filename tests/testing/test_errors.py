@@ -159,6 +159,19 @@ def test_unknown_input_topic_lists_what_the_topology_reads():
             topic.pipe_input(1, 1)
 
 
+def test_a_topic_name_that_is_not_a_str_is_refused_naming_the_maker_and_the_value():
+    with ks.TopologyTestDriver(long_topology()) as driver:
+        with pytest.raises(ks.MissingArgumentError,
+                           match=r"^create_output_topic needs a topic name; got None$"):
+            driver.create_output_topic(None)
+        with pytest.raises(ks.MissingArgumentError,
+                           match=r"^TestInputTopic needs a topic name \(str\); got int 5$"):
+            ks.TestInputTopic(driver, 5, serdes.Long(), serdes.Long())
+        with pytest.raises(ks.MissingArgumentError,
+                           match=r"^TestOutputTopic needs a topic name \(str\); got bytes b'out'$"):
+            ks.TestOutputTopic(driver, b"out", serdes.Long(), serdes.Long())
+
+
 def test_reading_empty_output_topic_raises_no_such_element():
     with ks.TopologyTestDriver(long_topology()) as driver:
         out = driver.create_output_topic("out")
