@@ -53,7 +53,7 @@ class PartitionGroup:
             return True
         deadlines = self._deadlines
         queued = False
-        enforced: list[tuple[str, int]] = []
+        enforced: list[tuple[str, int]] | None = None  # (made only when one is)
         for tp, queue in self.queues.items():
             if len(queue):
                 deadlines.pop(tp, None)
@@ -66,8 +66,10 @@ class PartitionGroup:
             deadline = deadlines.setdefault(tp, now + idle_ms)
             if now < deadline:
                 return False
+            if enforced is None:
+                enforced = []
             enforced.append(tp)
-        if not enforced:
+        if enforced is None:
             return True
         if not queued:
             return False

@@ -353,10 +353,7 @@ class StreamThread(threading.Thread):
             for task in queued:
                 self._drain(task)
         except KslabError as exc:
-            error = self.streams.errors_policy.failure(self, task, raw, exc)
-            if error is exc:
-                raise
-            raise error from exc
+            self._fail(task, raw, exc)
         finally:
             self.stats["process-total"] += processed
             self._dirty = True
@@ -410,10 +407,15 @@ class StreamThread(threading.Thread):
                     self._dirty = True
         except KslabError as exc:
             self._dirty = True
-            error = self.streams.errors_policy.failure(self, task, None, exc)
-            if error is exc:
-                raise
-            raise error from exc
+            self._fail(task, None, exc)
+
+    def _fail(self, task: Any, raw: Any, exc: KslabError) -> None:
+        """Raise what the error policy makes of ``exc``, raised processing ``raw`` (``None``:
+        a queued record) in ``task``."""
+        error = self.streams.errors_policy.failure(self, task, raw, exc)
+        if error is exc:
+            raise exc
+        raise error from exc
 
     def _fetched_lag(self, tp: tuple[str, int]) -> int | None:
         """What the tasks' partition groups know of ``tp``'s lag beyond their queue: 0 once
