@@ -51,6 +51,10 @@ class RocksDBKeyValueBackend(KeyValueBackend):
             raise StoreError(msg)
         options = Options(raw_mode=True)
         options.create_if_missing(True)
+        # the store's table files are opened by this thread: RocksDB's default starts a pool of
+        # 16 threads per open for that, which costs more than a store's few files (an open
+        # took 4.4-5.3 ms in /dev/shm, 2.1-2.7 ms with one thread)
+        options.set_max_file_opening_threads(1)
         try:
             directory.mkdir(parents=True, exist_ok=True)
             db = Rdict(str(directory), options)
