@@ -26,6 +26,7 @@ from kslab.errors import StreamsError
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, ValueAndTimestamp
+from kslab.state.fresh import IMMUTABLE, fresh_value
 
 _new_tuple = tuple.__new__  # a NamedTuple's own __new__ is a Python function
 _NONE = type(None)
@@ -161,14 +162,19 @@ class _StreamAggregateProcessor(Processor):
     def _fold_all(self, tally: KeyTally, stored: list[Any], positions: list[int],
                   keys: list[Any], values: list[Any], timestamps: list[int]
                   ) -> tuple[list[Any], list[Any], list[int]]:
-        """``_fold`` of each record at ``positions`` over its key's aggregate so far."""
+        """``_fold`` of each record at ``positions`` over its key's aggregate so far, each
+        aggregate the user's function gets an object of its own (``fresh_value``: a function
+        changing it in place changes no update made before, nor a cached object)."""
         current = list(stored)  # each distinct key's ValueAndTimestamp, as the folds leave it
         fold = self._fold
         olds: list[Any] = []
         news: list[Any] = []
         stamps: list[int] = []
         for key_id, position, timestamp in zip(tally.ids, positions, timestamps, strict=True):
-            old, new, stamp = fold(keys[position], values[position], current[key_id], timestamp)
+            held = current[key_id]
+            if held is not None and held[0].__class__ not in IMMUTABLE:
+                held = (fresh_value(held[0]), held[1])
+            old, new, stamp = fold(keys[position], values[position], held, timestamp)
             current[key_id] = None if new is None else (new, stamp)  # (None: deleted)
             olds.append(old)
             news.append(new)
@@ -409,6 +415,8 @@ class _TableAggregateProcessor(Processor):
                 tally.ids, keys, news_in, [None] * len(keys) if olds_in is None else olds_in,
                 timestamps, strict=True):
             stored = current[key_id]
+            if stored is not None and stored[0].__class__ not in IMMUTABLE:
+                stored = (fresh_value(stored[0]), stored[1])  # (its own: see _fold_all)
             new, stamp = fold(key, new_value, old_value, stored, timestamp)
             olds.append(None if stored is None else stored[0])
             news.append(new)

@@ -32,6 +32,7 @@ from kslab.dsl._window_aggregates import (
 from kslab.processor import Processor
 from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, Window, Windowed
+from kslab.state.fresh import IMMUTABLE, fresh_value
 from kslab.state.session import session_key
 
 __all__ = ["SessionWindowAggregateSupplier", "merge_session"]
@@ -44,12 +45,13 @@ def merge_session(s: Any, key: Any, value: Any, timestamp: int,
     (``(start, end, value)`` in the store's order): the initializer, then the merger over
     each one; the merged session's start and end, its aggregate, and whether it is still
     open (its end not before ``close_time``): then the aggregator has added the record, else
-    it was not called."""
+    it was not called. Each found aggregate reaches the merger as an object of its own
+    (``fresh_value``): a batch run's found sessions may be updates it made and forwarded."""
     agg = s.initializer()
     start = end = timestamp
     merger = s.merger
     for session_start, session_end, stored in found:
-        agg = merger(key, agg, stored)
+        agg = merger(key, agg, stored if stored.__class__ in IMMUTABLE else fresh_value(stored))
         if session_start < start:
             start = session_start
         if session_end > end:

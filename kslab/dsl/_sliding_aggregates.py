@@ -27,6 +27,7 @@ from kslab.dsl._window_aggregates import (
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, ValueAndTimestamp, Window, Windowed
+from kslab.state.fresh import IMMUTABLE, fresh_value
 
 __all__ = ["SlidingWindowAggregateSupplier"]
 
@@ -308,7 +309,9 @@ class _SlidingWindowProcessor(WindowedProcessor):
     def _update(self, io: Any, window: Window, value: ValueAndTimestamp, record: Record,
                 close_time: int, observed: int) -> None:
         if window.end >= close_time:
-            old = value.value
+            old = value.value  # (its own object: a window's value is another's copy, and a
+            if old.__class__ not in IMMUTABLE:  # batch run's may be an update it made)
+                old = fresh_value(old)
             new = self.s.aggregator(record.key, record.value, old)
             new_ts = record.timestamp if old is None else max(record.timestamp, value.timestamp)
             io.put(record, window.start, ValueAndTimestamp(new, new_ts))

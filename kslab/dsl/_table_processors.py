@@ -21,6 +21,7 @@ from kslab.dsl._tally import KeyTally, key_types, tally_keys
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun, Encoded
 from kslab.records import Record, ValueAndTimestamp
+from kslab.state.fresh import fresh_value
 
 __all__ = [
     "FilterSupplier",
@@ -233,8 +234,11 @@ class _TableSourceProcessor(Processor):
     def _olds(self, tally: KeyTally, stored: list[Any], values: list[Any],
               timestamps: list[int], origin: list[int], run: BatchRun) -> list[Any] | None:
         """The value each put replaces, as the record path's ``get`` before it finds it,
-        where the processor forwards old values itself (else ``None``); the out-of-order
-        warning of each record older than what its key holds is deferred to phase two."""
+        where the processor forwards old values itself (else ``None``): one the run put
+        before as an object of its own (``fresh_value``: the record path decodes it from the
+        store, so what a function downstream does to the forwarded value stays off it); the
+        out-of-order warning of each record older than what its key holds is deferred to
+        phase two."""
         forwarder = self.forwarder
         assert forwarder is not None
         sends_olds = forwarder.send_old_values and not forwarder.cached
@@ -244,6 +248,7 @@ class _TableSourceProcessor(Processor):
         current: list[Any] = list(stored)  # each key's value and timestamp so far
         olds: list[Any] = []
         name = self.supplier.queryable_name
+        put: set[int] = set()  # the keys the run put a value of (by id)
         for key_id, value, timestamp, row in zip(tally.ids, values, timestamps, origin,
                                                  strict=True):
             old = current[key_id]
@@ -252,8 +257,9 @@ class _TableSourceProcessor(Processor):
             else:
                 if timestamp < old[1]:
                     run.defer(row, partial(_out_of_order, self.ctx, name, old[1], timestamp))
-                olds.append(old[0])
+                olds.append(fresh_value(old[0]) if sends_olds and key_id in put else old[0])
             current[key_id] = None if value is None else (value, timestamp)  # (a delete)
+            put.add(key_id)
         return olds if sends_olds else None
 
     def _skip(self) -> None:

@@ -43,6 +43,7 @@ from kslab.processor.batch import Batch, BatchRun, Encoded, Flushed
 from kslab.records import Headers, Record, ValueAndTimestamp, Window, Windowed
 from kslab.sensors import AvgMaxSensor, RateTotalSensor
 from kslab.serdes import TimeWindowed
+from kslab.state.fresh import IMMUTABLE, fresh_value
 from kslab.state.window import TimestampedWindowStore
 
 __all__ = [
@@ -638,6 +639,8 @@ class _TimeWindowProcessor(WindowedProcessor):
                 old, stamp = initializer(), timestamp
             else:
                 old, stamp = held
+                if old.__class__ not in IMMUTABLE:  # its own object (kslab.state.fresh)
+                    old = fresh_value(old)
                 if timestamp > stamp:
                     stamp = timestamp
             new = aggregator(keys[position], values[position], old)
@@ -676,6 +679,8 @@ class _TimeWindowProcessor(WindowedProcessor):
                     old, stamp = initializer(), timestamp
                 else:
                     old, stamp = stored
+                    if old.__class__ not in IMMUTABLE:  # its own object (kslab.state.fresh)
+                        old = fresh_value(old)
                     if timestamp > stamp:
                         stamp = timestamp
                 new = aggregator(keys[position], values[position], old)

@@ -22,6 +22,7 @@ from typing import Any
 from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
+from kslab.state.fresh import fresh_value
 from kslab.state.held_evictions import CacheEvictions, entry_header_bytes
 from kslab.state.pending import PendingWrites
 
@@ -211,15 +212,34 @@ class HeldCachedWrites(CachedInner):
             return None
         self._inner.write_columns(keys, raws, stamps, where)
         self._flushes = None if every else order
-        olds: list[Any] | None = None
-        if self._send_old:  # what the store holds as of each flush
-            current = {key: None if held is None else held[0]
-                       for key, held in self._stored.items()}
-            olds = []
-            for key_bytes, new in zip(keys, news, strict=True):
-                olds.append(current[key_bytes])
-                current[key_bytes] = new
+        olds = self._olds(keys, news) if self._send_old else None
         return Flushed(None if every else order, olds, raws)
+
+    def _olds(self, keys: list[bytes], news: list[Any]) -> list[Any]:
+        """The old value each flush of ``keys`` (in flush order, putting ``news``) forwards:
+        what the store holds as of that flush, as an object of its own, as the record path
+        decodes it from the store's bytes at each flush (``kslab.state.fresh``): a key's
+        first from the bytes it had before the run, a later one a copy of the key's value
+        the flush before put (a function downstream changes neither)."""
+        current: dict[bytes, Any] = {}
+        olds: list[Any] = []
+        for key_bytes, new in zip(keys, news, strict=True):
+            if key_bytes in current:
+                old = current[key_bytes]
+                olds.append(None if old is None else fresh_value(old))
+            else:
+                olds.append(self._stored_before(key_bytes))
+            current[key_bytes] = new
+        return olds
+
+    def _stored_before(self, key_bytes: bytes) -> Any:
+        """The value the store held for the key before the run, decoded anew from its bytes
+        (a cached entry's object may have been changed in place downstream since)."""
+        entry = self._before.get(key_bytes)
+        if entry is not None:
+            return None if entry.value is None else self._inner.decode_stored(entry.value)
+        held = self._stored.get(key_bytes)
+        return None if held is None else fresh_value(held[0])
 
     def _flushed_deletes(self) -> Flushed | None:
         """``flushed`` of a run with deletes (``None`` values) where the engine commits after
@@ -237,6 +257,12 @@ class HeldCachedWrites(CachedInner):
         dirty: PendingWrites[bytes, int] = PendingWrites()
         order: list[int] = []  # the updates the flushes write, in flush order
         olds: list[Any] = []
+        flushed_keys: set[bytes] = set()
+
+        def old_of(key: bytes) -> Any:  # (an object of its own: see _olds)
+            if key not in flushed_keys:
+                return self._stored_before(key)
+            return None if held[key] is None else fresh_value(held[key])
 
         def flush() -> None:
             for key, index in dirty.drain():
@@ -246,8 +272,9 @@ class HeldCachedWrites(CachedInner):
                     if held[key] is None:
                         continue
                 order.append(index)
-                olds.append(held[key])
+                olds.append(old_of(key))
                 held[key] = new
+                flushed_keys.add(key)
 
         last = None
         for index, (position, key) in enumerate(zip(positions, all_keys, strict=True)):

@@ -20,6 +20,7 @@ from typing import Any
 
 from kslab.records import Record, Window, Windowed
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
+from kslab.state.fresh import fresh_value
 from kslab.state.session import HeldSessionWrites
 
 __all__ = ["HeldCachedSessionWrites"]
@@ -136,6 +137,7 @@ class HeldCachedSessionWrites:
             old = inner.fetch(key_bytes, removed_binary, removed_end)
             if old is None:  # neither cached nor stored: nothing written or forwarded
                 continue
+            old = fresh_value(old)  # (its own, as the record path decodes it: kslab.state.fresh)
             if not inner.write(key_bytes, removed_binary, removed_start, removed_end, None,
                                position):
                 return False
@@ -143,6 +145,8 @@ class HeldCachedSessionWrites:
                                                 Window(removed_start, removed_end)), None,
                              old if send_old else None))
         old = inner.fetch(key_bytes, binary, end) if send_old else None
+        if old is not None:
+            old = fresh_value(old)
         if not inner.write(key_bytes, binary, start, end, value, position):
             return False
         held[binary] = (start, end, value)

@@ -19,6 +19,7 @@ from typing import Any
 from kslab.processor.batch import Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
+from kslab.state.fresh import fresh_value
 from kslab.state.held_cache import CachedInner, batch_at, entry_headers, flush_order
 from kslab.state.held_evictions import CacheEvictions, entry_header_bytes
 from kslab.state.pending import PendingWrites
@@ -386,9 +387,9 @@ class HeldCachedWindowWrites(CachedInner):
                 run, index, keys = put
                 binary, start, position = run.binary(index), run.start, run.positions[index]
                 key_bytes = binary[:-_WINDOW_SUFFIX]
-                if olds is not None:
-                    old = inner.fetch(key_bytes, start)
-                    olds.append(None if old is None else old[0])
+                if olds is not None:  # (an object of its own, as the record path decodes
+                    old = inner.fetch(key_bytes, start)  # it: kslab.state.fresh)
+                    olds.append(None if old is None else fresh_value(old[0]))
                 inner.put(key_bytes, start, run.values[index], run.timestamps[index], position)
                 last_write[keys[index if run.ids is None else run.ids[index]]] = (
                     None, written, position)

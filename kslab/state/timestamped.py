@@ -616,6 +616,11 @@ class HeldTimestampedWrites:
         """The bytes ``read`` found in the backend for the key."""
         return self._read[key_bytes]
 
+    def decode_stored(self, stored: bytes) -> Any:
+        """The value stored as ``stored`` (timestamp, then the value's bytes), decoded anew,
+        as a record cache's flush decodes a key's old value from the store."""
+        return self._store.decode_value(stored)[0]
+
     def update_all(self, positions: list[int], key_bytes: list[bytes], values: list[Any],
                    timestamps: list[int]) -> None:
         """Hold, for each position in order, the record path's ``get`` then

@@ -84,17 +84,21 @@ GLOBAL_KEYS = _fns(1, _mod("lambda k, v: None if v is None else 'g' + str(n(v) %
 REDUCERS = _fns(1, st.sampled_from(["lambda a, b: mk(n(a) + n(b), s(b))",
                                     "lambda a, b: a if n(a) >= n(b) else b",
                                     "lambda a, b: None if n(a) + n(b) > 12 "
-                                    "else mk(n(a) + n(b), s(b))"]))
+                                    "else mk(n(a) + n(b), s(b))",
+                                    "lambda a, b: bump(a, n(b), s(b))"]))  # (in place)
 AGGREGATORS = _fns(1, st.sampled_from([
     "lambda k, v, a: mk(n(a) + (n(v) or 0), (s(a) + s(v))[-12:])",
     "lambda k, v, a: mk(n(a) + 1, key(k) or '')",
-    "lambda k, v, a: None if n(a) + (n(v) or 0) > 12 else mk(n(a) + (n(v) or 0), s(v))"]))
+    "lambda k, v, a: None if n(a) + (n(v) or 0) > 12 else mk(n(a) + (n(v) or 0), s(v))",
+    "lambda k, v, a: bump(a, n(v) or 0, s(v))"]))  # (in place, as Python users write them)
 INITIALIZER = Fn("lambda: mk(0, '')")
 SUBTRACTORS = _fns(1, st.sampled_from(["lambda a, b: mk(n(a) - n(b), s(a))",
-                                       "lambda a, b: None if n(a) == n(b) else a"]))
+                                       "lambda a, b: None if n(a) == n(b) else a",
+                                       "lambda a, b: bump(a, -(n(b) or 0), '')"]))
 AGG_SUBTRACTORS = _fns(1, st.sampled_from([
     "lambda k, v, a: mk(n(a) - (n(v) or 0), s(a))",
-    "lambda k, v, a: mk(n(a) - 1, key(k) or '')"]))
+    "lambda k, v, a: mk(n(a) - 1, key(k) or '')",
+    "lambda k, v, a: bump(a, -(n(v) or 0), '')"]))
 WINDOWS = st.builds(lambda size, grace, hop, close: Win(size, grace, hop and size // hop, close),
                     st.sampled_from([1000, 100, 50, 30]), st.sampled_from([0, 20, 200]),
                     st.sampled_from([None, None, 2, 5]), st.sampled_from([False, False, True]))
@@ -105,7 +109,8 @@ SLIDING = st.builds(lambda diff, grace, close: Win(diff, grace, None, close, sli
                     st.sampled_from([10, 50, 300]), st.sampled_from([0, 20, 200]),
                     st.sampled_from([False, False, False, True]))
 MERGERS = _fns(1, st.sampled_from(["lambda k, a, b: mk(n(a) + n(b), (s(a) + s(b))[-12:])",
-                                   "lambda k, a, b: b if n(b) > n(a) else a"]))
+                                   "lambda k, a, b: b if n(b) > n(a) else a",
+                                   "lambda k, a, b: bump(a, n(b), s(b))"]))
 
 STREAM_OPS = ["filter", "filter_not", "map_values", "flat_map_values", "map", "flat_map",
               "select_key", "peek", "foreach", "print", "split", "merge", "repartition", "to",

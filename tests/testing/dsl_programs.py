@@ -13,7 +13,11 @@ of the program's codec), so every function handles ``None`` keys and values:
   JSON serde made with ``serdes.from_functions``) or ``"n:s"`` (``str``);
 - ``grow(v)``: ``v`` changed in place and returned (a dict's ``n`` plus one, and an item
   appended to a list nested at ``v["o"]["l"]``): a record's value must be its own object,
-  as a decoded one is, not the piped object or another record's.
+  as a decoded one is, not the piped object or another record's;
+- ``bump(a, by, s)``: an aggregate changed in place as Python users write aggregators (a
+  dict's ``n`` plus ``by`` and its text ``s`` appended, the last 12 characters kept) and
+  returned; a ``"n:s"`` value (immutable) made anew: each aggregate a user function gets must
+  be its own object, as a decoded one is, not one an earlier update forwarded or a store holds.
 
 ``raising_at(b, fn)`` is ``fn`` raising ``ValueError`` when the value it gets has ``n == b``.
 ``record("label")`` appends each ``(key, value)`` a ``peek`` / ``foreach`` sees to
@@ -72,6 +76,16 @@ def grow(v: Any) -> Any:
         if isinstance(inner, dict) and isinstance(inner.get("l"), list):
             inner["l"].append(len(inner["l"]))
     return v
+
+
+def bump(a: Any, by: int, more: str) -> Any:
+    """``a`` changed in place (a dict's ``n`` plus ``by``, ``more`` appended to its ``s``, the
+    last 12 characters kept) and returned; another value (``"n:s"``) made anew."""
+    if isinstance(a, dict):
+        a["n"] = (num(a) or 0) + by
+        a["s"] = (text(a) + more)[-12:]
+        return a
+    return f"{(num(a) or 0) + by}:{(text(a) + more)[-12:]}"
 
 
 def keytext(k: Any) -> str | None:
@@ -134,7 +148,8 @@ class Fn:
 
     def bind(self, codec: str) -> Callable[..., Any]:
         """The function itself, for a program of ``codec``."""
-        helpers = {"n": num, "s": text, "key": keytext, "mk": maker(codec), "grow": grow}
+        helpers = {"n": num, "s": text, "key": keytext, "mk": maker(codec), "grow": grow,
+                   "bump": bump}
         fn = eval(self.text, helpers)  # the printed source is what runs
         boom, at = self.boom, self.at
         if boom is None or at is None:
