@@ -35,6 +35,7 @@ from kslab.errors import InvalidArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Headers, Record
+from kslab.state.fresh import IMMUTABLE, fresh_value
 from kslab.state.join_buffer import JoinBufferBuilder
 
 __all__ = ["stream_global_join", "stream_table_join"]
@@ -247,14 +248,22 @@ class _StreamTableJoinProcessor(Processor):
         if stored is None:
             return None
         transforms = found[1]  # type: ignore[index]
+        # each record's read an object of its own, as each get of the record path decodes
+        # one (a function changing it in place changes no other record's: kslab.state.fresh)
+        shared = not IMMUTABLE.issuperset(
+            type(None if held is None else held[0]) for held in stored)
         if transforms:  # each record's read through the getters: their functions per read
             stamped = list(map(stored.__getitem__, tally.ids))
+            if shared:
+                stamped = [None if held is None else fresh_value(held) for held in stamped]
             for transform in transforms:
                 stamped = list(map(transform, looked, stamped))
             others = [None if held is None else held[0] for held in stamped]
         else:  # each distinct key's value, then each record's (in C)
             found_values = [None if held is None else held[0] for held in stored]
             others = list(map(found_values.__getitem__, tally.ids))
+            if shared:
+                others = list(map(fresh_value, others))
         if len(present) < len(lookups):  # (a left join's records without a key: none)
             others_at = dict(zip(present, others, strict=True))
             others = list(map(others_at.get, range(len(lookups))))

@@ -34,6 +34,7 @@ from kslab.dsl.config import Materialized, Named
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, ValueAndTimestamp
+from kslab.state.fresh import IMMUTABLE, fresh_value
 
 __all__ = ["table_table_join"]
 
@@ -182,6 +183,10 @@ class _TableJoinProcessor(Processor):
         if stored is None:
             return None
         stamped = list(map(stored.__getitem__, tally.ids))
+        if not IMMUTABLE.issuperset(type(None if held is None else held[0])
+                                    for held in stored):  # each record's read its own
+            stamped = [None if held is None else fresh_value(held)  # object, as each get
+                       for held in stamped]  # of the record path decodes one
         for transform in found[1]:  # type: ignore[index]
             stamped = list(map(transform, keys, stamped))
         timestamps = run.timestamps(batch)

@@ -15,8 +15,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kslab.errors import StreamsError
+from kslab.records import ValueAndTimestamp
 from kslab.state.base import StateStore
 from kslab.state.cache import LRUCacheEntry, ThreadCache, thread_cache_for, total_cache_size
+from kslab.state.fresh import IMMUTABLE, fresh_value
 from kslab.state.held_cache import HeldCachedWrites
 from kslab.state.held_reads import HeldCachedReads
 from kslab.state.keyvalue import KEY_SERDE
@@ -302,7 +304,10 @@ class CachingKeyValueStore(CachingStore):
         if entry is not None:
             if entry.obj is None and entry.value is not None:
                 entry.obj = inner.decode_value(entry.value)
-            return entry.obj
+            found = entry.obj  # handed out as an object of its own, as Java's get decodes
+            if found.__class__ is ValueAndTimestamp and found[0].__class__ in IMMUTABLE:
+                return found  # (the usual timestamped store's: nothing to copy)
+            return found if found is None else fresh_value(found)  # one (kslab.state.fresh)
         raw = inner.backend.get(key_bytes)
         if raw is None:
             return None
@@ -429,6 +434,8 @@ class CachingKeyValueStore(CachingStore):
                 new = entry.obj
                 if new is None and new_raw is not None:
                     new = inner.decode_value(new_raw)
+                elif new.__class__ not in IMMUTABLE:  # forwarded: downstream may change it,
+                    new = fresh_value(new)  # the cached object stays as its bytes read
                 listener(entry.key_obj, new, old, entry.record)
         finally:
             c.record, c.topic, c.partition, c.offset = saved

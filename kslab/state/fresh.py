@@ -23,6 +23,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from kslab.records import ValueAndTimestamp
+
 __all__ = ["IMMUTABLE", "fresh_value"]
 
 # classes whose objects no function can change: handed over as they are
@@ -42,6 +44,11 @@ def fresh_value(value: Any) -> Any:
         if IMMUTABLE.issuperset(map(type, value)):
             return value.copy()
         return list(map(fresh_value, value))
+    if kind is ValueAndTimestamp:  # (a timestamped store's: its value fresh)
+        held = value[0]
+        if held.__class__ in IMMUTABLE:
+            return value
+        return tuple.__new__(ValueAndTimestamp, (fresh_value(held), value[1]))
     if kind is tuple and IMMUTABLE.issuperset(map(type, value)):
         return value
     return copy.deepcopy(value)

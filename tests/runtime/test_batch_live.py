@@ -313,3 +313,41 @@ def test_a_fan_out_gives_the_record_paths_records(kafka):
         streams.close(timeout=10_000)
         assert {name: _per_task(records) for name, records in got.items()} == expected
         assert sorted(seen) == list(range(len(rows)))
+
+
+def _add_in_place(key, order, total):
+    total["n"] += 1  # (as Python users write aggregators: kslab.state.fresh)
+    total["sum"] += order["amount"]
+    return total
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_an_aggregator_changing_its_aggregate_in_place_gives_every_update(kafka, cached):
+    source = kafka.create(kafka.name("in"), 1)
+    rows = [(b"a", json.dumps({"amount": i}).encode(), 1_000 + i, None, 0)
+            for i in range(1, 401)]
+    _produce(kafka, source, rows)
+    sink = kafka.create(kafka.name("out"), 1)
+    materialized = ks.Materialized.as_("totals")
+    builder = ks.StreamsBuilder()
+    (builder.stream(source, ks.Consumed.with_(serdes.String(), serdes.Json()))
+     .group_by_key()
+     .aggregate(lambda: {"n": 0, "sum": 0}, _add_in_place,
+                materialized if cached else materialized.with_caching_disabled())
+     .to_stream()
+     .to(sink, ks.Produced.with_(serdes.String(), serdes.Json())))
+    streams = _start(kafka, builder, "in-place")
+    if cached:  # updates folded by the cache: each one sent is a running total
+        assert wait_for(lambda: _processed(streams) == len(rows), timeout=60)
+        got = _read(kafka, sink, 1, 1, timeout=3)
+        got = _read(kafka, sink, len(got[0]) + 1, 1, timeout=3)
+    else:  # every update
+        got = _read(kafka, sink, len(rows), 1)
+    totals = [json.loads(value) for _, value, _, _ in got[0]]
+    assert totals[-1] == {"n": 400, "sum": 400 * 401 // 2}
+    assert all(total == {"n": total["n"], "sum": total["n"] * (total["n"] + 1) // 2}
+               for total in totals)
+    if not cached:
+        assert [total["n"] for total in totals] == list(range(1, 401))
+    assert _batched(streams) > 0
+    assert streams.store("totals").get("a") == {"n": 400, "sum": 80_200}

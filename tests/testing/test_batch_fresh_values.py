@@ -175,3 +175,46 @@ def test_fresh_value_copies_what_a_function_could_change():
     point = Point(3)
     other = fresh_value(point)
     assert other is not point and other.x == 3
+
+
+def _count_orders(order: dict[str, Any], customer: dict[str, Any]) -> dict[str, Any]:
+    customer["orders"] = customer.get("orders", 0) + 1  # (changes the table's value)
+    return {"id": order["id"], "orders": customer["orders"]}
+
+
+@pytest.mark.parametrize("cache", sorted(CACHES))
+@pytest.mark.parametrize("table", ["table", "global table"])
+def test_a_joiner_changing_the_tables_value_in_place_changes_no_other_records(cache, table):
+    """Each join reads the table's value as Kafka's get decodes it: a joiner that changes it
+    in place changes neither the next record's read nor what the table holds."""
+    def build(b: ks.StreamsBuilder) -> None:
+        orders = b.stream("in", ks.Consumed.with_(S, J))
+        if table == "table":
+            joined = orders.join(b.table("customers", ks.Consumed.with_(S, J)), _count_orders)
+        else:
+            joined = orders.join(b.global_table("customers", ks.Consumed.with_(S, J)),
+                                 lambda key, order: key, _count_orders)
+        joined.to("out", ks.Produced.with_(S, J))
+
+    customers = [ks.TestRecord("c1", {"name": "Ada"}, 0)]
+    orders = [ks.TestRecord("c1", {"id": i}, 10 + i) for i in range(4)]
+    got = _both(build, CACHES[cache], [("customers", customers), ("in", orders)], "out", J)
+    assert got == [("c1", {"id": i, "orders": 1}) for i in range(4)]
+
+
+@pytest.mark.parametrize("cache", sorted(CACHES))
+def test_a_joined_tables_value_changed_in_place_downstream_stays_as_stored(cache):
+    def grow(value: dict[str, Any]) -> dict[str, Any]:
+        value["n"] = value.get("n", 0) + 1
+        return value
+
+    def build(b: ks.StreamsBuilder) -> None:
+        (b.stream("in", ks.Consumed.with_(S, J))
+         .join(b.table("customers", ks.Consumed.with_(S, J)), lambda order, customer: customer)
+         .map_values(grow)
+         .to("out", ks.Produced.with_(S, J)))
+
+    customers = [ks.TestRecord("c1", {"name": "Ada"}, 0)]
+    orders = [ks.TestRecord("c1", {"id": i}, 10 + i) for i in range(3)]
+    got = _both(build, CACHES[cache], [("customers", customers), ("in", orders)], "out", J)
+    assert got == [("c1", {"name": "Ada", "n": 1})] * 3
