@@ -33,6 +33,7 @@ from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record
 from kslab.state import Stores
 from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext, resolve_serde
+from kslab.state.fresh import IMMUTABLE, fresh_value
 from kslab.state.windowed_builders import WindowBytesStoreSupplier
 
 _NONE = type(None)
@@ -506,7 +507,10 @@ class JoinSide(Processor):
             starts, others = found[ids[position]]
             first = bisect_left(starts, time_from)
             end = bisect_right(starts, time_to, first)
-            return list(zip(starts[first:end], others[first:end], strict=True))
+            partners = others[first:end]
+            if not IMMUTABLE.issuperset(map(type, partners)):  # each record's its own, as
+                partners = list(map(fresh_value, partners))  # each fetch decodes them
+            return list(zip(starts[first:end], partners, strict=True))
 
         def emit(key: Any, value: Any, timestamp: int) -> None:
             out_keys.append(key)

@@ -218,3 +218,28 @@ def test_a_joined_tables_value_changed_in_place_downstream_stays_as_stored(cache
     orders = [ks.TestRecord("c1", {"id": i}, 10 + i) for i in range(3)]
     got = _both(build, CACHES[cache], [("customers", customers), ("in", orders)], "out", J)
     assert got == [("c1", {"name": "Ada", "n": 1})] * 3
+
+
+def test_a_stream_joiner_changing_its_partner_in_place_changes_no_other_records():
+    """Each record's partners are read from the other side's window store as Kafka's fetch
+    decodes them; within one record's joins its own value is one object (as in Kafka)."""
+    def joiner(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+        left["hits"] = left.get("hits", 0) + 1
+        right["hits"] = right.get("hits", 0) + 1
+        return {"l": left["id"], "r": right["id"], "lh": left["hits"], "rh": right["hits"]}
+
+    def build(b: ks.StreamsBuilder) -> None:
+        (b.stream("l", ks.Consumed.with_(S, J))
+         .join(b.stream("r", ks.Consumed.with_(S, J)), joiner,
+               ks.JoinWindows.of_time_difference_with_no_grace(dt.timedelta(seconds=10)))
+         .to("out", ks.Produced.with_(S, J)))
+
+    rights = [ks.TestRecord("k", {"id": f"r{i}"}, i) for i in range(3)]
+    lefts = [ks.TestRecord("k", {"id": f"l{i}"}, 5 + i) for i in range(3)]
+    later = [ks.TestRecord("k", {"id": f"r{i}"}, 10 + i) for i in range(3, 5)]
+    got = _both(build, {}, [("r", rights), ("l", lefts), ("r", later)], "out", J)
+    assert got == (
+        [("k", {"l": f"l{i}", "r": f"r{j}", "lh": j + 1, "rh": 1})  # each left record's
+         for i in range(3) for j in range(3)]  # own value, its partners decoded afresh
+        + [("k", {"l": f"l{i}", "r": f"r{j}", "lh": 1, "rh": i + 1})
+           for j in (3, 4) for i in range(3)])
