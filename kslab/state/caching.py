@@ -305,9 +305,11 @@ class CachingKeyValueStore(CachingStore):
             if entry.obj is None and entry.value is not None:
                 entry.obj = inner.decode_value(entry.value)
             found = entry.obj  # handed out as an object of its own, as Java's get decodes
-            if found.__class__ is ValueAndTimestamp and found[0].__class__ in IMMUTABLE:
-                return found  # (the usual timestamped store's: nothing to copy)
-            return found if found is None else fresh_value(found)  # one (kslab.state.fresh)
+            kind = found.__class__  # one (kslab.state.fresh): immutable ones as they are
+            if kind in IMMUTABLE or (kind is ValueAndTimestamp
+                                     and found[0].__class__ in IMMUTABLE):
+                return found
+            return fresh_value(found)
         raw = inner.backend.get(key_bytes)
         if raw is None:
             return None
