@@ -75,7 +75,9 @@ class HeldCachedWindowWrites(CachedInner):
         # them; ``windowed``: a flushed window's ``Windowed`` key, as the flush builds it
         self._cached_in, self.windowed = cached, windowed
         self._span = (0, 0)
-        self._ranged = False  # a range read (``windows``) saw the cache
+        self._cache_only: list[tuple[bytes, int, int]] = []  # each window a range read
+        # (``windows``) saw only in the cache (the store has expired it): its cache key, the
+        # puts before the read, the reading record's consumed record (``_evicts``)
         self._observed = 0
         self._ranges: dict[bytes, dict[int, tuple[Any, int]]] = {}
         self._values: dict[bytes, tuple[Any, int]] = {}  # cached windows touched: their value
@@ -149,15 +151,19 @@ class HeldCachedWindowWrites(CachedInner):
                     held[start] = (value[0], value[1])
         return held
 
-    def windows(self, key_bytes: bytes, time_from: int, time_to: int
-                ) -> list[tuple[int, tuple[Any, int]]]:
+    def windows(self, key_bytes: bytes, time_from: int, time_to: int, *,
+                position: int = -1) -> list[tuple[int, tuple[Any, int]]]:
         """The cached store's ``fetch`` of the key's windows starting in ``[time_from,
-        time_to]``, ascending: the store's (as the flushes so far leave it) with the cached
-        ones (not filtered by retention) laid over them."""
-        self._ranged = True
-        found = dict(self._inner.windows(key_bytes, time_from, time_to, self._observed))
+        time_to]``, ascending, for the batch record at ``position``: the store's (as the
+        flushes so far leave it) with the cached ones (not filtered by retention) laid over
+        them."""
+        inner, observed = self._inner, self._observed
+        found = dict(inner.windows(key_bytes, time_from, time_to, observed))
         for start, value in self._range(key_bytes).items():
             if time_from <= start <= time_to:
+                if inner.expires(start, observed):  # (only the cache holds it now)
+                    self._cache_only.append((self._key(key_bytes, start)[1], self._count,
+                                             self._batch.origin[position]))
                 found[start] = value
         return sorted(found.items())
 
@@ -277,15 +283,20 @@ class HeldCachedWindowWrites(CachedInner):
     def _evicts(self, headers: list[Any]) -> bool:
         """True when what the run's fetches and puts evict is known (``CacheEvictions``,
         a miss reading nothing back): only clean entries, the whole thread cache reserved
-        for the run; then held (``_evictions``) for ``apply``. Not for a run that reads a
-        window it does not write, nor a range reader's (their reads see the cache)."""
+        for the run; then held (``_evictions``) for ``apply``. A range reader's puts (a
+        sliding aggregation's: no fetch before them) are walked as puts only; its reads see
+        the cache without using it (a peek), and a clean window evicted reads the same from
+        the store, unless the store has expired it (``_cache_only``: where such a window was
+        evicted before the read, the run is told at that record, ``BatchRun.flushes_at``, as
+        where a put would evict a dirty window). Not for a run that reads a window it does
+        not write."""
         run, origin = self._run, self._batch.origin
         put_keys = [keys if window_run.ids is None else list(map(keys.__getitem__,
                                                                  window_run.ids))
                     for window_run, keys in zip(self._runs, self._run_keys, strict=True)]
         keys = list(chain.from_iterable(put_keys))
-        if self._ranged or not self._last_use.keys() <= set(keys):
-            return False
+        if self._gets not in (0, self._count) or not self._last_use.keys() <= set(keys):
+            return False  # (each put after a fetch of its window, or none)
         room = run.reserve_evicting(self._cache)
         if room is None:
             return False
@@ -305,9 +316,13 @@ class HeldCachedWindowWrites(CachedInner):
                                    dict(self._before), {}, commit_each=run.commit_each,
                                    reads_back=False)
         if not evictions.run(keys, nodes, values, list(map(origin.__getitem__, positions)),
-                             puts_only=False):
+                             puts_only=not self._gets):
             if evictions.flush_at is not None:  # (the engine may split the chunk there)
                 run.flushes_at(evictions.flush_at)
+            return False
+        missed = evictions.unseen(self._cache_only, keys) if self._cache_only else None
+        if missed is not None:  # a read would have missed a window only the cache held:
+            run.flushes_at(missed)  # that record on the record path
             return False
         self._evictions = evictions
         return True
