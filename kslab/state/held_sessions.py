@@ -26,7 +26,7 @@ from typing import Any
 
 from kslab.records import Record, Window, Windowed
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
-from kslab.state.held_evictions import CacheEvictions, entry_header_bytes
+from kslab.state.held_evictions import CacheEvictions, SharedEvictions, entry_header_bytes
 from kslab.state.session import HeldSessionWrites
 
 __all__ = ["HeldCachedSessionWrites"]
@@ -183,20 +183,32 @@ class HeldCachedSessionWrites:
                       if final is not None), default=0)
         node = NODE_OVERHEAD + entry_size(widest, run.topic, max(map(headers_size, headers))
                                           if any(headers) else 0)
-        return run.reserve(self._cache, sum(map(len, self._finals)) + node * len(
-            self._finals)) or self._evicts(headers)
+        shared = run.shared_evictions(self._cache)
+        if shared is None and run.reserve(self._cache, sum(map(len, self._finals)) + node * len(
+                self._finals)):
+            return True
+        return self._evicts(headers, shared)
 
-    def _evicts(self, headers: list[Any]) -> bool:
+    def _evicts(self, headers: list[Any], shared: SharedEvictions | None) -> bool:
         """True when what the run's cache puts evict is known (``CacheEvictions``, puts only:
         a read peeks): only clean entries, the whole thread cache reserved for the run, and
         none evicted before a read that saw it only in the cache; then held
         (``_evictions``) for ``apply``. Where an eviction would take a dirty entry, or a
         read would miss a session evicted before it, the run is told at which consumed
-        record (``BatchRun.flushes_at``: the engine may run that one on the record path)."""
+        record (``BatchRun.flushes_at``: the engine may run that one on the record path).
+        Where the chunk's tasks share the thread cache (``shared``), the run is walked with
+        theirs at the end of phase one, unless a read saw a session only the cache held
+        (its eviction is known only after the walk: the cache is then not walked)."""
         run, cache, namespace = self._run, self._cache, self._namespace
-        room = run.reserve_evicting(cache)
-        if room is None or not self._sequence:
+        if shared is not None and self._cache_only:
+            run.reserve_evicting(cache)  # (refused: the engine stops walking the cache)
             return False
+        room = shared.budget if shared is not None else run.reserve_evicting(
+            cache, walkable=not self._cache_only)
+        if room is None:
+            return False
+        if not self._sequence:  # (nothing put: nothing evicted)
+            return True
         keys, writes, positions = (list(column) for column in zip(*self._sequence,
                                                                     strict=True))
         raw = self._inner.raw
@@ -212,9 +224,11 @@ class HeldCachedSessionWrites:
             namespace, distinct), strict=True) if found is not None}
         evictions = CacheEvictions(cache, namespace, room, before, {}, commit_each=True,
                                    reads_back=False)
-        origin = self._batch.origin
-        if not evictions.run(keys, nodes, values, list(map(origin.__getitem__, positions)),
-                             puts_only=True):
+        origins = list(map(self._batch.origin.__getitem__, positions))
+        if shared is not None:
+            shared.add(evictions, keys, nodes, values, origins, run.places(origins),
+                       puts_only=True)
+        elif not evictions.run(keys, nodes, values, origins, puts_only=True):
             if evictions.flush_at is not None:  # (the engine may split the chunk there)
                 run.flushes_at(evictions.flush_at)
             return False

@@ -20,7 +20,7 @@ from kslab.processor.batch import Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 from kslab.state.held_cache import CachedInner, batch_at, entry_headers, flush_order
-from kslab.state.held_evictions import CacheEvictions, entry_header_bytes
+from kslab.state.held_evictions import CacheEvictions, SharedEvictions, entry_header_bytes
 from kslab.state.pending import PendingWrites
 from kslab.state.window import WindowRun, window_key
 
@@ -277,10 +277,13 @@ class HeldCachedWindowWrites(CachedInner):
         widest = NODE_OVERHEAD + entry_size(widest_stored, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        return self._run.reserve(self._cache, sum(map(len, keys)) + widest * len(keys)) \
-            or self._evicts(headers)
+        shared = self._run.shared_evictions(self._cache)
+        if shared is None and self._run.reserve(self._cache,
+                                                sum(map(len, keys)) + widest * len(keys)):
+            return True
+        return self._evicts(headers, shared)
 
-    def _evicts(self, headers: list[Any]) -> bool:
+    def _evicts(self, headers: list[Any], shared: SharedEvictions | None) -> bool:
         """True when what the run's fetches and puts evict is known (``CacheEvictions``,
         a miss reading nothing back): only clean entries, the whole thread cache reserved
         for the run; then held (``_evictions``) for ``apply``. A range reader's puts (a
@@ -288,16 +291,22 @@ class HeldCachedWindowWrites(CachedInner):
         the cache without using it (a peek), and a clean window evicted reads the same from
         the store, unless the store has expired it (``_cache_only``: where such a window was
         evicted before the read, the run is told at that record, ``BatchRun.flushes_at``, as
-        where a put would evict a dirty window). Not for a run that reads a window it does
-        not write."""
+        where a put would evict a dirty window). Where the chunk's tasks share the thread
+        cache (``shared``), the run is walked with theirs at the end of phase one, unless a
+        read saw a window only the cache held. Not for a run that reads a window it does not
+        write."""
         run, origin = self._run, self._batch.origin
         put_keys = [keys if window_run.ids is None else list(map(keys.__getitem__,
                                                                  window_run.ids))
                     for window_run, keys in zip(self._runs, self._run_keys, strict=True)]
         keys = list(chain.from_iterable(put_keys))
-        if self._gets not in (0, self._count) or not self._last_use.keys() <= set(keys):
-            return False  # (each put after a fetch of its window, or none)
-        room = run.reserve_evicting(self._cache)
+        if self._gets not in (0, self._count) or not self._last_use.keys() <= set(keys) \
+                or (shared is not None and self._cache_only):  # (each put after a fetch of
+            if shared is not None:  # its window, or none)
+                run.reserve_evicting(self._cache)  # (refused: the engine stops walking it)
+            return False
+        room = shared.budget if shared is not None else run.reserve_evicting(
+            self._cache, walkable=not self._cache_only)
         if room is None:
             return False
         values: list[int] = []
@@ -315,8 +324,11 @@ class HeldCachedWindowWrites(CachedInner):
         evictions = CacheEvictions(self._cache, self._namespace, room,
                                    dict(self._before), {}, commit_each=run.commit_each,
                                    reads_back=False)
-        if not evictions.run(keys, nodes, values, list(map(origin.__getitem__, positions)),
-                             puts_only=not self._gets):
+        origins = list(map(origin.__getitem__, positions))
+        if shared is not None:
+            shared.add(evictions, keys, nodes, values, origins, run.places(origins),
+                       puts_only=not self._gets)
+        elif not evictions.run(keys, nodes, values, origins, puts_only=not self._gets):
             if evictions.flush_at is not None:  # (the engine may split the chunk there)
                 run.flushes_at(evictions.flush_at)
             return False
