@@ -93,7 +93,7 @@ class HeldCachedSessionWrites:
         return held
 
     def sessions(self, key_bytes: bytes, earliest_end: int, latest_start: int, *,
-                 position: int = -1) -> list[_Session]:
+                 position: int) -> list[_Session]:
         """The key's sessions the cached store's ``find_sessions`` returns now, for the batch
         record at ``position``: the store's, with the cached ones (not filtered by retention)
         laid over them in (end, start) order, while the cache holds anything."""

@@ -152,7 +152,7 @@ class HeldCachedWindowWrites(CachedInner):
         return held
 
     def windows(self, key_bytes: bytes, time_from: int, time_to: int, *,
-                position: int = -1) -> list[tuple[int, tuple[Any, int]]]:
+                position: int) -> list[tuple[int, tuple[Any, int]]]:
         """The cached store's ``fetch`` of the key's windows starting in ``[time_from,
         time_to]``, ascending, for the batch record at ``position``: the store's (as the
         flushes so far leave it) with the cached ones (not filtered by retention) laid over
