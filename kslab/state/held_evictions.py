@@ -10,7 +10,12 @@ size only (no entry, value or record is built), from the eldest end as the cache
 
 A put may be a delete (a session aggregation's remove: a ``None`` value): where the engine
 commits after each consumed record, that commit's flush takes its entry out of the cache
-(``NamedCache._flush``), so its bytes leave the budget before the next record's puts.
+(``NamedCache._flush``), so its bytes leave the budget before the next record's puts. A scan
+that merges cached entries (a session or sliding aggregation's reads) peeks: it moves and
+counts nothing, and reads from the store what an eviction took, the same bytes unless the
+store has expired them; ``CacheEvictions.unseen`` finds such a read that followed an
+eviction. ``walked`` runs a walk, or adds it to the chunk's shared one, and tells the run
+where the record path would differ.
 
 Invariant: where ``CacheEvictions.run`` returns True, the record path's gets and puts of the
 run evict exactly ``evicted`` (clean entries only: each one's bytes are the store's, so
@@ -31,7 +36,7 @@ from typing import Any
 
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 
-__all__ = ["Budget", "CacheEvictions", "SharedEvictions", "entry_header_bytes"]
+__all__ = ["Budget", "CacheEvictions", "SharedEvictions", "entry_header_bytes", "walked"]
 
 # an entry's origin where no put of the run wrote it: clean before the run, dirty before it,
 # read back from the store by the run (else the consumed record whose put wrote it)
@@ -311,3 +316,27 @@ class SharedEvictions:
                                  puts_only=puts_only):
                 return False
         return True
+
+
+def walked(evictions: CacheEvictions, run: Any, shared: SharedEvictions | None,
+           columns: tuple[list[bytes], list[int], list[Any], list[int]], *, puts_only: bool,
+           reads: list[tuple[bytes, int, int]] | None = None) -> bool:
+    """Walk a run's updates (``columns``: keys, nodes, values, origins, as
+    ``CacheEvictions.run`` takes them) now, or add them to the chunk's ``shared`` walk (at
+    the end of phase one); False where the record path's gets and puts would differ from the
+    run's: an eviction of a dirty entry, or one before a read of ``reads`` (``unseen``: the
+    run's peeks a cache alone answered; none where shared). The consumed record where that
+    happens is told to the run (``BatchRun.flushes_at``: the engine may split the chunk
+    there)."""
+    if shared is not None:
+        shared.add(evictions, *columns, run.places(columns[3]), puts_only=puts_only)
+        return True
+    if not evictions.run(*columns, puts_only=puts_only):
+        if evictions.flush_at is not None:
+            run.flushes_at(evictions.flush_at)
+        return False
+    missed = evictions.unseen(reads, columns[0]) if reads else None
+    if missed is not None:  # that record on the record path
+        run.flushes_at(missed)
+        return False
+    return True

@@ -26,7 +26,12 @@ from typing import Any
 
 from kslab.records import Record, Window, Windowed
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
-from kslab.state.held_evictions import CacheEvictions, SharedEvictions, entry_header_bytes
+from kslab.state.held_evictions import (
+    CacheEvictions,
+    SharedEvictions,
+    entry_header_bytes,
+    walked,
+)
 from kslab.state.session import HeldSessionWrites
 
 __all__ = ["HeldCachedSessionWrites"]
@@ -62,6 +67,8 @@ class HeldCachedSessionWrites:
         # in the cache (the store has expired it): its cache key, the cache puts before the
         # read, the reading record's consumed record
         self._evictions: CacheEvictions | None = None  # what the run's puts evict, if any
+        self._origin = -1  # the consumed record of the last update
+        self._committing: set[bytes] = set()  # the cache keys its updates wrote
         self.forwards: list[tuple[int, Any, Any, Any]] = []  # position, session, new, old
 
     @property
@@ -130,13 +137,23 @@ class HeldCachedSessionWrites:
                start: int, end: int, session: Any, value: Any) -> bool:
         """The record at ``position`` caches a remove of each of ``removed`` and the put of
         ``value`` for ``session`` (at ``binary``), then the commit flushes them; ``False``
-        when the store would drop a flushed write."""
+        when the store would drop a flushed write, or when an earlier record of the same
+        consumed record wrote one of these sessions (its commit then flushes only the last
+        write of each: the records' flushes are not one per record)."""
         held, inner, finals = self._held(key_bytes), self._inner, self._finals
         sequence = self._sequence
+        origin = self._batch.origin[position]
+        if origin != self._origin:  # (a consumed record's first: its commit comes after)
+            self._origin = origin
+            self._committing.clear()
+        committing, mine = self._committing, set()
         flushed: list[_Session] = []
         for removed_session in removed:
             removed_binary, removed_end = removed_session[0], removed_session[2]
             cache_key = self._put(key_bytes, removed_binary, removed_end)
+            if cache_key in committing:
+                return False
+            mine.add(cache_key)
             sequence.append((cache_key, None, position))
             if removed_binary not in held:
                 self._size += 1  # a new (dirty, None) entry
@@ -145,6 +162,10 @@ class HeldCachedSessionWrites:
             if removed_binary != binary:
                 flushed.append(removed_session)
         cache_key = self._put(key_bytes, binary, end)
+        if cache_key in committing:
+            return False
+        committing |= mine
+        committing.add(cache_key)
         if binary not in held:
             self._size += 1
         finals.pop(cache_key, None)  # (its place: its last write)
@@ -225,16 +246,8 @@ class HeldCachedSessionWrites:
         evictions = CacheEvictions(cache, namespace, room, before, {}, commit_each=True,
                                    reads_back=False)
         origins = list(map(self._batch.origin.__getitem__, positions))
-        if shared is not None:
-            shared.add(evictions, keys, nodes, values, origins, run.places(origins),
-                       puts_only=True)
-        elif not evictions.run(keys, nodes, values, origins, puts_only=True):
-            if evictions.flush_at is not None:  # (the engine may split the chunk there)
-                run.flushes_at(evictions.flush_at)
-            return False
-        missed = evictions.unseen(self._cache_only, keys) if self._cache_only else None
-        if missed is not None:  # a read would have missed a session only the cache held:
-            run.flushes_at(missed)  # that record on the record path
+        if not walked(evictions, run, shared, (keys, nodes, values, origins), puts_only=True,
+                      reads=self._cache_only):
             return False
         self._evictions = evictions
         return True

@@ -20,7 +20,12 @@ from kslab.processor.batch import Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 from kslab.state.held_cache import CachedInner, batch_at, entry_headers, flush_order
-from kslab.state.held_evictions import CacheEvictions, SharedEvictions, entry_header_bytes
+from kslab.state.held_evictions import (
+    CacheEvictions,
+    SharedEvictions,
+    entry_header_bytes,
+    walked,
+)
 from kslab.state.pending import PendingWrites
 from kslab.state.window import WindowRun, window_key
 
@@ -324,17 +329,9 @@ class HeldCachedWindowWrites(CachedInner):
         evictions = CacheEvictions(self._cache, self._namespace, room,
                                    dict(self._before), {}, commit_each=run.commit_each,
                                    reads_back=False)
-        origins = list(map(origin.__getitem__, positions))
-        if shared is not None:
-            shared.add(evictions, keys, nodes, values, origins, run.places(origins),
-                       puts_only=not self._gets)
-        elif not evictions.run(keys, nodes, values, origins, puts_only=not self._gets):
-            if evictions.flush_at is not None:  # (the engine may split the chunk there)
-                run.flushes_at(evictions.flush_at)
-            return False
-        missed = evictions.unseen(self._cache_only, keys) if self._cache_only else None
-        if missed is not None:  # a read would have missed a window only the cache held:
-            run.flushes_at(missed)  # that record on the record path
+        if not walked(evictions, run, shared, (keys, nodes, values, list(map(
+                origin.__getitem__, positions))), puts_only=not self._gets,
+                      reads=self._cache_only):
             return False
         self._evictions = evictions
         return True

@@ -49,14 +49,20 @@ def _record_path(cache: ThreadCache, store: dict[bytes, bytes], updates: list[An
     last = None
     for key, size, origin in updates:
         if commit_each and last is not None and origin != last:
-            by_evictions = flushed[0]
-            cache.flush(NS)  # (the commit's, not counted)
-            flushed[0] = by_evictions
+            _commit(cache, NS, flushed)
         last = origin
         if not puts_only and cache.get(NS, key) is None and key in store:
             cache.put(NS, key, LRUCacheEntry(store[key]))  # read back, clean
         if not gets_only:
             cache.put(NS, key, LRUCacheEntry(b"w" * size, None, True, 0, 0, 0, TOPIC))
+
+
+def _commit(cache: ThreadCache, namespace: str, flushed: list[int]) -> None:
+    """A commit's flush of ``namespace``, not counted in ``flushed`` (the flushes that
+    evictions made)."""
+    by_evictions = flushed[0]
+    cache.flush(namespace)
+    flushed[0] = by_evictions
 
 
 def _batch_form(cache: ThreadCache, store: dict[bytes, bytes], updates: list[Any],
@@ -204,9 +210,7 @@ def test_shared_walks_match_a_thread_cache_of_two_namespaces(budget: int,
             if cache.get(namespace, key) is None and key in store:
                 cache.put(namespace, key, LRUCacheEntry(store[key]))
             cache.put(namespace, key, LRUCacheEntry(b"w" * size, None, True, 0, 0, 0, TOPIC))
-        by_evictions = flushed[0]
-        cache.flush(namespace)
-        flushed[0] = by_evictions
+        _commit(cache, namespace, flushed)
     if not ok:
         assert flushed[0] > 0
         return
@@ -252,15 +256,11 @@ def test_deletes_leave_at_their_record_s_commit(budget: int, before: list[Any],
     last = None
     for key, size, origin in updates:  # the record path: puts, a commit after each record
         if last is not None and origin != last:
-            by_evictions = flushed[0]
-            cache.flush(NS)
-            flushed[0] = by_evictions
+            _commit(cache, NS, flushed)
         last = origin
         cache.put(NS, key, LRUCacheEntry(None if size is None else b"w" * size, None, True,
                                          0, 0, 0, TOPIC))
-    by_evictions = flushed[0]
-    cache.flush(NS)
-    flushed[0] = by_evictions
+    _commit(cache, NS, flushed)
     if not ok:
         assert flushed[0] > 0
         return

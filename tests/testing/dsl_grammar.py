@@ -331,7 +331,7 @@ class _Draft:
         d = self.draw
         by_key = x.key == "S" and d(st.booleans())
         selector = None if by_key else d(KEY_SELECTORS)
-        win = d(windows or st.one_of(WINDOWS, SESSIONS, SLIDING)) if (
+        win = d(st.one_of(WINDOWS, SESSIONS, SLIDING) if windows is None else windows) if (
             d(st.booleans()) if windowed is None else windowed) else None
         if agg is None:
             aggs = ["count", "aggregate"] + (["reduce"] if x.value == "V" else [])

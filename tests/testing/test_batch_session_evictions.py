@@ -166,3 +166,26 @@ def test_many_keys_match_the_record_path(program: str, partitions: int,
                               )[0].evicts > 0  # (the cache did fill)
             observed.append((sorted((kv.key, kv.value) for kv in out), state(driver)))
     assert observed[0] == observed[1]
+
+
+def test_two_records_of_one_consumed_record_updating_a_session_match() -> None:
+    """A ``flat_map_values`` gives two records of one key and time per consumed record: the
+    second merges the first's session ([t,t] again), and the commit after the consumed
+    record flushes that session once, with 2 (found by the differential test's session
+    property: the batch form flushed after each record, forwarding 1 then 2). The chunk
+    goes record by record; its outputs are the record path's."""
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, S)).flat_map_values(lambda v: [v, v])
+     .group_by_key().windowed_by(ks.SessionWindows.of_inactivity_gap_with_no_grace(10))
+     .count(ks.Materialized.as_("counts")).to_stream()
+     .map(lambda wk, n: (wk.key, f"[{wk.window.start},{wk.window.end}]={n}"))
+     .to("out", ks.Produced.with_(S, S)))
+    topology = b.build()
+    for bulk in (True, False):
+        with ks.TopologyTestDriver(topology, {"kslab.driver.bulk": bulk}) as driver:
+            driver.create_input_topic("in", S, S).pipe_record_list(
+                [ks.TestRecord("K1", "v", timestamp=ts) for ts in (0, 100)])
+            out = driver.create_output_topic("out", S, S).read_key_values_to_list()
+            assert [(kv.key, kv.value) for kv in out] == [("K1", "[0,0]=2"), ("K1", "[100,100]=2")]
+            if bulk:
+                assert driver.bulk_stats() == {"chunks": 0, "declined": 1}
