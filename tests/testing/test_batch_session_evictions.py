@@ -137,15 +137,16 @@ def _events(n: int) -> list[tuple[str, int]]:
 
 @pytest.mark.parametrize(("partitions", "cache_bytes"), [(1, 600), (1, 2000), (1, 6000),
                                                          (2, 6000), (4, 6000)])
-@pytest.mark.parametrize("program", ["session", "sliding"])
+@pytest.mark.parametrize("program", ["session", "sliding", "hopping"])
 def test_many_keys_match_the_record_path(program: str, partitions: int,
                                          cache_bytes: int) -> None:
     """600 records over 40 keys in chunks of 100, the cache far smaller than the keys'
     sessions or windows: every observable of the two paths equal, the chunks in batch. On
     several partitions (one namespace per task in the driver's one thread cache) the
     tasks' puts are walked together over the one budget (``SharedEvictions``)."""
-    windows = (ks.SessionWindows.of_inactivity_gap_and_grace(20, 100) if program == "session"
-               else ks.SlidingWindows.of_time_difference_and_grace(20, 100))
+    windows = {"session": ks.SessionWindows.of_inactivity_gap_and_grace(20, 100),
+               "sliding": ks.SlidingWindows.of_time_difference_and_grace(20, 100),
+               "hopping": ks.TimeWindows.of_size_and_grace(40, 100).advance_by(20)}[program]
     records = _events(600)
     observed = []
     for bulk in (True, False):
