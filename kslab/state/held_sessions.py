@@ -200,8 +200,10 @@ class HeldCachedSessionWrites:
             return False
         run = self._run
         headers = run.headers(self._batch)
-        widest = max((len(inner.raw(final[3]) or b"") for final in self._finals.values()
-                      if final is not None), default=0)
+        raw = inner.raw  # (the widest of every put: a session put, then removed by a later
+        # record, takes its bytes in the cache until that record's commit)
+        widest = max((len(raw(write) or b"") for _, write, _ in self._sequence
+                      if write is not None), default=0)
         node = NODE_OVERHEAD + entry_size(widest, run.topic, max(map(headers_size, headers))
                                           if any(headers) else 0)
         shared = run.shared_evictions(self._cache)

@@ -190,3 +190,34 @@ def test_two_records_of_one_consumed_record_updating_a_session_match() -> None:
             assert [(kv.key, kv.value) for kv in out] == [("K1", "[0,0]=2"), ("K1", "[100,100]=2")]
             if bulk:
                 assert driver.bulk_stats() == {"chunks": 0, "declined": 1}
+
+
+def test_a_session_value_wider_than_the_cache_goes_record_by_record() -> None:
+    """A reduce keeping the last value: K1's first session holds 3,000 bytes (wider than
+    the 600-byte cache: its put evicts its own dirty entry, a flush mid-record), then K1's
+    next record merges it into a small one. Only the removed session was wide, so the run's
+    final writes alone would fit (found by the differential test's session property: the
+    batch form sized the cache by them and ran the chunk). The chunk goes record by record;
+    every observable is the record path's."""
+    b = ks.StreamsBuilder()
+    (b.stream("in", ks.Consumed.with_(S, S)).group_by_key()
+     .windowed_by(ks.SessionWindows.of_inactivity_gap_with_no_grace(10))
+     .reduce(lambda old, new: new, ks.Materialized.as_("counts")).to_stream()
+     .map(lambda wk, v: (wk.key, f"[{wk.window.start},{wk.window.end}]={v and len(v)}"))
+     .to("out", ks.Produced.with_(S, S)))
+    topology = b.build()
+    observed = []
+    for bulk in (True, False):
+        with ks.TopologyTestDriver(topology, {"kslab.driver.bulk": bulk,
+                                              "statestore.cache.max.bytes": 600}) as driver:
+            driver.create_input_topic("in", S, S).pipe_record_list(
+                [ks.TestRecord("K1", "x" * 3000, timestamp=0),
+                 ks.TestRecord("K1", "y", timestamp=5)])
+            out = driver.create_output_topic("out", S, S).read_key_values_to_list()
+            assert [(kv.key, kv.value) for kv in out] == [("K1", "[0,0]=3000"),
+                                                          ("K1", "[0,0]=None"),
+                                                          ("K1", "[0,5]=1")]
+            if bulk:
+                assert driver.bulk_stats() == {"chunks": 0, "declined": 1}
+            observed.append(state(driver))
+    assert observed[0] == observed[1]
