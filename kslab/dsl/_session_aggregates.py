@@ -144,7 +144,7 @@ class _SessionWindowProcessor(WindowedProcessor):
                 observed = timestamp
             close_time = observed - grace - gap
             kb = key_bytes[position]
-            found = writes.sessions(kb, timestamp - gap, timestamp + gap)
+            found = writes.sessions(kb, timestamp - gap, timestamp + gap, position=position)
             start, end, agg, live = merge_session(
                 s, key, values[position], timestamp,
                 [(start, end, value) for _, start, end, value in found], close_time)

@@ -85,7 +85,8 @@ class _HeldIO:
 
     def _windows(self, time_from: int, time_to: int) -> list[tuple[int, Any]]:
         return [(start, ValueAndTimestamp(value, timestamp)) for start, (value, timestamp)
-                in self.writes.windows(self.key_bytes, time_from, time_to)]
+                in self.writes.windows(self.key_bytes, time_from, time_to,
+                                       position=self.position)]
 
     def backward(self, record: Record, time_from: int, time_to: int) -> list[tuple[int, Any]]:
         return self._windows(time_from, time_to)[::-1]

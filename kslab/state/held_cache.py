@@ -23,7 +23,7 @@ from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 from kslab.state.fresh import IMMUTABLE, fresh_value
-from kslab.state.held_evictions import CacheEvictions, entry_header_bytes
+from kslab.state.held_evictions import CacheEvictions, entry_header_bytes, walked
 from kslab.state.pending import PendingWrites
 
 __all__ = ["CachedInner", "HeldCachedWrites", "batch_at", "entry_headers", "flush_order"]
@@ -354,12 +354,8 @@ class HeldCachedWrites(CachedInner):
         evictions = CacheEvictions(self._cache, self._namespace, room, self._before,
                                    self._read_back, commit_each=run.commit_each)
         origins = list(map(self._batch.origin.__getitem__, positions))
-        if shared is not None:
-            shared.add(evictions, keys, nodes, stored, origins, run.places(origins),
-                       puts_only=self._puts_only)
-        elif not evictions.run(keys, nodes, stored, origins, puts_only=self._puts_only):
-            if evictions.flush_at is not None:  # (the engine may split the chunk there)
-                run.flushes_at(evictions.flush_at)
+        if not walked(evictions, run, shared, (keys, nodes, stored, origins),
+                      puts_only=self._puts_only):
             return False
         self._evictions = evictions
         return True

@@ -8,6 +8,15 @@ know what the record path's puts evicted, and how that changed the run's hits an
 ``CacheEvictions`` walks the run's gets and puts over the namespace's LRU order by key and
 size only (no entry, value or record is built), from the eldest end as the cache keeps it.
 
+A put may be a delete (a session aggregation's remove: a ``None`` value): where the engine
+commits after each consumed record, that commit's flush takes its entry out of the cache
+(``NamedCache._flush``), so its bytes leave the budget before the next record's puts. A scan
+that merges cached entries (a session or sliding aggregation's reads) peeks: it moves and
+counts nothing, and reads from the store what an eviction took, the same bytes unless the
+store has expired them; ``CacheEvictions.unseen`` finds such a read that followed an
+eviction. ``walked`` runs a walk, or adds it to the chunk's shared one, and tells the run
+where the record path would differ.
+
 Invariant: where ``CacheEvictions.run`` returns True, the record path's gets and puts of the
 run evict exactly ``evicted`` (clean entries only: each one's bytes are the store's, so
 nothing is flushed, written or forwarded by an eviction, and a later get of an evicted key
@@ -27,7 +36,7 @@ from typing import Any
 
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 
-__all__ = ["Budget", "CacheEvictions", "SharedEvictions", "entry_header_bytes"]
+__all__ = ["Budget", "CacheEvictions", "SharedEvictions", "entry_header_bytes", "walked"]
 
 # an entry's origin where no put of the run wrote it: clean before the run, dirty before it,
 # read back from the store by the run (else the consumed record whose put wrote it)
@@ -77,8 +86,13 @@ class CacheEvictions:
         # of their last put, or _CLEAN, _DIRTY_BEFORE, _READ_BACK]
         self._touched: OrderedDict[bytes, list[int]] = OrderedDict()
         self._left: set[bytes] = set()  # keys of entries before the run moved or evicted
-        self._stored: dict[bytes, int] = {}  # value bytes the store holds for a key put
+        self._stored: dict[bytes, int | None] = {}  # value bytes the store holds for a key
+        # put (None: deleted)
+        self._deletes: list[bytes] = []  # keys the record running put as deletes
         self.evicted: list[bytes] = []
+        self.evicted_by: list[int] = []  # the update (its index among the run's) that
+        # evicted each
+        self._updates = 0  # the updates walked
         self.evictions = self.gets = self.hits = self.puts = self.overwrites = 0
         self.flush_at: int | None = None  # the consumed record whose eviction of a dirty
         # entry ended the walk, where one did (a lookup of a join's: none)
@@ -93,14 +107,19 @@ class CacheEvictions:
         store (a key cached before the run, evicted and read back: a new clean entry)."""
         return self._touched[key][2] == _READ_BACK
 
-    def run(self, keys: list[bytes], nodes: list[int], values: list[int],
+    def run(self, keys: list[bytes], nodes: list[int], values: list[int | None],
             origins: list[int], *, puts_only: bool) -> bool:
         """The record path's ``get`` (unless ``puts_only``) then ``put`` of each update:
         ``keys[i]`` written as an entry of ``nodes[i]`` bytes holding ``values[i]`` value
-        bytes, for consumed record ``origins[i]``. False when an eviction takes a dirty
-        entry."""
-        touched, budget = self._touched, self._budget
+        bytes, for consumed record ``origins[i]`` (``None``: a delete, out of the cache at
+        its record's commit where the engine commits after each one). False when an eviction
+        takes a dirty entry."""
+        touched, budget, deletes = self._touched, self._budget, self._deletes
+        last = origins[0] if origins else None
         for key, node, value, origin in zip(keys, nodes, values, origins, strict=True):
+            if origin != last:
+                self._committed()  # (the commit after the record before)
+                last = origin
             if not puts_only and not self._get(key, origin):
                 return False
             self.puts += 1
@@ -109,10 +128,28 @@ class CacheEvictions:
                 budget.excess -= touched[key][0]
             touched[key] = [node, value, origin]
             self._stored[key] = value  # (in the store once its record commits)
+            if value is None and self._commit_each:
+                deletes.append(key)
             budget.excess += node
             if budget.excess > 0 and not self._evict(origin):
                 return False
+            self._updates += 1
+        self._committed()  # (the commit after the run's last record)
         return True
+
+    def _committed(self) -> None:
+        """The commit after a consumed record: its flush takes the entries of the deletes
+        it put last out of the cache (``NamedCache._flush``)."""
+        deletes = self._deletes
+        if not deletes:
+            return
+        touched, budget = self._touched, self._budget
+        for key in deletes:
+            held = touched.get(key)
+            if held is not None and held[1] is None:  # (not put again since)
+                del touched[key]
+                budget.excess -= held[0]
+        deletes.clear()
 
     def lookups(self, keys: list[bytes]) -> bool:
         """The record path's ``get`` of each of ``keys`` (a join's lookups of a table): a
@@ -156,9 +193,9 @@ class CacheEvictions:
 
     def _in_store(self, key: bytes) -> int | None:
         """The value bytes the store holds for ``key`` (``None``: none) as a get misses."""
-        stored = self._stored.get(key)
-        if stored is not None:  # put by the run, committed, then evicted
-            return stored
+        stored = self._stored
+        if key in stored:  # put by the run, committed, then evicted (or deleted)
+            return stored[key]
         entry = self._before.get(key)
         if entry is not None:  # cached before the run (clean), evicted since
             return None if entry.value is None else len(entry.value)
@@ -196,8 +233,31 @@ class CacheEvictions:
             self.flush_at = origin
         return False
 
+    def unseen(self, reads: list[tuple[bytes, int, int]], keys: list[bytes]) -> int | None:
+        """The consumed record of the first of ``reads`` that would not find its key cached
+        on the record path, if one would not: ``(cache key, n, origin)``, a peek at the key
+        (a scan merging cached entries) by consumed record ``origin`` after the run's first
+        ``n`` updates, misses where an update before it evicted the key and none put it
+        again since (``keys``: each update's key, as ``run`` walked them)."""
+        evicted: dict[bytes, list[int]] = {}
+        for key, update in zip(self.evicted, self.evicted_by, strict=True):
+            evicted.setdefault(key, []).append(update)
+        reads = [read for read in reads if read[0] in evicted]
+        if not reads:
+            return None
+        puts: dict[bytes, list[int]] = {}
+        for update, key in enumerate(keys):
+            if key in evicted:
+                puts.setdefault(key, []).append(update)
+        for key, n, origin in reads:
+            last = max((update for update in evicted[key] if update < n), default=None)
+            if last is not None and not any(last < put < n for put in puts.get(key, ())):
+                return origin
+        return None
+
     def _evicted(self, key: bytes, size: int) -> None:
         self.evicted.append(key)
+        self.evicted_by.append(self._updates)
         self.evictions += 1
         self._budget.excess -= size
 
@@ -214,7 +274,7 @@ class SharedEvictions:
         self._runs: list[tuple[CacheEvictions, tuple[list[Any], ...], bool]] = []
 
     def add(self, evictions: CacheEvictions, keys: list[bytes], nodes: list[int],
-            values: list[int], origins: list[int], places: list[int], *,
+            values: list[int | None], origins: list[int], places: list[int], *,
             puts_only: bool) -> None:
         """``evictions.run(keys, nodes, values, origins)``, its updates at sort keys
         ``places`` (non-decreasing), to walk with the others (``evictions`` made with
@@ -256,3 +316,27 @@ class SharedEvictions:
                                  puts_only=puts_only):
                 return False
         return True
+
+
+def walked(evictions: CacheEvictions, run: Any, shared: SharedEvictions | None,
+           columns: tuple[list[bytes], list[int], list[Any], list[int]], *, puts_only: bool,
+           reads: list[tuple[bytes, int, int]] | None = None) -> bool:
+    """Walk a run's updates (``columns``: keys, nodes, values, origins, as
+    ``CacheEvictions.run`` takes them) now, or add them to the chunk's ``shared`` walk (at
+    the end of phase one); False where the record path's gets and puts would differ from the
+    run's: an eviction of a dirty entry, or one before a read of ``reads`` (``unseen``: the
+    run's peeks a cache alone answered; none where shared). The consumed record where that
+    happens is told to the run (``BatchRun.flushes_at``: the engine may split the chunk
+    there)."""
+    if shared is not None:
+        shared.add(evictions, *columns, run.places(columns[3]), puts_only=puts_only)
+        return True
+    if not evictions.run(*columns, puts_only=puts_only):
+        if evictions.flush_at is not None:
+            run.flushes_at(evictions.flush_at)
+        return False
+    missed = evictions.unseen(reads, columns[0]) if reads else None
+    if missed is not None:  # that record on the record path
+        run.flushes_at(missed)
+        return False
+    return True

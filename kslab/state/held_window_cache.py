@@ -21,7 +21,12 @@ from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
 from kslab.state.fresh import fresh_value
 from kslab.state.held_cache import CachedInner, batch_at, entry_headers, flush_order
-from kslab.state.held_evictions import CacheEvictions, entry_header_bytes
+from kslab.state.held_evictions import (
+    CacheEvictions,
+    SharedEvictions,
+    entry_header_bytes,
+    walked,
+)
 from kslab.state.pending import PendingWrites
 from kslab.state.window import WindowRun, window_key
 
@@ -76,7 +81,9 @@ class HeldCachedWindowWrites(CachedInner):
         # them; ``windowed``: a flushed window's ``Windowed`` key, as the flush builds it
         self._cached_in, self.windowed = cached, windowed
         self._span = (0, 0)
-        self._ranged = False  # a range read (``windows``) saw the cache
+        self._cache_only: list[tuple[bytes, int, int]] = []  # each window a range read
+        # (``windows``) saw only in the cache (the store has expired it): its cache key, the
+        # puts before the read, the reading record's consumed record (``_evicts``)
         self._observed = 0
         self._ranges: dict[bytes, dict[int, tuple[Any, int]]] = {}
         self._values: dict[bytes, tuple[Any, int]] = {}  # cached windows touched: their value
@@ -150,15 +157,19 @@ class HeldCachedWindowWrites(CachedInner):
                     held[start] = (value[0], value[1])
         return held
 
-    def windows(self, key_bytes: bytes, time_from: int, time_to: int
-                ) -> list[tuple[int, tuple[Any, int]]]:
+    def windows(self, key_bytes: bytes, time_from: int, time_to: int, *,
+                position: int) -> list[tuple[int, tuple[Any, int]]]:
         """The cached store's ``fetch`` of the key's windows starting in ``[time_from,
-        time_to]``, ascending: the store's (as the flushes so far leave it) with the cached
-        ones (not filtered by retention) laid over them."""
-        self._ranged = True
-        found = dict(self._inner.windows(key_bytes, time_from, time_to, self._observed))
+        time_to]``, ascending, for the batch record at ``position``: the store's (as the
+        flushes so far leave it) with the cached ones (not filtered by retention) laid over
+        them."""
+        inner, observed = self._inner, self._observed
+        found = dict(inner.windows(key_bytes, time_from, time_to, observed))
         for start, value in self._range(key_bytes).items():
             if time_from <= start <= time_to:
+                if inner.expires(start, observed):  # (only the cache holds it now)
+                    self._cache_only.append((self._key(key_bytes, start)[1], self._count,
+                                             self._batch.origin[position]))
                 found[start] = value
         return sorted(found.items())
 
@@ -272,22 +283,36 @@ class HeldCachedWindowWrites(CachedInner):
         widest = NODE_OVERHEAD + entry_size(widest_stored, self._run.topic,
                                             max(map(headers_size, headers)) if any(headers)
                                             else 0)
-        return self._run.reserve(self._cache, sum(map(len, keys)) + widest * len(keys)) \
-            or self._evicts(headers)
+        shared = self._run.shared_evictions(self._cache)
+        if shared is None and self._run.reserve(self._cache,
+                                                sum(map(len, keys)) + widest * len(keys)):
+            return True
+        return self._evicts(headers, shared)
 
-    def _evicts(self, headers: list[Any]) -> bool:
+    def _evicts(self, headers: list[Any], shared: SharedEvictions | None) -> bool:
         """True when what the run's fetches and puts evict is known (``CacheEvictions``,
         a miss reading nothing back): only clean entries, the whole thread cache reserved
-        for the run; then held (``_evictions``) for ``apply``. Not for a run that reads a
-        window it does not write, nor a range reader's (their reads see the cache)."""
+        for the run; then held (``_evictions``) for ``apply``. A range reader's puts (a
+        sliding aggregation's: no fetch before them) are walked as puts only; its reads see
+        the cache without using it (a peek), and a clean window evicted reads the same from
+        the store, unless the store has expired it (``_cache_only``: where such a window was
+        evicted before the read, the run is told at that record, ``BatchRun.flushes_at``, as
+        where a put would evict a dirty window). Where the chunk's tasks share the thread
+        cache (``shared``), the run is walked with theirs at the end of phase one, unless a
+        read saw a window only the cache held. Not for a run that reads a window it does not
+        write."""
         run, origin = self._run, self._batch.origin
         put_keys = [keys if window_run.ids is None else list(map(keys.__getitem__,
                                                                  window_run.ids))
                     for window_run, keys in zip(self._runs, self._run_keys, strict=True)]
         keys = list(chain.from_iterable(put_keys))
-        if self._ranged or not self._last_use.keys() <= set(keys):
+        if self._gets not in (0, self._count) or not self._last_use.keys() <= set(keys) \
+                or (shared is not None and self._cache_only):  # (each put after a fetch of
+            if shared is not None:  # its window, or none)
+                run.reserve_evicting(self._cache)  # (refused: the engine stops walking it)
             return False
-        room = run.reserve_evicting(self._cache)
+        room = shared.budget if shared is not None else run.reserve_evicting(
+            self._cache, walkable=not self._cache_only)
         if room is None:
             return False
         values: list[int] = []
@@ -305,10 +330,9 @@ class HeldCachedWindowWrites(CachedInner):
         evictions = CacheEvictions(self._cache, self._namespace, room,
                                    dict(self._before), {}, commit_each=run.commit_each,
                                    reads_back=False)
-        if not evictions.run(keys, nodes, values, list(map(origin.__getitem__, positions)),
-                             puts_only=False):
-            if evictions.flush_at is not None:  # (the engine may split the chunk there)
-                run.flushes_at(evictions.flush_at)
+        if not walked(evictions, run, shared, (keys, nodes, values, list(map(
+                origin.__getitem__, positions))), puts_only=not self._gets,
+                      reads=self._cache_only):
             return False
         self._evictions = evictions
         return True

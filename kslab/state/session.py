@@ -471,10 +471,11 @@ class HeldSessionWrites:
                 held[binary] = (start, end, decode(raw))
         return held
 
-    def sessions(self, key_bytes: bytes, earliest_end: int, latest_start: int
-                 ) -> list[tuple[bytes, int, int, Any]]:
+    def sessions(self, key_bytes: bytes, earliest_end: int, latest_start: int, *,
+                 position: int = -1) -> list[tuple[bytes, int, int, Any]]:
         """``(binary, start, end, value)`` of each of the key's sessions ``find_sessions``
-        returns now, in its order."""
+        returns now, in its order (``position``: the batch record reading, which a record
+        cache's held writes note)."""
         held = self._held(key_bytes)
         if not held:
             return []

@@ -916,11 +916,13 @@ class HeldWindowWrites:
         return held
 
     def windows(self, key_bytes: bytes, time_from: int, time_to: int,
-                observed: int | None = None) -> list[tuple[int, tuple[Any, int]]]:
+                observed: int | None = None, *, position: int = -1
+                ) -> list[tuple[int, tuple[Any, int]]]:
         """``(start, (value, timestamp))`` of the key's windows starting in ``[time_from,
         time_to]`` (within the span), ascending, as the store's ``fetch`` would return them
         after the writes so far (``observed``: at that stream time instead, a record cache's
-        store that its flushes have moved so far)."""
+        store that its flushes have moved so far; ``position``: the batch record reading,
+        which a record cache's held writes note)."""
         if observed is None:
             observed = self._observed
         floor = max(time_from, observed - self._keep + 1)

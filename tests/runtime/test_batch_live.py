@@ -195,15 +195,18 @@ def test_a_word_count_counts_every_word_once_in_batches(kafka, cached):
     assert {word: store.get(word) for word in totals} == totals
 
 
-def _windowed_count(source, sink, kind="time"):
+def _windowed_count(source, sink, kind="time", cached=False):
     builder = ks.StreamsBuilder()
+    materialized = ks.Materialized.as_("per-second")
+    if not cached:
+        materialized = materialized.with_caching_disabled()
     windows = {"session": ks.SessionWindows.of_inactivity_gap_with_no_grace(50),
                "sliding": ks.SlidingWindows.of_time_difference_with_no_grace(100),
                "time": ks.TimeWindows.of_size_with_no_grace(1_000)}[kind]
     (builder.stream(source, ks.Consumed.with_(serdes.String(), serdes.Json()))
      .group_by_key()
      .windowed_by(windows)
-     .count(ks.Materialized.as_("per-second").with_caching_disabled())
+     .count(materialized)
      .to_stream()
      .map(lambda key, count: (key.key, {"start": key.window.start, "end": key.window.end,
                                         "value": count}))
@@ -234,6 +237,36 @@ def test_a_windowed_count_emits_the_record_paths_updates(kafka, kind):
         results.append(got)
     assert results[0] == results[1]
     assert sum(map(len, results[0].values())) > 1_000
+
+
+@pytest.mark.parametrize("kind", ["time", "sliding"])
+def test_a_windowed_count_over_a_full_record_cache_ends_as_the_record_path(kafka, kind):
+    """A record cache of 4 KiB under 40 keys' windows: each chunk's puts evict clean
+    windows, and one whose put would evict a dirty window is split there (that record on
+    the record path, which flushes). The cache folds updates until each commit, so the runs
+    are compared by each window's last update."""
+    source = kafka.create(kafka.name("in"), 2)
+    rows = [(key, value, timestamp, headers, default_partition(key, 2))
+            for key, value, timestamp, headers, _ in _orders(2_000, seed=11)]
+    _produce(kafka, source, rows)
+    results = []
+    for bulk in (True, False):
+        sink = kafka.create(kafka.name(f"out-{bulk}"), 2)
+        streams = _start(kafka, _windowed_count(source, sink, kind, cached=True),
+                         f"win-{bulk}", kslab__runtime__bulk=bulk,
+                         statestore__cache__max__bytes=4_096)
+        assert wait_for(lambda s=streams: _processed(s) == len(rows), timeout=60)
+        got = _read(kafka, sink, 10**9, 2, timeout=5)  # (all: the last commits' flushes in)
+        assert (_batched(streams) > 0) is bulk
+        streams.close(timeout=10_000)
+        last = {}
+        for records in got.values():
+            for key, value, _, _ in records:
+                window = json.loads(value)
+                last[(key, window["start"], window["end"])] = window["value"]
+        results.append(last)
+    assert results[0] == results[1]
+    assert len(results[0]) > 100
 
 
 def _failing(source, sink):

@@ -49,14 +49,20 @@ def _record_path(cache: ThreadCache, store: dict[bytes, bytes], updates: list[An
     last = None
     for key, size, origin in updates:
         if commit_each and last is not None and origin != last:
-            by_evictions = flushed[0]
-            cache.flush(NS)  # (the commit's, not counted)
-            flushed[0] = by_evictions
+            _commit(cache, NS, flushed)
         last = origin
         if not puts_only and cache.get(NS, key) is None and key in store:
             cache.put(NS, key, LRUCacheEntry(store[key]))  # read back, clean
         if not gets_only:
             cache.put(NS, key, LRUCacheEntry(b"w" * size, None, True, 0, 0, 0, TOPIC))
+
+
+def _commit(cache: ThreadCache, namespace: str, flushed: list[int]) -> None:
+    """A commit's flush of ``namespace``, not counted in ``flushed`` (the flushes that
+    evictions made)."""
+    by_evictions = flushed[0]
+    cache.flush(namespace)
+    flushed[0] = by_evictions
 
 
 def _batch_form(cache: ThreadCache, store: dict[bytes, bytes], updates: list[Any],
@@ -204,9 +210,7 @@ def test_shared_walks_match_a_thread_cache_of_two_namespaces(budget: int,
             if cache.get(namespace, key) is None and key in store:
                 cache.put(namespace, key, LRUCacheEntry(store[key]))
             cache.put(namespace, key, LRUCacheEntry(b"w" * size, None, True, 0, 0, 0, TOPIC))
-        by_evictions = flushed[0]
-        cache.flush(namespace)
-        flushed[0] = by_evictions
+        _commit(cache, namespace, flushed)
     if not ok:
         assert flushed[0] > 0
         return
@@ -217,3 +221,70 @@ def test_shared_walks_match_a_thread_cache_of_two_namespaces(budget: int,
         assert named.lru_keys() == list(walk.survivors)
         assert (named.hits, named.misses, named.overwrites) == (
             walk.hits, walk.gets - walk.hits, walk.overwrites)
+
+
+@settings(max_examples=300, deadline=None)
+@given(budget=st.integers(0, 600),
+       before=st.lists(st.tuples(st.sampled_from([b"a", b"b", b"c", b"d"]),
+                                 st.integers(0, 30)), max_size=4),
+       updates=st.lists(st.tuples(st.sampled_from([b"a", b"b", b"c", b"dd", b"e"]),
+                                  st.one_of(st.none(), st.integers(0, 40)),
+                                  st.integers(0, 5)), max_size=30))
+def test_deletes_leave_at_their_record_s_commit(budget: int, before: list[Any],
+                                                updates: list[Any]) -> None:
+    """Puts only, some of them deletes (a ``None`` entry: a session aggregation's removes),
+    each consumed record committed after its puts: the commit's flush takes a delete's entry
+    out of the cache. ``CacheEvictions`` agrees with a real ``ThreadCache`` on every
+    eviction, counter and surviving key, or says it cannot exactly when the cache flushes on
+    an eviction."""
+    updates = sorted(updates, key=lambda update: update[2])
+    before = list({key: (key, size, False) for key, size in before}.values())
+    store: dict[bytes, bytes] = {}
+    cache, flushed = _cache(budget, before, store)
+    named = cache.named_cache(NS)
+    assert named is not None
+    start = (cache.puts, cache.evicts, named.overwrites)
+    entries = {key: cache.peek(NS, key) for key, _, _ in updates}
+    evictions = CacheEvictions(cache, NS, budget - cache.size_bytes(),
+                               {key: entry for key, entry in entries.items() if entry},
+                               {}, commit_each=True, reads_back=False)
+    ok = evictions.run([key for key, _, _ in updates],
+                       [len(key) + NODE_OVERHEAD + 21 + (size or 0) + len(TOPIC)
+                        for key, size, _ in updates],
+                       [size for _, size, _ in updates],
+                       [origin for _, _, origin in updates], puts_only=True)
+    last = None
+    for key, size, origin in updates:  # the record path: puts, a commit after each record
+        if last is not None and origin != last:
+            _commit(cache, NS, flushed)
+        last = origin
+        cache.put(NS, key, LRUCacheEntry(None if size is None else b"w" * size, None, True,
+                                         0, 0, 0, TOPIC))
+    _commit(cache, NS, flushed)
+    if not ok:
+        assert flushed[0] > 0
+        return
+    assert flushed[0] == 0
+    assert (cache.puts - start[0], cache.evicts - start[1], named.overwrites - start[2]) == (
+        evictions.puts, evictions.evictions, evictions.overwrites)
+    touched = {key for key, _, _ in updates}
+    assert [key for key in named.lru_keys() if key in touched] == list(evictions.survivors)
+
+
+def test_a_read_after_an_eviction_is_unseen_until_the_key_is_put_again() -> None:
+    """``unseen``: ``a`` (clean, before the run) evicted by the third update (``d``'s put,
+    index 2); a peek at ``a`` after three updates misses it (its record, 7, is named), one
+    after two updates, or after ``a`` is put again (the fourth update), finds it."""
+    store: dict[bytes, bytes] = {}
+    cache, _ = _cache(3 * 58, [(b"a", 10, False), (b"b", 10, False)], store)
+    before = {key: cache.peek(NS, key) for key in (b"a", b"b")}
+    evictions = CacheEvictions(cache, NS, cache.max_cache_size_bytes - cache.size_bytes(),
+                               before, {}, commit_each=True, reads_back=False)  # type: ignore[arg-type]
+    keys = [b"b", b"c", b"d", b"a"]
+    nodes = [1 + NODE_OVERHEAD + 21 + 10 + len(TOPIC)] * 4
+    assert evictions.run(keys, nodes, [10] * 4, [0, 1, 2, 3], puts_only=True)
+    assert (evictions.evicted, evictions.evicted_by) == ([b"a", b"b"], [2, 3])
+    assert list(evictions.survivors) == [b"c", b"d", b"a"]
+    assert evictions.unseen([(b"a", 2, 5)], keys) is None
+    assert evictions.unseen([(b"a", 2, 6), (b"a", 3, 7), (b"a", 3, 8)], keys) == 7
+    assert evictions.unseen([(b"a", 4, 9)], keys) is None

@@ -23,7 +23,7 @@ every unused table in ``to_stream().to(...)``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -108,6 +108,8 @@ SESSIONS = st.builds(lambda gap, grace, close: Win(gap, grace, None, close, sess
 SLIDING = st.builds(lambda diff, grace, close: Win(diff, grace, None, close, sliding=True),
                     st.sampled_from([10, 50, 300]), st.sampled_from([0, 20, 200]),
                     st.sampled_from([False, False, False, True]))
+# emitting every update, for a record cache's evictions (``"merging windows"``)
+MERGING = st.one_of(SESSIONS, SLIDING).map(lambda win: replace(win, on_close=False))
 MERGERS = _fns(1, st.sampled_from(["lambda k, a, b: mk(n(a) + n(b), (s(a) + s(b))[-12:])",
                                    "lambda k, a, b: b if n(b) > n(a) else a",
                                    "lambda k, a, b: bump(a, n(b), s(b))"]))
@@ -327,12 +329,14 @@ class _Draft:
                          [d(GLOBAL_KEYS), d(JOINERS), d(st.booleans())],
                          self.new(False, x.key, "V"))
 
-    def group(self, x: _Var, agg: str | None, windowed: bool | None = None) -> _Var:
-        """group_by / group_by_key, maybe windowed_by, and an aggregation."""
+    def group(self, x: _Var, agg: str | None, windowed: bool | None = None,
+              windows: st.SearchStrategy[Win] | None = None, cached: bool = False) -> _Var:
+        """group_by / group_by_key, maybe windowed_by (by ``windows`` where given), and an
+        aggregation (``cached``: its store's record cache on)."""
         d = self.draw
         by_key = x.key == "S" and d(st.booleans())
         selector = None if by_key else d(KEY_SELECTORS)
-        win = d(st.one_of(WINDOWS, SESSIONS, SLIDING)) if (
+        win = d(st.one_of(WINDOWS, SESSIONS, SLIDING) if windows is None else windows) if (
             d(st.booleans()) if windowed is None else windowed) else None
         if agg is None:
             aggs = ["count", "aggregate"] + (["reduce"] if x.value == "V" else [])
@@ -342,7 +346,9 @@ class _Draft:
         if agg == "aggregate" and win is not None and win.session:
             fns = (*fns, d(MERGERS))
         value = "L" if agg == "count" else "V"
-        args = [selector, x.value, win, agg, fns, self.mat(), value]
+        mat = self.mat()
+        args = [selector, x.value, win, agg, fns, replace(mat, cache=True) if cached else mat,
+                value]
         key = "S" if win is None else "SW" if win.session else f"W{win.size}"
         return self.emit("group", [x], args, self.new(True, key, value))
 
@@ -390,6 +396,9 @@ def _linear(draft: _Draft, x: _Var, shape: str) -> None:
         return t
 
     x = chain(x, 4 if shape == "chain" else 2)
+    if shape == "merging windows":  # (close() ends the aggregate's table in a sink)
+        draft.group(x, None, True, MERGING, cached=True)
+        return
     if shape == "tgroup":  # (close() ends the aggregate's table in to_stream().to(...))
         draft.table_group(table_ops(draft.op(x, "to_table")), None)  # type: ignore[arg-type]
         return
@@ -419,8 +428,10 @@ def programs(draw: Callable[..., Any], linear: bool | None = None,
     """A random DSL program: ``linear`` (else half of them) bulk-shaped, a chain of the bulk
     path's operators or (half of those) a tree of them, ending in a sink or a (windowed)
     count; the others anything the grammar makes. ``shape``: a linear one of that shape
-    (``SHAPES``), or ``"stateless"``: a tree of them ending in sinks, topic extractors and
-    actions only (no store: on several partitions, one stage over all tasks' rows)."""
+    (``SHAPES``), ``"stateless"``: a tree of them ending in sinks, topic extractors and
+    actions only (no store: on several partitions, one stage over all tasks' rows), or
+    ``"merging windows"``: a chain ending in a session or sliding-window count, reduce or
+    aggregate emitting every update, its record cache on."""
     if linear is None:
         linear = shape is not None or draw(st.sampled_from([True, False]))
     codec = draw(st.sampled_from(["str", "json", "user"]))

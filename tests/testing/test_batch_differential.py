@@ -19,19 +19,22 @@ store bytes and caches, clocks, offsets, metrics, history), with what each ``pee
 what ``print`` printed, the warnings logged (dropped records) and the error raised, if any
 (its type, message, node, topic, partition, offset, key, value, and the state after it).
 
-Four properties: any program of the grammar, bulk-shaped ones (chains or trees of the bulk
+Five properties: any program of the grammar, bulk-shaped ones (chains or trees of the bulk
 path's operators ending in sinks or a (windowed) count, long clean pipes) so that the bulk
 path's counts at once, record-cache replays, tumbling-window runs and fan-outs are reached
-within the budget, those on several partitions, and stateless trees on several partitions
-(their tasks run as one stage). ``make test`` runs a fixed budget of derandomized examples
-(``BUDGET``, ``BULK_SHAPED_BUDGET``, ``PARTITIONED_BUDGET`` and ``STATELESS_BUDGET``, the
+within the budget, those on several partitions, stateless trees on several partitions
+(their tasks run as one stage), and session and sliding-window aggregations whose record
+cache fills within a chunk. ``make test`` runs a fixed budget of derandomized examples
+(``BUDGET``, ``BULK_SHAPED_BUDGET``, ``PARTITIONED_BUDGET``, ``STATELESS_BUDGET`` and
+``MERGING_BUDGET``, the
 same ones every run). A longer run draws that many new examples for each property every time::
 
     KSLAB_DIFF_EXAMPLES=2000 .venv/bin/python -m pytest tests/testing/test_batch_differential.py
 
 (``--hypothesis-show-statistics`` tells how many examples ran chunks in bulk, raised, and
 how many of each shape there were and ran chunks in bulk: ``has split`` and ``ran in bulk:
-split``, ``... fan-out`` and so on.) A failure
+split``, ``... fan-out`` and so on; ``evicted in a batch run: session windows``: a batch
+run's puts evicted from that kind of store's record cache.) A failure
 prints the shrunk program as Python, its pipes and config, and the first observable that
 differs; each difference found is fixed and kept as a test below.
 """
@@ -59,6 +62,7 @@ BUDGET = 150  # examples of any program in make test
 BULK_SHAPED_BUDGET = 120  # of bulk-shaped ones (both: about 25 s on two cores)
 PARTITIONED_BUDGET = 80  # of bulk-shaped ones on several partitions
 STATELESS_BUDGET = 40  # of stateless trees on several partitions (one stage for all tasks)
+MERGING_BUDGET = 40  # of session and sliding-window aggregations over full record caches
 EXAMPLES = int(os.environ.get("KSLAB_DIFF_EXAMPLES") or 0)
 
 Row = tuple[Any, Any, int, Any]  # key, value, timestamp, headers
@@ -176,14 +180,16 @@ def _nested(n: int, s: str) -> dict[str, Any]:
 
 @st.composite
 def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
-          partitioned: bool = False, shape: str | None = None) -> Case:
+          partitioned: bool = False, shape: str | None = None,
+          evicting: bool = False) -> Case:
     """A program, its pipes (timestamps 10 ms apart, jittered) and a driver config;
     ``bulk_shaped``: a linear program on one partition, its pipes mostly long and clean (no
     null, in time order), what the bulk path's counts take at once, the first one into its
     table's topic if it has a table and the next into its stream's (then a join finds rows);
     ``partitioned``: the
     same on 2 to 4 partitions (repartitions read back by their tasks in the chunk);
-    ``shape``: a bulk-shaped program of that shape (``dsl_grammar.SHAPES``)."""
+    ``shape``: a bulk-shaped program of that shape (``dsl_grammar.SHAPES``); ``evicting``:
+    48 keys and a record cache of a few KiB (its puts evict within a chunk)."""
     if partitioned:
         case = draw(cases(bulk_shaped=True, shape=shape))
         return Case(case.program, case.pipes, case.cache_bytes, draw(st.integers(2, 4)))
@@ -194,7 +200,8 @@ def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
     # (bulk-shaped: a table's topic first, as a table is loaded before the stream joins it,
     # then the stream's)
     first = [topics[-1], topics[0]] if bulk_shaped and len(topics) > 1 else []
-    wide = draw(st.sampled_from([False, False, True]))  # 48 keys: a small cache evicts
+    wide = evicting or draw(st.sampled_from([False, False, True]))  # 48 keys: a small
+    # cache evicts
     for number in range(draw(st.integers(max(1, len(first)), 5))):
         topic = first[number] if number < len(first) else draw(st.sampled_from(topics))
         how = draw(st.sampled_from(["list", "frame", "list", "single"] if bulk_shaped
@@ -207,7 +214,8 @@ def cases(draw: Callable[..., Any], bulk_shaped: bool = False,
             [14, 40, 1] if bulk_shaped else [1, 1, 14, 40]))
         position += len(rows) * times
         pipes.append(Pipe(topic, how, rows, times))
-    cache_bytes = draw(st.sampled_from([None, 0, 150, 2000, 1024, 3072] if wide
+    cache_bytes = draw(st.sampled_from([600, 1024, 2000, 3072] if evicting
+                                       else [None, 0, 150, 2000, 1024, 3072] if wide
                                        else [None, 0, 150, 2000]))
     linear = not any(op.kind in ("table", "global", "split", "join") for op in program.ops)
     partitions = 1 if bulk_shaped else draw(
@@ -244,6 +252,8 @@ def observe(case: Case, bulk: bool) -> tuple[dict[str, Any], Any]:
         executor = driver._bulk or driver._partitioned
         if executor is not None:
             executor.ran = batch_kinds(driver, ran)
+            executor.evicted = _evicted_kinds(case.program,
+                                              driver.evicted_in_batch)  # type: ignore[attr-defined]
         try:
             driver.close()
         except Exception as exc:
@@ -275,8 +285,9 @@ def _decoded_reads(driver: ks.TopologyTestDriver, codec: str) -> dict[str, Any]:
 
 def _count_chunks(driver: ks.TopologyTestDriver) -> dict[str, int]:
     """The chunks of each topic the driver's executors run in batch, counted as they run
-    (their entry points wrapped)."""
+    (their entry points wrapped); and ``_watch_evictions``."""
     ran: dict[str, int] = {}
+    _watch_evictions(driver)
     # internal on purpose: the bulk executor itself (which one ran, its per-chunk counters)
     for executor in (driver._bulk, driver._partitioned):
         if executor is None:
@@ -284,6 +295,27 @@ def _count_chunks(driver: ks.TopologyTestDriver) -> dict[str, int]:
         for name, at in (("run", 1), ("run_columns", 1), ("run_partitioned", 0)):
             setattr(executor, name, _counted(getattr(executor, name), at, ran))
     return ran
+
+
+def _watch_evictions(driver: ks.TopologyTestDriver) -> None:
+    """Note, as ``driver.evicted_in_batch``, the kinds of the cached stores (``session``,
+    ``timestamped_window``, ...) whose record cache a batch run's puts evicted from
+    (``ThreadCache.drop_evicted``, which only a batch run calls, wrapped)."""
+    kinds: set[str] = set()
+    driver.evicted_in_batch = kinds  # type: ignore[attr-defined]
+    # internal on purpose: each cached store's namespace in its thread cache
+    cached = [store for task in driver.tasks.values() for store in task.cached_stores
+              if hasattr(store, "_namespace")]  # (a suppression buffer has no cache)
+    stores = {store._namespace: store.store_kind for store in cached}
+    caches = {id(store.thread_cache): store.thread_cache for store in cached
+              if store.thread_cache is not None}
+    for cache in caches.values():
+        def drop_evicted(namespace: str, keys: Any, evictions: int,
+                         drop: Callable[..., None] = cache.drop_evicted) -> None:
+            if evictions:
+                kinds.add(stores.get(namespace, namespace))
+            drop(namespace, keys, evictions)
+        cache.drop_evicted = drop_evicted  # type: ignore[method-assign]
 
 
 def _counted(method: Callable[..., Any], at: int, ran: dict[str, int]) -> Callable[..., Any]:
@@ -297,6 +329,17 @@ def _counted(method: Callable[..., Any], at: int, ran: dict[str, int]) -> Callab
         return result
 
     return counted
+
+
+def _evicted_kinds(program: Program, kinds: set[str]) -> set[str]:
+    """The stores whose record cache a batch run evicted from, named by their kind, a window
+    store's by the windows of ``program`` (``sliding`` where they are its only ones)."""
+    windows = [op.args[2] for op in program.ops if op.kind == "group" and op.args[2]]
+    named = {"session": "session windows", "key_value": "key-value",
+             "timestamped_key_value": "key-value",
+             "timestamped_window": "sliding windows" if windows and all(
+                 win.sliding for win in windows) else "time windows"}
+    return {named.get(kind, kind) for kind in kinds}
 
 
 def batch_kinds(driver: ks.TopologyTestDriver, ran: dict[str, int]) -> set[str]:
@@ -466,6 +509,17 @@ def test_the_batch_path_matches_the_record_path_on_stateless_trees_of_partitions
     check(case)
 
 
+@settings(SETTINGS, max_examples=EXAMPLES or MERGING_BUDGET)
+@given(cases(bulk_shaped=True, shape="merging windows", evicting=True))
+def test_the_batch_path_matches_the_record_path_on_full_session_and_sliding_caches(
+        case: Case) -> None:
+    """Session and sliding-window aggregations under 48 keys with a record cache of a few
+    KiB: the runs' puts evict clean sessions and windows (a remove's entry leaving at its
+    record's commit), a read the cache alone answers sends its chunk record by record where
+    an eviction before it would hide it."""
+    check(case)
+
+
 def check(case: Case) -> None:
     """Run ``case`` with the bulk path on and off; every observable the same."""
     bulk, executor = observe(case, True)
@@ -483,6 +537,8 @@ def check(case: Case) -> None:
             event(f"ran in bulk: {shape}")
     if record["error"] is not None:
         event(f"raised {record['error'][0]}")
+    for kind in sorted(getattr(executor, "evicted", ())):
+        event(f"evicted in a batch run: {kind}")
     if getattr(executor, "chunks", 0) and any(
             store.get("thread_cache", (0, 0, 0))[2] for task in bulk["tasks"].values()
             for store in task["stores"].values()):
