@@ -27,7 +27,7 @@ from kslab.dsl._window_aggregates import (
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record, ValueAndTimestamp, Window, Windowed
-from kslab.state.fresh import IMMUTABLE, fresh_value
+from kslab.state.fresh import IMMUTABLE, fresh_value, fresh_values
 
 __all__ = ["SlidingWindowAggregateSupplier"]
 
@@ -208,8 +208,9 @@ class _SlidingWindowProcessor(WindowedProcessor):
         olds = flushed.olds
         parents = [put[0] for put in puts]
         windowed, bytes_of = writes.windowed, dict(zip(positions, key_bytes, strict=True))
-        return Batch([windowed(bytes_of[put[0]], put[1]) for put in puts],
-                     [Change(put[2], None if olds is None else olds[i])
+        news = fresh_values([put[2] for put in puts])  # (copies of what the cache keeps,
+        return Batch([windowed(bytes_of[put[0]], put[1]) for put in puts],  # as its flush
+                     [Change(news[i], None if olds is None else olds[i])  # forwards them)
                       for i, put in enumerate(puts)],
                      list(map(origin.__getitem__, parents)), [put[3] for put in puts],
                      parents=parents, at_commit=True)

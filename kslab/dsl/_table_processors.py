@@ -21,7 +21,7 @@ from kslab.dsl._tally import KeyTally, key_types, tally_keys
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun, Encoded
 from kslab.records import Record, ValueAndTimestamp
-from kslab.state.fresh import fresh_value
+from kslab.state.fresh import fresh_value, fresh_values
 
 __all__ = [
     "FilterSupplier",
@@ -96,6 +96,7 @@ def forward_updates(run: BatchRun, writes: Any, cached: bool, tally: KeyTally,
         known_keys = Encoded(writes.key_serde, key_bytes)
     if flushed.stamps is not None:  # (a flushed delete carries its record's timestamp)
         stamps = flushed.stamps
+    news = fresh_values(news)  # (copies of what the cache keeps, as its flush forwards them)
     return Batch(keys, Changes(news, flushed.olds,
                                Encoded(writes.value_serde, flushed.value_bytes)),
                  origin, stamps, known_keys, at_commit=True)  # (sent by the commits' flushes)

@@ -43,7 +43,7 @@ from kslab.processor.batch import Batch, BatchRun, Encoded, Flushed
 from kslab.records import Headers, Record, ValueAndTimestamp, Window, Windowed
 from kslab.sensors import AvgMaxSensor, RateTotalSensor
 from kslab.serdes import TimeWindowed
-from kslab.state.fresh import IMMUTABLE, fresh_value
+from kslab.state.fresh import IMMUTABLE, fresh_value, fresh_values
 from kslab.state.window import TimestampedWindowStore
 
 __all__ = [
@@ -419,6 +419,8 @@ class _Updates:
             parents = None if self.one_each else _joined([part.positions for part in parts])
             origin = batch.origin if parents is None else list(map(batch.origin.__getitem__,
                                                                    parents))
+        if cached:  # copies of what the cache keeps, as its flush forwards them
+            values = fresh_values(values if values.__class__ is list else values())
         return Batch(keys, Changes(values, flushed.olds if cached else olds,
                                    Encoded(writes.value_serde, flushed.value_bytes)),
                      origin, stamps,

@@ -26,6 +26,7 @@ from typing import Any
 from kslab.records import KeyValue, ValueAndTimestamp, Window, Windowed
 from kslab.state.cache import LRUCacheEntry
 from kslab.state.caching import CachingStore
+from kslab.state.fresh import fresh_value
 from kslab.state.held_sessions import HeldCachedSessionWrites
 from kslab.state.held_window_cache import HeldCachedWindowWrites
 from kslab.state.iterators import KeyValueIterator
@@ -352,8 +353,8 @@ class CachingWindowStore(CachingStore):
             saved = self._enter(entry)
             try:
                 inner.put_bytes(key_bytes, None if raw is None else self._encoded(raw), start)
-                if listener is not None:
-                    listener(self._windowed(key_bytes, start), self._object(entry),
+                if listener is not None:  # (a copy of the cached object: kslab.state.fresh)
+                    listener(self._windowed(key_bytes, start), fresh_value(self._object(entry)),
                              old if send_old else None, entry.record)
             finally:
                 self._leave(saved)
@@ -598,8 +599,9 @@ class CachingSessionStore(CachingStore):
             saved = self._enter(entry)
             try:
                 inner.put(session, new)
-                if listener is not None:
-                    listener(session, new, old if send_old else None, entry.record)
+                if listener is not None:  # (a copy of the cached object: kslab.state.fresh)
+                    listener(session, fresh_value(new), old if send_old else None,
+                             entry.record)
             finally:
                 self._leave(saved)
 

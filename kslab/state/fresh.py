@@ -25,7 +25,7 @@ from typing import Any
 
 from kslab.records import ValueAndTimestamp
 
-__all__ = ["IMMUTABLE", "fresh_value"]
+__all__ = ["IMMUTABLE", "fresh_value", "fresh_values"]
 
 # classes whose objects no function can change: handed over as they are
 IMMUTABLE = frozenset({str, int, float, bool, type(None), bytes, complex})
@@ -52,3 +52,12 @@ def fresh_value(value: Any) -> Any:
     if kind is tuple and IMMUTABLE.issuperset(map(type, value)):
         return value
     return copy.deepcopy(value)
+
+
+def fresh_values(values: list[Any]) -> list[Any]:
+    """``fresh_value`` of each of ``values`` (the list itself when every one is immutable): what
+    a record cache's flushes forward, copies of the objects it keeps (a function downstream
+    that changes a forwarded value in place leaves the cached one as its bytes read)."""
+    if IMMUTABLE.issuperset(map(type, values)):
+        return values
+    return list(map(fresh_value, values))

@@ -22,7 +22,7 @@ from typing import Any
 from kslab.processor.batch import Batch, Flushed
 from kslab.records import Record, ValueAndTimestamp
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
-from kslab.state.fresh import IMMUTABLE, fresh_value
+from kslab.state.fresh import fresh_value
 from kslab.state.held_evictions import CacheEvictions, entry_header_bytes, walked
 from kslab.state.pending import PendingWrites
 
@@ -414,18 +414,13 @@ class HeldCachedWrites(CachedInner):
         updated = list(map(indexes.__getitem__, order))  # each final's update
         key_objects = list(map(batch.keys.__getitem__, last))
         final_keys = list(map(keys.__getitem__, order))
-        final_values = list(map(values.__getitem__, updated))
-        objects: Any = map(_new_tuple, repeat(ValueAndTimestamp), zip(
-            final_values, map(stamps.__getitem__, updated), strict=True))
-        if dirty is None and not IMMUTABLE.issuperset(map(type, final_values)):
-            # forwarded in phase one, so maybe changed downstream since: such an entry's
-            # object is decoded from its bytes when next read (kslab.state.fresh)
-            objects = [obj if value.__class__ in IMMUTABLE else None
-                       for obj, value in zip(objects, final_values, strict=True)]
-        finals = list(zip(final_keys, map(
-            LRUCacheEntry.clean if dirty is None else LRUCacheEntry.dirty,
-            map(stored.__getitem__, order), entry_headers(headers),
-            offsets, timestamps, repeat(partition), repeat(topic), objects,
+        finals = list(zip(final_keys, map(  # (the values the flushes forwarded were copies
+            LRUCacheEntry.clean if dirty is None else LRUCacheEntry.dirty,  # of these:
+            map(stored.__getitem__, order), entry_headers(headers),  # kslab.state.fresh)
+            offsets, timestamps, repeat(partition), repeat(topic),
+            map(_new_tuple, repeat(ValueAndTimestamp), zip(
+                map(values.__getitem__, updated), map(stamps.__getitem__, updated),
+                strict=True)),
             key_objects, map(Record, key_objects, map(batch.values.__getitem__, last),
                              timestamps, headers)), strict=True))
         gets, hits, puts, overwrites = self._counts

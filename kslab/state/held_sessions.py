@@ -26,7 +26,7 @@ from typing import Any
 
 from kslab.records import Record, Window, Windowed
 from kslab.state.cache import NODE_OVERHEAD, LRUCacheEntry, ThreadCache, entry_size, headers_size
-from kslab.state.fresh import fresh_value
+from kslab.state.fresh import IMMUTABLE, fresh_value
 from kslab.state.held_evictions import (
     CacheEvictions,
     SharedEvictions,
@@ -192,7 +192,9 @@ class HeldCachedSessionWrites:
         held[binary] = (start, end, value)
         finals[cache_key] = (binary, position, session, len(inner) - 1)
         sequence.append((cache_key, len(inner) - 1, position))
-        forwards.append((position, session, value, old))
+        forwards.append((position, session, value if value.__class__ in IMMUTABLE  # (a copy
+                         else fresh_value(value), old))  # of what the cache keeps, as its
+        # flush forwards it: kslab.state.fresh)
         return True
 
     def flushed(self) -> bool:

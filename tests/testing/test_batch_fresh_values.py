@@ -243,3 +243,29 @@ def test_a_stream_joiner_changing_its_partner_in_place_changes_no_other_records(
          for i in range(3) for j in range(3)]  # own value, its partners decoded afresh
         + [("k", {"l": f"l{i}", "r": f"r{j}", "lh": 1, "rh": i + 1})
            for j in (3, 4) for i in range(3)])
+
+
+@pytest.mark.parametrize("windowed", [False, True])
+def test_an_aggregate_changed_in_place_downstream_stays_as_the_cache_holds_it(windowed):
+    """A record cache's flush forwards a copy of the aggregate it keeps: a ``map_values``
+    changing the forwarded one in place changes neither the next update nor the store."""
+    def mark(total: dict[str, int]) -> dict[str, int]:
+        total["sum"] *= 100  # (in place)
+        return total
+
+    def build(b: ks.StreamsBuilder) -> None:
+        grouped = b.stream("in", ks.Consumed.with_(S, J)).group_by_key()
+        if windowed:
+            grouped = grouped.windowed_by(
+                ks.TimeWindows.of_size_with_no_grace(dt.timedelta(seconds=60)))
+        table = grouped.aggregate(lambda: {"n": 0, "sum": 0}, _add,
+                                  ks.Materialized.as_("totals").with_value_serde(J))
+        stream = table.to_stream()
+        if windowed:
+            stream = stream.map(lambda wk, v: (wk.key, v))
+        stream.map_values(mark).to("out", ks.Produced.with_(S, J))
+
+    got = _both(build, {}, [("in", ORDERS)], "out", J)
+    assert got == [("a", {"n": 1, "sum": 100}), ("a", {"n": 2, "sum": 300}),
+                   ("b", {"n": 1, "sum": 1000}), ("a", {"n": 3, "sum": 600}),
+                   ("b", {"n": 2, "sum": 3000}), ("a", {"n": 4, "sum": 1000})]
