@@ -1,21 +1,23 @@
-"""A key's value as an object of its own, for a batch run's user functions and old values.
+"""A store's value as an object of its own: what a user function or a forward gets.
 
-The record path reads a key's value from its store once per record (a record cache hands over
-the object it holds, a store without one decodes its bytes) and the next record's read comes
-after the first record's outputs were written. A batch run reads each key once and folds all
-of the run's records over it before anything is written, so a fold that handed the user the
-same object each time would let a Python aggregator that changes its aggregate in place
-(``agg["n"] += 1; return agg``, the usual way to write one) change every update the run made
-before: each forwarded value, changelog record and store write would show the key's last
-state. Likewise an old value that is the object an earlier update forwarded would show what a
-function downstream did to it (a table's ``map_values`` changing its value in place), where
-the record path decodes the old value from the store's bytes.
+Kafka's stores hold bytes, so every read decodes a new object and a function that changes it
+in place (a Python aggregator's ``agg["n"] += 1; return agg``, a joiner filling in the table's
+value, a ``map_values`` changing what it is given) changes nothing else. kslab keeps objects
+beside the bytes (a record cache's entry, a batch run's aggregates so far), so it hands out
+copies where Kafka would decode:
+
+* a batch run reads each key once and folds the run's records over it before anything is
+  written: each aggregate a user function gets, each table value a joiner gets and each old
+  value forwarded is an object of its own, or an in-place aggregator would make every update
+  of the run show the key's last state (its outputs, changelog records and store writes);
+* a record cache's ``get`` and its flushes (record path and batch forms) hand out copies of the
+  object they keep, which stays as its bytes read (``fresh_values``).
 
 ``fresh_value`` gives an equal object that nothing else holds: immutable values as they are;
 dicts and lists copied (deeply where they hold containers) by the containers' own C-level
-copies; anything else by ``copy.deepcopy``. Equal to what the record path's read gives with a
-record cache (the cached object, Kafka's default) and, for the values a JSON serde writes
-exactly, without one (the bytes decoded).
+copies; anything else by ``copy.deepcopy``. For the values a JSON serde writes exactly this
+equals what decoding the bytes gives; a store of other values holds the object it was given
+(equal to its bytes read back for a serde that round-trips).
 """
 
 from __future__ import annotations
