@@ -22,6 +22,7 @@ from kslab.errors import MissingArgumentError, TopologyError
 from kslab.processor import Processor, ProcessorContext
 from kslab.processor.batch import Batch, BatchRun, Routed
 from kslab.records import Record, split_pairs
+from kslab.state.fresh import fresh_values
 
 __all__ = [
     "Branch",
@@ -309,8 +310,17 @@ class Peek(_Acting):
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Every record, unchanged; the action held for phase two."""
-        run.act(self, batch, self.action)
+        run.act(self, _as_now(batch), self.action)
         return batch
+
+
+def _as_now(batch: Batch) -> Batch:
+    """``batch`` for an action held for phase two: its values as they are now, copied where
+    a function later in phase one could change them in place (``kslab.state.fresh``), as the
+    record path calls the action before the record goes on."""
+    values = batch.values
+    copies = fresh_values(values)
+    return batch if copies is values else batch.with_values(copies)
 
 
 class Foreach(_Acting):
@@ -328,7 +338,7 @@ class Foreach(_Acting):
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Nothing forwarded; the action held for phase two."""
-        run.act(self, batch, self.action)
+        run.act(self, _as_now(batch), self.action)
         return Batch([], [], [])
 
 
@@ -454,7 +464,7 @@ class Print(_Acting):
 
     def process_batch(self, batch: Batch, run: BatchRun) -> Batch:
         """Nothing forwarded; each line printed in phase two."""
-        run.act(self, batch, self._print)
+        run.act(self, _as_now(batch), self._print)
         return Batch([], [], [])
 
     def close(self) -> None:

@@ -269,3 +269,33 @@ def test_an_aggregate_changed_in_place_downstream_stays_as_the_cache_holds_it(wi
     assert got == [("a", {"n": 1, "sum": 100}), ("a", {"n": 2, "sum": 300}),
                    ("b", {"n": 1, "sum": 1000}), ("a", {"n": 3, "sum": 600}),
                    ("b", {"n": 2, "sum": 3000}), ("a", {"n": 4, "sum": 1000})]
+
+
+@pytest.mark.parametrize("partitions", [None, {"in": 2}])
+def test_a_peek_sees_each_value_before_a_function_downstream_changes_it(partitions):
+    """A held action (peek, foreach, print) is called in phase two with the values as they
+    were when its record reached it, as the record path calls it before the record goes on
+    (found by the property test). The piped records share one value object, as a test piping
+    one dict several times does; each record's is its own once read."""
+    seen: list[tuple[str, dict[str, int]]] = []
+
+    def grow(value: dict[str, int]) -> dict[str, int]:
+        value["amount"] += 1000  # (in place)
+        return value
+
+    def build(b: ks.StreamsBuilder) -> None:
+        seen.clear()
+        (b.stream("in", ks.Consumed.with_(S, J))
+         .peek(lambda key, value: seen.append((key, dict(value))))
+         .filter(lambda key, value: value["amount"] > 0)
+         .map_values(grow).to("out", ks.Produced.with_(S, J)))
+
+    shared = {"amount": 1}
+    records = [ks.TestRecord("a", shared, 10 * i) for i in range(4)]
+    calls, chunks = [], []
+    for config in ({}, {"kslab.driver.bulk": False}):  # the batch path, then the record path
+        got, stats = _drive(build, config, [("in", records)], "out", J, partitions)
+        assert got == [("a", {"amount": 1001})] * 4
+        calls.append(list(seen))
+        chunks.append(stats["chunks"])
+    assert chunks == [1, 0] and calls[0] == calls[1] == [("a", {"amount": 1})] * 4
