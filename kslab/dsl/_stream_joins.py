@@ -33,7 +33,7 @@ from kslab.processor.batch import Batch, BatchRun
 from kslab.records import Record
 from kslab.state import Stores
 from kslab.state.base import ChangelogBackedMemoryStore, StoreBuilder, StoreContext, resolve_serde
-from kslab.state.fresh import IMMUTABLE, fresh_value
+from kslab.state.fresh import fresh_values
 from kslab.state.windowed_builders import WindowBytesStoreSupplier
 
 _NONE = type(None)
@@ -507,10 +507,8 @@ class JoinSide(Processor):
             starts, others = found[ids[position]]
             first = bisect_left(starts, time_from)
             end = bisect_right(starts, time_to, first)
-            partners = others[first:end]
-            if not IMMUTABLE.issuperset(map(type, partners)):  # each record's its own, as
-                partners = list(map(fresh_value, partners))  # each fetch decodes them
-            return list(zip(starts[first:end], partners, strict=True))
+            partners = fresh_values(others[first:end])  # each record's its own, as each
+            return list(zip(starts[first:end], partners, strict=True))  # fetch decodes them
 
         def emit(key: Any, value: Any, timestamp: int) -> None:
             out_keys.append(key)

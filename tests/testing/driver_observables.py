@@ -40,10 +40,9 @@ def _task_state(task: Any) -> dict[str, Any]:
         entry: dict[str, Any] = {"bytes": store.snapshot()}
         named = getattr(store, "_named", None)
         if named is not None:
-            entry["cache"] = [  # (an entry's object as a get finds it: one not decoded yet
-                (k, e.value, e.is_dirty, e.offset, e.timestamp, e.partition, e.topic,  # is
-                 e.headers, e.size, _cached_object(store, e), e.key_obj,  # decoded here)
-                 record_context(e.record))
+            entry["cache"] = [
+                (k, e.value, e.is_dirty, e.offset, e.timestamp, e.partition, e.topic,
+                 e.headers, e.size, e.obj, e.key_obj, record_context(e.record))
                 # internal on purpose: the record caches' entries and dirty keys, compared whole
                 for k, e in named._entries.items()]  # in LRU order
             entry["cache_counters"] = (named.hits, named.misses, named.overwrites,
@@ -77,15 +76,6 @@ def record_context(record: Any) -> Any:
     if record is None:
         return None
     return (record.key, record.value, record.timestamp, record.raw_headers)
-
-
-def _cached_object(store: Any, entry: Any) -> Any:
-    """A cached entry's value object as the store's get finds it: the one it holds, else
-    decoded from its bytes (a batch run leaves an object it forwarded undecoded: see
-    ``kslab.state.fresh``), without keeping the decoded one."""
-    if entry.obj is None and entry.value is not None:
-        return store._inner.decode_value(entry.value)  # internal on purpose: see above
-    return entry.obj
 
 
 def attrs(obj: Any) -> dict[str, Any]:
