@@ -21,8 +21,8 @@ log = logging.getLogger("kslab.core")
 class PartitionGroup:
     """Chooses the next record for a task from its partition queues."""
 
-    __slots__ = ("_deadlines", "_metrics", "_queues", "_single", "max_idle_ms", "queues",
-                 "stream_time")
+    __slots__ = ("_deadlines", "_enforced", "_metrics", "_queues", "_single", "last",
+                 "max_idle_ms", "queues", "stream_time")
 
     def __init__(self, queues: dict[tuple[str, int], RecordQueue], max_idle_ms: int = 0,
                  metrics: Any = None) -> None:
@@ -33,6 +33,9 @@ class PartitionGroup:
         self.stream_time = UNKNOWN
         self.max_idle_ms = max_idle_ms
         self._deadlines: dict[tuple[str, int], int] = {}
+        self.last: RecordQueue | None = None  # the queue ``next_record`` took from last
+        # the empty partitions the last ``ready_to_process`` went on without, and its now
+        self._enforced: tuple[list[tuple[str, int]], int] | None = None
 
     def ready_to_process(self, now: int,
                          lag_of: Callable[[tuple[str, int]], int | None] | None = None) -> bool:
@@ -48,6 +51,7 @@ class PartitionGroup:
         processing, counted and logged as Kafka does. Without ``lag_of`` every partition is
         caught up (the test driver holds whatever was piped in).
         """
+        self._enforced = None
         idle_ms = self.max_idle_ms
         if idle_ms < 0 or (idle_ms == 0 and lag_of is None):
             return True
@@ -73,12 +77,21 @@ class PartitionGroup:
             return True
         if not queued:
             return False
-        if self._metrics is not None:
-            self._metrics.enforced_processing += 1
-        log.info("continuing to process although %s had no records buffered: there may be "
-                 "out-of-order processing (max.task.idle.ms=%d, wall-clock time %d)",
-                 enforced, idle_ms, now)
+        self._enforced = (enforced, now)
+        self._count_enforced(1)
         return True
+
+    def _count_enforced(self, times: int) -> None:
+        """Count and log ``times`` records taken without the empty partitions of the last
+        ``ready_to_process`` (enforced processing, as Kafka counts it: once per record)."""
+        enforced, now = self._enforced  # type: ignore[misc]
+        if self._metrics is not None:
+            self._metrics.enforced_processing += times
+        if log.isEnabledFor(logging.INFO):
+            for _ in range(times):
+                log.info("continuing to process although %s had no records buffered: there "
+                         "may be out-of-order processing (max.task.idle.ms=%d, wall-clock "
+                         "time %d)", enforced, self.max_idle_ms, now)
 
     def next_record(self) -> tuple[RecordQueue, StampedRecord] | None:
         """Take the oldest head record and advance stream time; ``None`` when all are empty."""
@@ -96,7 +109,42 @@ class PartitionGroup:
                 return None
         record = best.poll()
         self.advance(record[0])
+        self.last = best
         return best, record
+
+    def run_after(self) -> tuple[RecordQueue, list[tuple]] | None:
+        """The records the group takes next, one after another, from the partition whose
+        head ``next_record`` took last, taken out of its queue as raw records (an engine
+        runs them as one chunk): those at its front whose own timestamps come before every
+        other partition's head (ties go to the partition registered first, as in
+        ``next_record``). ``None`` when there are none or they cannot be told without
+        deserializing a record (a timestamp extractor gives the timestamps; another
+        partition's head is not loaded yet: ``next_record`` loads each in turn). The
+        readiness the last ``ready_to_process`` decided before that head holds for each of
+        them (only the head's partition shrinks, time only goes on): its enforced
+        processing is counted for each, as the record path would count it before each."""
+        queue = self.last
+        if queue is None or queue.deserializer.timestamp_extractor is not None:
+            return None
+        below: int | None = None
+        after = False  # (past ``queue`` in registration order: a tie goes to ``queue``)
+        for other in self._queues:
+            if other is queue:
+                after = True
+                continue
+            head = other.head
+            if head is None and len(other):
+                return None  # (its head is still to be deserialized: the record path's)
+            if head is not None:
+                bound = head[0] + 1 if after else head[0]
+                if below is None or bound < below:
+                    below = bound
+        taken = queue.take_run(below)
+        if not taken:
+            return None
+        if self._enforced is not None:
+            self._count_enforced(len(taken))
+        return queue, taken
 
     def advance(self, timestamp: int) -> None:
         """Stream time once a record at ``timestamp`` is taken: the record's, if later;

@@ -272,6 +272,32 @@ class RecordQueue:
                 self.head = stamped
                 return
 
+    def take_run(self, below: int | None) -> list[tuple]:
+        """Take out the raw records at the front whose own timestamps are at least 0 and
+        below ``below`` (``None``: no bound), in order: the records a partition group takes
+        next one after another (``PartitionGroup.run_after``). Nothing when a head is loaded
+        (it was deserialized already: the group takes it first)."""
+        raw = self._raw
+        if self.head is not None or not raw:
+            return []
+        count = 0
+        for record in raw:
+            timestamp = record[3]
+            if timestamp < 0 or (below is not None and timestamp >= below):
+                break
+            count += 1
+        if count == len(raw):
+            taken = list(raw)
+            raw.clear()
+            return taken
+        popleft = raw.popleft
+        return [popleft() for _ in range(count)]
+
+    def put_back(self, records: list[tuple]) -> None:
+        """Put raw records taken out (``take_run``) back at the front, in their order: the
+        ones an engine did not process (it stopped on an error)."""
+        self._raw.extendleft(reversed(records))
+
     def __len__(self) -> int:
         return len(self._raw) + (self.head is not None)
 

@@ -28,7 +28,7 @@ from kslab.core.gc_pause import fewer_collections
 from kslab.core.task import StreamTask
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.records import TaskId
-from kslab.runtime._batch import RuntimePort, run_polled
+from kslab.runtime._batch import RuntimePort, run_polled, run_queued
 from kslab.runtime._clients import close_producer
 from kslab.runtime._collector import KafkaCollector
 from kslab.runtime._restore import RestoreNotifier
@@ -365,10 +365,13 @@ class StreamThread(threading.Thread):
         ``max.task.idle.ms``); it then stays ``_waiting`` for the next poll. True when it
         processed a record."""
         processed = False
+        batches = self.batches
         while task.is_processable() and task.process():
             processed = True
             if task.stream_time_queue.heap:
                 task.maybe_punctuate_stream_time()
+            if batches is not None:
+                self._drain_run(batches, task)
         if task.has_records():
             self._waiting.add(task)
         else:
@@ -376,6 +379,34 @@ class StreamThread(threading.Thread):
         if self._full and processed:
             self._resume_drained(task)
         return processed
+
+    def _drain_run(self, batches: Any, task: StreamTask) -> None:
+        """After ``task`` took a queued record: the records its partition group takes next
+        one after another from that partition (``PartitionGroup.run_after``) as one chunk,
+        as a polled run of a one-input task (``run_queued``). Those the record path takes
+        over go through ``process_now`` in order; any left after an error go back to the
+        queue, as if never taken."""
+        found = task.partition_group.run_after()
+        if found is None:
+            return
+        queue, raws = found
+
+        def each(start: int, end: int) -> None:
+            """Rows ``[start, end)`` of the run on the record path."""
+            index = start
+            try:
+                for index in range(start, end):
+                    task.process_now(raws[index], queue)
+                    if task.stream_time_queue.heap:
+                        task.maybe_punctuate_stream_time()
+            except BaseException:
+                queue.put_back(raws[index + 1:])
+                raise
+
+        if len(raws) < 2:
+            each(0, len(raws))
+            return
+        self.stats["process-batched-total"] += run_queued(batches, task, queue, raws, each)
 
     def _pause_full(self, tp: tuple[str, int]) -> None:
         """Stop fetching ``tp``: its task's queue holds more than
