@@ -431,11 +431,12 @@ class TaskRunner:
         self.task.initialize()
         self._single = len(inputs) == 1
         self._queue = self.task.queue_for(*inputs[0]) if self._single else None
-        # runs of one input partition over the DSL operators' batch forms (kslab.core.bulk)
+        # runs of one input partition over the DSL operators' batch forms (kslab.core.bulk):
+        # a fed run of a one-input task; what a task of several takes one after another
+        # from one of them (``drain_queued``)
         self.bulk: BulkExecutor | None = (
             BulkExecutor(SparkPort(self.collector), partitioned=True)
-            if self._single and self.task.config.get("kslab.spark.bulk") is not False
-            else None)
+            if self.task.config.get("kslab.spark.bulk") is not False else None)
         self.fed = 0  # records fed
         self.bulk_records = 0  # of which run in chunks
 
@@ -482,12 +483,40 @@ class TaskRunner:
         return True
 
     def drain_queued(self) -> None:
-        """Process what ``feed`` queued, smallest head timestamp first (the core's choice)."""
+        """Process what ``feed`` queued, smallest head timestamp first (the core's choice):
+        after each record taken, the run the task takes next one after another from the
+        same partition (``PartitionGroup.run_after``) as one chunk where the batch path
+        takes it, else record by record."""
         task = self.task
+        bulk = self.bulk
         while task.has_records():
             if task.process():
                 task.maybe_punctuate_stream_time()
             task.commit()
+            if bulk is not None:
+                self._drain_run()
+
+    def _drain_run(self) -> None:
+        """The run after the record ``drain_queued`` took (see there)."""
+        task, bulk = self.task, self.bulk
+        assert bulk is not None
+        found = task.partition_group.run_after()
+        if found is None:
+            return
+        queue, raws = found
+        if len(raws) > 1 and bulk.plan(task, queue.topic) is not None:
+            _, _, offsets, timestamps, keys, values, headers = map(list, zip(*raws,
+                                                                              strict=True))
+            if bulk.run_columns(task, queue.topic, (keys, values, headers, timestamps, None),
+                                offsets, queue.partition):
+                self.bulk_records += len(raws)
+                return
+        process_now, heap = task.process_now, task.stream_time_queue.heap
+        for raw in raws:  # (each one as ``process`` would have taken it: a skipped one
+            if process_now(raw, queue):  # is no step of the loop)
+                if heap:
+                    task.maybe_punctuate_stream_time()
+                task.commit()
 
     def output(self) -> Iterator[Any]:
         """The collected output as Arrow batches (nothing when there is none)."""

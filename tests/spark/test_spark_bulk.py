@@ -239,3 +239,66 @@ def test_batch_path_output_equals_the_record_path(spark, small_batches, name):
         assert on_stats["bulk_records"] > 0.9 * on_stats["records"], on_stats
     else:
         assert on_stats["bulk_records"] < on_stats["records"], on_stats
+
+
+def enrich_orders() -> ks.Topology:
+    """Orders joined with a customers table: one task reads a partition of each topic."""
+    b = ks.StreamsBuilder()
+    customers = b.table("customers", ks.Consumed.with_(S, J))
+    (b.stream("in", ks.Consumed.with_(S, J))
+     .join(customers, lambda order, customer: {**order, "name": customer["name"]})
+     .to("out", ks.Produced.with_(S, J)))
+    return b.build()
+
+
+def test_a_join_task_reading_two_partitions_runs_its_runs_in_chunks(spark, small_batches):
+    """A task of several input partitions takes its records in timestamp order; each run it
+    takes one after another from one partition goes to the batch path as one chunk
+    (``PartitionGroup.run_after``), with the record path's output."""
+    from kslab.processor.partitioner import default_partition
+
+    rng = random.Random(3)
+    customers: list[tuple[Any, ...]] = []
+    offsets = [0, 0]
+    for n, timestamp in [(i, 10) for i in range(12)] + [(i, 2_000 + 100 * i) for i in range(12)]:
+        key = S.serialize("customers", f"k{n}")
+        partition = default_partition(key, 2)
+        customers.append((partition, offsets[partition], key,
+                          J.serialize("customers", {"name": f"name{n}-{timestamp}"}),
+                          timestamp, None))
+        offsets[partition] += 1
+    orders: list[tuple[Any, ...]] = []
+    offsets = [0, 0]
+    for i in range(3_000):
+        key = S.serialize("in", f"k{rng.randrange(14)}")  # (k12, k13: no customer)
+        partition = default_partition(key, 2)
+        orders.append((partition, offsets[partition], key, J.serialize("in", {"n": i}),
+                       1_000 + i, None))
+        offsets[partition] += 1
+    schema = ("partition int, offset long, key binary, value binary, timestamp long, "
+              "headers array<struct<key:string,value:binary>>")
+    results = []
+    for bulk in (True, False):
+        before = bulk_stats(spark)
+        frames = run_batch(enrich_orders(), {"in": spark.createDataFrame(orders, schema),
+                                            "customers": spark.createDataFrame(customers,
+                                                                               schema)},
+                           config={"kslab.spark.bulk": bulk},
+                           partitions={"in": 2, "customers": 2, "out": 2})
+        collected = frames["out"].orderBy("partition", "task", "seq").collect()
+        after = bulk_stats(spark)
+        results.append(([row.asDict(recursive=True) for row in collected],
+                        after["bulk_records"] - before["bulk_records"]))
+    (on, in_chunks), (off, none) = results
+    assert on == off
+    assert none == 0
+    assert in_chunks > 2_500  # (the orders between customer updates, a head each time)
+    # each order of a known customer once, with the name as of its timestamp
+    names = {}
+    for _, _, key, value, timestamp, _ in customers:
+        names.setdefault(key, []).append((timestamp, J.deserialize("customers", value)["name"]))
+    expected = sorted(
+        (key, max(entry for entry in names[key] if entry[0] <= timestamp)[1], timestamp)
+        for _, _, key, _, timestamp, _ in orders if key in names)
+    assert sorted((row["key"], J.deserialize("out", row["value"])["name"], row["timestamp"])
+                  for row in on) == expected
