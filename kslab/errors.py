@@ -13,6 +13,8 @@ first base, with its other bases after "also", and its module named when it is n
     │   │   │                       MissingArgumentError (kslab.dsl._processors)
     │   │   ├── InvalidConfigError  a DSL config value Java refuses; also an
     │   │   │                       InvalidArgumentError (kslab.dsl.config)
+    │   │   ├── SupplierReuseError  a processor supplier that returns one object twice; also
+    │   │   │                       an InvalidArgumentError (kslab.topology._nodes)
     │   │   └── JoinGraceError      a grace period the joined table cannot honour; also an
     │   │                           InvalidArgumentError (kslab.dsl._joins)
     │   ├── SerdeError              bytes that a serde cannot read or a value it cannot write
