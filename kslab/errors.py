@@ -34,6 +34,8 @@ first base, with its other bases after "also", and its module named when it is n
     │   │                           MissingArgumentError (kslab.dsl._fk_wire)
     │   ├── StreamsError            a failure while records are processed (user code, runtime)
     │   │   ├── StoreInitError      a processor's ``init`` failed on a store; also a StoreError
+    │   │   ├── InvalidScheduleError    a punctuation interval below 1 ms; also an
+    │   │   │                       InvalidArgumentError (kslab.core.context)
     │   │   ├── ProductionError     the producer refused a sink record (kslab.core.error_policy)
     │   │   ├── HandlerFailed       an exception handler answered FAIL, so outer nodes let it
     │   │   │                       pass (kslab.core.error_policy)
