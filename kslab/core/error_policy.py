@@ -33,6 +33,7 @@ from kslab.errors import (
     SerializationExceptionOrigin,
     StreamsError,
 )
+from kslab.records import Headers
 
 if TYPE_CHECKING:
     from kslab.config import StreamsConfig
@@ -57,7 +58,10 @@ log = logging.getLogger("kslab.core")
 DeadLetterSender = Callable[[Any, Any, Any, int], None]
 FATAL_PROCESSING = "Fatal user code error in processing error callback"
 FATAL_PRODUCTION = "Fatal user code error in production error callback"
-NULL_RESPONSE = "Invalid ProductionExceptionHandler response."  # Kafka's text, both handlers
+# Kafka's texts for a handler that answers null: ProcessorNode reuses the production text for
+# the processing handler; only a punctuation's (StreamTask.punctuate) names the processing one
+NULL_RESPONSE = "Invalid ProductionExceptionHandler response."
+NULL_PUNCTUATION_RESPONSE = "Invalid ProcessingExceptionHandler response."
 
 
 class ProductionError(StreamsError):
@@ -113,10 +117,11 @@ def _resolve(config_name: str, handler: Any, config: Any, kind: str) -> Any:
     return handler
 
 
-def _answer(raw: Any) -> str:
-    """``"continue"`` or ``"fail"`` for what a handler returned (an enum member or a name)."""
+def _answer(raw: Any, null_response: str = NULL_RESPONSE) -> str:
+    """``"continue"`` or ``"fail"`` for what a handler returned (an enum member or a name);
+    ``None`` raises ``TypeError(null_response)``, Java's ``requireNonNull``."""
     if raw is None:
-        raise TypeError(NULL_RESPONSE)
+        raise TypeError(null_response)
     name = getattr(raw, "name", raw)
     if isinstance(name, str) and name.lower() in ("continue", "fail", "resume"):
         return "fail" if name.lower() == "fail" else "continue"
@@ -354,9 +359,10 @@ class TaskGuard:
         cause = exc.__cause__ if isinstance(exc, StreamsError) and isinstance(
             exc.__cause__, Exception) else exc
         policy = self.policy
-        handler_context = ErrorHandlerContext(None, -1, -1, None, node, self.task.id, now)
+        # Java's punctuation record context: no topic, partition or offset, empty headers
+        handler_context = ErrorHandlerContext(None, -1, -1, Headers(), node, self.task.id, now)
         answer = self._ask(policy.processing, FATAL_PROCESSING, node, handler_context, None,
-                           cause)
+                           cause, null_response=NULL_PUNCTUATION_RESPONSE)
         if self.send is not None and policy.dlq_topic is not None \
                 and isinstance(policy.processing, _BuiltIn):  # no source record to write
             self.send(None, None, dlq_headers(None, cause, None, -1, -1), now)
@@ -369,10 +375,11 @@ class TaskGuard:
                     "processing.exception.handler=%s", node, now, cause, policy.processing_name)
         self._dropped("processing")
 
-    def _ask(self, handler: Any, fatal: str, node: str, *args: Any) -> str:
+    def _ask(self, handler: Any, fatal: str, node: str, *args: Any,
+             null_response: str = NULL_RESPONSE) -> str:
         method = getattr(handler, "handle", handler)
         try:
-            return _answer(method(*args))
+            return _answer(method(*args), null_response)
         except Exception as user_error:
             log.error("%s for the failure at %s: %r", fatal, args[0], args[2])
             raise HandlerFailed(fatal, node=node) from user_error
