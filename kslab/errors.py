@@ -95,6 +95,7 @@ __all__ = [
     "ConfigError",
     "ConfigWarning",
     "DeserializationError",
+    "DeserializationHandlerResponse",
     "ErrorHandlerContext",
     "InvalidArgumentError",
     "KslabError",
@@ -241,6 +242,13 @@ class MissingArgumentError(KslabError, TypeError):
 
 
 # -- what an exception handler is told and answers (Kafka's o.a.k.streams.errors) --------------
+
+class DeserializationHandlerResponse(Enum):
+    """What a deserialization exception handler answers."""
+
+    CONTINUE = "continue"
+    FAIL = "fail"
+
 
 class ProcessingHandlerResponse(Enum):
     """What a processing exception handler answers."""

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from kslab.core.nodes import ProcessorRuntime, SinkRuntime
 from kslab.errors import (
+    DeserializationError,
     ErrorHandlerContext,
     KslabError,
     ProcessingHandlerResponse,
@@ -56,12 +57,18 @@ log = logging.getLogger("kslab.core")
 
 # (key, value, headers, timestamp) -> None: how an engine writes one record to the DLQ topic
 DeadLetterSender = Callable[[Any, Any, Any, int], None]
+FATAL_DESERIALIZATION = "Fatal user code error in deserialization error callback"
 FATAL_PROCESSING = "Fatal user code error in processing error callback"
 FATAL_PRODUCTION = "Fatal user code error in production error callback"
 # Kafka's texts for a handler that answers null: ProcessorNode reuses the production text for
 # the processing handler; only a punctuation's (StreamTask.punctuate) names the processing one
 NULL_RESPONSE = "Invalid ProductionExceptionHandler response."
 NULL_PUNCTUATION_RESPONSE = "Invalid ProcessingExceptionHandler response."
+NULL_DESERIALIZATION_RESPONSE = "Invalid DeserializationExceptionHandler response."
+DESERIALIZATION_FAIL = (
+    "Deserialization exception handler is set to fail upon a deserialization error. If you "
+    "would rather have the streaming pipeline continue after a deserialization error, please "
+    "set the deserialization.exception.handler appropriately.")
 
 
 class ProductionError(StreamsError):
@@ -168,6 +175,38 @@ def production_message(topic: str, key: Any, error: BaseException, handler: str)
     return (f"sending a record to topic '{topic}' failed (key {key!r}): {error}; the "
             f"production exception handler is {handler}; set "
             "default.production.exception.handler=log_and_continue to skip such records")
+
+
+def deserialization_handler(config: Any) -> Any:
+    """The config's deserialization handler: ``"log_and_fail"`` or ``"log_and_continue"`` for
+    the built-in ones (which sources apply themselves), else the user's handler, created and
+    configured (``handle(context, record, exception)``, asked by ``ask_deserialization``)."""
+    handler = _resolve("deserialization.exception.handler",
+                       config.get("deserialization.exception.handler")
+                       or config.get("default.deserialization.exception.handler"), config,
+                       "deserialization")
+    return handler.name if isinstance(handler, _BuiltIn) else handler
+
+
+def ask_deserialization(handler: Any, context: ErrorHandlerContext, record: Any,
+                        error: Exception) -> None:
+    """Java's ``RecordDeserializer.handleDeserializationFailure`` for a user's handler: return
+    when it answers CONTINUE (the source skips the record); raise ``DeserializationError`` for
+    FAIL, and ``StreamsError`` when the handler raises or answers ``None``."""
+    method = getattr(handler, "handle", handler)
+    try:
+        answer = _answer(method(context, record, error), NULL_DESERIALIZATION_RESPONSE)
+    except Exception as user_error:
+        log.error("Deserialization error callback failed after deserialization error for "
+                  "record %s: %r", record, error)
+        raise StreamsError(FATAL_DESERIALIZATION, node=context.processor_node_id,
+                           topic=context.topic, partition=context.partition,
+                           offset=context.offset) from user_error
+    if answer == "fail":
+        raise DeserializationError(
+            DESERIALIZATION_FAIL, node=context.processor_node_id, topic=context.topic,
+            partition=context.partition, offset=context.offset,
+            raw=getattr(record, "value", None)) from error
 
 
 # -- the policy ---------------------------------------------------------------------------------
