@@ -44,6 +44,10 @@ first base, with its other bases after "also", and its module named when it is n
     │   │   └── SparkUnavailableError   Spark cannot run here; also an ImportError
     │   │                           (kslab.spark.session)
     │   ├── StoreError              unknown store, wrong store kind, store not queryable yet
+    │   │   ├── StreamsNotRunningError  a query of a client that stopped or failed; also a
+    │   │   │                       StreamsError (kslab.runtime._iq)
+    │   │   ├── StreamsNotStartedError  a query of a client not started yet; also a
+    │   │   │                       StreamsError (kslab.runtime._iq)
     │   │   ├── NullStoreArgumentError  ``None`` given to a store API; also a
     │   │   │                       MissingArgumentError (kslab.state.base)
     │   │   └── InvalidStoreArgumentError   a negative size or retention for a store; also
