@@ -206,40 +206,34 @@ def test_should_wrap_exception_with_streams_exception_when_process(task):
         driver.create_input_topic("topic1").pipe_input(5, 5, 5)
 
 
-class ContinueHandler:  # Java's LogAndContinueProcessingExceptionHandler
+class Handler:
+    """A processing exception handler answering ``answer`` (a callable: it is called)."""
+
+    answer: object = None
     seen: list = []
 
     def handle(self, context, record, exception):
-        ContinueHandler.seen.append((context, record, exception))
-        return ks.ProcessingHandlerResponse.CONTINUE
+        Handler.seen.append((context, record, exception))
+        return self.answer() if callable(self.answer) else self.answer
 
     def configure(self, configs):
         pass
 
 
-class FailHandler:  # Java's LogAndFailProcessingExceptionHandler
-    def handle(self, context, record, exception):
-        return ks.ProcessingHandlerResponse.FAIL
-
-    def configure(self, configs):
-        pass
+def handler(answer):
+    return type("Handler", (Handler,), {"answer": staticmethod(answer) if callable(answer)
+                                        else answer})
 
 
-class NullHandler:
-    def handle(self, context, record, exception):
-        return None
-
-    def configure(self, configs):
-        pass
+def crash():
+    msg = "KABOOM from ProcessingExceptionHandlerMock!"
+    raise RuntimeError(msg)
 
 
-class CrashingHandler:
-    def handle(self, context, record, exception):
-        msg = "KABOOM from ProcessingExceptionHandlerMock!"
-        raise RuntimeError(msg)
-
-    def configure(self, configs):
-        pass
+ContinueHandler = handler(ks.ProcessingHandlerResponse.CONTINUE)  # LogAndContinue...Handler
+FailHandler = handler(ks.ProcessingHandlerResponse.FAIL)  # LogAndFailProcessingExceptionHandler
+NullHandler = handler(None)
+CrashingHandler = handler(crash)
 
 
 def handler_config(handler):
@@ -249,20 +243,20 @@ def handler_config(handler):
 
 def test_punctuate_should_not_throw_streams_exception_when_processing_exception_handler_replies_with_continue(  # noqa: E501
         task):
-    ContinueHandler.seen = []
+    Handler.seen = []
     t = task(handler_config(ContinueHandler), punctuator=kaboom)
     t.process("topic1", 1)  # the punctuation at 1 throws; the handler says continue
     t.process("topic1", 11)
     assert t.processors["stream"].received == 2
     # Java's punctuation record context: no topic, partition -1, offset -1, empty headers, the
     # punctuation time, and no record
-    context, record, exception = ContinueHandler.seen[0]
+    context, record, exception = Handler.seen[0]
     assert (context.topic, context.partition, context.offset) == (None, -1, -1)
     assert list(context.headers) == []
     assert (context.processor_node_id, context.timestamp) == ("processorStreamTime", 1)
     assert record is None
     assert str(exception) == "KABOOM!"
-    assert len(ContinueHandler.seen) == 2  # at 1 and at 11
+    assert len(Handler.seen) == 2  # at 1 and at 11
 
 
 def test_punctuate_should_throw_streams_exception_when_processing_exception_handler_replies_with_fail(  # noqa: E501
@@ -274,19 +268,15 @@ def test_punctuate_should_throw_streams_exception_when_processing_exception_hand
     assert str(caught.value.__cause__) == "KABOOM!"
 
 
-def test_punctuate_should_throw_streams_exception_when_processing_exception_handler_returns_null(
-        task):
-    t = task(handler_config(NullHandler), punctuator=kaboom)
+@pytest.mark.parametrize(("handler_class", "cause"), [
+    (NullHandler, "Invalid ProcessingExceptionHandler response."),
+    (CrashingHandler, "KABOOM from ProcessingExceptionHandlerMock!"),
+], ids=["punctuateShouldThrowStreamsExceptionWhenProcessingExceptionHandlerReturnsNull",
+        "punctuateShouldThrowFailedProcessingExceptionWhenProcessingExceptionHandlerThrows"
+        "AnException"])
+def test_punctuate_fails_on_a_fatal_processing_exception_handler(task, handler_class, cause):
+    t = task(handler_config(handler_class), punctuator=kaboom)
     with pytest.raises(ks.StreamsError) as caught:
         t.process("topic1", 1)
     assert str(caught.value).startswith("Fatal user code error in processing error callback")
-    assert str(caught.value.__cause__) == "Invalid ProcessingExceptionHandler response."
-
-
-def test_punctuate_should_throw_failed_processing_exception_when_processing_exception_handler_throws_an_exception(  # noqa: E501
-        task):
-    t = task(handler_config(CrashingHandler), punctuator=kaboom)
-    with pytest.raises(ks.StreamsError) as caught:
-        t.process("topic1", 1)
-    assert str(caught.value).startswith("Fatal user code error in processing error callback")
-    assert str(caught.value.__cause__) == "KABOOM from ProcessingExceptionHandlerMock!"
+    assert str(caught.value.__cause__) == cause

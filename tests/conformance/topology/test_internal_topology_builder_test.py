@@ -73,6 +73,84 @@ def source_topics(topology):
     return found
 
 
+# -- wiring mistakes: (setup, the call that must fail, the error) ---------------------------
+
+
+def source1(b):
+    b.add_source("source", "topic-1")
+
+
+def source_and_sink(b):
+    b.add_source("source-1", "topic-1")
+    b.add_sink("sink-1", "topic-1", "source-1")
+
+
+WIRING_ERRORS = {
+    "shouldNotAllowOffsetResetSourceWithoutTopics": (
+        None, lambda b: b.add_source("source", offset_reset="earliest", key_serde=S,
+                                     value_serde=S), ks.TopologyError),
+    "shouldNotAllowOffsetResetSourceWithDuplicateSourceName": (
+        lambda b: b.add_source("source", "topic-1", offset_reset="earliest"),
+        lambda b: b.add_source("source", "topic-2", offset_reset="latest"), ks.TopologyError),
+    "testAddSourceWithSameName": (
+        source1, lambda b: b.add_source("source", "topic-2"), ks.TopologyError),
+    "testAddSourceWithSameTopic": (
+        source1, lambda b: b.add_source("source-2", "topic-1"), ks.TopologyError),
+    "testAddProcessorWithSameName": (
+        lambda b: (source1(b), b.add_processor("processor", MockApiProcessor, "source")),
+        lambda b: b.add_processor("processor", MockApiProcessor, "source"), ks.TopologyError),
+    "testAddProcessorWithWrongParent": (
+        None, lambda b: b.add_processor("processor", MockApiProcessor, "source"),
+        ks.TopologyError),
+    "testAddProcessorWithSelfParent": (
+        None, lambda b: b.add_processor("processor", MockApiProcessor, "processor"),
+        ks.TopologyError),
+    "testAddProcessorWithEmptyParents": (
+        None, lambda b: b.add_processor("processor", MockApiProcessor), ks.TopologyError),
+    "testAddProcessorWithNullParents": (
+        None, lambda b: b.add_processor("processor", MockApiProcessor, None),
+        MissingArgumentError),
+    "testAddSinkWithSameName": (
+        lambda b: (source1(b), b.add_sink("sink", "topic-2", "source")),
+        lambda b: b.add_sink("sink", "topic-3", "source"), ks.TopologyError),
+    "testAddSinkWithWrongParent": (
+        None, lambda b: b.add_sink("sink", "topic-2", "source"), ks.TopologyError),
+    "testAddSinkWithSelfParent": (
+        None, lambda b: b.add_sink("sink", "topic-2", "sink"), ks.TopologyError),
+    "testAddSinkWithEmptyParents": (
+        None, lambda b: b.add_sink("sink", "topic"), ks.TopologyError),
+    "testAddSinkWithNullParents": (
+        None, lambda b: b.add_sink("sink", "topic", None), MissingArgumentError),
+    "testPatternMatchesAlreadyProvidedTopicSource": (
+        lambda b: b.add_source("source-1", "foo"),
+        lambda b: b.add_source("source-2", re.compile("f.*")), ks.TopologyError),
+    "testNamedTopicMatchesAlreadyProvidedPattern": (
+        lambda b: b.add_source("source-1", re.compile("f.*")),
+        lambda b: b.add_source("source-2", "foo"), ks.TopologyError),
+    "testAddStateStoreWithNonExistingProcessor": (
+        None, lambda b: b.add_state_store(store_builder(), "no-such-processor"),
+        ks.TopologyError),
+    "testAddStateStoreWithSource": (
+        source_and_sink, lambda b: b.add_state_store(store_builder(), "source-1"),
+        ks.TopologyError),
+    "testAddStateStoreWithSink": (
+        source_and_sink, lambda b: b.add_state_store(store_builder(), "sink-1"),
+        ks.TopologyError),
+    "shouldNotAllowToAddGlobalStoreWithSourceNameEqualsProcessorName": (
+        None, lambda b: b.add_global_store(store_builder(), "sameName", "anyTopicName",
+                                           "sameName", MockApiProcessor), ks.TopologyError),
+}
+
+
+@pytest.mark.parametrize("case", list(WIRING_ERRORS))
+def test_wiring_mistake_is_refused(builder, case):
+    setup, call, error = WIRING_ERRORS[case]
+    if setup is not None:
+        setup(builder)
+    with pytest.raises(error):
+        call(builder)
+
+
 # -- sources and offset reset -----------------------------------------------------------------
 
 
@@ -103,57 +181,7 @@ def test_should_add_pattern_source_without_offset_reset(builder):
     assert source.offset_reset is None
 
 
-def test_should_not_allow_offset_reset_source_without_topics(builder):
-    with pytest.raises(ks.TopologyError):
-        builder.add_source("source", offset_reset="earliest", key_serde=S, value_serde=S)
-
-
-def test_should_not_allow_offset_reset_source_with_duplicate_source_name(builder):
-    builder.add_source("source", "topic-1", offset_reset="earliest", key_serde=S, value_serde=S)
-    with pytest.raises(ks.TopologyError):
-        builder.add_source("source", "topic-2", offset_reset="latest", key_serde=S, value_serde=S)
-
-
-def test_add_source_with_same_name(builder):
-    builder.add_source("source", "topic-1")
-    with pytest.raises(ks.TopologyError):
-        builder.add_source("source", "topic-2")
-
-
-def test_add_source_with_same_topic(builder):
-    builder.add_source("source", "topic-1")
-    with pytest.raises(ks.TopologyError):
-        builder.add_source("source-2", "topic-1")
-
-
 # -- processors -------------------------------------------------------------------------------
-
-
-def test_add_processor_with_same_name(builder):
-    builder.add_source("source", "topic-1")
-    builder.add_processor("processor", MockApiProcessor, "source")
-    with pytest.raises(ks.TopologyError):
-        builder.add_processor("processor", MockApiProcessor, "source")
-
-
-def test_add_processor_with_wrong_parent(builder):
-    with pytest.raises(ks.TopologyError):
-        builder.add_processor("processor", MockApiProcessor, "source")
-
-
-def test_add_processor_with_self_parent(builder):
-    with pytest.raises(ks.TopologyError):
-        builder.add_processor("processor", MockApiProcessor, "processor")
-
-
-def test_add_processor_with_empty_parents(builder):
-    with pytest.raises(ks.TopologyError):
-        builder.add_processor("processor", MockApiProcessor)
-
-
-def test_add_processor_with_null_parents(builder):
-    with pytest.raises(MissingArgumentError):
-        builder.add_processor("processor", MockApiProcessor, None)
 
 
 def test_add_processor_with_bad_supplier(builder):
@@ -185,33 +213,6 @@ def test_process_and_process_values_refuse_a_bad_supplier():
 
 
 # -- sinks ------------------------------------------------------------------------------------
-
-
-def test_add_sink_with_same_name(builder):
-    builder.add_source("source", "topic-1")
-    builder.add_sink("sink", "topic-2", "source")
-    with pytest.raises(ks.TopologyError):
-        builder.add_sink("sink", "topic-3", "source")
-
-
-def test_add_sink_with_wrong_parent(builder):
-    with pytest.raises(ks.TopologyError):
-        builder.add_sink("sink", "topic-2", "source")
-
-
-def test_add_sink_with_self_parent(builder):
-    with pytest.raises(ks.TopologyError):
-        builder.add_sink("sink", "topic-2", "sink")
-
-
-def test_add_sink_with_empty_parents(builder):
-    with pytest.raises(ks.TopologyError):
-        builder.add_sink("sink", "topic")
-
-
-def test_add_sink_with_null_parents(builder):
-    with pytest.raises(MissingArgumentError):
-        builder.add_sink("sink", "topic", None)
 
 
 def test_add_sink_connected_with_parent(builder):
@@ -260,73 +261,35 @@ def test_pattern_source_topics_with_global_topics(builder):
     assert sorted(plan.group_of_topic) == ["topic-1", "topic-2"]  # not the global topic
 
 
-def test_pattern_matches_already_provided_topic_source(builder):
-    builder.add_source("source-1", "foo")
-    with pytest.raises(ks.TopologyError):
-        builder.add_source("source-2", re.compile("f.*"))
-
-
-def test_named_topic_matches_already_provided_pattern(builder):
-    builder.add_source("source-1", re.compile("f.*"))
-    with pytest.raises(ks.TopologyError):
-        builder.add_source("source-2", "foo")
-
-
 # -- state stores -----------------------------------------------------------------------------
 
 
-def test_add_state_store_with_non_existing_processor(builder):
-    with pytest.raises(ks.TopologyError):
-        builder.add_state_store(store_builder(), "no-such-processor")
-
-
-def test_add_state_store_with_source(builder):
-    builder.add_source("source-1", "topic-1")
-    with pytest.raises(ks.TopologyError):
-        builder.add_state_store(store_builder(), "source-1")
-
-
-def test_add_state_store_with_sink(builder):
-    builder.add_source("source-1", "topic-1")
-    builder.add_sink("sink-1", "topic-1", "source-1")
-    with pytest.raises(ks.TopologyError):
-        builder.add_state_store(store_builder(), "sink-1")
-
-
-def test_should_not_allow_to_add_stores_with_same_name(builder):
+def add_local(builder, suffix=""):
     builder.add_state_store(store_builder())
+
+
+def add_global(builder, suffix=""):
+    builder.add_global_store(global_store_builder(), f"global-store{suffix}", "global-topic",
+                             f"global-processor{suffix}", MockApiProcessor)
+
+
+DIFFERENT = "Invalid topology: A different {} has already been added with the name testStore"
+
+
+@pytest.mark.parametrize(("first", "second", "kind"), [
+    (add_local, add_local, "StateStore"),
+    (add_global, add_local, "GlobalStateStore"),
+    (add_local, add_global, "StateStore"),
+    (add_global, add_global, "GlobalStateStore"),
+], ids=["shouldNotAllowToAddStoresWithSameName",
+        "shouldNotAllowToAddStoresWithSameNameWhenFirstStoreIsGlobal",
+        "shouldNotAllowToAddStoresWithSameNameWhenSecondStoreIsGlobal",
+        "shouldNotAllowToAddGlobalStoresWithSameName"])
+def test_should_not_allow_to_add_stores_with_same_name(builder, first, second, kind):
+    first(builder)
     with pytest.raises(ks.TopologyError) as caught:
-        builder.add_state_store(store_builder())
-    assert str(caught.value) == (
-        "Invalid topology: A different StateStore has already been added with the name testStore")
-
-
-def test_should_not_allow_to_add_stores_with_same_name_when_first_store_is_global(builder):
-    builder.add_global_store(global_store_builder(), "global-store", "global-topic",
-                             "global-processor", MockApiProcessor)
-    with pytest.raises(ks.TopologyError) as caught:
-        builder.add_state_store(store_builder())
-    assert str(caught.value) == ("Invalid topology: A different GlobalStateStore has already "
-                                 "been added with the name testStore")
-
-
-def test_should_not_allow_to_add_stores_with_same_name_when_second_store_is_global(builder):
-    builder.add_state_store(store_builder())
-    with pytest.raises(ks.TopologyError) as caught:
-        builder.add_global_store(global_store_builder(), "global-store", "global-topic",
-                                 "global-processor", MockApiProcessor)
-    assert str(caught.value) == (
-        "Invalid topology: A different StateStore has already been added with the name testStore")
-
-
-def test_should_not_allow_to_add_global_stores_with_same_name(builder):
-    builder.add_global_store(global_store_builder(), "global-store", "global-topic",
-                             "global-processor", MockApiProcessor)
-    with pytest.raises(ks.TopologyError) as caught:
-        builder.add_global_store(global_store_builder(), "global-store-2", "global-topic",
-                                 "global-processor-2", MockApiProcessor)
-    assert str(caught.value) == ("Invalid topology: A different GlobalStateStore has already "
-                                 "been added with the name testStore")
+        second(builder, "-2")
+    assert str(caught.value) == DIFFERENT.format(kind)
 
 
 def test_add_state_store(builder):
@@ -369,26 +332,25 @@ def test_should_allow_adding_same_store_builder_multiple_times(builder):
     assert list(builder.state_stores) == ["testStore"]
 
 
-def test_should_not_allow_to_add_global_store_with_source_name_equals_processor_name(builder):
-    with pytest.raises(ks.TopologyError):
-        builder.add_global_store(store_builder(), "sameName", "anyTopicName", "sameName",
-                                 MockApiProcessor)
-
-
 # -- sub-topologies -----------------------------------------------------------------------------
+
+
+def five_sources_three_processors(builder):
+    """Java's ``testTopicGroups``/``testBuild`` wiring: sources 1-5 (``source-1`` reads
+    ``topic-1`` and ``topic-1x``), processors 1-2 joining sources 1 and 2, processor 3 on
+    sources 3 and 4."""
+    builder.add_source("source-1", "topic-1", "topic-1x")
+    for i in range(2, 6):
+        builder.add_source(f"source-{i}", f"topic-{i}")
+    builder.add_processor("processor-1", MockApiProcessor, "source-1")
+    builder.add_processor("processor-2", MockApiProcessor, "source-2", "processor-1")
+    builder.add_processor("processor-3", MockApiProcessor, "source-3", "source-4")
 
 
 def test_topic_groups(builder):
     builder.add_internal_topic("topic-1x")
-    builder.add_source("source-1", "topic-1", "topic-1x")
-    builder.add_source("source-2", "topic-2")
-    builder.add_source("source-3", "topic-3")
-    builder.add_source("source-4", "topic-4")
-    builder.add_source("source-5", "topic-5")
-    builder.add_processor("processor-1", MockApiProcessor, "source-1")
-    builder.add_processor("processor-2", MockApiProcessor, "source-2", "processor-1")
+    five_sources_three_processors(builder)
     builder.add_copartition_group(["source-1", "source-2"])
-    builder.add_processor("processor-3", MockApiProcessor, "source-3", "source-4")
 
     assert source_topics(builder) == {0: {"topic-1", "topic-1x", "topic-2"},
                                       1: {"topic-3", "topic-4"}, 2: {"topic-5"}}
@@ -426,14 +388,7 @@ def test_topic_groups_by_state_store(builder):
 
 
 def test_build(builder):
-    builder.add_source("source-1", "topic-1", "topic-1x")
-    builder.add_source("source-2", "topic-2")
-    builder.add_source("source-3", "topic-3")
-    builder.add_source("source-4", "topic-4")
-    builder.add_source("source-5", "topic-5")
-    builder.add_processor("processor-1", MockApiProcessor, "source-1")
-    builder.add_processor("processor-2", MockApiProcessor, "source-2", "processor-1")
-    builder.add_processor("processor-3", MockApiProcessor, "source-3", "source-4")
+    five_sources_three_processors(builder)
     assert subtopologies(builder) == {
         0: {"source-1", "source-2", "processor-1", "processor-2"},
         1: {"source-3", "source-4", "processor-3"},

@@ -24,13 +24,9 @@ import kslab as ks
 from kslab.state.backends import InMemoryKeyValueBackend
 from kslab.state.window import window_key
 from kslab.state.windowed_builders import WindowBytesStoreSupplier
-from tests.conformance.state.metered._metered_support import (
-    APPLICATION_ID,
-    S,
-    TopicRecordingSerde,
-    built,
-)
-from tests.conformance.state.metered._metered_support import ChangelogContext as _Context
+from tests.conformance.state.metered import _metered_support as support
+
+S = support.S
 
 STORE_NAME = "mocked-store"
 CHANGELOG_TOPIC = "changelog-topic"
@@ -75,12 +71,12 @@ def inner() -> _Inner:
 
 
 def build(inner: Any, key_serde: Any = S, value_serde: Any = S, *, logging: bool = True) -> Any:
-    return built(ks.Stores.timestamped_window_store_builder(_Supplier(inner), key_serde,
+    return support.built(ks.Stores.timestamped_window_store_builder(_Supplier(inner), key_serde,
                                                             value_serde), logging=logging)
 
 
 def init(store: Any, changelog: str | None = CHANGELOG_TOPIC, **context: Any) -> Any:
-    store.init(_Context(changelog, **context), store)
+    store.init(support.ChangelogContext(changelog, **context), store)
     return store
 
 
@@ -90,9 +86,13 @@ def test_should_delegate_init(inner: Any) -> None:
     assert inner.opened
 
 
-def do_should_pass_changelog_topic_name_to_state_store_serde(inner: Any, topic: str,
-                                                             logging: bool) -> None:
-    key_serde, value_serde = TopicRecordingSerde(), TopicRecordingSerde()
+@pytest.mark.parametrize(("logging", "topic"), [
+    (True, CHANGELOG_TOPIC),
+    (False, f"{support.APPLICATION_ID}-{STORE_NAME}-changelog"),
+], ids=["shouldPassChangelogTopicNameToStateStoreSerde",
+        "shouldPassDefaultChangelogTopicNameToStateStoreSerdeIfLoggingDisabled"])
+def test_changelog_topic_name_to_state_store_serde(inner: Any, logging: bool, topic: str) -> None:
+    key_serde, value_serde = support.TopicRecordingSerde(), support.TopicRecordingSerde()
     inner.open(None)
     inner.put(window_key(KEY_BYTES, TIMESTAMP), VALUE_AND_TIMESTAMP_BYTES)
     store = init(build(inner, key_serde, value_serde, logging=logging),
@@ -100,18 +100,8 @@ def do_should_pass_changelog_topic_name_to_state_store_serde(inner: Any, topic: 
     assert store.fetch(KEY, TIMESTAMP) == VALUE_AND_TIMESTAMP
     store.put(KEY, VALUE_AND_TIMESTAMP, TIMESTAMP)
     assert inner.get(window_key(KEY_BYTES, TIMESTAMP)) == VALUE_AND_TIMESTAMP_BYTES
-    assert key_serde.topics and set(key_serde.topics) == {topic}
-    assert value_serde.topics and set(value_serde.topics) == {topic}
-
-
-def test_should_pass_changelog_topic_name_to_state_store_serde(inner: Any) -> None:
-    do_should_pass_changelog_topic_name_to_state_store_serde(inner, CHANGELOG_TOPIC, True)
-
-
-def test_should_pass_default_changelog_topic_name_to_state_store_serde_if_logging_disabled(
-        inner: Any) -> None:
-    do_should_pass_changelog_topic_name_to_state_store_serde(
-        inner, f"{APPLICATION_ID}-{STORE_NAME}-changelog", False)
+    assert {*key_serde.topics, *value_serde.topics} == {topic}
+    assert key_serde.topics and value_serde.topics
 
 
 def test_should_close_underlying_store(inner: Any) -> None:
