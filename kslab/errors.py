@@ -13,6 +13,8 @@ first base, with its other bases after "also", and its module named when it is n
     │   │   │                       MissingArgumentError (kslab.dsl._processors)
     │   │   ├── InvalidConfigError  a DSL config value Java refuses; also an
     │   │   │                       InvalidArgumentError (kslab.dsl.config)
+    │   │   ├── SupplierReuseError  a processor supplier that returns one object twice; also
+    │   │   │                       an InvalidArgumentError (kslab.topology._nodes)
     │   │   └── JoinGraceError      a grace period the joined table cannot honour; also an
     │   │                           InvalidArgumentError (kslab.dsl._joins)
     │   ├── SerdeError              bytes that a serde cannot read or a value it cannot write
@@ -32,6 +34,8 @@ first base, with its other bases after "also", and its module named when it is n
     │   │                           MissingArgumentError (kslab.dsl._fk_wire)
     │   ├── StreamsError            a failure while records are processed (user code, runtime)
     │   │   ├── StoreInitError      a processor's ``init`` failed on a store; also a StoreError
+    │   │   ├── InvalidScheduleError    a punctuation interval below 1 ms; also an
+    │   │   │                       InvalidArgumentError (kslab.core.context)
     │   │   ├── ProductionError     the producer refused a sink record (kslab.core.error_policy)
     │   │   ├── HandlerFailed       an exception handler answered FAIL, so outer nodes let it
     │   │   │                       pass (kslab.core.error_policy)
@@ -40,6 +44,10 @@ first base, with its other bases after "also", and its module named when it is n
     │   │   └── SparkUnavailableError   Spark cannot run here; also an ImportError
     │   │                           (kslab.spark.session)
     │   ├── StoreError              unknown store, wrong store kind, store not queryable yet
+    │   │   ├── StreamsNotRunningError  a query of a client that stopped or failed; also a
+    │   │   │                       StreamsError (kslab.runtime._iq)
+    │   │   ├── StreamsNotStartedError  a query of a client not started yet; also a
+    │   │   │                       StreamsError (kslab.runtime._iq)
     │   │   ├── NullStoreArgumentError  ``None`` given to a store API; also a
     │   │   │                       MissingArgumentError (kslab.state.base)
     │   │   └── InvalidStoreArgumentError   a negative size or retention for a store; also
@@ -91,6 +99,7 @@ __all__ = [
     "ConfigError",
     "ConfigWarning",
     "DeserializationError",
+    "DeserializationHandlerResponse",
     "ErrorHandlerContext",
     "InvalidArgumentError",
     "KslabError",
@@ -237,6 +246,13 @@ class MissingArgumentError(KslabError, TypeError):
 
 
 # -- what an exception handler is told and answers (Kafka's o.a.k.streams.errors) --------------
+
+class DeserializationHandlerResponse(Enum):
+    """What a deserialization exception handler answers."""
+
+    CONTINUE = "continue"
+    FAIL = "fail"
+
 
 class ProcessingHandlerResponse(Enum):
     """What a processing exception handler answers."""

@@ -57,6 +57,7 @@ NOT_IN_API_MD = {
     # errors: what a custom exception handler gets and answers (KIP-1033), the errors a
     # source's or sink's serde failure raises, the argument errors
     "ErrorHandlerContext": "kslab.errors", "ProcessingHandlerResponse": "kslab.errors",
+    "DeserializationHandlerResponse": "kslab.errors",
     "ProductionHandlerResponse": "kslab.errors", "DeserializationError": "kslab.errors",
     "SerializationError": "kslab.errors", "InvalidArgumentError": "kslab.errors",
     "MissingArgumentError": "kslab.errors",

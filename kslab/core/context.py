@@ -16,7 +16,8 @@ from pathlib import Path
 from types import BuiltinMethodType, MethodType
 from typing import TYPE_CHECKING, Any
 
-from kslab.errors import KslabError, StoreError, StreamsError
+from kslab.core.global_task import GLOBAL_TASK
+from kslab.errors import InvalidArgumentError, KslabError, StoreError, StreamsError
 from kslab.processor import FixedKeyProcessorContext, ProcessorContext, PunctuationType
 from kslab.records import FixedKeyRecord, Record, RecordMetadata, TaskId, plain_record
 from kslab.state.base import check_restore_listener
@@ -26,7 +27,23 @@ if TYPE_CHECKING:
     from kslab.core.punctuation import Schedule
     from kslab.core.task import StreamTask
 
-__all__ = ["FixedKeyContext", "RecordContext", "TaskContext"]
+__all__ = ["FixedKeyContext", "InvalidScheduleError", "RecordContext", "TaskContext"]
+
+
+class InvalidScheduleError(StreamsError, InvalidArgumentError):
+    """A punctuation interval below one millisecond (Java's ``IllegalArgumentException`` from
+    ``ProcessorContext.schedule``)."""
+
+
+# what a global store's processor may not do (Java's GlobalProcessorContextImpl throws
+# UnsupportedOperationException): Java's message, then the fix
+_GLOBAL_FORWARD_TO_CHILD = ("this should not happen: forward() not supported in global processor "
+                            "context; a global store's processor forwards to all its children")
+_GLOBAL_SCHEDULE = ("this should not happen: schedule() not supported in global processor "
+                    "context; a global store's processor only updates its store from its "
+                    "topic: schedule from a processor of a stream task")
+_GLOBAL_STREAM_TIME = ("There is no concept of stream-time for a global processor; use the "
+                       "record's timestamp")
 
 
 _NO_RECORD = Record(None, None, 0)
@@ -141,6 +158,9 @@ class TaskContext(ProcessorContext):
         self.record: Record = _NO_RECORD
         self._changelog_writers: dict[str, Any] = {}  # store name -> write(k, v, h, ts, p)
         self._store_views: dict[tuple[str, bool], _StoreView] = {}
+        # a global store's processor runs in the global task, whose context (Java's
+        # GlobalProcessorContextImpl) has no stream time, punctuation or named children
+        self.is_global = task.id == GLOBAL_TASK
 
     @property
     def timestamp(self) -> int:
@@ -164,6 +184,8 @@ class TaskContext(ProcessorContext):
                 msg = "forward() was called outside process() and punctuation; forward from those"
                 raise StreamsError(msg) from None
         else:
+            if self.is_global:
+                raise StreamsError(_GLOBAL_FORWARD_TO_CHILD, node=node.name if node else None)
             child = node.children_by_name.get(child_name) if node is not None else None
             if child is None:
                 known = ", ".join(repr(c) for c in node.children_by_name) if node else "none"
@@ -204,6 +226,8 @@ class TaskContext(ProcessorContext):
         self, interval: Any, punctuation_type: PunctuationType, punctuator: Any
     ) -> Schedule:
         """Call ``punctuator(timestamp)`` every ``interval`` of stream or wall-clock time."""
+        if self.is_global:
+            raise StreamsError(_GLOBAL_SCHEDULE)
         node = self.current
         if node is None:
             msg = "schedule() needs a current node; call it from init(), process() or a punctuator"
@@ -215,7 +239,7 @@ class TaskContext(ProcessorContext):
                 "The minimum supported scheduling interval is 1 millisecond. (processor "
                 f"'{node.name}' scheduled a punctuation every {interval!r} ms)"
             )
-            raise StreamsError(msg, node=node.name)
+            raise InvalidScheduleError(msg, node=node.name)
         if not isinstance(punctuation_type, PunctuationType):
             msg = (
                 f"processor '{node.name}' passed {punctuation_type!r} as the punctuation type; "
@@ -241,8 +265,10 @@ class TaskContext(ProcessorContext):
             # read only, except for the global task's own processor (its store is local there)
             return self._user_view(node, name, store, read_only=name not in task.stores)
         allowed = getattr(node, "stores", ())
-        if name in allowed:
+        if name in allowed or (self.is_global and name in task.stores):
             return self._user_view(node, name, task.stores[name], read_only=False)
+        if self.is_global:
+            return None  # Java's global context: any global store, else null
         node_name = node.name if node is not None else "?"
         visible = sorted({*allowed, *task.global_stores})
         if name in task.stores or name in task.topology.state_stores:
@@ -301,6 +327,8 @@ class TaskContext(ProcessorContext):
 
     def current_stream_time_ms(self) -> int:
         """The task's stream time."""
+        if self.is_global:
+            raise StreamsError(_GLOBAL_STREAM_TIME)
         return self._task.stream_time
 
     def record_dropped(self) -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from kslab.core.nodes import ProcessorRuntime, SinkRuntime
 from kslab.errors import (
+    DeserializationError,
     ErrorHandlerContext,
     KslabError,
     ProcessingHandlerResponse,
@@ -33,6 +34,7 @@ from kslab.errors import (
     SerializationExceptionOrigin,
     StreamsError,
 )
+from kslab.records import Headers
 
 if TYPE_CHECKING:
     from kslab.config import StreamsConfig
@@ -55,9 +57,18 @@ log = logging.getLogger("kslab.core")
 
 # (key, value, headers, timestamp) -> None: how an engine writes one record to the DLQ topic
 DeadLetterSender = Callable[[Any, Any, Any, int], None]
+FATAL_DESERIALIZATION = "Fatal user code error in deserialization error callback"
 FATAL_PROCESSING = "Fatal user code error in processing error callback"
 FATAL_PRODUCTION = "Fatal user code error in production error callback"
-NULL_RESPONSE = "Invalid ProductionExceptionHandler response."  # Kafka's text, both handlers
+# Kafka's texts for a handler that answers null: ProcessorNode reuses the production text for
+# the processing handler; only a punctuation's (StreamTask.punctuate) names the processing one
+NULL_RESPONSE = "Invalid ProductionExceptionHandler response."
+NULL_PUNCTUATION_RESPONSE = "Invalid ProcessingExceptionHandler response."
+NULL_DESERIALIZATION_RESPONSE = "Invalid DeserializationExceptionHandler response."
+DESERIALIZATION_FAIL = (
+    "Deserialization exception handler is set to fail upon a deserialization error. If you "
+    "would rather have the streaming pipeline continue after a deserialization error, please "
+    "set the deserialization.exception.handler appropriately.")
 
 
 class ProductionError(StreamsError):
@@ -113,10 +124,11 @@ def _resolve(config_name: str, handler: Any, config: Any, kind: str) -> Any:
     return handler
 
 
-def _answer(raw: Any) -> str:
-    """``"continue"`` or ``"fail"`` for what a handler returned (an enum member or a name)."""
+def _answer(raw: Any, null_response: str = NULL_RESPONSE) -> str:
+    """``"continue"`` or ``"fail"`` for what a handler returned (an enum member or a name);
+    ``None`` raises ``TypeError(null_response)``, Java's ``requireNonNull``."""
     if raw is None:
-        raise TypeError(NULL_RESPONSE)
+        raise TypeError(null_response)
     name = getattr(raw, "name", raw)
     if isinstance(name, str) and name.lower() in ("continue", "fail", "resume"):
         return "fail" if name.lower() == "fail" else "continue"
@@ -163,6 +175,38 @@ def production_message(topic: str, key: Any, error: BaseException, handler: str)
     return (f"sending a record to topic '{topic}' failed (key {key!r}): {error}; the "
             f"production exception handler is {handler}; set "
             "default.production.exception.handler=log_and_continue to skip such records")
+
+
+def deserialization_handler(config: Any) -> Any:
+    """The config's deserialization handler: ``"log_and_fail"`` or ``"log_and_continue"`` for
+    the built-in ones (which sources apply themselves), else the user's handler, created and
+    configured (``handle(context, record, exception)``, asked by ``ask_deserialization``)."""
+    handler = _resolve("deserialization.exception.handler",
+                       config.get("deserialization.exception.handler")
+                       or config.get("default.deserialization.exception.handler"), config,
+                       "deserialization")
+    return handler.name if isinstance(handler, _BuiltIn) else handler
+
+
+def ask_deserialization(handler: Any, context: ErrorHandlerContext, record: Any,
+                        error: Exception) -> None:
+    """Java's ``RecordDeserializer.handleDeserializationFailure`` for a user's handler: return
+    when it answers CONTINUE (the source skips the record); raise ``DeserializationError`` for
+    FAIL, and ``StreamsError`` when the handler raises or answers ``None``."""
+    method = getattr(handler, "handle", handler)
+    try:
+        answer = _answer(method(context, record, error), NULL_DESERIALIZATION_RESPONSE)
+    except Exception as user_error:
+        log.error("Deserialization error callback failed after deserialization error for "
+                  "record %s: %r", record, error)
+        raise StreamsError(FATAL_DESERIALIZATION, node=context.processor_node_id,
+                           topic=context.topic, partition=context.partition,
+                           offset=context.offset) from user_error
+    if answer == "fail":
+        raise DeserializationError(
+            DESERIALIZATION_FAIL, node=context.processor_node_id, topic=context.topic,
+            partition=context.partition, offset=context.offset,
+            raw=getattr(record, "value", None)) from error
 
 
 # -- the policy ---------------------------------------------------------------------------------
@@ -354,9 +398,10 @@ class TaskGuard:
         cause = exc.__cause__ if isinstance(exc, StreamsError) and isinstance(
             exc.__cause__, Exception) else exc
         policy = self.policy
-        handler_context = ErrorHandlerContext(None, -1, -1, None, node, self.task.id, now)
+        # Java's punctuation record context: no topic, partition or offset, empty headers
+        handler_context = ErrorHandlerContext(None, -1, -1, Headers(), node, self.task.id, now)
         answer = self._ask(policy.processing, FATAL_PROCESSING, node, handler_context, None,
-                           cause)
+                           cause, null_response=NULL_PUNCTUATION_RESPONSE)
         if self.send is not None and policy.dlq_topic is not None \
                 and isinstance(policy.processing, _BuiltIn):  # no source record to write
             self.send(None, None, dlq_headers(None, cause, None, -1, -1), now)
@@ -369,10 +414,11 @@ class TaskGuard:
                     "processing.exception.handler=%s", node, now, cause, policy.processing_name)
         self._dropped("processing")
 
-    def _ask(self, handler: Any, fatal: str, node: str, *args: Any) -> str:
+    def _ask(self, handler: Any, fatal: str, node: str, *args: Any,
+             null_response: str = NULL_RESPONSE) -> str:
         method = getattr(handler, "handle", handler)
         try:
-            return _answer(method(*args))
+            return _answer(method(*args), null_response)
         except Exception as user_error:
             log.error("%s for the failure at %s: %r", fatal, args[0], args[2])
             raise HandlerFailed(fatal, node=node) from user_error

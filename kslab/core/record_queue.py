@@ -14,7 +14,14 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any, NamedTuple
 
-from kslab.errors import DeserializationError, KslabError, SerdeError, StreamsError
+from kslab.core.error_policy import ask_deserialization
+from kslab.errors import (
+    DeserializationError,
+    ErrorHandlerContext,
+    KslabError,
+    SerdeError,
+    StreamsError,
+)
 from kslab.records import Headers
 from kslab.serdes._base import fast_deserializer
 
@@ -56,8 +63,9 @@ class RecordDeserializer:
         key_serde: Any,
         value_serde: Any,
         timestamp_extractor: Callable[[ConsumerRecord, int], int] | None,
-        handler: str,
+        handler: Any,
         on_skip: Callable[[ConsumerRecord, BaseException], None],
+        task_id: Any = None,
     ) -> None:
         self.source_name = source_name
         self._key = key_serde.deserialize
@@ -70,7 +78,10 @@ class RecordDeserializer:
         self.key_serde = key_serde
         self.value_serde = value_serde
         self._extractor = timestamp_extractor
+        # a built-in handler's name, or the user's handler (asked about each failure)
         self._continue = handler == "log_and_continue"
+        self._handler = None if isinstance(handler, str) else handler
+        self._task_id = task_id
         self._on_skip = on_skip
 
     @property
@@ -200,6 +211,16 @@ class RecordDeserializer:
 
     def _fail(self, raw: ConsumerRecord, exc: Exception) -> None:
         where = f"topic '{raw.topic}', partition {raw.partition}, offset {raw.offset}"
+        if self._handler is not None:
+            headers = raw.headers if raw.headers is not None else Headers()
+            ask_deserialization(self._handler, ErrorHandlerContext(
+                raw.topic, raw.partition, raw.offset, headers, self.source_name, self._task_id,
+                raw.timestamp, raw.key, raw.value), raw._replace(headers=headers), exc)
+            log.warning("Skipping record that source '%s' could not deserialize at %s: %s "
+                        "(the deserialization exception handler answered CONTINUE)",
+                        self.source_name, where, exc)
+            self._on_skip(raw, exc)
+            return None
         if self._continue:
             log.warning(
                 "Skipping record that source '%s' could not deserialize at %s: %s",

@@ -25,6 +25,7 @@ from kslab.core.commit_metadata import (
     encode_commit_metadata,
 )
 from kslab.core.context import TaskContext
+from kslab.core.error_policy import deserialization_handler
 from kslab.core.idle import IdleStreamTime
 from kslab.core.nodes import (
     FixedKeyProcessorRuntime,
@@ -84,7 +85,7 @@ class StreamTask:
         self._on_skip_hook = on_skip
         self.default_key_serde = resolve_serde(config.get("default.key.serde"), is_key=True)
         self.default_value_serde = resolve_serde(config.get("default.value.serde"), is_key=False)
-        self._handler = _handler_name(config)
+        self._handler = deserialization_handler(config)
         self.context = context_factory(self)
         # the error policy's guard (``kslab.core.error_policy.TaskGuard``) when handlers could
         # continue or a DLQ is written: told each step's raw record, it runs punctuations
@@ -173,6 +174,7 @@ class StreamTask:
                     self._extractor_for(source.name),
                     self._handler,
                     self._skipped,
+                    self.id,
                 )
                 deserializers[source.name] = deserializer
             queues[(topic, partition)] = RecordQueue(topic, partition, source, deserializer)
@@ -343,7 +345,7 @@ class StreamTask:
         existing = next((q for q in self._queues.values() if q.source is source), None)
         deserializer = existing.deserializer if existing is not None else RecordDeserializer(
             source.name, source.key_serde, source.value_serde, self._extractor_for(source.name),
-            self._handler, self._skipped,
+            self._handler, self._skipped, self.id,
         )
         self._queues[(topic, partition)] = RecordQueue(topic, partition, source, deserializer)
         stream_time = self.partition_group.stream_time
@@ -658,23 +660,6 @@ def wired_serde(serde: Any, default: Any, *, is_key: bool) -> Any:
     if bind_default is not None:
         return bind_default(default)
     return resolve_serde(serde, is_key=is_key)
-
-
-def _handler_name(config: StreamsConfig) -> str:
-    handler = config.get("deserialization.exception.handler") or config.get(
-        "default.deserialization.exception.handler"
-    )
-    name = handler if isinstance(handler, str) else getattr(handler, "__name__", str(handler))
-    lowered = name.lower().replace("_", "").replace("-", "")
-    if "continue" in lowered:
-        return "log_and_continue"
-    if "fail" in lowered:
-        return "log_and_fail"
-    msg = (
-        f"unknown deserialization exception handler {handler!r}; use 'log_and_fail' or "
-        "'log_and_continue'"
-    )
-    raise KslabError(msg)
 
 
 def _never() -> bool:

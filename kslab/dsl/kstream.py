@@ -17,6 +17,7 @@ from kslab.dsl._naming import or_generate, resolve_config, resolve_materialized,
 from kslab.dsl._optimize import new_repartition_node
 from kslab.dsl.config import Branched, Grouped, Named, Printed, Produced, Repartitioned, internal
 from kslab.errors import TopologyError
+from kslab.topology._nodes import check_supplier
 from kslab.topology.display import mimebundle
 
 __all__ = ["BranchedKStream", "KStream"]
@@ -389,6 +390,7 @@ class KStream:
                  name: str | None, *, fixed_key: bool) -> KStream:
         op = "process_values" if fixed_key else "process"
         _check(supplier, "processorSupplier", op)
+        check_supplier(supplier, f"{op}()")
         if store_names and isinstance(store_names[0], Named):  # process(supplier, named, ...)
             name = resolve_name(store_names[0], name, op)
             store_names = store_names[1:]

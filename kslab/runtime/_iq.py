@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kslab.errors import ConfigError, StoreError
+from kslab.errors import ConfigError, StoreError, StreamsError
 from kslab.processor.partitioner import default_partition
 from kslab.records import TaskId
 from kslab.runtime._http import BoundedHTTPServer, serve_json
@@ -157,7 +157,7 @@ def store_view(streams: KafkaStreams, name: Any, kind: str | None = None) -> Any
     params = params._replace(kind=kind or params.kind)
     global_store = streams.global_stores.get(params.store_name)
     if global_store is not None:
-        _check_running(streams, params.store_name)
+        check_running(streams, f"store '{params.store_name}'")
         return ReadOnlyStoreView(params.store_name, [global_store])
     stores, store_kind = _local_stores(streams, params)
     live = _LiveStores(lambda: _local_stores(streams, params)[0])
@@ -169,12 +169,27 @@ def store_view(streams: KafkaStreams, name: Any, kind: str | None = None) -> Any
     return ReadOnlyStoreView(params.store_name, live)
 
 
-def _check_running(streams: KafkaStreams, name: str) -> None:
+class StreamsNotStartedError(StoreError, StreamsError):
+    """A query of a client not started yet (Java's ``StreamsNotStartedException``)."""
+
+
+class StreamsNotRunningError(StoreError, StreamsError):
+    """A query of a client that has stopped or failed (Java's ``IllegalStateException`` from
+    ``validateIsRunningOrRebalancing``)."""
+
+
+def check_running(streams: KafkaStreams, what: str) -> None:
+    """Java's ``validateIsRunningOrRebalancing``, which every query of the client's state
+    (``store``, the metadata calls) runs first; ``what`` names the query for the message."""
     state = streams.state
+    if state.name == "CREATED":
+        msg = (f"KafkaStreams has not been started, you can retry after calling start(); "
+               f"{what} needs a started client (this one is CREATED)")
+        raise StreamsNotStartedError(msg)
     if not state.is_running_or_rebalancing():
-        msg = (f"store '{name}' cannot be queried while the client is {state.name}; start it "
-               "and wait for RUNNING")
-        raise StoreError(msg)
+        msg = (f"KafkaStreams is not running. State is {state.name}. ({what} needs a client "
+               "in RUNNING or REBALANCING); query it while it runs")
+        raise StreamsNotRunningError(msg)
 
 
 def _local_stores(streams: KafkaStreams, params: StoreQueryParameters
@@ -182,7 +197,7 @@ def _local_stores(streams: KafkaStreams, params: StoreQueryParameters
     """The open stores ``params`` names on this instance now, partition order, and their
     kind (a timestamped store as the plain kind asked for, as Java's ``keyValueStore()``)."""
     name, kind = params.store_name, params.kind
-    _check_running(streams, name)
+    check_running(streams, f"store '{name}'")
     known = name in streams.topology.state_stores
     found = [(tid, task.stores[name]) for tid, task in streams.local_tasks().items()
              if name in task.stores]

@@ -29,16 +29,28 @@ __all__ = ["FORWARDED", "StreamsMetadata", "all_metadata", "forward", "published
 FORWARDED = "X-Kslab-Forwarded"  # the header a forwarded query carries
 
 
-class StreamsMetadata(NamedTuple):
-    """One instance of the application (Java's ``StreamsMetadata``): its ``application.server``
-    as ``host_info`` (``None`` without one), the stores and partitions of its active tasks,
-    and those of the standby tasks it keeps."""
-
+class _MetadataFields(NamedTuple):
     host_info: Any
     state_store_names: frozenset[str]
     topic_partitions: frozenset[tuple[str, int]]
     standby_state_store_names: frozenset[str]
     standby_topic_partitions: frozenset[tuple[str, int]]
+
+
+class StreamsMetadata(_MetadataFields):
+    """One instance of the application (Java's ``StreamsMetadata``): its ``application.server``
+    as ``host_info`` (``None`` without one), the stores and partitions of its active tasks,
+    and those of the standby tasks it keeps. The collections are frozen when it is made (Java's
+    ``StreamsMetadataImpl`` wraps them unmodifiable), so it is hashable and equal by value."""
+
+    __slots__ = ()
+
+    def __new__(cls, host_info: Any, state_store_names: Any, topic_partitions: Any,
+                standby_state_store_names: Any, standby_topic_partitions: Any
+                ) -> StreamsMetadata:
+        return super().__new__(cls, host_info, frozenset(state_store_names),
+                               frozenset(topic_partitions), frozenset(standby_state_store_names),
+                               frozenset(standby_topic_partitions))
 
 
 def published_entries(streams: KafkaStreams) -> dict[str, dict[str, Any]]:

@@ -25,7 +25,14 @@ from typing import Any
 from kslab.config import ADMIN_CONFIGS, CONSUMER_CONFIGS, PRODUCER_CONFIGS, StreamsConfig
 from kslab.core.topic_admin import create_topics, existing_topics
 from kslab.core.topic_plan import TopicPlan
-from kslab.errors import KslabError, StoreError, StreamsError
+from kslab.errors import (
+    InvalidArgumentError,
+    KslabError,
+    MissingArgumentError,
+    StoreError,
+    StreamsError,
+    TopologyError,
+)
 from kslab.runtime._clients import close_producer
 from kslab.runtime._errors import ErrorPolicy, dlq_headers
 from kslab.runtime._global import GlobalThread
@@ -33,6 +40,7 @@ from kslab.runtime._standby import StandbyUpdater
 from kslab.runtime._state import StateDirLock, clean_state_dir, process_id
 from kslab.runtime._thread import StreamThread
 from kslab.runtime._warmup import WARMUP_KEYS, WarmUp
+from kslab.topology._nodes import SourceNode
 from kslab.topology.topology import Topology
 
 __all__ = ["KafkaStreams", "StreamThreadExceptionResponse"]
@@ -107,6 +115,10 @@ class KafkaStreams:
             raise KslabError(msg)
         self.config = StreamsConfig(props)
         self.config.check_support("runtime")  # keys kslab ignores warn, or raise: KEY_SUPPORT
+        if not any(isinstance(node, SourceNode) for node in topology.nodes.values()):
+            msg = ("Invalid topology: Topology has no stream threads and no global threads, "
+                   "must subscribe to at least one source topic or global table.")
+            raise TopologyError(msg)  # Java's TopologyMetadata, when the client is made
         self.topology = topology
         self.application_id = _required(self.config, "application.id")
         self.bootstrap_servers = _required(self.config, "bootstrap.servers")
@@ -315,6 +327,9 @@ class KafkaStreams:
         if self._state is not State.CREATED:
             msg = "set_uncaught_exception_handler must be called before start()"
             raise StreamsError(msg)
+        if handler is None:  # Java's requireNonNull
+            msg = "set_uncaught_exception_handler() got None; pass a handler function"
+            raise MissingArgumentError(msg)
         self._exception_handler = handler
 
     def set_standby_update_listener(self, listener: Any) -> None:
@@ -756,6 +771,9 @@ class KafkaStreams:
         if timeout is not None:
             seconds = timeout.total_seconds() if hasattr(timeout, "total_seconds") \
                 else timeout / 1000
+            if seconds < 0:
+                msg = f"Timeout can't be negative. (close() got {timeout!r}); pass 0 or more ms"
+                raise InvalidArgumentError(msg)
         if self._state in (State.NOT_RUNNING, State.ERROR):
             return True
         if self._state is State.CREATED:
@@ -873,12 +891,17 @@ class KafkaStreams:
         """Every running instance of this application: ``StreamsMetadata(host_info,
         state_store_names, topic_partitions, standby_state_store_names,
         standby_topic_partitions)``, from the hosts topic the instances publish to."""
+        from kslab.runtime._iq import check_running
         from kslab.runtime._iq_cluster import all_metadata
 
+        check_running(self, "metadata_for_all_streams_clients()")
         return all_metadata(self)
 
     def streams_metadata_for_store(self, store_name: str) -> list[Any]:
         """The instances whose active tasks hold ``store_name``."""
+        from kslab.runtime._iq import check_running
+
+        check_running(self, "streams_metadata_for_store()")
         if store_name not in self.topology.state_stores:
             msg = f"store '{store_name}' is not a local store of this topology; check the name"
             raise StoreError(msg)
@@ -887,8 +910,9 @@ class KafkaStreams:
 
     def query_metadata_for_key(self, store_name: str, key: Any, key_serde: Any = None) -> Any:
         """Where ``key`` of ``store_name`` lives: ``KeyQueryMetadata(active_host, ...)``."""
-        from kslab.runtime._iq import query_metadata_for_key
+        from kslab.runtime._iq import check_running, query_metadata_for_key
 
+        check_running(self, "query_metadata_for_key()")
         return query_metadata_for_key(self, store_name, key, key_serde)
 
     def metrics(self) -> dict[str, Any]:

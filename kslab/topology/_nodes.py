@@ -10,9 +10,40 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import FunctionType
 from typing import Any
 
-__all__ = ["GlobalStoreSpec", "Node", "ProcessorNode", "SinkNode", "SourceNode"]
+from kslab.errors import InvalidArgumentError, TopologyError
+
+__all__ = ["GlobalStoreSpec", "Node", "ProcessorNode", "SinkNode", "SourceNode",
+           "SupplierReuseError", "check_supplier"]
+
+
+class SupplierReuseError(TopologyError, InvalidArgumentError):
+    """A processor supplier that returned the same object twice (Java's
+    ``IllegalArgumentException`` from ``ApiUtils.checkSupplier``)."""
+
+
+def check_supplier(supplier: Callable[[], Any], where: str) -> None:
+    """Refuse a supplier whose two calls return one object, as Java's ``ApiUtils.checkSupplier``
+    does when the processor is added: every task (and every restart) needs its own processor,
+    and one shared instance would mix their state. ``where`` names the node or the call.
+
+    Only plain functions (``def`` and ``lambda``, the usual way to return a shared instance) are
+    called for the check. A class makes a new object on every call, and a callable object may
+    count or record what it makes (as Kafka's ``MockApiProcessorSupplier``, which hides the
+    check's calls with a stack inspection): calling it twice more here would show up there.
+    A function returning ``None`` is a placeholder for wiring that never runs (a ``describe()``
+    sketch); it is left to fail where a task first asks it for a processor."""
+    if not isinstance(supplier, FunctionType):
+        return
+    first = supplier()
+    if first is not None and first is supplier():
+        supplier_name = supplier.__qualname__
+        msg = (f"{where}: {supplier_name} generates single reference. {supplier_name}#get() must "
+               "return a new object each time it is called; pass the Processor class or a "
+               "function that constructs a new one on every call")
+        raise SupplierReuseError(msg)
 
 
 @dataclass(eq=False)

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kslab.errors import MissingArgumentError, TopologyError
-from kslab.topology._nodes import GlobalStoreSpec, Node, ProcessorNode, SinkNode, SourceNode
+from kslab.topology._nodes import (
+    GlobalStoreSpec,
+    Node,
+    ProcessorNode,
+    SinkNode,
+    SourceNode,
+    check_supplier,
+)
 from kslab.topology.display import mimebundle
 
 if TYPE_CHECKING:
@@ -126,7 +133,11 @@ class Topology:
     def add_processor(
         self, name: str, supplier: Callable[[], Any], *parent_names: str
     ) -> Topology:
-        """Add a processor; ``supplier`` must return a new ``Processor`` on every call."""
+        """Add a processor; ``supplier`` must return a new ``Processor`` on every call (one that
+        does not is refused here, as Java's ``checkSupplier``)."""
+        _require(name, "the processor name", "add_processor")
+        _require(supplier, f"the supplier of processor '{name}'", "add_processor")
+        check_supplier(supplier, f"Processor '{name}'")
         return self.add_processor_node(name, supplier, parent_names, fixed_key=False)
 
     def add_sink(
@@ -213,6 +224,7 @@ class Topology:
         """
         _require_store_source_args(store_builder, source_name, topic, processor_name,
                                    state_update_supplier, "add_global_store")
+        check_supplier(state_update_supplier, f"Global store processor '{processor_name}'")
         store_name = _store_name(store_builder)
         self._check_store_source_args(store_builder, source_name, processor_name, store_name,
                                       global_store=True)
