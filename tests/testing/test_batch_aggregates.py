@@ -83,7 +83,7 @@ def test_aggregate_matches(store: str, cache: str, by_line: bool,
     config = {"statestore.cache.max.bytes": 0} if cache == "config-off" else None
     executor = _same(lambda: _aggregated(store, cache != "materialized-off", by_line=by_line),
                      caplog, config)
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 def test_a_cache_evicting_a_dirty_entry_goes_record_by_record(
@@ -92,7 +92,7 @@ def test_a_cache_evicting_a_dirty_entry_goes_record_by_record(
     the commit), which only the record path does."""
     executor = _same(lambda: _aggregated("in_memory", True), caplog,
                      {"statestore.cache.max.bytes": 60})
-    assert executor.chunks == 0 and executor.declined == 7
+    assert executor.chunks == 0 and executor.declined == 4
 
 
 @pytest.mark.parametrize("cache_bytes", [400, 2000])
@@ -103,7 +103,7 @@ def test_a_cache_evicting_clean_entries_runs_in_batch(
     (``kslab.state.held_evictions``), with the record path's observables."""
     executor = _same(lambda: _aggregated("in_memory", True), caplog,
                      {"statestore.cache.max.bytes": cache_bytes})
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 def test_a_table_operator_below_the_aggregate_runs_in_batch(
@@ -112,7 +112,7 @@ def test_a_table_operator_below_the_aggregate_runs_in_batch(
     the old value of each flushed update) runs in batch too, with the record path's
     observables."""
     executor = _same(lambda: _aggregated("in_memory", True, old_values=True), caplog)
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 @pytest.mark.parametrize("cache", [True, False])
@@ -130,7 +130,7 @@ def test_interactive_reads_between_pipes_match(cache: bool,
 @pytest.mark.parametrize("cache", [True, False])
 def test_reduce_matches(store: str, cache: bool, caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _reduced(store, cache), caplog)
-    assert executor.chunks == 7
+    assert executor.chunks == 4
 
 
 def _windowed(windows: Any, store: str, cache: bool, *, reduce: bool = False) -> ks.Topology:
@@ -170,7 +170,7 @@ def test_windowed_aggregations_match(windows: str, store: str, reduce: bool, cac
     and closing within a chunk, a key's window updated several times by one record; behind a
     record cache, its fetches, puts and flushes replayed."""
     executor = _same(lambda: _windowed(WINDOWS[windows], store, cache, reduce=reduce), caplog)
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 @pytest.mark.parametrize("cache_bytes", [300, 3000])

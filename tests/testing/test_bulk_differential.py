@@ -197,12 +197,13 @@ def _same(topology: Callable[[], ks.Topology], caplog: pytest.LogCaptureFixture,
 def test_word_count_uncached_runs_in_bulk_and_matches(store: str, logging_on: bool,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _word_count(store, False, logging_on), caplog)
-    assert executor.chunks == 7 and executor.declined == 0  # 350 and 347 rows, 3 singles
+    # 256 + 94 and 256 + 91 rows (the 3 single records between them: the record path)
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 @pytest.mark.parametrize("store", ["in_memory", "persistent"])
 @pytest.mark.parametrize("logging_on", [True, False])
-@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (300, 7), (60, 0)],
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 4), (300, 4), (60, 0)],
                          ids=["default", "evicting", "tiny"])
 def test_word_count_cached_replays_the_cache_and_matches(
         store: str, logging_on: bool, cache_bytes: int | None, in_bulk: int,
@@ -214,7 +215,7 @@ def test_word_count_cached_replays_the_cache_and_matches(
     keep the record path."""
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
     executor = _same(lambda: _word_count(store, True, logging_on), caplog, config=config)
-    assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
+    assert executor.chunks == in_bulk and executor.declined == 4 - in_bulk
 
 
 @pytest.mark.parametrize("store", ["in_memory", "persistent"])
@@ -230,10 +231,10 @@ def test_counts_at_once_match(store: str, logging_on: bool, cache: bool,
                      lines=_clean_lines)
     # 350 and 347 rows in two chunks each, 3 single records (the second one an empty line,
     # which leaves the count nothing to do): every one in bulk
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
-@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(5000, 7), (1500, 7), (400, 7)])
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(5000, 4), (1500, 4), (400, 4)])
 def test_cached_count_at_once_unless_an_eviction_flushes_or_misses(
         cache_bytes: int, in_bulk: int, caplog: pytest.LogCaptureFixture) -> None:
     """A chunk whose puts evict only clean entries runs in bulk, its evictions (and the
@@ -243,7 +244,7 @@ def test_cached_count_at_once_unless_an_eviction_flushes_or_misses(
     executor = _same(lambda: _word_count("in_memory", True, True), caplog,
                      config={"statestore.cache.max.bytes": cache_bytes}, between=_query,
                      lines=_clean_lines)
-    assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
+    assert executor.chunks == in_bulk and executor.declined == 4 - in_bulk
 
 
 def _query(driver: ks.TopologyTestDriver) -> None:
@@ -255,13 +256,13 @@ def _query(driver: ks.TopologyTestDriver) -> None:
         assert len(list(entries)) == 11  # w0 .. w10 (w11 is filtered out)
 
 
-@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (300, 7)])
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 4), (300, 4)])
 def test_cached_count_after_interactive_reads_matches(cache_bytes: int | None, in_bulk: int,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
     executor = _same(lambda: _word_count("in_memory", True, True), caplog, config=config,
                      between=_query)
-    assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
+    assert executor.chunks == in_bulk and executor.declined == 4 - in_bulk
 
 
 @pytest.mark.parametrize(("cache_bytes", "thread", "lru", "named", "in_bulk"), [
@@ -309,12 +310,12 @@ def test_count_updating_a_key_twice_per_record_matches(cache: bool,
     """A consumed record updating a key several times: its commit flushes (and forwards)
     the key's last update only."""
     executor = _same(lambda: _count_by_line_key(cache), caplog)
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 @pytest.mark.parametrize(("topology", "in_bulk"), [
-    (lambda: _word_count("in_memory", True, True), 7),
-    (lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 50), True), 7),
+    (lambda: _word_count("in_memory", True, True), 4),
+    (lambda: _windowed(ks.TimeWindows.of_size_and_grace(100, 50), True), 4),
 ], ids=["word-count", "windowed"])
 def test_a_small_record_cache_evicting_matches(topology: Callable[[], ks.Topology],
                                                in_bulk: int,
@@ -322,7 +323,7 @@ def test_a_small_record_cache_evicting_matches(topology: Callable[[], ks.Topolog
     """A key-value or window record cache whose puts evict clean entries runs in batch
     (``kslab.state.held_evictions``), with every observable the record path's."""
     executor = _same(topology, caplog, config={"statestore.cache.max.bytes": 300})
-    assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
+    assert executor.chunks == in_bulk and executor.declined == 4 - in_bulk
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -332,7 +333,7 @@ def test_word_count_other_seeds_match(seed: int, caplog: pytest.LogCaptureFixtur
 
 def test_stateless_chain_to_an_output_runs_in_bulk(caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(_stateless_only, caplog)
-    assert executor.chunks == 7
+    assert executor.chunks == 4
 
 
 @pytest.mark.parametrize("windows", [
@@ -345,7 +346,7 @@ def test_stateless_chain_to_an_output_runs_in_bulk(caplog: pytest.LogCaptureFixt
 def test_windowed_count_runs_in_bulk_and_matches(windows: Any, cache: bool,
                                                  caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(lambda: _windowed(windows, cache), caplog)
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 def _ordered_lines(n: int, seed: int) -> Records:
@@ -389,7 +390,7 @@ def test_in_order_chunks_match(topology: Callable[[], ks.Topology],
     behind stream time counts each record's lateness."""
     executor = _same(topology, caplog, lines=_in_order_but_one)
     # 350 rows as 256 + 94, 3 single records, 347 as 256 + 91: every one in bulk
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
     driver = ks.TopologyTestDriver(topology(), {"kslab.driver.bulk": True})
     with driver:
         topic = driver.create_input_topic("lines", S, S)
@@ -429,7 +430,7 @@ def test_tumbling_count_in_runs_at_once_matches(logging_on: bool,
 
     executor = _same(topology, caplog, n=2000, lines=_ordered_lines)
     # 1000 rows as 256 + 744, 3 single records, 997 as 256 + 741: every one in bulk
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 def _windowed_per_record(logging_on: bool) -> ks.Topology:
@@ -457,7 +458,7 @@ def _query_windows(driver: ks.TopologyTestDriver) -> None:
 
 
 @pytest.mark.parametrize("logging_on", [True, False])
-@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 7), (600, 7), (300, 7)],
+@pytest.mark.parametrize(("cache_bytes", "in_bulk"), [(None, 4), (600, 4), (300, 4)],
                          ids=["default", "evicting-some", "evicting"])
 def test_cached_tumbling_count_in_runs_at_once_matches(
         logging_on: bool, cache_bytes: int | None, in_bulk: int,
@@ -470,7 +471,7 @@ def test_cached_tumbling_count_in_runs_at_once_matches(
     config = None if cache_bytes is None else {"statestore.cache.max.bytes": cache_bytes}
     executor = _same(lambda: _windowed_per_record(logging_on), caplog, n=2000,
                      lines=_ordered_lines, config=config, between=_query_windows)
-    assert executor.chunks == in_bulk and executor.declined == 7 - in_bulk
+    assert executor.chunks == in_bulk and executor.declined == 4 - in_bulk
 
 
 def test_windowed_count_emitting_on_close_keeps_the_record_path_and_matches(
@@ -479,14 +480,14 @@ def test_windowed_count_emitting_on_close_keeps_the_record_path_and_matches(
     windows back): its chunks keep the record path."""
     windows = ks.TimeWindows.of_size_and_grace(100, 30)
     executor = _same(lambda: _windowed(windows, False, on_close=True), caplog)
-    assert executor.chunks == 0 and executor.declined == 7
+    assert executor.chunks == 0 and executor.declined == 4
 
 
 def test_a_peek_before_a_count_runs_in_bulk_and_matches(
         caplog: pytest.LogCaptureFixture) -> None:
     """``peek`` has a batch form (its action held for phase two): its chunks run in bulk."""
     executor = _same(_peeking, caplog)
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 class _Upper(ks.Processor):
@@ -510,14 +511,14 @@ def _processing() -> ks.Topology:
 
 def test_unsupported_topologies_fall_back_and_match(caplog: pytest.LogCaptureFixture) -> None:
     executor = _same(_processing, caplog)
-    assert executor.chunks == 0 and executor.declined == 7
+    assert executor.chunks == 0 and executor.declined == 4
 
 
 def test_an_uncached_reduce_runs_in_bulk_and_matches(caplog: pytest.LogCaptureFixture) -> None:
     """The reducer once per record against the store's held writes; null values skipped with
     their warnings in order."""
     executor = _same(_reduced, caplog)
-    assert executor.chunks == 7 and executor.declined == 0
+    assert executor.chunks == 4 and executor.declined == 0
 
 
 def test_tracing_and_handlers_turn_the_bulk_path_off() -> None:
@@ -568,6 +569,6 @@ def test_cached_count_with_a_custom_store_serde_calls_it_as_the_record_path(
         calls.append(_CountingString.calls)
         states.append(state)
         if bulk:
-            assert executor.chunks == 7 and executor.declined == 0
+            assert executor.chunks == 4 and executor.declined == 0
     assert states[0] == states[1]
     assert calls[0] == calls[1] > 0

@@ -185,9 +185,9 @@ def test_an_interrupted_run_keeps_the_rows_before_it_and_runs_again(recorder):
         with pytest.raises(KeyboardInterrupt):
             driver.run({"in": frame(0, 1_000)})
         assert recorder.calls == [("open", 1_000, "running in"), ("close",)]
-        # run pipes row by row: the 299 rows before the interrupted one (the bulk path runs
-        # each piped row whole or not at all)
-        assert driver.history_length == 299
+        # run pipes row by row, each on the record path: the 299 rows before the interrupted
+        # one, and that one, read (in the history) but no further than map_values
+        assert driver.history_length == 300
         again = driver.run({"in": frame(1_000, 3)})  # also drains what the first run wrote
         assert again["out"]["value"].tolist() == [2 * v for v in range(299)] + [
             2_000, 2_002, 2_004]
