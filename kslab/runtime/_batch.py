@@ -6,13 +6,13 @@ operators' batch forms over it or declines (then the thread processes the run re
 record, as before; a chunk whose record cache would flush mid-run is split there:
 ``kslab.core.bulk.split``). A task reading several partitions (a join's) queues its records;
 each run of them its partition group takes one after another from one partition is a chunk
-too (``PartitionGroup.run_after``). What the engine supplies is I/O: the records' offsets
-(the thread tracks them itself: ``commits_each_record`` is false, since it commits on
-``commit.interval.ms``), and a log per topic whose appends go to the thread's
-``KafkaCollector``, which picks partitions and sends exactly as the record path's sinks do.
-Changelog topics are not append-only here (the collector holds their writes until the
-commit), so held store writes log through the task's context, record by record, as on the
-record path.
+too (``PartitionGroup.run_after``, ``kslab.core.bulk.split.run_queued``). What the engine
+supplies is I/O: the records' offsets (the thread tracks them itself: ``commits_each_record``
+is false, since it commits on ``commit.interval.ms``), and a log per topic whose appends go
+to the thread's ``KafkaCollector``, which picks partitions and sends exactly as the record
+path's sinks do. Changelog topics are not append-only here (the collector holds their writes
+until the commit), so held store writes log through the task's context, record by record, as
+on the record path.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from kslab.core.bulk.port import CollectorPort
 from kslab.core.bulk.split import run_split
 from kslab.runtime._collector import KafkaCollector
 
-__all__ = ["RuntimePort", "run_polled", "run_queued"]
+__all__ = ["RuntimePort", "run_polled"]
 
 _second = itemgetter(1)  # a message's timestamp() is (type, timestamp)
 
@@ -77,25 +77,6 @@ def run_polled(executor: BulkExecutor, task: Any, topic: str, partition: int,
     offsets = _offsets(messages)
     return run_split(executor, task, topic, (keys, values, headers, timestamps, None),
                      lambda start, end: record(messages[start:end]), offsets, partition)
-
-
-def run_queued(executor: BulkExecutor, task: Any, queue: Any, raws: list[tuple],
-               record: Callable[[int, int], None]) -> int:
-    """Run ``raws`` (raw records of ``queue``'s partition that ``task``'s partition group
-    takes next one after another: ``PartitionGroup.run_after``; a task reading several
-    partitions, a join's) as one chunk, as ``run_polled`` runs a polled run; ``record(start,
-    end)`` processes rows ``[start, end)`` of them on the record path. How many ran in
-    batch."""
-    topic, partition = queue.topic, queue.partition
-    if executor.plan(task, topic) is None:
-        record(0, len(raws))
-        return 0
-    _, _, offsets, timestamps, keys, values, headers = map(list, zip(*raws, strict=True))
-    first, last = offsets[0], offsets[-1]
-    if last - first + 1 == len(offsets):
-        offsets = range(first, last + 1)  # type: ignore[assignment]
-    return run_split(executor, task, topic, (keys, values, headers, timestamps, None),
-                     record, offsets, partition)
 
 
 def _offsets(messages: list[Any]) -> Any:

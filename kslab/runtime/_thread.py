@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kslab.core.bulk import BulkExecutor
+from kslab.core.bulk.split import run_queued
 from kslab.core.gc_pause import fewer_collections
 from kslab.core.task import StreamTask
 from kslab.errors import KslabError, StoreError, StreamsError
 from kslab.records import TaskId
-from kslab.runtime._batch import RuntimePort, run_polled, run_queued
+from kslab.runtime._batch import RuntimePort, run_polled
 from kslab.runtime._clients import close_producer
 from kslab.runtime._collector import KafkaCollector
 from kslab.runtime._restore import RestoreNotifier

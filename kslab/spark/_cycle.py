@@ -33,8 +33,10 @@ from kslab.core.task import StreamTask
 from kslab.core.turns import run_turns
 from kslab.errors import StreamsError
 from kslab.records import TaskId
+from kslab.spark._global_task import filled_global_task
+from kslab.spark._headers import record_headers
 from kslab.spark._plan import Stage, loop_topics
-from kslab.spark._task import CycleCollector, filled_global_task, record_headers
+from kslab.spark._task import CycleCollector
 from kslab.topology.topology import Topology
 
 __all__ = ["CycleRunner"]

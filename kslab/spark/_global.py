@@ -23,7 +23,7 @@ from typing import Any
 
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.task import StreamTask
-from kslab.spark._task import feed_global, global_task
+from kslab.spark._global_task import feed_global, global_task
 from kslab.spark.kafka import KafkaPartition, log_ends, read_range
 from kslab.topology.topology import Topology
 

@@ -8,7 +8,9 @@ record processed, stream-time punctuation checked and the task committed before 
 
 Each run of rows fed for a one-input task goes first to the core's ``BulkExecutor``
 (``kslab.core.bulk``, off with ``kslab.spark.bulk: False``), which runs the DSL operators' batch
-forms over it as one chunk or declines (then the rows go record by record, as above). The
+forms over it as one chunk or declines (then the rows go record by record, as above); a task
+reading several partitions queues its rows and takes them in timestamp order, each run it
+takes one after another from one partition a chunk too (``drain_queued``). The
 executor sees the runner through ``SparkPort``: the rows' offsets, a commit after every record
 (as here), sinks' columns appended to the ``RowCollector`` as its ``send`` would append them
 (partition, ``task`` and ``seq`` alike), and changelogs' columns handed to the collector in
@@ -17,8 +19,6 @@ one call, which drops them as its ``send`` drops a changelog record on the recor
 
 from __future__ import annotations
 
-import base64
-import json
 import shutil
 import tempfile
 from collections import deque
@@ -30,7 +30,7 @@ from typing import Any
 from kslab.config import REPLAY_DEFAULTS, StreamsConfig
 from kslab.core.bulk import BulkExecutor
 from kslab.core.bulk.port import CollectorPort
-from kslab.core.global_task import GLOBAL_TASK, NoOutput, global_nodes
+from kslab.core.bulk.split import run_queued
 from kslab.core.task import StreamTask
 from kslab.errors import StreamsError
 from kslab.processor.partitioner import (
@@ -39,11 +39,12 @@ from kslab.processor.partitioner import (
     default_partitions,
 )
 from kslab.records import TaskId
+from kslab.spark._global_task import filled_global_task
+from kslab.spark._headers import headers_json, record_headers
 from kslab.topology.topology import Topology
 
 __all__ = ["OUTPUT_FIELDS", "CycleCollector", "RowCollector", "SparkPort", "TaskRunner",
-           "feed_global", "filled_global_task", "global_task",
-           "output_schema", "record_headers"]
+           "output_schema"]
 
 OUTPUT_FIELDS = ("topic", "partition", "key", "value", "timestamp", "headers", "task", "seq")
 # batch replay's rows carry one more column: each row's ``mark``, the highest timestamp its
@@ -497,26 +498,24 @@ class TaskRunner:
                 self._drain_run()
 
     def _drain_run(self) -> None:
-        """The run after the record ``drain_queued`` took (see there)."""
-        task, bulk = self.task, self.bulk
-        assert bulk is not None
+        """The run after the record ``drain_queued`` took (see there): ``run_queued``, its
+        record path each record as ``process`` takes it (a skipped one is no step)."""
+        task = self.task
         found = task.partition_group.run_after()
         if found is None:
             return
         queue, raws = found
-        if len(raws) > 1 and bulk.plan(task, queue.topic) is not None:
-            _, _, offsets, timestamps, keys, values, headers = map(list, zip(*raws,
-                                                                              strict=True))
-            if bulk.run_columns(task, queue.topic, (keys, values, headers, timestamps, None),
-                                offsets, queue.partition):
-                self.bulk_records += len(raws)
-                return
-        process_now, heap = task.process_now, task.stream_time_queue.heap
-        for raw in raws:  # (each one as ``process`` would have taken it: a skipped one
-            if process_now(raw, queue):  # is no step of the loop)
-                if heap:
+
+        def each(start: int, end: int) -> None:
+            for raw in raws[start:end]:
+                if task.process_now(raw, queue):
                     task.maybe_punctuate_stream_time()
-                task.commit()
+                    task.commit()
+
+        if len(raws) < 2:
+            each(0, len(raws))
+        else:
+            self.bulk_records += run_queued(self.bulk, task, queue, raws, each)
 
     def output(self) -> Iterator[Any]:
         """The collected output as Arrow batches (nothing when there is none)."""
@@ -533,64 +532,6 @@ class TaskRunner:
                 self.global_task.close()
         finally:
             shutil.rmtree(self._state_dir, ignore_errors=True)
-
-
-def filled_global_task(topology: Topology, config: StreamsConfig, application_id: str,
-                       clock: Callable[[], int], records: list[tuple[Any, ...]],
-                       partition_counts: dict[str, int], state_dir: Path) -> StreamTask:
-    """The topology's global task with its stores filled from ``records`` (``(topic,
-    partition, offset, timestamp, key bytes, value bytes, headers JSON)``, each partition's
-    in offset order), as Kafka Streams fills them from the global topics before any stream
-    task processes a record; its processors (a ``GlobalKTable``'s, or ``add_global_store``'s
-    own) run over them as on every engine."""
-    task = global_task(topology, config, application_id, clock, partition_counts, state_dir)
-    feed_global(task, records)
-    return task
-
-
-def global_task(topology: Topology, config: StreamsConfig, application_id: str,
-                clock: Callable[[], int], partition_counts: dict[str, int],
-                state_dir: Path) -> StreamTask:
-    """The topology's global task, initialized, its stores empty: it reads every partition of
-    the global stores' topics."""
-    topics = sorted({spec.topic for spec in topology.global_stores.values()})
-    inputs = [(t, p) for t in topics for p in range(partition_counts.get(t, 1))]
-    state_dir.mkdir(parents=True, exist_ok=True)
-    task = StreamTask(GLOBAL_TASK, topology, global_nodes(topology), config=config,
-                      application_id=application_id, collector=NoOutput(),  # type: ignore[arg-type]
-                      clock=clock, input_partitions=inputs, state_dir=state_dir,
-                      global_stores={})
-    task.initialize()
-    return task
-
-
-def feed_global(task: StreamTask, records: Iterable[tuple[Any, ...]]) -> None:
-    """Run the global ``task`` over ``records`` (as ``filled_global_task`` takes them; headers
-    as JSON text or a list of ``{"key", "value"}``) and commit: its stores then hold them."""
-    for topic, partition, offset, timestamp, key, value, headers in records:
-        task.add_record((topic, partition, offset, timestamp, key, value,
-                         record_headers(headers)))
-    while task.process():
-        pass
-    task.commit()
-    task.flush()
-
-
-def record_headers(value: Any) -> Any:
-    """A row's headers (JSON text, or a list of key/value mappings) as the core's
-    ``[(key, value bytes)]``; ``None`` for none."""
-    if value is None or len(value) == 0:
-        return None
-    if isinstance(value, str):
-        return [(h["key"], None if h.get("value") is None else base64.b64decode(h["value"]))
-                for h in json.loads(value)]
-    return [(h["key"], h["value"]) for h in value]
-
-
-def headers_json(headers: Any) -> str:
-    """Headers as the JSON text Spark's ``to_json`` writes for ``array<struct<key, value>>``."""
-    return json.dumps([{"key": k, "value": None if v is None else base64.b64encode(v).decode()}
-                       for k, v in headers])
 
 
 def _marks(timestamps: Any, mark: int) -> Any:

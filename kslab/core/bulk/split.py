@@ -20,7 +20,7 @@ from typing import Any
 from kslab.core.bulk.executor import BulkExecutor
 from kslab.core.bulk.sinks import Written
 
-__all__ = ["run_split"]
+__all__ = ["run_queued", "run_split"]
 
 MAX_SPLITS = 8  # at most this many records of a chunk on the record path at a flush: each
 # split runs phase one over the rest of the chunk again
@@ -57,6 +57,25 @@ def run_split(executor: BulkExecutor, task: Any, topic: str, columns: tuple[list
         record(start + row, start + row + 1)
         start += row + 1
     return batched
+
+
+def run_queued(executor: BulkExecutor, task: Any, queue: Any, raws: list[tuple],
+               record: Callable[[int, int], None]) -> int:
+    """``run_split`` of ``raws``, the raw records (``(topic, partition, offset, timestamp,
+    key, value, headers)``) of ``queue``'s partition that ``task``'s partition group takes
+    next one after another (``PartitionGroup.run_after``: a task reading several partitions,
+    a join's); ``record(start, end)`` processes rows ``[start, end)`` of them on the record
+    path (all of them where ``task`` has no plan for the topic). How many ran in batch."""
+    topic, partition = queue.topic, queue.partition
+    if executor.plan(task, topic) is None:
+        record(0, len(raws))
+        return 0
+    _, _, offsets, timestamps, keys, values, headers = map(list, zip(*raws, strict=True))
+    first, last = offsets[0], offsets[-1]
+    if last - first + 1 == len(offsets):
+        offsets = range(first, last + 1)  # type: ignore[assignment]
+    return run_split(executor, task, topic, (keys, values, headers, timestamps, None),
+                     record, offsets, partition)
 
 
 def _rows(columns: tuple[list[Any], ...], start: int, end: int) -> tuple[list[Any], ...]:
