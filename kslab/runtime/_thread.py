@@ -396,17 +396,13 @@ class StreamThread(threading.Thread):
             """Rows ``[start, end)`` of the run on the record path."""
             index = start
             try:
-                for index in range(start, end):
-                    task.process_now(raws[index], queue)
-                    if task.stream_time_queue.heap:
+                for index in range(start, end):  # (a skipped one is no step: no punctuation)
+                    if task.process_now(raws[index], queue) and task.stream_time_queue.heap:
                         task.maybe_punctuate_stream_time()
             except BaseException:
                 queue.put_back(raws[index + 1:])
                 raise
 
-        if len(raws) < 2:
-            each(0, len(raws))
-            return
         self.stats["process-batched-total"] += run_queued(batches, task, queue, raws, each)
 
     def _pause_full(self, tp: tuple[str, int]) -> None:

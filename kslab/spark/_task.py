@@ -512,10 +512,7 @@ class TaskRunner:
                     task.maybe_punctuate_stream_time()
                     task.commit()
 
-        if len(raws) < 2:
-            each(0, len(raws))
-        else:
-            self.bulk_records += run_queued(self.bulk, task, queue, raws, each)
+        self.bulk_records += run_queued(self.bulk, task, queue, raws, each)
 
     def output(self) -> Iterator[Any]:
         """The collected output as Arrow batches (nothing when there is none)."""

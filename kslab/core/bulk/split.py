@@ -65,9 +65,10 @@ def run_queued(executor: BulkExecutor, task: Any, queue: Any, raws: list[tuple],
     key, value, headers)``) of ``queue``'s partition that ``task``'s partition group takes
     next one after another (``PartitionGroup.run_after``: a task reading several partitions,
     a join's); ``record(start, end)`` processes rows ``[start, end)`` of them on the record
-    path (all of them where ``task`` has no plan for the topic). How many ran in batch."""
+    path (all of them for a run of one, as the engines leave a polled run of one, or where
+    ``task`` has no plan for the topic). How many ran in batch."""
     topic, partition = queue.topic, queue.partition
-    if executor.plan(task, topic) is None:
+    if len(raws) < 2 or executor.plan(task, topic) is None:
         record(0, len(raws))
         return 0
     _, _, offsets, timestamps, keys, values, headers = map(list, zip(*raws, strict=True))
